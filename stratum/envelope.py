@@ -1,0 +1,131 @@
+"""The page-safe envelope carried by every tool response, and signed next-page tokens.
+
+A retrieval answer that silently stops after top-k leaves the model unable to tell whether it has
+seen everything. Every response therefore says what it returned, what remains (total or a lower
+bound, page i of n, has_more, a hint of the next page), and what it cost against the session
+budget, plus any evictions the controller made to fit it.
+
+Page tokens are opaque: an HMAC-signed blob binding the tool, its arguments, the offset, the
+dataset version and the session. A tampered token, a token from another session, or one from an
+older published version is refused with InvalidPageToken.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+from dataclasses import asdict, dataclass, field
+
+from stratum.errors import InvalidPageToken
+
+
+@dataclass
+class Budget:
+    limit: int
+    used: int
+    remaining: int
+
+
+@dataclass
+class Eviction:
+    node_id: str
+    from_level: str
+    to_level: str            # "summary" / "api", or "cold" when removed from context
+    tokens_freed: int
+    reason: str
+
+
+@dataclass
+class Item:
+    id: str
+    kind: str
+    path: str
+    name: str = ""
+    qualname: str = ""
+    level: str = "summary"
+    text: str = ""
+    tokens: int = 0
+    score: float | None = None
+    language: str = ""
+    start_line: int = 0
+    end_line: int = 0
+    edge: str = ""            # walk: the edge kind that led here
+    direction: str = ""       # walk: out / in
+    warnings: list[str] = field(default_factory=list)   # e.g. a stale note
+    meta: dict = field(default_factory=dict)
+
+
+@dataclass
+class Envelope:
+    returned: int
+    total: int
+    total_is_lower_bound: bool
+    page: int                 # 1-based
+    pages: int                # 0 when only a lower bound is known
+    has_more: bool
+    next_page_token: str
+    tokens_returned: int
+    budget: Budget
+    evictions: list[Eviction] = field(default_factory=list)
+    next_hint: str = ""
+    version: int = 0          # published store version the answer was read from
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Response:
+    envelope: Envelope
+    items: list[Item] = field(default_factory=list)
+    data: dict = field(default_factory=dict)     # tool-specific extras (status, note id, ...)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class PageTokens:
+    """Signs and checks next-page tokens with a per-server secret."""
+
+    def __init__(self, secret: bytes):
+        self._key = secret
+
+    def issue(self, *, tool: str, args: dict, offset: int, version: int, session: str) -> str:
+        body = json.dumps({"t": tool, "a": _digest(args), "o": offset, "v": version, "s": session},
+                          separators=(",", ":")).encode()
+        sig = hmac.new(self._key, body, hashlib.sha256).digest()[:12]
+        return base64.urlsafe_b64encode(body + sig).decode().rstrip("=")
+
+    def check(self, token: str, *, tool: str, args: dict, version: int, session: str) -> int:
+        """The offset the token points at; InvalidPageToken if it was not issued for this call."""
+        try:
+            raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+            body, sig = raw[:-12], raw[-12:]
+        except (ValueError, TypeError):
+            raise InvalidPageToken("page token is malformed") from None
+        if len(raw) <= 12 or not hmac.compare_digest(sig, hmac.new(self._key, body, hashlib.sha256).digest()[:12]):
+            raise InvalidPageToken("page token was tampered with or issued by another server")
+        d = json.loads(body)
+        if d["s"] != session:
+            raise InvalidPageToken("page token belongs to another session")
+        if d["t"] != tool or d["a"] != _digest(args):
+            raise InvalidPageToken(f"page token was issued for a different {d['t']} call; repeat the "
+                                   "same arguments or drop the token")
+        if d["v"] != version:
+            raise InvalidPageToken(f"page token is stale: it was issued at store version {d['v']}, "
+                                   f"now {version}; repeat the query without a token")
+        return int(d["o"])
+
+
+def _digest(args: dict) -> str:
+    return hashlib.sha1(json.dumps(args, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def paged(total: int, offset: int, page_size: int, lower_bound: bool = False) -> tuple[int, int]:
+    """(page number, pages) for an offset; pages is 0 when only a lower bound on total is known."""
+    page = offset // max(page_size, 1) + 1
+    pages = 0 if lower_bound else max(1, -(-total // max(page_size, 1)))
+    return page, pages
+
+
+__all__ = ["Budget", "Eviction", "Item", "Envelope", "Response", "PageTokens", "paged"]
