@@ -6,6 +6,7 @@
     │   ├── NotFound              unknown node id, path or target
     │   ├── InvalidArgument       malformed argument (bad level, zero budget, oversized query, ...)
     │   ├── InvalidPageToken      tampered, foreign or stale next-page token
+    │   ├── BudgetExceeded        pinned + mandatory content + the request exceed the session budget
     │   └── NoteRejected          a note that cannot be written (empty, too large, unknown target)
     └── SystemError_              an internal failure; the full trace is worth keeping
         ├── StoreError            the Lance store or its manifest is missing or unreadable
@@ -61,6 +62,10 @@ class InvalidPageToken(UserError):
     code = "invalid_page_token"
 
 
+class BudgetExceeded(UserError):
+    code = "budget_exceeded"
+
+
 class NoteRejected(UserError):
     code = "note_rejected"
 
@@ -87,6 +92,6 @@ class LogCorruption(SystemError_):
 
 __all__ = [
     "StratumError", "UserError", "NotARepository", "NotFound", "InvalidArgument",
-    "InvalidPageToken", "NoteRejected", "SystemError_", "StoreError", "SchemaMismatch",
+    "InvalidPageToken", "BudgetExceeded", "NoteRejected", "SystemError_", "StoreError", "SchemaMismatch",
     "ModelMismatch", "LogCorruption",
 ]
