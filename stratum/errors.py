@@ -12,7 +12,8 @@
         ├── StoreError            the Lance store or its manifest is missing or unreadable
         ├── SchemaMismatch        a dataset written by another schema version
         ├── ModelMismatch         vectors in the store come from another embedding model
-        └── LogCorruption         the delta log has damage that cannot be skipped safely
+        ├── LogCorruption         the delta log has damage that cannot be skipped safely
+        └── Unavailable           a remote server could not be reached or did not answer in time
 
 Adapters (CLI, gRPC, MCP) translate these in one place each. Errors pickle cleanly so they
 survive crossing Ray workers.
@@ -90,8 +91,13 @@ class LogCorruption(SystemError_):
     code = "log_corruption"
 
 
+class Unavailable(SystemError_):
+    code = "unavailable"
+    retryable = True
+
+
 __all__ = [
     "StratumError", "UserError", "NotARepository", "NotFound", "InvalidArgument",
     "InvalidPageToken", "BudgetExceeded", "NoteRejected", "SystemError_", "StoreError", "SchemaMismatch",
-    "ModelMismatch", "LogCorruption",
+    "ModelMismatch", "LogCorruption", "Unavailable",
 ]
