@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 from pathlib import Path
+from typing import Iterator
 
 from stratum.errors import NotARepository, StratumError
 
@@ -88,5 +90,148 @@ def dirty(repo: str | os.PathLike) -> bool:
     return bool(run_git(repo, "status", "--porcelain", "-z", "--untracked-files=no", check=False).strip())
 
 
+# ---- history (streaming git log) -----------------------------------------------------------------
+
+# One commit header: a record-separator marker, then NUL-separated fields; the message (%B) is last and
+# is ended by the NUL that -z puts after every format line. %at/%ct are unix seconds.
+LOG_FORMAT = "%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%B"
+LOG_FIELDS = 7
+
+
+def history_log_args(rev_range: str = "HEAD", *, merge_diffs: bool = False) -> list[str]:
+    """The exact `git log` arguments the history miner reads (also what its benchmark times bare).
+
+    All commits reachable from the range (not --first-parent: side-branch commits are real edits),
+    raw (change type, modes) plus numstat (lines added/deleted, ``-`` for binary), rename detection
+    (-M), no copy detection (costly, rarely useful for co-change). Merge commits carry their diff
+    against the first parent only when ``merge_diffs`` is set; user config that could change the
+    output (external diff drivers, textconv, signatures, colour, mailmap) is switched off.
+    """
+    return ["-c", "core.quotepath=off", "-c", "log.showSignature=false", "log", "-z",
+            f"--format={LOG_FORMAT}", "--raw", "--numstat", "-M", "--no-abbrev", "--no-color",
+            "--no-ext-diff", "--no-textconv", "--no-mailmap",
+            "--diff-merges=first-parent" if merge_diffs else "--diff-merges=off", rev_range, "--"]
+
+
+def stream_git(repo: str | os.PathLike, args: list[str], chunk_size: int = 1 << 20) -> Iterator[bytes]:
+    """Yield git's stdout in chunks as it is produced; GitError (with git's message) on failure.
+
+    stderr goes to a temporary file, so a chatty git (rename-limit warnings on huge commits) can
+    never fill a pipe and deadlock the reader.
+    """
+    with tempfile.TemporaryFile() as err:
+        try:
+            p = subprocess.Popen(["git", "-C", str(repo), *args], stdout=subprocess.PIPE, stderr=err,
+                                 bufsize=0)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+        try:
+            read = p.stdout.read
+            while True:
+                b = read(chunk_size)
+                if not b:
+                    break
+                yield b
+        finally:
+            p.stdout.close()
+            rc = p.wait()
+        if rc != 0:
+            err.seek(0)
+            raise GitError(f"git {' '.join(a for a in args if not a.startswith('-'))[:60]} failed in {repo}: "
+                           f"{decode(err.read()).strip()}")
+
+
+def stream_history(repo: str | os.PathLike, rev_range: str = "HEAD", *, merge_diffs: bool = False
+                   ) -> Iterator[bytes]:
+    """The history log of ``rev_range`` as raw chunks (see ``history_log_args``)."""
+    return stream_git(repo, history_log_args(rev_range, merge_diffs=merge_diffs))
+
+
+def commit_exists(repo: str | os.PathLike, sha: str) -> bool:
+    out = run_git(repo, "cat-file", "-t", sha, check=False).strip()
+    return out == b"commit"
+
+
+def is_ancestor(repo: str | os.PathLike, ancestor: str, descendant: str = "HEAD") -> bool:
+    """True when ``ancestor`` is reachable from ``descendant`` (False if it does not exist)."""
+    p = subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", ancestor, descendant],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return p.returncode == 0
+
+
+def tree_paths(repo: str | os.PathLike, rev: str = "HEAD") -> list[bytes]:
+    """Every blob/gitlink path in ``rev``'s tree, as raw bytes (callers decode)."""
+    out = run_git(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev)
+    return [p for p in out.split(b"\0") if p]
+
+
+def patch_log_args(rev_range: str, paths: list[str] | None = None) -> list[str]:
+    """`git log -p -U0` over non-merge commits: hunk headers locate changed lines cheaply."""
+    args = ["-c", "core.quotepath=off", "-c", "log.showSignature=false", "log", "-z",
+            "--format=%x1e%H%x00%ct", "-p", "-U0", "-M", "--no-merges", "--no-color", "--no-ext-diff",
+            "--no-textconv", "--no-abbrev", "--diff-merges=off", rev_range, "--"]
+    return args + list(paths or [])
+
+
+class BlobReader:
+    """A long-lived `git cat-file --batch` process: reads blob contents by ``rev:path`` or sha.
+
+    One process for many reads (spawning git per blob would dominate the cost). Close it, or use it
+    as a context manager.
+    """
+
+    def __init__(self, repo: str | os.PathLike):
+        try:
+            self._p = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+
+    def read(self, spec: str | bytes) -> bytes | None:
+        """The object's bytes, or None when it does not exist (or is not a blob)."""
+        if isinstance(spec, str):
+            spec = spec.encode(ENC, ERRS)
+        if b"\n" in spec:
+            return None
+        self._p.stdin.write(spec + b"\n")
+        self._p.stdin.flush()
+        header = self._p.stdout.readline()
+        if not header or header.endswith(b"missing\n") or header.endswith(b"ambiguous\n"):
+            return None
+        parts = header.split()
+        size = int(parts[2])
+        data = self._p.stdout.read(size)
+        self._p.stdout.read(1)  # the newline after the content
+        return data if parts[1] == b"blob" else None
+
+    def close(self) -> None:
+        if self._p.poll() is None:
+            self._p.stdin.close()
+            self._p.wait()
+
+    def __enter__(self) -> "BlobReader":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
 __all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "is_shallow", "ls_files",
-           "ignored_files", "submodule_paths", "dirty"]
+           "ignored_files", "submodule_paths", "dirty",
+           "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history", "commit_exists",
+           "is_ancestor", "tree_paths", "patch_log_args", "BlobReader"]
+
+
+def freshness(repo_path: str, indexed_commit: str | None) -> dict:
+    """Whether a repository has moved on since it was indexed: new commits, uncommitted changes."""
+    try:
+        head = head_commit(repo_path)
+    except (GitError, OSError):
+        return {"repo_available": False}
+    new = 0
+    if head and indexed_commit and head != indexed_commit:
+        out = run_git(repo_path, "rev-list", "--count", f"{indexed_commit}..{head}", check=False).strip()
+        new = int(out or 0) if out.isdigit() else -1   # -1: indexed commit no longer in history
+    return {"repo_available": True, "head": head, "new_commits": new,
+            "moved_on": bool(head != indexed_commit), "uncommitted_changes": dirty(repo_path)}

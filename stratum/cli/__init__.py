@@ -1,0 +1,82 @@
+"""The `stratum` command: a thin layer over library functions.
+
+Each command module exposes ``register(subparsers)``; commands import heavy modules inside their
+handler so `stratum --help` stays instant. Library errors become clean messages here, in one place:
+a user error prints one line and exits 2; an internal error prints the trace and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import traceback
+
+COMMAND_MODULES = ("stratum.cli.index", "stratum.cli.query", "stratum.cli.history", "stratum.cli.notes",
+                   "stratum.cli.serve")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="stratum", description="Persistent repository memory for coding agents.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from stratum.errors import StratumError, UserError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        rc = args.func(args)
+        return int(rc or 0)
+    except UserError as e:
+        _fail(args, e, 2)
+        return 2
+    except StratumError as e:
+        traceback.print_exc()
+        _fail(args, e, 1)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _fail(args, e, code: int) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps({"error": e.to_dict()}))
+    print(f"stratum: error: {e.message}", file=sys.stderr)
+
+
+def add_common(p: argparse.ArgumentParser, store: bool = True) -> None:
+    """--json and --store on every command."""
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    if store:
+        p.add_argument("--store", metavar="PATH", default=None,
+                       help="store root (default: <repository>/.stratum of the current directory)")
+
+
+def resolve_store(args, repo: str | None = None) -> str:
+    """The store the user meant: --store, or the current repository's own store."""
+    from pathlib import Path
+
+    from stratum.config import default_store_path
+
+    if getattr(args, "store", None):
+        return args.store
+    here = Path(repo or ".").resolve()
+    for d in [here, *here.parents]:
+        if (d / ".stratum" / "manifest.json").is_file() or (d / ".git").exists():
+            return str(default_store_path(d))
+    return str(default_store_path(here))
+
+
+def emit(args, obj: dict, text: str) -> None:
+    print(json.dumps(obj, indent=1, default=str) if getattr(args, "json", False) else text)
+
+
+__all__ = ["main", "build_parser", "add_common", "resolve_store", "emit"]

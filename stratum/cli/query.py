@@ -1,0 +1,123 @@
+"""Agent-style queries from the shell: tree, get, walk, search, status, remember.
+
+Each runs against the local store (``--store``, default: this repository's) or a running server
+(``--server host:port``) through the same tool functions; every answer ends with its token cost
+and what remains.
+"""
+
+from __future__ import annotations
+
+from stratum.cli import add_common, emit, resolve_store
+
+
+def register(sub) -> None:
+    p = sub.add_parser("tree", help="the hierarchy under a path")
+    p.add_argument("path", nargs="?", default="")
+    p.add_argument("--depth", type=int, default=2)
+    _paging(p)
+    p.set_defaults(func=lambda a: _call(a, "tree", path=a.path, depth=a.depth, page_size=a.page_size,
+                                        page_token=a.page_token))
+
+    p = sub.add_parser("get", help="one node at a detail level")
+    p.add_argument("target", help="node id, path, or path::qualified.name")
+    p.add_argument("--level", choices=("summary", "api", "full"), default="api")
+    _conn(p)
+    p.set_defaults(func=lambda a: _call(a, "get", target=a.target, level=a.level))
+
+    p = sub.add_parser("walk", help="follow edges from a node")
+    p.add_argument("target")
+    p.add_argument("--edge", action="append", default=[],
+                   help="contains|imports|tests|cochange|about|notes (repeatable; default: all)")
+    p.add_argument("--direction", choices=("out", "in", "both"), default="out")
+    _paging(p)
+    p.set_defaults(func=lambda a: _call(a, "walk", target=a.target, edges=a.edge, direction=a.direction,
+                                        page_size=a.page_size, page_token=a.page_token))
+
+    p = sub.add_parser("search", help="hybrid (vector + keyword) search over code and notes")
+    p.add_argument("query")
+    p.add_argument("--kind", action="append", default=[], help="filter by node kind (repeatable)")
+    p.add_argument("--path", default="", help="path prefix filter")
+    p.add_argument("--language", default="")
+    _paging(p, default=10)
+    p.set_defaults(func=lambda a: _call(a, "search", query=a.query, kinds=a.kind, path_prefix=a.path,
+                                        language=a.language, page_size=a.page_size, page_token=a.page_token))
+
+    p = sub.add_parser("status", help="loaded versions, staleness, and the session budget")
+    _conn(p)
+    p.set_defaults(func=lambda a: _call(a, "status"))
+
+    p = sub.add_parser("remember", help="write an experience note (rca, failure, insight)")
+    p.add_argument("kind", choices=("rca", "failure", "insight"))
+    p.add_argument("text")
+    p.add_argument("--about", action="append", required=True, help="path, path::symbol or node id (repeatable)")
+    p.add_argument("--tag", action="append", default=[])
+    p.add_argument("--supersedes", action="append", default=[])
+    p.add_argument("--author", default="cli")
+    _conn(p)
+    p.set_defaults(func=lambda a: _call(a, "remember", kind=a.kind, text=a.text, about=a.about,
+                                        tags=a.tag, supersedes=a.supersedes))
+
+
+def _conn(p) -> None:
+    add_common(p)
+    p.add_argument("--server", metavar="HOST:PORT", default=None, help="query a running `stratum serve`")
+    p.add_argument("--budget", type=int, default=None, help="session token budget")
+
+
+def _paging(p, default: int = 50) -> None:
+    _conn(p)
+    p.add_argument("--page-size", type=int, default=default)
+    p.add_argument("--page-token", default="")
+
+
+def _call(args, tool: str, **kw) -> int:
+    if args.server:
+        from serving.client import Client
+
+        tools = Client(args.server)
+    else:
+        from stratum.tools import Tools
+
+        tools = Tools.open([resolve_store(args)], freshness=_freshness())
+    try:
+        sess = tools.open_session(author=getattr(args, "author", "cli"), budget=args.budget).data["session"]
+        resp = getattr(tools, tool)(sess, **kw)
+    finally:
+        tools.close()
+    emit(args, resp.to_dict(), render(resp))
+    return 0
+
+
+def _freshness():
+    from pipeline.gitio import freshness
+
+    return freshness
+
+
+def render(resp) -> str:
+    """Human text: one line per item, then the envelope (cost and what remains)."""
+    lines = []
+    for it in resp.items:
+        head = it.text if it.level == "summary" else f"--- {it.kind} {it.path}" + (
+            f"::{it.qualname}" if it.qualname else "") + f" [{it.level}, {it.tokens} tokens]\n{it.text}"
+        if it.edge:
+            head = f"[{it.edge} {it.direction}] {head}"
+        if it.score is not None:
+            head = f"{it.score:.4f}  {head}"
+        lines.append(head)
+        lines.extend(f"    ! {w}" for w in it.warnings)
+    for k, v in resp.data.items():
+        if k not in ("session",):
+            lines.append(f"{k}: {v}")
+    e = resp.envelope
+    pg = f"page {e.page} of {e.pages}" if e.pages else f"page {e.page} (total >= {e.total})"
+    lines.append(f"-- {e.returned} of {e.total}{'+' if e.total_is_lower_bound else ''} items, {pg}, "
+                 f"{e.tokens_returned} tokens (budget {e.budget.used}/{e.budget.limit} used)"
+                 + (f"; more: --page-token {e.next_page_token}" if e.has_more else "; that is all"))
+    if e.next_hint:
+        lines.append(f"-- next: {e.next_hint}")
+    for ev in e.evictions:
+        lines.append(f"-- evicted {ev.node_id}: {ev.from_level} -> {ev.to_level} ({ev.tokens_freed} tokens, {ev.reason})")
+    for w in e.warnings:
+        lines.append(f"-- warning: {w}")
+    return "\n".join(lines)

@@ -1,0 +1,137 @@
+"""A loaded read-only shard: one store at one published version, with its warm tier.
+
+Tiers (DESIGN.md): cold = the Lance datasets on disk; warm = this object: node metadata and
+summaries in RAM, the adjacency (CSR), the vector and keyword indexes memory-mapped from the files
+the pipeline saved beside the shard, and a bounded LRU cache of full node records (api/full text is
+fetched from Lance on demand); hot = what a session's controller has placed in the agent's context.
+
+Unmerged notes from the delta log live in an in-memory overlay on top of the read-only data, so a
+note is searchable, walkable and gettable the moment ``remember`` acknowledges it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+from stratum import schema as S
+from stratum.errors import NotFound
+from stratum.store import Manifest, Store
+
+# Columns kept in RAM for every node; api/full text and vectors stay in Lance until asked for.
+WARM_COLUMNS = ["id", "repo", "kind", "subkind", "path", "name", "qualname", "language", "parent_id",
+                "start_line", "end_line", "signature", "summary", "summary_tokens", "api_tokens",
+                "full_tokens", "content_hash", "author", "session", "created_at", "tags", "status", "meta"]
+FULL_CACHE_ENTRIES = 4096
+
+
+class Shard:
+    """One store, pinned at one manifest. Thread-safe for reads."""
+
+    def __init__(self, store: Store, manifest: Manifest | None = None, embedder=None):
+        from stratum.warm import WarmIndexes
+
+        self.store = store
+        self.snapshot = store.snapshot(manifest)
+        self.manifest = self.snapshot.manifest
+        self.version = self.manifest.version
+        t = self.snapshot.read("nodes", columns=WARM_COLUMNS)
+        self.meta = t
+        self._col = {name: t.column(name).to_pylist() for name in
+                     ("id", "kind", "path", "qualname", "name", "language", "content_hash")}
+        self.row_of: dict[str, int] = {nid: i for i, nid in enumerate(self._col["id"])}
+        self.by_path: dict[str, int] = {}
+        self.by_qual: dict[tuple[str, str], int] = {}
+        for i, (k, p, q) in enumerate(zip(self._col["kind"], self._col["path"], self._col["qualname"])):
+            if k in ("file", "dir", "repo"):
+                self.by_path.setdefault(p, i) if k != "repo" else self.by_path.setdefault("", i)
+            elif q:
+                self.by_qual.setdefault((p, q), i)
+        self.warm = WarmIndexes.load(store.root, self.manifest, self.meta, embedder=embedder)
+        self._lock = threading.Lock()
+        self._full: OrderedDict[int, dict] = OrderedDict()
+
+    # ---- lookups --------------------------------------------------------------------------
+    @property
+    def repo(self) -> str:
+        return self.manifest.repo_name
+
+    def __len__(self) -> int:
+        return self.meta.num_rows
+
+    def resolve(self, target: str) -> int | None:
+        """Row of a node id, a path, or path::qualified.name; None when this shard lacks it."""
+        if target in self.row_of:
+            return self.row_of[target]
+        if "::" in target:
+            p, q = target.split("::", 1)
+            return self.by_qual.get((p.strip("/"), q))
+        t = target.strip().rstrip("/")
+        if t in (".", ""):
+            return self.by_path.get("")
+        return self.by_path.get(t.lstrip("./") if t.startswith("./") else t)
+
+    def row(self, i: int) -> dict:
+        """Warm record of a node (no api/full text, no vector)."""
+        return {c: self.meta.column(c)[i].as_py() for c in WARM_COLUMNS}
+
+    def col(self, name: str) -> list:
+        return self._col[name]
+
+    def record(self, i: int) -> dict:
+        """Full record including api and full text, through the bounded LRU cache."""
+        with self._lock:
+            if i in self._full:
+                self._full.move_to_end(i)
+                return self._full[i]
+        tbl = self.snapshot.lance_table("nodes")
+        rec = tbl.take_offsets([i]).select(["id", "api", "full"]).to_arrow().to_pylist()[0]
+        if rec["id"] != self._col["id"][i]:  # defensive: dataset order must match the warm rows
+            raise NotFound(f"node row {i} moved in {self.store.root}; reload the shard")
+        full = self.row(i)
+        full.update(api=rec["api"], full=rec["full"])
+        with self._lock:
+            self._full[i] = full
+            while len(self._full) > FULL_CACHE_ENTRIES:
+                self._full.popitem(last=False)
+        return full
+
+    def neighbors(self, i: int, kinds: tuple[str, ...] = (), direction: str = "out") -> list[tuple[int, str, str, float]]:
+        """(row, edge kind, direction, weight) of the nodes one hop away."""
+        return self.warm.graph_neighbors(i, kinds, direction)
+
+    def edge_attrs(self, src: int, dst: int, kind: str) -> dict:
+        return self.warm.edge_attrs(src, dst, kind)
+
+
+class ShardSet:
+    """Several shards answered together (e.g. one per repository or monorepo subtree)."""
+
+    def __init__(self, stores: list[str], embedder=None):
+        if not stores:
+            raise NotFound("no store given: pass at least one --store PATH")
+        self.stores = [Store(s) for s in stores]
+        self._embedder = embedder
+        self.shards: list[Shard] = [Shard(s, embedder=embedder) for s in self.stores]
+
+    def reload(self) -> list[tuple[str, int, int]]:
+        """Load newly published versions; returns (store, old version, new version) for each switch.
+        In-flight calls keep the Shard object they started with, so they never fail mid-way."""
+        switched, new = [], list(self.shards)
+        for k, st in enumerate(self.stores):
+            m = st.manifest()
+            if m.version != self.shards[k].version:
+                new[k] = Shard(st, m, embedder=self._embedder)
+                switched.append((str(st.root), self.shards[k].version, m.version))
+        self.shards = new
+        return switched
+
+    @property
+    def version(self) -> int:
+        """A combined version number that changes whenever any shard publishes."""
+        return sum(s.version * (1000 ** k) for k, s in enumerate(self.shards))
