@@ -1,0 +1,40 @@
+"""Shared fixtures: real git repositories and a real index built by the real pipeline (Ray)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("RAY_TMPDIR", str(ROOT / ".tmp" / "ray"))
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+Path(os.environ["RAY_TMPDIR"]).mkdir(parents=True, exist_ok=True)
+
+
+@pytest.fixture(scope="session")
+def sample_repo(tmp_path_factory):
+    from tests.gitrepo import sample_python_repo
+
+    return sample_python_repo(tmp_path_factory.mktemp("repo") / "shop")
+
+
+@pytest.fixture(scope="session")
+def indexed_store(sample_repo, tmp_path_factory):
+    """(repo path, store path, run report) of the sample repository indexed with the real pipeline."""
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+
+    store = tmp_path_factory.mktemp("store") / "s"
+    report = index_repository(sample_repo.path, store, IndexConfig(num_cpus=2))
+    return sample_repo.path, store, report
+
+
+def pytest_sessionfinish(session, exitstatus):
+    try:
+        import ray
+    except ImportError:
+        return
+    if ray.is_initialized():
+        ray.shutdown()

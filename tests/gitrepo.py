@@ -1,0 +1,120 @@
+"""Build real git repositories for tests with the real `git` binary (no fixtures on disk)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
+           "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com",
+           "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_SYSTEM": "/dev/null"}
+
+
+def git(repo: Path, *args: str, date: str | None = None, check: bool = True) -> str:
+    env = {**os.environ, **GIT_ENV}
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    p = subprocess.run(["git", "-C", str(repo), *args], env=env, capture_output=True, text=True)
+    if check and p.returncode != 0:
+        raise RuntimeError(f"git {args} failed: {p.stderr}")
+    return p.stdout
+
+
+class Repo:
+    """A scratch repository: write files, commit them with fixed dates."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        git(self.path, "init", "-q", "-b", "main")
+        self._n = 0
+
+    def write(self, files: dict[str, str | bytes]) -> None:
+        for rel, content in files.items():
+            p = self.path / rel
+            p.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                p.write_bytes(content)
+            else:
+                p.write_text(content)
+
+    def commit(self, message: str, files: dict[str, str | bytes] | None = None, delete: list[str] = ()) -> str:
+        self._n += 1
+        if files:
+            self.write(files)
+        for rel in delete:
+            git(self.path, "rm", "-q", rel)
+        git(self.path, "add", "-A")
+        git(self.path, "commit", "-q", "--allow-empty", "-m", message,
+            date=f"2024-01-{min(self._n, 28):02d}T12:{self._n % 60:02d}:00+00:00")
+        return git(self.path, "rev-parse", "HEAD").strip()
+
+    def mv(self, src: str, dst: str) -> None:
+        (self.path / dst).parent.mkdir(parents=True, exist_ok=True)
+        git(self.path, "mv", src, dst)
+
+
+def sample_python_repo(path: Path) -> Repo:
+    """A small package with real history: co-changes, a rename, a bug fix, tests."""
+    r = Repo(path)
+    r.commit("initial layout", {
+        "README.md": "# shop\n",
+        "shop/__init__.py": '"""A tiny shop."""\n',
+        "shop/cart.py": (
+            '"""Shopping cart."""\n\nfrom shop.pricing import price_of\n\n\n'
+            'class Cart:\n    """Items a customer intends to buy."""\n\n'
+            '    def __init__(self):\n        self.items = []\n\n'
+            '    def add(self, sku: str, qty: int = 1) -> None:\n        """Add QTY of SKU."""\n'
+            '        self.items.append((sku, qty))\n\n'
+            '    def total(self) -> float:\n        """Sum of line prices."""\n'
+            '        return sum(price_of(s) * q for s, q in self.items)\n'),
+        "shop/pricing.py": (
+            '"""Prices and discounts."""\n\nPRICES = {"apple": 0.5, "pear": 0.75}\n\n\n'
+            'def price_of(sku: str) -> float:\n    """Unit price of a SKU in euros."""\n    return PRICES[sku]\n'),
+        "tests/test_cart.py": (
+            'from shop.cart import Cart\n\n\ndef test_total():\n    c = Cart()\n    c.add("apple", 2)\n'
+            '    assert c.total() == 1.0\n'),
+    })
+    r.commit("add discounts to pricing and cart", {
+        "shop/pricing.py": (
+            '"""Prices and discounts."""\n\nPRICES = {"apple": 0.5, "pear": 0.75}\n\n\n'
+            'def price_of(sku: str) -> float:\n    """Unit price of a SKU in euros."""\n    return PRICES[sku]\n\n\n'
+            'def discount(total: float, code: str) -> float:\n    """Apply a discount CODE to a TOTAL."""\n'
+            '    return total * 0.9 if code == "TEN" else total\n'),
+        "shop/cart.py": (
+            '"""Shopping cart."""\n\nfrom shop.pricing import discount, price_of\n\n\n'
+            'class Cart:\n    """Items a customer intends to buy."""\n\n'
+            '    def __init__(self):\n        self.items = []\n        self.code = ""\n\n'
+            '    def add(self, sku: str, qty: int = 1) -> None:\n        """Add QTY of SKU."""\n'
+            '        self.items.append((sku, qty))\n\n'
+            '    def total(self) -> float:\n        """Sum of line prices after the discount code."""\n'
+            '        return discount(sum(price_of(s) * q for s, q in self.items), self.code)\n'),
+    })
+    r.commit("add invoice rendering", {
+        "shop/invoice.py": (
+            '"""Render invoices as text."""\n\nfrom shop.cart import Cart\n\n\n'
+            'def render_invoice(cart: Cart) -> str:\n    """One line per item and the total."""\n'
+            '    lines = [f"{s} x{q}" for s, q in cart.items]\n'
+            '    return "\\n".join(lines + [f"total {cart.total():.2f}"])\n'),
+    })
+    r.commit("fix rounding bug in discount and cart total", {
+        "shop/pricing.py": (
+            '"""Prices and discounts."""\n\nPRICES = {"apple": 0.5, "pear": 0.75}\n\n\n'
+            'def price_of(sku: str) -> float:\n    """Unit price of a SKU in euros."""\n    return PRICES[sku]\n\n\n'
+            'def discount(total: float, code: str) -> float:\n    """Apply a discount CODE to a TOTAL, rounded to cents."""\n'
+            '    return round(total * 0.9, 2) if code == "TEN" else total\n'),
+        "shop/cart.py": (
+            '"""Shopping cart."""\n\nfrom shop.pricing import discount, price_of\n\n\n'
+            'class Cart:\n    """Items a customer intends to buy."""\n\n'
+            '    def __init__(self):\n        self.items = []\n        self.code = ""\n\n'
+            '    def add(self, sku: str, qty: int = 1) -> None:\n        """Add QTY of SKU."""\n'
+            '        self.items.append((sku, qty))\n\n'
+            '    def total(self) -> float:\n        """Sum of line prices after the discount code, in cents precision."""\n'
+            '        return discount(round(sum(price_of(s) * q for s, q in self.items), 2), self.code)\n'),
+        "tests/test_cart.py": (
+            'from shop.cart import Cart\n\n\ndef test_total():\n    c = Cart()\n    c.add("apple", 2)\n'
+            '    assert c.total() == 1.0\n\n\ndef test_discount_rounds():\n    c = Cart()\n    c.code = "TEN"\n'
+            '    c.add("pear", 3)\n    assert c.total() == 2.02\n'),
+    })
+    return r
