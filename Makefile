@@ -28,7 +28,7 @@ test: venv
 	$(BIN)/python -m pytest -q
 
 proto: venv
-	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=serving/_gen --grpc_python_out=serving/_gen --pyi_out=serving/_gen proto/stratum/v1/stratum.proto
+	$(BIN)/python -m serving.protogen
 
 clean:
 	rm -rf $(VENV) .tmp .stratum

@@ -1,0 +1,141 @@
+"""A typed Python client for a Stratum gRPC server, mirroring ``stratum.tools.Tools`` call for call.
+
+Every method takes the same arguments as the tool (same names, same defaults), returns the same
+``stratum.envelope.Response`` and raises the same ``stratum.errors`` type the tool raised on the
+server, so code written against a local ``Tools`` runs unchanged against a server::
+
+    with Client("127.0.0.1:7000") as c:
+        s = c.open_session(author="me").data["session"]
+        r = c.search(s, "where are page tokens signed")
+
+Errors: the server sends the exact Stratum error code in trailing metadata; without it (an error
+raised by gRPC itself) the status code picks the type. A server that cannot be reached or does not
+answer within the timeout raises ``Unavailable`` (retryable).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from serving import convert
+from serving._gen import stratum_pb2 as pb
+from serving._gen import stratum_pb2_grpc as pb_grpc
+from serving.server import ERROR_CODE_KEY, MAX_RESPONSE_BYTES, RETRYABLE_KEY
+from stratum import errors as E
+from stratum.envelope import Response
+
+_BY_CODE: dict[str, type[E.StratumError]] = {}
+for _cls in (E.SystemError_, E.StoreError, E.SchemaMismatch, E.ModelMismatch, E.LogCorruption,
+             E.Unavailable, E.UserError, E.NotARepository, E.NotFound, E.InvalidArgument,
+             E.InvalidPageToken, E.BudgetExceeded, E.NoteRejected):
+    _BY_CODE[_cls.code] = _cls          # later wins: "invalid_argument" -> InvalidArgument
+
+_BY_STATUS: dict[grpc.StatusCode, type[E.StratumError]] = {
+    grpc.StatusCode.NOT_FOUND: E.NotFound,
+    grpc.StatusCode.INVALID_ARGUMENT: E.InvalidArgument,
+    grpc.StatusCode.OUT_OF_RANGE: E.InvalidArgument,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: E.InvalidArgument,     # e.g. a request over the size limit
+    grpc.StatusCode.UNAVAILABLE: E.Unavailable,
+    grpc.StatusCode.DEADLINE_EXCEEDED: E.Unavailable,
+}
+
+
+def error_from_rpc(err: grpc.RpcError, rpc: str = "") -> E.StratumError:
+    """The Stratum error a failed call stands for."""
+    code, details = err.code(), err.details() or ""
+    trailers = dict(err.trailing_metadata() or ())
+    cls = _BY_CODE.get(trailers.get(ERROR_CODE_KEY, "")) or _BY_STATUS.get(code, E.SystemError_)
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        details = f"{rpc or 'call'} did not finish within its deadline ({details})"
+    elif code == grpc.StatusCode.UNAVAILABLE and ERROR_CODE_KEY not in trailers:
+        details = f"server unavailable: {details}"
+    retryable = trailers.get(RETRYABLE_KEY)
+    return cls(details, retryable=None if retryable is None else retryable == "true")
+
+
+class Client:
+    """Calls a Stratum server. ``timeout`` (seconds) is the deadline of each call."""
+
+    def __init__(self, address: str, timeout: float | None = 30.0, *,
+                 max_response_bytes: int = MAX_RESPONSE_BYTES):
+        self.address = address
+        self.timeout = timeout
+        self._channel = grpc.insecure_channel(address, options=[
+            ("grpc.max_receive_message_length", max_response_bytes)])
+        self._stub = pb_grpc.StratumStub(self._channel)
+
+    # ---- plumbing ----------------------------------------------------------------------------
+    def _call(self, rpc: str, request_type: type, kwargs: dict[str, Any]) -> Response:
+        try:
+            reply = getattr(self._stub, rpc)(convert.request_from_kwargs(request_type, kwargs),
+                                             timeout=self.timeout)
+        except grpc.RpcError as err:
+            raise error_from_rpc(err, rpc) from None
+        return convert.response_from_proto(reply)
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
+        """Block until the channel is connected; Unavailable if it is not within ``timeout``."""
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError:
+            raise E.Unavailable(f"no Stratum server answered at {self.address} within {timeout:g}s") from None
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ---- the tools (same signatures as stratum.tools.Tools) --------------------------------------
+    def open_session(self, author: str = "", model: str = "", budget: int | None = None,
+                     policy: str = "") -> Response:
+        return self._call("OpenSession", pb.OpenSessionRequest,
+                          dict(author=author, model=model, budget=budget, policy=policy))
+
+    def close_session(self, session: str) -> Response:
+        return self._call("CloseSession", pb.CloseSessionRequest, dict(session=session))
+
+    def tree(self, session: str, path: str = "", depth: int = 2, page_size: int = 50,
+             page_token: str = "") -> Response:
+        return self._call("Tree", pb.TreeRequest, dict(session=session, path=path, depth=depth,
+                                                       page_size=page_size, page_token=page_token))
+
+    def search(self, session: str, query: str, kinds: list[str] = (), path_prefix: str = "",
+               language: str = "", page_size: int = 10, page_token: str = "") -> Response:
+        return self._call("Search", pb.SearchRequest, dict(
+            session=session, query=query, kinds=kinds, path_prefix=path_prefix, language=language,
+            page_size=page_size, page_token=page_token))
+
+    def get(self, session: str, target: str, level: str = "api") -> Response:
+        return self._call("Get", pb.GetRequest, dict(session=session, target=target, level=level))
+
+    def walk(self, session: str, target: str, edges: list[str] = (), direction: str = "out",
+             page_size: int = 20, page_token: str = "") -> Response:
+        return self._call("Walk", pb.WalkRequest, dict(
+            session=session, target=target, edges=edges, direction=direction, page_size=page_size,
+            page_token=page_token))
+
+    def remember(self, session: str, kind: str, text: str, about: list[str], tags: list[str] = (),
+                 supersedes: list[str] = ()) -> Response:
+        return self._call("Remember", pb.RememberRequest, dict(
+            session=session, kind=kind, text=text, about=about, tags=tags, supersedes=supersedes))
+
+    def pin(self, session: str, target: str) -> Response:
+        return self._call("Pin", pb.PinRequest, dict(session=session, target=target))
+
+    def unpin(self, session: str, target: str) -> Response:
+        return self._call("Unpin", pb.UnpinRequest, dict(session=session, target=target))
+
+    def prefetch(self, session: str, focus: list[str], budget: int | None = None) -> Response:
+        return self._call("Prefetch", pb.PrefetchRequest, dict(session=session, focus=focus, budget=budget))
+
+    def status(self, session: str) -> Response:
+        return self._call("Status", pb.StatusRequest, dict(session=session))
+
+
+__all__ = ["Client", "error_from_rpc"]

@@ -1,0 +1,213 @@
+"""The gRPC server: a thin adapter from ``stratum.v1.Stratum`` RPCs to one ``Tools`` instance.
+
+Each RPC turns its request into the tool's keyword arguments, calls the tool and converts the
+``Response`` (serving.convert). Errors are translated in one function, ``status_for``:
+
+    NotFound                                   -> NOT_FOUND
+    BudgetExceeded (the session's quota)       -> RESOURCE_EXHAUSTED
+    InvalidArgument, InvalidPageToken,
+    NoteRejected, other UserError              -> INVALID_ARGUMENT
+    (a request over the size limit             -> RESOURCE_EXHAUSTED, from gRPC itself)
+    SystemError_ (retryable)                   -> UNAVAILABLE
+    SystemError_, any other exception          -> INTERNAL; the trace is logged here, never sent
+
+Page-token errors are INVALID_ARGUMENT whether the token was tampered with, foreign or stale: in each
+case only a different request (without the token) can succeed, and the message says which it was.
+The exact Stratum error code and retry flag travel in the trailing metadata (``stratum-error-code``,
+``stratum-retryable``) so serving.client can raise the same error type the tool raised.
+
+Besides the tool RPCs the server runs the standard health service (``grpc.health.v1``, SERVING until
+shutdown starts) and server reflection, honours deadlines (an expired call is not started; an answer
+to a caller that has gone is dropped), bounds message sizes, reloads newly published store versions
+in the background, and on SIGTERM/SIGINT stops taking calls and lets in-flight ones finish within a
+grace period.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import uuid
+from concurrent import futures
+from typing import Any, Callable
+
+import grpc
+from google.protobuf.message import Message
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from serving import convert
+from serving._gen import stratum_pb2 as pb
+from serving._gen import stratum_pb2_grpc as pb_grpc
+from stratum.errors import BudgetExceeded, NotFound, StratumError, SystemError_, UserError
+
+log = logging.getLogger("stratum.serving")
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Stratum"].full_name     # "stratum.v1.Stratum"
+MAX_REQUEST_BYTES = 1 << 20        # a request is a query, ids and at most one note: 1 MiB is ample
+MAX_RESPONSE_BYTES = 64 << 20      # a page of full-level source can be large
+ERROR_CODE_KEY = "stratum-error-code"
+RETRYABLE_KEY = "stratum-retryable"
+
+
+def status_for(err: BaseException) -> tuple[grpc.StatusCode, str]:
+    """The gRPC status code and client-facing message for an error raised by a tool."""
+    if isinstance(err, NotFound):
+        return grpc.StatusCode.NOT_FOUND, err.message
+    if isinstance(err, BudgetExceeded):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED, err.message
+    if isinstance(err, UserError):
+        return grpc.StatusCode.INVALID_ARGUMENT, err.message
+    if isinstance(err, SystemError_):
+        code = grpc.StatusCode.UNAVAILABLE if err.retryable else grpc.StatusCode.INTERNAL
+        return code, f"internal error ({err.code}): {err.message}"
+    return grpc.StatusCode.INTERNAL, "internal error; the server log has the details"
+
+
+def _abort(context: grpc.ServicerContext, rpc: str, err: BaseException) -> None:
+    code, message = status_for(err)
+    if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNAVAILABLE):
+        ref = uuid.uuid4().hex[:8]
+        log.error("%s failed (ref %s)", rpc, ref, exc_info=err)
+        message = f"{message} (ref {ref})"
+    stratum_code = err.code if isinstance(err, StratumError) else "internal"
+    retryable = err.retryable if isinstance(err, StratumError) else False
+    context.set_trailing_metadata(((ERROR_CODE_KEY, stratum_code),
+                                   (RETRYABLE_KEY, "true" if retryable else "false")))
+    context.abort(code, message)
+
+
+class StratumServicer(pb_grpc.StratumServicer):
+    """One method per RPC; each is the same three steps: arguments, tool call, response."""
+
+    def __init__(self, tools: Any):
+        self._tools = tools
+
+    def _call(self, rpc: str, tool: str, request: Message, context: grpc.ServicerContext,
+              response_type: type[Message]) -> Message:
+        remaining = context.time_remaining()
+        if remaining is not None and remaining <= 0:
+            context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"{rpc}: deadline expired before the call started")
+        try:
+            resp = getattr(self._tools, tool)(**convert.request_to_kwargs(request))
+        except Exception as err:   # the adapter boundary: every failure becomes a status (see status_for)
+            _abort(context, rpc, err)
+        if not context.is_active():     # deadline passed or caller cancelled: nobody reads the answer
+            return response_type()
+        return convert.response_to_proto(resp, response_type)
+
+    def OpenSession(self, request, context):
+        return self._call("OpenSession", "open_session", request, context, pb.OpenSessionResponse)
+
+    def CloseSession(self, request, context):
+        return self._call("CloseSession", "close_session", request, context, pb.CloseSessionResponse)
+
+    def Tree(self, request, context):
+        return self._call("Tree", "tree", request, context, pb.TreeResponse)
+
+    def Search(self, request, context):
+        return self._call("Search", "search", request, context, pb.SearchResponse)
+
+    def Get(self, request, context):
+        return self._call("Get", "get", request, context, pb.GetResponse)
+
+    def Walk(self, request, context):
+        return self._call("Walk", "walk", request, context, pb.WalkResponse)
+
+    def Remember(self, request, context):
+        return self._call("Remember", "remember", request, context, pb.RememberResponse)
+
+    def Pin(self, request, context):
+        return self._call("Pin", "pin", request, context, pb.PinResponse)
+
+    def Unpin(self, request, context):
+        return self._call("Unpin", "unpin", request, context, pb.UnpinResponse)
+
+    def Prefetch(self, request, context):
+        return self._call("Prefetch", "prefetch", request, context, pb.PrefetchResponse)
+
+    def Status(self, request, context):
+        return self._call("Status", "status", request, context, pb.StatusResponse)
+
+
+def _reload_loop(server: grpc.Server, tools: Any, interval: float) -> None:
+    """Pick up newly published store versions until the server terminates."""
+    while not server.wait_for_termination(timeout=interval):
+        try:
+            tools.reload()
+        except (StratumError, OSError) as err:     # a half-published or unreadable store: keep serving
+            log.warning("reload failed, still serving the loaded versions: %s", err)
+
+
+def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: float | None,
+           max_request_bytes: int, max_response_bytes: int,
+           max_concurrent_rpcs: int | None) -> tuple[grpc.Server, int, health.HealthServicer]:
+    options = [("grpc.max_receive_message_length", max_request_bytes),
+               ("grpc.max_send_message_length", max_response_bytes),
+               ("grpc.so_reuseport", 0)]
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="stratum-rpc"),
+                         options=options, maximum_concurrent_rpcs=max_concurrent_rpcs)
+    pb_grpc.add_StratumServicer_to_server(StratumServicer(tools), server)
+    health_servicer = health.HealthServicer(experimental_non_blocking=True)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    bound = server.add_insecure_port(address)
+    if bound == 0:
+        raise OSError(f"could not bind {address}")
+    server.start()
+    for name in ("", SERVICE_NAME):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    if reload_interval:
+        threading.Thread(target=_reload_loop, args=(server, tools, reload_interval),
+                         name="stratum-reload", daemon=True).start()
+    return server, bound, health_servicer
+
+
+def serve(tools: Any, host: str = "127.0.0.1", port: int = 0, *, workers: int = 8,
+          reload_interval: float | None = 2.0, max_request_bytes: int = MAX_REQUEST_BYTES,
+          max_response_bytes: int = MAX_RESPONSE_BYTES,
+          max_concurrent_rpcs: int | None = None) -> tuple[grpc.Server, int]:
+    """Start serving ``tools`` (a stratum.tools.Tools); the running server and its bound port.
+
+    Port 0 binds a free port. ``reload_interval`` seconds between ``tools.reload()`` calls (None:
+    never). The caller stops the server (``server.stop(grace)``) and then closes the tools.
+    """
+    server, bound, _ = _start(tools, host, port, workers=workers, reload_interval=reload_interval,
+                              max_request_bytes=max_request_bytes, max_response_bytes=max_response_bytes,
+                              max_concurrent_rpcs=max_concurrent_rpcs)
+    return server, bound
+
+
+def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10.0,
+        on_ready: Callable[[str, int], None] | None = None, **options: Any) -> None:
+    """Serve until SIGTERM/SIGINT, then drain: health goes NOT_SERVING, new calls are refused, in-flight
+    calls get ``grace`` seconds to finish, and the tools are closed."""
+    server, bound, health_servicer = _start(tools, host, port, **{
+        "workers": 8, "reload_interval": 2.0, "max_request_bytes": MAX_REQUEST_BYTES,
+        "max_response_bytes": MAX_RESPONSE_BYTES, "max_concurrent_rpcs": None, **options})
+    stopping = threading.Event()
+
+    def _shutdown(signum, _frame):
+        if stopping.is_set():
+            return
+        stopping.set()
+        log.info("received %s; draining for up to %.1fs", signal.Signals(signum).name, grace)
+        health_servicer.enter_graceful_shutdown()
+        server.stop(grace)
+
+    previous = {sig: signal.signal(sig, _shutdown) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        if on_ready is not None:
+            on_ready(host, bound)
+        server.wait_for_termination()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        server.stop(None)
+        tools.close()
+
+
+__all__ = ["serve", "run", "status_for", "StratumServicer", "SERVICE_NAME", "MAX_REQUEST_BYTES",
+           "MAX_RESPONSE_BYTES", "ERROR_CODE_KEY", "RETRYABLE_KEY"]
