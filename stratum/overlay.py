@@ -1,0 +1,128 @@
+"""The notes overlay: experience notes live the moment they are durable, before any re-index.
+
+A shard is read-only. ``remember`` appends to the shard's delta log (acknowledged only once durable)
+and this overlay, kept in RAM on top of the shard, makes the note searchable (keyword and vector),
+reachable by ``walk`` from the code it is about, and shown by ``get``. It also tails the log for
+notes written by other server processes sharing the store, and folds retracts and supersedes
+(also of notes already merged into the published version) so withdrawn notes stop ranking.
+Every item that carries a note says when the code it is about has changed or gone since.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import numpy as np
+
+from stratum import notes as N
+from stratum import schema as S
+from stratum.deltalog import DeltaLog
+from stratum.envelope import Item
+
+
+class NotesOverlay:
+    def __init__(self, shard, embedder=None):
+        self.shard = shard
+        self.embedder = embedder
+        self.log = DeltaLog(shard.store.root / "deltalog")
+        self.code = N.CodeIndex.from_table(shard.meta)
+        self._merged = set(shard.manifest.deltalog_merged)
+        kinds = shard.col("kind")
+        self._base_rows = {shard.col("id")[i]: i for i, k in enumerate(kinds) if k in S.NOTE_KINDS}
+        self._base = N.notes_from_nodes(shard.row(i) for i in self._base_rows.values())
+        self._lock = threading.RLock()
+        self._records: list = []
+        self.notes: dict[str, N.Note] = dict(self._base)   # every note, folded, with current status
+        self._nodes: dict[str, dict] = {}                   # unmerged note id -> node record
+        self._vectors: dict[str, np.ndarray] = {}
+        self._about: dict[str, list[str]] = {}               # code id -> unmerged note ids about it
+        self._tail = self.log.tail()
+        self.refresh()
+
+    # ---- log ------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Read what other writers appended since the last call and re-fold."""
+        rep = self._tail.poll()
+        with self._lock:
+            new = [r for r in rep.records if r.uid not in self._merged]
+            if not new and self._records:
+                return
+            self._records.extend(new)
+            self.notes = N.fold(self._records, self._base)
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        self._nodes, self._about = {}, {}
+        for nid, note in self.notes.items():
+            if nid in self._base_rows:
+                continue
+            node, edges = N.note_to_records(note, self.shard.repo)
+            self._nodes[nid] = node
+            for e in edges:
+                self._about.setdefault(e["dst"], []).append(nid)
+        missing = [nid for nid in self._nodes if nid not in self._vectors]
+        if missing and self.embedder is not None:
+            from stratum.textprep import embed_text
+
+            vecs = self.embedder.embed([embed_text(self._nodes[n]) for n in missing])
+            for nid, v in zip(missing, vecs):
+                self._vectors[nid] = np.asarray(v, dtype=np.float32)
+
+    def remember(self, *, kind: str, text: str, about: list[str], tags: list[str], supersedes: list[str],
+                 author: str, session: str) -> str:
+        note = N.write_note(self.log, kind, text, about, author, resolve=self.code.resolve, session=session,
+                            tags=tags, supersedes=supersedes, note_exists=self.exists)
+        self.refresh()   # the record is durable, so the tail sees it now
+        return note.id
+
+    # ---- reads ----------------------------------------------------------------------------
+    def exists(self, note_id: str) -> bool:
+        return note_id in self.notes
+
+    def count(self) -> int:
+        return len(self._nodes)
+
+    def status_of(self, note_id: str) -> str | None:
+        n = self.notes.get(note_id)
+        return n.status if n else None
+
+    def get(self, note_id: str) -> dict | None:
+        """An unmerged note's node record (merged notes are ordinary shard rows)."""
+        self.refresh()
+        return self._nodes.get(note_id)
+
+    def search_docs(self) -> list[dict]:
+        """Active unmerged notes, for exhaustive search next to the shard's indexes."""
+        self.refresh()
+        with self._lock:
+            return [{"id": nid, "text": n["full"], "vector": self._vectors.get(nid), "kind": n["kind"],
+                     "path": n["path"], "language": ""}
+                    for nid, n in self._nodes.items() if n["status"] == N.ACTIVE]
+
+    def notes_about(self, code_id: str) -> list[dict]:
+        self.refresh()
+        return [self._nodes[n] for n in self._about.get(code_id, [])]
+
+    def about_ids(self, node: dict) -> list[str]:
+        return [t["node_id"] for t in json.loads(node.get("meta") or "{}").get("about", [])]
+
+    def item(self, node: dict, level: str) -> Item:
+        text = node[level] if level != "summary" else node["summary"]
+        it = Item(id=node["id"], kind=node["kind"], path=node["path"] or "", name=node["name"] or "",
+                  level=level, text=text, tokens=int(node[f"{level}_tokens"] or 0))
+        self.annotate(it, node)
+        return it
+
+    def annotate(self, it: Item, rec: dict) -> None:
+        """Status and staleness of a note item, from the current fold and the served code."""
+        note = self.notes.get(rec["id"])
+        if note is None:
+            return
+        it.meta.update(author=note.author, created_at=note.created_at.isoformat(), status=note.status,
+                       merged=str(rec["id"] in self._base_rows).lower())
+        if note.status != N.ACTIVE:
+            it.warnings.append(f"this note is {note.status}")
+        st = N.staleness(note, self.code)
+        if st:
+            it.warnings.append(st["message"])
