@@ -1,0 +1,149 @@
+"""MCP over stdio: the Stratum tools for MCP clients (Claude Code, Cursor, Codex).
+
+A thin adapter, like the gRPC server: each MCP tool is one ``stratum.tools.Tools`` method, with that
+method's docstring as its description and its parameters (minus ``session``) as its input schema.
+The backend is either a local ``Tools`` over one or more stores or a ``serving.client.Client`` in
+front of a running gRPC server; both have the same methods, so the adapter does not care which.
+
+One MCP connection (one stdio process) is one Stratum session: it is opened when the connection
+starts and closed when it ends, so the agent never handles session ids. Answers are compact JSON:
+the envelope first (what was returned, what remains, the budget, evictions), then the items with
+empty fields left out. A Stratum error becomes an MCP tool error ``<code>: <message>``.
+
+The backend is opened inside the stdio transport, where the SDK has already pointed fd 1 at stderr,
+so nothing a library prints while loading a store can corrupt the JSON-RPC stream.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import inspect
+import json
+import logging
+from typing import Any, Callable
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+
+from stratum.envelope import Response
+from stratum.errors import StratumError
+
+log = logging.getLogger("stratum.mcp")
+
+MCP_TOOLS = ("tree", "search", "get", "walk", "remember", "pin", "unpin", "prefetch", "status")
+
+INSTRUCTIONS = """Stratum is a persistent memory of this repository: its structure (files, classes, \
+functions, imports, tests), its history (files that change together) and notes earlier agents wrote. \
+Start with `tree` or `search`, read nodes with `get` (summary < api < full), follow edges with `walk`. \
+Every answer has an envelope: has_more / next_page_token (pass it back as page_token for the next \
+page), the tokens it cost and your remaining context budget, and evictions. Before editing files, \
+`prefetch` them; when you learn why something broke, `remember` it (kind rca, failure or insight)."""
+
+
+def render(resp: Response) -> str:
+    """Compact JSON for an agent: the full envelope, then items without empty fields."""
+    d = dataclasses.asdict(resp)
+    items = [{k: v for k, v in it.items() if v not in ("", None, [], {})} for it in d["items"]]
+    out: dict[str, Any] = {"envelope": d["envelope"], "items": items}
+    if d["data"]:
+        out["data"] = d["data"]
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _tool_spec(name: str) -> tuple[inspect.Signature, str]:
+    """The MCP signature (the tool's parameters after ``session``) and description of one tool."""
+    from stratum.tools import Tools
+
+    method = getattr(Tools, name)
+    sig = inspect.signature(method, eval_str=True)
+    params = [p for p in sig.parameters.values() if p.name not in ("self", "session")]
+    return sig.replace(parameters=params, return_annotation=str), inspect.getdoc(method) or name
+
+
+def _annotations(name: str) -> ToolAnnotations:
+    from stratum.tools import READ_ONLY
+
+    if name in READ_ONLY:
+        return ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    # writing tools: remember appends a note; pin/unpin/prefetch change only this session's context
+    return ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                           idempotent_hint=name in ("pin", "unpin"), open_world_hint=False)
+
+
+class _Connection:
+    """The backend and the session of the one MCP connection this process serves."""
+
+    def __init__(self):
+        self.backend: Any = None
+        self.session: str = ""
+
+    def call(self, name: str, kwargs: dict[str, Any]) -> str:
+        if self.backend is None:
+            raise ToolError("the Stratum backend is not open yet")
+        try:
+            resp = getattr(self.backend, name)(self.session, **kwargs)
+        except StratumError as err:
+            raise ToolError(f"{err.code}: {err.message}") from None
+        return render(resp)
+
+
+def _make_tool(conn: _Connection, name: str) -> Callable[..., str]:
+    sig, doc = _tool_spec(name)
+
+    def tool(**kwargs: Any) -> str:
+        return conn.call(name, kwargs)
+
+    tool.__name__ = name
+    tool.__doc__ = doc
+    tool.__signature__ = sig       # the input schema is built from this signature
+    return tool
+
+
+def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model: str = "",
+                 budget: int | None = None, policy: str = "") -> MCPServer:
+    """An MCP server over the backend ``open_backend()`` returns (a Tools or a Client).
+
+    The backend is opened, and a session started, when the connection starts; both are closed when
+    it ends.
+    """
+    conn = _Connection()
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: MCPServer):
+        def start() -> None:
+            conn.backend = open_backend()
+            conn.session = conn.backend.open_session(author=author, model=model, budget=budget,
+                                                     policy=policy).data["session"]
+
+        def stop() -> None:
+            try:
+                conn.backend.close_session(conn.session)
+            except StratumError as err:    # e.g. the gRPC server restarted and forgot the session
+                log.warning("could not close session %s: %s", conn.session, err.message)
+            finally:
+                conn.backend.close()
+
+        await anyio.to_thread.run_sync(start)
+        try:
+            yield {"session": conn.session}
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.to_thread.run_sync(stop)
+
+    server = MCPServer("stratum", instructions=INSTRUCTIONS, lifespan=lifespan)
+    for name in MCP_TOOLS:
+        fn = _make_tool(conn, name)
+        server.add_tool(fn, name=name, description=fn.__doc__, annotations=_annotations(name),
+                        structured_output=False)
+    return server
+
+
+def run_stdio(open_backend: Callable[[], Any], **session_options: Any) -> None:
+    """Serve MCP on stdin/stdout until the client disconnects."""
+    build_server(open_backend, **session_options).run("stdio")
+
+
+__all__ = ["build_server", "run_stdio", "render", "MCP_TOOLS", "INSTRUCTIONS"]
