@@ -1,0 +1,581 @@
+"""The per-session context controller: what is in the agent's context (the hot tier), and what
+gives way when the session's token budget runs short.
+
+Pure and in-process: no I/O. Graph facts arrive through the small :class:`GraphView` callback
+interface (a shard implements it over its warm adjacency; :class:`RecordGraph` implements it over
+plain node/edge records). Every tool response that puts content into the agent's context calls
+:meth:`Controller.admit` first; the evictions it returns go into the response envelope.
+
+Rules (docs/controller.md has the worked details):
+
+- The budget keeps a reserve of ``ceil(reserve_fraction * limit)`` tokens (15% by default). An
+  admission that would leave less free than the reserve evicts first; leaving exactly the reserve
+  free does not evict.
+- Victims are chosen by the pluggable :class:`~stratum.policies.Policy` (S(v) or LRU); pinned
+  entries and the entries being admitted are never victims.
+- If the request cannot fit in the limit even after evicting everything the policy may evict,
+  :class:`~stratum.errors.BudgetExceeded` is raised and nothing changes (no silent overrun). If it
+  fits the limit but not the reserve, it is admitted and the result says how far short it is.
+- Focus (the files being edited) is set explicitly, or inferred from the last few files (or symbols'
+  files) admitted at full level. An explicit focus wins while it is set.
+- Access history: each access adds 1 to a node's count, which halves every ``half_life`` calls (one
+  call = one ``admit`` or ``touch``) or seconds (``now`` clock), per ``half_life_unit``.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
+
+from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
+from stratum.policies import DEFAULT_WEIGHTS, RANK, Policy, ScorePolicy, Signals
+from stratum.schema import LEVELS, NOTE_KINDS
+
+
+# ---- the graph seen through callbacks ------------------------------------------------------------
+
+@runtime_checkable
+class GraphView(Protocol):
+    """The graph facts the controller needs; ids are node ids, files are file node ids."""
+
+    def file_of(self, node_id: str) -> str | None:
+        """The file node containing ``node_id`` (itself for a file); None if unknown or fileless."""
+
+    def file_id(self, path: str) -> str | None:
+        """The file node id of a repo-relative path; None if there is no such file."""
+
+    def neighbors(self, node_id: str, kinds: Sequence[str]) -> Iterable[str]:
+        """Node ids linked to ``node_id`` by an edge of one of ``kinds``, in either direction."""
+
+    def cochange(self, file_id: str) -> Mapping[str, float]:
+        """Co-change partners of a file with a non-negative weight (larger = more coupled)."""
+
+    def levels(self, node_id: str) -> Mapping[str, int]:
+        """Token cost of each detail level the node has ({} if unknown)."""
+
+
+class RecordGraph:
+    """A :class:`GraphView` over plain node and edge records (dicts keyed by ``stratum.schema``
+    field names): for small stores, note overlays, tests and replay benchmarks."""
+
+    def __init__(self, nodes: Iterable[Mapping], edges: Iterable[Mapping] = ()):
+        self._kind: dict[str, str] = {}
+        self._parent: dict[str, str | None] = {}
+        self._levels: dict[str, dict[str, int]] = {}
+        self._files: dict[str, str] = {}
+        self._adj: dict[str, dict[str, set[str]]] = {}
+        self._cc: dict[str, dict[str, float]] = {}
+        for n in nodes:
+            nid = n["id"]
+            self._kind[nid] = n["kind"]
+            self._parent[nid] = n.get("parent_id")
+            self._levels[nid] = {lvl: int(n[f"{lvl}_tokens"]) for lvl in LEVELS
+                                 if n.get(f"{lvl}_tokens") is not None}
+            if n["kind"] == "file":
+                self._files[n["path"]] = nid
+        for e in edges:
+            src, dst, kind = e["src"], e["dst"], e["kind"]
+            if kind == "cochange":
+                w = e.get("weight")
+                w = float(e.get("support") or 1) if w is None else float(w)
+                self._cc.setdefault(src, {})[dst] = max(w, self._cc.get(src, {}).get(dst, 0.0))
+                self._cc.setdefault(dst, {})[src] = max(w, self._cc.get(dst, {}).get(src, 0.0))
+            adj = self._adj.setdefault(kind, {})
+            adj.setdefault(src, set()).add(dst)
+            adj.setdefault(dst, set()).add(src)
+
+    def file_of(self, node_id: str) -> str | None:
+        kind = self._kind.get(node_id)
+        if kind in NOTE_KINDS:  # a note belongs to the (first) file it is about
+            files = sorted(f for t in self._adj.get("about", {}).get(node_id, ())
+                           if self._kind.get(t) not in NOTE_KINDS and (f := self.file_of(t)))
+            return files[0] if files else None
+        cur, steps = node_id, 0
+        while cur is not None and steps < 64:
+            if self._kind.get(cur) == "file":
+                return cur
+            cur, steps = self._parent.get(cur), steps + 1
+        return None
+
+    def file_id(self, path: str) -> str | None:
+        return self._files.get(path)
+
+    def neighbors(self, node_id: str, kinds: Sequence[str]) -> list[str]:
+        out: set[str] = set()
+        for k in kinds:
+            out |= self._adj.get(k, {}).get(node_id, set())
+        return sorted(out)
+
+    def cochange(self, file_id: str) -> dict[str, float]:
+        return dict(self._cc.get(file_id, {}))
+
+    def levels(self, node_id: str) -> dict[str, int]:
+        return dict(self._levels.get(node_id, {}))
+
+
+# ---- values handed back to callers ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    reserve_fraction: float = 0.15       # keep this share of the limit free; evict when it would not be
+    half_life: float = 16.0              # access history halves every half_life units ...
+    half_life_unit: str = "calls"        # ... of "calls" (admit/touch) or "seconds" (the now() clock)
+    max_inferred_focus: int = 3          # inferred focus = the last N files got at full level
+    max_hops: int = 2                    # G is 0 beyond this many imports/tests hops from the focus
+    proximity_kinds: tuple[str, ...] = ("imports", "tests")
+
+    def __post_init__(self):
+        if not 0 <= self.reserve_fraction < 1:
+            raise InvalidArgument(f"reserve_fraction must be in [0, 1), got {self.reserve_fraction}")
+        if not (self.half_life > 0 and math.isfinite(self.half_life)):
+            raise InvalidArgument(f"half_life must be > 0, got {self.half_life}")
+        if self.half_life_unit not in ("calls", "seconds"):
+            raise InvalidArgument(f"half_life_unit must be 'calls' or 'seconds', got {self.half_life_unit!r}")
+        if self.max_inferred_focus < 0 or self.max_hops < 0:
+            raise InvalidArgument("max_inferred_focus and max_hops must be >= 0")
+
+
+@dataclass(frozen=True)
+class Budget:
+    limit: int
+    used: int
+    reserve: int          # tokens kept free: ceil(reserve_fraction * limit)
+
+    @property
+    def remaining(self) -> int:
+        return self.limit - self.used
+
+    def to_dict(self) -> dict:
+        return {"limit": self.limit, "used": self.used, "remaining": self.remaining, "reserve": self.reserve}
+
+
+@dataclass(frozen=True)
+class Eviction:
+    """One entry given up by one admission: demoted (to_level set) or dropped to cold (None)."""
+
+    node_id: str
+    from_level: str
+    to_level: str | None
+    tokens_freed: int
+    reason: str
+
+    def to_dict(self) -> dict:
+        return {"node_id": self.node_id, "from_level": self.from_level, "to_level": self.to_level or "cold",
+                "tokens_freed": self.tokens_freed, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Admitted:
+    node_id: str
+    level: str
+    tokens: int                  # tokens of this level now held
+    previous_level: str | None   # the lower level it replaced, if any
+    tokens_added: int            # tokens - tokens of the previous level
+
+
+@dataclass(frozen=True)
+class AdmitResult:
+    admitted: list[Admitted]     # new entries, or upgrades of lower-level ones
+    already: list[str]           # ids already held at the asked level or higher (nothing added)
+    evictions: list[Eviction]
+    budget: Budget               # after the admission
+    reserve_short: int = 0       # tokens the free budget is below the reserve (0: reserve kept)
+    warning: str | None = None
+
+    @property
+    def tokens_freed(self) -> int:
+        return sum(e.tokens_freed for e in self.evictions)
+
+
+class PlannedItem(NamedTuple):
+    node_id: str
+    level: str
+    tokens: int
+    score: float
+
+
+@dataclass
+class _Entry:
+    level: str
+    tokens: int
+    last_access: int
+
+
+@dataclass
+class _Focus:
+    files: tuple[str, ...]
+    hops: dict[str, int] = field(default_factory=dict)      # file -> hops to the nearest focus file
+    affinity: dict[str, float] = field(default_factory=dict)  # file -> normalised co-change, [0, 1]
+
+
+_HIST_PRUNE_AT = 4096
+
+# ---- the controller ------------------------------------------------------------------------------
+
+class Controller:
+    """One session's hot tier. Thread-safe; shares no state with other instances."""
+
+    def __init__(self, budget_tokens: int, policy: Policy | None = None, graph: GraphView | None = None, *,
+                 config: ControllerConfig | None = None, now: Callable[[], float] = time.monotonic):
+        if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens <= 0:
+            raise InvalidArgument(f"the session budget must be a positive number of tokens, got {budget_tokens!r}")
+        if graph is None:
+            raise InvalidArgument("the controller needs a GraphView")
+        self.limit = budget_tokens
+        self.policy: Policy = policy if policy is not None else ScorePolicy()
+        self.graph = graph
+        self.config = config or ControllerConfig()
+        self.reserve = math.ceil(self.limit * self.config.reserve_fraction - 1e-9)
+        self._now = now
+        self._lock = threading.RLock()
+        self._entries: dict[str, _Entry] = {}
+        self._used = 0
+        self._pins: set[str] = set()
+        self._explicit_focus: tuple[str, ...] = ()
+        self._inferred: deque[str] = deque(maxlen=self.config.max_inferred_focus or None)
+        self._hist: dict[str, tuple[float, float]] = {}   # node -> (count at time t, t)
+        self._prune_at = _HIST_PRUNE_AT
+        self._seq = 0          # access sequence (LRU order)
+        self._calls = 0        # admit/touch calls (history clock in "calls" mode)
+        self._file_cache: dict[str, str | None] = {}
+        self._focus_cache: _Focus | None = None
+        self._stats = {"admits": 0, "items": 0, "hits": 0, "tokens_admitted": 0, "evictions": 0,
+                       "tokens_freed": 0}
+
+    # ---- public API ----------------------------------------------------------------------------
+    def admit(self, items: Iterable[Sequence], *, infer_focus: bool = True) -> AdmitResult:
+        """Record that a response is about to put ``items`` ((node_id, level, tokens) each) into
+        the agent's context; evict or demote first if the free budget would fall below the reserve.
+
+        Items already held at that level or higher add nothing (``already``); a higher level
+        replaces a lower one. With ``infer_focus``, a file or symbol at full level joins the
+        inferred focus. Raises BudgetExceeded, changing nothing, if the items cannot fit.
+        """
+        with self._lock:
+            batch = self._normalise(items)
+            focus_files = self._focus_files_after(batch) if infer_focus else self.focus_files()
+            focus = self._focus_info(focus_files)
+            adds: list[Admitted] = []
+            already: list[str] = []
+            for nid, (lvl, tok) in batch.items():
+                e = self._entries.get(nid)
+                if e is not None and RANK[e.level] >= RANK[lvl]:
+                    already.append(nid)
+                else:
+                    prev = e.tokens if e else 0
+                    adds.append(Admitted(nid, lvl, tok, e.level if e else None, tok - prev))
+            delta = sum(a.tokens_added for a in adds)
+            need = self.reserve - (self.limit - self._used - delta)
+            steps: list[tuple[Signals, str | None, int]] = []
+            freed = 0
+            if need > 0:
+                steps, freed = self._plan(need, exclude=set(batch), focus=focus)
+                over = self._used + delta - freed - self.limit
+                if over > 0:
+                    raise BudgetExceeded(self._overrun_message(delta, freed, over, focus))
+            # commit: nothing above changed state
+            self._calls += 1
+            if infer_focus:
+                self._commit_inferred(batch)
+            evictions = self._apply(steps)
+            for a in adds:
+                self._entries[a.node_id] = _Entry(a.level, a.tokens, 0)
+                self._used += a.tokens_added
+            for nid in batch:
+                self._record_access(nid)
+            self._stats["admits"] += 1
+            self._stats["items"] += len(batch)
+            self._stats["hits"] += len(already)
+            self._stats["tokens_admitted"] += delta
+            free = self.limit - self._used
+            short = max(0, self.reserve - free)
+            warning = None
+            if short:
+                warning = (f"free budget {free} tokens is {short} below the {self.reserve}-token reserve: "
+                           f"pinned and focus-neighbour content leave nothing more to evict; unpin or "
+                           f"narrow the focus")
+            return AdmitResult(adds, already, evictions, self.budget(), short, warning)
+
+    def touch(self, node_id: str) -> None:
+        """Record an access to ``node_id`` (in context or not) without adding content."""
+        with self._lock:
+            self._calls += 1
+            self._record_access(node_id)
+
+    def set_focus(self, refs: Iterable[str]) -> list[str]:
+        """Set the files being edited (paths or node ids; a symbol stands for its file). An empty
+        list clears the explicit focus and falls back to the inferred one. Returns the focus."""
+        with self._lock:
+            files: list[str] = []
+            for ref in refs:
+                f = self._file(ref) or self.graph.file_id(ref)
+                if f is None:
+                    raise NotFound(f"cannot focus on {ref!r}: no such file or node in this repository")
+                if f not in files:
+                    files.append(f)
+            self._explicit_focus = tuple(files)
+            return list(self.focus_files())
+
+    def set_graph(self, graph: GraphView) -> None:
+        """Serve the session from another graph (a newly published version); ids are stable, so
+        entries, pins and history carry over; cached graph facts are dropped."""
+        with self._lock:
+            self.graph = graph
+            self._file_cache.clear()
+            self._focus_cache = None
+
+    def focus_files(self) -> tuple[str, ...]:
+        """The effective focus: the explicit one if set, else the inferred one (oldest first)."""
+        return self._explicit_focus or tuple(self._inferred)
+
+    def pin(self, node_id: str) -> bool:
+        """Never evict ``node_id`` (in context now or when admitted later). True if newly pinned."""
+        with self._lock:
+            new = node_id not in self._pins
+            self._pins.add(node_id)
+            return new
+
+    def unpin(self, node_id: str) -> bool:
+        """Make ``node_id`` evictable again. True if it was pinned."""
+        with self._lock:
+            if node_id in self._pins:
+                self._pins.discard(node_id)
+                return True
+            return False
+
+    def budget(self) -> Budget:
+        return Budget(self.limit, self._used, self.reserve)
+
+    def level_of(self, node_id: str) -> str | None:
+        """The level at which ``node_id`` is in context, or None."""
+        e = self._entries.get(node_id)
+        return e.level if e else None
+
+    def headroom(self) -> int:
+        """Most tokens one admission could add now without exceeding the limit (after evicting all
+        the policy may evict). Tools use it to pick a detail level or a page size that fits."""
+        with self._lock:
+            focus = self._focus_info(self.focus_files())
+            _, freeable = self._plan(math.inf, exclude=set(), focus=focus)
+            return self.limit - self._used + freeable
+
+    def status(self) -> dict:
+        """Budget, focus, pins and every entry with its level, tokens, score and signals."""
+        with self._lock:
+            focus = self._focus_info(self.focus_files())
+            rows = []
+            for nid, e in self._entries.items():
+                s = self._signals(nid, e, focus)
+                rows.append({"node_id": nid, "level": e.level, "tokens": e.tokens,
+                             "score": round(self.policy.score(s), 6),
+                             "signals": {"G": round(s.g, 6), "C": round(s.c, 6), "H": round(s.h, 6),
+                                         "P": s.p},
+                             "pinned": nid in self._pins, "in_focus": s.hops == 0,
+                             "focus_neighbour": s.focus_neighbour, "last_access": e.last_access})
+            rows.sort(key=lambda r: (-r["score"], r["node_id"]))
+            return {"policy": self.policy.name, "budget": self.budget().to_dict(),
+                    "reserve_fraction": self.config.reserve_fraction,
+                    "focus": {"files": list(focus.files), "source": "explicit" if self._explicit_focus
+                              else ("inferred" if focus.files else "none")},
+                    "pins": sorted(self._pins), "entries": rows, "stats": dict(self._stats)}
+
+    def prefetch_plan(self, focus: Iterable[str] | None = None, budget: int | None = None) -> list[PlannedItem]:
+        """A working set to warm for ``focus`` (default: the current focus): the focus files and
+        their imports/tests neighbours and co-change partners, best S(v) first, each at api level
+        (summary if api does not fit), within ``budget`` tokens (default: free budget above the
+        reserve). Nodes already held at that level are skipped. Changes no state."""
+        with self._lock:
+            if focus is None:
+                files = self.focus_files()
+            else:
+                files = tuple(dict.fromkeys(f for ref in focus
+                                            if (f := self._file(ref) or self.graph.file_id(ref))))
+            if budget is None:
+                budget = max(0, self.limit - self._used - self.reserve)
+            if budget < 0:
+                raise InvalidArgument(f"prefetch budget must be >= 0, got {budget}")
+            info = self._focus_info(files)
+            cands = {f for f, hops in info.hops.items() if hops <= 1} | set(info.affinity)
+            scorer = self.policy if isinstance(self.policy, ScorePolicy) else ScorePolicy(DEFAULT_WEIGHTS)
+            ranked = []
+            for nid in cands:
+                s = self._signals(nid, self._entries.get(nid) or _Entry("summary", 0, 0), info)
+                ranked.append((scorer.score(s), nid))
+            ranked.sort(key=lambda t: (-t[0], t[1]))
+            plan, left = [], budget
+            for score, nid in ranked:
+                costs = self.graph.levels(nid)
+                held = self._entries.get(nid)
+                for lvl in ("api", "summary"):
+                    tok = costs.get(lvl)
+                    if tok is None or (held and RANK[held.level] >= RANK[lvl]):
+                        continue
+                    extra = tok - (held.tokens if held else 0)
+                    if extra <= left:
+                        plan.append(PlannedItem(nid, lvl, tok, round(score, 6)))
+                        left -= extra
+                        break
+            return plan
+
+    # ---- internals -----------------------------------------------------------------------------
+    def _normalise(self, items: Iterable[Sequence]) -> dict[str, tuple[str, int]]:
+        batch: dict[str, tuple[str, int]] = {}
+        for it in items:
+            try:
+                nid, lvl, tok = it
+            except (TypeError, ValueError):
+                raise InvalidArgument(f"admit items are (node_id, level, tokens), got {it!r}") from None
+            if lvl not in RANK:
+                raise InvalidArgument(f"unknown detail level {lvl!r}; choose one of {', '.join(LEVELS)}")
+            if isinstance(tok, bool) or not isinstance(tok, int) or tok < 0:
+                raise InvalidArgument(f"tokens of {nid} must be an int >= 0, got {tok!r}")
+            old = batch.get(nid)
+            if old is None or RANK[lvl] > RANK[old[0]]:
+                batch[nid] = (lvl, tok)
+        return batch
+
+    def _file(self, node_id: str) -> str | None:
+        if node_id not in self._file_cache:
+            self._file_cache[node_id] = self.graph.file_of(node_id)
+        return self._file_cache[node_id]
+
+    def _focus_files_after(self, batch: Mapping[str, tuple[str, int]]) -> tuple[str, ...]:
+        if self._explicit_focus:
+            return self._explicit_focus
+        q = deque(self._inferred, maxlen=self._inferred.maxlen)
+        self._push_inferred(q, batch)
+        return tuple(q)
+
+    def _commit_inferred(self, batch: Mapping[str, tuple[str, int]]) -> None:
+        self._push_inferred(self._inferred, batch)
+
+    def _push_inferred(self, q: deque, batch: Mapping[str, tuple[str, int]]) -> None:
+        if not self.config.max_inferred_focus:
+            return
+        for nid, (lvl, _) in batch.items():
+            if lvl == "full" and (f := self._file(nid)) is not None:
+                if f in q:
+                    q.remove(f)
+                q.append(f)
+
+    def _focus_info(self, files: tuple[str, ...]) -> _Focus:
+        if self._focus_cache is not None and self._focus_cache.files == files:
+            return self._focus_cache
+        info = _Focus(files)
+        frontier = list(files)
+        for f in files:
+            info.hops[f] = 0
+        for d in range(1, self.config.max_hops + 1):
+            nxt = []
+            for f in frontier:
+                for n in self.graph.neighbors(f, self.config.proximity_kinds):
+                    if n not in info.hops:
+                        info.hops[n] = d
+                        nxt.append(n)
+            frontier = nxt
+        for f in files:
+            cc = self.graph.cochange(f)
+            top = max(cc.values(), default=0.0)
+            if top > 0:
+                for g, w in cc.items():
+                    if w > 0:
+                        info.affinity[g] = max(info.affinity.get(g, 0.0), min(1.0, w / top))
+        for f in files:
+            info.affinity[f] = 1.0
+        self._focus_cache = info
+        return info
+
+    def _history(self, node_id: str) -> float:
+        h = self._hist.get(node_id)
+        if h is None:
+            return 0.0
+        count, t0 = h
+        return count * 0.5 ** ((self._clock() - t0) / self.config.half_life)
+
+    def _clock(self) -> float:
+        return float(self._calls) if self.config.half_life_unit == "calls" else self._now()
+
+    def _record_access(self, node_id: str) -> None:
+        self._hist[node_id] = (self._history(node_id) + 1.0, self._clock())
+        if len(self._hist) > self._prune_at:  # forget long-decayed history of nodes not in context
+            self._hist = {n: v for n, v in self._hist.items()
+                          if n in self._entries or self._history(n) >= 0.01}
+            self._prune_at = max(_HIST_PRUNE_AT, 2 * len(self._hist))
+        self._seq += 1
+        e = self._entries.get(node_id)
+        if e is not None:
+            e.last_access = self._seq
+
+    def _signals(self, node_id: str, e: _Entry, focus: _Focus) -> Signals:
+        f = self._file(node_id)
+        hops = focus.hops.get(f) if f is not None else None
+        g = 1.0 / (1 + hops) if hops is not None else 0.0
+        c = focus.affinity.get(f, 0.0) if f is not None else 0.0
+        h = self._history(node_id)
+        return Signals(node_id, e.level, e.tokens, g, c, h / (1.0 + h),
+                       1.0 if node_id in self._pins else 0.0, hops, e.last_access)
+
+    def _plan(self, need: float, *, exclude: set[str], focus: _Focus) -> tuple[list, int]:
+        """Steps (signals, to_level, tokens_freed) that free at least ``need`` tokens in policy
+        order, round by round down each victim's ladder; all possible steps if ``need`` is more."""
+        cands = [self._signals(nid, e, focus) for nid, e in self._entries.items()
+                 if nid not in exclude and nid not in self._pins]
+        cands.sort(key=self.policy.victim_key)
+        ladders = {s.node_id: self.policy.ladder(s) for s in cands}
+        state = {s.node_id: (s.level, s.tokens) for s in cands}
+        steps, freed = [], 0
+        for r in range(max((len(v) for v in ladders.values()), default=0)):
+            for s in cands:
+                if freed >= need:
+                    return steps, freed
+                lad = ladders[s.node_id]
+                if r >= len(lad):
+                    continue
+                to = lad[r]
+                lvl, tok = state[s.node_id]
+                if to is None:
+                    new_tok = 0
+                else:
+                    new_tok = self.graph.levels(s.node_id).get(to)
+                    if new_tok is None or new_tok >= tok or RANK[to] >= RANK[lvl]:
+                        continue  # that level is missing or saves nothing: try the next rung later
+                steps.append((s, to, tok - new_tok))
+                state[s.node_id] = (to, new_tok)
+                freed += tok - new_tok
+        return steps, freed
+
+    def _apply(self, steps: list) -> list[Eviction]:
+        """Carry out planned steps; one report per node (a demotion then a drop reads as a drop)."""
+        merged: dict[str, list] = {}
+        for s, to, freed in steps:
+            e = self._entries[s.node_id]
+            if to is None:
+                del self._entries[s.node_id]
+            else:
+                e.level, e.tokens = to, e.tokens - freed
+            self._used -= freed
+            if s.node_id in merged:
+                m = merged[s.node_id]
+                m[1], m[2], m[3] = to, m[2] + freed, self.policy.reason(s, to)
+            else:
+                merged[s.node_id] = [s.level, to, freed, self.policy.reason(s, to)]
+        out = [Eviction(nid, frm, to, freed, why) for nid, (frm, to, freed, why) in merged.items()]
+        self._stats["evictions"] += len(out)
+        self._stats["tokens_freed"] += sum(e.tokens_freed for e in out)
+        return out
+
+    def _overrun_message(self, delta: int, freed: int, over: int, focus: _Focus) -> str:
+        pinned = sum(e.tokens for nid, e in self._entries.items() if nid in self._pins)
+        kept = self._used - pinned - freed
+        return (f"this response needs {delta} more tokens but the session budget of {self.limit} tokens "
+                f"cannot hold it: {pinned} tokens are pinned and {kept} more cannot be evicted under the "
+                f"{self.policy.name} policy (focus neighbours keep api level), {over} tokens over the limit; "
+                f"ask for a lower detail level or a smaller page, unpin nodes, or narrow the focus")
+
+
+__all__ = ["GraphView", "RecordGraph", "ControllerConfig", "Budget", "Eviction", "Admitted", "AdmitResult",
+           "PlannedItem", "Controller"]
