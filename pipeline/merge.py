@@ -1,0 +1,83 @@
+"""Merge experience notes from the delta log into a new version: note nodes + ``about`` edges.
+
+Pure and idempotent: note ids derive from log record ids, so merging the same records again (or
+records whose notes the previous version already holds) adds nothing twice. Retracts and
+supersedes are applied (``stratum.notes.fold_records``); a note whose code is all gone is kept and
+marked orphaned; ``about`` edges point only at code that exists in the new version.
+
+The caller publishes the version, then retires the log segments holding ``merged_record_ids``
+(never before: until the publish, the log is the only durable copy of a new note).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping
+
+from stratum import notes as N
+from stratum import tokens
+
+
+@dataclass
+class MergeResult:
+    nodes: list[dict]                   # every note node of the new version (schema.NODES records)
+    edges: list[dict]                   # their about edges (schema.EDGES records), to existing code only
+    merged_record_ids: list[str]        # log record uids reflected in ``nodes`` (notes and retracts)
+    new_ids: list[str]                  # note ids not in the previous version
+    orphaned: list[str]                 # note ids whose targets are all gone
+    unknown_retracts: list[str] = field(default_factory=list)   # retract uids naming no known note
+
+    def summary(self) -> dict:
+        by_status: dict[str, int] = {}
+        for n in self.nodes:
+            by_status[n["status"]] = by_status.get(n["status"], 0) + 1
+        return {"notes": len(self.nodes), "new": len(self.new_ids), "orphaned": len(self.orphaned),
+                "about_edges": len(self.edges), "records": len(self.merged_record_ids),
+                "unknown_retracts": len(self.unknown_retracts), "by_status": by_status}
+
+
+def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
+          encoding: str = tokens.DEFAULT_ENCODING) -> MergeResult:
+    """Notes of the previous version + log records -> the note nodes and edges of the new one.
+
+    ``prev_nodes``: the previous version's nodes (a pyarrow Table or dict records; code nodes
+    among them are ignored). ``log_records``: ``stratum.deltalog.Record``s (e.g. ``scan().records``).
+    ``code``: the new version's code nodes (Table or dict records) or a ``notes.CodeIndex``.
+    ``repo``: the repo name written on new note nodes (default: taken from the code nodes).
+    """
+    prev_rows = _rows(prev_nodes)
+    if isinstance(code, N.CodeIndex):
+        index = code
+    else:
+        code_rows = _rows(code)
+        index = N.CodeIndex(code_rows)
+        if repo is None:
+            repo = next((r.get("repo") for r in code_rows if r.get("repo")), None)
+    prev = N.notes_from_nodes(prev_rows)
+    if repo is None:
+        repo = next((r.get("repo") for r in prev_rows if r.get("kind") in N.kinds() and r.get("repo")), "")
+    folded = N.fold_records(log_records, prev)
+    out_nodes, out_edges, orphaned = [], [], []
+    for nid in sorted(folded.notes):
+        note = folded.notes[nid]
+        note.orphaned = N.is_orphaned(note, index.__contains__)
+        if note.orphaned:
+            orphaned.append(nid)
+        node, edges = N.note_to_records(note, repo, encoding=encoding)
+        out_nodes.append(node)
+        out_edges.extend(e for e in edges if e["dst"] in index)
+    return MergeResult(
+        nodes=out_nodes, edges=out_edges, merged_record_ids=sorted(set(folded.applied)),
+        new_ids=sorted(set(folded.notes) - set(prev)), orphaned=orphaned,
+        unknown_retracts=folded.unknown_retracts)
+
+
+def _rows(x) -> list[Mapping]:
+    if x is None:
+        return []
+    if hasattr(x, "to_pylist"):
+        return x.to_pylist()
+    return list(x)
+
+
+__all__ = ["merge", "MergeResult"]

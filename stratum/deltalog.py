@@ -1,0 +1,558 @@
+"""The delta log: append-only, checksummed, durable records (experience notes and tombstones).
+
+This module is the only owner of the on-disk format; everything else goes through ``DeltaLog``.
+
+Layout of ``<store>/deltalog/``::
+
+    <uid>-<pid>-<rand>.seg     one segment per writer (a DeltaLog object in one process); records
+                               are appended only by the process that created it, under its lock
+    .<name>.new                a segment being created (locked, then renamed into place)
+    retired/<name>.seg         segments whose every record was merged into a published version
+
+A segment is a plain concatenation of records::
+
+    magic  b"\\xa7SLR"  4 bytes   (0xA7 never occurs in the payload: it is ASCII-only JSON)
+    version          1 byte    (FORMAT_VERSION)
+    flags            1 byte    (0, reserved)
+    reserved         2 bytes
+    payload length   4 bytes   little-endian
+    uid             16 bytes   48-bit ms timestamp + 80-bit random/counter (time ordered, unique)
+    checksum        16 bytes   blake2b-128 over the 28 header bytes above + the payload
+    payload          n bytes   JSON, ASCII only: {"type": "note"|"retract", "body": {...}}
+
+Why one segment per writer: a record can only interleave with another if two writers share a file.
+Giving each writer its own file makes that impossible by construction, on any local filesystem,
+without trusting O_APPEND atomicity for large writes or cross-process fcntl locks for ordering.
+Threads of one process share their writer's segment through one lock, and their appends are
+group-committed: one write + one fdatasync acknowledges every record queued meanwhile.
+
+Readers never return a damaged record: a record whose checksum fails, whose header is malformed,
+or which ends past the end of the file is skipped and reported as ``Damage`` (segment, offset,
+bytes skipped); reading resumes at the next magic that starts a valid record. An incomplete
+record at the end of a segment still held by a live writer is an append in flight, not damage.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import logging
+import os
+import secrets
+import struct
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from stratum.errors import InvalidArgument, StoreError
+
+log = logging.getLogger(__name__)
+
+FORMAT_VERSION = 1
+MAGIC = b"\xa7SLR"
+_HEADER = struct.Struct("<4sBBHI16s")          # magic, version, flags, reserved, payload length, uid
+HEADER_SIZE = _HEADER.size                      # 28
+CHECK_SIZE = 16
+OVERHEAD = HEADER_SIZE + CHECK_SIZE             # 44 bytes per record besides the payload
+MAX_PAYLOAD = 4 << 20                           # larger lengths are corrupt headers, not records
+SEGMENT_SUFFIX = ".seg"
+DEFAULT_SEGMENT_BYTES = 8 << 20
+RECORD_TYPES = ("note", "retract")
+
+_SYNC = getattr(os, "fdatasync", os.fsync)      # data + file size; enough to read the record back
+
+
+# ---- record ids ------------------------------------------------------------------------------
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_uid_lock = threading.Lock()
+_uid_last = [0, 0]                              # last (ms, random) handed out in this process
+
+
+def _reset_uid_state() -> None:
+    global _uid_lock
+    _uid_lock = threading.Lock()
+    _uid_last[0] = _uid_last[1] = 0
+
+
+os.register_at_fork(after_in_child=_reset_uid_state)
+
+
+def new_uid() -> str:
+    """A 26-char, time-ordered, unique record id (ULID layout), monotonic within a process."""
+    return _uid_str(_new_uid_int())
+
+
+def _new_uid_int() -> int:
+    with _uid_lock:
+        ms = time.time_ns() // 1_000_000
+        if ms <= _uid_last[0]:                  # same millisecond (or clock stepped back): count up
+            ms, rnd = _uid_last[0], _uid_last[1] + 1
+            if rnd >= 1 << 80:
+                ms, rnd = ms + 1, secrets.randbits(79)
+        else:
+            rnd = secrets.randbits(79)          # leaves room to count up within the millisecond
+        _uid_last[0], _uid_last[1] = ms, rnd
+    return (ms << 80) | rnd
+
+
+def _uid_str(n: int) -> str:
+    out = []
+    for _ in range(26):
+        out.append(_CROCKFORD[n & 31])
+        n >>= 5
+    return "".join(reversed(out))
+
+
+def _uid_int(s: str) -> int:
+    n = 0
+    for ch in s:
+        n = (n << 5) | _CROCKFORD.index(ch)
+    return n
+
+
+def uid_time(uid: str) -> float:
+    """The Unix time (seconds) encoded in a record id."""
+    return (_uid_int(uid) >> 80) / 1000.0
+
+
+# ---- records and reports ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class Record:
+    uid: str                    # unique, time-ordered id of the record
+    type: str                   # "note" or "retract"
+    body: dict                  # the JSON payload body
+    segment: str                # segment file name it was read from
+    offset: int                 # byte offset of the record in that segment
+
+
+@dataclass(frozen=True)
+class Damage:
+    segment: str
+    offset: int                 # where the skipped bytes start
+    length: int                 # how many bytes were skipped
+    reason: str                 # torn_tail | checksum | bad_header | bad_payload
+
+    def __str__(self) -> str:
+        return f"{self.segment} @ {self.offset}: {self.reason}, {self.length} bytes skipped"
+
+
+@dataclass
+class ScanReport:
+    records: list[Record] = field(default_factory=list)   # valid records, ordered by uid
+    damage: list[Damage] = field(default_factory=list)
+    segments: int = 0
+    bytes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.damage
+
+
+@dataclass
+class RetireReport:
+    retired: list[str] = field(default_factory=list)          # segment names moved (or deleted)
+    kept: dict[str, str] = field(default_factory=dict)        # segment name -> why it stays
+
+
+def encode_record(uid: str, type: str, body: dict) -> bytes:
+    """The bytes of one record (exposed for tests and tools that must craft damaged logs)."""
+    if type not in RECORD_TYPES:
+        raise InvalidArgument(f"unknown delta-log record type {type!r}; expected one of {RECORD_TYPES}")
+    try:
+        payload = json.dumps({"type": type, "body": body}, ensure_ascii=True, sort_keys=True,
+                             separators=(",", ":"), allow_nan=False).encode("ascii")
+    except (TypeError, ValueError) as e:
+        raise InvalidArgument(f"delta-log record body is not plain JSON: {e}") from None
+    if len(payload) > MAX_PAYLOAD:
+        raise InvalidArgument(f"delta-log record of {len(payload)} bytes exceeds {MAX_PAYLOAD} bytes")
+    header = _HEADER.pack(MAGIC, FORMAT_VERSION, 0, 0, len(payload), _uid_int(uid).to_bytes(16, "big"))
+    check = hashlib.blake2b(header + payload, digest_size=CHECK_SIZE).digest()
+    return header + check + payload
+
+
+def _decode_at(buf: bytes, pos: int) -> tuple[str, object]:
+    """Try to read one record at ``pos``: ("ok", (uid, type, body, end)) or (reason, end_or_None)."""
+    n = len(buf)
+    if n - pos < OVERHEAD:
+        return "short", None
+    magic, ver, _flags, _res, length, uid_b = _HEADER.unpack_from(buf, pos)
+    if magic != MAGIC or ver != FORMAT_VERSION or length > MAX_PAYLOAD:
+        return "bad_header", None
+    end = pos + OVERHEAD + length
+    if end > n:
+        return "short", None
+    check = buf[pos + HEADER_SIZE:pos + OVERHEAD]
+    h = hashlib.blake2b(digest_size=CHECK_SIZE)
+    h.update(buf[pos:pos + HEADER_SIZE])
+    h.update(buf[pos + OVERHEAD:end])
+    if h.digest() != check:
+        return "checksum", None
+    try:
+        obj = json.loads(buf[pos + OVERHEAD:end].decode("ascii"))
+        rtype, body = obj["type"], obj["body"]
+        if not isinstance(body, dict) or not isinstance(rtype, str):
+            raise ValueError("type/body")
+    except (ValueError, KeyError, TypeError):
+        return "bad_payload", end
+    return "ok", (_uid_str(int.from_bytes(uid_b, "big")), rtype, body, end)
+
+
+def parse_segment(buf: bytes, name: str, start: int = 0, *, live: bool = False
+                  ) -> tuple[list[Record], list[Damage], int]:
+    """Parse records from ``buf[start:]``. Returns (records, damage, resume offset).
+
+    The resume offset is where a later read should continue: the end of ``buf``, or the start of
+    an incomplete tail when ``live`` (the writer is alive, so the tail is an append in flight).
+    """
+    records: list[Record] = []
+    damage: list[Damage] = []
+    pos, n = start, len(buf)
+
+    def skip(at: int, to: int, reason: str) -> None:
+        if damage and damage[-1].offset + damage[-1].length == at:   # coalesce adjacent damage
+            d = damage[-1]
+            damage[-1] = Damage(name, d.offset, to - d.offset, d.reason)
+        else:
+            damage.append(Damage(name, at, to - at, reason))
+
+    while pos < n:
+        status, val = _decode_at(buf, pos)
+        if status == "ok":
+            uid, rtype, body, end = val
+            records.append(Record(uid, rtype, body, name, pos))
+            pos = end
+            continue
+        if status == "bad_payload":          # checksum held but JSON did not: skip exactly it
+            skip(pos, val, "bad_payload")
+            pos = val
+            continue
+        # find the next magic that starts a valid record
+        nxt = buf.find(MAGIC, pos + 1)
+        while nxt != -1 and _decode_at(buf, nxt)[0] not in ("ok", "bad_payload"):
+            nxt = buf.find(MAGIC, nxt + 1)
+        if nxt == -1:                         # nothing valid after: the tail is torn
+            if live:
+                return records, damage, pos
+            skip(pos, n, "torn_tail" if status in ("short", "bad_header") else status)
+            return records, damage, n
+        skip(pos, nxt, "bad_header" if status == "short" else status)
+        pos = nxt
+    return records, damage, pos
+
+
+# ---- the log ---------------------------------------------------------------------------------
+class DeltaLog:
+    """An append-only log in one directory, shared by threads and processes.
+
+    ``append`` returns only after the record is durable (written and fdatasync'ed; the directory
+    is fsync'ed when a segment is created). Reading never needs a lock.
+    """
+
+    def __init__(self, directory: str | os.PathLike, *, segment_bytes: int = DEFAULT_SEGMENT_BYTES,
+                 group_commit: bool = True, sync: bool = True):
+        self.dir = Path(directory)
+        self.segment_bytes = segment_bytes
+        self.group_commit = group_commit
+        self.sync = sync                     # False only for benchmarks measuring the fsync cost
+        self._init_writer_state()
+        _instances.add(self)
+
+    def _after_fork_in_child(self) -> None:
+        """A forked child never writes to its parent's segment: it starts its own on first append."""
+        if self._fd is not None:
+            os.close(self._fd)              # the parent's descriptor (and its flock) stays open
+        self._init_writer_state()
+
+    def _init_writer_state(self) -> None:
+        self._cv = threading.Condition(threading.Lock())
+        self._fd: int | None = None
+        self._seg_name: str | None = None
+        self._seg_size = 0
+        self._pending: list[bytes] = []
+        self._enqueued = 0                   # sequence number of the last record queued
+        self._processed = 0                  # last sequence number written (or failed)
+        self._failed: list[tuple[int, int, str]] = []   # (first seq, last seq, error) of failed batches
+        self._leader = False
+        self.fsyncs = 0                      # how many syncs this writer issued (benchmarks)
+
+    # ---- writing -----------------------------------------------------------------------------
+    def append(self, type: str, body: dict) -> str:
+        """Append one record; returns its uid once it is durable. StoreError if it may not be."""
+        return self.append_many([(type, body)])[0]
+
+    def append_many(self, items: Iterable[tuple[str, dict]]) -> list[str]:
+        """Append several records with one sync; returns their uids once all are durable."""
+        items = list(items)
+        if not items:
+            return []
+        with self._cv:
+            uids = []
+            for type, body in items:
+                uid = new_uid()                  # inside the lock: file order == uid order
+                self._pending.append(encode_record(uid, type, body))
+                uids.append(uid)
+            self._enqueued += 1
+            seq = self._enqueued
+            if not self.group_commit:
+                self._flush_locked()
+            while self._processed < seq:
+                if self._leader:
+                    self._cv.wait()
+                else:
+                    self._lead()
+            for lo, hi, err in self._failed:
+                if lo <= seq <= hi:
+                    raise StoreError(f"delta log append to {self.dir} failed: {err}", retryable=True)
+        return uids
+
+    def _flush_locked(self) -> None:
+        while self._processed < self._enqueued:
+            self._lead(release=False)
+
+    def _lead(self, release: bool = True) -> None:
+        """Write and sync everything queued; called with the lock held."""
+        batch, self._pending = self._pending, []
+        first, last = self._processed + 1, self._enqueued
+        self._leader = True
+        err = None
+        if release:
+            self._cv.release()
+        try:
+            self._write(b"".join(batch))
+        except OSError as e:
+            err = f"{e.strerror or e} ({type(e).__name__})"
+            self._abandon_segment()
+        finally:
+            if release:
+                self._cv.acquire()
+            self._leader = False
+        if err is not None:
+            self._failed.append((first, last, err))
+            del self._failed[:-64]
+            log.error("delta log %s: append failed: %s", self.dir, err)
+        self._processed = last
+        self._cv.notify_all()
+
+    def _write(self, data: bytes) -> None:
+        if self._fd is None or self._seg_size >= self.segment_bytes:
+            self._open_segment()
+        view = memoryview(data)
+        while view:
+            n = os.write(self._fd, view)
+            view = view[n:]
+        self._seg_size += len(data)
+        if self.sync:
+            _SYNC(self._fd)
+            self.fsyncs += 1
+
+    def _open_segment(self) -> None:
+        self._close_segment()
+        fresh = not self.dir.exists()
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if fresh and self.sync:
+            _fsync_dir(self.dir.parent)
+        name = f"{new_uid()}-{os.getpid()}-{secrets.token_hex(3)}{SEGMENT_SUFFIX}"
+        tmp = self.dir / f".{name}.new"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)    # held while this segment is ours (see retire)
+            os.rename(tmp, self.dir / name)
+            if self.sync:
+                _fsync_dir(self.dir)
+        except OSError:
+            os.close(fd)
+            raise
+        self._fd, self._seg_name, self._seg_size = fd, name, 0
+
+    def _close_segment(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)              # releases the flock: the segment is sealed
+        self._fd, self._seg_name, self._seg_size = None, None, 0
+
+    def _abandon_segment(self) -> None:
+        fd, self._fd, self._seg_name, self._seg_size = self._fd, None, None, 0
+        if fd is not None:
+            try:
+                os.close(fd)
+            except OSError as e:
+                log.warning("delta log %s: closing a failed segment: %s", self.dir, e)
+
+    def seal(self) -> None:
+        """Close the current segment (the next append starts a new one), so it can be retired."""
+        with self._cv:
+            while self._leader:
+                self._cv.wait()
+            self._close_segment()
+
+    close = seal
+
+    @property
+    def active_segment(self) -> str | None:
+        return self._seg_name
+
+    # ---- reading -----------------------------------------------------------------------------
+    def segments(self) -> list[Path]:
+        """Live segment files, oldest first (names start with their creation uid)."""
+        if not self.dir.is_dir():
+            return []
+        return sorted(p for p in self.dir.iterdir() if p.name.endswith(SEGMENT_SUFFIX) and p.is_file())
+
+    def scan(self) -> ScanReport:
+        """Every valid record of every live segment, ordered by uid, and the damage found."""
+        rep = ScanReport()
+        for path in self.segments():
+            try:
+                buf = path.read_bytes()
+            except FileNotFoundError:        # retired while we listed
+                continue
+            except OSError as e:
+                raise StoreError(f"cannot read delta-log segment {path}: {e}") from None
+            recs, dmg, _ = parse_segment(buf, path.name, live=_is_locked(path))
+            rep.records.extend(recs)
+            rep.damage.extend(dmg)
+            rep.segments += 1
+            rep.bytes += len(buf)
+        rep.records.sort(key=lambda r: r.uid)
+        for d in rep.damage:
+            log.warning("delta log %s: damage skipped: %s", self.dir, d)
+        return rep
+
+    def tail(self) -> "LogTail":
+        """An incremental reader: each ``poll()`` returns only what was appended since the last."""
+        return LogTail(self)
+
+    # ---- retiring ----------------------------------------------------------------------------
+    def retire(self, merged_ids: Iterable[str], *, delete: bool = False) -> RetireReport:
+        """Move segments whose every record is in ``merged_ids`` to ``retired/`` (or delete them).
+
+        Call it only after the version holding those records is published. A segment still held
+        by a live writer is never retired (it may grow); it goes at a later merge once sealed.
+        """
+        merged = set(merged_ids)
+        rep = RetireReport()
+        if not self.dir.is_dir():
+            return rep
+        retired_dir = self.dir / "retired"
+        for path in self.segments():
+            fd = _try_lock(path)
+            if fd is None:
+                rep.kept[path.name] = "held by a live writer"
+                continue
+            try:
+                recs, _dmg, _ = parse_segment(path.read_bytes(), path.name)
+                left = sum(1 for r in recs if r.uid not in merged)
+                if left:
+                    rep.kept[path.name] = f"{left} unmerged records"
+                    continue
+                if delete:
+                    path.unlink()
+                else:
+                    retired_dir.mkdir(exist_ok=True)
+                    os.rename(path, retired_dir / path.name)
+                rep.retired.append(path.name)
+            finally:
+                os.close(fd)
+        for tmp in self.dir.glob(".*.new"):   # creations that died before the rename
+            fd = _try_lock(tmp)
+            if fd is not None:
+                try:
+                    tmp.unlink()
+                finally:
+                    os.close(fd)
+        if rep.retired:
+            _fsync_dir(self.dir)
+            if not delete:
+                _fsync_dir(retired_dir)
+        return rep
+
+
+_instances: "weakref.WeakSet[DeltaLog]" = weakref.WeakSet()
+
+
+def _reset_logs_after_fork() -> None:
+    for lg in list(_instances):
+        lg._after_fork_in_child()
+
+
+os.register_at_fork(after_in_child=_reset_logs_after_fork)
+
+
+class LogTail:
+    """Reads a log incrementally (for the serving overlay): remembers an offset per segment."""
+
+    def __init__(self, log_: DeltaLog):
+        self.log = log_
+        self._offsets: dict[str, int] = {}
+        self._reported: set[tuple[str, int]] = set()
+
+    def poll(self) -> ScanReport:
+        rep = ScanReport()
+        seen = set()
+        for path in self.log.segments():
+            name = path.name
+            seen.add(name)
+            start = self._offsets.get(name, 0)
+            try:
+                size = path.stat().st_size
+                if size <= start:
+                    continue
+                with open(path, "rb") as f:
+                    f.seek(start)
+                    buf = f.read()
+            except FileNotFoundError:
+                continue
+            recs, dmg, resume = parse_segment(buf, name, live=_is_locked(path))
+            for r in recs:
+                rep.records.append(Record(r.uid, r.type, r.body, name, r.offset + start))
+            for d in dmg:
+                d = Damage(name, d.offset + start, d.length, d.reason)
+                if (name, d.offset) not in self._reported:
+                    self._reported.add((name, d.offset))
+                    rep.damage.append(d)
+                    log.warning("delta log %s: damage skipped: %s", self.log.dir, d)
+            self._offsets[name] = start + resume
+            rep.segments += 1
+            rep.bytes += resume
+        for gone in set(self._offsets) - seen:
+            del self._offsets[gone]
+        rep.records.sort(key=lambda r: r.uid)
+        return rep
+
+
+def _try_lock(path: Path) -> int | None:
+    """An fd holding an exclusive flock on ``path``, or None if a writer holds it (or it is gone)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def _is_locked(path: Path) -> bool:
+    fd = _try_lock(path)
+    if fd is None:
+        return path.exists()
+    os.close(fd)
+    return False
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+__all__ = ["DeltaLog", "LogTail", "Record", "Damage", "ScanReport", "RetireReport", "new_uid", "uid_time",
+           "encode_record", "parse_segment", "FORMAT_VERSION", "MAGIC", "OVERHEAD", "RECORD_TYPES",
+           "DEFAULT_SEGMENT_BYTES"]

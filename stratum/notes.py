@@ -1,0 +1,469 @@
+"""Experience notes: the model, validation, folding the log into current state, and staleness.
+
+A note is written once to the delta log (``write_note``) and never edited: a newer note can
+*supersede* it, and a *retract* record (a tombstone) withdraws it. ``fold`` turns log records
+(plus the notes of a published version) into the current notes with their status; only ``active``
+notes rank. A note remembers the content hash of each piece of code it is about at write time, so
+``staleness`` can tell a reader that the code has changed (or is gone) since.
+
+Pure: no Lance, no I/O except through a ``DeltaLog`` passed in.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Callable, Iterable, Mapping
+
+from stratum import ids, tokens
+from stratum.errors import NoteRejected
+
+ACTIVE, SUPERSEDED, RETRACTED, ORPHANED = "active", "superseded", "retracted", "orphaned"
+STATUSES = (ACTIVE, SUPERSEDED, RETRACTED, ORPHANED)
+
+
+# ---- kinds -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class NoteKind:
+    name: str
+    needs_about: bool               # must the note name the code it concerns?
+    description: str
+
+
+_KINDS: dict[str, NoteKind] = {}
+
+
+def register_kind(name: str, *, needs_about: bool = True, description: str = "") -> NoteKind:
+    """Add a note kind (the three of the paper are built in)."""
+    if not name or not name.isidentifier() or name != name.lower():
+        raise ValueError(f"note kind must be a lower-case identifier, got {name!r}")
+    k = NoteKind(name, needs_about, description)
+    _KINDS[name] = k
+    return k
+
+
+register_kind("rca", description="root-cause analysis: the cause of a symptom is in this code")
+register_kind("failure", description="an approach that did not work here, and why")
+register_kind("insight", needs_about=False, description="anything else worth knowing next time")
+
+
+def kinds() -> tuple[str, ...]:
+    return tuple(_KINDS)
+
+
+def kind_info(name: str) -> NoteKind | None:
+    return _KINDS.get(name)
+
+
+@dataclass(frozen=True)
+class NoteLimits:
+    max_text_bytes: int = 16 * 1024     # UTF-8 bytes of the text
+    max_targets: int = 32
+    max_tags: int = 16
+    max_tag_chars: int = 64
+    max_name_chars: int = 200           # author and session
+
+
+# ---- the model -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Resolved:
+    """What a resolver says a target is: a code node and its content hash now."""
+    node_id: str
+    content_hash: str | None
+    path: str
+    qualname: str = ""
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Target:
+    given: str                      # as the writer wrote it: a node id, a path, or path::qualname
+    node_id: str
+    content_hash: str | None        # of that code when the note was written
+    path: str
+    qualname: str = ""
+    kind: str = ""
+
+    def label(self) -> str:
+        return f"{self.path}::{self.qualname}" if self.qualname else (self.path or self.node_id)
+
+
+Resolver = Callable[[str], "Resolved | None"]
+
+
+@dataclass
+class Note:
+    id: str                         # ids.note_id(record_uid): stable across re-index
+    record_uid: str                 # the delta-log record that wrote it
+    kind: str
+    text: str
+    about: list[Target]
+    author: str
+    session: str | None
+    tags: list[str]
+    created_at: datetime
+    supersedes: list[str] = field(default_factory=list)
+    superseded_by: list[str] = field(default_factory=list)
+    retraction: dict | None = None  # {"uid", "reason", "author", "session", "created_at"}
+    orphaned: bool = False          # every target is gone from the current code
+
+    @property
+    def status(self) -> str:
+        if self.retraction is not None:
+            return RETRACTED
+        if self.superseded_by:
+            return SUPERSEDED
+        if self.orphaned:
+            return ORPHANED
+        return ACTIVE
+
+    @property
+    def active(self) -> bool:
+        return self.status == ACTIVE
+
+    def title(self, width: int = 100) -> str:
+        line = self.text.strip().splitlines()[0] if self.text.strip() else ""
+        return line if len(line) <= width else line[:width - 1] + "\u2026"
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["created_at"] = self.created_at.isoformat()
+        d["status"] = self.status
+        return d
+
+
+# ---- validation and writing ------------------------------------------------------------------
+def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve: Resolver,
+             session: str | None = None, tags: Iterable[str] = (), supersedes: Iterable[str] = (),
+             note_exists: Callable[[str], bool] | None = None,
+             limits: NoteLimits = NoteLimits()) -> list[Target]:
+    """Check a note before anything is written; NoteRejected says what is wrong. Returns the
+    resolved targets (each with the node id and content hash of the code at this moment)."""
+    if kind not in _KINDS:
+        raise NoteRejected(f"unknown note kind {kind!r}; use one of: {', '.join(_KINDS)}")
+    if not isinstance(text, str) or not text.strip():
+        raise NoteRejected("note text is empty: say what you found")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.max_text_bytes:
+        raise NoteRejected(f"note text is {size} bytes, over the limit of {limits.max_text_bytes}; "
+                           "shorten it or split it into several notes")
+    _check_name("author", author, limits, required=True)
+    _check_name("session", session, limits, required=False)
+    tags = list(tags)
+    if len(tags) > limits.max_tags:
+        raise NoteRejected(f"{len(tags)} tags, over the limit of {limits.max_tags}")
+    for t in tags:
+        if not isinstance(t, str) or not t.strip() or len(t) > limits.max_tag_chars or _has_control(t):
+            raise NoteRejected(f"bad tag {t!r}: tags are non-empty strings of at most "
+                               f"{limits.max_tag_chars} printable characters")
+    about = list(dict.fromkeys(a.strip() if isinstance(a, str) else a for a in about))
+    if any(not isinstance(a, str) or not a for a in about):
+        raise NoteRejected("targets must be non-empty strings: node ids, paths or path::qualname")
+    if len(about) > limits.max_targets:
+        raise NoteRejected(f"note is about {len(about)} targets, over the limit of {limits.max_targets}")
+    if not about and _KINDS[kind].needs_about:
+        raise NoteRejected(f"a {kind} note must say what code it is about (node ids, paths or "
+                           "path::qualname)")
+    targets, unknown = [], []
+    for a in about:
+        r = resolve(a)
+        if r is None:
+            unknown.append(a)
+        else:
+            targets.append(Target(a, r.node_id, r.content_hash, r.path, r.qualname, r.kind))
+    if unknown:
+        raise NoteRejected(f"unknown target{'s' if len(unknown) > 1 else ''}: "
+                           f"{', '.join(map(repr, unknown))}: not a node id, path or path::qualname of "
+                           "the indexed code")
+    supersedes = list(dict.fromkeys(supersedes))
+    for s in supersedes:
+        if not isinstance(s, str) or not s:
+            raise NoteRejected(f"bad note id in supersedes: {s!r}")
+        if note_exists is not None and not note_exists(s):
+            raise NoteRejected(f"cannot supersede {s!r}: no such note")
+    return targets
+
+
+def _check_name(what: str, value, limits: NoteLimits, *, required: bool) -> None:
+    if value is None and not required:
+        return
+    if not isinstance(value, str) or not value.strip():
+        raise NoteRejected(f"note {what} is empty: say which agent/model (or person) wrote it")
+    if len(value) > limits.max_name_chars or _has_control(value):
+        raise NoteRejected(f"note {what} must be at most {limits.max_name_chars} printable characters")
+
+
+def _has_control(s: str) -> bool:
+    return any(unicodedata.category(c) == "Cc" for c in s)
+
+
+def note_body(kind: str, text: str, targets: list[Target], author: str, *, session: str | None = None,
+              tags: Iterable[str] = (), supersedes: Iterable[str] = (),
+              created_at: datetime | None = None) -> dict:
+    """The delta-log body of a validated note."""
+    at = (created_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    return {"kind": kind, "text": text, "about": [asdict(t) for t in targets], "author": author,
+            "session": session, "tags": list(tags), "supersedes": list(dict.fromkeys(supersedes)),
+            "created_at": at.isoformat()}
+
+
+def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, resolve: Resolver,
+               session: str | None = None, tags: Iterable[str] = (), supersedes: Iterable[str] = (),
+               note_exists: Callable[[str], bool] | None = None,
+               limits: NoteLimits = NoteLimits()) -> Note:
+    """Validate, then append to ``log`` (a DeltaLog); returns the note once it is durable.
+    A rejected note writes nothing."""
+    tags, supersedes = list(tags), list(supersedes)
+    targets = validate(kind, text, about, author, resolve=resolve, session=session, tags=tags,
+                       supersedes=supersedes, note_exists=note_exists, limits=limits)
+    body = note_body(kind, text, targets, author, session=session, tags=tags, supersedes=supersedes)
+    uid = log.append("note", body)
+    return note_from_body(uid, body)
+
+
+def write_retract(log, note_id: str, *, author: str, reason: str = "", session: str | None = None,
+                  note_exists: Callable[[str], bool] | None = None,
+                  limits: NoteLimits = NoteLimits()) -> str:
+    """Append a tombstone for ``note_id``; returns the record uid once durable."""
+    if not isinstance(note_id, str) or not note_id:
+        raise NoteRejected("which note? give its id")
+    if note_exists is not None and not note_exists(note_id):
+        raise NoteRejected(f"cannot retract {note_id!r}: no such note")
+    _check_name("author", author, limits, required=True)
+    _check_name("session", session, limits, required=False)
+    if len(reason.encode()) > limits.max_text_bytes:
+        raise NoteRejected(f"retract reason over the limit of {limits.max_text_bytes} bytes")
+    return log.append("retract", {"note": note_id, "reason": reason, "author": author, "session": session,
+                                  "created_at": datetime.now(timezone.utc).isoformat()})
+
+
+def note_from_body(uid: str, body: dict) -> Note:
+    return Note(
+        id=ids.note_id(uid), record_uid=uid, kind=body["kind"], text=body["text"],
+        about=[Target(**t) for t in body.get("about", [])], author=body["author"],
+        session=body.get("session"), tags=list(body.get("tags") or []),
+        created_at=_parse_time(body["created_at"]), supersedes=list(body.get("supersedes") or []))
+
+
+def _parse_time(v) -> datetime:
+    if isinstance(v, datetime):
+        return v if v.tzinfo else v.replace(tzinfo=timezone.utc)
+    return datetime.fromisoformat(v).astimezone(timezone.utc)
+
+
+# ---- folding ---------------------------------------------------------------------------------
+@dataclass
+class FoldResult:
+    notes: dict[str, Note]          # note id -> note with its current status
+    applied: list[str]              # record uids whose effect is in ``notes``
+    unknown_retracts: list[str]     # retract record uids naming a note that does not exist
+
+
+def fold(records: Iterable, base: Mapping[str, Note] | None = None) -> dict[str, Note]:
+    """Current notes: ``base`` (e.g. a published version's notes) plus log records on top."""
+    return fold_records(records, base).notes
+
+
+def fold_records(records: Iterable, base: Mapping[str, Note] | None = None) -> FoldResult:
+    """Like ``fold``, and also says which records were applied. Order-insensitive: a retract
+    or a supersede takes effect whatever order the records arrive in. A retracted note has no
+    effect on others (the notes it superseded become active again)."""
+    notes = {k: replace(v, about=list(v.about), supersedes=list(v.supersedes), superseded_by=[])
+             for k, v in (base or {}).items()}
+    retracts: list = []
+    applied: list[str] = []
+    for r in records:
+        if r.type == "note":
+            nid = ids.note_id(r.uid)
+            if nid not in notes:
+                notes[nid] = note_from_body(r.uid, r.body)
+            applied.append(r.uid)
+        elif r.type == "retract":
+            retracts.append(r)
+    unknown = []
+    for r in retracts:
+        n = notes.get(r.body.get("note"))
+        if n is None:
+            unknown.append(r.uid)
+        elif n.retraction is None:
+            n.retraction = {"uid": r.uid, "reason": r.body.get("reason", ""), "author": r.body.get("author"),
+                            "session": r.body.get("session"), "created_at": r.body.get("created_at")}
+        applied.append(r.uid)
+    for n in sorted(notes.values(), key=lambda n: n.record_uid):
+        if n.retraction is None:
+            for old in n.supersedes:
+                if old in notes and old != n.id:
+                    notes[old].superseded_by.append(n.id)
+    return FoldResult(notes, applied, unknown)
+
+
+# ---- staleness -------------------------------------------------------------------------------
+def staleness(note: Note, current_hash) -> dict | None:
+    """None when every target's code is as the note saw it; otherwise what changed.
+
+    ``current_hash`` maps a node id to its content hash in the version being served (None or
+    missing: the code is gone): a Mapping, a callable, or a ``CodeIndex``. The result names the first stale target at the top level
+    (``target``, ``node_id``, ``path``, ``was``, ``now``, ``reason``: "changed" | "gone"), lists
+    every stale target in ``changes``, and carries a one-line ``message`` for the reader.
+    """
+    get = getattr(current_hash, "hash_of", None) or \
+        (current_hash.get if isinstance(current_hash, Mapping) else current_hash)
+    changes = []
+    for t in note.about:
+        now = get(t.node_id)
+        if now is None:
+            changes.append({"target": t.given, "node_id": t.node_id, "path": t.label(), "was": t.content_hash,
+                            "now": None, "reason": "gone"})
+        elif t.content_hash is not None and now != t.content_hash:
+            changes.append({"target": t.given, "node_id": t.node_id, "path": t.label(), "was": t.content_hash,
+                            "now": now, "reason": "changed"})
+    if not changes:
+        return None
+    parts = [f"{c['path']} {'changed' if c['reason'] == 'changed' else 'no longer exists'}" for c in changes]
+    out = dict(changes[0])
+    out["changes"] = changes
+    out["message"] = (f"stale: {'; '.join(parts)} since this note was written "
+                      f"({note.created_at.date().isoformat()})")
+    return out
+
+
+def is_orphaned(note: Note, exists: Callable[[str], bool]) -> bool:
+    """A note about code of which nothing exists any more (notes about nothing never are)."""
+    return bool(note.about) and not any(exists(t.node_id) for t in note.about)
+
+
+# ---- records for the store -------------------------------------------------------------------
+API_TEXT_CHARS = 1200
+
+
+def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENCODING
+                    ) -> tuple[dict, list[dict]]:
+    """A note as a ``schema.NODES`` record (kind = note kind) and its ``about`` edges (note -> code).
+
+    Detail levels: ``summary`` one line; ``api`` header + the text (cut at API_TEXT_CHARS, saying
+    so); ``full`` header + whole text + the targets with their hashes at write time.
+    """
+    about = ", ".join(t.label() for t in note.about) or "-"
+    when = note.created_at.strftime("%Y-%m-%d %H:%M UTC")
+    who = note.author + (f" (session {note.session})" if note.session else "")
+    status = "" if note.status == ACTIVE else f" [{note.status}]"
+    summary = f"{note.kind}{status}: {note.title(160)}"
+    header = f"{note.kind} note{status} about {about}\nby {who}, {when}"
+    if note.tags:
+        header += f"; tags: {', '.join(note.tags)}"
+    body = note.text.strip()
+    api_text = body if len(body) <= API_TEXT_CHARS else \
+        body[:API_TEXT_CHARS] + f"\u2026 [{len(body) - API_TEXT_CHARS} more chars at level full]"
+    api = f"{header}\n\n{api_text}"
+    extra = [f"- {t.label()} (node {t.node_id}, content hash then {t.content_hash or '-'})" for t in note.about]
+    if note.supersedes:
+        extra.append(f"supersedes: {', '.join(note.supersedes)}")
+    if note.superseded_by:
+        extra.append(f"superseded by: {', '.join(note.superseded_by)}")
+    if note.retraction:
+        extra.append(f"retracted by {note.retraction.get('author')}: {note.retraction.get('reason') or '-'}")
+    full = f"{header}\n\n{body}\n\nabout:\n" + "\n".join(extra) if extra else f"{header}\n\n{body}"
+    st, at, ft = tokens.count_many([summary, api, full], encoding)
+    meta = {"record_uid": note.record_uid, "about": [asdict(t) for t in note.about],
+            "supersedes": note.supersedes, "superseded_by": note.superseded_by,
+            "retraction": note.retraction, "orphaned": note.orphaned}
+    node = {
+        "id": note.id, "repo": repo, "kind": note.kind, "subkind": None,
+        "path": note.about[0].path if note.about else "", "name": note.title(80), "qualname": "",
+        "language": None, "parent_id": None, "start_line": None, "end_line": None, "signature": None,
+        "doc": note.text, "summary": summary, "api": api, "full": full,
+        "summary_tokens": st, "api_tokens": at, "full_tokens": ft,
+        "content_hash": ids.content_hash(full), "file_hash": None,
+        "size_bytes": len(note.text.encode("utf-8", "surrogatepass")),
+        "author": note.author, "session": note.session, "created_at": note.created_at,
+        "tags": list(note.tags), "status": note.status,
+        "meta": json.dumps(meta, sort_keys=True, ensure_ascii=False), "vector": None,
+    }
+    edges = [{"src": note.id, "dst": t.node_id, "kind": "about", "weight": 1.0,
+              "meta": json.dumps({"target": t.given, "content_hash": t.content_hash}, ensure_ascii=False)}
+             for t in note.about]
+    return node, edges
+
+
+def note_from_node(node: Mapping) -> Note:
+    """The inverse of ``note_to_records`` for a note node read back from a store."""
+    meta = json.loads(node.get("meta") or "{}")
+    return Note(
+        id=node["id"], record_uid=meta.get("record_uid", ""), kind=node["kind"], text=node.get("doc") or "",
+        about=[Target(**t) for t in meta.get("about", [])], author=node.get("author") or "",
+        session=node.get("session"), tags=list(node.get("tags") or []),
+        created_at=_parse_time(node["created_at"]), supersedes=list(meta.get("supersedes") or []),
+        superseded_by=list(meta.get("superseded_by") or []), retraction=meta.get("retraction"),
+        orphaned=bool(meta.get("orphaned")))
+
+
+def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
+    """Note id -> Note for every note node among ``nodes`` (code nodes are ignored)."""
+    return {n["id"]: note_from_node(n) for n in nodes if n.get("kind") in _KINDS}
+
+
+# ---- resolving targets against code nodes ----------------------------------------------------
+class CodeIndex:
+    """Looks up code nodes by id, path (file or dir) or ``path::qualname``; gives content hashes.
+
+    Built from code node records (``schema.NODES`` fields id, kind, path, qualname, content_hash);
+    note nodes among them are ignored. ``resolve`` is a resolver for ``validate``/``write_note``;
+    the index itself can be passed to ``staleness`` as the hash lookup.
+    """
+
+    def __init__(self, nodes: Iterable[Mapping]):
+        self._by_id: dict[str, Resolved] = {}
+        self._by_path: dict[str, str] = {}
+        self._by_qual: dict[tuple[str, str], str] = {}
+        for n in nodes:
+            kind = n.get("kind")
+            if kind in _KINDS:
+                continue
+            r = Resolved(n["id"], n.get("content_hash"), n.get("path") or "", n.get("qualname") or "", kind or "")
+            self._by_id[r.node_id] = r
+            if not r.qualname:
+                if kind == "file" or r.path not in self._by_path:
+                    self._by_path[r.path] = r.node_id
+            else:
+                self._by_qual.setdefault((r.path, r.qualname), r.node_id)
+
+    @classmethod
+    def from_table(cls, table) -> "CodeIndex":
+        cols = [c for c in ("id", "kind", "path", "qualname", "content_hash") if c in table.column_names]
+        return cls(table.select(cols).to_pylist())
+
+    def __len__(self) -> int:
+        return len(self._by_id)
+
+    def __contains__(self, node_id: str) -> bool:
+        return node_id in self._by_id
+
+    def hash_of(self, node_id: str) -> str | None:
+        r = self._by_id.get(node_id)
+        return r.content_hash if r else None
+
+    def resolve(self, target: str) -> Resolved | None:
+        t = target.strip()
+        if t in self._by_id:
+            return self._by_id[t]
+        if "::" in t:
+            path, qual = t.split("::", 1)
+            nid = self._by_qual.get((_norm_path(path), qual.strip()))
+        else:
+            nid = self._by_path.get(_norm_path(t))
+        return self._by_id[nid] if nid else None
+
+
+def _norm_path(p: str) -> str:
+    p = p.strip().replace("\\", "/")
+    while p.startswith("./"):
+        p = p[2:]
+    return p.strip("/")
+
+
+__all__ = ["Note", "Target", "Resolved", "NoteKind", "NoteLimits", "FoldResult", "CodeIndex",
+           "register_kind", "kinds", "kind_info", "validate", "note_body", "write_note", "write_retract",
+           "note_from_body", "fold", "fold_records", "staleness", "is_orphaned", "note_to_records",
+           "note_from_node", "notes_from_nodes", "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED", "STATUSES"]

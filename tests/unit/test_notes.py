@@ -1,0 +1,191 @@
+"""Notes: validation before anything is written, folding retracts/supersedes, staleness, records."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from stratum import ids, schema as S, tokens
+from stratum import notes as N
+from stratum.deltalog import DeltaLog
+from stratum.errors import NoteRejected
+
+REPO = "shop"
+SOURCES = {
+    ("shop/cart.py", "file", ""): "def total(items):\n    return sum(i.price for i in items)\n",
+    ("shop/cart.py", "function", "total"): "def total(items):\n    return sum(i.price for i in items)\n",
+    ("shop/pay.py", "file", ""): "class Gateway:\n    def charge(self, amount):\n        return amount\n",
+    ("shop/pay.py", "class", "Gateway"): "class Gateway:\n    def charge(self, amount):\n        return amount\n",
+    ("shop/pay.py", "method", "Gateway.charge"): "    def charge(self, amount):\n        return amount\n",
+    ("shop", "dir", ""): "",
+}
+
+
+def code_nodes(sources=SOURCES) -> list[dict]:
+    return [{"id": ids.node_id(REPO, path, kind, qual), "repo": REPO, "kind": kind, "path": path,
+             "name": (qual or path).rsplit(".", 1)[-1], "qualname": qual, "full": src,
+             "content_hash": ids.content_hash(src)} for (path, kind, qual), src in sources.items()]
+
+
+@pytest.fixture
+def code():
+    return N.CodeIndex(code_nodes())
+
+
+@pytest.fixture
+def log(tmp_path):
+    return DeltaLog(tmp_path / "deltalog")
+
+
+def write(log, code, text="the total ignores discounts", about=("shop/cart.py::total",), kind="rca", **kw):
+    kw.setdefault("author", "claude-sonnet")
+    return N.write_note(log, kind, text, list(about), resolve=code.resolve, **kw)
+
+
+def test_resolver_understands_ids_paths_and_symbols(code):
+    fid = ids.node_id(REPO, "shop/cart.py", "file")
+    assert code.resolve("shop/cart.py").node_id == fid
+    assert code.resolve("./shop/cart.py").node_id == fid
+    assert code.resolve(fid).node_id == fid
+    assert code.resolve("shop/pay.py::Gateway.charge").kind == "method"
+    assert code.resolve("shop").kind == "dir"
+    assert code.resolve("shop/nope.py") is None
+    assert code.resolve("shop/cart.py::nope") is None
+    assert code.hash_of(fid) == ids.content_hash(SOURCES[("shop/cart.py", "file", "")])
+
+
+def test_write_note_is_durable_and_records_what_it_is_about(log, code, tmp_path):
+    note = write(log, code, session="s1", tags=["checkout"], about=["shop/cart.py::total", "shop/pay.py"])
+    recs = DeltaLog(tmp_path / "deltalog").scan().records
+    assert len(recs) == 1 and recs[0].type == "note"
+    assert note.id == ids.note_id(recs[0].uid) and note.record_uid == recs[0].uid
+    assert note.status == N.ACTIVE and note.session == "s1" and note.tags == ["checkout"]
+    assert [t.given for t in note.about] == ["shop/cart.py::total", "shop/pay.py"]
+    assert note.about[0].node_id == ids.node_id(REPO, "shop/cart.py", "function", "total")
+    assert note.about[0].content_hash == ids.content_hash(SOURCES[("shop/cart.py", "function", "total")])
+    assert N.fold(recs)[note.id].text == note.text
+
+
+@pytest.mark.parametrize("kw, msg", [
+    ({"text": ""}, "empty"),
+    ({"text": "  \n\t "}, "empty"),
+    ({"text": "x" * (16 * 1024 + 1)}, "16385 bytes, over the limit of 16384"),
+    ({"text": "\u00e9" * (8 * 1024 + 1)}, "over the limit"),       # bytes, not characters
+    ({"kind": "gossip"}, "unknown note kind 'gossip'"),
+    ({"about": ()}, "must say what code it is about"),
+    ({"about": ("shop/cart.py", "shop/ghost.py", "x::y")}, "unknown targets: 'shop/ghost.py', 'x::y'"),
+    ({"author": ""}, "author is empty"),
+    ({"tags": ["ok", ""]}, "bad tag"),
+    ({"tags": ["t"] * 17}, "17 tags"),
+    ({"supersedes": ["nmissing"], "note_exists": lambda i: False}, "cannot supersede 'nmissing'"),
+])
+def test_rejected_notes_say_why_and_write_nothing(log, code, kw, msg):
+    with pytest.raises(NoteRejected, match=msg) as ei:
+        write(log, code, **kw)
+    assert ei.value.code == "note_rejected" and not ei.value.retryable
+    assert log.segments() == [] and log.scan().records == []
+
+
+def test_text_at_the_limit_is_accepted_and_limits_are_configurable(log, code):
+    assert write(log, code, text="x" * 16 * 1024).text
+    with pytest.raises(NoteRejected, match="over the limit of 10"):
+        write(log, code, text="eleven char", limits=N.NoteLimits(max_text_bytes=10))
+
+
+def test_insight_may_be_about_nothing_and_kinds_are_extensible(log, code):
+    assert write(log, code, kind="insight", about=()).about == []
+    N.register_kind("perf", description="a performance finding")
+    try:
+        assert write(log, code, kind="perf").kind == "perf"
+        assert "perf" in N.kinds()
+    finally:
+        N._KINDS.pop("perf")
+
+
+def test_fold_supersede_and_retract_in_any_order(log, code):
+    a = write(log, code, text="cause is in total")
+    b = write(log, code, text="actually the cause is rounding", supersedes=[a.id])
+    c = write(log, code, text="unrelated", about=["shop/pay.py"])
+    t = N.write_retract(log, c.id, author="reviewer", reason="wrong file")
+    recs = log.scan().records
+    for seed in range(5):
+        shuffled = recs[:]
+        random.Random(seed).shuffle(shuffled)
+        notes = N.fold(shuffled)
+        assert {k: v.status for k, v in notes.items()} == \
+            {a.id: N.SUPERSEDED, b.id: N.ACTIVE, c.id: N.RETRACTED}
+        assert notes[a.id].superseded_by == [b.id]
+        assert notes[c.id].retraction["uid"] == t and notes[c.id].retraction["reason"] == "wrong file"
+    # retracting the newer note brings the older one back
+    N.write_retract(log, b.id, author="reviewer")
+    notes = N.fold(log.scan().records)
+    assert notes[a.id].status == N.ACTIVE and notes[b.id].status == N.RETRACTED
+
+
+def test_fold_on_a_base_keeps_base_state_and_reports_unknown_retracts(log, code):
+    a = write(log, code)
+    base = N.fold(log.scan().records)
+    log2 = DeltaLog(log.dir.parent / "other")
+    N.write_retract(log2, a.id, author="r")
+    N.write_retract(log2, "nghost", author="r")
+    res = N.fold_records(log2.scan().records, base)
+    assert res.notes[a.id].status == N.RETRACTED and base[a.id].status == N.ACTIVE   # base untouched
+    assert len(res.unknown_retracts) == 1 and len(res.applied) == 2
+
+
+def test_retract_validation(log, code):
+    with pytest.raises(NoteRejected, match="no such note"):
+        N.write_retract(log, "nabc", author="me", note_exists=lambda i: False)
+    with pytest.raises(NoteRejected, match="author is empty"):
+        N.write_retract(log, "nabc", author=" ")
+    assert log.segments() == []
+
+
+def test_staleness_changed_gone_and_fresh(log, code):
+    note = write(log, code, about=["shop/cart.py::total", "shop/pay.py::Gateway.charge"])
+    assert N.staleness(note, code) is None
+    changed = dict(SOURCES)
+    changed[("shop/cart.py", "function", "total")] = "def total(items):\n    return 0\n"
+    del changed[("shop/pay.py", "method", "Gateway.charge")]
+    now = N.CodeIndex(code_nodes(changed))
+    st = N.staleness(note, now)
+    assert st["reason"] == "changed" and st["target"] == "shop/cart.py::total"
+    assert st["was"] == note.about[0].content_hash and st["now"] == now.hash_of(note.about[0].node_id)
+    assert [c["reason"] for c in st["changes"]] == ["changed", "gone"]
+    assert st["changes"][1]["now"] is None
+    assert "shop/cart.py::total changed" in st["message"]
+    assert "shop/pay.py::Gateway.charge no longer exists" in st["message"]
+    assert N.staleness(note, {t.node_id: t.content_hash for t in note.about}) is None   # a plain mapping
+    assert N.is_orphaned(note, lambda i: False) and not N.is_orphaned(note, now.__contains__)
+
+
+def test_note_records_fit_the_schema_with_exact_token_counts(log, code):
+    note = write(log, code, text="Root cause: total() sums prices before discounts.\n\nFix: apply discounts "
+                 "per item first." + " more detail" * 200, tags=["pricing"], session="s9")
+    node, edges = N.note_to_records(note, REPO)
+    tab = S.to_table([node], S.NODES)          # raises if a field has the wrong type
+    assert tab.num_rows == 1
+    assert node["id"] == note.id and node["kind"] == "rca" and node["status"] == "active"
+    assert node["path"] == "shop/cart.py" and node["doc"] == note.text
+    for lvl in S.LEVELS:
+        assert node[f"{lvl}_tokens"] == tokens.count(node[lvl]) > 0
+    assert node["summary_tokens"] < node["api_tokens"] < node["full_tokens"]
+    assert "\n" not in node["summary"] and "more chars at level full" in node["api"]
+    assert edges == [{"src": note.id, "dst": note.about[0].node_id, "kind": "about", "weight": 1.0,
+                      "meta": json.dumps({"target": "shop/cart.py::total",
+                                          "content_hash": note.about[0].content_hash})}]
+    S.to_table(edges, S.EDGES)
+    back = N.note_from_node(tab.to_pylist()[0])
+    assert back == note
+
+
+def test_status_is_rendered_into_the_levels(log, code):
+    a = write(log, code)
+    N.write_retract(log, a.id, author="r", reason="wrong")
+    note = N.fold(log.scan().records)[a.id]
+    node, _ = N.note_to_records(note, REPO)
+    assert node["status"] == "retracted" and "[retracted]" in node["summary"]
+    assert "retracted by r: wrong" in node["full"]
+    assert N.note_from_node(node).status == N.RETRACTED
