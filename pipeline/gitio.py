@@ -109,7 +109,7 @@ def history_log_args(rev_range: str = "HEAD", *, merge_diffs: bool = False) -> l
     """
     return ["-c", "core.quotepath=off", "-c", "log.showSignature=false", "log", "-z",
             f"--format={LOG_FORMAT}", "--raw", "--numstat", "-M", "--no-abbrev", "--no-color",
-            "--no-ext-diff", "--no-textconv", "--no-mailmap",
+            "--no-ext-diff", "--no-textconv", "--no-mailmap", "--diff-algorithm=myers",
             "--diff-merges=first-parent" if merge_diffs else "--diff-merges=off", rev_range, "--"]
 
 
