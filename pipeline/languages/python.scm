@@ -1,0 +1,15 @@
+; Python: definitions and imports (tags-style).
+; Captures: @definition.<kind> (the definition node), @name, @import (an import statement).
+; Nesting (class -> method, defs hidden inside function bodies) is decided by pipeline/parse.py.
+
+(class_definition
+  name: (identifier) @name
+  body: (_) @body) @definition.class
+
+(function_definition
+  name: (identifier) @name
+  body: (_) @body) @definition.function
+
+(import_statement) @import
+(import_from_statement) @import
+(future_import_statement) @import

@@ -1,0 +1,46 @@
+; Rust: definitions and imports (tags-style).
+; impl blocks are scopes named after their type: their methods are qualified as Type.method and
+; attach to the type's node when the type is defined in the same file (else the impl is the node).
+
+(struct_item
+  name: (type_identifier) @name) @definition.struct
+
+(enum_item
+  name: (type_identifier) @name
+  body: (_) @body) @definition.enum
+
+(union_item
+  name: (type_identifier) @name
+  body: (_) @body) @definition.union
+
+(trait_item
+  name: (type_identifier) @name
+  body: (_) @body) @definition.trait
+
+(impl_item
+  type: [
+    (type_identifier) @name
+    (generic_type type: (type_identifier) @name)
+    (scoped_type_identifier name: (type_identifier) @name)
+    (generic_type type: (scoped_type_identifier name: (type_identifier) @name))
+  ]
+  body: (_) @body) @definition.impl
+
+(function_item
+  name: (identifier) @name
+  body: (_) @body) @definition.function
+
+(declaration_list
+  (function_signature_item
+    name: (identifier) @name) @definition.method)
+
+(mod_item
+  name: (identifier) @name
+  body: (_) @body) @scope.namespace
+
+(mod_item
+  name: (identifier)
+  !body) @import
+
+(use_declaration) @import
+(extern_crate_declaration) @import

@@ -1,0 +1,768 @@
+"""One file -> its code nodes, ``contains`` edges and raw imports (pure: no I/O, picklable result).
+
+What becomes a node: the file, and every class-like definition (class, struct, interface, trait,
+enum, union, record; a Rust ``impl`` only when its type is not defined in the same file), function
+and method that is not hidden inside a function body (closures and local helpers are part of their
+function's ``full`` text, not nodes). Namespaces (C++ ``namespace``, Rust inline ``mod``, TypeScript
+``namespace``) prefix qualified names but are not nodes.
+
+Qualified names join the enclosing scopes with ``.``: ``Outer.Inner.method``; Go methods sit under
+their receiver type (``Server.Start``), Rust impl methods under the impl's type (``Point.new``),
+C++ out-of-line definitions under their scope (``Shape::area`` -> ``Shape.area``). When two
+definitions of a file share kind and qualified name (overloads, property setters, conditional
+definitions), a body-less declaration yields to the definition with a body, otherwise later ones
+get ``#2``, ``#3``... in source order, so ids stay unique and stable.
+
+Spans are 1-based inclusive lines, from the first decorator / attribute / ``export`` / ``template``
+line to the definition's last line; ``full`` is that source (whole first line, so indentation is
+kept). ``doc`` is the docstring (Python) or the leading comment block (other languages). Detail
+levels: ``summary`` (one line: kind, qualified name, signature, first doc line), ``api``
+(signature and doc of the node and of its members; for a file, its top-level symbols' signatures
+and first doc lines) and ``full``; every level's exact token count is computed here.
+
+Files in a language we do not parse still get a file node (``summary``/``full``; ``api`` is the
+summary) with ``skip_reason="unsupported_language"``, so they stay visible in the tree. A syntax
+error keeps everything that parses (warning ``syntax_error``); invalid UTF-8 is decoded with
+replacement characters (warning ``invalid_utf8``).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import posixpath
+import re
+import textwrap
+from dataclasses import dataclass, field
+
+import tree_sitter as ts
+
+from pipeline import languages
+from pipeline.imports import ImportRef
+from stratum.config import ParseConfig
+from stratum.ids import content_hash, node_id
+from stratum.tokens import count_many
+
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "record", "impl"})
+# Kinds whose declaration text is itself the interface (fields, variants, member signatures).
+_DECL_IS_API = {"struct": {"c", "cpp", "go", "rust"}, "union": {"c", "cpp", "rust"},
+                "enum": {"c", "cpp", "rust", "typescript", "tsx"},
+                "interface": {"go", "typescript", "tsx"}}
+_LICENSE = re.compile(r"(?i)\b(copyright|spdx-license|licen[sc]ed?\b|all rights reserved)")
+_WS = re.compile(r"\s+")
+_MAX_IMPORT_TEXT = 300
+
+
+@dataclass(slots=True)
+class ParsedFile:
+    """The parse of one file: plain data, safe to pickle across Ray workers."""
+
+    path: str
+    language: str | None
+    nodes: list[dict] = field(default_factory=list)
+    edges: list[dict] = field(default_factory=list)
+    imports: list[ImportRef] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    skip_reason: str | None = None
+
+
+class _Def:
+    """One captured definition while a file is being parsed."""
+
+    __slots__ = ("node", "cap", "name", "body", "owner", "decl", "outer", "start", "enclosing",
+                 "hidden", "raw", "alias", "parent", "kind", "subkind", "qual", "doc", "sig",
+                 "members", "nid")
+
+    def __init__(self, node: ts.Node, cap: str, name: str, body: ts.Node | None, owner: list[str]):
+        self.node = node
+        self.cap = cap                   # definition kind from the query, or "namespace"
+        self.name = name
+        self.body = body
+        self.owner = owner               # explicit scope parts (Go receiver, C++ A::B::f)
+        self.decl = body is None         # declaration only (prototype, signature)
+        self.outer = node
+        self.start = node
+        self.enclosing: _Def | None = None
+        self.hidden = False
+        self.raw = ""
+        self.alias: _Def | None = None
+        self.parent: _Def | None = None
+        self.kind = ""
+        self.subkind: str | None = None
+        self.qual = ""
+        self.doc = ""
+        self.sig = ""
+        self.members: list[_Def] = []
+        self.nid = ""
+
+
+def _text(src: bytes, a: int, b: int) -> str:
+    return src[a:b].decode("utf-8", "replace")
+
+
+def _one_line(s: str) -> str:
+    s = _WS.sub(" ", s).strip()
+    s = re.sub(r"([(\[<{]) ", r"\1", s)
+    s = re.sub(r" ([)\]>}])", r"\1", s)
+    return s.replace(",)", ")").replace(",]", "]")
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def _end_line(node: ts.Node) -> int:
+    row, col = node.end_point
+    if col == 0 and row > node.start_point.row:
+        return row            # ends right after a newline: the last line is the previous one
+    return row + 1
+
+
+def _first_line(doc: str) -> str:
+    for line in doc.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def _first_paragraph(doc: str) -> str:
+    return doc.strip().split("\n\n", 1)[0].strip()
+
+
+def _indent(text: str, prefix: str = "    ") -> str:
+    return "\n".join(prefix + line if line.strip() else line for line in text.splitlines())
+
+
+# -- docs ------------------------------------------------------------------------------------------
+
+def _clean_comment(raw: str) -> str:
+    lines = []
+    for line in raw.splitlines():
+        s = line.strip()
+        for p in ("/**", "/*!", "/*", "///", "//!", "//", "#"):
+            if s.startswith(p):
+                s = s[len(p):]
+                break
+        else:
+            if s.startswith("*") and not s.startswith("*/"):
+                s = s[1:]
+        if s.endswith("*/"):
+            s = s[:-2]
+        lines.append(s[1:] if s.startswith(" ") else s)
+    return inspect.cleandoc("\n".join(lines)).strip()
+
+
+def _leading(spec: languages.LanguageSpec, outer: ts.Node) -> tuple[ts.Node, list[ts.Node]]:
+    """Attributes that belong to the definition (they extend its span) and its leading comments."""
+    start = outer
+    sib = outer.prev_named_sibling
+    while sib is not None and sib.type in spec.attribute_types and sib.end_point.row >= start.start_point.row - 1:
+        start = sib
+        sib = sib.prev_named_sibling
+    comments: list[ts.Node] = []
+    expect = start.start_point.row
+    while sib is not None and (sib.type in spec.comment_types or sib.type in spec.attribute_types):
+        if _end_line(sib) < expect:          # a blank line separates it (rows are 0-based)
+            break
+        prev = sib.prev_sibling
+        if prev is not None and _end_line(prev) - 1 == sib.start_point.row and prev.type not in spec.comment_types:
+            break                            # a trailing comment of the previous statement
+        if sib.type in spec.comment_types:
+            comments.append(sib)
+        expect = sib.start_point.row
+        sib = sib.prev_named_sibling
+    comments.reverse()
+    return start, comments
+
+
+def _python_docstring(src: bytes, body: ts.Node | None) -> str:
+    if body is None:
+        return ""
+    for child in body.named_children:
+        if child.type == "comment":
+            continue
+        if child.type == "expression_statement" and child.named_child_count == 1:
+            s = child.named_children[0]
+            if s.type == "string":
+                try:
+                    val = ast.literal_eval(_text(src, s.start_byte, s.end_byte))
+                except (ValueError, SyntaxError, MemoryError, RecursionError):
+                    return ""
+                return inspect.cleandoc(val) if isinstance(val, str) else ""
+        return ""
+    return ""
+
+
+def _file_doc(lang: str, src: bytes, root: ts.Node, spec: languages.LanguageSpec) -> str:
+    """Module docstring (Python), else the first leading comment block that is not a licence."""
+    if lang == "python":
+        return _python_docstring(src, root)
+    blocks: list[list[ts.Node]] = []
+    last_line = -2
+    for child in root.children:
+        if child.type not in spec.comment_types:
+            break
+        if child.start_point.row > last_line + 1 or not blocks:
+            blocks.append([])
+        blocks[-1].append(child)
+        last_line = _end_line(child) - 1
+    for block in blocks:
+        cleaned = _clean_comment("\n".join(_text(src, c.start_byte, c.end_byte) for c in block))
+        if cleaned and not _LICENSE.search(cleaned):
+            return cleaned
+    return ""
+
+
+# -- names -----------------------------------------------------------------------------------------
+
+_NAME_LEAVES = frozenset({"identifier", "field_identifier", "qualified_identifier", "destructor_name",
+                          "operator_name", "template_function", "operator_cast", "type_identifier"})
+
+
+def _declarator_name(d: ts.Node | None) -> ts.Node | None:
+    """Follow a C/C++ declarator chain down to the declared function's name (None if not a function)."""
+    while d is not None:
+        t = d.type
+        if t == "function_declarator":
+            inner = d.child_by_field_name("declarator")
+            if inner is not None and inner.type in _NAME_LEAVES:
+                return inner
+            return None                        # e.g. a function pointer: (*fp)(int)
+        if t in ("pointer_declarator", "reference_declarator", "attributed_declarator"):
+            d = d.child_by_field_name("declarator") or (d.named_children[-1] if d.named_child_count else None)
+            continue
+        return None
+    return None
+
+
+def _split_scoped(name: str) -> list[str]:
+    """``geo::Shape<T>::area`` -> ["geo", "Shape", "area"] (template arguments dropped)."""
+    out, depth, cur = [], 0, []
+    i = 0
+    while i < len(name):
+        ch = name[i]
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif ch == ":" and depth == 0 and name.startswith("::", i):
+            out.append("".join(cur))
+            cur = []
+            i += 2
+            continue
+        elif depth == 0:
+            cur.append(ch)
+        i += 1
+    out.append("".join(cur))
+    parts = [_WS.sub("", p) for p in out]
+    return [p for p in parts if p] or [name]
+
+
+def _string_value(node: ts.Node, src: bytes) -> str:
+    for c in node.named_children:
+        if c.type in ("string_fragment", "string_content", "interpreted_string_literal_content",
+                      "raw_string_literal_content"):
+            return _text(src, c.start_byte, c.end_byte)
+    t = _text(src, node.start_byte, node.end_byte)
+    return t[1:-1] if len(t) >= 2 else ""
+
+
+# -- imports ---------------------------------------------------------------------------------------
+
+def _dotted(node: ts.Node, src: bytes) -> str:
+    return _WS.sub("", _text(src, node.start_byte, node.end_byte))
+
+
+def _imports_python(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    out = []
+    if node.type == "import_statement":
+        for c in node.children_by_field_name("name"):
+            n = c.child_by_field_name("name") if c.type == "aliased_import" else c
+            if n is not None:
+                out.append(ImportRef("import", _dotted(n, src), line=line, text=text))
+        return out
+    names = []
+    for c in node.children_by_field_name("name"):
+        n = c.child_by_field_name("name") if c.type == "aliased_import" else c
+        if n is not None:
+            names.append(_dotted(n, src))
+    if any(c.type == "wildcard_import" for c in node.named_children):
+        names.append("*")
+    if node.type == "future_import_statement":
+        return [ImportRef("from", "__future__", tuple(names), line=line, text=text)]
+    mod = node.child_by_field_name("module_name")
+    if mod is None:
+        return out
+    level, target = 0, ""
+    if mod.type == "relative_import":
+        for c in mod.named_children:
+            if c.type == "import_prefix":
+                level = _text(src, c.start_byte, c.end_byte).count(".")
+            elif c.type == "dotted_name":
+                target = _dotted(c, src)
+    else:
+        target = _dotted(mod, src)
+    return [ImportRef("from", target, tuple(names), level, line, text)]
+
+
+def _imports_js(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    if node.type in ("import_statement", "export_statement"):
+        s = node.child_by_field_name("source")
+        kind = "import" if node.type == "import_statement" else "export"
+        if s is None:                        # TS: import x = require("y")
+            req = next((c for c in node.named_children if c.type == "import_require_clause"), None)
+            s = req.child_by_field_name("source") if req is not None else None
+            kind = "require"
+        return [ImportRef(kind, _string_value(s, src), line=line, text=text)] if s is not None else []
+    if node.type == "import_require_clause":
+        if node.parent is not None and node.parent.type == "import_statement":
+            return []                        # handled with its statement
+        s = node.child_by_field_name("source")
+        return [ImportRef("require", _string_value(s, src), line=line, text=text)] if s is not None else []
+    args = node.child_by_field_name("arguments")
+    first = args.named_children[0] if args is not None and args.named_child_count else None
+    if first is None or first.type != "string":
+        return []
+    fn = node.child_by_field_name("function")
+    kind = "dynamic" if fn is not None and fn.type == "import" else "require"
+    return [ImportRef(kind, _string_value(first, src), line=line, text=text)]
+
+
+def _imports_c(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    p = node.child_by_field_name("path")
+    if p is None:
+        return []
+    if p.type == "system_lib_string":
+        return [ImportRef("angle", _text(src, p.start_byte, p.end_byte).strip()[1:-1], line=line, text=text)]
+    if p.type == "string_literal":
+        return [ImportRef("quote", _string_value(p, src), line=line, text=text)]
+    return []
+
+
+def _imports_go(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    p = node.child_by_field_name("path")
+    if p is None:
+        return []
+    return [ImportRef("import", _string_value(p, src), line=line, text=text)]
+
+
+def _imports_java(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    target = ""
+    static = wildcard = False
+    for c in node.children:
+        if c.type == "static":
+            static = True
+        elif c.type == "asterisk":
+            wildcard = True
+        elif c.type in ("scoped_identifier", "identifier"):
+            target = _dotted(c, src)
+    if not target:
+        return []
+    return [ImportRef("static" if static else "import", target, ("*",) if wildcard else (), line=line, text=text)]
+
+
+def _use_paths(node: ts.Node | None, src: bytes, prefix: str, out: list[tuple[str, bool]]) -> None:
+    if node is None:
+        return
+    t = node.type
+    join = (lambda a, b: f"{a}::{b}" if a and b else a or b)
+    if t in ("scoped_identifier", "identifier", "crate", "self", "super", "metavariable"):
+        out.append((join(prefix, _dotted(node, src)), False))
+    elif t == "use_as_clause":
+        _use_paths(node.child_by_field_name("path"), src, prefix, out)
+    elif t == "use_wildcard":
+        inner = node.named_children[0] if node.named_child_count else None
+        out.append((join(prefix, _dotted(inner, src)) if inner is not None else prefix, True))
+    elif t == "scoped_use_list":
+        p = node.child_by_field_name("path")
+        _use_paths(node.child_by_field_name("list"), src, join(prefix, _dotted(p, src)) if p else prefix, out)
+    elif t == "use_list":
+        for c in node.named_children:
+            _use_paths(c, src, prefix, out)
+
+
+def _imports_rust(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    if node.type == "mod_item":
+        n = node.child_by_field_name("name")
+        return [ImportRef("mod", _text(src, n.start_byte, n.end_byte), line=line, text=text)] if n else []
+    if node.type == "extern_crate_declaration":
+        n = node.child_by_field_name("name")
+        return [ImportRef("extern", _text(src, n.start_byte, n.end_byte), line=line, text=text)] if n else []
+    paths: list[tuple[str, bool]] = []
+    _use_paths(node.child_by_field_name("argument"), src, "", paths)
+    return [ImportRef("use", p, ("*",) if glob else (), line=line, text=text) for p, glob in paths if p]
+
+
+_IMPORTS = {"python": _imports_python, "javascript": _imports_js, "typescript": _imports_js,
+            "tsx": _imports_js, "c": _imports_c, "cpp": _imports_c, "go": _imports_go,
+            "java": _imports_java, "rust": _imports_rust}
+
+
+# -- the parse -------------------------------------------------------------------------------------
+
+def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes
+             ) -> tuple[list[_Def], list[ts.Node]]:
+    """Run the language's query: definitions (document order, nesting decided) and import nodes."""
+    defs: dict[int, _Def] = {}
+    imports: dict[int, ts.Node] = {}
+    for _, caps in ts.QueryCursor(languages.query(lang)).matches(root):
+        imp = caps.get("import")
+        if imp:
+            imports.setdefault(imp[0].id, imp[0])
+            continue
+        cap = node = None
+        for k, v in caps.items():
+            if k.startswith("definition."):
+                cap, node = k[11:], v[0]
+                break
+            if k == "scope.namespace":
+                cap, node = "namespace", v[0]
+                break
+        if node is None or node.id in defs:
+            continue
+        body = caps["body"][0] if "body" in caps else node.child_by_field_name("body")
+        owner: list[str] = []
+        if "declarator" in caps:
+            nm = _declarator_name(caps["declarator"][0])
+            if nm is None:
+                continue
+            parts = _split_scoped(_text(src, nm.start_byte, nm.end_byte))
+            name, owner = parts[-1], parts[:-1]
+        elif "name" in caps:
+            n = caps["name"][0]
+            name = _text(src, n.start_byte, n.end_byte)
+            if n.type == "string":
+                name = _string_value(n, src)
+            name = _WS.sub("", name)
+            if "receiver" in caps:
+                r = caps["receiver"][0]
+                owner = [_text(src, r.start_byte, r.end_byte)]
+        else:
+            continue
+        if not name:
+            continue
+        defs[node.id] = _Def(node, cap, name, body, owner)
+    ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    for d in ordered:
+        # the wrapper nodes (decorators, export, template, single declarations) belong to the def
+        outer = d.node
+        while outer.parent is not None and outer.parent.type in spec.wrapper_types:
+            p = outer.parent
+            if p.type in ("lexical_declaration", "variable_declaration", "type_declaration") \
+                    and p.named_child_count != 1:
+                break
+            outer = p
+        d.outer = outer
+        # the innermost enclosing definition; hidden if any function body lies in between
+        p = d.node.parent
+        while p is not None:
+            enc = defs.get(p.id)
+            if enc is not None:
+                d.enclosing = enc
+                d.hidden = enc.hidden or enc.cap in ("function", "method")
+                break
+            if p.type in spec.function_types:
+                d.hidden = True
+                break
+            p = p.parent
+    return [d for d in ordered if not d.hidden], list(imports.values())
+
+
+def _resolve(defs: list[_Def], lang: str) -> list[_Def]:
+    """Qualified names, kinds, parents, impl merging and duplicates; returns the emitted defs."""
+    for d in defs:
+        prefix = d.enclosing.raw if d.enclosing is not None else ""
+        d.raw = ".".join(p for p in (prefix, *d.owner, d.name) if p)
+    classes: dict[str, _Def] = {}
+    namespaces: set[str] = set()
+    for d in defs:
+        if d.cap in CLASS_KINDS and d.cap != "impl":
+            classes.setdefault(d.raw, d)
+        elif d.cap == "namespace":
+            namespaces.add(d.raw)
+    for d in defs:
+        if d.cap == "impl":
+            target = classes.get(d.raw)
+            if target is None:
+                classes[d.raw] = d           # the first impl of a foreign type is its node
+            elif target is not d:
+                d.alias = target
+
+    def real(x: _Def | None) -> _Def | None:
+        while x is not None and x.alias is not None:
+            x = x.alias
+        return x
+
+    out: list[_Def] = []
+    for d in defs:
+        if d.cap == "namespace" or d.alias is not None:
+            continue
+        enc = d.enclosing
+        while enc is not None and enc.cap == "namespace":
+            enc = enc.enclosing
+        enc = real(enc)
+        if d.owner:
+            scope = ".".join(p for p in ((d.enclosing.raw if d.enclosing else ""), *d.owner) if p)
+            owner_cls = real(classes.get(scope))
+            d.parent = owner_cls if owner_cls is not None else enc
+            member = owner_cls is not None or scope not in namespaces
+        else:
+            d.parent = enc
+            member = enc is not None
+        if d.cap in CLASS_KINDS:
+            d.kind, d.subkind = "class", d.cap
+        else:
+            d.kind = "method" if d.cap == "method" or member else "function"
+        out.append(d)
+    # a declaration yields to a definition with a body of the same kind and name
+    with_body = {(d.kind, d.raw) for d in out if not d.decl}
+    out = [d for d in out if not (d.decl and (d.kind, d.raw) in with_body)]
+
+    def prefix(enc: _Def | None) -> str:
+        if enc is None:
+            return ""
+        if enc.cap == "namespace":
+            return ".".join(p for p in (prefix(enc.enclosing), enc.name) if p)
+        enc = real(enc)
+        return enc.qual or enc.raw
+
+    seen: dict[tuple[str, str], int] = {}
+    for d in out:
+        base = ".".join(p for p in (prefix(d.enclosing), *d.owner, d.name) if p)
+        n = seen.get((d.kind, base), 0) + 1
+        seen[(d.kind, base)] = n
+        d.qual = base if n == 1 else f"{base}#{n}"
+    for d in out:
+        if d.parent is not None:
+            d.parent.members.append(d)
+    return out
+
+
+def _signature(lang: str, src: bytes, d: _Def) -> str:
+    """The definition's head on one line: from its first decorator/modifier to its body."""
+    end = d.body.start_byte if d.body is not None else d.node.end_byte
+    s = _one_line(_text(src, d.outer.start_byte, end))
+    s = re.sub(r"\s*(:|=>|\{|;|=)$", "", s)
+    if d.name not in s:                      # typedef struct {...} name_t
+        s = f"{s} {d.name}"
+    return s
+
+
+def _decl_is_api(d: _Def, lang: str) -> bool:
+    return d.kind == "class" and lang in _DECL_IS_API.get(d.subkind or "", ())
+
+
+def _api(d: _Def, lang: str, full: str) -> str:
+    """Signature and doc of a definition and of its members (recursively).
+
+    For data types whose declaration is their interface (C/Go/Rust structs, TypeScript
+    interfaces ...), the declaration text itself replaces the signature.
+    """
+    if _decl_is_api(d, lang):
+        parts = [_dedent(full)] + ([_indent(d.doc)] if d.doc else [])
+        members = [m for m in d.members if not d.node.start_byte <= m.node.start_byte < d.node.end_byte]
+    else:
+        parts = [d.sig] + ([_indent(d.doc)] if d.doc else [])
+        members = d.members
+    parts += [_indent(_api_member(m)) for m in members]
+    return "\n".join(parts)
+
+
+def _api_member(m: _Def) -> str:
+    parts = [m.sig] + ([_indent(m.doc)] if m.doc else [])
+    parts += [_indent(_api_member(c)) for c in m.members]
+    return "\n".join(parts)
+
+
+def _dedent(full: str) -> str:
+    first, _, rest = full.partition("\n")
+    if not rest:
+        return first.strip()
+
+    return first.strip() + "\n" + textwrap.dedent(rest)
+
+
+def _summary(label: str, qual: str, sig: str, doc: str) -> str:
+    s = f"{label} {qual}"
+    if sig:
+        s += f": {sig}"
+    first = _first_line(doc)
+    if first:
+        s += f" \u2014 {first}"
+    return _WS.sub(" ", s).strip()
+
+
+def file_node_id(repo: str, path: str) -> str:
+    return node_id(repo, path, "file", "")
+
+
+def dir_node_id(repo: str, path: str) -> str:
+    return node_id(repo, path, "dir", "") if path else node_id(repo, "", "repo", "")
+
+
+def _decode(data: bytes) -> tuple[str, bool]:
+    try:
+        text = data.decode("utf-8")
+        bad = False
+    except UnicodeDecodeError:
+        text = data.decode("utf-8", "replace")
+        bad = True
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return text, bad
+
+
+def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None) -> ParsedFile:
+    """Parse one file's bytes into nodes (file + definitions), contains edges and raw imports."""
+    cfg = cfg or ParseConfig()
+    text, bad_utf8 = _decode(data)
+    lang = languages.detect(path, data)
+    out = ParsedFile(path=path, language=lang)
+    if bad_utf8:
+        out.warnings.append("invalid_utf8")
+    file_id = file_node_id(repo, path)
+    file_node = {
+        "id": file_id, "repo": repo, "kind": "file", "subkind": None, "path": path,
+        "name": posixpath.basename(path), "qualname": "", "language": lang,
+        "parent_id": dir_node_id(repo, posixpath.dirname(path)), "start_line": 1,
+        "end_line": max(1, _line_count(text)), "signature": None, "doc": None,
+        "full": text, "file_hash": content_hash(data), "size_bytes": len(data),
+    }
+    if lang is None:
+        out.skip_reason = "unsupported_language"
+        file_node["summary"] = f"file {path} ({_line_count(text)} lines, not parsed)"
+        file_node["api"] = file_node["summary"]
+        _finish([file_node], cfg)
+        out.nodes.append(file_node)
+        return out
+
+    spec = languages.SPECS[lang]
+    src = text.encode("utf-8") if (bad_utf8 or len(text) != len(data)) else data
+    tree = languages.parser(lang).parse(src)
+    root = tree.root_node
+    if root.has_error:
+        out.warnings.append("syntax_error")
+    defs, import_nodes = _collect(lang, spec, root, src)
+    emitted = _resolve(defs, lang)
+
+    # imports
+    fn = _IMPORTS[lang]
+    for n in sorted(import_nodes, key=lambda n: n.start_byte):
+        itext = _one_line(_text(src, n.start_byte, n.end_byte))[:_MAX_IMPORT_TEXT]
+        out.imports.extend(fn(n, src, n.start_point.row + 1, itext))
+
+    # definitions
+    nodes = [file_node]
+    fulls: dict[int, str] = {}
+    for d in emitted:
+        start, comments = _leading(spec, d.outer)
+        d.start = start
+        if lang == "python":
+            d.doc = _python_docstring(src, d.body) if d.body is not None else ""
+        elif comments:
+            d.doc = _clean_comment("\n".join(_text(src, c.start_byte, c.end_byte) for c in comments))
+        d.sig = _signature(lang, src, d)
+        line_start = start.start_byte - start.start_point.column
+        fulls[id(d)] = _text(src, line_start, d.outer.end_byte)
+        d.nid = node_id(repo, path, d.kind, d.qual)
+    for d in emitted:
+        full = fulls[id(d)]
+        label = d.subkind if d.kind == "class" else d.kind
+        parent_id = d.parent.nid if d.parent is not None else file_id
+        nodes.append({
+            "id": d.nid, "repo": repo, "kind": d.kind, "subkind": d.subkind, "path": path,
+            "name": d.name, "qualname": d.qual, "language": lang, "parent_id": parent_id,
+            "start_line": d.start.start_point.row + 1, "end_line": _end_line(d.outer),
+            "signature": d.sig, "doc": d.doc or None,
+            "summary": _summary(label or d.kind, d.qual, d.sig, d.doc),
+            "api": _api(d, lang, full), "full": full,
+            "file_hash": file_node["file_hash"], "size_bytes": len(full.encode("utf-8")),
+        })
+        out.edges.append({"src": parent_id, "dst": d.nid, "kind": "contains"})
+
+    doc = _file_doc(lang, src, root, spec)
+    top = [d for d in emitted if d.parent is None]
+    n_cls = sum(1 for d in emitted if d.kind == "class")
+    n_fn = sum(1 for d in emitted if d.kind != "class")
+    file_node["doc"] = doc or None
+    summary = f"file {path} ({lang}, {_line_count(text)} lines; {n_cls} classes, {n_fn} functions)"
+    if doc:
+        summary += f" \u2014 {_first_line(doc)}"
+    file_node["summary"] = _WS.sub(" ", summary)
+    api = [f"# {path}"]
+    if doc:
+        api.append(_first_paragraph(doc))
+    for d in top:
+        first = _first_line(d.doc)
+        api.append(d.sig + (f"\n    {first}" if first else ""))
+    file_node["api"] = "\n".join(api)
+    _finish(nodes, cfg)
+    out.nodes = nodes
+    return out
+
+
+def _finish(nodes: list[dict], cfg: ParseConfig) -> None:
+    """Exact token counts of every level, and content hashes, in one batch per file."""
+    texts = []
+    for n in nodes:
+        texts += [n["summary"] or "", n["api"] or "", n["full"] or ""]
+    counts = count_many(texts, cfg.token_encoding)
+    for i, n in enumerate(nodes):
+        n["summary_tokens"], n["api_tokens"], n["full_tokens"] = counts[3 * i: 3 * i + 3]
+        n["content_hash"] = content_hash(n["full"] or "")
+
+
+def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None = None,
+               languages_by_path: dict[str, str | None] | None = None) -> tuple[list[dict], list[dict]]:
+    """The repo node, one node per directory, and repo -> dir -> file ``contains`` edges.
+
+    File nodes themselves come from :func:`parse_file`; the ids agree
+    (``node_id(repo, path, "file", "")``). ``api``/``full`` of a directory list its children.
+    """
+    cfg = cfg or ParseConfig()
+    children: dict[str, set[str]] = {"": set()}
+    files_under: dict[str, int] = {"": 0}
+    for p in sorted(set(paths)):
+        d = posixpath.dirname(p)
+        children.setdefault(d, set()).add(p)
+        child = d
+        while True:
+            files_under[child] = files_under.get(child, 0) + 1
+            if not child:
+                break
+            parent = posixpath.dirname(child)
+            children.setdefault(parent, set()).add(child + "/")
+            child = parent
+    name = repo.rstrip("/").rsplit("/", 1)[-1] or repo
+    nodes: list[dict] = []
+    edges: list[dict] = []
+    langs: dict[str, int] = {}
+    for p, lang in (languages_by_path or {}).items():
+        if lang:
+            langs[lang] = langs.get(lang, 0) + 1
+    for d in sorted(children):
+        kids = sorted(children[d], key=lambda k: (not k.endswith("/"), k))
+        listing = "\n".join(posixpath.basename(k.rstrip("/")) + ("/" if k.endswith("/") else "") for k in kids)
+        n_dirs = sum(1 for k in kids if k.endswith("/"))
+        nid = dir_node_id(repo, d)
+        if d:
+            summary = f"dir {d}/ ({len(kids) - n_dirs} files, {n_dirs} dirs; {files_under[d]} files below)"
+            node = {"id": nid, "repo": repo, "kind": "dir", "path": d, "name": posixpath.basename(d),
+                    "qualname": "", "parent_id": dir_node_id(repo, posixpath.dirname(d))}
+        else:
+            lang_s = ", ".join(f"{k} {v}" for k, v in sorted(langs.items(), key=lambda kv: (-kv[1], kv[0])))
+            summary = f"repo {name} ({files_under['']} files in {len(children) - 1} dirs" + \
+                (f"; {lang_s})" if lang_s else ")")
+            node = {"id": nid, "repo": repo, "kind": "repo", "path": "", "name": name, "qualname": "",
+                    "parent_id": None}
+        node.update({"summary": summary, "api": f"{d or name}/\n{_indent(listing, '  ')}",
+                     "full": f"{d or name}/\n{_indent(listing, '  ')}", "subkind": None, "language": None})
+        nodes.append(node)
+        for k in kids:
+            dst = dir_node_id(repo, k.rstrip("/")) if k.endswith("/") else file_node_id(repo, k)
+            edges.append({"src": nid, "dst": dst, "kind": "contains"})
+    _finish(nodes, cfg)
+    return nodes, edges
+
+
+__all__ = ["ParsedFile", "parse_file", "tree_nodes", "file_node_id", "dir_node_id", "CLASS_KINDS"]
