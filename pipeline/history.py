@@ -394,6 +394,8 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     is met before that rename when the edit is newer. Such an edit is *tentative* (``p`` is not at
     HEAD, or, without ``head_paths``, only presumed alive) until the walk reaches a rename of ``p``
     within the same life of ``p``: then it takes the rename's current path, as git's merge did.
+    Merge commits' diffs (mined when merges are not skipped) repeat their branches' adds and
+    renames, so they map paths but never start or end a file's life.
     """
     n = file_changes.num_rows
     out: list[str | None] = [None] * n
@@ -408,6 +410,7 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     head = set(head_paths) if head_paths is not None else None
     cur: dict[str, str | None] = {}
     tentative: dict[str, list[int]] = {}   # path -> rows a later-met rename of the path re-points
+    merges = {s for s, m in zip(commits.column("sha").to_pylist(), commits.column("is_merge").to_pylist()) if m}
 
     for sha in commit_order(commits):
         rows = rows_by_sha.get(sha)
@@ -429,6 +432,8 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
             out[i] = cur[p]
             if p in tentative:
                 tentative[p].append(i)
+        if sha in merges:          # a merge's diff replays its branches' changes: no new file lives
+            continue
         for i in rows:
             if ctype[i] in "ARC":
                 cur[path[i]] = None
