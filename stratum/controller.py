@@ -273,7 +273,8 @@ class Controller:
             steps: list[tuple[Signals, str | None, int]] = []
             freed = 0
             if need > 0:
-                steps, freed = self._plan(need, exclude=set(batch), focus=focus)
+                steps, freed = self._plan(need, exclude=set(batch), focus=focus,
+                                          need_limit=self._used + delta - self.limit)
                 over = self._used + delta - freed - self.limit
                 if over > 0:
                     raise BudgetExceeded(self._overrun_message(delta, freed, over, focus))
@@ -293,11 +294,17 @@ class Controller:
             self._stats["tokens_admitted"] += delta
             free = self.limit - self._used
             short = max(0, self.reserve - free)
-            warning = None
+            notes = []
+            if any(s.focus_neighbour and to != "api" for s, to, _ in steps
+                   if isinstance(self.policy, ScorePolicy)):
+                notes.append("the budget ran out: focus neighbours were demoted below api as a last resort")
             if short:
-                warning = (f"free budget {free} tokens is {short} below the {self.reserve}-token reserve: "
-                           f"pinned and focus-neighbour content leave nothing more to evict; unpin or "
-                           f"narrow the focus")
+                pinned = sum(e.tokens for n, e in self._entries.items() if n in self._pins)
+                mine = sum(self._entries[n].tokens for n in batch if n not in self._pins)
+                notes.append(f"free budget {free} tokens is {short} below the {self.reserve}-token reserve "
+                             f"and nothing more may be evicted: {pinned} tokens pinned, {mine} in this "
+                             f"response, {self._used - pinned - mine} kept by the {self.policy.name} policy")
+            warning = "; ".join(notes) or None
             return AdmitResult(adds, already, evictions, self.budget(), short, warning)
 
     def touch(self, node_id: str) -> None:
@@ -519,18 +526,23 @@ class Controller:
         return Signals(node_id, e.level, e.tokens, g, c, h / (1.0 + h),
                        1.0 if node_id in self._pins else 0.0, hops, e.last_access)
 
-    def _plan(self, need: float, *, exclude: set[str], focus: _Focus) -> tuple[list, int]:
+    def _plan(self, need: float, *, exclude: set[str], focus: _Focus,
+              need_limit: float | None = None) -> tuple[list, int]:
         """Steps (signals, to_level, tokens_freed) that free at least ``need`` tokens in policy
-        order, round by round down each victim's ladder; all possible steps if ``need`` is more."""
+        order, round by round down each victim's ladder; all possible steps if ``need`` is more.
+        Rounds from the policy's ``last_resort_round`` on only run to free ``need_limit`` (what
+        the request needs to fit the limit at all), never just to restore the reserve."""
         cands = [self._signals(nid, e, focus) for nid, e in self._entries.items()
                  if nid not in exclude and nid not in self._pins]
         cands.sort(key=self.policy.victim_key)
         ladders = {s.node_id: self.policy.ladder(s) for s in cands}
         state = {s.node_id: (s.level, s.tokens) for s in cands}
+        last = self.policy.last_resort_round
         steps, freed = [], 0
         for r in range(max((len(v) for v in ladders.values()), default=0)):
+            target = need if last is None or r < last or need_limit is None else need_limit
             for s in cands:
-                if freed >= need:
+                if freed >= target:
                     return steps, freed
                 lad = ladders[s.node_id]
                 if r >= len(lad):
@@ -571,10 +583,14 @@ class Controller:
     def _overrun_message(self, delta: int, freed: int, over: int, focus: _Focus) -> str:
         pinned = sum(e.tokens for nid, e in self._entries.items() if nid in self._pins)
         kept = self._used - pinned - freed
+        why = f"{pinned} tokens are pinned"
+        if kept:
+            why += f" and {kept} more cannot be evicted under the {self.policy.name} policy"
+            if isinstance(self.policy, ScorePolicy) and self.policy.strict_neighbours:
+                why += " (focus neighbours keep api level)"
         return (f"this response needs {delta} more tokens but the session budget of {self.limit} tokens "
-                f"cannot hold it: {pinned} tokens are pinned and {kept} more cannot be evicted under the "
-                f"{self.policy.name} policy (focus neighbours keep api level), {over} tokens over the limit; "
-                f"ask for a lower detail level or a smaller page, unpin nodes, or narrow the focus")
+                f"cannot hold it: {why}; {over} tokens over the limit. Ask for a lower detail level or "
+                f"a smaller page, unpin nodes, or narrow the focus")
 
 
 __all__ = ["GraphView", "RecordGraph", "ControllerConfig", "Budget", "Eviction", "Admitted", "AdmitResult",

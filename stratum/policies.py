@@ -61,6 +61,9 @@ class Policy(ABC):
     """The pluggable part of eviction. Stateless: one instance may serve many sessions."""
 
     name: str = "policy"
+    # Ladder rounds from this index on are a last resort: run only so the request fits the limit
+    # at all, never merely to restore the free-budget reserve. None: every round is ordinary.
+    last_resort_round: int | None = None
 
     @abstractmethod
     def score(self, s: Signals) -> float:
@@ -102,17 +105,25 @@ class ScorePolicy(Policy):
     Scores are compared in bands of ``quantum`` (default 0.01), so entries whose scores differ by
     less than that count as equally cold and the one holding more tokens goes first (then the
     lower exact score, then the node id, so the order is deterministic).
-    Ladder: a focus neighbour (hops <= 1) at full is demoted to api and kept there; any other entry
-    is demoted to a one-line summary, and dropped only if that is still not enough.
+    Ladder: a direct neighbour of the focus (one imports/tests hop) at full is demoted to api and
+    kept there; any other entry is demoted to a one-line summary, and dropped only if that is still
+    not enough; the focus files' own entries (being edited) stay at full until then, and are
+    demoted to api only after every other entry is gone. Only when the request still does not fit
+    the limit are focus and neighbour entries demoted further and dropped (last resort, reported as
+    such); with ``strict_neighbours`` they never go below api and the request is refused instead
+    (BudgetExceeded).
     """
 
     name = "score"
 
-    def __init__(self, weights: ScoreWeights = DEFAULT_WEIGHTS, *, quantum: float = 0.01):
+    def __init__(self, weights: ScoreWeights = DEFAULT_WEIGHTS, *, quantum: float = 0.01,
+                 strict_neighbours: bool = False):
         if not (quantum > 0 and math.isfinite(quantum)):
             raise InvalidArgument(f"score quantum must be > 0, got {quantum!r}")
         self.weights = weights
         self.quantum = quantum
+        self.strict_neighbours = strict_neighbours
+        self.last_resort_round = None if strict_neighbours else 3
 
     def score(self, s: Signals) -> float:
         w = self.weights
@@ -123,14 +134,26 @@ class ScorePolicy(Policy):
         return (math.floor(sc / self.quantum + 1e-9), -s.tokens, sc, s.node_id)
 
     def ladder(self, s: Signals) -> tuple[str | None, ...]:
-        # The same rungs for every level, so round 1 (drops) starts only after every entry has had
-        # its demotion in round 0; a rung at or above the held level is skipped by the controller.
-        return ("api",) if s.focus_neighbour else ("summary", None)
-
+        # Rungs line up by round (the controller skips a rung that is not below the level held,
+        # so a repeated level is a no-op round for that entry):
+        #   0  neighbours (hops 1) full -> api; every other entry -> summary
+        #   1  other entries dropped
+        #   2  the focus files' own entries (hops 0) full -> api
+        #   3, 4  last resort, only so the request fits the limit: neighbours and focus -> summary -> cold
+        if s.hops == 0:
+            return ("full", "full", "api") if self.strict_neighbours else ("full", "full", "api", "summary", None)
+        if s.focus_neighbour:
+            return ("api",) if self.strict_neighbours else ("api", "api", "api", "summary", None)
+        return ("summary", None)
     def reason(self, s: Signals, to_level: str | None) -> str:
         sc = f"S={self.score(s):.3f} (G={s.g:.2f} C={s.c:.2f} H={s.h:.2f})"
+        if s.focus_neighbour and to_level != "api":
+            return (f"last resort, nothing else left to evict: focus neighbour "
+                    f"{'dropped' if to_level is None else 'demoted to summary'}: {sc}")
         if to_level is None:
             return f"dropped to cold, coldest first: {sc}"
+        if s.hops == 0:
+            return f"focus file demoted to api after every other entry: {sc}"
         if s.focus_neighbour:
             return f"focus neighbour kept at api: {sc}"
         return f"demoted to summary before dropping: {sc}"

@@ -157,11 +157,11 @@ def test_pinned_nodes_are_never_evicted(graph):
     assert entries(ctl)[fid("shop/report.py")]["level"] == "full"
     assert entries(ctl)[fid("shop/report.py")]["pinned"] is True
     # only the pin is left besides the request: what does not fit is refused, not squeezed out
-    with pytest.raises(BudgetExceeded, match="pinned"):
-        ctl.admit([item("shop/models.py", "full")])
+    with pytest.raises(BudgetExceeded, match="700 tokens are pinned"):
+        ctl.admit([(NOTE, "full", 1900)])                          # 700 pinned + 1900 > 2000
     assert entries(ctl)[fid("shop/report.py")]["level"] == "full"
     assert ctl.unpin(fid("shop/report.py")) is True and ctl.unpin(fid("shop/report.py")) is False
-    r = ctl.admit([item("shop/models.py", "full")])
+    r = ctl.admit([(NOTE, "full", 1900)])
     assert fid("shop/report.py") in [e.node_id for e in r.evictions]
 
 
@@ -176,7 +176,22 @@ def test_focus_neighbours_are_demoted_to_api_not_dropped(graph):
     models = [e for e in r.evictions if e.node_id == fid("shop/models.py")][0]
     assert "focus neighbour" in models.reason
     assert entries(ctl)[fid("shop/models.py")]["focus_neighbour"] is True
-    # everything else may go, models stays at api: the headroom says exactly how much
+    # to restore the reserve, nothing goes below api; models is demoted further (then dropped)
+    # only as a last resort, when the request cannot fit the limit otherwise
+    assert ctl.headroom() == 2000
+    r = ctl.admit([(NOTE, "full", 1900)])                       # 2756: over the limit by 756
+    assert [(e.node_id, e.from_level, e.to_level, e.tokens_freed) for e in r.evictions] == [
+        (fid("shop/report.py"), "full", None, 700), (fid("shop/mail.py"), "summary", None, 6),
+        (fid("shop/models.py"), "api", "summary", 141)]
+    assert "last resort" in r.evictions[-1].reason and "last resort" in r.warning
+    assert r.budget.used == 856 + 1900 - 847 and r.reserve_short == 300 - 91
+
+
+def test_strict_neighbours_refuse_instead_of_dropping(graph):
+    ctl = Controller(2000, ScorePolicy(strict_neighbours=True), graph)
+    ctl.set_focus(["shop/app.py"])
+    ctl.admit([item("shop/models.py", "full"), item("shop/mail.py", "full")])
+    ctl.admit([item("shop/report.py", "full")])                                # models -> api
     assert ctl.headroom() == 2000 - (6 + 150 + 700) + 6 + 700
     with pytest.raises(BudgetExceeded, match="focus neighbours keep api"):
         ctl.admit([(NOTE, "full", 1900)])
@@ -185,7 +200,7 @@ def test_focus_neighbours_are_demoted_to_api_not_dropped(graph):
     assert {e.node_id: e.to_level for e in r.evictions} == {fid("shop/mail.py"): None,
                                                             fid("shop/report.py"): None}
     assert ctl.level_of(fid("shop/models.py")) == "api"
-    assert r.budget.used == 1850 and r.reserve_short == 150
+    assert r.budget.used == 1850 and r.reserve_short == 150 and "150 kept by the score policy" in r.warning
 
 
 def test_other_nodes_demoted_to_summary_before_any_drop(graph):
@@ -425,8 +440,46 @@ def test_headroom_counts_what_could_be_evicted(graph):
     ctl = Controller(2000, ScorePolicy(), graph)
     ctl.set_focus(["shop/app.py"])
     ctl.admit([item("shop/models.py", "full"), item("shop/mail.py", "full")], infer_focus=False)
-    # mail can go entirely; models (a focus neighbour) only down to api
-    assert ctl.headroom() == 2000 - 1500 + 300 + (1200 - 150)
+    # everything may go as a last resort; with strict neighbours, models only down to api
+    assert ctl.headroom() == 2000
+    strict = Controller(2000, ScorePolicy(strict_neighbours=True), graph)
+    strict.set_focus(["shop/app.py"])
+    strict.admit([item("shop/models.py", "full"), item("shop/mail.py", "full")], infer_focus=False)
+    assert strict.headroom() == 2000 - 1500 + 300 + (1200 - 150)
+    strict.pin(fid("shop/mail.py"))
+    assert strict.headroom() == 2000 - 1500 + (1200 - 150)
     lru = Controller(2000, LRUPolicy(), graph)
     lru.admit([item("shop/models.py", "full"), item("shop/mail.py", "full")])
     assert lru.headroom() == 2000
+
+
+def test_neighbours_are_not_sacrificed_just_for_the_reserve(graph):
+    ctl = Controller(2000, ScorePolicy(), graph)
+    ctl.set_focus(["shop/app.py"])
+    ctl.admit([item("shop/models.py", "api"), item("shop/mail.py", "full")])
+    r = ctl.admit([(NOTE, "full", 1600)])                       # 2050: 50 over the limit, 350 short
+    assert {e.node_id: e.to_level for e in r.evictions} == {fid("shop/mail.py"): None}
+    assert ctl.level_of(fid("shop/models.py")) == "api"
+    assert r.budget.used == 1750 and r.reserve_short == 50 and "150 kept by the score policy" in r.warning
+
+
+def test_focus_files_stay_full_until_everything_else_is_gone(graph):
+    ctl = Controller(3000, ScorePolicy(), graph)
+    ctl.admit([item("shop/app.py", "full")])                    # the inferred focus
+    ctl.admit([item("shop/models.py", "full"), item("shop/mail.py", "api")], infer_focus=False)
+    ctl.admit([item("shop/cli.py", "api")], infer_focus=False)  # 2220 used, 780 free
+    assert entries(ctl)[fid("shop/app.py")]["in_focus"]
+    r = ctl.admit([item("shop/report.py", "full")], infer_focus=False)   # 2920: free 370 needed
+    # round 0: others to summary, the neighbour (models) to api; the focus file stays full
+    assert {e.node_id: e.to_level for e in r.evictions} == {
+        fid("shop/mail.py"): "summary", fid("shop/cli.py"): "summary", fid("shop/models.py"): "api"}
+    assert ctl.level_of(fid("shop/app.py")) == "full"
+    ctl.admit([item("shop/db.py", "full")], infer_focus=False)  # 2361: fits
+    r = ctl.admit([(NOTE, "full", 1900)], infer_focus=False)    # 4261: 1711 to free
+    evs = {e.node_id: (e.from_level, e.to_level, e.tokens_freed) for e in r.evictions}
+    assert evs == {fid("shop/report.py"): ("full", None, 700), fid("shop/db.py"): ("full", None, 600),
+                   fid("shop/mail.py"): ("summary", None, 6), fid("shop/cli.py"): ("summary", None, 5),
+                   fid("shop/app.py"): ("full", "api", 780)}
+    assert "focus file" in [e for e in r.evictions if e.node_id == fid("shop/app.py")][0].reason
+    assert {n: e["level"] for n, e in entries(ctl).items()} == {
+        fid("shop/app.py"): "api", fid("shop/models.py"): "api", NOTE: "full"}
