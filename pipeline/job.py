@@ -97,28 +97,30 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         rep.version = version
 
         # 1. discover and read
-        from pipeline.files import discover, read_source
+        from pipeline.files import discover, read_manifests, read_source
+        from stratum.ids import content_hash
 
         t = time.perf_counter()
         disc = discover(root, cfg.parse)
         rep.files_seen = len(disc.files) + sum(disc.skipped.values())
         rep.skipped.update(disc.skipped)
-        rep.skipped_samples = {k: list(v)[:5] for k, v in getattr(disc, "samples", {}).items()}
+        rep.skipped_samples = {k: list(v)[:5] for k, v in disc.samples.items()}
+        rep.not_parsed = dict(disc.not_parsed)
         prev_files = _previous_files(prev_snap)
         to_parse: list[tuple[str, bytes]] = []
         reused_paths: set[str] = set()
         for sf in disc.files:
-            got = read_source(root, sf, cfg.parse)
-            data, reason = (got if isinstance(got, tuple) else (got, None))
-            if data is None:
-                rep.skipped[reason or "unreadable"] += 1
+            src = read_source(root, sf, cfg.parse)
+            if src.data is None:
+                rep.skipped[src.skip_reason or "unreadable"] += 1
+                rep.skipped_samples.setdefault(src.skip_reason or "unreadable", [])
+                if len(rep.skipped_samples[src.skip_reason or "unreadable"]) < 5:
+                    rep.skipped_samples[src.skip_reason or "unreadable"].append(sf.path)
                 continue
-            from stratum.ids import content_hash
-
-            if prev_files.get(sf.path) == content_hash(data):
+            if prev_files.get(sf.path) == content_hash(src.data):
                 reused_paths.add(sf.path)
             else:
-                to_parse.append((sf.path, data))
+                to_parse.append((sf.path, src.data))
         rep.seconds["discover"] = time.perf_counter() - t
 
         # 2. parse on Ray
@@ -137,16 +139,17 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         languages = {n["path"]: n.get("language") for n in nodes if n["kind"] == "file"}
 
         # 3. tree, imports, tests
-        from pipeline.imports import resolve
+        from pipeline.imports import FileImports, resolve
         from pipeline.parse import tree_nodes
         from pipeline.testlinks import link_tests
 
         t = time.perf_counter()
         all_paths = sorted(languages)
-        tnodes, tedges = tree_nodes(repo_name, all_paths)
+        tnodes, tedges = tree_nodes(repo_name, all_paths, cfg.parse, languages_by_path=languages)
         nodes.extend(tnodes)
         edges.extend(tedges)
-        imp_edges, externals = resolve(repo_name, file_imports, set(all_paths), root)
+        fi = [FileImports(p, lang, tuple(imps)) for p, (lang, imps) in sorted(file_imports.items())]
+        imp_edges, externals = resolve(repo_name, fi, all_paths, read_manifests(root, all_paths))
         edges.extend(imp_edges)
         edges.extend(link_tests(repo_name, all_paths, imp_edges))
         rep.external_imports = len(externals)
@@ -268,28 +271,27 @@ def _reuse(snap, paths: set[str]):
     for r in keep:
         if r["kind"] == "file":
             meta = json.loads(r.get("meta") or "{}")
-            imports[r["path"]] = (r["language"], [ImportRef(**i) for i in meta.get("imports", [])])
+            imports[r["path"]] = (r["language"], [ImportRef(**{**i, "names": tuple(i.get("names") or ())})
+                                                   for i in meta.get("imports", [])])
     return keep, old_edges, imports
 
 
 def _history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progress: Progress):
-    from pipeline.cochange import compute
-    from pipeline.history import mine
+    from pipeline.cochange import compute_with_stats
+    from pipeline.history import combine, mine
 
     since = prev.history_watermark if prev else None
     progress("history", 0, 1)
     res = mine(root, cfg.history, since=since)
     if res.rewritten:
         rep.messages.append(f"history was rewritten since {since[:12]} (force push?): re-mined in full")
-        res = mine(root, cfg.history, since=None)
-        since = None
-    commits, changes = res.commits, res.file_changes
-    if since and prev_snap is not None and prev_snap.has("commits"):
-        commits = pa.concat_tables([prev_snap.read("commits"), commits.cast(S.COMMITS)])
-        changes = pa.concat_tables([prev_snap.read("file_changes"), changes.cast(S.FILE_CHANGES)])
-    cochange, changes = compute(changes, commits, cfg.history)
-    rep.history = dict(res.counters)
-    rep.history.update(commits=commits.num_rows, cochange_pairs=cochange.num_rows, shallow=res.shallow)
+    if res.incremental and prev_snap is not None and prev_snap.has("commits"):
+        commits, changes = combine(prev_snap.read("commits"), prev_snap.read("file_changes"), res)
+    else:
+        commits, changes = res.commits, res.file_changes
+    cochange, stats = compute_with_stats(changes, commits, cfg.history, head_paths=res.head_paths)
+    rep.history = {**res.summary(), **{f"cochange_{k}": v for k, v in stats.items()},
+                   "commits_total": commits.num_rows, "cochange_pairs": cochange.num_rows}
     if res.shallow:
         rep.messages.append("repository is a shallow clone: history mined from what exists")
     progress("history", 1, 1)
@@ -317,15 +319,14 @@ def _merge_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], 
 
     log = DeltaLog(store.root / "deltalog")
     scan = log.scan()
-    prev_notes = []
-    if prev_snap is not None:
-        tab = prev_snap.read("nodes")
-        prev_notes = [r for r in tab.to_pylist() if r["kind"] in S.NOTE_KINDS]
-    result = merge(prev_notes, scan.records, nodes)
+    prev_nodes = prev_snap.read("nodes", where="kind IN ('rca', 'failure', 'insight')") if prev_snap else []
+    code = [n for n in nodes if n["kind"] not in S.NOTE_KINDS]
+    result = merge(prev_nodes, scan.records, code, repo=code[0]["repo"] if code else None)
     nodes.extend(result.nodes)
     edges.extend(result.edges)
-    rep.notes = {"merged": len(result.nodes), "new": len(result.new_ids), "orphaned": len(result.orphaned),
-                 "log_damage": len(scan.damage)}
+    rep.notes = {**result.summary(), "log_damage": len(scan.damage)}
+    for d in scan.damage:
+        rep.messages.append(f"delta log damage skipped: {d}")
     return result.merged_record_ids
 
 

@@ -18,6 +18,7 @@ class RunReport:
     files_reused: int = 0                     # unchanged content hash: nodes and vectors kept
     skipped: Counter = field(default_factory=Counter)      # reason -> count
     skipped_samples: dict = field(default_factory=dict)    # reason -> a few paths
+    not_parsed: dict = field(default_factory=dict)         # kept as plain file nodes, e.g. unsupported_language
     warnings: Counter = field(default_factory=Counter)     # e.g. invalid_utf8, syntax_error
     nodes: dict = field(default_factory=dict)              # kind -> count
     edges: dict = field(default_factory=dict)              # kind -> count
