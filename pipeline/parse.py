@@ -682,10 +682,11 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
 
     doc = _file_doc(lang, src, root, spec)
     top = [d for d in emitted if d.parent is None]
-    n_cls = sum(1 for d in emitted if d.kind == "class")
-    n_fn = sum(1 for d in emitted if d.kind != "class")
+    counts = [(sum(1 for d in emitted if d.kind == k), k) for k in ("class", "function", "method")]
+    what = ", ".join(f"{n} {k}{'es' if k == 'class' and n != 1 else 's' if n != 1 else ''}"
+                     for n, k in counts if n)
     file_node["doc"] = doc or None
-    summary = f"file {path} ({lang}, {_line_count(text)} lines; {n_cls} classes, {n_fn} functions)"
+    summary = f"file {path} ({lang}, {_line_count(text)} lines" + (f"; {what})" if what else ")")
     if doc:
         summary += f" \u2014 {_first_line(doc)}"
     file_node["summary"] = _WS.sub(" ", summary)
