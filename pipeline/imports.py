@@ -82,7 +82,8 @@ def _dir(path: str) -> str:
 
 
 def _join(*parts: str) -> str:
-    return posixpath.join(*[p for p in parts if p])
+    parts = tuple(p for p in parts if p)
+    return posixpath.join(*parts) if parts else ""
 
 
 def _norm(path: str) -> str | None:
@@ -434,7 +435,7 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
         if fn is None:
             continue
         for ref in f.imports:
-            yield f, ref, [t for t in fn(f.path, ref) if t != f.path]
+            yield f, ref, fn(f.path, ref)
 
 
 def external_target(language: str, ref: ImportRef) -> str:
@@ -467,6 +468,8 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
                                             "language": f.language, "target": tgt}
             continue
         for t in targets:
+            if t == f.path:
+                continue
             key = (f.path, t)
             if key in metas:
                 metas[key]["n"] += 1
@@ -482,7 +485,8 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
 def resolve_paths(files: Iterable[FileImports], all_paths: Iterable[str],
                   manifests: dict[str, str] | None = None) -> set[tuple[str, str]]:
     """The resolved (importer path, imported path) pairs: the path view of :func:`resolve`."""
-    return {(f.path, t) for f, _, targets in _resolved(files, all_paths, manifests) for t in targets}
+    return {(f.path, t) for f, _, targets in _resolved(files, all_paths, manifests) for t in targets
+            if t != f.path}
 
 
 __all__ = ["ImportRef", "FileImports", "resolve", "resolve_paths", "external_target"]
