@@ -37,13 +37,16 @@ class MergeResult:
 
 
 def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
-          encoding: str = tokens.DEFAULT_ENCODING) -> MergeResult:
+          encoding: str = tokens.DEFAULT_ENCODING, prev_encoding: str = tokens.DEFAULT_ENCODING
+          ) -> MergeResult:
     """Notes of the previous version + log records -> the note nodes and edges of the new one.
 
     ``prev_nodes``: the previous version's nodes (a pyarrow Table or dict records; code nodes
     among them are ignored). ``log_records``: ``stratum.deltalog.Record``s (e.g. ``scan().records``).
     ``code``: the new version's code nodes (Table or dict records) or a ``notes.CodeIndex``.
     ``repo``: the repo name written on new note nodes (default: taken from the code nodes).
+    ``encoding`` / ``prev_encoding``: token encodings of the new and the previous version (the
+    manifests' ``token_encoding``); the previous counts are reused only when they are the same.
     """
     prev_rows = _rows(prev_nodes)
     if isinstance(code, N.CodeIndex):
@@ -54,6 +57,7 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
         if repo is None:
             repo = next((r.get("repo") for r in code_rows if r.get("repo")), None)
     prev = N.notes_from_nodes(prev_rows)
+    prev_node = {r["id"]: r for r in prev_rows if r.get("id") in prev} if prev_encoding == encoding else {}
     if repo is None:
         repo = next((r.get("repo") for r in prev_rows if r.get("kind") in N.kinds() and r.get("repo")), "")
     folded = N.fold_records(log_records, prev)
@@ -63,7 +67,7 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
         note.orphaned = N.is_orphaned(note, index.__contains__)
         if note.orphaned:
             orphaned.append(nid)
-        node, edges = N.note_to_records(note, repo, encoding=encoding)
+        node, edges = N.note_to_records(note, repo, encoding=encoding, prev=prev_node.get(nid))
         out_nodes.append(node)
         out_edges.extend(e for e in edges if e["dst"] in index)
     return MergeResult(

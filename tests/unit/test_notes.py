@@ -189,3 +189,68 @@ def test_status_is_rendered_into_the_levels(log, code):
     assert node["status"] == "retracted" and "[retracted]" in node["summary"]
     assert "retracted by r: wrong" in node["full"]
     assert N.note_from_node(node).status == N.RETRACTED
+
+
+# ---- the `stratum notes` command ----------------------------------------------------------------
+def run_cli(capsys, *argv) -> str:
+    import argparse
+
+    from stratum.cli import notes as cli_notes
+
+    parser = argparse.ArgumentParser(prog="stratum")
+    cli_notes.register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(list(argv))
+    assert args.func(args) == 0
+    return capsys.readouterr().out
+
+
+def publish_code(root, sources, note_nodes=()):
+    from stratum.store import Manifest, Store
+
+    store = Store(root)
+    nodes = code_nodes(sources) + list(note_nodes)
+    v = store.write_dataset("nodes", S.to_table(nodes, S.NODES))
+    store.publish(Manifest(version=1, published_at=0.0, repo_name=REPO, repo_path="", indexed_commit=None,
+                           history_watermark=None, datasets={"nodes": v}))
+
+
+def test_cli_lists_shows_and_retracts_unmerged_notes(tmp_path, capsys, code):
+    root = tmp_path / "store"
+    lg = DeltaLog(root / "deltalog")
+    a = write(lg, code, text="first line of a\nmore", session="s1")
+    b = write(lg, code, text="b supersedes a", supersedes=[a.id])
+    out = run_cli(capsys, "notes", "list", "--store", str(root))
+    assert f"{a.id}  rca" in out and "[superseded]" in out and "[unmerged]" in out
+    assert "first line of a" in out and "about: shop/cart.py::total" in out and "2 note(s)" in out
+    rows = json.loads(run_cli(capsys, "notes", "list", "--status", "active", "--json", "--store", str(root)))
+    assert [r["id"] for r in rows["notes"]] == [b.id] and rows["version"] is None
+    out = run_cli(capsys, "notes", "show", a.id, "--store", str(root))
+    assert "status: superseded" in out and f"superseded by: {b.id}" in out and "session s1" in out
+    assert "staleness not checked" in out
+    out = json.loads(run_cli(capsys, "notes", "retract", b.id, "--reason", "wrong", "--author", "me",
+                             "--json", "--store", str(root)))
+    assert out["retracted"] == b.id
+    notes = N.fold(DeltaLog(root / "deltalog").scan().records)
+    assert notes[b.id].status == N.RETRACTED and notes[a.id].status == N.ACTIVE
+    with pytest.raises(NoteRejected, match="already retracted"):
+        run_cli(capsys, "notes", "retract", b.id, "--store", str(root))
+    from stratum.errors import NotFound
+
+    with pytest.raises(NotFound, match="no note 'nzzz'"):
+        run_cli(capsys, "notes", "show", "nzzz", "--store", str(root))
+
+
+def test_cli_reads_published_notes_and_flags_stale_ones(tmp_path, capsys, code):
+    root = tmp_path / "store"
+    scratch = DeltaLog(tmp_path / "scratch")
+    merged = write(scratch, code, text="merged earlier")
+    node, _ = N.note_to_records(merged, REPO)
+    changed = dict(SOURCES)
+    changed[("shop/cart.py", "function", "total")] = "def total(items):\n    return 42\n"
+    publish_code(root, changed, [node])
+    fresh = write(DeltaLog(root / "deltalog"), code, text="about pay", about=["shop/pay.py"])
+    rows = {r["id"]: r for r in json.loads(run_cli(capsys, "notes", "list", "--json", "--store", str(root)))["notes"]}
+    assert rows[merged.id]["merged"] and not rows[fresh.id]["merged"]
+    assert rows[merged.id]["stale"]["reason"] == "changed" and rows[fresh.id]["stale"] is None
+    out = run_cli(capsys, "notes", "show", merged.id, "--store", str(root))
+    assert "stale: shop/cart.py::total changed" in out
