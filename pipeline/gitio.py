@@ -113,16 +113,20 @@ def history_log_args(rev_range: str = "HEAD", *, merge_diffs: bool = False) -> l
             "--diff-merges=first-parent" if merge_diffs else "--diff-merges=off", rev_range, "--"]
 
 
-def stream_git(repo: str | os.PathLike, args: list[str], chunk_size: int = 1 << 20) -> Iterator[bytes]:
+def stream_git(repo: str | os.PathLike, args: list[str], chunk_size: int = 1 << 20,
+               stdin: bytes | None = None) -> Iterator[bytes]:
     """Yield git's stdout in chunks as it is produced; GitError (with git's message) on failure.
 
     stderr goes to a temporary file, so a chatty git (rename-limit warnings on huge commits) can
     never fill a pipe and deadlock the reader.
     """
-    with tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as inp:
+        if stdin is not None:           # from a file: git never blocks on a pipe we are not reading
+            inp.write(stdin)
+            inp.seek(0)
         try:
             p = subprocess.Popen(["git", "-C", str(repo), *args], stdout=subprocess.PIPE, stderr=err,
-                                 bufsize=0)
+                                 stdin=inp if stdin is not None else subprocess.DEVNULL, bufsize=0)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
         try:
@@ -165,12 +169,19 @@ def tree_paths(repo: str | os.PathLike, rev: str = "HEAD") -> list[bytes]:
     return [p for p in out.split(b"\0") if p]
 
 
-def patch_log_args(rev_range: str, paths: list[str] | None = None) -> list[str]:
-    """`git log -p -U0` over non-merge commits: hunk headers locate changed lines cheaply."""
-    args = ["-c", "core.quotepath=off", "-c", "log.showSignature=false", "log", "-z",
-            "--format=%x1e%H%x00%ct", "-p", "-U0", "-M", "--no-merges", "--no-color", "--no-ext-diff",
-            "--no-textconv", "--no-abbrev", "--diff-merges=off", rev_range, "--"]
-    return args + list(paths or [])
+def patch_log_args(pathspecs: list[str] | None = None) -> list[str]:
+    """`git log -p -U0` over the commits given on stdin (no walking, no merges): hunk headers
+    locate the changed lines cheaply; --full-index gives the blob ids to read the two versions."""
+    args = ["-c", "core.quotepath=off", "-c", "log.showSignature=false", "log", "--no-walk=unsorted", "--stdin",
+            "--format=%x1e%H%x00%ct", "-p", "-U0", "-M", "--full-index", "--no-merges", "--no-color",
+            "--no-ext-diff", "--no-textconv", "--diff-algorithm=myers", "--"]
+    return args + list(pathspecs or [])
+
+
+def stream_patches(repo: str | os.PathLike, shas: list[str], pathspecs: list[str] | None = None
+                   ) -> Iterator[bytes]:
+    """Zero-context patches of exactly ``shas`` (in that order), limited to ``pathspecs``."""
+    return stream_git(repo, patch_log_args(pathspecs), stdin=("\n".join(shas) + "\n").encode())
 
 
 class BlobReader:
@@ -220,7 +231,7 @@ class BlobReader:
 __all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "is_shallow", "ls_files",
            "ignored_files", "submodule_paths", "dirty",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history", "commit_exists",
-           "is_ancestor", "tree_paths", "patch_log_args", "BlobReader"]
+           "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader"]
 
 
 def freshness(repo_path: str, indexed_commit: str | None) -> dict:

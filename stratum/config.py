@@ -27,6 +27,7 @@ class HistoryConfig:
     half_life_days: float = 180.0           # time decay of co-change weight
     bugfix_rule: str = DEFAULT_BUGFIX_RULE  # regex over the commit message
     symbols: bool = False                   # symbol-level co-change (opt-in: it reads diffs)
+    max_symbols_per_commit: int = 50        # symbol co-change skips commits changing more functions
 
 
 @dataclass(frozen=True)
