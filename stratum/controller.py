@@ -124,7 +124,7 @@ class ControllerConfig:
     reserve_fraction: float = 0.15       # keep this share of the limit free; evict when it would not be
     half_life: float = 16.0              # access history halves every half_life units ...
     half_life_unit: str = "calls"        # ... of "calls" (admit/touch) or "seconds" (the now() clock)
-    max_inferred_focus: int = 3          # inferred focus = the last N files got at full level
+    max_inferred_focus: int = 1          # inferred focus = the last N files got at full level (1: measured best in the replay, docs/bench/controller.md)
     max_hops: int = 2                    # G is 0 beyond this many imports/tests hops from the focus
     proximity_kinds: tuple[str, ...] = ("imports", "tests")
 
