@@ -300,17 +300,17 @@ def test_focus_inferred_from_full_level_get(graph):
     assert ctl.status()["focus"] == {"files": [], "source": "none"}
     ctl.admit([(USER_SAVE, "full", 110)])                          # a symbol at full: its file
     assert ctl.status()["focus"] == {"files": [fid("shop/models.py")], "source": "inferred"}
-    ctl.admit([item("shop/app.py", "full")])
-    assert ctl.focus_files() == (fid("shop/models.py"), fid("shop/app.py"))
     st = entries(ctl)
     assert st[USER_SAVE]["in_focus"] and st[USER_SAVE]["signals"]["G"] == 1.0
+    ctl.admit([item("shop/app.py", "full")])                       # by default the last file only
+    assert ctl.focus_files() == (fid("shop/app.py"),)
     # explicit focus wins while set; clearing it falls back to the inferred one
     assert ctl.set_focus(["shop/db.py", USER]) == [fid("shop/db.py"), fid("shop/models.py")]
     assert ctl.status()["focus"]["source"] == "explicit"
     ctl.admit([item("shop/mail.py", "full")])
     assert ctl.focus_files() == (fid("shop/db.py"), fid("shop/models.py"))
     ctl.set_focus([])
-    assert ctl.focus_files()[-1] == fid("shop/mail.py")
+    assert ctl.focus_files() == (fid("shop/mail.py"),)
     with pytest.raises(NotFound):
         ctl.set_focus(["shop/nope.py"])
 
@@ -320,6 +320,11 @@ def test_inferred_focus_is_bounded(graph):
     for p in ("shop/app.py", "shop/db.py", "shop/cli.py"):
         ctl.admit([item(p, "full")])
     assert ctl.focus_files() == (fid("shop/db.py"), fid("shop/cli.py"))
+    ctl.admit([(CREATE_APP, "full", 200), (NOTE, "api", 0)])       # a symbol's file moves to the end
+    assert ctl.focus_files() == (fid("shop/cli.py"), fid("shop/app.py"))
+    off = Controller(100_000, ScorePolicy(), graph, config=ControllerConfig(max_inferred_focus=0))
+    off.admit([item("shop/app.py", "full")])
+    assert off.focus_files() == ()
 
 
 # ---- signals -----------------------------------------------------------------------------------
@@ -483,3 +488,34 @@ def test_focus_files_stay_full_until_everything_else_is_gone(graph):
     assert "focus file" in [e for e in r.evictions if e.node_id == fid("shop/app.py")][0].reason
     assert {n: e["level"] for n, e in entries(ctl).items()} == {
         fid("shop/app.py"): "api", fid("shop/models.py"): "api", NOTE: "full"}
+
+
+def test_record_graph_answers_from_records(graph):
+    assert graph.file_of(USER_SAVE) == fid("shop/models.py")       # method -> class -> file
+    assert graph.file_of(NOTE) == fid("shop/db.py")                # a note -> the file it is about
+    assert graph.file_of("unknown") is None and graph.levels("unknown") == {}
+    assert graph.file_id("shop/app.py") == fid("shop/app.py") and graph.file_id("nope.py") is None
+    assert set(graph.neighbors(fid("shop/app.py"), ["imports", "tests"])) == {
+        fid("shop/models.py"), fid("tests/test_app.py")}
+    assert graph.cochange(fid("shop/cli.py")) == {fid("shop/app.py"): 3.0}
+    assert graph.levels(NOTE) == {"summary": 12, "full": 1900}
+
+
+def test_set_graph_keeps_the_session(graph):
+    ctl = Controller(5000, ScorePolicy(), graph)
+    ctl.admit([item("shop/app.py", "full")])
+    ctl.pin(fid("shop/app.py"))
+    ctl.set_graph(_graph())                                        # a newly published version
+    st = ctl.status()
+    assert st["pins"] == [fid("shop/app.py")] and st["budget"]["used"] == 900
+    assert st["focus"]["files"] == [fid("shop/app.py")]
+
+
+def test_public_surface():
+    import stratum.controller as c
+    import stratum.policies as p
+    assert set(c.__all__) == {"GraphView", "RecordGraph", "ControllerConfig", "Budget", "Eviction", "Admitted",
+                              "AdmitResult", "PlannedItem", "Controller"}
+    assert set(p.__all__) == {"Signals", "Policy", "ScoreWeights", "DEFAULT_WEIGHTS", "ScorePolicy", "LRUPolicy",
+                              "policy_by_name", "RANK"}
+    assert isinstance(_graph(), c.GraphView)
