@@ -1,0 +1,161 @@
+"""History mining throughput: our miner vs the bare `git log` it reads, and vs pydriller.
+
+Definitions (printed at start):
+- bare git log: `git <gitio.history_log_args(HEAD)>` with stdout to /dev/null; the exact command
+  the miner streams (all commits, -z --raw --numstat -M, merges without diffs).
+- mine: pipeline.history.mine(repo) end to end: the same git log, parsed into Arrow tables, plus
+  HEAD's file list and rename following (current_path).
+- ratio: mine wall time / bare git log wall time, measured back to back in the same run, median of
+  --runs pairs (goal: <= 2). CPU seconds (user+sys of this process and its git children) are
+  printed too: they do not depend on what else the machine is running.
+- pydriller: Repository(repo).traverse_commits(), reading for every modified file its path,
+  change type, added and deleted lines (the information our file_changes hold), over the newest
+  --pydriller-max commits' worth of its traversal (0: all). commits/s are compared.
+- symbols (with --symbols): pipeline.symbols.mine_symbols over the whole history: commits/s over
+  the eligible commits, and tree-sitter parses.
+
+Usage: .venv/bin/python benchmarks/history_throughput.py [--repos flask requests werkzeug]
+       [--runs 3] [--pydriller-max 0] [--symbols]
+Repositories are clones under benchmarks/.repos/<name>. Results: benchmarks/results/history_throughput.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from pipeline import gitio  # noqa: E402
+from pipeline.history import mine  # noqa: E402
+from stratum.config import HistoryConfig  # noqa: E402
+
+
+def cpu() -> float:
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+
+def timed(fn):
+    c0, t0 = cpu(), time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0, cpu() - c0
+
+
+def bare_git(repo: Path) -> None:
+    subprocess.run(["git", "-C", str(repo), *gitio.history_log_args("HEAD")], stdout=subprocess.DEVNULL,
+                   check=True)
+
+
+def pydriller_rate(repo: Path, limit: int) -> dict:
+    from pydriller import Repository
+
+    n = files = 0
+    t0 = time.perf_counter()
+    for c in Repository(str(repo)).traverse_commits():
+        for m in c.modified_files:
+            files += 1
+            (m.new_path or m.old_path, m.change_type, m.added_lines, m.deleted_lines)
+        n += 1
+        if limit and n >= limit:
+            break
+    dt = time.perf_counter() - t0
+    return {"commits": n, "file_changes": files, "seconds": round(dt, 2), "commits_per_s": round(n / dt, 1)}
+
+
+def symbols_cost(repo: Path, res) -> dict:
+    from pipeline import symbols
+
+    cfg = HistoryConfig()
+    batches = symbols.plan(res.file_changes, res.commits, cfg)
+    eligible = sum(len(b) for b in batches)
+    t0 = time.perf_counter()
+    parts = [symbols.changed_symbols(repo, b) for b in batches]
+    t1 = time.perf_counter()
+    import pyarrow as pa
+
+    changes = pa.concat_tables(parts) if parts else symbols.SYMBOL_CHANGES.empty_table()
+    table = symbols.compute(changes, res.file_changes, res.commits, cfg, res.head_paths)
+    t2 = time.perf_counter()
+    return {"eligible_commits": eligible, "symbol_changes": changes.num_rows, "pairs": table.num_rows,
+            "diff_and_parse_s": round(t1 - t0, 2), "pairs_s": round(t2 - t1, 2),
+            "commits_per_s": round(eligible / max(t1 - t0, 1e-9), 1)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repos", nargs="+", default=["flask", "requests", "werkzeug"])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--pydriller-max", type=int, default=0, help="commits pydriller traverses (0: all)")
+    ap.add_argument("--symbols", action="store_true", help="also measure symbol-level co-change")
+    ap.add_argument("--out", default=str(HERE / "results" / "history_throughput.json"))
+    args = ap.parse_args()
+    print(__doc__.split("Usage:")[0])
+    print(f"machine: {platform.platform()}, {os.cpu_count()} cpus, python {platform.python_version()}, "
+          f"{subprocess.run(['git', '--version'], capture_output=True, text=True).stdout.strip()}")
+    print(f"command: {' '.join(sys.argv)}\n")
+    results = []
+    for name in args.repos:
+        repo = HERE / ".repos" / name
+        if not (repo / ".git").exists():
+            print(f"skip {name}: clone it to {repo}")
+            continue
+        bare_git(repo)                                           # warm the page cache
+        mine(repo)
+        pairs = []
+        for _ in range(args.runs):
+            _, gw, gc = timed(lambda: bare_git(repo))
+            res, mw, mc = timed(lambda: mine(repo))
+            pairs.append((gw, gc, mw, mc))
+        gw = statistics.median(p[0] for p in pairs)
+        mw = statistics.median(p[2] for p in pairs)
+        row = {
+            "repo": name, "head": res.head, "commits": res.counters["commits"],
+            "file_changes": res.counters["file_changes"],
+            "git_wall_s": round(gw, 3), "mine_wall_s": round(mw, 3),
+            "git_cpu_s": round(statistics.median(p[1] for p in pairs), 3),
+            "mine_cpu_s": round(statistics.median(p[3] for p in pairs), 3),
+            "ratio_wall": round(statistics.median(p[2] / p[0] for p in pairs), 2),
+            "ratio_cpu": round(statistics.median(p[3] / p[1] for p in pairs), 2),
+            "mine_commits_per_s": round(res.counters["commits"] / mw, 1),
+            "git_commits_per_s": round(res.counters["commits"] / gw, 1),
+            "runs": [[round(x, 3) for x in p] for p in pairs],
+        }
+        row["pydriller"] = pydriller_rate(repo, args.pydriller_max)
+        row["speedup_vs_pydriller"] = round(row["mine_commits_per_s"] / row["pydriller"]["commits_per_s"], 1)
+        if args.symbols:
+            row["symbols"] = symbols_cost(repo, res)
+        results.append(row)
+        print(json.dumps(row))
+    print("\n| repo | commits | file changes | git log s | mine s | ratio (wall) | ratio (CPU) | mine commits/s "
+          "| pydriller commits/s | speedup |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in results:
+        print(f"| {r['repo']} | {r['commits']} | {r['file_changes']} | {r['git_wall_s']} | {r['mine_wall_s']} | "
+              f"{r['ratio_wall']} | {r['ratio_cpu']} | {r['mine_commits_per_s']} | "
+              f"{r['pydriller']['commits_per_s']} ({r['pydriller']['commits']} commits) | "
+              f"{r['speedup_vs_pydriller']}x |")
+    if args.symbols:
+        print("\n| repo | eligible commits | symbol changes | pairs | diff+parse s | commits/s |")
+        print("|---|---|---|---|---|---|")
+        for r in results:
+            s = r["symbols"]
+            print(f"| {r['repo']} | {s['eligible_commits']} | {s['symbol_changes']} | {s['pairs']} | "
+                  f"{s['diff_and_parse_s']} | {s['commits_per_s']} |")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "machine": platform.platform(),
+                                          "cpus": os.cpu_count(), "results": results}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

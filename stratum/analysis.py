@@ -1,0 +1,185 @@
+"""Polars over the history datasets of a store: for data teams, and behind `stratum cochange/history`.
+
+Every function takes a *source*: a store root path, a ``stratum.store.Store`` or a pinned
+``Snapshot`` (the published version by default), and returns a Polars ``LazyFrame`` (or a dict for
+``summary``), so callers can keep filtering, joining and aggregating before anything is computed::
+
+    import polars as pl
+    from stratum import analysis as A
+
+    A.top_pairs(".stratum", n=10).collect()
+    A.hotspots(".stratum").filter(pl.col("path").str.starts_with("src/")).collect()
+    A.commits(".stratum").group_by(pl.col("committed_at").dt.year()).len().collect()
+
+Datasets (stratum.schema): ``commits``, ``file_changes`` (``current_path`` is the file's path at
+the indexed HEAD, renames followed; null when the file is gone), ``cochange`` (one row per pair,
+``a < b``) and, when mined, ``symbol_cochange``. Definitions of support, confidence, lift and degree
+are in pipeline/cochange.py and docs/history.md.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Union
+
+import polars as pl
+
+from stratum import schema as S
+from stratum.errors import NotFound
+from stratum.store import Snapshot, Store
+
+Source = Union[str, os.PathLike, Store, Snapshot]
+
+
+def snapshot(src: Source) -> Snapshot:
+    """The snapshot a source names (a path or Store: its published version)."""
+    if isinstance(src, Snapshot):
+        return src
+    store = src if isinstance(src, Store) else Store(Path(src))
+    return store.snapshot()
+
+
+def dataset(src: Source, name: str) -> pl.LazyFrame:
+    """Any dataset of the snapshot as a LazyFrame (an empty frame of the right schema if absent)."""
+    snap = snapshot(src)
+    table = snap.read(name) if snap.has(name) else S.DATASETS[name].empty_table()
+    return pl.from_arrow(table).lazy()
+
+
+def commits(src: Source) -> pl.LazyFrame:
+    """One row per commit: sha, parents, author, times, message, is_merge, is_bugfix, n_files."""
+    return dataset(src, "commits")
+
+
+def file_changes(src: Source) -> pl.LazyFrame:
+    """One row per (commit, file): path, old_path, current_path, change_type, added, deleted, binary."""
+    return dataset(src, "file_changes")
+
+
+def cochange(src: Source) -> pl.LazyFrame:
+    """One row per co-changing file pair (a < b) with support, revisions, confidences, lift, degree."""
+    return dataset(src, "cochange")
+
+
+def symbol_cochange(src: Source) -> pl.LazyFrame:
+    """Function/method pairs changed together (empty unless the index was built with symbols)."""
+    return dataset(src, "symbol_cochange")
+
+
+def top_pairs(src: Source, n: int | None = 20, by: str = "support", min_support: int | None = None
+              ) -> pl.LazyFrame:
+    """The most coupled file pairs, strongest first (``by``: support, lift, degree, decayed_weight,
+    confidence = the larger of the two confidences)."""
+    lf = cochange(src).with_columns(
+        pl.max_horizontal("confidence_ab", "confidence_ba").alias("confidence"))
+    if min_support is not None:
+        lf = lf.filter(pl.col("support") >= min_support)
+    lf = lf.sort([by, "support", "a", "b"], descending=[True, True, False, False])
+    return lf.head(n) if n else lf
+
+
+def coupled_with(src: Source, path: str, n: int | None = None) -> pl.LazyFrame:
+    """Files that change with ``path`` (its current path), by P(other changes | path changes).
+
+    Columns: path, partner, support, revs (of path), partner_revs, confidence (P(partner | path)),
+    reverse_confidence (P(path | partner)), lift, degree, first_time, last_time, decayed_weight.
+    """
+    lf = cochange(src)
+    common = ["support", "lift", "degree", "first_time", "last_time", "decayed_weight"]
+    fwd = lf.filter(pl.col("a") == path).select(
+        pl.col("a").alias("path"), pl.col("b").alias("partner"), pl.col("revs_a").alias("revs"),
+        pl.col("revs_b").alias("partner_revs"), pl.col("confidence_ab").alias("confidence"),
+        pl.col("confidence_ba").alias("reverse_confidence"), *common)
+    back = lf.filter(pl.col("b") == path).select(
+        pl.col("b").alias("path"), pl.col("a").alias("partner"), pl.col("revs_b").alias("revs"),
+        pl.col("revs_a").alias("partner_revs"), pl.col("confidence_ba").alias("confidence"),
+        pl.col("confidence_ab").alias("reverse_confidence"), *common)
+    out = pl.concat([fwd, back]).sort(["confidence", "support", "partner"], descending=[True, True, False])
+    return out.head(n) if n else out
+
+
+def hotspots(src: Source, n: int | None = 20, since: datetime | None = None) -> pl.LazyFrame:
+    """Files by churn (lines added + deleted) over their whole history, renames followed.
+
+    Columns: path (current), commits, added, deleted, churn, authors, first_change, last_change.
+    Only files that still exist; merge diffs are not in file_changes unless merges were mined.
+    """
+    fc = file_changes(src).filter(pl.col("current_path").is_not_null())
+    if since is not None:
+        fc = fc.filter(pl.col("committed_at") >= since)
+    authors = commits(src).select("sha", "author_email")
+    out = (fc.join(authors, on="sha", how="left")
+           .group_by(pl.col("current_path").alias("path"))
+           .agg(pl.col("sha").n_unique().alias("commits"),
+                pl.col("added").fill_null(0).sum().alias("added"),
+                pl.col("deleted").fill_null(0).sum().alias("deleted"),
+                pl.col("author_email").n_unique().alias("authors"),
+                pl.col("committed_at").min().alias("first_change"),
+                pl.col("committed_at").max().alias("last_change"))
+           .with_columns((pl.col("added") + pl.col("deleted")).alias("churn"))
+           .sort(["churn", "commits", "path"], descending=[True, True, False]))
+    return out.head(n) if n else out
+
+
+def coupling_over_time(src: Source, path: str, every: str = "1y", max_files_per_commit: int = 30
+                       ) -> pl.LazyFrame:
+    """How ``path``'s coupling evolves: per period and partner, the commits they shared.
+
+    ``every`` is a Polars duration ("1y", "6mo", "1q"...). Columns: period (start), partner,
+    support (shared commits in the period), revs (commits changing ``path`` in the period),
+    confidence = support / revs. Commits with more than ``max_files_per_commit`` files are left out,
+    as co-change does (merge commits have no rows unless merges were mined).
+    """
+    fc = file_changes(src).filter(pl.col("current_path").is_not_null())
+    ok = commits(src).filter(pl.col("n_files") <= max_files_per_commit).select("sha")
+    tx = (fc.join(ok, on="sha").select("sha", pl.col("current_path").alias("file"), "committed_at")
+          .unique(["sha", "file"])
+          .with_columns(pl.col("committed_at").dt.truncate(every).alias("period")))
+    mine_ = tx.filter(pl.col("file") == path).select("sha", "period")
+    revs = mine_.group_by("period").agg(pl.len().alias("revs"))
+    shared = (mine_.join(tx.filter(pl.col("file") != path).select("sha", pl.col("file").alias("partner")),
+                         on="sha")
+              .group_by("period", "partner").agg(pl.len().alias("support")))
+    return (shared.join(revs, on="period")
+            .with_columns((pl.col("support") / pl.col("revs")).alias("confidence"))
+            .sort(["period", "support", "partner"], descending=[False, True, False]))
+
+
+def summary(src: Source) -> dict:
+    """History in numbers: commits, merges, bug fixes, authors, span, files, churn, co-change."""
+    snap = snapshot(src)
+    if not snap.has("commits"):
+        raise NotFound(f"no history in {snap.store.root} (version {snap.manifest.version}): "
+                       f"index a git repository first")
+    c = commits(snap).select(
+        pl.len().alias("commits"),
+        pl.col("is_merge").sum().alias("merges"),
+        pl.col("is_bugfix").sum().alias("bugfix_commits"),
+        pl.col("author_email").n_unique().alias("authors"),
+        pl.col("committed_at").min().alias("first_commit"),
+        pl.col("committed_at").max().alias("last_commit"),
+        (pl.col("n_files") > 30).sum().alias("commits_over_30_files"),
+    ).collect().to_dicts()[0]
+    f = file_changes(snap).select(
+        pl.len().alias("file_changes"),
+        pl.col("current_path").drop_nulls().n_unique().alias("files_touched_still_present"),
+        pl.col("path").n_unique().alias("paths_ever"),
+        (pl.col("change_type") == "R").sum().alias("renames"),
+        pl.col("binary").sum().alias("binary_changes"),
+        (pl.col("added").fill_null(0).sum() + pl.col("deleted").fill_null(0).sum()).alias("churn"),
+    ).collect().to_dicts()[0]
+    cc = cochange(snap).select(pl.len().alias("cochange_pairs"),
+                               pl.col("support").max().alias("max_support")).collect().to_dicts()[0]
+    out = {**c, **f, **cc, "symbol_cochange_pairs": snap.count("symbol_cochange"),
+           "indexed_commit": snap.manifest.indexed_commit,
+           "history_watermark": snap.manifest.history_watermark, "version": snap.manifest.version}
+    for k in ("first_commit", "last_commit"):
+        if out[k] is not None:
+            out[k] = out[k].isoformat()
+    return {k: (int(v) if isinstance(v, (bool,)) else v) for k, v in out.items()}
+
+
+__all__ = ["Source", "snapshot", "dataset", "commits", "file_changes", "cochange", "symbol_cochange",
+           "top_pairs", "coupled_with", "hotspots", "coupling_over_time", "summary"]

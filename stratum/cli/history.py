@@ -1,0 +1,117 @@
+"""`stratum cochange PATH` and `stratum history`: the history memory from the command line.
+
+Thin over stratum.analysis (Polars is imported inside the handlers, so `stratum --help` stays fast).
+"""
+
+from __future__ import annotations
+
+from stratum.cli import add_common, emit, resolve_store
+
+
+def register(sub) -> None:
+    p = sub.add_parser("cochange", help="files that change together with PATH (from the git history)")
+    p.add_argument("path", help="a file of the repository (repo-relative, or a path on disk inside it)")
+    p.add_argument("--top", type=int, default=20, metavar="N", help="partners to show (default 20; 0: all)")
+    p.add_argument("--parquet", metavar="OUT", default=None, help="also write all partners to this Parquet file")
+    add_common(p)
+    p.set_defaults(func=run_cochange)
+
+    p = sub.add_parser("history", help="history summary: commits, authors, churn, hotspots, top coupled pairs")
+    p.add_argument("--top", type=int, default=10, metavar="N", help="hotspots and pairs to show (default 10)")
+    p.add_argument("--parquet", metavar="OUT", default=None,
+                   help="export commits, file_changes, cochange (and symbol_cochange) as OUT/<name>.parquet")
+    add_common(p)
+    p.set_defaults(func=run_history)
+
+
+def _repo_relative(path: str, repo_path: str | None) -> str:
+    """A path as the user typed it -> the repository-relative posix path the datasets use."""
+    import os
+    from pathlib import Path
+
+    p = Path(path)
+    if repo_path and (p.is_absolute() or p.exists()):
+        try:
+            return Path(os.path.abspath(p)).relative_to(Path(repo_path).resolve()).as_posix()
+        except ValueError:
+            pass
+    return p.as_posix().removeprefix("./")
+
+
+def run_cochange(args) -> int:
+    import polars as pl
+
+    from stratum import analysis as A
+    from stratum.errors import NotFound
+
+    snap = A.snapshot(resolve_store(args))
+    path = _repo_relative(args.path, snap.manifest.repo_path)
+    partners = A.coupled_with(snap, path).collect()
+    if partners.height == 0:
+        known = (A.file_changes(snap).filter(pl.col("current_path").is_not_null())
+                 .select(pl.col("current_path").unique()).collect().get_column("current_path").to_list())
+        if path not in known:
+            near = sorted(k for k in known if k.endswith("/" + path) or k == path)
+            hint = f"; did you mean {', '.join(near[:5])}?" if near else ""
+            raise NotFound(f"{path} has no history in the index (not a current file of the repository){hint}")
+    if args.parquet:
+        partners.write_parquet(args.parquet)
+    shown = partners.head(args.top) if args.top else partners
+    rows = shown.to_dicts()
+    obj = {"path": path, "total": partners.height, "returned": len(rows), "partners": rows,
+           "version": snap.manifest.version}
+    lines = [f"{path}: {partners.height} co-changing files (support >= min_support; merges and bulk "
+             f"commits skipped), showing {len(rows)}"]
+    if rows:
+        lines.append(f"  {'partner':<48} {'support':>7} {'P(p|f)':>7} {'P(f|p)':>7} {'lift':>7}  last")
+        for r in rows:
+            last = r["last_time"].date().isoformat() if r["last_time"] else "-"
+            lines.append(f"  {r['partner']:<48} {r['support']:>7} {r['confidence']:>7.2f} "
+                         f"{r['reverse_confidence']:>7.2f} {r['lift']:>7.2f}  {last}")
+    if len(rows) < partners.height:
+        lines.append(f"  ... {partners.height - len(rows)} more (--top 0 for all, --parquet OUT to export)")
+    if args.parquet:
+        lines.append(f"wrote {partners.height} rows to {args.parquet}")
+    emit(args, obj, "\n".join(lines))
+    return 0
+
+
+def run_history(args) -> int:
+    from pathlib import Path
+
+    from stratum import analysis as A
+
+    snap = A.snapshot(resolve_store(args))
+    s = A.summary(snap)
+    hot = A.hotspots(snap, n=args.top).collect().to_dicts()
+    pairs = A.top_pairs(snap, n=args.top).collect().to_dicts()
+    written = []
+    if args.parquet:
+        out = Path(args.parquet)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in ("commits", "file_changes", "cochange", "symbol_cochange"):
+            if snap.has(name):
+                A.dataset(snap, name).collect().write_parquet(out / f"{name}.parquet")
+                written.append(str(out / f"{name}.parquet"))
+    obj = {"summary": s, "hotspots": hot, "top_pairs": pairs, "parquet": written}
+    lines = [
+        f"history of {snap.manifest.repo_name} (store version {s['version']}, mined to "
+        f"{(s['history_watermark'] or '-')[:12]})",
+        f"  commits {s['commits']} ({s['merges']} merges, {s['bugfix_commits']} bug-fix by message rule), "
+        f"{s['authors']} authors, {s['first_commit'] or '-'} .. {s['last_commit'] or '-'}",
+        f"  file changes {s['file_changes']} ({s['renames']} renames, {s['binary_changes']} binary), "
+        f"churn {s['churn']} lines, {s['files_touched_still_present']} current files with history",
+        f"  co-change pairs {s['cochange_pairs']} (max support {s['max_support'] or 0}), "
+        f"symbol pairs {s['symbol_cochange_pairs']}",
+    ]
+    if hot:
+        lines.append(f"hotspots (churn = lines added + deleted), top {len(hot)}:")
+        lines += [f"  {h['path']:<52} churn {h['churn']:>7}  commits {h['commits']:>5}  authors {h['authors']:>3}"
+                  for h in hot]
+    if pairs:
+        lines.append(f"most coupled pairs (by support), top {len(pairs)}:")
+        lines += [f"  {p['a']} <-> {p['b']}  support {p['support']}  conf {p['confidence_ab']:.2f}/"
+                  f"{p['confidence_ba']:.2f}  lift {p['lift']:.2f}" for p in pairs]
+    lines += [f"wrote {w}" for w in written]
+    emit(args, obj, "\n".join(lines))
+    return 0

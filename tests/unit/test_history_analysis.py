@@ -1,0 +1,134 @@
+"""stratum.analysis and the `stratum cochange` / `stratum history` commands over a real Lance store."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime, timezone
+
+import polars as pl
+import pytest
+
+from pipeline.cochange import compute
+from pipeline.history import mine
+from stratum import analysis as A
+from stratum.cli import main
+from stratum.config import HistoryConfig
+from stratum.errors import NotFound
+from stratum.store import Manifest, Store
+from tests.historyrepo import GitRepo
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """A history store: a.py (4 revisions) changes with b.py (4, one a bare rename) 3 times, with
+    c.py (2) twice; d.py alone."""
+    base = tmp_path_factory.mktemp("an")
+    g = GitRepo(base / "repo")
+    g.write("a.py", "1\n2\n3\n")
+    g.write("b0.py", "b\n" * 10)
+    g.commit("start", day=1)                                    # a, b0            (2024)
+    g.change("a.py", "b0.py", "c.py", day=2)                    # a, b0, c
+    g.mv("b0.py", "b.py")
+    g.commit("rename b", day=3)
+    g.change("a.py", "c.py", day=400)                           # a, c             (2025)
+    g.change("a.py", "b.py", message="Fix crash in a", day=401)  # a, b
+    g.change("d.py", day=402)
+    res = mine(g.root, HistoryConfig())
+    cc = compute(res.file_changes, res.commits, HistoryConfig(), head_paths=res.head_paths)
+    st = Store(base / "store")
+    versions = {name: st.write_dataset(name, t) for name, t in
+                (("commits", res.commits), ("file_changes", res.file_changes), ("cochange", cc))}
+    st.publish(Manifest(version=1, published_at=time.time(), repo_name="repo", repo_path=str(g.root),
+                        indexed_commit=res.head, history_watermark=res.head, datasets=versions))
+    return g, st
+
+
+def test_lazyframes_and_top_pairs(store):
+    g, st = store
+    assert isinstance(A.commits(st.root), pl.LazyFrame)
+    assert A.commits(st.root).collect().height == 6
+    top = A.top_pairs(st.root, n=5).collect()
+    assert top.select("a", "b", "support").rows() == [("a.py", "b.py", 3), ("a.py", "c.py", 2)]
+    assert top["confidence"][0] == pytest.approx(3 / 4)             # the rename commit touched b alone
+    by_lift = A.top_pairs(st.snapshot(), by="lift").collect()
+    assert by_lift.height == 2
+
+
+def test_coupled_with_both_directions(store):
+    g, st = store
+    a = A.coupled_with(st, "a.py").collect()
+    assert a.select("partner", "support", "revs", "partner_revs").rows() == [("b.py", 3, 4, 4), ("c.py", 2, 4, 2)]
+    assert a["confidence"].to_list() == pytest.approx([3 / 4, 2 / 4])
+    b = A.coupled_with(st, "b.py").collect()
+    assert b.select("partner", "confidence", "reverse_confidence").rows() == [("a.py", 0.75, 0.75)]
+    assert A.coupled_with(st, "d.py").collect().height == 0
+
+
+def test_hotspots_follow_renames(store):
+    g, st = store
+    hot = A.hotspots(st, n=None).collect()
+    assert set(hot["path"]) == {"a.py", "b.py", "c.py", "d.py"}
+    b = hot.filter(pl.col("path") == "b.py").to_dicts()[0]
+    assert b["commits"] == 4 and b["added"] == 10 + 1 + 0 + 1       # b0.py's history counts for b.py
+    assert hot["path"][0] == "b.py"
+    since = A.hotspots(st, since=datetime(2025, 1, 1, tzinfo=timezone.utc)).collect()
+    assert set(since["path"]) == {"a.py", "b.py", "c.py", "d.py"}
+    assert since.filter(pl.col("path") == "a.py")["commits"][0] == 2
+
+
+def test_coupling_over_time(store):
+    g, st = store
+    t = A.coupling_over_time(st, "a.py", every="1y").collect()
+    rows = {(r["period"].year, r["partner"]): r for r in t.to_dicts()}
+    assert rows[(2024, "b.py")]["support"] == 2 and rows[(2024, "b.py")]["revs"] == 2
+    assert rows[(2025, "c.py")]["confidence"] == pytest.approx(0.5)
+    assert (2025, "d.py") not in rows
+
+
+def test_summary(store):
+    g, st = store
+    s = A.summary(st)
+    assert s["commits"] == 6 and s["merges"] == 0 and s["bugfix_commits"] == 1 and s["authors"] == 1
+    assert s["renames"] == 1 and s["cochange_pairs"] == 2 and s["max_support"] == 3
+    assert s["first_commit"].startswith("2024-01-02") and s["files_touched_still_present"] == 4
+    json.dumps(s)
+
+
+def test_cli_cochange(store, capsys, tmp_path):
+    g, st = store
+    out = tmp_path / "a.parquet"
+    assert main(["cochange", "a.py", "--store", str(st.root), "--top", "1", "--parquet", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "a.py: 2 co-changing files" in text and "b.py" in text and "1 more" in text
+    assert pl.read_parquet(out).height == 2
+    assert main(["cochange", str(g.root / "b.py"), "--store", str(st.root), "--json"]) == 0   # a disk path
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["path"] == "b.py" and obj["partners"][0]["partner"] == "a.py" and obj["total"] == 1
+
+
+def test_cli_cochange_unknown_path(store, capsys):
+    g, st = store
+    assert main(["cochange", "nope.py", "--store", str(st.root)]) == 2
+    assert "nope.py has no history in the index" in capsys.readouterr().err
+    with pytest.raises(NotFound):
+        A.summary(A.snapshot(_empty_store(st)))
+
+
+def _empty_store(st):
+    empty = Store(st.root.parent / "empty")
+    if not empty.exists():
+        empty.publish(Manifest(version=1, published_at=time.time(), repo_name="x", repo_path="/x",
+                               indexed_commit=None, history_watermark=None, datasets={}))
+    return empty
+
+
+def test_cli_history_and_export(store, capsys, tmp_path):
+    g, st = store
+    assert main(["history", "--store", str(st.root), "--parquet", str(tmp_path / "exp")]) == 0
+    text = capsys.readouterr().out
+    assert "commits 6 (0 merges, 1 bug-fix" in text and "a.py <-> b.py  support 3" in text
+    assert pl.read_parquet(tmp_path / "exp" / "file_changes.parquet").height == 11
+    assert main(["history", "--store", str(st.root), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["summary"]["commits"] == 6 and obj["hotspots"][0]["path"] == "b.py"
