@@ -9,7 +9,8 @@ Resolution rules, per language (one edge per (importer, imported file) pair; sel
 
 - Python: ``import a.b.c`` -> the deepest existing module of ``a.b.c`` (``a/b/c.py`` or
   ``a/b/c/__init__.py``, else ``a/b``...). ``from m import y`` -> ``m.y`` when ``y`` is a module,
-  else ``m``; relative imports count dots from the importer's package. Modules are looked up under
+  else ``m``; relative imports count dots from the importer's package (never beyond its
+  top-level package, as in Python). Modules are looked up under
   package roots: roots containing the importer first (deepest first), then the repository root,
   ``src/``, and the parent of every top-level package (a directory with ``__init__.py`` whose parent
   has none); a script directory without ``__init__.py`` is a root for its own files (sibling imports).
@@ -141,10 +142,16 @@ class _Python:
         """Files the import lands on ([] when none: external)."""
         parts = ref.target.split(".") if ref.target else []
         if ref.level:
+            # as Python does: within the importer's package, never beyond its top-level package
             base = _dir(importer)
+            depth = 0
+            cur = base
+            while cur and cur in self.packages:
+                depth += 1
+                cur = _dir(cur)
+            if ref.level > depth:
+                return []
             for _ in range(ref.level - 1):
-                if not base:
-                    return []
                 base = _dir(base)
             return self._from(base, parts, ref.names)
         if ref.kind == "from":
@@ -440,7 +447,7 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
 
 def external_target(language: str, ref: ImportRef) -> str:
     """How an unresolved import is recorded: the module as written (dots kept for relative ones)."""
-    tgt = ("." * ref.level + ref.target) if ref.level else ref.target
+    tgt = ("." * ref.level + (ref.target or ",".join(ref.names))) if ref.level else ref.target
     if language in ("c", "cpp"):
         return f"<{tgt}>" if ref.kind == "angle" else f'"{tgt}"'
     return tgt

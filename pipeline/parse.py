@@ -29,19 +29,21 @@ replacement characters (warning ``invalid_utf8``).
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import posixpath
 import re
 import textwrap
 from dataclasses import dataclass, field
 
+import numpy as np
 import tree_sitter as ts
 
 from pipeline import languages
 from pipeline.imports import ImportRef
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
-from stratum.tokens import count_many
+from stratum.tokens import encoding
 
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "record", "impl"})
 # Kinds whose declaration text is itself the interface (fields, variants, member signatures).
@@ -175,6 +177,18 @@ def _leading(spec: languages.LanguageSpec, outer: ts.Node) -> tuple[ts.Node, lis
     return start, comments
 
 
+def _string_literal(lit: str) -> str:
+    """The cleaned value of a Python string literal used as a docstring ("" if not a str)."""
+    for q in ('"""', "'''", '"', "'"):
+        if lit.startswith(q) and lit.endswith(q) and len(lit) >= 2 * len(q) and "\\" not in lit:
+            return inspect.cleandoc(lit[len(q):-len(q)])
+    try:
+        val = ast.literal_eval(lit)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return ""
+    return inspect.cleandoc(val) if isinstance(val, str) else ""
+
+
 def _python_docstring(src: bytes, body: ts.Node | None) -> str:
     if body is None:
         return ""
@@ -184,11 +198,7 @@ def _python_docstring(src: bytes, body: ts.Node | None) -> str:
         if child.type == "expression_statement" and child.named_child_count == 1:
             s = child.named_children[0]
             if s.type == "string":
-                try:
-                    val = ast.literal_eval(_text(src, s.start_byte, s.end_byte))
-                except (ValueError, SyntaxError, MemoryError, RecursionError):
-                    return ""
-                return inspect.cleandoc(val) if isinstance(val, str) else ""
+                return _string_literal(_text(src, s.start_byte, s.end_byte))
         return ""
     return ""
 
@@ -653,7 +663,9 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
 
     # definitions
     nodes = [file_node]
+    spans = _Spans(src, text, cfg.token_encoding)
     fulls: dict[int, str] = {}
+    bounds: dict[int, tuple[int, int]] = {}
     for d in emitted:
         start, comments = _leading(spec, d.outer)
         d.start = start
@@ -664,6 +676,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         d.sig = _signature(lang, src, d)
         line_start = start.start_byte - start.start_point.column
         fulls[id(d)] = _text(src, line_start, d.outer.end_byte)
+        bounds[id(d)] = (line_start, d.outer.end_byte)
         d.nid = node_id(repo, path, d.kind, d.qual)
     for d in emitted:
         full = fulls[id(d)]
@@ -679,6 +692,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
             "file_hash": file_node["file_hash"], "size_bytes": len(full.encode("utf-8")),
         })
         out.edges.append({"src": parent_id, "dst": d.nid, "kind": "contains"})
+        spans.by_node[len(nodes) - 1] = bounds[id(d)]
 
     doc = _file_doc(lang, src, root, spec)
     top = [d for d in emitted if d.parent is None]
@@ -697,20 +711,84 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         first = _first_line(d.doc)
         api.append(d.sig + (f"\n    {first}" if first else ""))
     file_node["api"] = "\n".join(api)
-    _finish(nodes, cfg)
+    _finish(nodes, cfg, spans)
     out.nodes = nodes
     return out
 
 
-def _finish(nodes: list[dict], cfg: ParseConfig) -> None:
-    """Exact token counts of every level, and content hashes, in one batch per file."""
-    texts = []
-    for n in nodes:
-        texts += [n["summary"] or "", n["api"] or "", n["full"] or ""]
-    counts = count_many(texts, cfg.token_encoding)
+def _finish(nodes: list[dict], cfg: ParseConfig, spans: _Spans | None = None) -> None:
+    """Exact token counts of every level, and content hashes.
+
+    ``full`` texts of definitions are slices of the file; with ``spans`` their counts come from
+    the file's one tokenization (see :class:`_Spans`), everything else is encoded directly.
+    """
+    enc = encoding(cfg.token_encoding)
     for i, n in enumerate(nodes):
-        n["summary_tokens"], n["api_tokens"], n["full_tokens"] = counts[3 * i: 3 * i + 3]
-        n["content_hash"] = content_hash(n["full"] or "")
+        n["summary_tokens"] = len(enc.encode_ordinary(n["summary"])) if n["summary"] else 0
+        n["api_tokens"] = len(enc.encode_ordinary(n["api"])) if n["api"] else 0
+        full = n["full"] or ""
+        if spans is not None and i in spans.by_node:
+            n["full_tokens"] = spans.count(*spans.by_node[i])
+        elif spans is not None and n["kind"] == "file":
+            n["full_tokens"] = spans.total
+        else:
+            n["full_tokens"] = len(enc.encode_ordinary(full)) if full else 0
+        n["content_hash"] = content_hash(full)
+
+
+@functools.lru_cache(maxsize=4)
+def _token_lengths(name: str) -> np.ndarray:
+    """Byte length of every token id of an encoding (special tokens: 0)."""
+    enc = encoding(name)
+    out = np.zeros(enc.max_token_value + 1, dtype=np.int64)
+    for i in range(enc.max_token_value + 1):
+        try:
+            out[i] = len(enc.decode_single_token_bytes(i))
+        except KeyError:
+            pass
+    return out
+
+
+class _Spans:
+    """Exact token counts of line-aligned slices of one file, from a single tokenization.
+
+    cl100k_base splits text into pieces with a regex before BPE, and BPE never crosses a piece.
+    A piece never continues past the start of a line holding non-blank text (whitespace runs end
+    at their last newline; punctuation runs swallow only the newlines right after them), so the
+    pieces, hence the tokens, of a slice that starts at such a line start are the file's own up to
+    the start of the slice's last non-blank line; only that last line is encoded again. A slice
+    whose boundaries do not fall on token boundaries of the file is encoded directly (a guard, not
+    an expected path). Other encodings are always encoded directly.
+    """
+
+    def __init__(self, src: bytes, text: str, name: str):
+        self.src = src
+        self.name = name
+        self.enc = encoding(name)
+        self.by_node: dict[int, tuple[int, int]] = {}
+        self.exact_slices = name == "cl100k_base"
+        if self.exact_slices:
+            toks = self.enc.encode_to_numpy(text, disallowed_special=())
+            self.ends = np.cumsum(_token_lengths(name)[toks])
+            self.total = len(toks)
+        else:
+            self.total = len(self.enc.encode_ordinary(text)) if text else 0
+
+    def count(self, start: int, end: int) -> int:
+        src = self.src
+        if not self.exact_slices:
+            return len(self.enc.encode_ordinary(src[start:end].decode("utf-8", "replace")))
+        trimmed = start + len(src[start:end].rstrip())
+        last = src.rfind(b"\n", start, trimmed) + 1
+        if last <= start:
+            return len(self.enc.encode_ordinary(src[start:end].decode("utf-8", "replace")))
+        i = int(np.searchsorted(self.ends, start, side="right"))
+        j = int(np.searchsorted(self.ends, last, side="right"))
+        aligned = (i == 0 and start == 0 or i > 0 and self.ends[i - 1] == start) and j > 0 \
+            and self.ends[j - 1] == last
+        if not aligned:
+            return len(self.enc.encode_ordinary(src[start:end].decode("utf-8", "replace")))
+        return (j - i) + len(self.enc.encode_ordinary(src[last:end].decode("utf-8", "replace")))
 
 
 def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None = None,

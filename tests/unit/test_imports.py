@@ -43,7 +43,7 @@ def test_python_absolute_relative_and_submodules():
         ("app.py", "pkg/__init__.py"),
         ("app.py", "pkg/util/text.py"),
     }
-    assert externals(files) == {("pkg/core.py", "os.path"), ("pkg/util/text.py", "...")}
+    assert externals(files) == {("pkg/core.py", "os.path"), ("pkg/util/text.py", "...toplevel")}
 
 
 def test_python_src_layout_package_roots_and_scripts():
