@@ -354,9 +354,9 @@ def main(argv=None) -> int:
     print(DEFINITIONS)
     budgets = [int(b) for b in args.budgets.split(",")]
     pols = [p.strip() for p in args.policies.split(",")]
-    print("| repo | budget | policy | accesses | hit rate | edit hits | neighbour hits | tokens fetched "
-          "| re-fetched | evictions | refused | admit CPU p50 µs | admit CPU p99 µs |")
-    print("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    header = ("| repo | budget | policy | accesses | hit rate | edit hits | neighbour hits | tokens fetched "
+              "| re-fetched | evictions | refused | admit CPU p50 µs | admit CPU p99 µs |\n"
+              "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     results: dict[tuple[str, int, str], tuple[float, int]] = {}
     for repo in args.repo:
         root = Path(repo)
@@ -367,11 +367,12 @@ def main(argv=None) -> int:
         rg, ids = record_graph(g, cochange)
         trace = make_trace(g, tasks, args.k, args.rounds, args.seed)
         full = [lv["full"] for lv in g.levels.values()]
-        print(f"\n<!-- {root.name} @ {head_commit(root)}: {len(g.files)} .py files, "
+        print(f"\n**{root.name}** @ {head_commit(root)}: {len(g.files)} .py files, "
               f"{sum(full)} tokens at full (median file {int(statistics.median(full))}, max {max(full)}), "
               f"{len(g.imports)} imports, {len(g.tests)} tests, {len(cochange)} co-change pairs from "
               f"{start} earlier commits; window {len(tasks)} commits {tasks[0][0][:10]}..{tasks[-1][0][:10]}; "
-              f"{len(trace)} accesses; built in {time.perf_counter() - t0:.1f}s -->", flush=True)
+              f"{len(trace)} accesses; built in {time.perf_counter() - t0:.1f}s\n", flush=True)
+        print(header)
         for b in budgets:
             for name in pols:
                 m = replay(trace, g, rg, ids, b, POLICIES[name]())
@@ -384,7 +385,7 @@ def main(argv=None) -> int:
                       flush=True)
                 results[(root.name, b, name)] = (hr, m["fetched"])
     if "score" in pols and "lru" in pols:
-        print("\nS(v) vs LRU, same run (ratio = score / lru)\n")
+        print("\n**S(v) vs LRU**, same run (ratio = score / lru)\n")
         print("| repo | budget | hit rate score | hit rate lru | ratio | tokens fetched score "
               "| tokens fetched lru | ratio |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|")

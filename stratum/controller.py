@@ -16,8 +16,8 @@ Rules (docs/controller.md has the worked details):
 - If the request cannot fit in the limit even after evicting everything the policy may evict,
   :class:`~stratum.errors.BudgetExceeded` is raised and nothing changes (no silent overrun). If it
   fits the limit but not the reserve, it is admitted and the result says how far short it is.
-- Focus (the files being edited) is set explicitly, or inferred from the last few files (or symbols'
-  files) admitted at full level. An explicit focus wins while it is set.
+- Focus (the files being edited) is set explicitly, or inferred from the last file (or symbol's
+  file; ``max_inferred_focus`` of them) admitted at full level. An explicit focus wins while set.
 - Access history: each access adds 1 to a node's count, which halves every ``half_life`` calls (one
   call = one ``admit`` or ``touch``) or seconds (``now`` clock), per ``half_life_unit``.
 """
@@ -219,8 +219,9 @@ _HIST_PRUNE_AT = 4096
 class Controller:
     """One session's hot tier. Thread-safe; shares no state with other instances."""
 
-    def __init__(self, budget_tokens: int, policy: Policy | None = None, graph: GraphView | None = None, *,
+    def __init__(self, budget_tokens: int, policy: Policy | None, graph: GraphView, *,
                  config: ControllerConfig | None = None, now: Callable[[], float] = time.monotonic):
+        """``policy`` None means ``ScorePolicy()``; ``now`` is the clock of a seconds half-life."""
         if isinstance(budget_tokens, bool) or not isinstance(budget_tokens, int) or budget_tokens <= 0:
             raise InvalidArgument(f"the session budget must be a positive number of tokens, got {budget_tokens!r}")
         if graph is None:
