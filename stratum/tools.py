@@ -69,14 +69,15 @@ class Tools:
                      policy: str = "") -> Response:
         """Start a session: a token budget for the agent's context and a controller that tracks what
         it has seen. Pass the returned session id to every other tool."""
-        from stratum.controller import Controller, make_policy
+        from stratum.controller import Controller
+        from stratum.policies import policy_by_name
 
         if budget is None:
             budget = self.default_budget
         if budget <= 0:
             raise InvalidArgument(f"budget must be a positive number of tokens, got {budget}")
         sid = uuid.uuid4().hex
-        ctl = Controller(budget, make_policy(policy or self.default_policy), _GraphView(self))
+        ctl = Controller(budget, policy_by_name(policy or self.default_policy), _GraphView(self))
         with self._lock:
             self._sessions[sid] = Session(sid, author, model, ctl)
         r = self._respond(self._session(sid), [], tool="open_session")
@@ -186,9 +187,7 @@ class Tools:
             raise InvalidArgument(f"level must be one of {list(S.LEVELS)}, got {level!r}")
         sh, row, note = self._resolve(target)
         item = self._item(sh, row, level) if row is not None else self.overlays[str(sh.store.root)].item(note, level)
-        if level == "full" and row is not None and item.kind in ("file", "class", "function", "method"):
-            s.controller.set_focus(s.controller.focus() | {_file_id(sh, row)}, add_only=True)
-        return self._respond(s, [item], tool="get")
+        return self._respond(s, [item], tool="get")   # a full-level get joins the inferred focus
 
     def walk(self, session: str, target: str, edges: list[str] = (), direction: str = "out",
              page_size: int = 20, page_token: str = "") -> Response:
@@ -282,16 +281,14 @@ class Tools:
             if row is None:
                 raise InvalidArgument(f"{t} is a note; focus must be code")
             ids.append(_file_id(sh, row))
-        s.controller.set_focus(set(ids))
-        limit = budget if budget is not None else s.controller.status()["budget"]["remaining"] // 2
-        if limit <= 0:
-            raise InvalidArgument(f"prefetch budget must be positive, got {limit}")
-        plan = s.controller.prefetch_plan(set(ids), limit)
+        if budget is not None and budget <= 0:
+            raise InvalidArgument(f"prefetch budget must be positive, got {budget}")
+        s.controller.set_focus(ids)
         items = []
-        for nid, level in plan:
-            sh, row, _ = self._resolve(nid)
-            items.append(self._item(sh, row, level))
-        return self._respond(s, items, tool="prefetch")
+        for p in s.controller.prefetch_plan(ids, budget):
+            sh, row, _ = self._resolve(p.node_id)
+            items.append(self._item(sh, row, p.level))
+        return self._respond(s, items, tool="prefetch", infer_focus=False)
 
     def status(self, session: str) -> Response:
         """What memory is loaded (per shard: published version, indexed commit, whether the repository
@@ -376,9 +373,16 @@ class Tools:
 
     def _respond(self, s: Session, items: list[Item], *, tool: str, args: dict | None = None,
                  offset: int = 0, page_size: int = 0, total: int | None = None, lower_bound: bool = False,
-                 has_more: bool | None = None, hint_rows=None, hint_items=None) -> Response:
-        evictions = s.controller.admit([(it.id, it.level, it.tokens) for it in items]) if items else []
-        st = s.controller.status()["budget"]
+                 has_more: bool | None = None, hint_rows=None, hint_items=None,
+                 infer_focus: bool = True) -> Response:
+        evictions, warnings = [], []
+        if items:
+            res = s.controller.admit([(it.id, it.level, it.tokens) for it in items], infer_focus=infer_focus)
+            evictions = [e.to_dict() for e in res.evictions]
+            if res.warning:
+                warnings.append(res.warning)
+        b = s.controller.budget()
+        st = {"limit": b.limit, "used": b.used, "remaining": b.remaining}
         total = len(items) if total is None else total
         more = (offset + len(items) < total) if has_more is None else has_more
         page, pages = paged(total, offset, page_size or max(len(items), 1), lower_bound)
@@ -393,7 +397,7 @@ class Tools:
                        tokens_returned=sum(it.tokens for it in items),
                        budget=Budget(limit=st["limit"], used=st["used"], remaining=st["remaining"]),
                        evictions=[Eviction(**_ev(e)) for e in evictions], next_hint=next_hint,
-                       version=self.shards.version)
+                       version=self.shards.version, warnings=warnings)
         return Response(envelope=env, items=items)
 
 
@@ -434,9 +438,16 @@ class _GraphView:
                 return sh, r
         return None, None
 
-    def file_of(self, nid: str) -> str:
+    def file_of(self, nid: str) -> str | None:
         sh, r = self._find(nid)
-        return _file_id(sh, r) if sh else nid
+        return _file_id(sh, r) if sh else None
+
+    def file_id(self, path: str) -> str | None:
+        for sh in self.tools.shards.shards:
+            r = sh.resolve(path)
+            if r is not None:
+                return _file_id(sh, r)
+        return None
 
     def neighbors(self, nid: str, kinds=("imports", "tests", "contains")) -> list[str]:
         sh, r = self._find(nid)
