@@ -61,6 +61,7 @@ OVERHEAD = HEADER_SIZE + CHECK_SIZE             # 44 bytes per record besides th
 MAX_PAYLOAD = 4 << 20                           # larger lengths are corrupt headers, not records
 SEGMENT_SUFFIX = ".seg"
 DEFAULT_SEGMENT_BYTES = 8 << 20
+COMMIT_DELAY = 0.0005                           # seconds a group-commit leader may wait for company
 RECORD_TYPES = ("note", "retract")
 
 _SYNC = getattr(os, "fdatasync", os.fsync)      # data + file size; enough to read the record back
@@ -268,7 +269,10 @@ class DeltaLog:
         self._init_writer_state()
 
     def _init_writer_state(self) -> None:
-        self._cv = threading.Condition(threading.Lock())
+        lock = threading.Lock()
+        self._cv = threading.Condition(lock)        # appenders wait here for their batch
+        self._gather = threading.Condition(lock)    # the leader waits here for a batch to fill
+        self._last_batch = 1
         self._fd: int | None = None
         self._seg_name: str | None = None
         self._seg_size = 0
@@ -297,6 +301,8 @@ class DeltaLog:
                 uids.append(uid)
             self._enqueued += 1
             seq = self._enqueued
+            if self._leader:
+                self._gather.notify()
             if not self.group_commit:
                 self._flush_locked()
             while self._processed < seq:
@@ -314,10 +320,23 @@ class DeltaLog:
             self._lead(release=False)
 
     def _lead(self, release: bool = True) -> None:
-        """Write and sync everything queued; called with the lock held."""
+        """Write and sync everything queued; called with the lock held.
+
+        Group commit: if the previous batch held k appends, the leader first waits (at most
+        COMMIT_DELAY) for k appends to queue up, so concurrent writers keep sharing one sync
+        instead of the first one back after a sync going alone. A lone writer never waits.
+        """
+        self._leader = True
+        if release and self._last_batch > 1:
+            deadline = time.monotonic() + COMMIT_DELAY
+            while self._enqueued - self._processed < self._last_batch:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._gather.wait(left)
         batch, self._pending = self._pending, []
         first, last = self._processed + 1, self._enqueued
-        self._leader = True
+        self._last_batch = last - first + 1
         err = None
         if release:
             self._cv.release()
