@@ -460,8 +460,9 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
     Returns ``(edges, externals)``: ``imports`` edges between file node ids (``meta``: JSON with
     the first import text and line, and ``n``, how many imports of the importer land on that file)
     and ``EXTERNAL_IMPORTS`` records (one per importer and target) for imports outside the
-    repository. ``all_paths`` are the repository's file paths (every discovered file, parsed or
-    not); ``manifests`` maps the paths of ``go.mod`` / ``Cargo.toml`` files to their text.
+    repository. ``all_paths`` are the paths that have file nodes (parsed or not; a file skipped
+    when read has no node, so an import of it counts as external); ``manifests`` maps the paths of
+    ``go.mod`` / ``Cargo.toml`` files to their text (``pipeline.files.read_manifests``).
     A self-import (a package ``__init__`` importing its own names) makes no edge.
     """
     edges: dict[tuple[str, str], dict] = {}

@@ -40,7 +40,7 @@ import numpy as np
 import tree_sitter as ts
 
 from pipeline import languages
-from pipeline.imports import ImportRef
+from pipeline.imports import FileImports, ImportRef
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
 from stratum.tokens import encoding
@@ -66,6 +66,10 @@ class ParsedFile:
     imports: list[ImportRef] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     skip_reason: str | None = None
+
+    def file_imports(self) -> FileImports:
+        """What import resolution needs from this file."""
+        return FileImports(self.path, self.language, tuple(self.imports))
 
 
 class _Def:
@@ -478,7 +482,7 @@ def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes
     return [d for d in ordered if not d.hidden], list(imports.values())
 
 
-def _resolve(defs: list[_Def], lang: str) -> list[_Def]:
+def _resolve(defs: list[_Def]) -> list[_Def]:
     """Qualified names, kinds, parents, impl merging and duplicates; returns the emitted defs."""
     for d in defs:
         prefix = d.enclosing.raw if d.enclosing is not None else ""
@@ -653,7 +657,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     if root.has_error:
         out.warnings.append("syntax_error")
     defs, import_nodes = _collect(lang, spec, root, src)
-    emitted = _resolve(defs, lang)
+    emitted = _resolve(defs)
 
     # imports
     fn = _IMPORTS[lang]

@@ -15,11 +15,12 @@ import pytest
 import tiktoken
 
 from pipeline.files import discover, read_manifests, read_source
-from pipeline.imports import FileImports, resolve
+from pipeline.imports import resolve
 from pipeline.parse import parse_file, tree_nodes
 from pipeline.testlinks import link_tests
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
+from stratum.schema import EDGES, EXTERNAL_IMPORTS, NODES, to_table
 
 REPO = "shop"
 
@@ -360,8 +361,8 @@ def indexed(tmp_path_factory):
         assert src.skip_reason is None, sf.path
         parsed[sf.path] = parse_file(REPO, sf.path, src.data, cfg)
     paths = disc.paths
-    edges, externals = resolve(REPO, [FileImports(p.path, p.language, tuple(p.imports)) for p in parsed.values()],
-                               paths, read_manifests(root, paths))
+    edges, externals = resolve(REPO, [p.file_imports() for p in parsed.values()], paths,
+                               read_manifests(root, paths))
     tests = link_tests(REPO, paths, edges)
     return {"root": root, "disc": disc, "parsed": parsed, "imports": edges, "externals": externals,
             "tests": tests}
@@ -561,6 +562,19 @@ def test_token_counts_match_tiktoken(indexed):
     f = indexed["parsed"]["src/shop/cart.py"].nodes[0]
     raw = (indexed["root"] / "src/shop/cart.py").read_bytes()
     assert f["file_hash"] == content_hash(raw) and f["size_bytes"] == len(raw)
+
+
+def test_results_are_plain_picklable_data_in_schema_shape(indexed):
+    import pickle
+
+    for pf in indexed["parsed"].values():
+        assert pickle.loads(pickle.dumps(pf)) == pf
+    nodes = [n for pf in indexed["parsed"].values() for n in pf.nodes]
+    edges = [e for pf in indexed["parsed"].values() for e in pf.edges] + indexed["imports"] + indexed["tests"]
+    assert to_table(nodes, NODES).num_rows == len(nodes)
+    assert to_table(edges, EDGES).num_rows == len(edges)
+    assert to_table(indexed["externals"], EXTERNAL_IMPORTS).num_rows == len(indexed["externals"])
+    assert len({n["id"] for n in nodes}) == len(nodes)
 
 
 def test_unsupported_file_is_a_plain_file_node(indexed):

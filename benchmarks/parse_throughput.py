@@ -1,0 +1,183 @@
+"""Parse throughput: our whole parse stage vs bare tree-sitter parsing of the same files.
+
+Definitions (printed at start):
+- files: what the index would parse. For a git repository: pipeline.files.discover (gitignore,
+  vendored, lockfiles, generated, oversized ... skipped) then read_source's content checks, keeping
+  files in a language we parse. For the standard library (not a git repository): every .py file
+  under the running interpreter's stdlib directory, without site-packages and test directories,
+  through the same content checks. Bytes are read into memory first: no disk I/O is timed.
+- bare: languages.parser(lang).parse(data) for each file: tree-sitter building the syntax tree,
+  nothing else.
+- ours: pipeline.parse.parse_file(repo, path, data) for each file: the tree, the tags query,
+  nodes with qualified names, spans, signatures, docs, the three detail levels with exact token
+  counts (cl100k_base), content hashes, contains edges and raw imports.
+- one core: both loops run in this one process, back to back, per sample; each is repeated --runs
+  times and the fastest run is kept (the machine is shared). CPU seconds of the process
+  (time.process_time) are reported beside wall seconds; rates use CPU seconds, which do not
+  depend on what else the machine runs.
+- ratio: ours / bare seconds for the same files in the same run (lower is better).
+- with --workers N (N > 1): ours again, in N worker processes (concurrent.futures), wall time.
+
+Usage: .venv/bin/python benchmarks/parse_throughput.py [--repos flask requests] [--no-stdlib]
+       [--runs 3] [--workers 2]
+Repositories are clones under benchmarks/.repos/<name>. Results: benchmarks/results/parse_throughput.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import sysconfig
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from pipeline import languages  # noqa: E402
+from pipeline.files import content_skip_reason, discover, read_source  # noqa: E402
+from pipeline.parse import parse_file  # noqa: E402
+from stratum.config import ParseConfig  # noqa: E402
+
+DEFINITIONS = __doc__.split("Definitions (printed at start):\n", 1)[1].split("\nUsage:", 1)[0]
+STDLIB_SKIP_DIRS = {"site-packages", "test", "tests", "idle_test"}
+
+
+def repo_files(root: Path, cfg: ParseConfig) -> list[tuple[str, str, bytes]]:
+    out = []
+    for sf in discover(root, cfg).files:
+        if sf.language is None:
+            continue
+        src = read_source(root, sf, cfg)
+        if src.data is not None:
+            out.append((sf.path, languages.detect(sf.path, src.data), src.data))
+    return out
+
+
+def stdlib_files(cfg: ParseConfig) -> tuple[Path, list[tuple[str, str, bytes]]]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    out = []
+    for p in sorted(root.rglob("*.py")):
+        rel = p.relative_to(root)
+        if STDLIB_SKIP_DIRS & set(rel.parts[:-1]) or p.is_symlink():
+            continue
+        data = p.read_bytes()
+        if len(data) <= cfg.max_file_bytes and content_skip_reason(data, cfg) is None:
+            out.append((rel.as_posix(), "python", data))
+    return root, out
+
+
+def bare(files) -> None:
+    for _, lang, data in files:
+        languages.parser(lang).parse(data)
+
+
+def ours(files, repo: str = "bench") -> tuple[int, int]:
+    nodes = tokens = 0
+    for path, _, data in files:
+        pf = parse_file(repo, path, data)
+        nodes += len(pf.nodes)
+        tokens += sum(n["full_tokens"] for n in pf.nodes if n["kind"] == "file")
+    return nodes, tokens
+
+
+def _ours_chunk(chunk) -> tuple[int, int]:
+    return ours(chunk)
+
+
+def timed(fn, *args):
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
+def best(fn, files, runs: int):
+    results = [timed(fn, files) for _ in range(runs)]
+    return min(results, key=lambda r: r[2])
+
+
+def warm_up(files) -> None:
+    """Load every grammar, query and the tokenizer once (one-time costs are not throughput)."""
+    seen = set()
+    for path, lang, data in files:
+        if lang not in seen:
+            seen.add(lang)
+            parse_file("warm", path, data[:2000])
+
+
+def measure(name: str, files, runs: int, workers: int) -> dict:
+    warm_up(files)
+    mb = sum(len(d) for _, _, d in files) / 1e6
+    _, b_wall, b_cpu = best(bare, files, runs)
+    (n_nodes, n_tokens), o_wall, o_cpu = best(ours, files, runs)
+    row = {
+        "sample": name, "files": len(files), "mb": round(mb, 3), "nodes": n_nodes, "file_tokens": n_tokens,
+        "bare_cpu_s": round(b_cpu, 3), "bare_wall_s": round(b_wall, 3),
+        "ours_cpu_s": round(o_cpu, 3), "ours_wall_s": round(o_wall, 3),
+        "bare_files_s": round(len(files) / b_cpu, 1), "bare_mb_s": round(mb / b_cpu, 2),
+        "ours_files_s": round(len(files) / o_cpu, 1), "ours_mb_s": round(mb / o_cpu, 2),
+        "ratio_cpu": round(o_cpu / b_cpu, 2), "ratio_wall": round(o_wall / b_wall, 2),
+        "languages": sorted({lang for _, lang, _ in files}),
+    }
+    if workers > 1:
+        chunks = [files[i::workers] for i in range(workers)]
+        with ProcessPoolExecutor(workers) as ex:
+            list(ex.map(warm_up, chunks))
+            t0 = time.perf_counter()
+            list(ex.map(_ours_chunk, chunks))
+            wall = time.perf_counter() - t0
+        row.update({"workers": workers, "ours_parallel_wall_s": round(wall, 3),
+                    "ours_parallel_files_s": round(len(files) / wall, 1),
+                    "ours_parallel_mb_s": round(mb / wall, 2)})
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--repos", nargs="*", default=["flask", "requests"])
+    ap.add_argument("--no-stdlib", action="store_true")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--workers", type=int, default=0)
+    args = ap.parse_args()
+    print("Definitions:\n" + DEFINITIONS)
+    cfg = ParseConfig()
+    samples = []
+    for name in args.repos:
+        root = HERE / ".repos" / name
+        head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        samples.append((f"{name}@{head[:10]}", repo_files(root, cfg)))
+    if not args.no_stdlib:
+        root, files = stdlib_files(cfg)
+        samples.append((f"stdlib {platform.python_version()}", files))
+    rows = []
+    for name, files in samples:
+        row = measure(name, files, args.runs, args.workers)
+        rows.append(row)
+        print(json.dumps(row))
+    machine = {"platform": platform.platform(), "python": platform.python_version(),
+               "cpus": os.cpu_count(), "processor": platform.processor() or platform.machine()}
+    print("\n| sample | files | MB | bare files/s | bare MB/s | ours files/s | ours MB/s | ours/bare (CPU) | ours/bare (wall) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['sample']} | {r['files']} | {r['mb']:.2f} | {r['bare_files_s']} | {r['bare_mb_s']} | "
+              f"{r['ours_files_s']} | {r['ours_mb_s']} | {r['ratio_cpu']}x | {r['ratio_wall']}x |")
+    if args.workers > 1:
+        print(f"\n| sample | ours, {args.workers} processes: files/s | MB/s | wall s |")
+        print("|---|---:|---:|---:|")
+        for r in rows:
+            print(f"| {r['sample']} | {r['ours_parallel_files_s']} | {r['ours_parallel_mb_s']} | "
+                  f"{r['ours_parallel_wall_s']} |")
+    out = HERE / "results" / "parse_throughput.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({"machine": machine, "command": " ".join(sys.argv), "rows": rows}, indent=1) + "\n")
+    print(f"\nmachine: {machine}\nwritten: {out.relative_to(HERE.parent)}")
+
+
+if __name__ == "__main__":
+    main()
