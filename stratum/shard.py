@@ -52,7 +52,8 @@ class Shard:
                 self.by_path.setdefault(p, i) if k != "repo" else self.by_path.setdefault("", i)
             elif q:
                 self.by_qual.setdefault((p, q), i)
-        self.warm = WarmIndexes.load(store.root, self.manifest, self.meta, embedder=embedder)
+        self.warm = WarmIndexes.load(store.root, self.manifest, self.meta, snapshot=self.snapshot,
+                                     embedder=embedder, row_of_id=self.row_of)
         self._lock = threading.Lock()
         self._full: OrderedDict[int, dict] = OrderedDict()
 

@@ -152,20 +152,22 @@ class Tools:
         offset = self._offset(page_token, "search", args, s)
         want = offset + page_size + 1          # fetch one more than we return: honest has_more
         hits: list[tuple[float, str, Shard, int | None, dict | None]] = []
-        exact = True
+        exact, bound = True, 0
         for sh in self.shards.shards:
             ov = self.overlays[str(sh.store.root)]
             page = sh.warm.search(query, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
                                   limit=want, offset=0, extra_docs=ov.search_docs())
             exact = exact and page.total_is_exact
-            for row, score, src in page.items:
-                if isinstance(row, str):   # an overlay note id
-                    hits.append((score, row, sh, None, ov.get(row)))
+            bound += page.total_or_lower_bound
+            for it in page.items:
+                if it.row < 0:                      # an unmerged note from the overlay
+                    hits.append((it.score, it.id, sh, None, ov.get(it.id)))
+                elif sh.col("kind")[it.row] in S.NOTE_KINDS and ov.status_of(it.id) not in (None, "active"):
+                    bound -= 1                      # merged, then retracted or superseded since
                 else:
-                    hits.append((score, sh.col("id")[row], sh, row, None))
-            hits_total = page.total
+                    hits.append((it.score, it.id, sh, it.row, None))
         hits.sort(key=lambda h: (-h[0], h[1]))
-        total = len(hits) if len(self.shards.shards) > 1 else max(hits_total, len(hits))
+        total = max(bound, len(hits))
         window = hits[offset: offset + page_size]
         items = []
         for score, nid, sh, row, note in window:
@@ -224,8 +226,15 @@ class Tools:
                     r = sh.resolve(tid)
                     if r is not None:
                         out.append((sh, r, None, "about", "out", 1.0))
+        # one entry per (neighbour, edge kind): symmetric edges (co-change) are stored both ways
+        seen, uniq = set(), []
+        for t in out:
+            key = (t[1] if t[1] is not None else t[2]["id"], t[3])
+            if key not in seen:
+                seen.add(key)
+                uniq.append(t)
         # strongest edges first (co-change weight, then stable order)
-        out.sort(key=lambda t: (-(t[5] or 0.0), t[3], t[1] if t[1] is not None else -1))
+        out = sorted(uniq, key=lambda t: (-(t[5] or 0.0), t[3], t[1] if t[1] is not None else -1))
         page = out[offset: offset + page_size]
         items = []
         for sh2, r, n, k, d, w in page:
