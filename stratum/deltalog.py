@@ -337,13 +337,16 @@ class DeltaLog:
         batch, self._pending = self._pending, []
         first, last = self._processed + 1, self._enqueued
         self._last_batch = last - first + 1
-        err = None
+        err, unexpected = None, None
         if release:
             self._cv.release()
         try:
             self._write(b"".join(batch))
         except OSError as e:
             err = f"{e.strerror or e} ({type(e).__name__})"
+            self._abandon_segment()
+        except BaseException as e:  # noqa: BLE001 - waiters must be released, then it propagates
+            err, unexpected = f"{type(e).__name__}: {e}", e
             self._abandon_segment()
         finally:
             if release:
@@ -355,6 +358,8 @@ class DeltaLog:
             log.error("delta log %s: append failed: %s", self.dir, err)
         self._processed = last
         self._cv.notify_all()
+        if unexpected is not None:
+            raise unexpected
 
     def _write(self, data: bytes) -> None:
         if self._fd is None or self._seg_size >= self.segment_bytes:
@@ -424,13 +429,14 @@ class DeltaLog:
         """Every valid record of every live segment, ordered by uid, and the damage found."""
         rep = ScanReport()
         for path in self.segments():
+            live = _is_locked(path)          # before reading: a sealed segment never grows again
             try:
                 buf = path.read_bytes()
             except FileNotFoundError:        # retired while we listed
                 continue
             except OSError as e:
                 raise StoreError(f"cannot read delta-log segment {path}: {e}") from None
-            recs, dmg, _ = parse_segment(buf, path.name, live=_is_locked(path))
+            recs, dmg, _ = parse_segment(buf, path.name, live=live)
             rep.records.extend(recs)
             rep.damage.extend(dmg)
             rep.segments += 1
@@ -519,12 +525,13 @@ class LogTail:
                 size = path.stat().st_size
                 if size <= start:
                     continue
+                live = _is_locked(path)
                 with open(path, "rb") as f:
                     f.seek(start)
                     buf = f.read()
             except FileNotFoundError:
                 continue
-            recs, dmg, resume = parse_segment(buf, name, live=_is_locked(path))
+            recs, dmg, resume = parse_segment(buf, name, live=live)
             for r in recs:
                 rep.records.append(Record(r.uid, r.type, r.body, name, r.offset + start))
             for d in dmg:

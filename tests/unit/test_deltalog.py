@@ -224,3 +224,42 @@ def test_a_forked_child_writes_its_own_segment(tmp_path):
 
 def _fork_child_with_inherited_log(lg, q):
     q.put((lg.append("note", {"who": "child"}), lg.active_segment))
+
+
+FAILING_WRITER = r"""
+import resource, signal, sys
+from stratum.deltalog import DeltaLog
+from stratum.errors import StoreError
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)          # writes past the limit fail with EFBIG
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (2000, hard))
+log = DeltaLog(sys.argv[1])
+acked = []
+try:
+    for i in range(100):
+        acked.append(log.append("note", {"text": "y" * 300, "i": i}))
+except StoreError as e:
+    print("ERR", e.code, e.retryable, flush=True)
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+acked.append(log.append("note", {"text": "after", "i": -1}))   # carries on in a fresh segment
+print(" ".join(acked), flush=True)
+"""
+
+
+def test_a_failed_write_is_an_error_and_the_log_stays_readable(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    p = subprocess.run([sys.executable, "-c", FAILING_WRITER, str(tmp_path / "deltalog")], cwd=root,
+                       env={**os.environ, "PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    err, acked = p.stdout.splitlines()
+    assert err == "ERR store_error True"
+    acked = acked.split()
+    rep = _log(tmp_path).scan()
+    assert [r.uid for r in rep.records] == acked          # every acknowledged record, nothing else
+    assert rep.records[-1].body["text"] == "after" and len(acked) >= 3
+    assert [d.reason for d in rep.damage] in ([], ["torn_tail"])
+    assert len(_log(tmp_path).segments()) == 2
