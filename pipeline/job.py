@@ -243,7 +243,7 @@ def _collect(parsed: list, rep: RunReport) -> tuple[list[dict], list[dict], dict
     nodes, edges, imports = [], [], {}
     for pf in parsed:
         rep.warnings.update(pf.warnings)
-        if pf.skip_reason:
+        if pf.skip_reason and not pf.nodes:
             rep.skipped[pf.skip_reason] += 1
             continue
         nodes.extend(pf.nodes)

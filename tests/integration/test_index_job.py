@@ -1,0 +1,99 @@
+"""The index job end to end: real git repos, real Ray, real Lance, published versions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from stratum.config import EmbedConfig, IndexConfig
+from stratum.errors import NotARepository
+from stratum.store import Store
+from tests.gitrepo import Repo, sample_python_repo
+
+pytestmark = pytest.mark.slow
+NO_EMBED = IndexConfig(num_cpus=2, embed=EmbedConfig(enabled=False))
+
+
+def test_report_counts_what_was_indexed(indexed_store):
+    repo, store, rep = indexed_store
+    assert rep.version == 1 and not rep.incremental
+    assert rep.nodes["file"] == 6 and rep.nodes["class"] == 1 and rep.nodes["method"] == 3
+    assert rep.edges["imports"] == 3 and rep.edges["tests"] >= 1 and rep.edges["cochange"] >= 2
+    assert rep.history["commits_total"] == 4
+    m = Store(store).manifest()
+    assert m.version == 1 and m.indexed_commit and m.history_watermark == m.indexed_commit
+    assert set(m.datasets) >= {"nodes", "edges", "commits", "file_changes", "cochange", "external_imports"}
+    nodes = Store(store).snapshot().read("nodes")
+    ids = nodes.column("id").to_pylist()
+    assert len(ids) == len(set(ids))
+
+
+def test_reindex_is_incremental_and_old_readers_keep_their_version(tmp_path):
+    r = sample_python_repo(tmp_path / "shop")
+    store = Store(tmp_path / "store")
+    from pipeline.job import index_repository
+
+    index_repository(r.path, store.root, NO_EMBED)
+    old = store.snapshot()
+    old_nodes = old.read("nodes").num_rows
+    r.commit("invoice: add currency", {"shop/invoice.py": (
+        '"""Render invoices as text."""\n\nfrom shop.cart import Cart\n\n\n'
+        'def render_invoice(cart: Cart, currency: str = "EUR") -> str:\n    """One line per item and the total."""\n'
+        '    return f"total {cart.total():.2f} {currency}"\n\n\ndef header() -> str:\n    return "INVOICE"\n')})
+    rep = index_repository(r.path, store.root, NO_EMBED)
+    assert rep.incremental and rep.version == 2
+    assert rep.files_parsed == 1 and rep.files_reused == 5   # README.md is a plain file node
+    assert rep.history["incremental"] and rep.history["commits"] == 1
+    assert store.manifest().version == 2
+    # a reader holding version 1 still reads version 1
+    assert old.read("nodes").num_rows == old_nodes
+    new = store.snapshot().read("nodes")
+    assert new.num_rows == old_nodes + 1
+    assert "shop/invoice.py::header" in {f"{p}::{q}" for p, q in zip(new.column("path").to_pylist(),
+                                                                      new.column("qualname").to_pylist())}
+    # ids are stable across versions
+    o = {(p, q): i for p, q, i in zip(*(old.read("nodes").column(c).to_pylist() for c in ("path", "qualname", "id")))}
+    n = {(p, q): i for p, q, i in zip(*(new.column(c).to_pylist() for c in ("path", "qualname", "id")))}
+    assert all(n[k] == v for k, v in o.items() if k in n)
+
+
+def test_not_a_repository_is_a_clear_error(tmp_path):
+    from pipeline.job import index_repository
+
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(NotARepository, match="not inside a git repository"):
+        index_repository(tmp_path / "plain", tmp_path / "s", NO_EMBED)
+
+
+def test_empty_repository_completes(tmp_path):
+    from pipeline.job import index_repository
+
+    Repo(tmp_path / "empty")
+    rep = index_repository(tmp_path / "empty", tmp_path / "s", NO_EMBED)
+    assert rep.files_parsed == 0 and rep.history["commits_total"] == 0
+    assert Store(tmp_path / "s").manifest().version == 1
+
+
+def test_bad_files_are_skipped_with_reasons_and_never_fail_the_run(tmp_path):
+    from pipeline.job import index_repository
+
+    r = Repo(tmp_path / "bad")
+    r.commit("mixed bag", {
+        "ok.py": "def fine():\n    return 1\n",
+        "broken.py": "def broken(:\n    pass\n\ndef after():\n    return 2\n",
+        "latin1.py": b"# caf\xe9\ndef bonjour():\n    return 'hi'\n",
+        "blob.bin": b"\x00\x01\x02" * 100,
+        "big.py": "x = 1\n" * (1 << 20),
+        "node_modules/lib/index.js": "export const a = 1;\n",
+    })
+    (r.path / "loop").symlink_to(r.path / "loop")
+    rep = index_repository(r.path, tmp_path / "s", NO_EMBED)
+    d = rep.to_dict()
+    assert d["skipped"].get("oversized") == 1
+    assert d["skipped"].get("binary", 0) + d["skipped"].get("binary_extension", 0) >= 1
+    assert any("vendor" in k for k in d["skipped"])
+    assert d["warnings"].get("syntax_error") == 1 and d["warnings"].get("invalid_utf8") == 1
+    names = set(Store(tmp_path / "s").snapshot().read("nodes").column("qualname").to_pylist())
+    assert {"fine", "after", "bonjour"} <= names
+    json.loads(rep.to_json())

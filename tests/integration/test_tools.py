@@ -1,0 +1,141 @@
+"""The tool functions over a real store built by the real pipeline (in-process; gRPC has its own tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from stratum import tokens
+from stratum.errors import InvalidArgument, InvalidPageToken, NotFound
+from stratum.tools import Tools
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def tools(indexed_store):
+    from pipeline.gitio import freshness
+
+    t = Tools.open([str(indexed_store[1])], freshness=freshness)
+    yield t
+    t.close()
+
+
+def _session(tools, budget=20000, author="agent"):
+    return tools.open_session(author=author, budget=budget).data["session"]
+
+
+def test_every_answer_states_its_cost_and_what_remains(tools):
+    s = _session(tools)
+    r = tools.get(s, "shop/cart.py::Cart.total", "full")
+    it = r.items[0]
+    assert it.kind == "method" and it.qualname == "Cart.total" and "def total" in it.text
+    assert it.tokens == tokens.count(it.text)
+    e = r.envelope
+    assert (e.returned, e.total, e.page, e.pages, e.has_more) == (1, 1, 1, 1, False)
+    assert e.tokens_returned == it.tokens and e.budget.used == it.tokens
+    assert e.budget.remaining == e.budget.limit - e.budget.used
+
+
+def test_tree_pages_concatenate_without_duplicates(tools):
+    s = _session(tools)
+    full = tools.tree(s, "", depth=4, page_size=200)
+    assert not full.envelope.has_more
+    seen, token, pages = [], "", 0
+    while True:
+        r = tools.tree(s, "", depth=4, page_size=4, page_token=token)
+        pages += 1
+        seen.extend(i.id for i in r.items)
+        assert r.envelope.page == pages and r.envelope.pages == -(-full.envelope.total // 4)
+        if not r.envelope.has_more:
+            assert r.envelope.next_page_token == ""
+            break
+        assert r.envelope.next_hint.startswith(f"page {pages + 1}")
+        token = r.envelope.next_page_token
+    assert seen == [i.id for i in full.items] and len(set(seen)) == len(seen)
+
+
+def test_walk_imports_tests_and_cochange(tools):
+    s = _session(tools)
+    out = {(i.edge, i.direction, i.path) for i in tools.walk(s, "shop/cart.py", direction="both", page_size=50).items}
+    assert ("imports", "out", "shop/pricing.py") in out
+    assert ("imports", "in", "shop/invoice.py") in out
+    assert ("tests", "in", "tests/test_cart.py") in out
+    assert ("cochange", "out", "shop/pricing.py") in out or ("cochange", "in", "shop/pricing.py") in out
+    cc = tools.walk(s, "shop/cart.py", ["cochange"], "both").items
+    pricing = [i for i in cc if i.path == "shop/pricing.py"]
+    assert len(pricing) == 1 and int(pricing[0].meta["support"]) == 3
+
+
+def test_search_finds_identifier_and_pages_are_stable(tools):
+    s = _session(tools)
+    r = tools.search(s, "render_invoice", page_size=3)
+    assert r.items[0].qualname == "render_invoice"
+    full = tools.search(s, "discount cart total", page_size=50)
+    got, token = [], ""
+    while True:
+        p = tools.search(s, "discount cart total", page_size=2, page_token=token)
+        got.extend(i.id for i in p.items)
+        if not p.envelope.has_more:
+            break
+        token = p.envelope.next_page_token
+    assert got == [i.id for i in full.items]
+    only = tools.search(s, "discount", kinds=["function"], path_prefix="shop/", page_size=10)
+    assert only.items and all(i.kind == "function" and i.path.startswith("shop/") for i in only.items)
+
+
+def test_bad_requests_get_clear_errors(tools):
+    s = _session(tools)
+    with pytest.raises(NotFound, match="no node"):
+        tools.get(s, "shop/nope.py::x")
+    with pytest.raises(InvalidArgument, match="level"):
+        tools.get(s, "shop/cart.py", "everything")
+    with pytest.raises(InvalidArgument, match="budget"):
+        tools.open_session(budget=0)
+    with pytest.raises(InvalidArgument, match="limit"):
+        tools.search(s, "x" * 5000)
+    r = tools.tree(s, "", depth=3, page_size=2)
+    bad = r.envelope.next_page_token[:-3] + ("AAA" if not r.envelope.next_page_token.endswith("AAA") else "BBB")
+    with pytest.raises(InvalidPageToken, match="tampered|malformed"):
+        tools.tree(s, "", depth=3, page_size=2, page_token=bad)
+    other = _session(tools)
+    with pytest.raises(InvalidPageToken, match="another session"):
+        tools.tree(other, "", depth=3, page_size=2, page_token=r.envelope.next_page_token)
+    with pytest.raises(InvalidPageToken, match="different"):
+        tools.tree(s, "shop", depth=3, page_size=2, page_token=r.envelope.next_page_token)
+    with pytest.raises(NotFound, match="session"):
+        tools.get("not-a-session", "shop/cart.py")
+
+
+def test_sessions_are_isolated_and_budget_evicts_with_report(tools):
+    a, b = _session(tools, budget=400), _session(tools, budget=400)
+    tools.get(a, "shop/cart.py", "full")
+    tools.pin(a, "shop/cart.py")
+    assert tools.status(b).data["session"]["budget"]["used"] == 0
+    evicted = []
+    for target in ("shop/pricing.py", "shop/invoice.py", "tests/test_cart.py", "shop/pricing.py::discount"):
+        evicted += tools.get(a, target, "full").envelope.evictions
+    assert evicted, "a 400-token budget must force evictions"
+    assert all(e.node_id != tools.get(a, "shop/cart.py", "summary").items[0].id for e in evicted)
+    st = tools.status(a).data["session"]
+    assert st["budget"]["used"] <= 400 and st["pins"]
+
+
+def test_remember_is_searchable_and_walkable_at_once(tools):
+    s = _session(tools, author="writer-model")
+    r = tools.remember(s, "rca", "Totals off by a cent: the cause is discount() in pricing, which rounds "
+                                 "after applying the code.", about=["shop/pricing.py::discount"])
+    nid = r.data["note_id"]
+    fresh = _session(tools, author="reader-model")
+    hits = tools.search(fresh, "totals off by a cent", page_size=5).items
+    assert hits[0].id == nid and hits[0].kind == "rca"
+    about = tools.walk(fresh, "shop/pricing.py::discount", ["notes"]).items
+    assert [i.id for i in about] == [nid]
+    got = tools.get(fresh, nid, "full").items[0]
+    assert "writer-model" in got.text and got.meta["status"] == "active"
+
+
+def test_status_reports_versions_and_freshness(tools, indexed_store):
+    s = _session(tools)
+    sh = tools.status(s).data["shards"][0]
+    assert sh["version"] == 1 and sh["indexed_commit"] and sh["moved_on"] is False
+    assert sh["uncommitted_changes"] is False
