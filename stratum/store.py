@@ -29,7 +29,7 @@ from typing import Iterator
 import pyarrow as pa
 
 from stratum import schema as S
-from stratum.errors import StoreError
+from stratum.errors import NotFound, StoreError
 
 FORMAT_DIR = f"data-v{S.SCHEMA_VERSION}"
 
@@ -79,7 +79,7 @@ class Store:
             m = Manifest.from_json(path.read_text())
         except FileNotFoundError:
             if version is None:
-                raise StoreError(f"no index at {self.root}: run `stratum index` first") from None
+                raise NotFound(f"no index at {self.root}: run `stratum index` first") from None
             raise StoreError(f"store {self.root} has no published version {version}") from None
         except (ValueError, TypeError) as e:
             raise StoreError(f"manifest {path} is unreadable: {e}") from None

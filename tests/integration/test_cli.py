@@ -1,0 +1,52 @@
+"""The `stratum` command as a user runs it: a real subprocess over a real store."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def stratum(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stratum.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+def test_query_commands_answer_with_cost(indexed_store):
+    _, store, _ = indexed_store
+    p = stratum("tree", "--store", str(store), "--depth", "2")
+    assert p.returncode == 0, p.stderr
+    assert "shop/cart.py" in p.stdout and "tokens (budget" in p.stdout
+
+    p = stratum("get", "shop/cart.py::Cart.total", "--level", "full", "--json", "--store", str(store))
+    d = json.loads(p.stdout)
+    assert d["items"][0]["qualname"] == "Cart.total" and d["envelope"]["tokens_returned"] > 0
+
+    p = stratum("walk", "shop/cart.py", "--edge", "imports", "--direction", "in", "--json", "--store", str(store))
+    assert {i["path"] for i in json.loads(p.stdout)["items"]} == {"shop/invoice.py", "tests/test_cart.py"}
+
+    p = stratum("search", "render invoice text", "--json", "--store", str(store))
+    assert json.loads(p.stdout)["items"][0]["path"] == "shop/invoice.py"
+
+
+def test_user_errors_are_one_line_with_exit_2(indexed_store, tmp_path):
+    _, store, _ = indexed_store
+    p = stratum("get", "shop/missing.py", "--store", str(store))
+    assert p.returncode == 2 and p.stderr.strip().startswith("stratum: error: no node")
+    assert "Traceback" not in p.stderr
+    (tmp_path / "plain").mkdir()
+    p = stratum("index", str(tmp_path / "plain"), "--store", str(tmp_path / "s"))
+    assert p.returncode == 2 and "not inside a git repository" in p.stderr
+    p = stratum("tree", "--store", str(tmp_path / "nothing"))
+    assert p.returncode != 0 and "no index" in p.stderr
+
+
+def test_help_lists_every_command():
+    p = stratum("--help")
+    for cmd in ("index", "tree", "get", "walk", "search", "status", "remember", "notes", "cochange",
+                "history", "serve", "mcp"):
+        assert cmd in p.stdout
