@@ -121,7 +121,7 @@ def definitions(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
     root = languages.parser(lang).parse(src).root_node
     defs, _ = P._collect(lang, spec, root, src)
     out = []
-    for d in P._resolve(defs, lang):
+    for d in P._resolve(defs):
         if d.kind in _FUNC_KINDS:
             start, _ = P._leading(spec, d.outer)
             out.append((start.start_point.row + 1, P._end_line(d.outer), d.qual, d.kind))

@@ -160,3 +160,19 @@ def test_empty_inputs(tmp_path):
     assert symbols.plan(r.file_changes, r.commits) == []
     assert symbols.changed_symbols(g.root, []).num_rows == 0
     assert symbols.mine_symbols(g.root, r.file_changes, r.commits).num_rows == 0
+
+
+@pytest.mark.parametrize("path,src", [
+    ("m.py", V1 + "\n\ndef outer():\n    def inner():\n        pass\n    return inner\n"),
+    ("w.js", "export function a() {\n  return 1;\n}\n\nclass B {\n  m() {\n    return 2;\n  }\n}\n"),
+    ("g.go", "package p\n\ntype S struct{}\n\nfunc (s S) Run() int {\n\treturn 1\n}\n\nfunc F() {}\n"),
+])
+def test_spans_are_the_code_node_spans(path, src):
+    """definitions() is a cheap path to exactly the function/method nodes parse_file emits."""
+    from pipeline.parse import parse_file
+
+    data = src.encode()
+    nodes = parse_file("r", path, data).nodes
+    want = {(n["start_line"], n["end_line"], n["qualname"], n["kind"]) for n in nodes
+            if n["kind"] in ("function", "method")}
+    assert set(symbols.definitions(path, data)) == want and want
