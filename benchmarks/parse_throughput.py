@@ -11,15 +11,16 @@ Definitions (printed at start):
 - ours: pipeline.parse.parse_file(repo, path, data) for each file: the tree, the tags query,
   nodes with qualified names, spans, signatures, docs, the three detail levels with exact token
   counts (cl100k_base), content hashes, contains edges and raw imports.
-- one core: both loops run in this one process, back to back, per sample; each is repeated --runs
-  times and the fastest run is kept (the machine is shared). CPU seconds of the process
-  (time.process_time) are reported beside wall seconds; rates use CPU seconds, which do not
-  depend on what else the machine runs.
-- ratio: ours / bare seconds for the same files in the same run (lower is better).
+- one core: both loops run in this one process, back to back (bare, then ours), --runs pairs per
+  sample. CPU seconds of the process (time.process_time) are reported beside wall seconds; rates
+  use the median CPU seconds over the runs, which depend far less than wall time on what else
+  the (shared) machine runs.
+- ratio: ours / bare seconds of the same pair (same files, same moment), median over the pairs
+  (lower is better); CPU and wall ratios are given.
 - with --workers N (N > 1): ours again, in N worker processes (concurrent.futures), wall time.
 
 Usage: .venv/bin/python benchmarks/parse_throughput.py [--repos flask requests] [--no-stdlib]
-       [--runs 3] [--workers 2]
+       [--runs 5] [--workers 2]
 Repositories are clones under benchmarks/.repos/<name>. Results: benchmarks/results/parse_throughput.json.
 """
 
@@ -29,6 +30,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import sysconfig
@@ -96,11 +98,6 @@ def timed(fn, *args):
     return out, time.perf_counter() - t0, time.process_time() - c0
 
 
-def best(fn, files, runs: int):
-    results = [timed(fn, files) for _ in range(runs)]
-    return min(results, key=lambda r: r[2])
-
-
 def warm_up(files) -> None:
     """Load every grammar, query and the tokenizer once (one-time costs are not throughput)."""
     seen = set()
@@ -113,15 +110,22 @@ def warm_up(files) -> None:
 def measure(name: str, files, runs: int, workers: int) -> dict:
     warm_up(files)
     mb = sum(len(d) for _, _, d in files) / 1e6
-    _, b_wall, b_cpu = best(bare, files, runs)
-    (n_nodes, n_tokens), o_wall, o_cpu = best(ours, files, runs)
+    pairs = []
+    for _ in range(runs):
+        _, b_wall, b_cpu = timed(bare, files)
+        (n_nodes, n_tokens), o_wall, o_cpu = timed(ours, files)
+        pairs.append((b_cpu, b_wall, o_cpu, o_wall))
+    med = statistics.median
+    b_cpu, b_wall = med(p[0] for p in pairs), med(p[1] for p in pairs)
+    o_cpu, o_wall = med(p[2] for p in pairs), med(p[3] for p in pairs)
     row = {
         "sample": name, "files": len(files), "mb": round(mb, 3), "nodes": n_nodes, "file_tokens": n_tokens,
-        "bare_cpu_s": round(b_cpu, 3), "bare_wall_s": round(b_wall, 3),
+        "runs": runs, "bare_cpu_s": round(b_cpu, 3), "bare_wall_s": round(b_wall, 3),
         "ours_cpu_s": round(o_cpu, 3), "ours_wall_s": round(o_wall, 3),
         "bare_files_s": round(len(files) / b_cpu, 1), "bare_mb_s": round(mb / b_cpu, 2),
         "ours_files_s": round(len(files) / o_cpu, 1), "ours_mb_s": round(mb / o_cpu, 2),
-        "ratio_cpu": round(o_cpu / b_cpu, 2), "ratio_wall": round(o_wall / b_wall, 2),
+        "ratio_cpu": round(med(p[2] / p[0] for p in pairs), 2),
+        "ratio_wall": round(med(p[3] / p[1] for p in pairs), 2),
         "languages": sorted({lang for _, lang, _ in files}),
     }
     if workers > 1:
@@ -141,7 +145,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--repos", nargs="*", default=["flask", "requests"])
     ap.add_argument("--no-stdlib", action="store_true")
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--workers", type=int, default=0)
     args = ap.parse_args()
     print("Definitions:\n" + DEFINITIONS)

@@ -11,9 +11,11 @@ Resolution rules, per language (one edge per (importer, imported file) pair; sel
   ``a/b/c/__init__.py``, else ``a/b``...). ``from m import y`` -> ``m.y`` when ``y`` is a module,
   else ``m``; relative imports count dots from the importer's package (never beyond its
   top-level package, as in Python). Modules are looked up under
-  package roots: roots containing the importer first (deepest first), then the repository root,
-  ``src/``, and the parent of every top-level package (a directory with ``__init__.py`` whose parent
-  has none); a script directory without ``__init__.py`` is a root for its own files (sibling imports).
+  package roots: the importer's own root first (the parent of its highest regular package, or its
+  own directory for a script outside any package: sibling imports), then roots containing it
+  (deepest first), then the repository root, ``src/`` and the parent of every top-level package
+  (a directory with ``__init__.py`` and no such ancestor). Directories without ``__init__.py``
+  inside a package are namespace subpackages of it, as Python sees them.
 - JavaScript/TypeScript: relative specifiers (``./``, ``../``, ``/``) with the exact file, then the
   extensions ``.ts .tsx .d.ts .js .jsx .mjs .cjs .mts .cts``, then ``index.*``; an ESM ``./x.js``
   also finds ``x.ts``. Bare specifiers (packages, ``node:``) are external; tsconfig ``paths`` aliases
@@ -100,13 +102,30 @@ class _Python:
 
     def __init__(self, paths: set[str], all_dirs: set[str]):
         self.paths = paths
-        self.packages = {_dir(p) for p in paths if posixpath.basename(p) in ("__init__.py", "__init__.pyi")}
+        self.packages = {_dir(p) for p in paths
+                         if posixpath.basename(p) in ("__init__.py", "__init__.pyi") and _dir(p)}
+        self._tops: dict[str, str | None] = {}
         roots = {""}
         if "src" in all_dirs:
             roots.add("src")
-        roots.update(_dir(pkg) for pkg in self.packages if _dir(pkg) not in self.packages)
+        roots.update(_dir(self.top_package(pkg)) for pkg in self.packages)
         self.roots = roots
         self._order: dict[str, list[str]] = {}
+
+    def top_package(self, d: str) -> str | None:
+        """The highest regular package (``__init__.py``) among ``d`` and its ancestors.
+
+        Directories without ``__init__.py`` below it are namespace subpackages of it, as Python
+        sees them (``flask/sansio/`` inside ``flask/``).
+        """
+        if d not in self._tops:
+            top, cur = None, d
+            while cur:
+                if cur in self.packages:
+                    top = cur
+                cur = _dir(cur)
+            self._tops[d] = top
+        return self._tops[d]
 
     def file_at(self, base: str) -> str | None:
         """The module file of a module whose path (without suffix) is ``base``."""
@@ -121,9 +140,8 @@ class _Python:
         d = _dir(importer)
         got = self._order.get(d)
         if got is None:
-            own = d
-            while own and own in self.packages:
-                own = _dir(own)
+            top = self.top_package(d)
+            own = _dir(top) if top is not None else d
             inside = sorted((r for r in self.roots if r == "" or d == r or d.startswith(r + "/")),
                             key=len, reverse=True)
             rest = sorted((r for r in self.roots if r not in inside), key=lambda r: (r.count("/"), r))
@@ -144,11 +162,8 @@ class _Python:
         if ref.level:
             # as Python does: within the importer's package, never beyond its top-level package
             base = _dir(importer)
-            depth = 0
-            cur = base
-            while cur and cur in self.packages:
-                depth += 1
-                cur = _dir(cur)
+            top = self.top_package(base)
+            depth = 0 if top is None else base.count("/") - top.count("/") + 1
             if ref.level > depth:
                 return []
             for _ in range(ref.level - 1):

@@ -10,8 +10,9 @@ Qualified names join the enclosing scopes with ``.``: ``Outer.Inner.method``; Go
 their receiver type (``Server.Start``), Rust impl methods under the impl's type (``Point.new``),
 C++ out-of-line definitions under their scope (``Shape::area`` -> ``Shape.area``). When two
 definitions of a file share kind and qualified name (overloads, property setters, conditional
-definitions), a body-less declaration yields to the definition with a body, otherwise later ones
-get ``#2``, ``#3``... in source order, so ids stay unique and stable.
+definitions), a body-less declaration (prototype, signature, ``@overload`` stub) yields to the
+definition with a body; otherwise later ones get ``#2``, ``#3``... in source order, so ids stay
+unique and stable.
 
 Spans are 1-based inclusive lines, from the first decorator / attribute / ``export`` / ``template``
 line to the definition's last line; ``full`` is that source (whole first line, so indentation is
@@ -52,6 +53,7 @@ _DECL_IS_API = {"struct": {"c", "cpp", "go", "rust"}, "union": {"c", "cpp", "rus
                 "interface": {"go", "typescript", "tsx"}}
 _LICENSE = re.compile(r"(?i)\b(copyright|spdx-license|licen[sc]ed?\b|all rights reserved)")
 _WS = re.compile(r"\s+")
+_OVERLOAD = re.compile(r"^@\s*(\w+\.)*overload\s*$")
 _MAX_IMPORT_TEXT = 300
 
 
@@ -467,6 +469,10 @@ def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes
                 break
             outer = p
         d.outer = outer
+        if outer.type == "decorated_definition" and any(
+                _OVERLOAD.search(_text(src, c.start_byte, c.end_byte)) for c in outer.named_children
+                if c.type == "decorator"):
+            d.decl = True                    # typing.overload stubs yield to the implementation
         # the innermost enclosing definition; hidden if any function body lies in between
         p = d.node.parent
         while p is not None:

@@ -133,7 +133,7 @@ class StratumServicer(pb_grpc.StratumServicer):
 
 def _reload_loop(server: grpc.Server, tools: Any, interval: float) -> None:
     """Pick up newly published store versions until the server terminates."""
-    while not server.wait_for_termination(timeout=interval):
+    while server.wait_for_termination(timeout=interval):     # True: timed out, still serving
         try:
             tools.reload()
         except (StratumError, OSError) as err:     # a half-published or unreadable store: keep serving

@@ -35,9 +35,9 @@ STDLIB_PACKAGES = ("json", "email", "http", "importlib", "concurrent", "asyncio"
 class Reference:
     def __init__(self, paths: set[str]):
         self.paths = paths
-        self.packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
+        self.packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"} - {""}
         dirs = {posixpath.dirname(p) for p in paths}
-        roots = {""} | {posixpath.dirname(p) for p in self.packages if posixpath.dirname(p) not in self.packages}
+        roots = {""} | {self.own_root(p + "/__init__.py") for p in self.packages}
         if any(p.startswith("src/") for p in paths):
             roots.add("src")
         self.roots = roots
@@ -56,10 +56,12 @@ class Reference:
             self.index[r] = idx
 
     def own_root(self, path: str) -> str:
-        d = posixpath.dirname(path)
-        while d and d in self.packages:
-            d = posixpath.dirname(d)
-        return d
+        """Parent of the highest ancestor package (``__init__.py``), else the file's directory."""
+        parts = posixpath.dirname(path).split("/") if posixpath.dirname(path) else []
+        for k in range(1, len(parts) + 1):
+            if "/".join(parts[:k]) in self.packages:
+                return "/".join(parts[:k - 1])
+        return "/".join(parts)
 
     def package(self, path: str) -> str:
         d, root = posixpath.dirname(path), self.own_root(path)

@@ -172,3 +172,17 @@ def test_edges_are_deduplicated_with_meta():
     (e,) = edges
     assert (e["src"], e["dst"], e["kind"]) == (node_id("r", "a.py", "file"), node_id("r", "b.py", "file"), "imports")
     assert json.loads(e["meta"]) == {"text": "import b", "line": 1, "n": 3}
+
+
+def test_python_namespace_subpackage_inside_a_package():
+    files = {
+        "src/flask/__init__.py": "",
+        "src/flask/helpers.py": "",
+        "src/flask/sansio/app.py": "from ..helpers import x\nfrom .scaffold import Scaffold\nfrom . import scaffold\n",
+        "src/flask/sansio/scaffold.py": "import flask.helpers\n",
+    }
+    assert pairs(files) == {
+        ("src/flask/sansio/app.py", "src/flask/helpers.py"),
+        ("src/flask/sansio/app.py", "src/flask/sansio/scaffold.py"),
+        ("src/flask/sansio/scaffold.py", "src/flask/helpers.py"),
+    }

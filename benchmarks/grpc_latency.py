@@ -1,0 +1,220 @@
+"""gRPC serving latency and throughput against the same calls in-process.
+
+    python benchmarks/grpc_latency.py --store PATH [--calls 300] [--concurrency 1 8 32] [--seconds 5]
+
+Definitions (printed with the results):
+- workload: search queries are node names (identifier queries) and the first words of node summaries
+  (natural-language queries), half each; get targets are node ids at level "api"; walk targets are
+  file node ids, all edge kinds, direction "out", page_size 20. Drawn with a fixed seed from the
+  store itself, the same list for every mode.
+- in-process: ``Tools`` method calls in this process (no serialisation, no network).
+- gRPC: ``serving.client.Client`` calls to ``stratum serve`` running as a separate process on
+  127.0.0.1 (real loopback TCP, protobuf both ways, the server's thread pool), the end-to-end time
+  the caller sees. Ratio = gRPC p50 / in-process p50 for the same call.
+- transport floor: the gRPC health Check on the same server (no tool work).
+- latency: ``--calls`` sequential calls per tool after 20 warm-up calls; p50 / p99 in milliseconds.
+- throughput: C concurrent clients (threads, each with its own channel and session) issue the mixed
+  workload (search, get, walk in turn) for ``--seconds``; calls per second over all clients, and the
+  p50 / p99 latency under that load.
+- sessions use a budget of 10^9 tokens so the controller admits without evicting: this measures
+  serving, not eviction (the controller benchmark measures that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+BIG_BUDGET = 10 ** 9
+
+
+def machine() -> str:
+    cpu = "unknown cpu"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores visible, Python {platform.python_version()}, {platform.system()}"
+
+
+def workload(tools, n: int, seed: int = 7) -> dict[str, list[dict]]:
+    """Arguments for search/get/walk drawn from the store (see the module docstring)."""
+    rng = random.Random(seed)
+    sh = tools.shards.shards[0]
+    kinds, ids, names = sh.col("kind"), sh.col("id"), sh.col("name")
+    code = [i for i, k in enumerate(kinds) if k in ("class", "function", "method")]
+    files = [i for i, k in enumerate(kinds) if k == "file"]
+    summaries = sh.meta.column("summary")
+    queries = []
+    for i in rng.choices(code, k=n):
+        if len(queries) % 2 == 0 and names[i]:
+            queries.append(names[i])
+        else:
+            words = (summaries[i].as_py() or names[i] or "code").split()
+            queries.append(" ".join(words[:8]))
+    return {
+        "search": [{"query": q, "page_size": 10} for q in queries],
+        "get": [{"target": ids[i], "level": "api"} for i in rng.choices(code or files, k=n)],
+        "walk": [{"target": ids[i], "page_size": 20} for i in rng.choices(files, k=n)],
+    }
+
+
+def pct(samples: list[float], p: float) -> float:
+    s = sorted(samples)
+    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+
+
+def time_calls(fn, session: str, args: list[dict], warmup: int = 20) -> list[float]:
+    for a in args[:warmup]:
+        fn(session, **a)
+    out = []
+    for a in args:
+        t = time.perf_counter()
+        fn(session, **a)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def start_server(store: str, workers: int) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "stratum.cli", "serve", "--store", store, "--port", "0",
+                             "--reload-interval", "0", "--workers", str(workers)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    line = proc.stdout.readline()
+    if "serving" not in line:
+        proc.kill()
+        raise SystemExit(f"server did not start: {line!r}")
+    return proc, line.strip().rsplit(" ", 1)[-1]
+
+
+def throughput(address: str, wl: dict, clients: int, seconds: float) -> dict:
+    from serving.client import Client
+    from stratum.errors import StratumError
+
+    mixed = [(tool, a) for trio in zip(wl["search"], wl["get"], wl["walk"])
+             for tool, a in zip(("search", "get", "walk"), trio)]
+    lat: list[list[float]] = [[] for _ in range(clients)]
+    errors: list[BaseException] = []
+    start = threading.Barrier(clients + 1)
+    stop_at = [0.0]
+
+    def run(k: int) -> None:
+        with Client(address, timeout=60) as c:
+            sid = c.open_session(author=f"bench-{k}", budget=BIG_BUDGET).data["session"]
+            j = k * 7
+            start.wait()
+            while time.perf_counter() < stop_at[0]:
+                tool, a = mixed[j % len(mixed)]
+                j += 1
+                t = time.perf_counter()
+                try:
+                    getattr(c, tool)(sid, **a)
+                except StratumError as err:    # counted and reported, never hidden
+                    errors.append(err)
+                    continue
+                lat[k].append((time.perf_counter() - t) * 1000)
+            c.close_session(sid)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(clients)]
+    for t in threads:
+        t.start()
+    stop_at[0] = time.perf_counter() + seconds + 0.0
+    t0 = time.perf_counter()
+    start.wait()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    flat = [x for xs in lat for x in xs]
+    return {"clients": clients, "calls": len(flat), "seconds": round(elapsed, 2),
+            "calls_per_s": round(len(flat) / elapsed, 1), "p50_ms": round(pct(flat, 50), 3),
+            "p99_ms": round(pct(flat, 99), 3), "errors": len(errors)}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--store", required=True)
+    ap.add_argument("--calls", type=int, default=300)
+    ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--workers", type=int, default=8, help="server RPC threads")
+    ap.add_argument("--json", default=None, help="also write the results here")
+    args = ap.parse_args()
+
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from serving.client import Client
+    from stratum.tools import Tools
+
+    print(__doc__)
+    print(f"machine: {machine()}")
+    print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}\n")
+
+    t = time.perf_counter()
+    tools = Tools.open([args.store])
+    load_s = time.perf_counter() - t
+    nodes = sum(len(sh) for sh in tools.shards.shards)
+    print(f"store: {args.store} ({nodes} nodes, version {tools.shards.version}, loaded in {load_s:.1f}s)")
+    wl = workload(tools, args.calls)
+    results: dict = {"machine": machine(), "store": args.store, "nodes": nodes, "latency": {}, "throughput": []}
+
+    sid = tools.open_session(author="bench", budget=BIG_BUDGET).data["session"]
+    local = {tool: time_calls(getattr(tools, tool), sid, wl[tool]) for tool in ("search", "get", "walk")}
+    tools.close()
+
+    proc, address = start_server(args.store, args.workers)
+    try:
+        with Client(address, timeout=60) as c:
+            c.wait_ready()
+            rsid = c.open_session(author="bench", budget=BIG_BUDGET).data["session"]
+            remote = {tool: time_calls(getattr(c, tool), rsid, wl[tool]) for tool in ("search", "get", "walk")}
+            channel = grpc.insecure_channel(address)
+            health = health_pb2_grpc.HealthStub(channel)
+            floor = time_calls(lambda _s, **_: health.Check(health_pb2.HealthCheckRequest()), "",
+                               [{}] * args.calls)
+            channel.close()
+        print(f"\nlatency, {args.calls} sequential calls each (ms)")
+        print("| call | in-process p50 | in-process p99 | gRPC p50 | gRPC p99 | gRPC/in-process (p50) |")
+        print("|---|---|---|---|---|---|")
+        for tool in ("search", "get", "walk"):
+            row = {"inproc_p50": pct(local[tool], 50), "inproc_p99": pct(local[tool], 99),
+                   "grpc_p50": pct(remote[tool], 50), "grpc_p99": pct(remote[tool], 99)}
+            row["ratio_p50"] = row["grpc_p50"] / row["inproc_p50"]
+            results["latency"][tool] = {k: round(v, 3) for k, v in row.items()}
+            print(f"| {tool} | {row['inproc_p50']:.3f} | {row['inproc_p99']:.3f} | {row['grpc_p50']:.3f} | "
+                  f"{row['grpc_p99']:.3f} | {row['ratio_p50']:.2f}x |")
+        results["latency"]["health_check"] = {"grpc_p50": round(pct(floor, 50), 3), "grpc_p99": round(pct(floor, 99), 3)}
+        print(f"| transport floor (health Check) | - | - | {pct(floor, 50):.3f} | {pct(floor, 99):.3f} | - |")
+
+        print(f"\nthroughput, mixed search/get/walk, {args.seconds:g}s per level, server with {args.workers} threads")
+        print("| concurrent clients | calls | calls/s | p50 ms | p99 ms | errors |")
+        print("|---|---|---|---|---|---|")
+        for n in args.concurrency:
+            r = throughput(address, wl, n, args.seconds)
+            results["throughput"].append(r)
+            print(f"| {n} | {r['calls']} | {r['calls_per_s']} | {r['p50_ms']} | {r['p99_ms']} | {r['errors']} |")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""The official MCP Python client spawns `stratum mcp` over stdio, lists the tools and calls them:
+on a local store, and as a front for a running gRPC server."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from serving.mcp_server import MCP_TOOLS
+from serving.server import serve
+from stratum.tools import Tools
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _params(*args: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable, args=["-m", "stratum.cli", "mcp", *args], cwd=str(ROOT),
+                                 env={"PYTHONPATH": str(ROOT)})
+
+
+def _answer(result) -> dict:
+    assert not result.is_error, result.content
+    return json.loads(result.content[0].text)
+
+
+async def _session_walk(params: StdioServerParameters) -> dict:
+    out = {}
+    async with Client(params, read_timeout_seconds=120) as client:
+        out["tools"] = await client.list_tools()
+        out["tree"] = _answer(await client.call_tool("tree", {"path": "shop", "depth": 1}))
+        out["search"] = _answer(await client.call_tool("search", {"query": "discount code", "page_size": 2}))
+        if out["search"]["envelope"]["has_more"]:
+            out["page2"] = _answer(await client.call_tool("search", {
+                "query": "discount code", "page_size": 2,
+                "page_token": out["search"]["envelope"]["next_page_token"]}))
+        out["get"] = _answer(await client.call_tool("get", {"target": "shop/pricing.py", "level": "api"}))
+        out["walk"] = _answer(await client.call_tool("walk", {"target": "shop/cart.py", "edges": ["imports"]}))
+        out["status"] = _answer(await client.call_tool("status", {}))
+        out["missing"] = await client.call_tool("get", {"target": "shop/nothing_here.py"})
+        out["bad_args"] = await client.call_tool("get", {"level": "api"})
+    return out
+
+
+def _check(out: dict) -> None:
+    tools = {t.name: t for t in out["tools"].tools}
+    assert set(tools) == set(MCP_TOOLS)
+    for name, tool in tools.items():
+        assert tool.description == inspect.getdoc(getattr(Tools, name)), name
+        assert "session" not in tool.input_schema.get("properties", {}), name
+    assert tools["search"].input_schema["required"] == ["query"]
+    assert tools["search"].annotations.read_only_hint and not tools["remember"].annotations.read_only_hint
+
+    for key in ("tree", "search", "get", "walk", "status"):
+        env = out[key]["envelope"]
+        assert {"returned", "total", "page", "pages", "has_more", "next_page_token", "tokens_returned",
+                "budget", "evictions", "next_hint", "version"} <= set(env), key
+        assert env["returned"] == len(out[key]["items"]), key
+    assert {it["path"] for it in out["tree"]["items"]} >= {"shop/cart.py", "shop/pricing.py"}
+    assert out["get"]["items"][0]["path"] == "shop/pricing.py"
+    assert any(it["path"] == "shop/pricing.py" for it in out["walk"]["items"])
+    if "page2" in out:
+        ids1 = {it["id"] for it in out["search"]["items"]}
+        assert ids1.isdisjoint(it["id"] for it in out["page2"]["items"])
+    # one session for the whole connection: the budget used grows across calls
+    assert out["status"]["envelope"]["budget"]["used"] >= out["get"]["envelope"]["budget"]["used"] > 0
+    assert out["status"]["data"]["shards"][0]["version"] >= 1
+
+    missing = out["missing"]
+    assert missing.is_error and "not_found" in missing.content[0].text and "Traceback" not in missing.content[0].text
+    assert out["bad_args"].is_error and "target" in out["bad_args"].content[0].text
+
+
+def test_mcp_on_a_local_store(indexed_store):
+    _repo, store, _ = indexed_store
+    _check(anyio.run(_session_walk, _params("--store", str(store))))
+
+
+def test_mcp_in_front_of_a_grpc_server(indexed_store):
+    _repo, store, _ = indexed_store
+    tools = Tools.open([str(store)])
+    server, port = serve(tools, port=0, reload_interval=None)
+    try:
+        _check(anyio.run(_session_walk, _params("--server", f"127.0.0.1:{port}")))
+    finally:
+        server.stop(None)
+        tools.close()
+
+
+def test_remember_over_mcp_is_searchable_in_the_same_connection(indexed_store, tmp_path):
+    import shutil
+
+    _repo, store, _ = indexed_store
+    copy = tmp_path / "store"                  # remember writes the delta log: keep the shared store clean
+    shutil.copytree(store, copy)
+
+    async def go():
+        async with Client(_params("--store", str(copy), "--author", "claude"), read_timeout_seconds=120) as c:
+            note = _answer(await c.call_tool("remember", {
+                "kind": "rca", "about": ["shop/pricing.py"],
+                "text": "Totals were off by a cent because discount() rounded before summing."}))
+            found = _answer(await c.call_tool("search", {"query": "off by a cent rounding", "kinds": ["rca"]}))
+            return note, found
+
+    note, found = anyio.run(go)
+    assert note["data"]["note_id"] in {it["id"] for it in found["items"]}
