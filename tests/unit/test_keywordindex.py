@@ -1,0 +1,146 @@
+"""Warm BM25 keyword index: code-aware tokenizer, exact identifiers first, filters, save/load."""
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from stratum.errors import StoreError
+from stratum.keywordindex import HEAD_LEN, KeywordIndex, node_names, node_text, tokenize
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("parse_file", ["parse_file", "parse", "file"]),
+    ("parseFile", ["parsefile", "parse", "file"]),
+    ("HTTPServerError", ["httpservererror", "http", "server", "error"]),
+    ("base64Encode", ["base64encode", "base64", "encode"]),
+    ("Flask.route", ["flask.route", "flask", "route"]),
+    ("src/flask/app.py", ["src/flask/app.py", "src", "flask", "app", "py"]),
+    ("std::vec::Vec", ["std::vec::vec", "std", "vec", "vec"]),
+    ("the __init__ of a class", ["__init__", "init", "class"]),
+])
+def test_tokenizer_splits_code_identifiers(text, expected):
+    assert tokenize(text) == expected
+
+
+DOCS = [
+    ("src/store/lance_store.py", "class", "LanceStore", "Stores datasets in Lance tables on disk."),
+    ("src/store/lance_store.py", "method", "LanceStore.write_dataset",
+     "Write a full new version of a dataset. Calls parse_file never."),
+    ("src/parse/parser.py", "function", "parse_file", "Parse one file into nodes and edges."),
+    ("src/parse/parser.py", "function", "parse_files_parallel", "Parse many files with parse_file in a pool."),
+    ("src/http/server.py", "class", "HTTPServerError", "Raised when the HTTP server fails to start."),
+    ("src/http/server.py", "function", "start_server", "Start the HTTP server on a port."),
+    ("docs/notes.md", "insight", "", "The parse step is slow on huge generated files."),
+]
+
+
+def records():
+    out = []
+    for path, kind, qual, doc in DOCS:
+        out.append({"path": path, "kind": kind, "qualname": qual, "name": qual.split(".")[-1], "doc": doc,
+                    "summary": doc if kind == "insight" else None, "full": doc if kind == "insight" else None})
+    return out
+
+
+@pytest.fixture(scope="module")
+def index():
+    recs = records()
+    return KeywordIndex.build([node_text(r) for r in recs], [node_names(r) for r in recs])
+
+
+def test_exact_identifier_is_found_first(index):
+    hits = index.search("parse_file", 5)
+    assert hits.rows[0] == 2 and hits.exact_name[0]
+    assert set(hits.rows[:4].tolist()) >= {2, 3}              # it also finds the mentions
+    assert not hits.exact_name[1:].any()
+    hits = index.search("where is HTTPServerError raised", 3)
+    assert hits.rows[0] == 4
+    hits = index.search("LanceStore.write_dataset", 3)
+    assert hits.rows[0] == 1
+
+
+def test_split_words_match_camel_case_and_paths(index):
+    assert index.search("server error", 3).rows[0] == 4       # HTTPServerError via its words
+    assert 5 in index.search("http server", 3).rows.tolist()
+    rows = index.search("lance_store", 5).rows.tolist()       # path component
+    assert set(rows[:2]) == {0, 1}
+
+
+def test_scores_are_bm25(index):
+    recs = records()
+    docs = [tokenize(node_text(r)) for r in recs]
+    n, avgdl = len(docs), sum(map(len, docs)) / len(docs)
+
+    def bm25(q, d):
+        tf = Counter(d)
+        s = 0.0
+        for t in set(tokenize(q)):
+            df = sum(1 for x in docs if t in x)
+            if tf[t]:
+                idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+                s += idf * tf[t] * 2.2 / (tf[t] + 1.2 * (0.25 + 0.75 * len(d) / avgdl))
+        return s
+
+    hits = index.search("generated files pool", 10)
+    for r, s in zip(hits.rows, hits.scores):
+        assert s == pytest.approx(bm25("generated files pool", docs[r]), rel=1e-4)
+    assert hits.rows.tolist() == sorted(hits.rows.tolist(), key=lambda r: (-bm25("generated files pool", docs[r]), r))
+
+
+def test_predicate_filters_rows(index):
+    allowed = np.array([r["path"].startswith("src/parse/") for r in records()])
+    hits = index.search("parse file", 10, predicate=lambda rows: allowed[rows], selectivity=allowed.mean())
+    assert set(hits.rows.tolist()) == {2, 3}
+
+
+def test_unknown_words_give_nothing(index):
+    hits = index.search("zebra quokka", 10)
+    assert len(hits.rows) == 0 and hits.matched == 0
+
+
+def test_deep_heads_give_the_exact_top_k_on_a_large_index():
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(50)]
+    n = HEAD_LEN * 3                                           # "common" terms get impact-ordered heads
+    texts = [" ".join(["common"] * int(rng.integers(1, 4)) + list(rng.choice(words, 8))) for _ in range(n)]
+    idx = KeywordIndex.build(texts)
+    assert idx.hoff[-1] > 0                                    # some term has a head
+    docs = [tokenize(t) for t in texts]
+    q = "common w3 w7"
+    got = idx.search(q, 20)
+    # brute force with the same formula
+    avgdl = sum(map(len, docs)) / n
+    df = Counter(t for d in docs for t in set(d))
+    def score(d):
+        tf = Counter(d)
+        return sum(math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * tf[t] * 2.2 /
+                   (tf[t] + 1.2 * (0.25 + 0.75 * len(d) / avgdl)) for t in set(tokenize(q)) if tf[t])
+    s = np.array([score(d) for d in docs], dtype=np.float64)
+    truth = sorted(range(n), key=lambda r: (-round(s[r], 4), r))[:20]
+    assert np.allclose(np.sort(got.scores)[::-1], np.sort(s)[::-1][:20], rtol=1e-4)
+    assert len(set(got.rows.tolist()) & set(truth)) >= 19     # equal scores may swap at the cut
+    # with a filter that removes most rows, the answer is still the filtered exact top-k
+    allowed = np.zeros(n, bool)
+    allowed[::50] = True
+    got = idx.search(q, 5, predicate=lambda r: allowed[r], selectivity=0.02)
+    rows = np.flatnonzero(allowed)
+    assert np.allclose(got.scores, np.sort(s[rows])[::-1][:5], rtol=1e-4)
+
+
+def test_overlay_texts_score_with_index_statistics(index):
+    s = index.score_texts("parse generated", ["the parse step chokes on generated code", "unrelated words"])
+    assert s[0] > 0 and s[1] == 0
+
+
+def test_save_load_round_trip(index, tmp_path):
+    index.save(tmp_path)
+    for mmap in (True, False):
+        loaded = KeywordIndex.load(tmp_path, mmap=mmap)
+        for q in ("parse_file", "server error", "lance_store write", "HTTPServerError"):
+            a, b = index.search(q, 5), loaded.search(q, 5)
+            assert a.rows.tolist() == b.rows.tolist()
+            assert a.scores.tolist() == b.scores.tolist()
+    with pytest.raises(StoreError):
+        KeywordIndex.load(tmp_path / "missing")

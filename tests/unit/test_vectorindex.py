@@ -1,0 +1,105 @@
+"""Warm HNSW vector index: recall against exact search, filters, save/load round trips."""
+
+import numpy as np
+import pytest
+
+from stratum.errors import InvalidArgument, StoreError
+from stratum.vectorindex import HnswParams, VectorIndex, exact_knn, recall_at_k
+
+
+def clustered(n, d=384, centers=60, latent=32, seed=0):
+    """Normalised vectors like sentence embeddings: clusters in a low-dimensional latent space, a
+    shared offset (embeddings are anisotropic) and a little full-rank noise. (Isotropic random
+    vectors are a degenerate case where every neighbour is about equally far.)"""
+    fixed = np.random.default_rng(99)
+    basis, centres, offset = fixed.normal(size=(latent, d)), fixed.normal(size=(centers, latent)), fixed.normal(size=d)
+    rng = np.random.default_rng(seed)
+    z = centres[rng.integers(0, centers, n)] + rng.normal(size=(n, latent)) * 0.5
+    x = z @ basis + 2.0 * offset + rng.normal(size=(n, d)) * 0.3
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.fixture(scope="module")
+def data():
+    x = clustered(3000)
+    q = clustered(100, seed=1)
+    return x, q, VectorIndex.build(x, threads=2)
+
+
+def test_recall_against_exact_search(data):
+    x, q, idx = data
+    truth = exact_knn(x, q, 10)
+    found = [idx.search(v, 10).rows for v in q]
+    assert recall_at_k(found, truth) >= 0.95
+    hits = idx.search(q[0], 10)
+    assert np.all(np.diff(hits.scores) <= 1e-6)               # best first
+    assert abs(float(hits.scores[0]) - float(x[hits.rows[0]] @ q[0])) < 2e-3
+
+
+def test_exact_search_matches_numpy(data):
+    x, q, idx = data
+    hits = idx.exact(q[3], 10)
+    assert hits.exact
+    assert hits.rows.tolist() == exact_knn(x, q[3:4], 10)[0].tolist()
+
+
+def test_predicate_filter_keeps_only_allowed_rows(data):
+    x, q, idx = data
+    allowed = np.zeros(len(x), bool)
+    allowed[::7] = True                                          # about 14% of rows
+    hits = idx.search(q[5], 10, predicate=lambda r: allowed[r], selectivity=allowed.mean())
+    assert len(hits.rows) == 10 and allowed[hits.rows].all()
+    rows = np.flatnonzero(allowed)
+    truth = rows[np.argsort(-(x[rows] @ q[5]))[:10]]
+    assert len(set(hits.rows.tolist()) & set(truth.tolist())) >= 9
+
+
+def test_very_selective_predicate_falls_back_to_exact(data):
+    x, q, idx = data
+    allowed = np.zeros(len(x), bool)
+    allowed[[11, 500, 2999]] = True
+    hits = idx.search(q[0], 10, predicate=lambda r: allowed[r], selectivity=3 / len(x), max_fetch=256)
+    assert sorted(hits.rows.tolist()) == [11, 500, 2999] and hits.exact
+
+
+def test_allowed_rows_are_scored_exactly(data):
+    x, q, idx = data
+    rows = np.arange(100, 400)
+    hits = idx.search(q[2], 5, allowed_rows=rows)
+    assert hits.rows.tolist() == (100 + np.argsort(-(x[100:400] @ q[2]))[:5]).tolist()
+
+
+@pytest.mark.parametrize("mmap", [True, False])
+def test_save_load_round_trip_gives_identical_results(data, tmp_path, mmap):
+    x, q, idx = data
+    files = idx.save(tmp_path / "ix")
+    assert set(files) <= {p.name for p in (tmp_path / "ix").iterdir()}
+    loaded = VectorIndex.load(tmp_path / "ix", mmap=mmap)
+    assert len(loaded) == len(idx) == len(x)
+    for v in q[:20]:
+        a, b = idx.search(v, 10), loaded.search(v, 10)
+        assert a.rows.tolist() == b.rows.tolist()
+        np.testing.assert_allclose(a.scores, b.scores, rtol=0, atol=1e-6)
+
+
+def test_rows_without_vectors_are_never_returned(tmp_path):
+    x = clustered(500, seed=3)
+    present = np.ones(len(x), bool)
+    present[:250] = False
+    idx = VectorIndex.build(x, present=present, params=HnswParams(connectivity=8), threads=1)
+    assert len(idx) == 250
+    for v in x[:5]:                                              # queries equal to missing rows
+        assert (idx.search(v, 10).rows >= 250).all()
+        assert (idx.exact(v, 10).rows >= 250).all()
+    idx.save(tmp_path)
+    assert (VectorIndex.load(tmp_path).search(x[0], 10).rows >= 250).all()
+
+
+def test_bad_inputs_are_clear_errors(data, tmp_path):
+    _, _, idx = data
+    with pytest.raises(InvalidArgument):
+        idx.search(np.ones(10, np.float32), 5)
+    with pytest.raises(InvalidArgument):
+        VectorIndex.build(np.empty((0, 384), np.float32))
+    with pytest.raises(StoreError):
+        VectorIndex.load(tmp_path / "missing")
