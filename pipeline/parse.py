@@ -726,6 +726,24 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     return out
 
 
+def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
+    """``(start_line, end_line, qualname, kind)`` of every definition node :func:`parse_file` makes
+    for this file (same nesting, names and spans), without detail levels or token counts: the
+    cheap view for mapping changed lines onto symbols."""
+    lang = languages.detect(path, data)
+    if lang is None:
+        return []
+    text, bad = _decode(data)
+    src = text.encode("utf-8") if (bad or len(text) != len(data)) else data
+    spec = languages.SPECS[lang]
+    defs, _ = _collect(lang, spec, languages.parser(lang).parse(src).root_node, src)
+    out = []
+    for d in _resolve(defs):
+        start, _ = _leading(spec, d.outer)
+        out.append((start.start_point.row + 1, _end_line(d.outer), d.qual, d.kind))
+    return out
+
+
 def _finish(nodes: list[dict], cfg: ParseConfig, spans: _Spans | None = None) -> None:
     """Exact token counts of every level, and content hashes.
 
@@ -854,4 +872,5 @@ def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None =
     return nodes, edges
 
 
-__all__ = ["ParsedFile", "parse_file", "tree_nodes", "file_node_id", "dir_node_id", "CLASS_KINDS"]
+__all__ = ["ParsedFile", "parse_file", "definition_spans", "tree_nodes", "file_node_id", "dir_node_id",
+           "CLASS_KINDS"]

@@ -16,7 +16,7 @@ import tiktoken
 
 from pipeline.files import discover, read_manifests, read_source
 from pipeline.imports import resolve
-from pipeline.parse import parse_file, tree_nodes
+from pipeline.parse import definition_spans, parse_file, tree_nodes
 from pipeline.testlinks import link_tests
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
@@ -473,6 +473,13 @@ def test_ids_parents_and_contains(indexed):
     assert all(e["kind"] == "contains" for e in pf.edges)
     # the nested helper inside Cart.size is part of its body, not a node
     assert "helper" not in {n["name"] for n in pf.nodes}
+
+
+def test_definition_spans_match_parse_file(indexed):
+    for path, pf in indexed["parsed"].items():
+        data = (indexed["root"] / path).read_bytes()
+        assert definition_spans(path, data) == [(n["start_line"], n["end_line"], n["qualname"], n["kind"])
+                                                for n in pf.nodes if n["kind"] != "file"], path
 
 
 def test_receiver_and_impl_methods_hang_under_their_type(indexed):
