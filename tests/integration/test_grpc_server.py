@@ -342,3 +342,31 @@ def test_stratum_serve_drains_on_sigterm(indexed_store):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_internal_failure_is_logged_with_a_reference_and_not_sent(indexed_store, tmp_path, caplog):
+    """The store's data vanishes under a running server: the caller gets INTERNAL with a short message
+    and a reference; the trace is in the server log under that reference."""
+    _repo, store, _ = indexed_store
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    tools = _open_tools(copy)
+    server, port = serve(tools, port=0, reload_interval=None)
+    try:
+        with Client(f"127.0.0.1:{port}") as c:
+            sid = c.open_session().data["session"]
+            for data_dir in copy.glob("data-v*"):
+                shutil.rmtree(data_dir)
+            stub = pb_grpc.StratumStub(grpc.insecure_channel(f"127.0.0.1:{port}"))
+            with caplog.at_level("ERROR", logger="stratum.serving"):
+                err = _rpc_error(stub.Get, pb.GetRequest(session=sid, target="shop/pricing.py", level="full"),
+                                 timeout=30)
+            assert err.code() == grpc.StatusCode.INTERNAL and "ref " in err.details()
+            ref = err.details().rsplit("ref ", 1)[1].rstrip(")")
+            logged = [r for r in caplog.records if ref in r.getMessage()]
+            assert logged and logged[0].exc_info is not None
+            with pytest.raises(E.SystemError_):
+                c.get(sid, "shop/cart.py", level="full")
+    finally:
+        server.stop(None)
+        tools.close()
