@@ -15,7 +15,8 @@ Definitions (documented, configurable through ``HistoryConfig``):
   ``current_path`` is each change's file at HEAD after following renames (null when the file no
   longer exists); see ``current_paths``.
 - **Binary** changes (numstat ``-``) have ``binary`` true and null line counts.
-- **Bug fix**: ``cfg.bugfix_rule`` (a regex) searched in the whole commit message.
+- **Bug fix**: ``cfg.bugfix_rule`` (a regex) searched in the whole commit message of a non-merge
+  commit (a merge's message names a branch or pull request, and its fix is the branch's commits).
 - **Huge commits** (more than ``cfg.max_files_per_commit`` files) are kept here, counted in
   ``counters["huge_commits"]``, and skipped by co-change (pipeline.cochange).
 - Non-UTF-8 paths are stored with ``\\xNN`` escapes for the undecodable bytes (Arrow strings must
@@ -256,7 +257,7 @@ class LogParser:
         self.c_msg.append(msg)
         merge = len(parents) > 1
         self.c_merge.append(merge)
-        bug = bool(self._bugfix.search(msg))
+        bug = not merge and bool(self._bugfix.search(msg))
         self.c_bugfix.append(bug)
         self._raw = []
         self._num = []

@@ -136,9 +136,14 @@ def test_bugfix_rule_and_custom_rule(tmp_path):
     feat = g.change("a.py", message="Add a feature")
     fix = g.change("a.py", message="Fix crash when the list is empty")
     prefix = g.change("a.py", message="prefixed words do not count")
+    g.checkout("-b", "fix-crash")
+    g.change("b.py", message="guard against None")
+    g.checkout("main")
+    merge = g.merge("fix-crash", message="Merge pull request #12 from x/fix-crash")
     r = mine(g.root)
     assert not commit(r, feat)["is_bugfix"] and commit(r, fix)["is_bugfix"]
     assert not commit(r, prefix)["is_bugfix"]
+    assert not commit(r, merge)["is_bugfix"]                          # merges never count
     assert r.counters["bugfix_commits"] == 1
     r2 = mine(g.root, HistoryConfig(bugfix_rule=r"(?i)^add"))
     assert commit(r2, feat)["is_bugfix"] and not commit(r2, fix)["is_bugfix"]
