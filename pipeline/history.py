@@ -84,8 +84,8 @@ def mine(repo_root: str | Path, cfg: HistoryConfig = HistoryConfig(), since: str
     root = gitio.repo_root(repo_root)
     head = gitio.head_commit(root)
     shallow = gitio.is_shallow(root)
-    if head is None:
-        return MineResult(empty_commits(), empty_file_changes(), None, shallow, False, None,
+    if head is None:                      # no commits (any stored history was rewritten away)
+        return MineResult(empty_commits(), empty_file_changes(), None, shallow, since is not None, None,
                           counters=dict.fromkeys(_COUNTERS, 0), seconds=time.perf_counter() - t0)
     rewritten = False
     rev_range = "HEAD"

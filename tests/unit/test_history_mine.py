@@ -179,6 +179,7 @@ def test_empty_repository_and_not_a_repository(tmp_path):
     r = mine(g.root)
     assert r.commits.num_rows == 0 and r.file_changes.num_rows == 0 and r.head is None
     assert r.commits.schema == S.COMMITS
+    assert mine(g.root, since="a" * 40).rewritten                     # stored history, now no commits
     plain = tmp_path / "plain"
     plain.mkdir()
     with pytest.raises(NotARepository, match="not inside a git repository"):
