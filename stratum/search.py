@@ -1,0 +1,325 @@
+"""Hybrid search over one shard's warm tier: vector + keyword candidates, fused, filtered, paged.
+
+Fusion is reciprocal rank fusion (Cormack, Clarke and Buettcher, SIGIR 2009): a node scores
+``sum over lists of weight / (RRF_K + rank)`` with ``RRF_K = 60`` and ranks starting at 1. RRF uses
+ranks only, so cosine similarities and BM25 scores, which live on different scales, need no
+calibration. The lists are: ``vector`` (HNSW, cosine), ``keyword`` (BM25) and ``name`` (nodes whose
+name, qualified name or path equals an identifier in the query: an agent that types an exact
+identifier wants that definition first).
+
+Paging: each list is cut at a fixed depth (``window``), independent of the page asked for, so the
+fused list is the same for every page of a query and pages concatenate to it with no duplicates
+and no gaps. Ties are broken by node id. ``total_or_lower_bound`` is the fused list's length; it is
+exact only when the filters leave no more rows than the lists held (otherwise more nodes exist
+that rank lower).
+
+Filters (kind, path prefix, language) are resolved against columns held in RAM: the allowed rows
+of the most selective one are a slice of a precomputed sort order, so a selective filter yields
+its exact allowed set (searched exhaustively); a broad one becomes a predicate applied to an
+over-fetched candidate list.
+
+Unmerged notes (the delta-log overlay) come in as ``extra_docs``: scored exhaustively by cosine
+and by BM25 with the index's own statistics, and merged into the lists by score before fusion.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import NamedTuple, Protocol, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from stratum import schema as S
+from stratum.errors import InvalidArgument
+from stratum.keywordindex import KeywordIndex
+from stratum.vectorindex import VectorIndex
+
+RRF_K = 60
+DEFAULT_WINDOW = 50
+EXACT_LIMIT = 20_000       # allowed sets up to this size are searched exhaustively (measured: e4.md)
+MAX_QUERY_CHARS = 4096
+
+
+class Embedder(Protocol):
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+class ExtraDoc(NamedTuple):
+    """An unmerged note (or any in-memory node) searched alongside the shard."""
+    id: str
+    text: str
+    vector: np.ndarray | None       # normalised, same model as the shard; None: keyword only
+    kind: str
+    path: str = ""
+    language: str = ""
+
+
+class SearchItem(NamedTuple):
+    row: int                        # node row in the shard; -1 for an extra doc
+    score: float                    # fused RRF score
+    sources: tuple[str, ...]        # lists it came from: vector, keyword, name, in that order
+    id: str
+
+
+@dataclass
+class SearchPage:
+    items: list[SearchItem]
+    total_or_lower_bound: int
+    total_is_exact: bool
+    has_more: bool
+    offset: int = 0
+    limit: int = 10
+    timings_ms: dict = field(default_factory=dict)
+
+
+class NodeMeta:
+    """The columns filters and ties need, held in RAM: ids, kind/language codes, sorted paths."""
+
+    def __init__(self, table: pa.Table):
+        for col in ("id", "kind", "path"):
+            if col not in table.column_names:
+                raise InvalidArgument(f"node metadata needs an {col!r} column")
+        self.n = table.num_rows
+        self.ids = table.column("id").combine_chunks()
+        self.kind_names, self.kind_code, self.kind_order, self.kind_cum = _codes(table.column("kind"))
+        lang = table.column("language") if "language" in table.column_names else pa.nulls(self.n, pa.string())
+        lang = pc.utf8_lower(pc.fill_null(lang.cast(pa.string()), ""))
+        self.lang_names, self.lang_code, self.lang_order, self.lang_cum = _codes(lang)
+        self.path_names, self.path_code, self.path_order, self.path_cum = _codes(table.column("path"))
+
+    def ids_of(self, rows: np.ndarray) -> list[str]:
+        return pc.take(self.ids, pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
+
+
+def _codes(column) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Sorted distinct values, each row's code, rows ordered by code, cumulative counts per code."""
+    col = pc.fill_null(column.cast(pa.string()), "")
+    names = pc.unique(col).sort().to_pylist() if isinstance(col, pa.Array) else \
+        pc.unique(col.combine_chunks()).sort().to_pylist()
+    code = pc.index_in(col, value_set=pa.array(names, pa.string()))
+    code = (code.combine_chunks() if isinstance(code, pa.ChunkedArray) else code).to_numpy(zero_copy_only=False)
+    code = code.astype(np.int32)
+    order = np.argsort(code, kind="stable").astype(np.int64)
+    cum = np.zeros(len(names) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(code, minlength=len(names)), out=cum[1:])
+    return names, code, order, cum
+
+
+class RowFilter:
+    """One query's filters, resolved to code ranges; cheap to build per query."""
+
+    def __init__(self, meta: NodeMeta, kinds: Sequence[str] = (), path_prefix: str = "", language: str = "",
+                 exact_limit: int = EXACT_LIMIT):
+        self.meta = meta
+        self.active = bool(kinds or path_prefix or language)
+        self.kinds = tuple(kinds)
+        self.path_prefix = path_prefix
+        self.language = language.lower()
+        self.empty = False
+        self._kind_codes = self._lang_codes = None
+        self._path_range = None
+        if kinds:
+            unknown = [k for k in kinds if k not in S.NODE_KINDS]
+            if unknown:
+                raise InvalidArgument(f"unknown kind {unknown[0]!r}; kinds are: {', '.join(S.NODE_KINDS)}")
+            self._kind_codes = np.array([meta.kind_names.index(k) for k in kinds if k in meta.kind_names],
+                                        dtype=np.int32)
+        if language:
+            self._lang_codes = np.array([meta.lang_names.index(self.language)]
+                                        if self.language in meta.lang_names else [], dtype=np.int32)
+        if path_prefix:
+            lo = bisect.bisect_left(meta.path_names, path_prefix)
+            hi = bisect.bisect_left(meta.path_names, path_prefix + "\U0010ffff")
+            self._path_range = (lo, hi)
+        # count per dimension, to pick the most selective one
+        counts = []
+        if self._kind_codes is not None:
+            counts.append(("kind", int(sum(meta.kind_cum[c + 1] - meta.kind_cum[c] for c in self._kind_codes))))
+        if self._lang_codes is not None:
+            counts.append(("lang", int(sum(meta.lang_cum[c + 1] - meta.lang_cum[c] for c in self._lang_codes))))
+        if self._path_range is not None:
+            lo, hi = self._path_range
+            counts.append(("path", int(meta.path_cum[hi] - meta.path_cum[lo])))
+        self.allowed_rows: np.ndarray | None = None
+        self.selectivity = 1.0
+        if not counts:
+            return
+        self.empty = min(c for _, c in counts) == 0
+        sel = 1.0
+        for _, c in counts:
+            sel *= c / max(meta.n, 1)
+        self.selectivity = sel
+        dim, smallest = min(counts, key=lambda x: x[1])
+        if smallest <= exact_limit:
+            rows = self._rows_of(dim)
+            self.allowed_rows = rows[self.predicate(rows)] if len(counts) > 1 else np.sort(rows)
+            self.selectivity = len(self.allowed_rows) / max(meta.n, 1)
+
+    def _rows_of(self, dim: str) -> np.ndarray:
+        m = self.meta
+        if dim == "path":
+            lo, hi = self._path_range
+            return m.path_order[m.path_cum[lo]:m.path_cum[hi]]
+        order, cum, codes = (m.kind_order, m.kind_cum, self._kind_codes) if dim == "kind" else \
+            (m.lang_order, m.lang_cum, self._lang_codes)
+        parts = [order[cum[c]:cum[c + 1]] for c in codes]
+        return np.concatenate(parts) if parts else np.empty(0, np.int64)
+
+    def predicate(self, rows: np.ndarray) -> np.ndarray:
+        m = self.meta
+        ok = np.ones(len(rows), dtype=bool)
+        if self._kind_codes is not None:
+            ok &= np.isin(m.kind_code[rows], self._kind_codes)
+        if self._lang_codes is not None:
+            ok &= np.isin(m.lang_code[rows], self._lang_codes)
+        if self._path_range is not None:
+            pcode = m.path_code[rows]
+            ok &= (pcode >= self._path_range[0]) & (pcode < self._path_range[1])
+        return ok
+
+    def allows_doc(self, doc: ExtraDoc) -> bool:
+        return ((not self.kinds or doc.kind in self.kinds)
+                and (not self.language or doc.language.lower() == self.language)
+                and doc.path.startswith(self.path_prefix))
+
+
+class HybridSearcher:
+    """Vector + keyword + exact-name search over one shard's warm tier, fused by RRF."""
+
+    def __init__(self, node_meta: pa.Table | NodeMeta, vector_index: VectorIndex | None,
+                 keyword_index: KeywordIndex | None, embedder: Embedder | None = None, *,
+                 window: int = DEFAULT_WINDOW, weights: dict[str, float] | None = None,
+                 query_cache: int = 256, exact_limit: int = EXACT_LIMIT):
+        self.meta = node_meta if isinstance(node_meta, NodeMeta) else NodeMeta(node_meta)
+        self.vectors = vector_index
+        self.keywords = keyword_index
+        self.embedder = embedder
+        self.window = int(window)
+        self.exact_limit = int(exact_limit)
+        self.weights = {"vector": 1.0, "keyword": 1.0, "name": 1.0, **(weights or {})}
+        for name, idx in (("vector", vector_index), ("keyword", keyword_index)):
+            if idx is not None and len(idx) and getattr(idx, "n_rows", getattr(idx, "n_docs", 0)) != self.meta.n:
+                raise InvalidArgument(f"{name} index covers {getattr(idx, 'n_rows', getattr(idx, 'n_docs', 0))} "
+                                      f"rows, the node table has {self.meta.n}")
+        self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._qcache_size = query_cache
+
+    def embed_query(self, query: str) -> np.ndarray | None:
+        """The query's vector (cached: every page of one query embeds it once)."""
+        if self.embedder is None or self.vectors is None:
+            return None
+        v = self._qcache.get(query)
+        if v is None:
+            v = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0]
+            self._qcache[query] = v
+            if len(self._qcache) > self._qcache_size:
+                self._qcache.popitem(last=False)
+        else:
+            self._qcache.move_to_end(query)
+        return v
+
+    def search(self, query: str, kinds: Sequence[str] = (), path_prefix: str = "", language: str = "",
+               limit: int = 10, offset: int = 0, *, extra_docs: Sequence[ExtraDoc] = (),
+               query_vector: np.ndarray | None = None, sources: Sequence[str] = ("vector", "keyword", "name"),
+               ) -> SearchPage:
+        """One page of the fused ranking for ``query`` under the filters."""
+        import time
+
+        if not query or not query.strip():
+            raise InvalidArgument("search needs a non-empty query")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidArgument(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
+        if limit <= 0 or offset < 0:
+            raise InvalidArgument(f"limit must be > 0 and offset >= 0 (got limit={limit}, offset={offset})")
+        timings: dict[str, float] = {}
+        t0 = time.perf_counter()
+        filt = RowFilter(self.meta, kinds, path_prefix, language, self.exact_limit)
+        extra = [d for d in extra_docs if filt.allows_doc(d)]
+        lists: dict[str, list[tuple[int, str]]] = {}     # source -> [(row, id for extras)] best first
+        W = self.window
+
+        if "vector" in sources and self.vectors is not None and (self.embedder is not None or query_vector is not None):
+            t = time.perf_counter()
+            q = query_vector if query_vector is not None else self.embed_query(query)
+            timings["embed"] = (time.perf_counter() - t) * 1e3
+            t = time.perf_counter()
+            if filt.empty:
+                vrows, vscores = np.empty(0, np.int64), np.empty(0, np.float32)
+            else:
+                hits = self.vectors.search(q, W, predicate=filt.predicate if filt.active else None,
+                                           selectivity=filt.selectivity, allowed_rows=filt.allowed_rows)
+                vrows, vscores = hits.rows, hits.scores
+            ex = [(d, float(np.dot(d.vector, q))) for d in extra if d.vector is not None]
+            lists["vector"] = _merge_ranked(vrows, vscores, ex, W)
+            timings["vector"] = (time.perf_counter() - t) * 1e3
+
+        if self.keywords is not None and ("keyword" in sources or "name" in sources):
+            t = time.perf_counter()
+            if filt.empty:
+                kh = None
+            else:
+                kh = self.keywords.search(query, W, predicate=filt.predicate if filt.active else None,
+                                          selectivity=filt.selectivity)
+            if kh is not None and len(kh.rows):
+                if "name" in sources and kh.exact_name.any():
+                    lists["name"] = [(int(r), "") for r in kh.rows[kh.exact_name]]
+                if "keyword" in sources:
+                    ex = list(zip(extra, self.keywords.score_texts(query, [d.text for d in extra])))
+                    lists["keyword"] = _merge_ranked(kh.rows, kh.scores, [(d, s) for d, s in ex if s > 0], W)
+            elif "keyword" in sources and extra:
+                ex = list(zip(extra, self.keywords.score_texts(query, [d.text for d in extra])))
+                lists["keyword"] = _merge_ranked(np.empty(0, np.int64), np.empty(0, np.float32),
+                                                 [(d, s) for d, s in ex if s > 0], W)
+            timings["keyword"] = (time.perf_counter() - t) * 1e3
+
+        t = time.perf_counter()
+        fused = self._fuse(lists)
+        timings["fuse"] = (time.perf_counter() - t) * 1e3
+        timings["total"] = (time.perf_counter() - t0) * 1e3
+
+        # Each list holds every match when it is shorter than the window; then the fused list is
+        # complete. Otherwise lower-ranked matches exist beyond it.
+        truncated = any(len(v) >= W for v in lists.values())
+        page = fused[offset:offset + limit]
+        return SearchPage(items=page, total_or_lower_bound=len(fused), total_is_exact=not truncated,
+                          has_more=offset + limit < len(fused), offset=offset, limit=limit,
+                          timings_ms=timings)
+
+    def _fuse(self, lists: dict[str, list[tuple[int, str]]]) -> list[SearchItem]:
+        score: dict[tuple[int, str], float] = {}
+        src: dict[tuple[int, str], list[str]] = {}
+        for name in ("vector", "keyword", "name"):
+            w = self.weights.get(name, 1.0)
+            for rank, key in enumerate(lists.get(name, ()), start=1):
+                score[key] = score.get(key, 0.0) + w / (RRF_K + rank)
+                src.setdefault(key, []).append(name)
+        if not score:
+            return []
+        keys = list(score)
+        rows = np.array([r for r, _ in keys], dtype=np.int64)
+        real = rows >= 0
+        ids = [x for _, x in keys]
+        if real.any():
+            for i, id_ in zip(np.flatnonzero(real), self.meta.ids_of(rows[real])):
+                ids[i] = id_
+        order = sorted(range(len(keys)), key=lambda i: (-score[keys[i]], ids[i]))
+        return [SearchItem(int(rows[i]), float(score[keys[i]]), tuple(src[keys[i]]), ids[i]) for i in order]
+
+
+def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: list[tuple[ExtraDoc, float]],
+                  depth: int) -> list[tuple[int, str]]:
+    """Shard hits and extra docs merged by score (ties: shard rows first, then by id), cut at depth."""
+    out = [(float(s), 0, int(r), "") for r, s in zip(rows.tolist(), scores.tolist())]
+    if not extra:
+        return [(r, x) for _, _, r, x in out[:depth]]
+    out += [(float(s), 1, -1, d.id) for d, s in extra]
+    out.sort(key=lambda t: (-t[0], t[1], t[2], t[3]))
+    return [(r, x) for _, _, r, x in out[:depth]]
+
+
+__all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ExtraDoc", "NodeMeta", "RowFilter", "RRF_K",
+           "DEFAULT_WINDOW", "EXACT_LIMIT"]

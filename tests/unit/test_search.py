@@ -1,0 +1,209 @@
+"""Hybrid search over a real (small) warm tier: the real MiniLM embedder, real usearch and BM25."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from stratum import schema as S
+from stratum.embedder import MiniLMEmbedder
+from stratum.errors import InvalidArgument
+from stratum.ids import node_id
+from stratum.keywordindex import KeywordIndex, node_names, node_text
+from stratum.search import ExtraDoc, HybridSearcher
+from stratum.vectorindex import VectorIndex
+
+# (path, kind, qualname, signature, doc, language)
+CODE = [
+    ("src/config/loader.py", "function", "load_config", "def load_config(path: str) -> dict",
+     "Read the YAML settings file at path and return the parsed options.", "python"),
+    ("src/config/loader.py", "function", "merge_env", "def merge_env(cfg: dict) -> dict",
+     "Override options with STRATUM_* environment variables.", "python"),
+    ("src/parse/parser.py", "function", "parse_file", "def parse_file(path, data: bytes)",
+     "Parse one source file into nodes and edges with tree-sitter.", "python"),
+    ("src/parse/parser.py", "function", "parse_files_parallel", "def parse_files_parallel(paths)",
+     "Run parse_file over many files in a process pool.", "python"),
+    ("src/parse/parser.py", "class", "ParseError", "class ParseError(Exception)",
+     "Raised when a file cannot be parsed.", "python"),
+    ("src/net/http.py", "function", "fetch_url", "def fetch_url(url, timeout=10)",
+     "Download a web page over HTTP, retrying on connection errors.", "python"),
+    ("src/net/http.py", "class", "HTTPServerError", "class HTTPServerError(Exception)",
+     "A 5xx response from the remote server.", "python"),
+    ("src/net/server.go", "function", "ListenAndServe", "func ListenAndServe(addr string) error",
+     "ListenAndServe starts the HTTP listener on addr.", "go"),
+    ("src/net/server.go", "function", "shutdownGracefully", "func shutdownGracefully(ctx context.Context)",
+     "Stop accepting connections and wait for in-flight requests.", "go"),
+    ("src/util/timefmt.py", "function", "humanize_duration", "def humanize_duration(seconds: float) -> str",
+     "Format a number of seconds as text like '3h 5m'.", "python"),
+    ("src/util/hashing.py", "function", "sha1_of_file", "def sha1_of_file(path) -> str",
+     "Compute the SHA-1 digest of a file's bytes in chunks.", "python"),
+    ("src/util/hashing.py", "function", "content_hash", "def content_hash(data: bytes) -> str",
+     "Hex digest identifying content.", "python"),
+    ("src/store/cache.py", "class", "LRUCache", "class LRUCache",
+     "A least-recently-used cache with a fixed capacity; evicts the oldest entry.", "python"),
+    ("src/store/cache.py", "method", "LRUCache.get", "def get(self, key)",
+     "Return the cached value and mark it as recently used.", "python"),
+    ("src/store/db.py", "function", "open_database", "def open_database(url: str)",
+     "Connect to the SQL database and return a connection pool.", "python"),
+    ("src/store/db.py", "function", "run_migrations", "def run_migrations(conn)",
+     "Apply pending schema migrations in order.", "python"),
+    ("web/src/Button.tsx", "function", "renderButton", "function renderButton(props: ButtonProps)",
+     "Render a clickable button component.", "typescript"),
+    ("web/src/api.ts", "function", "getUserProfile", "async function getUserProfile(id: string)",
+     "Fetch the user's profile from the REST API.", "typescript"),
+    ("src/auth/tokens.py", "function", "issue_token", "def issue_token(user_id: str) -> str",
+     "Create a signed JWT access token for a user.", "python"),
+    ("src/auth/tokens.py", "function", "verify_token", "def verify_token(token: str) -> dict",
+     "Check a JWT's signature and expiry and return its claims.", "python"),
+]
+
+
+def records():
+    recs = []
+    for path, kind, qual, sig, doc, lang in CODE:
+        recs.append({"id": node_id("demo", path, kind, qual), "repo": "demo", "kind": kind, "path": path,
+                     "name": qual.split(".")[-1], "qualname": qual, "language": lang, "signature": sig,
+                     "doc": doc, "full": f"{sig}:\n    \"\"\"{doc}\"\"\"\n"})
+    for path in sorted({c[0] for c in CODE}):
+        lang = next(c[5] for c in CODE if c[0] == path)
+        recs.append({"id": node_id("demo", path, "file", ""), "repo": "demo", "kind": "file", "path": path,
+                     "name": path.rsplit("/", 1)[-1], "qualname": "", "language": lang})
+    recs.append({"id": node_id("demo", "notes", "insight", "n1"), "repo": "demo", "kind": "insight",
+                 "path": "src/parse/parser.py", "name": "", "qualname": "", "language": "",
+                 "summary": "Parsing huge generated files is slow; skip files over 1 MiB.",
+                 "full": "Parsing huge generated files is slow; skip files over 1 MiB."})
+    return recs
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return MiniLMEmbedder()
+
+
+@pytest.fixture(scope="module")
+def setup(embedder):
+    recs = records()
+    texts = [node_text(r) for r in recs]
+    vecs = embedder.embed(texts)
+    table = S.to_table(recs, S.NODES)
+    vi = VectorIndex.build(vecs, threads=1)
+    ki = KeywordIndex.build(texts, [node_names(r) for r in recs])
+    return recs, table, HybridSearcher(table, vi, ki, embedder), vi, ki
+
+
+def quals(page, recs):
+    return [recs[it.row]["qualname"] or recs[it.row]["path"] for it in page.items]
+
+
+def test_exact_identifier_comes_first(setup):
+    recs, _, hs, _, _ = setup
+    for ident in ("parse_file", "HTTPServerError", "LRUCache.get", "shutdownGracefully"):
+        page = hs.search(ident, limit=5)
+        assert quals(page, recs)[0] == ident
+        assert "name" in page.items[0].sources
+
+
+def test_paraphrase_finds_the_right_code(setup):
+    recs, _, hs, _, _ = setup
+    cases = {
+        "read settings from a yaml file": "load_config",
+        "turn seconds into a readable time string": "humanize_duration",
+        "check that an auth token is valid": "verify_token",
+        "remove the least recently used item when full": "LRUCache",
+    }
+    for query, want in cases.items():
+        assert want in quals(hs.search(query, limit=3), recs), query
+
+
+def test_filters(setup):
+    recs, _, hs, _, _ = setup
+    page = hs.search("http server", kinds=("class",), limit=50)
+    assert page.items and all(recs[it.row]["kind"] == "class" for it in page.items)
+    assert quals(page, recs)[0] == "HTTPServerError"
+    page = hs.search("start the server", path_prefix="src/net/", limit=50)
+    assert page.items and all(recs[it.row]["path"].startswith("src/net/") for it in page.items)
+    page = hs.search("start the server", language="Go", limit=50)
+    assert {recs[it.row]["language"] for it in page.items} == {"go"}
+    assert page.total_is_exact and page.total_or_lower_bound == 3   # 2 go functions + 1 go file
+    page = hs.search("parse", kinds=("function", "method"), path_prefix="src/parse/", limit=50)
+    assert set(quals(page, recs)) == {"parse_file", "parse_files_parallel"}
+    empty = hs.search("anything", language="cobol")
+    assert empty.items == [] and empty.total_is_exact and empty.total_or_lower_bound == 0
+    with pytest.raises(InvalidArgument):
+        hs.search("x", kinds=("widget",))
+
+
+def test_pages_concatenate_to_the_full_list(setup):
+    _, _, hs, _, _ = setup
+    for query, kw in (("parse a source file", {}), ("token", {"path_prefix": "src/"}), ("cache", {})):
+        full = hs.search(query, limit=1000, **kw)
+        got, offset = [], 0
+        while True:
+            page = hs.search(query, limit=4, offset=offset, **kw)
+            got += page.items
+            assert page.total_or_lower_bound == full.total_or_lower_bound
+            if not page.has_more:
+                break
+            offset += 4
+        assert [it.id for it in got] == [it.id for it in full.items]
+        assert len({it.id for it in got}) == len(got) == full.total_or_lower_bound
+        scores = [it.score for it in got]
+        assert scores == sorted(scores, reverse=True)
+        ties = [(a.id, b.id) for a, b in zip(got, got[1:]) if a.score == b.score]
+        assert all(x < y for x, y in ties)                                 # ties broken by id
+
+
+def test_window_cuts_the_ranked_list_honestly(setup, embedder):
+    recs, table, _, vi, ki = setup
+    hs = HybridSearcher(table, vi, ki, embedder, window=5)
+    page = hs.search("file", limit=100)
+    assert not page.total_is_exact and page.total_or_lower_bound == len(page.items) >= 5
+    assert not page.has_more
+
+
+def test_unmerged_notes_are_searched_with_the_shard(setup, embedder):
+    recs, _, hs, _, _ = setup
+    text = "fetch_url times out behind the corporate proxy; set HTTPS_PROXY before running tests"
+    note = ExtraDoc("n-overlay-1", text, embedder.embed([text])[0], "failure", "src/net/http.py", "")
+    page = hs.search("requests time out behind a proxy", limit=5, extra_docs=[note])
+    assert page.items[0].id == "n-overlay-1" and page.items[0].row == -1
+    assert set(page.items[0].sources) == {"vector", "keyword"}
+    page = hs.search("requests time out behind a proxy", kinds=("function",), extra_docs=[note])
+    assert "n-overlay-1" not in [it.id for it in page.items]                # filters apply to notes too
+    keyword_only = ExtraDoc("n-overlay-2", "HTTPS_PROXY must be set", None, "insight", "", "")
+    page = hs.search("HTTPS_PROXY", limit=3, extra_docs=[keyword_only])
+    found = {it.id: it for it in page.items}
+    assert found["n-overlay-2"].sources == ("keyword",)              # the only keyword match
+    assert found["n-overlay-2"].score == pytest.approx(1 / 61)        # RRF rank 1
+
+
+def test_predicate_path_agrees_with_exact_allowed_set():
+    """A broad filter runs over-fetch + predicate; a narrow one scores its allowed rows exactly.
+    On the same data both must give allowed rows only and (nearly) the same ranking."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    basis = rng.normal(size=(24, 384))
+    x = rng.normal(size=(n, 24)) @ basis + 3 * rng.normal(size=384)
+    x = (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+    kinds = np.array(["function", "method", "class"])[rng.integers(0, 3, n)]
+    table = pa.table({"id": [f"id{i:05d}" for i in range(n)], "kind": kinds,
+                      "path": [f"src/m{i % 40}/f{i % 7}.py" for i in range(n)], "language": ["python"] * n})
+    vi = VectorIndex.build(x, threads=1)
+    ki = KeywordIndex.build([f"module m{i % 40} item{i}" for i in range(n)])
+    q = x[17]
+    a = HybridSearcher(table, vi, ki, None, exact_limit=0).search("m3", kinds=("class",), limit=20,
+                                                                   query_vector=q)
+    b = HybridSearcher(table, vi, ki, None, exact_limit=10**9).search("m3", kinds=("class",), limit=20,
+                                                                       query_vector=q)
+    assert all(kinds[it.row] == "class" for it in a.items + b.items)
+    assert len({it.id for it in a.items} & {it.id for it in b.items}) >= 18
+
+
+def test_bad_queries(setup):
+    _, _, hs, _, _ = setup
+    for bad in ("", "   "):
+        with pytest.raises(InvalidArgument):
+            hs.search(bad)
+    with pytest.raises(InvalidArgument):
+        hs.search("x", limit=0)
+    with pytest.raises(InvalidArgument):
+        hs.search("x", offset=-1)
