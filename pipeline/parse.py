@@ -53,6 +53,7 @@ _DECL_IS_API = {"struct": {"c", "cpp", "go", "rust"}, "union": {"c", "cpp", "rus
                 "interface": {"go", "typescript", "tsx"}}
 _LICENSE = re.compile(r"(?i)\b(copyright|spdx-license|licen[sc]ed?\b|all rights reserved)")
 _WS = re.compile(r"\s+")
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
 _OVERLOAD = re.compile(r"^@\s*(\w+\.)*overload\s*$")
 _MAX_IMPORT_TEXT = 300
 
@@ -621,21 +622,40 @@ def dir_node_id(repo: str, path: str) -> str:
 
 
 def _decode(data: bytes) -> tuple[str, bool]:
+    """Text of a file and whether it needed replacement characters.
+
+    UTF-8 first; else an encoding declared in the first two lines (PEP 263 ``coding:`` cookie,
+    also used by Emacs/Vim modelines); else UTF-8 with replacement characters.
+    """
     try:
         text = data.decode("utf-8")
         bad = False
     except UnicodeDecodeError:
-        text = data.decode("utf-8", "replace")
-        bad = True
+        text, bad = data.decode("utf-8", "replace"), True
+        m = _CODING.search(b"\n".join(data.split(b"\n", 2)[:2]))
+        if m:
+            try:
+                text, bad = data.decode(m.group(1).decode("ascii")), False
+            except (LookupError, UnicodeDecodeError):
+                pass
     if text.startswith("\ufeff"):
         text = text[1:]
     return text, bad
 
 
+def _source(data: bytes) -> tuple[str, bool, bytes]:
+    """(text, needed replacement characters, the UTF-8 bytes of text that tree-sitter parses)."""
+    text, bad = _decode(data)
+    if not bad and len(text) == len(data) and data.isascii():
+        return text, bad, data
+    src = text.encode("utf-8")
+    return text, bad, data if src == data else src
+
+
 def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None) -> ParsedFile:
     """Parse one file's bytes into nodes (file + definitions), contains edges and raw imports."""
     cfg = cfg or ParseConfig()
-    text, bad_utf8 = _decode(data)
+    text, bad_utf8, src = _source(data)
     lang = languages.detect(path, data)
     out = ParsedFile(path=path, language=lang)
     if bad_utf8:
@@ -657,7 +677,6 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         return out
 
     spec = languages.SPECS[lang]
-    src = text.encode("utf-8") if (bad_utf8 or len(text) != len(data)) else data
     tree = languages.parser(lang).parse(src)
     root = tree.root_node
     if root.has_error:
@@ -733,8 +752,7 @@ def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
     lang = languages.detect(path, data)
     if lang is None:
         return []
-    text, bad = _decode(data)
-    src = text.encode("utf-8") if (bad or len(text) != len(data)) else data
+    _, _, src = _source(data)
     spec = languages.SPECS[lang]
     defs, _ = _collect(lang, spec, languages.parser(lang).parse(src).root_node, src)
     out = []

@@ -56,3 +56,13 @@ def test_real_stdlib_files():
         pf = parse_file("stdlib", name, p.read_bytes())
         n += check(pf)
     assert n > 2000
+
+
+def test_declared_source_encoding_is_honoured():
+    code = "# -*- coding: latin-1 -*-\ndef f():\n    return 'd\u00e9j\u00e0'\n".encode("latin-1")
+    pf = parse_file("t", "legacy.py", code)
+    assert pf.warnings == []
+    assert "'d\u00e9j\u00e0'" in pf.nodes[1]["full"]
+    undeclared = parse_file("t", "bad.py", "def f():\n    return 'd\u00e9j\u00e0'\n".encode("latin-1"))
+    assert undeclared.warnings == ["invalid_utf8"] and "\ufffd" in undeclared.nodes[1]["full"]
+    check(pf)
