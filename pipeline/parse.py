@@ -30,6 +30,7 @@ replacement characters (warning ``invalid_utf8``).
 from __future__ import annotations
 
 import ast
+import bisect
 import functools
 import inspect
 import posixpath
@@ -53,6 +54,8 @@ _DECL_IS_API = {"struct": {"c", "cpp", "go", "rust"}, "union": {"c", "cpp", "rus
                 "interface": {"go", "typescript", "tsx"}}
 _LICENSE = re.compile(r"(?i)\b(copyright|spdx-license|licen[sc]ed?\b|all rights reserved)")
 _WS = re.compile(r"\s+")
+_OPEN_SP = re.compile(r"([(\[<{]) ")
+_CLOSE_SP = re.compile(r" ([)\]>}])")
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
 _OVERLOAD = re.compile(r"^@\s*(\w+\.)*overload\s*$")
 _MAX_IMPORT_TEXT = 300
@@ -110,10 +113,14 @@ def _text(src: bytes, a: int, b: int) -> str:
 
 
 def _one_line(s: str) -> str:
-    s = _WS.sub(" ", s).strip()
-    s = re.sub(r"([(\[<{]) ", r"\1", s)
-    s = re.sub(r" ([)\]>}])", r"\1", s)
-    return s.replace(",)", ")").replace(",]", "]")
+    s = " ".join(s.split())
+    if "( " in s or "[ " in s or "< " in s or "{ " in s:
+        s = _OPEN_SP.sub(r"\1", s)
+    if " )" in s or " ]" in s or " >" in s or " }" in s:
+        s = _CLOSE_SP.sub(r"\1", s)
+    if ",)" in s or ",]" in s:
+        s = s.replace(",)", ")").replace(",]", "]")
+    return s
 
 
 def _line_count(text: str) -> int:
@@ -128,10 +135,7 @@ def _end_line(node: ts.Node) -> int:
 
 
 def _first_line(doc: str) -> str:
-    for line in doc.splitlines():
-        if line.strip():
-            return line.strip()
-    return ""
+    return doc.lstrip().split("\n", 1)[0].strip() if doc else ""
 
 
 def _first_paragraph(doc: str) -> str:
@@ -610,7 +614,7 @@ def _summary(label: str, qual: str, sig: str, doc: str) -> str:
     first = _first_line(doc)
     if first:
         s += f" \u2014 {first}"
-    return _WS.sub(" ", s).strip()
+    return " ".join(s.split())
 
 
 def file_node_id(repo: str, path: str) -> str:
@@ -815,7 +819,7 @@ class _Spans:
         self.exact_slices = name == "cl100k_base"
         if self.exact_slices:
             toks = self.enc.encode_to_numpy(text, disallowed_special=())
-            self.ends = np.cumsum(_token_lengths(name)[toks])
+            self.ends = np.cumsum(_token_lengths(name)[toks]).tolist()
             self.total = len(toks)
         else:
             self.total = len(self.enc.encode_ordinary(text)) if text else 0
@@ -828,8 +832,8 @@ class _Spans:
         last = src.rfind(b"\n", start, trimmed) + 1
         if last <= start:
             return len(self.enc.encode_ordinary(src[start:end].decode("utf-8", "replace")))
-        i = int(np.searchsorted(self.ends, start, side="right"))
-        j = int(np.searchsorted(self.ends, last, side="right"))
+        i = bisect.bisect_right(self.ends, start)
+        j = bisect.bisect_right(self.ends, last)
         aligned = (i == 0 and start == 0 or i > 0 and self.ends[i - 1] == start) and j > 0 \
             and self.ends[j - 1] == last
         if not aligned:
