@@ -98,17 +98,18 @@ LOG_FORMAT = "%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%B"
 LOG_FIELDS = 7
 
 
-def history_log_args(rev_range: str = "HEAD", *, merge_diffs: bool = False) -> list[str]:
+def history_log_args(rev_range: str = "HEAD", *, merge_diffs: bool = False, line_counts: bool = True) -> list[str]:
     """The exact `git log` arguments the history miner reads (also what its benchmark times bare).
 
     All commits reachable from the range (not --first-parent: side-branch commits are real edits),
     raw (change type, modes) plus numstat (lines added/deleted, ``-`` for binary), rename detection
     (-M), no copy detection (costly, rarely useful for co-change). Merge commits carry their diff
-    against the first parent only when ``merge_diffs`` is set; user config that could change the
+    against the first parent only when ``merge_diffs`` is set. Without ``line_counts`` numstat is
+    left out: git then compares trees only (5-8x faster), never blob contents. User config that could change the
     output (external diff drivers, textconv, signatures, colour, mailmap) is switched off.
     """
     return ["-c", "core.quotepath=off", "-c", "log.showSignature=false", "log", "-z",
-            f"--format={LOG_FORMAT}", "--raw", "--numstat", "-M", "--no-abbrev", "--no-color",
+            f"--format={LOG_FORMAT}", "--raw", *(["--numstat"] if line_counts else []), "-M", "--no-abbrev", "--no-color",
             "--no-ext-diff", "--no-textconv", "--no-mailmap", "--diff-algorithm=myers",
             "--diff-merges=first-parent" if merge_diffs else "--diff-merges=off", rev_range, "--"]
 
@@ -145,10 +146,10 @@ def stream_git(repo: str | os.PathLike, args: list[str], chunk_size: int = 1 << 
                            f"{decode(err.read()).strip()}")
 
 
-def stream_history(repo: str | os.PathLike, rev_range: str = "HEAD", *, merge_diffs: bool = False
-                   ) -> Iterator[bytes]:
+def stream_history(repo: str | os.PathLike, rev_range: str = "HEAD", *, merge_diffs: bool = False,
+                   line_counts: bool = True) -> Iterator[bytes]:
     """The history log of ``rev_range`` as raw chunks (see ``history_log_args``)."""
-    return stream_git(repo, history_log_args(rev_range, merge_diffs=merge_diffs))
+    return stream_git(repo, history_log_args(rev_range, merge_diffs=merge_diffs, line_counts=line_counts))
 
 
 def commit_exists(repo: str | os.PathLike, sha: str) -> bool:

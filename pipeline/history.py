@@ -14,7 +14,9 @@ Definitions (documented, configurable through ``HistoryConfig``):
 - **Renames** are detected with ``-M`` (git's default 50% similarity); copies are not detected.
   ``current_path`` is each change's file at HEAD after following renames (null when the file no
   longer exists); see ``current_paths``.
-- **Binary** changes (numstat ``-``) have ``binary`` true and null line counts.
+- **Binary** changes (numstat ``-``) have ``binary`` true and null line counts. With
+  ``line_counts=False`` git compares trees only (5-8x faster on big histories): ``added``,
+  ``deleted`` and ``binary`` are null.
 - **Bug fix**: ``cfg.bugfix_rule`` (a regex) searched in the whole commit message of a non-merge
   commit (a merge's message names a branch or pull request, and its fix is the branch's commits).
 - **Huge commits** (more than ``cfg.max_files_per_commit`` files) are kept here, counted in
@@ -97,7 +99,8 @@ def mine(repo_root: str | Path, cfg: HistoryConfig = HistoryConfig(), since: str
     if rev_range == "HEAD":
         rev_range = head  # pin: a commit landing while we read cannot sneak in
     parser = LogParser(cfg)
-    for chunk in gitio.stream_history(root, rev_range, merge_diffs=not cfg.skip_merges):
+    for chunk in gitio.stream_history(root, rev_range, merge_diffs=not cfg.skip_merges,
+                                      line_counts=cfg.line_counts):
         parser.feed(chunk)
     commits, changes = parser.finish()
     head_paths = [_path_text(p)[0] for p in gitio.tree_paths(root, head)]
@@ -276,7 +279,7 @@ class LogParser:
         raw, num = self._raw, self._num
         sha, ct = self.c_sha[-1], self.c_ct[-1]
         c = self.counters
-        if len(num) != len(raw):                     # never seen; keep the files, lose the counts
+        if len(num) != len(raw):                     # no numstat (line_counts off): files, no counts
             num = [(b"", b"")] * len(raw)
         for (status, path_b, old_b, sub), (added, deleted) in zip(raw, num):
             path, bad = _path_text(path_b)
@@ -287,7 +290,7 @@ class LogParser:
                 c["renames"] += status == "R"
             else:
                 old = None
-            binary = added == b"-"
+            binary = added == b"-" if added else None
             self.f_sha.append(sha)
             self.f_path.append(path)
             self.f_old.append(old)
@@ -296,7 +299,7 @@ class LogParser:
             self.f_deleted.append(None if binary or not deleted else int(deleted))
             self.f_binary.append(binary)
             self.f_ct.append(ct)
-            c["binary_changes"] += binary
+            c["binary_changes"] += bool(binary)
             c["submodule_changes"] += sub
         n = len(raw)
         self.c_nfiles.append(n)

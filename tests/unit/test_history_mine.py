@@ -303,3 +303,19 @@ def test_parser_survives_any_chunking(tmp_path):
             p.feed(data[i:i + size])
         assert [t.to_pylist() for t in p.finish()] == ref
     assert isinstance(whole.finish()[0], pa.Table)
+
+
+def test_without_line_counts_same_files_no_counts(tmp_path):
+    g = GitRepo(tmp_path / "r")
+    g.write("a.py", "1\n2\n")
+    g.write("img.bin", b"\x00\x01")
+    g.commit("one")
+    g.mv("a.py", "b.py")
+    g.commit("two")
+    full = mine(g.root)
+    fast = mine(g.root, HistoryConfig(line_counts=False))
+    strip = lambda r: [(x["sha"], x["path"], x["old_path"], x["change_type"], x["current_path"])  # noqa: E731
+                       for x in rows(r)]
+    assert strip(fast) == strip(full)
+    assert all(x["added"] is None and x["deleted"] is None and x["binary"] is None for x in rows(fast))
+    assert fast.counters["binary_changes"] == 0 and full.counters["binary_changes"] == 1
