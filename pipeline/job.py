@@ -73,7 +73,7 @@ class _Embedder:
         self.fn = EmbedBatch(embed_cfg)
 
     def embed(self, texts: list[str]):
-        return self.fn({"text": texts})["vector"]
+        return self.fn({"text": texts})["vector"].tolist()
 
 
 # ---- the job ------------------------------------------------------------------------------------
@@ -331,29 +331,30 @@ def _merge_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], 
 
 
 def _embed(cfg: IndexConfig, store: Store, prev, prev_snap, nodes: list[dict], rep: RunReport, progress):
+    """Vectors for every node; only text never embedded with this model goes to the model."""
     if not cfg.embed.enabled:
         return None, None
-    from pipeline.embed import embed_text, text_hash
-    from stratum.embedder import model_info_for
+    from stratum.embedder import cache_key_for, model_info_for
+    from stratum.textprep import embed_text, text_hash
 
     info = model_info_for(cfg.embed)
-    if prev is not None and prev.embedding and prev.embedding.get("weights_hash") != info["weights_hash"]:
-        rep.messages.append(f"embedding model changed ({prev.embedding.get('model')} -> {info['model']}): "
-                            "all nodes re-embedded")
+    key = cache_key_for(cfg.embed)
+    info["cache_key"] = key
+    if prev is not None and prev.embedding and prev.embedding.get("cache_key") != key:
+        rep.messages.append(f"embedding model changed ({prev.embedding.get('cache_key')} -> {key}): "
+                            "text is re-embedded")
     cache: dict[str, list] = {}
     if prev_snap is not None and prev_snap.has("embeddings"):
-        tab = prev_snap.read("embeddings")
-        for m, h, v in zip(tab.column("model").to_pylist(), tab.column("text_hash").to_pylist(),
-                           tab.column("vector").to_pylist()):
-            if m == info["weights_hash"]:
-                cache[h] = v
-    texts, hashes = {}, []
+        tab = prev_snap.read("embeddings", where=f"model = '{key}'")
+        cache = dict(zip(tab.column("text_hash").to_pylist(), tab.column("vector").to_pylist()))
+    texts: dict[str, str] = {}
+    hashes: list[str | None] = []
     for n in nodes:
-        if n["kind"] in ("repo", "dir"):
+        if n["kind"] == "repo":
             hashes.append(None)
             continue
         txt = embed_text(n)
-        h = text_hash(info["weights_hash"], txt)
+        h = text_hash(key, txt)
         hashes.append(h)
         if h not in cache:
             texts[h] = txt
@@ -368,7 +369,7 @@ def _embed(cfg: IndexConfig, store: Store, prev, prev_snap, nodes: list[dict], r
         if h:
             n["vector"] = cache[h]
             used.add(h)
-    rows = [{"model": info["weights_hash"], "text_hash": h, "vector": cache[h]} for h in sorted(used)]
+    rows = [{"model": key, "text_hash": h, "vector": cache[h]} for h in sorted(used)]
     return info, S.to_table(rows, S.EMBEDDINGS)
 
 
@@ -381,12 +382,15 @@ def _embed_on_ray(cfg: IndexConfig, texts: list[str], progress: Progress) -> lis
     actor = ray.remote(num_cpus=cpus)(_Embedder)
     pool = ActorPool([actor.remote(cfg.embed) for _ in range(n_actors)])
     bs = cfg.embed.batch_size
-    batches = [texts[i:i + bs] for i in range(0, len(texts), bs)]
-    out, done = [], 0
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))   # similar lengths: less padding
+    batches = [[texts[i] for i in order[k:k + bs]] for k in range(0, len(order), bs)]
+    out: list = [None] * len(texts)
+    done = 0
     progress("embed", 0, len(texts))
-    for vecs in pool.map(lambda a, b: a.embed.remote(b), batches):
-        out.extend(list(v) for v in vecs)
-        done += len(vecs)
+    for vecs in pool.map(lambda a, b: a.embed.remote(b), batches):   # results come back in order
+        for v in vecs:
+            out[order[done]] = v
+            done += 1
         progress("embed", done, len(texts))
     return out
 
