@@ -8,6 +8,8 @@ Definitions (printed at start):
 - ratio: mine wall time / bare git log wall time, measured back to back in the same run, median of
   --runs pairs (goal: <= 2). CPU seconds (user+sys of this process and its git children) are
   printed too: they do not depend on what else the machine is running.
+- without line counts: the same pair with HistoryConfig(line_counts=False) (git log --raw, no
+  --numstat: git compares trees, never blob contents); file lists, types and renames identical.
 - pydriller: Repository(repo).traverse_commits(), reading for every modified file its path,
   change type, added and deleted lines (the information our file_changes hold), over the first
   --pydriller-max commits of its traversal (oldest first; 0: all). commits/s are compared, per
@@ -53,9 +55,9 @@ def timed(fn):
     return out, time.perf_counter() - t0, cpu() - c0
 
 
-def bare_git(repo: Path) -> None:
-    subprocess.run(["git", "-C", str(repo), *gitio.history_log_args("HEAD")], stdout=subprocess.DEVNULL,
-                   check=True)
+def bare_git(repo: Path, line_counts: bool = True) -> None:
+    subprocess.run(["git", "-C", str(repo), *gitio.history_log_args("HEAD", line_counts=line_counts)],
+                   stdout=subprocess.DEVNULL, check=True)
 
 
 def pydriller_rate(repo: Path, limit: int) -> dict:
@@ -114,11 +116,15 @@ def main() -> int:
             continue
         bare_git(repo)                                           # warm the page cache
         mine(repo)
-        pairs = []
+        pairs, fast = [], []
+        no_counts = HistoryConfig(line_counts=False)
         for _ in range(args.runs):
             _, gw, gc = timed(lambda: bare_git(repo))
             res, mw, mc = timed(lambda: mine(repo))
             pairs.append((gw, gc, mw, mc))
+            _, gw, gc = timed(lambda: bare_git(repo, line_counts=False))
+            _, mw, mc = timed(lambda: mine(repo, no_counts))
+            fast.append((gw, gc, mw, mc))
         gw = statistics.median(p[0] for p in pairs)
         mw = statistics.median(p[2] for p in pairs)
         row = {
@@ -133,10 +139,22 @@ def main() -> int:
             "mine_commits_per_cpu_s": round(res.counters["commits"] / statistics.median(p[3] for p in pairs), 1),
             "git_commits_per_s": round(res.counters["commits"] / gw, 1),
             "runs": [[round(x, 3) for x in p] for p in pairs],
+            "no_line_counts": {
+                "git_wall_s": round(statistics.median(p[0] for p in fast), 3),
+                "mine_wall_s": round(statistics.median(p[2] for p in fast), 3),
+                "ratio_wall": round(statistics.median(p[2] / p[0] for p in fast), 2),
+                "ratio_cpu": round(statistics.median(p[3] / p[1] for p in fast), 2),
+                "mine_commits_per_s": round(res.counters["commits"] / statistics.median(p[2] for p in fast), 1),
+                "mine_commits_per_cpu_s": round(res.counters["commits"] / statistics.median(p[3] for p in fast), 1),
+                "runs": [[round(x, 3) for x in p] for p in fast],
+            },
         }
         row["pydriller"] = pydriller_rate(repo, args.pydriller_max)
         row["speedup_vs_pydriller"] = round(row["mine_commits_per_s"] / row["pydriller"]["commits_per_s"], 1)
         row["speedup_vs_pydriller_cpu"] = round(row["mine_commits_per_cpu_s"] / row["pydriller"]["commits_per_cpu_s"], 1)
+        nc = row["no_line_counts"]
+        nc["speedup_vs_pydriller"] = round(nc["mine_commits_per_s"] / row["pydriller"]["commits_per_s"], 1)
+        nc["speedup_vs_pydriller_cpu"] = round(nc["mine_commits_per_cpu_s"] / row["pydriller"]["commits_per_cpu_s"], 1)
         if args.symbols:
             row["symbols"] = symbols_cost(repo, res)
         results.append(row)
@@ -151,6 +169,14 @@ def main() -> int:
               f"{r['mine_commits_per_s']} ({r['mine_commits_per_cpu_s']}) | {d['commits_per_s']} "
               f"({d['commits_per_cpu_s']}; {d['commits']} commits) | {r['speedup_vs_pydriller']}x | "
               f"{r['speedup_vs_pydriller_cpu']}x |")
+    print("\nwithout line counts (HistoryConfig(line_counts=False): git log --raw, no --numstat):")
+    print("| repo | git log s | mine s | ratio wall | ratio CPU | mine commits/s (per CPU s) | speedup vs pydriller wall | CPU |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in results:
+        nc = r["no_line_counts"]
+        print(f"| {r['repo']} | {nc['git_wall_s']} | {nc['mine_wall_s']} | {nc['ratio_wall']} | {nc['ratio_cpu']} | "
+              f"{nc['mine_commits_per_s']} ({nc['mine_commits_per_cpu_s']}) | {nc['speedup_vs_pydriller']}x | "
+              f"{nc['speedup_vs_pydriller_cpu']}x |")
     if args.symbols:
         print("\n| repo | eligible commits | symbol changes | pairs | diff+parse s | commits/s |")
         print("|---|---|---|---|---|---|")

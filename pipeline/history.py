@@ -172,74 +172,73 @@ class LogParser:
         self._pending_paths = 0          # path tokens still owed to the current raw/numstat entry
         self._pending_kind = ""          # "raw" or "num"
         self._entry: list[bytes] = []
-        self._raw: list[tuple[str, bytes, bytes | None, bool]] = []   # (status, path, old, submodule)
+        self._raw: list[tuple[bytes, bytes, bytes | None]] = []       # (raw meta, path, old path)
         self._num: list[tuple[bytes, bytes]] = []                     # (added, deleted)
         self._has_commit = False
 
     def feed(self, chunk: bytes) -> None:
         tokens = (self._rest + chunk).split(b"\0")
         self._rest = tokens.pop()
-        for tok in tokens:
-            self._token(tok)
+        self._tokens(tokens)
 
     def finish(self) -> tuple[pa.Table, pa.Table]:
         if self._rest:
-            self._token(self._rest)
+            self._tokens([self._rest])
             self._rest = b""
         self._end_commit()
         return self._tables()
 
-    # one token of the grammar
-    def _token(self, tok: bytes) -> None:
-        if self._in_header:
-            self._header.append(tok)
-            if len(self._header) == gitio.LOG_FIELDS:
-                self._in_header = False
-                self._start_commit()
-            return
-        if self._pending_paths:
-            self._entry.append(tok)
-            self._pending_paths -= 1
-            if not self._pending_paths:
-                self._close_entry()
-            return
-        if tok[:1] == b"\x1e":                      # a new commit header
-            self._end_commit()
-            self._header = [tok[1:]]
-            self._in_header = True
-            return
-        if tok[:1] == b"\n":                        # the line break between header and diff
-            tok = tok[1:]
-        if not tok:
-            return
-        if tok[:1] == b":":                         # raw: ":old new oldsha newsha status"
-            status = tok.rsplit(b" ", 1)[1].decode()
-            self._entry = [tok]
-            self._pending_kind = "raw"
-            self._pending_paths = 2 if status[0] in "RC" else 1
-            return
-        # numstat: "added\tdeleted\tpath" or "added\tdeleted\t" followed by old and new paths
-        added, deleted, path = tok.split(b"\t", 2)
-        if path:
-            self._num.append((added, deleted))
-        else:
-            self._entry = [added, deleted]
-            self._pending_kind = "num"
-            self._pending_paths = 2
-
-    def _close_entry(self) -> None:
-        e = self._entry
-        if self._pending_kind == "raw":
-            meta = e[0].split(b" ")
-            status = meta[4].decode()
-            sub = meta[0] == b":160000" or meta[1] == b"160000"
-            if len(e) == 3:
-                self._raw.append((status[0], e[2], e[1], sub))
+    def _tokens(self, tokens: list[bytes]) -> None:
+        """The grammar, one token at a time (one tight loop: this is the miner's hot path)."""
+        nfields = gitio.LOG_FIELDS
+        header, entry = self._header, self._entry
+        in_header, pending, kind = self._in_header, self._pending_paths, self._pending_kind
+        raw, num = self._raw, self._num
+        for tok in tokens:
+            if in_header:
+                header.append(tok)
+                if len(header) == nfields:
+                    in_header = False
+                    self._start_commit()
+                continue
+            if pending:
+                entry.append(tok)
+                pending -= 1
+                if not pending:
+                    if kind == "raw":        # (":old new oldsha newsha status", path[, new path])
+                        if len(entry) == 3:
+                            raw.append((entry[0], entry[2], entry[1]))
+                        else:
+                            raw.append((entry[0], entry[1], None))
+                    else:
+                        num.append((entry[0], entry[1]))
+                continue
+            c = tok[:1]
+            if c == b"\x1e":                      # a new commit header
+                self._end_commit()
+                header = self._header = [tok[1:]]
+                in_header = True
+                continue
+            if c == b"\n":                        # the line break between header and diff
+                tok = tok[1:]
+                c = tok[:1]
+            if not tok:
+                continue
+            if c == b":":                         # raw: ":old new oldsha newsha status" + paths
+                entry = self._entry = [tok]
+                kind = "raw"
+                sp = tok.rfind(b" ") + 1
+                pending = 2 if tok[sp:sp + 1] in (b"R", b"C") else 1
+                continue
+            # numstat: "added\tdeleted\tpath" or "added\tdeleted\t" followed by old and new paths
+            added, deleted, path = tok.split(b"\t", 2)
+            if path:
+                num.append((added, deleted))
             else:
-                self._raw.append((status[0], e[1], None, sub))
-        else:
-            self._num.append((e[0], e[1]))
-        self._entry = []
+                entry = self._entry = [added, deleted]
+                kind = "num"
+                pending = 2
+        self._in_header, self._pending_paths, self._pending_kind = in_header, pending, kind
 
     def _start_commit(self) -> None:
         h = self._header
@@ -262,8 +261,6 @@ class LogParser:
         self.c_merge.append(merge)
         bug = not merge and bool(self._bugfix.search(msg))
         self.c_bugfix.append(bug)
-        self._raw = []
-        self._num = []
         self._has_commit = True
         c = self.counters
         c["commits"] += 1
@@ -281,27 +278,42 @@ class LogParser:
         c = self.counters
         if len(num) != len(raw):                     # no numstat (line_counts off): files, no counts
             num = [(b"", b"")] * len(raw)
-        for (status, path_b, old_b, sub), (added, deleted) in zip(raw, num):
-            path, bad = _path_text(path_b)
-            c["non_utf8_paths"] += bad
+        f_sha, f_path, f_old, f_type = self.f_sha, self.f_path, self.f_old, self.f_type
+        f_added, f_deleted, f_binary, f_ct = self.f_added, self.f_deleted, self.f_binary, self.f_ct
+        for (meta, path_b, old_b), (added, deleted) in zip(raw, num):
+            sp = meta.rfind(b" ") + 1
+            status = meta[sp:sp + 1].decode()
+            if meta.startswith(b":160000") or meta[8:14] == b"160000":
+                c["submodule_changes"] += 1
+            try:
+                path = path_b.decode("utf-8")
+            except UnicodeDecodeError:
+                path = path_b.decode("utf-8", "backslashreplace")
+                c["non_utf8_paths"] += 1
             if old_b is not None:
                 old, bad = _path_text(old_b)
                 c["non_utf8_paths"] += bad
                 c["renames"] += status == "R"
             else:
                 old = None
-            binary = added == b"-" if added else None
-            self.f_sha.append(sha)
-            self.f_path.append(path)
-            self.f_old.append(old)
-            self.f_type.append(status)
-            self.f_added.append(None if binary or not added else int(added))
-            self.f_deleted.append(None if binary or not deleted else int(deleted))
-            self.f_binary.append(binary)
-            self.f_ct.append(ct)
-            c["binary_changes"] += bool(binary)
-            c["submodule_changes"] += sub
+            if added:
+                binary = added == b"-"
+                f_added.append(None if binary else int(added))
+                f_deleted.append(None if binary else int(deleted))
+                c["binary_changes"] += binary
+            else:
+                binary = None
+                f_added.append(None)
+                f_deleted.append(None)
+            f_sha.append(sha)
+            f_path.append(path)
+            f_old.append(old)
+            f_type.append(status)
+            f_binary.append(binary)
+            f_ct.append(ct)
         n = len(raw)
+        raw.clear()
+        self._num.clear()
         self.c_nfiles.append(n)
         c["file_changes"] += n
         c["empty_commits"] += n == 0 and not self.c_merge[-1]
@@ -352,6 +364,14 @@ def empty_file_changes() -> pa.Table:
 
 # ---- commit order and rename following ------------------------------------------------------------
 
+class _NotYet(Exception):
+    """A parent's generation is not known yet (commit_order falls back to a DFS)."""
+
+
+def _missing(_sha: str) -> int:
+    raise _NotYet
+
+
 def commit_order(commits: pa.Table) -> list[str]:
     """Commit shas newest first, in one canonical topological order of the DAG.
 
@@ -365,9 +385,18 @@ def commit_order(commits: pa.Table) -> list[str]:
     times = commits.column("committed_at").cast(pa.int64()).to_pylist()
     pmap = dict(zip(shas, parents))
     gen: dict[str, int] = {}
-    for start in shas:
+    for start in reversed(shas):                      # git lists children first: parents come first here
         if start in gen:
             continue
+        ps = pmap[start]
+        if not ps:
+            gen[start] = 1
+            continue
+        try:
+            gen[start] = 1 + max(gen[p] if p in gen else (0 if p not in pmap else _missing(p)) for p in ps)
+            continue
+        except _NotYet:
+            pass
         stack = [start]
         while stack:                                  # iterative DFS: deep histories, no recursion
             s = stack[-1]
