@@ -18,9 +18,12 @@ Definitions (printed at start):
 - ratio: ours / bare seconds of the same pair (same files, same moment), median over the pairs
   (lower is better); CPU and wall ratios are given.
 - with --workers N (N > 1): ours again, in N worker processes (concurrent.futures), wall time.
+- with --breakdown: over the repository samples together, CPU seconds (fastest of --runs) of the
+  components of ours measured alone: the parse, the tags query, one tokenization of each file,
+  tokenizing every node's summary and api texts; the rest of ours is Python.
 
 Usage: .venv/bin/python benchmarks/parse_throughput.py [--repos flask requests] [--no-stdlib]
-       [--runs 5] [--workers 2]
+       [--runs 5] [--workers 2] [--breakdown]
 Repositories are clones under benchmarks/.repos/<name>. Results: benchmarks/results/parse_throughput.json.
 """
 
@@ -141,12 +144,39 @@ def measure(name: str, files, runs: int, workers: int) -> dict:
     return row
 
 
+def breakdown(files, runs: int) -> dict:
+    import tree_sitter as ts
+
+    from stratum.tokens import encoding
+
+    warm_up(files)
+    enc = encoding(ParseConfig().token_encoding)
+    levels = [t for p, _, d in files for n in parse_file("b", p, d).nodes for t in (n["summary"], n["api"])]
+    trees = [(lang, languages.parser(lang).parse(d)) for _, lang, d in files]
+
+    def cpu_best(fn) -> float:
+        return min(timed(fn)[2] for _ in range(runs))
+
+    out = {
+        "parse": cpu_best(lambda: bare(files)),
+        "query": cpu_best(lambda: [list(ts.QueryCursor(languages.query(lang)).matches(t.root_node))
+                                   for lang, t in trees]),
+        "file_encode": cpu_best(lambda: [enc.encode_to_numpy(d.decode("utf-8", "replace"), disallowed_special=())
+                                         for _, _, d in files]),
+        "levels_encode": cpu_best(lambda: [enc.encode_ordinary(t) for t in levels if t]),
+        "ours": cpu_best(lambda: ours(files)),
+    }
+    out["python"] = out["ours"] - sum(v for k, v in out.items() if k != "ours")
+    return {k: round(v, 3) for k, v in out.items()}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--repos", nargs="*", default=["flask", "requests"])
     ap.add_argument("--no-stdlib", action="store_true")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument("--breakdown", action="store_true")
     args = ap.parse_args()
     print("Definitions:\n" + DEFINITIONS)
     cfg = ParseConfig()
@@ -177,9 +207,18 @@ def main() -> None:
         for r in rows:
             print(f"| {r['sample']} | {r['ours_parallel_files_s']} | {r['ours_parallel_mb_s']} | "
                   f"{r['ours_parallel_wall_s']} |")
+    result = {"machine": machine, "command": " ".join(sys.argv), "rows": rows}
+    if args.breakdown:
+        repo_samples = [f for name, files in samples if not name.startswith("stdlib") for f in files]
+        parts = breakdown(repo_samples, args.runs)
+        result["breakdown"] = parts
+        print(f"\nbreakdown over the repository samples ({len(repo_samples)} files), CPU s:")
+        print("| component | CPU s | share of ours |\n|---|---:|---:|")
+        for k in ("parse", "query", "file_encode", "levels_encode", "python", "ours"):
+            print(f"| {k} | {parts[k]} | {100 * parts[k] / parts['ours']:.0f}% |")
     out = HERE / "results" / "parse_throughput.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({"machine": machine, "command": " ".join(sys.argv), "rows": rows}, indent=1) + "\n")
+    out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"\nmachine: {machine}\nwritten: {out.relative_to(HERE.parent)}")
 
 
