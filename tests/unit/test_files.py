@@ -64,6 +64,7 @@ def messy(tmp_path_factory):
     write(root, "broken.py", "def ok():\n    return 1\n\ndef broken(:\n    pass\n\nclass After:\n    pass\n")
     write(root, "notes.txt", "plain text\n")
     write(root, "empty.py", "")
+    (root / os.fsdecode(b"caf\xe9.py")).write_bytes(b"x = 1\n")        # a latin-1 file name
     os.symlink("app.py", root / "link.py")
     os.symlink("loop_b", root / "loop_a")
     os.symlink("loop_a", root / "loop_b")
@@ -95,11 +96,13 @@ def test_skips_are_counted_with_reasons(messy):
         "submodule": 1,
         "nested_repository": 1,
         "missing": 1,
+        "undecodable_path": 1,      # not valid UTF-8: cannot be stored as a path string
     }
     assert d.samples["symlink"] == ["link.py", "loop_a", "loop_b", "up"]
     assert d.samples["submodule"] == ["ext/child"]
     assert d.samples["oversized"] == ["big.py"]
     assert d.samples["nested_repository"] == ["nested"]
+    assert d.samples["undecodable_path"] == ["caf\ufffd.py"]
     assert sorted(d.samples["gitignored"]) == ["build/", "debug.log"]
     kept = {f.path: f.language for f in d.files}
     assert kept == {
