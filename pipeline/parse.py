@@ -603,7 +603,6 @@ def _dedent(full: str) -> str:
     first, _, rest = full.partition("\n")
     if not rest:
         return first.strip()
-
     return first.strip() + "\n" + textwrap.dedent(rest)
 
 
