@@ -59,9 +59,18 @@ def ensure_ray(cfg: IndexConfig):
 
 
 def _parse_batch(repo: str, items: list[tuple[str, bytes]], parse_cfg) -> list:
-    from pipeline.parse import parse_file
+    """Parse a batch on a worker. One file that breaks the parser is counted (reason parse_error,
+    with the error) and never fails the run: this is the run's isolation boundary per file."""
+    from pipeline.parse import ParsedFile, parse_file
 
-    return [parse_file(repo, path, data, parse_cfg) for path, data in items]
+    out = []
+    for path, data in items:
+        try:
+            out.append(parse_file(repo, path, data, parse_cfg))
+        except Exception as e:  # noqa: BLE001 - recorded in the run report, not swallowed
+            out.append(ParsedFile(path=path, language=None, skip_reason="parse_error",
+                                  warnings=[f"parse_error: {path}: {type(e).__name__}: {e}"]))
+    return out
 
 
 class _Embedder:
@@ -242,7 +251,11 @@ def _parse_on_ray(cfg: IndexConfig, repo: str, items: list[tuple[str, bytes]], p
 def _collect(parsed: list, rep: RunReport) -> tuple[list[dict], list[dict], dict]:
     nodes, edges, imports = [], [], {}
     for pf in parsed:
-        rep.warnings.update(pf.warnings)
+        for w in pf.warnings:
+            if w.startswith("parse_error:"):
+                rep.messages.append(w)
+            else:
+                rep.warnings[w] += 1
         if pf.skip_reason and not pf.nodes:
             rep.skipped[pf.skip_reason] += 1
             continue
