@@ -38,6 +38,8 @@ def snapshot(src: Source) -> Snapshot:
     if isinstance(src, Snapshot):
         return src
     store = src if isinstance(src, Store) else Store(Path(src))
+    if not store.exists():
+        raise NotFound(f"no index at {store.root}: run `stratum index` first (or pass --store)")
     return store.snapshot()
 
 

@@ -113,6 +113,8 @@ def test_cli_cochange_unknown_path(store, capsys):
     assert "nope.py has no history in the index" in capsys.readouterr().err
     with pytest.raises(NotFound):
         A.summary(A.snapshot(_empty_store(st)))
+    assert main(["history", "--store", str(st.root.parent / "none")]) == 2
+    assert "no index at" in capsys.readouterr().err
 
 
 def _empty_store(st):

@@ -1,0 +1,285 @@
+"""MiniLM (BERT encoder + mean pooling + L2 normalise) as an ONNX graph built from safetensors.
+
+Why build the graph ourselves: exporting with torch would make torch (a multi-GB install) a
+dependency of indexing. The BERT forward pass is small and fixed, so we write it once with
+``onnx.helper`` from the packaged weights, and keep a plain numpy forward pass beside it as the
+reference the graph is tested against.
+
+The graph takes ``input_ids`` and ``attention_mask`` (int64, [batch, seq]) and returns
+``embedding`` (float32, [batch, hidden]): mean of the last hidden states over real tokens,
+L2-normalised, as sentence-transformers' all-MiniLM-L6-v2 (Transformer -> Pooling(mean) ->
+Normalize). Token type ids are always 0 for single sentences, so that embedding row is folded
+into a constant.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+GRAPH_VERSION = 1   # bump when the emitted graph changes, so cached .onnx files are rebuilt
+OPSET = 17          # LayerNormalization is a standard op from opset 17
+
+
+@dataclass(frozen=True)
+class BertShape:
+    hidden: int
+    heads: int
+    layers: int
+    intermediate: int
+    max_positions: int
+    eps: float
+
+    @classmethod
+    def from_config(cls, model_dir: Path) -> "BertShape":
+        c = json.loads((model_dir / "config.json").read_text())
+        if c.get("hidden_act", "gelu") != "gelu" or c.get("position_embedding_type", "absolute") != "absolute":
+            raise ValueError(f"{model_dir}: only absolute-position, exact-gelu BERT encoders are supported")
+        return cls(hidden=c["hidden_size"], heads=c["num_attention_heads"], layers=c["num_hidden_layers"],
+                   intermediate=c["intermediate_size"], max_positions=c["max_position_embeddings"],
+                   eps=float(c.get("layer_norm_eps", 1e-12)))
+
+
+def load_weights(model_dir: Path) -> dict[str, np.ndarray]:
+    from safetensors.numpy import load_file
+
+    return load_file(str(model_dir / "model.safetensors"))
+
+
+def check_pooling(model_dir: Path) -> None:
+    """Refuse a model whose sentence-transformers pooling is not plain mean pooling."""
+    p = model_dir / "1_Pooling" / "config.json"
+    if p.is_file():
+        c = json.loads(p.read_text())
+        others = [k for k, v in c.items() if k.startswith("pooling_mode_") and v and k != "pooling_mode_mean_tokens"]
+        if not c.get("pooling_mode_mean_tokens") or others:
+            raise ValueError(f"{p}: only mean pooling is supported, got {c}")
+
+
+# ---- numpy reference -------------------------------------------------------------------------
+
+def _layer_norm(x: np.ndarray, g: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * g + b
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """Abramowitz & Stegun 7.1.26 (abs error < 1.5e-7): numpy has no erf and scipy is not a dependency."""
+    s = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    y = 1.0 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * np.exp(-a * a)
+    return s * y
+
+
+def _gelu(x: np.ndarray) -> np.ndarray:
+    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+
+
+def reference_forward(w: dict[str, np.ndarray], shape: BertShape, input_ids: np.ndarray,
+                      attention_mask: np.ndarray, dtype=np.float32) -> np.ndarray:
+    """The model in plain numpy, step by step as in HF BertModel: the graph's ground truth."""
+    f = {k: v.astype(dtype, copy=False) for k, v in w.items() if v.dtype.kind == "f"}
+    b, t = input_ids.shape
+    x = f["embeddings.word_embeddings.weight"][input_ids]
+    x = x + f["embeddings.position_embeddings.weight"][:t][None]
+    x = x + f["embeddings.token_type_embeddings.weight"][0][None, None]
+    x = _layer_norm(x, f["embeddings.LayerNorm.weight"], f["embeddings.LayerNorm.bias"], shape.eps)
+    mask = attention_mask.astype(dtype)
+    bias = ((1 - mask) * np.finfo(np.float32).min).astype(dtype)[:, None, None, :]
+    hd = shape.hidden // shape.heads
+
+    def lin(h, name):
+        return h @ f[name + ".weight"].T + f[name + ".bias"]
+
+    for i in range(shape.layers):
+        p = f"encoder.layer.{i}."
+        q, k, v = (lin(x, p + "attention.self." + n).reshape(b, t, shape.heads, hd).transpose(0, 2, 1, 3)
+                   for n in ("query", "key", "value"))
+        s = q @ k.transpose(0, 1, 3, 2) * dtype(1.0 / math.sqrt(hd)) + bias
+        s = np.exp(s - s.max(-1, keepdims=True))
+        s = s / s.sum(-1, keepdims=True)
+        ctx = (s @ v).transpose(0, 2, 1, 3).reshape(b, t, shape.hidden)
+        x = _layer_norm(lin(ctx, p + "attention.output.dense") + x,
+                        f[p + "attention.output.LayerNorm.weight"], f[p + "attention.output.LayerNorm.bias"], shape.eps)
+        h = _gelu(lin(x, p + "intermediate.dense"))
+        x = _layer_norm(lin(h, p + "output.dense") + x,
+                        f[p + "output.LayerNorm.weight"], f[p + "output.LayerNorm.bias"], shape.eps)
+    pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+    return (pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+# ---- ONNX graph ------------------------------------------------------------------------------
+
+QUANT_MODES = (None, "int8")
+GELU_SHIFT = 0.17   # min over x of x * Phi(x) is -0.16997
+
+
+def build_model(w: dict[str, np.ndarray], shape: BertShape, quant: str | None = None):
+    """The encoder as an ``onnx.ModelProto`` (standard ops; onnxruntime fuses them at load).
+
+    Activations are kept 2-D ([batch*seq, hidden]) so every linear layer is one plain GEMM, and
+    Q, K, V are one GEMM with the three weight matrices side by side.
+
+    ``quant``: None for fp32 weights; ``"int8"``: int8 linear layers with per-output-channel
+    weight scales and a per-ROW (per token) dynamic activation scale. Per token, not per tensor (as
+    onnxruntime's dynamic quantiser does), so a text's vector does not depend on which other texts
+    or how much padding share its batch, and one outlier token does not coarsen every other
+    token's code. Measured against onnxruntime's quantiser in docs/bench/embed.md.
+    """
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    if quant not in QUANT_MODES:
+        raise ValueError(f"quant must be one of {QUANT_MODES}, got {quant!r}")
+    inits: dict[str, object] = {}
+    nodes: list = []
+
+    def const(name: str, arr: np.ndarray) -> str:
+        if name not in inits:   # shared constants are declared once
+            inits[name] = numpy_helper.from_array(np.ascontiguousarray(arr), name)
+        return name
+
+    def node(op: str, inputs: list[str], out: str, **attrs) -> str:
+        nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
+        return out
+
+    h, hd = shape.hidden, shape.hidden // shape.heads
+    i64 = lambda *v: np.array(v, dtype=np.int64)  # noqa: E731
+    f32 = lambda v: np.array(v, dtype=np.float32)  # noqa: E731
+
+    # Shapes: [batch, seq] of the input; activations are [batch*seq, hidden].
+    bs = node("Shape", ["input_ids"], "shape.bs")
+    seq = node("Shape", ["input_ids"], "shape.seq", start=1, end=2)
+    heads4 = node("Concat", [bs, const("c.heads_hd", i64(shape.heads, hd))], "shape.heads", axis=0)
+    bsh = node("Concat", [bs, const("c.hidden", i64(h))], "shape.bsh", axis=0)
+    flat = const("c.flat", i64(-1, h))
+
+    # Embeddings: word + position[:seq] + token_type[0], then LayerNorm.
+    word = node("Gather", [const("emb.word", w["embeddings.word_embeddings.weight"]), "input_ids"], "emb.word_out")
+    pos = node("Slice", [const("emb.pos", w["embeddings.position_embeddings.weight"]), const("c.zero1", i64(0)),
+                         seq, const("c.axis0", i64(0))], "emb.pos_out")
+    x = node("Add", [word, pos], "emb.sum1")
+    x = node("Add", [x, const("emb.type0", w["embeddings.token_type_embeddings.weight"][0])], "emb.sum2")
+    x = node("Reshape", [x, flat], "emb.flat")
+    x = node("LayerNormalization", [x, const("emb.ln.g", w["embeddings.LayerNorm.weight"]),
+                                    const("emb.ln.b", w["embeddings.LayerNorm.bias"])], "emb.out",
+             axis=-1, epsilon=shape.eps)
+
+    # Additive attention mask [batch, 1, 1, seq]: 0 for tokens, float32 min for padding.
+    maskf = node("Cast", ["attention_mask"], "mask.f", to=TensorProto.FLOAT)
+    inv = node("Sub", [const("c.one", f32(1.0)), maskf], "mask.inv")
+    big = node("Mul", [inv, const("c.neg", f32(np.finfo(np.float32).min))], "mask.big")
+    mask_bias = node("Unsqueeze", [big, const("c.axes12", i64(1, 2))], "mask.bias")
+    scale = const("c.scale", f32(1.0 / math.sqrt(hd)))
+
+    def quantize_rows(inp: str, out: str, shift: float) -> tuple[str, str, int]:
+        """uint8 codes, per-row scale [rows, 1] and zero point of a 2-D activation.
+
+        shift == 0: symmetric, zero point 128. shift > 0: the activation is known to be >= -shift
+        (GELU output >= -0.17), so ``inp + shift`` is quantised with zero point 0 over all 255
+        steps, twice the resolution of the symmetric code; the caller folds the shift into the bias.
+        """
+        if shift:
+            inp = node("Add", [inp, const(f"c.shift{shift}", f32(shift))], out + ".shifted")
+            amax = node("ReduceMax", [inp], out + ".amax", axes=[1], keepdims=0)
+            levels, zero = 255.0, 0
+        else:
+            amax = node("ReduceMax", [node("Abs", [inp], out + ".abs")], out + ".amax", axes=[1], keepdims=0)
+            levels, zero = 127.0, 128
+        sc = node("Max", [node("Mul", [amax, const(f"c.inv{levels:g}", f32(1 / levels))], out + ".s0"),
+                          const("c.tiny_s", f32(1e-12))], out + ".scale")
+        zp = node("Cast", [node("Add", [node("Mul", [sc, const("c.zero_f", f32(0.0))], out + ".z0"),
+                                        const(f"c.f{zero}", f32(zero))], out + ".z1")], out + ".zp", to=TensorProto.UINT8)
+        q = node("QuantizeLinear", [inp, sc, zp], out + ".q", axis=0)
+        return q, node("Unsqueeze", [sc, const("c.axis1u", i64(1))], out + ".scale2"), zero
+
+    quantized: dict[str, tuple[str, str, int]] = {}
+
+    def linear(inp: str, names: list[str], out: str, shift: float = 0.0) -> str:
+        wt = np.concatenate([w[n + ".weight"].T for n in names], axis=1)   # [in, out]
+        b = np.concatenate([w[n + ".bias"] for n in names])
+        if quant is None:
+            y = node("MatMul", [inp, const(out + ".w", wt)], out + ".mm")
+            return node("Add", [y, const(out + ".b", b)], out)
+        if inp not in quantized:            # Q, K, V share one quantised input
+            quantized[inp] = quantize_rows(inp, inp + ".rq", shift)
+        q, sa, zero = quantized[inp]
+        # 7-bit weights: AVX2 without VNNI sums u8*s8 pairs in int16 and would saturate at 8 bits.
+        sw = (np.maximum(np.abs(wt).max(axis=0), 1e-12) / 63).astype(np.float32)
+        wq = np.round(wt / sw).astype(np.int8)
+        # MatMulIntegerToFloat applies the per-column weight scale in the GEMM's epilogue; the
+        # per-row activation scale is one Mul after it.
+        y = node("MatMulIntegerToFloat", [q, const(out + ".wq", wq), const("c.one_s", f32(1.0)), const(out + ".sw", sw),
+                                          const(f"c.u{zero}", np.array(zero, np.uint8))],
+                 out + ".mmf", domain="com.microsoft")
+        y = node("Mul", [y, sa], out + ".mm")
+        if shift:   # (x + shift) @ W = x @ W + shift * column sums of W
+            b = b - shift * (wq.astype(np.float32) * sw).sum(axis=0)
+        return node("Add", [y, const(out + ".b", b.astype(np.float32))], out)
+
+    for i in range(shape.layers):
+        p = f"encoder.layer.{i}."
+        o = f"l{i}."
+        qkv = linear(x, [p + "attention.self." + n for n in ("query", "key", "value")], o + "qkv")
+        parts = [o + "q", o + "k", o + "v"]
+        nodes.append(helper.make_node("Split", [qkv, const("c.split3", i64(h, h, h))], parts, name=o + "split", axis=1))
+        split = {}
+        for n, part in zip(("q", "k", "v"), parts):
+            y = node("Reshape", [part, heads4], part + ".heads")
+            split[n] = node("Transpose", [y], part + ".t", perm=[0, 2, 3, 1] if n == "k" else [0, 2, 1, 3])
+        s = node("MatMul", [split["q"], split["k"]], o + "scores")
+        s = node("Mul", [s, scale], o + "scores.scaled")
+        s = node("Add", [s, mask_bias], o + "scores.masked")
+        s = node("Softmax", [s], o + "probs", axis=-1)
+        ctx = node("MatMul", [s, split["v"]], o + "ctx")
+        ctx = node("Transpose", [ctx], o + "ctx.t", perm=[0, 2, 1, 3])
+        ctx = node("Reshape", [ctx, flat], o + "ctx.flat")
+        a = linear(ctx, [p + "attention.output.dense"], o + "attn.out")
+        a = node("Add", [a, x], o + "attn.res")
+        x = node("LayerNormalization", [a, const(o + "ln1.g", w[p + "attention.output.LayerNorm.weight"]),
+                                        const(o + "ln1.b", w[p + "attention.output.LayerNorm.bias"])],
+                 o + "attn.ln", axis=-1, epsilon=shape.eps)
+        f = linear(x, [p + "intermediate.dense"], o + "ffn.in")
+        g = node("Div", [f, const("c.sqrt2", f32(math.sqrt(2.0)))], o + "gelu.div")
+        g = node("Erf", [g], o + "gelu.erf")
+        g = node("Add", [g, const("c.one_b", f32(1.0))], o + "gelu.add")
+        g = node("Mul", [f, g], o + "gelu.mul")
+        g = node("Mul", [g, const("c.half", f32(0.5))], o + "gelu.out")
+        f = linear(g, [p + "output.dense"], o + "ffn.out", shift=GELU_SHIFT)
+        f = node("Add", [f, x], o + "ffn.res")
+        x = node("LayerNormalization", [f, const(o + "ln2.g", w[p + "output.LayerNorm.weight"]),
+                                        const(o + "ln2.b", w[p + "output.LayerNorm.bias"])],
+                 o + "ffn.ln", axis=-1, epsilon=shape.eps)
+
+    # Mean pooling over real tokens, then L2 normalisation.
+    x = node("Reshape", [x, bsh], "pool.in")
+    m3 = node("Unsqueeze", [maskf, const("c.axis2", i64(2))], "pool.mask")
+    summed = node("ReduceSum", [node("Mul", [x, m3], "pool.masked"), const("c.axis1", i64(1))], "pool.sum", keepdims=0)
+    count = node("ReduceSum", [maskf, const("c.axis1b", i64(1))], "pool.count", keepdims=1)
+    count = node("Max", [count, const("c.tiny", f32(1e-9))], "pool.count_safe")
+    pooled = node("Div", [summed, count], "pool.mean")
+    norm = node("ReduceL2", [pooled], "norm.l2", axes=[1], keepdims=1)  # axes: attribute until opset 18
+    norm = node("Max", [norm, const("c.eps12", f32(1e-12))], "norm.safe")
+    node("Div", [pooled, norm], "embedding")
+
+    graph = helper.make_graph(
+        nodes, "minilm",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"])],
+        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", h])],
+        initializer=list(inits.values()))
+    opsets = [helper.make_opsetid("", OPSET)] + ([helper.make_opsetid("com.microsoft", 1)] if quant else [])
+    model = helper.make_model(graph, opset_imports=opsets,
+                              producer_name="stratum.minilm_onnx", producer_version=str(GRAPH_VERSION))
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model
+
+
+__all__ = ["GRAPH_VERSION", "QUANT_MODES", "BertShape", "load_weights", "check_pooling", "reference_forward", "build_model"]
