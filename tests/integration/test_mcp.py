@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def _answer(result) -> dict:
     return json.loads(result.content[0].text)
 
 
-async def _session_walk(params: StdioServerParameters) -> dict:
+async def _session_walk(params: StdioServerParameters, remember: bool = False) -> dict:
     out = {}
     async with Client(params, read_timeout_seconds=120) as client:
         out["tools"] = await client.list_tools()
@@ -46,6 +47,12 @@ async def _session_walk(params: StdioServerParameters) -> dict:
         out["status"] = _answer(await client.call_tool("status", {}))
         out["missing"] = await client.call_tool("get", {"target": "shop/nothing_here.py"})
         out["bad_args"] = await client.call_tool("get", {"level": "api"})
+        if remember:
+            out["note"] = _answer(await client.call_tool("remember", {
+                "kind": "rca", "about": ["shop/pricing.py"],
+                "text": "Totals were off by a cent because discount() rounded before summing."}))
+            out["found"] = _answer(await client.call_tool("search", {"query": "off by a cent rounding",
+                                                                     "kinds": ["rca"]}))
     return out
 
 
@@ -78,9 +85,14 @@ def _check(out: dict) -> None:
     assert out["bad_args"].is_error and "target" in out["bad_args"].content[0].text
 
 
-def test_mcp_on_a_local_store(indexed_store):
+def test_mcp_on_a_local_store(indexed_store, tmp_path):
     _repo, store, _ = indexed_store
-    _check(anyio.run(_session_walk, _params("--store", str(store))))
+    copy = tmp_path / "store"                  # remember writes the delta log: keep the shared store clean
+    shutil.copytree(store, copy)
+    out = anyio.run(_session_walk, _params("--store", str(copy), "--author", "claude"), True)
+    _check(out)
+    # a note written over MCP is durable and searchable at once, in the same connection
+    assert out["note"]["data"]["note_id"] in {it["id"] for it in out["found"]["items"]}
 
 
 def test_mcp_in_front_of_a_grpc_server(indexed_store):
@@ -92,22 +104,3 @@ def test_mcp_in_front_of_a_grpc_server(indexed_store):
     finally:
         server.stop(None)
         tools.close()
-
-
-def test_remember_over_mcp_is_searchable_in_the_same_connection(indexed_store, tmp_path):
-    import shutil
-
-    _repo, store, _ = indexed_store
-    copy = tmp_path / "store"                  # remember writes the delta log: keep the shared store clean
-    shutil.copytree(store, copy)
-
-    async def go():
-        async with Client(_params("--store", str(copy), "--author", "claude"), read_timeout_seconds=120) as c:
-            note = _answer(await c.call_tool("remember", {
-                "kind": "rca", "about": ["shop/pricing.py"],
-                "text": "Totals were off by a cent because discount() rounded before summing."}))
-            found = _answer(await c.call_tool("search", {"query": "off by a cent rounding", "kinds": ["rca"]}))
-            return note, found
-
-    note, found = anyio.run(go)
-    assert note["data"]["note_id"] in {it["id"] for it in found["items"]}
