@@ -61,6 +61,7 @@ NODES = _schema([
     pa.field("status", pa.string()),                    # active / superseded / retracted / orphaned
     pa.field("meta", pa.string()),                      # JSON for kind-specific extras
     pa.field("vector", pa.list_(pa.float32(), EMBED_DIM)),  # null until embedded
+    pa.field("keywords", pa.string()),                  # code-aware tokens for Lance FTS (stratum.lanceindex)
 ], "nodes")
 
 EDGES = _schema([

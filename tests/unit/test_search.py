@@ -207,3 +207,36 @@ def test_bad_queries(setup):
         hs.search("x", limit=0)
     with pytest.raises(InvalidArgument):
         hs.search("x", offset=-1)
+
+
+def test_cold_tier_lance_indexes_use_the_same_tokens(setup, tmp_path, embedder):
+    """The Lance fallback: FTS over code-aware tokens, scalar filters, exact vector scan."""
+    from stratum.lanceindex import LanceSearcher, create_indexes, filter_clause, with_keywords
+    from stratum.store import Store
+
+    recs, table, _, vi, _ = setup
+    vecs = embedder.embed([node_text(r) for r in recs])
+    table = table.set_column(table.column_names.index("vector"), "vector",
+                             pa.FixedSizeListArray.from_arrays(pa.array(vecs.reshape(-1)), vecs.shape[1]))
+    store = Store(tmp_path / "store")
+    store.write_dataset("nodes", with_keywords(table))
+    tbl = store.db().open_table("nodes")
+    report = create_indexes(tbl)
+    assert "fts" in report["seconds"] and "vector" not in report          # too small for IVF
+    assert {i.index_type for i in tbl.list_indices()} >= {"FTS", "Bitmap", "BTree"}
+    ls = LanceSearcher(tbl)
+    by_id = {r["id"]: r for r in recs}
+    ids, _ = ls.keyword("gracefully", 3)                                   # a camelCase word
+    assert by_id[ids[0]]["qualname"] == "shutdownGracefully"
+    ids, _ = ls.keyword("parse_file", 3)
+    assert by_id[ids[0]]["qualname"] in ("parse_file", "parse_files_parallel")
+    ids, _ = ls.keyword("server", 10, where=filter_clause(kinds=["class"], path_prefix="src/net/"))
+    assert [by_id[i]["qualname"] for i in ids] == ["HTTPServerError"]
+    ids, _ = ls.keyword("server", 10, where=filter_clause(language="GO"))
+    assert ids and all(by_id[i]["language"] == "go" for i in ids)
+    q = embedder.embed(["read settings from a yaml file"])[0]
+    ids, sims = ls.vector(q, 5)
+    warm = vi.exact(q, 5)
+    assert ids == [recs[r]["id"] for r in warm.rows]
+    np.testing.assert_allclose(sims, warm.scores, atol=2e-3)
+    assert filter_clause(path_prefix="a_b%'") == "path LIKE 'a\\_b\\%''%'"
