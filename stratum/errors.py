@@ -12,6 +12,7 @@
         ├── StoreError            the Lance store or its manifest is missing or unreadable
         ├── SchemaMismatch        a dataset written by another schema version
         ├── ModelMismatch         vectors in the store come from another embedding model
+        ├── ModelUnavailable      the packaged embedding weights are not installed
         ├── LogCorruption         the delta log has damage that cannot be skipped safely
         └── Unavailable           a remote server could not be reached or did not answer in time
 
@@ -87,6 +88,10 @@ class ModelMismatch(SystemError_):
     code = "model_mismatch"
 
 
+class ModelUnavailable(SystemError_):
+    code = "model_unavailable"
+
+
 class LogCorruption(SystemError_):
     code = "log_corruption"
 
@@ -99,5 +104,5 @@ class Unavailable(SystemError_):
 __all__ = [
     "StratumError", "UserError", "NotARepository", "NotFound", "InvalidArgument",
     "InvalidPageToken", "BudgetExceeded", "NoteRejected", "SystemError_", "StoreError", "SchemaMismatch",
-    "ModelMismatch", "LogCorruption", "Unavailable",
+    "ModelMismatch", "ModelUnavailable", "LogCorruption", "Unavailable",
 ]

