@@ -15,6 +15,7 @@ import threading
 
 import numpy as np
 
+from stratum import ids
 from stratum import notes as N
 from stratum import schema as S
 from stratum.deltalog import DeltaLog
@@ -22,10 +23,12 @@ from stratum.envelope import Item
 
 
 class NotesOverlay:
-    def __init__(self, shard, embedder=None):
+    def __init__(self, shard, embedder=None, log: DeltaLog | None = None):
+        """``log``: the writer of the overlay this one replaces (a reload keeps writing to the same
+        segment; a new DeltaLog would leave the old one's segment open and locked for good)."""
         self.shard = shard
         self.embedder = embedder
-        self.log = DeltaLog(shard.store.root / "deltalog")
+        self.log = log if log is not None else DeltaLog(shard.store.root / "deltalog")
         self.code = N.CodeIndex.from_table(shard.meta)
         self._merged = set(shard.manifest.deltalog_merged)
         kinds = shard.col("kind")
@@ -33,41 +36,63 @@ class NotesOverlay:
         self._base = N.notes_from_nodes(shard.row(i) for i in self._base_rows.values())
         self._lock = threading.RLock()
         self._records: list = []
+        self._logged: dict[str, N.Note] = {}                # note id -> note parsed from its record
+        self._others: list = []                              # records other than notes (retracts)
         self.notes: dict[str, N.Note] = dict(self._base)   # every note, folded, with current status
         self._nodes: dict[str, dict] = {}                   # unmerged note id -> node record
         self._vectors: dict[str, np.ndarray] = {}
         self._about: dict[str, list[str]] = {}               # code id -> unmerged note ids about it
+        self._built: dict[tuple, tuple] = {}                 # (id, status state) -> note_to_records
         self._tail = self.log.tail()
         self.refresh()
 
     # ---- log ------------------------------------------------------------------------------
     def refresh(self) -> None:
-        """Read what other writers appended since the last call and re-fold."""
-        rep = self._tail.poll()
+        """Read what other writers appended since the last call and re-fold.
+
+        Poll and fold under one lock: a thread that polled records must have folded them before
+        another thread, finding nothing new, answers from the notes (else a concurrent
+        ``remember`` could miss its own note), and the tail's offsets are not thread-safe."""
         with self._lock:
+            rep = self._tail.poll()
             new = [r for r in rep.records if r.uid not in self._merged]
             if not new and self._records:
                 return
             self._records.extend(new)
-            self.notes = N.fold(self._records, self._base)
+            for r in new:                    # parse each logged note once, not on every fold
+                if r.type == "note":
+                    self._logged.setdefault(ids.note_id(r.uid), N.note_from_body(r.uid, r.body))
+                else:
+                    self._others.append(r)
+            # the same fold as over all records (fold copies its base), at O(retracts) parsing
+            self.notes = N.fold(self._others, {**self._logged, **self._base})
             self._rebuild()
 
     def _rebuild(self) -> None:
-        self._nodes, self._about = {}, {}
+        """Node records of the unmerged notes, built aside and swapped in whole (readers do not
+        take the lock, so they never see a half-built map). A note's records are reused while its
+        status is the same: re-counting the tokens of every note on every write made each
+        ``remember`` cost O(notes)."""
+        nodes, about, cache = {}, {}, {}
         for nid, note in self.notes.items():
             if nid in self._base_rows:
                 continue
-            node, edges = N.note_to_records(note, self.shard.repo)
-            self._nodes[nid] = node
+            key = (nid, note.status, tuple(note.superseded_by), (note.retraction or {}).get("uid"))
+            recs = self._built.get(key) or N.note_to_records(note, self.shard.repo)
+            cache[key] = recs
+            node, edges = recs
+            nodes[nid] = node
             for e in edges:
-                self._about.setdefault(e["dst"], []).append(nid)
-        missing = [nid for nid in self._nodes if nid not in self._vectors]
+                about.setdefault(e["dst"], []).append(nid)
+        missing = [nid for nid in nodes if nid not in self._vectors]
         if missing and self.embedder is not None:
             from stratum.textprep import embed_text
 
-            vecs = self.embedder.embed([embed_text(self._nodes[n]) for n in missing])
+            vecs = self.embedder.embed([embed_text(nodes[n]) for n in missing])
             for nid, v in zip(missing, vecs):
                 self._vectors[nid] = np.asarray(v, dtype=np.float32)
+        self._built = cache
+        self._nodes, self._about = nodes, about
 
     def remember(self, *, kind: str, text: str, about: list[str], tags: list[str], supersedes: list[str],
                  author: str, session: str) -> str:

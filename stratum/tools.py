@@ -323,9 +323,12 @@ class Tools:
 
         switched = self.shards.reload()
         if switched:
-            self.overlays = {str(s.store.root): self.overlays.get(str(s.store.root)) if
-                             self.overlays.get(str(s.store.root)) and self.overlays[str(s.store.root)].shard is s
-                             else NotesOverlay(s, embedder=self.embedder) for s in self.shards.shards}
+            overlays = {}
+            for s in self.shards.shards:
+                old = self.overlays.get(str(s.store.root))
+                overlays[str(s.store.root)] = old if old is not None and old.shard is s else \
+                    NotesOverlay(s, embedder=self.embedder, log=old.log if old is not None else None)
+            self.overlays = overlays
         return switched
 
     def close(self) -> None:
