@@ -12,7 +12,9 @@ Definitions (printed with the results):
   127.0.0.1 (real loopback TCP, protobuf both ways, the server's thread pool), the end-to-end time
   the caller sees. Ratio = gRPC p50 / in-process p50 for the same call.
 - transport floor: the gRPC health Check on the same server (no tool work).
-- latency: ``--calls`` sequential calls per tool after 20 warm-up calls; p50 / p99 in milliseconds.
+- latency: ``--calls`` sequential calls per tool after 20 warm-up calls, in-process and gRPC
+  interleaved call by call (same arguments, A then B), so load from other processes on the machine
+  falls on both alike; p50 / p99 in milliseconds. The machine's load average is printed.
 - throughput: C concurrent clients (threads, each with its own channel and session) issue the mixed
   workload (search, get, walk in turn) for ``--seconds``; calls per second over all clients, and the
   p50 / p99 latency under that load.
@@ -88,6 +90,23 @@ def time_calls(fn, session: str, args: list[dict], warmup: int = 20) -> list[flo
         fn(session, **a)
         out.append((time.perf_counter() - t) * 1000)
     return out
+
+
+def time_interleaved(fa, sa: str, fb, sb: str, args: list[dict], warmup: int = 20) -> tuple[list[float], list[float]]:
+    """Call A then B with the same arguments, call by call; the two latency lists in ms."""
+    for a in args[:warmup]:
+        fa(sa, **a)
+        fb(sb, **a)
+    xa, xb = [], []
+    for a in args:
+        t = time.perf_counter()
+        fa(sa, **a)
+        t1 = time.perf_counter()
+        fb(sb, **a)
+        t2 = time.perf_counter()
+        xa.append((t1 - t) * 1000)
+        xb.append((t2 - t1) * 1000)
+    return xa, xb
 
 
 def start_server(store: str, workers: int) -> tuple[subprocess.Popen, str]:
@@ -174,15 +193,17 @@ def main() -> int:
     results: dict = {"machine": machine(), "store": args.store, "nodes": nodes, "latency": {}, "throughput": []}
 
     sid = tools.open_session(author="bench", budget=BIG_BUDGET).data["session"]
-    local = {tool: time_calls(getattr(tools, tool), sid, wl[tool]) for tool in ("search", "get", "walk")}
-    tools.close()
-
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     proc, address = start_server(args.store, args.workers)
     try:
         with Client(address, timeout=60) as c:
             c.wait_ready()
             rsid = c.open_session(author="bench", budget=BIG_BUDGET).data["session"]
-            remote = {tool: time_calls(getattr(c, tool), rsid, wl[tool]) for tool in ("search", "get", "walk")}
+            local, remote = {}, {}
+            for tool in ("search", "get", "walk"):
+                local[tool], remote[tool] = time_interleaved(getattr(tools, tool), sid, getattr(c, tool), rsid,
+                                                             wl[tool])
+            tools.close()
             channel = grpc.insecure_channel(address)
             health = health_pb2_grpc.HealthStub(channel)
             floor = time_calls(lambda _s, **_: health.Check(health_pb2.HealthCheckRequest()), "",
@@ -211,6 +232,8 @@ def main() -> int:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+    print(f"\nload average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    results["loadavg_after"] = os.getloadavg()
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
     return 0

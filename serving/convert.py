@@ -60,14 +60,21 @@ def envelope_to_proto(env: Envelope) -> pb.Envelope:
         next_hint=env.next_hint, version=env.version, warnings=env.warnings)
 
 
-def item_to_proto(it: Item) -> pb.Item:
-    msg = pb.Item(id=it.id, kind=it.kind, path=it.path, name=it.name, qualname=it.qualname,
-                  level=it.level, text=it.text, tokens=it.tokens, language=it.language,
-                  start_line=it.start_line, end_line=it.end_line, edge=it.edge,
-                  direction=it.direction, warnings=it.warnings, meta_json=dumps(it.meta))
+def _fill_item(msg: pb.Item, it: Item) -> pb.Item:
+    msg.id, msg.kind, msg.path, msg.name, msg.qualname = it.id, it.kind, it.path, it.name, it.qualname
+    msg.level, msg.text, msg.tokens, msg.language = it.level, it.text, it.tokens, it.language
+    msg.start_line, msg.end_line, msg.edge, msg.direction = it.start_line, it.end_line, it.edge, it.direction
+    if it.warnings:
+        msg.warnings.extend(it.warnings)
+    if it.meta:
+        msg.meta_json = dumps(it.meta)
     if it.score is not None:
         msg.score = it.score
     return msg
+
+
+def item_to_proto(it: Item) -> pb.Item:
+    return _fill_item(pb.Item(), it)
 
 
 def shard_status_to_proto(info: dict) -> pb.ShardStatus:
@@ -82,9 +89,11 @@ def response_to_proto(resp: Response, message_type: type[Message]) -> Message:
     extras: dict[str, Any] = {name: str(resp.data.get(name, "")) for name in _TYPED_EXTRAS if name in fields}
     if "shards" in fields:
         extras["shards"] = [shard_status_to_proto(sh) for sh in resp.data.get("shards", ())]
-    return message_type(envelope=envelope_to_proto(resp.envelope),
-                        items=[item_to_proto(it) for it in resp.items],
-                        data_json=dumps(resp.data), **extras)
+    msg = message_type(envelope=envelope_to_proto(resp.envelope), data_json=dumps(resp.data), **extras)
+    add = msg.items.add                  # fill in place: a list of built messages would be copied
+    for it in resp.items:
+        _fill_item(add(), it)
+    return msg
 
 
 # ---- message -> dataclass --------------------------------------------------------------------------
