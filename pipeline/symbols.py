@@ -69,9 +69,9 @@ def plan(file_changes: pa.Table, commits: pa.Table, cfg: HistoryConfig = History
     cm = pl.from_arrow(commits.select(["sha", "is_merge", "n_files", "committed_at"]))
     ok = cm.filter(~pl.col("is_merge").fill_null(False)
                    & (pl.col("n_files").fill_null(0) <= cfg.max_files_per_commit))
-    exts = tuple(languages.EXTENSIONS)
+    suffix = "(?i)(" + "|".join(re.escape(e) for e in sorted(languages.EXTENSIONS)) + ")$"
     fc = pl.from_arrow(file_changes.select(["sha", "path"]))
-    src = fc.filter(pl.col("path").map_elements(lambda p: p.lower().endswith(exts), return_dtype=pl.Boolean))
+    src = fc.filter(pl.col("path").str.contains(suffix))
     shas = (ok.join(src.select("sha").unique(), on="sha").sort("committed_at", "sha")
             .get_column("sha").to_list())
     if not shas:
