@@ -65,6 +65,7 @@ class Client:
         self._channel = grpc.insecure_channel(address, options=[
             ("grpc.max_receive_message_length", max_response_bytes)])
         self._stub = pb_grpc.StratumStub(self._channel)
+        self._opened: set[str] = set()     # sessions this client opened and has not closed
 
     # ---- plumbing ----------------------------------------------------------------------------
     def _call(self, rpc: str, request_type: type, kwargs: dict[str, Any]) -> Response:
@@ -83,7 +84,15 @@ class Client:
             raise E.Unavailable(f"no Stratum server answered at {self.address} within {timeout:g}s") from None
 
     def close(self) -> None:
-        self._channel.close()
+        """Close the sessions this client opened (as ``Tools.close`` ends its sessions), then the channel."""
+        try:
+            for sid in sorted(self._opened):
+                try:
+                    self.close_session(sid)
+                except (E.NotFound, E.Unavailable):    # already gone, or the server is: nothing to free
+                    self._opened.discard(sid)
+        finally:
+            self._channel.close()
 
     def __enter__(self) -> "Client":
         return self
@@ -94,11 +103,15 @@ class Client:
     # ---- the tools (same signatures as stratum.tools.Tools) --------------------------------------
     def open_session(self, author: str = "", model: str = "", budget: int | None = None,
                      policy: str = "") -> Response:
-        return self._call("OpenSession", pb.OpenSessionRequest,
+        resp = self._call("OpenSession", pb.OpenSessionRequest,
                           dict(author=author, model=model, budget=budget, policy=policy))
+        self._opened.add(resp.data["session"])
+        return resp
 
     def close_session(self, session: str) -> Response:
-        return self._call("CloseSession", pb.CloseSessionRequest, dict(session=session))
+        resp = self._call("CloseSession", pb.CloseSessionRequest, dict(session=session))
+        self._opened.discard(session)
+        return resp
 
     def tree(self, session: str, path: str = "", depth: int = 2, page_size: int = 50,
              page_token: str = "") -> Response:

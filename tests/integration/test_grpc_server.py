@@ -370,3 +370,13 @@ def test_internal_failure_is_logged_with_a_reference_and_not_sent(indexed_store,
     finally:
         server.stop(None)
         tools.close()
+
+
+def test_closing_a_client_ends_the_sessions_it_opened(running):
+    """Like Tools.close: a CLI call over --server must not leave its session behind on the server."""
+    with Client(running[0]) as short_lived:
+        sid = short_lived.open_session(author="cli").data["session"]
+        short_lived.status(sid)
+    with Client(running[0]) as other:
+        with pytest.raises(E.NotFound, match="unknown session"):
+            other.status(sid)
