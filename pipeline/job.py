@@ -310,20 +310,32 @@ def _history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, prog
     progress("history", 1, 1)
     tables = {"commits": commits, "file_changes": changes, "cochange": cochange}
     if cfg.history.symbols:
-        tables["symbol_cochange"] = _symbols_on_ray(root, cfg, commits, rep, progress)
+        tables["symbol_cochange"] = _symbols_on_ray(root, cfg, commits, changes, res.head_paths, rep, progress)
     return tables, (res.head or (prev.history_watermark if prev else None))
 
 
-def _symbols_on_ray(root: Path, cfg: IndexConfig, commits: pa.Table, rep: RunReport, progress: Progress):
-    from pipeline.symbols import changed_symbols, symbol_cochange
+def _symbols_on_ray(root: Path, cfg: IndexConfig, commits: pa.Table, changes: pa.Table, head_paths,
+                    rep: RunReport, progress: Progress) -> pa.Table:
+    """Symbol-level co-change: the commits' diffs mapped to function spans, batches on Ray."""
+    from pipeline.symbols import changed_symbols, compute, plan
 
     ray = ensure_ray(cfg)
-    shas = commits.column("sha").to_pylist()
-    n = max(1, min(len(shas), (cfg.num_cpus or os.cpu_count() or 1) * 4))
-    chunks = [shas[i::n] for i in range(n)]
+    n = max(1, (cfg.num_cpus or os.cpu_count() or 1) * 4)
+    batches = [b for b in plan(changes, commits, cfg.history, batches=n) if b]
     remote = ray.remote(changed_symbols)
-    parts = ray.get([remote.remote(str(root), c, cfg.history) for c in chunks if c])
-    return symbol_cochange(parts, commits, cfg.history)
+    pending = [remote.remote(str(root), b) for b in batches]
+    parts, done = [], 0
+    progress("symbols", 0, len(pending))
+    while pending:
+        ready, pending = ray.wait(pending, num_returns=1)
+        parts.extend(ray.get(ready))
+        done += 1
+        progress("symbols", done, done + len(pending))
+    if not parts:
+        return S.to_table([], S.SYMBOL_COCHANGE)
+    out = compute(pa.concat_tables(parts), changes, commits, cfg.history, head_paths=head_paths)
+    rep.history["symbol_pairs"] = out.num_rows
+    return out
 
 
 def _merge_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], rep: RunReport) -> list[str]:

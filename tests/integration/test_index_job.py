@@ -97,3 +97,17 @@ def test_bad_files_are_skipped_with_reasons_and_never_fail_the_run(tmp_path):
     names = set(Store(tmp_path / "s").snapshot().read("nodes").column("qualname").to_pylist())
     assert {"fine", "after", "bonjour"} <= names
     json.loads(rep.to_json())
+
+
+def test_symbol_cochange_opt_in(tmp_path):
+    from dataclasses import replace
+
+    from pipeline.job import index_repository
+
+    r = sample_python_repo(tmp_path / "shop")
+    cfg = replace(NO_EMBED, history=replace(NO_EMBED.history, symbols=True))
+    rep = index_repository(r.path, tmp_path / "s", cfg)
+    tab = Store(tmp_path / "s").snapshot().read("symbol_cochange")
+    pairs = {(a, b): s for a, b, s in zip(*(tab.column(c).to_pylist() for c in ("a", "b", "support")))}
+    assert pairs[("shop/cart.py::Cart.total", "shop/pricing.py::discount")] == 2
+    assert rep.history["symbol_pairs"] == tab.num_rows
