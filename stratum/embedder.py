@@ -118,6 +118,15 @@ def weights_hash(model_dir: Path) -> str:
     return _weights_hash(str(model_dir), stamp)
 
 
+def _tokenizer(model_dir: Path, max_tokens: int):
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tok.no_padding()                                    # the packaged file pads to a fixed 128
+    tok.enable_truncation(max_length=max_tokens)
+    return tok
+
+
 def build_onnx(model_dir: Path, precision: str, dest: Path) -> Path:
     """Write the ONNX graph for ``precision`` to ``dest`` atomically (tmp file + os.replace)."""
     import onnx
@@ -125,8 +134,13 @@ def build_onnx(model_dir: Path, precision: str, dest: Path) -> Path:
     from stratum import minilm_onnx as M
 
     M.check_pooling(model_dir)
-    model = M.build_model(M.load_weights(model_dir), M.BertShape.from_config(model_dir),
-                          quant="int8" if precision == "int8" else None)
+    w, shape = M.load_weights(model_dir), M.BertShape.from_config(model_dir)
+    if precision == "int8":
+        calib = [np.asarray(e.ids, dtype=np.int64)
+                 for e in _tokenizer(model_dir, 256).encode_batch(list(M.CALIBRATION_TEXTS))]
+        model = M.build_model(w, shape, quant="int8", ranges=M.calibrate(w, shape, calib))
+    else:
+        model = M.build_model(w, shape)
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=dest.name + ".", suffix=".tmp", dir=dest.parent)
     os.close(fd)
@@ -178,7 +192,6 @@ class MiniLMEmbedder(Embedder):
         if not 2 <= max_tokens <= 512:
             raise InvalidArgument(f"max_tokens must be in 2..512 (the model's position table), got {max_tokens}")
         import onnxruntime as ort
-        from tokenizers import Tokenizer
 
         self.name = MINILM
         self.precision = precision
@@ -187,9 +200,7 @@ class MiniLMEmbedder(Embedder):
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
         self.weights_hash = weights_hash(self.model_dir)
         self.model_path = onnx_path(self.model_dir, precision, Path(cache_dir) if cache_dir else None)
-        self.tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
-        self.tokenizer.no_padding()                     # the packaged file pads to a fixed 128
-        self.tokenizer.enable_truncation(max_length=max_tokens)
+        self.tokenizer = _tokenizer(self.model_dir, max_tokens)
         so = ort.SessionOptions()
         so.intra_op_num_threads = max(0, int(threads))
         so.inter_op_num_threads = 1

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-GRAPH_VERSION = 2   # bump when the emitted graph changes, so cached .onnx files are rebuilt
+GRAPH_VERSION = 3   # bump when the emitted graph changes, so cached .onnx files are rebuilt
 OPSET = 17          # LayerNormalization is a standard op from opset 17
 
 
@@ -82,8 +82,12 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 
 
 def reference_forward(w: dict[str, np.ndarray], shape: BertShape, input_ids: np.ndarray,
-                      attention_mask: np.ndarray, dtype=np.float32) -> np.ndarray:
-    """The model in plain numpy, step by step as in HF BertModel: the graph's ground truth."""
+                      attention_mask: np.ndarray, dtype=np.float32, observe=None) -> np.ndarray:
+    """The model in plain numpy, step by step as in HF BertModel: the graph's ground truth.
+
+    ``observe(name, x)``, if given, sees the input of every linear layer (named as in the graph:
+    ``l<i>.qkv``, ``l<i>.attn.out``, ``l<i>.ffn.in``, ``l<i>.ffn.out``) with padding rows removed.
+    """
     f = {k: v.astype(dtype, copy=False) for k, v in w.items() if v.dtype.kind == "f"}
     b, t = input_ids.shape
     x = f["embeddings.word_embeddings.weight"][input_ids]
@@ -97,17 +101,27 @@ def reference_forward(w: dict[str, np.ndarray], shape: BertShape, input_ids: np.
     def lin(h, name):
         return h @ f[name + ".weight"].T + f[name + ".bias"]
 
+    real = attention_mask.astype(bool)
+
+    def seen(name, h):
+        if observe is not None:
+            observe(name, h[real])
+
     for i in range(shape.layers):
         p = f"encoder.layer.{i}."
+        seen(f"l{i}.qkv", x)
         q, k, v = (lin(x, p + "attention.self." + n).reshape(b, t, shape.heads, hd).transpose(0, 2, 1, 3)
                    for n in ("query", "key", "value"))
         s = q @ k.transpose(0, 1, 3, 2) * dtype(1.0 / math.sqrt(hd)) + bias
         s = np.exp(s - s.max(-1, keepdims=True))
         s = s / s.sum(-1, keepdims=True)
         ctx = (s @ v).transpose(0, 2, 1, 3).reshape(b, t, shape.hidden)
+        seen(f"l{i}.attn.out", ctx)
         x = _layer_norm(lin(ctx, p + "attention.output.dense") + x,
                         f[p + "attention.output.LayerNorm.weight"], f[p + "attention.output.LayerNorm.bias"], shape.eps)
+        seen(f"l{i}.ffn.in", x)
         h = _gelu(lin(x, p + "intermediate.dense"))
+        seen(f"l{i}.ffn.out", h)
         x = _layer_norm(lin(h, p + "output.dense") + x,
                         f[p + "output.LayerNorm.weight"], f[p + "output.LayerNorm.bias"], shape.eps)
     pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
@@ -118,9 +132,49 @@ def reference_forward(w: dict[str, np.ndarray], shape: BertShape, input_ids: np.
 
 QUANT_MODES = (None, "int8")
 GELU_SHIFT = 0.17   # min over x of x * Phi(x) is -0.16997
+SMOOTH_ALPHA = 0.5  # SmoothQuant migration strength (Xiao et al. 2023): half the outlier range moves to W
+
+# Calibration text for the int8 graph's per-channel smoothing scales: prose, short queries and code,
+# fixed here so the same weights always give the same graph.
+CALIBRATION_TEXTS = (
+    "x",
+    "where is the retry logic",
+    "parse the config file",
+    "how are blueprints registered with the application",
+    "The cause of the crash is in app.py: the error handler is looked up before the blueprint is registered.",
+    "Tried to fix it in the session middleware; failed because the cookie is signed before the handler runs.",
+    "def load(path: str, *, strict: bool = False) -> dict:\n    \"\"\"Read a JSON config file.\"\"\"\n"
+    "    with open(path) as f:\n        return json.load(f)",
+    "class LRUCache:\n    def __init__(self, size=128):\n        self._data = OrderedDict()\n        self.size = size",
+    "func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }",
+    "export function render(template, context) { return template.replace(/{{(\\w+)}}/g, (_, k) => context[k]); }",
+    "src/flask/app.py Flask.add_url_rule flask add url rule\ndef add_url_rule(self, rule, endpoint=None, view_func=None)",
+    "README: install with pip, then run `stratum index .` to build the memory of this repository.",
+)
 
 
-def build_model(w: dict[str, np.ndarray], shape: BertShape, quant: str | None = None):
+def calibrate(w: dict[str, np.ndarray], shape: BertShape, token_ids: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """Per-channel max |x| of every linear layer's input over the calibration tokens (numpy, fp32)."""
+    ranges: dict[str, np.ndarray] = {}
+
+    def observe(name, x):
+        if name.endswith("ffn.out"):
+            x = x + GELU_SHIFT
+        m = np.abs(x).max(axis=0)
+        ranges[name] = np.maximum(ranges[name], m) if name in ranges else m
+
+    width = max(len(t) for t in token_ids)
+    ids = np.zeros((len(token_ids), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for r, t in enumerate(token_ids):        # one padded batch; observe() sees real tokens only
+        ids[r, :len(t)] = t
+        mask[r, :len(t)] = 1
+    reference_forward(w, shape, ids, mask, observe=observe)
+    return ranges
+
+
+def build_model(w: dict[str, np.ndarray], shape: BertShape, quant: str | None = None,
+                ranges: dict[str, np.ndarray] | None = None):
     """The encoder as an ``onnx.ModelProto`` (standard ops; onnxruntime fuses them at load).
 
     Activations are kept 2-D ([batch*seq, hidden]) so every linear layer is one plain GEMM, and
@@ -130,7 +184,11 @@ def build_model(w: dict[str, np.ndarray], shape: BertShape, quant: str | None = 
     weight scales and a per-ROW (per token) dynamic activation scale. Per token, not per tensor (as
     onnxruntime's dynamic quantiser does), so a text's vector does not depend on which other texts
     or how much padding share its batch, and one outlier token does not coarsen every other
-    token's code. Measured against onnxruntime's quantiser in docs/bench/embed.md.
+    token's code. ``ranges`` (from ``calibrate``) turns on SmoothQuant-style smoothing: BERT's
+    hidden states carry a few outlier channels (here 99, 223, 267) that would take most of each
+    token's 8-bit range; dividing channel j by a power of two s_j before quantising, and
+    multiplying row j of W by it, leaves x @ W unchanged and flattens the code's range.
+    Measured against onnxruntime's quantiser in docs/bench/embed.md.
     """
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -178,15 +236,10 @@ def build_model(w: dict[str, np.ndarray], shape: BertShape, quant: str | None = 
     mask_bias = node("Unsqueeze", [big, const("c.axes12", i64(1, 2))], "mask.bias")
     scale = const("c.scale", f32(1.0 / math.sqrt(hd)))
 
-    def quantize_rows(inp: str, out: str, shift: float) -> tuple[str, str, int]:
-        """uint8 codes, per-row scale [rows, 1] and zero point of a 2-D activation.
-
-        shift == 0: symmetric, zero point 128. shift > 0: the activation is known to be >= -shift
-        (GELU output >= -0.17), so ``inp + shift`` is quantised with zero point 0 over all 255
-        steps, twice the resolution of the symmetric code; the caller folds the shift into the bias.
-        """
-        if shift:
-            inp = node("Add", [inp, const(f"c.shift{shift}", f32(shift))], out + ".shifted")
+    def quantize_rows(inp: str, out: str, unsigned: bool) -> tuple[str, str, int]:
+        """uint8 codes, per-row scale [rows, 1] and zero point of a 2-D activation: symmetric
+        (zero point 128), or over all 255 steps (zero point 0) for an input known to be >= 0."""
+        if unsigned:
             amax = node("ReduceMax", [inp], out + ".amax", axes=[1], keepdims=0)
             levels, zero = 255.0, 0
         else:
@@ -199,28 +252,38 @@ def build_model(w: dict[str, np.ndarray], shape: BertShape, quant: str | None = 
         q = node("QuantizeLinear", [inp, sc, zp], out + ".q", axis=0)
         return q, node("Unsqueeze", [sc, const("c.axis1u", i64(1))], out + ".scale2"), zero
 
-    quantized: dict[str, tuple[str, str, int]] = {}
-
     def linear(inp: str, names: list[str], out: str, shift: float = 0.0) -> str:
+        """x @ W + b. int8: shift > 0 marks an input known to be >= -shift (the GELU output), which
+        is quantised as x + shift over all 255 steps (twice the resolution); the bias takes the
+        difference back."""
         wt = np.concatenate([w[n + ".weight"].T for n in names], axis=1)   # [in, out]
         b = np.concatenate([w[n + ".bias"] for n in names])
         if quant is None:
             y = node("MatMul", [inp, const(out + ".w", wt)], out + ".mm")
             return node("Add", [y, const(out + ".b", b)], out)
-        if inp not in quantized:            # Q, K, V share one quantised input
-            quantized[inp] = quantize_rows(inp, inp + ".rq", shift)
-        q, sa, zero = quantized[inp]
+        smooth = np.ones(wt.shape[0], np.float32)
+        if ranges is not None:
+            xr = np.maximum(ranges[out], 1e-5)
+            wr = np.maximum(np.abs(wt).max(axis=1), 1e-5)
+            smooth = np.exp2(np.round(np.log2(xr ** SMOOTH_ALPHA / wr ** (1 - SMOOTH_ALPHA)))).astype(np.float32)
+        src = inp
+        if shift:
+            src = node("Add", [src, const(f"c.shift{shift}", f32(shift))], out + ".shifted")
+        if ranges is not None:
+            src = node("Mul", [src, const(out + ".inv_smooth", (1 / smooth).astype(np.float32))], out + ".smoothed")
+        q, sa, zero = quantize_rows(src, out + ".rq", unsigned=bool(shift))
+        wt_s = wt * smooth[:, None]
         # 7-bit weights: AVX2 without VNNI sums u8*s8 pairs in int16 and would saturate at 8 bits.
-        sw = (np.maximum(np.abs(wt).max(axis=0), 1e-12) / 63).astype(np.float32)
-        wq = np.round(wt / sw).astype(np.int8)
+        sw = (np.maximum(np.abs(wt_s).max(axis=0), 1e-12) / 63).astype(np.float32)
+        wq = np.round(wt_s / sw).astype(np.int8)
         # MatMulIntegerToFloat applies the per-column weight scale in the GEMM's epilogue; the
         # per-row activation scale is one Mul after it.
         y = node("MatMulIntegerToFloat", [q, const(out + ".wq", wq), const("c.one_s", f32(1.0)), const(out + ".sw", sw),
                                           const(f"c.u{zero}", np.array(zero, np.uint8))],
                  out + ".mmf", domain="com.microsoft")
         y = node("Mul", [y, sa], out + ".mm")
-        if shift:   # (x + shift) @ W = x @ W + shift * column sums of W
-            b = b - shift * (wq.astype(np.float32) * sw).sum(axis=0)
+        if shift:   # the GEMM saw x + shift: subtract shift * column sums of the weights it used
+            b = b - shift * (wq.astype(np.float64) * sw / smooth[:, None]).sum(axis=0)
         return node("Add", [y, const(out + ".b", b.astype(np.float32))], out)
 
     for i in range(shape.layers):
