@@ -1,6 +1,11 @@
 """gRPC serving latency and throughput against the same calls in-process.
 
     python benchmarks/grpc_latency.py --store PATH [--calls 300] [--concurrency 1 8 32] [--seconds 5]
+    python benchmarks/grpc_latency.py --from-e4 benchmarks/.out/e4 ...   # the synthetic 1M-node store
+
+--from-e4 DIR serves the synthetic store built by ``benchmarks/e4_synthetic.py build --dir DIR``: its
+Lance datasets (DIR/store) and warm indexes (DIR/indexes) are published once as version 1 of a store
+(a manifest naming them, as the pipeline would) so ``Tools`` can load it like any other store.
 
 Definitions (printed with the results):
 - workload: search queries are node names (identifier queries) and the first words of node summaries
@@ -74,6 +79,23 @@ def workload(tools, n: int, seed: int = 7) -> dict[str, list[dict]]:
         "get": [{"target": ids[i], "level": "api"} for i in rng.choices(code or files, k=n)],
         "walk": [{"target": ids[i], "page_size": 20} for i in rng.choices(files, k=n)],
     }
+
+
+def publish_e4(e4_dir: str) -> str:
+    """Publish the e4 synthetic output as a store Tools can open (once); the store path."""
+    from stratum.store import Manifest, Store
+
+    root = Path(e4_dir).resolve()
+    st = Store(root / "store")
+    if not st.exists():
+        db = st.db()
+        datasets = {name: db.open_table(name).version for name in ("nodes", "edges")}
+        rows = db.open_table("nodes").count_rows()
+        st.publish(Manifest(version=1, published_at=time.time(), repo_name="e4-synthetic", repo_path=str(root),
+                            indexed_commit=None, history_watermark=None, datasets=datasets,
+                            embedding={"model": "all-MiniLM-L6-v2", "dim": 384},
+                            indexes={"dir": "../indexes", "rows": rows, "keyword": True, "vector": True}))
+    return str(st.root)
 
 
 def pct(samples: list[float], p: float) -> float:
@@ -166,7 +188,9 @@ def throughput(address: str, wl: dict, clients: int, seconds: float) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--store", required=True)
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--store")
+    src.add_argument("--from-e4", metavar="DIR", help="serve the synthetic store of e4_synthetic.py build --dir DIR")
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
     ap.add_argument("--seconds", type=float, default=5.0)
@@ -180,6 +204,8 @@ def main() -> int:
     from serving.client import Client
     from stratum.tools import Tools
 
+    if args.from_e4:
+        args.store = publish_e4(args.from_e4)
     print(__doc__)
     print(f"machine: {machine()}")
     print(f"command: {' '.join([Path(sys.executable).name, *sys.argv])}\n")

@@ -91,11 +91,11 @@ class StratumServicer(pb_grpc.StratumServicer):
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"{rpc}: deadline expired before the call started")
         try:
             resp = getattr(self._tools, tool)(**convert.request_to_kwargs(request))
+            if not context.is_active():     # deadline passed or caller cancelled: nobody reads the answer
+                return response_type()
+            return convert.response_to_proto(resp, response_type)
         except Exception as err:   # the adapter boundary: every failure becomes a status (see status_for)
             _abort(context, rpc, err)
-        if not context.is_active():     # deadline passed or caller cancelled: nobody reads the answer
-            return response_type()
-        return convert.response_to_proto(resp, response_type)
 
     def OpenSession(self, request, context):
         return self._call("OpenSession", "open_session", request, context, pb.OpenSessionResponse)
