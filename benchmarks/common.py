@@ -219,8 +219,10 @@ def symptom(subject: str, targets: list[str], repo_paths: set[str], *, strip_ste
 
 
 def make_tasks(history: list[Commit], c: str, window: set[str], c_paths: set[str], *,
-               strip_stems: bool = False, bugfix_only: bool = False) -> tuple[list[Task], dict]:
-    """The qualifying window commits as tasks, oldest first, and counts of what was dropped."""
+               strip_stems: bool = False, bugfix_only: bool = False, limit: int | None = None
+               ) -> tuple[list[Task], dict]:
+    """The qualifying window commits as tasks, oldest first (at most ``limit``), and counts of what
+    was dropped on the way (up to the last task taken)."""
     win = [x for x in history if x.sha in window]
     renames = RenameMap(win)
     components = {part.lower() for p in c_paths for part in p.split("/")}
@@ -228,6 +230,8 @@ def make_tasks(history: list[Commit], c: str, window: set[str], c_paths: set[str
     counts = defaultdict(int)
     tasks = []
     for cm in win:
+        if limit is not None and len(tasks) >= limit:
+            break
         if cm.is_merge:
             counts["merge"] += 1
             continue

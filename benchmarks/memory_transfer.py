@@ -159,9 +159,7 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
     history = C.load_history(repo)
     window = C.window_shas(repo, c)
     c_paths = C.paths_at(repo, c)
-    fixes, dropped = C.make_tasks(history, c, window, c_paths, bugfix_only=True)
-    if max_fixes:
-        fixes = fixes[:max_fixes]
+    fixes, dropped = C.make_tasks(history, c, window, c_paths, bugfix_only=True, limit=max_fixes)
     before, pre_counts = pre_c_fixes(src, c_paths)
     log(f"{repo.name}: C={c[:12]}, {len(before)} fixes before C give notes, {len(fixes)} fixes evaluated")
     base = store.parent
@@ -239,6 +237,7 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
                "notes_pooled_P": len(p_note), "merge_report": rep.notes,
                "median_notes_visible_B": C.median(r["notes_visible"] for r in rows),
                "P_answered_via_later_note": sum(r["P_via_future_note"] for r in rows),
+               "vs_B": {k: compare(rows, k, "B") for k in ("A", "C", "P")},
                "conditions": {k: cond(k) for k in CONDITIONS},
                "seconds": round(time.perf_counter() - t0, 1)}
     results.mkdir(parents=True, exist_ok=True)
@@ -255,6 +254,16 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
         for t in before:
             w.writerow([t.sha, t.time.date().isoformat(), t.subject, " ".join(t.targets)])
     return summary
+
+
+def compare(rows: list[dict], k: str, base: str) -> dict:
+    """Fixes where condition k ranks the first answer file better / worse than ``base`` does."""
+    def r(x):
+        return x or 10 ** 6
+    return {"better": sum(1 for row in rows if r(row[f"rank_{k}"]) < r(row[f"rank_{base}"])),
+            "worse": sum(1 for row in rows if r(row[f"rank_{k}"]) > r(row[f"rank_{base}"])),
+            "better_at_1": sum(1 for row in rows if row[f"rank_{k}"] == 1 and row[f"rank_{base}"] != 1),
+            "worse_at_1": sum(1 for row in rows if row[f"rank_{k}"] != 1 and row[f"rank_{base}"] == 1)}
 
 
 def table(summaries: list[dict]) -> str:

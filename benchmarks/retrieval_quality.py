@@ -89,8 +89,7 @@ def evaluate(repo: Path, at: str, n: int, *, out: Path = C.OUT, results: Path = 
     history = C.load_history(repo)
     window = C.window_shas(repo, c)
     c_paths = C.paths_at(repo, c)
-    tasks, dropped = C.make_tasks(history, c, window, c_paths)
-    tasks = tasks[:n]
+    tasks, dropped = C.make_tasks(history, c, window, c_paths, limit=n)
     stems_by_sha = {t.sha: t.query for t in C.make_tasks(history, c, window, c_paths, strip_stems=True)[0]}
     tools = Tools.open([str(store)])
     shard = tools.shards.shards[0]
