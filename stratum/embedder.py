@@ -133,8 +133,11 @@ def build_onnx(model_dir: Path, precision: str, dest: Path) -> Path:
 
     from stratum import minilm_onnx as M
 
-    M.check_pooling(model_dir)
-    w, shape = M.load_weights(model_dir), M.BertShape.from_config(model_dir)
+    try:
+        M.check_pooling(model_dir)
+        w, shape = M.load_weights(model_dir), M.BertShape.from_config(model_dir)
+    except (ValueError, KeyError, OSError) as e:
+        raise ModelUnavailable(f"{model_dir} is not a MiniLM/BERT sentence encoder we can build: {e}") from e
     if precision == "int8":
         calib = [np.asarray(e.ids, dtype=np.int64)
                  for e in _tokenizer(model_dir, 256).encode_batch(list(M.CALIBRATION_TEXTS))]

@@ -25,7 +25,7 @@ import re
 from stratum.schema import CODE_KINDS, NOTE_KINDS
 
 MAX_TOKENS = 256            # the model's input limit in word pieces (EmbedConfig.max_tokens)
-CHARS_PER_TOKEN_CAP = 6     # measured: ~3.9 non-space chars per word piece on code (docs/bench/embed.md)
+CHARS_PER_TOKEN_CAP = 6     # measured: 2.8 non-space chars per word piece on code (docs/bench/embed.md)
 DEFAULT_MAX_CHARS = MAX_TOKENS * CHARS_PER_TOKEN_CAP
 
 # Kinds that get a vector. repo/dir nodes are found by path (keyword search and `tree`); their
