@@ -108,61 +108,10 @@ class _Def:
         self.nid = ""
 
 
-def _text(src: bytes, a: int, b: int) -> str:
-    return src[a:b].decode("utf-8", "replace")
-
-
-def _one_line(s: str) -> str:
-    s = " ".join(s.split())
-    if "( " in s or "[ " in s or "< " in s or "{ " in s:
-        s = _OPEN_SP.sub(r"\1", s)
-    if " )" in s or " ]" in s or " >" in s or " }" in s:
-        s = _CLOSE_SP.sub(r"\1", s)
-    if ",)" in s or ",]" in s:
-        s = s.replace(",)", ")").replace(",]", "]")
-    return s
-
-
-def _line_count(text: str) -> int:
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-
-
-def _end_line(node: ts.Node) -> int:
-    row, col = node.end_point
-    if col == 0 and row > node.start_point.row:
-        return row            # ends right after a newline: the last line is the previous one
-    return row + 1
-
-
-def _first_line(doc: str) -> str:
-    return doc.lstrip().split("\n", 1)[0].strip() if doc else ""
-
-
-def _first_paragraph(doc: str) -> str:
-    return doc.strip().split("\n\n", 1)[0].strip()
-
-
-def _indent(text: str, prefix: str = "    ") -> str:
-    return "\n".join(prefix + line if line.strip() else line for line in text.splitlines())
-
-
-# -- docs ------------------------------------------------------------------------------------------
-
-def _clean_comment(raw: str) -> str:
-    lines = []
-    for line in raw.splitlines():
-        s = line.strip()
-        for p in ("/**", "/*!", "/*", "///", "//!", "//", "#"):
-            if s.startswith(p):
-                s = s[len(p):]
-                break
-        else:
-            if s.startswith("*") and not s.startswith("*/"):
-                s = s[1:]
-        if s.endswith("*/"):
-            s = s[:-2]
-        lines.append(s[1:] if s.startswith(" ") else s)
-    return inspect.cleandoc("\n".join(lines)).strip()
+from pipeline.sourcetext import (  # noqa: E402
+    clean_comment as _clean_comment, end_line as _end_line, first_line as _first_line,
+    first_paragraph as _first_paragraph, indent as _indent, line_count as _line_count, one_line as _one_line,
+    text as _text)
 
 
 def _leading(spec: languages.LanguageSpec, outer: ts.Node) -> tuple[ts.Node, list[ts.Node]]:
@@ -279,144 +228,8 @@ def _split_scoped(name: str) -> list[str]:
     return [p for p in parts if p] or [name]
 
 
-def _string_value(node: ts.Node, src: bytes) -> str:
-    for c in node.named_children:
-        if c.type in ("string_fragment", "string_content", "interpreted_string_literal_content",
-                      "raw_string_literal_content"):
-            return _text(src, c.start_byte, c.end_byte)
-    t = _text(src, node.start_byte, node.end_byte)
-    return t[1:-1] if len(t) >= 2 else ""
 
-
-# -- imports ---------------------------------------------------------------------------------------
-
-def _dotted(node: ts.Node, src: bytes) -> str:
-    return _WS.sub("", _text(src, node.start_byte, node.end_byte))
-
-
-def _imports_python(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
-    out = []
-    if node.type == "import_statement":
-        for c in node.children_by_field_name("name"):
-            n = c.child_by_field_name("name") if c.type == "aliased_import" else c
-            if n is not None:
-                out.append(ImportRef("import", _dotted(n, src), line=line, text=text))
-        return out
-    names = []
-    for c in node.children_by_field_name("name"):
-        n = c.child_by_field_name("name") if c.type == "aliased_import" else c
-        if n is not None:
-            names.append(_dotted(n, src))
-    if any(c.type == "wildcard_import" for c in node.named_children):
-        names.append("*")
-    if node.type == "future_import_statement":
-        return [ImportRef("from", "__future__", tuple(names), line=line, text=text)]
-    mod = node.child_by_field_name("module_name")
-    if mod is None:
-        return out
-    level, target = 0, ""
-    if mod.type == "relative_import":
-        for c in mod.named_children:
-            if c.type == "import_prefix":
-                level = _text(src, c.start_byte, c.end_byte).count(".")
-            elif c.type == "dotted_name":
-                target = _dotted(c, src)
-    else:
-        target = _dotted(mod, src)
-    return [ImportRef("from", target, tuple(names), level, line, text)]
-
-
-def _imports_js(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
-    if node.type in ("import_statement", "export_statement"):
-        s = node.child_by_field_name("source")
-        kind = "import" if node.type == "import_statement" else "export"
-        if s is None:                        # TS: import x = require("y")
-            req = next((c for c in node.named_children if c.type == "import_require_clause"), None)
-            s = req.child_by_field_name("source") if req is not None else None
-            kind = "require"
-        return [ImportRef(kind, _string_value(s, src), line=line, text=text)] if s is not None else []
-    if node.type == "import_require_clause":
-        if node.parent is not None and node.parent.type == "import_statement":
-            return []                        # handled with its statement
-        s = node.child_by_field_name("source")
-        return [ImportRef("require", _string_value(s, src), line=line, text=text)] if s is not None else []
-    args = node.child_by_field_name("arguments")
-    first = args.named_children[0] if args is not None and args.named_child_count else None
-    if first is None or first.type != "string":
-        return []
-    fn = node.child_by_field_name("function")
-    kind = "dynamic" if fn is not None and fn.type == "import" else "require"
-    return [ImportRef(kind, _string_value(first, src), line=line, text=text)]
-
-
-def _imports_c(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
-    p = node.child_by_field_name("path")
-    if p is None:
-        return []
-    if p.type == "system_lib_string":
-        return [ImportRef("angle", _text(src, p.start_byte, p.end_byte).strip()[1:-1], line=line, text=text)]
-    if p.type == "string_literal":
-        return [ImportRef("quote", _string_value(p, src), line=line, text=text)]
-    return []
-
-
-def _imports_go(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
-    p = node.child_by_field_name("path")
-    if p is None:
-        return []
-    return [ImportRef("import", _string_value(p, src), line=line, text=text)]
-
-
-def _imports_java(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
-    target = ""
-    static = wildcard = False
-    for c in node.children:
-        if c.type == "static":
-            static = True
-        elif c.type == "asterisk":
-            wildcard = True
-        elif c.type in ("scoped_identifier", "identifier"):
-            target = _dotted(c, src)
-    if not target:
-        return []
-    return [ImportRef("static" if static else "import", target, ("*",) if wildcard else (), line=line, text=text)]
-
-
-def _use_paths(node: ts.Node | None, src: bytes, prefix: str, out: list[tuple[str, bool]]) -> None:
-    if node is None:
-        return
-    t = node.type
-    join = (lambda a, b: f"{a}::{b}" if a and b else a or b)
-    if t in ("scoped_identifier", "identifier", "crate", "self", "super", "metavariable"):
-        out.append((join(prefix, _dotted(node, src)), False))
-    elif t == "use_as_clause":
-        _use_paths(node.child_by_field_name("path"), src, prefix, out)
-    elif t == "use_wildcard":
-        inner = node.named_children[0] if node.named_child_count else None
-        out.append((join(prefix, _dotted(inner, src)) if inner is not None else prefix, True))
-    elif t == "scoped_use_list":
-        p = node.child_by_field_name("path")
-        _use_paths(node.child_by_field_name("list"), src, join(prefix, _dotted(p, src)) if p else prefix, out)
-    elif t == "use_list":
-        for c in node.named_children:
-            _use_paths(c, src, prefix, out)
-
-
-def _imports_rust(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
-    if node.type == "mod_item":
-        n = node.child_by_field_name("name")
-        return [ImportRef("mod", _text(src, n.start_byte, n.end_byte), line=line, text=text)] if n else []
-    if node.type == "extern_crate_declaration":
-        n = node.child_by_field_name("name")
-        return [ImportRef("extern", _text(src, n.start_byte, n.end_byte), line=line, text=text)] if n else []
-    paths: list[tuple[str, bool]] = []
-    _use_paths(node.child_by_field_name("argument"), src, "", paths)
-    return [ImportRef("use", p, ("*",) if glob else (), line=line, text=text) for p, glob in paths if p]
-
-
-_IMPORTS = {"python": _imports_python, "javascript": _imports_js, "typescript": _imports_js,
-            "tsx": _imports_js, "c": _imports_c, "cpp": _imports_c, "go": _imports_go,
-            "java": _imports_java, "rust": _imports_rust}
+from pipeline.importrefs import IMPORTS as _IMPORTS, string_value as _string_value  # noqa: E402
 
 
 # -- the parse -------------------------------------------------------------------------------------
@@ -840,57 +653,7 @@ class _Spans:
         return (j - i) + len(self.enc.encode_ordinary(src[last:end].decode("utf-8", "replace")))
 
 
-def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None = None,
-               languages_by_path: dict[str, str | None] | None = None) -> tuple[list[dict], list[dict]]:
-    """The repo node, one node per directory, and repo -> dir -> file ``contains`` edges.
-
-    File nodes themselves come from :func:`parse_file`; the ids agree
-    (``node_id(repo, path, "file", "")``). ``api``/``full`` of a directory list its children.
-    """
-    cfg = cfg or ParseConfig()
-    children: dict[str, set[str]] = {"": set()}
-    files_under: dict[str, int] = {"": 0}
-    for p in sorted(set(paths)):
-        d = posixpath.dirname(p)
-        children.setdefault(d, set()).add(p)
-        child = d
-        while True:
-            files_under[child] = files_under.get(child, 0) + 1
-            if not child:
-                break
-            parent = posixpath.dirname(child)
-            children.setdefault(parent, set()).add(child + "/")
-            child = parent
-    name = repo.rstrip("/").rsplit("/", 1)[-1] or repo
-    nodes: list[dict] = []
-    edges: list[dict] = []
-    langs: dict[str, int] = {}
-    for p, lang in (languages_by_path or {}).items():
-        if lang:
-            langs[lang] = langs.get(lang, 0) + 1
-    for d in sorted(children):
-        kids = sorted(children[d], key=lambda k: (not k.endswith("/"), k))
-        listing = "\n".join(posixpath.basename(k.rstrip("/")) + ("/" if k.endswith("/") else "") for k in kids)
-        n_dirs = sum(1 for k in kids if k.endswith("/"))
-        nid = dir_node_id(repo, d)
-        if d:
-            summary = f"dir {d}/ ({len(kids) - n_dirs} files, {n_dirs} dirs; {files_under[d]} files below)"
-            node = {"id": nid, "repo": repo, "kind": "dir", "path": d, "name": posixpath.basename(d),
-                    "qualname": "", "parent_id": dir_node_id(repo, posixpath.dirname(d))}
-        else:
-            lang_s = ", ".join(f"{k} {v}" for k, v in sorted(langs.items(), key=lambda kv: (-kv[1], kv[0])))
-            summary = f"repo {name} ({files_under['']} files in {len(children) - 1} dirs" + \
-                (f"; {lang_s})" if lang_s else ")")
-            node = {"id": nid, "repo": repo, "kind": "repo", "path": "", "name": name, "qualname": "",
-                    "parent_id": None}
-        node.update({"summary": summary, "api": f"{d or name}/\n{_indent(listing, '  ')}",
-                     "full": f"{d or name}/\n{_indent(listing, '  ')}", "subkind": None, "language": None})
-        nodes.append(node)
-        for k in kids:
-            dst = dir_node_id(repo, k.rstrip("/")) if k.endswith("/") else file_node_id(repo, k)
-            edges.append({"src": nid, "dst": dst, "kind": "contains"})
-    _finish(nodes, cfg)
-    return nodes, edges
+from pipeline.tree import tree_nodes  # noqa: E402  (re-exported: the tree is part of the parse stage)
 
 
 __all__ = ["ParsedFile", "parse_file", "definition_spans", "tree_nodes", "file_node_id", "dir_node_id",

@@ -1,0 +1,159 @@
+"""Raw import references read off a syntax tree, one reader per language (see pipeline.imports
+for how they resolve to files). Split from pipeline.parse: these only read import statements."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from pipeline.imports import ImportRef
+
+_WS = re.compile(r"\s+")
+
+
+def _text(src: bytes, a: int, b: int) -> str:
+    return src[a:b].decode("utf-8", "replace")
+
+
+def string_value(node: ts.Node, src: bytes) -> str:
+    for c in node.named_children:
+        if c.type in ("string_fragment", "string_content", "interpreted_string_literal_content",
+                      "raw_string_literal_content"):
+            return _text(src, c.start_byte, c.end_byte)
+    t = _text(src, node.start_byte, node.end_byte)
+    return t[1:-1] if len(t) >= 2 else ""
+
+
+# -- imports ---------------------------------------------------------------------------------------
+
+def _dotted(node: ts.Node, src: bytes) -> str:
+    return _WS.sub("", _text(src, node.start_byte, node.end_byte))
+
+
+def _imports_python(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    out = []
+    if node.type == "import_statement":
+        for c in node.children_by_field_name("name"):
+            n = c.child_by_field_name("name") if c.type == "aliased_import" else c
+            if n is not None:
+                out.append(ImportRef("import", _dotted(n, src), line=line, text=text))
+        return out
+    names = []
+    for c in node.children_by_field_name("name"):
+        n = c.child_by_field_name("name") if c.type == "aliased_import" else c
+        if n is not None:
+            names.append(_dotted(n, src))
+    if any(c.type == "wildcard_import" for c in node.named_children):
+        names.append("*")
+    if node.type == "future_import_statement":
+        return [ImportRef("from", "__future__", tuple(names), line=line, text=text)]
+    mod = node.child_by_field_name("module_name")
+    if mod is None:
+        return out
+    level, target = 0, ""
+    if mod.type == "relative_import":
+        for c in mod.named_children:
+            if c.type == "import_prefix":
+                level = _text(src, c.start_byte, c.end_byte).count(".")
+            elif c.type == "dotted_name":
+                target = _dotted(c, src)
+    else:
+        target = _dotted(mod, src)
+    return [ImportRef("from", target, tuple(names), level, line, text)]
+
+
+def _imports_js(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    if node.type in ("import_statement", "export_statement"):
+        s = node.child_by_field_name("source")
+        kind = "import" if node.type == "import_statement" else "export"
+        if s is None:                        # TS: import x = require("y")
+            req = next((c for c in node.named_children if c.type == "import_require_clause"), None)
+            s = req.child_by_field_name("source") if req is not None else None
+            kind = "require"
+        return [ImportRef(kind, string_value(s, src), line=line, text=text)] if s is not None else []
+    if node.type == "import_require_clause":
+        if node.parent is not None and node.parent.type == "import_statement":
+            return []                        # handled with its statement
+        s = node.child_by_field_name("source")
+        return [ImportRef("require", string_value(s, src), line=line, text=text)] if s is not None else []
+    args = node.child_by_field_name("arguments")
+    first = args.named_children[0] if args is not None and args.named_child_count else None
+    if first is None or first.type != "string":
+        return []
+    fn = node.child_by_field_name("function")
+    kind = "dynamic" if fn is not None and fn.type == "import" else "require"
+    return [ImportRef(kind, string_value(first, src), line=line, text=text)]
+
+
+def _imports_c(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    p = node.child_by_field_name("path")
+    if p is None:
+        return []
+    if p.type == "system_lib_string":
+        return [ImportRef("angle", _text(src, p.start_byte, p.end_byte).strip()[1:-1], line=line, text=text)]
+    if p.type == "string_literal":
+        return [ImportRef("quote", string_value(p, src), line=line, text=text)]
+    return []
+
+
+def _imports_go(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    p = node.child_by_field_name("path")
+    if p is None:
+        return []
+    return [ImportRef("import", string_value(p, src), line=line, text=text)]
+
+
+def _imports_java(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    target = ""
+    static = wildcard = False
+    for c in node.children:
+        if c.type == "static":
+            static = True
+        elif c.type == "asterisk":
+            wildcard = True
+        elif c.type in ("scoped_identifier", "identifier"):
+            target = _dotted(c, src)
+    if not target:
+        return []
+    return [ImportRef("static" if static else "import", target, ("*",) if wildcard else (), line=line, text=text)]
+
+
+def _use_paths(node: ts.Node | None, src: bytes, prefix: str, out: list[tuple[str, bool]]) -> None:
+    if node is None:
+        return
+    t = node.type
+    join = (lambda a, b: f"{a}::{b}" if a and b else a or b)
+    if t in ("scoped_identifier", "identifier", "crate", "self", "super", "metavariable"):
+        out.append((join(prefix, _dotted(node, src)), False))
+    elif t == "use_as_clause":
+        _use_paths(node.child_by_field_name("path"), src, prefix, out)
+    elif t == "use_wildcard":
+        inner = node.named_children[0] if node.named_child_count else None
+        out.append((join(prefix, _dotted(inner, src)) if inner is not None else prefix, True))
+    elif t == "scoped_use_list":
+        p = node.child_by_field_name("path")
+        _use_paths(node.child_by_field_name("list"), src, join(prefix, _dotted(p, src)) if p else prefix, out)
+    elif t == "use_list":
+        for c in node.named_children:
+            _use_paths(c, src, prefix, out)
+
+
+def _imports_rust(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    if node.type == "mod_item":
+        n = node.child_by_field_name("name")
+        return [ImportRef("mod", _text(src, n.start_byte, n.end_byte), line=line, text=text)] if n else []
+    if node.type == "extern_crate_declaration":
+        n = node.child_by_field_name("name")
+        return [ImportRef("extern", _text(src, n.start_byte, n.end_byte), line=line, text=text)] if n else []
+    paths: list[tuple[str, bool]] = []
+    _use_paths(node.child_by_field_name("argument"), src, "", paths)
+    return [ImportRef("use", p, ("*",) if glob else (), line=line, text=text) for p, glob in paths if p]
+
+
+IMPORTS = {"python": _imports_python, "javascript": _imports_js, "typescript": _imports_js,
+            "tsx": _imports_js, "c": _imports_c, "cpp": _imports_c, "go": _imports_go,
+            "java": _imports_java, "rust": _imports_rust}
+
+
+__all__ = ["IMPORTS", "string_value"]
