@@ -21,7 +21,8 @@ budget is spent, tool calls are refused with a message and the next request carr
 
 Nothing is claimed that was not run: the summary counts only trials that completed; trials whose
 endpoint failed are listed as errors. Tasks default to the memory-transfer fix list
-(benchmarks/results/memory_<repo>.csv) against the store at that benchmark's index commit C.
+(benchmarks/results/memory_<repo>.csv, in time order; answers = the changed code files that are not
+tests, fixes that changed only tests skipped) against the store at that benchmark's index commit C.
 
 Usage:
   .venv/bin/python benchmarks/e5_harness.py --base-url URL --model NAME [--repo flask] [--tasks 8]
@@ -360,8 +361,19 @@ def tasks_from_memory(repo: str, n: int, results: Path | None = None) -> list[Ta
         raise InvalidArgument(f"no memory-transfer run for {repo} in {results}: run benchmarks/memory_transfer.py")
     with open(results / f"memory_{repo}.csv") as fh:
         rows = list(csv.DictReader(fh))
-    return [Task(f"{repo}-{r['sha'][:10]}", repo, info["store"], r["query"], r["targets"].split(), r["sha"])
-            for r in rows[:n]]
+    out = []
+    for r in rows:
+        answers = [p for p in r["targets"].split() if not is_test_path(p)]
+        if answers and len(out) < n:        # a root cause is in code, not in a test
+            out.append(Task(f"{repo}-{r['sha'][:10]}", repo, info["store"], r["query"], answers, r["sha"]))
+    return out
+
+
+def is_test_path(path: str) -> bool:
+    parts = path.split("/")
+    name = parts[-1]
+    return any(p in ("test", "tests", "testing") for p in parts[:-1]) or name.startswith("test_") or \
+        name.endswith("_test.py") or name == "conftest.py"
 
 
 def tasks_from_file(path: Path) -> list[Task]:
@@ -402,6 +414,12 @@ def run(tasks: list[Task], client: ChatClient, *, out: Path, trials: int = 3, co
     """Writers, then reader trials per condition; every trial appended to out/trials.jsonl."""
     from stratum.tools import Tools
 
+    from stratum.store import Store
+
+    missing = sorted({t.store for t in tasks if not Store(t.store).exists()})
+    if missing:
+        raise InvalidArgument(f"no published store at {', '.join(missing)}: index it first "
+                              "(benchmarks/memory_transfer.py builds the stores its tasks use)")
     out.mkdir(parents=True, exist_ok=True)
     trials_path = out / "trials.jsonl"
     records: list[dict] = []

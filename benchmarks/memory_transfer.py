@@ -231,7 +231,7 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
                 "mean_tokens": round(C.mean(r[f"tokens_{k}"] for r in rows), 1),
                 "median_tokens_reached": C.median(r[f"tokens_{k}"] for r in rows if r[f"reached_{k}"])}
 
-    summary = {"repo": repo.name, "index_commit": c, "store": str(store), "fixes": len(rows),
+    summary = {"repo": repo.name, "index_commit": c, "store": str(store), "store_embedding": _embedding(store), "fixes": len(rows),
                "first_fix": rows[0]["date"] if rows else None, "last_fix": rows[-1]["date"] if rows else None,
                "notes_before_C": len(before), "pre_C": pre_counts, "dropped": dropped,
                "notes_pooled_P": len(p_note), "merge_report": rep.notes,
@@ -264,6 +264,12 @@ def compare(rows: list[dict], k: str, base: str) -> dict:
             "worse": sum(1 for row in rows if r(row[f"rank_{k}"]) > r(row[f"rank_{base}"])),
             "better_at_1": sum(1 for row in rows if row[f"rank_{k}"] == 1 and row[f"rank_{base}"] != 1),
             "worse_at_1": sum(1 for row in rows if row[f"rank_{k}"] != 1 and row[f"rank_{base}"] == 1)}
+
+
+def _embedding(store: Path) -> dict | None:
+    from stratum.store import Store
+
+    return Store(store).manifest().embedding
 
 
 def table(summaries: list[dict]) -> str:

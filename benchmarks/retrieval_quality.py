@@ -116,7 +116,7 @@ def evaluate(repo: Path, at: str, n: int, *, out: Path = C.OUT, results: Path = 
     prose = [r for r in rows if not r["identifier"]]
     summary = {
         "repo": repo.name, "index_commit": c, "index_commit_date": history_date(history, c),
-        "store": str(store), "window_commits": len(window), "tasks": len(rows),
+        "store": str(store), "store_embedding": _embedding(store), "window_commits": len(window), "tasks": len(rows),
         "first_task": rows[0]["date"] if rows else None, "last_task": rows[-1]["date"] if rows else None,
         "dropped": dropped, "mean_targets": round(C.mean(len(r["targets"].split()) for r in rows), 2),
         "store_nodes": len(shard), "modes": {m: summarise(rows, m) for m in MODES},
@@ -142,6 +142,12 @@ def history_date(history, sha: str) -> str:
         if c.sha == sha:
             return c.time.date().isoformat()
     return ""
+
+
+def _embedding(store: Path) -> dict | None:
+    from stratum.store import Store
+
+    return Store(store).manifest().embedding
 
 
 def table(summaries: list[dict], key: str = "modes") -> str:

@@ -60,6 +60,8 @@ def test_e5_answer_parsing_and_fisher():
     assert E5.parse_answer("it is here.\nROOT CAUSE: `./src/flask/app.py::Flask.run`") == "src/flask/app.py"
     assert E5.parse_answer("ROOT CAUSE: requests/models.py:120.") == "requests/models.py"
     assert E5.parse_answer("no idea") is None
+    assert E5.is_test_path("tests/test_basic.py") and E5.is_test_path("pkg/foo_test.py")
+    assert not E5.is_test_path("src/flask/testing.py")
     assert E5.matches("flask/app.py", ["src/flask/app.py"]) and not E5.matches("app.py2", ["src/flask/app.py"])
     # the paper's 6/24 vs 21/24: p = 1.3e-5 (one-sided)
     assert round(E5.fisher_exact(6, 18, 21, 3, "less"), 6) == 1.3e-5
