@@ -54,6 +54,7 @@ class Tools:
         self.embedder = embedder
         self._sessions: dict[str, Session] = {}
         self._lock = threading.Lock()
+        self._overlay_lock = threading.Lock()
         self.overlays = {str(s.store.root): NotesOverlay(s, embedder=embedder) for s in shards.shards}
 
     @classmethod
@@ -154,7 +155,7 @@ class Tools:
         hits: list[tuple[float, str, Shard, int | None, dict | None]] = []
         exact, bound = True, 0
         for sh in self.shards.shards:
-            ov = self.overlays[str(sh.store.root)]
+            ov = self._overlay(sh)
             page = sh.warm.search(query, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
                                   limit=want, offset=0, extra_docs=ov.search_docs())
             exact = exact and page.total_is_exact
@@ -171,7 +172,7 @@ class Tools:
         window = hits[offset: offset + page_size]
         items = []
         for score, nid, sh, row, note in window:
-            it = self._item(sh, row, "summary") if row is not None else self.overlays[str(sh.store.root)].item(note, "summary")
+            it = self._item(sh, row, "summary") if row is not None else self._overlay(sh).item(note, "summary")
             it.score = round(float(score), 6)
             items.append(it)
         more = len(hits) > offset + page_size
@@ -188,7 +189,7 @@ class Tools:
         if level not in S.LEVELS:
             raise InvalidArgument(f"level must be one of {list(S.LEVELS)}, got {level!r}")
         sh, row, note = self._resolve(target)
-        item = self._item(sh, row, level) if row is not None else self.overlays[str(sh.store.root)].item(note, level)
+        item = self._item(sh, row, level) if row is not None else self._overlay(sh).item(note, level)
         return self._respond(s, [item], tool="get")   # a full-level get joins the inferred focus
 
     def walk(self, session: str, target: str, edges: list[str] = (), direction: str = "out",
@@ -211,7 +212,7 @@ class Tools:
         args = {"t": target, "e": sorted(kinds), "d": direction, "ps": page_size}
         offset = self._offset(page_token, "walk", args, s)
         sh, row, note = self._resolve(target)
-        ov = self.overlays[str(sh.store.root)]
+        ov = self._overlay(sh)
         out: list[tuple] = []
         if row is not None:
             for r, k, d, w in sh.neighbors(row, tuple(kinds), direction):
@@ -255,10 +256,10 @@ class Tools:
         id once the note is durable on disk; it is searchable at once."""
         s = self._session(session)
         sh = self._shard_for(about)
-        nid = self.overlays[str(sh.store.root)].remember(
+        nid = self._overlay(sh).remember(
             kind=kind, text=text, about=list(about), tags=list(tags), supersedes=list(supersedes),
             author=s.author or s.model or "unknown", session=s.id)
-        r = self._respond(s, [self.overlays[str(sh.store.root)].item(self.overlays[str(sh.store.root)].get(nid), "summary")],
+        r = self._respond(s, [self._overlay(sh).item(self._overlay(sh).get(nid), "summary")],
                           tool="remember")
         r.data["note_id"] = nid
         return r
@@ -309,7 +310,7 @@ class Tools:
             info = {"store": str(sh.store.root), "repo": m.repo_name, "version": m.version,
                     "indexed_commit": m.indexed_commit, "nodes": len(sh),
                     "published_at": m.published_at,
-                    "unmerged_notes": self.overlays[str(sh.store.root)].count()}
+                    "unmerged_notes": self._overlay(sh).count()}
             if self.freshness is not None:
                 info.update(self.freshness(m.repo_path, m.indexed_commit))
             shards.append(info)
@@ -319,17 +320,28 @@ class Tools:
 
     def reload(self) -> list:
         """Pick up newly published store versions; calls already running keep their old shard."""
+        switched = self.shards.reload()
+        for sh in self.shards.shards:    # build the new versions' overlays now, not on the next call
+            self._overlay(sh)
+        return switched
+
+    def _overlay(self, sh: Shard):
+        """The notes overlay of this very shard object. After a reload the first call with the new
+        shard builds its overlay (others wait for it), so no call pairs a new version with the old
+        version's unmerged notes: those were merged into it, and would show twice. A call still
+        holding an older shard gets the current overlay. A new overlay keeps the old one's log writer."""
         from stratum.overlay import NotesOverlay
 
-        switched = self.shards.reload()
-        if switched:
-            overlays = {}
-            for s in self.shards.shards:
-                old = self.overlays.get(str(s.store.root))
-                overlays[str(s.store.root)] = old if old is not None and old.shard is s else \
-                    NotesOverlay(s, embedder=self.embedder, log=old.log if old is not None else None)
-            self.overlays = overlays
-        return switched
+        key = str(sh.store.root)
+        ov = self.overlays.get(key)
+        if ov is not None and (ov.shard is sh or ov.shard.version > sh.version):
+            return ov
+        with self._overlay_lock:
+            ov = self.overlays.get(key)
+            if ov is None or (ov.shard is not sh and ov.shard.version < sh.version):
+                ov = NotesOverlay(sh, embedder=self.embedder, log=ov.log if ov is not None else None)
+                self.overlays = {**self.overlays, key: ov}
+            return ov
 
     def close(self) -> None:
         with self._lock:
@@ -343,7 +355,7 @@ class Tools:
             r = sh.resolve(target)
             if r is not None:
                 return sh, r, None
-            n = self.overlays[str(sh.store.root)].get(target)
+            n = self._overlay(sh).get(target)
             if n is not None:
                 return sh, None, n
         raise NotFound(f"no node {target!r}: use a node id, a repo-relative path, or path::Qualified.name")
@@ -369,7 +381,7 @@ class Tools:
                   language=rec["language"] or "", start_line=rec["start_line"] or 0,
                   end_line=rec["end_line"] or 0)
         if rec["kind"] in S.NOTE_KINDS:
-            self.overlays[str(sh.store.root)].annotate(it, rec)
+            self._overlay(sh).annotate(it, rec)
         return it
 
     def _hint(self, h) -> str:
