@@ -477,9 +477,30 @@ def test_concurrent_grpc_writers_each_note_exactly_once_after_merging_twice(ws):
         assert records.ok and len(records.records) == len(acked) + 1          # one record per note, no more
 
         v0 = ws.version()
-        first = ws.reindex()                    # merge 1: the server is alive and holds its segment
-        assert first.notes["new"] == len(acked) + 1
-        wait_for_version(c, s, v0 + 1)
+        # a reader searches all through the re-index and the reload: no answer ever holds a note twice
+        stop, pages, dupes = threading.Event(), [0], []
+
+        def reader() -> None:
+            with Client(srv.address, timeout=TIMEOUT) as rc:
+                rs = rc.open_session(author="reader-model").data["session"]
+                while not stop.is_set():
+                    got = [it.id for it in rc.search(rs, "the cart total rounds twice", kinds=["rca", "insight"],
+                                                     page_size=200).items]
+                    pages[0] += 1
+                    if len(got) != len(set(got)):
+                        dupes.append(got)
+                    time.sleep(0.02)
+        watcher = threading.Thread(target=reader)
+        watcher.start()
+        try:
+            first = ws.reindex()                # merge 1: the server is alive and holds its segment
+            assert first.notes["new"] == len(acked) + 1
+            wait_for_version(c, s, v0 + 1)
+            time.sleep(0.5)
+        finally:
+            stop.set()
+            watcher.join()
+        assert dupes == [] and pages[0] > 1
         assert c.status(s).data["shards"][0]["unmerged_notes"] == 0
         second = ws.reindex()                   # merge 2: the same records again (segment still held)
         assert second.notes["new"] == 0 and second.notes["notes"] == len(acked) + 1
@@ -500,6 +521,6 @@ def test_concurrent_grpc_writers_each_note_exactly_once_after_merging_twice(ws):
     assert {k: v[0]["doc"] for k, v in by_id.items() if k in acked} == acked   # everything, intact
     assert len(by_id) == len(acked) + 1 and all(v[0]["status"] == "active" for v in by_id.values())
     bench("concurrent_writers", writers=WRITERS, per_writer=PER_WRITER, notes=len(acked),
-          write_s=round(write_s, 1), notes_per_s=round(len(acked) / write_s, 1),
+          write_s=round(write_s, 1), notes_per_s=round(len(acked) / write_s, 1), reader_searches=pages[0],
           merge1_s=round(first.seconds["wall"], 1), merge2_s=round(second.seconds["wall"], 1),
           merge3_s=round(third.seconds["wall"], 1))
