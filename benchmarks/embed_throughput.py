@@ -38,8 +38,10 @@ Definitions (embed_throughput)
   length and pad per batch + onnxruntime run + scatter back to input order (the graph itself
   mean-pools and L2-normalises). This is MiniLMEmbedder.embed, as the pipeline calls it.
 - Bare forward: session.run only, over the same batches tokenised and padded beforehand.
-- nodes/s = nodes / wall seconds; the best of --rounds rounds (runtimes interleaved, so they share
-  the machine's background load). cpu ms/node = process CPU time (all threads) / nodes, same round.
+- Timing is paired: the nodes are cut into chunks of --chunk (64, as the pipeline's Ray batches);
+  for each chunk every runtime runs its full path then its bare forward, the runtimes' order rotating
+  from chunk to chunk, so background load on a shared machine falls on all of them alike.
+  nodes/s = nodes / summed wall seconds; cpu ms/node = process CPU time (all threads) / nodes.
 - Runtimes: int8 = our graph (per-channel 7-bit weights, per-token 8-bit activations, SmoothQuant
   channel scales); fp32 = our graph, fp32 weights; ort-int8 = onnxruntime.quantization.quantize_dynamic
   (per_channel=True, QUInt8 weights, MatMul only) applied to our fp32 graph, for comparison;
@@ -113,7 +115,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--sweep", default="1,8,32,64", help="batch sizes for the int8 sweep ('' to skip)")
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--chunk", type=int, default=64, help="nodes per call, as EmbedConfig.batch_size")
     args = ap.parse_args()
     print(DEFINITIONS.format(max_chars=DEFAULT_MAX_CHARS))
     print("machine:", machine())
@@ -150,34 +153,46 @@ def main() -> None:
         print(f"nodes: {len(texts)}; word pieces per node: mean {lens.mean():.0f}, median {np.median(lens):.0f}, "
               f"p90 {np.percentile(lens, 90):.0f}; at the 256 limit: {np.mean(lens >= 256):.0%}; "
               f"cut by max_chars: {cut:.0%}; non-space chars per word piece {np.sum(nonspace) / np.sum(lens):.2f}")
-        batches = list(ref.batches(ids))
 
         w, shape = M.load_weights(default_model_dir()), M.BertShape.from_config(default_model_dir())
-        np_ids = ids[:args.numpy_nodes]
-        np_batches = list(ref.batches(np_ids))
 
-        def numpy_full():
-            t = [embed_text(n) for n in nodes[:args.numpy_nodes]]
-            for sel, a, m in ref.batches(ref.tokenize(t)):
+        def numpy_embed(chunk_texts):
+            for _, a, m in ref.batches(ref.tokenize(chunk_texts)):
                 M.reference_forward(w, shape, a, m)
 
-        best: dict[str, dict] = {}
-        vectors: dict[str, np.ndarray] = {}
+        runners = {name: (lambda t, e=e: e.embed(t), lambda bs, e=e: [e.forward(a, m) for _, a, m in bs])
+                   for name, e in emb.items()}
+        runners["numpy"] = (numpy_embed, lambda bs: [M.reference_forward(w, shape, a, m) for _, a, m in bs])
+        tot = {name: {"full": [0.0, 0.0], "bare": [0.0, 0.0], "n": 0} for name in runners}
+        vectors = {name: np.zeros((len(nodes), 384), np.float32) for name in emb}
+        chunks = [list(range(i, min(i + args.chunk, len(nodes)))) for i in range(0, len(nodes), args.chunk)]
+        k = 0
         for rnd in range(args.rounds):
-            for name, e in emb.items():
-                full = timed(lambda: vectors.__setitem__(name, e.embed([embed_text(n) for n in nodes])))
-                bare = timed(lambda: [e.forward(a, m) for _, a, m in batches])
-                b = best.setdefault(name, {"full": (1e9, 0), "bare": (1e9, 0), "n": len(nodes)})
-                b["full"] = min(b["full"], full)
-                b["bare"] = min(b["bare"], bare)
-            full = timed(numpy_full)
-            bare = timed(lambda: [M.reference_forward(w, shape, a, m) for _, a, m in np_batches])
-            b = best.setdefault("numpy", {"full": (1e9, 0), "bare": (1e9, 0), "n": len(np_ids)})
-            b["full"] = min(b["full"], full)
-            b["bare"] = min(b["bare"], bare)
+            for ci, chunk in enumerate(chunks):
+                names = list(runners)
+                names = names[k % len(names):] + names[:k % len(names)]    # rotate who goes first
+                k += 1
+                chunk_batches = list(ref.batches([ids[i] for i in chunk]))
+                np_chunk = chunk[:max(0, args.numpy_nodes - ci * args.chunk)]   # numpy: the first nodes only
+                np_batches = list(ref.batches([ids[i] for i in np_chunk]))
+                for name in names:
+                    sub, sub_batches = (np_chunk, np_batches) if name == "numpy" else (chunk, chunk_batches)
+                    if not sub:
+                        continue
+                    full_fn, bare_fn = runners[name]
+                    out = {}
+                    full = timed(lambda: out.setdefault("v", full_fn([embed_text(nodes[i]) for i in sub])))
+                    bare = timed(lambda: bare_fn(sub_batches))
+                    if name in vectors:
+                        vectors[name][chunk] = out["v"]
+                    t = tot[name]
+                    t["n"] += len(sub)
+                    for path, (wall, cpu) in (("full", full), ("bare", bare)):
+                        t[path][0] += wall
+                        t[path][1] += cpu
 
         qv = {name: e.embed(QUERIES) for name, e in emb.items()}
-        print(f"\nthroughput ({args.threads} threads, batch {args.batch}, best of {args.rounds})")
+        print(f"\nthroughput ({args.threads} threads, batch {args.batch}, {len(chunks)} chunks x {args.rounds} rounds)")
         print("| runtime | nodes | full path nodes/s | bare forward nodes/s | full / bare | full cpu ms/node "
               "| graph build s | graph MB | cos to fp32 nodes mean / min | cos to fp32 queries mean / min "
               "| overlap@10 |")
@@ -185,10 +200,10 @@ def main() -> None:
         fp_n, fp_q = vectors["fp32"], qv["fp32"]
         top_fp = np.argsort(-(fp_q @ fp_n.T), axis=1)[:, :10]
         for name in ("int8", "fp32", "ort-int8", "numpy"):
-            b = best[name]
+            b = tot[name]
             n = b["n"]
             full_rate, bare_rate = n / b["full"][0], n / b["bare"][0]
-            row = [name, str(n), f"{full_rate:.1f}", f"{bare_rate:.1f}", f"{full_rate / bare_rate:.2f}",
+            row = [name, str(n // args.rounds), f"{full_rate:.1f}", f"{bare_rate:.1f}", f"{full_rate / bare_rate:.2f}",
                    f"{1000 * b['full'][1] / n:.0f}"]
             if name in build:
                 row += [f"{build[name][0]:.1f}", f"{build[name][1] / 1e6:.0f}"]
@@ -203,14 +218,19 @@ def main() -> None:
         print(f"\nwarm load of the cached int8 graph (hash weights + session): {warm_load:.2f} s")
 
         if args.sweep:
-            print(f"\nint8 full path by batch size ({args.threads} threads, best of {args.rounds})")
+            sizes = [int(x) for x in args.sweep.split(",")]
+            print(f"\nint8 full path by batch size ({args.threads} threads, interleaved per chunk)")
             print("| batch | code nodes/s | queries/s |")
             print("|---|---|---|")
-            for bs in [int(x) for x in args.sweep.split(",")]:
-                e = MiniLMEmbedder("int8", threads=args.threads, batch_size=bs)
-                code = min(timed(lambda: e.embed([embed_text(n) for n in nodes]))[0] for _ in range(args.rounds))
-                q = min(timed(lambda: e.embed(QUERIES * 8))[0] for _ in range(args.rounds))
-                print(f"| {bs} | {len(nodes) / code:.1f} | {len(QUERIES) * 8 / q:.1f} |")
+            es = {bs: MiniLMEmbedder("int8", threads=args.threads, batch_size=bs) for bs in sizes}
+            code = {bs: 0.0 for bs in sizes}
+            qt = {bs: 0.0 for bs in sizes}
+            for chunk in chunks:
+                for bs in sizes:
+                    code[bs] += timed(lambda: es[bs].embed([embed_text(nodes[i]) for i in chunk]))[0]
+                    qt[bs] += timed(lambda: es[bs].embed(QUERIES * 4))[0]
+            for bs in sizes:
+                print(f"| {bs} | {len(nodes) / code[bs]:.1f} | {len(QUERIES) * 4 * len(chunks) / qt[bs]:.1f} |")
     print(f"\nload average at end: {os.getloadavg()[0]:.1f}")
 
 
