@@ -5,7 +5,9 @@
 
 --from-e4 DIR serves the synthetic store built by ``benchmarks/e4_synthetic.py build --dir DIR``: its
 Lance datasets (DIR/store) and warm indexes (DIR/indexes) are published once as version 1 of a store
-(a manifest naming them, as the pipeline would) so ``Tools`` can load it like any other store.
+(a manifest naming them, as the pipeline would) so ``Tools`` can load it like any other store. The
+synthetic note nodes have no write time, which a store's notes always have; they get 2024-01-01
+(the nodes dataset is rewritten in the same row order, so the warm indexes still line up).
 
 Definitions (printed with the results):
 - workload: search queries are node names (identifier queries) and the first words of node summaries
@@ -85,10 +87,24 @@ def publish_e4(e4_dir: str) -> str:
     """Publish the e4 synthetic output as a store Tools can open (once); the store path."""
     from stratum.store import Manifest, Store
 
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from stratum import schema as S
+
     root = Path(e4_dir).resolve()
     st = Store(root / "store")
     if not st.exists():
         db = st.db()
+        nodes = db.open_table("nodes").to_arrow()
+        is_note = pc.is_in(nodes.column("kind"), pa.array(list(S.NOTE_KINDS)))
+        missing = pc.and_(is_note, pc.is_null(nodes.column("created_at")))
+        if pc.any(missing).as_py():
+            # synthetic notes carry no write time; a store's notes always do (rewritten in row order)
+            stamp = pa.scalar(1704067200_000000, nodes.schema.field("created_at").type)   # 2024-01-01
+            col = pc.if_else(missing, stamp, nodes.column("created_at"))
+            st.write_dataset("nodes", nodes.set_column(nodes.schema.get_field_index("created_at"), "created_at", col))
+        del nodes
         datasets = {name: db.open_table(name).version for name in ("nodes", "edges")}
         rows = db.open_table("nodes").count_rows()
         st.publish(Manifest(version=1, published_at=time.time(), repo_name="e4-synthetic", repo_path=str(root),
