@@ -438,7 +438,7 @@ def test_superseded_and_retracted_notes_stop_ranking(ws):
 
 
 # ---- 5. concurrent writers, merged exactly once ---------------------------------------------------
-WRITERS, PER_WRITER = 8, 25
+WRITERS, PER_WRITER = 8, 15
 TARGETS = ["shop/cart.py", "shop/pricing.py::discount", "shop/cart.py::Cart.total", "shop/invoice.py"]
 
 
