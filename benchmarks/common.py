@@ -288,7 +288,9 @@ def store_at(repo: str | os.PathLike, sha: str, *, num_cpus: int = 2, out: Path 
     store = base / "store"
     st = Store(store)
     if st.exists() and st.manifest().indexed_commit == sha:
-        return src, store
+        if _loads(st):
+            return src, store
+        log(f"{store}: its warm indexes are from another build; re-indexing (vectors come from its cache)")
     os.environ.setdefault("RAY_TMPDIR", str(ROOT / ".tmp" / "ray"))
     Path(os.environ["RAY_TMPDIR"]).mkdir(parents=True, exist_ok=True)
     from pipeline.job import index_repository
@@ -298,6 +300,18 @@ def store_at(repo: str | os.PathLike, sha: str, *, num_cpus: int = 2, out: Path 
     rep = index_repository(src, store, IndexConfig(num_cpus=num_cpus))
     log(rep.summary())
     return src, store
+
+
+def _loads(st) -> bool:
+    """Whether this build can load the store's published version (index formats change)."""
+    from stratum.errors import StoreError
+    from stratum.shard import Shard
+
+    try:
+        Shard(st)
+    except StoreError:
+        return False
+    return True
 
 
 def copy_store(store: Path, dest: Path) -> Path:
