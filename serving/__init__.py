@@ -1,0 +1,8 @@
+"""Thin adapters that put stratum.tools.Tools on the wire (the only package that imports grpc/mcp).
+
+    server      gRPC server: one RPC per tool, health, reflection, reload, graceful shutdown
+    client      typed Python client mirroring Tools call for call
+    mcp_server  MCP over stdio, on local stores or in front of a gRPC server
+    convert     Response dataclasses <-> wire messages, in one place
+    protogen    regenerates _gen/ from proto/stratum/v1/stratum.proto (`make proto`)
+"""
