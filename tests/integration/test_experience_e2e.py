@@ -96,6 +96,8 @@ class ServerProcess:
         if self.proc is not None and self.proc.poll() is None:
             os.kill(self.proc.pid, signal.SIGKILL)
             self.proc.wait(timeout=30)
+        if self.proc is not None and self.proc.stdout is not None:
+            self.proc.stdout.close()
 
     def __enter__(self) -> "ServerProcess":
         return self.start() if self.proc is None else self
