@@ -108,6 +108,11 @@ class Client:
         self._opened.add(resp.data["session"])
         return resp
 
+    def detach(self, session: str) -> None:
+        """Leave a session open on the server when this client closes (the CLI keeps one so the
+        next command can ask for the next page with --session)."""
+        self._opened.discard(session)
+
     def close_session(self, session: str) -> Response:
         resp = self._call("CloseSession", pb.CloseSessionRequest, dict(session=session))
         self._opened.discard(session)

@@ -248,6 +248,8 @@ def note_from_body(uid: str, body: dict) -> Note:
 
 
 def _parse_time(v) -> datetime:
+    if v is None:   # a note node written without a time (e.g. imported): sort it first, do not fail
+        return datetime.fromtimestamp(0, timezone.utc)
     if isinstance(v, datetime):
         return v if v.tzinfo else v.replace(tzinfo=timezone.utc)
     return datetime.fromisoformat(v).astimezone(timezone.utc)

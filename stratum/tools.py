@@ -85,6 +85,19 @@ class Tools:
         r.data["session"] = sid
         return r
 
+    def resume_session(self, session: str, author: str = "", budget: int | None = None) -> str:
+        """Open a session under a caller-chosen id, or keep the live one with that id (the CLI uses
+        this so a `--page-token` from one command works in the next). Not an agent tool."""
+        with self._lock:
+            if session in self._sessions:
+                return session
+        sid = self.open_session(author=author, budget=budget).data["session"]
+        with self._lock:
+            s = self._sessions.pop(sid)
+            s.id = session
+            self._sessions[session] = s
+        return session
+
     def close_session(self, session: str) -> Response:
         """End a session and forget its working set (notes it wrote stay in memory)."""
         s = self._session(session)

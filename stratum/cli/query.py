@@ -61,6 +61,8 @@ def register(sub) -> None:
 def _conn(p) -> None:
     add_common(p)
     p.add_argument("--server", metavar="HOST:PORT", default=None, help="query a running `stratum serve`")
+    p.add_argument("--session", default="", help="with --server: reuse this server session (its budget, "
+                   "working set and page tokens); printed by every --server answer")
     p.add_argument("--budget", type=int, default=None, help="session token budget")
 
 
@@ -71,27 +73,63 @@ def _paging(p, default: int = 50) -> None:
 
 
 def _call(args, tool: str, **kw) -> int:
+    """One tool call. Locally, the CLI session has a stable id and page tokens are signed with a
+    per-store secret, so a --page-token printed by one command works in the next."""
+    author = getattr(args, "author", "cli")
     if args.server:
         from serving.client import Client
 
         tools = Client(args.server)
+        try:
+            sess = args.session or tools.open_session(author=author, budget=args.budget).data["session"]
+            resp = getattr(tools, tool)(sess, **kw)
+            if resp.envelope.has_more or args.session:
+                tools.detach(sess)      # the next page needs this session: --session SESSION
+        finally:
+            tools.close()
+        resp.data["session"] = sess
     else:
         from stratum.tools import Tools
 
-        tools = Tools.open([resolve_store(args)], freshness=_freshness())
-    try:
-        sess = tools.open_session(author=getattr(args, "author", "cli"), budget=args.budget).data["session"]
-        resp = getattr(tools, tool)(sess, **kw)
-    finally:
-        tools.close()
+        store = resolve_store(args)
+        tools = Tools.open([store], freshness=_freshness(), secret=_cli_secret(store))
+        try:
+            sess = tools.resume_session("cli", author=author, budget=args.budget)
+            resp = getattr(tools, tool)(sess, **kw)
+        finally:
+            tools.close()
     emit(args, resp.to_dict(), render(resp))
     return 0
+
+
+def _cli_secret(store: str) -> bytes:
+    """A per-store secret for CLI page tokens (created once, readable by the owner only)."""
+    import os
+    import secrets
+    from pathlib import Path
+
+    p = Path(store) / "cli.secret"
+    try:
+        return p.read_bytes()
+    except FileNotFoundError:
+        if not (Path(store) / "manifest.json").exists():
+            return secrets.token_bytes(32)     # no store yet: the tool call will say so
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(secrets.token_bytes(32))
+        return p.read_bytes()
+    except FileExistsError:
+        return p.read_bytes()
 
 
 def _freshness():
     from pipeline.gitio import freshness
 
     return freshness
+
+
+def _session_flag(resp) -> str:
+    return f"--session {resp.data['session']} " if resp.data.get("session") else ""
 
 
 def render(resp) -> str:
@@ -113,7 +151,8 @@ def render(resp) -> str:
     pg = f"page {e.page} of {e.pages}" if e.pages else f"page {e.page} (total >= {e.total})"
     lines.append(f"-- {e.returned} of {e.total}{'+' if e.total_is_lower_bound else ''} items, {pg}, "
                  f"{e.tokens_returned} tokens (budget {e.budget.used}/{e.budget.limit} used)"
-                 + (f"; more: --page-token {e.next_page_token}" if e.has_more else "; that is all"))
+                 + (f"; more: {_session_flag(resp)}--page-token {e.next_page_token}" if e.has_more
+                    else "; that is all"))
     if e.next_hint:
         lines.append(f"-- next: {e.next_hint}")
     for ev in e.evictions:

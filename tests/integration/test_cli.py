@@ -50,3 +50,15 @@ def test_help_lists_every_command():
     for cmd in ("index", "tree", "get", "walk", "search", "status", "remember", "notes", "cochange",
                 "history", "serve", "mcp"):
         assert cmd in p.stdout
+
+
+def test_page_token_from_one_command_works_in_the_next(indexed_store):
+    _, store, _ = indexed_store
+    first = json.loads(stratum("tree", "--store", str(store), "--depth", "3", "--page-size", "3", "--json").stdout)
+    assert first["envelope"]["has_more"]
+    p = stratum("tree", "--store", str(store), "--depth", "3", "--page-size", "3", "--json",
+                "--page-token", first["envelope"]["next_page_token"])
+    assert p.returncode == 0, p.stderr
+    second = json.loads(p.stdout)
+    assert second["envelope"]["page"] == 2
+    assert not {i["id"] for i in first["items"]} & {i["id"] for i in second["items"]}
