@@ -17,6 +17,8 @@ the real tools (stratum.tools.Tools: search, walk), in a fresh session per fix, 
   note excluded from its answers. P sees notes of *later* fixes, so it is not a deployable
   condition; it shows whether a larger pool of notes dilutes the answers. The fixes P answered
   through a later fix's note are counted separately.
+- prior (a reference, no search): files ranked by how many earlier fixes changed them. Notes are
+  about the files fixes touch, so part of what they bring is this popularity prior.
 
 A note (kind rca, written from the fix's message, about the files it changed that exist at C):
 ``Root cause of "<subject>" is in <files>.`` then ``Fixed in <sha> (<date>).`` and the message body
@@ -135,17 +137,20 @@ def read(tools, query: str, answers: list[str], *, cochange: bool = False, exclu
         ranking = interleave(ranking, C.rank_files(walk[1]))
         calls.insert(1, walk)                  # the reader walks right after the first page
     tools.close_session(s)
-    tokens, reached_at, via_future = 0, None, False
+    from stratum import schema as S
+
+    tokens, reached_at, via_future, by = 0, None, False, ""
     for n, (tok, files, items) in enumerate(calls[:MAX_CALLS], 1):
         tokens += tok
         hit = next((it for it, f in zip(items, files) if want & set(f)), None)
         if hit is not None:
             reached_at = n
+            by = "note" if hit.kind in S.NOTE_KINDS else "code"
             via_future = bool(note_time and now is not None and hit.id in note_time and note_time[hit.id] > now)
             break
     return {"ranking": ranking, "rank": C.first_rank(ranking, answers), "tokens": tokens,
             "calls": reached_at or min(len(calls), MAX_CALLS), "reached": reached_at is not None,
-            "via_future_note": via_future}
+            "via_future_note": via_future, "reached_by": by}
 
 
 # ---- the run ------------------------------------------------------------------------------------
@@ -202,7 +207,9 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
         leaked = [nid for nid in visible if b_time[nid] >= t.time]
         if leaked or len(visible) != len(b_time):
             raise SystemExit(f"leak check failed at {t.sha[:10]}: {len(leaked)} notes not from earlier fixes")
-        row = {**t.to_row(), "notes_visible": len(visible), "notes_pooled": len(p_note) - 1}
+        covered = any(set(n.targets) & set(t.targets) for n in before + fixes if n.time < t.time)
+        row = {**t.to_row(), "notes_visible": len(visible), "notes_pooled": len(p_note) - 1,
+               "earlier_note_about_answer": int(covered)}
         res = {"A": read(ta, t.query, t.targets), "B": read(tb, t.query, t.targets),
                "C": read(tb, t.query, t.targets, cochange=True),
                "P": read(tp, t.query, t.targets, exclude={p_note[t.sha]}, note_time=note_time, now=t.time)}
@@ -211,12 +218,14 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
             row[f"tokens_{k}"] = v["tokens"]
             row[f"calls_{k}"] = v["calls"]
             row[f"reached_{k}"] = int(v["reached"])
+            row[f"reached_by_{k}"] = v["reached_by"]
             for kk in (1, 5):
                 row[f"recall{kk}_{k}"] = C.recall_at(v["ranking"], t.targets, kk)
         row["P_via_future_note"] = int(res["P"]["via_future_note"])
         rows.append(row)
     for x in (ta, tb, tp):
         x.close()
+    prior = prior_baseline(before, fixes)
 
     def cond(k: str) -> dict:
         ranks = [r[f"rank_{k}"] for r in rows]
@@ -229,20 +238,25 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
                 "reached": round(C.mean(r[f"reached_{k}"] for r in rows), 4),
                 "median_tokens": C.median(r[f"tokens_{k}"] for r in rows),
                 "mean_tokens": round(C.mean(r[f"tokens_{k}"] for r in rows), 1),
-                "median_tokens_reached": C.median(r[f"tokens_{k}"] for r in rows if r[f"reached_{k}"])}
+                "median_tokens_reached": C.median(r[f"tokens_{k}"] for r in rows if r[f"reached_{k}"]),
+                "reached_by_note": sum(1 for r in rows if r[f"reached_by_{k}"] == "note")}
 
     summary = {"repo": repo.name, "index_commit": c, "store": str(store), "store_embedding": _embedding(store), "fixes": len(rows),
                "first_fix": rows[0]["date"] if rows else None, "last_fix": rows[-1]["date"] if rows else None,
                "notes_before_C": len(before), "pre_C": pre_counts, "dropped": dropped,
                "notes_pooled_P": len(p_note), "merge_report": rep.notes,
                "median_notes_visible_B": C.median(r["notes_visible"] for r in rows),
+               "fixes_with_earlier_note_about_answer": sum(r["earlier_note_about_answer"] for r in rows),
+               "mcnemar_A_vs_B": {f"success@{kk}": mcnemar(rows, "A", "B", kk) for kk in (1, 5)},
                "P_answered_via_later_note": sum(r["P_via_future_note"] for r in rows),
                "vs_B": {k: compare(rows, k, "B") for k in ("A", "C", "P")},
                "conditions": {k: cond(k) for k in CONDITIONS},
+               "prior_baseline": prior,
                "seconds": round(time.perf_counter() - t0, 1)}
     results.mkdir(parents=True, exist_ok=True)
-    cols = ["sha", "date", "subject", "query", "targets", "dropped_targets", "notes_visible"] + \
-           [f"{m}_{k}" for k in CONDITIONS for m in ("rank", "tokens", "calls")] + ["P_via_future_note"]
+    cols = ["sha", "date", "subject", "query", "targets", "dropped_targets", "notes_visible",
+            "earlier_note_about_answer"] + \
+           [f"{m}_{k}" for k in CONDITIONS for m in ("rank", "tokens", "calls", "reached_by")] + ["P_via_future_note"]
     with open(results / f"memory_{repo.name}.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -254,6 +268,35 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
         for t in before:
             w.writerow([t.sha, t.time.date().isoformat(), t.subject, " ".join(t.targets)])
     return summary
+
+
+def prior_baseline(before: list[C.Task], fixes: list[C.Task]) -> dict:
+    """No search at all: files ranked by how many earlier fixes changed them (ties: path). What
+    notes could contribute as a mere popularity prior, to read B's gain against."""
+    out = {"success@1": 0.0, "success@5": 0.0}
+    for t in fixes:
+        counts: dict[str, int] = {}
+        for n in before + fixes:
+            if n.time < t.time:
+                for f in n.targets:
+                    counts[f] = counts.get(f, 0) + 1
+        ranking = sorted(counts, key=lambda f: (-counts[f], f))
+        out["success@1"] += C.hit_at(ranking, t.targets, 1)
+        out["success@5"] += C.hit_at(ranking, t.targets, 5)
+    return {k: round(v / max(len(fixes), 1), 4) for k, v in out.items()}
+
+
+def mcnemar(rows: list[dict], a: str, b: str, k: int) -> dict:
+    """Exact McNemar test on success@k: fixes only one condition gets right, two-sided p."""
+    from math import comb
+
+    def ok(row, c):
+        return row[f"rank_{c}"] is not None and row[f"rank_{c}"] <= k
+    only_a = sum(1 for r in rows if ok(r, a) and not ok(r, b))
+    only_b = sum(1 for r in rows if ok(r, b) and not ok(r, a))
+    n = only_a + only_b
+    p = min(1.0, 2 * sum(comb(n, i) for i in range(min(only_a, only_b) + 1)) / 2 ** n) if n else 1.0
+    return {f"only_{a}": only_a, f"only_{b}": only_b, "p": round(p, 4)}
 
 
 def compare(rows: list[dict], k: str, base: str) -> dict:
@@ -282,6 +325,9 @@ def table(summaries: list[dict]) -> str:
             lines.append(f"| {s['repo']} | {v['n']} | {k} | {v['success@1']:.3f} | {v['success@5']:.3f} | "
                          f"{v['recall@1']:.3f} | {v['recall@5']:.3f} | {v['mrr']:.3f} | {v['reached']:.3f} | "
                          f"{v['median_tokens']:g} | {v['mean_tokens']:g} | {v['median_tokens'] / a:.2f}x |")
+        pr = s["prior_baseline"]
+        lines.append(f"| {s['repo']} | {s['fixes']} | prior (no search) | {pr['success@1']:.3f} | "
+                     f"{pr['success@5']:.3f} | - | - | - | - | - | - | - |")
     return "\n".join(lines)
 
 
