@@ -301,17 +301,19 @@ def _execute(tools, sid: str, tc: dict, allowed: tuple[str, ...], log: SessionLo
             raise InvalidArgument(f"arguments of {name} are not JSON: {raw[:200]!r}") from None
         if not isinstance(args, dict):
             raise InvalidArgument(f"arguments of {name} must be a JSON object")
-        params = set(inspect.signature(getattr(type(tools), name)).parameters) - {"self", "session"}
+        method = getattr(tools, name)
+        params = set(inspect.signature(method).parameters) - {"session"}
         unknown = sorted(set(args) - params)
         if unknown:
             raise InvalidArgument(f"{name} has no parameter(s) {unknown}; it takes {sorted(params)}")
-        resp = getattr(tools, name)(sid, **args)
+        try:
+            inspect.signature(method).bind(sid, **args)
+        except TypeError as e:    # a required argument missing: the model's mistake, told to it
+            raise InvalidArgument(f"{name}: {e}") from None
+        resp = method(sid, **args)
     except StratumError as e:
         rec["error"] = e.code
         return json.dumps({"error": e.to_dict()})
-    except TypeError as e:        # a missing required argument: the model's mistake, told to it
-        rec["error"] = "invalid_argument"
-        return json.dumps({"error": {"code": "invalid_argument", "message": str(e), "retryable": False}})
     log.tool_tokens += resp.envelope.tokens_returned
     if name == "remember":
         log.notes_written.append(resp.data.get("note_id", ""))
