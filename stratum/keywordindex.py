@@ -27,7 +27,8 @@ Files written by ``save(dir)`` (all ``.npy``, memory-mapped by ``load``)::
     kw.rows.npy      int32 node rows, sorted within each term
     kw.impact.npy    float32 BM25 impact of the term in that row
     kw.hoff.npy      int64 CSR offsets per term into the heads
-    kw.head.npy      int32 positions (within the term's postings) in descending impact order
+    kw.head.npy      int32 positions (within the term's postings) in descending impact order, for
+                     terms with more than HEAD_MIN postings, at most HEAD_LEN per term
     kw.nvocab.npy / kw.noff.npy / kw.nrows.npy    the exact-name map, same layout
     kw.json          counts, parameters, format version
 """
@@ -40,6 +41,7 @@ import json
 import math
 import os
 import re
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
@@ -48,10 +50,11 @@ import numpy as np
 
 from stratum.errors import InvalidArgument, StoreError, SystemError_
 
-FORMAT = 1
+FORMAT = 2
 K1 = 1.2
 B = 0.75
-HEAD_LEN = 4096          # postings kept in impact order per long term (the rest: full scan)
+HEAD_LEN = 4096          # postings kept in impact order per term (past them: the whole list is read)
+HEAD_MIN = 256           # terms with at most this many postings are always read whole
 MAX_TOKEN = 64           # longer tokens (hashes, base64 blobs) are dropped
 BODY_CHARS = 1500        # how much of a code node's source is indexed after its signature and doc
 
@@ -94,8 +97,11 @@ def tokenize(text: str) -> list[str]:
     return out
 
 
+_IDENT_MARK = re.compile(r"[_./:\\0-9]|[a-z][A-Z]")
+
+
 def _looks_like_identifier(word: str) -> bool:
-    return bool(re.search(r"[_./:\\0-9]", word) or re.search(r"[a-z][A-Z]", word))
+    return _IDENT_MARK.search(word) is not None
 
 
 def _hash(term: str) -> int:
@@ -150,6 +156,7 @@ class KeywordIndex:
         self.n_docs = int(meta["n_docs"])
         self.avgdl = float(meta["avgdl"])
         self.meta = dict(meta)
+        self._slots: dict[str, int] = {}
 
     # ---- building ----------------------------------------------------------------------------
     @classmethod
@@ -161,19 +168,20 @@ class KeywordIndex:
         parts: list[np.ndarray] = []
         counts: list[np.ndarray] = []
         doclen: list[int] = []
-        buf_terms: list[int] = []
-        buf_docs: list[int] = []
+        buf_terms = array("i")          # compact buffers: a chunk holds tens of millions of tokens
+        buf_docs = array("i")
         n = 0
 
         def flush():
-            if not buf_terms:
+            if not len(buf_terms):
                 return
-            key = np.asarray(buf_terms, dtype=np.int64) << 32 | np.asarray(buf_docs, dtype=np.int64)
+            key = np.frombuffer(buf_terms, dtype=np.int32).astype(np.int64) << 32 | \
+                np.frombuffer(buf_docs, dtype=np.int32).astype(np.int64)
             u, c = np.unique(key, return_counts=True)
             parts.append(u)
             counts.append(c.astype(np.int32))
-            buf_terms.clear()
-            buf_docs.clear()
+            del buf_terms[:]
+            del buf_docs[:]
 
         for text in texts:
             before = len(buf_terms)
@@ -184,7 +192,7 @@ class KeywordIndex:
                     ids_cache[comp] = ids
                 buf_terms.extend(ids)
             added = len(buf_terms) - before
-            buf_docs.extend([n] * added)
+            buf_docs.extend(array("i", [n]) * added)
             doclen.append(added)
             n += 1
             if n % chunk == 0:
@@ -248,7 +256,9 @@ class KeywordIndex:
         if meta.get("format") != FORMAT:
             raise StoreError(f"keyword index in {d} has format {meta.get('format')}, this build reads "
                              f"{FORMAT}: re-index")
-        arrays = {name: np.load(d / f"kw.{name}.npy", mmap_mode="r" if mmap else None)
+        # np.asarray: plain ndarray views of the maps (slicing an np.memmap costs more than the
+        # lookups themselves)
+        arrays = {name: np.asarray(np.load(d / f"kw.{name}.npy", mmap_mode="r" if mmap else None))
                   for name in cls._ARRAYS}
         if len(arrays["offsets"]) != meta["n_terms"] + 1 or len(arrays["rows"]) != meta["n_postings"]:
             raise StoreError(f"keyword index files in {d} disagree with kw.json: rebuild them")
@@ -256,9 +266,15 @@ class KeywordIndex:
 
     # ---- searching ---------------------------------------------------------------------------
     def _term_slot(self, term: str) -> int:
-        h = np.uint64(_hash(term))
-        i = int(np.searchsorted(self.vocab, h))
-        return i if i < len(self.vocab) and self.vocab[i] == h else -1
+        slot = self._slots.get(term)
+        if slot is None:
+            h = np.uint64(_hash(term))
+            i = int(np.searchsorted(self.vocab, h))
+            slot = i if i < len(self.vocab) and self.vocab[i] == h else -1
+            if len(self._slots) >= 65536:          # bounded: queries repeat their words
+                self._slots.clear()
+            self._slots[term] = slot
+        return slot
 
     def _name_rows(self, name: str) -> np.ndarray:
         h = np.uint64(_hash(name))
@@ -268,79 +284,108 @@ class KeywordIndex:
         return np.empty(0, np.int64)
 
     def search(self, query: str, k: int, *, predicate: RowPredicate | None = None,
-               selectivity: float = 1.0) -> KeywordHits:
+               selectivity: float = 1.0, max_rounds: int = 0) -> KeywordHits:
         """Top-``k`` rows for ``query`` by BM25 (exact), exact-name matches first.
 
         ``predicate`` keeps only allowed rows (filters); ``selectivity`` (the allowed fraction,
-        an estimate) sizes the first read of the heads.
+        an estimate) sizes the first read of the heads. ``max_rounds`` > 0 stops after that many
+        reading rounds even if exactness is not proven yet (the hits are then flagged inexact):
+        every returned score is still the row's exact BM25, but a row never read may be missing.
+
+        Work is bounded MaxScore-style: short posting lists are read whole, long ones from their
+        impact-ordered head; after each round the rows not yet seen can score at most the sum, over
+        partly read terms, of the next unread impact. Once that is below the k-th best score the
+        answer is exact; otherwise only the terms needed to push the bound under it are read deeper
+        (low-idf words like "get" rarely are), and a term read past its head is read whole.
         """
         empty = KeywordHits(np.empty(0, np.int64), np.empty(0, np.float32), np.empty(0, bool), 0, True)
         if k <= 0:
             return empty
-        tokens = tokenize(query)
         weights: dict[int, float] = {}
-        for t in tokens:
+        for t in tokenize(query):
             slot = self._term_slot(t)
             if slot >= 0:
                 weights[slot] = weights.get(slot, 0.0) + 1.0
         name_rows = self._exact_name_rows(query)
+        if predicate is not None and len(name_rows):
+            name_rows = name_rows[predicate(name_rows)]
         if not weights and not len(name_rows):
             return empty
-        slots = np.fromiter(weights, dtype=np.int64, count=len(weights))
-        w = np.fromiter(weights.values(), dtype=np.float32, count=len(weights))
-        starts = np.asarray(self.offsets[slots], dtype=np.int64)
-        ends = np.asarray(self.offsets[slots + 1], dtype=np.int64)
-        dfs = ends - starts
-        # An upper bound on any BM25 score for this query: exact-name rows get it added.
-        max_imp = np.array([float(self.impact[s + self.head[self.hoff[t]]]) if self.hoff[t + 1] > self.hoff[t]
-                            else float(np.max(self.impact[s:e])) if e > s else 0.0
-                            for t, s, e in zip(slots, starts, ends)], dtype=np.float32)
-        boost = float((w * max_imp).sum()) + 1.0
+        terms = []                      # [w, start, end, head_start, head_end, depth read (-1: all)]
+        for slot, w in weights.items():
+            s, e = int(self.offsets[slot]), int(self.offsets[slot + 1])
+            hs, he = int(self.hoff[slot]), int(self.hoff[slot + 1])
+            terms.append([w, s, e, hs, he, 0])
+        # An upper bound on any row's BM25 for this query: exact-name rows get it added.
+        ub = 0.0
+        for w, s, e, hs, he, _ in terms:
+            ub += w * float(self.impact[s + self.head[hs]] if he > hs else self.impact[s:e].max())
+        boost = ub + 1.0
 
-        depth = int(min(HEAD_LEN, max(64, math.ceil(4 * k / max(selectivity, 1e-6)))))
-        full = np.zeros(len(slots), dtype=bool)     # term scanned completely
+        depth0 = int(min(HEAD_LEN, max(64, math.ceil(4 * k / max(selectivity, 1e-6)))))
+        want = [depth0 if he > hs else -1 for _, _, _, hs, he, _ in terms]
+        rounds = 0
         while True:
-            cand_parts = [name_rows]
-            bound = 0.0
-            truncated = False
-            for j, (t, s, e) in enumerate(zip(slots, starts, ends)):
-                hs, he = int(self.hoff[t]), int(self.hoff[t + 1])
-                if full[j] or he == hs:                        # short term, or scanned: all postings
-                    cand_parts.append(np.asarray(self.rows[s:e], dtype=np.int64))
-                    continue
-                take = min(depth, he - hs)
-                pos = np.asarray(self.head[hs:hs + take], dtype=np.int64)
-                cand_parts.append(np.asarray(self.rows[s + pos], dtype=np.int64))
-                if take < e - s:
-                    truncated = True
-                    nxt = self.head[hs + take] if take < he - hs else None
-                    # unseen postings of this term score at most the next head impact, or (past
-                    # the head) the last head impact
-                    bound += float(w[j]) * float(self.impact[s + (nxt if nxt is not None else self.head[he - 1])])
-            cand = np.unique(np.concatenate(cand_parts))
+            rounds += 1
+            # read: whole lists (their contributions add up directly) and heads (candidates only)
+            full_pos, full_w, seen = [], [], [name_rows]
+            partial = []
+            for j, t in enumerate(terms):
+                w, s, e, hs, he, read = t
+                if read != -1 and want[j] != read:
+                    if want[j] == -1 or want[j] >= e - s or want[j] > he - hs:
+                        t[5] = read = -1
+                    else:
+                        t[5] = read = want[j]
+                if read == -1:
+                    full_pos.append(np.arange(s, e))
+                    full_w.append(np.full(e - s, w, np.float32))
+                else:
+                    seen.append(self.rows[s + self.head[hs:hs + read].astype(np.int64)])
+                    partial.append(j)
+            pos = np.concatenate(full_pos) if full_pos else np.empty(0, np.int64)
+            allrows = np.concatenate([self.rows[pos].astype(np.int64)] + [x.astype(np.int64) for x in seen])
+            contrib = np.zeros(len(allrows), np.float32)
+            contrib[:len(pos)] = self.impact[pos] * (np.concatenate(full_w) if full_w else 1)
+            cand, inv = np.unique(allrows, return_inverse=True)
+            scores = np.bincount(inv, weights=contrib, minlength=len(cand)).astype(np.float32)
             if predicate is not None and len(cand):
-                cand = cand[predicate(cand)]
-            scores = np.zeros(len(cand), dtype=np.float32)
-            for j, (s, e) in enumerate(zip(starts, ends)):
+                ok = predicate(cand)
+                cand, scores = cand[ok], scores[ok]
+            for j in partial:                       # exact contributions of partly read terms
+                w, s, e = terms[j][:3]
                 prow = self.rows[s:e]
                 idx = np.searchsorted(prow, cand)
                 idx[idx >= len(prow)] = 0
-                hit = np.asarray(prow[idx]) == cand
-                scores += np.where(hit, np.asarray(self.impact[s + idx]) * w[j], 0.0).astype(np.float32)
-            is_name = np.isin(cand, name_rows) if len(name_rows) else np.zeros(len(cand), bool)
-            scores = scores + np.where(is_name, boost, 0.0).astype(np.float32)
-            kk = min(k, len(cand))
-            kth = float(np.partition(scores, len(scores) - kk)[len(scores) - kk]) if kk else 0.0
-            if bound == 0.0 or (kk == k and kth >= bound):
+                scores += np.where(prow[idx] == cand, self.impact[s + idx] * np.float32(w), np.float32(0))
+            if len(name_rows):
+                scores += np.where(np.isin(cand, name_rows), np.float32(boost), np.float32(0))
+            # what an unseen row could still score, per partly read term
+            rest = np.array([0.0 if read == -1 else
+                             w * float(self.impact[s + self.head[min(hs + read, he - 1)]])
+                             for w, s, e, hs, he, read in terms])
+            bound = float(rest.sum())
+            if bound == 0.0:
                 break
-            if depth >= HEAD_LEN:
-                full[:] = True                               # past the heads: scan the rest
-            depth = min(HEAD_LEN, depth * 4)
+            kk = min(k, len(scores))
+            theta = float(np.partition(scores, len(scores) - kk)[len(scores) - kk]) if kk == k else -1.0
+            if bound < theta or rounds == max_rounds:
+                break
+            # deepen the partly read terms whose remaining impact keeps the bound >= theta,
+            # largest first (MaxScore: the smallest ones together stay under theta)
+            order = np.argsort(rest)
+            keep = np.cumsum(rest[order]) < max(theta, 0.0)
+            for j in order[~keep]:
+                read, hlen = terms[j][5], terms[j][4] - terms[j][3]
+                if read != -1:
+                    want[j] = -1 if read >= hlen else min(hlen, read * 4)
         order = np.lexsort((cand, -scores))[:k]
+        truncated = any(t[5] != -1 for t in terms)
+        is_name = np.isin(cand[order], name_rows) if len(name_rows) else np.zeros(len(order), bool)
         matched = len(cand)
         if truncated and predicate is None:
-            matched = max(matched, int(dfs.max()))       # every row of the longest term matches
-        return KeywordHits(cand[order], scores[order], is_name[order], matched, not truncated)
+            matched = max(matched, max(t[2] - t[1] for t in terms))   # every row of the longest term matches
+        return KeywordHits(cand[order], scores[order], is_name, matched, not truncated)
 
     def score_texts(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """BM25 of ``query`` in documents outside the index (the unmerged-notes overlay), with this
@@ -382,18 +427,19 @@ class KeywordIndex:
 
 
 def _heads(offsets: np.ndarray, impact: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each term longer than HEAD_LEN: positions of its HEAD_LEN best postings, best first."""
+    """For each term with more than HEAD_MIN postings: positions of its best min(df, HEAD_LEN)
+    postings, best first (shorter lists are read whole; they cost less than a lookup)."""
     df = np.diff(offsets)
-    long_terms = np.flatnonzero(df > HEAD_LEN)
+    long_terms = np.flatnonzero(df > HEAD_MIN)
     hoff = np.zeros(len(df) + 1, dtype=np.int64)
     lens = np.zeros(len(df), dtype=np.int64)
-    lens[long_terms] = HEAD_LEN
+    lens[long_terms] = np.minimum(df[long_terms], HEAD_LEN)
     np.cumsum(lens, out=hoff[1:])
     head = np.empty(int(hoff[-1]), dtype=np.int32)
     for t in long_terms:
-        s, e = offsets[t], offsets[t + 1]
+        s, e, n = offsets[t], offsets[t + 1], lens[t]
         imp = impact[s:e]
-        part = np.argpartition(-imp, HEAD_LEN - 1)[:HEAD_LEN]
+        part = np.argpartition(-imp, n - 1)[:n] if n < len(imp) else np.arange(len(imp))
         part = part[np.lexsort((part, -imp[part]))]
         head[hoff[t]:hoff[t + 1]] = part
     return hoff, head

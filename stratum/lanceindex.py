@@ -36,10 +36,12 @@ MIN_ROWS_FOR_ANN = 10_000       # below this an exact scan is about as fast as a
 @dataclass(frozen=True)
 class LanceIndexParams:
     vector_index: str = "IVF_HNSW_SQ"   # or IVF_PQ; see e4.md for the measured comparison
-    num_partitions: int | None = None   # None: IVF_HNSW_SQ -> rows / 100k (min 1); IVF_PQ -> sqrt(rows)
+    num_partitions: int | None = None   # None: IVF_PQ -> rows / 4096; IVF_HNSW_SQ -> rows / 100k (min 1)
     num_sub_vectors: int = 48           # IVF_PQ: 384 / 48 = 8 dims per sub-vector
     m: int = 16                         # IVF_HNSW_*: graph degree
     ef_construction: int = 150
+    max_iterations: int = 20            # k-means rounds (IVF centroids, PQ codebooks); training cost is
+                                        # linear in it and the codebooks barely move after ~20
     fts: bool = True
     scalar: bool = True
 
@@ -79,12 +81,15 @@ def create_indexes(table, params: LanceIndexParams = LanceIndexParams()) -> dict
             t = time.perf_counter()
             kind = params.vector_index
             if kind == "IVF_PQ":
-                parts = params.num_partitions or max(1, int(np.sqrt(with_vec)))
-                cfg = IvfPq(distance_type="cosine", num_partitions=parts, num_sub_vectors=params.num_sub_vectors)
+                # ~4k rows per partition: sqrt(rows) (1,000 at 1M) makes k-means training the
+                # dominant build cost on 2 cores
+                parts = params.num_partitions or max(1, with_vec // 4096)
+                cfg = IvfPq(distance_type="cosine", num_partitions=parts, num_sub_vectors=params.num_sub_vectors,
+                            max_iterations=params.max_iterations)
             elif kind == "IVF_HNSW_SQ":
                 parts = params.num_partitions or max(1, with_vec // 100_000)
                 cfg = HnswSq(distance_type="cosine", num_partitions=parts, m=params.m,
-                             ef_construction=params.ef_construction)
+                             ef_construction=params.ef_construction, max_iterations=params.max_iterations)
             else:
                 raise InvalidArgument(f"unknown Lance vector index type {kind!r}: IVF_PQ or IVF_HNSW_SQ")
             table.create_index("vector", config=cfg, replace=True)

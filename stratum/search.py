@@ -25,6 +25,8 @@ and by BM25 with the index's own statistics, and merged into the lists by score 
 from __future__ import annotations
 
 import bisect
+import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol, Sequence
@@ -40,8 +42,9 @@ from stratum.vectorindex import VectorIndex
 
 RRF_K = 60
 DEFAULT_WINDOW = 50
-EXACT_LIMIT = 20_000       # allowed sets up to this size are searched exhaustively (measured: e4.md)
+EXACT_LIMIT = 4096         # allowed sets up to this size are scored exhaustively (~1 ms; e4.md)
 MAX_QUERY_CHARS = 4096
+KEYWORD_ROUNDS = 2         # keyword reading rounds per query (e4.md: top-10 as exact BM25's in 99.9%)
 
 
 class Embedder(Protocol):
@@ -90,9 +93,25 @@ class NodeMeta:
         lang = pc.utf8_lower(pc.fill_null(lang.cast(pa.string()), ""))
         self.lang_names, self.lang_code, self.lang_order, self.lang_cum = _codes(lang)
         self.path_names, self.path_code, self.path_order, self.path_cum = _codes(table.column("path"))
+        order = pc.sort_indices(self.ids).to_numpy()
+        self.id_rank = np.empty(self.n, dtype=np.int64)        # row -> position in id order (ties)
+        self.id_rank[order] = np.arange(self.n)
+        self._id_order = order
 
     def ids_of(self, rows: np.ndarray) -> list[str]:
         return pc.take(self.ids, pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
+
+    def id_position(self, node_id: str) -> int:
+        """How many shard ids sort before ``node_id`` (binary search over the id order)."""
+        order = self._id_order
+        lo, hi = 0, self.n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.ids[int(order[mid])].as_py() < node_id:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
 
 
 def _codes(column) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
@@ -193,13 +212,14 @@ class HybridSearcher:
     def __init__(self, node_meta: pa.Table | NodeMeta, vector_index: VectorIndex | None,
                  keyword_index: KeywordIndex | None, embedder: Embedder | None = None, *,
                  window: int = DEFAULT_WINDOW, weights: dict[str, float] | None = None,
-                 query_cache: int = 256, exact_limit: int = EXACT_LIMIT):
+                 query_cache: int = 256, exact_limit: int = EXACT_LIMIT, keyword_rounds: int = KEYWORD_ROUNDS):
         self.meta = node_meta if isinstance(node_meta, NodeMeta) else NodeMeta(node_meta)
         self.vectors = vector_index
         self.keywords = keyword_index
         self.embedder = embedder
         self.window = int(window)
         self.exact_limit = int(exact_limit)
+        self.keyword_rounds = int(keyword_rounds)
         self.weights = {"vector": 1.0, "keyword": 1.0, "name": 1.0, **(weights or {})}
         for name, idx in (("vector", vector_index), ("keyword", keyword_index)):
             if idx is not None and len(idx) and getattr(idx, "n_rows", getattr(idx, "n_docs", 0)) != self.meta.n:
@@ -207,28 +227,33 @@ class HybridSearcher:
                                       f"rows, the node table has {self.meta.n}")
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qcache_size = query_cache
+        self._qlock = threading.Lock()
 
     def embed_query(self, query: str) -> np.ndarray | None:
         """The query's vector (cached: every page of one query embeds it once)."""
         if self.embedder is None or self.vectors is None:
             return None
-        v = self._qcache.get(query)
-        if v is None:
-            v = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0]
+        with self._qlock:
+            v = self._qcache.get(query)
+            if v is not None:
+                self._qcache.move_to_end(query)
+                return v
+        v = np.asarray(self.embedder.embed([query]), dtype=np.float32)[0]
+        with self._qlock:
             self._qcache[query] = v
             if len(self._qcache) > self._qcache_size:
                 self._qcache.popitem(last=False)
-        else:
-            self._qcache.move_to_end(query)
         return v
 
     def search(self, query: str, kinds: Sequence[str] = (), path_prefix: str = "", language: str = "",
                limit: int = 10, offset: int = 0, *, extra_docs: Sequence[ExtraDoc] = (),
                query_vector: np.ndarray | None = None, sources: Sequence[str] = ("vector", "keyword", "name"),
                ) -> SearchPage:
-        """One page of the fused ranking for ``query`` under the filters."""
-        import time
+        """One page of the fused ranking for ``query`` under the filters.
 
+        ``query_vector`` skips embedding (benchmarks, or a caller that already has it);
+        ``sources`` restricts the lists fused (e.g. ("keyword", "name") for a lexical search).
+        """
         if not query or not query.strip():
             raise InvalidArgument("search needs a non-empty query")
         if len(query) > MAX_QUERY_CHARS:
@@ -237,12 +262,14 @@ class HybridSearcher:
             raise InvalidArgument(f"limit must be > 0 and offset >= 0 (got limit={limit}, offset={offset})")
         timings: dict[str, float] = {}
         t0 = time.perf_counter()
+        n, W = self.meta.n, self.window
         filt = RowFilter(self.meta, kinds, path_prefix, language, self.exact_limit)
         extra = [d for d in extra_docs if filt.allows_doc(d)]
-        lists: dict[str, list[tuple[int, str]]] = {}     # source -> [(row, id for extras)] best first
-        W = self.window
+        lists: dict[str, np.ndarray] = {}     # source -> node rows best first (extra doc j is row n + j)
 
-        if "vector" in sources and self.vectors is not None and (self.embedder is not None or query_vector is not None):
+        want_vec = "vector" in sources and self.vectors is not None and \
+            (self.embedder is not None or query_vector is not None)
+        if want_vec:
             t = time.perf_counter()
             q = query_vector if query_vector is not None else self.embed_query(query)
             timings["embed"] = (time.perf_counter() - t) * 1e3
@@ -253,73 +280,102 @@ class HybridSearcher:
                 hits = self.vectors.search(q, W, predicate=filt.predicate if filt.active else None,
                                            selectivity=filt.selectivity, allowed_rows=filt.allowed_rows)
                 vrows, vscores = hits.rows, hits.scores
-            ex = [(d, float(np.dot(d.vector, q))) for d in extra if d.vector is not None]
-            lists["vector"] = _merge_ranked(vrows, vscores, ex, W)
+            ex = [(j, float(np.dot(d.vector, q))) for j, d in enumerate(extra) if d.vector is not None]
+            lists["vector"] = _merge_ranked(vrows, vscores, ex, n, W)
             timings["vector"] = (time.perf_counter() - t) * 1e3
 
         if self.keywords is not None and ("keyword" in sources or "name" in sources):
             t = time.perf_counter()
-            if filt.empty:
-                kh = None
-            else:
+            krows, kscores = np.empty(0, np.int64), np.empty(0, np.float32)
+            if not filt.empty:
                 kh = self.keywords.search(query, W, predicate=filt.predicate if filt.active else None,
-                                          selectivity=filt.selectivity)
-            if kh is not None and len(kh.rows):
+                                          selectivity=filt.selectivity, max_rounds=self.keyword_rounds)
+                krows, kscores = kh.rows, kh.scores
                 if "name" in sources and kh.exact_name.any():
-                    lists["name"] = [(int(r), "") for r in kh.rows[kh.exact_name]]
-                if "keyword" in sources:
-                    ex = list(zip(extra, self.keywords.score_texts(query, [d.text for d in extra])))
-                    lists["keyword"] = _merge_ranked(kh.rows, kh.scores, [(d, s) for d, s in ex if s > 0], W)
-            elif "keyword" in sources and extra:
-                ex = list(zip(extra, self.keywords.score_texts(query, [d.text for d in extra])))
-                lists["keyword"] = _merge_ranked(np.empty(0, np.int64), np.empty(0, np.float32),
-                                                 [(d, s) for d, s in ex if s > 0], W)
+                    lists["name"] = kh.rows[kh.exact_name]
+            if "keyword" in sources:
+                ex = []
+                if extra:
+                    s = self.keywords.score_texts(query, [d.text for d in extra])
+                    ex = [(j, float(v)) for j, v in enumerate(s) if v > 0]
+                lists["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
             timings["keyword"] = (time.perf_counter() - t) * 1e3
 
         t = time.perf_counter()
-        fused = self._fuse(lists)
+        rows, scores, bits = self._fuse(lists, extra)
         timings["fuse"] = (time.perf_counter() - t) * 1e3
-        timings["total"] = (time.perf_counter() - t0) * 1e3
-
         # Each list holds every match when it is shorter than the window; then the fused list is
         # complete. Otherwise lower-ranked matches exist beyond it.
         truncated = any(len(v) >= W for v in lists.values())
-        page = fused[offset:offset + limit]
-        return SearchPage(items=page, total_or_lower_bound=len(fused), total_is_exact=not truncated,
-                          has_more=offset + limit < len(fused), offset=offset, limit=limit,
-                          timings_ms=timings)
-
-    def _fuse(self, lists: dict[str, list[tuple[int, str]]]) -> list[SearchItem]:
-        score: dict[tuple[int, str], float] = {}
-        src: dict[tuple[int, str], list[str]] = {}
-        for name in ("vector", "keyword", "name"):
-            w = self.weights.get(name, 1.0)
-            for rank, key in enumerate(lists.get(name, ()), start=1):
-                score[key] = score.get(key, 0.0) + w / (RRF_K + rank)
-                src.setdefault(key, []).append(name)
-        if not score:
-            return []
-        keys = list(score)
-        rows = np.array([r for r, _ in keys], dtype=np.int64)
-        real = rows >= 0
-        ids = [x for _, x in keys]
+        page = slice(offset, offset + limit)
+        prow = rows[page]
+        real = prow < n
+        ids = [""] * len(prow)
         if real.any():
-            for i, id_ in zip(np.flatnonzero(real), self.meta.ids_of(rows[real])):
+            for i, id_ in zip(np.flatnonzero(real).tolist(), self.meta.ids_of(prow[real])):
                 ids[i] = id_
-        order = sorted(range(len(keys)), key=lambda i: (-score[keys[i]], ids[i]))
-        return [SearchItem(int(rows[i]), float(score[keys[i]]), tuple(src[keys[i]]), ids[i]) for i in order]
+        for i in np.flatnonzero(~real).tolist():
+            ids[i] = extra[int(prow[i]) - n].id
+        items = [SearchItem(int(r) if r < n else -1, float(s), _SOURCES[b], i)
+                 for r, s, b, i in zip(prow.tolist(), scores[page].tolist(), bits[page].tolist(), ids)]
+        timings["total"] = (time.perf_counter() - t0) * 1e3
+        return SearchPage(items=items, total_or_lower_bound=len(rows), total_is_exact=not truncated,
+                          has_more=offset + limit < len(rows), offset=offset, limit=limit, timings_ms=timings)
+
+    def _fuse(self, lists: dict[str, np.ndarray], extra: Sequence[ExtraDoc]):
+        """RRF over the lists: (rows, scores, source bits) best first, ties by node id."""
+        parts, contrib, bits = [], [], []
+        for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")):
+            r = lists.get(name)
+            if r is None or not len(r):
+                continue
+            parts.append(r)
+            contrib.append(self.weights.get(name, 1.0) / (RRF_K + 1.0 + np.arange(len(r))))
+            bits.append(np.full(len(r), bit, np.int8))
+        if not parts:
+            return np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.int8)
+        allrows = np.concatenate(parts)
+        uniq, inv = np.unique(allrows, return_inverse=True)
+        score = np.bincount(inv, weights=np.concatenate(contrib), minlength=len(uniq))
+        srcbits = np.zeros(len(uniq), np.int8)
+        for b in (1, 2, 4):
+            sel = np.concatenate(bits) == b
+            if sel.any():
+                srcbits[inv[sel]] |= b
+        tie = self._tie_keys(uniq, extra)
+        order = np.lexsort((tie, -score))
+        return uniq[order], score[order], srcbits[order]
+
+    def _tie_keys(self, rows: np.ndarray, extra: Sequence[ExtraDoc]) -> np.ndarray:
+        """Sort keys that order rows (and extra docs) by node id: 2 * rank of the id among the
+        shard's ids; an extra doc sorts just before the first shard id above its own."""
+        n = self.meta.n
+        real = rows < n
+        keys = np.empty(len(rows), np.float64)
+        keys[real] = 2.0 * self.meta.id_rank[rows[real]]
+        if not real.all():
+            js = (rows[~real] - n).tolist()
+            by_id = sorted(range(len(extra)), key=lambda j: extra[j].id)
+            pos = {j: i for i, j in enumerate(by_id)}
+            keys[~real] = [2.0 * self.meta.id_position(extra[j].id) - 1.0 + (pos[j] + 1) / (len(extra) + 1)
+                           for j in js]
+        return keys
 
 
-def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: list[tuple[ExtraDoc, float]],
-                  depth: int) -> list[tuple[int, str]]:
-    """Shard hits and extra docs merged by score (ties: shard rows first, then by id), cut at depth."""
-    out = [(float(s), 0, int(r), "") for r, s in zip(rows.tolist(), scores.tolist())]
+_SOURCES = {b: tuple(name for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")) if b & bit)
+            for b in range(8)}
+
+
+def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: list[tuple[int, float]], n: int,
+                  depth: int) -> np.ndarray:
+    """Shard hits and extra docs (as rows n + j) merged by score, ties: shard rows first; cut at depth."""
+    rows = np.asarray(rows, dtype=np.int64)
     if not extra:
-        return [(r, x) for _, _, r, x in out[:depth]]
-    out += [(float(s), 1, -1, d.id) for d, s in extra]
-    out.sort(key=lambda t: (-t[0], t[1], t[2], t[3]))
-    return [(r, x) for _, _, r, x in out[:depth]]
+        return rows[:depth]
+    allrows = np.concatenate([rows, np.array([n + j for j, _ in extra], dtype=np.int64)])
+    allscores = np.concatenate([np.asarray(scores, np.float64), np.array([s for _, s in extra], np.float64)])
+    return allrows[np.lexsort((allrows, -allscores))][:depth]
 
 
 __all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ExtraDoc", "NodeMeta", "RowFilter", "RRF_K",
-           "DEFAULT_WINDOW", "EXACT_LIMIT"]
+           "DEFAULT_WINDOW", "EXACT_LIMIT", "KEYWORD_ROUNDS"]

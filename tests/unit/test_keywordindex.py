@@ -103,7 +103,7 @@ def test_unknown_words_give_nothing(index):
 def test_deep_heads_give_the_exact_top_k_on_a_large_index():
     rng = np.random.default_rng(0)
     words = [f"w{i}" for i in range(50)]
-    n = HEAD_LEN * 3                                           # "common" terms get impact-ordered heads
+    n = HEAD_LEN * 3                                           # long lists: heads shorter than the list
     texts = [" ".join(["common"] * int(rng.integers(1, 4)) + list(rng.choice(words, 8))) for _ in range(n)]
     idx = KeywordIndex.build(texts)
     assert idx.hoff[-1] > 0                                    # some term has a head
@@ -144,3 +144,26 @@ def test_save_load_round_trip(index, tmp_path):
             assert a.scores.tolist() == b.scores.tolist()
     with pytest.raises(StoreError):
         KeywordIndex.load(tmp_path / "missing")
+
+
+def test_filtered_query_reading_past_the_heads_stays_exact():
+    """A filter that keeps 1 row in 400 forces every head to be read to its end and beyond."""
+    rng = np.random.default_rng(1)
+    n = HEAD_LEN * 2 + 100
+    texts = [" ".join(["alpha"] * int(rng.integers(1, 5)) + ["beta"] * int(rng.integers(0, 3))) for _ in range(n)]
+    idx = KeywordIndex.build(texts)
+    allowed = np.zeros(n, bool)
+    allowed[::400] = True
+    got = idx.search("alpha beta", 3, predicate=lambda r: allowed[r], selectivity=1.0)
+    docs = [tokenize(t) for t in texts]
+    avgdl = sum(map(len, docs)) / n
+    df = Counter(t for d in docs for t in set(d))
+
+    def score(d):
+        tf = Counter(d)
+        return sum(math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) * tf[t] * 2.2 /
+                   (tf[t] + 1.2 * (0.25 + 0.75 * len(d) / avgdl)) for t in ("alpha", "beta") if tf[t])
+    rows = np.flatnonzero(allowed)
+    best = sorted(rows.tolist(), key=lambda r: (-round(score(docs[r]), 5), r))[:3]
+    assert np.allclose(got.scores, [score(docs[r]) for r in best], rtol=1e-4)
+    assert allowed[got.rows].all()
