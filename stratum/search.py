@@ -42,9 +42,9 @@ from stratum.vectorindex import VectorIndex
 
 RRF_K = 60
 DEFAULT_WINDOW = 50
-EXACT_LIMIT = 4096         # allowed sets up to this size are scored exhaustively (~1 ms; e4.md)
+EXACT_LIMIT = 2048         # allowed sets up to this size are scored exhaustively (~1 ms; e4.md)
 MAX_QUERY_CHARS = 4096
-KEYWORD_ROUNDS = 2         # keyword reading rounds per query (e4.md: top-10 as exact BM25's in 99.9%)
+KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
 
 
 class Embedder(Protocol):
@@ -178,6 +178,14 @@ class RowFilter:
             self.allowed_rows = rows[self.predicate(rows)] if len(counts) > 1 else np.sort(rows)
             self.selectivity = len(self.allowed_rows) / max(meta.n, 1)
 
+    def kind_rows(self, kind: str) -> np.ndarray:
+        """Rows of one node kind (a slice of the kind order; empty for a kind the shard lacks)."""
+        m = self.meta
+        if kind not in m.kind_names:
+            return np.empty(0, np.int64)
+        c = m.kind_names.index(kind)
+        return m.kind_order[m.kind_cum[c]:m.kind_cum[c + 1]]
+
     def _rows_of(self, dim: str) -> np.ndarray:
         m = self.meta
         if dim == "path":
@@ -277,8 +285,7 @@ class HybridSearcher:
             if filt.empty:
                 vrows, vscores = np.empty(0, np.int64), np.empty(0, np.float32)
             else:
-                hits = self.vectors.search(q, W, predicate=filt.predicate if filt.active else None,
-                                           selectivity=filt.selectivity, allowed_rows=filt.allowed_rows)
+                hits = self._vector_hits(q, W, filt)
                 vrows, vscores = hits.rows, hits.scores
             ex = [(j, float(np.dot(d.vector, q))) for j, d in enumerate(extra) if d.vector is not None]
             lists["vector"] = _merge_ranked(vrows, vscores, ex, n, W)
@@ -321,6 +328,34 @@ class HybridSearcher:
         timings["total"] = (time.perf_counter() - t0) * 1e3
         return SearchPage(items=items, total_or_lower_bound=len(rows), total_is_exact=not truncated,
                           has_more=offset + limit < len(rows), offset=offset, limit=limit, timings_ms=timings)
+
+    def _vector_hits(self, q: np.ndarray, k: int, filt: "RowFilter"):
+        """The vector list under the filters: exact over a small allowed set; the kinds' own graphs
+        when every asked kind has one (or is small enough to score exactly); else over-fetch
+        from the shared graph."""
+        vi = self.vectors
+        if filt.allowed_rows is not None:
+            return vi.search(q, k, allowed_rows=filt.allowed_rows)
+        if not filt.active:
+            return vi.search(q, k)
+        if filt.kinds and vi.groups:
+            graphs, small, n_kind = [], [], 0
+            for kind in filt.kinds:
+                rows = filt.kind_rows(kind)
+                n_kind += len(rows)
+                if kind in vi.groups:
+                    graphs.append(kind)
+                elif len(rows) <= self.exact_limit:
+                    small.append(rows)
+                else:
+                    graphs = []
+                    break
+            if graphs:
+                rest = filt.path_prefix or filt.language
+                return vi.search_groups(q, k, graphs, predicate=filt.predicate if rest else None,
+                                        selectivity=min(1.0, filt.selectivity * self.meta.n / max(n_kind, 1)),
+                                        extra_rows=np.concatenate(small) if small else None)
+        return vi.search(q, k, predicate=filt.predicate, selectivity=filt.selectivity)
 
     def _fuse(self, lists: dict[str, np.ndarray], extra: Sequence[ExtraDoc]):
         """RRF over the lists: (rows, scores, source bits) best first, ties by node id."""

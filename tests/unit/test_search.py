@@ -196,6 +196,17 @@ def test_predicate_path_agrees_with_exact_allowed_set():
                                                                        query_vector=q)
     assert all(kinds[it.row] == "class" for it in a.items + b.items)
     assert len({it.id for it in a.items} & {it.id for it in b.items}) >= 18
+    # the kind's own graph (built for mid-sized kinds) gives the same answer
+    vg = VectorIndex.build(x, threads=1)
+    assert vg.build_groups(kinds, min_rows=100, max_fraction=0.5) == {k: int((kinds == k).sum()) for k in
+                                                                      ("function", "method", "class")}
+    c = HybridSearcher(table, vg, ki, None, exact_limit=0).search("m3", kinds=("class",), limit=20, query_vector=q)
+    assert all(kinds[it.row] == "class" for it in c.items)
+    assert len({it.id for it in c.items} & {it.id for it in b.items}) >= 18
+    d = HybridSearcher(table, vg, ki, None, exact_limit=0).search("m3", kinds=("class",), path_prefix="src/m3",
+                                                                  limit=20, query_vector=q)
+    assert d.items and all(kinds[it.row] == "class" and table["path"][it.row].as_py().startswith("src/m3")
+                           for it in d.items)
 
 
 def test_bad_queries(setup):

@@ -103,3 +103,31 @@ def test_bad_inputs_are_clear_errors(data, tmp_path):
         VectorIndex.build(np.empty((0, 384), np.float32))
     with pytest.raises(StoreError):
         VectorIndex.load(tmp_path / "missing")
+
+
+def test_label_groups_get_their_own_graphs(tmp_path):
+    x = clustered(6000, seed=4)
+    labels = np.array(["function"] * 3000 + ["class"] * 2500 + ["rca"] * 500)
+    np.random.default_rng(0).shuffle(labels)
+    # defaults: 'class' (42%) is above the 25% share that gets a graph; nothing is built
+    assert VectorIndex.build(x, params=HnswParams(connectivity=8), threads=2, groups=labels).groups == {}
+    # 'class' mid-sized: its own graph; 'function' (50%) too large; 'rca' small enough to scan
+    idx2 = VectorIndex.build(x, params=HnswParams(connectivity=12), threads=2)
+    built = idx2.build_groups(labels, min_rows=1000, max_fraction=0.45)
+    assert built == {"class": 2500}
+    q = clustered(20, seed=5)
+    cls_rows = np.flatnonzero(labels == "class")
+    truth = cls_rows[exact_knn(x[cls_rows], q, 10)]
+    found = [idx2.search_groups(v, 10, ["class"]).rows for v in q]
+    assert all((labels[f] == "class").all() for f in found)
+    assert recall_at_k(found, truth) >= 0.95
+    rca_rows = np.flatnonzero(labels == "rca")
+    mixed = idx2.search_groups(q[0], 10, ["class"], extra_rows=rca_rows)
+    assert set(labels[mixed.rows]) <= {"class", "rca"}
+    both = np.concatenate([cls_rows, rca_rows])
+    assert recall_at_k([mixed.rows], both[np.argsort(-(x[both] @ q[0]))[:10]][None]) >= 0.9
+    idx2.save(tmp_path)
+    loaded = VectorIndex.load(tmp_path)
+    assert set(loaded.groups) == {"class"}
+    for v in q[:5]:
+        assert loaded.search_groups(v, 10, ["class"]).rows.tolist() == idx2.search_groups(v, 10, ["class"]).rows.tolist()
