@@ -55,6 +55,7 @@ K1 = 1.2
 B = 0.75
 HEAD_LEN = 4096          # postings kept in impact order per term (past them: the whole list is read)
 HEAD_MIN = 256           # terms with at most this many postings are always read whole
+HEAD_FACTOR = 8          # first read of a head: postings per wanted hit, over the filter selectivity (e4.md)
 MAX_TOKEN = 64           # longer tokens (hashes, base64 blobs) are dropped
 BODY_CHARS = 1500        # how much of a code node's source is indexed after its signature and doc
 
@@ -322,13 +323,13 @@ class KeywordIndex:
             ub += w * float(self.impact[s + self.head[hs]] if he > hs else self.impact[s:e].max())
         boost = ub + 1.0
 
-        depth0 = int(min(HEAD_LEN, max(64, math.ceil(4 * k / max(selectivity, 1e-6)))))
+        depth0 = int(min(HEAD_LEN, max(64, math.ceil(HEAD_FACTOR * k / max(selectivity, 1e-6)))))
         want = [depth0 if he > hs else -1 for _, _, _, hs, he, _ in terms]
         rounds = 0
         while True:
             rounds += 1
             # read: whole lists (their contributions add up directly) and heads (candidates only)
-            full_pos, full_w, seen = [], [], [name_rows]
+            full_rows, full_imp, seen = [], [], [name_rows.astype(np.int32)]
             partial = []
             for j, t in enumerate(terms):
                 w, s, e, hs, he, read = t
@@ -338,16 +339,18 @@ class KeywordIndex:
                     else:
                         t[5] = read = want[j]
                 if read == -1:
-                    full_pos.append(np.arange(s, e))
-                    full_w.append(np.full(e - s, w, np.float32))
+                    full_rows.append(self.rows[s:e])
+                    full_imp.append(self.impact[s:e] if w == 1.0 else self.impact[s:e] * np.float32(w))
                 else:
-                    seen.append(self.rows[s + self.head[hs:hs + read].astype(np.int64)])
+                    seen.append(self.rows[s + self.head[hs:hs + read]])
                     partial.append(j)
-            pos = np.concatenate(full_pos) if full_pos else np.empty(0, np.int64)
-            allrows = np.concatenate([self.rows[pos].astype(np.int64)] + [x.astype(np.int64) for x in seen])
+            n_full = sum(len(x) for x in full_rows)
+            allrows = np.concatenate(full_rows + seen)
             contrib = np.zeros(len(allrows), np.float32)
-            contrib[:len(pos)] = self.impact[pos] * (np.concatenate(full_w) if full_w else 1)
+            if n_full:
+                contrib[:n_full] = np.concatenate(full_imp)
             cand, inv = np.unique(allrows, return_inverse=True)
+            cand = cand.astype(np.int64)
             scores = np.bincount(inv, weights=contrib, minlength=len(cand)).astype(np.float32)
             if predicate is not None and len(cand):
                 ok = predicate(cand)

@@ -39,7 +39,7 @@ META_FILE = "vectors.json"
 
 RowPredicate = Callable[[np.ndarray], np.ndarray]   # rows (int64) -> bool mask of allowed rows
 GROUP_MIN_ROWS = 2048           # smaller labels are scored exactly (about a millisecond)
-GROUP_MAX_FRACTION = 0.25       # larger labels over-fetch from the shared graph at <= 4x + 50%
+GROUP_MAX_FRACTION = 0.25       # larger labels over-fetch from the shared graph (at most ~4x)
 _SAFE_LABEL = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -232,7 +232,7 @@ class VectorIndex:
 
         Filtering, cheapest correct way first:
         - ``allowed_rows`` given (the exact allowed set, when it is small): exact scores over them.
-        - ``predicate`` given: the graph is asked for about ``k / selectivity`` rows (x1.5), rows the
+        - ``predicate`` given: the graph is asked for about ``(k + 3 sqrt k) / selectivity`` rows, rows the
           predicate refuses are dropped, and the fetch doubles until ``k`` survive or
           ``max_fetch`` is reached; then an exact scan over the rows the predicate allows.
         """
@@ -267,7 +267,8 @@ class VectorIndex:
         size = int(graph.size)
         if predicate is None:
             return _graph_search(graph, q, k)
-        fetch = min(size, max(k, math.ceil(1.5 * k / max(selectivity, 1e-6))))
+        # enough that k survive with ~3 standard deviations to spare (binomial), else doubled
+        fetch = min(size, max(k, math.ceil((k + 3 * math.sqrt(k)) / max(selectivity, 1e-6))))
         while fetch <= max_fetch:
             hits = _graph_search(graph, q, fetch)
             keep = predicate(hits.rows)
