@@ -1,21 +1,23 @@
 """Warm vector tier: an HNSW graph (usearch) over L2-normalised vectors, keyed by node row number.
 
-Why a warm tier: Lance's IVF indexes answer a 1M-vector query in 5-14 ms on this machine, an HNSW
-graph in RAM in well under a millisecond. Why built by the pipeline and saved: building a 1M-vector
-graph takes minutes on 2 cores, so a serving shard only maps the saved files (``load(mmap=True)``
-views them without reading them into RAM) and never rebuilds at load.
+Why a warm tier: Lance's IVF indexes answer a 1M-vector query in milliseconds on this machine, an
+HNSW graph in RAM in under one (docs/bench/e4.md). Why built by the pipeline and saved: building a
+1M-vector graph takes many minutes on 2 cores, so a serving shard only maps the saved files
+(``load(mmap=True)`` views them without reading them into RAM) and never rebuilds at load.
 
 Files written by ``save(dir)``::
 
-    vectors.usearch     the HNSW graph with its (f16) vectors
-    vectors.f16.npy     the same vectors as a dense row-major matrix (row = node row), for exact
-                        search over a small allowed set (selective filters) and for exact recall checks
-    vectors.json        parameters, counts and the format version
+    vectors.usearch              the HNSW graph with its (f16) vectors
+    vectors.f16.npy              the same vectors as a dense row-major matrix (row = node row), for
+                                 exact scoring of a small allowed set and exact recall checks
+    vectors.group.<label>.*      optional per-label graphs and their rows (see build_groups)
+    vectors.present.npy          rows that have a vector (only when some do not)
+    vectors.json                 parameters, counts, groups and the format version
 
-Filters: usearch's Python API has no search-time predicate, so a filtered search either runs the
-graph with an over-fetch sized by the filter's selectivity and drops rows the predicate refuses
-(doubling the fetch until ``k`` survive), or, when the allowed rows are few, scores exactly the
-allowed rows with one matrix product (cheaper and exact).
+Filters: usearch's Python API has no search-time predicate, so a filtered search either scores
+the allowed rows exactly when they are few, or searches a label's own graph (kind filters), or
+runs the shared graph with an over-fetch sized by the filter's selectivity and drops the rows the
+predicate refuses (doubling the fetch until ``k`` survive).
 """
 
 from __future__ import annotations
