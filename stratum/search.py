@@ -15,8 +15,9 @@ that rank lower).
 
 Filters (kind, path prefix, language) are resolved against columns held in RAM: the allowed rows
 of the most selective one are a slice of a precomputed sort order, so a selective filter yields
-its exact allowed set (searched exhaustively); a broad one becomes a predicate applied to an
-over-fetched candidate list.
+its exact allowed set (scored exhaustively). A kind filter uses the kinds' own vector graphs
+when the index has them (mid-sized kinds such as class or file); any other filter becomes a
+predicate over an over-fetched candidate list, sized by the filter's selectivity.
 
 Unmerged notes (the delta-log overlay) come in as ``extra_docs``: scored exhaustively by cosine
 and by BM25 with the index's own statistics, and merged into the lists by score before fusion.
@@ -134,8 +135,9 @@ class RowFilter:
     def __init__(self, meta: NodeMeta, kinds: Sequence[str] = (), path_prefix: str = "", language: str = "",
                  exact_limit: int = EXACT_LIMIT):
         self.meta = meta
+        kinds = tuple(dict.fromkeys(kinds))
         self.active = bool(kinds or path_prefix or language)
-        self.kinds = tuple(kinds)
+        self.kinds = kinds
         self.path_prefix = path_prefix
         self.language = language.lower()
         self.empty = False
@@ -175,7 +177,7 @@ class RowFilter:
         dim, smallest = min(counts, key=lambda x: x[1])
         if smallest <= exact_limit:
             rows = self._rows_of(dim)
-            self.allowed_rows = rows[self.predicate(rows)] if len(counts) > 1 else np.sort(rows)
+            self.allowed_rows = np.sort(rows[self.predicate(rows)] if len(counts) > 1 else rows)
             self.selectivity = len(self.allowed_rows) / max(meta.n, 1)
 
     def kind_rows(self, kind: str) -> np.ndarray:
