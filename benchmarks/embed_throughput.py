@@ -9,6 +9,7 @@ Prints its definitions first; the table in docs/bench/embed.md comes from this s
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import random
@@ -25,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from pipeline.parse import parse_file  # noqa: E402
 from stratum import minilm_onnx as M  # noqa: E402
 from stratum.config import ParseConfig  # noqa: E402
-from stratum.embedder import MiniLMEmbedder, build_onnx, default_model_dir  # noqa: E402
+from stratum.embedder import BATCH_TOKENS, MiniLMEmbedder, build_onnx, default_model_dir  # noqa: E402
 from stratum.textprep import DEFAULT_MAX_CHARS, embed_text  # noqa: E402
 
 DEFINITIONS = """\
@@ -48,7 +49,8 @@ Definitions (embed_throughput)
   numpy = stratum.minilm_onnx.reference_forward (fp32 numpy/OpenBLAS), on the first --numpy-nodes nodes.
 - Quality: cosine of each runtime's vector to fp32's, over the nodes and over the queries; overlap@10 =
   mean share of fp32's top-10 nodes (by cosine to each query) that the runtime also ranks top-10.
-- Batch size: --batch nodes per onnxruntime run (texts sorted by length first); sweep in the last table.
+- Batching: texts sorted by length, cut into runs of <= --batch-tokens padded word pieces and <= 64
+  texts (MiniLMEmbedder.batches); the last table sweeps that budget (16384 = always 64 texts per run).
 """
 
 QUERIES = ["x", "parse config", "where is the retry logic", "how are blueprints registered", "url routing",
@@ -87,8 +89,8 @@ def timed(fn) -> tuple[float, float]:
 class OrtDynamic(MiniLMEmbedder):
     """Our embedder with the session swapped for onnxruntime's dynamically quantised fp32 graph."""
 
-    def __init__(self, path: Path, threads: int, batch_size: int):
-        super().__init__("fp32", threads=threads, batch_size=batch_size)
+    def __init__(self, path: Path, threads: int, batch_tokens: int):
+        super().__init__("fp32", threads=threads, batch_tokens=batch_tokens)
         import onnxruntime as ort
 
         so = ort.SessionOptions()
@@ -113,10 +115,12 @@ def main() -> None:
     ap.add_argument("--nodes", type=int, default=256)
     ap.add_argument("--numpy-nodes", type=int, default=32)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--sweep", default="1,8,32,64", help="batch sizes for the int8 sweep ('' to skip)")
+    ap.add_argument("--batch-tokens", type=int, default=BATCH_TOKENS)
+    ap.add_argument("--sweep", default="256,512,1024,2048,16384",
+                    help="padded word pieces per run for the int8 sweep ('' to skip)")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--chunk", type=int, default=64, help="nodes per call, as EmbedConfig.batch_size")
+    ap.add_argument("--dump-texts", metavar="JSON", help="write the node texts and queries (for embed_vs_torch.py) and exit")
     args = ap.parse_args()
     print(DEFINITIONS.format(max_chars=DEFAULT_MAX_CHARS))
     print("machine:", machine())
@@ -125,6 +129,9 @@ def main() -> None:
 
     nodes = stdlib_nodes(args.nodes)
     texts = [embed_text(n) for n in nodes]
+    if args.dump_texts:
+        Path(args.dump_texts).write_text(json.dumps({"texts": texts, "queries": QUERIES}))
+        return
 
     # Cold build of both graphs into an empty cache dir (what the first index run pays once).
     with tempfile.TemporaryDirectory() as tmp:
@@ -138,9 +145,9 @@ def main() -> None:
         (tmp / "ort").mkdir()
         ort_path = ort_dynamic_graph(tmp / "ort")
         build["ort-int8"] = (time.perf_counter() - t0 + build["fp32"][0], ort_path.stat().st_size)
-        emb = {"int8": MiniLMEmbedder("int8", threads=args.threads, batch_size=args.batch),
-               "fp32": MiniLMEmbedder("fp32", threads=args.threads, batch_size=args.batch),
-               "ort-int8": OrtDynamic(ort_path, args.threads, args.batch)}
+        emb = {"int8": MiniLMEmbedder("int8", threads=args.threads, batch_tokens=args.batch_tokens),
+               "fp32": MiniLMEmbedder("fp32", threads=args.threads, batch_tokens=args.batch_tokens),
+               "ort-int8": OrtDynamic(ort_path, args.threads, args.batch_tokens)}
         t0 = time.perf_counter()
         MiniLMEmbedder("int8", threads=args.threads)
         warm_load = time.perf_counter() - t0
@@ -192,7 +199,8 @@ def main() -> None:
                         t[path][1] += cpu
 
         qv = {name: e.embed(QUERIES) for name, e in emb.items()}
-        print(f"\nthroughput ({args.threads} threads, batch {args.batch}, {len(chunks)} chunks x {args.rounds} rounds)")
+        print(f"\nthroughput ({args.threads} threads, batches of <= {args.batch_tokens} padded word pieces, "
+              f"{len(chunks)} chunks x {args.rounds} rounds)")
         print("| runtime | nodes | full path nodes/s | bare forward nodes/s | full / bare | full cpu ms/node "
               "| graph build s | graph MB | cos to fp32 nodes mean / min | cos to fp32 queries mean / min "
               "| overlap@10 |")
@@ -219,10 +227,10 @@ def main() -> None:
 
         if args.sweep:
             sizes = [int(x) for x in args.sweep.split(",")]
-            print(f"\nint8 full path by batch size ({args.threads} threads, interleaved per chunk)")
-            print("| batch | code nodes/s | queries/s |")
+            print(f"\nint8 full path by batch budget ({args.threads} threads, <= 64 texts per run, interleaved per chunk)")
+            print("| padded word pieces per run | code nodes/s | queries/s |")
             print("|---|---|---|")
-            es = {bs: MiniLMEmbedder("int8", threads=args.threads, batch_size=bs) for bs in sizes}
+            es = {bs: MiniLMEmbedder("int8", threads=args.threads, batch_tokens=bs) for bs in sizes}
             code = {bs: 0.0 for bs in sizes}
             qt = {bs: 0.0 for bs in sizes}
             for chunk in chunks:

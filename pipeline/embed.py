@@ -9,6 +9,14 @@ embeds unmerged notes).
 The cache: ``text_hash(cache_key, text)`` -> vector, stored in the ``embeddings`` dataset. A
 re-index embeds only texts whose hash it has not seen under this model, precision and input
 limit; nodes with identical text share one embedding.
+
+On Ray (in ``pipeline.job``), with the plan's new texts as rows ``{"text_hash", "text"}``::
+
+    ds.map_batches(EmbedBatch, fn_constructor_kwargs={"cfg": cfg.embed}, concurrency=cfg.embed.actors,
+                   num_cpus=cpus_per_actor, batch_size=cfg.embed.batch_size, batch_format="numpy")
+
+gives rows ``{"text_hash", "vector"}``; or wrap ``EmbedBatch`` in an actor for ``ActorPool``. The
+onnxruntime thread count follows ``cfg.threads_per_actor``, else the actor's ``num_cpus``.
 """
 
 from __future__ import annotations

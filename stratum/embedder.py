@@ -36,6 +36,7 @@ from stratum.errors import InvalidArgument, ModelMismatch, ModelUnavailable
 
 MINILM = "all-MiniLM-L6-v2"
 PRECISIONS = ("int8", "fp32")
+BATCH_TOKENS = 1024        # padded word pieces per onnxruntime run (batch-size sweep, docs/bench/embed.md)
 _HASHED_FILES = ("model.safetensors", "tokenizer.json", "config.json", "1_Pooling/config.json")
 
 
@@ -182,14 +183,16 @@ class MiniLMEmbedder(Embedder):
 
     ``threads``: onnxruntime intra-op threads (0: one per physical core; in a Ray actor pass the
     actor's CPUs). ``max_tokens``: word pieces per text (longer texts are truncated, as
-    sentence-transformers does at 256). Texts are sorted by length and run in batches of
-    ``batch_size`` so little compute goes to padding.
+    sentence-transformers does at 256). Texts are sorted by length and cut into batches of at most
+    ``batch_tokens`` padded word pieces (and ``batch_size`` texts): long code runs a few texts at a
+    time, short queries many, and little compute goes to padding (measured: docs/bench/embed.md).
     """
 
     dim = 384
 
-    def __init__(self, precision: str = "int8", threads: int = 0, max_tokens: int = 256, batch_size: int = 32,
-                 model_dir: str | os.PathLike | None = None, cache_dir: str | os.PathLike | None = None):
+    def __init__(self, precision: str = "int8", threads: int = 0, max_tokens: int = 256, batch_size: int = 64,
+                 batch_tokens: int = BATCH_TOKENS, model_dir: str | os.PathLike | None = None,
+                 cache_dir: str | os.PathLike | None = None):
         if precision not in PRECISIONS:
             raise InvalidArgument(f"precision must be one of {PRECISIONS}, got {precision!r}")
         if not 2 <= max_tokens <= 512:
@@ -200,6 +203,7 @@ class MiniLMEmbedder(Embedder):
         self.precision = precision
         self.max_tokens = max_tokens
         self.batch_size = max(1, batch_size)
+        self.batch_tokens = max(1, batch_tokens)
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
         self.weights_hash = weights_hash(self.model_dir)
         self.model_path = onnx_path(self.model_dir, precision, Path(cache_dir) if cache_dir else None)
@@ -224,9 +228,13 @@ class MiniLMEmbedder(Embedder):
     def batches(self, ids: list[np.ndarray]) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """(positions in the input, input_ids, attention_mask) per batch of similar lengths."""
         order = np.argsort([len(x) for x in ids], kind="stable")
-        for s in range(0, len(order), self.batch_size):
-            sel = order[s:s + self.batch_size]
-            width = max(len(ids[i]) for i in sel)
+        s = 0
+        while s < len(order):
+            e = s + 1            # ascending lengths: the newest text sets the batch's width
+            while e < len(order) and e - s < self.batch_size and (e - s + 1) * len(ids[order[e]]) <= self.batch_tokens:
+                e += 1
+            sel, s = order[s:e], e
+            width = len(ids[sel[-1]])
             input_ids = np.zeros((len(sel), width), dtype=np.int64)
             mask = np.zeros((len(sel), width), dtype=np.int64)
             for r, i in enumerate(sel):

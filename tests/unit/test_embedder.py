@@ -216,3 +216,15 @@ def test_no_torch_needed():
             elif isinstance(n, ast.ImportFrom) and n.module:
                 names.add(n.module.split(".")[0])
         assert not names & {"torch", "transformers", "sentence_transformers", "ray"}, names
+
+
+def test_batches_cover_every_text_once_within_the_token_budget(int8):
+    texts = ["x"] * 40 + ["parse the config file " * k for k in range(1, 30)]
+    ids = int8.tokenize(texts)
+    seen = []
+    for sel, input_ids, mask in int8.batches(ids):
+        assert input_ids.size <= int8.batch_tokens or len(sel) == 1
+        assert len(sel) <= int8.batch_size
+        assert mask.sum(axis=1).tolist() == [len(ids[i]) for i in sel]
+        seen += sel.tolist()
+    assert sorted(seen) == list(range(len(texts)))
