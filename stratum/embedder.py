@@ -312,7 +312,11 @@ def cache_key_for(cfg: EmbedConfig | None = None) -> str:
 
 
 def _cache_key(name: str, whash: str, precision: str, max_tokens: int) -> str:
-    return f"{name}:{whash[:16]}:{precision}:{max_tokens}"
+    """The graph version is part of the key: a change of the quantisation scheme must never let a
+    re-index reuse vectors made by the old graph."""
+    from stratum.minilm_onnx import GRAPH_VERSION
+
+    return f"{name}:{whash[:16]}:g{GRAPH_VERSION}:{precision}:{max_tokens}"
 
 
 __all__ = ["Embedder", "MiniLMEmbedder", "LazyEmbedder", "get_embedder", "model_info_for",
