@@ -49,6 +49,9 @@ Definitions (embed_throughput)
   numpy = stratum.minilm_onnx.reference_forward (fp32 numpy/OpenBLAS), on the first --numpy-nodes nodes.
 - Quality: cosine of each runtime's vector to fp32's, over the nodes and over the queries; overlap@10 =
   mean share of fp32's top-10 nodes (by cosine to each query) that the runtime also ranks top-10.
+- Layouts: the int8 full path in this process with --threads onnxruntime threads, against --threads
+  worker processes (spawned, one onnxruntime thread each, like Ray actors with threads_per_actor=1)
+  that each embed an equal share of every chunk; chunks alternate which layout runs first.
 - Batching: texts sorted by length, cut into runs of <= --batch-tokens padded word pieces and <= 64
   texts (MiniLMEmbedder.batches); the last table sweeps that budget (16384 = always 64 texts per run).
 """
@@ -110,6 +113,42 @@ def ort_dynamic_graph(tmp: Path) -> Path:
     return out
 
 
+_WORKER = None
+
+
+def _worker_init(threads: int) -> None:
+    global _WORKER
+    _WORKER = MiniLMEmbedder("int8", threads=threads)
+
+
+def _worker_embed(texts: list[str]) -> int:
+    return len(_WORKER.embed(texts))
+
+
+def layouts(nodes: list[dict], chunks: list[list[int]], cpus: int) -> None:
+    """One process with `cpus` onnxruntime threads vs `cpus` processes with one thread each (what a
+    Ray actor pool with threads_per_actor=1 does), on the same chunks, alternating."""
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    one = MiniLMEmbedder("int8", threads=cpus)
+    walls = {"1 x %d threads" % cpus: 0.0, "%d x 1 thread" % cpus: 0.0}
+    with ProcessPoolExecutor(cpus, mp_context=get_context("spawn"), initializer=_worker_init, initargs=(1,)) as ex:
+        list(ex.map(_worker_embed, [["warm up"]] * cpus))
+        for ci, chunk in enumerate(chunks):
+            texts = [embed_text(nodes[i]) for i in chunk]
+            runs = [("1 x %d threads" % cpus, lambda: one.embed(texts)),
+                    ("%d x 1 thread" % cpus, lambda: list(ex.map(_worker_embed, [texts[k::cpus] for k in range(cpus)])))]
+            for name, fn in (runs if ci % 2 == 0 else runs[::-1]):
+                walls[name] += timed(fn)[0]
+    n = sum(len(c) for c in chunks)
+    print(f"\nint8 full path, process layout on {cpus} CPUs (each chunk split across the processes)")
+    print("| layout | nodes/s |")
+    print("|---|---|")
+    for name, wall in walls.items():
+        print(f"| {name} | {n / wall:.1f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--nodes", type=int, default=256)
@@ -120,6 +159,8 @@ def main() -> None:
                     help="padded word pieces per run for the int8 sweep ('' to skip)")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--chunk", type=int, default=64, help="nodes per call, as EmbedConfig.batch_size")
+    ap.add_argument("--layouts", action=argparse.BooleanOptionalAction, default=True,
+                    help="compare 1 process x N threads with N processes x 1 thread")
     ap.add_argument("--dump-texts", metavar="JSON", help="write the node texts and queries (for embed_vs_torch.py) and exit")
     args = ap.parse_args()
     print(DEFINITIONS.format(max_chars=DEFAULT_MAX_CHARS))
@@ -239,6 +280,8 @@ def main() -> None:
                     qt[bs] += timed(lambda: es[bs].embed(QUERIES * 4))[0]
             for bs in sizes:
                 print(f"| {bs} | {len(nodes) / code[bs]:.1f} | {len(QUERIES) * 4 * len(chunks) / qt[bs]:.1f} |")
+        if args.layouts:
+            layouts(nodes, chunks, args.threads)
     print(f"\nload average at end: {os.getloadavg()[0]:.1f}")
 
 
