@@ -258,15 +258,20 @@ class MiniLMEmbedder(Embedder):
 
 class LazyEmbedder(Embedder):
     """The configured embedder, loaded on first ``embed`` (serving starts fast; keyword-only use
-    never loads the model). ``model_info`` needs only the weights hash, not the model."""
+    never loads the model). ``model_info`` needs only the weights hash, not the model; nothing is
+    read at construction, so a missing weights package surfaces only when vectors are needed."""
 
     def __init__(self, cfg: EmbedConfig | None = None, **kwargs):
         self.cfg = cfg or EmbedConfig()
+        _check_model_name(self.cfg)
+        self.name, self.dim = MINILM, MiniLMEmbedder.dim
         self._kwargs = kwargs
         self._inner: Embedder | None = None
         self._lock = threading.Lock()
-        info = model_info_for(self.cfg)
-        self.name, self.dim, self.weights_hash = info["model"], info["dim"], info["weights_hash"]
+
+    @property
+    def weights_hash(self) -> str:
+        return model_info_for(self.cfg)["weights_hash"]     # memoised by weights_hash()
 
     @property
     def loaded(self) -> Embedder:
