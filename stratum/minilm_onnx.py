@@ -9,7 +9,8 @@ The graph takes ``input_ids`` and ``attention_mask`` (int64, [batch, seq]) and r
 ``embedding`` (float32, [batch, hidden]): mean of the last hidden states over real tokens,
 L2-normalised, as sentence-transformers' all-MiniLM-L6-v2 (Transformer -> Pooling(mean) ->
 Normalize). Token type ids are always 0 for single sentences, so that embedding row is folded
-into a constant.
+into a constant. Two precisions: fp32 weights, or int8 linear layers with per-token activation
+scales and SmoothQuant channel scales calibrated on ``CALIBRATION_TEXTS`` (``build_model``).
 """
 
 from __future__ import annotations
@@ -345,4 +346,5 @@ def build_model(w: dict[str, np.ndarray], shape: BertShape, quant: str | None = 
     return model
 
 
-__all__ = ["GRAPH_VERSION", "QUANT_MODES", "BertShape", "load_weights", "check_pooling", "reference_forward", "build_model"]
+__all__ = ["GRAPH_VERSION", "QUANT_MODES", "CALIBRATION_TEXTS", "BertShape", "load_weights", "check_pooling",
+           "reference_forward", "calibrate", "build_model"]
