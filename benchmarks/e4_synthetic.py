@@ -428,7 +428,6 @@ def measure(args) -> None:
 
     # vector: ef sweep on text and synthetic queries
     res["vector"] = []
-    default_ef = vi.expansion_search
     for ef in args.ef_sweep:
         vi.expansion_search = ef
         row = {"ef": ef}
@@ -438,9 +437,9 @@ def measure(args) -> None:
                          "cold_p50_ms": round(float(np.median(cold[0])), 3)}
         res["vector"].append(row)
         print("vector", row, flush=True)
-    good = [r["ef"] for r in res["vector"] if r["text"]["recall@10"] >= 0.95]
-    vi.expansion_search = min(good) if good else default_ef
-    res["ef_used_for_hybrid"] = vi.expansion_search
+    good = [r["ef"] for r in res["vector"] if r["syn"]["recall@10"] >= 0.95]
+    vi.expansion_search = min(good) if good else max(args.ef_sweep)
+    res["ef_used_for_hybrid"] = vi.expansion_search      # smallest swept ef with recall >= 0.95
     cls = np.asarray(meta.kind_code == meta.kind_names.index("class"))
     _, warm = timed(lambda q: vi.search(q, 10, predicate=lambda r: cls[r], selectivity=cls.mean()).rows, z["text"])
     res["vector_filtered_class"] = {"recall@10": round(recall_at_k(warm[2], z["gt_cls"]), 4), **stats(*warm[:2]),
@@ -592,8 +591,9 @@ def main() -> None:
     ap.add_argument("--noise", type=float, default=0.5, help="scale of the covariance-shaped noise")
     ap.add_argument("--connectivity", type=int, default=16)
     ap.add_argument("--expansion-add", type=int, default=128)
-    ap.add_argument("--expansion-search", type=int, default=48)
-    ap.add_argument("--ef-sweep", type=lambda s: [int(x) for x in s.split(",")], default=[16, 32, 48, 64, 96, 128])
+    ap.add_argument("--expansion-search", type=int, default=0, help="0: by size (auto_expansion)")
+    ap.add_argument("--ef-sweep", type=lambda s: [int(x) for x in s.split(",")],
+                    default=[16, 32, 48, 64, 96, 128, 192, 384])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--lance", type=lambda s: s.split(","), default=["IVF_PQ", "IVF_HNSW_SQ"])
     ap.add_argument("--dir", default=str(ROOT / "benchmarks" / ".out" / "e4"))

@@ -55,6 +55,7 @@ K1 = 1.2
 B = 0.75
 HEAD_LEN = 4096          # postings kept in impact order per term (past them: the whole list is read)
 HEAD_MIN = 256           # terms with at most this many postings are always read whole
+FULL_READ = 262144       # essential lists are read whole when together they are at most this long
 HEAD_FACTOR = 8          # first read of a head: postings per wanted hit, over the filter selectivity (e4.md)
 MAX_TOKEN = 64           # longer tokens (hashes, base64 blobs) are dropped
 BODY_CHARS = 1500        # how much of a code node's source is indexed after its signature and doc
@@ -144,6 +145,7 @@ class KeywordHits:
     exact_name: np.ndarray    # bool: the row's name/qualname/path equals a query identifier
     matched: int              # rows containing at least one query term: exact if matched_exact
     matched_exact: bool
+    exact: bool = True        # the top-k is proven to be BM25's (False: stopped by max_rounds)
 
 
 class KeywordIndex:
@@ -285,19 +287,21 @@ class KeywordIndex:
         return np.empty(0, np.int64)
 
     def search(self, query: str, k: int, *, predicate: RowPredicate | None = None,
-               selectivity: float = 1.0, max_rounds: int = 0) -> KeywordHits:
+               selectivity: float = 1.0, max_rounds: int = 0, full_read: int = FULL_READ) -> KeywordHits:
         """Top-``k`` rows for ``query`` by BM25 (exact), exact-name matches first.
 
         ``predicate`` keeps only allowed rows (filters); ``selectivity`` (the allowed fraction,
         an estimate) sizes the first read of the heads. ``max_rounds`` > 0 stops after that many
-        reading rounds even if exactness is not proven yet (the hits are then flagged inexact):
-        every returned score is still the row's exact BM25, but a row never read may be missing.
+        reading rounds even if exactness is not proven yet (``exact`` is then False): every
+        returned score is still the row's exact BM25, but a row never read may be missing.
 
-        Work is bounded MaxScore-style: short posting lists are read whole, long ones from their
-        impact-ordered head; after each round the rows not yet seen can score at most the sum, over
-        partly read terms, of the next unread impact. Once that is below the k-th best score the
-        answer is exact; otherwise only the terms needed to push the bound under it are read deeper
-        (low-idf words like "get" rarely are), and a term read past its head is read whole.
+        Work is bounded MaxScore-style. Round one reads short posting lists whole and long ones
+        from their impact-ordered head, and scores every row seen exactly. A row not seen can then
+        score at most the sum, over partly read terms, of their next unread impact; once that is
+        below the k-th best score the answer is exact. Otherwise the "essential" terms (those the
+        bound cannot do without: the high-idf ones, in practice) are read whole when together
+        they hold at most ``full_read`` postings (then the next round is exact), else their heads
+        are read four times deeper.
         """
         empty = KeywordHits(np.empty(0, np.int64), np.empty(0, np.float32), np.empty(0, bool), 0, True)
         if k <= 0:
@@ -368,27 +372,28 @@ class KeywordIndex:
                              w * float(self.impact[s + self.head[min(hs + read, he - 1)]])
                              for w, s, e, hs, he, read in terms])
             bound = float(rest.sum())
-            if bound == 0.0:
-                break
             kk = min(k, len(scores))
             theta = float(np.partition(scores, len(scores) - kk)[len(scores) - kk]) if kk == k else -1.0
-            if bound < theta or rounds == max_rounds:
+            proven = bound == 0.0 or bound < theta
+            if proven or rounds == max_rounds:
                 break
             # deepen the partly read terms whose remaining impact keeps the bound >= theta,
             # largest first (MaxScore: the smallest ones together stay under theta)
             order = np.argsort(rest)
             keep = np.cumsum(rest[order]) < max(theta, 0.0)
-            for j in order[~keep]:
+            essential = [j for j in order[~keep] if terms[j][5] != -1]
+            whole = sum(terms[j][2] - terms[j][1] for j in essential) <= full_read
+            for j in essential:
                 read, hlen = terms[j][5], terms[j][4] - terms[j][3]
-                if read != -1:
-                    want[j] = -1 if read >= hlen else min(hlen, read * 4)
+                # whole lists when affordable (one more round, then exact), else deeper heads
+                want[j] = -1 if whole or read >= hlen else min(hlen, read * 4)
         order = np.lexsort((cand, -scores))[:k]
         truncated = any(t[5] != -1 for t in terms)
         is_name = np.isin(cand[order], name_rows) if len(name_rows) else np.zeros(len(order), bool)
         matched = len(cand)
         if truncated and predicate is None:
             matched = max(matched, max(t[2] - t[1] for t in terms))   # every row of the longest term matches
-        return KeywordHits(cand[order], scores[order], is_name, matched, not truncated)
+        return KeywordHits(cand[order], scores[order], is_name, matched, not truncated, proven)
 
     def score_texts(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """BM25 of ``query`` in documents outside the index (the unmerged-notes overlay), with this
