@@ -544,11 +544,13 @@ def lance_measure(args, kind: str) -> None:
     row_of = {x: i for i, x in enumerate(ids)}
     res: dict = {"index": kind, "load_avg_start": os.getloadavg(), "vector": []}
     configs = [{"nprobes": 20}, {"nprobes": 50, "refine_factor": 5}] if kind == "IVF_PQ" else \
-        [{"nprobes": 1, "ef": 64}, {"nprobes": 2, "ef": 128}]
+        [{"nprobes": 1, "ef": 64}, {"nprobes": 2, "ef": 128}, {"nprobes": 5, "ef": 128}, {"nprobes": 10, "ef": 128}]
     for cfg in configs:
         ls = LanceSearcher(tbl, **cfg)
-        cold, warm = timed(lambda q: [row_of[i] for i in ls.vector(q, 10)[0]], z["text"])
-        row = {**cfg, "recall@10_text": round(recall_at_k(warm[2], z["gt_text"]), 4), **stats(*warm[:2])}
+        row = dict(cfg)
+        for name in ("text", "syn"):
+            cold, warm = timed(lambda q: [row_of[i] for i in ls.vector(q, 10)[0]], z[name])
+            row[name] = {"recall@10": round(recall_at_k(warm[2], z[f"gt_{name}"]), 4), **stats(*warm[:2])}
         res["vector"].append(row)
         print("lance vector", row, flush=True)
     ls = LanceSearcher(tbl)

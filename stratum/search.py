@@ -44,6 +44,7 @@ from stratum.vectorindex import VectorIndex
 RRF_K = 60
 DEFAULT_WINDOW = 50
 EXACT_LIMIT = 2048         # allowed sets up to this size are scored exhaustively (~1 ms; e4.md)
+MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row (< 1 ms) to learn the exact set
 MAX_QUERY_CHARS = 4096
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
 
@@ -165,7 +166,8 @@ class RowFilter:
         if self._path_range is not None:
             lo, hi = self._path_range
             counts.append(("path", int(meta.path_cum[hi] - meta.path_cum[lo])))
-        self.allowed_rows: np.ndarray | None = None
+        self.allowed_rows: np.ndarray | None = None     # the exact allowed set, when it was cheap to list
+        self.small = False                               # ... and small enough to score exhaustively
         self.selectivity = 1.0
         if not counts:
             return
@@ -175,10 +177,13 @@ class RowFilter:
             sel *= c / max(meta.n, 1)
         self.selectivity = sel
         dim, smallest = min(counts, key=lambda x: x[1])
-        if smallest <= exact_limit:
+        if smallest <= max(exact_limit, MATERIALIZE_LIMIT):
+            # the most selective dimension is a slice of its sort order; the others check it
             rows = self._rows_of(dim)
             self.allowed_rows = np.sort(rows[self.predicate(rows)] if len(counts) > 1 else rows)
             self.selectivity = len(self.allowed_rows) / max(meta.n, 1)
+            self.empty = len(self.allowed_rows) == 0
+        self.small = self.allowed_rows is not None and len(self.allowed_rows) <= exact_limit
 
     def kind_rows(self, kind: str) -> np.ndarray:
         """Rows of one node kind (a slice of the kind order; empty for a kind the shard lacks)."""
@@ -336,7 +341,7 @@ class HybridSearcher:
         when every asked kind has one (or is small enough to score exactly); else over-fetch
         from the shared graph."""
         vi = self.vectors
-        if filt.allowed_rows is not None:
+        if filt.small:
             return vi.search(q, k, allowed_rows=filt.allowed_rows)
         if not filt.active:
             return vi.search(q, k)
@@ -357,7 +362,8 @@ class HybridSearcher:
                 return vi.search_groups(q, k, graphs, predicate=filt.predicate if rest else None,
                                         selectivity=min(1.0, filt.selectivity * self.meta.n / max(n_kind, 1)),
                                         extra_rows=np.concatenate(small) if small else None)
-        return vi.search(q, k, predicate=filt.predicate, selectivity=filt.selectivity)
+        return vi.search(q, k, predicate=filt.predicate, selectivity=filt.selectivity,
+                         fallback_rows=filt.allowed_rows)
 
     def _fuse(self, lists: dict[str, np.ndarray], extra: Sequence[ExtraDoc]):
         """RRF over the lists: (rows, scores, source bits) best first, ties by node id."""
@@ -415,4 +421,4 @@ def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: list[tuple[int, f
 
 
 __all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ExtraDoc", "NodeMeta", "RowFilter", "RRF_K",
-           "DEFAULT_WINDOW", "EXACT_LIMIT", "KEYWORD_ROUNDS"]
+           "DEFAULT_WINDOW", "EXACT_LIMIT", "KEYWORD_ROUNDS", "MATERIALIZE_LIMIT"]

@@ -237,21 +237,22 @@ class VectorIndex:
 
     def search(self, query: np.ndarray, k: int, *, predicate: RowPredicate | None = None,
                selectivity: float = 1.0, allowed_rows: np.ndarray | None = None,
-               max_fetch: int = 4096) -> VectorHits:
+               fallback_rows: np.ndarray | None = None, max_fetch: int = 4096) -> VectorHits:
         """The ``k`` nearest rows to ``query`` (a normalised vector), best first.
 
         Filtering, cheapest correct way first:
         - ``allowed_rows`` given (the exact allowed set, when it is small): exact scores over them.
         - ``predicate`` given: the graph is asked for about ``(k + 3 sqrt k) / selectivity`` rows, rows the
           predicate refuses are dropped, and the fetch doubles until ``k`` survive or
-          ``max_fetch`` is reached; then an exact scan over the rows the predicate allows.
+          ``max_fetch`` is reached; then an exact scan over ``fallback_rows`` (the allowed set,
+          when the caller has it) or over every row the predicate allows.
         """
         q = self._query(query)
         if k <= 0 or self.size == 0:
             return VectorHits(np.empty(0, np.int64), np.empty(0, np.float32), True)
         if allowed_rows is not None:
             return self.exact(q, k, rows=allowed_rows)
-        return self._filtered(self._graph, None, q, k, predicate, selectivity, max_fetch)
+        return self._filtered(self._graph, fallback_rows, q, k, predicate, selectivity, max_fetch)
 
     def search_groups(self, query: np.ndarray, k: int, labels: Sequence[str], *,
                       predicate: RowPredicate | None = None, selectivity: float = 1.0,
@@ -274,6 +275,8 @@ class VectorIndex:
 
     def _filtered(self, graph, graph_rows: np.ndarray | None, q: np.ndarray, k: int,
                   predicate: RowPredicate | None, selectivity: float, max_fetch: int) -> VectorHits:
+        """Over-fetch from ``graph`` and filter; past ``max_fetch``, exact over ``graph_rows``
+        (the rows the graph holds, or a superset of the allowed rows) that the predicate allows."""
         size = int(graph.size)
         if predicate is None:
             return _graph_search(graph, q, k)
