@@ -18,9 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from stratum import schema as S
 from stratum.errors import NotFound
+from stratum.keyindex import Column, KeyIndex
 from stratum.store import Manifest, Store
 
 # Columns kept in RAM for every node; api/full text and vectors stay in Lance until asked for.
@@ -40,18 +42,25 @@ class Shard:
         self.snapshot = store.snapshot(manifest)
         self.manifest = self.snapshot.manifest
         self.version = self.manifest.version
-        t = self.snapshot.read("nodes", columns=WARM_COLUMNS)
+        t = self.snapshot.read("nodes", columns=WARM_COLUMNS).combine_chunks()   # one chunk: O(1) row access
         self.meta = t
-        self._col = {name: t.column(name).to_pylist() for name in
+        # Column views and hashed key lookups, not Python objects per row: at 1M nodes dicts and
+        # lists cost gigabytes and most of the load time (stratum/keyindex.py).
+        self._col = {name: Column(t.column(name)) for name in
                      ("id", "kind", "path", "qualname", "name", "language", "content_hash")}
-        self.row_of: dict[str, int] = {nid: i for i, nid in enumerate(self._col["id"])}
-        self.by_path: dict[str, int] = {}
-        self.by_qual: dict[tuple[str, str], int] = {}
-        for i, (k, p, q) in enumerate(zip(self._col["kind"], self._col["path"], self._col["qualname"])):
-            if k in ("file", "dir", "repo"):
-                self.by_path.setdefault(p, i) if k != "repo" else self.by_path.setdefault("", i)
-            elif q:
-                self.by_qual.setdefault((p, q), i)
+        self.row_of = KeyIndex(self._col["id"].array)
+        kind = self._col["kind"].array
+        path = pc.fill_null(self._col["path"].array, "")
+        qual = pc.fill_null(self._col["qualname"].array, "")
+        is_repo = np.asarray(pc.equal(kind, "repo").fill_null(False).to_numpy(zero_copy_only=False), bool)
+        is_place = np.asarray(pc.is_in(kind, pa.array(["file", "dir"])).to_numpy(zero_copy_only=False), bool)
+        rows = np.flatnonzero(is_repo | is_place)
+        keys = pc.if_else(pa.array(is_repo[rows]), "", path.take(pa.array(rows)))
+        self.by_path = KeyIndex(keys, rows)
+        has_qual = np.asarray(pc.not_equal(qual, "").to_numpy(zero_copy_only=False), bool)
+        rows = np.flatnonzero(has_qual & ~is_repo & ~is_place)
+        self.by_qual = KeyIndex(pc.binary_join_element_wise(path.take(pa.array(rows)),
+                                                            qual.take(pa.array(rows)), "\x00"), rows)
         self.warm = WarmIndexes.load(store.root, self.manifest, self.meta, snapshot=self.snapshot,
                                      embedder=embedder, row_of_id=self.row_of)
         self._lock = threading.Lock()
@@ -67,11 +76,12 @@ class Shard:
 
     def resolve(self, target: str) -> int | None:
         """Row of a node id, a path, or path::qualified.name; None when this shard lacks it."""
-        if target in self.row_of:
-            return self.row_of[target]
+        row = self.row_of.get(target)
+        if row is not None:
+            return row
         if "::" in target:
             p, q = target.split("::", 1)
-            return self.by_qual.get((p.strip("/"), q))
+            return self.by_qual.get(p.strip("/") + "\x00" + q)
         t = target.strip().rstrip("/")
         if t in (".", ""):
             return self.by_path.get("")
@@ -79,9 +89,13 @@ class Shard:
 
     def row(self, i: int) -> dict:
         """Warm record of a node (no api/full text, no vector)."""
-        return {c: self.meta.column(c)[i].as_py() for c in WARM_COLUMNS}
+        return self.meta.slice(int(i), 1).to_pylist()[0]
 
-    def col(self, name: str) -> list:
+    def rows(self, rows) -> list[dict]:
+        """Warm records of many nodes at once (one Arrow take)."""
+        return self.meta.take(pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
+
+    def col(self, name: str) -> Column:
         return self._col[name]
 
     def record(self, i: int) -> dict:

@@ -1,0 +1,44 @@
+"""KeyIndex: hashed string lookups that must behave like the dicts they replaced."""
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from stratum.keyindex import Column, KeyIndex
+
+
+def test_lookup_matches_a_dict_with_first_row_winning():
+    keys = ["a.py", "b.py", "a.py", None, "", "c/d.py"]
+    idx = KeyIndex(pa.array(keys))
+    expect: dict = {}
+    for i, k in enumerate(keys):
+        if k is not None:
+            expect.setdefault(k, i)
+    for k, row in expect.items():
+        assert idx.get(k) == row and idx[k] == row and k in idx
+    assert idx.get("missing.py") is None and "missing.py" not in idx
+    assert idx.get(None) is None
+    with pytest.raises(KeyError):
+        idx["missing.py"]
+    assert len(idx) == 5
+
+
+def test_explicit_rows_and_many_keys():
+    n = 50_000
+    keys = pa.array([f"src/mod{i % 20_000}.py" for i in range(n)])
+    rows = np.arange(n, dtype=np.int64)[::-1].copy()        # later positions stand for smaller rows
+    idx = KeyIndex(keys, rows)
+    assert idx.get("src/mod5.py") == rows[40_005]           # the smallest row holding the key
+    assert idx.get("src/mod19999.py") == rows[39_999]
+
+
+def test_large_string_and_chunked_input():
+    chunked = pa.chunked_array([pa.array(["x", "y"], pa.large_string()), pa.array(["z"], pa.large_string())])
+    idx = KeyIndex(chunked)
+    assert [idx.get(k) for k in "xyz"] == [0, 1, 2]
+
+
+def test_column_view():
+    col = Column(pa.chunked_array([pa.array(["a", None]), pa.array(["c"])]))
+    assert len(col) == 3 and col[0] == "a" and col[1] is None and col[2] == "c"
+    assert list(col) == ["a", None, "c"]
