@@ -22,6 +22,8 @@ Definitions (printed with the results):
   the 2 cores are shared with other jobs; the load average during the run is printed.
 - Hybrid latency excludes embedding the query (given as a vector; the query embedding time is
   reported on its own): vector + keyword + exact-name lists, RRF fusion, filters, id tie-breaks.
+  The vector search runs on a helper thread beside the keyword search (stratum.search.PARALLEL);
+  the no-filter case is also timed with it inline, interleaved query by query.
 - recall@10: |found top-10 ∩ exact top-10| / 10, mean over queries; exact = brute-force cosine
   over the float32 vectors in numpy. Keyword exactness: the warm BM25 top-10 scores are compared
   with a brute-force scan of every posting of the query terms.
@@ -497,6 +499,21 @@ def measure(args) -> None:
         res["hybrid"][label] = {**stats(*warm[:2]), "cold_p50_ms": round(float(np.median(cold[0])), 3),
                                 "filters_respected": ok}
         print("hybrid", label, res["hybrid"][label], flush=True)
+
+    # the same no-filter hybrid with the vector search inline (no helper thread), interleaved
+    # query by query with the parallel one so machine load falls on both alike
+    hs_seq = HybridSearcher(meta, vi, ki, None, parallel=0)
+    par, seq = [], []
+    for qtext, qvec in pairs:
+        for searcher, acc in ((hs, par), (hs_seq, seq)):
+            t = time.perf_counter()
+            searcher.search(qtext, query_vector=qvec, limit=10)
+            acc.append((time.perf_counter() - t) * 1e3)
+    res["hybrid_parallel_vs_sequential"] = {
+        "parallel_p50_ms": round(float(np.median(par)), 3), "sequential_p50_ms": round(float(np.median(seq)), 3),
+        "parallel_p99_ms": round(float(np.percentile(par, 99)), 3),
+        "sequential_p99_ms": round(float(np.percentile(seq, 99)), 3)}
+    print("hybrid parallel vs sequential", res["hybrid_parallel_vs_sequential"], flush=True)
 
     from stratum.embedder import MiniLMEmbedder
     emb = MiniLMEmbedder()

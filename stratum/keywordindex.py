@@ -296,7 +296,8 @@ class KeywordIndex:
         returned score is still the row's exact BM25, but a row never read may be missing.
 
         Work is bounded MaxScore-style. Round one reads short posting lists whole and long ones
-        from their impact-ordered head, and scores every row seen exactly. A row not seen can then
+        from their impact-ordered head; candidates whose known score plus what they could still
+        gain stays below the k-th known score are dropped, the others are scored exactly. A row not seen can then
         score at most the sum, over partly read terms, of their next unread impact; once that is
         below the k-th best score the answer is exact. Otherwise the "essential" terms (those the
         bound cannot do without: the high-idf ones, in practice) are read whole when together
@@ -332,9 +333,8 @@ class KeywordIndex:
         rounds = 0
         while True:
             rounds += 1
-            # read: whole lists (their contributions add up directly) and heads (candidates only)
-            full_rows, full_imp, seen = [], [], [name_rows.astype(np.int32)]
-            partial = []
+            # read: whole lists and heads; a head's rows get their impact for that term now
+            full_rows, full_imp, head_rows, head_imp, partial = [], [], [], [], []
             for j, t in enumerate(terms):
                 w, s, e, hs, he, read = t
                 if read != -1 and want[j] != read:
@@ -346,31 +346,51 @@ class KeywordIndex:
                     full_rows.append(self.rows[s:e])
                     full_imp.append(self.impact[s:e] if w == 1.0 else self.impact[s:e] * np.float32(w))
                 else:
-                    seen.append(self.rows[s + self.head[hs:hs + read]])
+                    pos = s + self.head[hs:hs + read]
+                    head_rows.append(self.rows[pos])
+                    head_imp.append(self.impact[pos] if w == 1.0 else self.impact[pos] * np.float32(w))
                     partial.append(j)
-            n_full = sum(len(x) for x in full_rows)
-            allrows = np.concatenate(full_rows + seen)
-            contrib = np.zeros(len(allrows), np.float32)
-            if n_full:
-                contrib[:n_full] = np.concatenate(full_imp)
-            cand, inv = np.unique(allrows, return_inverse=True)
-            cand = cand.astype(np.int64)
-            scores = np.bincount(inv, weights=contrib, minlength=len(cand)).astype(np.float32)
-            if predicate is not None and len(cand):
-                ok = predicate(cand)
-                cand, scores = cand[ok], scores[ok]
-            for j in partial:                       # exact contributions of partly read terms
-                w, s, e = terms[j][:3]
-                prow = self.rows[s:e]
-                idx = np.searchsorted(prow, cand)
-                idx[idx >= len(prow)] = 0
-                scores += np.where(prow[idx] == cand, self.impact[s + idx] * np.float32(w), np.float32(0))
-            if len(name_rows):
-                scores += np.where(np.isin(cand, name_rows), np.float32(boost), np.float32(0))
-            # what an unseen row could still score, per partly read term
+            # what a row could still gain from a partly read term whose head it is not in
             rest = np.array([0.0 if read == -1 else
                              w * float(self.impact[s + self.head[min(hs + read, he - 1)]])
                              for w, s, e, hs, he, read in terms])
+            n_full = sum(len(x) for x in full_rows)
+            allrows = np.concatenate(full_rows + head_rows + [name_rows.astype(np.int32)])
+            contrib = np.concatenate(full_imp + head_imp + [np.zeros(len(name_rows), np.float32)])
+            cand, inv = np.unique(allrows, return_inverse=True)
+            cand = cand.astype(np.int64)
+            scores = np.bincount(inv, weights=contrib, minlength=len(cand)).astype(np.float32)
+            in_head, at = [], n_full
+            for hr in head_rows:
+                m = np.zeros(len(cand), bool)
+                m[inv[at:at + len(hr)]] = True
+                in_head.append(m)
+                at += len(hr)
+            if len(name_rows):
+                scores += np.where(np.isin(cand, name_rows), np.float32(boost), np.float32(0))
+            if predicate is not None and len(cand):
+                ok = predicate(cand)
+                cand, scores, in_head = cand[ok], scores[ok], [m[ok] for m in in_head]
+            matched = len(cand)
+            if len(cand) > k and partial:
+                # MaxScore pruning: a candidate whose known score plus everything it could still
+                # gain stays below the k-th known score can never reach the top k
+                ub = scores.copy()
+                for j, m in zip(partial, in_head):
+                    ub += np.where(m, np.float32(0), np.float32(rest[j]))
+                theta0 = float(np.partition(scores, len(scores) - k)[len(scores) - k])
+                keep = ub >= theta0
+                cand, scores, in_head = cand[keep], scores[keep], [m[keep] for m in in_head]
+            for j, m in zip(partial, in_head):      # exact contributions where the head missed them
+                need = np.flatnonzero(~m)
+                if not len(need):
+                    continue
+                w, s, e = terms[j][:3]
+                prow = self.rows[s:e]
+                c = cand[need]
+                idx = np.searchsorted(prow, c.astype(prow.dtype))   # same dtype: no copy of the list
+                idx[idx >= len(prow)] = 0
+                scores[need] += np.where(prow[idx] == c, self.impact[s + idx] * np.float32(w), np.float32(0))
             bound = float(rest.sum())
             kk = min(k, len(scores))
             theta = float(np.partition(scores, len(scores) - kk)[len(scores) - kk]) if kk == k else -1.0
@@ -390,7 +410,6 @@ class KeywordIndex:
         order = np.lexsort((cand, -scores))[:k]
         truncated = any(t[5] != -1 for t in terms)
         is_name = np.isin(cand[order], name_rows) if len(name_rows) else np.zeros(len(order), bool)
-        matched = len(cand)
         if truncated and predicate is None:
             matched = max(matched, max(t[2] - t[1] for t in terms))   # every row of the longest term matches
         return KeywordHits(cand[order], scores[order], is_name, matched, not truncated, proven)

@@ -19,6 +19,9 @@ its exact allowed set (scored exhaustively). A kind filter uses the kinds' own v
 when the index has them (mid-sized kinds such as class or file); any other filter becomes a
 predicate over an over-fetched candidate list, sized by the filter's selectivity.
 
+Latency: the vector and keyword lists are computed at the same time (the vector search on a
+helper thread, when one is free), so a query costs about the slower of the two plus fusion.
+
 Unmerged notes (the delta-log overlay) come in as ``extra_docs``: scored exhaustively by cosine
 and by BM25 with the index's own statistics, and merged into the lists by score before fusion.
 """
@@ -28,6 +31,7 @@ from __future__ import annotations
 import bisect
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol, Sequence
@@ -47,6 +51,7 @@ EXACT_LIMIT = 2048         # allowed sets up to this size are scored exhaustivel
 MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row (< 1 ms) to learn the exact set
 MAX_QUERY_CHARS = 4096
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
+PARALLEL = 2               # helper threads that run vector searches beside keyword searches (0: sequential)
 
 
 class Embedder(Protocol):
@@ -227,7 +232,8 @@ class HybridSearcher:
     def __init__(self, node_meta: pa.Table | NodeMeta, vector_index: VectorIndex | None,
                  keyword_index: KeywordIndex | None, embedder: Embedder | None = None, *,
                  window: int = DEFAULT_WINDOW, weights: dict[str, float] | None = None,
-                 query_cache: int = 256, exact_limit: int = EXACT_LIMIT, keyword_rounds: int = KEYWORD_ROUNDS):
+                 query_cache: int = 256, exact_limit: int = EXACT_LIMIT, keyword_rounds: int = KEYWORD_ROUNDS,
+                 parallel: int = PARALLEL):
         self.meta = node_meta if isinstance(node_meta, NodeMeta) else NodeMeta(node_meta)
         self.vectors = vector_index
         self.keywords = keyword_index
@@ -240,9 +246,19 @@ class HybridSearcher:
             if idx is not None and len(idx) and getattr(idx, "n_rows", getattr(idx, "n_docs", 0)) != self.meta.n:
                 raise InvalidArgument(f"{name} index covers {getattr(idx, 'n_rows', getattr(idx, 'n_docs', 0))} "
                                       f"rows, the node table has {self.meta.n}")
+        self._parallel = max(0, int(parallel))
+        self._spare = threading.BoundedSemaphore(self._parallel) if self._parallel else threading.Semaphore(0)
+        self._executor: ThreadPoolExecutor | None = None
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qcache_size = query_cache
         self._qlock = threading.Lock()
+
+    def _pool(self) -> ThreadPoolExecutor:
+        with self._qlock:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(max_workers=self._parallel,
+                                                    thread_name_prefix="stratum-vector")
+            return self._executor
 
     def embed_query(self, query: str) -> np.ndarray | None:
         """The query's vector (cached: every page of one query embeds it once)."""
@@ -284,10 +300,13 @@ class HybridSearcher:
 
         want_vec = "vector" in sources and self.vectors is not None and \
             (self.embedder is not None or query_vector is not None)
+        want_kw = self.keywords is not None and ("keyword" in sources or "name" in sources)
         if want_vec:
             t = time.perf_counter()
             q = query_vector if query_vector is not None else self.embed_query(query)
             timings["embed"] = (time.perf_counter() - t) * 1e3
+
+        def vector_list() -> np.ndarray:
             t = time.perf_counter()
             if filt.empty:
                 vrows, vscores = np.empty(0, np.int64), np.empty(0, np.float32)
@@ -295,10 +314,26 @@ class HybridSearcher:
                 hits = self._vector_hits(q, W, filt)
                 vrows, vscores = hits.rows, hits.scores
             ex = [(j, float(np.dot(d.vector, q))) for j, d in enumerate(extra) if d.vector is not None]
-            lists["vector"] = _merge_ranked(vrows, vscores, ex, n, W)
+            out = _merge_ranked(vrows, vscores, ex, n, W)
             timings["vector"] = (time.perf_counter() - t) * 1e3
+            return out
 
-        if self.keywords is not None and ("keyword" in sources or "name" in sources):
+        # The vector and keyword lists are independent: with a core to spare, the vector search
+        # (usearch releases the GIL) runs beside the keyword search; when every helper thread is
+        # busy (a loaded server), it runs inline rather than queueing.
+        pending = None
+        if want_vec and want_kw and self._spare.acquire(blocking=False):
+            try:
+                pending = self._pool().submit(vector_list)
+            finally:
+                if pending is None:
+                    self._spare.release()
+                else:
+                    pending.add_done_callback(lambda _f: self._spare.release())
+        elif want_vec:
+            lists["vector"] = vector_list()
+
+        if want_kw:
             t = time.perf_counter()
             krows, kscores = np.empty(0, np.int64), np.empty(0, np.float32)
             if not filt.empty:
@@ -314,6 +349,8 @@ class HybridSearcher:
                     ex = [(j, float(v)) for j, v in enumerate(s) if v > 0]
                 lists["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
             timings["keyword"] = (time.perf_counter() - t) * 1e3
+        if pending is not None:
+            lists["vector"] = pending.result()
 
         t = time.perf_counter()
         rows, scores, bits = self._fuse(lists, extra)
@@ -421,4 +458,4 @@ def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: list[tuple[int, f
 
 
 __all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ExtraDoc", "NodeMeta", "RowFilter", "RRF_K",
-           "DEFAULT_WINDOW", "EXACT_LIMIT", "KEYWORD_ROUNDS", "MATERIALIZE_LIMIT"]
+           "DEFAULT_WINDOW", "EXACT_LIMIT", "KEYWORD_ROUNDS", "MATERIALIZE_LIMIT", "PARALLEL"]

@@ -251,3 +251,19 @@ def test_cold_tier_lance_indexes_use_the_same_tokens(setup, tmp_path, embedder):
     assert ids == [recs[r]["id"] for r in warm.rows]
     np.testing.assert_allclose(sims, warm.scores, atol=2e-3)
     assert filter_clause(path_prefix="a_b%'") == "path LIKE 'a\\_b\\%''%'"
+
+
+def test_parallel_and_inline_vector_search_rank_alike(setup, embedder):
+    """The vector list on a helper thread (the default) gives the very ranking it gives inline,
+    also when many callers share one searcher and its helper threads are busy."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    recs, table, hs, vi, ki = setup
+    inline = HybridSearcher(table, vi, ki, embedder, parallel=0)
+    queries = ["parse the configuration file", "fetch_url", "render a template", "Cart total price"]
+    want = {q: [(it.id, it.score, it.sources) for it in inline.search(q, limit=20).items] for q in queries}
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda q: (q, [(it.id, it.score, it.sources) for it in hs.search(q, limit=20).items]),
+                            queries * 10))
+    for q, items in got:
+        assert items == want[q]
