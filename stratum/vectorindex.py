@@ -201,8 +201,11 @@ class VectorIndex:
             raise StoreError(f"vector index in {d} has format {meta.get('format')}, this build reads "
                              f"{FORMAT}: re-index")
         p = meta["params"]
+        # the saved breadth, but never below what this size needs for recall (an index saved by
+        # an older build may carry a smaller automatic value)
+        ef = expansion_search or max(int(p["expansion_search"]), auto_expansion(int(meta["size"])))
         params = HnswParams(connectivity=p["connectivity"], expansion_add=p["expansion_add"],
-                            expansion_search=expansion_search or p["expansion_search"], dtype=p["dtype"])
+                            expansion_search=ef, dtype=p["dtype"])
         graph = Index(ndim=meta["dim"], metric="cos", dtype=params.dtype, connectivity=params.connectivity,
                       expansion_add=params.expansion_add, expansion_search=params.expansion_search)
         if mmap:
