@@ -2,23 +2,71 @@
 
 Why: a Python dict of 1,000,000 node ids (plus one of paths and one of qualified names) costs
 about a gigabyte and tens of seconds to build, which made a 1M-node shard load in 44 s with a
-6 GB RSS (docs/bench/grpc.md). Here a key is a 64-bit hash (Polars' vectorised string hash,
-computed for the whole column at once); lookups binary-search the sorted hashes and confirm the
-key against the Arrow column, so a hash collision can never return a wrong row. Memory: 16 bytes
-per key.
+6 GB RSS (docs/bench/grpc.md). Here a key is a 64-bit polynomial hash of its UTF-8 bytes,
+computed for a whole Arrow column at once with numpy (and for one key in microseconds); lookups
+binary-search the sorted hashes and confirm the key against the Arrow column, so a hash collision
+can never return a wrong row. Memory: 24 bytes per key.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import polars as pl
+import pyarrow.compute as pc
 
-_SEED = 0x5EED
+_P = np.uint64(0x100000001B3)          # odd, so every power is invertible mod 2**64
+_CHUNK_BYTES = 1 << 24                 # hash a column in slices of about this many bytes
+_pow = np.ones(1, np.uint64)
+_MISSING = object()
+RECENT = 65536                         # keys remembered per index (a dict of recent lookups)
 
 
-def _hash(keys: pa.Array) -> np.ndarray:
-    return pl.Series(values=keys).hash(seed=_SEED).to_numpy()
+def _powers(n: int) -> np.ndarray:
+    """P**0 .. P**(n-1) mod 2**64 (grown on demand, kept)."""
+    global _pow
+    if len(_pow) < n:
+        size = max(n, 2 * len(_pow))
+        p = np.full(size, _P, np.uint64)
+        p[0] = 1
+        with np.errstate(over="ignore"):
+            _pow = np.cumprod(p, dtype=np.uint64)
+    return _pow[:n]
+
+
+def hash_key(key: str) -> np.uint64:
+    """The hash of one key: sum of (byte + 1) * P**position, mod 2**64."""
+    b = np.frombuffer(key.encode("utf-8"), np.uint8)
+    with np.errstate(over="ignore"):
+        return np.uint64(((b.astype(np.uint64) + np.uint64(1)) * _powers(len(b))).sum(dtype=np.uint64))
+
+
+def hash_keys(keys: pa.Array) -> np.ndarray:
+    """``hash_key`` of every value of a string array (nulls hash as the empty string)."""
+    keys = keys.cast(pa.string()) if not pa.types.is_string(keys.type) else keys
+    n = len(keys)
+    out = np.zeros(n, np.uint64)
+    if n == 0:
+        return out
+    offsets = np.frombuffer(keys.buffers()[1], np.int32, count=n + 1, offset=4 * keys.offset).astype(np.int64)
+    data = keys.buffers()[2]
+    data = np.frombuffer(data, np.uint8) if data is not None else np.empty(0, np.uint8)
+    lo = 0
+    while lo < n:
+        # a slice of strings holding about _CHUNK_BYTES bytes (at least one string)
+        hi = int(np.searchsorted(offsets, offsets[lo] + _CHUNK_BYTES, "right")) - 1
+        hi = min(n, max(hi, lo + 1))
+        a, b = int(offsets[lo]), int(offsets[hi])
+        starts = offsets[lo:hi] - a
+        lens = np.diff(offsets[lo:hi + 1])
+        if b > a:
+            pos = np.arange(b - a, dtype=np.int64) - np.repeat(starts, lens)
+            with np.errstate(over="ignore"):
+                vals = (data[a:b].astype(np.uint64) + np.uint64(1)) * _powers(int(lens.max()))[pos]
+            nonempty = lens > 0
+            sums = np.add.reduceat(vals, starts[nonempty]) if nonempty.any() else np.empty(0, np.uint64)
+            out[lo:hi][nonempty] = sums
+        lo = hi
+    return out
 
 
 class KeyIndex:
@@ -29,30 +77,61 @@ class KeyIndex:
         (default: its position)."""
         if isinstance(keys, pa.ChunkedArray):
             keys = keys.combine_chunks()
-        if pa.types.is_large_string(keys.type):
+        if not pa.types.is_string(keys.type):
             keys = keys.cast(pa.string())
         rows = np.arange(len(keys), dtype=np.int64) if rows is None else np.asarray(rows, dtype=np.int64)
         if len(rows) != len(keys):
             raise ValueError(f"{len(keys)} keys but {len(rows)} rows")
         valid = np.asarray(keys.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
         pos = np.flatnonzero(valid)
-        h = _hash(keys)[pos] if len(pos) else np.empty(0, np.uint64)
+        h = hash_keys(keys)[pos]
         order = np.lexsort((rows[pos], h))
         self._keys = keys
         self._hash = h[order]
         self._pos = pos[order]             # position in ``keys`` (to confirm the key)
         self._rows = rows[pos][order]
+        self._recent: dict[str, int | None] = {}
 
     def get(self, key: str, default: int | None = None) -> int | None:
         if not isinstance(key, str) or not len(self._hash):
             return default
-        h = _hash(pa.array([key], pa.string()))[0]
+        r = self._recent.get(key, _MISSING)
+        if r is _MISSING:
+            r = self._lookup(key)
+            if len(self._recent) >= RECENT:        # bounded: sessions keep asking about the same nodes
+                self._recent.clear()
+            self._recent[key] = r
+        return default if r is None else r
+
+    def _lookup(self, key: str) -> int | None:
+        h = hash_key(key)
         lo = int(np.searchsorted(self._hash, h, "left"))
         hi = int(np.searchsorted(self._hash, h, "right"))
         for j in range(lo, hi):
             if self._keys[int(self._pos[j])].as_py() == key:
                 return int(self._rows[j])
-        return default
+        return None
+
+    def get_many(self, keys: pa.Array | pa.ChunkedArray) -> np.ndarray:
+        """Rows of many keys at once (-1 where absent or null)."""
+        if isinstance(keys, pa.ChunkedArray):
+            keys = keys.combine_chunks()
+        if not pa.types.is_string(keys.type):
+            keys = keys.cast(pa.string())
+        out = np.full(len(keys), -1, np.int64)
+        if not len(keys) or not len(self._hash):
+            return out
+        h = hash_keys(keys)
+        j = np.minimum(np.searchsorted(self._hash, h, "left"), len(self._hash) - 1)
+        hit = self._hash[j] == h
+        idx = np.flatnonzero(hit)
+        same = pc.equal(self._keys.take(pa.array(self._pos[j[idx]])), keys.take(pa.array(idx)))
+        same = np.asarray(same.fill_null(False).to_numpy(zero_copy_only=False), bool)
+        out[idx[same]] = self._rows[j[idx[same]]]
+        for i in idx[~same].tolist():         # a hash collision: look further along its range
+            r = self._lookup(keys[i].as_py())
+            out[i] = -1 if r is None else r
+        return out
 
     def __getitem__(self, key: str) -> int:
         r = self.get(key)
@@ -83,4 +162,4 @@ class Column:
         return iter(self.array.to_pylist())
 
 
-__all__ = ["KeyIndex", "Column"]
+__all__ = ["KeyIndex", "Column", "hash_key", "hash_keys"]

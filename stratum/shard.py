@@ -44,6 +44,8 @@ class Shard:
         self.version = self.manifest.version
         t = self.snapshot.read("nodes", columns=WARM_COLUMNS).combine_chunks()   # one chunk: O(1) row access
         self.meta = t
+        self._arrays = {c: (t.column(c).chunk(0) if t.column(c).num_chunks else pa.array([], t.schema.field(c).type))
+                        for c in WARM_COLUMNS}
         # Column views and hashed key lookups, not Python objects per row: at 1M nodes dicts and
         # lists cost gigabytes and most of the load time (stratum/keyindex.py).
         self._col = {name: Column(t.column(name)) for name in
@@ -89,7 +91,8 @@ class Shard:
 
     def row(self, i: int) -> dict:
         """Warm record of a node (no api/full text, no vector)."""
-        return self.meta.slice(int(i), 1).to_pylist()[0]
+        i = int(i)
+        return {c: a[i].as_py() for c, a in self._arrays.items()}
 
     def rows(self, rows) -> list[dict]:
         """Warm records of many nodes at once (one Arrow take)."""

@@ -102,24 +102,32 @@ class WarmIndexes:
         if kind != "cochange" or self._snapshot is None:
             return {}
         if self._cochange is None:
-            t = self._snapshot.read("edges", columns=["src", "dst", "support", "confidence_fwd",
-                                                      "confidence_bwd", "lift", "last_time"],
-                                    where="kind = 'cochange'")
-            cc = {}
-            for r in t.to_pylist():
-                a, b = self._row_of.get(r["src"]), self._row_of.get(r["dst"])
-                if a is not None and b is not None:
-                    cc[(a, b)] = r
-            self._cochange = cc
-        r = self._cochange.get((src, dst))
-        if r is not None:
-            return {"support": r["support"], "confidence": r["confidence_fwd"], "lift": r["lift"],
-                    "last_time": r["last_time"]}
-        r = self._cochange.get((dst, src))
-        if r is not None:
-            return {"support": r["support"], "confidence": r["confidence_bwd"], "lift": r["lift"],
-                    "last_time": r["last_time"]}
+            self._cochange = self._load_cochange()
+        keys, table = self._cochange
+        for a, b, conf in ((src, dst, "confidence_fwd"), (dst, src, "confidence_bwd")):
+            i = int(np.searchsorted(keys, (a << 32) | b))
+            if i < len(keys) and keys[i] == (a << 32) | b:
+                r = table.slice(i, 1).to_pylist()[0]
+                return {"support": r["support"], "confidence": r[conf], "lift": r["lift"],
+                        "last_time": r["last_time"]}
         return {}
+
+    def _load_cochange(self) -> tuple[np.ndarray, pa.Table]:
+        """Co-change edge attributes keyed by (src row << 32 | dst row), sorted: one read of the
+        edges dataset, no Python object per edge (1.2M co-change edges at 1M nodes)."""
+        t = self._snapshot.read("edges", columns=["src", "dst", "support", "confidence_fwd",
+                                                  "confidence_bwd", "lift", "last_time"],
+                                where="kind = 'cochange'")
+        a, b = self._rows_of(t.column("src")), self._rows_of(t.column("dst"))
+        ok = np.flatnonzero((a >= 0) & (b >= 0))
+        keys = (a[ok] << 32) | b[ok]
+        order = np.argsort(keys, kind="stable")
+        return keys[order], t.take(pa.array(ok[order]))
+
+    def _rows_of(self, ids) -> np.ndarray:
+        if hasattr(self._row_of, "get_many"):
+            return self._row_of.get_many(ids)
+        return np.array([-1 if r is None else r for r in map(self._row_of.get, ids.to_pylist())], np.int64)
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, query: str, *, kinds=(), path_prefix="", language="", limit=10, offset=0, extra_docs=()):

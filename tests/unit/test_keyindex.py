@@ -42,3 +42,30 @@ def test_column_view():
     col = Column(pa.chunked_array([pa.array(["a", None]), pa.array(["c"])]))
     assert len(col) == 3 and col[0] == "a" and col[1] is None and col[2] == "c"
     assert list(col) == ["a", None, "c"]
+
+
+def test_one_key_hashes_as_in_a_column():
+    from stratum.keyindex import hash_key, hash_keys
+
+    keys = ["", "a", "src/ünïcode/модуль.py", "x" * 5000, "node::Cls.method"]
+    arr = pa.array(["pad"] + keys).slice(1)          # a sliced array: offsets start mid-buffer
+    assert [int(h) for h in hash_keys(arr)] == [int(hash_key(k)) for k in keys]
+    assert len({int(h) for h in hash_keys(arr)}) == len(keys)
+
+
+def test_get_many_agrees_with_get():
+    keys = [f"id{i % 700}" for i in range(1000)] + [None]
+    idx = KeyIndex(pa.array(keys))
+    asked = pa.array(["id5", "nope", None, "id699", "id0", "id5"])
+    assert idx.get_many(asked).tolist() == [5, -1, -1, 699, 0, 5]
+    assert idx.get_many(pa.array([], pa.string())).tolist() == []
+
+
+def test_colliding_hashes_still_find_the_right_rows(monkeypatch):
+    import stratum.keyindex as K
+
+    monkeypatch.setattr(K, "hash_keys", lambda keys: np.zeros(len(keys), np.uint64))
+    monkeypatch.setattr(K, "hash_key", lambda key: np.uint64(0))
+    idx = KeyIndex(pa.array(["b", "a", "c", "a"]))
+    assert [idx.get(k) for k in "abcd"] == [1, 0, 2, None]
+    assert idx.get_many(pa.array(["c", "a", "d", "b"])).tolist() == [2, 1, -1, 0]
