@@ -107,8 +107,7 @@ class Shard:
             if i in self._full:
                 self._full.move_to_end(i)
                 return self._full[i]
-        tbl = self.snapshot.lance_table("nodes")
-        rec = tbl.take_offsets([i]).select(["id", "api", "full"]).to_arrow().to_pylist()[0]
+        rec = self.snapshot.take("nodes", [i], ["id", "api", "full"]).to_pylist()[0]
         if rec["id"] != self._col["id"][i]:  # defensive: dataset order must match the warm rows
             raise NotFound(f"node row {i} moved in {self.store.root}; reload the shard")
         full = self.row(i)

@@ -24,6 +24,7 @@ from stratum.shard import Shard, ShardSet
 MAX_QUERY_CHARS = 2000
 MAX_PAGE_SIZE = 200
 DEFAULT_BUDGET = 32000
+STATUS_ENTRIES = 50         # working-set entries listed by status (best S(v) first; entries_total counts all)
 READ_ONLY = {"tree", "search", "get", "walk", "status"}   # markers: which tools never write
 WRITING = {"remember", "pin", "unpin", "prefetch", "open_session", "close_session"}
 
@@ -328,7 +329,11 @@ class Tools:
                 info.update(self.freshness(m.repo_path, m.indexed_commit))
             shards.append(info)
         r = self._respond(s, [], tool="status")
-        r.data.update(shards=shards, session=s.controller.status(), author=s.author)
+        sess = s.controller.status()
+        # the working set best first, cut so a long session's status stays a small page
+        sess["entries_total"] = len(sess["entries"])
+        sess["entries"] = sess["entries"][:STATUS_ENTRIES]
+        r.data.update(shards=shards, session=sess, author=s.author)
         return r
 
     def reload(self) -> list:

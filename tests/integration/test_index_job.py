@@ -48,6 +48,8 @@ def test_reindex_is_incremental_and_old_readers_keep_their_version(tmp_path):
     assert store.manifest().version == 2
     # a reader holding version 1 still reads version 1
     assert old.read("nodes").num_rows == old_nodes
+    old_ids = old.read("nodes", columns=["id"]).column("id").to_pylist()
+    assert old.take("nodes", list(range(old_nodes)), ["id"]).column("id").to_pylist() == old_ids
     new = store.snapshot().read("nodes")
     assert new.num_rows == old_nodes + 1
     assert "shop/invoice.py::header" in {f"{p}::{q}" for p, q in zip(new.column("path").to_pylist(),

@@ -139,3 +139,14 @@ def test_status_reports_versions_and_freshness(tools, indexed_store):
     sh = tools.status(s).data["shards"][0]
     assert sh["version"] == 1 and sh["indexed_commit"] and sh["moved_on"] is False
     assert sh["uncommitted_changes"] is False
+
+
+def test_status_lists_the_best_of_a_large_working_set(tools, monkeypatch):
+    import stratum.tools as T
+
+    monkeypatch.setattr(T, "STATUS_ENTRIES", 2)
+    s = _session(tools, budget=10**6)
+    tools.search(s, "cart total", page_size=10)
+    st = tools.status(s).data["session"]
+    assert st["entries_total"] >= 3 and len(st["entries"]) == 2
+    assert st["entries"][0]["score"] >= st["entries"][1]["score"]
