@@ -51,6 +51,7 @@ EXACT_LIMIT = 2048         # allowed sets up to this size are scored exhaustivel
 MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row (< 1 ms) to learn the exact set
 MAX_QUERY_CHARS = 4096
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
+QUERY_CACHE = 4096         # query vectors kept (1.5 KB each): page 2+ and repeated queries skip embedding
 PARALLEL = 2               # helper threads that run vector searches beside keyword searches (0: sequential)
 
 
@@ -232,7 +233,7 @@ class HybridSearcher:
     def __init__(self, node_meta: pa.Table | NodeMeta, vector_index: VectorIndex | None,
                  keyword_index: KeywordIndex | None, embedder: Embedder | None = None, *,
                  window: int = DEFAULT_WINDOW, weights: dict[str, float] | None = None,
-                 query_cache: int = 256, exact_limit: int = EXACT_LIMIT, keyword_rounds: int = KEYWORD_ROUNDS,
+                 query_cache: int = QUERY_CACHE, exact_limit: int = EXACT_LIMIT, keyword_rounds: int = KEYWORD_ROUNDS,
                  parallel: int = PARALLEL):
         self.meta = node_meta if isinstance(node_meta, NodeMeta) else NodeMeta(node_meta)
         self.vectors = vector_index
