@@ -179,7 +179,6 @@ def build(args) -> None:
     from stratum.graph import Graph
     from stratum.ids import node_id
     from stratum.keywordindex import KeywordIndex, node_names, node_text, tokenize
-    from stratum.lanceindex import LanceIndexParams, create_indexes
     from stratum.store import Store
     from stratum.vectorindex import HnswParams, VectorIndex, exact_knn
 

@@ -38,7 +38,6 @@ import json
 import os
 import platform
 import random
-import statistics
 import subprocess
 import sys
 import threading

@@ -17,10 +17,18 @@ def note_id(record_uid: str) -> str:
     return "n" + hashlib.blake2b(record_uid.encode(), digest_size=10).hexdigest()[1:]
 
 
+def norm_path(p: str) -> str:
+    """A repo-relative path as stored: forward slashes, no ./ prefix, no leading or trailing slash."""
+    p = p.strip().replace("\\", "/")
+    while p.startswith("./"):
+        p = p[2:]
+    return p.strip("/")
+
+
 def content_hash(data: bytes | str) -> str:
     if isinstance(data, str):
         data = data.encode("utf-8", "surrogateescape")
     return hashlib.sha1(data).hexdigest()
 
 
-__all__ = ["node_id", "note_id", "content_hash"]
+__all__ = ["node_id", "note_id", "norm_path", "content_hash"]

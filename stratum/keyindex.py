@@ -150,7 +150,9 @@ class Column:
     """Read-only list-like view of one Arrow column: ``col[i]`` is a Python value."""
 
     def __init__(self, array: pa.Array | pa.ChunkedArray):
-        self.array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+        if isinstance(array, pa.ChunkedArray):
+            array = array.chunk(0) if array.num_chunks == 1 else array.combine_chunks()
+        self.array = array
 
     def __getitem__(self, i: int):
         return self.array[int(i)].as_py()

@@ -375,11 +375,11 @@ class KeywordIndex:
             if len(cand) > k and partial:
                 # MaxScore pruning: a candidate whose known score plus everything it could still
                 # gain stays below the k-th known score can never reach the top k
-                ub = scores.copy()
+                cap = scores.copy()
                 for j, m in zip(partial, in_head):
-                    ub += np.where(m, np.float32(0), np.float32(rest[j]))
+                    cap += np.where(m, np.float32(0), np.float32(rest[j]))
                 theta0 = float(np.partition(scores, len(scores) - k)[len(scores) - k])
-                keep = ub >= theta0
+                keep = cap >= theta0
                 cand, scores, in_head = cand[keep], scores[keep], [m[keep] for m in in_head]
             for j, m in zip(partial, in_head):      # exact contributions where the head missed them
                 need = np.flatnonzero(~m)

@@ -25,7 +25,6 @@ from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from stratum.errors import InvalidArgument, StoreError
 from stratum.keywordindex import node_text, tokenize

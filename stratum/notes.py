@@ -457,21 +457,13 @@ class CodeIndex:
             return self._by_id[t]
         if "::" in t:
             path, qual = t.split("::", 1)
-            nid = self._by_qual.get((norm_path(path), qual.strip()))
+            nid = self._by_qual.get((ids.norm_path(path), qual.strip()))
         else:
-            nid = self._by_path.get(norm_path(t))
+            nid = self._by_path.get(ids.norm_path(t))
         return self._by_id[nid] if nid else None
 
 
-def norm_path(p: str) -> str:
-    """A path as stored: forward slashes, no ./ prefix, no leading or trailing slash."""
-    p = p.strip().replace("\\", "/")
-    while p.startswith("./"):
-        p = p[2:]
-    return p.strip("/")
-
-
-__all__ = ["Note", "Target", "Resolved", "norm_path", "NoteKind", "NoteLimits", "FoldResult", "CodeIndex",
+__all__ = ["Note", "Target", "Resolved", "NoteKind", "NoteLimits", "FoldResult", "CodeIndex",
            "register_kind", "kinds", "kind_info", "validate", "note_body", "write_note", "write_retract",
            "note_from_body", "fold", "fold_records", "staleness", "is_orphaned", "note_to_records",
            "note_from_node", "notes_from_nodes", "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED", "STATUSES"]

@@ -192,16 +192,7 @@ class ShardCode:
                           col("qualname")[row] or "", kind or "")
 
     def resolve(self, target: str) -> N.Resolved | None:
-        t = target.strip()
-        row = self.shard.row_of.get(t)
-        if row is None:
-            if "::" in t:
-                path, qual = t.split("::", 1)
-                t = f"{N.norm_path(path)}::{qual.strip()}"
-            else:
-                t = N.norm_path(t)
-            row = self.shard.resolve(t)
-        return self._at(row)
+        return self._at(self.shard.resolve(target))
 
     def hash_of(self, node_id: str) -> str | None:
         r = self._at(self.shard.row_of.get(node_id))

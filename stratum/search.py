@@ -249,17 +249,11 @@ class HybridSearcher:
                                       f"rows, the node table has {self.meta.n}")
         self._parallel = max(0, int(parallel))
         self._spare = threading.BoundedSemaphore(self._parallel) if self._parallel else threading.Semaphore(0)
-        self._executor: ThreadPoolExecutor | None = None
+        self._executor = ThreadPoolExecutor(self._parallel, thread_name_prefix="stratum-vector") \
+            if self._parallel else None
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qcache_size = query_cache
         self._qlock = threading.Lock()
-
-    def _pool(self) -> ThreadPoolExecutor:
-        with self._qlock:
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(max_workers=self._parallel,
-                                                    thread_name_prefix="stratum-vector")
-            return self._executor
 
     def embed_query(self, query: str) -> np.ndarray | None:
         """The query's vector (cached: every page of one query embeds it once)."""
@@ -325,7 +319,7 @@ class HybridSearcher:
         pending = None
         if want_vec and want_kw and self._spare.acquire(blocking=False):
             try:
-                pending = self._pool().submit(vector_list)
+                pending = self._executor.submit(vector_list)
             finally:
                 if pending is None:
                     self._spare.release()

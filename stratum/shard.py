@@ -11,17 +11,15 @@ note is searchable, walkable and gettable the moment ``remember`` acknowledges i
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from stratum import schema as S
 from stratum.errors import NotFound
+from stratum.ids import norm_path
 from stratum.keyindex import Column, KeyIndex
 from stratum.store import Manifest, Store
 
@@ -44,12 +42,9 @@ class Shard:
         self.version = self.manifest.version
         t = self.snapshot.read("nodes", columns=WARM_COLUMNS).combine_chunks()   # one chunk: O(1) row access
         self.meta = t
-        self._arrays = {c: (t.column(c).chunk(0) if t.column(c).num_chunks else pa.array([], t.schema.field(c).type))
-                        for c in WARM_COLUMNS}
         # Column views and hashed key lookups, not Python objects per row: at 1M nodes dicts and
         # lists cost gigabytes and most of the load time (stratum/keyindex.py).
-        self._col = {name: Column(t.column(name)) for name in
-                     ("id", "kind", "path", "qualname", "name", "language", "content_hash")}
+        self._col = {name: Column(t.column(name)) for name in WARM_COLUMNS}
         self.row_of = KeyIndex(self._col["id"].array)
         kind = self._col["kind"].array
         path = pc.fill_null(self._col["path"].array, "")
@@ -81,18 +76,17 @@ class Shard:
         row = self.row_of.get(target)
         if row is not None:
             return row
-        if "::" in target:
-            p, q = target.split("::", 1)
-            return self.by_qual.get(p.strip("/") + "\x00" + q)
-        t = target.strip().rstrip("/")
-        if t in (".", ""):
-            return self.by_path.get("")
-        return self.by_path.get(t.lstrip("./") if t.startswith("./") else t)
+        t = target.strip()
+        if "::" in t:
+            p, q = t.split("::", 1)
+            return self.by_qual.get(norm_path(p) + "\x00" + q.strip())
+        t = norm_path(t)
+        return self.by_path.get("" if t == "." else t)
 
     def row(self, i: int) -> dict:
         """Warm record of a node (no api/full text, no vector)."""
         i = int(i)
-        return {c: a[i].as_py() for c, a in self._arrays.items()}
+        return {c: col.array[i].as_py() for c, col in self._col.items()}
 
     def rows(self, rows) -> list[dict]:
         """Warm records of many nodes at once (one Arrow take)."""

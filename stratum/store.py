@@ -153,7 +153,8 @@ class Snapshot:
     def __init__(self, store: Store, manifest: Manifest):
         self.store = store
         self.manifest = manifest
-        self._tables: dict = {}         # name -> lancedb table; ("lance", name) -> lance dataset
+        self._tables: dict[str, object] = {}     # lancedb tables
+        self._datasets: dict[str, object] = {}   # lance datasets (row takes)
 
     def has(self, name: str) -> bool:
         return name in self.manifest.datasets
@@ -176,13 +177,12 @@ class Snapshot:
         """Rows by position at the pinned version. Through the Lance dataset itself (pylance):
         a one-row take costs ~0.6-1.2 ms there against ~3.3 ms through lancedb's take_offsets
         (measured at 1M nodes, docs/bench/grpc.md)."""
-        key = ("lance", name)
-        ds = self._tables.get(key)
+        ds = self._datasets.get(name)
         if ds is None:
             ds = self.lance_table(name).to_lance()
             if ds.version != self.manifest.datasets[name]:
                 ds = ds.checkout_version(self.manifest.datasets[name])
-            self._tables[key] = ds
+            self._datasets[name] = ds
         return ds.take(list(rows), columns=columns)
 
     def read(self, name: str, columns: list[str] | None = None, where: str | None = None) -> pa.Table:

@@ -8,7 +8,6 @@ Read-only tools never write; ``remember`` appends to the durable delta log.
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import time

@@ -69,7 +69,7 @@ class WarmIndexes:
 
     @classmethod
     def load(cls, root: Path, manifest, meta: pa.Table, *, snapshot=None, embedder=None,
-             row_of_id: dict | None = None) -> "WarmIndexes":
+             row_of_id=None) -> "WarmIndexes":
         from stratum.graph import Graph
         from stratum.keywordindex import KeywordIndex
         from stratum.search import HybridSearcher
@@ -88,7 +88,11 @@ class WarmIndexes:
         if vec is not None and embedder is not None and manifest.embedding:
             _check_model(manifest.embedding, embedder)
         searcher = HybridSearcher(meta, vec, kw, embedder if vec is not None else None)
-        return cls(searcher, graph, snapshot, row_of_id or {})
+        if row_of_id is None:
+            from stratum.keyindex import KeyIndex
+
+            row_of_id = KeyIndex(meta.column("id"))
+        return cls(searcher, graph, snapshot, row_of_id)
 
     # ---- graph --------------------------------------------------------------------------------
     def graph_neighbors(self, row: int, kinds: tuple[str, ...], direction: str) -> list[tuple[int, str, str, float]]:
@@ -118,16 +122,11 @@ class WarmIndexes:
         t = self._snapshot.read("edges", columns=["src", "dst", "support", "confidence_fwd",
                                                   "confidence_bwd", "lift", "last_time"],
                                 where="kind = 'cochange'")
-        a, b = self._rows_of(t.column("src")), self._rows_of(t.column("dst"))
+        a, b = self._row_of.get_many(t.column("src")), self._row_of.get_many(t.column("dst"))
         ok = np.flatnonzero((a >= 0) & (b >= 0))
         keys = (a[ok] << 32) | b[ok]
         order = np.argsort(keys, kind="stable")
         return keys[order], t.take(pa.array(ok[order]))
-
-    def _rows_of(self, ids) -> np.ndarray:
-        if hasattr(self._row_of, "get_many"):
-            return self._row_of.get_many(ids)
-        return np.array([-1 if r is None else r for r in map(self._row_of.get, ids.to_pylist())], np.int64)
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, query: str, *, kinds=(), path_prefix="", language="", limit=10, offset=0, extra_docs=()):

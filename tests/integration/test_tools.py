@@ -150,3 +150,13 @@ def test_status_lists_the_best_of_a_large_working_set(tools, monkeypatch):
     st = tools.status(s).data["session"]
     assert st["entries_total"] >= 3 and len(st["entries"]) == 2
     assert st["entries"][0]["score"] >= st["entries"][1]["score"]
+
+
+def test_targets_are_found_however_the_path_is_written(tools):
+    s = _session(tools)
+    want = tools.get(s, "shop/cart.py", "summary").items[0].id
+    for spelled in ("./shop/cart.py", "shop/cart.py/", "shop\\cart.py", " ./shop/cart.py "):
+        assert tools.get(s, spelled, "summary").items[0].id == want
+    method = tools.get(s, "shop/cart.py::Cart.total", "summary").items[0].id
+    assert tools.get(s, "./shop/cart.py::Cart.total", "summary").items[0].id == method
+    assert tools.get(s, ".", "summary").items[0].kind == "repo"
