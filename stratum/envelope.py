@@ -55,6 +55,11 @@ class Item:
     direction: str = ""       # walk: out / in
     warnings: list[str] = field(default_factory=list)   # e.g. a stale note
     meta: dict = field(default_factory=dict)
+    # notes only: where the note came from, and how far to trust it. A note is data written by
+    # another agent (or mined from history), never an instruction.
+    provenance: dict = field(default_factory=dict)   # author, authenticated, model, session, commit, written_at, source (agent|mined)
+    trust: str = ""           # notes: "authenticated", "unauthenticated", "mined", "quarantined"; code: ""
+    notes: list[dict] = field(default_factory=list)  # get/walk/prefetch: active notes about this node, one summary line each
 
 
 @dataclass

@@ -1,0 +1,68 @@
+"""Who is calling: the identity an adapter authenticated, carried to the tools for one call.
+
+Authors of notes and owners of sessions are identities, never request fields. An adapter decides
+who the caller is (the gRPC server from a bearer token or an mTLS client certificate; the local
+CLI and MCP-over-stdio from the OS user) and runs the tool call inside ``acting_as(identity)``;
+the tools read ``current()``. A context variable (not a tool parameter) keeps the tool signatures,
+and so the MCP schemas derived from them, free of transport concerns, and each gRPC worker thread
+sees only its own caller.
+
+Roles: ``maintainer`` may supersede or retract other identities' notes; everyone may write notes
+and manage their own sessions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import getpass
+from dataclasses import dataclass, field
+from typing import Iterator
+
+MAINTAINER = "maintainer"
+MAX_NAME_CHARS = 128
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str                                   # e.g. "alice", "ci-bot", "os:builder"
+    roles: frozenset[str] = field(default_factory=frozenset)
+    authenticated: bool = False                 # True when proven (token, mTLS); False: local/anonymous
+    method: str = "local"                       # "token", "mtls", "local", "anonymous"
+
+    @property
+    def is_maintainer(self) -> bool:
+        return MAINTAINER in self.roles
+
+
+def os_user() -> Identity:
+    """The local CLI acts as the OS user running it (who owns the store's files anyway)."""
+    try:
+        name = getpass.getuser()
+    except (KeyError, OSError):
+        name = "unknown"
+    return Identity(name=f"os:{name}"[:MAX_NAME_CHARS], roles=frozenset({MAINTAINER}),
+                    authenticated=False, method="local")
+
+
+ANONYMOUS = Identity(name="anonymous", method="anonymous")
+
+_current: contextvars.ContextVar[Identity | None] = contextvars.ContextVar("stratum_identity", default=None)
+
+
+def current() -> Identity:
+    """The caller of the running tool call; the OS user when no adapter set one (library use)."""
+    ident = _current.get()
+    return ident if ident is not None else os_user()
+
+
+@contextlib.contextmanager
+def acting_as(identity: Identity) -> Iterator[Identity]:
+    token = _current.set(identity)
+    try:
+        yield identity
+    finally:
+        _current.reset(token)
+
+
+__all__ = ["Identity", "MAINTAINER", "ANONYMOUS", "MAX_NAME_CHARS", "os_user", "current", "acting_as"]
