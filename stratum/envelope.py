@@ -59,6 +59,7 @@ class Item:
     # another agent (or mined from history), never an instruction.
     provenance: dict = field(default_factory=dict)   # author, authenticated, model, session, commit, written_at, source (agent|mined)
     trust: str = ""           # notes: "authenticated", "unauthenticated", "mined", "quarantined"; code: ""
+    why: str = ""             # search: which signals put the item here, e.g. "text 0.031; note rca 1a2b lifts; cochange with x.py"
     notes: list[dict] = field(default_factory=list)  # get/walk/prefetch: active notes about this node, one summary line each
 
 

@@ -7,6 +7,9 @@
     │   ├── InvalidArgument       malformed argument (bad level, zero budget, oversized query, ...)
     │   ├── InvalidPageToken      tampered, foreign or stale next-page token
     │   ├── BudgetExceeded        pinned + mandatory content + the request exceed the session budget
+    │   ├── ResourceExhausted     a server-wide cap (sessions per identity or in total) is reached
+    │   ├── Unauthenticated       the server requires credentials and none (or bad ones) came
+    │   ├── PermissionDenied      the caller's identity may not do this (another's session or note)
     │   └── NoteRejected          a note that cannot be written (empty, too large, unknown target)
     └── SystemError_              an internal failure; the full trace is worth keeping
         ├── StoreError            the Lance store or its manifest is missing or unreadable
@@ -68,6 +71,19 @@ class BudgetExceeded(UserError):
     code = "budget_exceeded"
 
 
+class ResourceExhausted(UserError):
+    code = "resource_exhausted"
+    retryable = True           # after other sessions expire or close
+
+
+class Unauthenticated(UserError):
+    code = "unauthenticated"
+
+
+class PermissionDenied(UserError):
+    code = "permission_denied"
+
+
 class NoteRejected(UserError):
     code = "note_rejected"
 
@@ -103,6 +119,6 @@ class Unavailable(SystemError_):
 
 __all__ = [
     "StratumError", "UserError", "NotARepository", "NotFound", "InvalidArgument",
-    "InvalidPageToken", "BudgetExceeded", "NoteRejected", "SystemError_", "StoreError", "SchemaMismatch",
+    "InvalidPageToken", "BudgetExceeded", "ResourceExhausted", "Unauthenticated", "PermissionDenied", "NoteRejected", "SystemError_", "StoreError", "SchemaMismatch",
     "ModelMismatch", "ModelUnavailable", "LogCorruption", "Unavailable",
 ]

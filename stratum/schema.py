@@ -16,7 +16,9 @@ SCHEMA_VERSION = 1
 META_SCHEMA_VERSION = b"stratum.schema_version"
 
 CODE_KINDS = ("repo", "dir", "file", "class", "function", "method")
-NOTE_KINDS = ("rca", "failure", "insight")
+AGENT_NOTE_KINDS = ("rca", "failure", "insight")   # written by agents through remember
+MINED_NOTE_KINDS = ("fix",)                          # derived from history at index time (a past bug fix and the files it touched)
+NOTE_KINDS = AGENT_NOTE_KINDS + MINED_NOTE_KINDS
 NODE_KINDS = CODE_KINDS + NOTE_KINDS
 EDGE_KINDS = ("contains", "imports", "tests", "cochange", "about", "calls", "inherits")
 LEVELS = ("summary", "api", "full")
@@ -170,7 +172,7 @@ def check_schema(schema: pa.Schema, expected: pa.Schema, where: str) -> None:
 
 
 __all__ = [
-    "SCHEMA_VERSION", "CODE_KINDS", "NOTE_KINDS", "NODE_KINDS", "EDGE_KINDS", "LEVELS", "EMBED_DIM",
+    "SCHEMA_VERSION", "CODE_KINDS", "NOTE_KINDS", "AGENT_NOTE_KINDS", "MINED_NOTE_KINDS", "NODE_KINDS", "EDGE_KINDS", "LEVELS", "EMBED_DIM",
     "NODES", "EDGES", "EXTERNAL_IMPORTS", "COMMITS", "FILE_CHANGES", "COCHANGE", "SYMBOL_COCHANGE",
     "EMBEDDINGS", "DATASETS", "to_table", "check_schema",
 ]
