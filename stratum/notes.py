@@ -108,6 +108,8 @@ class Note:
     superseded_by: list[str] = field(default_factory=list)
     retraction: dict | None = None  # {"uid", "reason", "author", "session", "created_at"}
     orphaned: bool = False          # every target is gone from the current code
+    model: str = ""                 # the model the writing agent said it runs (self-reported)
+    authenticated: bool = False     # was ``author`` proven by the adapter (token, mTLS), not just claimed
 
     @property
     def status(self) -> str:
@@ -201,24 +203,25 @@ def _has_control(s: str) -> bool:
 
 def note_body(kind: str, text: str, targets: list[Target], author: str, *, session: str | None = None,
               tags: Iterable[str] = (), supersedes: Iterable[str] = (),
-              created_at: datetime | None = None) -> dict:
+              created_at: datetime | None = None, model: str = "", authenticated: bool = False) -> dict:
     """The delta-log body of a validated note."""
     at = (created_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
     return {"kind": kind, "text": text, "about": [dict(vars(t)) for t in targets], "author": author,
             "session": session, "tags": list(tags), "supersedes": list(dict.fromkeys(supersedes)),
-            "created_at": at.isoformat()}
+            "created_at": at.isoformat(), "model": model or "", "authenticated": bool(authenticated)}
 
 
 def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, resolve: Resolver,
                session: str | None = None, tags: Iterable[str] = (), supersedes: Iterable[str] = (),
                note_exists: Callable[[str], bool] | None = None,
-               limits: NoteLimits = NoteLimits()) -> Note:
+               limits: NoteLimits = NoteLimits(), model: str = "", authenticated: bool = False) -> Note:
     """Validate, then append to ``log`` (a DeltaLog); returns the note once it is durable.
     A rejected note writes nothing."""
     tags, supersedes = list(tags), list(supersedes)
     targets = validate(kind, text, about, author, resolve=resolve, session=session, tags=tags,
                        supersedes=supersedes, note_exists=note_exists, limits=limits)
-    body = note_body(kind, text, targets, author, session=session, tags=tags, supersedes=supersedes)
+    body = note_body(kind, text, targets, author, session=session, tags=tags, supersedes=supersedes,
+                     model=model, authenticated=authenticated)
     uid = log.append("note", body)
     return note_from_body(uid, body)
 
@@ -244,7 +247,8 @@ def note_from_body(uid: str, body: dict) -> Note:
         id=ids.note_id(uid), record_uid=uid, kind=body["kind"], text=body["text"],
         about=[Target(**t) for t in body.get("about", [])], author=body["author"],
         session=body.get("session"), tags=list(body.get("tags") or []),
-        created_at=_parse_time(body["created_at"]), supersedes=list(body.get("supersedes") or []))
+        created_at=_parse_time(body["created_at"]), supersedes=list(body.get("supersedes") or []),
+        model=body.get("model") or "", authenticated=bool(body.get("authenticated")))
 
 
 def _parse_time(v) -> datetime:
@@ -375,7 +379,8 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
                   for lvl, text in (("summary", summary), ("api", api), ("full", full)))
     meta = {"record_uid": note.record_uid, "about": [dict(vars(t)) for t in note.about],
             "supersedes": note.supersedes, "superseded_by": note.superseded_by,
-            "retraction": note.retraction, "orphaned": note.orphaned}
+            "retraction": note.retraction, "orphaned": note.orphaned, "model": note.model,
+            "authenticated": note.authenticated}
     node = {
         "id": note.id, "repo": repo, "kind": note.kind, "subkind": None,
         "path": note.about[0].path if note.about else "", "name": note.title(80), "qualname": "",
@@ -403,7 +408,8 @@ def note_from_node(node: Mapping) -> Note:
         session=node.get("session"), tags=list(node.get("tags") or []),
         created_at=_parse_time(node["created_at"]), supersedes=list(meta.get("supersedes") or []),
         superseded_by=list(meta.get("superseded_by") or []), retraction=meta.get("retraction"),
-        orphaned=bool(meta.get("orphaned")))
+        orphaned=bool(meta.get("orphaned")), model=meta.get("model") or "",
+        authenticated=bool(meta.get("authenticated")))
 
 
 def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:

@@ -116,9 +116,12 @@ class NotesOverlay:
         self._nodes, self._about = nodes, about
 
     def remember(self, *, kind: str, text: str, about: list[str], tags: list[str], supersedes: list[str],
-                 author: str, session: str) -> str:
+                 author: str, session: str, model: str = "", authenticated: bool = False) -> str:
+        """``author``/``authenticated`` come from the caller's identity (the tools pass them), never
+        from a request field; ``model`` is self-reported and recorded as such."""
         note = N.write_note(self.log, kind, text, about, author, resolve=self.code.resolve, session=session,
-                            tags=tags, supersedes=supersedes, note_exists=self.exists)
+                            tags=tags, supersedes=supersedes, note_exists=self.exists, model=model,
+                            authenticated=authenticated)
         self.refresh()   # the record is durable, so the tail sees it now
         return note.id
 
