@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | cksum | cut -d
 export RAY_TMPDIR ?= $(CURDIR)/.tmp/ray
 export RAY_USAGE_STATS_ENABLED = 0
 
-.PHONY: venv demo test proto clean
+.PHONY: venv demo test check proto clean
 
 venv: $(STAMP)
 
@@ -25,7 +25,13 @@ demo: venv
 
 test: venv
 	@mkdir -p $(RAY_TMPDIR)
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
+
+check: venv   # the layering contracts and the type check alone (both also run in `make test`)
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
 
 proto: venv
 	$(BIN)/python -m serving.protogen

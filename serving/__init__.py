@@ -6,3 +6,5 @@
     convert     Response dataclasses <-> wire messages, in one place
     protogen    regenerates _gen/ from proto/stratum/v1/stratum.proto (`make proto`)
 """
+
+__all__: list[str] = []
