@@ -3,16 +3,19 @@
 Two steps, so content is read once and by whoever parses it:
 
 - :func:`discover` works from git's file list (``.gitignore`` honoured) and file metadata only:
-  it drops submodules, nested repositories, vendored trees, symlinks (never followed, so loops are
-  harmless), lockfiles, files generated or minified by name, binary formats by extension and
-  oversized files. Files in languages we cannot parse stay in ``files`` (with ``language=None``):
+  it drops submodules, nested repositories, vendored trees, paths that resolve outside the
+  repository (a symlinked parent directory, a link to an absolute path or up through ``..``),
+  symlinks (never followed, so loops are harmless), lockfiles, files generated or minified by
+  name, binary formats by extension and oversized files. Files in languages we cannot parse stay in ``files`` (with ``language=None``):
   they become plain file nodes, visible in the tree, and are counted under ``not_parsed``.
-- :func:`read_source` reads one file (no symlink following) and applies the content checks:
+- :func:`read_source` reads one file confined to the repository: it walks the path one directory
+  at a time with ``O_NOFOLLOW`` (no component may be a link, so what is read is what was checked,
+  whatever changes in between) and applies the content checks:
   NUL bytes in the first 8,000 bytes (binary), a generator header in the first lines, minified
   text (very long average line).
 
 Skip reasons: gitignored (an ignored directory counts once), submodule, nested_repository,
-vendored, symlink, missing, unreadable, not_a_file, undecodable_path, lockfile, generated,
+vendored, outside_repository, symlink, missing, unreadable, not_a_file, undecodable_path, lockfile, generated,
 minified, binary, oversized. Invalid UTF-8 is not a skip: the parser decodes it with replacement
 characters and warns ``invalid_utf8``.
 """
@@ -140,6 +143,25 @@ def content_skip_reason(data: bytes, cfg: ParseConfig) -> str | None:
     return None
 
 
+def inside(real: str, root_real: str) -> bool:
+    """Whether the resolved path ``real`` is ``root_real`` or below it."""
+    return real == root_real or real.startswith(root_real.rstrip("/") + "/")
+
+
+def confinement_reason(root_real: str, path: str) -> str | None:
+    """None when ``path`` resolves to itself inside the repository; else ``outside_repository``
+    (it escapes: a ``..``, an absolute path or a link leading out) or ``symlink`` (a link that
+    stays inside: never followed, its target is indexed under its own path)."""
+    norm = posixpath.normpath(path)
+    if posixpath.isabs(norm) or norm == ".." or norm.startswith("../"):
+        return "outside_repository"
+    claimed = os.path.join(root_real, norm)
+    real = os.path.realpath(claimed)
+    if not inside(real, root_real):
+        return "outside_repository"
+    return None if real == claimed else "symlink"
+
+
 def _vendored(path: str, vendored: frozenset[str]) -> bool:
     return any(part in vendored for part in path.split("/")[:-1])
 
@@ -154,6 +176,7 @@ def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None) -> Di
         out.skip("gitignored", p)
     submodules = set(gitio.submodule_paths(root))
     vendored = frozenset(cfg.vendored_dirs)
+    root_real = os.path.realpath(root)
     for path in gitio.ls_files(root):
         if path in submodules:
             out.skip("submodule", path)
@@ -172,13 +195,19 @@ def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None) -> Di
         try:
             st = os.lstat(root / path)
         except FileNotFoundError:
+            if confinement_reason(root_real, path) == "outside_repository":   # a dangling way out
+                out.skip("outside_repository", path)
+                continue
             out.skip("missing", path)     # tracked, but deleted from the work tree
             continue
         except OSError:
             out.skip("unreadable", path)
             continue
-        if stat.S_ISLNK(st.st_mode):
-            out.skip("symlink", path)
+        reason = confinement_reason(root_real, path)
+        if reason is None and stat.S_ISLNK(st.st_mode):
+            reason = "symlink"    # a link loop resolves to itself
+        if reason is not None:
+            out.skip(reason, path)
             continue
         if stat.S_ISDIR(st.st_mode):
             out.skip("submodule" if (root / path / ".git").exists() else "not_a_file", path)
@@ -200,16 +229,14 @@ def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None) -> Di
 
 
 def read_source(repo_root: str | os.PathLike, sf: SourceFile | str, cfg: ParseConfig | None = None) -> Source:
-    """Read one file without following symlinks, then apply the content checks."""
+    """Read one file confined to the repository (no link followed anywhere on its path), then
+    apply the content checks."""
     cfg = cfg or ParseConfig()
     path = sf.path if isinstance(sf, SourceFile) else sf
-    full = os.path.join(os.fspath(repo_root), path)
-    try:
-        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        return Source(None, "missing")
-    except OSError:
-        return Source(None, "unreadable")     # permissions, a symlink swapped in, ...
+    root = os.fspath(repo_root)
+    fd, reason = open_confined(root, path)
+    if fd is None:
+        return Source(None, reason)
     try:
         with os.fdopen(fd, "rb") as fh:
             data = fh.read(cfg.max_file_bytes + 1)
@@ -221,8 +248,52 @@ def read_source(repo_root: str | os.PathLike, sf: SourceFile | str, cfg: ParseCo
     return Source(None, reason) if reason else Source(data)
 
 
+def _has_link(root: str, parts: list[str]) -> bool:
+    for i in range(1, len(parts) + 1):
+        if os.path.islink(os.path.join(root, *parts[:i])):
+            return True
+    return False
+
+
+def open_confined(root: str, path: str) -> tuple[int | None, str | None]:
+    """A read-only descriptor of the regular file ``root/path``, or (None, skip reason).
+
+    Each directory is opened relative to the previous one with ``O_NOFOLLOW``, so a component
+    swapped for a link after discovery is refused too (no check-then-use race); the final open is
+    non-blocking (a FIFO never hangs the run) and must be a regular file.
+    """
+    norm = posixpath.normpath(path)
+    if posixpath.isabs(norm) or norm == ".." or norm.startswith("../") or norm == ".":
+        return None, "outside_repository"
+    parts = norm.split("/")
+    nofollow = os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None, "unreadable"
+    try:
+        for comp in parts[:-1]:
+            nfd = os.open(comp, os.O_RDONLY | os.O_DIRECTORY | nofollow, dir_fd=fd)
+            os.close(fd)
+            fd = nfd
+        ffd = os.open(parts[-1], os.O_RDONLY | os.O_NONBLOCK | nofollow, dir_fd=fd)
+    except FileNotFoundError:
+        return None, confinement_reason(os.path.realpath(root), norm) or "missing"
+    except OSError:   # a link (ELOOP/ENOTDIR), permissions
+        return None, confinement_reason(os.path.realpath(root), norm) or \
+            ("symlink" if _has_link(root, parts) else "unreadable")
+    finally:
+        os.close(fd)
+    if not stat.S_ISREG(os.fstat(ffd).st_mode):
+        os.close(ffd)
+        return None, "not_a_file"
+    os.set_blocking(ffd, True)
+    return ffd, None
+
+
 def read_manifests(repo_root: str | os.PathLike, paths: list[str] | set[str]) -> dict[str, str]:
-    """Text of the manifests import resolution needs (``go.mod``, ``Cargo.toml``)."""
+    """Text of the manifests import resolution needs (``go.mod``, ``Cargo.toml``), read through
+    :func:`read_source` (confined like every other read)."""
     out = {}
     for p in paths:
         if posixpath.basename(p) in MANIFESTS:
@@ -232,5 +303,6 @@ def read_manifests(repo_root: str | os.PathLike, paths: list[str] | set[str]) ->
     return out
 
 
-__all__ = ["SourceFile", "Source", "Discovery", "discover", "read_source", "read_manifests",
+__all__ = ["SourceFile", "Source", "Discovery", "discover", "read_source", "read_manifests", "open_confined",
+           "confinement_reason", "inside",
            "name_skip_reason", "content_skip_reason", "LOCKFILES", "BINARY_EXTENSIONS", "MANIFESTS"]

@@ -152,11 +152,6 @@ def stream_history(repo: str | os.PathLike, rev_range: str = "HEAD", *, merge_di
     return stream_git(repo, history_log_args(rev_range, merge_diffs=merge_diffs, line_counts=line_counts))
 
 
-def commit_exists(repo: str | os.PathLike, sha: str) -> bool:
-    out = run_git(repo, "cat-file", "-t", sha, check=False).strip()
-    return out == b"commit"
-
-
 def is_ancestor(repo: str | os.PathLike, ancestor: str, descendant: str = "HEAD") -> bool:
     """True when ``ancestor`` is reachable from ``descendant`` (False if it does not exist)."""
     p = subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", ancestor, descendant],
@@ -231,7 +226,7 @@ class BlobReader:
 
 __all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "is_shallow", "ls_files",
            "ignored_files", "submodule_paths", "dirty",
-           "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history", "commit_exists",
+           "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
            "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader"]
 
 

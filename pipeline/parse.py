@@ -30,22 +30,19 @@ replacement characters (warning ``invalid_utf8``).
 from __future__ import annotations
 
 import ast
-import bisect
-import functools
 import inspect
 import posixpath
 import re
 import textwrap
 from dataclasses import dataclass, field
 
-import numpy as np
 import tree_sitter as ts
 
 from pipeline import languages
 from pipeline.imports import FileImports, ImportRef
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
-from stratum.tokens import encoding
+from pipeline.nodefields import Spans, dir_node_id, file_node_id, finish
 
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "record", "impl"})
 # Kinds whose declaration text is itself the interface (fields, variants, member signatures).
@@ -226,7 +223,6 @@ def _split_scoped(name: str) -> list[str]:
     out.append("".join(cur))
     parts = [_WS.sub("", p) for p in out]
     return [p for p in parts if p] or [name]
-
 
 
 from pipeline.importrefs import IMPORTS as _IMPORTS, string_value as _string_value  # noqa: E402
@@ -429,14 +425,6 @@ def _summary(label: str, qual: str, sig: str, doc: str) -> str:
     return " ".join(s.split())
 
 
-def file_node_id(repo: str, path: str) -> str:
-    return node_id(repo, path, "file", "")
-
-
-def dir_node_id(repo: str, path: str) -> str:
-    return node_id(repo, path, "dir", "") if path else node_id(repo, "", "repo", "")
-
-
 def _decode(data: bytes) -> tuple[str, bool]:
     """Text of a file and whether it needed replacement characters.
 
@@ -488,7 +476,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         out.skip_reason = "unsupported_language"
         file_node["summary"] = f"file {path} ({_line_count(text)} lines, not parsed)"
         file_node["api"] = file_node["summary"]
-        _finish([file_node], cfg)
+        finish([file_node], cfg)
         out.nodes.append(file_node)
         return out
 
@@ -508,7 +496,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
 
     # definitions
     nodes = [file_node]
-    spans = _Spans(src, text, cfg.token_encoding)
+    spans = Spans(src, text, cfg.token_encoding)
     fulls: dict[int, str] = {}
     bounds: dict[int, tuple[int, int]] = {}
     for d in emitted:
@@ -556,7 +544,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         first = _first_line(d.doc)
         api.append(d.sig + (f"\n    {first}" if first else ""))
     file_node["api"] = "\n".join(api)
-    _finish(nodes, cfg, spans)
+    finish(nodes, cfg, spans)
     out.nodes = nodes
     return out
 
@@ -578,83 +566,5 @@ def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
     return out
 
 
-def _finish(nodes: list[dict], cfg: ParseConfig, spans: _Spans | None = None) -> None:
-    """Exact token counts of every level, and content hashes.
-
-    ``full`` texts of definitions are slices of the file; with ``spans`` their counts come from
-    the file's one tokenization (see :class:`_Spans`), everything else is encoded directly.
-    """
-    enc = encoding(cfg.token_encoding)
-    for i, n in enumerate(nodes):
-        n["summary_tokens"] = len(enc.encode_ordinary(n["summary"])) if n["summary"] else 0
-        n["api_tokens"] = len(enc.encode_ordinary(n["api"])) if n["api"] else 0
-        full = n["full"] or ""
-        if spans is not None and i in spans.by_node:
-            n["full_tokens"] = spans.count(*spans.by_node[i])
-        elif spans is not None and n["kind"] == "file":
-            n["full_tokens"] = spans.total
-        else:
-            n["full_tokens"] = len(enc.encode_ordinary(full)) if full else 0
-        n["content_hash"] = content_hash(full)
-
-
-@functools.lru_cache(maxsize=4)
-def _token_lengths(name: str) -> np.ndarray:
-    """Byte length of every token id of an encoding (special tokens: 0)."""
-    enc = encoding(name)
-    out = np.zeros(enc.max_token_value + 1, dtype=np.int64)
-    for i in range(enc.max_token_value + 1):
-        try:
-            out[i] = len(enc.decode_single_token_bytes(i))
-        except KeyError:
-            pass
-    return out
-
-
-class _Spans:
-    """Exact token counts of line-aligned slices of one file, from a single tokenization.
-
-    cl100k_base splits text into pieces with a regex before BPE, and BPE never crosses a piece.
-    A piece never continues past the start of a line holding non-blank text (whitespace runs end
-    at their last newline; punctuation runs swallow only the newlines right after them), so the
-    pieces, hence the tokens, of a slice that starts at such a line start are the file's own up to
-    the start of the slice's last non-blank line; only that last line is encoded again. A slice
-    whose boundaries do not fall on token boundaries of the file is encoded directly (a guard, not
-    an expected path). Other encodings are always encoded directly.
-    """
-
-    def __init__(self, src: bytes, text: str, name: str):
-        self.src = src
-        self.name = name
-        self.enc = encoding(name)
-        self.by_node: dict[int, tuple[int, int]] = {}
-        self.exact_slices = name == "cl100k_base"
-        if self.exact_slices:
-            toks = self.enc.encode_to_numpy(text, disallowed_special=())
-            self.ends = np.cumsum(_token_lengths(name)[toks]).tolist()
-            self.total = len(toks)
-        else:
-            self.total = len(self.enc.encode_ordinary(text)) if text else 0
-
-    def count(self, start: int, end: int) -> int:
-        src = self.src
-        if not self.exact_slices:
-            return len(self.enc.encode_ordinary(src[start:end].decode("utf-8", "replace")))
-        trimmed = start + len(src[start:end].rstrip())
-        last = src.rfind(b"\n", start, trimmed) + 1
-        if last <= start:
-            return len(self.enc.encode_ordinary(src[start:end].decode("utf-8", "replace")))
-        i = bisect.bisect_right(self.ends, start)
-        j = bisect.bisect_right(self.ends, last)
-        aligned = (i == 0 and start == 0 or i > 0 and self.ends[i - 1] == start) and j > 0 \
-            and self.ends[j - 1] == last
-        if not aligned:
-            return len(self.enc.encode_ordinary(src[start:end].decode("utf-8", "replace")))
-        return (j - i) + len(self.enc.encode_ordinary(src[last:end].decode("utf-8", "replace")))
-
-
-from pipeline.tree import tree_nodes  # noqa: E402  (re-exported: the tree is part of the parse stage)
-
-
-__all__ = ["ParsedFile", "parse_file", "definition_spans", "tree_nodes", "file_node_id", "dir_node_id",
+__all__ = ["ParsedFile", "parse_file", "definition_spans", "file_node_id", "dir_node_id",
            "CLASS_KINDS"]

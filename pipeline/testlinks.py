@@ -22,17 +22,14 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 
+from pipeline.languages import EXTENSIONS
 from stratum.ids import node_id
 
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata", "fixtures"})
-_FAMILIES = {
-    ".py": "py", ".pyi": "py",
-    ".js": "js", ".jsx": "js", ".mjs": "js", ".cjs": "js", ".ts": "js", ".tsx": "js", ".mts": "js",
-    ".cts": "js",
-    ".go": "go", ".java": "java", ".rs": "rs",
-    ".c": "c", ".cc": "c", ".cpp": "c", ".cxx": "c", ".c++": "c", ".h": "c", ".hh": "c", ".hpp": "c",
-    ".hxx": "c",
-}
+# Language -> test-naming family; the extensions come from the language registry (one table).
+_FAMILY_OF = {"python": "py", "javascript": "js", "typescript": "js", "tsx": "js", "go": "go", "java": "java",
+              "rust": "rs", "c": "c", "cpp": "c"}
+_FAMILIES = {ext: _FAMILY_OF[lang] for ext, lang in EXTENSIONS.items() if lang in _FAMILY_OF}
 _C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
 _PY = re.compile(r"^(?:test_(?P<a>.+)|(?P<b>.+?)_tests?)$")
 _JS = re.compile(r"^(?P<a>.+)\.(?:test|spec)$")

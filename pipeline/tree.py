@@ -1,14 +1,15 @@
 """The repo and directory nodes of the hierarchy, and their ``contains`` edges (repo -> dir -> file).
 
-Split from pipeline.parse (which re-exports ``tree_nodes``): directories have no source to parse;
-their detail levels list their children.
+Its own stage beside pipeline.parse (both build on pipeline.nodefields): directories have no
+source to parse; their detail levels list their children.
 """
 
 from __future__ import annotations
 
 import posixpath
 
-from pipeline import parse as _p
+from pipeline.nodefields import dir_node_id, file_node_id, finish
+from pipeline.sourcetext import indent
 from stratum.config import ParseConfig
 
 
@@ -16,7 +17,7 @@ def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None =
                languages_by_path: dict[str, str | None] | None = None) -> tuple[list[dict], list[dict]]:
     """The repo node, one node per directory, and repo -> dir -> file ``contains`` edges.
 
-    File nodes themselves come from :func:`parse_file`; the ids agree
+    File nodes themselves come from :func:`pipeline.parse.parse_file`; the ids agree
     (``node_id(repo, path, "file", "")``). ``api``/``full`` of a directory list its children.
     """
     cfg = cfg or ParseConfig()
@@ -44,24 +45,24 @@ def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None =
         kids = sorted(children[d], key=lambda k: (not k.endswith("/"), k))
         listing = "\n".join(posixpath.basename(k.rstrip("/")) + ("/" if k.endswith("/") else "") for k in kids)
         n_dirs = sum(1 for k in kids if k.endswith("/"))
-        nid = _p.dir_node_id(repo, d)
+        nid = dir_node_id(repo, d)
         if d:
             summary = f"dir {d}/ ({len(kids) - n_dirs} files, {n_dirs} dirs; {files_under[d]} files below)"
             node = {"id": nid, "repo": repo, "kind": "dir", "path": d, "name": posixpath.basename(d),
-                    "qualname": "", "parent_id": _p.dir_node_id(repo, posixpath.dirname(d))}
+                    "qualname": "", "parent_id": dir_node_id(repo, posixpath.dirname(d))}
         else:
             lang_s = ", ".join(f"{k} {v}" for k, v in sorted(langs.items(), key=lambda kv: (-kv[1], kv[0])))
             summary = f"repo {name} ({files_under['']} files in {len(children) - 1} dirs" + \
                 (f"; {lang_s})" if lang_s else ")")
             node = {"id": nid, "repo": repo, "kind": "repo", "path": "", "name": name, "qualname": "",
                     "parent_id": None}
-        node.update({"summary": summary, "api": f"{d or name}/\n{_p._indent(listing, '  ')}",
-                     "full": f"{d or name}/\n{_p._indent(listing, '  ')}", "subkind": None, "language": None})
+        node.update({"summary": summary, "api": f"{d or name}/\n{indent(listing, '  ')}",
+                     "full": f"{d or name}/\n{indent(listing, '  ')}", "subkind": None, "language": None})
         nodes.append(node)
         for k in kids:
-            dst = _p.dir_node_id(repo, k.rstrip("/")) if k.endswith("/") else _p.file_node_id(repo, k)
+            dst = dir_node_id(repo, k.rstrip("/")) if k.endswith("/") else file_node_id(repo, k)
             edges.append({"src": nid, "dst": dst, "kind": "contains"})
-    _p._finish(nodes, cfg)
+    finish(nodes, cfg)
     return nodes, edges
 
 

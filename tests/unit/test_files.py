@@ -92,13 +92,15 @@ def test_skips_are_counted_with_reasons(messy):
         "generated": 1,             # by name: api_pb2.py
         "binary": 1,                # by extension: logo.png
         "oversized": 1,
-        "symlink": 4,               # link.py, loop_a, loop_b, up
+        "symlink": 3,               # link.py, loop_a, loop_b
+        "outside_repository": 1,    # up -> .. (a link out of the repository)
         "submodule": 1,
         "nested_repository": 1,
         "missing": 1,
         "undecodable_path": 1,      # not valid UTF-8: cannot be stored as a path string
     }
-    assert d.samples["symlink"] == ["link.py", "loop_a", "loop_b", "up"]
+    assert d.samples["symlink"] == ["link.py", "loop_a", "loop_b"]
+    assert d.samples["outside_repository"] == ["up"]
     assert d.samples["submodule"] == ["ext/child"]
     assert d.samples["oversized"] == ["big.py"]
     assert d.samples["nested_repository"] == ["nested"]
@@ -123,8 +125,8 @@ def test_content_checks_happen_when_reading(messy):
                        "static/bundle.js": "minified", "data/blob.py": "binary", "app.py": None}
     assert read_source(messy, "app.py", cfg).data == b"def main():\n    return 1\n"
     # never follows a symlink, even when asked for one directly
-    assert read_source(messy, "loop_a", cfg).skip_reason == "unreadable"
-    assert read_source(messy, "link.py", cfg).skip_reason == "unreadable"
+    assert read_source(messy, "loop_a", cfg).skip_reason == "symlink"
+    assert read_source(messy, "link.py", cfg).skip_reason == "symlink"
     assert read_source(messy, "big.py", cfg).skip_reason == "oversized"
 
 

@@ -16,7 +16,8 @@ import tiktoken
 
 from pipeline.files import discover, read_manifests, read_source
 from pipeline.imports import resolve
-from pipeline.parse import definition_spans, parse_file, tree_nodes
+from pipeline.parse import definition_spans, parse_file
+from pipeline.tree import tree_nodes
 from pipeline.testlinks import link_tests
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id

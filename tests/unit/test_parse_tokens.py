@@ -1,6 +1,6 @@
 """Every level's token count equals tiktoken's own count of that text, on tricky and real code.
 
-Definitions' ``full`` counts are derived from one tokenization of the file (pipeline.parse._Spans);
+Definitions' ``full`` counts are derived from one tokenization of the file (pipeline.nodefields.Spans);
 these tests hold that shortcut to the tokenizer's answer.
 """
 
