@@ -1,0 +1,364 @@
+"""Ranking with every memory: text relevance fused with experience, history and structure.
+
+Text alone decides today's search order (RRF of vector, BM25 and exact-name lists). Half of what
+selection needs is elsewhere: notes say where a symptom's cause was, history says which files change
+together, the graph says who imports or tests whom. ``rank_files`` scores files; ``rerank`` turns
+that into the item order a search answer serves. Both are pure: they read the memories through a
+``Signals`` object (``ShardSignals`` adapts a loaded shard and its notes overlay).
+
+File score (every term is on the scale of the fused text scores, ~1/60 per list):
+
+    S(f) = T(f) + w.symbols * A(f) + w.notes * N(f) + w.mined * M(f) + w.cochange * Co(f) + w.graph * G(f)
+
+- T: the best code hit in f (a hit on a function counts for its file); what today's ranking uses.
+- A: the file's other code hits, the j-th best counting 1/j (several matching functions beat one
+  lucky method).
+- N, M: note evidence (agent notes: rca/failure/insight; mined: ``fix`` nodes from history). A
+  matching note passes its text score to each file it is about, divided by sqrt(number of files),
+  times its standing: active 1, stale (its code changed since) ``w.stale``, superseded
+  ``w.superseded``, retracted or orphaned 0. Several notes add, the j-th counting 1/j.
+- Co: from the ``w.seeds`` strongest files g (by T + notes), partner f gets
+  S0(g) * confidence(g -> f) * support / (support + 2) * 0.5 ** (age / half-life), age counted from
+  the newest co-change of g (a relative decay: no wall clock).
+- G: the same seeds lift their import and test neighbours by S0(g) / sqrt(number of neighbours).
+
+Weights: ``DEFAULT_WEIGHTS`` were chosen by ``benchmarks/rank_fit.py`` on each repository's own past
+(commits before the index commit only, never the evaluated window; docs/bench/retrieval.md).
+Every ranked entry carries ``why``: the signals that put it there, short enough for an agent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Iterable, NamedTuple, Protocol, Sequence
+
+from stratum import schema as S
+
+AGENT = "agent"
+MINED = "mined"
+CODE_ITEM_KINDS = ("file", "class", "function", "method")
+
+
+# ---- inputs ------------------------------------------------------------------------------------
+class Candidate(NamedTuple):
+    """One hit of the fused text list (``SearchItem`` has these fields)."""
+    row: int                # shard row; -1 for an unmerged note
+    score: float            # fused text score
+    sources: tuple = ()
+    id: str = ""
+
+
+@dataclass(frozen=True)
+class NoteInfo:
+    """What ranking needs to know about a note hit."""
+    kind: str
+    files: tuple[str, ...]          # file paths it is about (symbols mapped to their file)
+    status: str = "active"          # active / superseded / retracted / orphaned
+    stale: str = ""                 # "" or why it is stale ("src/x.py changed since ...")
+    created_at: datetime | None = None
+
+    @property
+    def mined(self) -> bool:
+        return self.kind in S.MINED_NOTE_KINDS
+
+
+@dataclass(frozen=True)
+class Hit:
+    kind: str
+    file: str | None                # the file a code hit belongs to (None: dir, repo, note)
+    name: str = ""
+    note: NoteInfo | None = None
+
+
+class CoEdge(NamedTuple):
+    partner: str
+    support: int
+    confidence: float               # P(partner changes | this file changes)
+    last_time: datetime | None
+
+
+class Signals(Protocol):
+    def hit(self, c: Candidate) -> Hit: ...
+    def cochange(self, path: str) -> list[CoEdge]: ...
+    def structure(self, path: str) -> list[tuple[str, str]]: ...     # (neighbour path, edge kind)
+    def locate(self, path: str) -> tuple[str, int] | None: ...      # (node id, row) of a file
+
+
+@dataclass(frozen=True)
+class Weights:
+    text: float = 1.0
+    symbols: float = 0.5
+    notes: float = 1.0
+    mined: float = 1.0
+    cochange: float = 0.5
+    graph: float = 0.1
+    stale: float = 0.5              # standing of a stale note
+    superseded: float = 0.2         # standing of a superseded note (retracted, orphaned: 0)
+    seeds: int = 3
+    half_life_days: float = 365.0
+
+    SIGNALS = ("symbols", "notes", "mined", "cochange", "graph")
+
+    def only(self, *keep: str) -> "Weights":
+        """These weights with every fusion signal but ``keep`` switched off (ablation rows)."""
+        bad = [k for k in keep if k not in self.SIGNALS]
+        if bad:
+            raise ValueError(f"unknown signal(s) {bad}; choose from {self.SIGNALS}")
+        return replace(self, **{s: (getattr(self, s) if s in keep else 0.0) for s in self.SIGNALS})
+
+
+DEFAULT_WEIGHTS = Weights()
+TEXT_ONLY = DEFAULT_WEIGHTS.only()
+
+
+# ---- outputs -----------------------------------------------------------------------------------
+@dataclass
+class RankedFile:
+    path: str
+    score: float
+    text: float                                   # T(f)
+    parts: dict[str, float] = field(default_factory=dict)   # weighted signal -> contribution
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def why(self) -> str:
+        return "; ".join(self.reasons) or "text"
+
+
+@dataclass
+class Ranked:
+    id: str
+    row: int
+    score: float
+    why: str
+    file: str | None = None
+    added: bool = False             # not in the text list: brought in by another memory
+
+
+# ---- fusion ------------------------------------------------------------------------------------
+def _standing(n: NoteInfo, w: Weights) -> tuple[float, str]:
+    if n.status in ("retracted", "orphaned"):
+        return 0.0, f"{n.status}: not counted"
+    if n.status == "superseded":
+        return w.superseded, f"superseded: counted x{w.superseded:g}"
+    if n.stale:
+        return w.stale, f"{n.stale}: counted x{w.stale:g}"
+    return 1.0, ""
+
+
+def _harmonic(xs: Iterable[float]) -> float:
+    """Sum with the j-th largest counting 1/j: more evidence helps, with diminishing returns."""
+    return sum(x / j for j, x in enumerate(sorted(xs, reverse=True), 1))
+
+
+def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
+               *, limit: int | None = None) -> list[RankedFile]:
+    """Files ranked by every memory, best first (ties: path)."""
+    w = weights
+    code: dict[str, list[tuple[float, str]]] = {}
+    notes: dict[str, dict[str, list[tuple[float, str]]]] = {AGENT: {}, MINED: {}}
+    for c in candidates:
+        h = signals.hit(c)
+        if h.note is not None:
+            n = h.note
+            stand, note_why = _standing(n, w)
+            files = [f for f in dict.fromkeys(n.files) if f]
+            if not files:
+                continue
+            share = c.score * stand / math.sqrt(len(files))
+            label = f"{n.kind} note {c.id[:8]}" + (f" ({note_why})" if note_why else "")
+            for f in files:
+                notes[MINED if n.mined else AGENT].setdefault(f, []).append((share, label))
+        elif h.file and h.kind in CODE_ITEM_KINDS:
+            code.setdefault(h.file, []).append((c.score, h.name or h.kind))
+    files: dict[str, RankedFile] = {}
+
+    def entry(f: str) -> RankedFile:
+        if f not in files:
+            files[f] = RankedFile(f, 0.0, 0.0)
+        return files[f]
+
+    for f, hits in code.items():
+        hits.sort(key=lambda x: -x[0])
+        e = entry(f)
+        e.text = w.text * hits[0][0]
+        if len(hits) > 1 and w.symbols:
+            e.parts["symbols"] = w.symbols * _harmonic(s for s, _ in hits[1:])
+            e.reasons.append(f"{len(hits)} matching symbols ({', '.join(n for _, n in hits[:3])})")
+    for key, weight in ((AGENT, w.notes), (MINED, w.mined)):
+        if not weight:
+            continue
+        for f, ev in notes[key].items():
+            ev.sort(key=lambda x: -x[0])
+            e = entry(f)
+            e.parts["notes" if key == AGENT else "mined"] = weight * _harmonic(s for s, _ in ev)
+            more = f" +{len(ev) - 1} more" if len(ev) > 1 else ""
+            e.reasons.append(("past fix " if key == MINED else "") + ev[0][1] + more)
+    if w.cochange or w.graph:
+        base = {f: e.text + e.parts.get("notes", 0.0) + e.parts.get("mined", 0.0) for f, e in files.items()}
+        seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
+        co: dict[str, list[tuple[float, str]]] = {}
+        gr: dict[str, list[tuple[float, str]]] = {}
+        for g in seeds:
+            s0 = base[g]
+            if s0 <= 0:
+                continue
+            if w.cochange:
+                edges = signals.cochange(g)
+                newest = max((e.last_time for e in edges if e.last_time), default=None)
+                for e in edges:
+                    decay = 1.0
+                    if newest and e.last_time and w.half_life_days > 0:
+                        age = (newest - e.last_time).total_seconds() / 86400.0
+                        decay = 0.5 ** (age / w.half_life_days)
+                    lift = s0 * e.confidence * e.support / (e.support + 2.0) * decay
+                    if lift > 0 and e.partner != g:
+                        co.setdefault(e.partner, []).append(
+                            (lift, f"co-changes with {g} (support {e.support}, confidence {e.confidence:.2f})"))
+            if w.graph:
+                nbrs = [(p, k) for p, k in signals.structure(g) if p != g]
+                for p, k in nbrs:
+                    gr.setdefault(p, []).append((s0 / math.sqrt(len(nbrs)), f"{k} {g}"))
+        for key, weight, table in (("cochange", w.cochange, co), ("graph", w.graph, gr)):
+            for f, ev in table.items():
+                ev.sort(key=lambda x: -x[0])
+                e = entry(f)
+                e.parts[key] = weight * _harmonic(s for s, _ in ev)
+                e.reasons.append(ev[0][1])
+    for e in files.values():
+        e.score = e.text + sum(e.parts.values())
+        if e.text and e.reasons:
+            e.reasons.insert(0, f"text {e.text:.4f}")
+    out = sorted(files.values(), key=lambda e: (-e.score, e.path))
+    return out[:limit] if limit is not None else out
+
+
+def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
+           *, limit: int | None = None) -> list[Ranked]:
+    """The search items in fused order: each code item gains its file's non-text lift, notes keep
+    their text score, and a file lifted by another memory but absent from the text list is added
+    (``added``), so a note or a co-change partner can bring its code to the answer."""
+    ranked = {f.path: f for f in rank_files(candidates, signals, weights)}
+    out: list[Ranked] = []
+    seen_files: set[str] = set()
+    for c in candidates:
+        h = signals.hit(c)
+        if h.note is not None:
+            n = h.note
+            stand, note_why = _standing(n, weights)
+            why = f"{'mined ' if n.mined else ''}{n.kind} note, text {c.score:.4f}"
+            if note_why:
+                why += f"; {note_why}"
+            out.append(Ranked(c.id, c.row, c.score * (stand if stand else 0.0) or c.score * 1e-3, why))
+            continue
+        f = ranked.get(h.file) if h.file else None
+        lift = (f.score - f.text) if f else 0.0
+        why = f"text {c.score:.4f}" + (f"; file lifted +{lift:.4f}: {f.why}" if f and lift > 0 else "")
+        out.append(Ranked(c.id, c.row, c.score + lift, why, h.file))
+        if h.file:
+            seen_files.add(h.file)
+    for path, f in ranked.items():
+        if path in seen_files or f.score <= 0 or f.text > 0:
+            continue
+        loc = signals.locate(path)
+        if loc is None:
+            continue
+        out.append(Ranked(loc[0], loc[1], f.score, f.why, path, added=True))
+    out.sort(key=lambda r: (-r.score, r.id))
+    return out[:limit] if limit is not None else out
+
+
+# ---- the shard adapter -------------------------------------------------------------------------
+class ShardSignals:
+    """``Signals`` over a loaded ``Shard`` and, optionally, its ``NotesOverlay``.
+
+    ``extra``: notes known only to the caller (note id -> NoteInfo), e.g. the benchmarks' in-memory
+    notes searched as extra documents. Reads only the shard's and overlay's public methods."""
+
+    def __init__(self, shard, overlay=None, extra: dict[str, NoteInfo] | None = None):
+        self.shard = shard
+        self.overlay = overlay
+        self.extra = extra or {}
+        self._cache: dict[str, Hit] = {}
+
+    def _file(self, path: str | None, kind: str) -> str | None:
+        return path or None if kind in CODE_ITEM_KINDS else None
+
+    def _note(self, nid: str, kind: str, meta: str | None, status: str | None) -> NoteInfo:
+        about = json.loads(meta or "{}").get("about", [])
+        files = tuple(dict.fromkeys(t.get("path") for t in about if t.get("path")))
+        stale, created = "", None
+        if self.overlay is not None:
+            status = self.overlay.status_of(nid) or status
+            note = self.overlay.notes.get(nid)
+            if note is not None:
+                from stratum.notes import staleness
+
+                st = staleness(note, self.overlay.code)
+                stale = st["message"] if st else ""
+                created = note.created_at
+        return NoteInfo(kind, files, status or "active", stale, created)
+
+    def hit(self, c: Candidate) -> Hit:
+        key = c.id or str(c.row)
+        h = self._cache.get(key)
+        if h is not None:
+            return h
+        if c.id in self.extra:
+            h = Hit(self.extra[c.id].kind, None, note=self.extra[c.id])
+        elif c.row < 0:
+            rec = self.overlay.get(c.id) if self.overlay is not None else None
+            h = Hit(rec["kind"], None, note=self._note(c.id, rec["kind"], rec.get("meta"), rec.get("status"))) \
+                if rec else Hit("", None)
+        else:
+            col = self.shard.col
+            kind = col("kind")[c.row]
+            if kind in S.NOTE_KINDS:
+                h = Hit(kind, None, note=self._note(col("id")[c.row], kind, col("meta")[c.row], col("status")[c.row]))
+            else:
+                h = Hit(kind, self._file(col("path")[c.row], kind), col("qualname")[c.row] or col("name")[c.row] or "")
+        self._cache[key] = h
+        return h
+
+    def cochange(self, path: str) -> list[CoEdge]:
+        row = self.shard.resolve(path)
+        if row is None:
+            return []
+        out = []
+        for nb, _kind, _d, _w in self.shard.neighbors(row, ("cochange",), "out"):
+            a = self.shard.edge_attrs(row, nb, "cochange")
+            if a:
+                out.append(CoEdge(self.shard.col("path")[nb], int(a["support"] or 0),
+                                  float(a["confidence"] or 0.0), a.get("last_time")))
+        return out
+
+    def structure(self, path: str) -> list[tuple[str, str]]:
+        row = self.shard.resolve(path)
+        if row is None:
+            return []
+        words = {("imports", "out"): "imported by", ("imports", "in"): "imports",
+                 ("tests", "out"): "tested by", ("tests", "in"): "tests"}
+        seen = {}
+        for nb, kind, d, _w in self.shard.neighbors(row, ("imports", "tests"), "both"):
+            p = self.shard.col("path")[nb]
+            if p and self.shard.col("kind")[nb] == "file":
+                seen.setdefault(p, words.get((kind, d), kind))
+        return list(seen.items())
+
+    def locate(self, path: str) -> tuple[str, int] | None:
+        row = self.shard.resolve(path)
+        if row is None or self.shard.col("kind")[row] != "file":
+            return None
+        return self.shard.col("id")[row], int(row)
+
+
+def candidates_of(items) -> list[Candidate]:
+    """Search items (``SearchItem`` or anything with row, score, sources, id) as candidates."""
+    return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id) for i in items]
+
+
+__all__ = ["Candidate", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
+           "RankedFile", "Ranked", "rank_files", "rerank", "ShardSignals", "candidates_of"]
