@@ -8,6 +8,11 @@ server, so code written against a local ``Tools`` runs unchanged against a serve
         s = c.open_session(author="me").data["session"]
         r = c.search(s, "where are page tokens signed")
 
+Credentials: ``token`` is sent as ``authorization: Bearer <token>`` on every call (the server's
+token file names its identity); ``root_cert`` (PEM bytes or a path) verifies a TLS server, and
+``client_cert``/``client_key`` present a certificate for mTLS. ``tls=True`` alone uses the system's
+root certificates. Without any of them the channel is plaintext (a loopback server).
+
 Errors: the server sends the exact Stratum error code in trailing metadata; without it (an error
 raised by gRPC itself) the status code picks the type. A server that cannot be reached or does not
 answer within the timeout raises ``Unavailable`` (retryable).
@@ -15,6 +20,8 @@ answer within the timeout raises ``Unavailable`` (retryable).
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -26,17 +33,21 @@ from serving.server import ERROR_CODE_KEY, MAX_RESPONSE_BYTES, RETRYABLE_KEY
 from stratum import errors as E
 from stratum.envelope import Response
 
-_BY_CODE: dict[str, type[E.StratumError]] = {}
-for _cls in (E.SystemError_, E.StoreError, E.SchemaMismatch, E.ModelMismatch, E.LogCorruption,
-             E.Unavailable, E.UserError, E.NotARepository, E.NotFound, E.InvalidArgument,
-             E.InvalidPageToken, E.BudgetExceeded, E.NoteRejected):
-    _BY_CODE[_cls.code] = _cls          # later wins: "invalid_argument" -> InvalidArgument
+def _tree(cls: type[E.StratumError]) -> list[type[E.StratumError]]:
+    return [cls] + [c for sub in cls.__subclasses__() for c in _tree(sub)]
+
+
+# every error of the tree by its code; a subclass comes after its parent and wins a shared code
+# ("invalid_argument" -> InvalidArgument, "internal" -> SystemError_)
+_BY_CODE: dict[str, type[E.StratumError]] = {cls.code: cls for cls in _tree(E.StratumError)}
 
 _BY_STATUS: dict[grpc.StatusCode, type[E.StratumError]] = {
     grpc.StatusCode.NOT_FOUND: E.NotFound,
     grpc.StatusCode.INVALID_ARGUMENT: E.InvalidArgument,
     grpc.StatusCode.OUT_OF_RANGE: E.InvalidArgument,
     grpc.StatusCode.RESOURCE_EXHAUSTED: E.InvalidArgument,     # e.g. a request over the size limit
+    grpc.StatusCode.UNAUTHENTICATED: E.Unauthenticated,
+    grpc.StatusCode.PERMISSION_DENIED: E.PermissionDenied,
     grpc.StatusCode.UNAVAILABLE: E.Unavailable,
     grpc.StatusCode.DEADLINE_EXCEEDED: E.Unavailable,
 }
@@ -55,15 +66,38 @@ def error_from_rpc(err: grpc.RpcError, rpc: str = "") -> E.StratumError:
     return cls(details, retryable=None if retryable is None else retryable == "true")
 
 
+def _pem(what: str, value: bytes | str | os.PathLike | None) -> bytes | None:
+    """PEM bytes given as bytes or as a file path."""
+    if value is None or isinstance(value, bytes):
+        return value
+    try:
+        return Path(value).read_bytes()
+    except OSError as err:
+        raise E.InvalidArgument(f"cannot read the {what} {value}: {err.strerror}") from None
+
+
 class Client:
     """Calls a Stratum server. ``timeout`` (seconds) is the deadline of each call."""
 
     def __init__(self, address: str, timeout: float | None = 30.0, *,
-                 max_response_bytes: int = MAX_RESPONSE_BYTES):
+                 max_response_bytes: int = MAX_RESPONSE_BYTES, token: str | None = None,
+                 root_cert: bytes | str | None = None, client_cert: bytes | str | None = None,
+                 client_key: bytes | str | None = None, tls: bool = False):
         self.address = address
         self.timeout = timeout
-        self._channel = grpc.insecure_channel(address, options=[
-            ("grpc.max_receive_message_length", max_response_bytes)])
+        options = [("grpc.max_receive_message_length", max_response_bytes)]
+        if (client_cert is None) != (client_key is None):
+            raise E.InvalidArgument("a client certificate needs its key, and a key its certificate")
+        if tls or root_cert is not None or client_cert is not None:
+            creds = grpc.ssl_channel_credentials(root_certificates=_pem("TLS root certificate", root_cert),
+                                                 private_key=_pem("client key", client_key),
+                                                 certificate_chain=_pem("client certificate", client_cert))
+            self._channel = grpc.secure_channel(address, creds, options=options)
+        else:
+            self._channel = grpc.insecure_channel(address, options=options)
+        if token is not None and (not token.strip() or any(c.isspace() for c in token.strip())):
+            raise E.InvalidArgument("the token must be one word without spaces")
+        self._metadata = (("authorization", f"Bearer {token.strip()}"),) if token else None
         self._stub = pb_grpc.StratumStub(self._channel)
         self._opened: set[str] = set()     # sessions this client opened and has not closed
 
@@ -71,7 +105,7 @@ class Client:
     def _call(self, rpc: str, request_type: type, kwargs: dict[str, Any]) -> Response:
         try:
             reply = getattr(self._stub, rpc)(convert.request_from_kwargs(request_type, kwargs),
-                                             timeout=self.timeout)
+                                             timeout=self.timeout, metadata=self._metadata)
         except grpc.RpcError as err:
             raise error_from_rpc(err, rpc) from None
         return convert.response_from_proto(reply)
@@ -89,7 +123,7 @@ class Client:
             for sid in sorted(self._opened):
                 try:
                     self.close_session(sid)
-                except (E.NotFound, E.Unavailable):    # already gone, or the server is: nothing to free
+                except (E.NotFound, E.Unavailable, E.Unauthenticated):   # gone already (or the server is)
                     self._opened.discard(sid)
         finally:
             self._channel.close()

@@ -4,8 +4,14 @@ Responses: ``Response`` <-> ``<Tool>Response`` (envelope = 1, items = 2, data_js
 copies of stable extras such as ``session`` and ``note_id``). ``data_json`` holds the whole
 ``Response.data`` dict, so a round trip gives back an equal ``Response``.
 
+Items: note provenance travels as a ``google.protobuf.Struct`` (values keep their JSON types; whole
+numbers come back as ints), attached notes as ``NoteRef`` messages whose unset fields stay absent and
+whose unknown keys ride in ``extra``, so ``Item`` round-trips equal.
+
 Requests: a request message -> keyword arguments for the tool. A field declared ``optional`` in the
 .proto and left unset is omitted, so the tool's own default applies; every other field is passed.
+``check_request`` bounds every string and list field first (stratum.limits), so an oversized value
+is a short InvalidArgument before any tool looks at it.
 """
 
 from __future__ import annotations
@@ -14,10 +20,13 @@ import dataclasses
 import json
 from typing import Any
 
+from google.protobuf import json_format, struct_pb2
 from google.protobuf.message import Message
 
 from serving._gen import stratum_pb2 as pb
+from stratum import limits
 from stratum.envelope import Budget, Envelope, Eviction, Item, Response
+from stratum.errors import InvalidArgument
 
 # Typed response fields copied from Response.data when the message has them (and "shards").
 _TYPED_EXTRAS = ("session", "note_id")
@@ -70,11 +79,33 @@ def _fill_item(msg: pb.Item, it: Item) -> pb.Item:
         msg.meta_json = dumps(it.meta)
     if it.score is not None:
         msg.score = it.score
+    if it.provenance:
+        _fill_struct(msg.provenance, it.provenance)
+    msg.trust, msg.why = it.trust, it.why
+    for note in it.notes:
+        _fill_note(msg.notes.add(), note)
     return msg
 
 
-def item_to_proto(it: Item) -> pb.Item:
-    return _fill_item(pb.Item(), it)
+def _fill_struct(msg: struct_pb2.Struct, value: dict) -> None:
+    msg.update(json.loads(dumps(value)))       # plain JSON types first (numpy scalars, sets, ...)
+
+
+_NOTE_FIELDS = {f.name: f for f in pb.NoteRef.DESCRIPTOR.fields if f.name != "extra"}
+_NOTE_TYPES = {"id": str, "kind": str, "age_days": (int, float), "author": str, "trust": str, "stale": bool,
+               "line": str}
+
+
+def _fill_note(msg: pb.NoteRef, note: dict) -> None:
+    extra = {}
+    for key, value in note.items():
+        typ = _NOTE_TYPES.get(key)
+        if typ is not None and isinstance(value, typ) and not (key == "age_days" and isinstance(value, bool)):
+            setattr(msg, key, value)
+        else:
+            extra[key] = value
+    if extra:
+        _fill_struct(msg.extra, extra)
 
 
 def shard_status_to_proto(info: dict) -> pb.ShardStatus:
@@ -110,12 +141,38 @@ def envelope_from_proto(msg: pb.Envelope) -> Envelope:
         next_hint=msg.next_hint, version=msg.version, warnings=list(msg.warnings))
 
 
+def _whole(value: Any) -> Any:
+    """Struct numbers are doubles: give whole ones back as ints (3 days, not 3.0), recursively."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _whole(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    return value
+
+
+def _struct(msg: struct_pb2.Struct) -> dict:
+    return _whole(json_format.MessageToDict(msg))
+
+
+def _note_from_proto(msg: pb.NoteRef) -> dict:
+    note = {name: getattr(msg, name) for name in _NOTE_FIELDS if msg.HasField(name)}
+    if "age_days" in note:
+        note["age_days"] = _whole(note["age_days"])
+    if msg.HasField("extra"):
+        note.update(_struct(msg.extra))
+    return note
+
+
 def item_from_proto(msg: pb.Item) -> Item:
     return Item(id=msg.id, kind=msg.kind, path=msg.path, name=msg.name, qualname=msg.qualname,
                 level=msg.level, text=msg.text, tokens=msg.tokens,
                 score=msg.score if msg.HasField("score") else None, language=msg.language,
                 start_line=msg.start_line, end_line=msg.end_line, edge=msg.edge,
-                direction=msg.direction, warnings=list(msg.warnings), meta=_loads(msg.meta_json))
+                direction=msg.direction, warnings=list(msg.warnings), meta=_loads(msg.meta_json),
+                provenance=_struct(msg.provenance) if msg.HasField("provenance") else {},
+                trust=msg.trust, why=msg.why, notes=[_note_from_proto(n) for n in msg.notes])
 
 
 def response_from_proto(msg: Message) -> Response:
@@ -126,6 +183,30 @@ def response_from_proto(msg: Message) -> Response:
 
 
 # ---- requests --------------------------------------------------------------------------------------
+
+# Longest value of each request string field (the tools check again; these are the cheap bounds at the
+# door). Fields not named here get MAX_TARGET_CHARS, except a note's text (the note rules own it).
+_FIELD_LIMITS = {"session": limits.MAX_SESSION_ID_CHARS, "query": limits.MAX_QUERY_CHARS,
+                 "page_token": limits.MAX_PAGE_TOKEN_CHARS, "author": limits.MAX_NAME_CHARS,
+                 "model": limits.MAX_NAME_CHARS}
+_UNBOUNDED = {"text"}
+
+
+def check_request(msg: Message) -> None:
+    """InvalidArgument when a string or list field of a request is over its limit (short message)."""
+    for field in msg.DESCRIPTOR.fields:
+        if field.type != field.TYPE_STRING or field.name in _UNBOUNDED:
+            continue
+        limit = _FIELD_LIMITS.get(field.name, limits.MAX_TARGET_CHARS)
+        value = getattr(msg, field.name)
+        if field.is_repeated:
+            if len(value) > limits.MAX_TARGETS:
+                raise InvalidArgument(f"{field.name} has {len(value)} values; the limit is {limits.MAX_TARGETS}")
+            for v in value:
+                limits.check_len(f"a {field.name} value", v, limit)
+        else:
+            limits.check_len(field.name, value, limit)
+
 
 def request_to_kwargs(msg: Message) -> dict[str, Any]:
     """Tool keyword arguments from a request; unset ``optional`` fields are left to the tool."""
@@ -144,5 +225,5 @@ def request_from_kwargs(message_type: type[Message], kwargs: dict[str, Any]) -> 
                            for k, v in kwargs.items() if v is not None})
 
 
-__all__ = ["dumps", "envelope_to_proto", "item_to_proto", "shard_status_to_proto", "response_to_proto", "envelope_from_proto",
-           "item_from_proto", "response_from_proto", "request_to_kwargs", "request_from_kwargs"]
+__all__ = ["dumps", "envelope_to_proto", "shard_status_to_proto", "response_to_proto", "envelope_from_proto",
+           "item_from_proto", "response_from_proto", "check_request", "request_to_kwargs", "request_from_kwargs"]

@@ -1,15 +1,25 @@
 """The gRPC server: a thin adapter from ``stratum.v1.Stratum`` RPCs to one ``Tools`` instance.
 
-Each RPC turns its request into the tool's keyword arguments, calls the tool and converts the
-``Response`` (serving.convert). Errors are translated in one function, ``status_for``:
+Each RPC decodes its request (bytes that are not the request message are INVALID_ARGUMENT, never
+gRPC's own INTERNAL "Exception deserializing request!"), authenticates the caller
+(serving.auth.ServerSecurity), bounds the request's fields (convert.check_request), and calls the
+tool inside ``identity.acting_as(caller)``, so the tools know who owns a session and who writes a
+note. The tool's ``Response`` is converted by serving.convert. Errors are translated in one
+function, ``status_for``:
 
     NotFound                                   -> NOT_FOUND
-    BudgetExceeded (the session's quota)       -> RESOURCE_EXHAUSTED
+    Unauthenticated (missing or bad credential)-> UNAUTHENTICATED
+    PermissionDenied (another identity's note) -> PERMISSION_DENIED
+    BudgetExceeded (the session's quota),
+    ResourceExhausted (session caps)           -> RESOURCE_EXHAUSTED
     InvalidArgument, InvalidPageToken,
     NoteRejected, other UserError              -> INVALID_ARGUMENT
     (a request over the size limit             -> RESOURCE_EXHAUSTED, from gRPC itself)
     SystemError_ (retryable)                   -> UNAVAILABLE
     SystemError_, any other exception          -> INTERNAL; the trace is logged here, never sent
+
+Messages are capped at ``MAX_MESSAGE_CHARS`` whatever a tool put in them, so an error can never
+overflow gRPC's header limit (a 500 KB session id used to come back as "Stream removed").
 
 Page-token errors are INVALID_ARGUMENT whether the token was tampered with, foreign or stale: in each
 case only a different request (without the token) can succeed, and the message says which it was.
@@ -17,7 +27,7 @@ The exact Stratum error code and retry flag travel in the trailing metadata (``s
 ``stratum-retryable``) so serving.client can raise the same error type the tool raised.
 
 Besides the tool RPCs the server runs the standard health service (``grpc.health.v1``, SERVING until
-shutdown starts) and server reflection, honours deadlines (an expired call is not started; an answer
+shutdown starts) and server reflection (both open without credentials: probes and schema), honours deadlines (an expired call is not started; an answer
 to a caller that has gone is dropped), bounds message sizes, reloads newly published store versions
 in the background, and on SIGTERM/SIGINT stops taking calls and lets in-flight ones finish within a
 grace period.
@@ -33,14 +43,17 @@ from concurrent import futures
 from typing import Any, Callable
 
 import grpc
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from serving import convert
 from serving._gen import stratum_pb2 as pb
-from serving._gen import stratum_pb2_grpc as pb_grpc
-from stratum.errors import BudgetExceeded, NotFound, StratumError, SystemError_, UserError
+from serving.auth import UNAUTHENTICATED_LOOPBACK, ServerSecurity
+from stratum.errors import (BudgetExceeded, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
+                            StratumError, SystemError_, Unauthenticated, UserError)
+from stratum.identity import acting_as
+from stratum.limits import echo
 
 log = logging.getLogger("stratum.serving")
 
@@ -49,13 +62,18 @@ MAX_REQUEST_BYTES = 1 << 20        # a request is a query, ids and at most one n
 MAX_RESPONSE_BYTES = 64 << 20      # a page of full-level source can be large
 ERROR_CODE_KEY = "stratum-error-code"
 RETRYABLE_KEY = "stratum-retryable"
+MAX_MESSAGE_CHARS = 1000           # an error message, whatever the tool put in it
 
 
 def status_for(err: BaseException) -> tuple[grpc.StatusCode, str]:
     """The gRPC status code and client-facing message for an error raised by a tool."""
     if isinstance(err, NotFound):
         return grpc.StatusCode.NOT_FOUND, err.message
-    if isinstance(err, BudgetExceeded):
+    if isinstance(err, Unauthenticated):
+        return grpc.StatusCode.UNAUTHENTICATED, err.message
+    if isinstance(err, PermissionDenied):
+        return grpc.StatusCode.PERMISSION_DENIED, err.message
+    if isinstance(err, (BudgetExceeded, ResourceExhausted)):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, err.message
     if isinstance(err, UserError):
         return grpc.StatusCode.INVALID_ARGUMENT, err.message
@@ -67,6 +85,8 @@ def status_for(err: BaseException) -> tuple[grpc.StatusCode, str]:
 
 def _abort(context: grpc.ServicerContext, rpc: str, err: BaseException) -> None:
     code, message = status_for(err)
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[:MAX_MESSAGE_CHARS] + "..."
     if code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNAVAILABLE):
         ref = uuid.uuid4().hex[:8]
         log.error("%s failed (ref %s)", rpc, ref, exc_info=err)
@@ -78,57 +98,66 @@ def _abort(context: grpc.ServicerContext, rpc: str, err: BaseException) -> None:
     context.abort(code, message)
 
 
-class StratumServicer(pb_grpc.StratumServicer):
-    """One method per RPC; each is the same three steps: arguments, tool call, response."""
+class _Undecodable:
+    """What the request deserializer hands on when the bytes are not the request message."""
 
-    def __init__(self, tools: Any):
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+def _decoder(request_type: type[Message]) -> Callable[[bytes], Any]:
+    def decode(data: bytes) -> Any:
+        try:
+            return request_type.FromString(data)
+        except (DecodeError, RecursionError, ValueError) as err:     # foreign bytes: the caller's bad input
+            return _Undecodable(echo(err) or type(err).__name__)
+    return decode
+
+
+def _tool_name(rpc: str) -> str:
+    """``OpenSession`` -> ``open_session``: one RPC per tool, named alike (a unit test checks)."""
+    return "".join("_" + ch.lower() if ch.isupper() else ch for ch in rpc).lstrip("_")
+
+
+class StratumServicer:
+    """Every RPC is the same steps: who calls, decoded?, bounded fields, tool call as the caller, response."""
+
+    def __init__(self, tools: Any, security: ServerSecurity = UNAUTHENTICATED_LOOPBACK):
         self._tools = tools
+        self._security = security
 
-    def _call(self, rpc: str, tool: str, request: Message, context: grpc.ServicerContext,
-              response_type: type[Message]) -> Message:
+    def call(self, rpc: str, request: Any, context: grpc.ServicerContext,
+             response_type: type[Message]) -> Message:
         remaining = context.time_remaining()
         if remaining is not None and remaining <= 0:
             context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, f"{rpc}: deadline expired before the call started")
         try:
-            resp = getattr(self._tools, tool)(**convert.request_to_kwargs(request))
+            caller = self._security.identify(context)
+            if isinstance(request, _Undecodable):
+                raise InvalidArgument(f"{rpc}: the request is not a valid {rpc}Request message ({request.reason})")
+            convert.check_request(request)
+            with acting_as(caller):
+                resp = getattr(self._tools, _tool_name(rpc))(**convert.request_to_kwargs(request))
             if not context.is_active():     # deadline passed or caller cancelled: nobody reads the answer
                 return response_type()
             return convert.response_to_proto(resp, response_type)
         except Exception as err:   # the adapter boundary: every failure becomes a status (see status_for)
             _abort(context, rpc, err)
 
-    def OpenSession(self, request, context):
-        return self._call("OpenSession", "open_session", request, context, pb.OpenSessionResponse)
+    def handler(self) -> grpc.GenericRpcHandler:
+        """The Stratum service with our own request decoding (see _decoder)."""
+        handlers = {}
+        for method in pb.DESCRIPTOR.services_by_name["Stratum"].methods:
+            req, resp = getattr(pb, method.input_type.name), getattr(pb, method.output_type.name)
 
-    def CloseSession(self, request, context):
-        return self._call("CloseSession", "close_session", request, context, pb.CloseSessionResponse)
+            def behaviour(request, context, _rpc=method.name, _resp=resp):
+                return self.call(_rpc, request, context, _resp)
 
-    def Tree(self, request, context):
-        return self._call("Tree", "tree", request, context, pb.TreeResponse)
-
-    def Search(self, request, context):
-        return self._call("Search", "search", request, context, pb.SearchResponse)
-
-    def Get(self, request, context):
-        return self._call("Get", "get", request, context, pb.GetResponse)
-
-    def Walk(self, request, context):
-        return self._call("Walk", "walk", request, context, pb.WalkResponse)
-
-    def Remember(self, request, context):
-        return self._call("Remember", "remember", request, context, pb.RememberResponse)
-
-    def Pin(self, request, context):
-        return self._call("Pin", "pin", request, context, pb.PinResponse)
-
-    def Unpin(self, request, context):
-        return self._call("Unpin", "unpin", request, context, pb.UnpinResponse)
-
-    def Prefetch(self, request, context):
-        return self._call("Prefetch", "prefetch", request, context, pb.PrefetchResponse)
-
-    def Status(self, request, context):
-        return self._call("Status", "status", request, context, pb.StatusResponse)
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+                behaviour, request_deserializer=_decoder(req), response_serializer=resp.SerializeToString)
+        return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
 
 def _reload_loop(server: grpc.Server, tools: Any, interval: float) -> None:
@@ -141,19 +170,22 @@ def _reload_loop(server: grpc.Server, tools: Any, interval: float) -> None:
 
 
 def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: float | None,
-           max_request_bytes: int, max_response_bytes: int,
-           max_concurrent_rpcs: int | None) -> tuple[grpc.Server, int, health.HealthServicer]:
+           max_request_bytes: int, max_response_bytes: int, max_concurrent_rpcs: int | None,
+           security: ServerSecurity | None) -> tuple[grpc.Server, int, health.HealthServicer]:
+    security = security or UNAUTHENTICATED_LOOPBACK
+    security.check_bind(host)
     options = [("grpc.max_receive_message_length", max_request_bytes),
                ("grpc.max_send_message_length", max_response_bytes),
                ("grpc.so_reuseport", 0)]
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="stratum-rpc"),
                          options=options, maximum_concurrent_rpcs=max_concurrent_rpcs)
-    pb_grpc.add_StratumServicer_to_server(StratumServicer(tools), server)
+    server.add_generic_rpc_handlers((StratumServicer(tools, security).handler(),))
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    bound = server.add_insecure_port(address)
+    creds = security.server_credentials()
+    bound = server.add_secure_port(address, creds) if creds is not None else server.add_insecure_port(address)
     if bound == 0:
         raise OSError(f"could not bind {address}")
     server.start()
@@ -168,15 +200,17 @@ def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: f
 def serve(tools: Any, host: str = "127.0.0.1", port: int = 0, *, workers: int = 8,
           reload_interval: float | None = 2.0, max_request_bytes: int = MAX_REQUEST_BYTES,
           max_response_bytes: int = MAX_RESPONSE_BYTES,
-          max_concurrent_rpcs: int | None = None) -> tuple[grpc.Server, int]:
+          max_concurrent_rpcs: int | None = None,
+          security: ServerSecurity | None = None) -> tuple[grpc.Server, int]:
     """Start serving ``tools`` (a stratum.tools.Tools); the running server and its bound port.
 
-    Port 0 binds a free port. ``reload_interval`` seconds between ``tools.reload()`` calls (None:
+    Port 0 binds a free port. ``security`` (serving.auth): TLS and authentication; the default is
+    unauthenticated, which only a loopback ``host`` accepts. ``reload_interval`` seconds between ``tools.reload()`` calls (None:
     never). The caller stops the server (``server.stop(grace)``) and then closes the tools.
     """
     server, bound, _ = _start(tools, host, port, workers=workers, reload_interval=reload_interval,
                               max_request_bytes=max_request_bytes, max_response_bytes=max_response_bytes,
-                              max_concurrent_rpcs=max_concurrent_rpcs)
+                              max_concurrent_rpcs=max_concurrent_rpcs, security=security)
     return server, bound
 
 
@@ -186,7 +220,7 @@ def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10
     calls get ``grace`` seconds to finish, and the tools are closed."""
     server, bound, health_servicer = _start(tools, host, port, **{
         "workers": 8, "reload_interval": 2.0, "max_request_bytes": MAX_REQUEST_BYTES,
-        "max_response_bytes": MAX_RESPONSE_BYTES, "max_concurrent_rpcs": None, **options})
+        "max_response_bytes": MAX_RESPONSE_BYTES, "max_concurrent_rpcs": None, "security": None, **options})
     stopping = threading.Event()
 
     def _shutdown(signum, _frame):
@@ -210,4 +244,4 @@ def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10
 
 
 __all__ = ["serve", "run", "status_for", "StratumServicer", "SERVICE_NAME", "MAX_REQUEST_BYTES",
-           "MAX_RESPONSE_BYTES", "ERROR_CODE_KEY", "RETRYABLE_KEY"]
+           "MAX_RESPONSE_BYTES", "MAX_MESSAGE_CHARS", "ERROR_CODE_KEY", "RETRYABLE_KEY"]

@@ -1,3 +1,4 @@
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -61,7 +62,7 @@ class Envelope(_message.Message):
     def __init__(self, returned: _Optional[int] = ..., total: _Optional[int] = ..., total_is_lower_bound: _Optional[bool] = ..., page: _Optional[int] = ..., pages: _Optional[int] = ..., has_more: _Optional[bool] = ..., next_page_token: _Optional[str] = ..., tokens_returned: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., evictions: _Optional[_Iterable[_Union[Eviction, _Mapping]]] = ..., next_hint: _Optional[str] = ..., version: _Optional[int] = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Item(_message.Message):
-    __slots__ = ("id", "kind", "path", "name", "qualname", "level", "text", "tokens", "score", "language", "start_line", "end_line", "edge", "direction", "warnings", "meta_json")
+    __slots__ = ("id", "kind", "path", "name", "qualname", "level", "text", "tokens", "score", "language", "start_line", "end_line", "edge", "direction", "warnings", "meta_json", "provenance", "trust", "why", "notes")
     ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
@@ -78,6 +79,10 @@ class Item(_message.Message):
     DIRECTION_FIELD_NUMBER: _ClassVar[int]
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
     META_JSON_FIELD_NUMBER: _ClassVar[int]
+    PROVENANCE_FIELD_NUMBER: _ClassVar[int]
+    TRUST_FIELD_NUMBER: _ClassVar[int]
+    WHY_FIELD_NUMBER: _ClassVar[int]
+    NOTES_FIELD_NUMBER: _ClassVar[int]
     id: str
     kind: str
     path: str
@@ -94,7 +99,31 @@ class Item(_message.Message):
     direction: str
     warnings: _containers.RepeatedScalarFieldContainer[str]
     meta_json: str
-    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., path: _Optional[str] = ..., name: _Optional[str] = ..., qualname: _Optional[str] = ..., level: _Optional[str] = ..., text: _Optional[str] = ..., tokens: _Optional[int] = ..., score: _Optional[float] = ..., language: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., edge: _Optional[str] = ..., direction: _Optional[str] = ..., warnings: _Optional[_Iterable[str]] = ..., meta_json: _Optional[str] = ...) -> None: ...
+    provenance: _struct_pb2.Struct
+    trust: str
+    why: str
+    notes: _containers.RepeatedCompositeFieldContainer[NoteRef]
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., path: _Optional[str] = ..., name: _Optional[str] = ..., qualname: _Optional[str] = ..., level: _Optional[str] = ..., text: _Optional[str] = ..., tokens: _Optional[int] = ..., score: _Optional[float] = ..., language: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., edge: _Optional[str] = ..., direction: _Optional[str] = ..., warnings: _Optional[_Iterable[str]] = ..., meta_json: _Optional[str] = ..., provenance: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., trust: _Optional[str] = ..., why: _Optional[str] = ..., notes: _Optional[_Iterable[_Union[NoteRef, _Mapping]]] = ...) -> None: ...
+
+class NoteRef(_message.Message):
+    __slots__ = ("id", "kind", "age_days", "author", "trust", "stale", "line", "extra")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AGE_DAYS_FIELD_NUMBER: _ClassVar[int]
+    AUTHOR_FIELD_NUMBER: _ClassVar[int]
+    TRUST_FIELD_NUMBER: _ClassVar[int]
+    STALE_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    EXTRA_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    kind: str
+    age_days: float
+    author: str
+    trust: str
+    stale: bool
+    line: str
+    extra: _struct_pb2.Struct
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., age_days: _Optional[float] = ..., author: _Optional[str] = ..., trust: _Optional[str] = ..., stale: _Optional[bool] = ..., line: _Optional[str] = ..., extra: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class OpenSessionRequest(_message.Message):
     __slots__ = ("author", "model", "budget", "policy")

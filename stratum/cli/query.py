@@ -8,6 +8,7 @@ and what remains.
 from __future__ import annotations
 
 from stratum.cli import add_common, emit, resolve_store
+from stratum.cli.serve import add_client_flags, client_from_args
 
 
 def register(sub) -> None:
@@ -60,7 +61,7 @@ def register(sub) -> None:
 
 def _conn(p) -> None:
     add_common(p)
-    p.add_argument("--server", metavar="HOST:PORT", default=None, help="query a running `stratum serve`")
+    add_client_flags(p)                 # --server, --token, --tls-ca, --tls-client-cert/-key
     p.add_argument("--session", default="", help="with --server: reuse this server session (its budget, "
                    "working set and page tokens); printed by every --server answer")
     p.add_argument("--budget", type=int, default=None, help="session token budget")
@@ -77,9 +78,7 @@ def _call(args, tool: str, **kw) -> int:
     per-store secret, so a --page-token printed by one command works in the next."""
     author = getattr(args, "author", "cli")
     if args.server:
-        from serving.client import Client
-
-        tools = Client(args.server)
+        tools = client_from_args(args)
         try:
             sess = args.session or tools.open_session(author=author, budget=args.budget).data["session"]
             resp = getattr(tools, tool)(sess, **kw)

@@ -3,6 +3,9 @@
 Both are composition roots: they open the stores as ``Tools`` (with the git freshness check from
 pipeline.gitio, so Status can say when memory is stale) and hand them to the thin adapters in
 serving/. Heavy imports happen inside the commands.
+
+``add_client_flags``/``client_from_args`` are the one definition of how a command reaches a running
+server (address, bearer token, TLS roots, client certificate); the query commands use them too.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import sys
 
 DEFAULT_PORT = 50051
 SECRET_ENV = "STRATUM_PAGE_TOKEN_SECRET"   # shared by replicas so page tokens work across them
+TOKEN_ENV = "STRATUM_TOKEN"                # a client's bearer token (kept out of `ps` and shell history)
 
 
 def register(sub) -> None:
@@ -28,6 +32,16 @@ def register(sub) -> None:
     p.add_argument("--reload-interval", type=float, default=2.0,
                    help="seconds between checks for a newly published store version (0: never)")
     p.add_argument("--max-request-bytes", type=int, default=None, help="largest request accepted (default 1 MiB)")
+    sec = p.add_argument_group("security", "authentication and TLS (docs/serving.md); without them only a "
+                                           "loopback --host is accepted")
+    sec.add_argument("--token-file", metavar="PATH", default=None,
+                     help="require bearer tokens: lines of '<token> <name> [role,role]' (chmod 600)")
+    sec.add_argument("--tls-cert", metavar="PEM", default=None, help="server certificate chain (enables TLS)")
+    sec.add_argument("--tls-key", metavar="PEM", default=None, help="server private key")
+    sec.add_argument("--client-ca", metavar="PEM", default=None,
+                     help="require client certificates signed by this CA (mTLS; the CN is the identity)")
+    sec.add_argument("--insecure", action="store_true",
+                     help="allow a non-loopback --host without TLS and authentication")
     _session_defaults(p)
     p.set_defaults(func=_serve)
 
@@ -39,11 +53,50 @@ def register(sub) -> None:
     src.add_argument("--store", metavar="PATH", action="append", default=None,
                      help="store root (repeatable; default: <repository>/.stratum of the current directory)")
     src.add_argument("--server", metavar="HOST:PORT", default=None, help="front a running `stratum serve`")
+    _credentials(p)
     p.add_argument("--author", default="mcp", help="who the session's notes are attributed to")
     p.add_argument("--model", default="", help="the agent's model id, recorded on its notes")
     p.add_argument("--timeout", type=float, default=30.0, help="--server: seconds per call (default: %(default)s)")
     _session_defaults(p)
     p.set_defaults(func=_mcp)
+
+
+def add_client_flags(p: argparse.ArgumentParser) -> None:
+    """--server and the credentials to reach it (query commands)."""
+    p.add_argument("--server", metavar="HOST:PORT", default=None, help="query a running `stratum serve`")
+    _credentials(p)
+
+
+def _credentials(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("server connection", "with --server: credentials and TLS")
+    g.add_argument("--token", default=None, help=f"bearer token (default: ${TOKEN_ENV}; prefer the variable)")
+    g.add_argument("--tls-ca", metavar="PEM", default=None, help="verify the server's TLS certificate with this CA")
+    g.add_argument("--tls-client-cert", metavar="PEM", default=None, help="client certificate (mTLS)")
+    g.add_argument("--tls-client-key", metavar="PEM", default=None, help="client certificate's key (mTLS)")
+
+
+def client_from_args(args, timeout: float | None = 30.0):
+    """A serving.client.Client for ``args.server`` with the credentials on the command line or in
+    $STRATUM_TOKEN; TLS when a CA or a client certificate is given."""
+    from serving.client import Client
+
+    return Client(args.server, timeout=timeout, token=getattr(args, "token", None) or os.environ.get(TOKEN_ENV),
+                  root_cert=getattr(args, "tls_ca", None), client_cert=getattr(args, "tls_client_cert", None),
+                  client_key=getattr(args, "tls_client_key", None))
+
+
+def _security(args):
+    """The serving.auth.ServerSecurity the flags ask for (bind checks happen when serving starts)."""
+    from serving.auth import ServerSecurity, TLSConfig, TokenFile
+    from stratum.errors import InvalidArgument
+
+    if bool(args.tls_cert) != bool(args.tls_key):
+        raise InvalidArgument("--tls-cert and --tls-key go together")
+    if args.client_ca and not args.tls_cert:
+        raise InvalidArgument("--client-ca (mTLS) needs --tls-cert and --tls-key")
+    tls = TLSConfig.from_files(args.tls_cert, args.tls_key, args.client_ca) if args.tls_cert else None
+    tokens = TokenFile(args.token_file) if args.token_file else None
+    return ServerSecurity(tls, tokens, insecure=args.insecure)
 
 
 def _stores(p: argparse.ArgumentParser) -> None:
@@ -76,15 +129,17 @@ def _serve(args) -> int:
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    security = _security(args)
+    security.check_bind(args.host)            # refuse before loading the stores
     tools = _open_tools(args)
 
     def ready(host: str, port: int) -> None:
         shards = ", ".join(f"{sh.manifest.repo_name} v{sh.manifest.version}" for sh in tools.shards.shards)
-        print(f"stratum: serving {shards} on {host}:{port}", flush=True)
+        print(f"stratum: serving {shards} ({security.mode}) on {host}:{port}", flush=True)
 
     run(tools, args.host, args.port, grace=args.grace, on_ready=ready, workers=args.workers,
         reload_interval=args.reload_interval or None,
-        max_request_bytes=args.max_request_bytes or MAX_REQUEST_BYTES)
+        max_request_bytes=args.max_request_bytes or MAX_REQUEST_BYTES, security=security)
     return 0
 
 
@@ -92,10 +147,8 @@ def _mcp(args) -> int:
     from serving.mcp_server import run_stdio
 
     if args.server:
-        from serving.client import Client
-
         def open_backend():
-            return Client(args.server, timeout=args.timeout)
+            return client_from_args(args, timeout=args.timeout)
     else:
         def open_backend():
             return _open_tools(args)
@@ -105,4 +158,4 @@ def _mcp(args) -> int:
     return 0
 
 
-__all__ = ["register", "DEFAULT_PORT", "SECRET_ENV"]
+__all__ = ["register", "add_client_flags", "client_from_args", "DEFAULT_PORT", "SECRET_ENV", "TOKEN_ENV"]

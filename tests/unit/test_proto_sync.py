@@ -28,6 +28,13 @@ def test_wire_envelope_mirrors_the_dataclasses():
     assert _fields(pb.Eviction) == {f.name for f in dataclasses.fields(Eviction)}
     item = {f.name for f in dataclasses.fields(Item)}
     assert _fields(pb.Item) == (item - {"meta"}) | {"meta_json"}
+    assert {"provenance", "trust", "why", "notes"} <= _fields(pb.Item)
+
+
+def test_note_ref_carries_the_documented_note_keys():
+    """Item.notes dicts (stratum.envelope): id, kind, age_days, author, trust, stale, line; others in extra."""
+    assert _fields(pb.NoteRef) == {"id", "kind", "age_days", "author", "trust", "stale", "line", "extra"}
+    assert pb.DESCRIPTOR.package == "stratum.v1"
 
 
 def test_every_response_message_carries_the_envelope():
