@@ -51,9 +51,14 @@ class IndexConfig:
     parse: ParseConfig = field(default_factory=ParseConfig)
     history: HistoryConfig = field(default_factory=HistoryConfig)
     embed: EmbedConfig = field(default_factory=EmbedConfig)
-    ray_address: str | None = None          # None: RAY_ADDRESS or a local Ray
+    ray_address: str | None = None          # None: RAY_ADDRESS, else in-process or a local Ray (below)
     num_cpus: int | None = None             # local Ray only
     full: bool = False                      # ignore incremental state
+    ray: bool | None = None                 # None: Ray for a named cluster or large work; True/False: force
+    # Without a named cluster, Ray is started only when this much source is to be parsed: a local
+    # start costs ~5 s and in-process parsing runs ~2.5 MB/s on one core, so two cores win back
+    # the start at ~25 MB (docs/operations.md, "In-process or Ray").
+    ray_min_parse_bytes: int = 24 << 20
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -1,19 +1,28 @@
-"""`stratum index [PATH]`: parse, mine, embed and publish a new version of the store."""
+"""`stratum index [PATH ...]`: parse, mine, embed and publish a new version of each store."""
 
 from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 from stratum.cli import add_common, emit, resolve_store
 
 
 def register(sub) -> None:
-    p = sub.add_parser("index", help="index a repository (progress, then the run report)")
-    p.add_argument("path", nargs="?", default=".", help="repository to index (default: .)")
+    p = sub.add_parser("index", help="index repositories (progress, then the run report)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="repositories to index (default: .)")
     add_common(p)
+    p.add_argument("--repos-file", metavar="FILE", default=None,
+                   help="also index the repositories listed in FILE (one path a line; # comments)")
+    p.add_argument("--store-root", metavar="DIR", default=None,
+                   help="with several repositories: store each in DIR/<name> (default: <repo>/.stratum)")
     p.add_argument("--full", action="store_true", help="ignore incremental state; re-parse and re-mine all")
-    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS or local)")
+    p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS)")
+    ray = p.add_mutually_exclusive_group()
+    ray.add_argument("--ray", dest="ray", action="store_true", default=None,
+                     help="run the stages on Ray even for small work (a local Ray if no address)")
+    ray.add_argument("--no-ray", dest="ray", action="store_false", help="run every stage in this process")
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs for a local Ray (default: all)")
     p.add_argument("--no-embed", action="store_true", help="skip embeddings (keyword search only)")
     p.add_argument("--symbols", action="store_true", help="also mine symbol-level co-change (slower)")
@@ -24,13 +33,12 @@ def register(sub) -> None:
     p.set_defaults(func=run)
 
 
-def run(args) -> int:
+def config_from(args):
     from dataclasses import replace
 
-    from pipeline.job import index_repository
     from stratum.config import IndexConfig
 
-    cfg = IndexConfig(ray_address=args.ray_address, num_cpus=args.num_cpus, full=args.full)
+    cfg = IndexConfig(ray_address=args.ray_address, num_cpus=args.num_cpus, full=args.full, ray=args.ray)
     if args.no_embed:
         cfg = replace(cfg, embed=replace(cfg.embed, enabled=False))
     if args.symbols:
@@ -39,37 +47,129 @@ def run(args) -> int:
         cfg = replace(cfg, parse=replace(cfg.parse, max_file_bytes=args.max_file_bytes))
     if args.max_commit_files:
         cfg = replace(cfg, history=replace(cfg.history, max_files_per_commit=args.max_commit_files))
-    bar = ProgressBar(enabled=not args.json)
-    rep = index_repository(args.path, resolve_store(args, args.path), cfg, progress=bar)
-    bar.close()
+    return cfg
+
+
+def repositories(args) -> list[str]:
+    """The paths given, then those of --repos-file (blank lines and # comments ignored)."""
+    from stratum.errors import InvalidArgument
+
+    paths = list(args.paths)
+    if args.repos_file:
+        try:
+            text = Path(args.repos_file).read_text()
+        except OSError as e:
+            raise InvalidArgument(f"cannot read --repos-file {args.repos_file}: {e.strerror}") from None
+        base = Path(args.repos_file).resolve().parent
+        for line in text.splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line:
+                paths.append(str(base / line) if not Path(line).is_absolute() else line)
+    return paths or ["."]
+
+
+def stores_for(paths: list[str], store_root: str | None) -> list[str]:
+    """One store per repository: DIR/<name> (names made unique), else each repository's own."""
+    from stratum.config import default_store_path
+
+    if store_root is None:
+        return [str(default_store_path(p)) for p in paths]
+    out, used = [], set()
+    for p in paths:
+        name = Path(p).resolve().name or "repo"
+        cand, k = name, 2
+        while cand in used:
+            cand, k = f"{name}-{k}", k + 1
+        used.add(cand)
+        out.append(str(Path(store_root) / cand))
+    return out
+
+
+def run(args) -> int:
+    from stratum.errors import InvalidArgument
+
+    cfg = config_from(args)
+    paths = repositories(args)
+    bar = Progress(enabled=not args.json)
+    if len(paths) == 1 and not args.store_root:
+        from pipeline.job import index_repository
+
+        try:
+            rep = index_repository(paths[0], resolve_store(args, paths[0]), cfg, progress=bar)
+        finally:
+            bar.close()
+        _write_report(args, rep.to_json())
+        emit(args, rep.to_dict(), rep.summary())
+        return 0
+    if args.store:
+        raise InvalidArgument("--store names one store; with several repositories use --store-root DIR")
+    from pipeline.job import index_many
+
+    try:
+        multi = index_many(list(zip(paths, stores_for(paths, args.store_root))), cfg, progress=bar)
+    finally:
+        bar.close()
+    _write_report(args, multi.to_json())
+    emit(args, multi.to_dict(), multi.summary())
+    return 0 if multi.ok else 1
+
+
+def _write_report(args, text: str) -> None:
     if args.report:
         with open(args.report, "w") as f:
-            f.write(rep.to_json())
-    emit(args, rep.to_dict(), rep.summary())
-    return 0
+            f.write(text)
 
 
-class ProgressBar:
-    """A one-line progress bar on stderr per stage (no dependency; quiet under --json)."""
+class Progress:
+    """Stage progress on stderr (quiet under --json). On a terminal: a tqdm bar per stage with rate
+    and ETA; otherwise (a CI or pod log) one line when a stage starts and one when it ends."""
 
-    def __init__(self, enabled: bool = True, width: int = 30):
-        self.enabled, self.width, self.stage, self._last = enabled, width, None, 0.0
+    def __init__(self, enabled: bool = True, stream=None):
+        self.enabled = enabled
+        self.stream = stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.stage: str | None = None
+        self.bar = None
+        self.started = 0.0
+        self.total = 0
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if not self.enabled:
             return
-        now = time.monotonic()
-        if stage == self.stage and done < total and now - self._last < 0.1:
+        if stage != self.stage:
+            self._end()
+            self.stage, self.started, self.total = stage, time.monotonic(), total
+            if self.tty:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=total, desc=f"{stage:>12}", file=self.stream, leave=True, dynamic_ncols=True,
+                                mininterval=0.1)
+            else:
+                self.stream.write(f"{stage}: started ({total} items)\n")
+                self.stream.flush()
+        self.total = total
+        if self.bar is not None:
+            self.bar.total = total
+            self.bar.update(done - self.bar.n)
+        if done >= total:
+            self._end()
+
+    def _end(self) -> None:
+        if self.stage is None:
             return
-        if stage != self.stage and self.stage is not None:
-            sys.stderr.write("\n")
-        self.stage, self._last = stage, now
-        frac = done / total if total else 1.0
-        fill = int(self.width * frac)
-        sys.stderr.write(f"\r{stage:>8} [{'#' * fill}{'.' * (self.width - fill)}] {done}/{total}")
-        sys.stderr.flush()
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+        else:
+            took = time.monotonic() - self.started
+            rate = f", {self.total / took:.0f}/s" if took > 0 and self.total else ""
+            self.stream.write(f"{self.stage}: done ({self.total} items in {took:.1f}s{rate})\n")
+            self.stream.flush()
+        self.stage = None
 
     def close(self) -> None:
-        if self.enabled and self.stage is not None:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
+        if self.enabled:
+            self._end()
+
+
+__all__ = ["register", "run", "Progress", "config_from", "repositories", "stores_for"]

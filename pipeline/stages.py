@@ -1,0 +1,326 @@
+"""The index job's stage calls that need no engine: reading, reuse, linking, history, notes, embedding
+plans. ``pipeline.job`` strings them together and runs parse, embed and symbols on an engine
+(in-process or Ray); everything here is a plain function over plain records and Arrow tables.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline.report import RunReport
+from stratum import schema as S
+from stratum.config import IndexConfig
+from stratum.errors import StoreError
+from stratum.store import Manifest, Store
+
+Progress = Callable[[str, int, int], None]   # (stage, done, total)
+
+
+def _in_list(column: str, values: tuple[str, ...]) -> str:
+    """A Lance filter ``column IN (...)`` built from a tuple of known identifiers (kinds)."""
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+# ---- 1. read ------------------------------------------------------------------------------------
+@dataclass
+class Sources:
+    to_parse: list[tuple[str, bytes]] = field(default_factory=list)   # (path, bytes) changed or new
+    reused: set[str] = field(default_factory=set)                     # same content hash as before
+
+    @property
+    def parse_bytes(self) -> int:
+        return sum(len(b) for _, b in self.to_parse)
+
+
+def read_sources(root: Path, cfg: IndexConfig, prev_snap, rep: RunReport) -> Sources:
+    """Discover and read the files (confined to the repository); unchanged ones are reused."""
+    from pipeline.files import discover, read_source
+    from stratum.ids import content_hash
+
+    disc = discover(root, cfg.parse)
+    rep.absorb_discovery(disc)
+    prev_files = previous_files(prev_snap)
+    out = Sources()
+    for sf in disc.files:
+        src = read_source(root, sf, cfg.parse)
+        if src.data is None:
+            rep.skip(src.skip_reason or "unreadable", sf.path)
+        elif prev_files.get(sf.path) == content_hash(src.data):
+            out.reused.add(sf.path)
+        else:
+            out.to_parse.append((sf.path, src.data))
+    return out
+
+
+def previous_files(snap) -> dict[str, str]:
+    """path -> content hash of every file node of the previous version."""
+    if snap is None:
+        return {}
+    tab = snap.read("nodes", columns=["path", "kind", "file_hash"], where="kind = 'file'")
+    return dict(zip(tab.column("path").to_pylist(), tab.column("file_hash").to_pylist()))
+
+
+# ---- 2. parse results and reuse -----------------------------------------------------------------
+def collect(parsed: list, rep: RunReport) -> tuple[list[dict], list[dict], dict]:
+    """Nodes, edges and raw imports of the parsed files; warnings and skips go to the report."""
+    nodes: list[dict] = []
+    edges: list[dict] = []
+    imports: dict[str, tuple] = {}
+    for pf in parsed:
+        if not rep.absorb_parsed(pf):
+            continue
+        nodes.extend(pf.nodes)
+        edges.extend(pf.edges)
+        imports[pf.path] = (pf.language, list(pf.imports))
+        for n in pf.nodes:   # keep raw imports with the file so a re-index can re-resolve them
+            if n["kind"] == "file":
+                meta = json.loads(n.get("meta") or "{}")
+                meta["imports"] = [asdict(i) for i in pf.imports]
+                n["meta"] = json.dumps(meta)
+    return nodes, edges, imports
+
+
+def reuse(snap, paths: set[str]) -> tuple[list[dict], list[dict], dict]:
+    """Nodes, in-file contains edges and raw imports of unchanged files from the previous version,
+    selected with Arrow filters (only the kept rows become Python records)."""
+    from pipeline.imports import ImportRef
+
+    tab = snap.read("nodes")
+    skip_kinds = pa.array(["repo", "dir", *S.NOTE_KINDS])
+    mask = pc.and_(pc.is_in(tab["path"], value_set=pa.array(sorted(paths), pa.string())),
+                   pc.invert(pc.is_in(tab["kind"], value_set=skip_kinds)))
+    kept = tab.filter(mask)
+    ids = kept["id"]
+    etab = snap.read("edges", where="kind = 'contains'")
+    emask = pc.and_(pc.is_in(etab["src"], value_set=ids), pc.is_in(etab["dst"], value_set=ids))
+    keep = kept.to_pylist()
+    imports = {}
+    for r in keep:
+        if r["kind"] == "file":
+            meta = json.loads(r.get("meta") or "{}")
+            imports[r["path"]] = (r["language"], [ImportRef(**{**i, "names": tuple(i.get("names") or ())})
+                                                   for i in meta.get("imports", [])])
+    return keep, etab.filter(emask).to_pylist(), imports
+
+
+# ---- 3. tree, imports, tests --------------------------------------------------------------------
+def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges: list[dict],
+         file_imports: dict, rep: RunReport) -> list[dict]:
+    """Tree nodes, import and test edges (added to ``nodes``/``edges``); returns external imports."""
+    from pipeline.files import read_manifests
+    from pipeline.imports import FileImports, resolve
+    from pipeline.testlinks import link_tests
+    from pipeline.tree import tree_nodes
+
+    languages = {n["path"]: n.get("language") for n in nodes if n["kind"] == "file"}
+    all_paths = sorted(languages)
+    tnodes, tedges = tree_nodes(repo_name, all_paths, cfg.parse, languages_by_path=languages)
+    nodes.extend(tnodes)
+    edges.extend(tedges)
+    fi = [FileImports(p, lang, tuple(imps)) for p, (lang, imps) in sorted(file_imports.items())]
+    imp_edges, externals = resolve(repo_name, fi, all_paths, read_manifests(root, all_paths))
+    edges.extend(imp_edges)
+    edges.extend(link_tests(repo_name, all_paths, imp_edges))
+    rep.external_imports = len(externals)
+    return externals
+
+
+# ---- 4. history ---------------------------------------------------------------------------------
+def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progress: Progress):
+    """Commits, file changes and co-change (mined from the watermark on); returns (tables, watermark)."""
+    from pipeline.cochange import compute_with_stats
+    from pipeline.history import combine, mine
+
+    since = prev.history_watermark if prev else None
+    progress("history", 0, 1)
+    res = mine(root, cfg.history, since=since)
+    if res.rewritten and since:
+        rep.messages.append(f"history was rewritten since {since[:12]} (force push?): re-mined in full")
+    if res.incremental and prev_snap is not None and prev_snap.has("commits"):
+        commits, changes = combine(prev_snap.read("commits"), prev_snap.read("file_changes"), res)
+    else:
+        commits, changes = res.commits, res.file_changes
+    cochange, stats = compute_with_stats(changes, commits, cfg.history, head_paths=res.head_paths)
+    rep.history = {**res.summary(), **{f"cochange_{k}": v for k, v in stats.items()},
+                   "commits_total": commits.num_rows, "cochange_pairs": cochange.num_rows}
+    if res.shallow:
+        rep.messages.append("repository is a shallow clone: history mined from what exists")
+    progress("history", 1, 1)
+    tables: dict[str, Any] = {"commits": commits, "file_changes": changes, "cochange": cochange}
+    return tables, (res.head or (prev.history_watermark if prev else None)), res.head_paths
+
+
+def cochange_edges(tables: dict, nodes: list[dict]) -> list[dict]:
+    from pipeline.cochange import cochange_edges as edges_of
+
+    if tables.get("cochange") is None:
+        return []
+    return edges_of(tables["cochange"], {n["path"]: n["id"] for n in nodes if n["kind"] == "file"})
+
+
+# ---- 5. notes -----------------------------------------------------------------------------------
+def latest_published(store: Store) -> Manifest | None:
+    """The published manifest as written, even from an older schema (for carrying notes over a
+    schema change, which ``Store.manifest`` refuses to read); None when there is none."""
+    path = store.root / "manifest.json"
+    try:
+        return Manifest.from_json(path.read_text())
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def previous_notes(store: Store, prev_snap, rep: RunReport) -> list[dict]:
+    """The note nodes of the previous version: the incremental base, else (``--full``, a model or
+    schema change) the latest published version's, read as far as it is readable."""
+    from stratum.store import Snapshot
+
+    where = _in_list("kind", S.NOTE_KINDS)
+    snap = prev_snap
+    if snap is None:
+        m = latest_published(store)
+        if m is None or "nodes" not in m.datasets:
+            return []
+        snap = Snapshot(store, m)
+    unreadable = (StoreError, ValueError, OSError, RuntimeError, pa.ArrowException)
+    try:
+        return snap.read("nodes", where=where).to_pylist()
+    except unreadable as e:   # e.g. an older schema: read the columns a note needs
+        cols = ["id", "kind", "doc", "meta", "author", "session", "tags", "created_at", "repo", "path"]
+        try:
+            return snap.lance_table("nodes").search().where(where).select(cols).limit(None).to_arrow().to_pylist()
+        except unreadable:   # reported; the notes come from the delta log (live + retired segments)
+            rep.messages.append(f"previous version's notes unreadable ({type(e).__name__}: {str(e)[:120]}); "
+                                "carried from the delta log (live and retired segments)")
+            return []
+
+
+def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], rep: RunReport) -> list[str]:
+    """Every note forward: the previous version's note nodes merged with every delta-log record,
+    live and retired (idempotent by record id). Adds note nodes and about edges; returns the
+    record ids now merged (their live segments are retired after the publish)."""
+    from pipeline.merge import merge
+    from stratum.deltalog import DeltaLog
+
+    log_dir = store.root / "deltalog"
+    live = DeltaLog(log_dir).scan()
+    retired = DeltaLog(log_dir / "retired").scan() if (log_dir / "retired").is_dir() else None
+    records = live.records + (retired.records if retired else [])
+    prev_nodes = previous_notes(store, prev_snap, rep)
+    code = [n for n in nodes if n["kind"] not in S.NOTE_KINDS]
+    result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None)
+    nodes.extend(result.nodes)
+    edges.extend(result.edges)
+    damage = live.damage + (retired.damage if retired else [])
+    prev_ids = {n["id"] for n in prev_nodes if n.get("kind") in S.AGENT_NOTE_KINDS}
+    rep.notes = {**result.summary(), "carried": len(result.nodes), "from_previous_version": len(prev_ids),
+                 "live_records": len(live.records), "retired_records": len(retired.records) if retired else 0,
+                 "log_damage": len(damage)}
+    lost = prev_ids - {n["id"] for n in result.nodes}
+    if lost:   # never expected: merge keeps every base note; say so loudly if it ever happens
+        rep.messages.append(f"{len(lost)} notes of the previous version were not carried: {sorted(lost)[:5]}")
+    for d in damage:
+        rep.messages.append(f"delta log damage skipped: {d}")
+    return result.merged_record_ids
+
+
+def retire_log(store: Store, merged_ids: list[str]) -> None:
+    from stratum.deltalog import DeltaLog
+
+    if merged_ids:
+        DeltaLog(store.root / "deltalog").retire(merged_ids)
+
+
+# ---- 6. embed -----------------------------------------------------------------------------------
+@dataclass
+class EmbedWork:
+    """The embed stage's plan for this run (``pipeline.embed.plan``) and what it needs to finish."""
+
+    info: dict
+    key: str
+    cached: dict
+    plan: Any
+
+
+def embed_plan(cfg: IndexConfig, prev, prev_snap, nodes: list[dict], rep: RunReport) -> EmbedWork | None:
+    """Which texts this run must embed: the tested ``pipeline.embed.plan`` over the cache of the
+    previous version (same model key only). Repo and dir nodes are not embedded (``EMBED_KINDS``):
+    their text is a path and a count of children, which the keyword tier matches exactly, and
+    near-empty vectors only crowd vector results."""
+    if not cfg.embed.enabled:
+        return None
+    from pipeline.embed import plan
+    from stratum.embedder import cache_key_for, model_info_for
+
+    info = model_info_for(cfg.embed)
+    key = cache_key_for(cfg.embed)
+    info["cache_key"] = key
+    if prev is not None and prev.embedding and prev.embedding.get("cache_key") != key:
+        rep.messages.append(f"embedding model changed ({prev.embedding.get('cache_key')} -> {key}): "
+                            "text is re-embedded")
+    cached: dict = {}
+    if prev_snap is not None and prev_snap.has("embeddings"):
+        tab = prev_snap.read("embeddings", where=f"model = {key!r}")
+        cached = dict(zip(tab.column("text_hash").to_pylist(), tab["vector"].to_numpy(zero_copy_only=False)))
+    p = plan(nodes, cached, model=key)
+    rep.embed_cached = p.cached
+    rep.embedded = p.to_embed
+    return EmbedWork(info, key, cached, p)
+
+
+def embed_attach(work: EmbedWork, nodes: list[dict], vectors) -> pa.Table:
+    """Vectors onto the nodes (``pipeline.embed.attach``); the cache rows this version keeps."""
+    from pipeline.embed import attach
+
+    rows = attach(nodes, work.plan, work.cached, vectors, model=work.key)
+    return S.to_table(rows, S.EMBEDDINGS)
+
+
+# ---- 7. write -----------------------------------------------------------------------------------
+def dedupe_edges(edges: list[dict]) -> list[dict]:
+    seen, out = set(), []
+    for e in edges:
+        k = (e["src"], e["dst"], e["kind"])
+        if k not in seen:
+            seen.add(k)
+            out.append(e)
+    return out
+
+
+def write(store: Store, version: int, nodes: list[dict], edges: list[dict], externals: list[dict],
+          hist_tables: dict, cache_tab: pa.Table | None, rep: RunReport) -> tuple[dict, dict]:
+    """Lance datasets and the warm-tier files of the new version (not yet published)."""
+    from stratum.warm import build_warm
+
+    nodes.sort(key=lambda n: (n["path"], n.get("start_line") or 0, n["kind"], n["qualname"]))
+    edges = dedupe_edges(edges)
+    rep.nodes = dict(Counter(n["kind"] for n in nodes))
+    rep.edges = dict(Counter(e["kind"] for e in edges))
+    datasets = {
+        "nodes": store.write_dataset("nodes", S.to_table(nodes, S.NODES)),
+        "edges": store.write_dataset("edges", S.to_table(edges, S.EDGES)),
+        "external_imports": store.write_dataset("external_imports", S.to_table(externals, S.EXTERNAL_IMPORTS)),
+    }
+    for name, tab in hist_tables.items():
+        if tab is not None:
+            datasets[name] = store.write_dataset(name, tab)
+    if cache_tab is not None:
+        datasets["embeddings"] = store.write_dataset("embeddings", cache_tab)
+    index_files = build_warm(store.index_dir(version), nodes, edges, root=store.root)
+    return datasets, index_files
+
+
+def cpu_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+__all__ = ["Sources", "read_sources", "previous_files", "collect", "reuse", "link", "history", "cochange_edges",
+           "latest_published", "previous_notes", "carry_notes", "retire_log", "EmbedWork", "embed_plan",
+           "embed_attach", "dedupe_edges", "write", "cpu_count", "Progress"]
