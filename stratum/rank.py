@@ -59,6 +59,7 @@ class NoteInfo:
     status: str = "active"          # active / superseded / retracted / orphaned
     stale: str = ""                 # "" or why it is stale ("src/x.py changed since ...")
     created_at: datetime | None = None
+    title: str = ""
 
     @property
     def mined(self) -> bool:
@@ -169,7 +170,8 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
             if not files:
                 continue
             share = c.score * stand / math.sqrt(len(files))
-            label = f"{n.kind} note {c.id[:8]}" + (f" ({note_why})" if note_why else "")
+            label = (f"past fix {c.id[:8]}" if n.mined else f"{n.kind} note {c.id[:8]}") + \
+                (f" '{n.title[:48]}'" if n.title else "") + (f" ({note_why})" if note_why else "")
             for f in files:
                 notes[MINED if n.mined else AGENT].setdefault(f, []).append((share, label))
         elif h.file and h.kind in CODE_ITEM_KINDS:
@@ -196,7 +198,7 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
             e = entry(f)
             e.parts["notes" if key == AGENT else "mined"] = weight * _harmonic(s for s, _ in ev)
             more = f" +{len(ev) - 1} more" if len(ev) > 1 else ""
-            e.reasons.append(("past fix " if key == MINED else "") + ev[0][1] + more)
+            e.reasons.append(ev[0][1] + more)
     if w.cochange or w.graph:
         base = {f: e.text + e.parts.get("notes", 0.0) + e.parts.get("mined", 0.0) for f, e in files.items()}
         seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
@@ -287,7 +289,7 @@ class ShardSignals:
     def _file(self, path: str | None, kind: str) -> str | None:
         return path or None if kind in CODE_ITEM_KINDS else None
 
-    def _note(self, nid: str, kind: str, meta: str | None, status: str | None) -> NoteInfo:
+    def _note(self, nid: str, kind: str, meta: str | None, status: str | None, title: str = "") -> NoteInfo:
         about = json.loads(meta or "{}").get("about", [])
         files = tuple(dict.fromkeys(t.get("path") for t in about if t.get("path")))
         stale, created = "", None
@@ -300,7 +302,7 @@ class ShardSignals:
                 st = staleness(note, self.overlay.code)
                 stale = st["message"] if st else ""
                 created = note.created_at
-        return NoteInfo(kind, files, status or "active", stale, created)
+        return NoteInfo(kind, files, status or "active", stale, created, title or "")
 
     def hit(self, c: Candidate) -> Hit:
         key = c.id or str(c.row)
@@ -311,13 +313,14 @@ class ShardSignals:
             h = Hit(self.extra[c.id].kind, None, note=self.extra[c.id])
         elif c.row < 0:
             rec = self.overlay.get(c.id) if self.overlay is not None else None
-            h = Hit(rec["kind"], None, note=self._note(c.id, rec["kind"], rec.get("meta"), rec.get("status"))) \
-                if rec else Hit("", None)
+            h = Hit(rec["kind"], None, note=self._note(c.id, rec["kind"], rec.get("meta"), rec.get("status"),
+                                                       rec.get("name") or "")) if rec else Hit("", None)
         else:
             col = self.shard.col
             kind = col("kind")[c.row]
             if kind in S.NOTE_KINDS:
-                h = Hit(kind, None, note=self._note(col("id")[c.row], kind, col("meta")[c.row], col("status")[c.row]))
+                h = Hit(kind, None, note=self._note(col("id")[c.row], kind, col("meta")[c.row], col("status")[c.row],
+                                                    col("name")[c.row] or ""))
             else:
                 h = Hit(kind, self._file(col("path")[c.row], kind), col("qualname")[c.row] or col("name")[c.row] or "")
         self._cache[key] = h

@@ -1,0 +1,208 @@
+"""Memory that steers selection (stratum.rank) on a real git repository indexed by the real pipeline.
+
+The repository: a small ledger package whose history co-changes ``ledger/currency.py`` with
+``ledger/audit.py`` (no import between them) and holds one bug-fix commit. Notes are written
+through the real tools (delta log + overlay); search hits come from the shard's real searcher.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from stratum import rank as R
+
+pytestmark = pytest.mark.slow
+
+CURRENCY = '''"""Currency conversion."""
+
+RATES = {"EUR": 1.0, "USD": 1.1}
+
+
+def convert(amount: float, rate_code: str) -> float:
+    """Convert AMOUNT with the exchange rate RATE_CODE."""
+    return amount * RATES[rate_code]
+
+
+def rate_of(rate_code: str) -> float:
+    """The exchange rate of RATE_CODE."""
+    return RATES[rate_code]
+'''
+
+REPORT = '''"""Monthly reports."""
+
+
+def monthly_summary(rows: list) -> str:
+    """A monthly summary of the ledger rows: totals and rounded amounts per month."""
+    return "\\n".join(f"{r[0]} {round(r[1], 2)}" for r in rows)
+
+
+def summary_header(month: str) -> str:
+    """The header line of a monthly summary."""
+    return f"summary for {month}"
+'''
+
+AUDIT = '''"""Audit trail of ledger changes."""
+
+TRAIL = []
+
+
+def record(event: str) -> None:
+    """Append EVENT to the audit trail."""
+    TRAIL.append(event)
+'''
+
+PARSER = '''"""Parse ledger rows."""
+
+
+def parse_row(line: str) -> tuple:
+    """Split a CSV line into date and amount."""
+    d, a = line.split(",")
+    return d, float(a)
+'''
+
+
+def _ledger(path):
+    from tests.gitrepo import Repo
+
+    r = Repo(path)
+    r.commit("initial ledger", {"ledger/__init__.py": "", "ledger/currency.py": CURRENCY,
+                                "ledger/report.py": REPORT, "ledger/audit.py": AUDIT,
+                                "ledger/parser.py": PARSER})
+    for i in range(3):                       # currency and audit change together, three times
+        r.commit(f"track rate changes {i}", {
+            "ledger/currency.py": CURRENCY + f"\n# revision {i}\n",
+            "ledger/audit.py": AUDIT + f"\n# revision {i}\n"})
+    r.commit("Fix crash when the exchange rate code is unknown", {
+        "ledger/currency.py": CURRENCY.replace("return amount * RATES[rate_code]",
+                                               "return amount * RATES.get(rate_code, 1.0)") + "\n# revision 3\n"})
+    r.commit("document the parser", {"ledger/parser.py": PARSER + "\n# the CSV has two columns\n"})
+    return r
+
+
+@pytest.fixture(scope="module")
+def ledger(tmp_path_factory):
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+
+    base = tmp_path_factory.mktemp("ledger")
+    repo = _ledger(base / "ledger")
+    store = base / "store"
+    index_repository(repo.path, store, IndexConfig(num_cpus=1))
+    return repo, store
+
+
+def _open(store):
+    from stratum.tools import Tools
+
+    return Tools.open([str(store)])
+
+
+def _files(tools, query, weights, overlay=True):
+    sh = tools.shards.shards[0]
+    ov = tools.overlays[str(sh.store.root)] if overlay else None
+    page = sh.warm.search(query, limit=150, extra_docs=ov.search_docs() if ov else ())
+    sig = R.ShardSignals(sh, ov)
+    return R.rank_files(R.candidates_of(page.items), sig, weights), sig, page
+
+
+def test_cochange_lifts_a_structurally_unconnected_partner(ledger):
+    tools = _open(ledger[1])
+    try:
+        q = "convert an amount with the exchange rate"
+        on, sig, _ = _files(tools, q, R.DEFAULT_WEIGHTS.only("cochange"))
+        off, _, _ = _files(tools, q, R.TEXT_ONLY)
+        assert on[0].path == "ledger/currency.py"
+        assert "ledger/currency.py" not in dict(sig.structure("ledger/audit.py"))   # no import, no test link
+        audit = next(f for f in on if f.path == "ledger/audit.py")
+        assert audit.parts["cochange"] > 0 and "co-changes with ledger/currency.py (support" in audit.why
+        before = [f.path for f in off].index("ledger/audit.py") if "ledger/audit.py" in [f.path for f in off] else 99
+        assert [f.path for f in on].index("ledger/audit.py") < before
+    finally:
+        tools.close()
+
+
+def test_a_note_lifts_its_target_above_a_text_only_competitor(ledger, tmp_path):
+    import shutil
+
+    store = tmp_path / "s"
+    shutil.copytree(ledger[1], store)
+    tools = _open(store)
+    try:
+        s = tools.open_session(author="agent").data["session"]
+        q = "rounded amounts drift in the monthly summary"
+        text_only, _, _ = _files(tools, q, R.TEXT_ONLY)
+        assert text_only[0].path == "ledger/report.py"         # the words are in report.py
+        tools.remember(s, "rca", "Rounded amounts drift in the monthly summary: the cause is convert() in "
+                                 "currency, which multiplies before rounding.", about=["ledger/currency.py::convert"])
+        ranked, _, _ = _files(tools, q, R.DEFAULT_WEIGHTS)
+        paths = [f.path for f in ranked]
+        assert paths.index("ledger/currency.py") < paths.index("ledger/report.py")
+        top = ranked[0]
+        assert top.path == "ledger/currency.py" and "rca note" in top.why and top.parts["notes"] > 0
+        items = R.rerank(R.candidates_of(_files(tools, q, R.DEFAULT_WEIGHTS)[2].items),
+                         R.ShardSignals(tools.shards.shards[0], tools.overlays[str(store)]))
+        first_code = next(i for i in items if i.file)
+        assert first_code.file == "ledger/currency.py" and "rca note" in first_code.why
+    finally:
+        tools.close()
+
+
+def test_a_stale_note_lifts_less_and_says_why(ledger, tmp_path):
+    import shutil
+
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from tests.gitrepo import Repo, git
+
+    work = tmp_path / "ledger"
+    shutil.copytree(ledger[0].path, work)
+    store = tmp_path / "s"
+    shutil.copytree(ledger[1], store)
+    q = "audit trail loses events under load"
+    text = "Audit trail loses events under load: record() appends without a lock."
+    tools = _open(store)
+    try:
+        s = tools.open_session(author="agent").data["session"]
+        nid = tools.remember(s, "rca", text, about=["ledger/audit.py::record"]).data["note_id"]
+        fresh, _, page = _files(tools, q, R.DEFAULT_WEIGHTS)
+        note_score = next(i.score for i in page.items if i.id == nid)
+        lift_fresh = next(f for f in fresh if f.path == "ledger/audit.py").parts["notes"]
+        assert lift_fresh == pytest.approx(R.DEFAULT_WEIGHTS.notes * note_score)
+    finally:
+        tools.close()
+    r = Repo.__new__(Repo)
+    r.path, r._n = work, 10
+    r.commit("lock the audit trail", {"ledger/audit.py": AUDIT.replace("TRAIL.append(event)",
+                                                                       "with LOCK:\n        TRAIL.append(event)")})
+    assert git(work, "log", "-1", "--format=%s").strip() == "lock the audit trail"
+    index_repository(work, store, IndexConfig(num_cpus=1))      # the note is merged; its code changed
+    tools = _open(store)
+    try:
+        stale, _, page = _files(tools, q, R.DEFAULT_WEIGHTS)
+        note_score = next(i.score for i in page.items if i.id == nid)
+        audit = next(f for f in stale if f.path == "ledger/audit.py")
+        assert audit.parts["notes"] == pytest.approx(R.DEFAULT_WEIGHTS.notes * R.DEFAULT_WEIGHTS.stale * note_score)
+        assert "stale: ledger/audit.py::record changed" in audit.why
+        assert f"counted x{R.DEFAULT_WEIGHTS.stale:g}" in audit.why
+    finally:
+        tools.close()
+
+
+def test_a_history_mined_fix_is_found_on_a_fresh_index(ledger):
+    tools = _open(ledger[1])
+    try:
+        sh = tools.shards.shards[0]
+        assert tools.overlays[str(sh.store.root)].count() == 0          # no agent notes at all
+        page = sh.warm.search("crash when the exchange rate code is unknown", limit=20)
+        kinds = [sh.col("kind")[i.row] if i.row >= 0 else "" for i in page.items]
+        assert "fix" in kinds
+        fix_row = page.items[kinds.index("fix")].row
+        assert "Fix crash when the exchange rate code is unknown" in sh.row(fix_row)["summary"]
+        ranked = R.rank_files(R.candidates_of(page.items), R.ShardSignals(sh, tools.overlays[str(sh.store.root)]))
+        top = next(f for f in ranked if f.path == "ledger/currency.py")
+        assert top.parts.get("mined", 0) > 0 and "past fix " in top.why and "exchange rate" in top.why
+        # the commit that only documents the parser is not a fix
+        assert not any("document the parser" in (sh.row(i.row)["summary"] or "")
+                       for i, k in zip(page.items, kinds) if k == "fix")
+    finally:
+        tools.close()
