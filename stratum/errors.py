@@ -13,6 +13,7 @@
     │   └── NoteRejected          a note that cannot be written (empty, too large, unknown target)
     └── SystemError_              an internal failure; the full trace is worth keeping
         ├── StoreError            the Lance store or its manifest is missing or unreadable
+        │   └── StoreDamaged      a store file fails its checksum or structure check (says what to do)
         ├── SchemaMismatch        a dataset written by another schema version
         ├── ModelMismatch         vectors in the store come from another embedding model
         ├── ModelUnavailable      the packaged embedding weights are not installed
@@ -96,6 +97,12 @@ class StoreError(SystemError_):
     code = "store_error"
 
 
+class StoreDamaged(StoreError):
+    """Found damage, never served; the message names the file and the way out (``stratum repair``),
+    so adapters print it without a trace."""
+    code = "store_damaged"
+
+
 class SchemaMismatch(SystemError_):
     code = "schema_mismatch"
 
@@ -119,6 +126,6 @@ class Unavailable(SystemError_):
 
 __all__ = [
     "StratumError", "UserError", "NotARepository", "NotFound", "InvalidArgument",
-    "InvalidPageToken", "BudgetExceeded", "ResourceExhausted", "Unauthenticated", "PermissionDenied", "NoteRejected", "SystemError_", "StoreError", "SchemaMismatch",
+    "InvalidPageToken", "BudgetExceeded", "ResourceExhausted", "Unauthenticated", "PermissionDenied", "NoteRejected", "SystemError_", "StoreError", "StoreDamaged", "SchemaMismatch",
     "ModelMismatch", "ModelUnavailable", "LogCorruption", "Unavailable",
 ]

@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from stratum import schema as S
-from stratum.errors import InvalidArgument, StoreError
+from stratum.errors import InvalidArgument, StoreDamaged, StoreError
 
 FORMAT = 1
 DIRECTIONS = ("out", "in", "both")
@@ -137,8 +137,9 @@ class Graph:
             raise StoreError(f"graph in {d} has format {meta.get('format')}, this build reads {FORMAT}")
         arrays = {f"{side}.{part}": np.load(d / f"graph.{side}.{part}.npy", mmap_mode="r" if mmap else None)
                   for side in ("out", "in") for part in _PARTS}
-        if len(arrays["out.ptr"]) != meta["n_rows"] + 1 or len(arrays["out.nbr"]) != meta["n_edges"]:
-            raise StoreError(f"graph files in {d} disagree with graph.json: rebuild them")
+        bad = _structure_fault(arrays, int(meta["n_rows"]), int(meta["n_edges"]), len(meta["kind_names"]))
+        if bad:
+            raise StoreDamaged(f"graph files in {d} are damaged ({bad}): rebuild them with `stratum repair`")
         return cls(arrays, meta["kind_names"], meta["n_rows"], meta.get("dropped", 0))
 
     # ---- walking -----------------------------------------------------------------------------
@@ -183,6 +184,28 @@ class Graph:
             return self.degree(row, "out") + self.degree(row, "in")
         ptr = self.a[f"{direction}.ptr"]
         return int(ptr[row + 1] - ptr[row])
+
+
+def _structure_fault(a: dict[str, np.ndarray], n_rows: int, n_edges: int, n_kinds: int) -> str:
+    """What makes these arrays unsafe to walk (offsets out of order, a row or kind out of range),
+    or "". One pass over each array: tens of milliseconds at 5M edges, so a flipped byte that
+    escaped a quick checksum check cannot turn a walk into an IndexError."""
+    for side in ("out", "in"):
+        ptr = a[f"{side}.ptr"]
+        if len(ptr) != n_rows + 1 or (n_rows >= 0 and (int(ptr[0]) != 0 or int(ptr[-1]) != n_edges)):
+            return f"{side}.ptr does not span the {n_edges} edges"
+        if n_rows and bool(np.any(np.diff(ptr) < 0)):
+            return f"{side}.ptr is not ascending"
+        for part in ("nbr", "kind", "weight"):
+            if len(a[f"{side}.{part}"]) != n_edges:
+                return f"{side}.{part} has {len(a[f'{side}.{part}'])} entries, expected {n_edges}"
+        if n_edges:
+            nbr, kind = a[f"{side}.nbr"], a[f"{side}.kind"]
+            if int(nbr.min()) < 0 or int(nbr.max()) >= n_rows:
+                return f"{side}.nbr holds a row outside [0, {n_rows})"
+            if int(kind.min()) < 0 or int(kind.max()) >= n_kinds:
+                return f"{side}.kind holds an unknown edge kind code"
+    return ""
 
 
 __all__ = ["Graph", "Neighbors", "DIRECTIONS"]

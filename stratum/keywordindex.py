@@ -48,7 +48,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from stratum.errors import InvalidArgument, StoreError, SystemError_
+from stratum import schema as S
+from stratum.errors import InvalidArgument, StoreDamaged, StoreError, SystemError_
 
 FORMAT = 2
 K1 = 1.2
@@ -117,12 +118,12 @@ def node_text(rec: Mapping) -> str:
 
     Code: path, qualified name, signature, docstring, and the first BODY_CHARS of its source
     (functions, methods, classes; a file's source is its children's, so files add only their path
-    and docstring). Notes (rca, failure, insight): summary, full text and tags.
+    and docstring). Notes (schema.NOTE_KINDS): summary, full text and tags.
     """
     kind = rec.get("kind") or ""
     parts = [rec.get("path") or "", rec.get("qualname") or rec.get("name") or "",
              rec.get("signature") or "", rec.get("doc") or ""]
-    if kind in ("rca", "failure", "insight"):
+    if kind in S.NOTE_KINDS:
         parts += [rec.get("summary") or "", rec.get("full") or "", " ".join(rec.get("tags") or ())]
     elif kind in ("function", "method", "class"):
         parts.append((rec.get("full") or "")[:BODY_CHARS])
@@ -263,8 +264,9 @@ class KeywordIndex:
         # lookups themselves)
         arrays = {name: np.asarray(np.load(d / f"kw.{name}.npy", mmap_mode="r" if mmap else None))
                   for name in cls._ARRAYS}
-        if len(arrays["offsets"]) != meta["n_terms"] + 1 or len(arrays["rows"]) != meta["n_postings"]:
-            raise StoreError(f"keyword index files in {d} disagree with kw.json: rebuild them")
+        bad = _structure_fault(arrays, meta)
+        if bad:
+            raise StoreDamaged(f"keyword index files in {d} are damaged ({bad}): rebuild them with `stratum repair`")
         return cls(arrays, meta)
 
     # ---- searching ---------------------------------------------------------------------------
@@ -414,6 +416,13 @@ class KeywordIndex:
             matched = max(matched, max(t[2] - t[1] for t in terms))   # every row of the longest term matches
         return KeywordHits(cand[order], scores[order], is_name, matched, not truncated, proven)
 
+    def idf(self, term: str) -> float:
+        """BM25 idf of one token under this index's statistics (the notes overlay's index scores
+        unmerged notes with it, so they rank consistently among the indexed rows)."""
+        slot = self._term_slot(term)
+        df = int(self.offsets[slot + 1] - self.offsets[slot]) if slot >= 0 else 0
+        return math.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+
     def score_texts(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """BM25 of ``query`` in documents outside the index (the unmerged-notes overlay), with this
         index's statistics (document count, term frequencies, average length), so their scores
@@ -451,6 +460,34 @@ class KeywordIndex:
 
     def __len__(self) -> int:
         return self.n_docs
+
+
+def _structure_fault(a: Mapping[str, np.ndarray], meta: Mapping) -> str:
+    """What makes these arrays unsafe to search (offsets out of order, a row out of range, an
+    unsorted vocabulary), or "". One pass over each array (tens of milliseconds at 1M documents),
+    so a flipped byte that escaped a quick checksum check cannot turn a search into an IndexError."""
+    n_docs, n_terms, n_post = int(meta["n_docs"]), int(meta["n_terms"]), int(meta["n_postings"])
+
+    def csr(off, n, total):
+        return len(off) == n + 1 and int(off[0]) == 0 and int(off[-1]) == total and not bool(np.any(np.diff(off) < 0))
+
+    def in_range(x, hi):
+        return not len(x) or (int(x.min()) >= 0 and int(x.max()) < hi)
+
+    if len(a["vocab"]) != n_terms or bool(np.any(a["vocab"][1:] <= a["vocab"][:-1])):
+        return "the vocabulary is not a sorted set of n_terms hashes"
+    if not csr(a["offsets"], n_terms, n_post) or len(a["rows"]) != n_post or len(a["impact"]) != n_post:
+        return "the postings offsets do not match the postings"
+    if not in_range(a["rows"], n_docs):
+        return f"a posting names a row outside [0, {n_docs})"
+    if not csr(a["hoff"], n_terms, len(a["head"])):
+        return "the head offsets do not match the heads"
+    longest = int(np.diff(a["offsets"]).max()) if n_terms else 0
+    if not in_range(a["head"], max(longest, 1)):
+        return "a head position lies outside its term's postings"
+    if not csr(a["noff"], len(a["nvocab"]), len(a["nrows"])) or not in_range(a["nrows"], n_docs):
+        return "the exact-name map is inconsistent"
+    return ""
 
 
 def _heads(offsets: np.ndarray, impact: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -9,29 +9,43 @@ Layout of a store root (default ``<repo>/.stratum/``)::
     indexes/v000007/         warm-tier indexes built by the pipeline for that published version
     deltalog/                append-only experience notes (see stratum.deltalog)
     lock                     held by the single writer (re-index) while it writes
+    readers/vNNNNNN.*.hold   one per open Snapshot, share-locked while it lives: what ``prune`` keeps
 
 A re-index writes new Lance versions of the datasets, then publishes a manifest naming them.
 Readers open a ``Snapshot``: datasets checked out at the versions its manifest names, so a reader
 holding an old manifest keeps reading the old data while a new version is published.
+
+Integrity: ``publish`` records each dataset version's files (data files and Lance manifest) with
+block checksums in the manifest (stratum.integrity); a Snapshot checks them when it opens (every
+block for a store up to FULL_AT_LOAD bytes, else sizes and first/last blocks), and every Lance
+call is translated once, here: a damaged file or a Rust panic becomes a StoreDamaged that says
+to run `stratum repair`, never a traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import os
+import shutil
 import time
+import weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Iterator
 
 import pyarrow as pa
 
+from stratum import integrity
 from stratum import schema as S
-from stratum.errors import NotFound, StoreError
+from stratum.errors import NotFound, StoreDamaged, StoreError, StratumError
 
 FORMAT_DIR = f"data-v{S.SCHEMA_VERSION}"
+DEFAULT_KEEP = 3                  # published versions ``prune`` keeps besides those readers hold
+_U64 = (1 << 64) - 1
+_holds = itertools.count()
 
 
 @dataclass
@@ -49,6 +63,7 @@ class Manifest:
     indexes: dict = field(default_factory=dict)   # warm index files relative to the root
     deltalog_merged: list[str] = field(default_factory=list)  # log record ids merged into this version
     report: dict = field(default_factory=dict)    # the run report summary
+    integrity: dict = field(default_factory=dict)  # dataset -> {"version", "files": checksums}; see publish
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True)
@@ -134,11 +149,124 @@ class Store:
     def publish(self, manifest: Manifest) -> Manifest:
         """Make ``manifest`` the published one with a single atomic rename."""
         (self.root / "manifests").mkdir(parents=True, exist_ok=True)
+        manifest.integrity = self._integrity(manifest)
         text = manifest.to_json()
         hist = self.root / "manifests" / f"{manifest.version:06d}.json"
         _atomic_write(hist, text)
         _atomic_write(self.root / "manifest.json", text)
         return manifest
+
+    def _integrity(self, manifest: Manifest) -> dict:
+        """Checksums of every dataset version the manifest names (reused when already recorded:
+        Lance files are immutable once written)."""
+        out = {}
+        for name, version in sorted(manifest.datasets.items()):
+            old = (manifest.integrity or {}).get(name)
+            if old and old.get("version") == version:
+                out[name] = old
+                continue
+            rels = self.lance_files(name, version)
+            recs = integrity.records(self.data_dir / f"{name}.lance", rels)
+            out[name] = {"version": version, "files": recs, "seal": integrity.seal(recs)}
+        return out
+
+    def lance_files(self, name: str, version: int) -> list[str]:
+        """A dataset version's files relative to its folder: its Lance manifest and data files."""
+        import lance
+
+        uri = self.data_dir / f"{name}.lance"
+        with lance_errors(f"dataset {name} v{version} in {self.root}", self.root):
+            ds = lance.dataset(str(uri), version=version)
+            files = [f"data/{df.path}" for frag in ds.get_fragments() for df in frag.metadata.files]
+        for cand in (f"_versions/{_U64 - version}.manifest", f"_versions/{version}.manifest"):
+            if (uri / cand).is_file():
+                files.append(cand)
+                break
+        return files
+
+    def verify(self, manifest: Manifest, *, full: bool | None = None) -> list[str]:
+        """Damage in the dataset files of ``manifest`` ("name: file: reason"); see stratum.integrity."""
+        checks = [(n, e) for n, e in sorted((manifest.integrity or {}).items()) if n in manifest.datasets]
+        if full is None:
+            full = sum(integrity.total_size(e.get("files", {})) for _, e in checks) <= integrity.FULL_AT_LOAD
+        out = []
+        for name, entry in checks:
+            recs = entry.get("files")
+            if not isinstance(recs, dict) or integrity.seal(recs) != entry.get("seal") \
+                    or entry.get("version") != manifest.datasets[name]:
+                out.append(f"{name}: the manifest's checksums for it are damaged")
+                continue
+            out += [f"{name}: {d}" for d in integrity.verify(self.data_dir / f"{name}.lance", recs, full=full)]
+        return out
+
+    # ---- pruning ---------------------------------------------------------------------------
+    def published_versions(self) -> list[int]:
+        d = self.root / "manifests"
+        return sorted(int(p.stem) for p in d.glob("[0-9]*.json")) if d.is_dir() else []
+
+    def held_versions(self) -> set[int]:
+        """Versions an open Snapshot (in any process) holds; stale hold files are removed."""
+        held = set()
+        d = self.root / "readers"
+        for p in d.glob("v*.hold") if d.is_dir() else []:
+            try:
+                fd = os.open(p, os.O_RDWR)
+            except FileNotFoundError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                held.add(int(p.name[1:7]))
+            else:
+                p.unlink(missing_ok=True)           # its reader is gone (closed or died)
+            finally:
+                os.close(fd)
+        return held
+
+    def prune(self, keep: int = DEFAULT_KEEP, *, locked: bool = False) -> dict:
+        """Remove Lance versions and warm folders that neither the newest ``keep`` published
+        versions nor any open reader (``held_versions``) use. ``locked``: the caller holds
+        ``writer_lock`` (the index job, after publish); otherwise prune takes it. Returns what
+        went: {"versions": kept published versions, "lance": {dataset: [versions]}, "warm": [dirs]}."""
+        if keep < 1:
+            from stratum.errors import InvalidArgument
+
+            raise InvalidArgument(f"prune keeps at least 1 version, not {keep}")
+        with contextlib.nullcontext() if locked else self.writer_lock():
+            return self._prune(keep)
+
+    def _prune(self, keep: int) -> dict:
+        import lance
+
+        current = self.manifest()
+        versions = self.published_versions()
+        kept = set(versions[-keep:]) | {current.version} | self.held_versions()
+        manifests = [current] + [self.manifest(v) for v in sorted(kept) if v != current.version and v in versions]
+        used: dict[str, set[int]] = {}
+        dirs = set()
+        for m in manifests:
+            for name, v in m.datasets.items():
+                used.setdefault(name, set()).add(v)
+            if (m.indexes or {}).get("dir"):
+                dirs.add((self.root / m.indexes["dir"]).resolve())
+        removed: dict[str, list[int]] = {}
+        for name in self.table_names():
+            with lance_errors(f"dataset {name} in {self.root}", self.root):
+                ds = lance.dataset(str(self.data_dir / f"{name}.lance"))
+                drop = [v["version"] for v in ds.versions()
+                        if v["version"] not in used.get(name, set()) and v["version"] != ds.version]
+                if drop:
+                    ds.cleanup_old_versions(versions=drop, delete_unverified=True,
+                                            error_if_tagged_old_versions=False)
+            if drop:
+                removed[name] = drop
+        warm = []
+        idx = self.root / "indexes"
+        for p in sorted(idx.iterdir()) if idx.is_dir() else []:
+            if p.is_dir() and p.resolve() not in dirs and (p.name.startswith("v") or ".damaged-" in p.name):
+                shutil.rmtree(p, ignore_errors=True)
+                warm.append(p.name)
+        return {"versions": sorted(kept), "lance": removed, "warm": warm}
 
     def next_version(self) -> int:
         return self.manifest().version + 1 if self.exists() else 1
@@ -150,11 +278,34 @@ class Store:
 class Snapshot:
     """Datasets pinned at the versions one manifest names; safe to read while a re-index runs."""
 
-    def __init__(self, store: Store, manifest: Manifest):
+    def __init__(self, store: Store, manifest: Manifest, *, verify: bool | None = None):
+        """``verify``: check the dataset files against the manifest's checksums (None: every
+        block for a small store, sizes and first/last blocks for a large one; False: skip)."""
         self.store = store
         self.manifest = manifest
         self._tables: dict[str, object] = {}     # lancedb tables
         self._datasets: dict[str, object] = {}   # lance datasets (row takes)
+        self._hold()
+        if verify is not False:
+            damage = store.verify(manifest, full=verify)
+            if damage:
+                more = f" (and {len(damage) - 3} more)" if len(damage) > 3 else ""
+                raise StoreDamaged(f"store {store.root} version {manifest.version} is damaged: "
+                                   f"{'; '.join(damage[:3])}{more}; it is not served: run "
+                                   f"`stratum repair --store {store.root}`")
+
+    def _hold(self) -> None:
+        """Share-lock a hold file while this snapshot lives, so ``prune`` keeps its version (a
+        read-only store cannot be pruned either, so no hold is needed there)."""
+        d = self.store.root / "readers"
+        path = d / f"v{self.manifest.version:06d}.{os.getpid()}.{next(_holds)}.hold"
+        try:
+            d.mkdir(exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        weakref.finalize(self, _release, fd, path)
 
     def has(self, name: str) -> bool:
         return name in self.manifest.datasets
@@ -164,12 +315,10 @@ class Snapshot:
             raise StoreError(f"dataset {name!r} is not in published version {self.manifest.version} "
                              f"of {self.store.root}")
         if name not in self._tables:
-            try:
+            with lance_errors(f"dataset {name} v{self.manifest.datasets[name]} in {self.store.root}",
+                              self.store.root):
                 t = self.store.db().open_table(name)
                 t.checkout(self.manifest.datasets[name])
-            except Exception as e:  # lance raises plain ValueError/OSError: translate here, once
-                raise StoreError(f"cannot open dataset {name} v{self.manifest.datasets[name]} in "
-                                 f"{self.store.root}: {e}") from None
             self._tables[name] = t
         return self._tables[name]
 
@@ -178,28 +327,56 @@ class Snapshot:
         a one-row take costs ~0.6-1.2 ms there against ~3.3 ms through lancedb's take_offsets
         (measured at 1M nodes, docs/bench/grpc.md)."""
         ds = self._datasets.get(name)
-        if ds is None:
-            ds = self.lance_table(name).to_lance()
-            if ds.version != self.manifest.datasets[name]:
-                ds = ds.checkout_version(self.manifest.datasets[name])
-            self._datasets[name] = ds
-        return ds.take(list(rows), columns=columns)
+        with lance_errors(f"dataset {name} v{self.manifest.datasets.get(name)} in {self.store.root}",
+                          self.store.root):
+            if ds is None:
+                ds = self.lance_table(name).to_lance()
+                if ds.version != self.manifest.datasets[name]:
+                    ds = ds.checkout_version(self.manifest.datasets[name])
+                self._datasets[name] = ds
+            return ds.take(list(rows), columns=columns)
 
     def read(self, name: str, columns: list[str] | None = None, where: str | None = None) -> pa.Table:
         """Read a dataset (or some columns, optionally filtered) as an Arrow table."""
         t = self.lance_table(name)
-        if where is None and columns is None:
-            tab = t.to_arrow()
-        else:
-            q = t.search().where(where) if where else t.search()
-            if columns:
-                q = q.select(columns)
-            tab = q.limit(None).to_arrow() if hasattr(q, "limit") else q.to_arrow()
+        with lance_errors(f"dataset {name} v{self.manifest.datasets[name]} in {self.store.root}", self.store.root):
+            if where is None and columns is None:
+                tab = t.to_arrow()
+            else:
+                q = t.search().where(where) if where else t.search()
+                if columns:
+                    q = q.select(columns)
+                tab = q.limit(None).to_arrow() if hasattr(q, "limit") else q.to_arrow()
         S.check_schema(S.DATASETS[name].with_metadata(_meta_of(t)), S.DATASETS[name], f"{name}")
         return tab
 
     def count(self, name: str) -> int:
-        return self.lance_table(name).count_rows() if self.has(name) else 0
+        if not self.has(name):
+            return 0
+        t = self.lance_table(name)
+        with lance_errors(f"dataset {name} v{self.manifest.datasets[name]} in {self.store.root}", self.store.root):
+            return t.count_rows()
+
+
+@contextlib.contextmanager
+def lance_errors(what: str, root) -> Iterator[None]:
+    """Translate whatever Lance raises (ValueError, OSError, a Rust panic surfacing as
+    pyo3's PanicException, a BaseException) into one StoreDamaged saying what to do."""
+    try:
+        yield
+    except (KeyboardInterrupt, SystemExit, GeneratorExit, StratumError):
+        raise
+    except BaseException as e:  # noqa: BLE001 - translated, not swallowed
+        text = " ".join(str(e).split())[:300]
+        raise StoreDamaged(f"reading {what} failed ({type(e).__name__}: {text}); the store may be damaged: "
+                           f"run `stratum repair --store {root}`") from None
+
+
+def _release(fd: int, path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
+    with contextlib.suppress(OSError):
+        os.close(fd)
 
 
 def _meta_of(lance_tbl) -> dict:
@@ -220,4 +397,4 @@ def _atomic_write(path: Path, text: str) -> None:
         os.close(dfd)
 
 
-__all__ = ["Manifest", "Store", "Snapshot", "FORMAT_DIR"]
+__all__ = ["Manifest", "Store", "Snapshot", "FORMAT_DIR", "DEFAULT_KEEP", "lance_errors"]

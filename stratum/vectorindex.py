@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from stratum.errors import InvalidArgument, StoreError
+from stratum.errors import InvalidArgument, StoreDamaged, StoreError
 
 FORMAT = 1
 GRAPH_FILE = "vectors.usearch"
@@ -208,23 +208,25 @@ class VectorIndex:
                             expansion_search=ef, dtype=p["dtype"])
         graph = Index(ndim=meta["dim"], metric="cos", dtype=params.dtype, connectivity=params.connectivity,
                       expansion_add=params.expansion_add, expansion_search=params.expansion_search)
-        if mmap:
-            graph.view(str(d / GRAPH_FILE))
-        else:
-            graph.load(str(d / GRAPH_FILE))
+        try:
+            (graph.view if mmap else graph.load)(str(d / GRAPH_FILE))
+        except RuntimeError as e:       # usearch: a cut or overwritten file
+            raise StoreDamaged(f"vector graph {d / GRAPH_FILE} is unreadable ({e}): rebuild it with "
+                               "`stratum repair`") from None
         matrix = np.load(d / MATRIX_FILE, mmap_mode="r" if mmap else None)
         present_path = d / "vectors.present.npy"
         present = np.load(present_path) if present_path.exists() else None
-        if matrix.shape != (meta["n_rows"], meta["dim"]) or graph.size != meta["size"]:
-            raise StoreError(f"vector index files in {d} disagree with {META_FILE}: rebuild them")
+        if matrix.shape != (meta["n_rows"], meta["dim"]) or graph.size != meta["size"] or \
+                (present is not None and present.shape != (meta["n_rows"],)):
+            raise StoreDamaged(f"vector index files in {d} disagree with {META_FILE}: rebuild them with `stratum repair`")
         groups = {}
         for name, size in (meta.get("groups") or {}).items():
             g = Index(ndim=meta["dim"], metric="cos", dtype=params.dtype, connectivity=params.connectivity,
                       expansion_add=params.expansion_add, expansion_search=params.expansion_search)
             (g.view if mmap else g.load)(str(d / f"vectors.group.{name}.usearch"))
             rows = np.load(d / f"vectors.group.{name}.rows.npy")
-            if g.size != size or len(rows) != size:
-                raise StoreError(f"vector group {name!r} in {d} disagrees with {META_FILE}: rebuild it")
+            if g.size != size or len(rows) != size or (size and (int(rows.min()) < 0 or int(rows.max()) >= meta["n_rows"])):
+                raise StoreDamaged(f"vector group {name!r} in {d} disagrees with {META_FILE}: rebuild it with `stratum repair`")
             groups[name] = (g, rows)
         return cls(graph, np.asarray(matrix), present, params, groups)
 

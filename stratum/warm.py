@@ -9,15 +9,20 @@ never rebuilds an index at load time.
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
+from stratum import integrity
 from stratum import schema as S
-from stratum.errors import ModelMismatch, StoreError
+from stratum.errors import ModelMismatch, StoreDamaged, StoreError
 
+log = logging.getLogger(__name__)
 ACTIVE = "active"
+WARM_FILE = "warm.json"
+AUTO_REBUILD_ROWS = 100_000     # a damaged warm tier this small is rebuilt at load (seconds); larger: repair
 
 
 def _searchable(n: dict) -> bool:
@@ -28,33 +33,100 @@ def _searchable(n: dict) -> bool:
 
 
 def build_warm(out_dir: Path, nodes: list[dict], edges: list[dict], *, root: Path) -> dict:
-    """Build and save the warm indexes for ``nodes`` (in dataset row order); returns manifest info."""
+    """Build and save the warm indexes for ``nodes`` (in dataset row order); returns manifest info.
+
+    ``warm.json`` beside them records every file's size and block checksums (stratum.integrity),
+    so a load can tell a damaged file from a good one before serving it."""
+    out_dir = Path(out_dir)
+    return _build(out_dir, nodes, edges, str(out_dir.relative_to(root)))
+
+
+def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str) -> dict:
     from stratum.graph import Graph
     from stratum.keywordindex import KeywordIndex, node_names, node_text
     from stratum.vectorindex import VectorIndex
 
-    out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     ok = [_searchable(n) for n in nodes]
     kw = KeywordIndex.build([node_text(n) if k else "" for n, k in zip(nodes, ok)],
                             [node_names(n) if k else [] for n, k in zip(nodes, ok)])
-    kw.save(out_dir / "keyword")
-    info = {"dir": str(out_dir.relative_to(root)), "rows": len(nodes), "keyword": True, "vector": False}
+    files = [f"keyword/{f}" for f in kw.save(out_dir / "keyword")]
+    info = {"dir": rel_dir, "rows": len(nodes), "keyword": True, "vector": False}
     present = np.array([k and n.get("vector") is not None for n, k in zip(nodes, ok)], dtype=bool)
     if present.any():
         dim = len(next(n["vector"] for n, p in zip(nodes, present) if p))
         mat = np.zeros((len(nodes), dim), dtype=np.float32)
         for i in np.flatnonzero(present):
             mat[i] = nodes[i]["vector"]
-        VectorIndex.build(mat, present=present).save(out_dir / "vector")
+        files += [f"vector/{f}" for f in VectorIndex.build(mat, present=present).save(out_dir / "vector")]
         info["vector"] = True
     etab = S.to_table(edges, S.EDGES) if edges else S.to_table([], S.EDGES)
     g = Graph.from_edges(etab.select(["src", "dst", "kind", "weight"]), [n["id"] for n in nodes])
-    g.save(out_dir / "graph")
+    files += [f"graph/{f}" for f in g.save(out_dir / "graph")]
     info["edges"] = g.n_edges
     info["edges_dropped"] = g.dropped
-    (out_dir / "warm.json").write_text(json.dumps(info, indent=1, sort_keys=True))
+    recs = integrity.records(out_dir, files)
+    info["bytes"] = integrity.total_size(recs)
+    (out_dir / WARM_FILE).write_text(json.dumps({**info, "files": recs, "seal": integrity.seal(recs)},
+                                                indent=1, sort_keys=True))
     return info
+
+
+def verify_warm(directory: Path, *, full: bool | None = None) -> list[integrity.Damage]:
+    """Damage in a warm folder: its record file, then every recorded file (see stratum.integrity;
+    ``full=None`` checks every block of a warm tier up to FULL_AT_LOAD bytes, else sizes and the
+    first and last blocks). A folder built before checksums has no records: nothing to check."""
+    try:
+        meta = json.loads((Path(directory) / WARM_FILE).read_text())
+    except FileNotFoundError:
+        return [integrity.Damage(WARM_FILE, "missing")]
+    except (OSError, ValueError) as e:
+        return [integrity.Damage(WARM_FILE, f"unreadable ({type(e).__name__})")]
+    recs = meta.get("files") if isinstance(meta, dict) else None
+    if recs is None:
+        return []
+    if not isinstance(recs, dict) or integrity.seal(recs) != meta.get("seal"):
+        return [integrity.Damage(WARM_FILE, "its file records fail their own checksum")]
+    return integrity.verify(directory, recs, full=full)
+
+
+def rebuild_warm(snapshot, directory: Path | None = None) -> dict:
+    """Rebuild a version's warm folder from its Lance rows (the source of truth) and swap it in
+    place of the damaged one. One rebuild at a time per folder (a lock file beside it); readers
+    that mapped the old files keep their mappings."""
+    import fcntl
+    import os
+    import shutil
+
+    root = Path(snapshot.store.root)
+    info = snapshot.manifest.indexes or {}
+    directory = Path(directory) if directory is not None else root / info.get("dir", "")
+    if directory == root:
+        directory = snapshot.store.index_dir(snapshot.manifest.version)
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(directory.parent / f".{directory.name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if directory.is_dir() and not verify_warm(directory, full=True) and (directory / WARM_FILE).exists():
+            meta = json.loads((directory / WARM_FILE).read_text())
+            if meta.get("files") is not None:          # another process rebuilt it meanwhile
+                return {k: v for k, v in meta.items() if k not in ("files", "seal")}
+        nodes = snapshot.read("nodes").to_pylist()
+        edges = snapshot.read("edges", columns=["src", "dst", "kind", "weight"]).to_pylist() \
+            if snapshot.has("edges") else []
+        tmp = directory.parent / f".{directory.name}.rebuild-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        out = _build(tmp, nodes, edges, str(directory.relative_to(root)))
+        old = directory.parent / f".{directory.name}.damaged-{os.getpid()}"
+        if directory.exists():
+            os.rename(directory, old)
+        os.rename(tmp, directory)
+        shutil.rmtree(old, ignore_errors=True)
+        log.warning("rebuilt the warm indexes in %s from the Lance data of version %s",
+                    directory, snapshot.manifest.version)
+        return out
+    finally:
+        os.close(fd)
 
 
 class WarmIndexes:
@@ -70,21 +142,24 @@ class WarmIndexes:
     @classmethod
     def load(cls, root: Path, manifest, meta: pa.Table, *, snapshot=None, embedder=None,
              row_of_id=None) -> "WarmIndexes":
-        from stratum.graph import Graph
-        from stratum.keywordindex import KeywordIndex
+        """Open a version's warm folder after checking it (``verify_warm`` and the indexes'
+        structure checks). Damage is never served: a small tier is rebuilt from Lance on the
+        spot (AUTO_REBUILD_ROWS), a large one raises StoreDamaged pointing to `stratum repair`."""
         from stratum.search import HybridSearcher
-        from stratum.vectorindex import VectorIndex
 
         info = manifest.indexes or {}
         if "dir" not in info:
             raise StoreError(f"published version {manifest.version} of {root} has no warm indexes; re-index")
         d = Path(root) / info["dir"]
         try:
-            graph = Graph.load(d / "graph")
-            kw = KeywordIndex.load(d / "keyword")
-            vec = VectorIndex.load(d / "vector") if info.get("vector") else None
-        except (OSError, ValueError) as e:
-            raise StoreError(f"warm indexes in {d} are unreadable ({e}); re-index with `stratum index`") from None
+            graph, kw, vec = _open(d, bool(info.get("vector")))
+        except StoreDamaged as e:
+            if snapshot is None or int(info.get("rows") or 0) > AUTO_REBUILD_ROWS:
+                raise StoreDamaged(f"{e.message}; it is not served: run `stratum repair --store {root}` to "
+                                   "rebuild it from the Lance data") from None
+            log.warning("%s; rebuilding it from the Lance data", e.message)
+            rebuild_warm(snapshot, d)
+            graph, kw, vec = _open(d, bool(info.get("vector")))
         if vec is not None and embedder is not None and manifest.embedding:
             _check_model(manifest.embedding, embedder)
         searcher = HybridSearcher(meta, vec, kw, embedder if vec is not None else None)
@@ -130,12 +205,35 @@ class WarmIndexes:
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, query: str, *, kinds=(), path_prefix="", language="", limit=10, offset=0, extra_docs=()):
+        from stratum.noteindex import NoteView
         from stratum.search import ExtraDoc
 
-        docs = [ExtraDoc(d["id"], d["text"], d.get("vector"), d["kind"], d.get("path") or "", d.get("language") or "")
-                for d in extra_docs]
+        docs = extra_docs if isinstance(extra_docs, NoteView) else \
+            [ExtraDoc(d["id"], d["text"], d.get("vector"), d["kind"], d.get("path") or "", d.get("language") or "")
+             for d in extra_docs]
         return self.searcher.search(query, kinds=kinds, path_prefix=path_prefix, language=language,
                                     limit=limit, offset=offset, extra_docs=docs)
+
+
+def _open(d: Path, vector: bool):
+    """The three indexes of a warm folder, checked first: any damage is a StoreDamaged naming it."""
+    from stratum.graph import Graph
+    from stratum.keywordindex import KeywordIndex
+    from stratum.vectorindex import VectorIndex
+
+    damage = verify_warm(d)
+    if damage:
+        more = f" (and {len(damage) - 3} more)" if len(damage) > 3 else ""
+        raise StoreDamaged(f"warm index files in {d} are damaged: {'; '.join(map(str, damage[:3]))}{more}")
+    try:
+        graph = Graph.load(d / "graph")
+        kw = KeywordIndex.load(d / "keyword")
+        vec = VectorIndex.load(d / "vector") if vector else None
+    except StoreDamaged:
+        raise
+    except (OSError, ValueError, RuntimeError, KeyError, StoreError) as e:
+        raise StoreDamaged(f"warm indexes in {d} are unreadable ({type(e).__name__}: {str(e)[:200]})") from None
+    return graph, kw, vec
 
 
 def _check_model(stored: dict, embedder) -> None:

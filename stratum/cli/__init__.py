@@ -14,7 +14,7 @@ import sys
 import traceback
 
 COMMAND_MODULES = ("stratum.cli.index", "stratum.cli.query", "stratum.cli.history", "stratum.cli.notes",
-                   "stratum.cli.serve")
+                   "stratum.cli.serve", "stratum.cli.repair")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
         _fail(args, e, 2)
         return 2
     except StratumError as e:
-        traceback.print_exc()
+        if e.code != "store_damaged":       # damage found: the message says what to do
+            traceback.print_exc()
         _fail(args, e, 1)
         return 1
     except KeyboardInterrupt:

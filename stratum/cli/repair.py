@@ -1,0 +1,26 @@
+"""`stratum repair`: check a store, rebuild damaged warm files, roll back damaged Lance data (no
+note lost), and prune old versions (stratum.repair)."""
+
+from __future__ import annotations
+
+from stratum.cli import add_common, emit, resolve_store
+
+
+def register(sub) -> None:
+    p = sub.add_parser("repair", help="check and repair a damaged store without losing notes; prune old versions")
+    add_common(p)
+    p.add_argument("--check", action="store_true", help="only check every file (read in full); change nothing")
+    p.add_argument("--prune", nargs="?", type=int, const=-1, default=None, metavar="KEEP",
+                   help="also remove Lance versions and warm folders beyond the newest KEEP published "
+                        "versions that no reader holds (default KEEP: 3)")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from stratum.repair import repair
+    from stratum.store import DEFAULT_KEEP
+
+    keep = None if args.prune is None else (DEFAULT_KEEP if args.prune == -1 else args.prune)
+    rep = repair(resolve_store(args), check_only=args.check, prune_keep=None if args.check else keep)
+    emit(args, rep.to_dict(), rep.text())
+    return 1 if args.check and rep.damaged else 0

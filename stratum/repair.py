@@ -1,0 +1,252 @@
+"""`stratum repair`: make a damaged store servable again without losing a note.
+
+What can be damaged and what repair does (under the writer lock, so no index runs meanwhile):
+
+- **The warm tier** (HNSW, keyword postings, CSR files) of the published version: rebuilt from
+  that version's Lance rows (``stratum.warm.rebuild_warm``) and swapped in place.
+- **A Lance dataset** of the published version (a data file fails its checksum, or Lance cannot
+  read it): the store rolls back to the newest older published version whose files are intact
+  (Lance keeps old versions until ``prune``), republished as a new version number so servers
+  reload. Notes merged after that version live only in delta-log segments that the index job
+  moved to ``deltalog/retired/``: every retired segment holding a record the rollback target does
+  not reflect is moved back into the live log, so the overlay serves those notes at once and the
+  next index merges them again (merging is idempotent). The log's format is untouched: segments
+  are read with ``deltalog.parse_segment`` and moved whole.
+- **manifest.json** unreadable: the newest readable ``manifests/NNNNNN.json`` is republished.
+
+The core stays free of pipeline imports: the warm tier is rebuilt with ``stratum.warm``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from stratum import ids
+from stratum import schema as S
+from stratum.errors import StoreDamaged, StoreError
+from stratum.store import Manifest, Snapshot, Store
+
+
+@dataclass
+class RepairReport:
+    store: str
+    version_before: int | None
+    version_after: int | None = None
+    lance_damage: list[str] = field(default_factory=list)
+    warm_damage: list[str] = field(default_factory=list)
+    manifest_damage: str = ""
+    rolled_back_to: int | None = None       # the published version whose data is served again
+    warm_rebuilt: bool = False
+    segments_restored: list[str] = field(default_factory=list)
+    notes: int = 0                          # notes visible after repair (merged + in the live log)
+    pruned: dict | None = None
+    checked_only: bool = False
+
+    @property
+    def damaged(self) -> bool:
+        return bool(self.lance_damage or self.warm_damage or self.manifest_damage)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def text(self) -> str:
+        lines = [f"store {self.store}: version {self.version_before}"]
+        for d in ([self.manifest_damage] if self.manifest_damage else []) + self.lance_damage + self.warm_damage:
+            lines.append(f"  damaged: {d}")
+        if not self.damaged:
+            lines.append("  every file checked intact")
+        if self.checked_only:
+            if self.damaged:
+                lines.append(f"  run `stratum repair --store {self.store}` to repair it")
+        else:
+            if self.rolled_back_to is not None:
+                lines.append(f"  rolled back to the data of version {self.rolled_back_to}, published as "
+                             f"version {self.version_after}")
+            if self.segments_restored:
+                lines.append(f"  {len(self.segments_restored)} retired delta-log segment(s) moved back: their "
+                             "notes are served now and merged by the next `stratum index`")
+            if self.warm_rebuilt:
+                lines.append("  warm indexes rebuilt from the Lance data")
+            lines.append(f"  notes visible: {self.notes}")
+        if self.pruned is not None:
+            gone = sum(len(v) for v in self.pruned.get("lance", {}).values())
+            lines.append(f"  pruned {gone} Lance version(s) and {len(self.pruned.get('warm', []))} warm folder(s); "
+                         f"kept versions {self.pruned.get('versions')}")
+        return "\n".join(lines)
+
+
+def check(store: Store, manifest: Manifest) -> tuple[list[str], list[str]]:
+    """(Lance damage, warm damage) of one published version, every block of every file read."""
+    from stratum.warm import verify_warm
+
+    lance = _lance_damage(store, manifest)
+    info = manifest.indexes or {}
+    warm = [] if lance else [f"warm {d}" for d in
+                             (verify_warm(store.root / info["dir"], full=True) if info.get("dir") else [])]
+    if not lance and info.get("dir") and not warm:
+        warm = _warm_opens(store, manifest)
+    return lance, warm
+
+
+def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int | None = None) -> RepairReport:
+    """Check the published version; repair what is damaged (see the module docstring); prune old
+    versions when ``prune_keep`` is given. Raises StoreDamaged when nothing intact is left."""
+    store = Store(root)
+    if not (store.root / "manifest.json").exists() and not store.published_versions():
+        from stratum.errors import NotFound
+
+        raise NotFound(f"no index at {store.root}: run `stratum index` first")
+    if check_only:
+        current, rep = _current(store)
+        rep.checked_only = True
+        if current is not None:
+            rep.lance_damage, rep.warm_damage = check(store, current)
+        return rep
+    with store.writer_lock():
+        current, rep = _current(store)
+        if current is None:
+            raise StoreDamaged(f"no published manifest of {store.root} is readable; re-index with "
+                               "`stratum index --full` (notes in the delta log are kept)")
+        rep.lance_damage, rep.warm_damage = check(store, current)
+        target = current
+        if rep.lance_damage:
+            target = _rollback_target(store, current)
+            rep.rolled_back_to = target.version
+            rep.segments_restored = _restore_segments(store, target)
+        if rep.lance_damage or rep.manifest_damage:
+            new = dataclasses.replace(target, version=current.version + 1, published_at=time.time(),
+                                      report={"repair": {"from": current.version, "data_of": target.version}})
+            if _warm_damage(store, new):
+                new.indexes = _rebuild(store, new, store.index_dir(new.version))
+                rep.warm_rebuilt = True
+            store.publish(new)
+            rep.version_after = new.version
+        elif rep.warm_damage:
+            _rebuild(store, current, None)
+            rep.warm_rebuilt = True
+            rep.version_after = current.version
+        else:
+            rep.version_after = current.version
+        rep.notes = _visible_notes(store, store.manifest())
+        if prune_keep is not None:
+            rep.pruned = store.prune(prune_keep, locked=True)
+    return rep
+
+
+# ---- steps ----------------------------------------------------------------------------------
+def _current(store: Store) -> tuple[Manifest | None, RepairReport]:
+    try:
+        m = store.manifest()
+        return m, RepairReport(str(store.root), m.version)
+    except StoreError as e:
+        for v in reversed(store.published_versions()):
+            try:
+                m = store.manifest(v)
+            except StoreError:
+                continue
+            return m, RepairReport(str(store.root), m.version, manifest_damage=f"manifest.json: {e.message}")
+        return None, RepairReport(str(store.root), None, manifest_damage=f"manifest.json: {e.message}")
+
+
+def _lance_damage(store: Store, m: Manifest) -> list[str]:
+    """Checksums first (every block), then a full read of each dataset (also catches what a
+    store published before checksums cannot be checked by)."""
+    damage = store.verify(m, full=True)
+    if damage:
+        return damage
+    try:
+        snap = Snapshot(store, m, verify=False)
+        for name in sorted(m.datasets):
+            snap.read(name)
+    except StoreDamaged as e:
+        return [e.message]
+    except StoreError as e:          # a dataset missing altogether
+        return [e.message]
+    return []
+
+
+def _warm_opens(store: Store, m: Manifest) -> list[str]:
+    """The structure checks of the warm indexes (a file can be intact and still unusable)."""
+    from stratum.warm import _open
+
+    try:
+        _open(store.root / m.indexes["dir"], bool(m.indexes.get("vector")))
+    except StoreDamaged as e:
+        return [e.message]
+    return []
+
+
+def _warm_damage(store: Store, m: Manifest) -> bool:
+    from stratum.warm import verify_warm
+
+    info = m.indexes or {}
+    return not info.get("dir") or bool(verify_warm(store.root / info["dir"], full=True)) or \
+        bool(_warm_opens(store, m))
+
+
+def _rollback_target(store: Store, current: Manifest) -> Manifest:
+    for v in sorted((v for v in store.published_versions() if v < current.version), reverse=True):
+        try:
+            m = store.manifest(v)
+        except StoreError:
+            continue
+        if not _lance_damage(store, m):
+            return m
+    raise StoreDamaged(f"the Lance data of {store.root} version {current.version} is damaged and no older "
+                       "published version is intact; re-index with `stratum index --full` (notes in the "
+                       "delta log are kept)")
+
+
+def _rebuild(store: Store, m: Manifest, directory: Path | None) -> dict:
+    from stratum.warm import rebuild_warm
+
+    return rebuild_warm(Snapshot(store, m, verify=False), directory)
+
+
+def _restore_segments(store: Store, target: Manifest) -> list[str]:
+    """Move back every retired segment holding a record ``target`` does not reflect."""
+    from stratum.deltalog import parse_segment
+
+    retired = store.root / "deltalog" / "retired"
+    if not retired.is_dir():
+        return []
+    merged = set(target.deltalog_merged)
+    have = _note_ids(store, target)
+    moved = []
+    for path in sorted(retired.glob("*.seg")):
+        recs, _damage, _ = parse_segment(path.read_bytes(), path.name)
+        if all(r.uid in merged or (r.type == "note" and ids.note_id(r.uid) in have) for r in recs):
+            continue
+        os.rename(path, store.root / "deltalog" / path.name)
+        moved.append(path.name)
+    if moved:
+        for d in (retired, store.root / "deltalog"):
+            fd = os.open(d, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    return moved
+
+
+def _note_ids(store: Store, m: Manifest) -> set[str]:
+    kinds = ", ".join(f"'{k}'" for k in S.NOTE_KINDS)
+    t = Snapshot(store, m, verify=False).read("nodes", columns=["id"], where=f"kind IN ({kinds})")
+    return set(t.column("id").to_pylist())
+
+
+def _visible_notes(store: Store, m: Manifest) -> int:
+    from stratum.deltalog import DeltaLog
+
+    notes = _note_ids(store, m)
+    for r in DeltaLog(store.root / "deltalog").scan().records:
+        if r.type == "note":
+            notes.add(ids.note_id(r.uid))
+    return len(notes)
+
+
+__all__ = ["RepairReport", "repair", "check"]
