@@ -183,18 +183,17 @@ def previous_notes(store: Store, prev_snap, rep: RunReport) -> list[dict]:
     from stratum.store import Snapshot
 
     where = _in_list("kind", S.NOTE_KINDS)
-    snap = prev_snap
-    if snap is None:
-        m = latest_published(store)
-        if m is None or "nodes" not in m.datasets:
-            return []
-        snap = Snapshot(store, m)
+    m = prev_snap.manifest if prev_snap is not None else latest_published(store)
+    if m is None or "nodes" not in m.datasets:
+        return []
     unreadable = (StoreError, ValueError, OSError, RuntimeError, pa.ArrowException)
     try:
+        snap = prev_snap or Snapshot(store, m)   # a damaged version raises here (StoreDamaged)
         return snap.read("nodes", where=where).to_pylist()
     except unreadable as e:   # e.g. an older schema: read the columns a note needs
         cols = ["id", "kind", "doc", "meta", "author", "session", "tags", "created_at", "repo", "path"]
         try:
+            snap = prev_snap or Snapshot(store, m, verify=False)
             return snap.lance_table("nodes").search().where(where).select(cols).limit(None).to_arrow().to_pylist()
         except unreadable:   # reported; the notes come from the delta log (live + retired segments)
             rep.messages.append(f"previous version's notes unreadable ({type(e).__name__}: {str(e)[:120]}); "
