@@ -1,0 +1,65 @@
+"""pipeline.fixes: bug-fix commits of the mined history become mined ``fix`` nodes about current files."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+
+from pipeline.fixes import BUGFIX_RULE, fix_id, fix_text, mine_fixes
+from stratum import schema as S
+
+
+def _tables(commits: list[tuple[str, str, list[tuple[str, str | None]]]], merge: set[str] = frozenset()):
+    cs, fcs = [], []
+    for i, (sha, msg, files) in enumerate(commits):
+        t = datetime(2024, 1, 1 + i, tzinfo=timezone.utc)
+        cs.append({"sha": sha, "message": msg, "is_merge": sha in merge, "committed_at": t, "author_name": "Ada"})
+        fcs += [{"sha": sha, "path": p, "current_path": cur, "change_type": "M", "committed_at": t} for p, cur in files]
+    return S.to_table(cs, S.COMMITS), S.to_table(fcs, S.FILE_CHANGES)
+
+
+FILES = {"src/app.py": "F1", "src/util.py": "F2"}
+
+
+def test_rule_reads_the_subject_and_skips_cosmetic_work():
+    yes = ["Fix crash when the list is empty", "fixed a regression in url_for", "Bugfix: header parsing",
+           "Avoid a race condition in the reloader"]
+    no = ["Add a feature (#123)", "fix typo in docs", "Fix docstring of Request", "Bump version\n\nfixes #12",
+          "Merge pull request #12 from x/feature", "prefixed words do not count", "release 2.0.1 with fixes"]
+    assert all(re.search(BUGFIX_RULE, m) for m in yes)
+    assert not any(re.search(BUGFIX_RULE, m) for m in no)
+
+
+def test_fixes_point_at_current_paths_and_are_marked_mined():
+    commits, changes = _tables([
+        ("a" * 40, "Fix crash in the router\n\nThe rule map was empty.\nSigned-off-by: Ada", [("app.py", "src/app.py")]),
+        ("b" * 40, "Add a feature", [("src/util.py", "src/util.py")]),
+        ("c" * 40, "fix bug in util, notes updated", [("src/util.py", "src/util.py"), ("README.md", "README.md")]),
+        ("d" * 40, "Fix gone file", [("old.py", None)]),
+        ("e" * 40, "Fix everything", [(f"m{i}.py", f"m{i}.py") for i in range(6)]),
+        ("f" * 40, "Fix merge", [("src/app.py", "src/app.py")]),
+    ], merge={"f" * 40})
+    res = mine_fixes(commits, changes, FILES, "r")
+    assert [n["id"] for n in res.nodes] == [fix_id("r", "a" * 40), fix_id("r", "c" * 40)]
+    a = res.nodes[0]
+    meta = json.loads(a["meta"])
+    assert a["kind"] == "fix" and a["author"] == "history" and a["tags"] == ["mined"]
+    assert meta["mined"] is True and meta["sha"] == "a" * 40 and meta["time"].startswith("2024-01-01")
+    assert [t["path"] for t in meta["about"]] == ["src/app.py"]          # renamed since: current path
+    assert a["summary"].startswith("fix: Fix crash in the router") and "Signed-off-by" not in a["doc"]
+    assert {(e["src"], e["dst"], e["kind"]) for e in res.edges} == {
+        (fix_id("r", "a" * 40), "F1", "about"), (fix_id("r", "c" * 40), "F2", "about")}
+    assert res.counts["no_current_file"] == 1 and res.counts["too_many_files"] == 1
+
+
+def test_incremental_reuses_previous_nodes():
+    commits, changes = _tables([("a" * 40, "Fix crash in the router", [("src/app.py", "src/app.py")])])
+    first = mine_fixes(commits, changes, FILES, "r")
+    again = mine_fixes(commits, changes, FILES, "r", prev=first.nodes)
+    assert again.counts["reused"] == 1 and again.nodes == first.nodes
+
+
+def test_fix_text_is_bounded():
+    t = fix_text("Fix x\n\n" + "word " * 400)
+    assert t.startswith("Fix x") and len(t) <= 604

@@ -1,0 +1,86 @@
+"""stratum.rank fusion arithmetic over a table-driven Signals (the shard adapter is tested on a real
+store in tests/integration/test_ranking.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from stratum import rank as R
+
+T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
+
+
+class TableSignals:
+    def __init__(self, hits, co=None, st=None):
+        self.hits, self.co, self.st = hits, co or {}, st or {}
+
+    def hit(self, c):
+        return self.hits[c.id]
+
+    def cochange(self, path):
+        return self.co.get(path, [])
+
+    def structure(self, path):
+        return self.st.get(path, [])
+
+    def locate(self, path):
+        return (f"id:{path}", 99)
+
+
+def code(path, name):
+    return R.Hit("function", path, name)
+
+
+def note(files, status="active", stale="", kind="rca"):
+    return R.Hit(kind, None, note=R.NoteInfo(kind, tuple(files), status, stale))
+
+
+def test_text_only_keeps_the_best_hit_per_file():
+    sig = TableSignals({"a": code("x.py", "f"), "b": code("y.py", "g"), "c": code("x.py", "h")})
+    c = [R.Candidate(0, 0.03, (), "a"), R.Candidate(1, 0.02, (), "b"), R.Candidate(2, 0.01, (), "c")]
+    out = R.rank_files(c, sig, R.TEXT_ONLY)
+    assert [(f.path, f.score) for f in out] == [("x.py", 0.03), ("y.py", 0.02)]
+
+
+def test_symbol_aggregate_beats_one_lucky_method():
+    sig = TableSignals({"a": code("one.py", "lucky"), **{f"m{i}": code("many.py", f"f{i}") for i in range(4)}})
+    c = [R.Candidate(0, 0.030, (), "a")] + [R.Candidate(i + 1, 0.028 - i * 0.001, (), f"m{i}") for i in range(4)]
+    out = R.rank_files(c, sig, R.DEFAULT_WEIGHTS.only("symbols"))
+    assert out[0].path == "many.py" and "4 matching symbols" in out[0].why
+
+
+@pytest.mark.parametrize("status,stale,factor", [("active", "", 1.0), ("active", "stale: x.py changed", 0.5),
+                                                 ("superseded", "", 0.2), ("retracted", "", 0.0)])
+def test_note_standing(status, stale, factor):
+    w = R.DEFAULT_WEIGHTS
+    sig = TableSignals({"n": note(["x.py", "y.py"], status, stale)})
+    out = R.rank_files([R.Candidate(-1, 0.04, (), "n")], sig, w.only("notes"))
+    got = {f.path: f.parts.get("notes", 0.0) for f in out}
+    assert got.get("x.py", 0.0) == pytest.approx(w.notes * 0.04 * factor / 2 ** 0.5)
+    if stale:
+        assert "stale: x.py changed: counted x0.5" in out[0].why
+
+
+def test_cochange_decays_and_shrinks_low_support():
+    sig = TableSignals({"a": code("x.py", "f")}, co={"x.py": [
+        R.CoEdge("old.py", 10, 0.5, T0 - timedelta(days=365)), R.CoEdge("new.py", 10, 0.5, T0),
+        R.CoEdge("rare.py", 1, 0.5, T0)]})
+    out = {f.path: f for f in R.rank_files([R.Candidate(0, 0.03, (), "a")], sig, R.DEFAULT_WEIGHTS.only("cochange"))}
+    assert out["new.py"].parts["cochange"] == pytest.approx(2 * out["old.py"].parts["cochange"])   # half-life 1 year
+    assert out["rare.py"].parts["cochange"] < out["new.py"].parts["cochange"]
+    assert "co-changes with x.py (support 10, confidence 0.50)" in out["new.py"].why
+
+
+def test_rerank_adds_a_lifted_file_and_explains_it():
+    sig = TableSignals({"a": code("x.py", "f"), "n": note(["z.py"])})
+    items = R.rerank([R.Candidate(0, 0.02, (), "a"), R.Candidate(-1, 0.03, (), "n")], sig)
+    added = [i for i in items if i.added]
+    assert added and added[0].file == "z.py" and "rca note n" in added[0].why
+    assert {items[0].id, items[1].id} == {"n", "id:z.py"} and items[2].file == "x.py"
+
+
+def test_only_rejects_unknown_signals():
+    with pytest.raises(ValueError, match="unknown signal"):
+        R.DEFAULT_WEIGHTS.only("popularity")
