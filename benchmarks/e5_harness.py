@@ -163,7 +163,7 @@ def _parse_reply(raw: bytes, url: str) -> Reply:
 
 # ---- tool schemas from the Tools methods --------------------------------------------------------
 _ENUMS = {("get", "level"): list(S.LEVELS), ("walk", "direction"): ["out", "in", "both"],
-          ("remember", "kind"): list(N.kinds())}
+          ("remember", "kind"): list(S.AGENT_NOTE_KINDS)}
 _ITEM_ENUMS = {("walk", "edges"): list(S.EDGE_KINDS) + ["notes"], ("search", "kinds"): list(S.NODE_KINDS)}
 
 

@@ -16,6 +16,8 @@ from typing import Iterable, Mapping
 
 from stratum import notes as N
 from stratum import tokens
+from stratum.codelookup import CodeLookup
+from stratum.schema import AGENT_NOTE_KINDS
 
 
 @dataclass
@@ -43,23 +45,22 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
 
     ``prev_nodes``: the previous version's nodes (a pyarrow Table or dict records; code nodes
     among them are ignored). ``log_records``: ``stratum.deltalog.Record``s (e.g. ``scan().records``).
-    ``code``: the new version's code nodes (Table or dict records) or a ``notes.CodeIndex``.
+    ``code``: the new version's code nodes (Table or dict records) or a ``codelookup.CodeLookup``
+    (the resolver the shard and the overlay use, so targets mean the same thing everywhere).
     ``repo``: the repo name written on new note nodes (default: taken from the code nodes).
     ``encoding`` / ``prev_encoding``: token encodings of the new and the previous version (the
     manifests' ``token_encoding``); the previous counts are reused only when they are the same.
     """
     prev_rows = _rows(prev_nodes)
-    if isinstance(code, N.CodeIndex):
-        index = code
-    else:
-        code_rows = _rows(code)
-        index = N.CodeIndex(code_rows)
-        if repo is None:
-            repo = next((r.get("repo") for r in code_rows if r.get("repo")), None)
+    if repo is None and code is not None and not isinstance(code, CodeLookup):
+        repos = code.column("repo").drop_null() if hasattr(code, "column") and "repo" in code.column_names \
+            else [r.get("repo") for r in code if r.get("repo")]
+        repo = (repos[0].as_py() if hasattr(repos, "to_pylist") else repos[0]) if len(repos) else None
+    index = CodeLookup.of(code)
     prev = N.notes_from_nodes(prev_rows)
     prev_node = {r["id"]: r for r in prev_rows if r.get("id") in prev} if prev_encoding == encoding else {}
     if repo is None:
-        repo = next((r.get("repo") for r in prev_rows if r.get("kind") in N.kinds() and r.get("repo")), "")
+        repo = next((r.get("repo") for r in prev_rows if r.get("kind") in AGENT_NOTE_KINDS and r.get("repo")), "")
     folded = N.fold_records(log_records, prev)
     out_nodes, out_edges, orphaned = [], [], []
     for nid in sorted(folded.notes):

@@ -18,7 +18,7 @@ A segment is a plain concatenation of records::
     payload length   4 bytes   little-endian
     uid             16 bytes   48-bit ms timestamp + 80-bit random/counter (time ordered, unique)
     checksum        16 bytes   blake2b-128 over the 28 header bytes above + the payload
-    payload          n bytes   JSON, ASCII only: {"type": "note"|"retract", "body": {...}}
+    payload          n bytes   JSON, ASCII only: {"type": "note"|"retract"|"confirm", "body": {...}}
 
 Why one segment per writer: a record can only interleave with another if two writers share a file.
 Giving each writer its own file makes that impossible by construction, on any local filesystem,
@@ -62,7 +62,7 @@ MAX_PAYLOAD = 4 << 20                           # larger lengths are corrupt hea
 SEGMENT_SUFFIX = ".seg"
 DEFAULT_SEGMENT_BYTES = 8 << 20
 COMMIT_DELAY = 0.0005                           # seconds a group-commit leader may wait for company
-RECORD_TYPES = ("note", "retract")
+RECORD_TYPES = ("note", "retract", "confirm")
 
 _SYNC = getattr(os, "fdatasync", os.fsync)      # data + file size; enough to read the record back
 
@@ -124,7 +124,7 @@ def uid_time(uid: str) -> float:
 @dataclass(frozen=True)
 class Record:
     uid: str                    # unique, time-ordered id of the record
-    type: str                   # "note" or "retract"
+    type: str                   # "note", "retract" or "confirm"
     body: dict                  # the JSON payload body
     segment: str                # segment file name it was read from
     offset: int                 # byte offset of the record in that segment

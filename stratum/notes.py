@@ -12,49 +12,23 @@ Pure: no Lance, no I/O except through a ``DeltaLog`` passed in.
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Mapping
 
 from stratum import ids, tokens
-from stratum.errors import NoteRejected
+from stratum.errors import NoteRejected, PermissionDenied
+from stratum.schema import AGENT_NOTE_KINDS, MINED_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
 
 ACTIVE, SUPERSEDED, RETRACTED, ORPHANED = "active", "superseded", "retracted", "orphaned"
 STATUSES = (ACTIVE, SUPERSEDED, RETRACTED, ORPHANED)
 
 
-# ---- kinds -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class NoteKind:
-    name: str
-    needs_about: bool               # must the note name the code it concerns?
-    description: str
-
-
-_KINDS: dict[str, NoteKind] = {}
-
-
-def register_kind(name: str, *, needs_about: bool = True, description: str = "") -> NoteKind:
-    """Add a note kind (the three of the paper are built in)."""
-    if not name or not name.isidentifier() or name != name.lower():
-        raise ValueError(f"note kind must be a lower-case identifier, got {name!r}")
-    k = NoteKind(name, needs_about, description)
-    _KINDS[name] = k
-    return k
-
-
-register_kind("rca", description="root-cause analysis: the cause of a symptom is in this code")
-register_kind("failure", description="an approach that did not work here, and why")
-register_kind("insight", needs_about=False, description="anything else worth knowing next time")
-
-
-def kinds() -> tuple[str, ...]:
-    return tuple(_KINDS)
-
-
-def kind_info(name: str) -> NoteKind | None:
-    return _KINDS.get(name)
+# ---- kinds: one definition, in stratum.schema ----------------------------------------------
+# Agents write AGENT_NOTE_KINDS through ``remember``; MINED_NOTE_KINDS are derived from history at
+# index time (pipeline/fixes.py) and never written or merged here.
 
 
 @dataclass(frozen=True)
@@ -110,6 +84,9 @@ class Note:
     orphaned: bool = False          # every target is gone from the current code
     model: str = ""                 # the model the writing agent said it runs (self-reported)
     authenticated: bool = False     # was ``author`` proven by the adapter (token, mTLS), not just claimed
+    commit: str | None = None       # the commit the store was indexed at when the note was written
+    maintainer: bool = False        # the writer held the maintainer role
+    confirmations: list[dict] = field(default_factory=list)  # {"uid", "author", "maintainer", "created_at"}
 
     @property
     def status(self) -> str:
@@ -143,8 +120,8 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
              limits: NoteLimits = NoteLimits()) -> list[Target]:
     """Check a note before anything is written; NoteRejected says what is wrong. Returns the
     resolved targets (each with the node id and content hash of the code at this moment)."""
-    if kind not in _KINDS:
-        raise NoteRejected(f"unknown note kind {kind!r}; use one of: {', '.join(_KINDS)}")
+    if kind not in AGENT_NOTE_KINDS:
+        raise NoteRejected(f"unknown note kind {kind!r}; use one of: {', '.join(AGENT_NOTE_KINDS)}")
     if not isinstance(text, str) or not text.strip():
         raise NoteRejected("note text is empty: say what you found")
     size = len(text.encode("utf-8", "surrogatepass"))
@@ -165,7 +142,7 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
         raise NoteRejected("targets must be non-empty strings: node ids, paths or path::qualname")
     if len(about) > limits.max_targets:
         raise NoteRejected(f"note is about {len(about)} targets, over the limit of {limits.max_targets}")
-    if not about and _KINDS[kind].needs_about:
+    if not about and kind in NOTE_KINDS_NEED_ABOUT:
         raise NoteRejected(f"a {kind} note must say what code it is about (node ids, paths or "
                            "path::qualname)")
     targets, unknown = [], []
@@ -201,45 +178,134 @@ def _has_control(s: str) -> bool:
     return any(unicodedata.category(c) == "Cc" for c in s)
 
 
+# Terminal escape sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL|ESC \\", two-byte "ESC x"),
+# then any other control character except newline and tab, and the bidirectional overrides that
+# make text read differently from what it is (CVE-2021-42574).
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
+
+
+def clean_text(s: str) -> str:
+    """Note text as safe data: escape sequences and control characters (NUL, ESC, CR, DEL, C1,
+    bidi overrides) removed, newlines and tabs kept. Applied at write and again at display (for
+    notes written before this rule)."""
+    if not s:
+        return s or ""
+    s = s.replace("\r\n", "\n").replace("\r", "\n")
+    s = _ESCAPES.sub("", s)
+    return "".join(c for c in s if c in "\n\t" or (unicodedata.category(c) != "Cc" and c not in _BIDI))
+
+
+# ---- who may do what -------------------------------------------------------------------------
+def check_may_change(note: "Note", actor: str, *, maintainer: bool, action: str) -> None:
+    """Superseding or retracting hides a note: only its author or a maintainer may."""
+    if note.author != actor and not maintainer:
+        raise PermissionDenied(f"{actor[:64]} may not {action} note {note.id}, written by {note.author[:64]}: "
+                               "only its author or a maintainer may")
+
+
+def valid_confirmations(note: "Note") -> list[dict]:
+    """Confirmations that count: by another identity, or by a maintainer."""
+    return [c for c in note.confirmations if c.get("author") != note.author or c.get("maintainer")]
+
+
+def trusted_authors(notes: Mapping[str, "Note"]) -> set[str]:
+    """Authors no longer new to the store: a maintainer wrote, or someone else confirmed, one of their notes."""
+    return {n.author for n in notes.values() if n.maintainer or valid_confirmations(n)}
+
+
+def is_quarantined(note: "Note", trusted: set[str]) -> bool:
+    """Under the quarantine policy: a note by an author new to the store, not yet confirmed."""
+    return not (note.maintainer or note.author in trusted or valid_confirmations(note))
+
+
+def trust_of(note: "Note | None", kind: str, *, quarantined: bool = False) -> str:
+    if kind in MINED_NOTE_KINDS:
+        return "mined"
+    if quarantined:
+        return "quarantined"
+    return "authenticated" if note is not None and note.authenticated else "unauthenticated"
+
+
+def provenance(note: "Note") -> dict:
+    """Where a note came from (``Item.provenance``): the identity, whether it was proven, the
+    self-reported model, the session, the commit the store was at, and when."""
+    return {"author": note.author, "authenticated": note.authenticated, "model": note.model,
+            "session": note.session or "", "commit": note.commit or "",
+            "written_at": note.created_at.isoformat(), "source": "agent",
+            "confirmed_by": [c.get("author") for c in valid_confirmations(note)]}
+
+
 def note_body(kind: str, text: str, targets: list[Target], author: str, *, session: str | None = None,
               tags: Iterable[str] = (), supersedes: Iterable[str] = (),
-              created_at: datetime | None = None, model: str = "", authenticated: bool = False) -> dict:
-    """The delta-log body of a validated note."""
+              created_at: datetime | None = None, model: str = "", authenticated: bool = False,
+              commit: str | None = None, maintainer: bool = False) -> dict:
+    """The delta-log body of a validated note (its text cleaned of control characters)."""
     at = (created_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    return {"kind": kind, "text": text, "about": [dict(vars(t)) for t in targets], "author": author,
+    return {"kind": kind, "text": clean_text(text), "about": [dict(vars(t)) for t in targets], "author": author,
             "session": session, "tags": list(tags), "supersedes": list(dict.fromkeys(supersedes)),
-            "created_at": at.isoformat(), "model": model or "", "authenticated": bool(authenticated)}
+            "created_at": at.isoformat(), "model": clean_text(model or "")[:200],
+            "authenticated": bool(authenticated), "commit": commit, "maintainer": bool(maintainer)}
 
 
 def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, resolve: Resolver,
                session: str | None = None, tags: Iterable[str] = (), supersedes: Iterable[str] = (),
                note_exists: Callable[[str], bool] | None = None,
-               limits: NoteLimits = NoteLimits(), model: str = "", authenticated: bool = False) -> Note:
+               limits: NoteLimits = NoteLimits(), model: str = "", authenticated: bool = False,
+               commit: str | None = None, maintainer: bool = False,
+               known: Mapping[str, "Note"] | None = None, extra: Mapping | None = None) -> Note:
     """Validate, then append to ``log`` (a DeltaLog); returns the note once it is durable.
-    A rejected note writes nothing."""
+    A rejected note writes nothing. ``known`` (the current notes): superseding another author's
+    note needs ``maintainer``. ``extra``: more body fields (e.g. the note's vector)."""
     tags, supersedes = list(tags), list(supersedes)
+    if known is not None and note_exists is None:
+        note_exists = known.__contains__
     targets = validate(kind, text, about, author, resolve=resolve, session=session, tags=tags,
                        supersedes=supersedes, note_exists=note_exists, limits=limits)
+    for old in supersedes:
+        if known is not None and old in known:
+            check_may_change(known[old], author, maintainer=maintainer, action="supersede")
     body = note_body(kind, text, targets, author, session=session, tags=tags, supersedes=supersedes,
-                     model=model, authenticated=authenticated)
-    uid = log.append("note", body)
+                     model=model, authenticated=authenticated, commit=commit, maintainer=maintainer)
+    uid = log.append("note", {**(extra or {}), **body})
     return note_from_body(uid, body)
 
 
 def write_retract(log, note_id: str, *, author: str, reason: str = "", session: str | None = None,
                   note_exists: Callable[[str], bool] | None = None,
-                  limits: NoteLimits = NoteLimits()) -> str:
-    """Append a tombstone for ``note_id``; returns the record uid once durable."""
-    if not isinstance(note_id, str) or not note_id:
-        raise NoteRejected("which note? give its id")
-    if note_exists is not None and not note_exists(note_id):
-        raise NoteRejected(f"cannot retract {note_id!r}: no such note")
+                  limits: NoteLimits = NoteLimits(), known: Mapping[str, "Note"] | None = None,
+                  maintainer: bool = False) -> str:
+    """Append a tombstone for ``note_id``; returns the record uid once durable. With ``known``,
+    retracting another author's note needs ``maintainer``."""
+    _check_target_note(note_id, "retract", note_exists, known)
     _check_name("author", author, limits, required=True)
     _check_name("session", session, limits, required=False)
     if len(reason.encode()) > limits.max_text_bytes:
         raise NoteRejected(f"retract reason over the limit of {limits.max_text_bytes} bytes")
-    return log.append("retract", {"note": note_id, "reason": reason, "author": author, "session": session,
+    if known is not None:
+        check_may_change(known[note_id], author, maintainer=maintainer, action="retract")
+    return log.append("retract", {"note": note_id, "reason": clean_text(reason), "author": author,
+                                  "session": session, "created_at": datetime.now(timezone.utc).isoformat()})
+
+
+def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"], maintainer: bool = False,
+                  limits: NoteLimits = NoteLimits()) -> str:
+    """Append a confirmation of ``note_id`` (releases it, and its author, from quarantine). One's own
+    note counts only when confirmed by someone else or a maintainer."""
+    _check_target_note(note_id, "confirm", None, known)
+    _check_name("author", author, limits, required=True)
+    if known[note_id].author == author and not maintainer:
+        raise PermissionDenied(f"note {note_id} is your own: it needs confirming by another identity or a maintainer")
+    return log.append("confirm", {"note": note_id, "author": author, "maintainer": bool(maintainer),
                                   "created_at": datetime.now(timezone.utc).isoformat()})
+
+
+def _check_target_note(note_id, action: str, note_exists, known) -> None:
+    if not isinstance(note_id, str) or not note_id:
+        raise NoteRejected("which note? give its id")
+    exists = known.__contains__ if known is not None else note_exists
+    if exists is not None and not exists(note_id):
+        raise NoteRejected(f"cannot {action} {note_id[:80]!r}: no such note")
 
 
 def note_from_body(uid: str, body: dict) -> Note:
@@ -248,7 +314,8 @@ def note_from_body(uid: str, body: dict) -> Note:
         about=[Target(**t) for t in body.get("about", [])], author=body["author"],
         session=body.get("session"), tags=list(body.get("tags") or []),
         created_at=_parse_time(body["created_at"]), supersedes=list(body.get("supersedes") or []),
-        model=body.get("model") or "", authenticated=bool(body.get("authenticated")))
+        model=body.get("model") or "", authenticated=bool(body.get("authenticated")),
+        commit=body.get("commit"), maintainer=bool(body.get("maintainer")))
 
 
 def _parse_time(v) -> datetime:
@@ -264,7 +331,7 @@ def _parse_time(v) -> datetime:
 class FoldResult:
     notes: dict[str, Note]          # note id -> note with its current status
     applied: list[str]              # record uids whose effect is in ``notes``
-    unknown_retracts: list[str]     # retract record uids naming a note that does not exist
+    unknown_retracts: list[str]     # retract (or confirm) record uids naming a note that does not exist
 
 
 def fold(records: Iterable, base: Mapping[str, Note] | None = None) -> dict[str, Note]:
@@ -273,10 +340,11 @@ def fold(records: Iterable, base: Mapping[str, Note] | None = None) -> dict[str,
 
 
 def fold_records(records: Iterable, base: Mapping[str, Note] | None = None) -> FoldResult:
-    """Like ``fold``, and also says which records were applied. Order-insensitive: a retract
-    or a supersede takes effect whatever order the records arrive in. A retracted note has no
+    """Like ``fold``, and also says which records were applied. Order-insensitive: a retract,
+    a confirm or a supersede takes effect whatever order the records arrive in. A retracted note has no
     effect on others (the notes it superseded become active again)."""
-    notes = {k: replace(v, about=list(v.about), supersedes=list(v.supersedes), superseded_by=[])
+    notes = {k: replace(v, about=list(v.about), supersedes=list(v.supersedes), superseded_by=[],
+                        confirmations=list(v.confirmations))
              for k, v in (base or {}).items()}
     retracts: list = []
     applied: list[str] = []
@@ -286,13 +354,18 @@ def fold_records(records: Iterable, base: Mapping[str, Note] | None = None) -> F
             if nid not in notes:
                 notes[nid] = note_from_body(r.uid, r.body)
             applied.append(r.uid)
-        elif r.type == "retract":
+        elif r.type in ("retract", "confirm"):
             retracts.append(r)
     unknown = []
     for r in retracts:
         n = notes.get(r.body.get("note"))
         if n is None:
             unknown.append(r.uid)
+        elif r.type == "confirm":
+            if all(c.get("uid") != r.uid for c in n.confirmations):
+                n.confirmations.append({"uid": r.uid, "author": r.body.get("author"),
+                                        "maintainer": bool(r.body.get("maintainer")),
+                                        "created_at": r.body.get("created_at")})
         elif n.retraction is None:
             n.retraction = {"uid": r.uid, "reason": r.body.get("reason", ""), "author": r.body.get("author"),
                             "session": r.body.get("session"), "created_at": r.body.get("created_at")}
@@ -310,7 +383,7 @@ def staleness(note: Note, current_hash) -> dict | None:
     """None when every target's code is as the note saw it; otherwise what changed.
 
     ``current_hash`` maps a node id to its content hash in the version being served (None or
-    missing: the code is gone): a Mapping, a callable, or a ``CodeIndex``. The result names the first stale target at the top level
+    missing: the code is gone): a Mapping, a callable, or a ``codelookup.CodeLookup``. The result names the first stale target at the top level
     (``target``, ``node_id``, ``path``, ``was``, ``now``, ``reason``: "changed" | "gone"), lists
     every stale target in ``changes``, and carries a one-line ``message`` for the reader.
     """
@@ -355,13 +428,14 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
     """
     about = ", ".join(t.label() for t in note.about) or "-"
     when = note.created_at.strftime("%Y-%m-%d %H:%M UTC")
-    who = note.author + (f" (session {note.session})" if note.session else "")
+    who = note.author + ("" if note.authenticated else " (unauthenticated)") + \
+        (f", model {clean_text(note.model)}" if note.model else "") + (f", session {note.session}" if note.session else "")
     status = "" if note.status == ACTIVE else f" [{note.status}]"
-    summary = f"{note.kind}{status}: {note.title(160)}"
+    summary = f"{note.kind}{status}: {clean_text(note.title(160))}"
     header = f"{note.kind} note{status} about {about}\nby {who}, {when}"
     if note.tags:
         header += f"; tags: {', '.join(note.tags)}"
-    body = note.text.strip()
+    body = clean_text(note.text).strip()
     api_text = body if len(body) <= API_TEXT_CHARS else \
         body[:API_TEXT_CHARS] + f"\u2026 [{len(body) - API_TEXT_CHARS} more chars at level full]"
     api = f"{header}\n\n{api_text}"
@@ -380,10 +454,11 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
     meta = {"record_uid": note.record_uid, "about": [dict(vars(t)) for t in note.about],
             "supersedes": note.supersedes, "superseded_by": note.superseded_by,
             "retraction": note.retraction, "orphaned": note.orphaned, "model": note.model,
-            "authenticated": note.authenticated}
+            "authenticated": note.authenticated, "commit": note.commit, "maintainer": note.maintainer,
+            "confirmations": note.confirmations}
     node = {
         "id": note.id, "repo": repo, "kind": note.kind, "subkind": None,
-        "path": note.about[0].path if note.about else "", "name": note.title(80), "qualname": "",
+        "path": note.about[0].path if note.about else "", "name": clean_text(note.title(80)), "qualname": "",
         "language": None, "parent_id": None, "start_line": None, "end_line": None, "signature": None,
         "doc": note.text, "summary": summary, "api": api, "full": full,
         "summary_tokens": st, "api_tokens": at, "full_tokens": ft,
@@ -409,67 +484,18 @@ def note_from_node(node: Mapping) -> Note:
         created_at=_parse_time(node["created_at"]), supersedes=list(meta.get("supersedes") or []),
         superseded_by=list(meta.get("superseded_by") or []), retraction=meta.get("retraction"),
         orphaned=bool(meta.get("orphaned")), model=meta.get("model") or "",
-        authenticated=bool(meta.get("authenticated")))
+        authenticated=bool(meta.get("authenticated")), commit=meta.get("commit"),
+        maintainer=bool(meta.get("maintainer")), confirmations=list(meta.get("confirmations") or []))
 
 
 def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
-    """Note id -> Note for every note node among ``nodes`` (code nodes are ignored)."""
-    return {n["id"]: note_from_node(n) for n in nodes if n.get("kind") in _KINDS}
+    """Note id -> Note for every agent note node among ``nodes`` (code nodes and mined fixes,
+    which the pipeline re-derives from history, are ignored)."""
+    return {n["id"]: note_from_node(n) for n in nodes if n.get("kind") in AGENT_NOTE_KINDS}
 
 
-# ---- resolving targets against code nodes ----------------------------------------------------
-class CodeIndex:
-    """Looks up code nodes by id, path (file or dir) or ``path::qualname``; gives content hashes.
-
-    Built from code node records (``schema.NODES`` fields id, kind, path, qualname, content_hash);
-    note nodes among them are ignored. ``resolve`` is a resolver for ``validate``/``write_note``;
-    the index itself can be passed to ``staleness`` as the hash lookup.
-    """
-
-    def __init__(self, nodes: Iterable[Mapping]):
-        self._by_id: dict[str, Resolved] = {}
-        self._by_path: dict[str, str] = {}
-        self._by_qual: dict[tuple[str, str], str] = {}
-        for n in nodes:
-            kind = n.get("kind")
-            if kind in _KINDS:
-                continue
-            r = Resolved(n["id"], n.get("content_hash"), n.get("path") or "", n.get("qualname") or "", kind or "")
-            self._by_id[r.node_id] = r
-            if not r.qualname:
-                if kind == "file" or r.path not in self._by_path:
-                    self._by_path[r.path] = r.node_id
-            else:
-                self._by_qual.setdefault((r.path, r.qualname), r.node_id)
-
-    @classmethod
-    def from_table(cls, table) -> "CodeIndex":
-        cols = [c for c in ("id", "kind", "path", "qualname", "content_hash") if c in table.column_names]
-        return cls(table.select(cols).to_pylist())
-
-    def __len__(self) -> int:
-        return len(self._by_id)
-
-    def __contains__(self, node_id: str) -> bool:
-        return node_id in self._by_id
-
-    def hash_of(self, node_id: str) -> str | None:
-        r = self._by_id.get(node_id)
-        return r.content_hash if r else None
-
-    def resolve(self, target: str) -> Resolved | None:
-        t = target.strip()
-        if t in self._by_id:
-            return self._by_id[t]
-        if "::" in t:
-            path, qual = t.split("::", 1)
-            nid = self._by_qual.get((ids.norm_path(path), qual.strip()))
-        else:
-            nid = self._by_path.get(ids.norm_path(t))
-        return self._by_id[nid] if nid else None
-
-
-__all__ = ["Note", "Target", "Resolved", "NoteKind", "NoteLimits", "FoldResult", "CodeIndex",
-           "register_kind", "kinds", "kind_info", "validate", "note_body", "write_note", "write_retract",
-           "note_from_body", "fold", "fold_records", "staleness", "is_orphaned", "note_to_records",
-           "note_from_node", "notes_from_nodes", "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED", "STATUSES"]
+__all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "note_body", "write_note",
+           "write_retract", "write_confirm", "note_from_body", "fold", "fold_records", "staleness", "is_orphaned",
+           "note_to_records", "note_from_node", "notes_from_nodes", "clean_text", "check_may_change",
+           "valid_confirmations", "trusted_authors", "is_quarantined", "trust_of", "provenance",
+           "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED", "STATUSES"]

@@ -1,52 +1,113 @@
 """The notes overlay: experience notes live the moment they are durable, before any re-index.
 
 A shard is read-only. ``remember`` appends to the shard's delta log (acknowledged only once durable)
-and this overlay, kept in RAM on top of the shard, makes the note searchable (keyword and vector),
-reachable by ``walk`` from the code it is about, and shown by ``get``. It also tails the log for
-notes written by other server processes sharing the store, and folds retracts and supersedes
-(also of notes already merged into the published version) so withdrawn notes stop ranking.
-Every item that carries a note says when the code it is about has changed or gone since.
+and this overlay, kept in RAM on top of the shard, makes the note searchable (an incremental
+vector + keyword index, ``noteindex``), reachable by ``walk`` from the code it is about, and shown
+by ``get``. It also tails the log for notes written by other server processes sharing the store,
+and folds retracts, confirms and supersedes (also of notes already merged into the published
+version) so withdrawn notes stop ranking.
+
+Notes are data, not instructions: every note item carries its provenance and a trust marker
+(``annotate``), its text cleaned of control characters. Superseding or retracting another
+identity's note needs the maintainer role. Under the store's quarantine policy
+(``NotesPolicy``, default off) a note by an author new to the store is seen only by its author
+until another identity or a maintainer confirms it.
+
+A note's vector is computed in ``remember`` outside every lock and stored in its log record, so a
+restarted server reads vectors instead of re-embedding; notes without one (older records, or
+written with no embedder) are embedded on a background thread and rank by keyword until then.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from stratum import ids
+from stratum import identity, ids
 from stratum import notes as N
 from stratum import schema as S
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
+from stratum.errors import InvalidArgument, ModelUnavailable, NotFound
+from stratum.keywordindex import node_text
+from stratum.noteindex import NoteIndex, NoteView, decode_vector, encode_vector
+from stratum.textprep import embed_text
+
+POLICY_FILE = "notes_policy.json"
+EMBED_BATCH = 64
+QUARANTINED = "quarantined"
+
+
+@dataclass(frozen=True)
+class NotesPolicy:
+    """Store-level settings for notes (``<store>/notes_policy.json``; `stratum notes policy`)."""
+    quarantine: bool = False        # notes by authors new to the store wait for a confirmation
+
+    @classmethod
+    def load(cls, store_root) -> "NotesPolicy":
+        p = Path(store_root) / POLICY_FILE
+        try:
+            raw = json.loads(p.read_text())
+        except FileNotFoundError:
+            return cls()
+        except (OSError, ValueError) as e:
+            raise InvalidArgument(f"{p} is unreadable ({e}); fix or delete it") from None
+        return cls(quarantine=bool(raw.get("quarantine", False)))
+
+    def save(self, store_root) -> None:
+        p = Path(store_root) / POLICY_FILE
+        tmp = p.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(self), indent=1, sort_keys=True))
+        tmp.replace(p)
+
+
+def vector_key(embedder) -> str | None:
+    """The embedder's cache key, without loading a lazy model (a restart must not wait for it)."""
+    if embedder is None:
+        return None
+    cfg = getattr(embedder, "cfg", None)
+    if cfg is not None:
+        from stratum.embedder import cache_key_for
+
+        return cache_key_for(cfg)
+    return getattr(embedder, "cache_key", None)
 
 
 class NotesOverlay:
-    def __init__(self, shard, embedder=None, log: DeltaLog | None = None):
+    def __init__(self, shard, embedder=None, log: DeltaLog | None = None, policy: NotesPolicy | None = None):
         """``log``: the writer of the overlay this one replaces (a reload keeps writing to the same
         segment; a new DeltaLog would leave the old one's segment open and locked for good)."""
         self.shard = shard
         self.embedder = embedder
         self.log = log if log is not None else DeltaLog(shard.store.root / "deltalog")
-        self.code = ShardCode(shard)
+        self.policy = policy if policy is not None else NotesPolicy.load(shard.store.root)
+        self.code = shard.code                               # the one resolver (stratum.codelookup)
         self._merged = set(shard.manifest.deltalog_merged)
         is_note = pc.is_in(shard.col("kind").array, pa.array(list(S.NOTE_KINDS))).fill_null(False)
         note_rows = np.flatnonzero(np.asarray(is_note.to_numpy(zero_copy_only=False), bool))
         self._base_rows = dict(zip(shard.col("id").array.take(pa.array(note_rows)).to_pylist(), note_rows.tolist()))
         self._base = N.notes_from_nodes(shard.rows(note_rows))
         self._lock = threading.RLock()
-        self._records: list = []
         self._folded = False                                 # the first fold has run
         self._logged: dict[str, N.Note] = {}                # note id -> note parsed from its record
-        self._others: list = []                              # records other than notes (retracts)
+        self._others: list = []                              # records other than notes (retracts, confirms)
         self.notes: dict[str, N.Note] = dict(self._base)   # every note, folded, with current status
+        self.quarantined: frozenset[str] = frozenset()      # note ids hidden from all but their author
+        self._trusted: set[str] = set()                      # authors no longer new to the store
         self._nodes: dict[str, dict] = {}                   # unmerged note id -> node record
-        self._vectors: dict[str, np.ndarray] = {}
         self._about: dict[str, list[str]] = {}               # code id -> unmerged note ids about it
         self._built: dict[tuple, tuple] = {}                 # (id, status state) -> note_to_records
+        self._key = vector_key(embedder)
+        self._dim = int(getattr(embedder, "dim", S.EMBED_DIM) or S.EMBED_DIM)
+        self._stored_vectors: dict[str, np.ndarray] = {}     # from the records, until indexed
+        self.index = NoteIndex(self._dim)
+        self._embedding = False                              # a background embedding thread runs
         self._tail = self.log.tail()
         self.refresh()
 
@@ -62,40 +123,51 @@ class NotesOverlay:
             new = [r for r in rep.records if r.uid not in self._merged]
             if not new and self._folded:
                 return
-            self._records.extend(new)
             added = []
             for r in new:                    # parse each logged note once, not on every fold
                 if r.type == "note":
                     nid = ids.note_id(r.uid)
                     if nid not in self._logged:
                         self._logged[nid] = N.note_from_body(r.uid, r.body)
+                        v = decode_vector(r.body, self._key, self._dim)
+                        if v is not None:
+                            self._stored_vectors[nid] = v
                         added.append(nid)
                 else:
                     self._others.append(r)
             if self._folded and len(added) == len(new) and self._plain(added):
-                # only new notes that supersede nothing and no retract names: nothing else changes,
-                # so skip the full fold (it copies every note: ~0.5 s at 27k notes)
+                # only new notes that supersede nothing and that no retract or confirm names: the
+                # other notes keep their state, so only the new ones are built (a full fold copies
+                # every note: ~0.5 s at 27k notes)
                 notes = dict(self.notes)
                 for nid in added:
                     notes.setdefault(nid, N.fold([], {nid: self._logged[nid]})[nid])
                 self.notes = notes
+                self._rebuild(only=added)
             else:
                 # the same fold as over all records (fold copies its base), at O(retracts) parsing
                 self.notes = N.fold(self._others, {**self._logged, **self._base})
+                self._rebuild()
             self._folded = True
-            self._rebuild()
+        self._embed_missing()
 
     def _plain(self, added: list[str]) -> bool:
         named = {o.body.get("note") for o in self._others}
-        return not any(self._logged[nid].supersedes or nid in named for nid in added)
+        return not any(self._logged[nid].supersedes or nid in named for nid in added) and \
+            not (self.policy.quarantine and any(self._logged[nid].maintainer for nid in added))
 
-    def _rebuild(self) -> None:
+    def _rebuild(self, only: list[str] | None = None) -> None:
         """Node records of the unmerged notes, built aside and swapped in whole (readers do not
-        take the lock, so they never see a half-built map). A note's records are reused while its
-        status is the same: re-counting the tokens of every note on every write made each
-        ``remember`` cost O(notes)."""
-        nodes, about, cache = {}, {}, {}
-        for nid, note in self.notes.items():
+        take the lock, so they never see a half-built map), and their state in the note index.
+        A note's records are reused while its status is the same: re-counting the tokens of every
+        note on every write made each ``remember`` cost O(notes)."""
+        self._update_quarantine(only)
+        if only is None:
+            nodes, about, cache, todo = {}, {}, {}, self.notes
+        else:
+            nodes, about, cache = dict(self._nodes), dict(self._about), self._built
+            todo = {nid: self.notes[nid] for nid in only}
+        for nid, note in todo.items():
             if nid in self._base_rows:
                 continue
             key = (nid, note.status, tuple(note.superseded_by), (note.retraction or {}).get("uid"))
@@ -104,26 +176,100 @@ class NotesOverlay:
             node, edges = recs
             nodes[nid] = node
             for e in edges:
-                about.setdefault(e["dst"], []).append(nid)
-        missing = [nid for nid in nodes if nid not in self._vectors]
-        if missing and self.embedder is not None:
-            from stratum.textprep import embed_text
-
-            vecs = self.embedder.embed([embed_text(nodes[n]) for n in missing])
-            for nid, v in zip(missing, vecs):
-                self._vectors[nid] = np.asarray(v, dtype=np.float32)
+                if only is None:
+                    about.setdefault(e["dst"], []).append(nid)
+                else:       # copy on write: readers may hold the current lists
+                    about[e["dst"]] = about.get(e["dst"], []) + [nid]
+            if nid not in self.index:
+                self.index.add(nid, node_text(node), node["kind"], node["path"], note.author,
+                               self._stored_vectors.pop(nid, None), active=note.status == N.ACTIVE)
+            self.index.set_state(nid, active=note.status == N.ACTIVE, hidden=nid in self.quarantined)
         self._built = cache
         self._nodes, self._about = nodes, about
 
+    def _update_quarantine(self, only: list[str] | None) -> None:
+        """Which notes wait for a confirmation. A full fold recomputes who is trusted; new plain
+        notes (no maintainer wrote them, nothing confirms them yet) wait unless their author is."""
+        if not self.policy.quarantine:
+            return
+        if only is None:
+            self._trusted = N.trusted_authors(self.notes)
+            self.quarantined = frozenset(nid for nid, n in self.notes.items() if N.is_quarantined(n, self._trusted))
+        else:
+            self.quarantined = self.quarantined | {nid for nid in only if self.notes[nid].author not in self._trusted}
+
+    def _embed_missing(self) -> None:
+        """Embed indexed notes that came without a vector, on one background thread, in batches
+        (outside the overlay's lock: writers and readers never wait for the model)."""
+        if self.embedder is None or self._embedding or not self.index.missing_vectors():
+            return
+        self._embedding = True
+
+        def run():
+            try:
+                while True:
+                    todo = self.index.missing_vectors()[:EMBED_BATCH]
+                    nodes = [self._nodes.get(n) for n in todo]
+                    todo = [n for n, node in zip(todo, nodes) if node is not None]
+                    if not todo:
+                        return
+                    vecs = self.embedder.embed([embed_text(self._nodes[n]) for n in todo])
+                    for nid, v in zip(todo, vecs):
+                        self.index.set_vector(nid, np.asarray(v, np.float32))
+            except ModelUnavailable:
+                return          # keyword search still finds them
+            finally:
+                self._embedding = False
+
+        threading.Thread(target=run, name="stratum-note-embed", daemon=True).start()
+
+    def wait_embedded(self, timeout: float = 60.0) -> bool:
+        """Block until background embedding is done (tests, benchmarks)."""
+        import time
+
+        end = time.monotonic() + timeout
+        while self._embedding and time.monotonic() < end:
+            time.sleep(0.01)
+        return not self._embedding
+
+    # ---- writes ---------------------------------------------------------------------------
     def remember(self, *, kind: str, text: str, about: list[str], tags: list[str], supersedes: list[str],
                  author: str, session: str, model: str = "", authenticated: bool = False) -> str:
         """``author``/``authenticated`` come from the caller's identity (the tools pass them), never
-        from a request field; ``model`` is self-reported and recorded as such."""
+        from a request field; ``model`` is self-reported and recorded as such. Superseding
+        another author's note needs the caller (``identity.current()``) to be a maintainer."""
+        maintainer = identity.current().is_maintainer
+        extra = None
+        if self.embedder is not None:
+            # embedded here, before the append and outside every lock: concurrent writers overlap
+            targets = N.validate(kind, text, about, author, resolve=self.code.resolve, session=session,
+                                 tags=tags, supersedes=supersedes, note_exists=self.exists)
+            node = {"kind": kind, "path": targets[0].path if targets else "", "tags": list(tags),
+                    "doc": N.clean_text(text)}
+            try:
+                extra = encode_vector(np.asarray(self.embedder.embed([embed_text(node)])[0]), self._key)
+            except ModelUnavailable:
+                extra = None
         note = N.write_note(self.log, kind, text, about, author, resolve=self.code.resolve, session=session,
-                            tags=tags, supersedes=supersedes, note_exists=self.exists, model=model,
-                            authenticated=authenticated)
+                            tags=tags, supersedes=supersedes, known=self.notes, model=model,
+                            authenticated=authenticated, commit=self.shard.manifest.indexed_commit,
+                            maintainer=maintainer, extra=extra)
         self.refresh()   # the record is durable, so the tail sees it now
         return note.id
+
+    def retract(self, note_id: str, *, author: str, reason: str = "", session: str | None = None) -> str:
+        """Withdraw a note (a tombstone); another author's note needs the maintainer role."""
+        uid = N.write_retract(self.log, note_id, author=author, reason=reason, session=session,
+                              known=self.notes, maintainer=identity.current().is_maintainer)
+        self.refresh()
+        return uid
+
+    def confirm(self, note_id: str, *, author: str) -> str:
+        """Confirm another identity's note (releases it, and its author, from quarantine)."""
+        uid = N.write_confirm(self.log, note_id, author=author, known=self.notes,
+                              maintainer=identity.current().is_maintainer)
+        self.refresh()
+        return uid
 
     # ---- reads ----------------------------------------------------------------------------
     def exists(self, note_id: str) -> bool:
@@ -132,31 +278,44 @@ class NotesOverlay:
     def count(self) -> int:
         return len(self._nodes)
 
-    def status_of(self, note_id: str) -> str | None:
+    def visible(self, note_id: str, viewer: str | None = None) -> bool:
+        """Quarantined notes are seen by their author only."""
+        if note_id not in self.quarantined:
+            return True
+        viewer = viewer if viewer is not None else identity.current().name
         n = self.notes.get(note_id)
-        return n.status if n else None
+        return n is not None and n.author == viewer
+
+    def status_of(self, note_id: str) -> str | None:
+        """The note's status; "quarantined" when the current caller may not see it yet."""
+        n = self.notes.get(note_id)
+        if n is None:
+            return None
+        return n.status if self.visible(note_id) else QUARANTINED
 
     def get(self, note_id: str) -> dict | None:
-        """An unmerged note's node record (merged notes are ordinary shard rows)."""
+        """An unmerged note's node record (merged notes are ordinary shard rows); None when there
+        is none or the current caller may not see it."""
         self.refresh()
-        return self._nodes.get(note_id)
+        node = self._nodes.get(note_id)
+        return node if node is not None and self.visible(note_id) else None
 
-    def search_docs(self) -> list[dict]:
-        """Active unmerged notes, for exhaustive search next to the shard's indexes."""
+    def search_docs(self) -> NoteView:
+        """Active unmerged notes the current caller may see, as a view of the incremental index
+        (``HybridSearcher.search(extra_docs=...)`` merges its top-k into each list)."""
         self.refresh()
-        with self._lock:
-            return [{"id": nid, "text": n["full"], "vector": self._vectors.get(nid), "kind": n["kind"],
-                     "path": n["path"], "language": ""}
-                    for nid, n in self._nodes.items() if n["status"] == N.ACTIVE]
+        return self.index.view(identity.current().name)
 
     def notes_about(self, code_id: str) -> list[dict]:
         self.refresh()
-        return [self._nodes[n] for n in self._about.get(code_id, [])]
+        return [self._nodes[n] for n in self._about.get(code_id, []) if self.visible(n)]
 
     def about_ids(self, node: dict) -> list[str]:
         return [t["node_id"] for t in json.loads(node.get("meta") or "{}").get("about", [])]
 
     def item(self, node: dict, level: str) -> Item:
+        if node is None:
+            raise NotFound("no such note (or it awaits confirmation)")
         text = node[level] if level != "summary" else node["summary"]
         it = Item(id=node["id"], kind=node["kind"], path=node["path"] or "", name=node["name"] or "",
                   level=level, text=text, tokens=int(node[f"{level}_tokens"] or 0))
@@ -164,12 +323,31 @@ class NotesOverlay:
         return it
 
     def annotate(self, it: Item, rec: dict) -> None:
-        """Status and staleness of a note item, from the current fold and the served code."""
+        """Provenance, trust, status and staleness of a note item (merged or not), from the current
+        fold and the served code; the text cleaned for display (notes written before the rule)."""
+        it.text = N.clean_text(it.text)
+        it.name = N.clean_text(it.name)
+        if rec.get("kind") in S.MINED_NOTE_KINDS:
+            meta = json.loads(rec.get("meta") or "{}")
+            it.trust = "mined"
+            it.provenance = {"source": "mined", "author": "", "authenticated": False, "model": "",
+                             "session": "", "commit": str(meta.get("commit") or meta.get("sha") or ""),
+                             "written_at": str(rec.get("created_at") or "")}
+            return
         note = self.notes.get(rec["id"])
         if note is None:
             return
+        hidden = not self.visible(note.id)
+        it.provenance = N.provenance(note)
+        it.trust = N.trust_of(note, note.kind, quarantined=note.id in self.quarantined)
         it.meta.update(author=note.author, created_at=note.created_at.isoformat(), status=note.status,
                        merged=str(rec["id"] in self._base_rows).lower())
+        if hidden:
+            it.text = f"{note.kind} note by {note.author}: awaiting confirmation (quarantine)"
+            it.warnings.append("this note awaits confirmation by another identity or a maintainer")
+            return
+        if note.id in self.quarantined:
+            it.warnings.append("only you see this note until another identity or a maintainer confirms it")
         if note.status != N.ACTIVE:
             it.warnings.append(f"this note is {note.status}")
         st = N.staleness(note, self.code)
@@ -177,32 +355,4 @@ class NotesOverlay:
             it.warnings.append(st["message"])
 
 
-class ShardCode:
-    """The code lookups of ``notes.CodeIndex`` (resolve, hash_of, in) answered from the shard's
-    columns and key indexes: a CodeIndex holds a Python object per node, gigabytes at 1M nodes."""
-
-    def __init__(self, shard):
-        self.shard = shard
-
-    def _at(self, row: int | None) -> N.Resolved | None:
-        if row is None:
-            return None
-        col = self.shard.col
-        kind = col("kind")[row]
-        if kind in S.NOTE_KINDS:
-            return None
-        return N.Resolved(col("id")[row], col("content_hash")[row], col("path")[row] or "",
-                          col("qualname")[row] or "", kind or "")
-
-    def resolve(self, target: str) -> N.Resolved | None:
-        return self._at(self.shard.resolve(target))
-
-    def hash_of(self, node_id: str) -> str | None:
-        r = self._at(self.shard.row_of.get(node_id))
-        return r.content_hash if r else None
-
-    def __contains__(self, node_id: object) -> bool:
-        return isinstance(node_id, str) and self._at(self.shard.row_of.get(node_id)) is not None
-
-    def __len__(self) -> int:
-        return len(self.shard)
+__all__ = ["NotesOverlay", "NotesPolicy", "vector_key", "QUARANTINED", "POLICY_FILE"]

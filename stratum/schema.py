@@ -19,6 +19,13 @@ CODE_KINDS = ("repo", "dir", "file", "class", "function", "method")
 AGENT_NOTE_KINDS = ("rca", "failure", "insight")   # written by agents through remember
 MINED_NOTE_KINDS = ("fix",)                          # derived from history at index time (a past bug fix and the files it touched)
 NOTE_KINDS = AGENT_NOTE_KINDS + MINED_NOTE_KINDS
+NOTE_KIND_DESCRIPTIONS = {
+    "rca": "root-cause analysis: the cause of a symptom is in this code",
+    "failure": "an approach that did not work here, and why",
+    "insight": "anything else worth knowing next time",
+    "fix": "a past bug fix mined from history: what was fixed, where, when",
+}
+NOTE_KINDS_NEED_ABOUT = ("rca", "failure")            # must name the code they concern
 NODE_KINDS = CODE_KINDS + NOTE_KINDS
 EDGE_KINDS = ("contains", "imports", "tests", "cochange", "about", "calls", "inherits")
 LEVELS = ("summary", "api", "full")
@@ -63,7 +70,6 @@ NODES = _schema([
     pa.field("status", pa.string()),                    # active / superseded / retracted / orphaned
     pa.field("meta", pa.string()),                      # JSON for kind-specific extras
     pa.field("vector", pa.list_(pa.float32(), EMBED_DIM)),  # null until embedded
-    pa.field("keywords", pa.string()),                  # code-aware tokens for Lance FTS (stratum.lanceindex)
 ], "nodes")
 
 EDGES = _schema([
@@ -172,7 +178,8 @@ def check_schema(schema: pa.Schema, expected: pa.Schema, where: str) -> None:
 
 
 __all__ = [
-    "SCHEMA_VERSION", "CODE_KINDS", "NOTE_KINDS", "AGENT_NOTE_KINDS", "MINED_NOTE_KINDS", "NODE_KINDS", "EDGE_KINDS", "LEVELS", "EMBED_DIM",
+    "SCHEMA_VERSION", "CODE_KINDS", "NOTE_KINDS", "AGENT_NOTE_KINDS", "MINED_NOTE_KINDS", "NOTE_KIND_DESCRIPTIONS",
+    "NOTE_KINDS_NEED_ABOUT", "NODE_KINDS", "EDGE_KINDS", "LEVELS", "EMBED_DIM",
     "NODES", "EDGES", "EXTERNAL_IMPORTS", "COMMITS", "FILE_CHANGES", "COCHANGE", "SYMBOL_COCHANGE",
     "EMBEDDINGS", "DATASETS", "to_table", "check_schema",
 ]

@@ -22,8 +22,11 @@ predicate over an over-fetched candidate list, sized by the filter's selectivity
 Latency: the vector and keyword lists are computed at the same time (the vector search on a
 helper thread, when one is free), so a query costs about the slower of the two plus fusion.
 
-Unmerged notes (the delta-log overlay) come in as ``extra_docs``: scored exhaustively by cosine
-and by BM25 with the index's own statistics, and merged into the lists by score before fusion.
+Unmerged notes (the delta-log overlay) come in as ``extra_docs``: a ``noteindex.NoteView`` of the
+overlay's incremental index (or plain ``ExtraDoc``s, indexed for the one query). Each list takes
+the top ``window`` notes by cosine and by BM25 with the shard index's own statistics and merges
+them with the shard's hits by score before fusion, so a query costs one matrix-vector product
+over the note vectors and the postings of its own terms, not a pass over every note's text.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import pyarrow.compute as pc
 from stratum import schema as S
 from stratum.errors import InvalidArgument
 from stratum.keywordindex import KeywordIndex
+from stratum.noteindex import NoteIndex, NoteView
 from stratum.vectorindex import VectorIndex
 
 RRF_K = 60
@@ -272,7 +276,7 @@ class HybridSearcher:
         return v
 
     def search(self, query: str, kinds: Sequence[str] = (), path_prefix: str = "", language: str = "",
-               limit: int = 10, offset: int = 0, *, extra_docs: Sequence[ExtraDoc] = (),
+               limit: int = 10, offset: int = 0, *, extra_docs: "Sequence[ExtraDoc] | NoteView" = (),
                query_vector: np.ndarray | None = None, sources: Sequence[str] = ("vector", "keyword", "name"),
                ) -> SearchPage:
         """One page of the fused ranking for ``query`` under the filters.
@@ -290,7 +294,11 @@ class HybridSearcher:
         t0 = time.perf_counter()
         n, W = self.meta.n, self.window
         filt = RowFilter(self.meta, kinds, path_prefix, language, self.exact_limit)
-        extra = [d for d in extra_docs if filt.allows_doc(d)]
+        if isinstance(extra_docs, NoteView):
+            extra: NoteView | None = extra_docs
+        else:
+            extra = NoteIndex.of_docs(list(extra_docs)).view() if len(extra_docs) else None
+        ok = extra.mask(filt.kinds, path_prefix, language) if extra is not None else None
         lists: dict[str, np.ndarray] = {}     # source -> node rows best first (extra doc j is row n + j)
 
         want_vec = "vector" in sources and self.vectors is not None and \
@@ -308,7 +316,7 @@ class HybridSearcher:
             else:
                 hits = self._vector_hits(q, W, filt)
                 vrows, vscores = hits.rows, hits.scores
-            ex = [(j, float(np.dot(d.vector, q))) for j, d in enumerate(extra) if d.vector is not None]
+            ex = extra.vector_top(q, W, ok) if extra is not None else []
             out = _merge_ranked(vrows, vscores, ex, n, W)
             timings["vector"] = (time.perf_counter() - t) * 1e3
             return out
@@ -338,10 +346,8 @@ class HybridSearcher:
                 if "name" in sources and kh.exact_name.any():
                     lists["name"] = kh.rows[kh.exact_name]
             if "keyword" in sources:
-                ex = []
-                if extra:
-                    s = self.keywords.score_texts(query, [d.text for d in extra])
-                    ex = [(j, float(v)) for j, v in enumerate(s) if v > 0]
+                ex = extra.keyword_top(query, self.keywords.idf, self.keywords.avgdl, W, ok) \
+                    if extra is not None else []
                 lists["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
             timings["keyword"] = (time.perf_counter() - t) * 1e3
         if pending is not None:
@@ -361,7 +367,7 @@ class HybridSearcher:
             for i, id_ in zip(np.flatnonzero(real).tolist(), self.meta.ids_of(prow[real])):
                 ids[i] = id_
         for i in np.flatnonzero(~real).tolist():
-            ids[i] = extra[int(prow[i]) - n].id
+            ids[i] = extra.id(int(prow[i]) - n)
         items = [SearchItem(int(r) if r < n else -1, float(s), _SOURCES[b], i)
                  for r, s, b, i in zip(prow.tolist(), scores[page].tolist(), bits[page].tolist(), ids)]
         timings["total"] = (time.perf_counter() - t0) * 1e3
@@ -397,7 +403,7 @@ class HybridSearcher:
         return vi.search(q, k, predicate=filt.predicate, selectivity=filt.selectivity,
                          fallback_rows=filt.allowed_rows)
 
-    def _fuse(self, lists: dict[str, np.ndarray], extra: Sequence[ExtraDoc]):
+    def _fuse(self, lists: dict[str, np.ndarray], extra: NoteView | None):
         """RRF over the lists: (rows, scores, source bits) best first, ties by node id."""
         parts, contrib, bits = [], [], []
         for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")):
@@ -421,18 +427,19 @@ class HybridSearcher:
         order = np.lexsort((tie, -score))
         return uniq[order], score[order], srcbits[order]
 
-    def _tie_keys(self, rows: np.ndarray, extra: Sequence[ExtraDoc]) -> np.ndarray:
+    def _tie_keys(self, rows: np.ndarray, extra: NoteView | None) -> np.ndarray:
         """Sort keys that order rows (and extra docs) by node id: 2 * rank of the id among the
-        shard's ids; an extra doc sorts just before the first shard id above its own."""
+        shard's ids; an extra doc sorts just before the first shard id above its own (among the
+        extra docs present, by id: the fused set is the same for every page, so is the order)."""
         n = self.meta.n
         real = rows < n
         keys = np.empty(len(rows), np.float64)
         keys[real] = 2.0 * self.meta.id_rank[rows[real]]
         if not real.all():
             js = (rows[~real] - n).tolist()
-            by_id = sorted(range(len(extra)), key=lambda j: extra[j].id)
+            by_id = sorted(js, key=extra.id)
             pos = {j: i for i, j in enumerate(by_id)}
-            keys[~real] = [2.0 * self.meta.id_position(extra[j].id) - 1.0 + (pos[j] + 1) / (len(extra) + 1)
+            keys[~real] = [2.0 * self.meta.id_position(extra.id(j)) - 1.0 + (pos[j] + 1) / (len(js) + 1)
                            for j in js]
         return keys
 

@@ -16,10 +16,9 @@ from collections import OrderedDict
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from stratum.errors import NotFound
-from stratum.ids import norm_path
+from stratum.codelookup import CodeLookup
 from stratum.keyindex import Column, KeyIndex
 from stratum.store import Manifest, Store
 
@@ -46,18 +45,7 @@ class Shard:
         # lists cost gigabytes and most of the load time (stratum/keyindex.py).
         self._col = {name: Column(t.column(name)) for name in WARM_COLUMNS}
         self.row_of = KeyIndex(self._col["id"].array)
-        kind = self._col["kind"].array
-        path = pc.fill_null(self._col["path"].array, "")
-        qual = pc.fill_null(self._col["qualname"].array, "")
-        is_repo = np.asarray(pc.equal(kind, "repo").fill_null(False).to_numpy(zero_copy_only=False), bool)
-        is_place = np.asarray(pc.is_in(kind, pa.array(["file", "dir"])).to_numpy(zero_copy_only=False), bool)
-        rows = np.flatnonzero(is_repo | is_place)
-        keys = pc.if_else(pa.array(is_repo[rows]), "", path.take(pa.array(rows)))
-        self.by_path = KeyIndex(keys, rows)
-        has_qual = np.asarray(pc.not_equal(qual, "").to_numpy(zero_copy_only=False), bool)
-        rows = np.flatnonzero(has_qual & ~is_repo & ~is_place)
-        self.by_qual = KeyIndex(pc.binary_join_element_wise(path.take(pa.array(rows)),
-                                                            qual.take(pa.array(rows)), "\x00"), rows)
+        self.code = CodeLookup(t, row_of=self.row_of)   # the one resolver (notes and merge use it too)
         self.warm = WarmIndexes.load(store.root, self.manifest, self.meta, snapshot=self.snapshot,
                                      embedder=embedder, row_of_id=self.row_of)
         self._lock = threading.Lock()
@@ -73,15 +61,7 @@ class Shard:
 
     def resolve(self, target: str) -> int | None:
         """Row of a node id, a path, or path::qualified.name; None when this shard lacks it."""
-        row = self.row_of.get(target)
-        if row is not None:
-            return row
-        t = target.strip()
-        if "::" in t:
-            p, q = t.split("::", 1)
-            return self.by_qual.get(norm_path(p) + "\x00" + q.strip())
-        t = norm_path(t)
-        return self.by_path.get("" if t == "." else t)
+        return self.code.row(target)
 
     def row(self, i: int) -> dict:
         """Warm record of a node (no api/full text, no vector)."""

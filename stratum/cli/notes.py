@@ -1,7 +1,10 @@
-"""`stratum notes list|show|retract`: keep the experience memory clean.
+"""`stratum notes list|show|retract|confirm|policy`: keep the experience memory clean.
 
-Reads the published version's notes and the unmerged delta log together (folded, so retracts and
-supersedes show), and tells which notes are stale against the published code.
+Reads the published version's notes and the unmerged delta log together (folded, so retracts,
+confirms and supersedes show), and tells which notes are stale against the published code. The
+CLI acts as the OS user (``identity.os_user()``: a maintainer of their own store), so there is no
+``--author``: a retract or confirm is recorded under that identity. Note text is printed cleaned of
+control characters and escape sequences, also for notes written before that rule.
 """
 
 from __future__ import annotations
@@ -29,9 +32,20 @@ def register(sub) -> None:
     q = ns.add_parser("retract", help="withdraw a note (appends a tombstone; it stops ranking)")
     q.add_argument("id", help="note id")
     q.add_argument("--reason", default="", help="why it is wrong or no longer useful")
-    q.add_argument("--author", default=None, help="who retracts it (default: cli:<user>)")
     add_common(q)
     q.set_defaults(func=_retract)
+
+    q = ns.add_parser("confirm", help="confirm another identity's note (releases it from quarantine)")
+    q.add_argument("id", help="note id")
+    add_common(q)
+    q.set_defaults(func=_confirm)
+
+    q = ns.add_parser("policy", help="show or set the store's notes policy (quarantine of new authors)")
+    q.add_argument("--quarantine", choices=("on", "off"), default=None,
+                   help="on: notes by authors new to the store are seen only by their author until "
+                        "another identity or a maintainer confirms one (default off)")
+    add_common(q)
+    q.set_defaults(func=_policy)
 
 
 class _View:
@@ -41,7 +55,10 @@ class _View:
         from pathlib import Path
 
         from stratum import notes as N
+        from stratum.codelookup import CodeLookup
         from stratum.deltalog import DeltaLog
+        from stratum.overlay import NotesPolicy
+        from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS
         from stratum.store import Store
 
         self.root = Path(root)
@@ -51,16 +68,19 @@ class _View:
             snap = store.snapshot()
             self.version = snap.manifest.version
             if snap.has("nodes"):
-                kinds = ", ".join(f"'{k}'" for k in N.kinds())
-                base = N.notes_from_nodes(snap.read("nodes", where=f"kind IN ({kinds})").to_pylist())
-                self.code = N.CodeIndex.from_table(snap.read(
-                    "nodes", columns=["id", "kind", "path", "qualname", "content_hash"],
-                    where=f"kind NOT IN ({kinds})"))
+                agent = ", ".join(f"'{k}'" for k in AGENT_NOTE_KINDS)
+                base = N.notes_from_nodes(snap.read("nodes", where=f"kind IN ({agent})").to_pylist())
+                notes = ", ".join(f"'{k}'" for k in NOTE_KINDS)
+                self.code = CodeLookup(snap.read("nodes", columns=["id", "kind", "path", "qualname", "content_hash"],
+                                                 where=f"kind NOT IN ({notes})"))
         self.log = DeltaLog(self.root / "deltalog")
         scan = self.log.scan()
         self.damage = scan.damage
         self.merged = set(base)
         self.notes = N.fold(scan.records, base)
+        self.policy = NotesPolicy.load(self.root) if store.exists() else NotesPolicy()
+        trusted = N.trusted_authors(self.notes)
+        self.quarantined = {k for k, n in self.notes.items() if self.policy.quarantine and N.is_quarantined(n, trusted)}
 
     def stale(self, note):
         from stratum import notes as N
@@ -76,9 +96,15 @@ class _View:
         return n
 
     def row(self, note) -> dict:
+        from stratum import notes as N
+
         d = note.to_dict()
+        d["text"] = N.clean_text(d["text"])
+        d["model"] = N.clean_text(d.get("model") or "")
         d["merged"] = note.id in self.merged
         d["stale"] = self.stale(note)
+        d["trust"] = N.trust_of(note, note.kind, quarantined=note.id in self.quarantined)
+        d["provenance"] = N.provenance(note)
         return d
 
 
@@ -91,8 +117,9 @@ def _list(args) -> int:
         flags = "" if r["status"] == "active" else f" [{r['status']}]"
         flags += " [stale]" if r["stale"] else ""
         flags += "" if r["merged"] else " [unmerged]"
+        flags += f" [{r['trust']}]"
         about = ", ".join(t["path"] + (f"::{t['qualname']}" if t["qualname"] else "") for t in r["about"]) or "-"
-        title = r["text"].strip().splitlines()[0][:90]
+        title = (r["text"].strip().splitlines() or [""])[0][:90]
         lines.append(f"{r['id']}  {r['kind']:<8} {r['created_at'][:10]}  {r['author']}{flags}\n"
                      f"    {title}\n    about: {about}")
     lines.append(f"{len(rows)} note(s)" + (f"; {len(v.damage)} damaged log region(s) skipped" if v.damage else ""))
@@ -101,14 +128,18 @@ def _list(args) -> int:
 
 
 def _show(args) -> int:
+    from stratum import notes as N
+
     v = _View(resolve_store(args))
     n = v.get(args.id)
     r = v.row(n)
     lines = [f"{n.id}  {n.kind}  status: {n.status}{'' if r['merged'] else ' (unmerged: in the delta log)'}",
-             f"by {n.author}" + (f" (session {n.session})" if n.session else "") + f", {n.created_at.isoformat()}"]
+             f"by {n.author} [{r['trust']}]" + (f", model {r['model']}" if r["model"] else "") +
+             (f" (session {n.session})" if n.session else "") + f", {n.created_at.isoformat()}" +
+             (f", at commit {n.commit[:12]}" if n.commit else "")]
     if n.tags:
         lines.append(f"tags: {', '.join(n.tags)}")
-    lines += ["", n.text.strip(), "", "about:"]
+    lines += ["", r["text"].strip(), "", "about:"]
     lines += [f"  {t.label()}  (node {t.node_id}, hash at write {(t.content_hash or '-')[:12]})" for t in n.about] \
         or ["  -"]
     if n.supersedes:
@@ -116,7 +147,9 @@ def _show(args) -> int:
     if n.superseded_by:
         lines.append(f"superseded by: {', '.join(n.superseded_by)}")
     if n.retraction:
-        lines.append(f"retracted by {n.retraction.get('author')}: {n.retraction.get('reason') or '-'}")
+        lines.append(f"retracted by {n.retraction.get('author')}: {N.clean_text(n.retraction.get('reason') or '-')}")
+    if r["provenance"]["confirmed_by"]:
+        lines.append(f"confirmed by: {', '.join(r['provenance']['confirmed_by'])}")
     if r["stale"]:
         lines.append(r["stale"]["message"])
     elif v.code is None:
@@ -126,19 +159,51 @@ def _show(args) -> int:
 
 
 def _retract(args) -> int:
-    import os
-
     from stratum import notes as N
     from stratum.errors import NoteRejected
+    from stratum.identity import current
 
     v = _View(resolve_store(args))
     n = v.get(args.id)
     if n.retraction is not None:
         raise NoteRejected(f"note {n.id} is already retracted")
-    author = args.author or f"cli:{os.environ.get('USER') or os.environ.get('LOGNAME') or 'user'}"
-    uid = N.write_retract(v.log, n.id, author=author, reason=args.reason, note_exists=v.notes.__contains__)
-    emit(args, {"retracted": n.id, "record": uid},
-         f"retracted {n.id} (tombstone {uid}); it stops ranking now and is marked retracted at the next index")
+    me = current()
+    uid = N.write_retract(v.log, n.id, author=me.name, reason=args.reason, known=v.notes, maintainer=me.is_maintainer)
+    emit(args, {"retracted": n.id, "record": uid, "by": me.name},
+         f"retracted {n.id} as {me.name} (tombstone {uid}); it stops ranking now and is marked retracted "
+         "at the next index")
+    return 0
+
+
+def _confirm(args) -> int:
+    from stratum import notes as N
+    from stratum.identity import current
+
+    v = _View(resolve_store(args))
+    n = v.get(args.id)
+    me = current()
+    uid = N.write_confirm(v.log, n.id, author=me.name, known=v.notes, maintainer=me.is_maintainer)
+    emit(args, {"confirmed": n.id, "record": uid, "by": me.name},
+         f"confirmed {n.id} (by {n.author}) as {me.name}: others see it, and {n.author}'s notes, now")
+    return 0
+
+
+def _policy(args) -> int:
+    from dataclasses import asdict, replace
+    from pathlib import Path
+
+    from stratum.errors import NotFound
+    from stratum.overlay import NotesPolicy
+
+    root = Path(resolve_store(args))
+    if not (root / "manifest.json").exists():
+        raise NotFound(f"no store at {root}: index the repository first")
+    pol = NotesPolicy.load(root)
+    if args.quarantine is not None:
+        pol = replace(pol, quarantine=args.quarantine == "on")
+        pol.save(root)
+    emit(args, asdict(pol), f"quarantine of new authors: {'on' if pol.quarantine else 'off'} "
+         "(servers read the policy when they load a version)")
     return 0
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from pipeline.merge import merge
 from stratum import ids, notes as N
+from stratum.codelookup import CodeLookup
 from stratum.deltalog import DeltaLog
 from stratum.errors import NoteRejected
 
@@ -30,10 +31,11 @@ CODE = [{"id": ids.node_id(REPO, p, "file"), "repo": REPO, "kind": "file", "path
 WRITER = r"""
 import sys, threading
 from stratum import ids, notes as N
+from stratum.codelookup import CodeLookup
 from stratum.deltalog import DeltaLog
 
 path, tag, threads, per_thread = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-code = N.CodeIndex([{"id": ids.node_id("shop", p, "file"), "kind": "file", "path": p, "qualname": "",
+code = CodeLookup.from_records([{"id": ids.node_id("shop", p, "file"), "kind": "file", "path": p, "qualname": "",
                      "content_hash": ids.content_hash(p)} for p in ("shop/cart.py", "shop/pay.py", "shop/ship.py")])
 log = DeltaLog(path)
 out_lock = threading.Lock()
@@ -134,7 +136,7 @@ def test_truncated_or_corrupted_segment_tails_are_reported_and_skipped(tmp_path)
     # the damaged log still merges, and still accepts new notes
     res = merge([], rep.records, CODE)
     assert len(res.nodes) == len(good)
-    N.write_note(DeltaLog(path), "rca", "after damage", ["shop/ship.py"], "me", resolve=N.CodeIndex(CODE).resolve)
+    N.write_note(DeltaLog(path), "rca", "after damage", ["shop/ship.py"], "me", resolve=CodeLookup.from_records(CODE).resolve)
     assert len(DeltaLog(path).scan().records) == len(good) + 1
 
 
@@ -152,7 +154,7 @@ def _assert_all_once(path: Path, expected_texts: set[str], code) -> None:
 def test_8_threads_x_1000_notes_each_present_once(tmp_path):
     path = tmp_path / "deltalog"
     log = DeltaLog(path)
-    code = N.CodeIndex(CODE)
+    code = CodeLookup.from_records(CODE)
     errors = []
 
     def work(w):
@@ -194,7 +196,7 @@ def test_8_processes_x_1000_notes_each_present_once(tmp_path):
 def test_rejected_notes_write_nothing(tmp_path):
     path = tmp_path / "deltalog"
     log = DeltaLog(path)
-    code = N.CodeIndex(CODE)
+    code = CodeLookup.from_records(CODE)
     cases = [("x" * (16 * 1024 + 1), ["shop/cart.py"], "over the limit of 16384"),
              ("", ["shop/cart.py"], "empty"),
              ("real cause", ["shop/cart.py", "shop/gone.py"], "unknown target: 'shop/gone.py'")]

@@ -385,7 +385,7 @@ def test_superseded_and_retracted_notes_stop_ranking(ws):
         assert {old, hunch} <= set(_ranked(c, s))               # both rank while active
         new = c.remember(s, "rca", RIGHT, ["shop/pricing.py::discount"], supersedes=[old]).data["note_id"]
         # a retract is a tombstone in the log, written by another process (the CLI); the server sees it
-        out = ws.notes_cli("retract", hunch, "--reason", "not reproducible", "--author", "reviewer")
+        out = ws.notes_cli("retract", hunch, "--reason", "not reproducible")     # as the OS user
         assert out["retracted"] == hunch
 
         reader = c.open_session(author="reader-model").data["session"]
@@ -401,7 +401,7 @@ def test_superseded_and_retracted_notes_stop_ranking(ws):
         listed = {n["id"]: n for n in ws.notes_cli("list")["notes"]}
         assert {k: (listed[k]["status"], listed[k]["merged"]) for k in (old, new, hunch)} == {
             old: ("superseded", False), new: ("active", False), hunch: ("retracted", False)}
-        assert listed[old]["superseded_by"] == [new] and listed[hunch]["retraction"]["author"] == "reviewer"
+        assert listed[old]["superseded_by"] == [new] and listed[hunch]["retraction"]["author"] == out["by"]
 
         v0 = ws.version()
         report = ws.reindex()
@@ -419,7 +419,7 @@ def test_superseded_and_retracted_notes_stop_ranking(ws):
             old: ("superseded", True), hunch: ("retracted", True)}
 
         # retracting a merged note works the same way, without a re-index
-        ws.notes_cli("retract", new, "--reason", "superseded by the fix", "--author", "reviewer")
+        ws.notes_cli("retract", new, "--reason", "superseded by the fix")
         deadline = time.time() + 10
         while new in _ranked(c, reader) and time.time() < deadline:
             time.sleep(0.1)

@@ -7,6 +7,7 @@ import pytest
 from pipeline.merge import merge
 from stratum import ids, schema as S
 from stratum import notes as N
+from stratum.codelookup import CodeLookup
 from stratum.deltalog import DeltaLog
 from stratum.store import Manifest, Store
 from tests.unit.test_notes import REPO, SOURCES, code_nodes
@@ -18,7 +19,7 @@ def log(tmp_path):
 
 
 def _write(log, text, about, **kw):
-    return N.write_note(log, kw.pop("kind", "rca"), text, about, "gpt-5", resolve=N.CodeIndex(code_nodes()).resolve, **kw)
+    return N.write_note(log, kw.pop("kind", "rca"), text, about, "gpt-5", resolve=CodeLookup.from_records(code_nodes()).resolve, **kw)
 
 
 def _ids(rows):
@@ -73,7 +74,7 @@ def test_note_about_deleted_code_is_kept_and_marked_orphaned(log):
     # no dangling edges: only b -> cart.py survives
     assert [(e["src"], e["dst"]) for e in v2.edges] == [(b.id, ids.node_id(REPO, "shop/cart.py", "file"))]
     note_b = N.note_from_node(by_id[b.id])
-    st = N.staleness(note_b, N.CodeIndex(new_code))
+    st = N.staleness(note_b, CodeLookup.from_records(new_code))
     assert [c["reason"] for c in st["changes"]] == ["gone"]
     # the code comes back: the note is active again
     v3 = merge(v2.nodes, [], code_nodes())

@@ -7,8 +7,9 @@ import random
 
 import pytest
 
-from stratum import ids, schema as S, tokens
+from stratum import identity, ids, schema as S, tokens
 from stratum import notes as N
+from stratum.codelookup import CodeLookup
 from stratum.deltalog import DeltaLog
 from stratum.errors import NoteRejected
 
@@ -31,7 +32,7 @@ def code_nodes(sources=SOURCES) -> list[dict]:
 
 @pytest.fixture
 def code():
-    return N.CodeIndex(code_nodes())
+    return CodeLookup.from_records(code_nodes())
 
 
 @pytest.fixture
@@ -94,14 +95,14 @@ def test_text_at_the_limit_is_accepted_and_limits_are_configurable(log, code):
         write(log, code, text="eleven char", limits=N.NoteLimits(max_text_bytes=10))
 
 
-def test_insight_may_be_about_nothing_and_kinds_are_extensible(log, code):
+def test_insight_may_be_about_nothing_and_only_agent_kinds_are_written(log, code):
     assert write(log, code, kind="insight", about=()).about == []
-    N.register_kind("perf", description="a performance finding")
-    try:
-        assert write(log, code, kind="perf").kind == "perf"
-        assert "perf" in N.kinds()
-    finally:
-        N._KINDS.pop("perf")
+    for kind in S.AGENT_NOTE_KINDS:
+        assert write(log, code, kind=kind).kind == kind
+    # a mined fix is derived from history at index time, never written by an agent
+    with pytest.raises(NoteRejected, match="unknown note kind 'fix'"):
+        write(log, code, kind="fix")
+    assert len(log.scan().records) == 1 + len(S.AGENT_NOTE_KINDS)
 
 
 def test_fold_supersede_and_retract_in_any_order(log, code):
@@ -149,7 +150,7 @@ def test_staleness_changed_gone_and_fresh(log, code):
     changed = dict(SOURCES)
     changed[("shop/cart.py", "function", "total")] = "def total(items):\n    return 0\n"
     del changed[("shop/pay.py", "method", "Gateway.charge")]
-    now = N.CodeIndex(code_nodes(changed))
+    now = CodeLookup.from_records(code_nodes(changed))
     st = N.staleness(note, now)
     assert st["reason"] == "changed" and st["target"] == "shop/cart.py::total"
     assert st["was"] == note.about[0].content_hash and st["now"] == now.hash_of(note.about[0].node_id)
@@ -227,9 +228,10 @@ def test_cli_lists_shows_and_retracts_unmerged_notes(tmp_path, capsys, code):
     out = run_cli(capsys, "notes", "show", a.id, "--store", str(root))
     assert "status: superseded" in out and f"superseded by: {b.id}" in out and "session s1" in out
     assert "staleness not checked" in out
-    out = json.loads(run_cli(capsys, "notes", "retract", b.id, "--reason", "wrong", "--author", "me",
-                             "--json", "--store", str(root)))
-    assert out["retracted"] == b.id
+    out = json.loads(run_cli(capsys, "notes", "retract", b.id, "--reason", "wrong", "--json", "--store", str(root)))
+    assert out["retracted"] == b.id and out["by"] == identity.os_user().name    # the CLI acts as the OS user
+    with pytest.raises(SystemExit):         # no way to retract under another name
+        run_cli(capsys, "notes", "retract", a.id, "--author", "someone-else", "--store", str(root))
     notes = N.fold(DeltaLog(root / "deltalog").scan().records)
     assert notes[b.id].status == N.RETRACTED and notes[a.id].status == N.ACTIVE
     with pytest.raises(NoteRejected, match="already retracted"):
