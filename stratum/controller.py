@@ -24,6 +24,7 @@ Rules (docs/controller.md has the worked details):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
@@ -31,6 +32,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
 
+from stratum.envelope import Budget, Eviction
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.policies import DEFAULT_WEIGHTS, RANK, Policy, ScorePolicy, Signals
 from stratum.schema import LEVELS, NOTE_KINDS
@@ -140,35 +142,6 @@ class ControllerConfig:
 
 
 @dataclass(frozen=True)
-class Budget:
-    limit: int
-    used: int
-    reserve: int          # tokens kept free: ceil(reserve_fraction * limit)
-
-    @property
-    def remaining(self) -> int:
-        return self.limit - self.used
-
-    def to_dict(self) -> dict:
-        return {"limit": self.limit, "used": self.used, "remaining": self.remaining, "reserve": self.reserve}
-
-
-@dataclass(frozen=True)
-class Eviction:
-    """One entry given up by one admission: demoted (to_level set) or dropped to cold (None)."""
-
-    node_id: str
-    from_level: str
-    to_level: str | None
-    tokens_freed: int
-    reason: str
-
-    def to_dict(self) -> dict:
-        return {"node_id": self.node_id, "from_level": self.from_level, "to_level": self.to_level or "cold",
-                "tokens_freed": self.tokens_freed, "reason": self.reason}
-
-
-@dataclass(frozen=True)
 class Admitted:
     node_id: str
     level: str
@@ -203,6 +176,7 @@ class _Entry:
     level: str
     tokens: int
     last_access: int
+    extra: int = 0        # tokens of what travels with the node at every level (its attached notes)
 
 
 @dataclass
@@ -251,6 +225,8 @@ class Controller:
     def admit(self, items: Iterable[Sequence], *, infer_focus: bool = True) -> AdmitResult:
         """Record that a response is about to put ``items`` ((node_id, level, tokens) each) into
         the agent's context; evict or demote first if the free budget would fall below the reserve.
+        An item may carry a fourth value, ``extra``: the part of ``tokens`` that travels with the node
+        at every level (the notes attached to it), kept in its cost when it is demoted.
 
         Items already held at that level or higher add nothing (``already``); a higher level
         replaces a lower one. With ``infer_focus``, a file or symbol at full level joins the
@@ -262,7 +238,7 @@ class Controller:
             focus = self._focus_info(focus_files)
             adds: list[Admitted] = []
             already: list[str] = []
-            for nid, (lvl, tok) in batch.items():
+            for nid, (lvl, tok, _) in batch.items():
                 e = self._entries.get(nid)
                 if e is not None and RANK[e.level] >= RANK[lvl]:
                     already.append(nid)
@@ -285,7 +261,7 @@ class Controller:
                 self._commit_inferred(batch)
             evictions = self._apply(steps)
             for a in adds:
-                self._entries[a.node_id] = _Entry(a.level, a.tokens, 0)
+                self._entries[a.node_id] = _Entry(a.level, a.tokens, 0, batch[a.node_id][2])
                 self._used += a.tokens_added
             for nid in batch:
                 self._record_access(nid)
@@ -356,7 +332,7 @@ class Controller:
             return False
 
     def budget(self) -> Budget:
-        return Budget(self.limit, self._used, self.reserve)
+        return Budget(self.limit, self._used, self.limit - self._used)
 
     def level_of(self, node_id: str) -> str | None:
         """The level at which ``node_id`` is in context, or None."""
@@ -385,7 +361,8 @@ class Controller:
                              "pinned": nid in self._pins, "in_focus": s.hops == 0,
                              "focus_neighbour": s.focus_neighbour, "last_access": e.last_access})
             rows.sort(key=lambda r: (-r["score"], r["node_id"]))
-            return {"policy": self.policy.name, "budget": self.budget().to_dict(),
+            return {"policy": self.policy.name,
+                    "budget": {**dataclasses.asdict(self.budget()), "reserve": self.reserve},
                     "reserve_fraction": self.config.reserve_fraction,
                     "focus": {"files": list(focus.files), "source": "explicit" if self._explicit_focus
                               else ("inferred" if focus.files else "none")},
@@ -430,20 +407,24 @@ class Controller:
             return plan
 
     # ---- internals -----------------------------------------------------------------------------
-    def _normalise(self, items: Iterable[Sequence]) -> dict[str, tuple[str, int]]:
-        batch: dict[str, tuple[str, int]] = {}
+    def _normalise(self, items: Iterable[Sequence]) -> dict[str, tuple[str, int, int]]:
+        batch: dict[str, tuple[str, int, int]] = {}
         for it in items:
             try:
-                nid, lvl, tok = it
+                nid, lvl, tok, *rest = it
+                extra = int(rest[0]) if rest else 0
+                if len(rest) > 1 or not 0 <= extra <= tok:
+                    raise ValueError(it)
             except (TypeError, ValueError):
-                raise InvalidArgument(f"admit items are (node_id, level, tokens), got {it!r}") from None
+                raise InvalidArgument(f"admit items are (node_id, level, tokens[, extra <= tokens]), "
+                                      f"got {it!r}") from None
             if lvl not in RANK:
                 raise InvalidArgument(f"unknown detail level {lvl!r}; choose one of {', '.join(LEVELS)}")
             if isinstance(tok, bool) or not isinstance(tok, int) or tok < 0:
                 raise InvalidArgument(f"tokens of {nid} must be an int >= 0, got {tok!r}")
             old = batch.get(nid)
             if old is None or RANK[lvl] > RANK[old[0]]:
-                batch[nid] = (lvl, tok)
+                batch[nid] = (lvl, tok, extra)
         return batch
 
     def _file(self, node_id: str) -> str | None:
@@ -451,20 +432,20 @@ class Controller:
             self._file_cache[node_id] = self.graph.file_of(node_id)
         return self._file_cache[node_id]
 
-    def _focus_files_after(self, batch: Mapping[str, tuple[str, int]]) -> tuple[str, ...]:
+    def _focus_files_after(self, batch: Mapping[str, tuple]) -> tuple[str, ...]:
         if self._explicit_focus:
             return self._explicit_focus
         q = deque(self._inferred, maxlen=self._inferred.maxlen)
         self._push_inferred(q, batch)
         return tuple(q)
 
-    def _commit_inferred(self, batch: Mapping[str, tuple[str, int]]) -> None:
+    def _commit_inferred(self, batch: Mapping[str, tuple]) -> None:
         self._push_inferred(self._inferred, batch)
 
-    def _push_inferred(self, q: deque, batch: Mapping[str, tuple[str, int]]) -> None:
+    def _push_inferred(self, q: deque, batch: Mapping[str, tuple]) -> None:
         if not self.config.max_inferred_focus:
             return
-        for nid, (lvl, _) in batch.items():
+        for nid, (lvl, *_) in batch.items():
             if lvl == "full" and (f := self._file(nid)) is not None:
                 if f in q:
                     q.remove(f)
@@ -554,6 +535,8 @@ class Controller:
                     new_tok = 0
                 else:
                     new_tok = self.graph.levels(s.node_id).get(to)
+                    if new_tok is not None:       # attached notes stay with the node at any level
+                        new_tok += self._entries[s.node_id].extra
                     if new_tok is None or new_tok >= tok or RANK[to] >= RANK[lvl]:
                         continue  # that level is missing or saves nothing: try the next rung later
                 steps.append((s, to, tok - new_tok))
@@ -576,7 +559,7 @@ class Controller:
                 m[1], m[2], m[3] = to, m[2] + freed, self.policy.reason(s, to)
             else:
                 merged[s.node_id] = [s.level, to, freed, self.policy.reason(s, to)]
-        out = [Eviction(nid, frm, to, freed, why) for nid, (frm, to, freed, why) in merged.items()]
+        out = [Eviction(nid, frm, to or "cold", freed, why) for nid, (frm, to, freed, why) in merged.items()]
         self._stats["evictions"] += len(out)
         self._stats["tokens_freed"] += sum(e.tokens_freed for e in out)
         return out

@@ -6,8 +6,12 @@ bound, page i of n, has_more, a hint of the next page), and what it cost against
 budget, plus any evictions the controller made to fit it.
 
 Page tokens are opaque: an HMAC-signed blob binding the tool, its arguments, the offset, the
-dataset version and the session. A tampered token, a token from another session, or one from an
-older published version is refused with InvalidPageToken.
+dataset version, the session and when it was issued. A tampered token, a token from another
+session, one from an older published version, or one older than its time to live (default 1 h: a
+token is for paging through one answer, not a bookmark) is refused with InvalidPageToken.
+
+``Budget`` and ``Eviction`` are the one budget and eviction type: the controller returns them and
+the adapters put them on the wire as they are.
 """
 
 from __future__ import annotations
@@ -16,13 +20,20 @@ import base64
 import hashlib
 import hmac
 import json
+import time
 from dataclasses import asdict, dataclass, field
+from typing import Callable
 
 from stratum.errors import InvalidPageToken
+from stratum.limits import MAX_PAGE_TOKEN_CHARS
+
+PAGE_TOKEN_TTL = 3600.0       # seconds a next-page token stays valid
 
 
 @dataclass
 class Budget:
+    """A session's token budget (the controller's reserve is its own: ``Controller.reserve``)."""
+
     limit: int
     used: int
     remaining: int
@@ -30,6 +41,8 @@ class Budget:
 
 @dataclass
 class Eviction:
+    """One context entry given up by one admission: demoted to a lower level, or dropped ("cold")."""
+
     node_id: str
     from_level: str
     to_level: str            # "summary" / "api", or "cold" when removed from context
@@ -91,19 +104,24 @@ class Response:
 
 
 class PageTokens:
-    """Signs and checks next-page tokens with a per-server secret."""
+    """Signs and checks next-page tokens with a per-server secret; ``ttl`` seconds of validity on
+    the ``clock`` (wall time, so a CLI token survives from one process to the next)."""
 
-    def __init__(self, secret: bytes):
+    def __init__(self, secret: bytes, *, ttl: float = PAGE_TOKEN_TTL, clock: Callable[[], float] = time.time):
         self._key = secret
+        self.ttl = ttl
+        self._clock = clock
 
     def issue(self, *, tool: str, args: dict, offset: int, version: int, session: str) -> str:
-        body = json.dumps({"t": tool, "a": _digest(args), "o": offset, "v": version, "s": session},
-                          separators=(",", ":")).encode()
+        body = json.dumps({"t": tool, "a": _digest(args), "o": offset, "v": version, "s": session,
+                           "i": int(self._clock())}, separators=(",", ":")).encode()
         sig = hmac.new(self._key, body, hashlib.sha256).digest()[:12]
         return base64.urlsafe_b64encode(body + sig).decode().rstrip("=")
 
     def check(self, token: str, *, tool: str, args: dict, version: int, session: str) -> int:
         """The offset the token points at; InvalidPageToken if it was not issued for this call."""
+        if not isinstance(token, str) or len(token) > MAX_PAGE_TOKEN_CHARS:
+            raise InvalidPageToken(f"page token is malformed (tokens are under {MAX_PAGE_TOKEN_CHARS} characters)")
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
             body, sig = raw[:-12], raw[-12:]
@@ -114,6 +132,10 @@ class PageTokens:
         d = json.loads(body)
         if d["s"] != session:
             raise InvalidPageToken("page token belongs to another session")
+        age = self._clock() - d.get("i", 0)
+        if age > self.ttl:
+            raise InvalidPageToken(f"page token expired: issued {_span(age)} ago, tokens last "
+                                   f"{_span(self.ttl)}; repeat the query without a token")
         if d["t"] != tool or d["a"] != _digest(args):
             raise InvalidPageToken(f"page token was issued for a different {d['t']} call; repeat the "
                                    "same arguments or drop the token")
@@ -121,6 +143,10 @@ class PageTokens:
             raise InvalidPageToken(f"page token is stale: it was issued at store version {d['v']}, "
                                    f"now {version}; repeat the query without a token")
         return int(d["o"])
+
+
+def _span(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
 def _digest(args: dict) -> str:
@@ -134,4 +160,4 @@ def paged(total: int, offset: int, page_size: int, lower_bound: bool = False) ->
     return page, pages
 
 
-__all__ = ["Budget", "Eviction", "Item", "Envelope", "Response", "PageTokens", "paged"]
+__all__ = ["Budget", "Eviction", "Item", "Envelope", "Response", "PageTokens", "PAGE_TOKEN_TTL", "paged"]

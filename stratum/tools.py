@@ -1,41 +1,56 @@
 """The tools agents call: defined once here; gRPC, MCP and the CLI are thin adapters over them.
 
-Each public method's docstring is the description an agent sees. Every answer is a
-``stratum.envelope.Response``: items, what remains (page i of n, has_more, a hint of the next page),
-and what it cost against the session's token budget, plus any evictions the controller made.
-Read-only tools never write; ``remember`` appends to the durable delta log.
+Each public method's docstring is the description an agent sees, and each tool is marked once with
+``@tool`` (read-only or writing); ``TOOL_NAMES``, ``READ_ONLY`` and ``WRITING`` derive from those
+marks. Every answer is a ``stratum.envelope.Response``: items, what remains (page i of n, has_more,
+a hint of the next page), and what it cost against the session's token budget, plus any evictions
+the controller made. Read-only tools never write; ``remember`` appends to the durable delta log.
+
+The tools are thin: the loaded memory (shards, overlays, reload, target resolution) is
+``stratum.memory.Memory``, sessions are ``stratum.sessions.SessionRegistry``, items and envelopes
+are ``stratum.render``. Each tool checks its arguments once, here, against ``stratum.limits``
+before anything uses them; the caller is ``stratum.identity.current()``.
 """
 
 from __future__ import annotations
 
 import secrets
-import threading
-import time
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
+from stratum import render as R
 from stratum import schema as S
-from stratum.envelope import Budget, Envelope, Eviction, Item, PageTokens, Response, paged
+from stratum.controller import Controller
+from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
 from stratum.errors import InvalidArgument, NotFound
+from stratum.identity import current
+from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
+                            check_len, echo)
+from stratum.memory import Memory, file_id
+from stratum.policies import policy_by_name
+from stratum.sessions import MAX_SESSIONS, MAX_SESSIONS_PER_IDENTITY, SESSION_TTL, Session, SessionRegistry
 from stratum.shard import Shard, ShardSet
 
-MAX_QUERY_CHARS = 2000
-MAX_PAGE_SIZE = 200
 DEFAULT_BUDGET = 32000
 STATUS_ENTRIES = 50         # working-set entries listed by status (best S(v) first; entries_total counts all)
-READ_ONLY = {"tree", "search", "get", "walk", "status"}   # markers: which tools never write
-WRITING = {"remember", "pin", "unpin", "prefetch", "open_session", "close_session"}
 
 
-@dataclass
-class Session:
-    id: str
-    author: str
-    model: str
-    controller: object
-    created: float = field(default_factory=time.time)
-    last_used: float = field(default_factory=time.time)
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    writes: bool            # False: never changes anything (MCP read-only hint)
+    agent: bool = True      # one of the agent tools (session management is not)
+
+
+_SPECS: list[ToolSpec] = []
+
+
+def tool(*, writes: bool, agent: bool = True):
+    """Mark a ``Tools`` method as a tool (definition order is the tools' order)."""
+    def mark(fn):
+        _SPECS.append(ToolSpec(fn.__name__, writes, agent))
+        return fn
+    return mark
 
 
 class Tools:
@@ -43,91 +58,97 @@ class Tools:
 
     def __init__(self, shards: ShardSet, *, secret: bytes | None = None,
                  freshness: Callable[[str, str | None], dict] | None = None,
-                 default_budget: int = DEFAULT_BUDGET, policy: str = "score", embedder=None):
-        from stratum.overlay import NotesOverlay
-
+                 default_budget: int = DEFAULT_BUDGET, policy: str = "score", embedder=None,
+                 session_ttl: float = SESSION_TTL, max_sessions_per_identity: int = MAX_SESSIONS_PER_IDENTITY,
+                 max_sessions: int = MAX_SESSIONS, page_token_ttl: float = PAGE_TOKEN_TTL,
+                 notes_per_item: int = R.NOTES_PER_ITEM):
         self.shards = shards
-        self.tokens = PageTokens(secret or secrets.token_bytes(32))
+        self.memory = Memory(shards, embedder=embedder)
+        self.sessions = SessionRegistry(ttl=session_ttl, max_per_identity=max_sessions_per_identity,
+                                        max_total=max_sessions)
+        self.tokens = PageTokens(secret or secrets.token_bytes(32), ttl=page_token_ttl)
         self.freshness = freshness
         self.default_budget = default_budget
         self.default_policy = policy
-        self.embedder = embedder
-        self._sessions: dict[str, Session] = {}
-        self._lock = threading.Lock()
-        self._overlay_lock = threading.Lock()
-        self.overlays = {str(s.store.root): NotesOverlay(s, embedder=embedder) for s in shards.shards}
+        self.notes_per_item = notes_per_item
 
     @classmethod
-    def open(cls, stores: list[str], *, secret: bytes | None = None, freshness=None,
-             default_budget: int = DEFAULT_BUDGET, policy: str = "score", embedder=None) -> "Tools":
+    def open(cls, stores: list[str], *, embedder=None, **options) -> "Tools":
+        """Tools over the stores at these paths (options: those of the constructor)."""
         if embedder is None:
-            embedder = _lazy_embedder()
-        return cls(ShardSet(list(stores), embedder=embedder), secret=secret, freshness=freshness,
-                   default_budget=default_budget, policy=policy, embedder=embedder)
+            from stratum.embedder import LazyEmbedder
+
+            embedder = LazyEmbedder()
+        return cls(ShardSet(list(stores), embedder=embedder), embedder=embedder, **options)
+
+    @property
+    def overlays(self) -> dict:
+        return self.memory.overlays
 
     # ---- sessions -------------------------------------------------------------------------
+    @tool(writes=True, agent=False)
     def open_session(self, author: str = "", model: str = "", budget: int | None = None,
                      policy: str = "") -> Response:
         """Start a session: a token budget for the agent's context and a controller that tracks what
         it has seen. Pass the returned session id to every other tool."""
-        from stratum.controller import Controller
-        from stratum.policies import policy_by_name
-
-        if budget is None:
-            budget = self.default_budget
-        if budget <= 0:
-            raise InvalidArgument(f"budget must be a positive number of tokens, got {budget}")
-        sid = uuid.uuid4().hex
-        ctl = Controller(budget, policy_by_name(policy or self.default_policy), _GraphView(self))
-        with self._lock:
-            self._sessions[sid] = Session(sid, author, model, ctl)
-        r = self._respond(self._session(sid), [], tool="open_session")
-        r.data["session"] = sid
+        s, warnings = self._open(author, model, budget, policy)
+        r = self._respond(s, [], R.Page("open_session"), warnings=warnings)
+        r.data.update(session=s.id, author=s.author, authenticated=s.authenticated)
         return r
 
     def resume_session(self, session: str, author: str = "", budget: int | None = None) -> str:
-        """Open a session under a caller-chosen id, or keep the live one with that id (the CLI uses
-        this so a `--page-token` from one command works in the next). Not an agent tool."""
-        with self._lock:
-            if session in self._sessions:
-                return session
-        sid = self.open_session(author=author, budget=budget).data["session"]
-        with self._lock:
-            s = self._sessions.pop(sid)
-            s.id = session
-            self._sessions[session] = s
+        """Open a session under a caller-chosen id, or keep the caller's live one with that id (the CLI
+        uses this so a `--page-token` from one command works in the next). Not an agent tool."""
+        owner = current().name
+        if self.sessions.find(session, owner) is None:
+            self._open(author, "", budget, "", sid=session)
         return session
 
+    @tool(writes=True, agent=False)
     def close_session(self, session: str) -> Response:
         """End a session and forget its working set (notes it wrote stay in memory)."""
-        s = self._session(session)
-        with self._lock:
-            self._sessions.pop(session, None)
-        return self._respond(s, [], tool="close_session")
+        s = self.sessions.close(session, current().name)
+        return self._respond(s, [], R.Page("close_session"))
+
+    def _open(self, author: str, model: str, budget: int | None, policy: str,
+              sid: str | None = None) -> tuple[Session, list[str]]:
+        ident = current()
+        author = check_len("author", author, MAX_NAME_CHARS).strip()
+        model = check_len("model", model, MAX_NAME_CHARS).strip()
+        ctl_policy = policy_by_name(check_len("policy", policy, MAX_NAME_CHARS) or self.default_policy)
+        budget = self.default_budget if budget is None else budget
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
+            raise InvalidArgument(f"budget must be a positive number of tokens, got {echo(budget)}")
+        warnings = []
+        if ident.authenticated:
+            if author and author != ident.name:
+                warnings.append(f"author {echo(author)!r} ignored: notes from this session are written "
+                                f"as the authenticated identity {ident.name!r}")
+            author = ident.name
+        else:
+            author = author or model or ident.name
+        ctl = Controller(budget, ctl_policy, self.memory.graph)
+        s = self.sessions.add(ident.name, author, ident.authenticated, model, ctl, sid=sid)
+        return s, warnings
 
     def _session(self, sid: str) -> Session:
-        if not sid:
-            raise InvalidArgument("session id is empty: call open_session first")
-        with self._lock:
-            s = self._sessions.get(sid)
-        if s is None:
-            raise NotFound(f"unknown session {sid!r}: it was closed or the server restarted; open a new one")
-        s.last_used = time.time()
-        return s
+        return self.sessions.get(sid, current().name)
 
     # ---- read tools -----------------------------------------------------------------------
+    @tool(writes=False)
     def tree(self, session: str, path: str = "", depth: int = 2, page_size: int = 50,
              page_token: str = "") -> Response:
         """The repository hierarchy (dirs, files, classes, functions) under PATH, DEPTH levels deep,
         one summary line each. Start here to see the layout of a repository."""
         s = self._session(session)
+        path = check_len("path", path, MAX_TARGET_CHARS)
         _check_page(page_size)
-        if depth < 1:
+        if not isinstance(depth, int) or depth < 1:
             raise InvalidArgument("depth must be >= 1")
         args = {"path": path, "depth": depth, "page_size": page_size}
         offset = self._offset(page_token, "tree", args, s)
         rows: list[tuple[Shard, int, int]] = []
-        for sh in self.shards.shards:
+        for sh in self.memory:
             start = sh.resolve(path)
             if start is None:
                 continue
@@ -141,34 +162,33 @@ class Tools:
                                              sh.col("qualname")[r]), reverse=True)
                     stack.extend((k, d + 1) for k in kids)
         if not rows:
-            raise NotFound(f"no path {path!r} in the indexed repositories")
-        page = rows[offset: offset + page_size]
-        items = [self._item(sh, i, "summary", indent=d) for sh, i, d in page]
-        return self._respond(s, items, tool="tree", args=args, offset=offset, page_size=page_size,
-                             total=len(rows), hint_rows=rows[offset + page_size: offset + page_size + 3])
+            raise NotFound(f"no path {echo(path)!r} in the indexed repositories")
+        end = offset + page_size
+        items = [R.code_item(sh, i, "summary", self.memory.overlay(sh), indent=d) for sh, i, d in rows[offset:end]]
+        return self._respond(s, items, R.Page("tree", args, offset, page_size, total=len(rows),
+                                              hints=[R.label(sh, i) for sh, i, _ in rows[end:end + R.HINT_ITEMS]]))
 
+    @tool(writes=False)
     def search(self, session: str, query: str, kinds: list[str] = (), path_prefix: str = "",
                language: str = "", page_size: int = 10, page_token: str = "") -> Response:
         """Find code and notes by meaning and by keyword (identifiers like snake_case, CamelCase and
         dotted paths work). Filters: kinds (file, class, function, method, rca, failure, insight),
         path_prefix, language. Notes written by earlier sessions rank with the code."""
         s = self._session(session)
-        _check_page(page_size)
-        query = (query or "").strip()
+        query = check_len("query", query, MAX_QUERY_CHARS).strip()
         if not query:
             raise InvalidArgument("query is empty")
-        if len(query) > MAX_QUERY_CHARS:
-            raise InvalidArgument(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS}")
-        bad = [k for k in kinds if k not in S.NODE_KINDS]
-        if bad:
-            raise InvalidArgument(f"unknown kind(s) {bad}; choose from {list(S.NODE_KINDS)}")
+        kinds = _check_kinds("kind", kinds, S.NODE_KINDS)
+        path_prefix = check_len("path_prefix", path_prefix, MAX_TARGET_CHARS)
+        language = check_len("language", language, MAX_NAME_CHARS)
+        _check_page(page_size)
         args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}
         offset = self._offset(page_token, "search", args, s)
         want = offset + page_size + 1          # fetch one more than we return: honest has_more
         hits: list[tuple[float, str, Shard, int | None, dict | None]] = []
         exact, bound = True, 0
-        for sh in self.shards.shards:
-            ov = self._overlay(sh)
+        for sh in self.memory:
+            ov = self.memory.overlay(sh)
             page = sh.warm.search(query, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
                                   limit=want, offset=0, extra_docs=ov.search_docs())
             exact = exact and page.total_is_exact
@@ -181,86 +201,80 @@ class Tools:
                 else:
                     hits.append((it.score, it.id, sh, it.row, None))
         hits.sort(key=lambda h: (-h[0], h[1]))
-        total = max(bound, len(hits))
-        window = hits[offset: offset + page_size]
+        end = offset + page_size
         items = []
-        for score, nid, sh, row, note in window:
-            it = self._item(sh, row, "summary") if row is not None else self._overlay(sh).item(note, "summary")
+        for score, _, sh, row, note in hits[offset:end]:
+            ov = self.memory.overlay(sh)
+            it = R.code_item(sh, row, "summary", ov) if row is not None else ov.item(note, "summary")
             it.score = round(float(score), 6)
             items.append(it)
-        more = len(hits) > offset + page_size
-        return self._respond(s, items, tool="search", args=args, offset=offset, page_size=page_size,
-                             total=max(total, offset + len(items) + (1 if more else 0)),
-                             lower_bound=not exact, has_more=more,
-                             hint_items=[self._hint(h) for h in hits[offset + page_size: offset + page_size + 3]])
+        more = len(hits) > end
+        hints = [R.label(sh, row) if row is not None else R.note_label(note)
+                 for _, _, sh, row, note in hits[end:end + R.HINT_ITEMS]]
+        return self._respond(s, items, R.Page("search", args, offset, page_size,
+                                              total=max(bound, len(hits), offset + len(items) + (1 if more else 0)),
+                                              lower_bound=not exact, has_more=more, hints=hints))
 
+    @tool(writes=False)
     def get(self, session: str, target: str, level: str = "api") -> Response:
         """One node at a detail level: summary (one line), api (signatures and docstrings: what a
         caller needs) or full (source). TARGET is a node id, a path, or path::Qualified.name.
-        Getting a file or symbol at full level marks its file as being edited (focus)."""
+        Getting a file or symbol at full level marks its file as being edited (focus). The answer
+        carries the active notes earlier sessions left on it (and, for a file, on its symbols)."""
         s = self._session(session)
         if level not in S.LEVELS:
-            raise InvalidArgument(f"level must be one of {list(S.LEVELS)}, got {level!r}")
-        sh, row, note = self._resolve(target)
-        item = self._item(sh, row, level) if row is not None else self._overlay(sh).item(note, level)
-        return self._respond(s, [item], tool="get")   # a full-level get joins the inferred focus
+            raise InvalidArgument(f"level must be one of {list(S.LEVELS)}, got {echo(level)!r}")
+        t = self.memory.resolve(target)
+        return self._respond(s, [self._item(t.shard, t.row, t.note, level)], R.Page("get"))
 
+    @tool(writes=False)
     def walk(self, session: str, target: str, edges: list[str] = (), direction: str = "out",
              page_size: int = 20, page_token: str = "") -> Response:
         """Follow edges from a node: contains, imports, tests, cochange (files changed together in
         history), about (notes -> code). Use direction "in" to see who imports a file or which notes
         are about it ("notes" is a shorthand for incoming about edges), "both" for either."""
         s = self._session(session)
-        _check_page(page_size)
+        kinds = _check_kinds("edge kind", edges, S.EDGE_KINDS + ("notes",))
         if direction not in ("out", "in", "both"):
             raise InvalidArgument("direction must be out, in or both")
-        kinds = list(edges)
+        _check_page(page_size)
         if "notes" in kinds:
             kinds.remove("notes")
             kinds.append("about")
             direction = "in" if direction == "out" and len(kinds) == 1 else "both"
-        bad = [k for k in kinds if k not in S.EDGE_KINDS]
-        if bad:
-            raise InvalidArgument(f"unknown edge kind(s) {bad}; choose from {list(S.EDGE_KINDS)} or notes")
         args = {"t": target, "e": sorted(kinds), "d": direction, "ps": page_size}
         offset = self._offset(page_token, "walk", args, s)
-        sh, row, note = self._resolve(target)
-        ov = self._overlay(sh)
+        sh, row, note = self.memory.resolve(target)
+        ov = self.memory.overlay(sh)
         out: list[tuple] = []
         if row is not None:
-            for r, k, d, w in sh.neighbors(row, tuple(kinds), direction):
-                out.append((sh, r, None, k, d, w))
-            if not kinds or "about" in kinds:
-                if direction in ("in", "both"):
-                    for n in ov.notes_about(sh.col("id")[row]):
-                        out.append((sh, None, n, "about", "in", 1.0))
-        else:
-            if direction in ("out", "both") and (not kinds or "about" in kinds):
-                for tid in ov.about_ids(note):
-                    r = sh.resolve(tid)
-                    if r is not None:
-                        out.append((sh, r, None, "about", "out", 1.0))
+            out += [(r, None, k, d, w) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
+            if (not kinds or "about" in kinds) and direction in ("in", "both"):
+                out += [(None, n, "about", "in", 1.0) for n in ov.notes_about(sh.col("id")[row])]
+        elif direction in ("out", "both") and (not kinds or "about" in kinds):
+            out += [(r, None, "about", "out", 1.0) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
         # one entry per (neighbour, edge kind): symmetric edges (co-change) are stored both ways
         seen, uniq = set(), []
         for t in out:
-            key = (t[1] if t[1] is not None else t[2]["id"], t[3])
+            key = (t[0] if t[0] is not None else t[1]["id"], t[2])
             if key not in seen:
                 seen.add(key)
                 uniq.append(t)
         # strongest edges first (co-change weight, then stable order)
-        out = sorted(uniq, key=lambda t: (-(t[5] or 0.0), t[3], t[1] if t[1] is not None else -1))
-        page = out[offset: offset + page_size]
+        out = sorted(uniq, key=lambda t: (-(t[4] or 0.0), t[2], t[0] if t[0] is not None else -1))
+        end = offset + page_size
         items = []
-        for sh2, r, n, k, d, w in page:
-            it = self._item(sh2, r, "summary") if r is not None else ov.item(n, "summary")
+        for r, n, k, d, _ in out[offset:end]:
+            it = self._item(sh, r, n, "summary")
             it.edge, it.direction = k, d
             if k == "cochange" and r is not None:
-                it.meta.update({kk: str(vv) for kk, vv in sh2.edge_attrs(row, r, k).items() if vv is not None})
+                it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, k).items() if vv is not None})
             items.append(it)
-        return self._respond(s, items, tool="walk", args=args, offset=offset, page_size=page_size,
-                             total=len(out), hint_rows=[(t[0], t[1]) for t in out[offset + page_size: offset + page_size + 3] if t[1] is not None])
+        hints = [R.label(sh, r) if r is not None else R.note_label(n) for r, n, *_ in out[end:end + R.HINT_ITEMS]]
+        return self._respond(s, items, R.Page("walk", args, offset, page_size, total=len(out), hints=hints))
 
     # ---- writing tools --------------------------------------------------------------------
+    @tool(writes=True)
     def remember(self, session: str, kind: str, text: str, about: list[str], tags: list[str] = (),
                  supersedes: list[str] = ()) -> Response:
         """Write an experience note for later sessions and other agents: kind rca ("the cause of X is
@@ -268,252 +282,143 @@ class Tools:
         insight. ABOUT names the code it concerns (node ids, paths or path::symbol). Returns the note
         id once the note is durable on disk; it is searchable at once."""
         s = self._session(session)
-        sh = self._shard_for(about)
-        nid = self._overlay(sh).remember(
-            kind=kind, text=text, about=list(about), tags=list(tags), supersedes=list(supersedes),
-            author=s.author or s.model or "unknown", session=s.id)
-        r = self._respond(s, [self._overlay(sh).item(self._overlay(sh).get(nid), "summary")],
-                          tool="remember")
+        kind = check_len("kind", kind, MAX_NAME_CHARS)     # which kinds exist: the notes layer says
+        about = _check_list("about", about, MAX_TARGET_CHARS)
+        tags = _check_list("tags", tags, MAX_NAME_CHARS)
+        supersedes = _check_list("supersedes", supersedes, MAX_TARGET_CHARS)
+        if not isinstance(text, str):
+            raise InvalidArgument("text must be text")
+        ov = self.memory.overlay(self.memory.shard_for(about))
+        nid = ov.remember(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
+                          author=s.author, session=s.id, model=s.model, authenticated=s.authenticated)
+        r = self._respond(s, [ov.item(ov.get(nid), "summary")], R.Page("remember"))
         r.data["note_id"] = nid
         return r
 
+    @tool(writes=True)
     def pin(self, session: str, target: str) -> Response:
         """Keep a node in context: pinned nodes are never evicted."""
         s = self._session(session)
-        sh, row, note = self._resolve(target)
-        nid = sh.col("id")[row] if row is not None else note["id"]
-        s.controller.pin(nid)
-        return self._respond(s, [], tool="pin")
+        s.controller.pin(self.memory.resolve(target).id)
+        return self._respond(s, [], R.Page("pin"))
 
+    @tool(writes=True)
     def unpin(self, session: str, target: str) -> Response:
         """Release a pin so the node can be evicted again."""
         s = self._session(session)
-        sh, row, note = self._resolve(target)
-        s.controller.unpin(sh.col("id")[row] if row is not None else note["id"])
-        return self._respond(s, [], tool="unpin")
+        s.controller.unpin(self.memory.resolve(target).id)
+        return self._respond(s, [], R.Page("unpin"))
 
+    @tool(writes=True)
     def prefetch(self, session: str, focus: list[str], budget: int | None = None) -> Response:
         """Warm the working set for the files you are about to edit: their imports, tests and files
-        that historically change with them, at the detail each deserves, within BUDGET tokens."""
+        that historically change with them, at the detail each deserves, within BUDGET tokens.
+        Each item carries the active notes about it: what was tried there before."""
         s = self._session(session)
+        focus = _check_list("focus", focus, MAX_TARGET_CHARS)
         if not focus:
             raise InvalidArgument("prefetch needs at least one focus path or node id")
+        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0):
+            raise InvalidArgument(f"prefetch budget must be a positive number of tokens, got {echo(budget)}")
         ids = []
-        for t in focus:
-            sh, row, _ = self._resolve(t)
-            if row is None:
-                raise InvalidArgument(f"{t} is a note; focus must be code")
-            ids.append(_file_id(sh, row))
-        if budget is not None and budget <= 0:
-            raise InvalidArgument(f"prefetch budget must be positive, got {budget}")
+        for ref in focus:
+            t = self.memory.resolve(ref)
+            if t.row is None:
+                raise InvalidArgument(f"{echo(ref)} is a note; focus must be code")
+            ids.append(file_id(t.shard, t.row))
         s.controller.set_focus(ids)
         items = []
         for p in s.controller.prefetch_plan(ids, budget):
-            sh, row, _ = self._resolve(p.node_id)
-            items.append(self._item(sh, row, p.level))
-        return self._respond(s, items, tool="prefetch", infer_focus=False)
+            t = self.memory.resolve(p.node_id)
+            items.append(self._item(t.shard, t.row, t.note, p.level))
+        return self._respond(s, items, R.Page("prefetch"), infer_focus=False)
 
+    @tool(writes=False)
     def status(self, session: str) -> Response:
         """What memory is loaded (per shard: published version, indexed commit, whether the repository
         has moved on since) and this session's budget and working set."""
         s = self._session(session)
         shards = []
-        for sh in self.shards.shards:
-            m = sh.manifest
+        for sh in self.memory:
+            m, ov = sh.manifest, self.memory.overlay(sh)
+            ov.refresh()         # notes other processes appended since the last call count too
             info = {"store": str(sh.store.root), "repo": m.repo_name, "version": m.version,
                     "indexed_commit": m.indexed_commit, "nodes": len(sh),
-                    "published_at": m.published_at,
-                    "unmerged_notes": self._overlay(sh).count()}
+                    "published_at": m.published_at, "unmerged_notes": ov.count()}
             if self.freshness is not None:
                 info.update(self.freshness(m.repo_path, m.indexed_commit))
             shards.append(info)
-        r = self._respond(s, [], tool="status")
+        r = self._respond(s, [], R.Page("status"))
         sess = s.controller.status()
         # the working set best first, cut so a long session's status stays a small page
         sess["entries_total"] = len(sess["entries"])
         sess["entries"] = sess["entries"][:STATUS_ENTRIES]
-        r.data.update(shards=shards, session=sess, author=s.author)
+        r.data.update(shards=shards, session=sess, author=s.author, authenticated=s.authenticated)
         return r
 
+    # ---- not agent tools ------------------------------------------------------------------
     def reload(self) -> list:
         """Pick up newly published store versions; calls already running keep their old shard."""
-        switched = self.shards.reload()
-        for sh in self.shards.shards:    # build the new versions' overlays now, not on the next call
-            self._overlay(sh)
-        return switched
-
-    def _overlay(self, sh: Shard):
-        """The notes overlay of this very shard object. After a reload the first call with the new
-        shard builds its overlay (others wait for it), so no call pairs a new version with the old
-        version's unmerged notes: those were merged into it, and would show twice. A call still
-        holding an older shard gets the current overlay. A new overlay keeps the old one's log writer."""
-        from stratum.overlay import NotesOverlay
-
-        key = str(sh.store.root)
-        ov = self.overlays.get(key)
-        if ov is not None and (ov.shard is sh or ov.shard.version > sh.version):
-            return ov
-        with self._overlay_lock:
-            ov = self.overlays.get(key)
-            if ov is None or (ov.shard is not sh and ov.shard.version < sh.version):
-                ov = NotesOverlay(sh, embedder=self.embedder, log=ov.log if ov is not None else None)
-                self.overlays = {**self.overlays, key: ov}
-            return ov
+        return self.memory.reload()
 
     def close(self) -> None:
-        with self._lock:
-            self._sessions.clear()
+        self.sessions.clear()
+
+    def _resolve(self, target: str):
+        """(shard, row, note) of a target (benchmarks use it; tools use ``memory.resolve``)."""
+        return self.memory.resolve(target)
 
     # ---- helpers --------------------------------------------------------------------------
-    def _resolve(self, target: str) -> tuple[Shard, int | None, dict | None]:
-        if not target:
-            raise InvalidArgument("target is empty: give a node id, a path or path::symbol")
-        for sh in self.shards.shards:
-            r = sh.resolve(target)
-            if r is not None:
-                return sh, r, None
-            n = self._overlay(sh).get(target)
-            if n is not None:
-                return sh, None, n
-        raise NotFound(f"no node {target!r}: use a node id, a repo-relative path, or path::Qualified.name")
-
-    def _shard_for(self, about: list[str]) -> Shard:
-        for t in about:
-            for sh in self.shards.shards:
-                if sh.resolve(t) is not None:
-                    return sh
-        return self.shards.shards[0]
-
-    def _item(self, sh: Shard, row: int, level: str, indent: int = 0) -> Item:
-        rec = sh.row(row) if level == "summary" else sh.record(row)
-        text = rec["summary"] if level == "summary" else rec[level]
-        tokens = rec[f"{level}_tokens"] or 0
-        if indent:
-            text = "  " * indent + (text or "")
-            from stratum.tokens import count
-
-            tokens = count(text)
-        it = Item(id=rec["id"], kind=rec["kind"], path=rec["path"], name=rec["name"] or "",
-                  qualname=rec["qualname"] or "", level=level, text=text or "", tokens=int(tokens),
-                  language=rec["language"] or "", start_line=rec["start_line"] or 0,
-                  end_line=rec["end_line"] or 0)
-        if rec["kind"] in S.NOTE_KINDS:
-            self._overlay(sh).annotate(it, rec)
+    def _item(self, sh: Shard, row: int | None, note: dict | None, level: str):
+        """A code item carrying the notes about it, or a note item."""
+        ov = self.memory.overlay(sh)
+        if row is None:
+            return ov.item(note, level)
+        it = R.code_item(sh, row, level, ov)
+        R.attach_notes(it, self.memory.notes_about(sh, row), cap=self.notes_per_item)
         return it
-
-    def _hint(self, h) -> str:
-        score, nid, sh, row, note = h
-        if row is not None:
-            return f"{sh.col('kind')[row]} {sh.col('path')[row]}" + (f"::{sh.col('qualname')[row]}" if sh.col('qualname')[row] else "")
-        return f"{note['kind']} note {nid}"
 
     def _offset(self, token: str, tool: str, args: dict, s: Session) -> int:
         if not token:
             return 0
-        return self.tokens.check(token, tool=tool, args=args, version=self.shards.version, session=s.id)
+        return self.tokens.check(token, tool=tool, args=args, version=self.memory.version, session=s.id)
 
-    def _respond(self, s: Session, items: list[Item], *, tool: str, args: dict | None = None,
-                 offset: int = 0, page_size: int = 0, total: int | None = None, lower_bound: bool = False,
-                 has_more: bool | None = None, hint_rows=None, hint_items=None,
-                 infer_focus: bool = True) -> Response:
-        evictions, warnings = [], []
-        if items:
-            res = s.controller.admit([(it.id, it.level, it.tokens) for it in items], infer_focus=infer_focus)
-            evictions = [e.to_dict() for e in res.evictions]
-            if res.warning:
-                warnings.append(res.warning)
-        b = s.controller.budget()
-        st = {"limit": b.limit, "used": b.used, "remaining": b.remaining}
-        total = len(items) if total is None else total
-        more = (offset + len(items) < total) if has_more is None else has_more
-        page, pages = paged(total, offset, page_size or max(len(items), 1), lower_bound)
-        token = self.tokens.issue(tool=tool, args=args or {}, offset=offset + len(items),
-                                  version=self.shards.version, session=s.id) if more else ""
-        hints = hint_items or [f"{sh.col('kind')[r]} {sh.col('path')[r]}" +
-                               (f"::{sh.col('qualname')[r]}" if sh.col("qualname")[r] else "")
-                               for sh, r, *_ in (hint_rows or [])]
-        next_hint = (f"page {page + 1}{' of ' + str(pages) if pages else ''} starts with: " + "; ".join(hints)) if more and hints else ""
-        env = Envelope(returned=len(items), total=total, total_is_lower_bound=lower_bound, page=page,
-                       pages=pages, has_more=more, next_page_token=token,
-                       tokens_returned=sum(it.tokens for it in items),
-                       budget=Budget(limit=st["limit"], used=st["used"], remaining=st["remaining"]),
-                       evictions=[Eviction(**_ev(e)) for e in evictions], next_hint=next_hint,
-                       version=self.shards.version, warnings=warnings)
-        return Response(envelope=env, items=items)
+    def _respond(self, s: Session, items: list, page: R.Page, **kw) -> Response:
+        return R.respond(s, items, page, tokens=self.tokens, version=self.memory.version, **kw)
 
 
-def _ev(e) -> dict:
-    d = e if isinstance(e, dict) else e.__dict__
-    return {"node_id": d["node_id"], "from_level": d["from_level"], "to_level": d.get("to_level") or "cold",
-            "tokens_freed": int(d["tokens_freed"]), "reason": d["reason"]}
+TOOLS: tuple[ToolSpec, ...] = tuple(_SPECS)
+TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in TOOLS if t.agent)     # the nine agent tools, in order
+READ_ONLY: frozenset[str] = frozenset(t.name for t in TOOLS if not t.writes)
+WRITING: frozenset[str] = frozenset(t.name for t in TOOLS if t.writes)
 
 
 def _check_page(page_size: int) -> None:
-    if page_size < 1 or page_size > MAX_PAGE_SIZE:
-        raise InvalidArgument(f"page_size must be between 1 and {MAX_PAGE_SIZE}, got {page_size}")
+    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise InvalidArgument(f"page_size must be between 1 and {MAX_PAGE_SIZE}, got {echo(page_size)}")
+
+
+def _check_list(what: str, values, max_chars: int) -> list[str]:
+    """A list argument: at most MAX_TARGETS strings of at most ``max_chars`` each."""
+    if isinstance(values, str):
+        raise InvalidArgument(f"{what} must be a list of strings, not one string")
+    values = list(values or ())
+    if len(values) > MAX_TARGETS:
+        raise InvalidArgument(f"{what} has {len(values)} entries; the limit is {MAX_TARGETS}")
+    return [check_len(what, v, max_chars) for v in values]
+
+
+def _check_kinds(what: str, values, allowed: tuple[str, ...]) -> list[str]:
+    values = _check_list(what + "s", values, MAX_NAME_CHARS)
+    bad = [echo(k) for k in values if k not in allowed]
+    if bad:
+        raise InvalidArgument(f"unknown {what}(s) {bad}; choose from {list(allowed)}")
+    return values
 
 
 def _kind_rank(kind: str) -> int:
     return {"repo": 0, "dir": 1, "file": 2, "class": 3, "function": 4, "method": 5}.get(kind, 6)
 
 
-def _file_id(sh: Shard, row: int) -> str:
-    """The file node containing a node (a file is its own file)."""
-    from stratum.ids import node_id
-
-    if sh.col("kind")[row] in ("file", "dir", "repo"):
-        return sh.col("id")[row]
-    return node_id(sh.repo, sh.col("path")[row], "file", "")
-
-
-class _GraphView:
-    """Graph facts the controller needs, read from the shards (no I/O beyond the warm tier)."""
-
-    def __init__(self, tools: Tools):
-        self.tools = tools
-
-    def _find(self, nid: str):
-        for sh in self.tools.shards.shards:
-            r = sh.row_of.get(nid)
-            if r is not None:
-                return sh, r
-        return None, None
-
-    def file_of(self, nid: str) -> str | None:
-        sh, r = self._find(nid)
-        return _file_id(sh, r) if sh else None
-
-    def file_id(self, path: str) -> str | None:
-        for sh in self.tools.shards.shards:
-            r = sh.resolve(path)
-            if r is not None:
-                return _file_id(sh, r)
-        return None
-
-    def neighbors(self, nid: str, kinds=("imports", "tests", "contains")) -> list[str]:
-        sh, r = self._find(nid)
-        if sh is None:
-            return []
-        return [sh.col("id")[x] for x, _, _, _ in sh.neighbors(r, tuple(kinds), "both")]
-
-    def cochange(self, nid: str) -> dict[str, float]:
-        sh, r = self._find(nid)
-        if sh is None:
-            return {}
-        return {sh.col("id")[x]: float(w or 0.0) for x, _, _, w in sh.neighbors(r, ("cochange",), "both")}
-
-    def levels(self, nid: str) -> dict[str, int]:
-        sh, r = self._find(nid)
-        if sh is None:
-            return {}
-        m = sh.meta
-        return {lv: int(m.column(f"{lv}_tokens")[r].as_py() or 0) for lv in S.LEVELS}
-
-
-def _lazy_embedder():
-    from stratum.embedder import LazyEmbedder
-
-    return LazyEmbedder()
-
-
-__all__ = ["Tools", "Session", "READ_ONLY", "WRITING", "MAX_QUERY_CHARS", "MAX_PAGE_SIZE", "DEFAULT_BUDGET"]
+__all__ = ["Tools", "Session", "ToolSpec", "TOOLS", "TOOL_NAMES", "READ_ONLY", "WRITING", "MAX_QUERY_CHARS",
+           "MAX_PAGE_SIZE", "DEFAULT_BUDGET", "tool"]

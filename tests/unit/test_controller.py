@@ -3,6 +3,7 @@ writes them, served by RecordGraph): budget rule, eviction order, pins, focus, p
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 
 import pytest
@@ -108,7 +109,7 @@ def test_reserve_is_configurable(graph):
     assert ctl.reserve == 500
     assert ctl.admit([item("shop/mail.py", "full")], infer_focus=False).evictions == []  # 700 free
     r = ctl.admit([item("shop/engine.py", "full")], infer_focus=False)          # would leave 200 free
-    assert [(e.node_id, e.to_level, e.tokens_freed) for e in r.evictions] == [(fid("shop/mail.py"), None, 300)]
+    assert [(e.node_id, e.to_level, e.tokens_freed) for e in r.evictions] == [(fid("shop/mail.py"), "cold", 300)]
     assert r.budget.remaining == 500 and r.reserve_short == 0
 
 
@@ -135,12 +136,11 @@ def test_evictions_report_exact_tokens_freed(graph):
     r = ctl.admit([item("shop/models.py", "full")])                             # +1200 -> 2600 > 2550
     levels = graph.levels
     for ev in r.evictions:
-        to = 0 if ev.to_level is None else levels(ev.node_id)[ev.to_level]
+        to = 0 if ev.to_level == "cold" else levels(ev.node_id)[ev.to_level]
         assert ev.tokens_freed == levels(ev.node_id)[ev.from_level] - to
         assert ev.reason
     assert before + 1200 - r.tokens_freed == r.budget.used == ctl.budget().used
-    d = r.evictions[0].to_dict()
-    assert set(d) == {"node_id", "from_level", "to_level", "tokens_freed", "reason"}
+    assert set(dataclasses.asdict(r.evictions[0])) == {"node_id", "from_level", "to_level", "tokens_freed", "reason"}
 
 
 # ---- eviction order and protections -------------------------------------------------------------
@@ -181,7 +181,7 @@ def test_focus_neighbours_are_demoted_to_api_not_dropped(graph):
     assert ctl.headroom() == 2000
     r = ctl.admit([(NOTE, "full", 1900)])                       # 2756: over the limit by 756
     assert [(e.node_id, e.from_level, e.to_level, e.tokens_freed) for e in r.evictions] == [
-        (fid("shop/report.py"), "full", None, 700), (fid("shop/mail.py"), "summary", None, 6),
+        (fid("shop/report.py"), "full", "cold", 700), (fid("shop/mail.py"), "summary", "cold", 6),
         (fid("shop/models.py"), "api", "summary", 141)]
     assert "last resort" in r.evictions[-1].reason and "last resort" in r.warning
     assert r.budget.used == 856 + 1900 - 847 and r.reserve_short == 300 - 91
@@ -197,8 +197,8 @@ def test_strict_neighbours_refuse_instead_of_dropping(graph):
         ctl.admit([(NOTE, "full", 1900)])
     assert ctl.level_of(fid("shop/models.py")) == "api" and ctl.budget().used == 856
     r = ctl.admit([(NOTE, "full", 1700)])                                      # fits, short of the reserve
-    assert {e.node_id: e.to_level for e in r.evictions} == {fid("shop/mail.py"): None,
-                                                            fid("shop/report.py"): None}
+    assert {e.node_id: e.to_level for e in r.evictions} == {fid("shop/mail.py"): "cold",
+                                                            fid("shop/report.py"): "cold"}
     assert ctl.level_of(fid("shop/models.py")) == "api"
     assert r.budget.used == 1850 and r.reserve_short == 150 and "150 kept by the score policy" in r.warning
 
@@ -222,7 +222,7 @@ def test_other_nodes_demoted_to_summary_before_any_drop(graph):
     # the coldest first, the larger of equally cold ones first (report: 7 tokens)
     r = ctl.admit([item("tests/test_app.py", "full"), (CREATE_APP, "api", 25)], infer_focus=False)
     assert [(e.node_id, e.from_level, e.to_level, e.tokens_freed) for e in r.evictions] == [
-        (USER, "full", "summary", 294), (fid("shop/report.py"), "summary", None, 7)]
+        (USER, "full", "summary", 294), (fid("shop/report.py"), "summary", "cold", 7)]
     assert "dropped" in r.evictions[1].reason
     assert r.budget.used == 325 + 825 - 301 and r.budget.remaining >= ctl.reserve
 
@@ -253,9 +253,8 @@ def test_lru_evicts_least_recently_used_whole(graph):
     ctl.touch(fid("shop/models.py"))              # models is now the most recent
     r = ctl.admit([item("shop/db.py", "full")])   # 2170 > 1700: free 470
     assert [(e.node_id, e.from_level, e.to_level, e.tokens_freed) for e in r.evictions] == \
-        [(fid("shop/mail.py"), "full", None, 300), (fid("shop/cli.py"), "api", None, 70),
-         (fid("shop/models.py"), "full", None, 1200)]
-    assert r.evictions[0].to_dict()["to_level"] == "cold"
+        [(fid("shop/mail.py"), "full", "cold", 300), (fid("shop/cli.py"), "api", "cold", 70),
+         (fid("shop/models.py"), "full", "cold", 1200)]
     assert ctl.status()["policy"] == "lru"
 
 
@@ -463,7 +462,7 @@ def test_neighbours_are_not_sacrificed_just_for_the_reserve(graph):
     ctl.set_focus(["shop/app.py"])
     ctl.admit([item("shop/models.py", "api"), item("shop/mail.py", "full")])
     r = ctl.admit([(NOTE, "full", 1600)])                       # 2050: 50 over the limit, 350 short
-    assert {e.node_id: e.to_level for e in r.evictions} == {fid("shop/mail.py"): None}
+    assert {e.node_id: e.to_level for e in r.evictions} == {fid("shop/mail.py"): "cold"}
     assert ctl.level_of(fid("shop/models.py")) == "api"
     assert r.budget.used == 1750 and r.reserve_short == 50 and "150 kept by the score policy" in r.warning
 
@@ -482,8 +481,8 @@ def test_focus_files_stay_full_until_everything_else_is_gone(graph):
     ctl.admit([item("shop/db.py", "full")], infer_focus=False)  # 2361: fits
     r = ctl.admit([(NOTE, "full", 1900)], infer_focus=False)    # 4261: 1711 to free
     evs = {e.node_id: (e.from_level, e.to_level, e.tokens_freed) for e in r.evictions}
-    assert evs == {fid("shop/report.py"): ("full", None, 700), fid("shop/db.py"): ("full", None, 600),
-                   fid("shop/mail.py"): ("summary", None, 6), fid("shop/cli.py"): ("summary", None, 5),
+    assert evs == {fid("shop/report.py"): ("full", "cold", 700), fid("shop/db.py"): ("full", "cold", 600),
+                   fid("shop/mail.py"): ("summary", "cold", 6), fid("shop/cli.py"): ("summary", "cold", 5),
                    fid("shop/app.py"): ("full", "api", 780)}
     assert "focus file" in [e for e in r.evictions if e.node_id == fid("shop/app.py")][0].reason
     assert {n: e["level"] for n, e in entries(ctl).items()} == {
@@ -519,3 +518,19 @@ def test_public_surface():
     assert set(p.__all__) == {"Signals", "Policy", "ScoreWeights", "DEFAULT_WEIGHTS", "ScorePolicy", "LRUPolicy",
                               "policy_by_name", "RANK"}
     assert isinstance(_graph(), c.GraphView)
+
+
+def test_attached_notes_stay_with_their_node_when_it_is_demoted(graph):
+    from stratum import envelope
+
+    ctl = Controller(1000, ScorePolicy(), graph)
+    ctl.admit([(fid("shop/mail.py"), "full", 300 + 40, 40)])    # full text + 40 tokens of notes
+    r = ctl.admit([item("shop/report.py", "full")])            # 1040 > 1000: mail gives way
+    assert [(e.node_id, e.from_level, e.to_level, e.tokens_freed) for e in r.evictions] == [
+        (fid("shop/mail.py"), "full", "summary", 300 - 6)]
+    assert entries(ctl)[fid("shop/mail.py")]["tokens"] == 6 + 40 and r.budget.used == 46 + 700
+    # one Budget and one Eviction type, the envelope's, from the controller to the wire
+    assert type(r.budget) is envelope.Budget and type(r.evictions[0]) is envelope.Eviction
+    assert r.budget.remaining == 1000 - 746 and ctl.status()["budget"]["reserve"] == 150
+    with pytest.raises(InvalidArgument, match="extra"):
+        ctl.admit([(fid("shop/cli.py"), "api", 10, 11)])

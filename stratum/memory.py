@@ -1,0 +1,244 @@
+"""The loaded memory: the one owner of the shards, their notes overlays and the version swap.
+
+Tools never hold a shard or an overlay of their own; they ask this object. It answers:
+
+- which shard, row or unmerged note a target names, across every shard (``resolve``);
+- the notes overlay of a given shard object (``overlay``), built for a newly published version
+  before any call pairs that version with the old version's unmerged notes;
+- the active notes about a code node, merged and unmerged (``notes_about``), for items that carry
+  the experience left on what they return;
+- the graph facts a session's controller needs (``graph``, a :class:`~stratum.controller.GraphView`).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import NamedTuple
+
+from stratum import schema as S
+from stratum.errors import InvalidArgument, NotFound
+from stratum.ids import node_id
+from stratum.limits import MAX_TARGET_CHARS, check_len, echo
+from stratum.overlay import NotesOverlay
+from stratum.shard import Shard, ShardSet
+
+# attached notes, most useful first: what failed, then root causes, then past fixes, then insights
+NOTE_ORDER = {"failure": 0, "rca": 1, "fix": 2, "insight": 3}
+MAX_SYMBOLS_SCANNED = 512      # a file's symbols whose notes a file item carries (a generated file may hold thousands)
+
+
+class Target(NamedTuple):
+    """What a target string names: a code or merged-note row of ``shard``, or an unmerged note."""
+
+    shard: Shard
+    row: int | None
+    note: dict | None
+
+    @property
+    def id(self) -> str:
+        if self.row is not None:
+            return self.shard.col("id")[self.row]
+        assert self.note is not None
+        return self.note["id"]
+
+
+@dataclass(frozen=True)
+class AttachedNote:
+    """An active note about a node, as an item carries it (one line, never the note's body)."""
+
+    id: str
+    kind: str
+    created_at: datetime
+    author: str
+    trust: str                 # "authenticated", "unauthenticated" or "mined"
+    stale: bool                # the code it is about changed since it was written
+    title: str
+    about: str                 # what it is about, when that is a symbol inside the item's file
+
+
+class Memory:
+    """Shards + overlays + reload. Thread-safe: readers see whole swaps, never half a reload."""
+
+    def __init__(self, shards: ShardSet, embedder=None):
+        self.shards = shards
+        self.embedder = embedder
+        self._lock = threading.Lock()
+        self.overlays: dict[str, NotesOverlay] = {str(s.store.root): NotesOverlay(s, embedder=embedder)
+                                                  for s in shards.shards}
+        self.graph = MemoryGraph(self)
+
+    @property
+    def version(self) -> int:
+        return self.shards.version
+
+    def __iter__(self):
+        return iter(self.shards.shards)
+
+    # ---- versions and overlays ------------------------------------------------------------
+    def reload(self) -> list:
+        """Pick up newly published store versions; calls already running keep their old shard."""
+        switched = self.shards.reload()
+        for sh in self.shards.shards:    # build the new versions' overlays now, not on the next call
+            self.overlay(sh)
+        return switched
+
+    def overlay(self, sh: Shard) -> NotesOverlay:
+        """The notes overlay of this very shard object. After a reload the first call with the new
+        shard builds its overlay (others wait for it), so no call pairs a new version with the old
+        version's unmerged notes: those were merged into it, and would show twice. A call still
+        holding an older shard gets the current overlay. A new overlay keeps the old one's log writer."""
+        key = str(sh.store.root)
+        ov = self.overlays.get(key)
+        if ov is not None and (ov.shard is sh or ov.shard.version > sh.version):
+            return ov
+        with self._lock:
+            ov = self.overlays.get(key)
+            if ov is None or (ov.shard is not sh and ov.shard.version < sh.version):
+                ov = NotesOverlay(sh, embedder=self.embedder, log=ov.log if ov is not None else None)
+                self.overlays = {**self.overlays, key: ov}
+            return ov
+
+    # ---- targets --------------------------------------------------------------------------
+    def resolve(self, target: str) -> Target:
+        """The node a node id, a path or path::symbol names, in the first shard that has it."""
+        check_len("target", target, MAX_TARGET_CHARS)
+        if not target or not target.strip():
+            raise InvalidArgument("target is empty: give a node id, a path or path::symbol")
+        for sh in self.shards.shards:
+            r = sh.resolve(target)
+            if r is not None:
+                return Target(sh, r, None)
+            n = self.overlay(sh).get(target)
+            if n is not None:
+                return Target(sh, None, n)
+        raise NotFound(f"no node {echo(target)!r}: use a node id, a repo-relative path, or path::Qualified.name")
+
+    def shard_for(self, about: list[str]) -> Shard:
+        """The shard a note about these targets belongs to (the first that has one of them)."""
+        for t in about:
+            for sh in self.shards.shards:
+                if sh.resolve(t) is not None:
+                    return sh
+        return self.shards.shards[0]
+
+    # ---- notes where the agent works --------------------------------------------------------
+    def notes_about(self, sh: Shard, row: int) -> list[AttachedNote]:
+        """Active notes about a code node (and, for a file, about its symbols): merged ones from the
+        shard's incoming ``about`` edges, unmerged ones from the overlay; retracted, superseded and
+        orphaned ones left out. Ordered failure, rca, fix, insight, newest first."""
+        kind = sh.col("kind")[row]
+        if kind in S.NOTE_KINDS:
+            return []
+        ov = self.overlay(sh)
+        rows = [row] + (_symbols(sh, row) if kind == "file" else [])
+        found: dict[str, AttachedNote] = {}
+        for r in rows:
+            code_id = sh.col("id")[r]
+            label = "" if r == row else (sh.col("qualname")[r] or sh.col("name")[r] or "")
+            ids = [sh.col("id")[n] for n, _, _, _ in sh.neighbors(r, ("about",), "in")]
+            ids += [n["id"] for n in ov.notes_about(code_id)]
+            for nid in ids:
+                if nid not in found and ov.status_of(nid) in (None, "active"):
+                    att = self._attached(sh, ov, nid, label)
+                    if att is not None:
+                        found[nid] = att
+        return sorted(found.values(), key=lambda a: (NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
+
+    def _attached(self, sh: Shard, ov: NotesOverlay, nid: str, label: str) -> AttachedNote | None:
+        from stratum import notes as N
+
+        note = ov.notes.get(nid)
+        if note is None:                     # a merged note row the overlay does not fold (no log record)
+            r = sh.row_of.get(nid)
+            if r is None or (sh.col("status")[r] or "active") != "active":
+                return None
+            rec = sh.row(r)
+            return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "",
+                                _trust(rec["kind"], False), False, rec["name"] or rec["summary"] or "", label)
+        stale = N.staleness(note, lambda code_id: _hash_of(sh, code_id)) is not None
+        return AttachedNote(nid, note.kind, _utc(note.created_at), note.author,
+                            _trust(note.kind, getattr(note, "authenticated", False)), stale, note.title(120), label)
+
+
+class MemoryGraph:
+    """Graph facts the controller needs, read from the current shards (no I/O beyond the warm tier)."""
+
+    def __init__(self, memory: Memory):
+        self.memory = memory
+
+    def _find(self, nid: str):
+        for sh in self.memory.shards.shards:
+            r = sh.row_of.get(nid)
+            if r is not None:
+                return sh, r
+        return None, None
+
+    def file_of(self, nid: str) -> str | None:
+        sh, r = self._find(nid)
+        return file_id(sh, r) if sh else None
+
+    def file_id(self, path: str) -> str | None:
+        for sh in self.memory.shards.shards:
+            r = sh.resolve(path)
+            if r is not None:
+                return file_id(sh, r)
+        return None
+
+    def neighbors(self, nid: str, kinds=("imports", "tests", "contains")) -> list[str]:
+        sh, r = self._find(nid)
+        if sh is None:
+            return []
+        return [sh.col("id")[x] for x, _, _, _ in sh.neighbors(r, tuple(kinds), "both")]
+
+    def cochange(self, nid: str) -> dict[str, float]:
+        sh, r = self._find(nid)
+        if sh is None:
+            return {}
+        return {sh.col("id")[x]: float(w or 0.0) for x, _, _, w in sh.neighbors(r, ("cochange",), "both")}
+
+    def levels(self, nid: str) -> dict[str, int]:
+        sh, r = self._find(nid)
+        if sh is None:
+            return {}
+        m = sh.meta
+        return {lv: int(m.column(f"{lv}_tokens")[r].as_py() or 0) for lv in S.LEVELS}
+
+
+def file_id(sh: Shard, row: int) -> str:
+    """The file node containing a node (a file, dir or repo is its own)."""
+    if sh.col("kind")[row] in ("file", "dir", "repo"):
+        return sh.col("id")[row]
+    return node_id(sh.repo, sh.col("path")[row], "file", "")
+
+
+def _symbols(sh: Shard, row: int) -> list[int]:
+    """Rows of the symbols inside a file (contains edges, depth first), at most MAX_SYMBOLS_SCANNED."""
+    out: list[int] = []
+    stack = [row]
+    while stack and len(out) < MAX_SYMBOLS_SCANNED:
+        for r, _, _, _ in sh.neighbors(stack.pop(), ("contains",), "out"):
+            out.append(r)
+            stack.append(r)
+    return out[:MAX_SYMBOLS_SCANNED]
+
+
+def _hash_of(sh: Shard, code_id: str) -> str | None:
+    r = sh.row_of.get(code_id)
+    return None if r is None else sh.col("content_hash")[r]
+
+
+def _trust(kind: str, authenticated: bool) -> str:
+    if kind in S.MINED_NOTE_KINDS:
+        return "mined"
+    return "authenticated" if authenticated else "unauthenticated"
+
+
+def _utc(t) -> datetime:
+    if t is None:
+        return datetime.fromtimestamp(0, timezone.utc)
+    return t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)
+
+
+__all__ = ["Memory", "MemoryGraph", "Target", "AttachedNote", "NOTE_ORDER", "file_id"]

@@ -1,0 +1,134 @@
+"""Rendering answers: items from shard rows, the notes they carry, hints, and the paged envelope.
+
+One place builds every item (so a code node looks the same from tree, search, get, walk and
+prefetch), one renders a next-page hint, and ``respond`` assembles every answer: the controller
+admits the items (their attached notes count in their cost), then the envelope says what came back,
+what remains, what it cost and what was evicted to fit it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from stratum import schema as S
+from stratum import tokens as T
+from stratum.envelope import Envelope, Item, PageTokens, Response, paged
+from stratum.memory import AttachedNote
+from stratum.overlay import NotesOverlay
+from stratum.sessions import Session
+from stratum.shard import Shard
+
+NOTES_PER_ITEM = 5          # notes an item carries (the rest are counted; walk ... notes lists them all)
+HINT_ITEMS = 3              # entries of the next page named in the hint
+
+
+@dataclass
+class Page:
+    """Where an answer sits in its whole list: the arguments its next-page token binds, the offset,
+    the page size, the total (or a lower bound) and labels of the first entries of the next page."""
+
+    tool: str
+    args: dict = field(default_factory=dict)
+    offset: int = 0
+    size: int = 0
+    total: int | None = None
+    lower_bound: bool = False
+    has_more: bool | None = None
+    hints: list[str] = field(default_factory=list)
+
+
+def code_item(sh: Shard, row: int, level: str, ov: NotesOverlay, indent: int = 0) -> Item:
+    """An item for a shard row (code, or a merged note annotated with its current status)."""
+    rec = sh.row(row) if level == "summary" else sh.record(row)
+    text = rec["summary"] if level == "summary" else rec[level]
+    tokens = rec[f"{level}_tokens"] or 0
+    if indent:
+        text = "  " * indent + (text or "")
+        tokens = T.count(text)
+    it = Item(id=rec["id"], kind=rec["kind"], path=rec["path"], name=rec["name"] or "",
+              qualname=rec["qualname"] or "", level=level, text=text or "", tokens=int(tokens),
+              language=rec["language"] or "", start_line=rec["start_line"] or 0,
+              end_line=rec["end_line"] or 0)
+    if rec["kind"] in S.NOTE_KINDS:
+        ov.annotate(it, rec)
+    return it
+
+
+def label(sh: Shard, row: int) -> str:
+    """``kind path::qualname``: how a hint names a row."""
+    q = sh.col("qualname")[row]
+    return f"{sh.col('kind')[row]} {sh.col('path')[row]}" + (f"::{q}" if q else "")
+
+
+def note_label(note: dict) -> str:
+    return f"{note['kind']} note {note['id']}"
+
+
+def attach_notes(it: Item, notes: list[AttachedNote], *, cap: int = NOTES_PER_ITEM,
+                 now: datetime | None = None) -> None:
+    """Put the first ``cap`` notes on the item, one summary line each, and count them in its tokens;
+    ``meta`` says how many there are in all and whether more exist."""
+    if not notes:
+        return
+    now = now or datetime.now(timezone.utc)
+    for a in notes[:cap]:
+        line = note_line(a, now)
+        tok = T.count(line)
+        it.notes.append({"id": a.id, "kind": a.kind, "age_days": _age_days(a, now), "author": a.author,
+                         "trust": a.trust, "stale": a.stale, "line": line, "tokens": tok})
+        it.tokens += tok
+    it.meta["notes_total"] = len(notes)
+    it.meta["notes_more"] = len(notes) > cap
+
+
+def note_line(a: AttachedNote, now: datetime) -> str:
+    """One line a reader can weigh: what, how old, by whom and how trusted, stale or not, and the
+    note's own words quoted as data (a note is never an instruction)."""
+    who = f"{a.author or 'unknown'}, {a.trust}"
+    flags = ", stale: the code changed since" if a.stale else ""
+    on = f" on {a.about}" if a.about else ""
+    return f'{a.kind} note {a.id} ({_age_text(a, now)} old, by {who}{flags}){on}: "{a.title}"'
+
+
+def notes_tokens(it: Item) -> int:
+    """Tokens of the notes an item carries (they stay with it when the controller demotes it)."""
+    return sum(int(n.get("tokens", 0)) for n in it.notes)
+
+
+def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, version: int,
+            infer_focus: bool = True, warnings: list[str] | None = None) -> Response:
+    """Admit the items into the session's context, then wrap them in the envelope."""
+    evictions, warnings = [], list(warnings or [])
+    if items:
+        res = s.controller.admit([(it.id, it.level, it.tokens, notes_tokens(it)) for it in items],
+                                 infer_focus=infer_focus)
+        evictions = res.evictions
+        if res.warning:
+            warnings.append(res.warning)
+    total = len(items) if page.total is None else page.total
+    more = (page.offset + len(items) < total) if page.has_more is None else page.has_more
+    num, pages = paged(total, page.offset, page.size or max(len(items), 1), page.lower_bound)
+    token = tokens.issue(tool=page.tool, args=page.args, offset=page.offset + len(items), version=version,
+                         session=s.id) if more else ""
+    hint = ""
+    if more and page.hints:
+        hint = f"page {num + 1}{' of ' + str(pages) if pages else ''} starts with: " + "; ".join(page.hints[:HINT_ITEMS])
+    env = Envelope(returned=len(items), total=total, total_is_lower_bound=page.lower_bound, page=num,
+                   pages=pages, has_more=more, next_page_token=token,
+                   tokens_returned=sum(it.tokens for it in items), budget=s.controller.budget(),
+                   evictions=evictions, next_hint=hint, version=version, warnings=warnings)
+    return Response(envelope=env, items=items)
+
+
+def _age_days(a: AttachedNote, now: datetime) -> float:
+    return round(max(0.0, (now - a.created_at).total_seconds() / 86400), 1)
+
+
+def _age_text(a: AttachedNote, now: datetime) -> str:
+    hours = max(0.0, (now - a.created_at).total_seconds() / 3600)
+    return f"{hours:.0f} h" if hours < 48 else f"{hours / 24:.0f} d"
+
+
+__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "note_line", "notes_tokens", "respond",
+           "NOTES_PER_ITEM"]

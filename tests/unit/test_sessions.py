@@ -1,0 +1,89 @@
+"""Sessions belong to identities and are bounded: expiry, caps, owner checks, page-token expiry."""
+
+from __future__ import annotations
+
+import pytest
+
+from stratum.controller import Controller, RecordGraph
+from stratum.envelope import PageTokens
+from stratum.errors import InvalidArgument, InvalidPageToken, NotFound, ResourceExhausted
+from stratum.sessions import SessionRegistry
+
+
+class Clock:
+    def __init__(self):
+        self.t = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _ctl() -> Controller:
+    return Controller(1000, None, RecordGraph([]))
+
+
+def test_a_session_is_only_its_owners_and_others_see_unknown():
+    reg = SessionRegistry()
+    s = reg.add("alice", "alice", True, "m", _ctl())
+    assert reg.get(s.id, "alice") is s
+    with pytest.raises(NotFound) as theirs:
+        reg.get(s.id, "mallory")
+    with pytest.raises(NotFound) as unknown:
+        reg.get("0" * 32, "mallory")
+    # the same words for another's id and an unknown one: nothing tells mallory the id is live
+    assert str(theirs.value).replace(s.id, "X") == str(unknown.value).replace("0" * 32, "X")
+    with pytest.raises(NotFound):
+        reg.close(s.id, "mallory")
+    assert reg.get(s.id, "alice") is s
+
+
+def test_idle_sessions_expire_and_use_keeps_them_alive():
+    clock = Clock()
+    reg = SessionRegistry(ttl=100, clock=clock)
+    a = reg.add("alice", "alice", False, "", _ctl())
+    b = reg.add("alice", "alice", False, "", _ctl())
+    clock.t += 60
+    reg.get(a.id, "alice")                  # a is used; b idles on
+    clock.t += 60
+    assert reg.get(a.id, "alice") is a
+    with pytest.raises(NotFound, match="expired"):
+        reg.get(b.id, "alice")
+    assert len(reg) == 1 and reg.count("alice") == 1
+
+
+def test_caps_per_identity_and_in_total_sweep_expired_first():
+    clock = Clock()
+    reg = SessionRegistry(ttl=100, max_per_identity=2, max_total=3, clock=clock)
+    reg.add("alice", "alice", False, "", _ctl())
+    reg.add("alice", "alice", False, "", _ctl())
+    with pytest.raises(ResourceExhausted, match="alice already has 2 open sessions.*limit is 2"):
+        reg.add("alice", "alice", False, "", _ctl())
+    reg.add("bob", "bob", False, "", _ctl())
+    with pytest.raises(ResourceExhausted, match="3 open sessions, its limit"):
+        reg.add("carol", "carol", False, "", _ctl())
+    clock.t += 101                          # all idle past the ttl: swept before the cap bites
+    reg.add("carol", "carol", False, "", _ctl())
+    reg.add("alice", "alice", False, "", _ctl())
+    assert len(reg) == 2 and reg.count("alice") == 1
+
+
+def test_oversized_session_ids_are_refused_with_a_short_echo():
+    reg = SessionRegistry()
+    with pytest.raises(InvalidArgument) as ei:
+        reg.get("x" * 500_000, "alice")
+    assert len(str(ei.value)) < 200
+    with pytest.raises(InvalidArgument, match="empty"):
+        reg.get("", "alice")
+
+
+def test_page_tokens_expire_and_say_so():
+    clock = Clock()
+    pt = PageTokens(b"k" * 32, ttl=3600, clock=clock)
+    tok = pt.issue(tool="tree", args={"p": 1}, offset=4, version=1, session="s")
+    clock.t += 3599
+    assert pt.check(tok, tool="tree", args={"p": 1}, version=1, session="s") == 4
+    clock.t += 2
+    with pytest.raises(InvalidPageToken, match="expired.*60 min"):
+        pt.check(tok, tool="tree", args={"p": 1}, version=1, session="s")
+    with pytest.raises(InvalidPageToken, match="malformed"):
+        pt.check("A" * 5000, tool="tree", args={"p": 1}, version=1, session="s")
