@@ -271,3 +271,42 @@ def test_parallel_and_inline_vector_search_rank_alike(setup, embedder):
                             queries * 10))
     for q, items in got:
         assert items == want[q]
+
+
+def test_incremental_note_index_scores_like_exhaustive_scoring(setup, embedder):
+    """The overlay's note index (appended per note) gives each note the score exhaustive scoring
+    gives it: BM25 with the shard's statistics (KeywordIndex.score_texts) and cosine; filters and
+    the viewer's quarantine mask apply before the top-k."""
+    from stratum.noteindex import NoteIndex
+
+    recs, _, hs, _, ki = setup
+    rng = np.random.default_rng(7)
+    words = ["proxy", "timeout", "cache", "token", "parse_file", "yaml", "retry", "server", "LRUCache", "jwt"]
+    texts = [" ".join(rng.choice(words, size=int(rng.integers(3, 12)))) for _ in range(300)]
+    vecs = embedder.embed(texts)
+    ix = NoteIndex(vecs.shape[1])
+    for i, (t, v) in enumerate(zip(texts, vecs)):
+        ix.add(f"n{i:04d}", t, "rca" if i % 3 else "insight", f"src/p{i % 4}.py", f"a{i % 5}", v)
+    ix.set_state("n0001", active=False)
+    ix.set_state("n0002", active=True, hidden=True)           # quarantined: its author a2 only
+    query = "proxy timeout retry LRUCache"
+    exact = ki.score_texts(query, texts)
+    view = ix.view("someone")
+    ok = view.mask()
+    got = dict(view.keyword_top(query, ki.idf, ki.avgdl, 1000, ok))
+    want = {j: float(s) for j, s in enumerate(exact) if s > 0 and j not in (1, 2)}
+    assert got.keys() == want.keys()
+    assert all(abs(got[j] - want[j]) < 1e-4 for j in want)
+    q = embedder.embed([query])[0]
+    top = view.vector_top(q, 10, ok)
+    cos = vecs @ q
+    cos[[1, 2]] = -np.inf
+    assert [j for j, _ in top] == list(np.argsort(-cos, kind="stable")[:10])
+    assert 2 in dict(ix.view("a2").keyword_top("proxy timeout retry LRUCache cache token yaml jwt server parse_file",
+                                               ki.idf, ki.avgdl, 1000, ix.view("a2").mask()))
+    filt = view.mask(kinds=("insight",), path_prefix="src/p0")
+    assert set(np.flatnonzero(filt)) == {j for j in range(300) if j % 3 == 0 and j % 4 == 0 and j not in (1, 2)}
+    assert not view.mask(language="python").any()               # notes have no language
+    page = hs.search(query, limit=20, extra_docs=view)         # and the searcher merges its top-k
+    notes = [it.id for it in page.items if it.row == -1]
+    assert notes and not {"n0001", "n0002"} & set(notes)
