@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import threading
 
 import numpy as np
 import pytest
@@ -207,21 +206,12 @@ def test_notes_written_without_an_embedder_are_embedded_in_the_background(store,
 
 
 def test_concurrent_remembers_are_all_indexed(store, embedder):
+    from concurrent.futures import ThreadPoolExecutor
+
     ov = overlay(store, embedder)
-    out, errors = [], []
-
-    def work(w):
-        try:
-            for i in range(10):
-                out.append(remember(ov, ALICE, f"writer {w} note {i} about cart totals"))
-        except Exception as e:      # pragma: no cover - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
-    assert not errors and len(set(out)) == 40
+    with ThreadPoolExecutor(4) as pool:
+        out = list(pool.map(lambda k: remember(ov, ALICE, f"writer {k % 4} note {k // 4} about cart totals"),
+                            range(40)))
+    assert len(set(out)) == 40
     assert set(out) <= set(ov.index.slot) and ov.index.has_vector[:len(ov.index)].all()
     assert len(ov.search_docs()) == 40
