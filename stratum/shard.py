@@ -126,3 +126,6 @@ class ShardSet:
     def version(self) -> int:
         """A combined version number that changes whenever any shard publishes."""
         return sum(s.version * (1000 ** k) for k, s in enumerate(self.shards))
+
+
+__all__ = ["Shard", "ShardSet", "WARM_COLUMNS", "FULL_CACHE_ENTRIES"]

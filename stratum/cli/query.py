@@ -143,6 +143,9 @@ def render(resp) -> str:
             head = f"{it.score:.4f}  {head}"
         lines.append(head)
         lines.extend(f"    ! {w}" for w in it.warnings)
+        lines.extend(f"    note: {_printable(n.get('line', ''))}" for n in it.notes)
+        if it.meta.get("notes_more"):
+            lines.append(f"    ({it.meta['notes_total']} notes in all: stratum walk {it.id} --edge notes)")
     for k, v in resp.data.items():
         if k not in ("session",):
             lines.append(f"{k}: {v}")
@@ -159,3 +162,11 @@ def render(resp) -> str:
     for w in e.warnings:
         lines.append(f"-- warning: {w}")
     return "\n".join(lines)
+
+
+def _printable(text: str) -> str:
+    """Note text is data from another agent: never let it drive the terminal."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
+__all__ = ["register", "render"]
