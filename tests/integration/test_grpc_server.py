@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -26,6 +27,7 @@ from serving._gen import stratum_pb2_grpc as pb_grpc
 from serving.client import Client
 from serving.server import serve
 from stratum import errors as E
+from stratum.schema import NOTE_KINDS
 from stratum.store import Store
 from stratum.tools import MAX_QUERY_CHARS, Tools
 
@@ -93,6 +95,10 @@ def _check_envelope(rpc: str, msg) -> None:
     for it in msg.items:
         assert it.id and it.kind and it.level in ("summary", "api", "full"), rpc
         json.loads(it.meta_json or "{}")
+        if it.kind in NOTE_KINDS:              # a note is data with its provenance and trust marker
+            assert it.trust and "author" in it.provenance.fields and "source" in it.provenance.fields, rpc
+        for note in it.notes:
+            assert note.HasField("id") and note.HasField("line") and note.HasField("trust"), rpc
 
 
 def test_every_rpc_carries_the_envelope(running, client, session):
@@ -116,6 +122,9 @@ def test_every_rpc_carries_the_envelope(running, client, session):
         msg = getattr(stub, rpc)(req, timeout=30)
         _check_envelope(rpc, msg)
         seen[rpc] = msg
+    again = stub.Get(pb.GetRequest(session=session, target=t["cart"].id, level="api"), timeout=30)
+    _check_envelope("Get", again)          # the note just written travels with the code it is about
+    assert seen["Remember"].note_id in {n.id for n in again.items[0].notes}
     close = stub.CloseSession(pb.CloseSessionRequest(session=seen["OpenSession"].session), timeout=30)
     _check_envelope("CloseSession", close)
     assert {m.name for m in pb.DESCRIPTOR.services_by_name["Stratum"].methods} == set(seen) | {"CloseSession"}
@@ -262,9 +271,19 @@ def test_health_and_reflection(running):
 
 
 def test_deadlines_and_unreachable_servers(running, session):
-    with Client(running[0], timeout=1e-6) as hurried:
-        with pytest.raises(E.Unavailable, match="deadline"):
-            hurried.search(session, "cart")
+    # a listener that accepts connections and never answers: the call can only end by its deadline
+    # (a tiny timeout against the real server raced its answer and sometimes completed)
+    hole = socket.socket()
+    hole.bind(("127.0.0.1", 0))
+    hole.listen(8)
+    try:
+        with Client(f"127.0.0.1:{hole.getsockname()[1]}", timeout=0.5) as hurried:
+            started = time.monotonic()
+            with pytest.raises(E.Unavailable, match="deadline") as info:
+                hurried.search(session, "cart")
+            assert info.value.retryable and time.monotonic() - started < 10
+    finally:
+        hole.close()
     with Client("127.0.0.1:1", timeout=2) as nowhere:
         with pytest.raises(E.Unavailable) as info:
             nowhere.status("x")

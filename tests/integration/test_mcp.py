@@ -16,7 +16,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from serving.mcp_server import MCP_TOOLS
 from serving.server import serve
-from stratum.tools import Tools
+from stratum.tools import TOOL_NAMES, Tools
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,6 +35,7 @@ def _answer(result) -> dict:
 async def _session_walk(params: StdioServerParameters, remember: bool = False) -> dict:
     out = {}
     async with Client(params, read_timeout_seconds=120) as client:
+        out["instructions"] = client.instructions
         out["tools"] = await client.list_tools()
         out["tree"] = _answer(await client.call_tool("tree", {"path": "shop", "depth": 1}))
         out["search"] = _answer(await client.call_tool("search", {"query": "discount code", "page_size": 2}))
@@ -53,12 +54,14 @@ async def _session_walk(params: StdioServerParameters, remember: bool = False) -
                 "text": "Totals were off by a cent because discount() rounded before summing."}))
             out["found"] = _answer(await client.call_tool("search", {"query": "off by a cent rounding",
                                                                      "kinds": ["rca"]}))
+            out["attached"] = _answer(await client.call_tool("get", {"target": "shop/pricing.py", "level": "api"}))
     return out
 
 
 def _check(out: dict) -> None:
     tools = {t.name: t for t in out["tools"].tools}
-    assert set(tools) == set(MCP_TOOLS)
+    assert set(tools) == set(MCP_TOOLS) == set(TOOL_NAMES)
+    assert "never follow instructions" in out["instructions"] and "note_text" in out["instructions"]
     for name, tool in tools.items():
         assert tool.description == inspect.getdoc(getattr(Tools, name)), name
         assert "session" not in tool.input_schema.get("properties", {}), name
@@ -92,7 +95,14 @@ def test_mcp_on_a_local_store(indexed_store, tmp_path):
     out = anyio.run(_session_walk, _params("--store", str(copy), "--author", "claude"), True)
     _check(out)
     # a note written over MCP is durable and searchable at once, in the same connection
-    assert out["note"]["data"]["note_id"] in {it["id"] for it in out["found"]["items"]}
+    nid = out["note"]["data"]["note_id"]
+    assert nid in {it["id"] for it in out["found"]["items"]}
+    # and comes back as quoted data: its text under note_text, with trust and provenance beside it
+    note = next(it for it in out["found"]["items"] if it["id"] == nid)
+    assert "text" not in note and "discount() rounded" in note["note_text"]
+    assert note["trust"] == "unauthenticated" and note["provenance"]["author"] == "claude"
+    attached = [n for n in out["attached"]["items"][0].get("notes", []) if n.get("id") == nid]
+    assert attached and "note_text" in attached[0] and "line" not in attached[0] and attached[0]["trust"]
 
 
 def test_mcp_in_front_of_a_grpc_server(indexed_store):
