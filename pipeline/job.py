@@ -238,62 +238,56 @@ def ensure_ray(cfg: IndexConfig):
     return ray
 
 
-# Runs in its own process: blocks on a pipe from the driver. EOF without b"done" means the driver
-# died (kill -9): kill the Ray processes the driver started and everything below them (raylet's
-# workers), each checked by its start time so a reused pid is never hit.
+# Runs in its own process, watching the driver through a pipe. Every second it records the
+# driver's descendants (Ray's gcs, raylet, agents, workers) with their start times; EOF without
+# b"done" means the driver died (kill -9): it kills every recorded process still running (a start
+# time that differs is a reused pid, never hit). Recording ahead matters: once the raylet dies its
+# agents are re-parented and no longer look like the driver's.
 _REAPER = r"""
-import os, signal, sys
+import os, select, signal, sys
+driver, me = int(sys.argv[1]), os.getpid()
 def stat(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()
     except OSError:
         return None
-watched = [a.split(":") for a in sys.argv[1:]]
-if sys.stdin.buffer.read() == b"done":
-    sys.exit(0)
-kids = {}
-for d in os.listdir("/proc"):
-    if d.isdigit():
-        s = stat(d)
-        if s:
-            kids.setdefault(int(s[1]), []).append(int(d))
-todo = [int(p) for p, start in watched if (stat(p) or [None] * 20)[19] == start]
-seen = set()
-while todo:
-    p = todo.pop()
-    if p not in seen:
-        seen.add(p)
-        todo.extend(kids.get(p, []))
-for p in seen:
-    try:
-        os.kill(p, signal.SIGKILL)
-    except OSError:
-        pass
-"""
-
-
-def _proc_children(pid: int) -> list[tuple[int, str]]:
-    """(pid, start time) of the direct children of ``pid`` (Linux /proc)."""
-    out = []
+seen = {}
+def record():
+    kids = {}
     for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
+        if d.isdigit():
+            s = stat(d)
+            if s:
+                kids.setdefault(int(s[1]), []).append((int(d), s[19]))
+    todo = [driver]
+    while todo:
+        for pid, start in kids.get(todo.pop(), []):
+            if pid != me and pid not in seen:
+                seen[pid] = start
+                todo.append(pid)
+while True:
+    record()
+    if select.select([sys.stdin], [], [], 1.0)[0]:
+        data = os.read(sys.stdin.fileno(), 16)
+        if data.startswith(b"done"):
+            sys.exit(0)
+        if not data:
+            break
+for pid, start in seen.items():
+    s = stat(pid)
+    if s and s[19] == start:
         try:
-            with open(f"/proc/{d}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+            os.kill(pid, signal.SIGKILL)
         except OSError:
-            continue
-        if int(fields[1]) == pid:
-            out.append((int(d), fields[19]))
-    return out
+            pass
+"""
 
 
 def _start_reaper(ray) -> None:
     if not os.path.isdir("/proc"):
         return   # not Linux: see docs/operations.md (ray stop) for what may remain after kill -9
-    watched = [f"{p}:{s}" for p, s in _proc_children(os.getpid())]
-    reaper = subprocess.Popen([sys.executable, "-c", _REAPER, *watched], stdin=subprocess.PIPE,
+    reaper = subprocess.Popen([sys.executable, "-c", _REAPER, str(os.getpid())], stdin=subprocess.PIPE,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
     def release() -> None:   # a clean exit: Ray shuts itself down; the reaper leaves quietly

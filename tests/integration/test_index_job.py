@@ -113,3 +113,62 @@ def test_symbol_cochange_opt_in(tmp_path):
     pairs = {(a, b): s for a, b, s in zip(*(tab.column(c).to_pylist() for c in ("a", "b", "support")))}
     assert pairs[("shop/cart.py::Cart.total", "shop/pricing.py::discount")] == 2
     assert rep.history["symbol_pairs"] == tab.num_rows
+
+
+def _index_view(store) -> tuple[set, set]:
+    snap = Store(store).snapshot()
+    nodes = snap.read("nodes", columns=["id", "content_hash", "full_tokens"])
+    edges = snap.read("edges", columns=["src", "dst", "kind"])
+    return (set(zip(*(nodes.column(c).to_pylist() for c in nodes.column_names))),
+            set(zip(*(edges.column(c).to_pylist() for c in edges.column_names))))
+
+
+def test_in_process_and_ray_build_the_same_index(tmp_path):
+    """Small work stays in-process (no cluster start); --ray, or work over the threshold, runs the
+    same stages on a real local Ray, with the same result."""
+    from dataclasses import replace
+
+    from pipeline.job import index_repository
+
+    r = sample_python_repo(tmp_path / "shop")
+    cfg = replace(NO_EMBED, history=replace(NO_EMBED.history, symbols=True))
+    small = index_repository(r.path, tmp_path / "local", cfg)
+    assert small.engine.startswith("in-process") and "MiB to parse" in small.engine
+    forced = index_repository(r.path, tmp_path / "ray", replace(cfg, ray=True))
+    assert forced.engine == "ray (--ray)"
+    large = index_repository(r.path, tmp_path / "auto", replace(cfg, ray_min_parse_bytes=1))
+    assert large.engine.startswith("ray") and "pays off" in large.engine
+    assert _index_view(tmp_path / "local") == _index_view(tmp_path / "ray") == _index_view(tmp_path / "auto")
+    assert small.history["symbol_pairs"] == forced.history["symbol_pairs"] > 0
+    no_ray = index_repository(r.path, tmp_path / "off", replace(cfg, ray=False, ray_min_parse_bytes=1))
+    assert no_ray.engine == "in-process (--no-ray)"
+
+
+def test_many_repositories_on_ray_one_broken(tmp_path):
+    """Three real repositories on a real Ray, one task each; the broken one (a corrupt .git) is
+    reported and the others are indexed."""
+    from dataclasses import replace
+
+    from pipeline.job import index_many
+
+    good = [sample_python_repo(tmp_path / "shop"), Repo(tmp_path / "tiny")]
+    good[1].commit("one", {"m.py": "def f():\n    return 1\n"})
+    broken = Repo(tmp_path / "broken")
+    broken.commit("one", {"x.py": "x = 1\n"})
+    (broken.path / ".git" / "HEAD").write_text("garbage\n")
+    targets = [(str(good[0].path), str(tmp_path / "stores" / "shop")), (str(broken.path), str(tmp_path / "stores" / "broken")),
+               (str(good[1].path), str(tmp_path / "stores" / "tiny"))]
+    multi = index_many(targets, replace(NO_EMBED, ray=True))
+    assert multi.engine == "ray (--ray)" and not multi.ok
+    ok = {o.repo: o for o in multi.outcomes}
+    assert [o.repo for o in multi.outcomes] == [t[0] for t in targets]
+    assert ok[str(good[0].path)].ok and ok[str(good[1].path)].ok
+    bad = ok[str(broken.path)]
+    assert not bad.ok and bad.error["type"] == "NotARepository"
+    assert Store(tmp_path / "stores" / "shop").manifest().version == 1
+    assert Store(tmp_path / "stores" / "tiny").snapshot().count("nodes") >= 3
+    assert not (tmp_path / "stores" / "broken" / "manifest.json").exists()
+    assert ok[str(good[0].path)].report["nodes"]["file"] == 6
+    text = multi.summary()
+    assert "indexed 2 of 3 repositories" in text and "FAILED" in text
+    json.loads(multi.to_json())
