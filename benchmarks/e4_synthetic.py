@@ -535,7 +535,7 @@ def measure(args) -> None:
 
 
 def lance_index(args, kind: str) -> None:
-    from stratum.lanceindex import LanceIndexParams, create_indexes
+    from benchmarks.lanceindex import LanceIndexParams, create_indexes
     from stratum.store import Store
 
     tbl = Store(Path(args.dir) / "store").db().open_table("nodes")
@@ -548,7 +548,7 @@ def lance_index(args, kind: str) -> None:
 
 
 def lance_measure(args, kind: str) -> None:
-    from stratum.lanceindex import LanceSearcher, filter_clause
+    from benchmarks.lanceindex import LanceSearcher, filter_clause
     from stratum.store import Store
     from stratum.vectorindex import recall_at_k
 

@@ -1,9 +1,11 @@
-"""Cold-tier indexes inside Lance: ANN on the vectors, full text on code-aware tokens, scalar filters.
+"""Lance's own indexes (ANN on the vectors, full text on code-aware tokens, scalar filters), for
+comparison with the warm tier.
 
-Lance is the source of truth and the fallback when a shard's warm tier is absent (or is being
-rebuilt). Measured at 1M nodes (docs/bench/e4.md) it answers in milliseconds, not the warm tier's
-fraction of one, so serving prefers the warm tier; these indexes keep the cold path usable and
-let data teams query the store directly.
+Not a serving path: nothing in stratum/, pipeline/ or serving/ builds or queries these indexes
+(serving answers from the warm tier, which is rebuilt from Lance when damaged: stratum.warm,
+`stratum repair`). It lives here because the E4 benchmark (benchmarks/e4_synthetic.py) and one
+test measure Lance side by side with the warm tier: at 1M nodes it answers in milliseconds, not
+the warm tier's fraction of one (docs/bench/e4.md).
 
 Full text: Lance's tokenizers split on punctuation but not camelCase, so the pipeline stores each
 node's tokens from ``stratum.keywordindex.tokenize`` (whole compounds, identifiers and their words)

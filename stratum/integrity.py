@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping
 
-BLOCK = 8 << 20                 # bytes per CRC block
+BLOCK = 4 << 20                 # bytes per CRC block (a quick check reads two per file)
 FULL_AT_LOAD = 256 << 20        # stores (or warm tiers) up to this size are fully checked at load
 _READ = 1 << 20
 
