@@ -98,3 +98,24 @@ def test_merge_round_trips_through_a_real_lance_store(log, tmp_path):
     again = merge(back, log.scan().records, back)
     strip = lambda rows: [{k: v for k, v in r.items() if k != "vector"} for r in rows]  # noqa: E731
     assert strip(again.nodes) == strip(res.nodes) and again.edges == res.edges and again.new_ids == []
+
+
+def test_provenance_and_confirmations_survive_merges_and_mined_fixes_are_not_merged(log):
+    """What a reader is told about a note (identity, proof, model, commit, confirmations) is the
+    same before and after a re-index; mined fix nodes belong to the pipeline, not the merge."""
+    a = _write(log, "the gateway rounds twice", ["shop/pay.py"], model="model-x", authenticated=True,
+               commit="c0ffee", session="s9")
+    N.write_confirm(log, a.id, author="reviewer", known={a.id: a})
+    code = code_nodes()
+    fix = {"id": "fix-1", "repo": REPO, "kind": "fix", "path": "shop/pay.py", "name": "fix rounding",
+           "qualname": "", "meta": "{}"}
+    v1 = merge([fix] + code, log.scan().records, code)
+    assert _ids(v1.nodes) == [a.id]                       # the fix node is not turned into a note
+    merged = N.notes_from_nodes(v1.nodes)[a.id]
+    assert (merged.author, merged.authenticated, merged.model, merged.commit, merged.session) == \
+        ("gpt-5", True, "model-x", "c0ffee", "s9")
+    assert [c["author"] for c in N.valid_confirmations(merged)] == ["reviewer"]
+    assert N.provenance(merged) == N.provenance(N.fold(log.scan().records)[a.id])
+    v2 = merge(v1.nodes + code, [], code)
+    assert N.notes_from_nodes(v2.nodes)[a.id].confirmations == merged.confirmations
+    assert len(v1.merged_record_ids) == 2                # the confirm record is merged (and retired) too

@@ -1,0 +1,249 @@
+"""Notes at scale (issue 12.4): search latency with many unmerged notes, restart, CLI remember.
+
+Definitions (printed):
+- **store**: the flask repository (benchmarks/.repos/flask) indexed with the real pipeline into
+  benchmarks/.out/notes/flask (MiniLM vectors); each case runs on a copy with its own delta log.
+- **unmerged notes**: N notes in the delta log, none merged. Each is written as ``remember`` writes
+  it (validated, text cleaned, its MiniLM vector in the record), in batches of 64 through
+  ``DeltaLog.append_many`` to keep setup short; kind rca/failure/insight in turn, about 1-2 random
+  code nodes of the store, text "<kind words> in <qualname> (<path>): <a sentence from a pool of
+  30 symptom/cause sentences> #<i>", 80-200 characters.
+- **search p50**: in-process ``Tools.search`` (page size 10) over 40 natural-language queries about
+  flask, after one warm-up pass; ROUNDS passes, median and p90 of the per-call wall time.
+- **restart to first answer**: wall time from spawning ``python -m stratum.cli serve --store S
+  --port 0`` to the first search answer over gRPC (process start, imports, shard and overlay load,
+  model load, the query embedding).
+- **CLI remember**: wall time of one ``python -m stratum.cli remember ... --store S`` process, and
+  the in-process part (``Tools.open`` + ``remember``), with N unmerged notes already logged.
+
+Run: .venv/bin/python benchmarks/notes_scale.py [--counts 0,1000,10000] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("RAY_TMPDIR", str(ROOT / ".tmp" / "ray"))
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+OUT = HERE / ".out" / "notes"
+QUERIES = [
+    "register a url rule with a view function", "session cookie is not saved", "load configuration from a file",
+    "render a template with context", "request context is not pushed", "json response encoding of dates",
+    "blueprint url prefix", "error handler for 404", "teardown app context callbacks",
+    "static files cache timeout", "secret key signing of the session", "test client follows redirects",
+    "command line interface run server", "flash messages between requests", "url_for with external scheme",
+    "before request hook order", "config from environment variable", "async view support",
+    "streaming response generator", "send file with conditional etag", "logging setup for the app",
+    "jinja environment autoescape", "signals sent when a template renders", "app factory pattern",
+    "method not allowed response", "get_json silent parsing", "subdomain matching in routes",
+    "preserve context after an exception", "instance folder path", "trailing slash redirect",
+    "tagged json serializer", "g object per request", "cli group with app context", "debug mode reloader",
+    "max content length request too large", "cookie samesite attribute", "abort with custom response",
+    "make_response from a tuple", "view decorators order", "provide automatic options",
+]
+SENTENCES = [
+    "the cause is a missing check when the value is None", "tried caching the result; it went stale after reload",
+    "the order of registration matters here", "this breaks when the app runs under a prefix",
+    "the error handler swallows the original traceback", "the cookie is written only when modified is set",
+    "the timeout comes from the config, not the argument", "encoding falls back to latin-1 for headers",
+    "the context is popped before teardown callbacks run", "a redirect loses the query string",
+    "thread-local state leaks between tests", "the signal fires twice during a nested render",
+    "the default changed between versions", "the path is joined without normalising dots",
+    "the test client does not merge environ overrides", "decorator order hides the endpoint name",
+    "json dumps sorts keys only when configured", "the reloader starts two processes",
+    "etag comparison ignores weak validators", "instance path is computed from the import name",
+    "subdomain matching needs SERVER_NAME", "async views need the extra installed",
+    "the generator runs after the context is gone", "options responses skip the view",
+    "max length is checked only for form data", "samesite is ignored for session cookies",
+    "abort raises before the response hooks run", "url_for needs an app context here",
+    "blueprints copy the error handlers at registration", "config keys must be upper case",
+]
+WORDS = {"rca": "root cause", "failure": "failed attempt", "insight": "worth knowing"}
+
+
+def definitions() -> None:
+    print(__doc__.split("Run:")[0].strip(), "\n")
+
+
+def fresh_copy(base: Path, name: str) -> Path:
+    dst = OUT / "runs" / name
+    if dst.exists():
+        shutil.rmtree(dst)
+    shutil.copytree(base, dst, ignore=shutil.ignore_patterns("deltalog", "cli.secret"))
+    return dst
+
+
+def write_notes(store: Path, n: int, seed: int = 1) -> float:
+    """N unmerged notes in the store's delta log, as remember writes them; returns seconds."""
+    from stratum import notes as N
+    from stratum.deltalog import DeltaLog
+    from stratum.embedder import LazyEmbedder
+    from stratum.noteindex import encode_vector
+    from stratum.overlay import vector_key
+    from stratum.shard import Shard
+    from stratum.store import Store
+    from stratum.textprep import embed_text
+
+    if n == 0:
+        return 0.0
+    t0 = time.perf_counter()
+    emb = LazyEmbedder()
+    key = vector_key(emb)
+    sh = Shard(Store(store))
+    code_ids = [i for i, k in zip(sh.col("id").array.to_pylist(), sh.col("kind").array.to_pylist())
+                if k in ("function", "method", "class", "file")]
+    rng = random.Random(seed)
+    log = DeltaLog(store / "deltalog")
+    kinds = ("rca", "failure", "insight")
+    for start in range(0, n, 64):
+        bodies = []
+        for i in range(start, min(n, start + 64)):
+            kind = kinds[i % 3]
+            about = rng.sample(code_ids, 1 + (i % 2))
+            targets = N.validate(kind, "x", about, "bench-agent", resolve=sh.code.resolve)
+            t = targets[0]
+            text = f"{WORDS[kind]} in {t.qualname or t.path} ({t.path}): {rng.choice(SENTENCES)} #{i}"
+            bodies.append(N.note_body(kind, text, targets, f"bench-agent-{i % 7}", session=f"bench-{i // 100}",
+                                      model="bench-model", commit=sh.manifest.indexed_commit))
+        vecs = emb.embed([embed_text({"kind": b["kind"], "path": b["about"][0]["path"], "tags": [], "doc": b["text"]})
+                          for b in bodies])
+        log.append_many([("note", {**encode_vector(v, key), **b}) for v, b in zip(vecs, bodies)])
+    log.seal()
+    return time.perf_counter() - t0
+
+
+def search_latency(store: Path, rounds: int) -> dict:
+    from stratum.tools import Tools
+
+    t0 = time.perf_counter()
+    tools = Tools.open([str(store)])
+    try:
+        s = tools.open_session(author="bench").data["session"]
+        for q in QUERIES:                           # warm-up: model load, caches
+            tools.search(s, q, page_size=10)
+        opened = time.perf_counter() - t0
+        times, note_hits = [], 0
+        for _ in range(rounds):
+            for q in QUERIES:
+                t = time.perf_counter()
+                r = tools.search(s, q, page_size=10)
+                times.append((time.perf_counter() - t) * 1e3)
+                note_hits += sum(1 for it in r.items if it.kind in ("rca", "failure", "insight"))
+        unmerged = sum(ov.count() for ov in tools.overlays.values())
+    finally:
+        tools.close()
+    times.sort()
+    return {"p50_ms": statistics.median(times), "p90_ms": times[int(0.9 * (len(times) - 1))], "calls": len(times),
+            "note_items_per_page": note_hits / len(times), "open_and_warm_s": opened, "unmerged": unmerged}
+
+
+def restart_to_first_answer(store: Path) -> dict:
+    from serving.client import Client
+
+    t0 = time.perf_counter()
+    errf = open(OUT / "serve.log", "a")
+    proc = subprocess.Popen([sys.executable, "-m", "stratum.cli", "serve", "--store", str(store), "--port", "0",
+                             "--grace", "1"], cwd=ROOT, stdout=subprocess.PIPE, stderr=errf, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    errf.close()
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], 300)
+        line = proc.stdout.readline() if ready else ""
+        if "serving" not in line:
+            raise RuntimeError(f"server did not start: {line!r}")
+        listening = time.perf_counter() - t0
+        address = line.strip().rsplit(" ", 1)[-1]
+        with Client(address, timeout=120) as c:
+            c.wait_ready(120)
+            s = c.open_session(author="bench").data["session"]
+            r = c.search(s, "session cookie is not saved", page_size=10)
+        first = time.perf_counter() - t0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+        proc.stdout.close()
+    return {"listening_s": listening, "first_answer_s": first, "items": len(r.items)}
+
+
+def cli_remember(store: Path) -> dict:
+    from stratum.tools import Tools
+
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-m", "stratum.cli", "remember", "insight",
+                        "The CLI remember timing note: url rules are matched in registration order.",
+                        "--about", "src/flask/app.py", "--store", str(store), "--json"],
+                       cwd=ROOT, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError(p.stderr[-2000:])
+    t0 = time.perf_counter()
+    tools = Tools.open([str(store)])
+    try:
+        opened = time.perf_counter() - t0
+        s = tools.open_session(author="bench").data["session"]
+        t1 = time.perf_counter()
+        tools.remember(s, "insight", "An in-process remember: the second one of this run.", ["src/flask/app.py"])
+        remember = time.perf_counter() - t1
+    finally:
+        tools.close()
+    return {"process_s": wall, "in_process_open_s": opened, "in_process_remember_s": remember}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--store", default=str(OUT / "flask"))
+    ap.add_argument("--counts", default="0,1000,10000")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--cli-at", type=int, default=3000, help="unmerged notes for the CLI remember case")
+    args = ap.parse_args()
+    definitions()
+    base = Path(args.store)
+    if not (base / "manifest.json").exists():
+        print(f"no store at {base}: stratum index benchmarks/.repos/flask --store {base}")
+        return 2
+    out = {"machine": f"{platform.node()} {platform.processor() or platform.machine()} {os.cpu_count()} CPUs, "
+                      f"load {os.getloadavg()[0]:.1f}", "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+           "command": " ".join(sys.argv), "cases": {}}
+    counts = [int(c) for c in args.counts.split(",")]
+    for n in counts:
+        store = fresh_copy(base, f"n{n}")
+        wrote = write_notes(store, n)
+        case = {"write_s": wrote, "search": search_latency(store, args.rounds)}
+        if n == max(counts):
+            case["restart"] = restart_to_first_answer(store)
+        out["cases"][n] = case
+        print(json.dumps({n: case}, default=str), flush=True)
+    store = fresh_copy(base, f"cli{args.cli_at}")
+    write_notes(store, args.cli_at)
+    out["cli_remember"] = {"unmerged": args.cli_at, **cli_remember(store)}
+    print(json.dumps({"cli_remember": out["cli_remember"]}), flush=True)
+    p0 = out["cases"].get(0, {}).get("search", {}).get("p50_ms")
+    print("\n| unmerged notes | search p50 ms | p90 ms | x no notes | note items / page |")
+    print("|---|---|---|---|---|")
+    for n, c in out["cases"].items():
+        s = c["search"]
+        ratio = f"{s['p50_ms'] / p0:.2f}" if p0 else "-"
+        print(f"| {n:,} | {s['p50_ms']:.1f} | {s['p90_ms']:.1f} | {ratio} | {s['note_items_per_page']:.1f} |")
+    (OUT / "results.json").write_text(json.dumps(out, indent=1, default=str))
+    print(f"\nresults: {OUT / 'results.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
