@@ -38,20 +38,12 @@ from stratum import identity
 from stratum.envelope import Response
 from stratum.errors import StratumError
 from stratum.schema import NOTE_KINDS
+from stratum.tools import TOOL_NAMES
 
 log = logging.getLogger("stratum.mcp")
 
 
-def _tool_names() -> tuple[str, ...]:
-    """The agent tools, from the tools' own registry (``stratum.tools.TOOL_NAMES``)."""
-    from stratum import tools
-
-    names = getattr(tools, "TOOL_NAMES", None)    # until the registry lands everywhere: the nine tools
-    return tuple(names) if names else ("tree", "search", "get", "walk", "remember", "pin", "unpin", "prefetch",
-                                       "status")
-
-
-MCP_TOOLS = _tool_names()
+MCP_TOOLS = TOOL_NAMES          # the agent tools, from the tools' own registry
 
 INSTRUCTIONS = """Stratum is a persistent memory of this repository: its structure (files, classes, \
 functions, imports, tests), its history (files that change together) and notes earlier agents wrote. \

@@ -95,6 +95,7 @@ def test_notes_are_written_as_the_authenticated_identity(pki, token_server):
     with _as(pki, token_server[0], "alice") as alice, _as(pki, token_server[0], "bob") as bob:
         claimed = alice.open_session(author="bob", model="m-1")       # claims to be bob
         sid = claimed.data["session"]
+        assert any("alice" in w for w in claimed.envelope.warnings)     # the claim was overridden, and it says so
         note = alice.remember(sid, "rca", "Totals drift by a cent: discount() rounds before the sum.",
                               about=["shop/pricing.py"])
         item = note.items[0]

@@ -14,6 +14,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from serving.auth import ServerSecurity, TokenFile
 from serving.mcp_server import MCP_TOOLS
 from serving.server import serve
 from stratum.tools import TOOL_NAMES, Tools
@@ -22,9 +23,9 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _params(*args: str) -> StdioServerParameters:
+def _params(*args: str, env: dict | None = None) -> StdioServerParameters:
     return StdioServerParameters(command=sys.executable, args=["-m", "stratum.cli", "mcp", *args], cwd=str(ROOT),
-                                 env={"PYTHONPATH": str(ROOT)})
+                                 env={"PYTHONPATH": str(ROOT), **(env or {})})
 
 
 def _answer(result) -> dict:
@@ -105,12 +106,22 @@ def test_mcp_on_a_local_store(indexed_store, tmp_path):
     assert attached and "note_text" in attached[0] and "line" not in attached[0] and attached[0]["trust"]
 
 
-def test_mcp_in_front_of_a_grpc_server(indexed_store):
+def test_mcp_in_front_of_a_grpc_server(indexed_store, tmp_path):
+    """A token server: the MCP front passes $STRATUM_TOKEN, and its notes are the token's identity's."""
     _repo, store, _ = indexed_store
-    tools = Tools.open([str(store)])
-    server, port = serve(tools, port=0, reload_interval=None)
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    tokens = tmp_path / "tokens"
+    tokens.write_text("ci-bot-token-3c1d9e7f2a ci-bot\n")
+    tokens.chmod(0o600)
+    tools = Tools.open([str(copy)])
+    server, port = serve(tools, port=0, reload_interval=None, security=ServerSecurity(tokens=TokenFile(tokens)))
     try:
-        _check(anyio.run(_session_walk, _params("--server", f"127.0.0.1:{port}")))
+        out = anyio.run(_session_walk, _params("--server", f"127.0.0.1:{port}", "--author", "someone-else",
+                                               env={"STRATUM_TOKEN": "ci-bot-token-3c1d9e7f2a"}), True)
+        _check(out)
+        note = next(it for it in out["found"]["items"] if it["id"] == out["note"]["data"]["note_id"])
+        assert note["provenance"]["author"] == "ci-bot" and note["trust"] == "authenticated"
     finally:
         server.stop(None)
         tools.close()
