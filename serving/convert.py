@@ -92,7 +92,7 @@ def _fill_struct(msg: struct_pb2.Struct, value: dict) -> None:
 
 
 _NOTE_FIELDS = {f.name: f for f in pb.NoteRef.DESCRIPTOR.fields if f.name != "extra"}
-_NOTE_TYPES = {"id": str, "kind": str, "age_days": (int, float), "author": str, "trust": str, "stale": bool,
+_NOTE_TYPES: dict[str, type | tuple[type, ...]] = {"id": str, "kind": str, "age_days": (int, float), "author": str, "trust": str, "stale": bool,
                "line": str}
 
 

@@ -77,5 +77,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+__all__ = ["generate", "stale_files", "main", "PROTO", "PROTO_ROOT", "GEN_DIR", "GENERATED"]
+
+
 if __name__ == "__main__":
     sys.exit(main())
