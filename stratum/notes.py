@@ -182,18 +182,17 @@ def _has_control(s: str) -> bool:
 # then any other control character except newline and tab, and the bidirectional overrides that
 # make text read differently from what it is (CVE-2021-42574).
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
-_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C)}
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean_text(s: str) -> str:
     """Note text as safe data: escape sequences and control characters (NUL, ESC, CR, DEL, C1,
     bidi overrides) removed, newlines and tabs kept. Applied at write and again at display (for
-    notes written before this rule)."""
-    if not s:
+    notes written before this rule); text that is already clean is returned as is (one regex scan)."""
+    if not s or not _UNSAFE.search(s):
         return s or ""
     s = s.replace("\r\n", "\n").replace("\r", "\n")
-    s = _ESCAPES.sub("", s)
-    return "".join(c for c in s if c in "\n\t" or (unicodedata.category(c) != "Cc" and c not in _BIDI))
+    return _UNSAFE.sub("", _ESCAPES.sub("", s))
 
 
 # ---- who may do what -------------------------------------------------------------------------
