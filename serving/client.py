@@ -11,7 +11,8 @@ server, so code written against a local ``Tools`` runs unchanged against a serve
 Credentials: ``token`` is sent as ``authorization: Bearer <token>`` on every call (the server's
 token file names its identity); ``root_cert`` (PEM bytes or a path) verifies a TLS server, and
 ``client_cert``/``client_key`` present a certificate for mTLS. ``tls=True`` alone uses the system's
-root certificates. Without any of them the channel is plaintext (a loopback server).
+root certificates. Without any of them the channel is plaintext (a loopback server); a token is
+not sent in plaintext to a non-loopback address unless ``plaintext_token=True`` says so.
 
 Errors: the server sends the exact Stratum error code in trailing metadata; without it (an error
 raised by gRPC itself) the status code picks the type. A server that cannot be reached or does not
@@ -29,9 +30,11 @@ import grpc
 from serving import convert
 from serving._gen import stratum_pb2 as pb
 from serving._gen import stratum_pb2_grpc as pb_grpc
+from serving.auth import is_loopback
 from serving.server import ERROR_CODE_KEY, MAX_RESPONSE_BYTES, RETRYABLE_KEY
 from stratum import errors as E
 from stratum.envelope import Response
+from stratum.limits import echo
 
 def _tree(cls: type[E.StratumError]) -> list[type[E.StratumError]]:
     return [cls] + [c for sub in cls.__subclasses__() for c in _tree(sub)]
@@ -66,6 +69,20 @@ def error_from_rpc(err: grpc.RpcError, rpc: str = "") -> E.StratumError:
     return cls(details, retryable=None if retryable is None else retryable == "true")
 
 
+def _host(address: str) -> str:
+    """The host part of a gRPC target ("h:p", "[v6]:p", "dns:///h:p", "ipv4:h:p"); unix sockets are local."""
+    if address.startswith("unix"):
+        return "localhost"
+    rest = address
+    if "///" in rest:
+        rest = rest.split("///", 1)[1]
+    elif rest.startswith(("ipv4:", "ipv6:", "dns:")):
+        rest = rest.split(":", 1)[1]
+    if rest.startswith("["):
+        return rest[1:].split("]", 1)[0]
+    return rest.rsplit(":", 1)[0] if rest.count(":") == 1 else rest
+
+
 def _pem(what: str, value: bytes | str | os.PathLike | None) -> bytes | None:
     """PEM bytes given as bytes or as a file path."""
     if value is None or isinstance(value, bytes):
@@ -82,13 +99,17 @@ class Client:
     def __init__(self, address: str, timeout: float | None = 30.0, *,
                  max_response_bytes: int = MAX_RESPONSE_BYTES, token: str | None = None,
                  root_cert: bytes | str | None = None, client_cert: bytes | str | None = None,
-                 client_key: bytes | str | None = None, tls: bool = False):
+                 client_key: bytes | str | None = None, tls: bool = False, plaintext_token: bool = False):
         self.address = address
         self.timeout = timeout
         options = [("grpc.max_receive_message_length", max_response_bytes)]
         if (client_cert is None) != (client_key is None):
             raise E.InvalidArgument("a client certificate needs its key, and a key its certificate")
-        if tls or root_cert is not None or client_cert is not None:
+        secure = tls or root_cert is not None or client_cert is not None
+        if token and not secure and not plaintext_token and not is_loopback(_host(address)):
+            raise E.InvalidArgument(f"refusing to send a bearer token in plaintext to {echo(address)}: use TLS "
+                                    "(root_cert=... or tls=True; --tls-ca on the command line)")
+        if secure:
             creds = grpc.ssl_channel_credentials(root_certificates=_pem("TLS root certificate", root_cert),
                                                  private_key=_pem("client key", client_key),
                                                  certificate_chain=_pem("client certificate", client_cert))

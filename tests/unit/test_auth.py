@@ -142,3 +142,18 @@ def test_identify(tmp_path):
     assert mtls.identify(_Ctx((("authorization", f"Bearer {ALICE}"),), cn=b"carol")).name == "alice"
     with pytest.raises(E.Unauthenticated, match="CN"):
         mtls.identify(_Ctx(cn=b"carol smith; drop"))
+
+
+def test_the_client_never_sends_a_token_in_plaintext_off_this_machine():
+    from serving.client import Client
+
+    with pytest.raises(E.InvalidArgument, match="plaintext") as info:
+        Client("10.0.0.7:50051", token=ALICE)
+    assert ALICE not in info.value.message
+    for address, kw in [("127.0.0.1:50051", {}), ("[::1]:50051", {}), ("localhost:1", {}),
+                        ("10.0.0.7:50051", {"tls": True}), ("10.0.0.7:50051", {"plaintext_token": True})]:
+        Client(address, token=ALICE, **kw).close()          # channels are lazy: nothing is dialled
+    with pytest.raises(E.InvalidArgument, match="one word"):
+        Client("127.0.0.1:1", token="two words")
+    with pytest.raises(E.InvalidArgument, match="key"):
+        Client("127.0.0.1:1", client_cert=b"-----BEGIN CERTIFICATE-----")
