@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import getpass
 from dataclasses import dataclass, field
 from typing import Iterator
@@ -35,8 +36,10 @@ class Identity:
         return MAINTAINER in self.roles
 
 
+@functools.lru_cache(maxsize=1)
 def os_user() -> Identity:
-    """The local CLI acts as the OS user running it (who owns the store's files anyway)."""
+    """The local CLI acts as the OS user running it (who owns the store's files anyway). Cached: a
+    process keeps its user, and the passwd lookup cost more than a whole ``get`` (~20 us)."""
     try:
         name = getpass.getuser()
     except (KeyError, OSError):

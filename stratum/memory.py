@@ -13,9 +13,13 @@ Tools never hold a shard or an overlay of their own; they ask this object. It an
 from __future__ import annotations
 
 import threading
+import time
+import weakref
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import NamedTuple
+
+import numpy as np
 
 from stratum import schema as S
 from stratum.errors import InvalidArgument, NotFound
@@ -27,6 +31,8 @@ from stratum.shard import Shard, ShardSet
 # attached notes, most useful first: what failed, then root causes, then past fixes, then insights
 NOTE_ORDER = {"failure": 0, "rca": 1, "fix": 2, "insight": 3}
 MAX_SYMBOLS_SCANNED = 512      # a file's symbols whose notes a file item carries (a generated file may hold thousands)
+NOTES_REFRESH_SECONDS = 0.1    # attached notes poll the delta log at most this often (a poll is ~50 us;
+                               # this process's own writes are folded at once, others' within 0.1 s)
 
 
 class Target(NamedTuple):
@@ -68,6 +74,9 @@ class Memory:
         self.overlays: dict[str, NotesOverlay] = {str(s.store.root): NotesOverlay(s, embedder=embedder)
                                                   for s in shards.shards}
         self.graph = MemoryGraph(self)
+        self._polled: dict[str, float] = {}
+        self._about_targets: weakref.WeakKeyDictionary[Shard, np.ndarray] = weakref.WeakKeyDictionary()
+        self._noted: weakref.WeakKeyDictionary[Shard, tuple] = weakref.WeakKeyDictionary()
 
     @property
     def version(self) -> int:
@@ -124,27 +133,74 @@ class Memory:
         return self.shards.shards[0]
 
     # ---- notes where the agent works --------------------------------------------------------
+    def refresh_notes(self) -> None:
+        """Fold what other writers appended to the delta logs: once per answer, before ``notes_about``."""
+        now = time.monotonic()
+        for sh in self.shards.shards:
+            key = str(sh.store.root)
+            if now - self._polled.get(key, -1e9) >= NOTES_REFRESH_SECONDS:
+                self.overlay(sh).refresh()
+                self._polled[key] = now
+
     def notes_about(self, sh: Shard, row: int) -> list[AttachedNote]:
         """Active notes about a code node (and, for a file, about its symbols): merged ones from the
-        shard's incoming ``about`` edges, unmerged ones from the overlay; retracted, superseded and
-        orphaned ones left out. Ordered failure, rca, fix, insight, newest first."""
+        shard's incoming ``about`` edges, unmerged ones from the overlay as of the last
+        ``refresh_notes``; retracted, superseded and orphaned ones left out. Ordered failure, rca,
+        fix, insight, newest first."""
         kind = sh.col("kind")[row]
         if kind in S.NOTE_KINDS:
             return []
         ov = self.overlay(sh)
+        if sh.col("path")[row] not in self._noted_paths(sh, ov):
+            return []                        # nothing in this file has a note: the common case, O(1)
+        targets = self._targets(sh)
         rows = [row] + (_symbols(sh, row) if kind == "file" else [])
         found: dict[str, AttachedNote] = {}
         for r in rows:
             code_id = sh.col("id")[r]
             label = "" if r == row else (sh.col("qualname")[r] or sh.col("name")[r] or "")
-            ids = [sh.col("id")[n] for n, _, _, _ in sh.neighbors(r, ("about",), "in")]
-            ids += [n["id"] for n in ov.notes_about(code_id)]
+            # only rows some merged note is about; all in-edges, filtered here (a kind filter in the
+            # graph is an isin per call, ~4x the cost)
+            ids = [sh.col("id")[n] for n, k, _, _ in sh.neighbors(r, (), "in") if k == "about"] if targets[r] else []
+            ids += [n["id"] for n in ov.notes_about(code_id, refresh=False)]
             for nid in ids:
                 if nid not in found and ov.status_of(nid) in (None, "active"):
                     att = self._attached(sh, ov, nid, label)
                     if att is not None:
                         found[nid] = att
         return sorted(found.values(), key=lambda a: (NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
+
+    def _noted_paths(self, sh: Shard, ov: NotesOverlay) -> set[str]:
+        """Paths of the files some active note (merged or not) is about, or holds a symbol it is
+        about. Rebuilt when the overlay's fold changes (it swaps in a new ``notes`` map)."""
+        cached = self._noted.get(sh)
+        if cached is not None and cached[0] is ov.notes:
+            return cached[2]
+        notes = ov.notes
+        if cached is None:
+            rows = np.flatnonzero(self._targets(sh))
+            merged = set(sh.col("path").array.take(rows).to_pylist()) if len(rows) else set()
+        else:
+            merged = cached[1]
+        paths = set(merged)
+        for n in notes.values():
+            if n.active:
+                paths.update(t.path for t in n.about)
+        self._noted[sh] = (notes, merged, paths)
+        return paths
+
+    def _targets(self, sh: Shard) -> np.ndarray:
+        """Per row: is it the target of an ``about`` edge (a merged note about it)? One vectorised pass
+        over the version's out-edges, once, so a file's symbols without notes cost no graph lookup."""
+        t = self._about_targets.get(sh)
+        if t is None:
+            g = sh.warm.graph
+            t = np.zeros(len(sh), dtype=bool)
+            if "about" in g.kind_names:
+                code = g.kind_names.index("about")
+                t[np.asarray(g.a["out.nbr"])[np.asarray(g.a["out.kind"]) == code]] = True
+            self._about_targets[sh] = t
+        return t
 
     def _attached(self, sh: Shard, ov: NotesOverlay, nid: str, label: str) -> AttachedNote | None:
         from stratum import notes as N

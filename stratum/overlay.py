@@ -306,8 +306,10 @@ class NotesOverlay:
         self.refresh()
         return self.index.view(identity.current().name)
 
-    def notes_about(self, code_id: str) -> list[dict]:
-        self.refresh()
+    def notes_about(self, code_id: str, *, refresh: bool = True) -> list[dict]:
+        """``refresh=False``: the caller refreshed once for a whole answer (one log poll, not one per item)."""
+        if refresh:
+            self.refresh()
         return [self._nodes[n] for n in self._about.get(code_id, []) if self.visible(n)]
 
     def about_ids(self, node: dict) -> list[str]:

@@ -225,6 +225,7 @@ class Tools:
         if level not in S.LEVELS:
             raise InvalidArgument(f"level must be one of {list(S.LEVELS)}, got {echo(level)!r}")
         t = self.memory.resolve(target)
+        self.memory.refresh_notes()
         return self._respond(s, [self._item(t.shard, t.row, t.note, level)], R.Page("get"))
 
     @tool(writes=False)
@@ -245,12 +246,13 @@ class Tools:
         args = {"t": target, "e": sorted(kinds), "d": direction, "ps": page_size}
         offset = self._offset(page_token, "walk", args, s)
         sh, row, note = self.memory.resolve(target)
+        self.memory.refresh_notes()
         ov = self.memory.overlay(sh)
         out: list[tuple] = []
         if row is not None:
             out += [(r, None, k, d, w) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
             if (not kinds or "about" in kinds) and direction in ("in", "both"):
-                out += [(None, n, "about", "in", 1.0) for n in ov.notes_about(sh.col("id")[row])]
+                out += [(None, n, "about", "in", 1.0) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
         elif direction in ("out", "both") and (not kinds or "about" in kinds):
             out += [(r, None, "about", "out", 1.0) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
         # one entry per (neighbour, edge kind): symmetric edges (co-change) are stored both ways
@@ -327,6 +329,7 @@ class Tools:
                 raise InvalidArgument(f"{echo(ref)} is a note; focus must be code")
             ids.append(file_id(t.shard, t.row))
         s.controller.set_focus(ids)
+        self.memory.refresh_notes()
         items = []
         for p in s.controller.prefetch_plan(ids, budget):
             t = self.memory.resolve(p.node_id)
