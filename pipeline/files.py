@@ -166,18 +166,25 @@ def _vendored(path: str, vendored: frozenset[str]) -> bool:
     return any(part in vendored for part in path.split("/")[:-1])
 
 
-def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None) -> Discovery:
-    """List the files of the work tree that become nodes; count every other one by reason."""
+def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None,
+             exclude: tuple[str, ...] = ()) -> Discovery:
+    """List the files of the work tree that become nodes; count every other one by reason.
+    ``exclude``: repository-relative directories that are not the code (a store kept inside the
+    repository, e.g. ``.stratum``): left out entirely, not counted."""
     cfg = cfg or ParseConfig()
     root = Path(repo_root)
     gitio.repo_root(root)                 # NotARepository with a clear message
     out = Discovery()
     for p in gitio.ignored_files(root):
-        out.skip("gitignored", p)
+        if not any(p.rstrip("/") == e.rstrip("/") or p.startswith(e.rstrip("/") + "/") for e in exclude):
+            out.skip("gitignored", p)
     submodules = set(gitio.submodule_paths(root))
     vendored = frozenset(cfg.vendored_dirs)
     root_real = os.path.realpath(root)
+    prefixes = tuple(e.rstrip("/") + "/" for e in exclude)
     for path in gitio.ls_files(root):
+        if prefixes and path.startswith(prefixes):
+            continue
         if path in submodules:
             out.skip("submodule", path)
             continue

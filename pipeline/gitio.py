@@ -85,6 +85,14 @@ def submodule_paths(repo: str | os.PathLike) -> list[str]:
     return paths
 
 
+def worktree_clean(repo: str | os.PathLike, exclude: tuple[str, ...] = ()) -> bool:
+    """True when nothing differs from HEAD: no staged, unstaged or untracked (not ignored) change
+    outside the ``exclude`` directories (e.g. a store kept inside the repository)."""
+    spec = [".", *(f":(exclude){e}" for e in exclude)]
+    out = run_git(repo, "status", "--porcelain", "-z", "--untracked-files=normal", "--", *spec, check=False)
+    return not out.strip()
+
+
 def dirty(repo: str | os.PathLike) -> bool:
     """True when the work tree has uncommitted changes (ignored files aside)."""
     return bool(run_git(repo, "status", "--porcelain", "-z", "--untracked-files=no", check=False).strip())
@@ -225,7 +233,7 @@ class BlobReader:
 
 
 __all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "is_shallow", "ls_files",
-           "ignored_files", "submodule_paths", "dirty",
+           "ignored_files", "submodule_paths", "dirty", "worktree_clean",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
            "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader"]
 

@@ -324,15 +324,26 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
     rep = RunReport(repo=str(root), store=str(store.root))
     t0 = time.perf_counter()
 
+    inside = _store_inside(root, store)
     with store.writer_lock():
+        if inside:
+            _ignore_store(store)
         prev = store.manifest() if (store.exists() and not cfg.full) else None
+        rep.config_key = config_key(cfg)
+        rep.worktree = "clean" if gitio.worktree_clean(root, inside) else "dirty"
+        why = _up_to_date(root, store, prev, rep)
+        if why:
+            rep.up_to_date, rep.version, rep.incremental = True, prev.version, True
+            rep.messages.append(why)
+            rep.seconds["total"] = time.perf_counter() - t0
+            return rep
         prev_snap = store.snapshot(prev) if prev else None
         latest = st.latest_published(store)
         rep.incremental = prev is not None
         rep.version = version = (latest.version if latest else 0) + 1
 
         with _stage(rep, "discover"):
-            src = st.read_sources(root, cfg, prev_snap, rep)
+            src = st.read_sources(root, cfg, prev_snap, rep, inside)
         eng, rep.engine = engine_for(cfg, src.parse_bytes)
         with _stage(rep, "parse"):
             parsed = eng.parse(repo_name, src.to_parse, cfg.parse, progress)
@@ -370,6 +381,54 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             deltalog_merged=merged_ids, report=rep.to_dict()))
         st.retire_log(store, merged_ids)
     return rep
+
+
+def config_key(cfg: IndexConfig) -> str:
+    """A fingerprint of the settings that shape the index (not how it runs: Ray, CPUs, --full)."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    shape = {"parse": asdict(cfg.parse), "history": asdict(cfg.history), "embed": asdict(cfg.embed)}
+    return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _up_to_date(root: Path, store: Store, prev: Manifest | None, rep: RunReport) -> str | None:
+    """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
+    HEAD is the indexed commit, the work tree is as HEAD now and was when indexed, the settings
+    are the same, and the delta log holds no record the published version lacks."""
+    from stratum.deltalog import DeltaLog
+
+    if prev is None or rep.worktree != "clean":
+        return None
+    last = prev.report or {}
+    if last.get("worktree") != "clean" or last.get("config_key") != rep.config_key:
+        return None
+    head = gitio.head_commit(root)
+    if head is None or head != prev.indexed_commit or not prev.indexes:
+        return None
+    log = DeltaLog(store.root / "deltalog")
+    if log.segments():
+        merged = set(prev.deltalog_merged)
+        if any(r.uid not in merged for r in log.scan().records):
+            return None
+    return f"HEAD {head[:12]} is indexed, the work tree is clean and no note is unmerged"
+
+
+def _store_inside(root: Path, store: Store) -> tuple[str, ...]:
+    """The store's directory relative to the repository when it lives inside it, else ()."""
+    real_root, real_store = os.path.realpath(root), os.path.realpath(store.root)
+    if real_store.startswith(real_root.rstrip("/") + "/"):
+        return (os.path.relpath(real_store, real_root).replace(os.sep, "/"),)
+    return ()
+
+
+def _ignore_store(store: Store) -> None:
+    """A store inside the repository ignores itself, so git (and the user's status) never see it."""
+    gi = store.root / ".gitignore"
+    if not gi.exists():
+        store.root.mkdir(parents=True, exist_ok=True)
+        gi.write_text("# a Stratum store: data, not code\n*\n")
 
 
 def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, head_paths, rep: RunReport, progress: Progress):
@@ -444,5 +503,5 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
     return out
 
 
-__all__ = ["index_repository", "index_many", "ensure_ray", "choose_engine", "engine_for", "InProcess", "OnRay",
+__all__ = ["index_repository", "index_many", "ensure_ray", "choose_engine", "engine_for", "config_key", "InProcess", "OnRay",
            "PARSE_BATCH_FILES", "PARSE_BATCH_BYTES", "Progress"]

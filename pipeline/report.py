@@ -37,6 +37,9 @@ class RunReport:
     seconds: dict = field(default_factory=dict)            # stage -> wall seconds
     messages: list = field(default_factory=list)           # clear one-line notices (shallow clone, ...)
     engine: str = ""                                       # "in-process" or "ray" (and why)
+    up_to_date: bool = False                               # nothing changed: no new version published
+    worktree: str = ""                                     # "clean" (as HEAD) or "dirty" when indexed
+    config_key: str = ""                                   # fingerprint of the settings that shape the index
 
     def skip(self, reason: str, path: str) -> None:
         """Count one skipped file under ``reason`` and keep a few sample paths."""
@@ -78,6 +81,9 @@ class RunReport:
         return json.dumps(self.to_dict(), indent=1, sort_keys=True, default=str)
 
     def summary(self) -> str:
+        if self.up_to_date:
+            return f"{self.repo} is up to date in {self.store} (version {self.version}): " + \
+                "; ".join(self.messages) + f" ({self.seconds.get('total', 0.0):.2f}s)"
         lines = [f"indexed {self.repo} -> {self.store} (version {self.version}"
                  f"{', incremental' if self.incremental else ''})",
                  f"  files: {self.files_seen} seen, {self.files_parsed} parsed, {self.files_reused} unchanged"]

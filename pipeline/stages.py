@@ -40,12 +40,13 @@ class Sources:
         return sum(len(b) for _, b in self.to_parse)
 
 
-def read_sources(root: Path, cfg: IndexConfig, prev_snap, rep: RunReport) -> Sources:
-    """Discover and read the files (confined to the repository); unchanged ones are reused."""
+def read_sources(root: Path, cfg: IndexConfig, prev_snap, rep: RunReport, exclude: tuple[str, ...] = ()) -> Sources:
+    """Discover and read the files (confined to the repository); unchanged ones are reused.
+    ``exclude``: directories that are not the code (the store, when it lives in the repository)."""
     from pipeline.files import discover, read_source
     from stratum.ids import content_hash
 
-    disc = discover(root, cfg.parse)
+    disc = discover(root, cfg.parse, exclude)
     rep.absorb_discovery(disc)
     prev_files = previous_files(prev_snap)
     out = Sources()

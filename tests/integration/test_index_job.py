@@ -172,3 +172,40 @@ def test_many_repositories_on_ray_one_broken(tmp_path):
     text = multi.summary()
     assert "indexed 2 of 3 repositories" in text and "FAILED" in text
     json.loads(multi.to_json())
+
+
+def test_no_change_is_up_to_date_without_a_new_version(tmp_path):
+    """A re-index with nothing changed publishes nothing; a dirty tree, a new commit, a new note
+    or other settings do re-index. A store inside the repository is never indexed as code."""
+    from dataclasses import replace
+
+    from pipeline.job import index_repository
+    from stratum import notes as N
+    from stratum.codelookup import CodeLookup
+    from stratum.deltalog import DeltaLog
+
+    r = sample_python_repo(tmp_path / "shop")
+    store = r.path / ".stratum"                              # the default place
+    first = index_repository(r.path, None, NO_EMBED)
+    assert not first.up_to_date and first.worktree == "clean"
+    assert (store / ".gitignore").is_file() and not first.skipped.get("gitignored")
+    again = index_repository(r.path, None, NO_EMBED)
+    assert again.up_to_date and again.version == 1 and Store(store).manifest().version == 1
+    assert "up to date" in again.summary()
+    paths = set(Store(store).snapshot().read("nodes", columns=["path"]).column("path").to_pylist())
+    assert not any(p.startswith(".stratum") for p in paths)
+    assert not index_repository(r.path, None, replace(NO_EMBED, parse=replace(NO_EMBED.parse, max_file_bytes=1 << 19))).up_to_date
+    assert index_repository(r.path, None, replace(NO_EMBED, parse=replace(NO_EMBED.parse, max_file_bytes=1 << 19))).up_to_date
+    (r.path / "shop" / "cart.py").write_text((r.path / "shop" / "cart.py").read_text() + "\n\ndef extra():\n    return 1\n")
+    dirty = index_repository(r.path, None, NO_EMBED)
+    assert not dirty.up_to_date and dirty.worktree == "dirty" and dirty.files_parsed == 1
+    assert not index_repository(r.path, None, NO_EMBED).up_to_date           # still dirty: re-checked
+    r.commit("cart: extra", {})
+    assert not index_repository(r.path, None, NO_EMBED).up_to_date           # a new HEAD
+    assert index_repository(r.path, None, NO_EMBED).up_to_date
+    code = CodeLookup(Store(store).snapshot().read("nodes"))
+    N.write_note(DeltaLog(store / "deltalog"), "insight", "cart totals are cached", ["shop/cart.py"], "a",
+                 resolve=code.resolve)
+    noted = index_repository(r.path, None, NO_EMBED)
+    assert not noted.up_to_date and noted.notes["new"] == 1
+    assert index_repository(r.path, None, NO_EMBED).up_to_date
