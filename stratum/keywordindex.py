@@ -30,6 +30,8 @@ Files written by ``save(dir)`` (all ``.npy``, memory-mapped by ``load``)::
     kw.head.npy      int32 positions (within the term's postings) in descending impact order, for
                      terms with more than HEAD_MIN postings, at most HEAD_LEN per term
     kw.nvocab.npy / kw.noff.npy / kw.nrows.npy    the exact-name map, same layout
+    kw.tf.npy / kw.dl.npy   uint16 term frequency per posting, float32 length per row: what
+                     ``updated`` needs to renumber and rescore without re-tokenizing (not loaded)
     kw.json          counts, parameters, format version
 """
 
@@ -59,6 +61,7 @@ HEAD_MIN = 256           # terms with at most this many postings are always read
 FULL_READ = 262144       # essential lists are read whole when together they are at most this long
 HEAD_FACTOR = 8          # first read of a head: postings per wanted hit, over the filter selectivity (e4.md)
 MAX_TOKEN = 64           # longer tokens (hashes, base64 blobs) are dropped
+MAX_TF = 65535           # term frequency cap (uint16 on disk; no node text repeats a term this often)
 BODY_CHARS = 1500        # how much of a code node's source is indexed after its signature and doc
 
 STOP_WORDS = frozenset("""
@@ -161,84 +164,77 @@ class KeywordIndex:
         self.avgdl = float(meta["avgdl"])
         self.meta = dict(meta)
         self._slots: dict[str, int] = {}
+        self._update_state: tuple[np.ndarray, np.ndarray] | None = None   # (tf, dl) of a fresh build
 
     # ---- building ----------------------------------------------------------------------------
     @classmethod
     def build(cls, texts: Iterable[str], names: Iterable[Sequence[str]] | None = None,
               *, chunk: int = 200_000) -> "KeywordIndex":
         """Index ``texts[i]`` as row ``i``; ``names[i]`` are row i's exact keys (see node_names)."""
-        vocab: dict[str, int] = {}
-        ids_cache: dict[str, tuple[int, ...]] = {}
-        parts: list[np.ndarray] = []
-        counts: list[np.ndarray] = []
-        doclen: list[int] = []
-        buf_terms = array("i")          # compact buffers: a chunk holds tens of millions of tokens
-        buf_docs = array("i")
-        n = 0
-
-        def flush():
-            if not len(buf_terms):
-                return
-            key = np.frombuffer(buf_terms, dtype=np.int32).astype(np.int64) << 32 | \
-                np.frombuffer(buf_docs, dtype=np.int32).astype(np.int64)
-            u, c = np.unique(key, return_counts=True)
-            parts.append(u)
-            counts.append(c.astype(np.int32))
-            del buf_terms[:]
-            del buf_docs[:]
-
-        for text in texts:
-            before = len(buf_terms)
-            for comp in _COMPOUND.findall(text or ""):
-                ids = ids_cache.get(comp)
-                if ids is None:
-                    ids = tuple(vocab.setdefault(t, len(vocab)) for t in _expand(comp))
-                    ids_cache[comp] = ids
-                buf_terms.extend(ids)
-            added = len(buf_terms) - before
-            buf_docs.extend(array("i", [n]) * added)
-            doclen.append(added)
-            n += 1
-            if n % chunk == 0:
-                flush()
-        flush()
-        if n == 0:
+        hashes, rows, tf, dl = _postings(texts, chunk=chunk)
+        if len(dl) == 0:
             raise InvalidArgument("cannot build a keyword index over zero documents")
-        key = np.concatenate(parts) if parts else np.empty(0, np.int64)
-        tf = np.concatenate(counts) if counts else np.empty(0, np.int32)
-        order = np.argsort(key, kind="stable")
-        key, tf = key[order], tf[order]
-        term = (key >> 32).astype(np.int64)
-        rows = (key & 0xFFFFFFFF).astype(np.int32)
-        dl = np.asarray(doclen, dtype=np.float32)
-        avgdl = float(dl.mean()) if n else 0.0
+        return cls._assemble(hashes, rows, tf, dl, _name_map(names, len(dl)))
+
+    @classmethod
+    def _assemble(cls, hashes: np.ndarray, rows: np.ndarray, tf: np.ndarray, dl: np.ndarray,
+                  name_map: tuple[np.ndarray, np.ndarray, np.ndarray]) -> "KeywordIndex":
+        """The index from its postings: (term hash, row, term frequency) triples, any order, and
+        each row's length in tokens. Both a full build and ``updated`` end here, so an updated
+        index is exactly (bit for bit) the one a full build of the same documents gives."""
+        n = len(dl)
+        order = np.lexsort((rows, hashes))
+        hashes, rows, tf = hashes[order], rows[order].astype(np.int32), tf[order]
+        first = np.ones(len(hashes), bool)
+        first[1:] = hashes[1:] != hashes[:-1]
+        vocab = hashes[first]
+        term = np.cumsum(first) - 1
+        dlf = np.asarray(dl, dtype=np.float32)
+        avgdl = float(dlf.mean()) if n else 0.0
         df = np.bincount(term, minlength=len(vocab)).astype(np.int64)
         idf = np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
         tff = tf.astype(np.float32)
-        norm = K1 * (1 - B + B * dl[rows] / max(avgdl, 1e-9))
+        norm = K1 * (1 - B + B * dlf[rows] / max(avgdl, 1e-9))
         impact = (idf[term] * tff * (K1 + 1) / (tff + norm)).astype(np.float32)
-
-        # Re-key terms by hash so a loaded index needs no Python dict of the vocabulary.
-        terms = list(vocab)
-        hashes = np.fromiter((_hash(t) for t in terms), dtype=np.uint64, count=len(terms))
-        horder = np.argsort(hashes, kind="stable")
-        if len(hashes) > 1 and np.any(hashes[horder][1:] == hashes[horder][:-1]):
-            raise SystemError_("keyword vocabulary hash collision; report this index build")
-        rank = np.empty(len(terms), dtype=np.int64)
-        rank[horder] = np.arange(len(terms))
-        new_term = rank[term]
-        reorder = np.lexsort((rows, new_term))
-        rows, impact, new_term = rows[reorder], impact[reorder], new_term[reorder]
-        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(new_term, minlength=len(terms)), out=offsets[1:])
+        offsets = np.zeros(len(vocab) + 1, dtype=np.int64)
+        np.cumsum(df, out=offsets[1:])
         hoff, head = _heads(offsets, impact)
-
-        nvocab, noff, nrows = _name_map(names, n)
-        arrays = {"vocab": hashes[horder], "offsets": offsets, "rows": rows, "impact": impact,
+        nvocab, noff, nrows = name_map
+        arrays = {"vocab": vocab, "offsets": offsets, "rows": rows, "impact": impact,
                   "hoff": hoff, "head": head, "nvocab": nvocab, "noff": noff, "nrows": nrows}
-        meta = {"format": FORMAT, "n_docs": n, "avgdl": avgdl, "n_terms": len(terms),
+        meta = {"format": FORMAT, "n_docs": n, "avgdl": avgdl, "n_terms": int(len(vocab)),
                 "n_postings": int(len(rows)), "k1": K1, "b": B, "head_len": HEAD_LEN}
-        return cls(arrays, meta)
+        index = cls(arrays, meta)
+        index._update_state = (tf, dlf)          # what ``updated`` needs (saved beside the index)
+        return index
+
+    def updated(self, directory: str | os.PathLike, old_row: np.ndarray, texts: Mapping[int, str],
+                names: Iterable[Sequence[str]] | None) -> "KeywordIndex":
+        """The index of a new version from this one (saved in ``directory``) without tokenizing
+        what did not change. ``old_row[i]``: the row in this index holding new row i's unchanged
+        document, or -1; ``texts``: the documents of the rows with -1 (new or changed);
+        ``names``: every new row's exact keys (cheap; rebuilt whole). Postings of kept rows are
+        renumbered, the rest dropped, new postings added, and every statistic (n_docs, avgdl,
+        df, idf, impacts, heads) recomputed from term frequencies, as a full build does."""
+        d = Path(directory)
+        tf_old = np.load(d / "kw.tf.npy")
+        dl_old = np.load(d / "kw.dl.npy")
+        old_row = np.asarray(old_row, dtype=np.int64)
+        new_of_old = np.full(self.n_docs, -1, dtype=np.int64)
+        kept = np.flatnonzero(old_row >= 0)
+        new_of_old[old_row[kept]] = kept
+        term_of = np.repeat(np.arange(len(self.vocab)), np.diff(self.offsets))
+        new_rows = new_of_old[np.asarray(self.rows, dtype=np.int64)]
+        keep = new_rows >= 0
+        changed = np.flatnonzero(old_row < 0)
+        h2, r2, tf2, dl2 = _postings((texts[int(i)] for i in changed), chunk=200_000)
+        dl = np.zeros(len(old_row), dtype=np.float32)
+        dl[kept] = dl_old[old_row[kept]]
+        dl[changed] = dl2
+        hashes = np.concatenate([np.asarray(self.vocab)[term_of[keep]], h2])
+        rows = np.concatenate([new_rows[keep], changed[r2.astype(np.int64)]])
+        tf = np.concatenate([tf_old[keep], tf2])
+        return type(self)._assemble(hashes, rows, tf, dl, _name_map(names, len(old_row)))
 
     def save(self, directory: str | os.PathLike) -> list[str]:
         d = Path(directory)
@@ -247,6 +243,11 @@ class KeywordIndex:
         for name in self._ARRAYS:
             np.save(d / f"kw.{name}.npy", np.ascontiguousarray(getattr(self, name)))
             files.append(f"kw.{name}.npy")
+        state = getattr(self, "_update_state", None)
+        if state is not None:                   # term frequencies and lengths, for ``updated``
+            np.save(d / "kw.tf.npy", state[0])
+            np.save(d / "kw.dl.npy", state[1])
+            files += ["kw.tf.npy", "kw.dl.npy"]
         (d / "kw.json").write_text(json.dumps(self.meta, indent=1, sort_keys=True))
         return files + ["kw.json"]
 
@@ -460,6 +461,52 @@ class KeywordIndex:
 
     def __len__(self) -> int:
         return self.n_docs
+
+
+def _postings(texts: Iterable[str], *, chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Tokenize ``texts``: (term hash, row, term frequency) per posting, and each row's length."""
+    vocab: dict[str, int] = {}
+    ids_cache: dict[str, tuple[int, ...]] = {}
+    parts: list[np.ndarray] = []
+    counts: list[np.ndarray] = []
+    doclen: list[int] = []
+    buf_terms = array("i")          # compact buffers: a chunk holds tens of millions of tokens
+    buf_docs = array("i")
+    n = 0
+
+    def flush():
+        if not len(buf_terms):
+            return
+        key = np.frombuffer(buf_terms, dtype=np.int32).astype(np.int64) << 32 | \
+            np.frombuffer(buf_docs, dtype=np.int32).astype(np.int64)
+        u, c = np.unique(key, return_counts=True)
+        parts.append(u)
+        counts.append(c)
+        del buf_terms[:]
+        del buf_docs[:]
+
+    for text in texts:
+        before = len(buf_terms)
+        for comp in _COMPOUND.findall(text or ""):
+            ids = ids_cache.get(comp)
+            if ids is None:
+                ids = tuple(vocab.setdefault(t, len(vocab)) for t in _expand(comp))
+                ids_cache[comp] = ids
+            buf_terms.extend(ids)
+        added = len(buf_terms) - before
+        buf_docs.extend(array("i", [n]) * added)
+        doclen.append(added)
+        n += 1
+        if n % chunk == 0:
+            flush()
+    flush()
+    key = np.concatenate(parts) if parts else np.empty(0, np.int64)
+    tf = np.minimum(np.concatenate(counts), MAX_TF).astype(np.uint16) if counts else np.empty(0, np.uint16)
+    terms = list(vocab)
+    th = np.fromiter((_hash(t) for t in terms), dtype=np.uint64, count=len(terms))
+    if len(th) > 1 and len(np.unique(th)) != len(th):
+        raise SystemError_("keyword vocabulary hash collision; report this index build")
+    return th[key >> 32], (key & 0xFFFFFFFF).astype(np.int32), tf, np.asarray(doclen, dtype=np.float32)
 
 
 def _structure_fault(a: Mapping[str, np.ndarray], meta: Mapping) -> str:

@@ -12,6 +12,7 @@ Files written by ``save(dir)``::
                                  exact scoring of a small allowed set and exact recall checks
     vectors.group.<label>.*      optional per-label graphs and their rows (see build_groups)
     vectors.present.npy          rows that have a vector (only when some do not)
+    vectors.keys.npy             graph key -> row, for an index changed by ``updated`` (else key = row)
     vectors.json                 parameters, counts, groups and the format version
 
 Filters: usearch's Python API has no search-time predicate, so a filtered search either scores
@@ -78,8 +79,9 @@ class VectorIndex:
     """HNSW + dense matrix over node rows. Build with ``build``, open a saved one with ``load``."""
 
     def __init__(self, graph, matrix: np.ndarray, present: np.ndarray | None, params: HnswParams,
-                 groups: dict[str, tuple[object, np.ndarray]] | None = None):
+                 groups: dict[str, tuple[object, np.ndarray]] | None = None, key_rows: np.ndarray | None = None):
         self._graph = graph
+        self.key_rows = key_rows        # graph key -> node row (-1: removed); None: keys are rows
         self.matrix = matrix            # (n_rows, dim) float16, zero rows where no vector
         self.present = present          # bool mask of rows that have a vector (None: all)
         self.params = params
@@ -176,6 +178,9 @@ class VectorIndex:
         if self.present is not None:
             np.save(d / "vectors.present.npy", self.present)
             files.append("vectors.present.npy")
+        if self.key_rows is not None:
+            np.save(d / "vectors.keys.npy", self.key_rows)
+            files.append("vectors.keys.npy")
         meta["groups"] = {}
         for name, (g, rows) in self.groups.items():
             g.save(str(d / f"vectors.group.{name}.usearch"))
@@ -216,6 +221,10 @@ class VectorIndex:
         matrix = np.load(d / MATRIX_FILE, mmap_mode="r" if mmap else None)
         present_path = d / "vectors.present.npy"
         present = np.load(present_path) if present_path.exists() else None
+        keys_path = d / "vectors.keys.npy"
+        key_rows = np.load(keys_path) if keys_path.exists() else None
+        if key_rows is not None and len(key_rows) and int(key_rows.max()) >= meta["n_rows"]:
+            raise StoreDamaged(f"vector keys in {d} name rows past {meta['n_rows']}: rebuild them with `stratum repair`")
         if matrix.shape != (meta["n_rows"], meta["dim"]) or graph.size != meta["size"] or \
                 (present is not None and present.shape != (meta["n_rows"],)):
             raise StoreDamaged(f"vector index files in {d} disagree with {META_FILE}: rebuild them with `stratum repair`")
@@ -228,7 +237,59 @@ class VectorIndex:
             if g.size != size or len(rows) != size or (size and (int(rows.min()) < 0 or int(rows.max()) >= meta["n_rows"])):
                 raise StoreDamaged(f"vector group {name!r} in {d} disagrees with {META_FILE}: rebuild it with `stratum repair`")
             groups[name] = (g, rows)
-        return cls(graph, np.asarray(matrix), present, params, groups)
+        return cls(graph, np.asarray(matrix), present, params, groups, key_rows)
+
+    def updated(self, vectors: np.ndarray, present: np.ndarray | None, old_row: np.ndarray, *,
+                threads: int = 0) -> "VectorIndex":
+        """This index (loaded with ``mmap=False``) changed into the index of a new version:
+        ``vectors``/``present`` are the new rows' (as for ``build``), ``old_row[i]`` the row in this
+        index that new row i continues (-1: new). Rows whose vector is unchanged keep their graph
+        entry (only their row number moves: ``key_rows``); the others are removed from the HNSW
+        graph and added again, so the work is the change's, not the index size's. Per-label
+        graphs are not updated: an index with groups is rebuilt instead (InvalidArgument)."""
+        if self.groups:
+            raise InvalidArgument("an index with per-label graphs is rebuilt, not updated")
+        vectors = np.asarray(vectors)
+        n = vectors.shape[0]
+        if vectors.ndim != 2 or vectors.shape[1] != self.dim or len(old_row) != n:
+            raise InvalidArgument(f"expected ({len(old_row)}, {self.dim}) vectors, got {vectors.shape}")
+        has = np.ones(n, bool) if present is None else np.asarray(present, bool)
+        old_row = np.asarray(old_row, np.int64)
+        matrix = vectors.astype(np.float16)
+        matrix[~has] = 0
+        old_has = np.ones(self.n_rows, bool) if self.present is None else self.present
+        cand = np.flatnonzero((old_row >= 0) & has)
+        cand = cand[old_has[old_row[cand]]]
+        same = np.zeros(n, bool)
+        for s in range(0, len(cand), 65536):       # f16 rows compared as stored (blocks: bounded RAM)
+            c = cand[s:s + 65536]
+            same[c] = np.all(np.asarray(self.matrix[old_row[c]]) == matrix[c], axis=1)
+        key_rows = np.where(old_has, np.arange(self.n_rows, dtype=np.int64), -1) if self.key_rows is None \
+            else np.array(self.key_rows, dtype=np.int64)
+        row_key = np.full(self.n_rows, -1, np.int64)
+        live = np.flatnonzero(key_rows >= 0)
+        row_key[key_rows[live]] = live
+        kept = np.flatnonzero(same)
+        keep_keys = row_key[old_row[kept]]
+        dead = np.setdiff1d(live, keep_keys)
+        if len(dead):
+            self._graph.remove(dead.astype(np.uint64), threads=threads)
+        key_rows[dead] = -1
+        key_rows[keep_keys] = kept
+        add = np.flatnonzero(has & ~same)
+        free = np.flatnonzero(key_rows < 0)
+        new_keys = np.concatenate([free, np.arange(len(key_rows), len(key_rows) + max(0, len(add) - len(free)))])[:len(add)]
+        if len(new_keys) and new_keys.max() >= len(key_rows):
+            key_rows = np.concatenate([key_rows, np.full(int(new_keys.max()) + 1 - len(key_rows), -1, np.int64)])
+        if len(add):
+            self._graph.add(new_keys.astype(np.uint64), np.ascontiguousarray(vectors[add], dtype=np.float32),
+                            threads=threads)
+            key_rows[new_keys] = add
+        params = replace(self.params, expansion_search=max(self.params.expansion_search, auto_expansion(n)))
+        out = type(self)(self._graph, matrix, None if has.all() else has, params, key_rows=key_rows)
+        out.expansion_search = params.expansion_search
+        out.changed = int(len(add) + len(dead))
+        return out
 
     # ---- searching ---------------------------------------------------------------------------
     @property
@@ -257,7 +318,7 @@ class VectorIndex:
             return VectorHits(np.empty(0, np.int64), np.empty(0, np.float32), True)
         if allowed_rows is not None:
             return self.exact(q, k, rows=allowed_rows)
-        return self._filtered(self._graph, fallback_rows, q, k, predicate, selectivity, max_fetch)
+        return self._filtered(self._graph, fallback_rows, q, k, predicate, selectivity, max_fetch, self.key_rows)
 
     def search_groups(self, query: np.ndarray, k: int, labels: Sequence[str], *,
                       predicate: RowPredicate | None = None, selectivity: float = 1.0,
@@ -279,16 +340,17 @@ class VectorIndex:
         return VectorHits(rows[order], scores[order], all(h.exact for h in parts))
 
     def _filtered(self, graph, graph_rows: np.ndarray | None, q: np.ndarray, k: int,
-                  predicate: RowPredicate | None, selectivity: float, max_fetch: int) -> VectorHits:
+                  predicate: RowPredicate | None, selectivity: float, max_fetch: int,
+                  key_rows: np.ndarray | None = None) -> VectorHits:
         """Over-fetch from ``graph`` and filter; past ``max_fetch``, exact over ``graph_rows``
         (the rows the graph holds, or a superset of the allowed rows) that the predicate allows."""
         size = int(graph.size)
         if predicate is None:
-            return _graph_search(graph, q, k)
+            return _graph_search(graph, q, k, key_rows)
         # enough that k survive with ~3 standard deviations to spare (binomial), else doubled
         fetch = min(size, max(k, math.ceil((k + 3 * math.sqrt(k)) / max(selectivity, 1e-6))))
         while fetch <= max_fetch:
-            hits = _graph_search(graph, q, fetch)
+            hits = _graph_search(graph, q, fetch, key_rows)
             keep = predicate(hits.rows)
             if int(keep.sum()) >= k or fetch >= size:
                 return VectorHits(hits.rows[keep][:k], hits.scores[keep][:k], fetch >= size)
@@ -332,12 +394,15 @@ class VectorIndex:
         return self.size
 
 
-def _graph_search(graph, q: np.ndarray, k: int) -> VectorHits:
+def _graph_search(graph, q: np.ndarray, k: int, key_rows: np.ndarray | None = None) -> VectorHits:
     # The compiled call directly: usearch's Python wrapper costs more than the search itself
     # at this size (argument checks, result objects).
     keys, dist, counts, _, _ = graph._compiled.search_many(q.reshape(1, -1), count=k, exact=False, threads=1)
     n = int(counts[0])
-    return VectorHits(keys[0, :n].astype(np.int64), (1.0 - dist[0, :n]).astype(np.float32), False)
+    rows = keys[0, :n].astype(np.int64)
+    if key_rows is not None:                    # an updated index: keys are stable, rows move
+        rows = key_rows[rows]
+    return VectorHits(rows, (1.0 - dist[0, :n]).astype(np.float32), False)
 
 
 def exact_knn(matrix: np.ndarray, queries: np.ndarray, k: int, chunk: int = 65536) -> np.ndarray:
