@@ -22,7 +22,7 @@ def _show(title: str, resp) -> None:
 def main(argv: list[str] | None = None) -> int:
     from pipeline import gitio
     from pipeline.job import index_repository
-    from stratum.cli.index import ProgressBar
+    from stratum.cli.index import Progress
     from stratum.config import IndexConfig, default_store_path
     from stratum.tools import Tools
 
@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     store = a.store or str(default_store_path(root))
 
     print(f"== indexing {root} into {store}")
-    bar = ProgressBar()
+    bar = Progress()
     rep = index_repository(root, store, IndexConfig(num_cpus=None), progress=bar)
     bar.close()
     print(rep.summary())
@@ -70,3 +70,5 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+__all__ = ["main"]
