@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import bisect
 import functools
+import os
+from pathlib import Path
 
 import numpy as np
 
@@ -47,15 +49,40 @@ def finish(nodes: list[dict], cfg: ParseConfig, spans: Spans | None = None) -> N
 
 @functools.lru_cache(maxsize=4)
 def _token_lengths(name: str) -> np.ndarray:
-    """Byte length of every token id of an encoding (special tokens: 0)."""
+    """Byte length of every token id of an encoding (special tokens: 0). Computing it decodes
+    every token (~0.3 s for cl100k_base, paid by every process that parses a file), so it is kept
+    in ``$STRATUM_CACHE/tokens/`` keyed by encoding, vocabulary size and tiktoken version."""
+    import tiktoken
+
     enc = encoding(name)
+    path = _cache_dir() / f"{name}-{enc.max_token_value + 1}-{tiktoken.__version__}.npy"
+    try:
+        out = np.load(path)
+        if out.shape == (enc.max_token_value + 1,):
+            return out
+    except (OSError, ValueError):
+        pass
     out = np.zeros(enc.max_token_value + 1, dtype=np.int64)
     for i in range(enc.max_token_value + 1):
         try:
             out[i] = len(enc.decode_single_token_bytes(i))
         except KeyError:
             pass
+    try:   # best effort: a read-only home only costs the recomputation next time
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as fh:
+            np.save(fh, out)
+        os.replace(tmp, path)
+    except OSError:
+        pass
     return out
+
+
+def _cache_dir() -> Path:
+    env = os.environ.get("STRATUM_CACHE")
+    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "stratum"
+    return base / "tokens"
 
 
 class Spans:
