@@ -205,8 +205,9 @@ def serve(tools: Any, host: str = "127.0.0.1", port: int = 0, *, workers: int = 
     """Start serving ``tools`` (a stratum.tools.Tools); the running server and its bound port.
 
     Port 0 binds a free port. ``security`` (serving.auth): TLS and authentication; the default is
-    unauthenticated, which only a loopback ``host`` accepts. ``reload_interval`` seconds between ``tools.reload()`` calls (None:
-    never). The caller stops the server (``server.stop(grace)``) and then closes the tools.
+    unauthenticated, which only a loopback ``host`` accepts. ``reload_interval`` seconds between
+    ``tools.reload()`` calls (None: never). The caller stops the server (``server.stop(grace)``) and
+    then closes the tools.
     """
     server, bound, _ = _start(tools, host, port, workers=workers, reload_interval=reload_interval,
                               max_request_bytes=max_request_bytes, max_response_bytes=max_response_bytes,
@@ -214,13 +215,29 @@ def serve(tools: Any, host: str = "127.0.0.1", port: int = 0, *, workers: int = 
     return server, bound
 
 
+def _health_only(health_servicer: health.HealthServicer, host: str, port: int) -> grpc.Server:
+    """A plaintext server with nothing but the health service: probes that cannot speak TLS or send
+    credentials (Kubernetes' gRPC probes) can still ask whether a TLS server is SERVING."""
+    hs = grpc.server(futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="stratum-health"),
+                     options=[("grpc.so_reuseport", 0)])
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, hs)
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    if hs.add_insecure_port(address) == 0:
+        raise OSError(f"could not bind the health port {address}")
+    hs.start()
+    return hs
+
+
 def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10.0,
-        on_ready: Callable[[str, int], None] | None = None, **options: Any) -> None:
+        on_ready: Callable[[str, int], None] | None = None, health_port: int | None = None,
+        **options: Any) -> None:
     """Serve until SIGTERM/SIGINT, then drain: health goes NOT_SERVING, new calls are refused, in-flight
-    calls get ``grace`` seconds to finish, and the tools are closed."""
+    calls get ``grace`` seconds to finish, and the tools are closed. ``health_port``: also answer
+    health checks there, in plaintext and without credentials (for probes)."""
     server, bound, health_servicer = _start(tools, host, port, **{
         "workers": 8, "reload_interval": 2.0, "max_request_bytes": MAX_REQUEST_BYTES,
         "max_response_bytes": MAX_RESPONSE_BYTES, "max_concurrent_rpcs": None, "security": None, **options})
+    health_server = _health_only(health_servicer, host, health_port) if health_port is not None else None
     stopping = threading.Event()
 
     def _shutdown(signum, _frame):
@@ -240,6 +257,8 @@ def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         server.stop(None)
+        if health_server is not None:
+            health_server.stop(None)
         tools.close()
 
 

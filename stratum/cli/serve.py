@@ -42,6 +42,9 @@ def register(sub) -> None:
                      help="require client certificates signed by this CA (mTLS; the CN is the identity)")
     sec.add_argument("--insecure", action="store_true",
                      help="allow a non-loopback --host without TLS and authentication")
+    sec.add_argument("--health-port", type=int, default=None,
+                     help="also serve the health service alone on this port, plaintext and without "
+                          "credentials (for probes that cannot speak TLS, e.g. Kubernetes gRPC probes)")
     _session_defaults(p)
     p.set_defaults(func=_serve)
 
@@ -139,7 +142,8 @@ def _serve(args) -> int:
 
     run(tools, args.host, args.port, grace=args.grace, on_ready=ready, workers=args.workers,
         reload_interval=args.reload_interval or None,
-        max_request_bytes=args.max_request_bytes or MAX_REQUEST_BYTES, security=security)
+        max_request_bytes=args.max_request_bytes or MAX_REQUEST_BYTES, security=security,
+        health_port=args.health_port)
     return 0
 
 

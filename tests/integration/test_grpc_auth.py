@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -189,3 +191,39 @@ def test_cli_queries_a_token_server(pki, token_server, tmp_path):
     assert "shop/cart.py" in ok.stdout
     refused = subprocess.run(base, cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
     assert refused.returncode == 2 and "requires authentication" in refused.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_stratum_serve_with_tls_tokens_and_a_plaintext_health_port(indexed_store, pki, token_file):
+    """`stratum serve` as an operator runs it behind probes: TLS + tokens on the main port, health
+    alone in plaintext on --health-port (no tool RPC there), both going away cleanly on SIGTERM."""
+    health_port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "stratum.cli", "serve", "--store", str(indexed_store[1]),
+                             "--port", "0", "--tls-cert", str(pki["server"].cert), "--tls-key", str(pki["server"].key),
+                             "--token-file", str(token_file), "--health-port", str(health_port), "--grace", "5"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        line = proc.stdout.readline()
+        assert "(tls+tokens)" in line, proc.stderr.read() if proc.poll() is not None else line
+        address = line.strip().rsplit(" ", 1)[-1]
+        plain = grpc.insecure_channel(f"127.0.0.1:{health_port}")
+        reply = health_pb2_grpc.HealthStub(plain).Check(health_pb2.HealthCheckRequest(service=""), timeout=10)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        with pytest.raises(grpc.RpcError) as info:
+            pb_grpc.StratumStub(plain).OpenSession(pb.OpenSessionRequest(), timeout=10)
+        assert info.value.code() == grpc.StatusCode.UNIMPLEMENTED          # tools only behind TLS + token
+        with _as(pki, address, "carol") as carol:
+            assert carol.status(carol.open_session().data["session"]).data["shards"][0]["repo"]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 0
+        assert "Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
