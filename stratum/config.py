@@ -38,7 +38,8 @@ class HistoryConfig:
 @dataclass(frozen=True)
 class EmbedConfig:
     enabled: bool = True
-    model: str = "all-MiniLM-L6-v2"
+    model: str = "all-MiniLM-L6-v2-static"  # or "all-MiniLM-L6-v2": same hybrid MRR, ~60x cheaper (docs/bench/embed.md)
+    recipe: str = ""                        # static model only: stratum.static_embed.Recipe id ("": default)
     precision: str = "int8"                 # int8 (per-channel weights) or fp32; see docs/bench/embed.md
     batch_size: int = 64
     max_tokens: int = 256                   # model input limit (word pieces)

@@ -1,4 +1,6 @@
-"""Text embedders behind one small interface; the default is all-MiniLM-L6-v2 on onnxruntime.
+"""Text embedders behind one small interface: all-MiniLM-L6-v2 on onnxruntime, and a static model
+distilled from it (``stratum.static_embed``: a lookup and a sum per text, ~1000x cheaper per node).
+Which one is the default is decided by docs/bench/embed.md (``EmbedConfig.model``).
 
 Why onnxruntime and a graph we build ourselves: torch CPU is a ~1 GB install (and easily pulls a
 multi-GB CUDA build) for a 22M-parameter model; onnxruntime is a few tens of MB, and its int8 GEMMs
@@ -11,8 +13,10 @@ int8 with per-channel weights and per-token activation scales) is written from t
 
 written atomically under a file lock, so parallel actors build it once and never read half a file.
 
-Every vector a store holds was made by one model; ``model_info()`` (name, dim, weights hash) is
-stored in the manifest and ``check_compatible`` refuses to mix models (``ModelMismatch``).
+Every vector a store holds was made by one model; ``model_info()`` (name, dim, weights hash, and
+the static model's recipe) is stored in the manifest and ``check_compatible`` refuses to mix models
+(``ModelMismatch``); ``embedder_for_store`` is the one check a reader makes, and lets an embedder that
+follows the store (``LazyEmbedder()`` without a config) switch to the store's model instead.
 int8 and fp32 vectors of the same weights are compatible (cosine >= 0.99 to each other); the
 embedding cache keys on ``cache_key``, which does name the precision and input limit, so switching
 precision re-embeds instead of keeping the other precision's vectors.
@@ -35,6 +39,8 @@ from stratum.config import EmbedConfig
 from stratum.errors import InvalidArgument, ModelMismatch, ModelUnavailable
 
 MINILM = "all-MiniLM-L6-v2"
+STATIC = "all-MiniLM-L6-v2-static"          # distilled from MINILM's weights (stratum.static_embed)
+MODELS = (STATIC, MINILM)
 PRECISIONS = ("int8", "fp32")
 BATCH_TOKENS = 1024        # padded word pieces per onnxruntime run (batch-size sweep, docs/bench/embed.md)
 _HASHED_FILES = ("model.safetensors", "tokenizer.json", "config.json", "1_Pooling/config.json")
@@ -68,13 +74,26 @@ def check_compatible(stored_info: dict | None, embedder: Embedder) -> None:
     if not stored_info:
         return
     mine = embedder.model_info()
-    diffs = [k for k in ("model", "dim", "weights_hash") if stored_info.get(k) is not None and stored_info.get(k) != mine[k]]
+    diffs = [k for k in ("model", "dim", "weights_hash", "recipe")
+             if stored_info.get(k) is not None and stored_info.get(k) != mine.get(k)]
     if diffs:
         raise ModelMismatch(
             f"the store's vectors come from {stored_info.get('model')} (dim {stored_info.get('dim')}, weights "
             f"{str(stored_info.get('weights_hash'))[:12]}) but this embedder is {mine['model']} (dim {mine['dim']}, "
             f"weights {mine['weights_hash'][:12]}); they differ in {', '.join(diffs)}. Re-index with "
-            "`stratum index --full` to re-embed with this model, or use the model the store was built with")
+            "`stratum index --model NAME` to re-embed in place, or use the model the store was built with")
+
+
+def embedder_for_store(stored_info: dict | None, embedder: Embedder | None) -> Embedder | None:
+    """The embedder to query a store with: ``embedder`` itself if its vectors match the store's;
+    for a ``LazyEmbedder`` that follows the store, one of the store's model (if we have it); else
+    ``ModelMismatch``. The one compatibility check readers make."""
+    if embedder is None or not stored_info or not hasattr(embedder, "model_info"):
+        return embedder          # nothing to query with, nothing recorded, or a bare vector source
+    if isinstance(embedder, LazyEmbedder) and embedder.follows:
+        embedder = embedder.following(stored_info)
+    check_compatible(stored_info, embedder)
+    return embedder
 
 
 # ---- the packaged MiniLM ---------------------------------------------------------------------
@@ -146,16 +165,22 @@ def build_onnx(model_dir: Path, precision: str, dest: Path) -> Path:
     else:
         model = M.build_model(w, shape)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(dest, lambda tmp: onnx.save(model, tmp))
+    return dest
+
+
+def atomic_write(dest: Path, write) -> None:
+    """``write(tmp_path)`` into a temp file beside ``dest``, then ``os.replace``: readers of the
+    cache never see half a file."""
     fd, tmp = tempfile.mkstemp(prefix=dest.name + ".", suffix=".tmp", dir=dest.parent)
     os.close(fd)
     try:
-        onnx.save(model, tmp)
+        write(tmp)
         os.chmod(tmp, 0o644)   # mkstemp makes it private; the cache may be shared
         os.replace(tmp, dest)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    return dest
 
 
 def onnx_path(model_dir: Path, precision: str, cache_dir: Path | None = None) -> Path:
@@ -256,22 +281,78 @@ class MiniLMEmbedder(Embedder):
         return out
 
 
+class StaticEmbedder(Embedder):
+    """The static model distilled from MiniLM (``stratum.static_embed``): the table is memory-mapped
+    from the cache (distilled there on first use); embedding is a tokenizer call and a sum per text,
+    so ``threads`` is ignored (accepted for the same constructor as MiniLM)."""
+
+    dim = 384
+
+    def __init__(self, recipe: "str | object" = "", threads: int = 0, model_dir: str | os.PathLike | None = None,
+                 cache_dir: str | os.PathLike | None = None, **_ignored):
+        from stratum import static_embed as SE
+
+        self.name = STATIC
+        self.recipe = SE.Recipe.parse(recipe) if isinstance(recipe, str) else recipe
+        self.model_dir = Path(model_dir) if model_dir else default_model_dir()
+        self.weights_hash = weights_hash(self.model_dir)
+        self.table_path = SE.table_path(self.model_dir, self.recipe, Path(cache_dir) if cache_dir else None)
+        self.table = np.load(self.table_path, mmap_mode="r")
+        self.tokenizer = _tokenizer(self.model_dir, SE.MAX_PIECES)
+        self._encode = SE.encode
+
+    def model_info(self) -> dict:
+        return {**super().model_info(), "recipe": self.recipe.id}
+
+    @property
+    def cache_key(self) -> str:
+        return _static_key(self.weights_hash, self.recipe.id)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return self._encode(self.table, self.tokenizer, list(texts), self.recipe.words_only)
+
+
 class LazyEmbedder(Embedder):
     """The configured embedder, loaded on first ``embed`` (serving starts fast; keyword-only use
     never loads the model). ``model_info`` needs only the weights hash, not the model; nothing is
-    read at construction, so a missing weights package surfaces only when vectors are needed."""
+    read at construction, so a missing weights package surfaces only when vectors are needed.
+
+    Without a ``cfg`` it *follows* the store: ``embedder_for_store`` gives the store's model (one
+    lazy embedder per model, shared), so a server reads stores built with either model."""
 
     def __init__(self, cfg: EmbedConfig | None = None, **kwargs):
+        self.follows = cfg is None
         self.cfg = cfg or EmbedConfig()
         _check_model_name(self.cfg)
-        self.name, self.dim = MINILM, MiniLMEmbedder.dim
+        self.name, self.dim = self.cfg.model, 384
         self._kwargs = kwargs
         self._inner: Embedder | None = None
         self._lock = threading.Lock()
+        self._siblings: dict[str, LazyEmbedder] = {}
+
+    def model_info(self) -> dict:
+        return model_info_for(self.cfg)
 
     @property
     def weights_hash(self) -> str:
         return model_info_for(self.cfg)["weights_hash"]     # memoised by weights_hash()
+
+    def following(self, stored_info: dict) -> "LazyEmbedder":
+        """The lazy embedder of the store's model. The first store read adopts it as this
+        embedder's own model (nothing is loaded yet), so whoever else embeds with ``self`` (the notes
+        overlay) makes that store's vectors too; a store of yet another model gets its own."""
+        cfg = config_for(stored_info, self.cfg)
+        key = f"{cfg.model}:{cfg.recipe}"
+        with self._lock:
+            if cfg == self.cfg:
+                return self
+            if self._inner is None and not self._siblings:
+                self.cfg, self.name = cfg, cfg.model
+                self._siblings[key] = self
+                return self
+            if key not in self._siblings:
+                self._siblings[key] = LazyEmbedder(cfg, **self._kwargs)
+            return self._siblings[key]
 
     @property
     def loaded(self) -> Embedder:
@@ -290,30 +371,60 @@ class LazyEmbedder(Embedder):
 
 
 def _check_model_name(cfg: EmbedConfig) -> None:
-    if cfg.model != MINILM:
-        raise InvalidArgument(f"unknown embedding model {cfg.model!r}; available: {MINILM}")
+    if cfg.model not in MODELS:
+        raise InvalidArgument(f"unknown embedding model {cfg.model!r}; available: {', '.join(MODELS)}")
+    if cfg.model == STATIC:
+        from stratum.static_embed import Recipe
+
+        Recipe.parse(cfg.recipe)          # a bad recipe fails here, typed, before any work
+
+
+def config_for(stored_info: dict, base: EmbedConfig | None = None) -> EmbedConfig:
+    """The ``EmbedConfig`` whose embedder makes vectors like the store's (``ModelMismatch`` if we
+    have no such model); the rest of ``base`` (threads, batch) is kept."""
+    from dataclasses import replace
+
+    base = base or EmbedConfig()
+    model = stored_info.get("model")
+    if model not in MODELS:
+        raise ModelMismatch(f"the store's vectors come from {model!r}, which this build cannot embed with "
+                            f"(available: {', '.join(MODELS)}); re-index with `stratum index --model NAME`")
+    return replace(base, model=model, recipe=str(stored_info.get("recipe") or "") if model == STATIC else "")
 
 
 def get_embedder(cfg: EmbedConfig | None = None, *, threads: int | None = None, **kwargs) -> Embedder:
     """The embedder an ``EmbedConfig`` names (threads default to ``cfg.threads_per_actor``)."""
     cfg = cfg or EmbedConfig()
     _check_model_name(cfg)
-    return MiniLMEmbedder(precision=cfg.precision, threads=cfg.threads_per_actor if threads is None else threads,
-                          max_tokens=cfg.max_tokens, **kwargs)
+    threads = cfg.threads_per_actor if threads is None else threads
+    if cfg.model == STATIC:
+        return StaticEmbedder(cfg.recipe, threads=threads, **kwargs)
+    return MiniLMEmbedder(precision=cfg.precision, threads=threads, max_tokens=cfg.max_tokens, **kwargs)
 
 
 def model_info_for(cfg: EmbedConfig | None = None) -> dict:
     """``model_info()`` of the embedder ``cfg`` names, without loading it (hashes the weights only)."""
     cfg = cfg or EmbedConfig()
     _check_model_name(cfg)
-    return {"model": MINILM, "dim": MiniLMEmbedder.dim, "weights_hash": weights_hash(default_model_dir())}
+    info = {"model": cfg.model, "dim": 384, "weights_hash": weights_hash(default_model_dir())}
+    if cfg.model == STATIC:
+        from stratum.static_embed import Recipe
+
+        info["recipe"] = Recipe.parse(cfg.recipe).id
+    return info
 
 
 def cache_key_for(cfg: EmbedConfig | None = None) -> str:
     """The embedding-cache key of the embedder ``cfg`` names, without loading it."""
     cfg = cfg or EmbedConfig()
     info = model_info_for(cfg)
+    if cfg.model == STATIC:
+        return _static_key(info["weights_hash"], info["recipe"])
     return _cache_key(info["model"], info["weights_hash"], cfg.precision, cfg.max_tokens)
+
+
+def _static_key(whash: str, recipe_id: str) -> str:
+    return f"{STATIC}:{whash[:16]}:{recipe_id}"
 
 
 def _cache_key(name: str, whash: str, precision: str, max_tokens: int) -> str:
@@ -324,6 +435,6 @@ def _cache_key(name: str, whash: str, precision: str, max_tokens: int) -> str:
     return f"{name}:{whash[:16]}:g{GRAPH_VERSION}:{precision}:{max_tokens}"
 
 
-__all__ = ["Embedder", "MiniLMEmbedder", "LazyEmbedder", "get_embedder", "model_info_for",
-           "cache_key_for", "check_compatible", "weights_hash", "onnx_path", "build_onnx", "cache_root",
-           "default_model_dir", "MINILM", "PRECISIONS"]
+__all__ = ["Embedder", "MiniLMEmbedder", "StaticEmbedder", "LazyEmbedder", "get_embedder", "model_info_for",
+           "cache_key_for", "check_compatible", "embedder_for_store", "config_for", "weights_hash", "onnx_path",
+           "build_onnx", "cache_root", "default_model_dir", "MINILM", "STATIC", "MODELS", "PRECISIONS"]

@@ -25,6 +25,7 @@ def register(sub) -> None:
     ray.add_argument("--no-ray", dest="ray", action="store_false", help="run every stage in this process")
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs for a local Ray (default: all)")
     p.add_argument("--no-embed", action="store_true", help="skip embeddings (keyword search only)")
+    p.add_argument("--model", default=None, help="embedding model (default: EmbedConfig.model; a change re-embeds)")
     p.add_argument("--symbols", action="store_true", help="also mine symbol-level co-change (slower)")
     p.add_argument("--max-file-bytes", type=int, default=None, help="skip files larger than this (default 1 MiB)")
     p.add_argument("--max-commit-files", type=int, default=None,
@@ -41,6 +42,8 @@ def config_from(args):
     cfg = IndexConfig(ray_address=args.ray_address, num_cpus=args.num_cpus, full=args.full, ray=args.ray)
     if args.no_embed:
         cfg = replace(cfg, embed=replace(cfg.embed, enabled=False))
+    if args.model:
+        cfg = replace(cfg, embed=replace(cfg.embed, model=args.model))
     if args.symbols:
         cfg = replace(cfg, history=replace(cfg.history, symbols=True))
     if args.max_file_bytes:

@@ -164,7 +164,7 @@ def test_attach_refuses_a_short_vector_list():
 
 
 def test_embed_batch_adds_a_vector_column(embedder):
-    fn = EmbedBatch(EmbedConfig(precision="int8"), threads=1)
+    fn = EmbedBatch(EmbedConfig(model="all-MiniLM-L6-v2", precision="int8"), threads=1)
     texts = np.array(["parse the config file", "render an HTML template", None], dtype=object)
     out = fn({"text_hash": np.array(["a", "b", "c"]), "text": texts})
     assert set(out) == {"text_hash", "vector"}

@@ -18,7 +18,7 @@ import pytest
 
 from stratum import minilm_onnx as M
 from stratum.config import EmbedConfig
-from stratum.embedder import (MiniLMEmbedder, LazyEmbedder, cache_key_for, check_compatible, default_model_dir,
+from stratum.embedder import (MINILM, MiniLMEmbedder, LazyEmbedder, cache_key_for, check_compatible, default_model_dir,
                               get_embedder, model_info_for, weights_hash)
 from stratum.errors import InvalidArgument, ModelMismatch
 
@@ -139,14 +139,14 @@ def test_weights_hash_is_stable_and_named_in_model_info(int8):
     assert weights_hash(d) == h.hexdigest() == int8.weights_hash
     info = int8.model_info()
     assert info == {"model": "all-MiniLM-L6-v2", "dim": 384, "weights_hash": h.hexdigest()}
-    assert model_info_for(EmbedConfig()) == info
+    assert model_info_for(EmbedConfig(model=MINILM)) == info
     json.dumps(info)                                    # goes into the manifest as is
 
 
 def test_cache_key_names_precision_and_input_limit(int8, fp32):
     assert int8.cache_key != fp32.cache_key
-    assert int8.cache_key == cache_key_for(EmbedConfig(precision="int8", max_tokens=256))
-    assert cache_key_for(EmbedConfig(max_tokens=128)) != cache_key_for(EmbedConfig(max_tokens=256))
+    assert int8.cache_key == cache_key_for(EmbedConfig(model=MINILM, precision="int8", max_tokens=256))
+    assert cache_key_for(EmbedConfig(model=MINILM, max_tokens=128)) != cache_key_for(EmbedConfig(model=MINILM, max_tokens=256))
 
 
 def test_model_mismatch_is_refused(int8):
@@ -155,7 +155,7 @@ def test_model_mismatch_is_refused(int8):
     check_compatible(None, int8)                        # a store without vectors: fine
     with pytest.raises(ModelMismatch) as e:
         check_compatible(dict(info, weights_hash="0" * 64), int8)
-    assert "weights_hash" in str(e.value) and "stratum index --full" in str(e.value)
+    assert "weights_hash" in str(e.value) and "stratum index --model" in str(e.value)
     with pytest.raises(ModelMismatch):
         check_compatible({"model": "bge-small-en", "dim": 384, "weights_hash": info["weights_hash"]}, int8)
     with pytest.raises(ModelMismatch) as e:
@@ -175,7 +175,7 @@ def test_bad_configuration_is_a_clear_error():
 
 
 def test_lazy_embedder_knows_its_model_before_loading(int8):
-    lazy = LazyEmbedder(EmbedConfig(precision="int8"), threads=1)
+    lazy = LazyEmbedder(EmbedConfig(model=MINILM, precision="int8"), threads=1)
     assert lazy._inner is None
     assert lazy.model_info() == int8.model_info()
     assert lazy._inner is None                          # model_info does not load the model
