@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -24,6 +23,7 @@ from serving.server import serve
 from stratum import errors as E
 from stratum.identity import Identity, acting_as
 from stratum.tools import Tools
+from tests.servecli import stratum_serve
 from tests.tlscerts import Authority
 
 pytestmark = pytest.mark.slow
@@ -203,15 +203,10 @@ def test_stratum_serve_with_tls_tokens_and_a_plaintext_health_port(indexed_store
     """`stratum serve` as an operator runs it behind probes: TLS + tokens on the main port, health
     alone in plaintext on --health-port (no tool RPC there), both going away cleanly on SIGTERM."""
     health_port = _free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "stratum.cli", "serve", "--store", str(indexed_store[1]),
-                             "--port", "0", "--tls-cert", str(pki["server"].cert), "--tls-key", str(pki["server"].key),
-                             "--token-file", str(token_file), "--health-port", str(health_port), "--grace", "5"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
-        line = proc.stdout.readline()
-        assert "(tls+tokens)" in line, proc.stderr.read() if proc.poll() is not None else line
-        address = line.strip().rsplit(" ", 1)[-1]
+    tls = ["--tls-cert", str(pki["server"].cert), "--tls-key", str(pki["server"].key)]
+    with stratum_serve(indexed_store[1], *tls, "--token-file", str(token_file),
+                       "--health-port", str(health_port)) as (line, address):
+        assert "(tls+tokens)" in line
         plain = grpc.insecure_channel(f"127.0.0.1:{health_port}")
         reply = health_pb2_grpc.HealthStub(plain).Check(health_pb2.HealthCheckRequest(service=""), timeout=10)
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
@@ -220,10 +215,3 @@ def test_stratum_serve_with_tls_tokens_and_a_plaintext_health_port(indexed_store
         assert info.value.code() == grpc.StatusCode.UNIMPLEMENTED          # tools only behind TLS + token
         with _as(pki, address, "carol") as carol:
             assert carol.status(carol.open_session().data["session"]).data["shards"][0]["repo"]
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0
-        assert "Traceback" not in proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()

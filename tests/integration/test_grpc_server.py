@@ -6,22 +6,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import shutil
-import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from serving import convert
 from serving._gen import stratum_pb2 as pb
 from serving._gen import stratum_pb2_grpc as pb_grpc
 from serving.client import Client
@@ -30,9 +24,9 @@ from stratum import errors as E
 from stratum.schema import NOTE_KINDS
 from stratum.store import Store
 from stratum.tools import MAX_QUERY_CHARS, Tools
+from tests.servecli import stratum_serve
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _open_tools(store) -> Tools:
@@ -344,23 +338,9 @@ def test_stratum_serve_drains_on_sigterm(indexed_store):
     """`stratum serve` as a user runs it: prints where it listens, serves, and on SIGTERM stops
     cleanly (exit 0) after telling health checkers it is going away."""
     _repo, store, _ = indexed_store
-    proc = subprocess.Popen([sys.executable, "-m", "stratum.cli", "serve", "--store", str(store), "--port", "0",
-                             "--grace", "5"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
-    try:
-        line = proc.stdout.readline()
-        assert "serving" in line, proc.stderr.read() if proc.poll() is not None else line
-        address = line.strip().rsplit(" ", 1)[-1]
-        with Client(address) as c:
-            sid = c.open_session().data["session"]
-            assert c.status(sid).data["shards"][0]["repo"]
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 0
-        assert "Traceback" not in proc.stderr.read()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+    with stratum_serve(store) as (_line, address), Client(address) as c:
+        sid = c.open_session().data["session"]
+        assert c.status(sid).data["shards"][0]["repo"]
 
 
 def test_internal_failure_is_logged_with_a_reference_and_not_sent(indexed_store, tmp_path, caplog):
