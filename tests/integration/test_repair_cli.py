@@ -1,0 +1,64 @@
+"""The issue-10 probe as a user meets it: a damaged Lance file under a store with notes.
+
+`stratum index` and queries refuse it with one clear line (no traceback), `stratum repair` rolls
+back without losing a note, and the next index merges every note again."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def stratum(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stratum.cli", *args], capture_output=True, text=True, timeout=600)
+
+
+def notes(store) -> set[str]:
+    p = stratum("notes", "list", "--json", "--store", str(store))
+    assert p.returncode == 0, p.stderr
+    return {n["id"] for n in json.loads(p.stdout)["notes"]}
+
+
+def test_damaged_lance_file_index_refuses_repair_keeps_every_note(tmp_path):
+    from tests.gitrepo import sample_python_repo
+
+    r = sample_python_repo(tmp_path / "shop")
+    repo = r.path
+    store = tmp_path / "store"
+    assert stratum("index", str(repo), "--store", str(store), "--no-embed").returncode == 0
+    for i in range(3):
+        p = stratum("remember", "rca", f"cause {i}: totals round twice", "--about", "shop/cart.py", "--store", str(store))
+        assert p.returncode == 0, p.stderr
+    written = notes(store)
+    p = stratum("index", str(repo), "--store", str(store), "--no-embed", "--full")
+    assert p.returncode == 0, p.stderr
+    m = json.loads((store / "manifest.json").read_text())
+    data = sorted(f for f in m["integrity"]["nodes"]["files"] if f.startswith("data/"))
+    f = store / "data-v1" / "nodes.lance" / data[0]
+    b = bytearray(f.read_bytes())
+    b[len(b) // 2] ^= 0xFF
+    f.write_bytes(bytes(b))
+    r.commit("add a helper", {"shop/util.py": "def helper():\n    return 1\n"})   # so the index has work
+
+    for args in (("index", str(repo), "--no-embed"), ("search", "totals")):
+        p = stratum(*args, "--store", str(store))
+        assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+        assert "is damaged" in p.stderr and "stratum repair" in p.stderr
+
+    p = stratum("repair", "--store", str(store))
+    assert p.returncode == 0, p.stderr
+    assert "rolled back to the data of version 1" in p.stdout
+    assert len(written) == 3 and notes(store) == written
+    p = stratum("search", "totals round twice", "--json", "--store", str(store))
+    assert p.returncode == 0 and any(i.get("kind") == "rca" for i in json.loads(p.stdout)["items"]), p.stderr
+
+    p = stratum("index", str(repo), "--store", str(store), "--no-embed")
+    assert p.returncode == 0, p.stderr
+    assert notes(store) == written
+    p = stratum("repair", "--check", "--prune", "--store", str(store))
+    assert p.returncode == 0 and "every file checked intact" in p.stdout
