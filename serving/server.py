@@ -91,6 +91,8 @@ def _abort(context: grpc.ServicerContext, rpc: str, err: BaseException) -> None:
         ref = uuid.uuid4().hex[:8]
         log.error("%s failed (ref %s)", rpc, ref, exc_info=err)
         message = f"{message} (ref {ref})"
+    elif code in (grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+        log.info("%s refused for %s: %s", rpc, echo(context.peer()), message)    # who knocked, for operators
     stratum_code = err.code if isinstance(err, StratumError) else "internal"
     retryable = err.retryable if isinstance(err, StratumError) else False
     context.set_trailing_metadata(((ERROR_CODE_KEY, stratum_code),

@@ -5,6 +5,7 @@ rules, and the CLI's connection flags."""
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -81,6 +82,13 @@ def test_calls_without_a_valid_token_are_unauthenticated(pki, token_server):
                 getattr(stub, method.name)(request, timeout=30, metadata=metadata)
             assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED, method.name
             assert "not-a-token" not in info.value.details() and TOKENS["alice"] not in info.value.details()
+    rng = random.Random(10)              # hostile headers are refused the same way, never INTERNAL
+    for _ in range(40):
+        value = rng.choice(["Bearer ", "bearer ", "Bearer  ", "", "Basic ", "Token "]) + "".join(
+            chr(rng.randint(0x20, 0x7E)) for _ in range(rng.choice([0, 1, 15, 16, 64, 4000])))
+        with pytest.raises(grpc.RpcError) as info:
+            stub.Status(pb.StatusRequest(session="x"), timeout=30, metadata=(("authorization", value),))
+        assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED, value[:40]
     # health stays open for probes
     reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=""), timeout=10)
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
