@@ -131,6 +131,8 @@ class TokenFile:
         if st.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
             log.warning("token file %s is readable by group or others (mode %o); chmod 600 it",
                         self.path, stat.S_IMODE(st.st_mode))
+        if not entries and not cert_roles:
+            log.warning("token file %s lists no tokens: every call will be refused", self.path)
         self._entries, self._cert_roles = entries, cert_roles
         self._stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
 
@@ -205,6 +207,7 @@ class ServerSecurity:
 
     def __init__(self, tls: TLSConfig | None = None, tokens: TokenFile | None = None, *, insecure: bool = False):
         self.tls, self.tokens, self.insecure = tls, tokens, insecure
+        self._warned = False
 
     @property
     def mtls(self) -> bool:
@@ -222,7 +225,8 @@ class ServerSecurity:
     def check_bind(self, host: str) -> None:
         """InvalidArgument when ``host`` is reachable from a network without TLS and authentication."""
         if is_loopback(host) or self.insecure:
-            if not is_loopback(host):
+            if not is_loopback(host) and not self._warned:
+                self._warned = True
                 log.warning("serving %s on %s: reachable from the network (--insecure)", self.mode, host or "*")
             return
         missing = [what for what, ok in (("TLS (--tls-cert/--tls-key)", self.tls is not None),
