@@ -371,7 +371,8 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                 cache_tab = st.embed_attach(work, nodes, vectors)
         with _stage(rep, "write"):
             progress("write", 0, 1)
-            datasets, index_files = st.write(store, version, nodes, edges, externals, hist_tables, cache_tab, rep)
+            datasets, index_files = st.write(store, version, nodes, edges, externals, hist_tables, cache_tab, rep,
+                                             prev)
             progress("write", 1, 1)
         rep.seconds["total"] = time.perf_counter() - t0
         store.publish(Manifest(

@@ -295,8 +295,10 @@ def dedupe_edges(edges: list[dict]) -> list[dict]:
 
 
 def write(store: Store, version: int, nodes: list[dict], edges: list[dict], externals: list[dict],
-          hist_tables: dict, cache_tab: pa.Table | None, rep: RunReport) -> tuple[dict, dict]:
-    """Lance datasets and the warm-tier files of the new version (not yet published)."""
+          hist_tables: dict, cache_tab: pa.Table | None, rep: RunReport, prev: Manifest | None = None) -> tuple[dict, dict]:
+    """Lance datasets and the warm-tier files of the new version (not yet published). With the
+    previous manifest (an incremental run) the warm indexes are updated from its folder instead of
+    rebuilt (``stratum.warm.build_warm(previous=)``: equal answers to a full build)."""
     from stratum.warm import build_warm
 
     nodes.sort(key=lambda n: (n["path"], n.get("start_line") or 0, n["kind"], n["qualname"]))
@@ -313,7 +315,9 @@ def write(store: Store, version: int, nodes: list[dict], edges: list[dict], exte
             datasets[name] = store.write_dataset(name, tab)
     if cache_tab is not None:
         datasets["embeddings"] = store.write_dataset("embeddings", cache_tab)
-    index_files = build_warm(store.index_dir(version), nodes, edges, root=store.root)
+    previous = store.index_dir(prev.version) if prev is not None else None
+    index_files = build_warm(store.index_dir(version), nodes, edges, root=store.root,
+                             previous=previous if previous is not None and previous.is_dir() else None)
     return datasets, index_files
 
 

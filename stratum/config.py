@@ -57,9 +57,9 @@ class IndexConfig:
     full: bool = False                      # ignore incremental state
     ray: bool | None = None                 # None: Ray for a named cluster or large work; True/False: force
     # Without a named cluster, Ray is started only when this much source is to be parsed: a local
-    # start costs ~5 s and in-process parsing runs ~2.5 MB/s on one core, so two cores win back
-    # the start at ~25 MB (docs/operations.md, "In-process or Ray").
-    ray_min_parse_bytes: int = 24 << 20
+    # start costs ~5.5 s and in-process parsing runs ~3 MB/s on one core, so two cores win back
+    # the start at ~33 MB (docs/operations.md, "In-process or Ray").
+    ray_min_parse_bytes: int = 32 << 20
 
     def to_dict(self) -> dict:
         return asdict(self)
