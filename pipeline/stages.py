@@ -99,7 +99,7 @@ def reuse(snap, paths: set[str]) -> tuple[list[dict], list[dict], dict]:
     mask = pc.and_(pc.is_in(tab["path"], value_set=pa.array(sorted(paths), pa.string())),
                    pc.invert(pc.is_in(tab["kind"], value_set=skip_kinds)))
     kept = tab.filter(mask)
-    ids = kept["id"]
+    ids = kept["id"].combine_chunks() if kept.num_rows else pa.array([], pa.string())
     etab = snap.read("edges", where="kind = 'contains'")
     emask = pc.and_(pc.is_in(etab["src"], value_set=ids), pc.is_in(etab["dst"], value_set=ids))
     keep = kept.to_pylist()

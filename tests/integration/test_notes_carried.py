@@ -24,6 +24,7 @@ from stratum.errors import StoreError
 from stratum.store import Store
 from tests.gitrepo import sample_python_repo
 
+pytestmark = pytest.mark.slow     # 1,200 durable appends and five index runs: ~15 s on 2 busy cores
 N_NOTES = 1200
 CFG = IndexConfig(embed=EmbedConfig(enabled=False), ray=False)
 TARGETS = ["shop/cart.py", "shop/pricing.py::discount", "shop/invoice.py", "shop/cart.py::Cart.total", "shop"]
