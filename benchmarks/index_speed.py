@@ -13,6 +13,9 @@ Definitions (printed at the start of every run):
   children it waited for (git, and Ray's when Ray runs), from wait4; **peak RSS**: the largest
   resident set of the process or one of those children (ru_maxrss), MiB.
 - **engine**: what the run report says ran the stages (in-process or Ray, and why).
+- **multi** (--multi): the same repositories cold in ONE `stratum index A B C --store-root DIR`
+  run, in-process one after another (the default without a cluster) and with `--ray` (a local
+  Ray, one task per repository, concurrently on the machine's cores); wall and CPU as above.
 - **threshold** (--threshold): in-process parse rate (MB/s, one core) over the repositories'
   sources, and the cost of starting a local Ray to its first finished task; two cores win the
   start back once parsing alone would take 2 x start, i.e. at 2 x start x rate megabytes.
@@ -46,7 +49,7 @@ def definitions() -> str:
     return __doc__.split("Definitions (printed at the start of every run):\n", 1)[1].strip()
 
 
-def run_measured(cmd: list[str], env: dict) -> dict:
+def run_measured(cmd: list[str], env: dict, ok_codes: tuple[int, ...] = (0,)) -> dict:
     """Wall, CPU (self + waited children) and peak RSS of one process, from wait4."""
     t = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, cwd=ROOT)
@@ -54,7 +57,7 @@ def run_measured(cmd: list[str], env: dict) -> dict:
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t
     p.returncode = os.waitstatus_to_exitcode(status)
-    if p.returncode != 0:
+    if p.returncode not in ok_codes:
         raise SystemExit(f"{' '.join(cmd)} failed with {p.returncode}")
     rep = json.loads(out)
     return {"wall": wall, "cpu": ru.ru_utime + ru.ru_stime, "rss_mib": ru.ru_maxrss / 1024, "report": rep}
@@ -95,6 +98,23 @@ def _row(m: dict) -> dict:
             "embedded": rep["embedded"], "parsed": rep["files_parsed"]}
 
 
+def multi(names: list[str], extra: list[str], tmp: Path, env: dict) -> dict:
+    """One multi-repository run, sequential in-process vs one Ray task per repository."""
+    out = {}
+    for mode, flags in (("in-process", ["--no-ray"]), ("ray", ["--ray"])):
+        copies = []
+        for name in names:
+            dest = tmp / f"multi-{mode}" / name
+            shutil.copytree(REPOS / name, dest, symlinks=True)
+            copies.append(str(dest))
+        cmd = [*STRATUM, "index", *copies, "--store-root", str(tmp / f"multi-{mode}-stores"), "--json", *flags, *extra]
+        m = run_measured(cmd, env, ok_codes=(0,))
+        out[mode] = {"wall": round(m["wall"], 2), "cpu": round(m["cpu"], 2), "rss_mib": round(m["rss_mib"]),
+                     "per_repo_s": {Path(o["repo"]).name: round(o["seconds"], 2) for o in m["report"]["repositories"]},
+                     "ok": m["report"]["ok"]}
+    return out
+
+
 def threshold(names: list[str]) -> dict:
     """In-process parse rate and the local Ray start cost (see the definitions)."""
     from pipeline.files import discover, read_source
@@ -127,7 +147,7 @@ def threshold(names: list[str]) -> dict:
             "break_even_mb": round(2 * start * rate, 1)}
 
 
-def markdown(rows: list[dict], thr: dict | None, command: str, model: str) -> str:
+def markdown(rows: list[dict], thr: dict | None, command: str, model: str, mul: dict | None = None) -> str:
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     import platform
 
@@ -158,6 +178,14 @@ def markdown(rows: list[dict], thr: dict | None, command: str, model: str) -> st
             s = r[k]["stages"]
             lines.append(f"| {r['repo']} | {k} | " + " | ".join(f"{s.get(x, 0):.2f}" for x in
                          ("discover", "parse", "link", "history", "notes", "embed", "write", "total")) + " |")
+    if mul:
+        lines += ["", "## Many repositories in one run", "",
+                  "All of the repositories above, cold, in one `stratum index A B C --store-root DIR` "
+                  "(peak RSS: the largest single process):", "",
+                  "| mode | wall s | CPU s | peak RSS MiB | seconds per repository |", "|---|---:|---:|---:|---|"]
+        for mode, m in mul.items():
+            per = ", ".join(f"{k} {v:.1f}" for k, v in m["per_repo_s"].items())
+            lines.append(f"| {mode} | {m['wall']:.2f} | {m['cpu']:.2f} | {m['rss_mib']} | {per} |")
     if thr:
         lines += ["", "## In-process or Ray: the threshold", "",
                   f"In-process parsing ran {thr['parse_mb_per_s']} MB/s on one core ({thr['parse_mb']} MB of "
@@ -173,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repos", nargs="+", default=["flask", "werkzeug", "requests"])
     ap.add_argument("--args", default="", help="extra `stratum index` arguments, e.g. '--no-embed'")
     ap.add_argument("--threshold", action="store_true", help="also measure the in-process/Ray threshold")
+    ap.add_argument("--multi", action="store_true", help="also one multi-repository run, in-process vs Ray")
     ap.add_argument("--out", default=None, help="write the markdown page here (e.g. docs/bench/index_speed.md)")
     ap.add_argument("--json", default=str(HERE / "results" / "index_speed.json"))
     args = ap.parse_args(argv)
@@ -187,14 +216,17 @@ def main(argv: list[str] | None = None) -> int:
             row = bench_repo(name, args.args.split(), Path(tmp), env)
             print(json.dumps(row), flush=True)
             rows.append(row)
+        mul = multi(args.repos, args.args.split(), Path(tmp), env) if args.multi else None
+        if mul:
+            print(json.dumps(mul), flush=True)
     thr = threshold(args.repos) if args.threshold else None
     if thr:
         print(json.dumps(thr))
     command = "python benchmarks/index_speed.py " + " ".join(argv if argv is not None else sys.argv[1:])
-    page = markdown(rows, thr, command.strip(), model)
+    page = markdown(rows, thr, command.strip(), model, mul)
     print(page)
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps({"rows": rows, "threshold": thr, "model": model}, indent=1))
+    Path(args.json).write_text(json.dumps({"rows": rows, "threshold": thr, "multi": mul, "model": model}, indent=1))
     if args.out:
         Path(args.out).write_text(page)
     return 0
