@@ -10,6 +10,11 @@ Definitions (printed):
   30 symptom/cause sentences> #<i>", 80-200 characters.
 - **search p50**: in-process ``Tools.search`` (page size 10) over 40 natural-language queries about
   flask, after one warm-up pass; ROUNDS passes, median and p90 of the per-call wall time.
+  **searcher p50**: the same queries at the searcher alone (``HybridSearcher.search`` with the
+  overlay's ``NoteView``, limit 11: what ranking the notes costs, without rendering items), and
+  **exhaustive p50**: the searcher given every active note as a plain ``ExtraDoc`` list, i.e.
+  indexed for each query (the cost model before the incremental index). Query vectors are cached
+  after the warm-up in all three, so these are ranking costs, not embedding costs.
 - **restart to first answer**: wall time from spawning ``python -m stratum.cli serve --store S
   --port 0`` to the first search answer over gRPC (process start, imports, shard and overlay load,
   model load, the query embedding).
@@ -81,8 +86,10 @@ def definitions() -> None:
     print(__doc__.split("Run:")[0].strip(), "\n")
 
 
-def fresh_copy(base: Path, name: str) -> Path:
+def fresh_copy(base: Path, name: str, reuse: bool = False) -> Path:
     dst = OUT / "runs" / name
+    if reuse and (dst / "deltalog").exists():
+        return dst
     if dst.exists():
         shutil.rmtree(dst)
     shutil.copytree(base, dst, ignore=shutil.ignore_patterns("deltalog", "cli.secret"))
@@ -129,6 +136,7 @@ def write_notes(store: Path, n: int, seed: int = 1) -> float:
 
 
 def search_latency(store: Path, rounds: int) -> dict:
+    from stratum.search import ExtraDoc
     from stratum.tools import Tools
 
     t0 = time.perf_counter()
@@ -146,11 +154,26 @@ def search_latency(store: Path, rounds: int) -> dict:
                 times.append((time.perf_counter() - t) * 1e3)
                 note_hits += sum(1 for it in r.items if it.kind in ("rca", "failure", "insight"))
         unmerged = sum(ov.count() for ov in tools.overlays.values())
+        sh = tools.shards.shards[0] if hasattr(tools, "shards") else tools.memory.shards.shards[0]
+        ov = next(iter(tools.overlays.values()))
+        searcher = sh.warm.searcher
+        view = ov.search_docs()
+        docs = [ExtraDoc(nid, node["full"], ov.index.vectors[ov.index.slot[nid]], node["kind"], node["path"], "")
+                for nid, node in ov._nodes.items() if view.eligible[ov.index.slot[nid]]]
+        level = {}
+        for name, extra in (("searcher", None), ("exhaustive", docs)):
+            ts = []
+            for _ in range(rounds):
+                for q in QUERIES:
+                    t = time.perf_counter()
+                    searcher.search(q, limit=11, extra_docs=ov.search_docs() if extra is None else extra)
+                    ts.append((time.perf_counter() - t) * 1e3)
+            level[f"{name}_p50_ms"] = statistics.median(ts)
     finally:
         tools.close()
     times.sort()
     return {"p50_ms": statistics.median(times), "p90_ms": times[int(0.9 * (len(times) - 1))], "calls": len(times),
-            "note_items_per_page": note_hits / len(times), "open_and_warm_s": opened, "unmerged": unmerged}
+            "note_items_per_page": note_hits / len(times), "open_and_warm_s": opened, "unmerged": unmerged, **level}
 
 
 def restart_to_first_answer(store: Path) -> dict:
@@ -211,6 +234,7 @@ def main() -> int:
     ap.add_argument("--counts", default="0,1000,10000")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cli-at", type=int, default=3000, help="unmerged notes for the CLI remember case")
+    ap.add_argument("--reuse", action="store_true", help="keep the notes written by an earlier run")
     args = ap.parse_args()
     definitions()
     base = Path(args.store)
@@ -222,24 +246,37 @@ def main() -> int:
            "command": " ".join(sys.argv), "cases": {}}
     counts = [int(c) for c in args.counts.split(",")]
     for n in counts:
-        store = fresh_copy(base, f"n{n}")
-        wrote = write_notes(store, n)
+        store = fresh_copy(base, f"n{n}", args.reuse)
+        wrote = 0.0 if args.reuse and (store / "deltalog").exists() else write_notes(store, n)
         case = {"write_s": wrote, "search": search_latency(store, args.rounds)}
-        if n == max(counts):
+        if n in (0, max(counts)):          # the notes' share of a restart: the difference
             case["restart"] = restart_to_first_answer(store)
         out["cases"][n] = case
         print(json.dumps({n: case}, default=str), flush=True)
-    store = fresh_copy(base, f"cli{args.cli_at}")
-    write_notes(store, args.cli_at)
+    store = fresh_copy(base, f"cli{args.cli_at}", args.reuse)
+    if not (store / "deltalog").exists():
+        write_notes(store, args.cli_at)
     out["cli_remember"] = {"unmerged": args.cli_at, **cli_remember(store)}
     print(json.dumps({"cli_remember": out["cli_remember"]}), flush=True)
     p0 = out["cases"].get(0, {}).get("search", {}).get("p50_ms")
-    print("\n| unmerged notes | search p50 ms | p90 ms | x no notes | note items / page |")
-    print("|---|---|---|---|---|")
+    s0 = out["cases"].get(0, {}).get("search", {}).get("searcher_p50_ms")
+    print("\n| unmerged notes | search p50 ms | p90 ms | x no notes | searcher p50 ms | x no notes "
+          "| exhaustive p50 ms | note items / page |")
+    print("|---|---|---|---|---|---|---|---|")
     for n, c in out["cases"].items():
         s = c["search"]
         ratio = f"{s['p50_ms'] / p0:.2f}" if p0 else "-"
-        print(f"| {n:,} | {s['p50_ms']:.1f} | {s['p90_ms']:.1f} | {ratio} | {s['note_items_per_page']:.1f} |")
+        sratio = f"{s['searcher_p50_ms'] / s0:.2f}" if s0 else "-"
+        print(f"| {n:,} | {s['p50_ms']:.2f} | {s['p90_ms']:.2f} | {ratio} | {s['searcher_p50_ms']:.2f} | {sratio} "
+              f"| {s['exhaustive_p50_ms']:.2f} | {s['note_items_per_page']:.1f} |")
+    for n, c in out["cases"].items():
+        if "restart" in c:
+            r = c["restart"]
+            print(f"restart with {n:,} unmerged notes: listening {r['listening_s']:.1f} s, first answer "
+                  f"{r['first_answer_s']:.1f} s")
+    c = out["cli_remember"]
+    print(f"CLI remember with {c['unmerged']:,} unmerged notes: process {c['process_s']:.2f} s; in process: "
+          f"open {c['in_process_open_s']:.2f} s, remember {c['in_process_remember_s']:.3f} s")
     (OUT / "results.json").write_text(json.dumps(out, indent=1, default=str))
     print(f"\nresults: {OUT / 'results.json'}")
     return 0

@@ -416,14 +416,32 @@ def is_orphaned(note: Note, exists: Callable[[str], bool]) -> bool:
 API_TEXT_CHARS = 1200
 
 
+class LazyTokens(dict):
+    """A note node whose ``*_tokens`` counts are computed on first read: the overlay builds the
+    nodes of every unmerged note at start, and three exact encodes per note made a restart with
+    10,000 notes take tens of seconds before serving; only notes that are shown need counts."""
+
+    encoding = tokens.DEFAULT_ENCODING
+
+    def __missing__(self, key):
+        if key in ("summary_tokens", "api_tokens", "full_tokens"):
+            v = self[key] = tokens.count(self[key[:-7]] or "", self.encoding)
+            return v
+        raise KeyError(key)
+
+    def get(self, key, default=None):
+        return self[key] if key in self or key in ("summary_tokens", "api_tokens", "full_tokens") else default
+
+
 def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENCODING,
-                    prev: Mapping | None = None) -> tuple[dict, list[dict]]:
+                    prev: Mapping | None = None, lazy_tokens: bool = False) -> tuple[dict, list[dict]]:
     """A note as a ``schema.NODES`` record (kind = note kind) and its ``about`` edges (note -> code).
 
     Detail levels: ``summary`` one line; ``api`` header + the text (cut at API_TEXT_CHARS, saying
     so); ``full`` header + whole text + the targets with their hashes at write time. Token counts
     are exact; ``prev`` (this note's node in an earlier version, same encoding) lends its counts
     for levels whose text is unchanged, so re-merging thousands of notes costs no re-encoding.
+    ``lazy_tokens``: return a ``LazyTokens`` node that counts on first read (the serving overlay).
     """
     about = ", ".join(t.label() for t in note.about) or "-"
     when = note.created_at.strftime("%Y-%m-%d %H:%M UTC")
@@ -447,9 +465,10 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
         extra.append(f"retracted by {note.retraction.get('author')}: {note.retraction.get('reason') or '-'}")
     full = f"{header}\n\n{body}\n\nabout:\n" + "\n".join(extra) if extra else f"{header}\n\n{body}"
     # one encode per text: count_many's thread pool costs ~10x more for three short texts
-    st, at, ft = (prev[f"{lvl}_tokens"] if prev is not None and prev.get(lvl) == text
-                  and prev.get(f"{lvl}_tokens") is not None else tokens.count(text, encoding)
-                  for lvl, text in (("summary", summary), ("api", api), ("full", full)))
+    counts = {} if lazy_tokens else dict(zip(("summary_tokens", "api_tokens", "full_tokens"), (
+        prev[f"{lvl}_tokens"] if prev is not None and prev.get(lvl) == text
+        and prev.get(f"{lvl}_tokens") is not None else tokens.count(text, encoding)
+        for lvl, text in (("summary", summary), ("api", api), ("full", full)))))
     meta = {"record_uid": note.record_uid, "about": [dict(vars(t)) for t in note.about],
             "supersedes": note.supersedes, "superseded_by": note.superseded_by,
             "retraction": note.retraction, "orphaned": note.orphaned, "model": note.model,
@@ -460,13 +479,16 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
         "path": note.about[0].path if note.about else "", "name": clean_text(note.title(80)), "qualname": "",
         "language": None, "parent_id": None, "start_line": None, "end_line": None, "signature": None,
         "doc": note.text, "summary": summary, "api": api, "full": full,
-        "summary_tokens": st, "api_tokens": at, "full_tokens": ft,
+        **counts,
         "content_hash": ids.content_hash(full), "file_hash": None,
         "size_bytes": len(note.text.encode("utf-8", "surrogatepass")),
         "author": note.author, "session": note.session, "created_at": note.created_at,
         "tags": list(note.tags), "status": note.status,
         "meta": json.dumps(meta, sort_keys=True, ensure_ascii=False), "vector": None,
     }
+    if lazy_tokens:
+        node = LazyTokens(node)
+        node.encoding = encoding
     edges = [{"src": note.id, "dst": t.node_id, "kind": "about", "weight": 1.0,
               "meta": json.dumps({"target": t.given, "content_hash": t.content_hash}, ensure_ascii=False)}
              for t in note.about]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -35,7 +36,6 @@ from stratum import schema as S
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import InvalidArgument, ModelUnavailable, NotFound
-from stratum.keywordindex import node_text
 from stratum.noteindex import NoteIndex, NoteView, decode_vector, encode_vector
 from stratum.textprep import embed_text
 
@@ -84,7 +84,9 @@ class NotesOverlay:
         """``log``: the writer of the overlay this one replaces (a reload keeps writing to the same
         segment; a new DeltaLog would leave the old one's segment open and locked for good)."""
         self.shard = shard
-        self.embedder = embedder
+        # embed with the shard's query embedder: the one checked against (or following) the store's
+        # model; none when the version has no vectors (nothing would ever read a note's vector)
+        self.embedder = shard.warm.searcher.embedder if embedder is not None else None
         self.log = log if log is not None else DeltaLog(shard.store.root / "deltalog")
         self.policy = policy if policy is not None else NotesPolicy.load(shard.store.root)
         self.code = shard.code                               # the one resolver (stratum.codelookup)
@@ -100,9 +102,8 @@ class NotesOverlay:
         self.notes: dict[str, N.Note] = dict(self._base)   # every note, folded, with current status
         self.quarantined: frozenset[str] = frozenset()      # note ids hidden from all but their author
         self._trusted: set[str] = set()                      # authors no longer new to the store
-        self._nodes: dict[str, dict] = {}                   # unmerged note id -> node record
+        self._nodes = _Nodes({}, {}, shard.repo, {})        # unmerged note id -> node record
         self._about: dict[str, list[str]] = {}               # code id -> unmerged note ids about it
-        self._built: dict[tuple, tuple] = {}                 # (id, status state) -> note_to_records
         self._key = vector_key(embedder)
         self._dim = int(getattr(embedder, "dim", S.EMBED_DIM) or S.EMBED_DIM)
         self._stored_vectors: dict[str, np.ndarray] = {}     # from the records, until indexed
@@ -157,35 +158,35 @@ class NotesOverlay:
             not (self.policy.quarantine and any(self._logged[nid].maintainer for nid in added))
 
     def _rebuild(self, only: list[str] | None = None) -> None:
-        """Node records of the unmerged notes, built aside and swapped in whole (readers do not
-        take the lock, so they never see a half-built map), and their state in the note index.
-        A note's records are reused while its status is the same: re-counting the tokens of every
-        note on every write made each ``remember`` cost O(notes)."""
+        """The unmerged notes' node map, ``about`` map and index state, built aside and swapped in
+        whole (readers do not take the lock, so they never see a half-built map). Node records are
+        built on first read and reused while a note's state holds (``_Nodes``): building and
+        token-counting every note up front made a restart with 10,000 notes take tens of seconds,
+        and re-counting on every write made each ``remember`` cost O(notes)."""
         self._update_quarantine(only)
         if only is None:
-            nodes, about, cache, todo = {}, {}, {}, self.notes
+            state, about, todo = {}, {}, self.notes
         else:
-            nodes, about, cache = dict(self._nodes), dict(self._about), self._built
+            state, about = dict(self._nodes.state), dict(self._about)
             todo = {nid: self.notes[nid] for nid in only}
         for nid, note in todo.items():
             if nid in self._base_rows:
                 continue
-            key = (nid, note.status, tuple(note.superseded_by), (note.retraction or {}).get("uid"))
-            recs = self._built.get(key) or N.note_to_records(note, self.shard.repo)
-            cache[key] = recs
-            node, edges = recs
-            nodes[nid] = node
-            for e in edges:
+            state[nid] = (nid, note.status, tuple(note.superseded_by), (note.retraction or {}).get("uid"))
+            for t in note.about:
                 if only is None:
-                    about.setdefault(e["dst"], []).append(nid)
+                    about.setdefault(t.node_id, []).append(nid)
                 else:       # copy on write: readers may hold the current lists
-                    about[e["dst"]] = about.get(e["dst"], []) + [nid]
+                    about[t.node_id] = about.get(t.node_id, []) + [nid]
             if nid not in self.index:
-                self.index.add(nid, node_text(node), node["kind"], node["path"], note.author,
-                               self._stored_vectors.pop(nid, None), active=note.status == N.ACTIVE)
+                self.index.add(nid, _index_text(note), note.kind, note.about[0].path if note.about else "",
+                               note.author, self._stored_vectors.pop(nid, None), active=note.status == N.ACTIVE)
             self.index.set_state(nid, active=note.status == N.ACTIVE, hidden=nid in self.quarantined)
-        self._built = cache
-        self._nodes, self._about = nodes, about
+        built = self._nodes.built
+        if only is None:        # forget records of states no note is in any more
+            keep = set(state.values())
+            built = {k: v for k, v in built.items() if k in keep}
+        self._nodes, self._about = _Nodes(state, self.notes, self.shard.repo, built), about
 
     def _update_quarantine(self, only: list[str] | None) -> None:
         """Which notes wait for a confirmation. A full fold recomputes who is trusted; new plain
@@ -209,11 +210,10 @@ class NotesOverlay:
             try:
                 while True:
                     todo = self.index.missing_vectors()[:EMBED_BATCH]
-                    nodes = [self._nodes.get(n) for n in todo]
-                    todo = [n for n, node in zip(todo, nodes) if node is not None]
+                    todo = [n for n in todo if n in self.notes]
                     if not todo:
                         return
-                    vecs = self.embedder.embed([embed_text(self._nodes[n]) for n in todo])
+                    vecs = self.embedder.embed([embed_text(_embed_fields(self.notes[n])) for n in todo])
                     for nid, v in zip(todo, vecs):
                         self.index.set_vector(nid, np.asarray(v, np.float32))
             except ModelUnavailable:
@@ -244,10 +244,10 @@ class NotesOverlay:
             # embedded here, before the append and outside every lock: concurrent writers overlap
             targets = N.validate(kind, text, about, author, resolve=self.code.resolve, session=session,
                                  tags=tags, supersedes=supersedes, note_exists=self.exists)
-            node = {"kind": kind, "path": targets[0].path if targets else "", "tags": list(tags),
-                    "doc": N.clean_text(text)}
+            fields = {"kind": kind, "path": targets[0].path if targets else "", "tags": list(tags),
+                      "doc": N.clean_text(text)}
             try:
-                extra = encode_vector(np.asarray(self.embedder.embed([embed_text(node)])[0]), self._key)
+                extra = encode_vector(np.asarray(self.embedder.embed([embed_text(fields)])[0]), self._key)
             except ModelUnavailable:
                 extra = None
         note = N.write_note(self.log, kind, text, about, author, resolve=self.code.resolve, session=session,
@@ -355,6 +355,43 @@ class NotesOverlay:
         st = N.staleness(note, self.code)
         if st:
             it.warnings.append(st["message"])
+
+
+class _Nodes(Mapping):
+    """Unmerged note id -> its node record (``notes.note_to_records``), built on first read and
+    cached per note state (id, status, superseded_by, retraction) in ``built``."""
+
+    def __init__(self, state: dict[str, tuple], notes: dict, repo: str, built: dict):
+        self.state, self._notes, self._repo, self.built = state, notes, repo, built
+
+    def __getitem__(self, nid: str) -> dict:
+        key = self.state[nid]
+        recs = self.built.get(key)
+        if recs is None:
+            recs = self.built[key] = N.note_to_records(self._notes[nid], self._repo, lazy_tokens=True)
+        return recs[0]
+
+    def __iter__(self):
+        return iter(self.state)
+
+    def __len__(self) -> int:
+        return len(self.state)
+
+    def __contains__(self, nid: object) -> bool:
+        return nid in self.state
+
+
+def _index_text(note: N.Note) -> str:
+    """What an unmerged note is keyword-searched by: its path, title, text and tags (the merged
+    node's ``keywordindex.node_text`` adds the header and target list, which repeat these)."""
+    return "\n".join([note.about[0].path if note.about else "", N.clean_text(note.title(80)),
+                      N.clean_text(note.text), " ".join(note.tags)])
+
+
+def _embed_fields(note: N.Note) -> dict:
+    """The fields ``textprep.embed_text`` reads for a note (the same as its node record's)."""
+    return {"kind": note.kind, "path": note.about[0].path if note.about else "", "tags": note.tags,
+            "doc": N.clean_text(note.text)}
 
 
 __all__ = ["NotesOverlay", "NotesPolicy", "vector_key", "QUARANTINED", "POLICY_FILE"]
