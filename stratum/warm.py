@@ -24,7 +24,7 @@ from stratum.errors import StoreDamaged, StoreError
 log = logging.getLogger(__name__)
 ACTIVE = "active"
 WARM_FILE = "warm.json"
-AUTO_REBUILD_ROWS = 100_000     # a damaged warm tier this small is rebuilt at load (seconds); larger: repair
+AUTO_REBUILD_ROWS = 25_000      # a damaged warm tier this small is rebuilt at load (~10 s); larger: repair
 
 
 def _searchable(n: dict) -> bool:
@@ -233,7 +233,11 @@ class WarmIndexes:
                 raise StoreDamaged(f"{e.message}; it is not served: run `stratum repair --store {root}` to "
                                    "rebuild it from the Lance data") from None
             log.warning("%s; rebuilding it from the Lance data", e.message)
-            rebuild_warm(snapshot, d)
+            try:
+                rebuild_warm(snapshot, d)
+            except OSError as oe:           # e.g. a store mounted read-only
+                raise StoreDamaged(f"{e.message}; it is not served and cannot be rebuilt here ({oe.strerror}): "
+                                   f"run `stratum repair --store {root}` where the store is writable") from None
             graph, kw, vec = _open(d, bool(info.get("vector")))
         if vec is not None and manifest.embedding:
             from stratum.embedder import embedder_for_store
