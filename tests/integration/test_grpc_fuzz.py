@@ -24,8 +24,8 @@ from stratum.tools import Tools
 
 pytestmark = pytest.mark.slow
 SEED = int(os.environ.get("STRATUM_FUZZ_SEED", "20261201"))
-STRUCTURED_PER_RPC = 50
-BYTES_PER_RPC = 25
+STRUCTURED_PER_RPC = 200
+BYTES_PER_RPC = 100
 WALL_CAP_SECONDS = 60.0
 FORBIDDEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
 SERVICE = pb.DESCRIPTOR.services_by_name["Stratum"]
