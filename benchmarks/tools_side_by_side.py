@@ -1,14 +1,16 @@
 """In-process tool latency of two versions of the code, side by side, on the same store.
 
     python benchmarks/tools_side_by_side.py --store PATH [--baseline COMMIT] [--calls 200] [--rounds 4]
-                                           [--notes 0 50]
+                                           [--notes 0 50] [--only stratum/tools.py ...]
 
 Why: issue 11 split ``stratum/tools.py`` by concern (memory, sessions, render) and issue 12.3 made
 get/walk/prefetch items carry the notes about them; neither may make the tools slower beyond noise.
 
 Definitions (printed with the results):
 - sides: the ``stratum`` package at ``--baseline`` (``git archive`` into a scratch directory) and the
-  working tree's; each side runs in its own Python process over its own copy of the store.
+  working tree's; each side runs in its own Python process over its own copy of the store. With
+  ``--only FILES`` the baseline is the working tree with just those files as they were at the
+  baseline commit (the change alone, not everything other work committed since).
 - workload: the grpc_latency workload (benchmarks/grpc_latency.workload, seed 7): get = code node
   ids at level api; walk = file ids, all edge kinds, out, page 20; search = node names and summary
   words, page 10 (the same queries were asked in warm-up, so their vectors are cached: search
@@ -82,9 +84,18 @@ def _side(code_root: Path, store: Path, calls: int, notes: int, tmp: Path) -> di
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
-def _baseline_tree(commit: str, tmp: Path) -> Path:
+def _baseline_tree(commit: str, tmp: Path, only: list[str]) -> Path:
     dst = tmp / "baseline"
     dst.mkdir()
+    if only:
+        shutil.copytree(ROOT / "stratum", dst / "stratum", ignore=shutil.ignore_patterns("__pycache__"))
+        for rel in only:
+            old = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:{rel}"], capture_output=True)
+            if old.returncode == 0:
+                (dst / rel).write_bytes(old.stdout)
+            else:                                   # new since the baseline: absent there
+                (dst / rel).unlink(missing_ok=True)
+        return dst
     data = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", commit, "stratum"],
                           capture_output=True, check=True).stdout
     with tarfile.open(fileobj=__import__("io").BytesIO(data)) as tf:
@@ -99,6 +110,7 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--notes", type=int, nargs="+", default=[0])
+    ap.add_argument("--only", nargs="*", default=[], help="baseline = working tree with only these files reverted")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
@@ -109,10 +121,10 @@ def main() -> None:
 
     print(__doc__.split("Definitions")[1].strip().lstrip("(printed with the results):").strip())
     print(f"\nmachine: {machine()}; load average {os.getloadavg()[0]:.1f}; store {a.store}; "
-          f"baseline {a.baseline}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+          f"baseline {a.baseline}{' (only ' + ' '.join(a.only) + ')' if a.only else ''}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
-        base = _baseline_tree(a.baseline, tmp)
+        base = _baseline_tree(a.baseline, tmp, a.only)
         for notes in a.notes:
             res: dict[str, dict[str, list[float]]] = {"baseline": {}, "now": {}}
             for _ in range(a.rounds):

@@ -30,7 +30,6 @@ from stratum.shard import Shard, ShardSet
 
 # attached notes, most useful first: what failed, then root causes, then past fixes, then insights
 NOTE_ORDER = {"failure": 0, "rca": 1, "fix": 2, "insight": 3}
-MAX_SYMBOLS_SCANNED = 512      # a file's symbols whose notes a file item carries (a generated file may hold thousands)
 NOTES_REFRESH_SECONDS = 0.1    # attached notes poll the delta log at most this often (a poll is ~50 us;
                                # this process's own writes are folded at once, others' within 0.1 s)
 
@@ -151,43 +150,47 @@ class Memory:
         if kind in S.NOTE_KINDS:
             return []
         ov = self.overlay(sh)
-        if sh.col("path")[row] not in self._noted_paths(sh, ov):
-            return []                        # nothing in this file has a note: the common case, O(1)
-        targets = self._targets(sh)
-        rows = [row] + (_symbols(sh, row) if kind == "file" else [])
+        by_note, by_edge = self._by_path(sh, ov)
+        path, code_id, whole_file = sh.col("path")[row], sh.col("id")[row], kind == "file"
+        cands = [(nid, "" if tid == code_id else qual) for nid, tid, qual in by_note.get(path, ())
+                 if tid == code_id or whole_file]
+        for r in by_edge.get(path, ()):      # merged notes, from the shard's incoming about edges
+            if r == row or whole_file:
+                label = "" if r == row else (sh.col("qualname")[r] or "")
+                # all in-edges, filtered here: the graph's kind filter is an isin per call (~4x the cost)
+                cands += [(sh.col("id")[n], label) for n, k, _, _ in sh.neighbors(r, (), "in") if k == "about"]
         found: dict[str, AttachedNote] = {}
-        for r in rows:
-            code_id = sh.col("id")[r]
-            label = "" if r == row else (sh.col("qualname")[r] or sh.col("name")[r] or "")
-            # only rows some merged note is about; all in-edges, filtered here (a kind filter in the
-            # graph is an isin per call, ~4x the cost)
-            ids = [sh.col("id")[n] for n, k, _, _ in sh.neighbors(r, (), "in") if k == "about"] if targets[r] else []
-            ids += [n["id"] for n in ov.notes_about(code_id, refresh=False)]
-            for nid in ids:
-                if nid not in found and ov.status_of(nid) in (None, "active"):
-                    att = self._attached(sh, ov, nid, label)
-                    if att is not None:
-                        found[nid] = att
+        for nid, label in cands:
+            if nid not in found and ov.status_of(nid) in (None, "active"):
+                att = self._attached(sh, ov, nid, label)
+                if att is not None:
+                    found[nid] = att
         return sorted(found.values(), key=lambda a: (NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
 
-    def _noted_paths(self, sh: Shard, ov: NotesOverlay) -> set[str]:
-        """Paths of the files some active note (merged or not) is about, or holds a symbol it is
-        about. Rebuilt when the overlay's fold changes (it swaps in a new ``notes`` map)."""
+    def _by_path(self, sh: Shard, ov: NotesOverlay) -> tuple[dict, dict]:
+        """Where notes are, by the path of the file they concern (a symbol's path is its file's):
+        path -> [(note id, target id, target qualname)] over the overlay's folded notes, rebuilt when
+        the fold changes (it swaps in a new ``notes`` map); path -> [rows merged notes are about],
+        once per version. A file's item then finds its symbols' notes without walking its symbols,
+        and an item in a file nothing is noted on costs one dict lookup."""
         cached = self._noted.get(sh)
         if cached is not None and cached[0] is ov.notes:
-            return cached[2]
+            return cached[1], cached[2]
         notes = ov.notes
         if cached is None:
             rows = np.flatnonzero(self._targets(sh))
-            merged = set(sh.col("path").array.take(rows).to_pylist()) if len(rows) else set()
+            by_edge: dict[str, list[int]] = {}
+            for r, p in zip(rows.tolist(), sh.col("path").array.take(rows).to_pylist()):
+                by_edge.setdefault(p or "", []).append(r)
         else:
-            merged = cached[1]
-        paths = set(merged)
-        for n in notes.values():
+            by_edge = cached[2]
+        by_note: dict[str, list[tuple[str, str, str]]] = {}
+        for nid, n in notes.items():
             if n.active:
-                paths.update(t.path for t in n.about)
-        self._noted[sh] = (notes, merged, paths)
-        return paths
+                for t in n.about:
+                    by_note.setdefault(t.path or "", []).append((nid, t.node_id, t.qualname))
+        self._noted[sh] = (notes, by_note, by_edge)
+        return by_note, by_edge
 
     def _targets(self, sh: Shard) -> np.ndarray:
         """Per row: is it the target of an ``about`` edge (a merged note about it)? One vectorised pass
@@ -267,17 +270,6 @@ def file_id(sh: Shard, row: int) -> str:
     if sh.col("kind")[row] in ("file", "dir", "repo"):
         return sh.col("id")[row]
     return node_id(sh.repo, sh.col("path")[row], "file", "")
-
-
-def _symbols(sh: Shard, row: int) -> list[int]:
-    """Rows of the symbols inside a file (contains edges, depth first), at most MAX_SYMBOLS_SCANNED."""
-    out: list[int] = []
-    stack = [row]
-    while stack and len(out) < MAX_SYMBOLS_SCANNED:
-        for r, _, _, _ in sh.neighbors(stack.pop(), ("contains",), "out"):
-            out.append(r)
-            stack.append(r)
-    return out[:MAX_SYMBOLS_SCANNED]
 
 
 def _hash_of(sh: Shard, code_id: str) -> str | None:

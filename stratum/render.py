@@ -8,6 +8,7 @@ what remains, what it cost and what was evicted to fit it.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -74,7 +75,7 @@ def attach_notes(it: Item, notes: list[AttachedNote], *, cap: int = NOTES_PER_IT
     now = now or datetime.now(timezone.utc)
     for a in notes[:cap]:
         line = note_line(a, now)
-        tok = T.count(line)
+        tok = _line_tokens(line)
         it.notes.append({"id": a.id, "kind": a.kind, "age_days": _age_days(a, now), "author": a.author,
                          "trust": a.trust, "stale": a.stale, "line": line, "tokens": tok})
         it.tokens += tok
@@ -119,6 +120,12 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
                    tokens_returned=sum(it.tokens for it in items), budget=s.controller.budget(),
                    evictions=evictions, next_hint=hint, version=version, warnings=warnings)
     return Response(envelope=env, items=items)
+
+
+@functools.lru_cache(maxsize=8192)
+def _line_tokens(line: str) -> int:
+    """Exact token count of a note line; the same lines recur on every answer about a noted file."""
+    return T.count(line)
 
 
 def _age_days(a: AttachedNote, now: datetime) -> float:
