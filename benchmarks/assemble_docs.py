@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ORDER = ["parse", "history", "embed", "e4", "retrieval", "grpc", "controller", "deltalog",
-         "notes_reliability", "memory_transfer"]
+         "notes_reliability", "memory_transfer", "index_speed"]
 HEAD = """# Benchmarks
 
 Measured tables only, each with its machine, exact command and definitions (the scripts in
@@ -32,10 +32,12 @@ sources are `docs/bench/*.md`.
 | delta log | [Delta log](#delta-log) | append latency/throughput with fsync |
 | notes reliability | [Notes reliability](#notes-reliability) | kill -9, concurrent writers |
 | memory transfer | [Memory transfer](#memory-transfer) | offline stand-in for E5 |
+| index speed | [Index speed](#index-speed) | flask cold <= 6 s, no-change <= 0.5 s, one-file commit <= 1.5 s |
 """
 TITLES = {"parse": "Parse", "history": "History", "embed": "Embedding", "e4": "E4", "retrieval": "Retrieval",
           "grpc": "gRPC", "controller": "Controller", "deltalog": "Delta log",
-          "notes_reliability": "Notes reliability", "memory_transfer": "Memory transfer"}
+          "notes_reliability": "Notes reliability", "memory_transfer": "Memory transfer",
+          "index_speed": "Index speed"}
 
 
 def main() -> None:
