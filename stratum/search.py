@@ -423,23 +423,29 @@ class HybridSearcher:
             sel = np.concatenate(bits) == b
             if sel.any():
                 srcbits[inv[sel]] |= b
-        tie = self._tie_keys(uniq, extra)
+        tie = self._tie_keys(uniq, extra, score)
         order = np.lexsort((tie, -score))
         return uniq[order], score[order], srcbits[order]
 
-    def _tie_keys(self, rows: np.ndarray, extra: NoteView | None) -> np.ndarray:
+    def _tie_keys(self, rows: np.ndarray, extra: NoteView | None, score: np.ndarray) -> np.ndarray:
         """Sort keys that order rows (and extra docs) by node id: 2 * rank of the id among the
         shard's ids; an extra doc sorts just before the first shard id above its own (among the
-        extra docs present, by id: the fused set is the same for every page, so is the order)."""
+        extra docs present, by id: the fused set is the same for every page, so is the order).
+        Only an extra doc whose score ties with another item's needs its place (a binary search
+        over the shard's ids: it was a third of a search's time with 1,000 notes)."""
         n = self.meta.n
         real = rows < n
-        keys = np.empty(len(rows), np.float64)
+        keys = np.zeros(len(rows), np.float64)
         keys[real] = 2.0 * self.meta.id_rank[rows[real]]
         if not real.all():
-            js = (rows[~real] - n).tolist()
+            _, inv, counts = np.unique(score, return_inverse=True, return_counts=True)
+            need = ~real & (counts[inv] > 1)
+            if not need.any():
+                return keys
+            js = (rows[need] - n).tolist()
             by_id = sorted(js, key=extra.id)
             pos = {j: i for i, j in enumerate(by_id)}
-            keys[~real] = [2.0 * self.meta.id_position(extra.id(j)) - 1.0 + (pos[j] + 1) / (len(js) + 1)
+            keys[need] = [2.0 * self.meta.id_position(extra.id(j)) - 1.0 + (pos[j] + 1) / (len(js) + 1)
                            for j in js]
         return keys
 
