@@ -256,3 +256,25 @@ def test_quick_checks_of_a_large_store_still_refuse_rows_out_of_range(store_copy
     Shard(Store(root))
     rep = repair_check(root)
     assert rep.damaged and "kw.impact.npy" in rep.warm_damage[0]
+
+
+def test_a_rust_panic_surfacing_as_base_exception_becomes_store_damaged(tmp_path):
+    """pyo3's PanicException derives from BaseException; it must not escape as a traceback."""
+    from stratum.store import lance_errors
+
+    class PanicException(BaseException):
+        pass
+
+    with pytest.raises(StoreDamaged, match=r"PanicException: index out of bounds.*stratum repair"):
+        with lance_errors("dataset nodes v3 in S", tmp_path):
+            raise PanicException("index out of bounds: the len is 3 but the index is 7")
+    with pytest.raises(KeyboardInterrupt):
+        with lance_errors("dataset nodes v3 in S", tmp_path):
+            raise KeyboardInterrupt
+
+
+def test_prune_refuses_to_keep_nothing(tmp_path):
+    from stratum.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="at least 1"):
+        Store(tmp_path).prune(keep=0)
