@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -42,6 +43,7 @@ from stratum.textprep import embed_text
 POLICY_FILE = "notes_policy.json"
 EMBED_BATCH = 64
 QUARANTINED = "quarantined"
+READ_REFRESH_S = 0.05      # reads see other processes' notes within this long
 
 
 @dataclass(frozen=True)
@@ -110,9 +112,18 @@ class NotesOverlay:
         self.index = NoteIndex(self._dim)
         self._embedding = False                              # a background embedding thread runs
         self._tail = self.log.tail()
+        self._polled_at = 0.0
         self.refresh()
 
     # ---- log ------------------------------------------------------------------------------
+    def _read_refresh(self) -> None:
+        """``refresh`` for reads, at most every READ_REFRESH_S: one search asks several times (the
+        note list, then each note hit), and each poll lists and stats the log's segments (0.3 ms
+        on a loaded machine). Another process's note is therefore seen within that interval; this
+        process's own writes refresh at once."""
+        if time.monotonic() - self._polled_at >= READ_REFRESH_S:
+            self.refresh()
+
     def refresh(self) -> None:
         """Read what other writers appended since the last call and re-fold.
 
@@ -120,6 +131,7 @@ class NotesOverlay:
         another thread, finding nothing new, answers from the notes (else a concurrent
         ``remember`` could miss its own note), and the tail's offsets are not thread-safe."""
         with self._lock:
+            self._polled_at = time.monotonic()
             rep = self._tail.poll()
             new = [r for r in rep.records if r.uid not in self._merged]
             if not new and self._folded:
@@ -225,8 +237,6 @@ class NotesOverlay:
 
     def wait_embedded(self, timeout: float = 60.0) -> bool:
         """Block until background embedding is done (tests, benchmarks)."""
-        import time
-
         end = time.monotonic() + timeout
         while self._embedding and time.monotonic() < end:
             time.sleep(0.01)
@@ -296,20 +306,20 @@ class NotesOverlay:
     def get(self, note_id: str) -> dict | None:
         """An unmerged note's node record (merged notes are ordinary shard rows); None when there
         is none or the current caller may not see it."""
-        self.refresh()
+        self._read_refresh()
         node = self._nodes.get(note_id)
         return node if node is not None and self.visible(note_id) else None
 
     def search_docs(self) -> NoteView:
         """Active unmerged notes the current caller may see, as a view of the incremental index
         (``HybridSearcher.search(extra_docs=...)`` merges its top-k into each list)."""
-        self.refresh()
+        self._read_refresh()
         return self.index.view(identity.current().name)
 
     def notes_about(self, code_id: str, *, refresh: bool = True) -> list[dict]:
         """``refresh=False``: the caller refreshed once for a whole answer (one log poll, not one per item)."""
         if refresh:
-            self.refresh()
+            self._read_refresh()
         return [self._nodes[n] for n in self._about.get(code_id, []) if self.visible(n)]
 
     def about_ids(self, node: dict) -> list[str]:
