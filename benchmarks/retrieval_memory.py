@@ -48,6 +48,7 @@ import json
 import sys
 import time
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 from datetime import datetime
 from pathlib import Path
 
@@ -123,6 +124,8 @@ class Setup:
     pooled: list[Doc]
     mined: list[Doc]
     counts: dict
+    store: Path = Path()
+    dirty: bool = False
 
 
 def setup(name: str, at: str, n: int, *, before: datetime | None = None, log=print) -> Setup:
@@ -174,24 +177,57 @@ def setup(name: str, at: str, n: int, *, before: datetime | None = None, log=pri
     counts = {"dropped": dropped, "fix_mining": fx.counts, "agent_notes_total": len(agent),
               "pooled_notes_total": len(pooled), "mined_fixes": len(mined), "tasks": len(tasks)}
     log(f"{name}@{c[:12]}: {len(tasks)} tasks, {len(agent)} agent notes, {len(pooled)} pooled, {len(mined)} mined")
-    return Setup(name, c, c_time, tools, shard, tasks, agent, pooled, mined, counts)
+    return Setup(name, c, c_time, tools, shard, tasks, agent, pooled, mined, counts, Path(store))
 
 
 # ---- searching and ranking -----------------------------------------------------------------------
 def visible(docs: list[Doc], t, c_time: datetime, *, mined: bool = False) -> list[Doc]:
-    out = [d for d in docs if d.time < t.time]
-    if mined:
-        if len(out) != len(docs) or any(d.time > c_time for d in docs):
-            raise SystemExit(f"leak: a mined fix is newer than C or than the query {t.sha[:10]}")
-    return out
+    if mined and any(d.time > c_time for d in docs):
+        raise SystemExit("leak: a mined fix is newer than the index commit C")
+    # a window commit from a merged branch can be older than C's newest commits: hide what is not older
+    return [d for d in docs if d.time < t.time]
 
 
-def search(s: Setup, query: str, docs: list[Doc]):
+class Hit(NamedTuple):
+    row: int
+    score: float
+    sources: tuple
+    id: str
+
+
+_CACHE: dict[str, dict] = {}
+
+
+def search(s: Setup, query: str, docs: list[Doc], kinds: tuple[str, ...] = ()) -> list[Hit]:
+    """The fused hits, cached on disk per store, query and visible note set (re-runs with other
+    weights, and the fit, search nothing twice; delete doc_vectors.npz/search_cache.pkl to redo)."""
+    import hashlib
+    import pickle
+
     from stratum.search import ExtraDoc
 
-    extra = [ExtraDoc(d.id, d.node["full"], d.vector, d.kind, d.node["path"] or "", "") for d in docs]
-    page = s.shard.warm.searcher.search(query, limit=DEEP, extra_docs=extra)
-    return page.items
+    path = str(s.store.parent / "search_cache.pkl")
+    if path not in _CACHE:
+        _CACHE[path] = pickle.load(open(path, "rb")) if Path(path).exists() else {}
+    key = hashlib.sha1("\x00".join([query] + ([",".join(kinds)] if kinds else []) + sorted(d.id for d in docs)).encode()).hexdigest()
+    cache = _CACHE[path]
+    if key not in cache:
+        extra = [ExtraDoc(d.id, d.node["full"], d.vector, d.kind, d.node["path"] or "", "") for d in docs]
+        page = s.shard.warm.searcher.search(query, kinds=kinds, limit=DEEP, extra_docs=extra)
+        cache[key] = [Hit(int(i.row), float(i.score), tuple(i.sources), i.id) for i in page.items]
+        s.dirty = True
+    return cache[key]
+
+
+def save_cache(s: Setup) -> None:
+    import pickle
+
+    path = s.store.parent / "search_cache.pkl"
+    if getattr(s, "dirty", False):
+        tmp = path.with_suffix(".tmp")
+        pickle.dump(_CACHE[str(path)], open(tmp, "wb"))
+        tmp.replace(path)
+        s.dirty = False
 
 
 class Query:
@@ -321,8 +357,12 @@ def memory_docs(s: Setup, t, cond: str) -> list[Doc]:
 
 def run_queries(s: Setup, conds: list[str]) -> list[dict[str, Query]]:
     out = []
-    for t in s.tasks:
+    t0 = time.perf_counter()
+    for k, t in enumerate(s.tasks, 1):
         out.append({c: Query(s, t, memory_docs(s, t, c)) for c in conds})
+        if k % 25 == 0 or k == len(s.tasks):
+            save_cache(s)
+            print(f"  {s.name}: {k}/{len(s.tasks)} tasks searched ({time.perf_counter() - t0:.0f} s)", flush=True)
     return out
 
 

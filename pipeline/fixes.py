@@ -72,7 +72,8 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     """``fix`` nodes and their ``about`` edges for the bug-fix commits of the mined history.
 
     ``file_ids``: current file path -> file node id (the files of the version being built);
-    ``prev``: the fix nodes of the previous version (reused when their text and files are unchanged).
+    ``prev``: the fix nodes of the previous version (their token counts are reused for unchanged text:
+    counting is the cost here; ``counts["reused"]``: nodes identical to the previous version's).
     A fix counts only when it changed 1..max_files code files and at least one still exists."""
     rx = re.compile(rule)
     old = {n["id"]: n for n in prev if n.get("kind") == KIND}
@@ -116,9 +117,7 @@ def _records(nid: str, sha: str, msg: str, when: datetime | None, who: str | Non
     meta = json.loads(node["meta"])
     meta.update(mined=True, sha=sha, time=when.isoformat(), commit_author=who or "")
     node["meta"] = json.dumps(meta, sort_keys=True, ensure_ascii=False)
-    if prev is not None and all(prev.get(k) == node[k] for k in ("full", "meta", "status")):
-        return dict(prev), edges, True
-    return node, edges, False
+    return node, edges, prev is not None and all(prev.get(k) == node[k] for k in ("full", "meta", "status"))
 
 
 __all__ = ["BUGFIX_RULE", "KIND", "FixResult", "is_bugfix", "fix_text", "fix_id", "mine_fixes"]

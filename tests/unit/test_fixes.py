@@ -58,6 +58,8 @@ def test_incremental_reuses_previous_nodes():
     first = mine_fixes(commits, changes, FILES, "r")
     again = mine_fixes(commits, changes, FILES, "r", prev=first.nodes)
     assert again.counts["reused"] == 1 and again.nodes == first.nodes
+    moved = mine_fixes(commits, changes, {"src/app.py": "F9"}, "r", prev=first.nodes)   # the file node changed
+    assert moved.counts["reused"] == 0 and moved.edges[0]["dst"] == "F9"
 
 
 def test_fix_text_is_bounded():
