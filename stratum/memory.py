@@ -146,12 +146,15 @@ class Memory:
         shard's incoming ``about`` edges, unmerged ones from the overlay as of the last
         ``refresh_notes``; retracted, superseded and orphaned ones left out. Ordered failure, rca,
         fix, insight, newest first."""
+        ov = self.overlay(sh)
+        by_note, by_edge = self._by_path(sh, ov)
+        path = sh.col("path")[row]
+        if path not in by_note and path not in by_edge:
+            return []                        # nothing noted in this file: the common case, two dict lookups
         kind = sh.col("kind")[row]
         if kind in S.NOTE_KINDS:
             return []
-        ov = self.overlay(sh)
-        by_note, by_edge = self._by_path(sh, ov)
-        path, code_id, whole_file = sh.col("path")[row], sh.col("id")[row], kind == "file"
+        code_id, whole_file = sh.col("id")[row], kind == "file"
         cands = [(nid, "" if tid == code_id else qual) for nid, tid, qual in by_note.get(path, ())
                  if tid == code_id or whole_file]
         for r in by_edge.get(path, ()):      # merged notes, from the shard's incoming about edges
