@@ -15,7 +15,8 @@ Definitions (printed at the start of every run):
 - **engine**: what the run report says ran the stages (in-process or Ray, and why).
 - **multi** (--multi): the same repositories cold in ONE `stratum index A B C --store-root DIR`
   run, in-process one after another (the default without a cluster) and with `--ray` (a local
-  Ray, one task per repository, concurrently on the machine's cores); wall and CPU as above.
+  Ray, one task per repository, concurrently on the machine's cores); wall as above; CPU counts
+  only the processes the driver waited for, so with Ray it leaves out the workers' CPU.
 - **threshold** (--threshold): in-process parse rate (MB/s, one core) over the repositories'
   sources, and the cost of starting a local Ray to its first finished task; two cores win the
   start back once parsing alone would take 2 x start, i.e. at 2 x start x rate megabytes.
