@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import threading
 import time
 from pathlib import Path
 
@@ -213,6 +214,26 @@ class WarmIndexes:
         self._snapshot = snapshot
         self._row_of = row_of_id
         self._cochange: dict | None = None
+        self.damage: str = ""               # set by the background check: then nothing is served
+        self.checker: threading.Thread | None = None
+
+    def check_in_background(self, directory: Path) -> None:
+        """Read every block of a warm tier too large to check fully at load (FULL_AT_LOAD) on a
+        helper thread (zlib releases the GIL while it reads); damage found then stops this tier from
+        answering (StoreDamaged) until `stratum repair` rebuilds it."""
+        def run():
+            found = verify_warm(directory, full=True)
+            if found:
+                self.damage = (f"warm index files in {directory} are damaged: {found[0]}; not served: run "
+                               f"`stratum repair --store {Path(self._snapshot.store.root) if self._snapshot else directory}`")
+                log.error("%s", self.damage)
+
+        self.checker = threading.Thread(target=run, name="warm-check", daemon=True)
+        self.checker.start()
+
+    def _served(self) -> None:
+        if self.damage:
+            raise StoreDamaged(self.damage)
 
     @classmethod
     def load(cls, root: Path, manifest, meta: pa.Table, *, snapshot=None, embedder=None,
@@ -248,10 +269,14 @@ class WarmIndexes:
             from stratum.keyindex import KeyIndex
 
             row_of_id = KeyIndex(meta.column("id"))
-        return cls(searcher, graph, snapshot, row_of_id)
+        warm = cls(searcher, graph, snapshot, row_of_id)
+        if int(info.get("bytes") or 0) > integrity.FULL_AT_LOAD:
+            warm.check_in_background(d)
+        return warm
 
     # ---- graph --------------------------------------------------------------------------------
     def graph_neighbors(self, row: int, kinds: tuple[str, ...], direction: str) -> list[tuple[int, str, str, float]]:
+        self._served()
         nb = self.graph.neighbors(row, kinds, direction)
         names = self.graph.kind_names
         return [(int(r), names[int(k)], "out" if o else "in", float(w))
@@ -286,6 +311,7 @@ class WarmIndexes:
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, query: str, *, kinds=(), path_prefix="", language="", limit=10, offset=0, extra_docs=()):
+        self._served()
         from stratum.noteindex import NoteView
         from stratum.search import ExtraDoc
 

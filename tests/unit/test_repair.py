@@ -253,7 +253,10 @@ def test_quick_checks_of_a_large_store_still_refuse_rows_out_of_range(store_copy
             Shard(Store(root))
         shutil.move(d / (rel + ".bak"), d / rel)
     flip(d / "keyword" / "kw.impact.npy", 0.5)               # a score, not a row: only a full read sees it
-    Shard(Store(root))
+    shard = Shard(Store(root))                               # loads; the full read runs in the background
+    shard.warm.checker.join(30)
+    with pytest.raises(StoreDamaged, match="kw.impact.npy"):
+        shard.warm.search("tax", limit=3)
     rep = repair_check(root)
     assert rep.damaged and "kw.impact.npy" in rep.warm_damage[0]
 
