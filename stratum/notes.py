@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Mapping
 
 from stratum import ids, tokens
 from stratum.errors import NoteRejected, PermissionDenied
+from stratum.limits import echo
 from stratum.schema import AGENT_NOTE_KINDS, MINED_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
 
 ACTIVE, SUPERSEDED, RETRACTED, ORPHANED = "active", "superseded", "retracted", "orphaned"
@@ -121,7 +122,7 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
     """Check a note before anything is written; NoteRejected says what is wrong. Returns the
     resolved targets (each with the node id and content hash of the code at this moment)."""
     if kind not in AGENT_NOTE_KINDS:
-        raise NoteRejected(f"unknown note kind {kind!r}; use one of: {', '.join(AGENT_NOTE_KINDS)}")
+        raise NoteRejected(f"unknown note kind {echo(kind)!r}; use one of: {', '.join(AGENT_NOTE_KINDS)}")
     if not isinstance(text, str) or not text.strip():
         raise NoteRejected("note text is empty: say what you found")
     size = len(text.encode("utf-8", "surrogatepass"))
@@ -135,7 +136,7 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
         raise NoteRejected(f"{len(tags)} tags, over the limit of {limits.max_tags}")
     for t in tags:
         if not isinstance(t, str) or not t.strip() or len(t) > limits.max_tag_chars or _has_control(t):
-            raise NoteRejected(f"bad tag {t!r}: tags are non-empty strings of at most "
+            raise NoteRejected(f"bad tag {echo(t)!r}: tags are non-empty strings of at most "
                                f"{limits.max_tag_chars} printable characters")
     about = list(dict.fromkeys(a.strip() if isinstance(a, str) else a for a in about))
     if any(not isinstance(a, str) or not a for a in about):
@@ -153,15 +154,16 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
         else:
             targets.append(Target(a, r.node_id, r.content_hash, r.path, r.qualname, r.kind))
     if unknown:
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         raise NoteRejected(f"unknown target{'s' if len(unknown) > 1 else ''}: "
-                           f"{', '.join(map(repr, unknown))}: not a node id, path or path::qualname of "
-                           "the indexed code")
+                           f"{', '.join(repr(echo(u)) for u in unknown[:5])}{more}: not a node id, path or "
+                           "path::qualname of the indexed code")
     supersedes = list(dict.fromkeys(supersedes))
     for s in supersedes:
         if not isinstance(s, str) or not s:
-            raise NoteRejected(f"bad note id in supersedes: {s!r}")
+            raise NoteRejected(f"bad note id in supersedes: {echo(s)!r}")
         if note_exists is not None and not note_exists(s):
-            raise NoteRejected(f"cannot supersede {s!r}: no such note")
+            raise NoteRejected(f"cannot supersede {echo(s)!r}: no such note")
     return targets
 
 

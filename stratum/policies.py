@@ -32,6 +32,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 from stratum.errors import InvalidArgument
+from stratum.limits import echo
 from stratum.schema import LEVELS
 
 RANK = {lvl: i for i, lvl in enumerate(LEVELS)}  # summary < api < full
@@ -189,7 +190,7 @@ def policy_by_name(name: str, weights: ScoreWeights | None = None) -> Policy:
         return ScorePolicy(weights or DEFAULT_WEIGHTS)
     if name == "lru":
         return LRUPolicy()
-    raise InvalidArgument(f"unknown controller policy {name!r}; choose 'score' or 'lru'")
+    raise InvalidArgument(f"unknown controller policy {echo(name)!r}; choose 'score' or 'lru'")
 
 
 __all__ = ["Signals", "Policy", "ScoreWeights", "DEFAULT_WEIGHTS", "ScorePolicy", "LRUPolicy",

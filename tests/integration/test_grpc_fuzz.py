@@ -2,7 +2,7 @@
 fields are random, huge, unicode, control characters, negative or out-of-range numbers, mixed with
 real sessions, targets and page tokens so the calls reach deep into the tools. Bad input must get a
 typed status (INVALID_ARGUMENT, NOT_FOUND, ...), never INTERNAL or UNKNOWN, and an error message
-never longer than the server's cap.
+never longer than the server's cap nor repeating more than a short prefix of a value.
 
 Bounded: a fixed number of calls per RPC and a wall-clock cap. The seed is fixed (reproducible);
 ``STRATUM_FUZZ_SEED=<n>`` explores others, and a failure message names the seed."""
@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import string
 import time
 
 import grpc
@@ -72,8 +73,10 @@ def _string(rng: random.Random, name: str, ctx) -> str:
     if name in ("query", "text") and roll < 0.5:
         return " ".join(rng.choice(["cart", "discount", "price", "round", "SKU", "total", "tax"])
                         for _ in range(rng.randint(1, 8)))
-    if roll < 0.85:
+    if roll < 0.8:
         return rng.choice(JUNK)
+    if roll < 0.9:                                       # long and printable: an echo would show whole
+        return "".join(rng.choice(string.ascii_letters + string.digits + "/._-:") for _ in range(rng.randint(101, 900)))
     return "".join(chr(rng.choice([rng.randint(0, 0x7F), rng.randint(0x80, 0xD7FF), rng.randint(0xE000, 0x10FFFF)]))
                    for _ in range(rng.randint(1, 300)))
 
@@ -129,6 +132,19 @@ def _garbage(rng: random.Random, method, ctx) -> bytes:
     return bytes(valid[: rng.randrange(len(valid))]) + b"\xff\xff\xff\xff\x0f"    # cut, then a bad varint
 
 
+def _echoes_a_long_value(request, details: str) -> bool:
+    """Whether an error message repeats more than a short prefix of a request value (limits.echo
+    quotes at most 80 characters)."""
+    for f in request.DESCRIPTOR.fields:
+        if f.type != f.TYPE_STRING:
+            continue
+        values = getattr(request, f.name)
+        for v in (values if f.is_repeated else [values]):
+            if len(v) > 100 and v[:100] in details:
+                return True
+    return False
+
+
 def test_fuzz_every_rpc_never_internal(fuzz_server):
     addr = fuzz_server[0]
     rng = random.Random(SEED)
@@ -141,15 +157,16 @@ def test_fuzz_every_rpc_never_internal(fuzz_server):
             break
         call = channel.unary_unary(f"/{SERVICE.full_name}/{method.name}", request_serializer=None,
                                    response_deserializer=None)
-        payload = _request(rng, method, fuzz_server).SerializeToString() if kind == "fields" \
-            else _garbage(rng, method, fuzz_server)
+        request = _request(rng, method, fuzz_server) if kind == "fields" else None
+        payload = request.SerializeToString() if request is not None else _garbage(rng, method, fuzz_server)
         try:
             call(payload, timeout=30)
             code, details = grpc.StatusCode.OK, ""
         except grpc.RpcError as err:
             code, details = err.code(), err.details() or ""
         counts[(method.name, kind)] = counts.get((method.name, kind), 0) + 1
-        if code in FORBIDDEN or len(details) > MAX_MESSAGE_CHARS + 64 or "Traceback" in details:
+        if code in FORBIDDEN or len(details) > MAX_MESSAGE_CHARS + 64 or "Traceback" in details \
+                or (request is not None and _echoes_a_long_value(request, details)):
             bad.append((method.name, kind, code.name, details[:200], payload[:120]))
     channel.close()
     assert not bad, f"seed {SEED}: {len(bad)} bad answers, first ones: {bad[:5]}"
