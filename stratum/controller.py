@@ -96,7 +96,8 @@ class RecordGraph:
             files = sorted(f for t in self._adj.get("about", {}).get(node_id, ())
                            if self._kind.get(t) not in NOTE_KINDS and (f := self.file_of(t)))
             return files[0] if files else None
-        cur, steps = node_id, 0
+        cur: str | None = node_id
+        steps = 0
         while cur is not None and steps < 64:
             if self._kind.get(cur) == "file":
                 return cur
@@ -351,7 +352,7 @@ class Controller:
         """Budget, focus, pins and every entry with its level, tokens, score and signals."""
         with self._lock:
             focus = self._focus_info(self.focus_files())
-            rows = []
+            rows: list[dict] = []
             for nid, e in self._entries.items():
                 s = self._signals(nid, e, focus)
                 rows.append({"node_id": nid, "level": e.level, "tokens": e.tokens,
@@ -518,9 +519,10 @@ class Controller:
                  if nid not in exclude and nid not in self._pins]
         cands.sort(key=self.policy.victim_key)
         ladders = {s.node_id: self.policy.ladder(s) for s in cands}
-        state = {s.node_id: (s.level, s.tokens) for s in cands}
+        state: dict[str, tuple[str | None, int]] = {s.node_id: (s.level, s.tokens) for s in cands}
         last = self.policy.last_resort_round
-        steps, freed = [], 0
+        steps: list[tuple[Signals, str | None, int]] = []
+        freed = 0
         for r in range(max((len(v) for v in ladders.values()), default=0)):
             target = need if last is None or r < last or need_limit is None else need_limit
             for s in cands:
@@ -534,11 +536,12 @@ class Controller:
                 if to is None:
                     new_tok = 0
                 else:
-                    new_tok = self.graph.levels(s.node_id).get(to)
-                    if new_tok is not None:       # attached notes stay with the node at any level
-                        new_tok += self._entries[s.node_id].extra
-                    if new_tok is None or new_tok >= tok or RANK[to] >= RANK[lvl]:
-                        continue  # that level is missing or saves nothing: try the next rung later
+                    cost = self.graph.levels(s.node_id).get(to)
+                    if cost is None or lvl is None:
+                        continue  # that level is missing: try the next rung later
+                    new_tok = cost + self._entries[s.node_id].extra   # attached notes stay with the node
+                    if new_tok >= tok or RANK[to] >= RANK[lvl]:
+                        continue  # that level saves nothing: try the next rung later
                 steps.append((s, to, tok - new_tok))
                 state[s.node_id] = (to, new_tok)
                 freed += tok - new_tok

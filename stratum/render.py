@@ -63,7 +63,7 @@ def label(sh: Shard, row: int) -> str:
 
 
 def note_label(note: dict) -> str:
-    return f"{note['kind']} note {note['id']}"
+    return f"{note.get('kind', 'a')} note {note.get('id', '')}".rstrip()
 
 
 def attach_notes(it: Item, notes: list[AttachedNote], *, cap: int = NOTES_PER_ITEM,

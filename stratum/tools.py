@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from stratum import render as R
 from stratum import schema as S
@@ -169,7 +169,7 @@ class Tools:
                                               hints=[R.label(sh, i) for sh, i, _ in rows[end:end + R.HINT_ITEMS]]))
 
     @tool(writes=False)
-    def search(self, session: str, query: str, kinds: list[str] = (), path_prefix: str = "",
+    def search(self, session: str, query: str, kinds: Sequence[str] = (), path_prefix: str = "",
                language: str = "", page_size: int = 10, page_token: str = "") -> Response:
         """Find code and notes by meaning and by keyword (identifiers like snake_case, CamelCase and
         dotted paths work). Filters: kinds (file, class, function, method, rca, failure, insight),
@@ -204,13 +204,12 @@ class Tools:
         end = offset + page_size
         items = []
         for score, _, sh, row, note in hits[offset:end]:
-            ov = self.memory.overlay(sh)
-            it = R.code_item(sh, row, "summary", ov) if row is not None else ov.item(note, "summary")
+            it = self._item(sh, row, note, "summary", attach=False)
             it.score = round(float(score), 6)
             items.append(it)
         more = len(hits) > end
-        hints = [R.label(sh, row) if row is not None else R.note_label(note)
-                 for _, _, sh, row, note in hits[end:end + R.HINT_ITEMS]]
+        hints = [R.label(sh, row) if row is not None else R.note_label(note or {"kind": "note", "id": nid})
+                 for _, nid, sh, row, note in hits[end:end + R.HINT_ITEMS]]
         return self._respond(s, items, R.Page("search", args, offset, page_size,
                                               total=max(bound, len(hits), offset + len(items) + (1 if more else 0)),
                                               lower_bound=not exact, has_more=more, hints=hints))
@@ -229,7 +228,7 @@ class Tools:
         return self._respond(s, [self._item(t.shard, t.row, t.note, level)], R.Page("get"))
 
     @tool(writes=False)
-    def walk(self, session: str, target: str, edges: list[str] = (), direction: str = "out",
+    def walk(self, session: str, target: str, edges: Sequence[str] = (), direction: str = "out",
              page_size: int = 20, page_token: str = "") -> Response:
         """Follow edges from a node: contains, imports, tests, cochange (files changed together in
         history), about (notes -> code). Use direction "in" to see who imports a file or which notes
@@ -253,7 +252,7 @@ class Tools:
             out += [(r, None, k, d, w) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
             if (not kinds or "about" in kinds) and direction in ("in", "both"):
                 out += [(None, n, "about", "in", 1.0) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
-        elif direction in ("out", "both") and (not kinds or "about" in kinds):
+        elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
             out += [(r, None, "about", "out", 1.0) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
         # one entry per (neighbour, edge kind): symmetric edges (co-change) are stored both ways
         seen, uniq = set(), []
@@ -269,16 +268,16 @@ class Tools:
         for r, n, k, d, _ in out[offset:end]:
             it = self._item(sh, r, n, "summary")
             it.edge, it.direction = k, d
-            if k == "cochange" and r is not None:
+            if k == "cochange" and r is not None and row is not None:
                 it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, k).items() if vv is not None})
             items.append(it)
-        hints = [R.label(sh, r) if r is not None else R.note_label(n) for r, n, *_ in out[end:end + R.HINT_ITEMS]]
+        hints = [R.label(sh, r) if r is not None else R.note_label(n or {}) for r, n, *_ in out[end:end + R.HINT_ITEMS]]
         return self._respond(s, items, R.Page("walk", args, offset, page_size, total=len(out), hints=hints))
 
     # ---- writing tools --------------------------------------------------------------------
     @tool(writes=True)
-    def remember(self, session: str, kind: str, text: str, about: list[str], tags: list[str] = (),
-                 supersedes: list[str] = ()) -> Response:
+    def remember(self, session: str, kind: str, text: str, about: Sequence[str], tags: Sequence[str] = (),
+                 supersedes: Sequence[str] = ()) -> Response:
         """Write an experience note for later sessions and other agents: kind rca ("the cause of X is
         in F, function G, because ..."), failure ("tried fixing it in F; failed because ...") or
         insight. ABOUT names the code it concerns (node ids, paths or path::symbol). Returns the note
@@ -293,7 +292,7 @@ class Tools:
         ov = self.memory.overlay(self.memory.shard_for(about))
         nid = ov.remember(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
                           author=s.author, session=s.id, model=s.model, authenticated=s.authenticated)
-        r = self._respond(s, [ov.item(ov.get(nid), "summary")], R.Page("remember"))
+        r = self._respond(s, [self._item(ov.shard, None, ov.get(nid), "summary")], R.Page("remember"))
         r.data["note_id"] = nid
         return r
 
@@ -312,7 +311,7 @@ class Tools:
         return self._respond(s, [], R.Page("unpin"))
 
     @tool(writes=True)
-    def prefetch(self, session: str, focus: list[str], budget: int | None = None) -> Response:
+    def prefetch(self, session: str, focus: Sequence[str], budget: int | None = None) -> Response:
         """Warm the working set for the files you are about to edit: their imports, tests and files
         that historically change with them, at the detail each deserves, within BUDGET tokens.
         Each item carries the active notes about it: what was tried there before."""
@@ -372,13 +371,16 @@ class Tools:
         return self.memory.resolve(target)
 
     # ---- helpers --------------------------------------------------------------------------
-    def _item(self, sh: Shard, row: int | None, note: dict | None, level: str):
-        """A code item carrying the notes about it, or a note item."""
+    def _item(self, sh: Shard, row: int | None, note: dict | None, level: str, attach: bool = True):
+        """A code item carrying the notes about it (``attach``), or a note item."""
         ov = self.memory.overlay(sh)
         if row is None:
+            if note is None:
+                raise NotFound("the note is gone (retracted or merged meanwhile); search again")
             return ov.item(note, level)
         it = R.code_item(sh, row, level, ov)
-        R.attach_notes(it, self.memory.notes_about(sh, row), cap=self.notes_per_item)
+        if attach:
+            R.attach_notes(it, self.memory.notes_about(sh, row), cap=self.notes_per_item)
         return it
 
     def _offset(self, token: str, tool: str, args: dict, s: Session) -> int:
