@@ -148,6 +148,8 @@ class Memory:
         fix, insight, newest first."""
         ov = self.overlay(sh)
         by_note, by_edge = self._by_path(sh, ov)
+        if not by_note and not by_edge:
+            return []                        # no notes in this version at all
         path = sh.col("path")[row]
         if path not in by_note and path not in by_edge:
             return []                        # nothing noted in this file: the common case, two dict lookups
