@@ -27,6 +27,7 @@ import dataclasses
 import inspect
 import json
 import logging
+import threading
 from typing import Any, Callable
 
 import anyio
@@ -106,16 +107,56 @@ def _annotations(name: str) -> ToolAnnotations:
 
 
 class _Connection:
-    """The backend and the session of the one MCP connection this process serves."""
+    """The backend and the session of the one MCP connection this process serves.
 
-    def __init__(self):
+    When the backend cannot be opened (no server yet, a refused token, a missing store) the MCP
+    connection still comes up: each tool call tries again and, until it works, answers with the
+    reason as a tool error, so the agent sees "unauthenticated: unknown bearer token" instead of
+    a server that never answers."""
+
+    def __init__(self, open_backend: Callable[[], Any], session_options: dict[str, Any]):
+        self._open_backend = open_backend
+        self._session_options = session_options
+        self._lock = threading.Lock()
         self.backend: Any = None
         self.session: str = ""
+        self.error: StratumError | None = None
         self.caller = identity.os_user()     # stdio: the user who started this process
+
+    def open(self) -> None:
+        with self._lock:
+            if self.backend is not None:
+                return
+            backend = None
+            try:
+                backend = self._open_backend()
+                with identity.acting_as(self.caller):
+                    self.session = backend.open_session(**self._session_options).data["session"]
+            except StratumError as err:
+                log.error("could not open the Stratum backend: %s", err.message)
+                self.error = err
+                if backend is not None:
+                    backend.close()
+                return
+            self.backend, self.error = backend, None
+
+    def close(self) -> None:
+        if self.backend is None:
+            return
+        try:
+            with identity.acting_as(self.caller):
+                self.backend.close_session(self.session)
+        except StratumError as err:    # e.g. the gRPC server restarted and forgot the session
+            log.warning("could not close session %s: %s", self.session, err.message)
+        finally:
+            self.backend.close()
 
     def call(self, name: str, kwargs: dict[str, Any]) -> str:
         if self.backend is None:
-            raise ToolError("the Stratum backend is not open yet")
+            self.open()                # the server may be up, or the token fixed, by now
+            if self.backend is None:
+                err = self.error
+                raise ToolError(f"{err.code}: {err.message}" if err else "the Stratum backend is not open")
         try:
             with identity.acting_as(self.caller):
                 resp = getattr(self.backend, name)(self.session, **kwargs)
@@ -140,34 +181,19 @@ def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model:
                  budget: int | None = None, policy: str = "") -> MCPServer:
     """An MCP server over the backend ``open_backend()`` returns (a Tools or a Client).
 
-    The backend is opened, and a session started, when the connection starts; both are closed when
-    it ends.
+    The backend is opened, and a session started, when the connection starts (or, if that fails,
+    at the next tool call); both are closed when it ends.
     """
-    conn = _Connection()
+    conn = _Connection(open_backend, dict(author=author, model=model, budget=budget, policy=policy))
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: MCPServer):
-        def start() -> None:
-            conn.backend = open_backend()
-            with identity.acting_as(conn.caller):
-                conn.session = conn.backend.open_session(author=author, model=model, budget=budget,
-                                                         policy=policy).data["session"]
-
-        def stop() -> None:
-            try:
-                with identity.acting_as(conn.caller):
-                    conn.backend.close_session(conn.session)
-            except StratumError as err:    # e.g. the gRPC server restarted and forgot the session
-                log.warning("could not close session %s: %s", conn.session, err.message)
-            finally:
-                conn.backend.close()
-
-        await anyio.to_thread.run_sync(start)
+        await anyio.to_thread.run_sync(conn.open)
         try:
             yield {"session": conn.session}
         finally:
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(stop)
+                await anyio.to_thread.run_sync(conn.close)
 
     server = MCPServer("stratum", instructions=INSTRUCTIONS, lifespan=lifespan)
     for name in MCP_TOOLS:

@@ -243,3 +243,24 @@ def test_a_hostile_note_comes_back_as_data_with_its_provenance(pki, token_server
         attached = alice.get(sid, "shop/cart.py", level="api").items[0].notes
         mine = [n for n in attached if n["id"] == nid]
         assert mine and mine[0]["author"] == "bob" and "\x1b" not in mine[0]["line"]
+
+
+def test_an_mcp_front_with_a_refused_token_answers_with_the_reason(pki, token_server, tmp_path):
+    """The MCP connection comes up; each tool call says why the backend is not there."""
+    import anyio
+    from mcp import Client as MCPClient
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, cwd=str(tmp_path), env={"PYTHONPATH": str(ROOT)}, args=[
+        "-m", "stratum.cli", "mcp", "--server", token_server[0], "--tls-ca", str(pki["ca"].ca.cert),
+        "--token", "not-a-valid-token-000000"])
+
+    async def session() -> tuple:
+        async with MCPClient(params, read_timeout_seconds=60) as client:
+            return (await client.list_tools(), await client.call_tool("status", {}),
+                    await client.call_tool("search", {"query": "cart"}))
+
+    tools, status, search = anyio.run(session)
+    assert {t.name for t in tools.tools} >= {"search", "status"}
+    for result in (status, search):
+        assert result.is_error and "unauthenticated: unknown bearer token" in result.content[0].text
