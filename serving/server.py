@@ -27,10 +27,11 @@ The exact Stratum error code and retry flag travel in the trailing metadata (``s
 ``stratum-retryable``) so serving.client can raise the same error type the tool raised.
 
 Besides the tool RPCs the server runs the standard health service (``grpc.health.v1``, SERVING until
-shutdown starts) and server reflection (both open without credentials: probes and schema), honours deadlines (an expired call is not started; an answer
-to a caller that has gone is dropped), bounds message sizes, reloads newly published store versions
-in the background, and on SIGTERM/SIGINT stops taking calls and lets in-flight ones finish within a
-grace period.
+shutdown starts; also alone on a plaintext ``health_port`` for probes) and server reflection, both
+open without credentials; honours deadlines (an expired call is not started; an answer to a caller
+that has gone is dropped), bounds message sizes, reloads newly published store versions in the
+background, and on SIGTERM/SIGINT stops taking calls and lets in-flight ones finish within a grace
+period.
 """
 
 from __future__ import annotations
