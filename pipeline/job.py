@@ -1,7 +1,7 @@
 """The index job: the one module that imports Ray; it strings the stage calls together.
 
     read (confined) -> parse [engine] -> collect + reuse -> link (tree, imports, tests)
-        -> history, co-change [symbols on the engine] -> carry notes -> embed [engine]
+        -> history, co-change [symbols on the engine] -> carry notes, mined fixes -> embed [engine]
         -> write Lance + warm indexes -> publish manifest (one atomic switch) -> retire merged log
 
 An engine runs the three stages that can use many CPUs (parse, embed, symbols): ``InProcess`` (plain
@@ -362,7 +362,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             if cfg.history.symbols:
                 hist_tables["symbol_cochange"] = _symbols(eng, root, cfg, hist_tables, head_paths, rep, progress)
         with _stage(rep, "notes"):
-            merged_ids = st.carry_notes(store, prev_snap, nodes, edges, rep)
+            merged_ids = st.carry_notes(store, prev_snap, nodes, edges, rep, hist_tables, cfg)
         with _stage(rep, "embed"):
             work = st.embed_plan(cfg, prev, prev_snap, nodes, rep)
             cache_tab = None

@@ -60,6 +60,9 @@ class IndexConfig:
     # start costs ~5.5 s and in-process parsing runs ~3 MB/s on one core, so two cores win back
     # the start at ~33 MB (docs/operations.md, "In-process or Ray").
     ray_min_parse_bytes: int = 32 << 20
+    # Mined ``fix`` nodes (pipeline.fixes: past bug-fix commits about the files they touched) in the
+    # index. Off until the tools present them beside agent notes (they are attached to files).
+    mine_fixes: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -27,6 +27,7 @@ def register(sub) -> None:
     p.add_argument("--no-embed", action="store_true", help="skip embeddings (keyword search only)")
     p.add_argument("--model", default=None, help="embedding model (default: EmbedConfig.model; a change re-embeds)")
     p.add_argument("--symbols", action="store_true", help="also mine symbol-level co-change (slower)")
+    p.add_argument("--mine-fixes", action="store_true", help="add past bug-fix commits as mined fix nodes")
     p.add_argument("--max-file-bytes", type=int, default=None, help="skip files larger than this (default 1 MiB)")
     p.add_argument("--max-commit-files", type=int, default=None,
                    help="commits touching more files are skipped for co-change (default 30)")
@@ -39,7 +40,8 @@ def config_from(args):
 
     from stratum.config import IndexConfig
 
-    cfg = IndexConfig(ray_address=args.ray_address, num_cpus=args.num_cpus, full=args.full, ray=args.ray)
+    cfg = IndexConfig(ray_address=args.ray_address, num_cpus=args.num_cpus, full=args.full, ray=args.ray,
+                      mine_fixes=args.mine_fixes)
     if args.no_embed:
         cfg = replace(cfg, embed=replace(cfg.embed, enabled=False))
     if args.model:

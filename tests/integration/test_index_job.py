@@ -209,3 +209,25 @@ def test_no_change_is_up_to_date_without_a_new_version(tmp_path):
     noted = index_repository(r.path, None, NO_EMBED)
     assert not noted.up_to_date and noted.notes["new"] == 1
     assert index_repository(r.path, None, NO_EMBED).up_to_date
+
+
+def test_mined_fixes_opt_in(tmp_path):
+    """--mine-fixes: the history's bug-fix commits become fix nodes about the files they touched,
+    carried (token counts reused) by an incremental run."""
+    from dataclasses import replace
+
+    from pipeline.job import index_repository
+
+    r = sample_python_repo(tmp_path / "shop")
+    assert "fix" not in index_repository(r.path, tmp_path / "off", NO_EMBED).nodes
+    cfg = replace(NO_EMBED, mine_fixes=True)
+    rep = index_repository(r.path, tmp_path / "s", cfg)
+    assert rep.nodes["fix"] == rep.history["mined_fixes"] == 1
+    snap = Store(tmp_path / "s").snapshot()
+    fix = [n for n in snap.read("nodes").to_pylist() if n["kind"] == "fix"][0]
+    about = {e["dst"] for e in snap.read("edges").to_pylist() if e["src"] == fix["id"] and e["kind"] == "about"}
+    files = {n["id"] for n in snap.read("nodes").to_pylist() if n["kind"] == "file"}
+    assert about and about <= files and fix["author"] == "history"
+    r.commit("docs: readme", {"README.md": "# shop\n\nmore\n"})
+    again = index_repository(r.path, tmp_path / "s", cfg)
+    assert again.nodes["fix"] == 1 and again.history["mined_fixes"] == 1
