@@ -34,6 +34,8 @@ CANDIDATES = {
     "static-d256": EmbedConfig(model=STATIC, recipe="d256-s0.0001-w"),
     "static-punct": EmbedConfig(model=STATIC, recipe="d384-s0.0001-p"),
     "static-nosif": EmbedConfig(model=STATIC, recipe="d384-s0-w"),
+    "static-sif1e-3": EmbedConfig(model=STATIC, recipe="d384-s0.001-w"),
+    "static-sif1e-5": EmbedConfig(model=STATIC, recipe="d384-s1e-05-w"),
 }
 
 DEFINITIONS = """\
@@ -44,8 +46,8 @@ Definitions (embed_models)
 - Throughput: every embeddable node (EMBED_KINDS) that pipeline.parse (real tree-sitter) finds in
   the repository's *.py files at its checked-out HEAD, text = stratum.textprep.embed_text; nodes/s =
   nodes / wall seconds of Embedder.embed on all texts in chunks of 64 (MiniLM: the first
-  --minilm-nodes texts, in one process with 2 onnxruntime threads). Model load / distillation excluded
-  (reported apart: table build = distilling into an empty cache, with a warm teacher graph).
+  --minilm-nodes texts, in one process with 2 onnxruntime threads); cpu ms/node = process CPU time
+  (all threads) / nodes. Model load excluded (load s: get_embedder with the cache filled).
 - Query latency: Embedder.embed([q]) for each of embed_throughput's 15 short queries, 40 rounds after
   a warm-up; p50 / p95 over the 600 calls.
 - Retrieval: benchmarks/retrieval_quality.py's evaluate (definitions printed by it and by common.py)
@@ -71,11 +73,12 @@ def repo_nodes(repo: Path) -> list[dict]:
     return nodes
 
 
-def throughput(emb, texts: list[str]) -> float:
-    t0 = time.perf_counter()
+def throughput(emb, texts: list[str]) -> tuple[float, float]:
+    """(nodes per wall second, CPU ms per node): CPU time moves less with the machine's load."""
+    t0, c0 = time.perf_counter(), time.process_time()
     for s in range(0, len(texts), 64):
         emb.embed(texts[s:s + 64])
-    return len(texts) / (time.perf_counter() - t0)
+    return len(texts) / (time.perf_counter() - t0), (time.process_time() - c0) * 1e3 / max(len(texts), 1)
 
 
 def query_latency(emb, rounds: int = 40) -> tuple[float, float]:
@@ -117,6 +120,7 @@ def main() -> int:
     ap.add_argument("--retrieval-repos", default="flask,requests")
     ap.add_argument("--minilm-nodes", type=int, default=256)
     ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--out-tag", default="", help="suffix of the store folders (e.g. for a scratch $STRATUM_CACHE)")
     args = ap.parse_args()
     print(DEFINITIONS)
     print(f"command: {' '.join(sys.argv)}\nmachine: {C.machine()}\ndate: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
@@ -134,7 +138,8 @@ def main() -> int:
         for r, t in texts.items():
             sub = t[:args.minilm_nodes] if cfg.model == MINILM else t
             row[f"{r}_nodes"] = len(sub)
-            row[f"{r}_nodes_per_s"] = round(throughput(emb, sub), 1)
+            rate, cpu = throughput(emb, sub)
+            row[f"{r}_nodes_per_s"], row[f"{r}_cpu_ms_per_node"] = round(rate, 1), round(cpu, 3)
         row["query_p50_ms"], row["query_p95_ms"] = (round(x, 3) for x in query_latency(emb))
         for r in args.retrieval_repos.split(","):
             if not r:
@@ -142,8 +147,9 @@ def main() -> int:
             repo = (HERE / ".repos" / r).resolve()
             at = C.DEFAULT_AT.get(r, "HEAD~200")
             sha = C.resolve_commit(repo, at)
-            built = build_store(repo, sha, cfg, OUT / name)
-            s = RQ.evaluate(repo, at, args.n, out=OUT / name, results=OUT / name / "results", log=lambda *_: None)
+            out = OUT / (name + args.out_tag)
+            built = build_store(repo, sha, cfg, out)
+            s = RQ.evaluate(repo, at, args.n, out=out, results=out / "results", log=lambda *_: None)
             row[r] = {"index": built, "nodes": s["store_nodes"], "embedding": s["store_embedding"],
                       **{m: s["modes"][m] for m in ("hybrid", "vector", "keyword")},
                       "prose_hybrid_mrr": s["prose_queries"]["hybrid"]["mrr"],
@@ -153,7 +159,7 @@ def main() -> int:
         sys.stdout.flush()
     print("\n" + table(results, args))
     OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "summary.json").write_text(json.dumps({"command": " ".join(sys.argv), "machine": C.machine(),
+    (OUT / f"summary{args.out_tag}.json").write_text(json.dumps({"command": " ".join(sys.argv), "machine": C.machine(),
                                                  "results": results}, indent=1) + "\n")
     return 0
 
@@ -161,11 +167,12 @@ def main() -> int:
 def table(results: dict, args) -> str:
     tr = [r for r in args.throughput_repos.split(",") if r]
     rr = [r for r in args.retrieval_repos.split(",") if r]
-    head = (["candidate"] + [f"{r} nodes/s" for r in tr] + ["query p50 / p95 ms"]
+    head = (["candidate"] + [f"{r} nodes/s (cpu ms/node)" for r in tr] + ["query p50 / p95 ms"]
             + [f"{r} {m}" for r in rr for m in ("hybrid MRR", "hybrid hit@5", "vector MRR", "index s (embed s)")])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, row in results.items():
-        cells = [name] + [f"{row[f'{r}_nodes_per_s']:,.1f}" for r in tr]
+        cells = [name] + [f"{row[f'{r}_nodes_per_s']:,.1f} ({row.get(f'{r}_cpu_ms_per_node', float('nan')):.2f})"
+                          for r in tr]
         cells.append(f"{row['query_p50_ms']:.3f} / {row['query_p95_ms']:.3f}")
         for r in rr:
             x = row[r]

@@ -18,7 +18,7 @@ and recipe and cached (atomic write under a lock, like the ONNX graphs):
 
     $STRATUM_CACHE/models/<weights hash[:16]>/static-<recipe id>.npy
 
-Build it ahead of time with ``python -m stratum.static_embed`` (``make models``).
+Build it ahead of time with ``python -m stratum.static_embed`` (else the first use builds it: ~30 s of CPU).
 """
 
 from __future__ import annotations
@@ -186,22 +186,21 @@ def table_digest(path: Path) -> str:
 
 
 def encode(table: np.ndarray, tokenizer, texts: list[str], words_only: bool = True) -> np.ndarray:
-    """L2-normalised sums of the pieces' rows, (len(texts), dim) float32, one text per row."""
+    """L2-normalised sums of the pieces' rows, (len(texts), dim) float32, one text per row.
+
+    One ``take`` + ``sum`` per text: gathering all texts' rows into one array first (for one
+    ``reduceat``) was 30x slower, all of it in writing and reading that array (docs/bench/embed.md)."""
     out = np.empty((len(texts), table.shape[1]), dtype=np.float32)
     if not texts:
         return out
     encs = tokenizer.encode_batch([presplit(t, words_only) for t in texts], add_special_tokens=False)
-    lens = np.fromiter((len(e.ids) for e in encs), dtype=np.int64, count=len(encs))
-    flat = np.fromiter((i for e in encs for i in e.ids), dtype=np.int64, count=int(lens.sum()))
-    empty = table.shape[0] - 1
-    nz = lens > 0
-    if flat.size:
-        starts = np.concatenate(([0], np.cumsum(lens)[:-1]))[nz]
-        out[nz] = np.add.reduceat(table[flat], starts, axis=0)
-    out[~nz] = table[empty]
+    empty = table[table.shape[0] - 1]
+    for r, e in enumerate(encs):
+        ids = e.ids
+        out[r] = table.take(ids, axis=0).sum(axis=0) if ids else empty
     norms = np.linalg.norm(out, axis=1, keepdims=True)
     zero = norms[:, 0] < 1e-12            # only specials/unused pieces: fall back to the empty text
-    out[zero], norms[zero] = table[empty], 1.0
+    out[zero], norms[zero] = empty, 1.0
     out /= norms
     return out
 
