@@ -390,7 +390,8 @@ def config_key(cfg: IndexConfig) -> str:
     import json
     from dataclasses import asdict
 
-    shape = {"parse": asdict(cfg.parse), "history": asdict(cfg.history), "embed": asdict(cfg.embed)}
+    shape = {"parse": asdict(cfg.parse), "history": asdict(cfg.history), "embed": asdict(cfg.embed),
+             "mine_fixes": cfg.mine_fixes}
     return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

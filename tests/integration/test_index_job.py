@@ -219,9 +219,10 @@ def test_mined_fixes_opt_in(tmp_path):
     from pipeline.job import index_repository
 
     r = sample_python_repo(tmp_path / "shop")
-    assert "fix" not in index_repository(r.path, tmp_path / "off", NO_EMBED).nodes
+    assert "fix" not in index_repository(r.path, tmp_path / "s", NO_EMBED).nodes
     cfg = replace(NO_EMBED, mine_fixes=True)
-    rep = index_repository(r.path, tmp_path / "s", cfg)
+    rep = index_repository(r.path, tmp_path / "s", cfg)          # other settings: not "up to date"
+    assert not rep.up_to_date
     assert rep.nodes["fix"] == rep.history["mined_fixes"] == 1
     snap = Store(tmp_path / "s").snapshot()
     fix = [n for n in snap.read("nodes").to_pylist() if n["kind"] == "fix"][0]
