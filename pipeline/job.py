@@ -315,7 +315,8 @@ def _stage(rep: RunReport, name: str) -> Iterator[None]:
 
 def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike | None = None,
                      config: IndexConfig | None = None, progress: Progress | None = None) -> RunReport:
-    """Index (or re-index) one repository into a store and publish a new version."""
+    """Index (or re-index) one repository into a store and publish a new version; when nothing
+    changed (``_up_to_date``) the report says so and no version is published."""
     cfg = config or IndexConfig()
     progress = progress or _noop
     root = gitio.repo_root(repo_path)
