@@ -206,8 +206,9 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
                 hist_tables: dict | None = None, cfg: IndexConfig | None = None) -> list[str]:
     """Every note forward: the previous version's note nodes merged with every delta-log record,
     live and retired (idempotent by record id); then, with ``IndexConfig.mine_fixes``, the mined
-    ``fix`` nodes of the history (``pipeline.fixes``, day-one experience). Adds note nodes and about edges; returns the record
-    ids now merged (their live segments are retired after the publish)."""
+    ``fix`` nodes of the history (``pipeline.fixes``, day-one experience). Adds note nodes and
+    about edges; returns the record ids now merged (their live segments are retired after the
+    publish)."""
     from pipeline.merge import merge
     from stratum.deltalog import DeltaLog
 
