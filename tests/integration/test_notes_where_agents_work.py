@@ -42,7 +42,7 @@ def test_cli_get_full_shows_the_failure_note_left_on_the_file(copy):
     assert p.returncode == 0, p.stderr
     it = json.loads(p.stdout)["items"][0]
     assert "def discount" in it["text"]
-    [note] = it["notes"]
+    [note] = [n for n in it["notes"] if n["trust"] != "mined"]      # mined past fixes may sit beside it
     assert note["id"] == nid and note["kind"] == "failure" and note["stale"] is False
     assert note["trust"] == "unauthenticated" and "did not help" in note["line"]
     p = stratum("get", "shop/pricing.py", "--level", "full", "--store", str(store))
@@ -70,9 +70,9 @@ def test_a_merged_note_still_travels_with_its_file_and_says_when_it_went_stale(c
         assert t.overlays[str(store)].count() == 0                  # the note is a shard row now
         s = t.open_session(author="reader").data["session"]
         it = t.get(s, "shop/pricing.py", "full").items[0]
-        [note] = it.notes
+        [note] = [n for n in it.notes if n["trust"] != "mined"]
         assert note["id"] == nid and note["author"] == "writer" and " on discount" in note["line"]
         assert note["stale"] is True and "the code changed since" in note["line"]
-        assert it.meta["notes_total"] == 1
+        assert it.meta["notes_total"] == len(it.notes)
     finally:
         t.close()

@@ -33,6 +33,11 @@ def tools(store):
     t.close()
 
 
+def _row(tools, target):
+    t = tools.memory.resolve(target)
+    return t.shard, t.row
+
+
 def _open(tools, **kw) -> str:
     return tools.open_session(**kw).data["session"]
 
@@ -151,16 +156,21 @@ def test_get_of_a_file_carries_its_failure_note_first_and_counts_it(tools):
     reader = _open(tools, author="reader")
     r = tools.get(reader, "shop/pricing.py", "full")
     it = r.items[0]
-    assert [n["id"] for n in it.notes] == [fail, rca, insight]       # failure, rca, insight
-    assert it.notes[1]["line"].startswith("rca note") and " on discount" in it.notes[1]["line"]
-    assert all(n["author"] == "writer" and n["stale"] is False and n["age_days"] == 0.0 for n in it.notes)
-    assert it.meta["notes_total"] == 3 and it.meta["notes_more"] is False
+    # the sample history's bug fixes are mined into "fix" notes (trust "mined"): they rank after rca
+    order = {"failure": 0, "rca": 1, "fix": 2, "insight": 3}
+    assert [order[n["kind"]] for n in it.notes] == sorted(order[n["kind"]] for n in it.notes)
+    mine = [n for n in it.notes if n["trust"] != "mined"]
+    assert [n["id"] for n in mine] == [fail, rca, insight]
+    assert all(n["kind"] == "fix" for n in it.notes if n["trust"] == "mined")
+    assert mine[1]["line"].startswith("rca note") and " on discount" in mine[1]["line"]
+    assert all(n["author"] == "writer" and n["stale"] is False and n["age_days"] == 0.0 for n in mine)
+    assert it.meta["notes_total"] == len(it.notes) and it.meta["notes_more"] is False
     note_tokens = sum(tokens.count(n["line"]) for n in it.notes)
     assert it.tokens == tokens.count(it.text) + note_tokens
     assert r.envelope.tokens_returned == it.tokens == r.envelope.budget.used
     # a symbol carries only its own notes
     sym = tools.get(reader, "shop/pricing.py::discount", "api").items[0]
-    assert [n["id"] for n in sym.notes] == [rca]
+    assert [n["id"] for n in sym.notes if n["trust"] != "mined"] == [rca]
 
 
 def test_withdrawn_notes_are_left_out_and_a_cap_says_more_exist(store):
@@ -174,8 +184,10 @@ def test_withdrawn_notes_are_left_out_and_a_cap_says_more_exist(store):
                 for i in range(2)]
         it = t.get(s, "shop/cart.py", "api").items[0]
         assert old not in [n["id"] for n in it.notes]
-        assert [n["id"] for n in it.notes] == [new, more[1]]          # rca first, then newest insight
-        assert it.meta["notes_total"] == 3 and it.meta["notes_more"] is True
+        mined = sum(1 for n in t.memory.notes_about(*_row(t, "shop/cart.py")) if n.trust == "mined")
+        ids = [n["id"] for n in it.notes]            # rca first, then (past mined fixes) the newest insight
+        assert ids[0] == new and (ids[1] == more[1] or it.notes[1]["kind"] == "fix")
+        assert it.meta["notes_total"] == 3 + mined and it.meta["notes_more"] is True
         listed = [i.id for i in t.walk(s, "shop/cart.py", ["notes"], page_size=50).items]
         assert set(more + [new]) <= set(listed)
     finally:
