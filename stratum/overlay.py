@@ -160,7 +160,8 @@ class NotesOverlay:
             else:
                 # the same fold as over all records (fold copies its base), at O(retracts) parsing
                 self.notes = N.fold(self._others, {**self._logged, **self._base})
-                self._rebuild()
+                with self.index.deferred():
+                    self._rebuild()
             self._folded = True
         self._embed_missing()
 

@@ -310,3 +310,37 @@ def test_incremental_note_index_scores_like_exhaustive_scoring(setup, embedder):
     page = hs.search(query, limit=20, extra_docs=view)         # and the searcher merges its top-k
     notes = [it.id for it in page.items if it.row == -1]
     assert notes and not {"n0001", "n0002"} & set(notes)
+
+
+def test_note_index_switches_to_an_hnsw_graph_for_many_notes(monkeypatch, embedder):
+    """Above ANN_MIN notes the vector list comes from a growing HNSW graph: the same top hits as
+    exact scoring (recall), hidden and inactive notes never returned, exact scoring again when
+    most notes are filtered out."""
+    import stratum.noteindex as NI
+
+    monkeypatch.setattr(NI, "ANN_MIN", 100)
+    rng = np.random.default_rng(3)
+    vecs = rng.standard_normal((400, 32)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    ix = NI.NoteIndex(32)
+    for i in range(300):
+        ix.add(f"n{i:04d}", "x", "rca", "", f"a{i % 3}", vecs[i])
+    for i in range(300, 400):                    # vectors set later (background embedding)
+        ix.add(f"n{i:04d}", "x", "rca", "", f"a{i % 3}")
+        ix.set_vector(f"n{i:04d}", vecs[i])
+    assert ix.wait_graph(30) and ix.graph_size == 400
+    ix.set_state("n0007", active=False)
+    ix.set_state("n0008", active=True, hidden=True)
+    view = ix.view("a0")
+    ok = view.mask()
+    recall = []
+    for qi in range(20):
+        q = vecs[qi * 13 % 400]
+        got = [j for j, _ in view.vector_top(q, 10, ok)]
+        assert 7 not in got and 8 not in got and len(got) == 10
+        exact = np.where(ok, vecs @ q, -np.inf)
+        recall.append(len(set(got) & set(np.argsort(-exact)[:10])) / 10)
+    assert np.mean(recall) >= 0.95
+    few = np.zeros(400, bool)
+    few[[5, 50, 150]] = True                       # mostly filtered: scored exactly
+    assert sorted(j for j, _ in view.vector_top(vecs[50], 10, few)) == [5, 50, 150]
