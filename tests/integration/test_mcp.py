@@ -125,3 +125,52 @@ def test_mcp_in_front_of_a_grpc_server(indexed_store, tmp_path):
     finally:
         server.stop(None)
         tools.close()
+
+
+KNOWN_ERRORS = ("invalid_argument", "not_found", "note_rejected", "budget_exceeded", "resource_exhausted",
+                "invalid_page_token", "permission_denied", "validation error")
+
+
+def test_mcp_tools_fuzzed_give_typed_errors_only(indexed_store, tmp_path):
+    """Every MCP tool with hostile arguments (in-process MCP client, local store copy): answers or
+    typed Stratum errors, never a Python exception's text or a trace."""
+    import random
+
+    from mcp import Client as MCPClient
+
+    from serving.mcp_server import build_server
+    from tests.integration.test_grpc_fuzz import INTS, JUNK
+
+    copy = tmp_path / "store"
+    shutil.copytree(indexed_store[1], copy)
+    rng = random.Random(11)
+
+    def value(schema: dict):
+        kinds = [s.get("type") for s in schema.get("anyOf", [schema])]
+        if rng.random() < 0.1:
+            return rng.choice([None, 3, "x", [1], {"a": 1}])          # the wrong type altogether
+        if "array" in kinds:
+            return [rng.choice(JUNK + ["shop/cart.py", "imports", "file"]) for _ in range(rng.choice([0, 1, 3, 70]))]
+        if "integer" in kinds:
+            return rng.choice(INTS)
+        return rng.choice(JUNK + ["shop/cart.py", "cart total", "rca", "api", "out"])
+
+    async def run() -> list:
+        bad, seen = [], {True: 0, False: 0}
+        async with MCPClient(build_server(lambda: Tools.open([str(copy)]), author="fuzz")) as client:
+            tools = (await client.list_tools()).tools
+            for _ in range(15):
+                for tool in tools:
+                    props = tool.input_schema.get("properties", {})
+                    args = {k: value(v) for k, v in props.items() if rng.random() < 0.9}
+                    result = await client.call_tool(tool.name, args)
+                    text = result.content[0].text if result.content else ""
+                    seen[bool(result.is_error)] += 1
+                    if "Traceback" in text or 'File "' in text or (
+                            result.is_error and not any(code in text for code in KNOWN_ERRORS)):
+                        bad.append((tool.name, {k: str(v)[:40] for k, v in args.items()}, text[:200]))
+        assert seen[True] > 20 and seen[False] > 10, seen        # both refusals and answers were reached
+        return bad
+
+    bad = anyio.run(run)
+    assert not bad, bad[:5]
