@@ -57,9 +57,10 @@ class IndexConfig:
     full: bool = False                      # ignore incremental state
     ray: bool | None = None                 # None: Ray for a named cluster or large work; True/False: force
     # Without a named cluster, Ray is started only when this much source is to be parsed: a local
-    # start costs ~5.5 s and in-process parsing runs ~3 MB/s on one core, so two cores win back
-    # the start at ~33 MB (docs/operations.md, "In-process or Ray").
-    ray_min_parse_bytes: int = 32 << 20
+    # start costs 2.5 s on a quiet machine (10+ s on a busy one) and in-process parsing runs
+    # ~3.6 MB/s on one core, so two cores win back the start at 18 MB at the very best
+    # (docs/operations.md, "In-process or Ray"; docs/bench/index_speed.md).
+    ray_min_parse_bytes: int = 24 << 20
     # Mined ``fix`` nodes (pipeline.fixes: past bug-fix commits about the files they touched) in the
     # index. Off until the tools present them beside agent notes (they are attached to files).
     mine_fixes: bool = False
