@@ -178,13 +178,16 @@ class KeywordIndex:
 
     @classmethod
     def _assemble(cls, hashes: np.ndarray, rows: np.ndarray, tf: np.ndarray, dl: np.ndarray,
-                  name_map: tuple[np.ndarray, np.ndarray, np.ndarray]) -> "KeywordIndex":
-        """The index from its postings: (term hash, row, term frequency) triples, any order, and
-        each row's length in tokens. Both a full build and ``updated`` end here, so an updated
-        index is exactly (bit for bit) the one a full build of the same documents gives."""
+                  name_map: tuple[np.ndarray, np.ndarray, np.ndarray], *, presorted: bool = False) -> "KeywordIndex":
+        """The index from its postings: (term hash, row, term frequency) triples, any order
+        (``presorted``: already by hash, then row), and each row's length in tokens. Both a full
+        build and ``updated`` end here, so an updated index is exactly (bit for bit) the one a
+        full build of the same documents gives."""
         n = len(dl)
-        order = np.lexsort((rows, hashes))
-        hashes, rows, tf = hashes[order], rows[order].astype(np.int32), tf[order]
+        if not presorted:
+            order = np.lexsort((rows, hashes))
+            hashes, rows, tf = hashes[order], rows[order], tf[order]
+        rows = rows.astype(np.int32)
         first = np.ones(len(hashes), bool)
         first[1:] = hashes[1:] != hashes[:-1]
         vocab = hashes[first]
@@ -231,10 +234,24 @@ class KeywordIndex:
         dl = np.zeros(len(old_row), dtype=np.float32)
         dl[kept] = dl_old[old_row[kept]]
         dl[changed] = dl2
-        hashes = np.concatenate([np.asarray(self.vocab)[term_of[keep]], h2])
-        rows = np.concatenate([new_rows[keep], changed[r2.astype(np.int64)]])
-        tf = np.concatenate([tf_old[keep], tf2])
-        return type(self)._assemble(hashes, rows, tf, dl, _name_map(names, len(old_row)))
+        r2 = changed[r2.astype(np.int64)]
+        kept_new = new_of_old[new_of_old >= 0]
+        if len(kept_new) > 1 and not bool(np.all(np.diff(kept_new) > 0)):
+            hashes = np.concatenate([np.asarray(self.vocab)[term_of[keep]], h2])
+            return type(self)._assemble(hashes, np.concatenate([new_rows[keep], r2]), np.concatenate([tf_old[keep], tf2]),
+                                        dl, _name_map(names, len(old_row)))
+        # Kept rows keep their order (the pipeline sorts nodes by a stable key), so the kept
+        # postings stay sorted by (term, row): merge the few new ones in (linear) instead of
+        # sorting every posting again.
+        vocab = np.union1d(np.asarray(self.vocab), h2)
+        key_old = (np.searchsorted(vocab, np.asarray(self.vocab))[term_of[keep]].astype(np.int64) << 32) | new_rows[keep]
+        key_new = (np.searchsorted(vocab, h2).astype(np.int64) << 32) | r2
+        order = np.argsort(key_new, kind="stable")
+        at = np.searchsorted(key_old, key_new[order])
+        hashes = np.insert(np.asarray(self.vocab)[term_of[keep]], at, h2[order])
+        rows = np.insert(new_rows[keep], at, r2[order])
+        tf = np.insert(tf_old[keep], at, tf2[order])
+        return type(self)._assemble(hashes, rows, tf, dl, _name_map(names, len(old_row)), presorted=True)
 
     def save(self, directory: str | os.PathLike) -> list[str]:
         d = Path(directory)

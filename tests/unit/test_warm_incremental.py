@@ -126,3 +126,23 @@ def test_a_damaged_previous_folder_means_a_full_build(versions, tmp_path):
     p.write_bytes(bytes(data))
     info = build_warm(tmp_path / "v3", nodes["v3"], [], root=tmp_path, previous=prev)
     assert not info["incremental"]
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_keyword_update_equals_a_build_in_any_row_order(tmp_path, shuffle):
+    """Kept rows in their old order take the linear merge; a reordering takes the full sort."""
+    from stratum.keywordindex import node_names, node_text
+
+    old = make_nodes(800, 5)
+    new = change(old, 6, frac=0.02)
+    if shuffle:
+        new = [new[i] for i in np.random.default_rng(1).permutation(len(new))]
+    kw = KeywordIndex.build([node_text(n) for n in old], [node_names(n) for n in old])
+    kw.save(tmp_path / "kw")
+    row_of = {n["id"]: i for i, n in enumerate(old)}
+    old_text = {n["id"]: node_text(n) for n in old}
+    old_row = np.array([row_of[n["id"]] if old_text.get(n["id"]) == node_text(n) else -1 for n in new])
+    texts = {i: node_text(new[i]) for i in np.flatnonzero(old_row < 0)}
+    got = KeywordIndex.load(tmp_path / "kw").updated(tmp_path / "kw", old_row, texts, [node_names(n) for n in new])
+    want = KeywordIndex.build([node_text(n) for n in new], [node_names(n) for n in new])
+    assert all(np.array_equal(getattr(got, a), getattr(want, a)) for a in KeywordIndex._ARRAYS)
