@@ -9,7 +9,8 @@ Definitions (printed):
   code nodes of the store, text "<kind words> in <qualname> (<path>): <a sentence from a pool of
   30 symptom/cause sentences> #<i>", 80-200 characters.
 - **search p50**: in-process ``Tools.search`` (page size 10) over 40 natural-language queries about
-  flask, after one warm-up pass; ROUNDS passes, median and p90 of the per-call wall time.
+  flask, after one warm-up pass; ROUNDS passes, median and p90 of the per-call wall time; the
+  cases (0, 1,000, 10,000 notes) are open at once and each query runs on each in turn.
   **searcher p50**: the same queries at the searcher alone (``HybridSearcher.search`` with the
   overlay's ``NoteView``, limit 11: what ranking the notes costs, without rendering items), and
   **exhaustive p50**: the searcher given every active note as a plain ``ExtraDoc`` list, i.e.
@@ -135,45 +136,56 @@ def write_notes(store: Path, n: int, seed: int = 1) -> float:
     return time.perf_counter() - t0
 
 
-def search_latency(store: Path, rounds: int) -> dict:
+def search_latency(stores: dict[int, Path], rounds: int) -> dict[int, dict]:
+    """Every case's Tools open at once and the queries interleaved across them (query 1 on each
+    store, then query 2 ...), so a load change on the shared machine hits every case alike."""
     from stratum.search import ExtraDoc
     from stratum.tools import Tools
 
-    t0 = time.perf_counter()
-    tools = Tools.open([str(store)])
-    try:
+    cases = {}
+    for n, store in stores.items():
+        t0 = time.perf_counter()
+        tools = Tools.open([str(store)])
         s = tools.open_session(author="bench").data["session"]
         for q in QUERIES:                           # warm-up: model load, caches
             tools.search(s, q, page_size=10)
-        opened = time.perf_counter() - t0
-        times, note_hits = [], 0
-        for _ in range(rounds):
-            for q in QUERIES:
-                t = time.perf_counter()
-                r = tools.search(s, q, page_size=10)
-                times.append((time.perf_counter() - t) * 1e3)
-                note_hits += sum(1 for it in r.items if it.kind in ("rca", "failure", "insight"))
-        unmerged = sum(ov.count() for ov in tools.overlays.values())
-        sh = tools.shards.shards[0] if hasattr(tools, "shards") else tools.memory.shards.shards[0]
         ov = next(iter(tools.overlays.values()))
-        searcher = sh.warm.searcher
+        ov.index.wait_graph()                       # the notes' HNSW graph (built in the background)
+        sh = ov.shard
         view = ov.search_docs()
         docs = [ExtraDoc(nid, node["full"], ov.index.vectors[ov.index.slot[nid]], node["kind"], node["path"], "")
                 for nid, node in ov._nodes.items() if view.eligible[ov.index.slot[nid]]]
-        level = {}
-        for name, extra in (("searcher", None), ("exhaustive", docs)):
-            ts = []
-            for _ in range(rounds if extra is None else 1):       # exhaustive: 1 pass (it is slow)
-                for q in QUERIES if extra is None else QUERIES[:10]:
+        cases[n] = {"tools": tools, "s": s, "ov": ov, "searcher": sh.warm.searcher, "docs": docs,
+                    "open_and_warm_s": time.perf_counter() - t0, "tools_ms": [], "searcher_ms": [],
+                    "exhaustive_ms": [], "note_hits": 0}
+    try:
+        for _ in range(rounds):
+            for q in QUERIES:
+                for c in cases.values():
                     t = time.perf_counter()
-                    searcher.search(q, limit=11, extra_docs=ov.search_docs() if extra is None else extra)
-                    ts.append((time.perf_counter() - t) * 1e3)
-            level[f"{name}_p50_ms"] = statistics.median(ts)
+                    r = c["tools"].search(c["s"], q, page_size=10)
+                    c["tools_ms"].append((time.perf_counter() - t) * 1e3)
+                    c["note_hits"] += sum(1 for it in r.items if it.kind in ("rca", "failure", "insight"))
+                    t = time.perf_counter()
+                    c["searcher"].search(q, limit=11, extra_docs=c["ov"].search_docs())
+                    c["searcher_ms"].append((time.perf_counter() - t) * 1e3)
+        for q in QUERIES[:10]:                      # exhaustive: one pass of 10 queries (it is slow)
+            for c in cases.values():
+                t = time.perf_counter()
+                c["searcher"].search(q, limit=11, extra_docs=c["docs"])
+                c["exhaustive_ms"].append((time.perf_counter() - t) * 1e3)
     finally:
-        tools.close()
-    times.sort()
-    return {"p50_ms": statistics.median(times), "p90_ms": times[int(0.9 * (len(times) - 1))], "calls": len(times),
-            "note_items_per_page": note_hits / len(times), "open_and_warm_s": opened, "unmerged": unmerged, **level}
+        for c in cases.values():
+            c["tools"].close()
+    out = {}
+    for n, c in cases.items():
+        t = sorted(c["tools_ms"])
+        out[n] = {"p50_ms": statistics.median(t), "p90_ms": t[int(0.9 * (len(t) - 1))], "calls": len(t),
+                  "searcher_p50_ms": statistics.median(c["searcher_ms"]),
+                  "exhaustive_p50_ms": statistics.median(c["exhaustive_ms"]),
+                  "note_items_per_page": c["note_hits"] / len(t), "open_and_warm_s": c["open_and_warm_s"],
+                  "unmerged": c["ov"].count(), "graph_size": c["ov"].index.graph_size}
+    return out
 
 
 def restart_to_first_answer(store: Path) -> dict:
@@ -245,18 +257,22 @@ def main() -> int:
                       f"load {os.getloadavg()[0]:.1f}", "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
            "command": " ".join(sys.argv), "cases": {}}
     counts = [int(c) for c in args.counts.split(",")]
+    stores = {}
     for n in counts:
-        store = fresh_copy(base, f"n{n}", args.reuse)
+        store = stores[n] = fresh_copy(base, f"n{n}", args.reuse)
         wrote = 0.0 if args.reuse and (store / "deltalog").exists() else write_notes(store, n)
-        case = {"write_s": wrote, "search": search_latency(store, args.rounds)}
-        if n in (0, max(counts)):          # the notes' share of a restart: the difference
-            case["restart"] = restart_to_first_answer(store)
-        out["cases"][n] = case
-        print(json.dumps({n: case}, default=str), flush=True)
-    store = fresh_copy(base, f"cli{args.cli_at}", args.reuse)
-    if not (store / "deltalog").exists():
-        write_notes(store, args.cli_at)
-    out["cli_remember"] = {"unmerged": args.cli_at, **cli_remember(store)}
+        out["cases"][n] = {"write_s": wrote}
+    for n, res in search_latency(stores, args.rounds).items():
+        out["cases"][n]["search"] = res
+    for n in (0, max(counts)):              # the notes' share of a restart: the difference
+        out["cases"][n]["restart"] = restart_to_first_answer(stores[n])
+    print(json.dumps(out["cases"], default=str), flush=True)
+    out["cli_remember"] = []
+    for n in (0, args.cli_at):              # with no notes: what a CLI process costs anyway
+        store = fresh_copy(base, f"cli{n}", args.reuse and n > 0)
+        if n and not (store / "deltalog").exists():
+            write_notes(store, n)
+        out["cli_remember"].append({"unmerged": n, **cli_remember(store)})
     print(json.dumps({"cli_remember": out["cli_remember"]}), flush=True)
     p0 = out["cases"].get(0, {}).get("search", {}).get("p50_ms")
     s0 = out["cases"].get(0, {}).get("search", {}).get("searcher_p50_ms")
@@ -274,9 +290,9 @@ def main() -> int:
             r = c["restart"]
             print(f"restart with {n:,} unmerged notes: listening {r['listening_s']:.1f} s, first answer "
                   f"{r['first_answer_s']:.1f} s")
-    c = out["cli_remember"]
-    print(f"CLI remember with {c['unmerged']:,} unmerged notes: process {c['process_s']:.2f} s; in process: "
-          f"open {c['in_process_open_s']:.2f} s, remember {c['in_process_remember_s']:.3f} s")
+    for c in out["cli_remember"]:
+        print(f"CLI remember with {c['unmerged']:,} unmerged notes: process {c['process_s']:.2f} s; in process: "
+              f"open {c['in_process_open_s']:.2f} s, remember {c['in_process_remember_s']:.3f} s")
     (OUT / "results.json").write_text(json.dumps(out, indent=1, default=str))
     print(f"\nresults: {OUT / 'results.json'}")
     return 0

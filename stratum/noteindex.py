@@ -109,17 +109,18 @@ class NoteView(NamedTuple):
         if not q or not ok.any():
             return []
         ix = self.index
-        score = np.zeros(self.n, np.float64)
-        norm = K1 * (1 - B + B * ix.doc_len[:self.n] / max(avgdl, 1e-9))
-        for t, w in q.items():
-            post = ix.postings.get(t)
-            if post is None:
-                continue
-            slots = np.frombuffer(post[0], np.int32)
-            tf = np.frombuffer(post[1], np.int32).astype(np.float64)
-            keep = slots < self.n
-            slots, tf = slots[keep], tf[keep]
-            np.add.at(score, slots, w * idf(t) * tf * (K1 + 1) / (tf + norm[slots]))
+        with ix._lock:      # copies: an array.array exporting its buffer cannot grow (a writer's append)
+            posts = [(w, idf(t), np.array(p[0], np.int32), np.array(p[1], np.int32))
+                     for t, w in q.items() if (p := ix.postings.get(t)) is not None]
+        if not posts:
+            return []
+        slots = np.concatenate([p[2] for p in posts])
+        tf = np.concatenate([p[3] for p in posts]).astype(np.float64)
+        wi = np.concatenate([np.full(len(p[2]), p[0] * p[1]) for p in posts])
+        keep = slots < self.n
+        slots, tf, wi = slots[keep], tf[keep], wi[keep]
+        norm = K1 * (1 - B + B * ix.doc_len[slots] / max(avgdl, 1e-9))
+        score = np.bincount(slots, weights=wi * tf * (K1 + 1) / (tf + norm), minlength=self.n)
         score[~ok] = 0
         cand = np.flatnonzero(score > 0)
         return _top(cand, score[cand], k)
