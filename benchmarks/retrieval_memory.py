@@ -66,7 +66,7 @@ OUT = HERE / ".out" / "rank"
 DEEP = 150
 KS = (1, 5, 10)
 GRID = {"symbols": (0.0, 0.25, 0.5, 1.0), "notes": (0.5, 1.0, 2.0, 4.0), "mined": (0.25, 0.5, 1.0, 2.0),
-        "cochange": (0.0, 0.25, 0.5, 1.0, 2.0), "graph": (0.0, 0.05, 0.1, 0.25), "seeds": (1, 3, 5)}
+        "cochange": (0.0, 0.05, 0.1, 0.25, 0.5, 1.0), "graph": (0.0, 0.05, 0.1, 0.25), "seeds": (1, 3, 5)}
 
 
 # ---- memories ------------------------------------------------------------------------------------
@@ -208,15 +208,20 @@ def search(s: Setup, query: str, docs: list[Doc], kinds: tuple[str, ...] = ()) -
 
     path = str(s.store.parent / "search_cache.pkl")
     if path not in _CACHE:
-        _CACHE[path] = pickle.load(open(path, "rb")) if Path(path).exists() else {}
+        _CACHE[path] = _Unpickler(open(path, "rb")).load() if Path(path).exists() else {}
     key = hashlib.sha1("\x00".join([query] + ([",".join(kinds)] if kinds else []) + sorted(d.id for d in docs)).encode()).hexdigest()
     cache = _CACHE[path]
     if key not in cache:
         extra = [ExtraDoc(d.id, d.node["full"], d.vector, d.kind, d.node["path"] or "", "") for d in docs]
         page = s.shard.warm.searcher.search(query, kinds=kinds, limit=DEEP, extra_docs=extra)
-        cache[key] = [Hit(int(i.row), float(i.score), tuple(i.sources), i.id) for i in page.items]
+        cache[key] = [(int(i.row), float(i.score), tuple(i.sources), i.id) for i in page.items]
         s.dirty = True
-    return cache[key]
+    return [Hit(*x) for x in cache[key]]
+
+
+class _Unpickler(__import__("pickle").Unpickler):
+    def find_class(self, module, name):
+        return Hit if name == "Hit" else super().find_class(module, name)
 
 
 def save_cache(s: Setup) -> None:

@@ -22,8 +22,11 @@ File score (every term is on the scale of the fused text scores, ~1/60 per list)
   the newest co-change of g (a relative decay: no wall clock).
 - G: the same seeds lift their import and test neighbours by S0(g) / sqrt(number of neighbours).
 
-Weights: ``DEFAULT_WEIGHTS`` were chosen by ``benchmarks/rank_fit.py`` on each repository's own past
-(commits before the index commit only, never the evaluated window; docs/bench/retrieval.md).
+Weights: ``DEFAULT_WEIGHTS`` were fitted by ``benchmarks/retrieval_memory.py --fit`` on the
+repositories' own past only: stores at an earlier commit C' (flask and werkzeug 2019-01-01, requests
+2015-01-01), 545 commits between C' and the evaluation index commit C, coordinate ascent over a grid
+maximising file MRR; nothing after C is read (docs/bench/retrieval.md). On that past, co-change
+barely moves MRR (0.05 is within 0.001 of 0: it is kept small, so it re-orders little).
 Every ranked entry carries ``why``: the signals that put it there, short enough for an agent.
 """
 
@@ -40,6 +43,8 @@ from stratum import schema as S
 AGENT = "agent"
 MINED = "mined"
 CODE_ITEM_KINDS = ("file", "class", "function", "method")
+DEEP = 150                  # candidates to rerank: the whole fused list (3 source lists x 50), so every
+                            # page of a query is cut from the same order
 
 
 # ---- inputs ------------------------------------------------------------------------------------
@@ -90,15 +95,16 @@ class Signals(Protocol):
 
 @dataclass(frozen=True)
 class Weights:
+    """Defaults fitted on the three benchmark repositories' pasts (module docstring)."""
     text: float = 1.0
-    symbols: float = 0.5
+    symbols: float = 0.25
     notes: float = 1.0
-    mined: float = 1.0
-    cochange: float = 0.5
-    graph: float = 0.1
-    stale: float = 0.5              # standing of a stale note
-    superseded: float = 0.2         # standing of a superseded note (retracted, orphaned: 0)
-    seeds: int = 3
+    mined: float = 0.25
+    cochange: float = 0.05
+    graph: float = 0.25
+    stale: float = 0.5              # standing of a stale note (not fitted: no stale notes in the benchmark)
+    superseded: float = 0.2         # standing of a superseded note (retracted, orphaned: 0); not fitted
+    seeds: int = 5
     half_life_days: float = 365.0
 
     SIGNALS = ("symbols", "notes", "mined", "cochange", "graph")
@@ -239,10 +245,11 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
 
 
 def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
-           *, limit: int | None = None) -> list[Ranked]:
-    """The search items in fused order: each code item gains its file's non-text lift, notes keep
+           *, limit: int | None = None, add: bool = True) -> list[Ranked]:
+    """The search items in fused order: a file's best code item gains the file's non-text lift, notes keep
     their text score, and a file lifted by another memory but absent from the text list is added
-    (``added``), so a note or a co-change partner can bring its code to the answer."""
+    (``added``; not when ``add`` is False, e.g. under a kind or path filter the file may not pass),
+    so a note or a co-change partner can bring its code to the answer."""
     ranked = {f.path: f for f in rank_files(candidates, signals, weights)}
     out: list[Ranked] = []
     seen_files: set[str] = set()
@@ -256,14 +263,14 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
                 why += f"; {note_why}"
             out.append(Ranked(c.id, c.row, c.score * (stand if stand else 0.0) or c.score * 1e-3, why))
             continue
-        f = ranked.get(h.file) if h.file else None
-        lift = (f.score - f.text) if f else 0.0
+        f = ranked.get(h.file) if h.file and h.file not in seen_files else None
+        lift = (f.score - f.text) if f else 0.0      # the file's best item carries it: one lifted file
         why = f"text {c.score:.4f}" + (f"; file lifted +{lift:.4f}: {f.why}" if f and lift > 0 else "")
-        out.append(Ranked(c.id, c.row, c.score + lift, why, h.file))
+        out.append(Ranked(c.id, c.row, c.score + lift, why, h.file))   # must not fill a page alone
         if h.file:
             seen_files.add(h.file)
     for path, f in ranked.items():
-        if path in seen_files or f.score <= 0 or f.text > 0:
+        if not add or path in seen_files or f.score <= 0 or f.text > 0:
             continue
         loc = signals.locate(path)
         if loc is None:
