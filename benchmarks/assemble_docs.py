@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ORDER = ["parse", "history", "embed", "e4", "retrieval", "grpc", "controller", "deltalog",
-         "notes_reliability", "memory_transfer", "index_speed"]
+         "notes_reliability", "memory_transfer", "index_speed", "tools"]
 HEAD = """# Benchmarks
 
 Measured tables only, each with its machine, exact command and definitions (the scripts in
@@ -33,11 +33,12 @@ sources are `docs/bench/*.md`.
 | notes reliability | [Notes reliability](#notes-reliability) | kill -9, concurrent writers |
 | memory transfer | [Memory transfer](#memory-transfer) | offline stand-in for E5 |
 | index speed | [Index speed](#index-speed) | flask cold <= 6 s, no-change <= 0.5 s, one-file commit <= 1.5 s |
+| tools layer | [Tools](#tools) | the split and attached notes: no regression beyond noise |
 """
 TITLES = {"parse": "Parse", "history": "History", "embed": "Embedding", "e4": "E4", "retrieval": "Retrieval",
           "grpc": "gRPC", "controller": "Controller", "deltalog": "Delta log",
           "notes_reliability": "Notes reliability", "memory_transfer": "Memory transfer",
-          "index_speed": "Index speed"}
+          "index_speed": "Index speed", "tools": "Tools"}
 
 
 def main() -> None:
