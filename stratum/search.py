@@ -46,6 +46,7 @@ import pyarrow.compute as pc
 from stratum import schema as S
 from stratum.errors import InvalidArgument
 from stratum.keywordindex import KeywordIndex
+from stratum.limits import MAX_QUERY_CHARS   # one limit for every caller (the tools check it first)
 from stratum.noteindex import NoteIndex, NoteView
 from stratum.vectorindex import VectorIndex
 
@@ -53,7 +54,6 @@ RRF_K = 60
 DEFAULT_WINDOW = 50
 EXACT_LIMIT = 2048         # allowed sets up to this size are scored exhaustively (~1 ms; e4.md)
 MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row (< 1 ms) to learn the exact set
-MAX_QUERY_CHARS = 4096
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
 QUERY_CACHE = 4096         # query vectors kept (1.5 KB each): page 2+ and repeated queries skip embedding
 PARALLEL = 2               # helper threads that run vector searches beside keyword searches (0: sequential)
