@@ -341,3 +341,6 @@ def _open(d: Path, vector: bool):
     except (OSError, ValueError, RuntimeError, KeyError, StoreError) as e:
         raise StoreDamaged(f"warm indexes in {d} are unreadable ({type(e).__name__}: {str(e)[:200]})") from None
     return graph, kw, vec
+
+
+__all__ = ["build_warm", "verify_warm", "rebuild_warm", "WarmIndexes", "AUTO_REBUILD_ROWS", "WARM_FILE"]

@@ -24,3 +24,6 @@ def run(args) -> int:
     rep = repair(resolve_store(args), check_only=args.check, prune_keep=None if args.check else keep)
     emit(args, rep.to_dict(), rep.text())
     return 1 if args.check and rep.damaged else 0
+
+
+__all__ = ["register", "run"]
