@@ -100,12 +100,13 @@ def _new_uid_int() -> int:
     return (ms << 80) | rnd
 
 
+_PAIRS = [a + b for a in _CROCKFORD for b in _CROCKFORD]      # 10 bits -> two characters
+
+
 def _uid_str(n: int) -> str:
-    out = []
-    for _ in range(26):
-        out.append(_CROCKFORD[n & 31])
-        n >>= 5
-    return "".join(reversed(out))
+    """26 Crockford base32 characters, 10 bits at a time (reading a log of 10,000 records spent
+    a fifth of its time here one character at a time)."""
+    return "".join([_PAIRS[(n >> shift) & 1023] for shift in range(120, -1, -10)])
 
 
 def _uid_int(s: str) -> int:

@@ -22,6 +22,7 @@ the masks are copied), so a search never blocks a ``remember``.
 
 from __future__ import annotations
 
+import atexit
 import base64
 import contextlib
 import threading
@@ -37,6 +38,34 @@ _KIND_CODE = {k: i for i, k in enumerate(NODE_KINDS)}
 ANN_MIN = 4096             # notes with a vector before the HNSW graph is used (exact below: ~0.25 ms)
 ANN_EXPANSION = 128        # the graph's search candidate list (ef)
 ANN_EXPANSION_ADD = 64     # its build candidate list (efConstruction): 10k notes build in ~1.5-4 s
+BUILD_CHUNK = 1024         # vectors per graph insert call while building
+
+# Background work (the graph build; the overlay's note embedding) stops at interpreter exit: a
+# daemon thread killed inside usearch or onnxruntime aborts the process ("terminate called
+# without an active exception", exit 134) after a CLI command has already succeeded.
+_STOP = threading.Event()
+_THREADS: list[threading.Thread] = []
+
+
+def background(fn, *args, name: str = "stratum-note-graph") -> threading.Thread:
+    """Run ``fn`` on a daemon thread that the interpreter's exit waits for (``fn`` should check
+    ``stop_requested()`` between steps)."""
+    th = threading.Thread(target=fn, args=args, name=name, daemon=True)
+    _THREADS[:] = [t for t in _THREADS if t.is_alive()]
+    _THREADS.append(th)
+    th.start()
+    return th
+
+
+def stop_requested() -> bool:
+    return _STOP.is_set()
+
+
+@atexit.register
+def _stop_background() -> None:
+    _STOP.set()
+    for th in _THREADS:
+        th.join(timeout=10)
 
 
 def encode_vector(v: np.ndarray, key: str) -> dict:
@@ -91,6 +120,8 @@ class NoteView(NamedTuple):
         if not sel.any() or q is None:
             return []
         q = np.asarray(q, np.float32)
+        if self.graph_size < ANN_MIN:
+            self.index.ensure_graph()
         ann = self.index.ann_top(q, k, sel) if self.graph_size >= ANN_MIN else None
         if ann is not None:
             return ann
@@ -221,46 +252,56 @@ class NoteIndex:
 
     # ---- the HNSW graph (large note sets) ---------------------------------------------------
     def _to_graph(self, j: int) -> None:
-        """Queue slot j's vector for the graph. The first graph (ANN_MIN vectors) is built on a
-        background thread (10,000 notes: 1.5-8 s on 2 loaded cores), exact scoring answers
-        meanwhile; later vectors join it as they come, or at the end of a ``deferred()`` bulk
-        load in one multi-threaded call. Called under ``_lock``."""
+        """Queue slot j's vector for the graph; once the graph exists it joins at once (or at the
+        end of a ``deferred()`` bulk load, in one call). Called under ``_lock``."""
         self._waiting.append(j)
-        if self._defer or self._building or (self._graph is None and len(self._waiting) < ANN_MIN):
-            return
-        self._flush_graph()
+        if self._graph is not None and not self._defer and not self._building:
+            self._flush_graph()
 
     def _flush_graph(self) -> None:
         rows = np.asarray(self._waiting, np.int64)
         self._waiting = []
-        if self._graph is None:
-            self._building = True
-            vecs = np.ascontiguousarray(self.vectors[rows])       # a copy: _grow may swap the array
-            threading.Thread(target=self._build_graph, args=(rows, vecs), name="stratum-note-graph",
-                             daemon=True).start()
-            return
         with self._graph_lock:      # usearch may grow its storage on add: no search meanwhile
             self._graph.add(rows.astype(np.uint64), np.ascontiguousarray(self.vectors[rows]),
                             threads=0 if len(rows) > 64 else 1)
             self.graph_size += len(rows)
 
+    def ensure_graph(self) -> None:
+        """Start building the graph once ANN_MIN vectors wait for it, on a background thread
+        (10,000 notes: 1.5-8 s on 2 loaded cores; exact scoring answers meanwhile). Only a process
+        that searches builds one (a CLI ``remember`` never does)."""
+        with self._lock:
+            if self._graph is not None or self._building or len(self._waiting) < ANN_MIN:
+                return
+            self._building = True
+            rows = np.asarray(self._waiting, np.int64)
+            self._waiting = []
+            vecs = np.ascontiguousarray(self.vectors[rows])       # a copy: _grow may swap the array
+        background(self._build_graph, rows, vecs)
+
     def _build_graph(self, rows: np.ndarray, vecs: np.ndarray) -> None:
         from usearch.index import Index
 
-        g = Index(ndim=self.dim, metric="ip", dtype="f16", connectivity=16, expansion_add=ANN_EXPANSION_ADD,
-                  expansion_search=ANN_EXPANSION)
-        g.add(rows.astype(np.uint64), vecs, threads=0)
-        with self._lock:
-            with self._graph_lock:
-                self._graph, self.graph_size = g, len(rows)
-            if self._waiting and not self._defer:
-                self._flush_graph()         # what arrived during the build
+        try:
+            g = Index(ndim=self.dim, metric="ip", dtype="f16", connectivity=16,
+                      expansion_add=ANN_EXPANSION_ADD, expansion_search=ANN_EXPANSION)
+            for i in range(0, len(rows), BUILD_CHUNK):      # chunks: a process exit waits for one only
+                if _STOP.is_set():
+                    return
+                g.add(rows[i:i + BUILD_CHUNK].astype(np.uint64), vecs[i:i + BUILD_CHUNK], threads=0)
+            with self._lock:
+                with self._graph_lock:
+                    self._graph, self.graph_size = g, len(rows)
+                if self._waiting and not self._defer:
+                    self._flush_graph()         # what arrived during the build
+        finally:
             self._building = False
 
     def wait_graph(self, timeout: float = 60.0) -> bool:
-        """Block until a background graph build is done (tests, benchmarks)."""
+        """Start the graph if it is due and block until it is built (tests, benchmarks)."""
         import time
 
+        self.ensure_graph()
         end = time.monotonic() + timeout
         while self._building and time.monotonic() < end:
             time.sleep(0.01)
@@ -277,8 +318,7 @@ class NoteIndex:
         finally:
             with self._lock:
                 self._defer = False
-                if self._waiting and not self._building and \
-                        (self._graph is not None or len(self._waiting) >= ANN_MIN):
+                if self._waiting and self._graph is not None and not self._building:
                     self._flush_graph()
 
     def ann_top(self, q: np.ndarray, k: int, sel: np.ndarray) -> list[tuple[int, float]] | None:
@@ -355,4 +395,4 @@ def _extend(a: np.ndarray, cap: int) -> np.ndarray:
     return out
 
 
-__all__ = ["NoteIndex", "NoteView", "encode_vector", "decode_vector"]
+__all__ = ["NoteIndex", "NoteView", "encode_vector", "decode_vector", "stop_requested", "background", "ANN_MIN"]

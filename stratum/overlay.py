@@ -37,7 +37,7 @@ from stratum import schema as S
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import InvalidArgument, ModelUnavailable, NotFound
-from stratum.noteindex import NoteIndex, NoteView, decode_vector, encode_vector
+from stratum.noteindex import NoteIndex, NoteView, background, decode_vector, encode_vector, stop_requested
 from stratum.textprep import embed_text
 
 POLICY_FILE = "notes_policy.json"
@@ -221,7 +221,7 @@ class NotesOverlay:
 
         def run():
             try:
-                while True:
+                while not stop_requested():
                     todo = self.index.missing_vectors()[:EMBED_BATCH]
                     todo = [n for n in todo if n in self.notes]
                     if not todo:
@@ -234,7 +234,7 @@ class NotesOverlay:
             finally:
                 self._embedding = False
 
-        threading.Thread(target=run, name="stratum-note-embed", daemon=True).start()
+        background(run, name="stratum-note-embed")
 
     def wait_embedded(self, timeout: float = 60.0) -> bool:
         """Block until background embedding is done (tests, benchmarks)."""
