@@ -232,7 +232,8 @@ class Tools:
              page_size: int = 20, page_token: str = "") -> Response:
         """Follow edges from a node: contains, imports, tests, cochange (files changed together in
         history), about (notes -> code). Use direction "in" to see who imports a file or which notes
-        are about it ("notes" is a shorthand for incoming about edges), "both" for either."""
+        are about it ("notes" is a shorthand for incoming about edges), "both" for either. Each item
+        carries the active notes about it (walk with "notes" lists them all)."""
         s = self._session(session)
         kinds = _check_kinds("edge kind", edges, S.EDGE_KINDS + ("notes",))
         if direction not in ("out", "in", "both"):
