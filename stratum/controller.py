@@ -369,11 +369,13 @@ class Controller:
                               else ("inferred" if focus.files else "none")},
                     "pins": sorted(self._pins), "entries": rows, "stats": dict(self._stats)}
 
-    def prefetch_plan(self, focus: Iterable[str] | None = None, budget: int | None = None) -> list[PlannedItem]:
+    def prefetch_plan(self, focus: Iterable[str] | None = None, budget: int | None = None, *,
+                      extra: Callable[[str], int] | None = None) -> list[PlannedItem]:
         """A working set to warm for ``focus`` (default: the current focus): the focus files and
         their imports/tests neighbours and co-change partners, best S(v) first, each at api level
         (summary if api does not fit), within ``budget`` tokens (default: free budget above the
-        reserve). Nodes already held at that level are skipped. Changes no state."""
+        reserve). ``extra(node_id)``: tokens that travel with a node at any level (its attached
+        notes), counted in its cost. Nodes already held at that level are skipped. Changes no state."""
         with self._lock:
             if focus is None:
                 files = self.focus_files()
@@ -396,14 +398,18 @@ class Controller:
             for score, nid in ranked:
                 costs = self.graph.levels(nid)
                 held = self._entries.get(nid)
+                carried = None
                 for lvl in ("api", "summary"):
                     tok = costs.get(lvl)
                     if tok is None or (held and RANK[held.level] >= RANK[lvl]):
                         continue
-                    extra = tok - (held.tokens if held else 0)
-                    if extra <= left:
+                    if carried is None:
+                        carried = extra(nid) if extra is not None else 0
+                    tok += carried
+                    added = tok - (held.tokens if held else 0)
+                    if added <= left:
                         plan.append(PlannedItem(nid, lvl, tok, round(score, 6)))
-                        left -= extra
+                        left -= added
                         break
             return plan
 

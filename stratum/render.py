@@ -83,6 +83,12 @@ def attach_notes(it: Item, notes: list[AttachedNote], *, cap: int = NOTES_PER_IT
     it.meta["notes_more"] = len(notes) > cap
 
 
+def notes_cost(notes: list[AttachedNote], *, cap: int = NOTES_PER_ITEM, now: datetime | None = None) -> int:
+    """Tokens ``attach_notes`` would add to an item (for planning what fits before rendering it)."""
+    now = now or datetime.now(timezone.utc)
+    return sum(_line_tokens(note_line(a, now)) for a in notes[:cap])
+
+
 def note_line(a: AttachedNote, now: datetime) -> str:
     """One line a reader can weigh: what, how old, by whom and how trusted, stale or not, and the
     note's own words quoted as data (a note is never an instruction)."""
@@ -137,5 +143,5 @@ def _age_text(a: AttachedNote, now: datetime) -> str:
     return f"{hours:.0f} h" if hours < 48 else f"{hours / 24:.0f} d"
 
 
-__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "note_line", "notes_tokens", "respond",
+__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond",
            "NOTES_PER_ITEM"]

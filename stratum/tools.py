@@ -331,7 +331,7 @@ class Tools:
         s.controller.set_focus(ids)
         self.memory.refresh_notes()
         items = []
-        for p in s.controller.prefetch_plan(ids, budget):
+        for p in s.controller.prefetch_plan(ids, budget, extra=self._notes_cost):
             t = self.memory.resolve(p.node_id)
             items.append(self._item(t.shard, t.row, t.note, p.level))
         return self._respond(s, items, R.Page("prefetch"), infer_focus=False)
@@ -383,6 +383,13 @@ class Tools:
         if attach:
             R.attach_notes(it, self.memory.notes_about(sh, row), cap=self.notes_per_item)
         return it
+
+    def _notes_cost(self, node_id: str) -> int:
+        """Tokens of the note lines a node's item will carry (the controller plans with them)."""
+        t = self.memory.resolve(node_id)
+        if t.row is None:
+            return 0
+        return R.notes_cost(self.memory.notes_about(t.shard, t.row), cap=self.notes_per_item)
 
     def _offset(self, token: str, tool: str, args: dict, s: Session) -> int:
         if not token:

@@ -205,3 +205,14 @@ def test_walk_and_prefetch_items_carry_notes_and_the_controller_keeps_them(tools
     assert pricing and pricing[0].notes[0]["id"] == fail
     entry = {e["node_id"]: e for e in tools.status(s).data["session"]["entries"]}[pricing[0].id]
     assert entry["tokens"] >= pricing[0].notes[0]["tokens"]
+
+
+def test_prefetch_plans_with_the_notes_its_items_will_carry(tools):
+    s = _open(tools)
+    for i in range(4):
+        tools.remember(s, "failure", f"Attempt {i}: rounding in discount() first did not help.", about=["shop/pricing.py"])
+    for budget in (60, 150, 400, 2000):
+        fresh = _open(tools, budget=100_000)
+        r = tools.prefetch(fresh, ["shop/cart.py"], budget=budget)
+        assert r.envelope.tokens_returned <= budget, (budget, [(i.path, i.tokens) for i in r.items])
+    assert any(i.notes for i in r.items)                         # the largest budget holds pricing and its notes

@@ -534,3 +534,12 @@ def test_attached_notes_stay_with_their_node_when_it_is_demoted(graph):
     assert r.budget.remaining == 1000 - 746 and ctl.status()["budget"]["reserve"] == 150
     with pytest.raises(InvalidArgument, match="extra"):
         ctl.admit([(fid("shop/cli.py"), "api", 10, 11)])
+
+
+def test_prefetch_plan_counts_what_travels_with_a_node(graph):
+    ctl = Controller(100_000, ScorePolicy(), graph)
+    plain = {p.node_id: p.tokens for p in ctl.prefetch_plan(["shop/app.py"], 10_000)}
+    noted = {p.node_id: p.tokens for p in ctl.prefetch_plan(["shop/app.py"], 10_000, extra=lambda n: 25)}
+    assert noted == {n: t + 25 for n, t in plain.items()}
+    tight = ctl.prefetch_plan(["shop/app.py"], 130, extra=lambda n: 25)
+    assert sum(p.tokens for p in tight) <= 130
