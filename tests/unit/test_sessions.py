@@ -87,3 +87,24 @@ def test_page_tokens_expire_and_say_so():
         pt.check(tok, tool="tree", args={"p": 1}, version=1, session="s")
     with pytest.raises(InvalidPageToken, match="malformed"):
         pt.check("A" * 5000, tool="tree", args={"p": 1}, version=1, session="s")
+
+
+def test_caps_hold_under_concurrent_opens():
+    import threading
+
+    reg = SessionRegistry(max_per_identity=64, max_total=100)
+    ok, refused = [], []
+
+    def opener(owner):
+        for _ in range(20):
+            try:
+                ok.append(reg.add(owner, owner, False, "", _ctl()))
+            except ResourceExhausted:
+                refused.append(owner)
+
+    threads = [threading.Thread(target=opener, args=("alice" if i < 4 else f"bot{i}",)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert reg.count("alice") == 64 and len(reg) == 100 == len(ok) and len(refused) == 60
