@@ -399,7 +399,8 @@ def config_key(cfg: IndexConfig) -> str:
 def _up_to_date(root: Path, store: Store, prev: Manifest | None, rep: RunReport) -> str | None:
     """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
     HEAD is the indexed commit, the work tree is as HEAD now and was when indexed, the settings
-    are the same, and the delta log holds no record the published version lacks."""
+    are the same, and the delta log holds no record the published version lacks and no segment a
+    live writer (a running server) still appends to. The report's notes are the published ones."""
     from stratum.deltalog import DeltaLog
 
     if prev is None or rep.worktree != "clean":
@@ -415,6 +416,9 @@ def _up_to_date(root: Path, store: Store, prev: Manifest | None, rep: RunReport)
         merged = set(prev.deltalog_merged)
         if any(r.uid not in merged for r in log.scan().records):
             return None
+        if log.retire(merged).kept:   # sealed merged segments retire now; one a live writer holds
+            return None               # may grow at any moment: merge what is there
+    rep.notes = {**(last.get("notes") or {}), "new": 0}
     return f"HEAD {head[:12]} is indexed, the work tree is clean and no note is unmerged"
 
 

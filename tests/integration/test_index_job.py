@@ -204,11 +204,15 @@ def test_no_change_is_up_to_date_without_a_new_version(tmp_path):
     assert not index_repository(r.path, None, NO_EMBED).up_to_date           # a new HEAD
     assert index_repository(r.path, None, NO_EMBED).up_to_date
     code = CodeLookup(Store(store).snapshot().read("nodes"))
-    N.write_note(DeltaLog(store / "deltalog"), "insight", "cart totals are cached", ["shop/cart.py"], "a",
-                 resolve=code.resolve)
+    log = DeltaLog(store / "deltalog")
+    N.write_note(log, "insight", "cart totals are cached", ["shop/cart.py"], "a", resolve=code.resolve)
     noted = index_repository(r.path, None, NO_EMBED)
     assert not noted.up_to_date and noted.notes["new"] == 1
-    assert index_repository(r.path, None, NO_EMBED).up_to_date
+    assert not index_repository(r.path, None, NO_EMBED).up_to_date   # a live writer holds its segment
+    log.seal()                                                       # the writer is gone
+    done = index_repository(r.path, None, NO_EMBED)
+    assert done.up_to_date and done.notes["notes"] == 1 and done.notes["new"] == 0
+    assert log.segments() == []                                      # its merged segment retired
 
 
 def test_mined_fixes_opt_in(tmp_path):
