@@ -115,3 +115,6 @@ def run_history(args) -> int:
     lines += [f"wrote {w}" for w in written]
     emit(args, obj, "\n".join(lines))
     return 0
+
+
+__all__ = ["register", "run_cochange", "run_history"]
