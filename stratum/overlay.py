@@ -108,7 +108,8 @@ class NotesOverlay:
         self._about: dict[str, list[str]] = {}               # code id -> unmerged note ids about it
         self._key = vector_key(embedder)
         self._dim = int(getattr(embedder, "dim", S.EMBED_DIM) or S.EMBED_DIM)
-        self._stored_vectors: dict[str, np.ndarray] = {}     # from the records, until indexed
+        self._stored_vectors: dict[str, dict] = {}           # record bodies with a vector, until indexed
+        self._index_todo: set[str] = set()                   # notes whose index entry is not current
         self.index = NoteIndex(self._dim)
         self._embedding = False                              # a background embedding thread runs
         self._tail = self.log.tail()
@@ -142,9 +143,8 @@ class NotesOverlay:
                     nid = ids.note_id(r.uid)
                     if nid not in self._logged:
                         self._logged[nid] = N.note_from_body(r.uid, r.body)
-                        v = decode_vector(r.body, self._key, self._dim)
-                        if v is not None:
-                            self._stored_vectors[nid] = v
+                        if r.body.get("vector"):
+                            self._stored_vectors[nid] = r.body      # decoded when indexed
                         added.append(nid)
                 else:
                     self._others.append(r)
@@ -160,10 +160,8 @@ class NotesOverlay:
             else:
                 # the same fold as over all records (fold copies its base), at O(retracts) parsing
                 self.notes = N.fold(self._others, {**self._logged, **self._base})
-                with self.index.deferred():
-                    self._rebuild()
+                self._rebuild()
             self._folded = True
-        self._embed_missing()
 
     def _plain(self, added: list[str]) -> bool:
         named = {o.body.get("note") for o in self._others}
@@ -191,10 +189,7 @@ class NotesOverlay:
                     about.setdefault(t.node_id, []).append(nid)
                 else:       # copy on write: readers may hold the current lists
                     about[t.node_id] = about.get(t.node_id, []) + [nid]
-            if nid not in self.index:
-                self.index.add(nid, _index_text(note), note.kind, note.about[0].path if note.about else "",
-                               note.author, self._stored_vectors.pop(nid, None), active=note.status == N.ACTIVE)
-            self.index.set_state(nid, active=note.status == N.ACTIVE, hidden=nid in self.quarantined)
+            self._index_todo.add(nid)
         built = self._nodes.built
         if only is None:        # forget records of states no note is in any more
             keep = set(state.values())
@@ -211,6 +206,24 @@ class NotesOverlay:
             self.quarantined = frozenset(nid for nid, n in self.notes.items() if N.is_quarantined(n, self._trusted))
         else:
             self.quarantined = self.quarantined | {nid for nid in only if self.notes[nid].author not in self._trusted}
+
+    def _sync_index(self) -> None:
+        """Bring the note index up to date with the fold: new notes tokenised and their stored
+        vectors decoded, status and quarantine of changed ones. Done when a search needs it, not
+        at every fold: a process that only writes (a CLI ``remember``) never pays for it."""
+        if self._index_todo:
+            with self._lock, self.index.deferred():
+                todo, self._index_todo = self._index_todo, set()
+                for nid in todo:
+                    note = self.notes[nid]
+                    active = note.status == N.ACTIVE
+                    if nid not in self.index:
+                        body = self._stored_vectors.pop(nid, None)
+                        vec = decode_vector(body, self._key, self._dim) if body is not None else None
+                        self.index.add(nid, _index_text(note), note.kind, note.about[0].path if note.about else "",
+                                       note.author, vec, active=active)
+                    self.index.set_state(nid, active=active, hidden=nid in self.quarantined)
+        self._embed_missing()
 
     def _embed_missing(self) -> None:
         """Embed indexed notes that came without a vector, on one background thread, in batches
@@ -315,6 +328,7 @@ class NotesOverlay:
         """Active unmerged notes the current caller may see, as a view of the incremental index
         (``HybridSearcher.search(extra_docs=...)`` merges its top-k into each list)."""
         self._read_refresh()
+        self._sync_index()
         return self.index.view(identity.current().name)
 
     def notes_about(self, code_id: str, *, refresh: bool = True) -> list[dict]:

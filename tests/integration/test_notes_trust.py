@@ -182,11 +182,12 @@ class Counting:
 def test_a_restarted_overlay_reads_note_vectors_instead_of_embedding(store, embedder):
     ov = overlay(store, embedder)
     ids_ = [remember(ov, ALICE, f"Finding {i}: the discount rounding in cart totals, case {i}.") for i in range(20)]
-    assert ov.index.has_vector[:len(ov.index)].all()
+    ov.search_docs()
+    assert len(ov.index) == 20 and ov.index.has_vector[:20].all()
     counting = Counting(embedder)
     again = overlay(store, counting)
-    assert counting.texts == 0 and again.index.missing_vectors() == []
-    view = again.search_docs()
+    view = again.search_docs()                  # indexes the 20 notes from their records
+    assert len(again.index) == 20 and again.index.missing_vectors() == [] and counting.texts == 0
     q = embedder.embed(["discount rounding in the cart total"])[0]
     top = [view.id(j) for j, _ in view.vector_top(q, 5, view.mask())]
     assert set(top) <= set(ids_) and len(top) == 5
@@ -199,6 +200,7 @@ def test_notes_written_without_an_embedder_are_embedded_in_the_background(store,
     nid = remember(plain, ALICE, "Refunds reuse the payment gateway's charge with a negative amount.",
                    about=["shop/cart.py"], kind="insight")
     ov = overlay(store, embedder)
+    ov.search_docs()                            # the first search starts the embedding
     assert ov.wait_embedded(60)
     view = ov.search_docs()
     q = embedder.embed(["how are refunds paid back through the gateway"])[0]
@@ -212,6 +214,5 @@ def test_concurrent_remembers_are_all_indexed(store, embedder):
     with ThreadPoolExecutor(4) as pool:
         out = list(pool.map(lambda k: remember(ov, ALICE, f"writer {k % 4} note {k // 4} about cart totals"),
                             range(40)))
-    assert len(set(out)) == 40
-    assert set(out) <= set(ov.index.slot) and ov.index.has_vector[:len(ov.index)].all()
-    assert len(ov.search_docs()) == 40
+    assert len(set(out)) == 40 and len(ov.search_docs()) == 40
+    assert set(out) == set(ov.index.slot) and ov.index.has_vector[:40].all()
