@@ -114,7 +114,8 @@ class Weights:
         bad = [k for k in keep if k not in self.SIGNALS]
         if bad:
             raise ValueError(f"unknown signal(s) {bad}; choose from {self.SIGNALS}")
-        return replace(self, **{s: (getattr(self, s) if s in keep else 0.0) for s in self.SIGNALS})
+        off: dict = {s: (getattr(self, s) if s in keep else 0.0) for s in self.SIGNALS}
+        return replace(self, **off)
 
 
 DEFAULT_WEIGHTS = Weights()
@@ -172,13 +173,13 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
         if h.note is not None:
             n = h.note
             stand, note_why = _standing(n, w)
-            files = [f for f in dict.fromkeys(n.files) if f]
-            if not files:
+            about = [f for f in dict.fromkeys(n.files) if f]
+            if not about:
                 continue
-            share = c.score * stand / math.sqrt(len(files))
+            share = c.score * stand / math.sqrt(len(about))
             label = (f"past fix {c.id[:8]}" if n.mined else f"{n.kind} note {c.id[:8]}") + \
                 (f" '{n.title[:48]}'" if n.title else "") + (f" ({note_why})" if note_why else "")
-            for f in files:
+            for f in about:
                 notes[MINED if n.mined else AGENT].setdefault(f, []).append((share, label))
         elif h.file and h.kind in CODE_ITEM_KINDS:
             code.setdefault(h.file, []).append((c.score, h.name or h.kind))
@@ -216,16 +217,16 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
                 continue
             if w.cochange:
                 edges = signals.cochange(g)
-                newest = max((e.last_time for e in edges if e.last_time), default=None)
-                for e in edges:
+                newest = max((x.last_time for x in edges if x.last_time), default=None)
+                for x in edges:
                     decay = 1.0
-                    if newest and e.last_time and w.half_life_days > 0:
-                        age = (newest - e.last_time).total_seconds() / 86400.0
+                    if newest and x.last_time and w.half_life_days > 0:
+                        age = (newest - x.last_time).total_seconds() / 86400.0
                         decay = 0.5 ** (age / w.half_life_days)
-                    lift = s0 * e.confidence * e.support / (e.support + 2.0) * decay
-                    if lift > 0 and e.partner != g:
-                        co.setdefault(e.partner, []).append(
-                            (lift, f"co-changes with {g} (support {e.support}, confidence {e.confidence:.2f})"))
+                    lift = s0 * x.confidence * x.support / (x.support + 2.0) * decay
+                    if lift > 0 and x.partner != g:
+                        co.setdefault(x.partner, []).append(
+                            (lift, f"co-changes with {g} (support {x.support}, confidence {x.confidence:.2f})"))
             if w.graph:
                 nbrs = [(p, k) for p, k in signals.structure(g) if p != g]
                 for p, k in nbrs:
@@ -351,7 +352,7 @@ class ShardSignals:
             return []
         words = {("imports", "out"): "imported by", ("imports", "in"): "imports",
                  ("tests", "out"): "tested by", ("tests", "in"): "tests"}
-        seen = {}
+        seen: dict[str, str] = {}
         for nb, kind, d, _w in self.shard.neighbors(row, ("imports", "tests"), "both"):
             p = self.shard.col("path")[nb]
             if p and self.shard.col("kind")[nb] == "file":
