@@ -26,6 +26,8 @@ NOTE_KIND_DESCRIPTIONS = {
     "fix": "a past bug fix mined from history: what was fixed, where, when",
 }
 NOTE_KINDS_NEED_ABOUT = ("rca", "failure")            # must name the code they concern
+NOTE_KIND_WORDS = {"rca": "root cause analysis", "failure": "failed attempt", "insight": "insight",
+                   "fix": "fix"}                      # how a kind is spelled in the text a note is embedded by
 NODE_KINDS = CODE_KINDS + NOTE_KINDS
 EDGE_KINDS = ("contains", "imports", "tests", "cochange", "about", "calls", "inherits")
 LEVELS = ("summary", "api", "full")
@@ -179,7 +181,7 @@ def check_schema(schema: pa.Schema, expected: pa.Schema, where: str) -> None:
 
 __all__ = [
     "SCHEMA_VERSION", "CODE_KINDS", "NOTE_KINDS", "AGENT_NOTE_KINDS", "MINED_NOTE_KINDS", "NOTE_KIND_DESCRIPTIONS",
-    "NOTE_KINDS_NEED_ABOUT", "NODE_KINDS", "EDGE_KINDS", "LEVELS", "EMBED_DIM",
+    "NOTE_KINDS_NEED_ABOUT", "NOTE_KIND_WORDS", "NODE_KINDS", "EDGE_KINDS", "LEVELS", "EMBED_DIM",
     "NODES", "EDGES", "EXTERNAL_IMPORTS", "COMMITS", "FILE_CHANGES", "COCHANGE", "SYMBOL_COCHANGE",
     "EMBEDDINGS", "DATASETS", "to_table", "check_schema",
 ]

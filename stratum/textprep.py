@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 
-from stratum.schema import CODE_KINDS, NOTE_KINDS
+from stratum.schema import CODE_KINDS, NOTE_KIND_WORDS, NOTE_KINDS
 
 MAX_TOKENS = 256            # the model's input limit in word pieces (EmbedConfig.max_tokens)
 CHARS_PER_TOKEN_CAP = 6     # measured: 2.8 non-space chars per word piece on code (docs/bench/embed.md)
@@ -37,7 +37,6 @@ _COMMENT_MARK = re.compile(r"^\s*(?:///?|/\*\*?|\*/?|#|--)|\*/\s*$")
 _STR_PREFIX = re.compile(r"^(?:r|u|b|f|rb|br)(?=[\"'])", re.I)
 _PUNCT = re.compile(r"[\s\"'`:{};]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_NOTE_WORDS = {"rca": "root cause analysis", "failure": "failed attempt", "insight": "insight"}
 
 
 def embed_text(node: dict, max_chars: int = DEFAULT_MAX_CHARS) -> str:
@@ -46,7 +45,7 @@ def embed_text(node: dict, max_chars: int = DEFAULT_MAX_CHARS) -> str:
     path = node.get("path") or ""
     if kind in NOTE_KINDS:
         tags = node.get("tags") or []
-        head = _NOTE_WORDS.get(kind, kind) + (f" about {path}" if path else "") + \
+        head = NOTE_KIND_WORDS.get(kind, kind) + (f" about {path}" if path else "") + \
             (f" (tags: {', '.join(tags)})" if tags else "")
         text = node.get("doc") or node.get("full") or node.get("summary") or ""
         return _cut(_join([head, text]), max_chars)

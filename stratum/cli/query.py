@@ -8,6 +8,7 @@ and what remains.
 from __future__ import annotations
 
 from stratum.cli import add_common, emit, resolve_store
+from stratum.schema import AGENT_NOTE_KINDS
 from stratum.cli.serve import add_client_flags, client_from_args
 
 
@@ -48,7 +49,7 @@ def register(sub) -> None:
     p.set_defaults(func=lambda a: _call(a, "status"))
 
     p = sub.add_parser("remember", help="write an experience note (rca, failure, insight)")
-    p.add_argument("kind", choices=("rca", "failure", "insight"))
+    p.add_argument("kind", choices=AGENT_NOTE_KINDS)
     p.add_argument("text")
     p.add_argument("--about", action="append", required=True, help="path, path::symbol or node id (repeatable)")
     p.add_argument("--tag", action="append", default=[])
