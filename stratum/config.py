@@ -61,9 +61,9 @@ class IndexConfig:
     # ~3.6 MB/s on one core, so two cores win back the start at 18 MB at the very best
     # (docs/operations.md, "In-process or Ray"; docs/bench/index_speed.md).
     ray_min_parse_bytes: int = 24 << 20
-    # Mined ``fix`` nodes (pipeline.fixes: past bug-fix commits about the files they touched) in the
-    # index. Off until the tools present them beside agent notes (they are attached to files).
-    mine_fixes: bool = False
+    # Mined ``fix`` nodes (pipeline.fixes: past bug-fix commits about the files they touched): the
+    # experience a fresh clone already has (ranking lifts the files past fixes touched).
+    mine_fixes: bool = True
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -27,7 +27,8 @@ def register(sub) -> None:
     p.add_argument("--no-embed", action="store_true", help="skip embeddings (keyword search only)")
     p.add_argument("--model", default=None, help="embedding model (default: EmbedConfig.model; a change re-embeds)")
     p.add_argument("--symbols", action="store_true", help="also mine symbol-level co-change (slower)")
-    p.add_argument("--mine-fixes", action="store_true", help="add past bug-fix commits as mined fix nodes")
+    p.add_argument("--no-fixes", dest="mine_fixes", action="store_false",
+                   help="leave out the mined fix nodes (past bug-fix commits about the files they touched)")
     p.add_argument("--max-file-bytes", type=int, default=None, help="skip files larger than this (default 1 MiB)")
     p.add_argument("--max-commit-files", type=int, default=None,
                    help="commits touching more files are skipped for co-change (default 30)")

@@ -215,16 +215,17 @@ def test_no_change_is_up_to_date_without_a_new_version(tmp_path):
     assert log.segments() == []                                      # its merged segment retired
 
 
-def test_mined_fixes_opt_in(tmp_path):
-    """--mine-fixes: the history's bug-fix commits become fix nodes about the files they touched,
-    carried (token counts reused) by an incremental run."""
+def test_mined_fixes_by_default(tmp_path):
+    """The history's bug-fix commits become fix nodes about the files they touched, carried (token
+    counts reused) by an incremental run; --no-fixes leaves them out."""
     from dataclasses import replace
 
     from pipeline.job import index_repository
 
     r = sample_python_repo(tmp_path / "shop")
-    assert "fix" not in index_repository(r.path, tmp_path / "s", NO_EMBED).nodes
-    cfg = replace(NO_EMBED, mine_fixes=True)
+    assert "fix" not in index_repository(r.path, tmp_path / "s", replace(NO_EMBED, mine_fixes=False)).nodes
+    cfg = NO_EMBED
+    assert cfg.mine_fixes
     rep = index_repository(r.path, tmp_path / "s", cfg)          # other settings: not "up to date"
     assert not rep.up_to_date
     assert rep.nodes["fix"] == rep.history["mined_fixes"] == 1
