@@ -18,6 +18,8 @@ Memories (no future leakage; checked for every query, the run stops otherwise):
 - **mined (day one)**: pipeline.fixes.mine_fixes over the history mined from the checkout at C
   (so only commits <= C), with its own bug-fix rule (stratum.config.DEFAULT_BUGFIX_RULE); no agent
   notes.
+- **every commit mined (day one)**: the same mining with a rule that keeps every commit (1..5 code
+  files), not only bug fixes: what history alone can give at index time.
 - **pooled**: one note per earlier *qualifying commit* (not only fixes; subject as text, about its
   files), strictly older than the query: the 1,000+ notes case (dilution).
 Notes are searched as the overlay's unmerged notes are: node records from stratum.notes
@@ -64,6 +66,7 @@ EVAL_AT = {"flask": "2021-01-01", "requests": "2017-01-01", "werkzeug": "2021-01
 PAST_AT = {"flask": "2019-01-01", "requests": "2015-01-01", "werkzeug": "2019-01-01"}
 OUT = HERE / ".out" / "rank"
 DEEP = 150
+EVERY_COMMIT = r"(?s)\A."          # a mining rule that keeps every commit (the day-one "every commit" rows)
 KS = (1, 5, 10)
 GRID = {"symbols": (0.0, 0.25, 0.5, 1.0), "notes": (0.5, 1.0, 2.0, 4.0), "mined": (0.25, 0.5, 1.0, 2.0),
         "cochange": (0.0, 0.05, 0.1, 0.25, 0.5, 1.0), "graph": (0.0, 0.05, 0.1, 0.25), "seeds": (1, 3, 5)}
@@ -126,6 +129,7 @@ class Setup:
     counts: dict
     store: Path = Path()
     dirty: bool = False
+    mined_all: list = None
 
 
 def setup(name: str, at: str, n: int, *, before: datetime | None = None, log=print) -> Setup:
@@ -172,12 +176,16 @@ def setup(name: str, at: str, n: int, *, before: datetime | None = None, log=pri
     fx = mine_fixes(res.commits, res.file_changes, file_ids, shard.repo)
     mined = [Doc(nd["id"], "fix", nd["created_at"], [t["path"] for t in json.loads(nd["meta"])["about"]], nd)
              for nd in fx.nodes]
+    every = mine_fixes(res.commits, res.file_changes, file_ids, shard.repo, rule=EVERY_COMMIT)
+    mined_all = [Doc(nd["id"], "fix", nd["created_at"], [t["path"] for t in json.loads(nd["meta"])["about"]], nd)
+                 for nd in every.nodes]
     emb = shard.warm.searcher.embedder        # the query embedder: the same model as the store
-    embed_docs(agent + pooled + mined, emb, store.parent / "doc_vectors.npz")
+    embed_docs(agent + pooled + mined + mined_all, emb, store.parent / "doc_vectors.npz")
     counts = {"dropped": dropped, "fix_mining": fx.counts, "agent_notes_total": len(agent),
-              "pooled_notes_total": len(pooled), "mined_fixes": len(mined), "tasks": len(tasks)}
+              "pooled_notes_total": len(pooled), "mined_fixes": len(mined), "mined_every_commit": len(mined_all),
+              "tasks": len(tasks)}
     log(f"{name}@{c[:12]}: {len(tasks)} tasks, {len(agent)} agent notes, {len(pooled)} pooled, {len(mined)} mined")
-    return Setup(name, c, c_time, tools, shard, tasks, agent, pooled, mined, counts, Path(store))
+    return Setup(name, c, c_time, tools, shard, tasks, agent, pooled, mined, counts, Path(store), mined_all=mined_all)
 
 
 # ---- searching and ranking -----------------------------------------------------------------------
@@ -343,6 +351,11 @@ def conditions(W):
         ("rank: + mined fixes alone (day one)", "mined", W.only("mined")),
         ("rank: day one (mined + code signals)", "mined", W.only("mined", "symbols", "cochange", "graph")),
         ("rank: all (agent notes + mined + code signals)", "agent+mined", W),
+        ("hybrid (today), every commit <= C mined as documents", "minedall", None),
+        ("rank: day one, every commit <= C mined (+ code signals)", "minedall", W.only("mined", "symbols", "cochange", "graph")),
+        ("rank: day one, every commit <= C mined (+ code signals; mined weight 1: fitted on the past for "
+         "this mode)", "minedall", replace(W, mined=1.0).only("mined", "symbols", "cochange", "graph")),
+        ("rank: all, agent notes + every commit <= C mined (mined weight 1)", "agent+minedall", replace(W, mined=1.0)),
         ("hybrid (today), pooled notes", "pooled", None),
         ("rank: all, pooled notes + mined", "pooled+mined", W),
     ]
@@ -357,6 +370,8 @@ def memory_docs(s: Setup, t, cond: str) -> list[Doc]:
             docs += visible(s.pooled, t, s.c_time)
         elif part == "mined":
             docs += visible(s.mined, t, s.c_time, mined=True)
+        elif part == "minedall":
+            docs += visible(s.mined_all, t, s.c_time, mined=True)
     return docs
 
 
@@ -414,7 +429,9 @@ def evaluate(setups: list[Setup], W, *, tokens: bool = True) -> tuple[dict, list
 
 
 TOKEN_ROWS = ("hybrid (today), code only", "hybrid (today), agent notes as documents",
-              "rank: all (agent notes + mined + code signals)", "rank: day one (mined + code signals)")
+              "rank: all (agent notes + mined + code signals)", "rank: day one (mined + code signals)",
+              "rank: all, agent notes + every commit <= C mined (mined weight 1)", "hybrid (today), pooled notes",
+              "rank: all, pooled notes + mined")
 
 
 # ---- fitting on the past -----------------------------------------------------------------------
