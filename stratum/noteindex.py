@@ -27,7 +27,7 @@ import base64
 import contextlib
 import threading
 from array import array
-from typing import Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -87,7 +87,7 @@ def decode_vector(body: dict, key: str | None, dim: int) -> np.ndarray | None:
 
 class NoteView(NamedTuple):
     """A consistent prefix of the index for one query: slots < n, with who may see what."""
-    index: "NoteIndex"
+    ix: "NoteIndex"
     n: int
     eligible: np.ndarray        # bool per slot: active and visible to the viewer
     vectors: np.ndarray         # (>= n, dim); rows without a vector are zero
@@ -98,19 +98,19 @@ class NoteView(NamedTuple):
         return int(self.eligible.sum())
 
     def id(self, j: int) -> str:
-        return self.index.ids[j]
+        return self.ix.ids[j]
 
     def mask(self, kinds: Sequence[str] = (), path_prefix: str = "", language: str = "") -> np.ndarray:
         """Eligible slots under a query's filters (notes have no language: a language filter excludes them)."""
         ok = self.eligible.copy()
         if language:
-            langs, want = self.index.languages, language.lower()
+            langs, want = self.ix.languages, language.lower()
             ok &= np.fromiter((langs[j].lower() == want for j in range(self.n)), bool, self.n)
         if kinds:
             codes = [_KIND_CODE[k] for k in kinds if k in _KIND_CODE]
-            ok &= np.isin(self.index.kind_code[:self.n], codes)
+            ok &= np.isin(self.ix.kind_code[:self.n], codes)
         if path_prefix:
-            paths = self.index.paths
+            paths = self.ix.paths
             ok &= np.fromiter((paths[j].startswith(path_prefix) for j in range(self.n)), bool, self.n)
         return ok
 
@@ -121,8 +121,8 @@ class NoteView(NamedTuple):
             return []
         q = np.asarray(q, np.float32)
         if self.graph_size < ANN_MIN:
-            self.index.ensure_graph()
-        ann = self.index.ann_top(q, k, sel) if self.graph_size >= ANN_MIN else None
+            self.ix.ensure_graph()
+        ann = self.ix.ann_top(q, k, sel) if self.graph_size >= ANN_MIN else None
         if ann is not None:
             return ann
         if sel.all():
@@ -139,7 +139,7 @@ class NoteView(NamedTuple):
             q[t] = q.get(t, 0) + 1
         if not q or not ok.any():
             return []
-        ix = self.index
+        ix = self.ix
         with ix._lock:      # copies: an array.array exporting its buffer cannot grow (a writer's append)
             posts = [(w, idf(t), np.array(p[0], np.int32), np.array(p[1], np.int32))
                      for t, w in q.items() if (p := ix.postings.get(t)) is not None]
@@ -195,7 +195,7 @@ class NoteIndex:
         self.kind_code = np.zeros(0, np.int16)
         self.doc_len = np.zeros(0, np.float64)
         self._lock = threading.Lock()
-        self._graph = None                                       # usearch Index, from ANN_MIN vectors
+        self._graph: Any = None                                  # usearch Index, from ANN_MIN vectors
         self._graph_lock = threading.Lock()
         self.graph_size = 0
         self._waiting: list[int] = []                            # slots with a vector not in the graph yet

@@ -136,7 +136,7 @@ def test_quarantine_hides_new_authors_until_someone_else_confirms(store, capsys)
     assert ov.policy == NotesPolicy(quarantine=True)
     first = remember(ov, MALLORY, "Cart.total is wrong: " + INJECTION)
     with acting_as(MALLORY):                 # the author sees it, marked
-        assert ov.get(first) is not None and first in ov.search_docs().index.slot
+        assert ov.get(first) is not None and first in ov.search_docs().ix.slot
         it = ov.item(ov.get(first), "summary")
         assert it.trust == "quarantined" and any("only you see" in w for w in it.warnings)
         assert len(ov.search_docs()) == 1
