@@ -20,6 +20,7 @@ written with no embedder) are embedded on a background thread and rank by keywor
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
@@ -138,16 +139,23 @@ class NotesOverlay:
             if not new and self._folded:
                 return
             added = []
-            for r in new:                    # parse each logged note once, not on every fold
-                if r.type == "note":
-                    nid = ids.note_id(r.uid)
-                    if nid not in self._logged:
-                        self._logged[nid] = N.note_from_body(r.uid, r.body)
-                        if r.body.get("vector"):
-                            self._stored_vectors[nid] = r.body      # decoded when indexed
-                        added.append(nid)
-                else:
-                    self._others.append(r)
+            bulk = len(new) > 1000 and gc.isenabled()
+            if bulk:        # a restart's backlog: cyclic GC passes over the growing heap cost ~40%
+                gc.disable()
+            try:
+                for r in new:                    # parse each logged note once, not on every fold
+                    if r.type == "note":
+                        nid = ids.note_id(r.uid)
+                        if nid not in self._logged:
+                            self._logged[nid] = N.note_from_body(r.uid, r.body)
+                            if r.body.get("vector"):
+                                self._stored_vectors[nid] = r.body      # decoded when indexed
+                            added.append(nid)
+                    else:
+                        self._others.append(r)
+            finally:
+                if bulk:
+                    gc.enable()
             if self._folded and len(added) == len(new) and self._plain(added):
                 # only new notes that supersede nothing and that no retract or confirm names: the
                 # other notes keep their state, so only the new ones are built (a full fold copies
