@@ -195,7 +195,7 @@ def previous_notes(store: Store, prev_snap, rep: RunReport) -> list[dict]:
         cols = ["id", "kind", "doc", "meta", "author", "session", "tags", "created_at", "repo", "path"]
         try:
             snap = prev_snap or Snapshot(store, m, verify=False)
-            return snap.lance_table("nodes").search().where(where).select(cols).limit(None).to_arrow().to_pylist()
+            return snap.lance_table("nodes").to_table(columns=cols, filter=where).to_pylist()
         except unreadable:   # reported; the notes come from the delta log (live + retired segments)
             rep.messages.append(f"previous version's notes unreadable ({type(e).__name__}: {str(e)[:120]}); "
                                 "carried from the delta log (live and retired segments)")

@@ -107,6 +107,8 @@ class Store:
         return Snapshot(self, manifest or self.manifest())
 
     def db(self):
+        """A lancedb connection over the datasets (benchmarks and Lance's own indexes use it; the
+        store itself reads and writes through pylance)."""
         if self._db is None:
             import lancedb
 
@@ -135,16 +137,19 @@ class Store:
             os.close(fd)
 
     def write_dataset(self, name: str, table: pa.Table) -> int:
-        """Write a full new version of a dataset; returns its Lance version (not yet published)."""
+        """Write a full new version of a dataset; returns its Lance version (not yet published).
+        Through the Lance dataset API (pylance): importing lancedb costs ~1 s of a small re-index."""
+        import lance
+
         expected = S.DATASETS[name]
         if table.schema != expected:
             table = table.cast(expected)
         table = table.replace_schema_metadata(expected.metadata)
-        db = self.db()
-        kw = {"on_bad_vectors": "null"} if "vector" in table.column_names else {}
-        tbl = db.create_table(name, table, mode="overwrite", **kw) if name in self.table_names() \
-            else db.create_table(name, table, **kw)
-        return tbl.version
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        uri = self.data_dir / f"{name}.lance"
+        with lance_errors(f"dataset {name} in {self.root}", self.root):
+            ds = lance.write_dataset(table, str(uri), mode="overwrite" if uri.exists() else "create")
+        return int(ds.version)
 
     def publish(self, manifest: Manifest) -> Manifest:
         """Make ``manifest`` the published one with a single atomic rename."""
@@ -283,8 +288,7 @@ class Snapshot:
         block for a small store, sizes and first/last blocks for a large one; False: skip)."""
         self.store = store
         self.manifest = manifest
-        self._tables: dict[str, object] = {}     # lancedb tables
-        self._datasets: dict[str, object] = {}   # lance datasets (row takes)
+        self._datasets: dict[str, object] = {}   # lance datasets at the pinned versions
         self._hold()
         if verify is not False:
             damage = store.verify(manifest, full=verify)
@@ -311,51 +315,42 @@ class Snapshot:
         return name in self.manifest.datasets
 
     def lance_table(self, name: str):
+        """The dataset at the pinned version (a ``lance.LanceDataset``)."""
         if name not in self.manifest.datasets:
             raise StoreError(f"dataset {name!r} is not in published version {self.manifest.version} "
                              f"of {self.store.root}")
-        if name not in self._tables:
+        if name not in self._datasets:
+            import lance
+
             with lance_errors(f"dataset {name} v{self.manifest.datasets[name]} in {self.store.root}",
                               self.store.root):
-                t = self.store.db().open_table(name)
-                t.checkout(self.manifest.datasets[name])
-            self._tables[name] = t
-        return self._tables[name]
+                self._datasets[name] = lance.dataset(str(self.store.data_dir / f"{name}.lance"),
+                                                     version=self.manifest.datasets[name])
+        return self._datasets[name]
 
     def take(self, name: str, rows: list[int], columns: list[str]) -> pa.Table:
         """Rows by position at the pinned version. Through the Lance dataset itself (pylance):
         a one-row take costs ~0.6-1.2 ms there against ~3.3 ms through lancedb's take_offsets
         (measured at 1M nodes, docs/bench/grpc.md)."""
-        ds = self._datasets.get(name)
+        ds = self.lance_table(name)
         with lance_errors(f"dataset {name} v{self.manifest.datasets.get(name)} in {self.store.root}",
                           self.store.root):
-            if ds is None:
-                ds = self.lance_table(name).to_lance()
-                if ds.version != self.manifest.datasets[name]:
-                    ds = ds.checkout_version(self.manifest.datasets[name])
-                self._datasets[name] = ds
             return ds.take(list(rows), columns=columns)
 
     def read(self, name: str, columns: list[str] | None = None, where: str | None = None) -> pa.Table:
         """Read a dataset (or some columns, optionally filtered) as an Arrow table."""
-        t = self.lance_table(name)
+        ds = self.lance_table(name)
         with lance_errors(f"dataset {name} v{self.manifest.datasets[name]} in {self.store.root}", self.store.root):
-            if where is None and columns is None:
-                tab = t.to_arrow()
-            else:
-                q = t.search().where(where) if where else t.search()
-                if columns:
-                    q = q.select(columns)
-                tab = q.limit(None).to_arrow() if hasattr(q, "limit") else q.to_arrow()
-        S.check_schema(S.DATASETS[name].with_metadata(_meta_of(t)), S.DATASETS[name], f"{name}")
+            tab = ds.to_table(columns=columns, filter=where)
+        S.check_schema(S.DATASETS[name].with_metadata(_meta_of(ds)), S.DATASETS[name], f"{name}")
         return tab
 
     def count(self, name: str) -> int:
         if not self.has(name):
             return 0
-        t = self.lance_table(name)
+        ds = self.lance_table(name)
         with lance_errors(f"dataset {name} v{self.manifest.datasets[name]} in {self.store.root}", self.store.root):
-            return t.count_rows()
+            return ds.count_rows()
 
 
 @contextlib.contextmanager
