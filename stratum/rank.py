@@ -43,6 +43,7 @@ from stratum import schema as S
 AGENT = "agent"
 MINED = "mined"
 CODE_ITEM_KINDS = ("file", "class", "function", "method")
+CO_PARTNERS = 10            # co-change partners read per seed, by confidence (each read ~30 us; weaker ones add ~0)
 DEEP = 150                  # candidates to rerank: the whole fused list (3 source lists x 50), so every
                             # page of a query is cut from the same order
 
@@ -339,7 +340,8 @@ class ShardSignals:
         if row is None:
             return []
         out = []
-        for nb, _kind, _d, _w in self.shard.neighbors(row, ("cochange",), "out"):
+        nbrs = sorted(self.shard.neighbors(row, ("cochange",), "out"), key=lambda n: -n[3])[:CO_PARTNERS]
+        for nb, _kind, _d, _w in nbrs:                 # the edge weight is the forward confidence
             a = self.shard.edge_attrs(row, nb, "cochange")
             if a:
                 out.append(CoEdge(self.shard.col("path")[nb], int(a["support"] or 0),
