@@ -260,10 +260,13 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
         if h.note is not None:
             n = h.note
             stand, note_why = _standing(n, weights)
+            # a note ranks with the evidence it lends its files, so it stays just above the code it
+            # explains (unless that code matches the query better on its own)
+            lent = (weights.mined if n.mined else weights.notes) * c.score * stand / math.sqrt(max(len(n.files), 1))
             why = f"{'mined ' if n.mined else ''}{n.kind} note, text {c.score:.4f}"
             if note_why:
                 why += f"; {note_why}"
-            out.append(Ranked(c.id, c.row, c.score * (stand if stand else 0.0) or c.score * 1e-3, why))
+            out.append(Ranked(c.id, c.row, c.score * stand + lent or c.score * 1e-3, why))
             continue
         f = ranked.get(h.file) if h.file and h.file not in seen_files else None
         lift = (f.score - f.text) if f else 0.0      # the file's best item carries it: one lifted file
