@@ -210,3 +210,32 @@ def test_a_history_mined_fix_is_found_on_a_fresh_index(ledger):
                        for i, k in zip(page.items, kinds) if k == "fix")
     finally:
         tools.close()
+
+
+def test_fix_mining_follows_the_history_watermark(ledger, tmp_path):
+    import shutil
+
+    from pipeline.fixes import fix_id
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from tests.gitrepo import Repo, git
+
+    work = tmp_path / "ledger"
+    shutil.copytree(ledger[0].path, work)
+    store = tmp_path / "s"
+    shutil.copytree(ledger[1], store)
+    first = git(work, "log", "--format=%H", "--grep=Fix crash").split()[0]
+    r = Repo.__new__(Repo)
+    r.path, r._n = work, 20
+    sha = r.commit("Fix wrong rounding in the monthly summary",
+                   {"ledger/report.py": REPORT.replace("round(r[1], 2)", "round(r[1] + 0.0, 2)")})
+    rep = index_repository(work, store, IndexConfig(num_cpus=1))
+    assert rep.history["incremental"] and rep.history["commits"] == 1     # mined from the watermark on
+    tools = _open(store)
+    try:
+        sh = next(iter(tools.memory))
+        fixes = {sh.col("id")[i]: sh.col("summary")[i] for i in range(len(sh)) if sh.col("kind")[i] == "fix"}
+        assert set(fixes) == {fix_id(sh.repo, first), fix_id(sh.repo, sha)}
+        assert "Fix wrong rounding in the monthly summary" in fixes[fix_id(sh.repo, sha)]
+    finally:
+        tools.close()
