@@ -107,4 +107,6 @@ def test_caps_hold_under_concurrent_opens():
         t.start()
     for t in threads:
         t.join()
-    assert reg.count("alice") == 64 and len(reg) == 100 == len(ok) and len(refused) == 60
+    # which opener wins the race differs run to run; the caps hold whatever the order
+    assert reg.count("alice") <= 64 and len(reg) == 100 == len(ok) and len(refused) == 60
+    assert all(reg.count(f"bot{i}") <= 20 for i in range(4, 8))
