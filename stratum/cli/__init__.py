@@ -14,7 +14,7 @@ import sys
 import traceback
 
 COMMAND_MODULES = ("stratum.cli.index", "stratum.cli.query", "stratum.cli.history", "stratum.cli.notes",
-                   "stratum.cli.serve", "stratum.cli.repair")
+                   "stratum.cli.serve", "stratum.cli.repair", "stratum.cli.watch")
 
 
 def build_parser() -> argparse.ArgumentParser:

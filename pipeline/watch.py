@@ -1,0 +1,130 @@
+"""Re-index when HEAD moves: a cheap poll of git's own files, debounced, no Ray here.
+
+Why a poll of stat() and not inotify: it needs no dependency, works on every file system a
+repository lives on (network mounts included), and three stats every half second cost nothing.
+HEAD moves when `.git/HEAD` changes (checkout to a branch or a commit), when the ref it names
+changes (commit, merge, reset, pull) or when packed-refs is rewritten (gc, fetch of a packed ref).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from pipeline import gitio
+
+
+def git_dirs(repo: str | os.PathLike) -> tuple[Path, Path]:
+    """(the work tree's git dir, the common dir): they differ in a linked worktree, where HEAD is
+    per-worktree and refs are shared."""
+    out = gitio.decode(gitio.run_git(repo, "rev-parse", "--path-format=absolute", "--git-dir",
+                                     "--git-common-dir")).splitlines()
+    return Path(out[0]), Path(out[1])
+
+
+def _stat(p: Path) -> tuple | None:
+    try:
+        s = p.stat()
+    except OSError:
+        return None
+    return (s.st_ino, s.st_size, s.st_mtime_ns)
+
+
+def head_signature(git_dir: Path, common_dir: Path) -> tuple:
+    """What changes whenever HEAD moves: HEAD's text, the stat of the ref it names, packed-refs'
+    stat. Git replaces a ref by renaming a lock file, so the inode changes even within one tick."""
+    try:
+        head = (git_dir / "HEAD").read_text(errors="replace").strip()
+    except OSError:
+        head = ""
+    ref = _stat(common_dir / head[5:].strip()) if head.startswith("ref:") else None
+    return (head, ref, _stat(common_dir / "packed-refs"))
+
+
+@dataclass
+class Run:
+    """One re-index the watcher made: why, how long, what came of it."""
+
+    reason: str
+    seconds: float
+    summary: str = ""
+    error: str = ""
+    ok: bool = True
+
+
+@dataclass
+class Watcher:
+    """Call ``index()`` once HEAD has been still for ``debounce`` seconds after it moved.
+
+    A storm of checkouts is one re-index (the timer restarts at each move); a move during an
+    index is seen at the next poll and indexed after it settles. ``index`` returns a one-line
+    summary; an exception is reported through ``report`` and watching goes on (a retryable one,
+    such as another run holding the writer lock, is retried after the next debounce)."""
+
+    repo: str
+    index: Callable[[], str]
+    report: Callable[[Run], None] = lambda run: None
+    interval: float = 0.5
+    debounce: float = 1.0
+    stop: threading.Event = field(default_factory=threading.Event)
+    runs: list[Run] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.interval <= 0 or self.debounce < 0:
+            from stratum.errors import InvalidArgument
+
+            raise InvalidArgument(f"--interval must be > 0 and --debounce >= 0 "
+                                  f"(got {self.interval} and {self.debounce})")
+        self.git_dir, self.common_dir = git_dirs(self.repo)
+
+    def signature(self) -> tuple:
+        return head_signature(self.git_dir, self.common_dir)
+
+    def run(self, initial: bool = True) -> list[Run]:
+        """Watch until ``stop`` is set. ``initial``: first bring the store up to HEAD (the fast
+        no-change path answers at once when it already is)."""
+        seen = self.signature()
+        indexed = None if initial else seen
+        moved_at = time.monotonic() - (self.debounce if initial else 0.0)   # initial: index at once
+        while not self.stop.is_set():
+            now_sig = self.signature()
+            now = time.monotonic()
+            if now_sig != seen:
+                seen, moved_at = now_sig, now
+            if seen != indexed and now - moved_at >= self.debounce:
+                reason = "start" if not self.runs else _describe(seen)
+                if self._index_once(reason):
+                    indexed = seen
+                else:                        # retryable: try again once HEAD is still a while more
+                    moved_at = time.monotonic()
+                    self.stop.wait(max(self.interval, self.debounce))
+                continue                     # look again at once: HEAD may have moved meanwhile
+            self.stop.wait(self.interval)
+        return self.runs
+
+    def _index_once(self, reason: str) -> bool:
+        """Index and report; False when the failure is worth a retry at the same HEAD."""
+        t = time.perf_counter()
+        try:
+            summary = self.index()
+        except Exception as e:       # noqa: BLE001 - reported, and watching goes on
+            run = Run(reason, time.perf_counter() - t, error=f"{type(e).__name__}: {e}", ok=False)
+            self.runs.append(run)
+            self.report(run)
+            return not getattr(e, "retryable", False)
+        run = Run(reason, time.perf_counter() - t, summary=summary)
+        self.runs.append(run)
+        self.report(run)
+        return True
+
+
+def _describe(sig: tuple) -> str:
+    head = sig[0]
+    return f"HEAD -> {head[5:].strip()}" if head.startswith("ref:") else f"HEAD -> {head[:12]} (detached)"
+
+
+__all__ = ["Watcher", "Run", "head_signature", "git_dirs"]

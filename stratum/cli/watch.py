@@ -1,0 +1,170 @@
+"""`stratum watch` and `stratum hooks`: keep the store at HEAD without anyone running `index`.
+
+Both re-index incrementally through ``pipeline.job.index_repository`` (in this process unless the
+work is big enough for Ray; its no-change path answers in milliseconds). A running server picks up
+each new version itself (its reload loop).
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+
+from stratum.cli import add_common, emit, resolve_store
+
+
+def register(sub) -> None:
+    p = sub.add_parser("watch", help="re-index incrementally whenever HEAD moves (commit, checkout, merge, reset)")
+    p.add_argument("path", nargs="?", default=".", metavar="PATH", help="repository (default: .)")
+    add_common(p)
+    p.add_argument("--interval", type=float, default=0.5, help="seconds between looks at HEAD (default 0.5)")
+    p.add_argument("--debounce", type=float, default=1.0,
+                   help="index once HEAD has been still this long (default 1.0): a checkout storm is one run")
+    p.add_argument("--no-initial", action="store_true", help="don't bring the store up to HEAD at start")
+    _index_options(p)
+    p.set_defaults(func=run_watch)
+
+    h = sub.add_parser("hooks", help="git hooks that re-index in the background (post-commit/checkout/merge)")
+    hs = h.add_subparsers(dest="hooks_command", metavar="ACTION")
+    hs.required = True
+    for name, text, func in (("install", "install (chaining any existing hook)", run_install),
+                             ("uninstall", "remove ours, restoring a chained hook", run_uninstall),
+                             ("status", "which of our hooks are installed", run_status)):
+        q = hs.add_parser(name, help=text)
+        q.add_argument("path", nargs="?", default=".", metavar="PATH", help="repository (default: .)")
+        add_common(q)
+        q.set_defaults(func=func)
+    r = hs.add_parser("run", help="(what the hooks call) index now, coalescing with a run under way")
+    r.add_argument("path", nargs="?", default=".", metavar="PATH")
+    add_common(r)
+    r.add_argument("--hook", default="manual", help="which hook fired (for the log)")
+    r.add_argument("--settle", type=float, default=0.3, help="wait until no hook fired for this long")
+    _index_options(r)
+    r.set_defaults(func=run_hook)
+
+
+def _index_options(p) -> None:
+    p.add_argument("--no-embed", action="store_true", help="skip embeddings (keyword search only)")
+    p.add_argument("--model", default=None, help="embedding model (default: EmbedConfig.model)")
+    p.add_argument("--no-ray", action="store_true", help="run every stage in this process")
+
+
+def _config(args):
+    from dataclasses import replace
+
+    from stratum.config import IndexConfig
+
+    cfg = IndexConfig(ray=False if args.no_ray else None)
+    if args.no_embed:
+        cfg = replace(cfg, embed=replace(cfg.embed, enabled=False))
+    if args.model:
+        cfg = replace(cfg, embed=replace(cfg.embed, model=args.model))
+    return cfg
+
+
+def _indexer(args, repo: str, store: str):
+    from pipeline.job import index_repository
+
+    cfg = _config(args)
+
+    def index() -> str:
+        rep = index_repository(repo, store, cfg)
+        if rep.up_to_date:
+            return f"up to date at v{rep.version}"
+        return (f"v{rep.version} published ({rep.files_parsed} files parsed, {rep.files_reused} reused, "
+                f"{str(rep.engine).split(' (')[0]})")
+    return index
+
+
+def _stamp() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def run_watch(args) -> int:
+    import threading
+
+    from pipeline import gitio
+    from pipeline.watch import Run, Watcher
+
+    repo = str(gitio.repo_root(args.path))
+    store = resolve_store(args, repo)
+
+    def report(run: Run) -> None:
+        what = run.summary if run.ok else f"index failed: {run.error} (still watching)"
+        if args.json:
+            emit(args, {"at": _stamp(), "reason": run.reason, "seconds": round(run.seconds, 3), "ok": run.ok,
+                        "summary": run.summary, "error": run.error}, "")
+        else:
+            print(f"{_stamp()} {run.reason}: {what} in {run.seconds:.2f}s", flush=True)
+
+    stop = threading.Event()
+    w = Watcher(repo, _indexer(args, repo, store), report, interval=args.interval, debounce=args.debounce,
+                stop=stop)
+    previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
+    if not args.json:
+        print(f"watching {repo} -> {store} (every {args.interval}s, debounce {args.debounce}s; Ctrl-C stops)",
+              flush=True)
+    try:
+        runs = w.run(initial=not args.no_initial)
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+    if not args.json:
+        print(f"stopped after {len(runs)} index run(s)", flush=True)
+    return 0
+
+
+def run_install(args) -> int:
+    from pipeline import gitio, hooks
+
+    repo = str(gitio.repo_root(args.path))
+    store = resolve_store(args, repo)
+    lines = hooks.install(repo, store)
+    emit(args, {"repo": repo, "store": store, "hooks": lines},
+         "\n".join([f"hooks in {hooks.hooks_dir(repo)} (log: {store}/hooks.log)", *lines]))
+    return 0
+
+
+def run_uninstall(args) -> int:
+    from pipeline import gitio, hooks
+
+    repo = str(gitio.repo_root(args.path))
+    lines = hooks.uninstall(repo)
+    emit(args, {"repo": repo, "hooks": lines}, "\n".join(lines))
+    return 0
+
+
+def run_status(args) -> int:
+    from pipeline import gitio, hooks
+
+    repo = str(gitio.repo_root(args.path))
+    on = hooks.installed(repo)
+    emit(args, {"repo": repo, "installed": on}, f"installed: {', '.join(on) or 'none'}")
+    return 0
+
+
+def run_hook(args) -> int:
+    """Never raises to git (it runs detached anyway): every outcome is a line in the log."""
+    from pipeline import hooks
+
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)     # the terminal that ran git may close
+    hooks.clean_hook_env()
+    from pipeline import gitio
+
+    repo = str(gitio.repo_root(args.path))
+    store = resolve_store(args, repo)
+
+    def log(line: str) -> None:
+        print(f"{_stamp()} [{args.hook}] {line}", flush=True)
+
+    try:
+        hooks.coalesced(store, _indexer(args, repo, store), log, settle=args.settle)
+    except Exception as e:     # noqa: BLE001 - a hook's failure is logged, never git's problem
+        log(f"index failed: {type(e).__name__}: {e}")
+        print(repr(e), file=sys.stderr)
+    return 0
+
+
+__all__ = ["register"]

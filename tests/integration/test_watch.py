@@ -1,0 +1,227 @@
+"""`stratum watch` and `stratum hooks` as a user runs them: real git, real index, real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.gitrepo import GIT_ENV, git, sample_python_repo
+
+COUPON = ('\n\ndef apply_coupon(total: float, code: str) -> float:\n'
+          '    """Take a coupon code off the order total."""\n    return total * 0.9\n')
+ENV = {**os.environ, **GIT_ENV}
+
+
+def stratum(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "stratum.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120, env=ENV)
+
+
+def search_paths(store: Path, query: str) -> list[str]:
+    p = stratum("search", query, "--json", "--store", str(store))
+    assert p.returncode == 0, p.stderr
+    return [i.get("qualname") or i["path"] for i in json.loads(p.stdout)["items"]]
+
+
+class Watch:
+    """`stratum watch` in the background; its lines arrive on a queue."""
+
+    def __init__(self, repo: Path, store: Path, *extra: str):
+        self.p = subprocess.Popen([sys.executable, "-m", "stratum.cli", "watch", str(repo), "--store", str(store),
+                                   "--interval", "0.1", *extra], stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, env=ENV)
+        self.lines: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        for line in self.p.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def next_run(self, timeout: float = 60) -> str:
+        """The next line reporting an index run (skipping the banner)."""
+        end = time.monotonic() + timeout
+        while True:
+            line = self.lines.get(timeout=max(0.01, end - time.monotonic()))
+            if " in " in line and not line.startswith("watching"):
+                return line
+
+    def quiet_for(self, seconds: float) -> list[str]:
+        out, end = [], time.monotonic() + seconds
+        while time.monotonic() < end:
+            try:
+                out.append(self.lines.get(timeout=max(0.01, end - time.monotonic())))
+            except queue.Empty:
+                break
+        return out
+
+    def stop(self) -> tuple[int, str]:
+        self.p.send_signal(signal.SIGTERM)
+        rc = self.p.wait(timeout=30)
+        rest = []
+        while not self.lines.empty():
+            rest.append(self.lines.get())
+        return rc, "\n".join(rest)
+
+
+@pytest.fixture
+def shop(tmp_path):
+    return sample_python_repo(tmp_path / "shop"), tmp_path / "store"
+
+
+def test_watch_makes_the_next_answer_reflect_a_commit(shop):
+    repo, store = shop
+    w = Watch(repo.path, store, "--debounce", "0.2")
+    try:
+        assert "start: v1 published" in w.next_run()
+        assert "apply_coupon" not in search_paths(store, "apply coupon code")
+        repo.commit("coupons", {"shop/pricing.py": (repo.path / "shop/pricing.py").read_text() + COUPON})
+        line = w.next_run()
+        assert "HEAD -> refs/heads/main: v2 published" in line, line
+        assert "apply_coupon" in search_paths(store, "apply coupon code")
+        p = stratum("get", "shop/pricing.py::apply_coupon", "--json", "--store", str(store))
+        assert p.returncode == 0 and json.loads(p.stdout)["items"][0]["qualname"] == "apply_coupon"
+    finally:
+        rc, rest = w.stop()
+    assert rc == 0 and "stopped after 2 index run(s)" in rest
+
+
+def test_a_checkout_storm_is_one_reindex(shop):
+    repo, store = shop
+    for b in ("b1", "b2", "b3"):
+        git(repo.path, "branch", b)
+    git(repo.path, "checkout", "-q", "b1")
+    repo.commit("b1 coupons", {"shop/pricing.py": (repo.path / "shop/pricing.py").read_text() + COUPON})
+    git(repo.path, "checkout", "-q", "main")
+    w = Watch(repo.path, store, "--debounce", "0.8")
+    try:
+        w.next_run()                                        # the start-up index
+        for b in ("b1", "b2", "b3", "main", "b1"):          # five checkouts in a row
+            git(repo.path, "checkout", "-q", b)
+            time.sleep(0.1)
+        first = w.next_run()
+        later = [x for x in w.quiet_for(3.0) if " in " in x]
+        assert "HEAD -> refs/heads/b1: v2 published" in first, first
+        assert later == [], later                           # one re-index for the whole storm
+        assert "apply_coupon" in search_paths(store, "apply coupon code")
+    finally:
+        rc, _ = w.stop()
+    assert rc == 0
+
+
+def test_a_failing_index_is_reported_and_watching_goes_on(shop):
+    from stratum.store import Store
+
+    repo, store = shop
+    w = Watch(repo.path, store, "--debounce", "0.2")
+    try:
+        w.next_run()
+        with Store(store).writer_lock():                    # another run holds the store
+            repo.commit("coupons", {"shop/pricing.py": (repo.path / "shop/pricing.py").read_text() + COUPON})
+            failed = w.next_run()
+            assert "index failed" in failed and "another index run holds" in failed and "still watching" in failed
+        line = w.next_run()                                 # retried once the lock is free
+        assert "v2 published" in line, line
+        assert w.p.poll() is None
+    finally:
+        rc, _ = w.stop()
+    assert rc == 0
+
+
+def test_watch_outside_a_repository_is_a_clean_error(tmp_path):
+    p = stratum("watch", str(tmp_path), "--store", str(tmp_path / "s"))
+    assert p.returncode == 2 and "not inside a git repository" in p.stderr and "Traceback" not in p.stderr
+    p = stratum("hooks", "install", str(tmp_path))
+    assert p.returncode == 2 and "not inside a git repository" in p.stderr
+
+
+def _published(store: Path) -> int:
+    m = store / "manifest.json"
+    return json.loads(m.read_text())["version"] if m.exists() else 0
+
+
+def _wait_version(store: Path, at_least: int, timeout: float = 60) -> int:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        v = _published(store)
+        if v >= at_least and not (store / "hooks.dirty").exists() and _runner_idle(store):
+            return v
+        time.sleep(0.2)
+    log = (store / "hooks.log").read_text() if (store / "hooks.log").exists() else "(no log)"
+    raise AssertionError(f"store never reached v{at_least}; hooks.log:\n{log}")
+
+
+def _runner_idle(store: Path) -> bool:
+    import fcntl
+
+    lock = store / "hooks.lock"
+    if not lock.exists():
+        return True
+    with open(lock) as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(f, fcntl.LOCK_UN)
+        return True
+
+
+def test_hooks_index_after_commit_and_keep_an_existing_hook(shop):
+    repo, store = shop
+    hook = repo.path / ".git" / "hooks" / "post-commit"
+    mine = "#!/bin/sh\necho \"$(git rev-parse HEAD)\" >> \"$(git rev-parse --git-dir)/../committed.txt\"\n"
+    hook.write_text(mine)
+    hook.chmod(0o755)
+    git(repo.path, "commit", "-q", "--allow-empty", "-m", "before install")
+    assert (repo.path / "committed.txt").read_text().count("\n") == 1
+
+    p = stratum("hooks", "install", str(repo.path), "--store", str(store))
+    assert p.returncode == 0, p.stderr
+    assert "existing hook kept" in p.stdout
+    assert stratum("hooks", "status", str(repo.path)).stdout.strip() == \
+        "installed: post-commit, post-checkout, post-merge"
+
+    t = time.monotonic()
+    repo.commit("coupons", {"shop/pricing.py": (repo.path / "shop/pricing.py").read_text() + COUPON})
+    assert time.monotonic() - t < 5                         # git was not kept waiting for the index
+    assert (repo.path / "committed.txt").read_text().count("\n") == 2     # the user's hook still ran
+    v = _wait_version(store, 1)
+    assert "apply_coupon" in search_paths(store, "apply coupon code")
+    assert "published" in (store / "hooks.log").read_text()
+
+    p = stratum("hooks", "uninstall", str(repo.path))
+    assert p.returncode == 0 and "previous hook restored" in p.stdout
+    assert hook.read_text() == mine
+    assert not (repo.path / ".git" / "hooks" / "post-checkout").exists()
+    repo.commit("after uninstall", {"shop/extra.py": "X = 1\n"})
+    time.sleep(1.5)
+    assert _published(store) == v                           # no hook of ours fired
+    assert (repo.path / "committed.txt").read_text().count("\n") == 3
+
+
+def test_hooks_coalesce_a_checkout_storm(shop):
+    repo, store = shop
+    assert stratum("index", str(repo.path), "--store", str(store)).returncode == 0
+    for b in ("b1", "b2"):
+        git(repo.path, "branch", b)
+    git(repo.path, "checkout", "-q", "b1")
+    repo.commit("b1 coupons", {"shop/pricing.py": (repo.path / "shop/pricing.py").read_text() + COUPON})
+    git(repo.path, "checkout", "-q", "main")
+    assert stratum("hooks", "install", str(repo.path), "--store", str(store)).returncode == 0
+    for b in ("b1", "b2", "main", "b2", "b1"):
+        git(repo.path, "checkout", "-q", b)
+    _wait_version(store, 2)
+    time.sleep(0.5)
+    _wait_version(store, 2)
+    runs = [x for x in (store / "hooks.log").read_text().splitlines() if "published" in x or "up to date" in x]
+    assert 1 <= len(runs) <= 2, runs
+    assert _published(store) == 2                           # the storm became one new version
+    assert "apply_coupon" in search_paths(store, "apply coupon code")
