@@ -6,6 +6,7 @@ round trip; callers never shell out to git themselves.
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import tempfile
@@ -235,10 +236,11 @@ class BlobReader:
 __all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "is_shallow", "ls_files",
            "ignored_files", "submodule_paths", "dirty", "worktree_clean",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
-           "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader"]
+           "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader",
+           "GitFreshness", "freshness", "dirty_paths"]
 
 
-def freshness(repo_path: str, indexed_commit: str | None) -> dict:
+def _status(repo_path: str, indexed_commit: str | None) -> dict:
     """Whether a repository has moved on since it was indexed: new commits, uncommitted changes."""
     try:
         head = head_commit(repo_path)
@@ -250,3 +252,100 @@ def freshness(repo_path: str, indexed_commit: str | None) -> dict:
         new = int(out or 0) if out.isdigit() else -1   # -1: indexed commit no longer in history
     return {"repo_available": True, "head": head, "new_commits": new,
             "moved_on": bool(head != indexed_commit), "uncommitted_changes": dirty(repo_path)}
+
+
+@functools.lru_cache(maxsize=256)
+def _git_dirs(repo_path: str) -> tuple[str, str] | None:
+    """(git dir, common dir) of a work tree, read from disk once: a linked worktree's ``.git`` is a
+    file naming its git dir, whose ``commondir`` names where the shared refs live."""
+    dot = os.path.join(repo_path, ".git")
+    try:
+        if os.path.isfile(dot):
+            with open(dot, encoding=ENC, errors=ERRS) as f:
+                line = f.read().strip()
+            if not line.startswith("gitdir:"):
+                return None
+            gd = os.path.normpath(os.path.join(repo_path, line[7:].strip()))
+        elif os.path.isdir(dot):
+            gd = dot
+        else:
+            return None
+        common = gd
+        cd = os.path.join(gd, "commondir")
+        if os.path.isfile(cd):
+            with open(cd, encoding=ENC, errors=ERRS) as f:
+                common = os.path.normpath(os.path.join(gd, f.read().strip()))
+        return gd, common
+    except OSError:
+        return None
+
+
+def _stat_key(path: str) -> tuple:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return (st.st_mtime_ns, st.st_size, st.st_ino)
+
+
+class GitFreshness:
+    """The freshness seam the composition roots hand to ``Tools`` (core never runs git itself).
+
+    Called as a function it is the status check (``status`` shows its dict). ``probe`` is the cheap
+    state key (a few stats: HEAD, the ref it names, packed-refs, the index; no subprocess) that tells
+    the caller when ``view`` (two git runs: the diff from the indexed commit to HEAD, and the
+    uncommitted paths) has to be computed again.
+    """
+
+    def __call__(self, repo_path: str, indexed_commit: str | None) -> dict:
+        return _status(repo_path, indexed_commit)
+
+    def probe(self, repo_path: str) -> tuple | None:
+        dirs = _git_dirs(str(repo_path))
+        if dirs is None:
+            return None
+        gd, common = dirs
+        head_file = os.path.join(gd, "HEAD")
+        ref = ""
+        try:
+            with open(head_file, "rb") as f:
+                first = f.read(512).strip()
+            if first.startswith(b"ref: "):
+                ref = decode(first[5:])
+        except OSError:
+            return None
+        return (first, _stat_key(os.path.join(common, ref)) if ref else (),
+                _stat_key(os.path.join(common, "packed-refs")), _stat_key(os.path.join(gd, "index")))
+
+    def view(self, repo_path: str, indexed_commit: str | None) -> dict | None:
+        """head, new_commits (-1: the indexed commit is not an ancestor of HEAD), ``changed``: paths
+        that differ between the indexed commit and HEAD (None when unknown), ``dirty``: paths with
+        staged, unstaged or untracked changes; None when the repository is not there."""
+        try:
+            head = head_commit(repo_path)
+        except (GitError, OSError):
+            return None
+        new, changed = 0, []
+        if head and indexed_commit and head != indexed_commit:
+            out = run_git(repo_path, "rev-list", "--count", f"{indexed_commit}..{head}", check=False).strip()
+            new = int(out) if out.isdigit() and is_ancestor(repo_path, indexed_commit, head) else -1
+            p = subprocess.run(["git", "-C", str(repo_path), "-c", "core.quotepath=off", "diff", "--name-only",
+                                "-z", "--no-renames", "--no-ext-diff", indexed_commit, head, "--"],
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            changed = sorted({decode(x) for x in p.stdout.split(b"\0") if x}) if p.returncode == 0 else None
+        return {"head": head, "new_commits": new, "changed": changed, "dirty": dirty_paths(repo_path)}
+
+
+def dirty_paths(repo: str | os.PathLike) -> list[str]:
+    """Paths with uncommitted changes: staged, unstaged, untracked (not ignored); both names of a rename."""
+    # --no-optional-locks: status must not refresh (rewrite) the index, which would change the probe
+    out = run_git(repo, "--no-optional-locks", "-c", "core.quotepath=off", "status", "--porcelain=v1", "-z", "--untracked-files=all",
+                  "--no-renames", check=False)
+    paths = set()
+    for rec in out.split(b"\0"):
+        if len(rec) > 3:
+            paths.add(decode(rec[3:]))
+    return sorted(paths)
+
+
+freshness = GitFreshness()

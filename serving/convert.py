@@ -66,7 +66,8 @@ def envelope_to_proto(env: Envelope) -> pb.Envelope:
         budget=pb.Budget(limit=b.limit, used=b.used, remaining=b.remaining),
         evictions=[pb.Eviction(node_id=e.node_id, from_level=e.from_level, to_level=e.to_level,
                                tokens_freed=e.tokens_freed, reason=e.reason) for e in env.evictions],
-        next_hint=env.next_hint, version=env.version, warnings=env.warnings)
+        next_hint=env.next_hint, version=env.version, warnings=env.warnings,
+        commit=env.commit, commits=env.commits, stale=env.stale)
 
 
 def _fill_item(msg: pb.Item, it: Item) -> pb.Item:
@@ -138,7 +139,8 @@ def envelope_from_proto(msg: pb.Envelope) -> Envelope:
         budget=Budget(limit=b.limit, used=b.used, remaining=b.remaining),
         evictions=[Eviction(node_id=e.node_id, from_level=e.from_level, to_level=e.to_level,
                             tokens_freed=e.tokens_freed, reason=e.reason) for e in msg.evictions],
-        next_hint=msg.next_hint, version=msg.version, warnings=list(msg.warnings))
+        next_hint=msg.next_hint, version=msg.version, warnings=list(msg.warnings),
+        commit=msg.commit, commits=dict(msg.commits), stale=msg.stale)
 
 
 def _whole(value: Any) -> Any:

@@ -91,6 +91,12 @@ class Envelope:
     next_hint: str = ""
     version: int = 0          # published store version the answer was read from
     warnings: list[str] = field(default_factory=list)
+    # freshness: the commit the answer reflects (the shard's indexed commit; "" when the shards differ
+    # or none is a git repository), per repository in ``commits``; ``stale`` when the repository moved
+    # past it or has uncommitted changes touching what was returned (``warnings`` name them)
+    commit: str = ""
+    commits: dict[str, str] = field(default_factory=dict)
+    stale: bool = False
 
 
 @dataclass

@@ -23,6 +23,7 @@ import numpy as np
 
 from stratum import schema as S
 from stratum.errors import InvalidArgument, NotFound
+from stratum.freshness import Freshness
 from stratum.ids import node_id
 from stratum.limits import MAX_TARGET_CHARS, check_len, echo
 from stratum.overlay import NotesOverlay
@@ -66,8 +67,10 @@ class AttachedNote:
 class Memory:
     """Shards + overlays + reload. Thread-safe: readers see whole swaps, never half a reload."""
 
-    def __init__(self, shards: ShardSet, embedder=None):
+    def __init__(self, shards: ShardSet, embedder=None, freshness=None):
         self.shards = shards
+        # the git seam (``probe`` + ``view``) behind a per-store cache; None: no repository to compare
+        self.freshness = Freshness(freshness) if Freshness.supports(freshness) else None
         self.embedder = embedder
         self._lock = threading.Lock()
         self.overlays: dict[str, NotesOverlay] = {str(s.store.root): NotesOverlay(s, embedder=embedder)
@@ -107,6 +110,27 @@ class Memory:
                 ov = NotesOverlay(sh, embedder=self.embedder, log=ov.log if ov is not None else None)
                 self.overlays = {**self.overlays, key: ov}
             return ov
+
+    # ---- freshness ------------------------------------------------------------------------
+    def fresh(self, paths: list[tuple[str, str]], *, everything: bool = False) -> tuple[dict, list[str], bool]:
+        """(commits, warnings, stale) for an answer returning items at ``paths`` ((path, kind)):
+        the indexed commit of every shard (keyed by repository name, or store path when two share a
+        name), and warnings when a repository has moved on past it or has uncommitted changes touching
+        the returned items (``everything``: any, for status)."""
+        shards = self.shards.shards
+        names = [sh.manifest.repo_name or str(sh.store.root) for sh in shards]
+        commits, warnings, stale = {}, [], False
+        for sh, name in zip(shards, names):
+            m = sh.manifest
+            key = name if names.count(name) == 1 else str(sh.store.root)
+            if m.indexed_commit:
+                commits[key] = m.indexed_commit
+            if self.freshness is not None and m.repo_path:
+                w, st = self.freshness.check(m.repo_path, m.indexed_commit, paths, store_root=str(sh.store.root),
+                                             everything=everything, label=key if len(shards) > 1 else "")
+                warnings += w
+                stale = stale or st
+        return commits, warnings, stale
 
     # ---- targets --------------------------------------------------------------------------
     def resolve(self, target: str) -> Target:

@@ -104,8 +104,10 @@ def notes_tokens(it: Item) -> int:
 
 
 def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, version: int,
-            infer_focus: bool = True, warnings: list[str] | None = None) -> Response:
-    """Admit the items into the session's context, then wrap them in the envelope."""
+            infer_focus: bool = True, warnings: list[str] | None = None,
+            fresh: tuple[dict, list[str], bool] | None = None) -> Response:
+    """Admit the items into the session's context, then wrap them in the envelope (with ``fresh``,
+    ``Memory.fresh``'s commits, freshness warnings and stale flag)."""
     evictions, warnings = [], list(warnings or [])
     if items:
         res = s.controller.admit([(it.id, it.level, it.tokens, notes_tokens(it)) for it in items],
@@ -125,6 +127,11 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
                    pages=pages, has_more=more, next_page_token=token,
                    tokens_returned=sum(it.tokens for it in items), budget=s.controller.budget(),
                    evictions=evictions, next_hint=hint, version=version, warnings=warnings)
+    if fresh is not None:
+        commits, fw, env.stale = fresh
+        env.commits = dict(commits)
+        env.commit = next(iter(commits.values())) if len(set(commits.values())) == 1 else ""
+        env.warnings = fw + env.warnings          # freshness first: it qualifies everything else
     return Response(envelope=env, items=items)
 
 

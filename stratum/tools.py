@@ -63,7 +63,7 @@ class Tools:
                  max_sessions: int = MAX_SESSIONS, page_token_ttl: float = PAGE_TOKEN_TTL,
                  notes_per_item: int = R.NOTES_PER_ITEM):
         self.shards = shards
-        self.memory = Memory(shards, embedder=embedder)
+        self.memory = Memory(shards, embedder=embedder, freshness=freshness)
         self.sessions = SessionRegistry(ttl=session_ttl, max_per_identity=max_sessions_per_identity,
                                         max_total=max_sessions)
         self.tokens = PageTokens(secret or secrets.token_bytes(32), ttl=page_token_ttl)
@@ -351,7 +351,7 @@ class Tools:
             if self.freshness is not None:
                 info.update(self.freshness(m.repo_path, m.indexed_commit))
             shards.append(info)
-        r = self._respond(s, [], R.Page("status"))
+        r = self._respond(s, [], R.Page("status"), everything=True)
         sess = s.controller.status()
         # the working set best first, cut so a long session's status stays a small page
         sess["entries_total"] = len(sess["entries"])
@@ -396,8 +396,9 @@ class Tools:
             return 0
         return self.tokens.check(token, tool=tool, args=args, version=self.memory.version, session=s.id)
 
-    def _respond(self, s: Session, items: list, page: R.Page, **kw) -> Response:
-        return R.respond(s, items, page, tokens=self.tokens, version=self.memory.version, **kw)
+    def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, **kw) -> Response:
+        fresh = self.memory.fresh([(it.path, it.kind) for it in items], everything=everything)
+        return R.respond(s, items, page, tokens=self.tokens, version=self.memory.version, fresh=fresh, **kw)
 
 
 TOOLS: tuple[ToolSpec, ...] = tuple(_SPECS)

@@ -32,7 +32,14 @@ class Eviction(_message.Message):
     def __init__(self, node_id: _Optional[str] = ..., from_level: _Optional[str] = ..., to_level: _Optional[str] = ..., tokens_freed: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class Envelope(_message.Message):
-    __slots__ = ("returned", "total", "total_is_lower_bound", "page", "pages", "has_more", "next_page_token", "tokens_returned", "budget", "evictions", "next_hint", "version", "warnings")
+    __slots__ = ("returned", "total", "total_is_lower_bound", "page", "pages", "has_more", "next_page_token", "tokens_returned", "budget", "evictions", "next_hint", "version", "warnings", "commit", "commits", "stale")
+    class CommitsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     RETURNED_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
     TOTAL_IS_LOWER_BOUND_FIELD_NUMBER: _ClassVar[int]
@@ -46,6 +53,9 @@ class Envelope(_message.Message):
     NEXT_HINT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     WARNINGS_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_FIELD_NUMBER: _ClassVar[int]
+    COMMITS_FIELD_NUMBER: _ClassVar[int]
+    STALE_FIELD_NUMBER: _ClassVar[int]
     returned: int
     total: int
     total_is_lower_bound: bool
@@ -59,7 +69,10 @@ class Envelope(_message.Message):
     next_hint: str
     version: int
     warnings: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, returned: _Optional[int] = ..., total: _Optional[int] = ..., total_is_lower_bound: _Optional[bool] = ..., page: _Optional[int] = ..., pages: _Optional[int] = ..., has_more: _Optional[bool] = ..., next_page_token: _Optional[str] = ..., tokens_returned: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., evictions: _Optional[_Iterable[_Union[Eviction, _Mapping]]] = ..., next_hint: _Optional[str] = ..., version: _Optional[int] = ..., warnings: _Optional[_Iterable[str]] = ...) -> None: ...
+    commit: str
+    commits: _containers.ScalarMap[str, str]
+    stale: bool
+    def __init__(self, returned: _Optional[int] = ..., total: _Optional[int] = ..., total_is_lower_bound: _Optional[bool] = ..., page: _Optional[int] = ..., pages: _Optional[int] = ..., has_more: _Optional[bool] = ..., next_page_token: _Optional[str] = ..., tokens_returned: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., evictions: _Optional[_Iterable[_Union[Eviction, _Mapping]]] = ..., next_hint: _Optional[str] = ..., version: _Optional[int] = ..., warnings: _Optional[_Iterable[str]] = ..., commit: _Optional[str] = ..., commits: _Optional[_Mapping[str, str]] = ..., stale: _Optional[bool] = ...) -> None: ...
 
 class Item(_message.Message):
     __slots__ = ("id", "kind", "path", "name", "qualname", "level", "text", "tokens", "score", "language", "start_line", "end_line", "edge", "direction", "warnings", "meta_json", "provenance", "trust", "why", "notes")

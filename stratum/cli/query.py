@@ -160,9 +160,16 @@ def render(resp) -> str:
         lines.append(f"-- next: {e.next_hint}")
     for ev in e.evictions:
         lines.append(f"-- evicted {ev.node_id}: {ev.from_level} -> {ev.to_level} ({ev.tokens_freed} tokens, {ev.reason})")
+    fresh = [w for w in e.warnings if w.startswith(FRESHNESS_PREFIXES)]
+    if fresh:       # one line: the index is behind, and which returned files differ
+        lines.append("-- stale: " + "; ".join(w.removeprefix("stale: ") for w in fresh))
     for w in e.warnings:
-        lines.append(f"-- warning: {w}")
+        if not w.startswith(FRESHNESS_PREFIXES):
+            lines.append(f"-- warning: {w}")
     return "\n".join(lines)
+
+
+FRESHNESS_PREFIXES = ("stale: ", "uncommitted changes")
 
 
 def _printable(text: str) -> str:

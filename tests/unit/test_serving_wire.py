@@ -21,7 +21,8 @@ def _response() -> Response:
     env = Envelope(returned=2, total=7, total_is_lower_bound=True, page=1, pages=0, has_more=True,
                    next_page_token="tok", tokens_returned=42, budget=Budget(limit=100, used=42, remaining=58),
                    evictions=[Eviction("n1", "full", "summary", 300, "budget below 15%")],
-                   next_hint="page 2 starts with: file a.py", version=3, warnings=["w"])
+                   next_hint="page 2 starts with: file a.py", version=3, warnings=["w"],
+                   commit="a" * 40, commits={"shop": "a" * 40, "lib": "b" * 40}, stale=True)
     items = [Item(id="a", kind="function", path="a.py", name="f", qualname="f", level="api", text="def f()",
                   tokens=5, score=0.5, language="python", start_line=1, end_line=3, edge="imports",
                   direction="out", warnings=["stale note"], meta={"support": "3", "lift": 2.5},

@@ -1,0 +1,204 @@
+"""Freshness on every answer: which commit an answer reflects, and a warning when it is stale.
+
+An agent that reads code from the index while the repository has moved on (new commits, a branch
+switch, uncommitted edits) must be told, on the answer itself, not only by ``status``. The git work
+is the composition root's (``pipeline.gitio.GitFreshness``, the seam: core runs no git): a cheap
+``probe`` (a few stats of HEAD, refs and the index) and a ``view`` (HEAD, the paths changed since
+the indexed commit, the uncommitted paths). Here the view is cached per store, keyed by the probe
+and re-probed at most every ``PROBE_SECONDS``; per call the only cost is a ``stat`` of each returned
+file not already known dirty, because an edit that is not staged moves neither HEAD nor the index:
+a file modified after the view was taken makes it be taken again.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+PROBE_SECONDS = 0.5        # re-probe the repository state at most this often
+MTIME_SLACK_NS = 20_000_000  # file clocks lag the wall clock a little: count an edit this close as after
+NAMED_PATHS = 10           # paths a warning names (the rest are counted)
+DIR_KINDS = ("dir", "repo")
+
+
+@dataclass(frozen=True)
+class RepoView:
+    """The repository as of one probe state, against one shard's indexed commit."""
+
+    indexed: str | None
+    head: str | None
+    ahead: int                     # commits HEAD is ahead; -1: HEAD does not descend from the index
+    changed: frozenset[str] | None  # paths differing between the indexed commit and HEAD (None: unknown)
+    dirty: frozenset[str]          # uncommitted paths (staged, unstaged, untracked)
+    taken_ns: int                  # wall clock just before the view was computed
+    # files modified around the time the view was taken that git then found clean, by their stat
+    # (mtime, size): not suspects again until they change
+    vouched: dict = field(default_factory=dict, compare=False)
+
+    @property
+    def behind(self) -> bool:
+        return bool(self.head and self.indexed and self.head != self.indexed)
+
+
+class _Entry:
+    __slots__ = ("key", "view", "probed")
+
+    def __init__(self, key: Any, view: RepoView | None, probed: float):
+        self.key, self.view, self.probed = key, view, probed
+
+
+class Freshness:
+    """Per-store cache of ``RepoView``s over a source with ``probe(repo)`` and ``view(repo, commit)``."""
+
+    def __init__(self, source: Any, *, probe_seconds: float = PROBE_SECONDS):
+        self.source = source
+        self.probe_seconds = probe_seconds
+        self._entries: dict[str, _Entry] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def supports(source: Any) -> bool:
+        return source is not None and callable(getattr(source, "probe", None)) and callable(getattr(source, "view", None))
+
+    def view(self, repo_path: str, indexed: str | None, store_root: str = "", *, force: bool = False) -> RepoView | None:
+        """The cached view, recomputed when the probe says the repository state changed."""
+        ck = f"{repo_path}\0{indexed}"
+        now = time.monotonic()
+        e = self._entries.get(ck)
+        if e is not None and not force and now - e.probed < self.probe_seconds:
+            return e.view
+        key = self.source.probe(repo_path)
+        if e is not None and not force and key is not None and key == e.key:
+            e.probed = now
+            return e.view
+        with self._lock:                 # one computation per state, however many calls wait for it
+            e2 = self._entries.get(ck)
+            if e2 is not None and e2 is not e and not force and e2.key == key:
+                return e2.view
+            v = self._compute(repo_path, indexed, store_root) if key is not None else None
+            self._entries[ck] = _Entry(key, v, time.monotonic())
+            return v
+
+    def _compute(self, repo_path: str, indexed: str | None, store_root: str) -> RepoView | None:
+        taken = time.time_ns()
+        d = self.source.view(repo_path, indexed)
+        if not d:
+            return None
+        inside = _inside(repo_path, store_root)      # a store kept in the repository is not the code
+        dirty = frozenset(p for p in d.get("dirty", ()) if not (inside and (p == inside or p.startswith(inside + "/"))))
+        changed = d.get("changed")
+        return RepoView(indexed, d.get("head"), int(d.get("new_commits", 0)),
+                        None if changed is None else frozenset(changed), dirty, taken)
+
+    def check(self, repo_path: str, indexed: str | None, paths: Iterable[tuple[str, str]], *,
+              store_root: str = "", everything: bool = False, label: str = "") -> tuple[list[str], bool]:
+        """(warnings, stale) for an answer returning items at ``paths`` ((path, kind) pairs) from one
+        shard. ``everything``: the answer is about the whole view (status), so every uncommitted path
+        counts. A returned file edited since the view was taken makes it be taken again."""
+        v = self.view(repo_path, indexed, store_root, force=everything)   # status looks afresh
+        if v is None:
+            return [], False
+        paths = [(p, k) for p, k in paths if p is not None]
+        edited = [] if everything else _edited_since(repo_path, v, paths)
+        if edited and time.time_ns() - v.taken_ns > self.probe_seconds * 1e9:
+            v = self.view(repo_path, indexed, store_root, force=True) or v
+            for p in _edited_since(repo_path, v, paths):     # git just looked: clean means clean
+                v.vouched[p] = _stat(os.path.join(repo_path, p))
+            edited = []
+        return warnings_for(v, paths, everything=everything, label=label, edited=edited)
+
+
+def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool = False,
+                 label: str = "", edited: Sequence[str] = ()) -> tuple[list[str], bool]:
+    """The warning lines for one view and the returned paths; ``stale`` when any was given.
+    ``edited``: returned files modified on disk after the view was taken (counted as uncommitted)."""
+    pre = f"{label}: " if label else ""
+    out: list[str] = []
+    if v.behind:
+        ahead = (f"{v.ahead} commit{'s' if v.ahead != 1 else ''} ahead" if v.ahead >= 0
+                 else "HEAD does not descend from the indexed commit")
+        msg = f"stale: {pre}the index is at {_short(v.indexed)} and HEAD is {_short(v.head)} ({ahead})"
+        if v.changed is None:
+            msg += "; which files changed is unknown (the indexed commit is gone)"
+        elif everything:
+            msg += f"; {len(v.changed)} file{'s' if len(v.changed) != 1 else ''} changed since" + (
+                f": {_names(sorted(v.changed))}" if v.changed else "")
+        else:
+            hit = _touched(v.changed, paths)
+            msg += (f"; these returned files changed since: {_names(hit)}" if hit
+                    else "; none of the returned files changed since")
+        out.append(msg)
+    if v.dirty or edited:
+        if everything:
+            out.append(f"uncommitted changes: {pre}{len(v.dirty)} file{'s' if len(v.dirty) != 1 else ''}: "
+                       f"{_names(sorted(v.dirty))}")
+        else:
+            hit = sorted(set(_touched(v.dirty, paths)) | set(edited))
+            if hit:
+                out.append(f"uncommitted changes in {pre}{_names(hit)} (returned here)")
+    return out, bool(out)
+
+
+def _touched(changed: frozenset[str], paths: list[tuple[str, str]]) -> list[str]:
+    """Changed paths that are returned files, or lie under a returned directory."""
+    hit: set[str] = set()
+    for p, kind in paths:
+        if p in changed:
+            hit.add(p)
+        if kind in DIR_KINDS:
+            pre = p.rstrip("/") + "/" if p else ""
+            hit.update(c for c in changed if c.startswith(pre))
+    return sorted(hit)
+
+
+def _edited_since(repo_path: str, v: RepoView, paths: list[tuple[str, str]]) -> list[str]:
+    """Returned files not known dirty that were modified (or removed) after the view was taken."""
+    limit = v.taken_ns - MTIME_SLACK_NS
+    seen: set[str] = set()
+    out = []
+    for p, kind in paths:
+        if kind in DIR_KINDS or not p or p in v.dirty or p in seen:
+            continue
+        seen.add(p)
+        st = _stat(os.path.join(repo_path, p))
+        if p in v.vouched and v.vouched[p] == st:
+            continue
+        if st is None:
+            if v.changed is None or p not in v.changed:
+                out.append(p)        # removed from the work tree since (a commit that deleted it is in changed)
+        elif st[0] >= limit:
+            out.append(p)
+    return out
+
+
+def _stat(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def _inside(repo_path: str, store_root: str) -> str:
+    if not store_root:
+        return ""
+    try:
+        rel = os.path.relpath(os.path.realpath(store_root), os.path.realpath(repo_path))
+    except ValueError:
+        return ""
+    return "" if rel.startswith("..") else rel.replace(os.sep, "/")
+
+
+def _short(sha: str | None) -> str:
+    return (sha or "none")[:7]
+
+
+def _names(paths: list[str]) -> str:
+    head = ", ".join(paths[:NAMED_PATHS])
+    return head + (f" and {len(paths) - NAMED_PATHS} more" if len(paths) > NAMED_PATHS else "")
+
+
+__all__ = ["Freshness", "RepoView", "warnings_for", "PROBE_SECONDS"]
