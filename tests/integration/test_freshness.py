@@ -206,3 +206,24 @@ def test_cli_prints_one_stale_line(indexed, tmp_path):
     assert len(stale) == 1, p.stdout
     assert "1 commit ahead" in stale[0] and "shop/cart.py" in stale[0] and "uncommitted changes in shop/cart.py" in stale[0]
     assert "-- warning: stale" not in p.stdout
+
+
+def test_several_shards_carry_one_commit_each_and_label_their_warnings(indexed, tmp_path):
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from tests.gitrepo import Repo
+
+    shop, shop_store = indexed
+    lib = Repo(tmp_path / "lib")
+    lib_at = lib.commit("lib", {"lib/util.py": 'def clamp(x, lo, hi):\n    """Clamp X."""\n    return max(lo, min(x, hi))\n'})
+    index_repository(lib.path, tmp_path / "lib_store", IndexConfig(num_cpus=2))
+    t = Tools.open([str(shop_store), str(tmp_path / "lib_store")], freshness=freshness)
+    t.memory.freshness.probe_seconds = 0
+    s = t.open_session().data["session"]
+    e = t.get(s, "lib/util.py::clamp").envelope
+    assert e.commits == {"shop": _head(shop), "lib": lib_at} and e.commit == "" and not e.stale
+    lib.commit("lib: wider", {"lib/util.py": (lib.path / "lib/util.py").read_text() + "\nWIDE = 1\n"})
+    e = t.get(s, "lib/util.py::clamp").envelope
+    assert e.stale and e.warnings[0].startswith(f"stale: lib: the index is at {lib_at[:7]}"), e.warnings
+    assert "these returned files changed since: lib/util.py" in e.warnings[0] and len(e.warnings) == 1
+    t.close()
