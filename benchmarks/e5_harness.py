@@ -169,7 +169,7 @@ _ITEM_ENUMS = {("walk", "edges"): list(S.EDGE_KINDS) + ["notes"], ("search", "ki
 
 def _json_type(annotation: str) -> dict:
     a = annotation.replace(" ", "")
-    if a.startswith("list[") or a.startswith("tuple["):
+    if a.startswith(("list[", "tuple[", "Sequence[", "collections.abc.Sequence[")):
         return {"type": "array", "items": {"type": "string"}}
     if a.startswith("int"):
         return {"type": "integer"}
