@@ -203,7 +203,8 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
             n = pending.pop(0)
             nid = tb.remember(sb, "rca", note_text(n), n.targets, tags=["memory-transfer"]).data["note_id"]
             b_time[nid] = n.time
-        visible = [d["id"] for d in tb.overlays[str(b_store)].search_docs()]
+        view = tb.overlays[str(b_store)].search_docs()
+        visible = [view.id(j) for j in range(view.n) if view.eligible[j]]
         leaked = [nid for nid in visible if b_time[nid] >= t.time]
         if leaked or len(visible) != len(b_time):
             raise SystemExit(f"leak check failed at {t.sha[:10]}: {len(leaked)} notes not from earlier fixes")
