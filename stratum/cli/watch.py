@@ -7,6 +7,7 @@ each new version itself (its reload loop).
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import time
@@ -92,9 +93,9 @@ def run_watch(args) -> int:
 
     def report(run: Run) -> None:
         what = run.summary if run.ok else f"index failed: {run.error} (still watching)"
-        if args.json:
-            emit(args, {"at": _stamp(), "reason": run.reason, "seconds": round(run.seconds, 3), "ok": run.ok,
-                        "summary": run.summary, "error": run.error}, "")
+        if args.json:                        # one JSON object a line, as it happens
+            print(json.dumps({"at": _stamp(), "reason": run.reason, "seconds": round(run.seconds, 3),
+                              "ok": run.ok, "summary": run.summary, "error": run.error}), flush=True)
         else:
             print(f"{_stamp()} {run.reason}: {what} in {run.seconds:.2f}s", flush=True)
 

@@ -16,6 +16,8 @@ import pytest
 
 from tests.gitrepo import GIT_ENV, git, sample_python_repo
 
+pytestmark = pytest.mark.slow        # CLI processes and real waits (~25 s for the file)
+
 COUPON = ('\n\ndef apply_coupon(total: float, code: str) -> float:\n'
           '    """Take a coupon code off the order total."""\n    return total * 0.9\n')
 ENV = {**os.environ, **GIT_ENV}
