@@ -227,3 +227,35 @@ def test_hooks_coalesce_a_checkout_storm(shop):
     assert 1 <= len(runs) <= 2, runs
     assert _published(store) == 2                           # the storm became one new version
     assert "apply_coupon" in search_paths(store, "apply coupon code")
+
+
+def test_hooks_keep_an_existing_hooks_exit_status_and_honour_core_hookspath(shop):
+    repo, store = shop
+    hooks = repo.path / "myhooks"
+    hooks.mkdir()
+    git(repo.path, "config", "core.hooksPath", str(hooks))
+    theirs = "#!/bin/sh\nexit 3\n"
+    (hooks / "post-checkout").write_text(theirs)
+    (hooks / "post-checkout").chmod(0o755)
+    git(repo.path, "branch", "b1")
+
+    def checkout(b: str) -> int:
+        return subprocess.run(["git", "-C", str(repo.path), "checkout", "-q", b], env=ENV).returncode
+
+    before = checkout("b1")
+    assert before != 0                                      # their failing hook fails git checkout
+    p = stratum("hooks", "install", str(repo.path), "--store", str(store))
+    assert p.returncode == 0 and str(hooks) in p.stdout, p.stdout + p.stderr
+    assert {x.name for x in hooks.iterdir()} >= {"post-commit", "post-merge", "post-checkout.stratum-chained"}
+    assert checkout("main") == before                       # ... and still does, with ours installed
+    _wait_version(store, 1)                                 # and ours indexed anyway
+    p = stratum("hooks", "uninstall", str(repo.path))
+    assert p.returncode == 0 and (hooks / "post-checkout").read_text() == theirs
+    assert sorted(x.name for x in hooks.iterdir()) == ["post-checkout"]
+    assert stratum("hooks", "uninstall", str(repo.path)).stdout.splitlines()[0] == "post-commit: none"
+
+
+def test_watch_rejects_a_bad_interval(shop):
+    repo, store = shop
+    p = stratum("watch", str(repo.path), "--store", str(store), "--interval", "0")
+    assert p.returncode == 2 and "--interval must be > 0" in p.stderr and not store.exists()
