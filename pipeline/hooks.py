@@ -36,8 +36,10 @@ def hooks_dir(repo: str | os.PathLike) -> Path:
     return Path(d)
 
 
-def script(name: str, repo: Path, store: Path) -> str:
+def script(name: str, repo: Path, store: Path, options: tuple[str, ...] = ()) -> str:
+    """The hook: ``options`` (e.g. ``--no-embed``) go to every `stratum hooks run` it starts."""
     py = shlex.quote(sys.executable)
+    opts = "".join(f" {shlex.quote(o)}" for o in options)
     log = shlex.quote(str(store / "hooks.log"))
     return f"""#!/bin/sh
 {MARK}
@@ -46,7 +48,7 @@ rc=0
 chained="$(dirname "$0")/{name}{CHAINED}"
 if [ -x "$chained" ]; then "$chained" "$@"; rc=$?; fi
 mkdir -p {shlex.quote(str(store))} 2>/dev/null
-( {py} -m stratum.cli hooks run --store {shlex.quote(str(store))} --hook {name} {shlex.quote(str(repo))} \\
+( {py} -m stratum.cli hooks run --store {shlex.quote(str(store))} --hook {name}{opts} {shlex.quote(str(repo))} \\
     </dev/null >>{log} 2>&1 & ) 2>/dev/null
 exit $rc
 """
@@ -59,7 +61,7 @@ def ours(path: Path) -> bool:
         return False
 
 
-def install(repo: str | os.PathLike, store: str | os.PathLike) -> list[str]:
+def install(repo: str | os.PathLike, store: str | os.PathLike, options: tuple[str, ...] = ()) -> list[str]:
     """Install (or refresh) our hooks; returns one line per hook saying what happened."""
     root, d = gitio.repo_root(repo), hooks_dir(repo)
     d.mkdir(parents=True, exist_ok=True)
@@ -76,7 +78,7 @@ def install(repo: str | os.PathLike, store: str | os.PathLike) -> list[str]:
         elif p.exists():
             what = "refreshed"
         tmp = d / f".{name}.stratum-tmp"
-        tmp.write_text(script(name, root, store))
+        tmp.write_text(script(name, root, store, options))
         tmp.chmod(0o755)
         os.replace(tmp, p)
         out.append(f"{name}: {what}")

@@ -35,6 +35,8 @@ def register(sub) -> None:
         q = hs.add_parser(name, help=text)
         q.add_argument("path", nargs="?", default=".", metavar="PATH", help="repository (default: .)")
         add_common(q)
+        if name == "install":
+            _index_options(q)            # baked into the hooks: each run indexes with them
         q.set_defaults(func=func)
     r = hs.add_parser("run", help="(what the hooks call) index now, coalescing with a run under way")
     r.add_argument("path", nargs="?", default=".", metavar="PATH")
@@ -64,13 +66,19 @@ def _config(args):
     return cfg
 
 
-def _indexer(args, repo: str, store: str):
+def _indexer(args, repo: str, store: str, warm_model: bool = False):
     from pipeline.job import index_repository
 
     cfg = _config(args)
+    warm = [not warm_model]
 
     def index() -> str:
         rep = index_repository(repo, store, cfg)
+        if not warm[0] and cfg.embed.enabled:    # load the model now, not in the first re-index
+            from pipeline.job import InProcess
+
+            InProcess().embed(["warm up"], cfg.embed, lambda *a: None)
+        warm[0] = True
         if rep.up_to_date:
             return f"up to date at v{rep.version}"
         return (f"v{rep.version} published ({rep.files_parsed} files parsed, {rep.files_reused} reused, "
@@ -100,7 +108,7 @@ def run_watch(args) -> int:
             print(f"{_stamp()} {run.reason}: {what} in {run.seconds:.2f}s", flush=True)
 
     stop = threading.Event()
-    w = Watcher(repo, _indexer(args, repo, store), report, interval=args.interval, debounce=args.debounce,
+    w = Watcher(repo, _indexer(args, repo, store, warm_model=True), report, interval=args.interval, debounce=args.debounce,
                 stop=stop)
     previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
     if not args.json:
@@ -121,7 +129,9 @@ def run_install(args) -> int:
 
     repo = str(gitio.repo_root(args.path))
     store = resolve_store(args, repo)
-    lines = hooks.install(repo, store)
+    opts = (("--no-embed",) if args.no_embed else ()) + (("--model", args.model) if args.model else ()) + \
+        (("--no-ray",) if args.no_ray else ())
+    lines = hooks.install(repo, store, opts)
     emit(args, {"repo": repo, "store": store, "hooks": lines},
          "\n".join([f"hooks in {hooks.hooks_dir(repo)} (log: {store}/hooks.log)", *lines]))
     return 0

@@ -244,11 +244,12 @@ def test_hooks_keep_an_existing_hooks_exit_status_and_honour_core_hookspath(shop
 
     before = checkout("b1")
     assert before != 0                                      # their failing hook fails git checkout
-    p = stratum("hooks", "install", str(repo.path), "--store", str(store))
+    p = stratum("hooks", "install", str(repo.path), "--store", str(store), "--no-embed")
     assert p.returncode == 0 and str(hooks) in p.stdout, p.stdout + p.stderr
     assert {x.name for x in hooks.iterdir()} >= {"post-commit", "post-merge", "post-checkout.stratum-chained"}
     assert checkout("main") == before                       # ... and still does, with ours installed
-    _wait_version(store, 1)                                 # and ours indexed anyway
+    _wait_version(store, 1)                                 # and ours indexed anyway,
+    assert json.loads((store / "manifest.json").read_text())["embedding"] is None    # as installed
     p = stratum("hooks", "uninstall", str(repo.path))
     assert p.returncode == 0 and (hooks / "post-checkout").read_text() == theirs
     assert sorted(x.name for x in hooks.iterdir()) == ["post-checkout"]
