@@ -201,7 +201,7 @@ def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: f
 
 
 def serve(tools: Any, host: str = "127.0.0.1", port: int = 0, *, workers: int = 8,
-          reload_interval: float | None = 2.0, max_request_bytes: int = MAX_REQUEST_BYTES,
+          reload_interval: float | None = 0.5, max_request_bytes: int = MAX_REQUEST_BYTES,
           max_response_bytes: int = MAX_RESPONSE_BYTES,
           max_concurrent_rpcs: int | None = None,
           security: ServerSecurity | None = None) -> tuple[grpc.Server, int]:
@@ -238,7 +238,7 @@ def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10
     calls get ``grace`` seconds to finish, and the tools are closed. ``health_port``: also answer
     health checks there, in plaintext and without credentials (for probes)."""
     server, bound, health_servicer = _start(tools, host, port, **{
-        "workers": 8, "reload_interval": 2.0, "max_request_bytes": MAX_REQUEST_BYTES,
+        "workers": 8, "reload_interval": 0.5, "max_request_bytes": MAX_REQUEST_BYTES,
         "max_response_bytes": MAX_RESPONSE_BYTES, "max_concurrent_rpcs": None, "security": None, **options})
     health_server = _health_only(health_servicer, host, health_port) if health_port is not None else None
     stopping = threading.Event()

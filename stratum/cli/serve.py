@@ -29,7 +29,7 @@ def register(sub) -> None:
     p.add_argument("--workers", type=int, default=8, help="RPC worker threads (default: %(default)s)")
     p.add_argument("--grace", type=float, default=10.0,
                    help="seconds in-flight calls get to finish on shutdown (default: %(default)s)")
-    p.add_argument("--reload-interval", type=float, default=2.0,
+    p.add_argument("--reload-interval", type=float, default=0.5,
                    help="seconds between checks for a newly published store version (0: never)")
     p.add_argument("--max-request-bytes", type=int, default=None, help="largest request accepted (default 1 MiB)")
     sec = p.add_argument_group("security", "authentication and TLS (docs/serving.md); without them only a "
