@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ORDER = ["parse", "history", "embed", "e4", "retrieval", "grpc", "controller", "deltalog",
-         "notes_reliability", "memory_transfer", "index_speed", "tools"]
+ORDER = ["e1", "parse", "history", "embed", "e4", "retrieval", "grpc", "controller", "deltalog",
+         "notes_reliability", "memory_transfer", "index_speed", "tools", "freshness", "watch", "serving_auth"]
 HEAD = """# Benchmarks
 
 Measured tables only, each with its machine, exact command and definitions (the scripts in
@@ -22,6 +22,7 @@ sources are `docs/bench/*.md`.
 
 | topic | page section | goal from the issues |
 |---|---|---|
+| E1 capacity | [E1](#e1) | tokens vs windows; bytes/token as text, store, KV cache (paper: 10^4-10^5x) |
 | parse throughput | [Parse](#parse) | files/s, MB/s; ratio to bare tree-sitter |
 | history mining | [History](#history) | <= 2x bare `git log`; commits/s vs pydriller; E2/E3 vs paper |
 | embedding | [Embedding](#embedding) | nodes/s on 2 cores; ratio to bare forward pass |
@@ -34,8 +35,11 @@ sources are `docs/bench/*.md`.
 | memory transfer | [Memory transfer](#memory-transfer) | offline stand-in for E5 |
 | index speed | [Index speed](#index-speed) | flask cold <= 6 s, no-change <= 0.5 s, one-file commit <= 1.5 s |
 | tools layer | [Tools](#tools) | the split and attached notes: no regression beyond noise |
+| freshness | [Freshness](#freshness) | cost per call of the commit/stale check |
+| watch | [Watch](#watch) | commit -> fresh answer <= 3 s on flask |
+| serving auth | [Serving auth](#serving-auth) | cost of tokens, TLS, mTLS per call |
 """
-TITLES = {"parse": "Parse", "history": "History", "embed": "Embedding", "e4": "E4", "retrieval": "Retrieval",
+TITLES = {"e1": "E1", "freshness": "Freshness", "watch": "Watch", "serving_auth": "Serving auth", "parse": "Parse", "history": "History", "embed": "Embedding", "e4": "E4", "retrieval": "Retrieval",
           "grpc": "gRPC", "controller": "Controller", "deltalog": "Delta log",
           "notes_reliability": "Notes reliability", "memory_transfer": "Memory transfer",
           "index_speed": "Index speed", "tools": "Tools"}
