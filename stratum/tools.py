@@ -18,6 +18,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from stratum import rank
 from stratum import render as R
 from stratum import schema as S
 from stratum.controller import Controller
@@ -185,31 +186,38 @@ class Tools:
         args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}
         offset = self._offset(page_token, "search", args, s)
         want = offset + page_size + 1          # fetch one more than we return: honest has_more
-        hits: list[tuple[float, str, Shard, int | None, dict | None]] = []
+        hits: list[tuple[float, str, Shard, int | None, dict | None, str]] = []
         exact, bound = True, 0
         for sh in self.memory:
             ov = self.memory.overlay(sh)
+            # the whole fused list (rank.DEEP), so every page is cut from the same memory-steered order
             page = sh.warm.search(query, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
-                                  limit=want, offset=0, extra_docs=ov.search_docs())
+                                  limit=max(want, rank.DEEP), offset=0, extra_docs=ov.search_docs())
             exact = exact and page.total_is_exact
             bound += page.total_or_lower_bound
+            live = []
             for it in page.items:
-                if it.row < 0:                      # an unmerged note from the overlay
-                    hits.append((it.score, it.id, sh, None, ov.get(it.id)))
-                elif sh.col("kind")[it.row] in S.NOTE_KINDS and ov.status_of(it.id) not in (None, "active"):
+                if it.row >= 0 and sh.col("kind")[it.row] in S.NOTE_KINDS and ov.status_of(it.id) not in (None, "active"):
                     bound -= 1                      # merged, then retracted or superseded since
                 else:
-                    hits.append((it.score, it.id, sh, it.row, None))
+                    live.append(it)
+            # notes lift the code they are about, co-change and imports/tests the strongest files'
+            # partners (stratum.rank); a file only another memory found joins unless a filter is set
+            for r in rank.rerank(rank.candidates_of(live), rank.ShardSignals(sh, ov),
+                                 add=not (kinds or path_prefix or language)):
+                row = r.row if r.row >= 0 else None
+                hits.append((r.score, r.id, sh, row, ov.get(r.id) if row is None else None, r.why))
         hits.sort(key=lambda h: (-h[0], h[1]))
         end = offset + page_size
         items = []
-        for score, _, sh, row, note in hits[offset:end]:
+        for score, _, sh, row, note, why in hits[offset:end]:
             it = self._item(sh, row, note, "summary", attach=False)
             it.score = round(float(score), 6)
+            it.why = why
             items.append(it)
         more = len(hits) > end
         hints = [R.label(sh, row) if row is not None else R.note_label(note or {"kind": "note", "id": nid})
-                 for _, nid, sh, row, note in hits[end:end + R.HINT_ITEMS]]
+                 for _, nid, sh, row, note, _ in hits[end:end + R.HINT_ITEMS]]
         return self._respond(s, items, R.Page("search", args, offset, page_size,
                                               total=max(bound, len(hits), offset + len(items) + (1 if more else 0)),
                                               lower_bound=not exact, has_more=more, hints=hints))

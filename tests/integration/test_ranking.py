@@ -239,3 +239,22 @@ def test_fix_mining_follows_the_history_watermark(ledger, tmp_path):
         assert "Fix wrong rounding in the monthly summary" in fixes[fix_id(sh.repo, sha)]
     finally:
         tools.close()
+
+
+def test_search_tool_serves_the_steered_order_with_why(ledger, tmp_path):
+    import shutil
+
+    store = tmp_path / "s"
+    shutil.copytree(ledger[1], store)
+    tools = _open(store)
+    try:
+        s = tools.open_session(author="agent").data["session"]
+        tools.remember(s, "rca", "Rounded amounts drift in the monthly summary: the cause is convert() in "
+                                 "currency, which multiplies before rounding.", about=["ledger/currency.py::convert"])
+        items = tools.search(s, "rounded amounts drift in the monthly summary", page_size=5).items
+        assert items[0].kind == "rca" and "rca note" in items[0].why
+        code = [i for i in items if i.kind not in ("rca", "fix")]
+        assert code[0].path == "ledger/currency.py" and "rca note" in code[0].why
+        assert all(i.why for i in items)
+    finally:
+        tools.close()
