@@ -99,6 +99,24 @@ def _open(store):
     return Tools.open([str(store)])
 
 
+DRIFT = "rounded amounts drift in the monthly summary"
+
+
+def _open_copy(ledger, tmp_path):
+    """Tools over a private copy of the ledger store (notes written here stay here), and a session."""
+    import shutil
+
+    store = tmp_path / "s"
+    shutil.copytree(ledger[1], store)
+    tools = _open(store)
+    return tools, tools.open_session(author="agent").data["session"]
+
+
+def _remember_drift(tools, s):
+    tools.remember(s, "rca", "Rounded amounts drift in the monthly summary: the cause is convert() in "
+                             "currency, which multiplies before rounding.", about=["ledger/currency.py::convert"])
+
+
 def _files(tools, query, weights, overlay=True):
     sh = tools.shards.shards[0]
     ov = tools.overlays[str(sh.store.root)] if overlay else None
@@ -126,25 +144,19 @@ def test_cochange_lifts_a_structurally_unconnected_partner(ledger):
 
 
 def test_a_note_lifts_its_target_above_a_text_only_competitor(ledger, tmp_path):
-    import shutil
-
-    store = tmp_path / "s"
-    shutil.copytree(ledger[1], store)
-    tools = _open(store)
+    tools, s = _open_copy(ledger, tmp_path)
     try:
-        s = tools.open_session(author="agent").data["session"]
-        q = "rounded amounts drift in the monthly summary"
+        q = DRIFT
         text_only, _, _ = _files(tools, q, R.TEXT_ONLY)
         assert text_only[0].path == "ledger/report.py"         # the words are in report.py
-        tools.remember(s, "rca", "Rounded amounts drift in the monthly summary: the cause is convert() in "
-                                 "currency, which multiplies before rounding.", about=["ledger/currency.py::convert"])
+        _remember_drift(tools, s)
         ranked, _, _ = _files(tools, q, R.DEFAULT_WEIGHTS)
         paths = [f.path for f in ranked]
         assert paths.index("ledger/currency.py") < paths.index("ledger/report.py")
         top = ranked[0]
         assert top.path == "ledger/currency.py" and "rca note" in top.why and top.parts["notes"] > 0
         items = R.rerank(R.candidates_of(_files(tools, q, R.DEFAULT_WEIGHTS)[2].items),
-                         R.ShardSignals(tools.shards.shards[0], tools.overlays[str(store)]))
+                         R.ShardSignals(next(iter(tools.memory)), tools.memory.overlay(next(iter(tools.memory)))))
         first_code = next(i for i in items if i.file)
         assert first_code.file == "ledger/currency.py" and "rca note" in first_code.why
     finally:
@@ -242,16 +254,10 @@ def test_fix_mining_follows_the_history_watermark(ledger, tmp_path):
 
 
 def test_search_tool_serves_the_steered_order_with_why(ledger, tmp_path):
-    import shutil
-
-    store = tmp_path / "s"
-    shutil.copytree(ledger[1], store)
-    tools = _open(store)
+    tools, s = _open_copy(ledger, tmp_path)
     try:
-        s = tools.open_session(author="agent").data["session"]
-        tools.remember(s, "rca", "Rounded amounts drift in the monthly summary: the cause is convert() in "
-                                 "currency, which multiplies before rounding.", about=["ledger/currency.py::convert"])
-        items = tools.search(s, "rounded amounts drift in the monthly summary", page_size=5).items
+        _remember_drift(tools, s)
+        items = tools.search(s, DRIFT, page_size=5).items
         assert items[0].kind == "rca" and "rca note" in items[0].why
         code = [i for i in items if i.kind not in ("rca", "fix")]
         assert code[0].path == "ledger/currency.py" and "rca note" in code[0].why
