@@ -47,7 +47,9 @@ def dataset(src: Source, name: str) -> pl.LazyFrame:
     """Any dataset of the snapshot as a LazyFrame (an empty frame of the right schema if absent)."""
     snap = snapshot(src)
     table = snap.read(name) if snap.has(name) else S.DATASETS[name].empty_table()
-    return pl.from_arrow(table).lazy()
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)   # a table (not an array) gives a DataFrame
+    return frame.lazy()
 
 
 def commits(src: Source) -> pl.LazyFrame:

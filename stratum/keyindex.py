@@ -101,7 +101,7 @@ class KeyIndex:
             if len(self._recent) >= RECENT:        # bounded: sessions keep asking about the same nodes
                 self._recent.clear()
             self._recent[key] = r
-        return default if r is None else r
+        return default if r is None else r  # type: ignore[return-value]  # _MISSING never returned
 
     def _lookup(self, key: str) -> int | None:
         h = hash_key(key)

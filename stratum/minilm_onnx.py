@@ -19,6 +19,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -196,7 +197,7 @@ def build_model(w: dict[str, np.ndarray], shape: BertShape, quant: str | None = 
 
     if quant not in QUANT_MODES:
         raise ValueError(f"quant must be one of {QUANT_MODES}, got {quant!r}")
-    inits: dict[str, object] = {}
+    inits: dict[str, Any] = {}
     nodes: list = []
 
     def const(name: str, arr: np.ndarray) -> str:

@@ -410,7 +410,7 @@ def staleness(note: Note, current_hash) -> dict | None:
     if not changes:
         return None
     parts = [f"{c['path']} {'changed' if c['reason'] == 'changed' else 'no longer exists'}" for c in changes]
-    out = dict(changes[0])
+    out: dict = dict(changes[0])
     out["changes"] = changes
     out["message"] = (f"stale: {'; '.join(parts)} since this note was written "
                       f"({note.created_at.date().isoformat()})")

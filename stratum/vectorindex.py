@@ -29,7 +29,7 @@ import os
 import re
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -79,8 +79,9 @@ class VectorIndex:
     """HNSW + dense matrix over node rows. Build with ``build``, open a saved one with ``load``."""
 
     def __init__(self, graph, matrix: np.ndarray, present: np.ndarray | None, params: HnswParams,
-                 groups: dict[str, tuple[object, np.ndarray]] | None = None, key_rows: np.ndarray | None = None):
+                 groups: dict[str, tuple[Any, np.ndarray]] | None = None, key_rows: np.ndarray | None = None):
         self._graph = graph
+        self.changed = 0                # vectors added + removed by the last `updated` (0: built whole)
         self.key_rows = key_rows        # graph key -> node row (-1: removed); None: keys are rows
         self.matrix = matrix            # (n_rows, dim) float16, zero rows where no vector
         self.present = present          # bool mask of rows that have a vector (None: all)
@@ -173,7 +174,7 @@ class VectorIndex:
         self._graph.save(str(d / GRAPH_FILE))
         np.save(d / MATRIX_FILE, np.ascontiguousarray(self.matrix))
         files = [GRAPH_FILE, MATRIX_FILE, META_FILE]
-        meta = {"format": FORMAT, "n_rows": self.n_rows, "dim": self.dim, "size": self.size,
+        meta: dict[str, Any] = {"format": FORMAT, "n_rows": self.n_rows, "dim": self.dim, "size": self.size,
                 "params": asdict(self.params)}
         if self.present is not None:
             np.save(d / "vectors.present.npy", self.present)

@@ -72,6 +72,7 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
     np.save(out_dir / "rows.doc.npy", doc_hash)
     files = ["rows.id.npy", "rows.doc.npy"]
     prev = _previous(previous, id_hash)
+    previous = Path(previous) if previous is not None else Path()
     lap("prepare")
     info = {"dir": rel_dir, "rows": len(nodes), "keyword": True, "vector": False,
             "incremental": prev is not None}
@@ -213,7 +214,7 @@ class WarmIndexes:
         self.graph = graph
         self._snapshot = snapshot
         self._row_of = row_of_id
-        self._cochange: dict | None = None
+        self._cochange: tuple[np.ndarray, pa.Table] | None = None
         self.damage: str = ""               # set by the background check: then nothing is served
         self.checker: threading.Thread | None = None
 
