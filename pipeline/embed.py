@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -132,7 +133,7 @@ class EmbedBatch:
     def cache_key(self) -> str:
         return self.embedder.cache_key
 
-    def __call__(self, batch: Mapping[str, object]) -> dict:
+    def __call__(self, batch: Mapping[str, Any]) -> dict:
         texts = ["" if t is None else str(t) for t in batch[self.text_column]]
         out = {k: v for k, v in batch.items() if k != self.text_column or self.keep_text}
         out["vector"] = self.embedder.embed(texts)

@@ -108,7 +108,7 @@ class _Python:
         roots = {""}
         if "src" in all_dirs:
             roots.add("src")
-        roots.update(_dir(self.top_package(pkg)) for pkg in self.packages)
+        roots.update(_dir(self.top_package(pkg) or pkg) for pkg in self.packages)   # a package is its own top at least
         self.roots = roots
         self._order: dict[str, list[str]] = {}
 

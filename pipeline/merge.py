@@ -62,13 +62,15 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     if repo is None:
         repo = next((r.get("repo") for r in prev_rows if r.get("kind") in AGENT_NOTE_KINDS and r.get("repo")), "")
     folded = N.fold_records(log_records, prev)
-    out_nodes, out_edges, orphaned = [], [], []
+    out_nodes: list[dict] = []
+    out_edges: list[dict] = []
+    orphaned: list[str] = []
     for nid in sorted(folded.notes):
         note = folded.notes[nid]
         note.orphaned = N.is_orphaned(note, index.__contains__)
         if note.orphaned:
             orphaned.append(nid)
-        node, edges = N.note_to_records(note, repo, encoding=encoding, prev=prev_node.get(nid))
+        node, edges = N.note_to_records(note, repo or "", encoding=encoding, prev=prev_node.get(nid))
         out_nodes.append(node)
         out_edges.extend(e for e in edges if e["dst"] in index)
     return MergeResult(

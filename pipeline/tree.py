@@ -7,6 +7,7 @@ source to parse; their detail levels list their children.
 from __future__ import annotations
 
 import posixpath
+from typing import Any
 
 from pipeline.nodefields import dir_node_id, file_node_id, finish
 from pipeline.sourcetext import indent
@@ -48,7 +49,7 @@ def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None =
         nid = dir_node_id(repo, d)
         if d:
             summary = f"dir {d}/ ({len(kids) - n_dirs} files, {n_dirs} dirs; {files_under[d]} files below)"
-            node = {"id": nid, "repo": repo, "kind": "dir", "path": d, "name": posixpath.basename(d),
+            node: dict[str, Any] = {"id": nid, "repo": repo, "kind": "dir", "path": d, "name": posixpath.basename(d),
                     "qualname": "", "parent_id": dir_node_id(repo, posixpath.dirname(d))}
         else:
             lang_s = ", ".join(f"{k} {v}" for k, v in sorted(langs.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -46,7 +46,7 @@ import time
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from stratum.errors import InvalidArgument, StoreError
 
@@ -176,7 +176,7 @@ def encode_record(uid: str, type: str, body: dict) -> bytes:
     return header + check + payload
 
 
-def _decode_at(buf: bytes, pos: int) -> tuple[str, object]:
+def _decode_at(buf: bytes, pos: int) -> tuple[str, Any]:
     """Try to read one record at ``pos``: ("ok", (uid, type, body, end)) or (reason, end_or_None)."""
     n = len(buf)
     if n - pos < OVERHEAD:
@@ -365,13 +365,15 @@ class DeltaLog:
     def _write(self, data: bytes) -> None:
         if self._fd is None or self._seg_size >= self.segment_bytes:
             self._open_segment()
+        fd = self._fd
+        assert fd is not None                # _open_segment set it
         view = memoryview(data)
         while view:
-            n = os.write(self._fd, view)
+            n = os.write(fd, view)
             view = view[n:]
         self._seg_size += len(data)
         if self.sync:
-            _SYNC(self._fd)
+            _SYNC(fd)
             self.fsyncs += 1
 
     def _open_segment(self) -> None:
