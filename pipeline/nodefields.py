@@ -10,13 +10,12 @@ from __future__ import annotations
 import bisect
 import functools
 import os
-from pathlib import Path
 
 import numpy as np
 
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
-from stratum.tokens import encoding
+from stratum.tokens import cache_dir, encoding
 
 
 def file_node_id(repo: str, path: str) -> str:
@@ -55,7 +54,7 @@ def _token_lengths(name: str) -> np.ndarray:
     import tiktoken
 
     enc = encoding(name)
-    path = _cache_dir() / f"{name}-{enc.max_token_value + 1}-{tiktoken.__version__}.npy"
+    path = cache_dir() / f"{name}-{enc.max_token_value + 1}-{tiktoken.__version__}.npy"
     try:
         out = np.load(path)
         if out.shape == (enc.max_token_value + 1,):
@@ -77,12 +76,6 @@ def _token_lengths(name: str) -> np.ndarray:
     except OSError:
         pass
     return out
-
-
-def _cache_dir() -> Path:
-    env = os.environ.get("STRATUM_CACHE")
-    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "stratum"
-    return base / "tokens"
 
 
 class Spans:
