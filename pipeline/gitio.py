@@ -348,4 +348,24 @@ def dirty_paths(repo: str | os.PathLike) -> list[str]:
     return sorted(paths)
 
 
+def rev_parse(repo: str | os.PathLike, rev: str) -> str:
+    """The commit sha a branch, tag or commit names; a GitError naming REV when there is none."""
+    if not rev or rev.startswith("-") or "\n" in rev:
+        raise GitError(f"not a revision: {rev!r}")
+    out = decode(run_git(repo, "rev-parse", "--verify", "-q", rev + "^{commit}", check=False)).strip()
+    if not out:
+        raise GitError(f"no commit or branch {rev!r} in {repo}")
+    return out
+
+
+def diff_paths(repo: str | os.PathLike, base: str, target: str) -> tuple[list[str], list[str]]:
+    """(changed or added, deleted) paths between two commits (renames as delete + add)."""
+    out = run_git(repo, "-c", "core.quotepath=off", "diff", "--name-status", "-z", "--no-renames", base, target)
+    recs = out.split(b"\0")
+    changed, deleted = [], []
+    for status, path in zip(recs[0::2], recs[1::2]):
+        (deleted if status.startswith(b"D") else changed).append(decode(path))
+    return sorted(changed), sorted(deleted)
+
+
 freshness = GitFreshness()

@@ -157,9 +157,10 @@ class Client:
 
     # ---- the tools (same signatures as stratum.tools.Tools) --------------------------------------
     def open_session(self, author: str = "", model: str = "", budget: int | None = None,
-                     policy: str = "") -> Response:
+                     policy: str = "", branch: str = "", commit: str = "") -> Response:
         resp = self._call("OpenSession", pb.OpenSessionRequest,
-                          dict(author=author, model=model, budget=budget, policy=policy))
+                          dict(author=author, model=model, budget=budget, policy=policy, branch=branch,
+                               commit=commit))
         self._opened.add(resp.data["session"])
         return resp
 

@@ -20,7 +20,7 @@ def _show(title: str, resp) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from pipeline import gitio
+    from pipeline import gitio, overlay
     from pipeline.job import index_repository
     from stratum.cli.index import Progress
     from stratum.config import IndexConfig, default_store_path
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     bar.close()
     print(rep.summary())
 
-    tools = Tools.open([store], freshness=gitio.freshness)
+    tools = Tools.open([store], freshness=gitio.freshness, overlay_builder=overlay.builder())
     s1 = tools.open_session(author="demo-agent-1", budget=16000).data["session"]
     _show("status", tools.status(s1))
     _show("tree --depth 1", tools.tree(s1, "", depth=1, page_size=15))

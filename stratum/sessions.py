@@ -15,7 +15,7 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from stratum.controller import Controller
 from stratum.errors import InvalidArgument, NotFound, ResourceExhausted
@@ -37,6 +37,7 @@ class Session:
     controller: Controller
     created: float = field(default_factory=time.time)
     last_used: float = field(default_factory=time.time)
+    view: Any = None            # a stratum.branchview.BranchView: the session answers for a branch/commit
 
 
 class SessionRegistry:

@@ -27,7 +27,8 @@ from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
 from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
                             check_len, echo)
-from stratum.memory import Memory, file_id
+from stratum.branchview import BranchView, StoreOverlay
+from stratum.memory import Memory, Target, file_id
 from stratum.policies import policy_by_name
 from stratum.sessions import MAX_SESSIONS, MAX_SESSIONS_PER_IDENTITY, SESSION_TTL, Session, SessionRegistry
 from stratum.shard import Shard, ShardSet
@@ -62,8 +63,12 @@ class Tools:
                  default_budget: int = DEFAULT_BUDGET, policy: str = "score", embedder=None,
                  session_ttl: float = SESSION_TTL, max_sessions_per_identity: int = MAX_SESSIONS_PER_IDENTITY,
                  max_sessions: int = MAX_SESSIONS, page_token_ttl: float = PAGE_TOKEN_TTL,
-                 notes_per_item: int = R.NOTES_PER_ITEM):
+                 notes_per_item: int = R.NOTES_PER_ITEM,
+                 overlay_builder: Callable[[str, str], dict] | None = None):
         self.shards = shards
+        # (store root, branch/commit) -> overlay info (pipeline/overlay.py, passed in by the composition root)
+        self.overlay_builder = overlay_builder
+        self._views: dict[tuple, StoreOverlay] = {}
         self.memory = Memory(shards, embedder=embedder, freshness=freshness)
         self.sessions = SessionRegistry(ttl=session_ttl, max_per_identity=max_sessions_per_identity,
                                         max_total=max_sessions)
@@ -89,20 +94,25 @@ class Tools:
     # ---- sessions -------------------------------------------------------------------------
     @tool(writes=True, agent=False)
     def open_session(self, author: str = "", model: str = "", budget: int | None = None,
-                     policy: str = "") -> Response:
+                     policy: str = "", branch: str = "", commit: str = "") -> Response:
         """Start a session: a token budget for the agent's context and a controller that tracks what
-        it has seen. Pass the returned session id to every other tool."""
+        it has seen. Pass the returned session id to every other tool. BRANCH or COMMIT: answer for
+        that branch or commit (the indexed version plus an overlay of what it changed)."""
+        view = self._branch_view(branch, commit)
         s, warnings = self._open(author, model, budget, policy)
+        s.view = view
         r = self._respond(s, [], R.Page("open_session"), warnings=warnings)
         r.data.update(session=s.id, author=s.author, authenticated=s.authenticated)
         return r
 
-    def resume_session(self, session: str, author: str = "", budget: int | None = None) -> str:
+    def resume_session(self, session: str, author: str = "", budget: int | None = None,
+                       branch: str = "", commit: str = "") -> str:
         """Open a session under a caller-chosen id, or keep the caller's live one with that id (the CLI
         uses this so a `--page-token` from one command works in the next). Not an agent tool."""
         owner = current().name
         if self.sessions.find(session, owner) is None:
-            self._open(author, "", budget, "", sid=session)
+            view = self._branch_view(branch, commit)
+            self._open(author, "", budget, "", sid=session)[0].view = view
         return session
 
     @tool(writes=True, agent=False)
@@ -135,6 +145,35 @@ class Tools:
     def _session(self, sid: str) -> Session:
         return self.sessions.get(sid, current().name)
 
+    def _branch_view(self, branch: str, commit: str) -> BranchView | None:
+        """The view of a branch or commit over every store (overlays built once, then shared)."""
+        branch = check_len("branch", branch, MAX_TARGET_CHARS).strip()
+        commit = check_len("commit", commit, MAX_TARGET_CHARS).strip()
+        if branch and commit:
+            raise InvalidArgument("give a branch or a commit, not both")
+        rev = branch or commit
+        if not rev:
+            return None
+        if self.overlay_builder is None:
+            raise InvalidArgument("this server cannot build branch overlays (no repository access)")
+        view = BranchView(rev)
+        for sh in self.memory:
+            info = self.overlay_builder(str(sh.store.root), rev)
+            key = (str(sh.store.root), info["dir"], info["commit"])
+            if key not in self._views:
+                self._views[key] = StoreOverlay.load(str(sh.store.root), info, embedder=self.memory.embedder)
+            view.overlays[str(sh.store.root)] = self._views[key]
+        return view
+
+    def _target(self, s: Session, target: str) -> Target:
+        """A target through the session's branch view (if any), else through the shared memory."""
+        if s.view is not None:
+            check_len("target", target, MAX_TARGET_CHARS)
+            hit = s.view.resolve(list(self.memory), target)
+            if hit is not None:
+                return Target(hit[0], hit[1], None)
+        return self.memory.resolve(target)
+
     # ---- read tools -----------------------------------------------------------------------
     @tool(writes=False)
     def tree(self, session: str, path: str = "", depth: int = 2, page_size: int = 50,
@@ -149,7 +188,10 @@ class Tools:
         args = {"path": path, "depth": depth, "page_size": page_size}
         offset = self._offset(page_token, "tree", args, s)
         rows: list[tuple[Shard, int, int]] = []
-        for sh in self.memory:
+        if s.view is not None:
+            rows = s.view.tree_rows(list(self.memory), path, depth, lambda sh, r: (
+                _kind_rank(sh.col("kind")[r]), sh.col("path")[r], sh.col("qualname")[r]))
+        for sh in (self.memory if s.view is None else ()):
             start = sh.resolve(path)
             if start is None:
                 continue
@@ -165,7 +207,7 @@ class Tools:
         if not rows:
             raise NotFound(f"no path {echo(path)!r} in the indexed repositories")
         end = offset + page_size
-        items = [R.code_item(sh, i, "summary", self.memory.overlay(sh), indent=d) for sh, i, d in rows[offset:end]]
+        items = [R.code_item(sh, i, "summary", self._notes_overlay(s, sh), indent=d) for sh, i, d in rows[offset:end]]
         return self._respond(s, items, R.Page("tree", args, offset, page_size, total=len(rows),
                                               hints=[R.label(sh, i) for sh, i, _ in rows[end:end + R.HINT_ITEMS]]))
 
@@ -206,12 +248,22 @@ class Tools:
             for r in rank.rerank(rank.candidates_of(live), rank.ShardSignals(sh, ov),
                                  add=not (kinds or path_prefix or language)):
                 row = r.row if r.row >= 0 else None
+                if s.view is not None and s.view.hidden(sh, row):
+                    bound -= 1                      # changed or deleted on the session's branch
+                    continue
                 hits.append((r.score, r.id, sh, row, ov.get(r.id) if row is None else None, r.why))
+            o = s.view.of(sh) if s.view is not None else None
+            if o is not None and o.shard is not None:
+                mine = s.view.search_overlay(sh, query, kinds=tuple(kinds), path_prefix=path_prefix,
+                                             language=language, limit=max(want, rank.DEEP), offset=0)
+                bound += len(mine)
+                for r in rank.rerank(rank.candidates_of(mine), rank.ShardSignals(o.shard), add=False):
+                    hits.append((r.score, r.id, o.shard, r.row, None, r.why))
         hits.sort(key=lambda h: (-h[0], h[1]))
         end = offset + page_size
         items = []
         for score, _, sh, row, note, why in hits[offset:end]:
-            it = self._item(sh, row, note, "summary", attach=False)
+            it = self._item(sh, row, note, "summary", attach=False, view=s.view)
             it.score = round(float(score), 6)
             it.why = why
             items.append(it)
@@ -231,9 +283,9 @@ class Tools:
         s = self._session(session)
         if level not in S.LEVELS:
             raise InvalidArgument(f"level must be one of {list(S.LEVELS)}, got {echo(level)!r}")
-        t = self.memory.resolve(target)
+        t = self._target(s, target)
         self.memory.refresh_notes()
-        return self._respond(s, [self._item(t.shard, t.row, t.note, level)], R.Page("get"))
+        return self._respond(s, [self._item(t.shard, t.row, t.note, level, view=s.view)], R.Page("get"))
 
     @tool(writes=False)
     def walk(self, session: str, target: str, edges: Sequence[str] = (), direction: str = "out",
@@ -253,12 +305,13 @@ class Tools:
             direction = "in" if direction == "out" and len(kinds) == 1 else "both"
         args = {"t": target, "e": sorted(kinds), "d": direction, "ps": page_size}
         offset = self._offset(page_token, "walk", args, s)
-        sh, row, note = self.memory.resolve(target)
+        sh, row, note = self._target(s, target)
         self.memory.refresh_notes()
-        ov = self.memory.overlay(sh)
+        ov = self._notes_overlay(s, sh)
         out: list[tuple] = []
         if row is not None:
-            out += [(r, None, k, d, w) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
+            out += [(r, None, k, d, w) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)
+                    if s.view is None or not s.view.hidden(sh, r)]
             if (not kinds or "about" in kinds) and direction in ("in", "both"):
                 out += [(None, n, "about", "in", 1.0) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
@@ -275,7 +328,7 @@ class Tools:
         end = offset + page_size
         items = []
         for r, n, k, d, _ in out[offset:end]:
-            it = self._item(sh, r, n, "summary")
+            it = self._item(sh, r, n, "summary", view=s.view)
             it.edge, it.direction = k, d
             if k == "cochange" and r is not None and row is not None:
                 it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, k).items() if vv is not None})
@@ -380,17 +433,28 @@ class Tools:
         return self.memory.resolve(target)
 
     # ---- helpers --------------------------------------------------------------------------
-    def _item(self, sh: Shard, row: int | None, note: dict | None, level: str, attach: bool = True):
-        """A code item carrying the notes about it (``attach``), or a note item."""
-        ov = self.memory.overlay(sh)
+    def _item(self, sh: Shard, row: int | None, note: dict | None, level: str, attach: bool = True,
+              view: BranchView | None = None):
+        """A code item carrying the notes about it (``attach``), or a note item. An overlay row
+        (``view``) carries the base's notes about the same node, marked stale: its code changed."""
+        base = view.base_of(sh, list(self.memory)) if view is not None else sh
+        ov = self.memory.overlay(base)
         if row is None:
             if note is None:
                 raise NotFound("the note is gone (retracted or merged meanwhile); search again")
             return ov.item(note, level)
         it = R.code_item(sh, row, level, ov)
-        if attach:
+        if attach and base is sh:
             R.attach_notes(it, self.memory.notes_about(sh, row), cap=self.notes_per_item)
+        elif attach and view is not None:
+            b = base.resolve(sh.col("id")[row])
+            if b is not None:
+                R.attach_notes(it, view.stale_notes(self.memory.notes_about(base, b)), cap=self.notes_per_item)
         return it
+
+    def _notes_overlay(self, s: Session, sh: Shard):
+        """The notes overlay of the base shard a (possibly overlay) shard answers for."""
+        return self.memory.overlay(s.view.base_of(sh, list(self.memory)) if s.view is not None else sh)
 
     def _notes_cost(self, node_id: str) -> int:
         """Tokens of the note lines a node's item will carry (the controller plans with them)."""
@@ -406,6 +470,9 @@ class Tools:
 
     def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, **kw) -> Response:
         fresh = self.memory.fresh([(it.path, it.kind) for it in items], everything=everything)
+        if s.view is not None:           # the branch's commit, and a word that it differs from the index
+            commits, fw, stale = fresh
+            fresh = (s.view.commits_for(commits, list(self.memory)), [s.view.warning()] + fw, stale)
         return R.respond(s, items, page, tokens=self.tokens, version=self.memory.version, fresh=fresh, **kw)
 
 

@@ -66,6 +66,8 @@ def _conn(p) -> None:
     p.add_argument("--session", default="", help="with --server: reuse this server session (its budget, "
                    "working set and page tokens); printed by every --server answer")
     p.add_argument("--budget", type=int, default=None, help="session token budget")
+    p.add_argument("--branch", default="", help="answer for this branch (indexed version + an overlay of its changes)")
+    p.add_argument("--commit", default="", help="answer for this commit (not with --branch)")
 
 
 def _paging(p, default: int = 50) -> None:
@@ -78,10 +80,12 @@ def _call(args, tool: str, **kw) -> int:
     """One tool call. Locally, the CLI session has a stable id and page tokens are signed with a
     per-store secret, so a --page-token printed by one command works in the next."""
     author = getattr(args, "author", "cli")
+    branch, commit = getattr(args, "branch", ""), getattr(args, "commit", "")
     if args.server:
         tools = client_from_args(args)
         try:
-            sess = args.session or tools.open_session(author=author, budget=args.budget).data["session"]
+            sess = args.session or tools.open_session(author=author, budget=args.budget, branch=branch,
+                                                      commit=commit).data["session"]
             resp = getattr(tools, tool)(sess, **kw)
             if resp.envelope.has_more or args.session:
                 tools.detach(sess)      # the next page needs this session: --session SESSION
@@ -92,9 +96,12 @@ def _call(args, tool: str, **kw) -> int:
         from stratum.tools import Tools
 
         store = resolve_store(args)
-        tools = Tools.open([store], freshness=_freshness(), secret=_cli_secret(store))
+        tools = Tools.open([store], freshness=_freshness(), secret=_cli_secret(store),
+                           overlay_builder=_overlay_builder())
         try:
-            sess = tools.resume_session("cli", author=author, budget=args.budget)
+            rev = branch or commit
+            sess = tools.resume_session("cli" + (f"@{rev}" if rev else ""), author=author, budget=args.budget,
+                                        branch=branch, commit=commit)
             resp = getattr(tools, tool)(sess, **kw)
         finally:
             tools.close()
@@ -126,6 +133,12 @@ def _freshness():
     from pipeline.gitio import freshness
 
     return freshness
+
+
+def _overlay_builder():
+    from pipeline.overlay import builder
+
+    return builder()
 
 
 def _session_flag(resp) -> str:

@@ -59,6 +59,8 @@ def register(sub) -> None:
     _credentials(p)
     p.add_argument("--author", default="mcp", help="who the session's notes are attributed to")
     p.add_argument("--model", default="", help="the agent's model id, recorded on its notes")
+    p.add_argument("--branch", default="", help="the session answers for this branch (base + overlay)")
+    p.add_argument("--commit", default="", help="the session answers for this commit (not with --branch)")
     p.add_argument("--timeout", type=float, default=30.0, help="--server: seconds per call (default: %(default)s)")
     _session_defaults(p)
     p.set_defaults(func=_mcp)
@@ -116,13 +118,14 @@ def _session_defaults(p: argparse.ArgumentParser) -> None:
 def _open_tools(args):
     """Tools over the stores named on the command line, with git freshness for Status."""
     from pipeline.gitio import freshness
+    from pipeline.overlay import builder
     from stratum.cli import resolve_store
     from stratum.tools import DEFAULT_BUDGET, Tools
 
     stores = args.store or [resolve_store(argparse.Namespace(store=None))]
     secret = os.environ.get(SECRET_ENV)
     return Tools.open(stores, secret=secret.encode() if secret else None, freshness=freshness,
-                      default_budget=args.budget or DEFAULT_BUDGET, policy=args.policy or "score")
+                      overlay_builder=builder(), default_budget=args.budget or DEFAULT_BUDGET, policy=args.policy or "score")
 
 
 def _serve(args) -> int:
@@ -158,7 +161,7 @@ def _mcp(args) -> int:
             return _open_tools(args)
 
     run_stdio(open_backend, author=args.author, model=args.model, budget=args.budget,
-              policy=args.policy or "")
+              policy=args.policy or "", branch=args.branch, commit=args.commit)
     return 0
 
 

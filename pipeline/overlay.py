@@ -1,0 +1,146 @@
+"""Branch and commit overlays: only what a branch changed, indexed beside the shared base version.
+
+A session opened for a branch or commit gets the store's base version plus an overlay holding the
+files that differ between the indexed commit and the target: changed and added files read with
+``git cat-file`` (never from the work tree), parsed, linked (imports and tests resolved against the
+base's paths minus the deleted ones plus the overlay's), embedded with the base's model (vectors of
+unchanged text come from the base's cache) and written as a small store of its own under
+``<store>/overlays/<commit>/`` with warm indexes. The base store is never written: its manifest,
+versions and datasets stay as they were. An overlay is built once per (base version, commit) and
+reused; ``stratum.branchview`` answers base + overlay as one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from pipeline import gitio
+from pipeline import stages as st
+from pipeline.report import RunReport
+from stratum.config import EmbedConfig, IndexConfig
+from stratum.errors import InvalidArgument
+from stratum.store import Manifest, Store
+
+OVERLAYS_DIR = "overlays"
+INFO_FILE = "overlay.json"
+
+
+def overlay_dir(store_root: str | os.PathLike, base_version: int, sha: str) -> Path:
+    return Path(store_root) / OVERLAYS_DIR / f"v{base_version}-{sha[:20]}"
+
+
+def build(store_root: str | os.PathLike, rev: str, config: IndexConfig | None = None) -> dict:
+    """The overlay of REV (a branch, tag or commit) over the store's published version: a dict with
+    ``dir`` (a store loadable as a shard, or "" when nothing differs), ``commit``, ``base_commit``,
+    ``changed`` (changed or added paths), ``deleted``, ``seconds`` and ``cached``."""
+    t0 = time.perf_counter()
+    store = Store(store_root)
+    m = store.manifest()
+    if not m.repo_path or not m.indexed_commit:
+        raise InvalidArgument(f"the store {store_root} was not indexed from a git commit: no branch overlay")
+    sha = gitio.rev_parse(m.repo_path, rev)
+    out = overlay_dir(store_root, m.version, sha)
+    info_path = out / INFO_FILE
+    if info_path.is_file():
+        info = json.loads(info_path.read_text())
+        info.update(cached=True, seconds=round(time.perf_counter() - t0, 4))
+        return info
+    changed, deleted = gitio.diff_paths(m.repo_path, m.indexed_commit, sha)
+    info = {"commit": sha, "base_commit": m.indexed_commit, "base_version": m.version, "changed": changed,
+            "deleted": deleted, "dir": ""}
+    tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=_mkdir(out.parent)))
+    try:
+        if changed:
+            _index(store, m, sha, changed, deleted, tmp / "store", _config(config, m))
+            info["dir"] = str(out / "store")
+        info["build_seconds"] = round(time.perf_counter() - t0, 4)
+        (tmp / INFO_FILE).write_text(json.dumps(info, indent=1))
+        try:
+            os.rename(tmp, out)            # atomic: a reader sees a whole overlay or none
+        except OSError:
+            if not info_path.is_file():    # not a concurrent builder's finished copy
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    info.update(cached=False, seconds=round(time.perf_counter() - t0, 4))
+    return info
+
+
+def _mkdir(p: Path) -> Path:
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _config(config: IndexConfig | None, m: Manifest) -> IndexConfig:
+    """The base's embedding model (query vectors must match both), the given parse settings."""
+    cfg = config or IndexConfig()
+    emb = m.embedding or {}
+    if emb.get("model"):
+        cfg = IndexConfig(parse=cfg.parse, history=cfg.history, ray=False,
+                          embed=EmbedConfig(model=emb["model"], recipe=emb.get("recipe", "") or ""))
+    elif m.embedding is None:
+        cfg = IndexConfig(parse=cfg.parse, history=cfg.history, ray=False, embed=EmbedConfig(enabled=False))
+    return cfg
+
+
+def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list[str], dest: Path,
+           cfg: IndexConfig) -> None:
+    from pipeline.files import content_skip_reason, name_skip_reason
+    from pipeline.imports import FileImports, resolve
+    from pipeline.job import InProcess, _noop, _parse_batch
+    from pipeline.testlinks import link_tests
+    from pipeline.tree import tree_nodes
+
+    rep = RunReport(repo=m.repo_path, store=str(dest))
+    items = []
+    with gitio.BlobReader(m.repo_path) as blobs:
+        for p in changed:
+            if name_skip_reason(p):
+                continue
+            data = blobs.read(f"{sha}:{p}")
+            if data is not None and not content_skip_reason(data, cfg.parse):
+                items.append((p, data))
+    parsed = _parse_batch(m.repo_name, items, cfg.parse)
+    nodes, edges, file_imports = st.collect(parsed, rep)
+    snap = base.snapshot(m)
+    gone = set(deleted)
+    base_paths = set(st.previous_files(snap)) - gone
+    mine = {n["path"]: n.get("language") for n in nodes if n["kind"] == "file"}
+    all_paths = sorted(base_paths | set(mine))
+    tnodes, tedges = tree_nodes(m.repo_name, sorted(mine), cfg.parse, languages_by_path=mine)
+    nodes.extend(tnodes)
+    edges.extend(tedges)
+    fi = [FileImports(p, lang, tuple(imps)) for p, (lang, imps) in sorted(file_imports.items())]
+    imp_edges, externals = resolve(m.repo_name, fi, all_paths, {})
+    edges.extend(imp_edges)
+    edges.extend(e for e in link_tests(m.repo_name, all_paths, imp_edges))
+    cache_tab = None
+    work = st.embed_plan(cfg, m, snap, nodes, rep)
+    if work is not None:
+        vectors: Any = InProcess().embed(work.plan.texts, cfg.embed, _noop) if work.plan.texts else []
+        cache_tab = st.embed_attach(work, nodes, vectors)
+    store = Store(dest)
+    datasets, index_files = st.write(store, 1, nodes, edges, externals, {}, cache_tab, rep)
+    store.publish(Manifest(version=1, published_at=time.time(), repo_name=m.repo_name, repo_path=m.repo_path,
+                           indexed_commit=sha, history_watermark=None, datasets=datasets,
+                           token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None,
+                           indexes=index_files, report=rep.to_dict()))
+
+
+def builder(config: IndexConfig | None = None):
+    """The callback composition roots pass to ``stratum.tools.Tools(overlay_builder=)``."""
+    def build_for(store_root: str, rev: str) -> dict:
+        try:
+            return build(store_root, rev, config)
+        except gitio.GitError as e:
+            raise InvalidArgument(str(e)) from None
+    return build_for
+
+
+__all__ = ["build", "builder", "overlay_dir", "OVERLAYS_DIR"]

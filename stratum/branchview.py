@@ -1,0 +1,156 @@
+"""A session's view of a branch or commit: the shared base shards plus per-store overlays, as one.
+
+An overlay (built by the pipeline, ``pipeline/overlay.py``, handed in through the composition root's
+callback) is a small store holding only the files a branch changed or added. Answering through a
+view: base rows of changed and deleted files are hidden, the overlay's rows take their place, added
+files appear; search runs on both and merges; get/walk/tree consult the overlay first. Notes about a
+changed file come from the base and are marked stale for this session only (the base is untouched).
+Core code: no git, no pipeline; ids are stable (``stratum.ids``), so base and overlay rows of the
+same node share an id.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from stratum.errors import NotFound
+from stratum.limits import echo
+from stratum.shard import Shard
+from stratum.store import Store
+
+TREE_KINDS = ("repo", "dir")
+
+
+@dataclass
+class StoreOverlay:
+    """One store's overlay: what the branch changed there, and the overlay shard (None: no change)."""
+
+    store_root: str
+    commit: str
+    changed: frozenset[str]
+    deleted: frozenset[str]
+    shard: Shard | None
+
+    @classmethod
+    def load(cls, store_root: str, info: dict, embedder=None) -> "StoreOverlay":
+        sh = Shard(Store(info["dir"]), embedder=embedder) if info.get("dir") else None
+        return cls(store_root, info["commit"], frozenset(info.get("changed", ())),
+                   frozenset(info.get("deleted", ())), sh)
+
+    def hides(self, sh: Shard, row: int) -> bool:
+        """A base row of a changed or deleted file (directories stay: the overlay adds to them)."""
+        return (sh.col("kind")[row] not in TREE_KINDS and sh.col("path")[row] in self.changed | self.deleted)
+
+
+@dataclass
+class BranchView:
+    """The overlays of one branch/commit over every loaded store (keyed by store root)."""
+
+    rev: str
+    overlays: dict[str, StoreOverlay] = field(default_factory=dict)
+
+    def of(self, sh: Shard) -> StoreOverlay | None:
+        return self.overlays.get(str(sh.store.root))
+
+    @property
+    def commits(self) -> dict[str, str]:
+        return {k: o.commit for k, o in self.overlays.items()}
+
+    def commits_for(self, commits: dict[str, str], base_shards: list[Shard]) -> dict[str, str]:
+        """``Memory.fresh``'s commits (keyed as it keys them) with each overlaid store's branch commit."""
+        names = [sh.manifest.repo_name or str(sh.store.root) for sh in base_shards]
+        out = dict(commits)
+        for sh, name in zip(base_shards, names):
+            o = self.of(sh)
+            if o is not None:
+                out[name if names.count(name) == 1 else str(sh.store.root)] = o.commit
+        return out
+
+    def warning(self) -> str:
+        n = sum(len(o.changed | o.deleted) for o in self.overlays.values())
+        c = sum(len(o.changed) for o in self.overlays.values())
+        d = sum(len(o.deleted) for o in self.overlays.values())
+        commit = next(iter(self.overlays.values())).commit[:12] if self.overlays else ""
+        return (f"branch overlay: {n} changed files ({c} changed or added, {d} deleted) vs the indexed "
+                f"commit; answers reflect {echo(self.rev)!r} at {commit}")
+
+    def hidden(self, sh: Shard, row: int | None) -> bool:
+        o = self.of(sh)
+        return o is not None and row is not None and o.hides(sh, row)
+
+    def resolve(self, base_shards: list[Shard], target: str) -> tuple[Shard, int] | None:
+        """(shard, row) of a code target through the view: the overlay first, then the base unless
+        the branch changed or deleted its file; None when neither has it."""
+        for sh in base_shards:
+            o = self.of(sh)
+            if o is not None and o.shard is not None:
+                r = o.shard.resolve(target)
+                if r is not None:
+                    return o.shard, r
+            r = sh.resolve(target)
+            if r is not None:
+                if self.hidden(sh, r):
+                    raise NotFound(f"{echo(target)!r} is not on {echo(self.rev)!r} (the branch changed or "
+                                   "deleted its file)")
+                return sh, r
+        return None
+
+    def base_of(self, sh: Shard, base_shards: list[Shard]) -> Shard:
+        """The base shard an overlay shard belongs to (itself for a base shard)."""
+        for b in base_shards:
+            o = self.of(b)
+            if o is not None and o.shard is sh:
+                return b
+        return sh
+
+    def kids(self, base: Shard, nid: str) -> list[tuple[Shard, int]]:
+        """``contains`` children of node NID through the view (the overlay's replace the base's)."""
+        out: dict[str, tuple[Shard, int]] = {}
+        b = base.resolve(nid)
+        if b is not None:
+            for n, _, _, _ in base.neighbors(b, ("contains",), "out"):
+                if not self.hidden(base, n):
+                    out[base.col("id")[n]] = (base, n)
+        o = self.of(base)
+        if o is not None and o.shard is not None:
+            r = o.shard.resolve(nid)
+            if r is not None:
+                for n, _, _, _ in o.shard.neighbors(r, ("contains",), "out"):
+                    out[o.shard.col("id")[n]] = (o.shard, n)
+        return list(out.values())
+
+    def tree_rows(self, base_shards: list[Shard], path: str, depth: int, order) -> list[tuple[Shard, int, int]]:
+        """(shard, row, depth) of the hierarchy under PATH, depth-first; ``order`` sorts siblings."""
+        rows: list[tuple[Shard, int, int]] = []
+        for base in base_shards:
+            try:
+                start = self.resolve([base], path)
+            except NotFound:
+                continue
+            if start is None:
+                continue
+            stack = [(start[0], start[1], 0)]
+            while stack:
+                sh, i, d = stack.pop()
+                rows.append((sh, i, d))
+                if d < depth:
+                    kids = self.kids(base, sh.col("id")[i])
+                    kids.sort(key=lambda p: order(p[0], p[1]), reverse=True)
+                    stack.extend((s, k, d + 1) for s, k in kids)
+        return rows
+
+    def search_overlay(self, base: Shard, query: str, **kw) -> list:
+        """The overlay's own search items for QUERY (base dirs already answer for directories)."""
+        o = self.of(base)
+        if o is None or o.shard is None:
+            return []
+        page = o.shard.warm.search(query, **kw)
+        return [it for it in page.items
+                if it.row >= 0 and not (o.shard.col("kind")[it.row] in TREE_KINDS and base.resolve(it.id) is not None)]
+
+    def stale_notes(self, notes: list) -> list:
+        """Notes about code this branch changed: stale for this session (the base keeps them as they are)."""
+        return [replace(a, stale=True) for a in notes]
+
+
+__all__ = ["BranchView", "StoreOverlay", "TREE_KINDS"]

@@ -1,0 +1,155 @@
+"""Sessions on a branch or commit: base + overlay answered as one, the shared base never modified."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.job import index_repository
+from pipeline.overlay import build, builder
+from stratum.config import IndexConfig
+from stratum.errors import InvalidArgument, NotFound
+from stratum.store import Store
+from stratum.tools import Tools
+from tests.gitrepo import Repo, git
+
+
+@pytest.fixture(scope="module")
+def branched(tmp_path_factory):
+    """(repo, store): main indexed; branch feat adds a function and a file, deletes pkg/gone.py."""
+    root = tmp_path_factory.mktemp("branch")
+    r = Repo(root / "repo")
+    r.commit("init", {"pkg/a.py": "def alpha():\n    return 1\n",
+                      "pkg/b.py": "from pkg.a import alpha\n\n\ndef beta():\n    return alpha()\n",
+                      "pkg/gone.py": "def doomed_helper():\n    pass\n"})
+    index_repository(r.path, root / "store", IndexConfig(num_cpus=1, ray=False))
+    git(r.path, "checkout", "-q", "-b", "feat")
+    r.commit("feat", {"pkg/a.py": "def alpha():\n    return 1\n\n\ndef zebra_frobnicate():\n    return 2\n",
+                      "pkg/new.py": "from pkg.a import zebra_frobnicate\n"}, delete=["pkg/gone.py"])
+    git(r.path, "checkout", "-q", "main")
+    return r, root / "store"
+
+
+def _store_state(store):
+    st = Store(store)
+    m = st.manifest()
+    return m.version, m.datasets, st.published_versions()
+
+
+def _names(resp):
+    return {(i.path, i.qualname) for i in resp.items}
+
+
+def test_branch_session_sees_branch_base_session_unaffected(branched):
+    repo, store = branched
+    before = _store_state(store)
+    t = Tools.open([str(store)], overlay_builder=builder())
+    base = t.open_session().data["session"]
+    opened = t.open_session(branch="feat")
+    sid = opened.data["session"]
+    feat_sha = git(repo.path, "rev-parse", "feat").strip()
+    assert opened.envelope.commit == feat_sha
+    assert any(w.startswith("branch overlay: 3 changed files") for w in opened.envelope.warnings)
+
+    r = t.search(sid, "zebra_frobnicate")
+    assert ("pkg/a.py", "zebra_frobnicate") in _names(r)
+    assert r.envelope.commit == feat_sha
+    assert all(i.path != "pkg/gone.py" for i in t.search(sid, "doomed_helper").items)
+    with pytest.raises(NotFound):
+        t.get(sid, "pkg/gone.py")
+    with pytest.raises(NotFound):
+        t.get(sid, "pkg/gone.py::doomed_helper")
+    tree = _names(t.tree(sid, "", depth=4))
+    assert ("pkg/new.py", "") in tree and ("pkg/a.py", "zebra_frobnicate") in tree
+    assert all(p != "pkg/gone.py" for p, _ in tree)
+    assert "zebra_frobnicate" in t.get(sid, "pkg/a.py", level="full").items[0].text
+    walked = {(i.path, i.edge) for i in t.walk(sid, "pkg/new.py").items}
+    assert ("pkg/a.py", "imports") in walked
+
+    # the default-branch session: as indexed, no overlay word
+    r = t.search(base, "zebra_frobnicate")
+    assert ("pkg/a.py", "zebra_frobnicate") not in _names(r)
+    assert not any(w.startswith("branch overlay") for w in r.envelope.warnings)
+    assert t.get(base, "pkg/gone.py").items[0].path == "pkg/gone.py"
+    with pytest.raises(NotFound):
+        t.get(base, "pkg/new.py")
+    assert _store_state(store) == before
+
+
+def test_commit_overlay_cached_and_bad_revisions(branched):
+    repo, store = branched
+    sha = git(repo.path, "rev-parse", "feat").strip()
+    first = build(store, sha)
+    again = build(store, "feat")
+    assert again["cached"] and again["dir"] == first["dir"]
+    assert again["deleted"] == ["pkg/gone.py"] and again["changed"] == ["pkg/a.py", "pkg/new.py"]
+    t = Tools.open([str(store)], overlay_builder=builder())
+    with pytest.raises(InvalidArgument):
+        t.open_session(branch="no-such-branch")
+    with pytest.raises(InvalidArgument):
+        t.open_session(branch="feat", commit=sha)
+    with pytest.raises(InvalidArgument):
+        Tools.open([str(store)]).open_session(branch="feat")
+    sid = t.open_session(commit=sha).data["session"]
+    assert ("pkg/a.py", "zebra_frobnicate") in _names(t.search(sid, "zebra_frobnicate"))
+
+
+@pytest.mark.slow
+def test_branch_session_over_grpc_cli_and_mcp(branched):
+    import json
+    import subprocess
+    import sys
+
+    import anyio
+    from mcp import Client as MCPClient
+
+    from pipeline.gitio import freshness
+    from serving.client import Client
+    from serving.mcp_server import build_server
+    from serving.server import serve
+
+    repo, store = branched
+    before = _store_state(store)
+    feat_sha = git(repo.path, "rev-parse", "feat").strip()
+    tools = Tools.open([str(store)], freshness=freshness, overlay_builder=builder())
+    server, port = serve(tools, port=0, reload_interval=None)
+    try:
+        with Client(f"127.0.0.1:{port}", timeout=30) as c:
+            sid = c.open_session(branch="feat").data["session"]
+            r = c.search(sid, "zebra_frobnicate")
+            assert ("pkg/a.py", "zebra_frobnicate") in _names(r) and r.envelope.commit == feat_sha
+            assert any(w.startswith("branch overlay") for w in r.envelope.warnings)
+            assert all(p != "pkg/gone.py" for p, _ in _names(c.tree(sid, "", depth=4)))
+            with pytest.raises(NotFound):
+                c.get(sid, "pkg/gone.py")
+            main = c.open_session().data["session"]
+            assert ("pkg/a.py", "zebra_frobnicate") not in _names(c.search(main, "zebra_frobnicate"))
+            assert c.get(main, "pkg/gone.py").items[0].path == "pkg/gone.py"
+            with pytest.raises(InvalidArgument):
+                c.open_session(branch="no-such-branch")
+    finally:
+        server.stop(None)
+        tools.close()
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-m", "stratum.cli", *args, "--store", str(store), "--json"],
+                              capture_output=True, text=True, timeout=120)
+    p = cli("search", "zebra_frobnicate", "--branch", "feat")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert any(i["qualname"] == "zebra_frobnicate" for i in d["items"]) and d["envelope"]["commit"] == feat_sha
+    p = cli("get", "pkg/gone.py", "--commit", feat_sha)
+    assert p.returncode != 0 and "not on" in (p.stdout + p.stderr)
+    p = cli("tree", "--branch", "feat", "--depth", "4")
+    assert "pkg/gone.py" not in p.stdout and "pkg/new.py" in p.stdout
+    assert json.loads(cli("get", "pkg/gone.py").stdout)["items"][0]["path"] == "pkg/gone.py"
+
+    async def over_mcp() -> tuple[dict, object]:
+        srv = build_server(lambda: Tools.open([str(store)], overlay_builder=builder()), branch="feat")
+        async with MCPClient(srv) as client:
+            found = await client.call_tool("search", {"query": "zebra_frobnicate"})
+            gone = await client.call_tool("get", {"target": "pkg/gone.py"})
+            return json.loads(found.content[0].text), gone
+    found, gone = anyio.run(over_mcp)
+    assert any(i["qualname"] == "zebra_frobnicate" for i in found["items"])
+    assert gone.is_error and "not on" in gone.content[0].text
+    assert _store_state(store) == before
