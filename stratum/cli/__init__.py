@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.console = argv is None      # a real process of its own (not a caller's main([...]))
     try:
         rc = args.func(args)
         return int(rc or 0)
