@@ -1,7 +1,8 @@
 """Co-change between files: which files are edited in the same commits, and how strongly.
 
 Pure functions over the ``commits`` and ``file_changes`` tables (pipeline.history), grouped with
-Polars. Definitions (defaults in ``HistoryConfig``, all configurable):
+Arrow compute (Polars cost ~0.1 s of import per process, a share of a one-file re-index).
+Definitions (defaults in ``HistoryConfig``, all configurable):
 
 - **Transactions.** Each commit is a basket of the files it changed, keyed by their *current* path
   (renames followed, pipeline.history.current_paths); files that no longer exist are dropped.
@@ -29,8 +30,8 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.history import current_paths
 from stratum import schema as S
@@ -52,64 +53,59 @@ def compute_with_stats(file_changes: pa.Table, commits: pa.Table, cfg: HistoryCo
     tx, stats = transactions(file_changes, commits, cfg, head_paths)
     n = stats["transactions"]
     now_us = _now_us(now, commits)
-    revs = tx.group_by("path").agg(pl.len().cast(pl.Int32).alias("revs"))
-    pairs = (
-        tx.join(tx, on="sha", suffix="_b")
-        .filter(pl.col("path") < pl.col("path_b"))
-        .with_columns(
-            (pl.lit(0.5) ** (((pl.lit(now_us) - pl.col("t")).clip(lower_bound=0)).cast(pl.Float64)
-                             / (cfg.half_life_days * _DAY_US))).alias("w"))
-        .group_by(pl.col("path").alias("a"), pl.col("path_b").alias("b"))
-        .agg(pl.len().cast(pl.Int32).alias("support"),
-             pl.col("t").min().alias("first_us"), pl.col("t").max().alias("last_us"),
-             pl.col("w").sum().round(9).alias("decayed_weight"))
-    )
-    pairs = pairs.collect()
-    stats["pairs_total"] = pairs.height
-    pairs = pairs.filter(pl.col("support") >= cfg.min_support)
-    revs_df = revs.collect()
-    out = (
-        pairs.join(revs_df.rename({"path": "a", "revs": "revs_a"}), on="a")
-        .join(revs_df.rename({"path": "b", "revs": "revs_b"}), on="b")
-        .with_columns(
-            (pl.col("support") / pl.col("revs_a")).alias("confidence_ab"),
-            (pl.col("support") / pl.col("revs_b")).alias("confidence_ba"),
-            (pl.col("support").cast(pl.Float64) * n / (pl.col("revs_a").cast(pl.Float64) * pl.col("revs_b")))
-            .alias("lift"),
-            (100.0 * pl.col("support") / ((pl.col("revs_a") + pl.col("revs_b")) / 2.0)).alias("degree"),
-            pl.from_epoch("first_us", time_unit="us").dt.replace_time_zone("UTC").alias("first_time"),
-            pl.from_epoch("last_us", time_unit="us").dt.replace_time_zone("UTC").alias("last_time"),
-        )
-        .select([f.name for f in S.COCHANGE])
-        .sort("a", "b")
-    )
-    stats["pairs_kept"] = out.height
-    return _to_arrow(out, S.COCHANGE), stats
+    both = tx.join(tx, keys="sha", right_suffix="_b")
+    both = both.filter(pc.less(both["path"], both["path_b"]))
+    age = pc.cast(pc.max_element_wise(pc.subtract(pa.scalar(now_us, pa.int64()), both["t"]), 0), pa.float64())
+    both = both.append_column("w", pc.power(0.5, pc.divide(age, float(cfg.half_life_days * _DAY_US))))
+    pairs = both.group_by(["path", "path_b"], use_threads=False).aggregate(
+        [("t", "count", pc.CountOptions(mode="all")), ("t", "min"), ("t", "max"), ("w", "sum")])
+    stats["pairs_total"] = pairs.num_rows
+    pairs = pairs.filter(pc.greater_equal(pairs["t_count"], cfg.min_support))
+    revs = tx.group_by("path", use_threads=False).aggregate([("sha", "count", pc.CountOptions(mode="all"))])
+    revs = dict(zip(revs["path"].to_pylist(), revs["sha_count"].to_pylist()))
+    a, b = pairs["path"], pairs["path_b"]
+    support = pc.cast(pairs["t_count"], pa.float64())
+    revs_a = pa.array([revs[x] for x in a.to_pylist()], pa.int64())
+    revs_b = pa.array([revs[x] for x in b.to_pylist()], pa.int64())
+    fa, fb = pc.cast(revs_a, pa.float64()), pc.cast(revs_b, pa.float64())
+    cols = {
+        "a": a, "b": b, "support": pairs["t_count"], "revs_a": revs_a, "revs_b": revs_b,
+        "confidence_ab": pc.divide(support, fa), "confidence_ba": pc.divide(support, fb),
+        "lift": pc.divide(pc.multiply(support, float(n)), pc.multiply(fa, fb)),
+        "degree": pc.divide(pc.multiply(100.0, support), pc.divide(pc.cast(pc.add(revs_a, revs_b), pa.float64()), 2.0)),
+        "first_time": pairs["t_min"], "last_time": pairs["t_max"],
+        "decayed_weight": pc.round(pairs["w_sum"], 9),
+    }
+    out = pa.Table.from_arrays([pc.cast(cols[f.name], f.type) for f in S.COCHANGE], schema=S.COCHANGE)
+    stats["pairs_kept"] = out.num_rows
+    return out.sort_by([("a", "ascending"), ("b", "ascending")]), stats
 
 
 def transactions(file_changes: pa.Table, commits: pa.Table, cfg: HistoryConfig = HistoryConfig(),
-                 head_paths: list[str] | None = None) -> tuple[pl.LazyFrame, dict]:
-    """The co-change baskets: distinct (sha, current path, commit time) of the eligible commits.
+                 head_paths: list[str] | None = None) -> tuple[pa.Table, dict]:
+    """The co-change baskets: distinct (sha, current path, commit time as int64 us) of the
+    eligible commits, sorted by (sha, path).
 
     Also returns counts: commits, merges_skipped, huge_commits_skipped, transactions.
     """
     cur = current_paths(file_changes, commits, head_paths)
-    fc = pl.from_arrow(file_changes.select(["sha"]))
-    fc = fc.with_columns(pl.Series("path", cur, dtype=pl.String))
-    cm = pl.from_arrow(commits.select(["sha", "is_merge", "n_files", "committed_at"]))
-    cm = cm.with_columns(pl.col("committed_at").cast(pl.Int64).alias("t"))
-    merge = pl.col("is_merge").fill_null(False) & pl.lit(cfg.skip_merges)
-    huge = pl.col("n_files").fill_null(0) > cfg.max_files_per_commit
+    merge = pc.and_(pc.fill_null(commits["is_merge"], False), pa.scalar(bool(cfg.skip_merges)))
+    huge = pc.greater(pc.fill_null(commits["n_files"], 0), cfg.max_files_per_commit)
     stats = {
-        "commits": cm.height,
-        "merges_skipped": int(cm.select(merge.sum()).item() or 0),
-        "huge_commits_skipped": int(cm.select((huge & ~merge).sum()).item() or 0),
+        "commits": commits.num_rows,
+        "merges_skipped": int(pc.sum(pc.cast(merge, pa.int64())).as_py() or 0),
+        "huge_commits_skipped": int(pc.sum(pc.cast(pc.and_(huge, pc.invert(merge)), pa.int64())).as_py() or 0),
     }
-    ok = cm.filter(~merge & ~huge).select("sha", "t")
-    tx = (fc.filter(pl.col("path").is_not_null()).join(ok, on="sha").unique(["sha", "path"])
-          .sort("sha", "path"))
-    stats["transactions"] = tx.select(pl.col("sha").n_unique()).item() if tx.height else 0
-    return tx.lazy(), stats
+    keep = pc.invert(pc.or_(merge, huge))
+    t_of = dict(zip(pc.filter(commits["sha"], keep).to_pylist(),
+                    pc.cast(pc.filter(commits["committed_at"], keep), pa.int64()).to_pylist()))
+    seen = {(s, p) for s, p in zip(file_changes["sha"].to_pylist(), cur) if p is not None and s in t_of}
+    rows = sorted(seen)
+    tx = pa.table({"sha": pa.array([s for s, _ in rows], pa.string()),
+                   "path": pa.array([p for _, p in rows], pa.string()),
+                   "t": pa.array([t_of[s] for s, _ in rows], pa.int64())})
+    stats["transactions"] = len({s for s, _ in rows})
+    return tx, stats
 
 
 def cochange_edges(cochange: pa.Table, path_to_file_id: dict[str, str]) -> list[dict]:
@@ -144,18 +140,7 @@ def _now_us(now: datetime | None, commits: pa.Table) -> int:
         return int(now.timestamp() * 1_000_000)
     if not commits.num_rows:
         return 0
-    return int(pl.from_arrow(commits.select(["committed_at"])).select(pl.col("committed_at").cast(pl.Int64).max()).item() or 0)
-
-
-def _to_arrow(df: pl.DataFrame, schema: pa.Schema) -> pa.Table:
-    t = df.to_arrow()
-    cols = []
-    for f in schema:
-        c = t.column(f.name)
-        if pa.types.is_timestamp(f.type) and pa.types.is_timestamp(c.type):
-            c = c.cast(pa.timestamp("us", tz="UTC"))
-        cols.append(c.cast(f.type))
-    return pa.Table.from_arrays(cols, schema=schema)
+    return int(pc.max(pc.cast(commits["committed_at"], pa.int64())).as_py() or 0)
 
 
 __all__ = ["compute", "compute_with_stats", "transactions", "cochange_edges"]
