@@ -31,6 +31,9 @@ class StoreOverlay:
     deleted: frozenset[str]
     shard: Shard | None
 
+    def __post_init__(self) -> None:
+        self.hidden_paths = self.changed | self.deleted
+
     @classmethod
     def load(cls, store_root: str, info: dict, embedder=None) -> "StoreOverlay":
         sh = Shard(Store(info["dir"]), embedder=embedder) if info.get("dir") else None
@@ -39,7 +42,7 @@ class StoreOverlay:
 
     def hides(self, sh: Shard, row: int) -> bool:
         """A base row of a changed or deleted file (directories stay: the overlay adds to them)."""
-        return (sh.col("kind")[row] not in TREE_KINDS and sh.col("path")[row] in self.changed | self.deleted)
+        return sh.col("path")[row] in self.hidden_paths and sh.col("kind")[row] not in TREE_KINDS
 
 
 @dataclass

@@ -241,6 +241,8 @@ class Tools:
             for it in page.items:
                 if it.row >= 0 and sh.col("kind")[it.row] in S.NOTE_KINDS and ov.status_of(it.id) not in (None, "active"):
                     bound -= 1                      # merged, then retracted or superseded since
+                elif s.view is not None and it.row >= 0 and s.view.hidden(sh, it.row):
+                    bound -= 1                      # changed or deleted on the session's branch
                 else:
                     live.append(it)
             # notes lift the code they are about, co-change and imports/tests the strongest files'
@@ -249,8 +251,7 @@ class Tools:
                                  add=not (kinds or path_prefix or language)):
                 row = r.row if r.row >= 0 else None
                 if s.view is not None and s.view.hidden(sh, row):
-                    bound -= 1                      # changed or deleted on the session's branch
-                    continue
+                    continue                        # a hidden file lifted in by co-change or imports
                 hits.append((r.score, r.id, sh, row, ov.get(r.id) if row is None else None, r.why))
             o = s.view.of(sh) if s.view is not None else None
             if o is not None and o.shard is not None:
