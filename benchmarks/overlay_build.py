@@ -3,7 +3,7 @@ branch session (base + overlay) against a default-branch session (base only).
 
 Definitions (printed at the start of every run):
 - **repository copy**: benchmarks/.repos/<repo> copied (with its .git) to a temp directory, indexed
-  once with `stratum index <copy> --store <store>`; branches are made in the copy only.
+  once in-process (`pipeline.job.index_repository`, no Ray: what `stratum index` runs); branches are made in the copy only.
 - **a branch with N changed files**: from the indexed commit, one commit that appends to each of the
   first N tracked files (Python files first, in `git ls-files` order, then .rst/.md/.txt/.html):
   a new function `overlay_bench_<round>_<i>` (with a docstring) to a Python file, a line of text to
@@ -85,15 +85,15 @@ def main() -> int:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null"}
     (ROOT / ".tmp").mkdir(exist_ok=True)
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+
     tmp = Path(tempfile.mkdtemp(prefix="overlay-", dir=ROOT / ".tmp"))
     try:
-        repo, store = tmp / args.repo, tmp / "store"
-        shutil.copytree(HERE / ".repos" / args.repo, repo, symlinks=True)
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "stratum.cli", "index", str(repo), "--store", str(store), "--json"],
-                       env=env, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
-        print(f"indexed {args.repo} in {time.perf_counter() - t0:.1f} s")
-        run(repo, store, args, env)
+        shutil.copytree(HERE / ".repos" / args.repo, tmp / args.repo, symlinks=True)
+        rep = index_repository(tmp / args.repo, tmp / "store", IndexConfig(ray=False))
+        print(f"indexed {args.repo} in {rep.seconds['total']:.1f} s (in-process, no Ray)")
+        run(tmp / args.repo, tmp / "store", args, env)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
