@@ -358,6 +358,12 @@ def rev_parse(repo: str | os.PathLike, rev: str) -> str:
     return out
 
 
+def common_dir(repo: str | os.PathLike) -> Path:
+    """The repository's shared git directory (the same for all its worktrees)."""
+    out = decode(run_git(repo, "rev-parse", "--path-format=absolute", "--git-common-dir")).strip()
+    return Path(out).resolve()
+
+
 def diff_paths(repo: str | os.PathLike, base: str, target: str) -> tuple[list[str], list[str]]:
     """(changed or added, deleted) paths between two commits (renames as delete + add)."""
     out = run_git(repo, "-c", "core.quotepath=off", "diff", "--name-status", "-z", "--no-renames", base, target)

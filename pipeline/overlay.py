@@ -25,39 +25,53 @@ from pipeline import stages as st
 from pipeline.report import RunReport
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.errors import InvalidArgument
+from stratum.ids import content_hash
 from stratum.store import Manifest, Store
 
 OVERLAYS_DIR = "overlays"
 INFO_FILE = "overlay.json"
 
 
-def overlay_dir(store_root: str | os.PathLike, base_version: int, sha: str) -> Path:
-    return Path(store_root) / OVERLAYS_DIR / f"v{base_version}-{sha[:20]}"
+def overlay_dir(store_root: str | os.PathLike, base_version: int, sha: str, dirty_key: str = "") -> Path:
+    return Path(store_root) / OVERLAYS_DIR / (f"v{base_version}-{sha[:20]}" + (f"-w{dirty_key}" if dirty_key else ""))
 
 
-def build(store_root: str | os.PathLike, rev: str, config: IndexConfig | None = None) -> dict:
-    """The overlay of REV (a branch, tag or commit) over the store's published version: a dict with
-    ``dir`` (a store loadable as a shard, or "" when nothing differs), ``commit``, ``base_commit``,
-    ``changed`` (changed or added paths), ``deleted``, ``seconds`` and ``cached``."""
+def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | None = None, *,
+          worktree: str | os.PathLike = "") -> dict:
+    """The overlay of REV (a branch, tag or commit), or of a WORKTREE of the store's repository (its
+    HEAD plus its uncommitted changes, read from disk confined to it), over the store's published
+    version: a dict with ``dir`` (a store loadable as a shard, or "" when nothing differs),
+    ``commit``, ``base_commit``, ``changed`` (changed or added paths), ``deleted``, ``dirty`` (the
+    worktree's uncommitted paths), ``seconds`` and ``cached``."""
     t0 = time.perf_counter()
     store = Store(store_root)
     m = store.manifest()
     if not m.repo_path or not m.indexed_commit:
         raise InvalidArgument(f"the store {store_root} was not indexed from a git commit: no branch overlay")
-    sha = gitio.rev_parse(m.repo_path, rev)
-    out = overlay_dir(store_root, m.version, sha)
+    cfg = _config(config, m)
+    disk: dict[str, bytes | None] = {}
+    if worktree:
+        wt, sha, disk = _worktree(m, worktree, cfg)
+        dirty_key = content_hash(json.dumps(sorted((p, content_hash(d) if d is not None else "-")
+                                                   for p, d in disk.items())))[:12] if disk else ""
+    else:
+        wt, sha, dirty_key = Path(m.repo_path), gitio.rev_parse(m.repo_path, rev), ""
+    out = overlay_dir(store_root, m.version, sha, dirty_key)
     info_path = out / INFO_FILE
     if info_path.is_file():
         info = json.loads(info_path.read_text())
         info.update(cached=True, seconds=round(time.perf_counter() - t0, 4))
         return info
     changed, deleted = gitio.diff_paths(m.repo_path, m.indexed_commit, sha)
+    gone = {p for p, d in disk.items() if d is None and not os.path.lexists(wt / p)}
+    changed = sorted((set(changed) | set(disk)) - gone)
+    deleted = sorted((set(deleted) | gone) - set(changed))
     info = {"commit": sha, "base_commit": m.indexed_commit, "base_version": m.version, "changed": changed,
-            "deleted": deleted, "dir": ""}
+            "deleted": deleted, "dirty": sorted(disk), "dir": ""}
     tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=_mkdir(out.parent)))
     try:
         if changed:
-            _index(store, m, sha, changed, deleted, tmp / "store", _config(config, m))
+            _index(store, m, sha, changed, deleted, disk, tmp / "store", cfg)
             info["dir"] = str(out / "store")
         info["build_seconds"] = round(time.perf_counter() - t0, 4)
         (tmp / INFO_FILE).write_text(json.dumps(info, indent=1))
@@ -70,6 +84,21 @@ def build(store_root: str | os.PathLike, rev: str, config: IndexConfig | None = 
         shutil.rmtree(tmp, ignore_errors=True)
     info.update(cached=False, seconds=round(time.perf_counter() - t0, 4))
     return info
+
+
+def _worktree(m: Manifest, worktree: str | os.PathLike, cfg: IndexConfig) -> tuple[Path, str, dict]:
+    """(root, HEAD, uncommitted path -> bytes or None) of a worktree of the store's repository; a
+    directory of another repository is refused (a caller may name only this repository's code)."""
+    from pipeline.files import read_source
+
+    wt = gitio.repo_root(worktree)
+    if gitio.common_dir(wt) != gitio.common_dir(m.repo_path):
+        raise InvalidArgument(f"{worktree} is not a worktree of the indexed repository {m.repo_name!r}")
+    sha = gitio.head_commit(wt)
+    if sha is None:
+        raise InvalidArgument(f"the worktree {worktree} has no commit checked out")
+    disk = {p: read_source(wt, p, cfg.parse).data for p in gitio.dirty_paths(wt)}
+    return wt, sha, disk
 
 
 def _mkdir(p: Path) -> Path:
@@ -89,8 +118,9 @@ def _config(config: IndexConfig | None, m: Manifest) -> IndexConfig:
     return cfg
 
 
-def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list[str], dest: Path,
-           cfg: IndexConfig) -> None:
+def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list[str],
+           disk: dict[str, bytes | None], dest: Path, cfg: IndexConfig) -> None:
+    """Parse, link, embed and write the changed files (from DISK when there, else ``sha:path``)."""
     from pipeline.files import content_skip_reason, name_skip_reason
     from pipeline.imports import FileImports, resolve
     from pipeline.job import InProcess, _noop, _parse_batch
@@ -103,14 +133,13 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
         for p in changed:
             if name_skip_reason(p):
                 continue
-            data = blobs.read(f"{sha}:{p}")
+            data = disk[p] if p in disk else blobs.read(f"{sha}:{p}")
             if data is not None and not content_skip_reason(data, cfg.parse):
                 items.append((p, data))
     parsed = _parse_batch(m.repo_name, items, cfg.parse)
     nodes, edges, file_imports = st.collect(parsed, rep)
     snap = base.snapshot(m)
-    gone = set(deleted)
-    base_paths = set(st.previous_files(snap)) - gone
+    base_paths = set(st.previous_files(snap)) - set(deleted)
     mine = {n["path"]: n.get("language") for n in nodes if n["kind"] == "file"}
     all_paths = sorted(base_paths | set(mine))
     tnodes, tedges = tree_nodes(m.repo_name, sorted(mine), cfg.parse, languages_by_path=mine)
@@ -135,9 +164,9 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
 
 def builder(config: IndexConfig | None = None):
     """The callback composition roots pass to ``stratum.tools.Tools(overlay_builder=)``."""
-    def build_for(store_root: str, rev: str) -> dict:
+    def build_for(store_root: str, rev: str, worktree: str = "") -> dict:
         try:
-            return build(store_root, rev, config)
+            return build(store_root, rev, config, worktree=worktree)
         except gitio.GitError as e:
             raise InvalidArgument(str(e)) from None
     return build_for

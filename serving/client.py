@@ -157,10 +157,10 @@ class Client:
 
     # ---- the tools (same signatures as stratum.tools.Tools) --------------------------------------
     def open_session(self, author: str = "", model: str = "", budget: int | None = None,
-                     policy: str = "", branch: str = "", commit: str = "") -> Response:
+                     policy: str = "", branch: str = "", commit: str = "", worktree: str = "") -> Response:
         resp = self._call("OpenSession", pb.OpenSessionRequest,
                           dict(author=author, model=model, budget=budget, policy=policy, branch=branch,
-                               commit=commit))
+                               commit=commit, worktree=worktree))
         self._opened.add(resp.data["session"])
         return resp
 

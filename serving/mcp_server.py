@@ -180,15 +180,16 @@ def _make_tool(conn: _Connection, name: str) -> Callable[..., str]:
 
 
 def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model: str = "",
-                 budget: int | None = None, policy: str = "", branch: str = "", commit: str = "") -> MCPServer:
+                 budget: int | None = None, policy: str = "", branch: str = "", commit: str = "",
+                 worktree: str = "") -> MCPServer:
     """An MCP server over the backend ``open_backend()`` returns (a Tools or a Client).
 
     The backend is opened, and a session started, when the connection starts (or, if that fails,
     at the next tool call); both are closed when it ends.
     """
     opts: dict[str, Any] = dict(author=author, model=model, budget=budget, policy=policy)
-    if branch or commit:              # a branch/commit session: base + overlay (stratum.branchview)
-        opts.update(branch=branch, commit=commit)
+    if branch or commit or worktree:  # a branch/commit/worktree session: base + overlay (stratum.branchview)
+        opts.update(branch=branch, commit=commit, worktree=worktree)
     conn = _Connection(open_backend, opts)
 
     @contextlib.asynccontextmanager

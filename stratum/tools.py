@@ -64,9 +64,9 @@ class Tools:
                  session_ttl: float = SESSION_TTL, max_sessions_per_identity: int = MAX_SESSIONS_PER_IDENTITY,
                  max_sessions: int = MAX_SESSIONS, page_token_ttl: float = PAGE_TOKEN_TTL,
                  notes_per_item: int = R.NOTES_PER_ITEM,
-                 overlay_builder: Callable[[str, str], dict] | None = None):
+                 overlay_builder: Callable[[str, str, str], dict] | None = None):
         self.shards = shards
-        # (store root, branch/commit) -> overlay info (pipeline/overlay.py, passed in by the composition root)
+        # (store root, branch/commit, worktree path) -> overlay info (pipeline/overlay.py, from the composition root)
         self.overlay_builder = overlay_builder
         self._views: dict[tuple, StoreOverlay] = {}
         self.memory = Memory(shards, embedder=embedder, freshness=freshness)
@@ -94,11 +94,12 @@ class Tools:
     # ---- sessions -------------------------------------------------------------------------
     @tool(writes=True, agent=False)
     def open_session(self, author: str = "", model: str = "", budget: int | None = None,
-                     policy: str = "", branch: str = "", commit: str = "") -> Response:
+                     policy: str = "", branch: str = "", commit: str = "", worktree: str = "") -> Response:
         """Start a session: a token budget for the agent's context and a controller that tracks what
-        it has seen. Pass the returned session id to every other tool. BRANCH or COMMIT: answer for
-        that branch or commit (the indexed version plus an overlay of what it changed)."""
-        view = self._branch_view(branch, commit)
+        it has seen. Pass the returned session id to every other tool. BRANCH, COMMIT or WORKTREE (a
+        path): answer for that branch, commit or worktree with its uncommitted changes (the indexed
+        version plus an overlay of what differs)."""
+        view = self._branch_view(branch, commit, worktree)
         s, warnings = self._open(author, model, budget, policy)
         s.view = view
         r = self._respond(s, [], R.Page("open_session"), warnings=warnings)
@@ -106,12 +107,12 @@ class Tools:
         return r
 
     def resume_session(self, session: str, author: str = "", budget: int | None = None,
-                       branch: str = "", commit: str = "") -> str:
+                       branch: str = "", commit: str = "", worktree: str = "") -> str:
         """Open a session under a caller-chosen id, or keep the caller's live one with that id (the CLI
         uses this so a `--page-token` from one command works in the next). Not an agent tool."""
         owner = current().name
         if self.sessions.find(session, owner) is None:
-            view = self._branch_view(branch, commit)
+            view = self._branch_view(branch, commit, worktree)
             self._open(author, "", budget, "", sid=session)[0].view = view
         return session
 
@@ -145,20 +146,21 @@ class Tools:
     def _session(self, sid: str) -> Session:
         return self.sessions.get(sid, current().name)
 
-    def _branch_view(self, branch: str, commit: str) -> BranchView | None:
-        """The view of a branch or commit over every store (overlays built once, then shared)."""
+    def _branch_view(self, branch: str, commit: str, worktree: str = "") -> BranchView | None:
+        """The view of a branch, commit or worktree over every store (overlays built once, then shared)."""
         branch = check_len("branch", branch, MAX_TARGET_CHARS).strip()
         commit = check_len("commit", commit, MAX_TARGET_CHARS).strip()
-        if branch and commit:
-            raise InvalidArgument("give a branch or a commit, not both")
-        rev = branch or commit
+        worktree = check_len("worktree", worktree, MAX_TARGET_CHARS).strip()
+        if sum(map(bool, (branch, commit, worktree))) > 1:
+            raise InvalidArgument("give one of branch, commit or worktree")
+        rev = branch or commit or worktree
         if not rev:
             return None
         if self.overlay_builder is None:
             raise InvalidArgument("this server cannot build branch overlays (no repository access)")
         view = BranchView(rev)
         for sh in self.memory:
-            info = self.overlay_builder(str(sh.store.root), rev)
+            info = self.overlay_builder(str(sh.store.root), branch or commit, worktree)
             key = (str(sh.store.root), info["dir"], info["commit"])
             if key not in self._views:
                 self._views[key] = StoreOverlay.load(str(sh.store.root), info, embedder=self.memory.embedder)

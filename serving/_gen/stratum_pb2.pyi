@@ -139,20 +139,22 @@ class NoteRef(_message.Message):
     def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., age_days: _Optional[float] = ..., author: _Optional[str] = ..., trust: _Optional[str] = ..., stale: _Optional[bool] = ..., line: _Optional[str] = ..., extra: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class OpenSessionRequest(_message.Message):
-    __slots__ = ("author", "model", "budget", "policy", "branch", "commit")
+    __slots__ = ("author", "model", "budget", "policy", "branch", "commit", "worktree")
     AUTHOR_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
     POLICY_FIELD_NUMBER: _ClassVar[int]
     BRANCH_FIELD_NUMBER: _ClassVar[int]
     COMMIT_FIELD_NUMBER: _ClassVar[int]
+    WORKTREE_FIELD_NUMBER: _ClassVar[int]
     author: str
     model: str
     budget: int
     policy: str
     branch: str
     commit: str
-    def __init__(self, author: _Optional[str] = ..., model: _Optional[str] = ..., budget: _Optional[int] = ..., policy: _Optional[str] = ..., branch: _Optional[str] = ..., commit: _Optional[str] = ...) -> None: ...
+    worktree: str
+    def __init__(self, author: _Optional[str] = ..., model: _Optional[str] = ..., budget: _Optional[int] = ..., policy: _Optional[str] = ..., branch: _Optional[str] = ..., commit: _Optional[str] = ..., worktree: _Optional[str] = ...) -> None: ...
 
 class CloseSessionRequest(_message.Message):
     __slots__ = ("session",)

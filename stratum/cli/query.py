@@ -7,6 +7,8 @@ and what remains.
 
 from __future__ import annotations
 
+import os
+
 from stratum.cli import add_common, emit, resolve_store
 from stratum.schema import AGENT_NOTE_KINDS
 from stratum.cli.serve import add_client_flags, client_from_args
@@ -68,6 +70,7 @@ def _conn(p) -> None:
     p.add_argument("--budget", type=int, default=None, help="session token budget")
     p.add_argument("--branch", default="", help="answer for this branch (indexed version + an overlay of its changes)")
     p.add_argument("--commit", default="", help="answer for this commit (not with --branch)")
+    p.add_argument("--worktree", default="", help="answer for this worktree of the repository, uncommitted edits too")
 
 
 def _paging(p, default: int = 50) -> None:
@@ -80,12 +83,13 @@ def _call(args, tool: str, **kw) -> int:
     """One tool call. Locally, the CLI session has a stable id and page tokens are signed with a
     per-store secret, so a --page-token printed by one command works in the next."""
     author = getattr(args, "author", "cli")
-    branch, commit = getattr(args, "branch", ""), getattr(args, "commit", "")
+    branch, commit, worktree = getattr(args, "branch", ""), getattr(args, "commit", ""), getattr(args, "worktree", "")
+    worktree = os.path.abspath(worktree) if worktree else ""
     if args.server:
         tools = client_from_args(args)
         try:
             sess = args.session or tools.open_session(author=author, budget=args.budget, branch=branch,
-                                                      commit=commit).data["session"]
+                                                      commit=commit, worktree=worktree).data["session"]
             resp = getattr(tools, tool)(sess, **kw)
             if resp.envelope.has_more or args.session:
                 tools.detach(sess)      # the next page needs this session: --session SESSION
@@ -99,9 +103,9 @@ def _call(args, tool: str, **kw) -> int:
         tools = Tools.open([store], freshness=_freshness(), secret=_cli_secret(store),
                            overlay_builder=_overlay_builder())
         try:
-            rev = branch or commit
+            rev = branch or commit or worktree
             sess = tools.resume_session("cli" + (f"@{rev}" if rev else ""), author=author, budget=args.budget,
-                                        branch=branch, commit=commit)
+                                        branch=branch, commit=commit, worktree=worktree)
             resp = getattr(tools, tool)(sess, **kw)
         finally:
             tools.close()

@@ -61,6 +61,7 @@ def register(sub) -> None:
     p.add_argument("--model", default="", help="the agent's model id, recorded on its notes")
     p.add_argument("--branch", default="", help="the session answers for this branch (base + overlay)")
     p.add_argument("--commit", default="", help="the session answers for this commit (not with --branch)")
+    p.add_argument("--worktree", default="", help="the session answers for this worktree, uncommitted edits too")
     p.add_argument("--timeout", type=float, default=30.0, help="--server: seconds per call (default: %(default)s)")
     _session_defaults(p)
     p.set_defaults(func=_mcp)
@@ -161,7 +162,8 @@ def _mcp(args) -> int:
             return _open_tools(args)
 
     run_stdio(open_backend, author=args.author, model=args.model, budget=args.budget,
-              policy=args.policy or "", branch=args.branch, commit=args.commit)
+              policy=args.policy or "", branch=args.branch, commit=args.commit,
+              worktree=os.path.abspath(args.worktree) if args.worktree else "")
     return 0
 
 

@@ -153,3 +153,35 @@ def test_branch_session_over_grpc_cli_and_mcp(branched):
     assert any(i["qualname"] == "zebra_frobnicate" for i in found["items"])
     assert gone.is_error and "not on" in gone.content[0].text
     assert _store_state(store) == before
+
+
+def test_worktree_session_sees_uncommitted_edits(branched, tmp_path):
+    repo, store = branched
+    before = _store_state(store)
+    wt = tmp_path / "wt"
+    git(repo.path, "worktree", "add", "-q", "--detach", str(wt), "main")
+    (wt / "pkg" / "b.py").write_text("def beta():\n    return 2\n\n\ndef quokka_unsaved_helper():\n    return 3\n")
+    (wt / "pkg" / "gone.py").unlink()
+    (wt / "pkg" / "fresh.py").write_text("def wombat_untracked():\n    pass\n")
+    t = Tools.open([str(store)], overlay_builder=builder())
+    opened = t.open_session(worktree=str(wt))
+    sid = opened.data["session"]
+    assert any("3 changed files" in w for w in opened.envelope.warnings)
+    assert ("pkg/b.py", "quokka_unsaved_helper") in _names(t.search(sid, "quokka_unsaved_helper"))
+    assert ("pkg/fresh.py", "wombat_untracked") in _names(t.search(sid, "wombat_untracked"))
+    with pytest.raises(NotFound):
+        t.get(sid, "pkg/gone.py")
+    assert all(p != "pkg/gone.py" for p, _ in _names(t.tree(sid, "", depth=4)))
+    # another edit is another overlay; the first stays cached
+    first = build(store, worktree=wt)
+    assert first["cached"]
+    (wt / "pkg" / "b.py").write_text("def beta():\n    return 2\n")
+    assert not build(store, worktree=wt)["cached"]
+    # a directory of another repository is refused; the base is untouched
+    other = Repo(tmp_path / "other")
+    other.commit("x", {"x.py": "def x():\n    pass\n"})
+    with pytest.raises(InvalidArgument):
+        t.open_session(worktree=str(other.path))
+    with pytest.raises(InvalidArgument):
+        t.open_session(worktree=str(wt), branch="feat")
+    assert _store_state(store) == before
