@@ -34,6 +34,7 @@ from stratum.sessions import MAX_SESSIONS, MAX_SESSIONS_PER_IDENTITY, SESSION_TT
 from stratum.shard import Shard, ShardSet
 
 DEFAULT_BUDGET = 32000
+MAX_OVERLAYS_LOADED = 32     # overlay shards kept for new sessions (a session keeps its own; oldest dropped)
 STATUS_ENTRIES = 50         # working-set entries listed by status (best S(v) first; entries_total counts all)
 
 
@@ -163,7 +164,10 @@ class Tools:
             info = self.overlay_builder(str(sh.store.root), branch or commit, worktree)
             key = (str(sh.store.root), info["dir"], info["commit"])
             if key not in self._views:
-                self._views[key] = StoreOverlay.load(str(sh.store.root), info, embedder=self.memory.embedder)
+                loaded = StoreOverlay.load(str(sh.store.root), info, embedder=self.memory.embedder)
+                while len(self._views) >= MAX_OVERLAYS_LOADED:
+                    self._views.pop(next(iter(self._views)), None)
+                self._views[key] = loaded
             view.overlays[str(sh.store.root)] = self._views[key]
         return view
 

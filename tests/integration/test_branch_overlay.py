@@ -185,3 +185,22 @@ def test_worktree_session_sees_uncommitted_edits(branched, tmp_path):
     with pytest.raises(InvalidArgument):
         t.open_session(worktree=str(wt), branch="feat")
     assert _store_state(store) == before
+
+
+def test_notes_about_changed_code_are_stale_for_the_branch_session_only(branched, tmp_path):
+    import shutil
+
+    _, store = branched
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy, ignore=shutil.ignore_patterns("overlays"))
+    t = Tools.open([str(copy)], overlay_builder=builder())
+    base = t.open_session().data["session"]
+    t.remember(base, "insight", "alpha must stay pure: callers cache its result", ["pkg/a.py::alpha"])
+    t.remember(base, "insight", "beta delegates to alpha on purpose", ["pkg/b.py::beta"])
+    sid = t.open_session(branch="feat").data["session"]
+
+    def notes(session, target):
+        return [(n["line"], n["stale"]) for n in t.get(session, target).items[0].notes]
+    assert [s for _, s in notes(sid, "pkg/a.py::alpha")] == [True]          # pkg/a.py changed on feat
+    assert [s for _, s in notes(base, "pkg/a.py::alpha")] == [False]        # the base keeps it fresh
+    assert [s for _, s in notes(sid, "pkg/b.py::beta")] == [False]          # pkg/b.py unchanged
