@@ -30,6 +30,7 @@ from stratum.store import Manifest, Store
 
 OVERLAYS_DIR = "overlays"
 INFO_FILE = "overlay.json"
+CROSS_FILE = "cross_edges.json"       # [src id, dst id, kind] between overlay and base nodes
 
 
 def overlay_dir(store_root: str | os.PathLike, base_version: int, sha: str, dirty_key: str = "") -> Path:
@@ -154,6 +155,12 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     if work is not None:
         vectors: Any = InProcess().embed(work.plan.texts, cfg.embed, _noop) if work.plan.texts else []
         cache_tab = st.embed_attach(work, nodes, vectors)
+    # imports/tests edges with one end in the base: the overlay's graph keeps only its own nodes
+    mine_ids = {n["id"] for n in nodes}
+    cross = [[e["src"], e["dst"], e["kind"]] for e in edges if e["kind"] in ("imports", "tests")
+             and (e["src"] in mine_ids) != (e["dst"] in mine_ids)]
+    _mkdir(dest.parent)
+    (dest.parent / CROSS_FILE).write_text(json.dumps(cross))
     store = Store(dest)
     datasets, index_files = st.write(store, 1, nodes, edges, externals, {}, cache_tab, rep)
     store.publish(Manifest(version=1, published_at=time.time(), repo_name=m.repo_name, repo_path=m.repo_path,

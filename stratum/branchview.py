@@ -11,7 +11,9 @@ same node share an id.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from stratum.errors import NotFound
 from stratum.limits import echo
@@ -19,6 +21,7 @@ from stratum.shard import Shard
 from stratum.store import Store
 
 TREE_KINDS = ("repo", "dir")
+CROSS_FILE = "cross_edges.json"     # written by pipeline/overlay.py beside the overlay store
 
 
 @dataclass
@@ -31,14 +34,24 @@ class StoreOverlay:
     deleted: frozenset[str]
     shard: Shard | None
 
+    cross: tuple = ()           # (src id, dst id, kind) imports/tests edges between overlay and base
+
     def __post_init__(self) -> None:
         self.hidden_paths = self.changed | self.deleted
+        self.cross_out: dict[str, list[tuple[str, str]]] = {}
+        self.cross_in: dict[str, list[tuple[str, str]]] = {}
+        for src, dst, kind in self.cross:
+            self.cross_out.setdefault(src, []).append((dst, kind))
+            self.cross_in.setdefault(dst, []).append((src, kind))
 
     @classmethod
     def load(cls, store_root: str, info: dict, embedder=None) -> "StoreOverlay":
         sh = Shard(Store(info["dir"]), embedder=embedder) if info.get("dir") else None
+        cross: list = []
+        if sh is not None and (Path(info["dir"]).parent / CROSS_FILE).is_file():
+            cross = json.loads((Path(info["dir"]).parent / CROSS_FILE).read_text())
         return cls(store_root, info["commit"], frozenset(info.get("changed", ())),
-                   frozenset(info.get("deleted", ())), sh)
+                   frozenset(info.get("deleted", ())), sh, tuple(tuple(c) for c in cross))
 
     def hides(self, sh: Shard, row: int) -> bool:
         """A base row of a changed or deleted file (directories stay: the overlay adds to them)."""
@@ -105,6 +118,43 @@ class BranchView:
             if o is not None and o.shard is sh:
                 return b
         return sh
+
+    def neighbors(self, base: Shard, nid: str, kinds: tuple[str, ...], direction: str
+                  ) -> list[tuple[Shard, int, str, str, float]]:
+        """(shard, row, kind, direction, weight) one hop from node NID through the view. A base edge
+        counts only when the file it comes from (its source) is unchanged on the branch; an end in a
+        changed file is that file's overlay row, one in a deleted file is dropped. The overlay's own
+        edges and its edges to base nodes (``cross``) are added."""
+        o = self.of(base)
+        osh = o.shard if o is not None else None
+        out: dict[tuple, tuple[Shard, int, str, str, float]] = {}
+
+        def put(sh: Shard | None, r: int | None, k: str, d: str, w: float) -> None:
+            if sh is not None and r is not None:
+                out.setdefault((sh.col("id")[r], k, d), (sh, r, k, d, w))
+
+        def through(nid2: str) -> tuple[Shard | None, int | None]:
+            if osh is not None and (r := osh.resolve(nid2)) is not None:
+                return osh, r
+            r = base.resolve(nid2)
+            return (base, r) if r is not None and not self.hidden(base, r) else (None, None)
+
+        b = base.resolve(nid)
+        if b is not None:
+            for y, k, d, w in base.neighbors(b, kinds, direction):
+                if self.hidden(base, b if d == "out" else y):
+                    continue                      # the edge's source file changed or is gone
+                put(*(through(base.col("id")[y]) if self.hidden(base, y) else (base, y)), k, d, w)
+        if osh is not None and (r := osh.resolve(nid)) is not None:
+            for y, k, d, w in osh.neighbors(r, kinds, direction):
+                put(osh, y, k, d, w)
+        if o is not None:
+            for d, table in (("out", o.cross_out), ("in", o.cross_in)):
+                if direction in (d, "both"):
+                    for other, k in table.get(nid, ()):
+                        if not kinds or k in kinds:
+                            put(*through(other), k, d, 1.0)
+        return list(out.values())
 
     def kids(self, base: Shard, nid: str) -> list[tuple[Shard, int]]:
         """``contains`` children of node NID through the view (the overlay's replace the base's)."""

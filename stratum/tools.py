@@ -315,18 +315,21 @@ class Tools:
         sh, row, note = self._target(s, target)
         self.memory.refresh_notes()
         ov = self._notes_overlay(s, sh)
-        out: list[tuple] = []
-        if row is not None:
-            out += [(r, None, k, d, w) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)
-                    if s.view is None or not s.view.hidden(sh, r)]
-            if (not kinds or "about" in kinds) and direction in ("in", "both"):
-                out += [(None, n, "about", "in", 1.0) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
+        out: list[tuple] = []         # (row, note, edge kind, direction, weight, the row's shard)
+        if row is not None and s.view is not None:
+            base = s.view.base_of(sh, list(self.memory))
+            out += [(r, None, k, d, w, ns) for ns, r, k, d, w in
+                    s.view.neighbors(base, sh.col("id")[row], tuple(kinds), direction)]
+        elif row is not None:
+            out += [(r, None, k, d, w, sh) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
+        if row is not None and (not kinds or "about" in kinds) and direction in ("in", "both"):
+            out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
-            out += [(r, None, "about", "out", 1.0) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
+            out += [(r, None, "about", "out", 1.0, sh) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
         # one entry per (neighbour, edge kind): symmetric edges (co-change) are stored both ways
         seen, uniq = set(), []
         for t in out:
-            key = (t[0] if t[0] is not None else t[1]["id"], t[2])
+            key = (t[5].col("id")[t[0]] if t[0] is not None else t[1]["id"], t[2])
             if key not in seen:
                 seen.add(key)
                 uniq.append(t)
@@ -334,13 +337,13 @@ class Tools:
         out = sorted(uniq, key=lambda t: (-(t[4] or 0.0), t[2], t[0] if t[0] is not None else -1))
         end = offset + page_size
         items = []
-        for r, n, k, d, _ in out[offset:end]:
-            it = self._item(sh, r, n, "summary", view=s.view)
+        for r, n, k, d, _, ns in out[offset:end]:
+            it = self._item(ns, r, n, "summary", view=s.view)
             it.edge, it.direction = k, d
-            if k == "cochange" and r is not None and row is not None:
+            if k == "cochange" and r is not None and row is not None and ns is sh:
                 it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, k).items() if vv is not None})
             items.append(it)
-        hints = [R.label(sh, r) if r is not None else R.note_label(n or {}) for r, n, *_ in out[end:end + R.HINT_ITEMS]]
+        hints = [R.label(ns, r) if r is not None else R.note_label(n or {}) for r, n, _, _, _, ns in out[end:end + R.HINT_ITEMS]]
         return self._respond(s, items, R.Page("walk", args, offset, page_size, total=len(out), hints=hints))
 
     # ---- writing tools --------------------------------------------------------------------

@@ -24,7 +24,8 @@ def branched(tmp_path_factory):
     index_repository(r.path, root / "store", IndexConfig(num_cpus=1, ray=False))
     git(r.path, "checkout", "-q", "-b", "feat")
     r.commit("feat", {"pkg/a.py": "def alpha():\n    return 1\n\n\ndef zebra_frobnicate():\n    return 2\n",
-                      "pkg/new.py": "from pkg.a import zebra_frobnicate\n"}, delete=["pkg/gone.py"])
+                      "pkg/new.py": "from pkg.a import zebra_frobnicate\nfrom pkg.b import beta\n"},
+             delete=["pkg/gone.py"])
     git(r.path, "checkout", "-q", "main")
     return r, root / "store"
 
@@ -63,7 +64,11 @@ def test_branch_session_sees_branch_base_session_unaffected(branched):
     assert all(p != "pkg/gone.py" for p, _ in tree)
     assert "zebra_frobnicate" in t.get(sid, "pkg/a.py", level="full").items[0].text
     walked = {(i.path, i.edge) for i in t.walk(sid, "pkg/new.py").items}
-    assert ("pkg/a.py", "imports") in walked
+    assert {("pkg/a.py", "imports"), ("pkg/b.py", "imports")} <= walked      # an overlay and a base file
+    importers = {i.path for i in t.walk(sid, "pkg/a.py", edges=["imports"], direction="in").items}
+    assert importers == {"pkg/b.py", "pkg/new.py"}
+    assert {i.path for i in t.walk(sid, "pkg/b.py", edges=["imports"], direction="in").items} == {"pkg/new.py"}
+    assert {i.path for i in t.walk(sid, "pkg/b.py", edges=["imports"]).items} == {"pkg/a.py"}
 
     # the default-branch session: as indexed, no overlay word
     r = t.search(base, "zebra_frobnicate")
@@ -72,6 +77,7 @@ def test_branch_session_sees_branch_base_session_unaffected(branched):
     assert t.get(base, "pkg/gone.py").items[0].path == "pkg/gone.py"
     with pytest.raises(NotFound):
         t.get(base, "pkg/new.py")
+    assert {i.path for i in t.walk(base, "pkg/a.py", edges=["imports"], direction="in").items} == {"pkg/b.py"}
     assert _store_state(store) == before
 
 
