@@ -35,6 +35,7 @@ class StoreOverlay:
     shard: Shard | None
 
     cross: tuple = ()           # (src id, dst id, kind) imports/tests edges between overlay and base
+    base_version: int = 0       # the store version the overlay was built against
 
     def __post_init__(self) -> None:
         self.hidden_paths = self.changed | self.deleted
@@ -51,7 +52,8 @@ class StoreOverlay:
         if sh is not None and (Path(info["dir"]).parent / CROSS_FILE).is_file():
             cross = json.loads((Path(info["dir"]).parent / CROSS_FILE).read_text())
         return cls(store_root, info["commit"], frozenset(info.get("changed", ())),
-                   frozenset(info.get("deleted", ())), sh, tuple(tuple(c) for c in cross))
+                   frozenset(info.get("deleted", ())), sh, tuple(tuple(c) for c in cross),
+                   int(info.get("base_version", 0)))
 
     def hides(self, sh: Shard, row: int) -> bool:
         """A base row of a changed or deleted file (directories stay: the overlay adds to them)."""
@@ -64,6 +66,11 @@ class BranchView:
 
     rev: str
     overlays: dict[str, StoreOverlay] = field(default_factory=dict)
+    args: tuple[str, str, str] = ("", "", "")     # (branch, commit, worktree) it was opened with
+
+    def outdated(self, base_shards: list[Shard]) -> bool:
+        """A store published a new version since: the overlay must be diffed against it again."""
+        return any((o := self.of(sh)) is not None and o.base_version != sh.version for sh in base_shards)
 
     def of(self, sh: Shard) -> StoreOverlay | None:
         return self.overlays.get(str(sh.store.root))

@@ -145,7 +145,10 @@ class Tools:
         return s, warnings
 
     def _session(self, sid: str) -> Session:
-        return self.sessions.get(sid, current().name)
+        s = self.sessions.get(sid, current().name)
+        if s.view is not None and s.view.outdated(list(self.memory)):
+            s.view = self._branch_view(*s.view.args)       # the base moved on: diff against it again
+        return s
 
     def _branch_view(self, branch: str, commit: str, worktree: str = "") -> BranchView | None:
         """The view of a branch, commit or worktree over every store (overlays built once, then shared)."""
@@ -159,7 +162,7 @@ class Tools:
             return None
         if self.overlay_builder is None:
             raise InvalidArgument("this server cannot build branch overlays (no repository access)")
-        view = BranchView(rev)
+        view = BranchView(rev, args=(branch, commit, worktree))
         for sh in self.memory:
             info = self.overlay_builder(str(sh.store.root), branch or commit, worktree)
             key = (str(sh.store.root), info["dir"], info["commit"])

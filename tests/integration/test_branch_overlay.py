@@ -210,3 +210,23 @@ def test_notes_about_changed_code_are_stale_for_the_branch_session_only(branched
     assert [s for _, s in notes(sid, "pkg/a.py::alpha")] == [True]          # pkg/a.py changed on feat
     assert [s for _, s in notes(base, "pkg/a.py::alpha")] == [False]        # the base keeps it fresh
     assert [s for _, s in notes(sid, "pkg/b.py::beta")] == [False]          # pkg/b.py unchanged
+
+
+def test_branch_session_follows_a_new_base_version(tmp_path):
+    """main re-indexed after merging the branch: the session's overlay is rebuilt against the new base."""
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"m/a.py": "def alpha():\n    return 1\n", "m/b.py": "def beta():\n    pass\n"})
+    store = tmp_path / "store"
+    index_repository(r.path, store, IndexConfig(num_cpus=1, ray=False))
+    git(r.path, "checkout", "-q", "-b", "topic")
+    r.commit("topic", {"m/c.py": "def gamma_topic_fn():\n    pass\n"})
+    t = Tools.open([str(store)], overlay_builder=builder())
+    sid = t.open_session(branch="topic").data["session"]
+    assert any("1 changed files" in w for w in t.search(sid, "gamma_topic_fn").envelope.warnings)
+    git(r.path, "checkout", "-q", "main")
+    git(r.path, "merge", "-q", "--ff-only", "topic")
+    index_repository(r.path, store, IndexConfig(num_cpus=1, ray=False))
+    t.reload()
+    r2 = t.search(sid, "gamma_topic_fn")
+    assert ("m/c.py", "gamma_topic_fn") in _names(r2)
+    assert any("0 changed files" in w for w in r2.envelope.warnings)
