@@ -1,0 +1,105 @@
+"""One-file commit re-index (issue 13: flask <= 1.5 s), optionally A/B against an older commit.
+
+Definitions (printed at the start of every run):
+- **repository copy**: benchmarks/.repos/<name> copied (with .git) to a temp directory, one copy and
+  one store per side; commits are made only in the copies.
+- **setup**: a cold `stratum index` into each store, then one warm-up round (not counted).
+- **round**: per side, a function appended to the first tracked .py file under src/ (else the
+  first), `git commit -qam`, then `stratum index <copy> --store <store> --json` in a fresh process
+  (`python -c "...; from stratum.cli import main; sys.exit(main())"`, the side's code first on
+  sys.path; what `python -m stratum.cli` and the `stratum` script run); sides interleaved A B A B so load changes hit both alike.
+- **wall**: the commit's seconds plus the index process's elapsed seconds; **index wall**: the
+  process alone; **CPU**: the index process's user+system seconds with its children (wait4);
+  **peak**: its largest resident set, MiB; stage seconds are from its run report. Medians over
+  the rounds; min-max shown for wall.
+- **A** (--base COMMIT): the `stratum` and `pipeline` packages of that commit (`git archive`);
+  **B**: the working tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics as st
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.index_speed import GIT_ENV, REPOS, one_file_commit, run_measured  # noqa: E402
+
+STAGES = ("discover", "parse", "history", "notes", "embed", "write", "total")
+
+
+def side(tmp: Path, name: str, tag: str, code: Path) -> dict:
+    copy, store = tmp / f"{name}-{tag}", tmp / f"{name}-{tag}.store"
+    subprocess.run(["cp", "-a", str(REPOS / name), str(copy)], check=True)
+    env = {**os.environ, **GIT_ENV, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": str(ROOT)}
+    start = f"import sys; sys.path.insert(0, {str(code)!r}); from stratum.cli import main; sys.exit(main())"
+    cmd = [sys.executable, "-c", start, "index", str(copy), "--store", str(store), "--json"]
+    run_measured(cmd, env)
+    return {"tag": tag, "copy": copy, "cmd": cmd, "env": env, "runs": []}
+
+
+def one_round(s: dict) -> dict:
+    t = time.perf_counter()
+    one_file_commit(s["copy"])
+    commit = time.perf_counter() - t
+    m = run_measured(s["cmd"], s["env"])
+    if m["report"].get("up_to_date"):
+        raise SystemExit("the commit was not seen: the run reported up to date")
+    return {"wall": commit + m["wall"], "index_wall": m["wall"], "cpu": m["cpu"], "rss": m["rss_mib"],
+            "stages": m["report"]["seconds"]}
+
+
+def row(s: dict, label: str) -> str:
+    r = s["runs"]
+    w = [x["wall"] for x in r]
+    med = {k: st.median(x[k] for x in r) for k in ("index_wall", "cpu", "rss")}
+    stages = " | ".join(f"{st.median(x['stages'].get(k, 0.0) for x in r):.2f}" for k in STAGES)
+    return (f"| {label} | {st.median(w):.2f} ({min(w):.2f}-{max(w):.2f}) | {med['index_wall']:.2f} | "
+            f"{med['cpu']:.2f} | {med['rss']:.0f} | {stages} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--repo", default="flask")
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--base", default=None, help="also run this older commit's code (A) against the tree (B)")
+    args = ap.parse_args(argv)
+    print(__doc__.split("Definitions (printed at the start of every run):\n", 1)[1].strip(), flush=True)
+    with tempfile.TemporaryDirectory(prefix="one_file_") as tmpd:
+        tmp = Path(tmpd)
+        sides = []
+        if args.base:
+            base = tmp / "base-code"
+            base.mkdir()
+            arch = subprocess.run(["git", "-C", str(ROOT), "archive", args.base, "stratum", "pipeline"],
+                                  capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(base)], input=arch, check=True)
+            sides.append(side(tmp, args.repo, "A", base))
+        sides.append(side(tmp, args.repo, "B", ROOT))
+        for i in range(args.runs + 1):
+            for s in sides:
+                r = one_round(s)
+                if i:
+                    s["runs"].append(r)
+                print(s["tag"], i, f"{r['wall']:.2f}", flush=True)
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"\n{args.repo}, {args.runs} rounds, {when}, load average {os.getloadavg()[0]:.1f}\n")
+    print("| code | wall s median (min-max) | index wall s | CPU s | peak MiB | "
+          + " | ".join(STAGES) + " |")
+    print("|---|" + "---:|" * (4 + len(STAGES)))
+    for s in sides:
+        print(row(s, f"A: {args.base}" if s["tag"] == "A" else "B: working tree"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
