@@ -24,8 +24,9 @@ from pipeline import gitio
 from pipeline import stages as st
 from pipeline.report import RunReport
 from stratum.config import EmbedConfig, IndexConfig
-from stratum.errors import InvalidArgument
+from stratum.errors import InvalidArgument, NotARepository
 from stratum.ids import content_hash
+from stratum.limits import echo
 from stratum.store import Manifest, Store
 
 OVERLAYS_DIR = "overlays"
@@ -92,9 +93,12 @@ def _worktree(m: Manifest, worktree: str | os.PathLike, cfg: IndexConfig) -> tup
     directory of another repository is refused (a caller may name only this repository's code)."""
     from pipeline.files import read_source
 
-    wt = gitio.repo_root(worktree)
-    if gitio.common_dir(wt) != gitio.common_dir(m.repo_path):
-        raise InvalidArgument(f"{worktree} is not a worktree of the indexed repository {m.repo_name!r}")
+    try:
+        wt = gitio.repo_root(worktree)
+    except NotARepository:
+        wt = None                  # one answer whatever the path is: a caller learns nothing of the disk
+    if wt is None or gitio.common_dir(wt) != gitio.common_dir(m.repo_path):
+        raise InvalidArgument(f"{echo(str(worktree))!r} is not a worktree of the indexed repository {m.repo_name!r}")
     sha = gitio.head_commit(wt)
     if sha is None:
         raise InvalidArgument(f"the worktree {worktree} has no commit checked out")

@@ -186,8 +186,9 @@ def test_worktree_session_sees_uncommitted_edits(branched, tmp_path):
     # a directory of another repository is refused; the base is untouched
     other = Repo(tmp_path / "other")
     other.commit("x", {"x.py": "def x():\n    pass\n"})
-    with pytest.raises(InvalidArgument):
-        t.open_session(worktree=str(other.path))
+    for elsewhere in (other.path, tmp_path / "missing", tmp_path):   # one answer: nothing learnt of the disk
+        with pytest.raises(InvalidArgument, match="not a worktree of the indexed repository"):
+            t.open_session(worktree=str(elsewhere))
     with pytest.raises(InvalidArgument):
         t.open_session(worktree=str(wt), branch="feat")
     assert _store_state(store) == before
