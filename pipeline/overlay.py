@@ -85,7 +85,21 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     info.update(cached=False, seconds=round(time.perf_counter() - t0, 4))
+    prune(store)
     return info
+
+
+def prune(store: Store) -> list[str]:
+    """Remove overlays built on base versions the store no longer keeps, unless a reader (any
+    process) still holds one open; returns the folders removed."""
+    kept = {f"v{v}-" for v in store.published_versions()}
+    gone = []
+    for d in sorted((store.root / OVERLAYS_DIR).glob("v*")):
+        if any(d.name.startswith(k) for k in kept) or Store(d / "store").held_versions():
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        gone.append(d.name)
+    return gone
 
 
 def _worktree(m: Manifest, worktree: str | os.PathLike, cfg: IndexConfig) -> tuple[Path, str, dict]:
@@ -183,4 +197,4 @@ def builder(config: IndexConfig | None = None):
     return build_for
 
 
-__all__ = ["build", "builder", "overlay_dir", "OVERLAYS_DIR"]
+__all__ = ["build", "builder", "prune", "overlay_dir", "OVERLAYS_DIR"]

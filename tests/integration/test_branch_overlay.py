@@ -231,3 +231,15 @@ def test_branch_session_follows_a_new_base_version(tmp_path):
     r2 = t.search(sid, "gamma_topic_fn")
     assert ("m/c.py", "gamma_topic_fn") in _names(r2)
     assert any("0 changed files" in w for w in r2.envelope.warnings)
+    # overlays of base versions the store no longer keeps go, unless a reader holds them
+    from pipeline.overlay import prune
+    st = Store(store)
+    old = sorted(p.name for p in (store / "overlays").glob("v1-*"))
+    assert old and prune(st) == []                       # version 1 is still published
+    (store / "manifests" / "000001.json").rename(tmp_path / "v1.json")
+    assert prune(st) == [] and sorted(p.name for p in (store / "overlays").glob("v1-*")) == old   # held
+    t.close()
+    del t
+    import gc
+    gc.collect()
+    assert prune(st) == old
