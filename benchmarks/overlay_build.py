@@ -76,6 +76,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("repo", nargs="?", default="flask")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--model", default="", help="embedding model of the store (default: the configured one)")
     args = ap.parse_args()
     print(__doc__.split("Definitions (printed at the start of every run):\n", 1)[1].strip())
     print(f"\ncommand: {' '.join(sys.argv)}\nmachine: {platform.node()} ({os.cpu_count()} cores visible, "
@@ -86,12 +87,13 @@ def main() -> int:
     env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null"}
     (ROOT / ".tmp").mkdir(exist_ok=True)
     from pipeline.job import index_repository
-    from stratum.config import IndexConfig
+    from stratum.config import EmbedConfig, IndexConfig
 
     tmp = Path(tempfile.mkdtemp(prefix="overlay-", dir=ROOT / ".tmp"))
     try:
         shutil.copytree(HERE / ".repos" / args.repo, tmp / args.repo, symlinks=True)
-        rep = index_repository(tmp / args.repo, tmp / "store", IndexConfig(ray=False))
+        cfg = IndexConfig(ray=False, embed=EmbedConfig(model=args.model)) if args.model else IndexConfig(ray=False)
+        rep = index_repository(tmp / args.repo, tmp / "store", cfg)
         print(f"indexed {args.repo} in {rep.seconds['total']:.1f} s (in-process, no Ray)")
         run(tmp / args.repo, tmp / "store", args, env)
     finally:
