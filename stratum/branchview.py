@@ -89,6 +89,12 @@ class BranchView:
                 out[name if names.count(name) == 1 else str(sh.store.root)] = o.commit
         return out
 
+    def describe(self) -> dict:
+        """What ``status`` shows of the view: per store, the commit and what the branch changed."""
+        return {"for": self.rev, "stores": {k: {"commit": o.commit, "base_version": o.base_version,
+                                                 "changed": sorted(o.changed), "deleted": sorted(o.deleted)}
+                                             for k, o in self.overlays.items()}}
+
     def warning(self) -> str:
         n = sum(len(o.changed | o.deleted) for o in self.overlays.values())
         c = sum(len(o.changed) for o in self.overlays.values())

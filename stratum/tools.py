@@ -431,6 +431,8 @@ class Tools:
         sess["entries_total"] = len(sess["entries"])
         sess["entries"] = sess["entries"][:STATUS_ENTRIES]
         r.data.update(shards=shards, session=sess, author=s.author, authenticated=s.authenticated)
+        if s.view is not None:
+            r.data["overlay"] = s.view.describe()
         return r
 
     # ---- not agent tools ------------------------------------------------------------------

@@ -63,6 +63,9 @@ def test_branch_session_sees_branch_base_session_unaffected(branched):
     assert ("pkg/new.py", "") in tree and ("pkg/a.py", "zebra_frobnicate") in tree
     assert all(p != "pkg/gone.py" for p, _ in tree)
     assert "zebra_frobnicate" in t.get(sid, "pkg/a.py", level="full").items[0].text
+    ov = t.status(sid).data["overlay"]
+    assert ov["for"] == "feat" and list(ov["stores"].values())[0]["deleted"] == ["pkg/gone.py"]
+    assert "overlay" not in t.status(base).data
     walked = {(i.path, i.edge) for i in t.walk(sid, "pkg/new.py").items}
     assert {("pkg/a.py", "imports"), ("pkg/b.py", "imports")} <= walked      # an overlay and a base file
     importers = {i.path for i in t.walk(sid, "pkg/a.py", edges=["imports"], direction="in").items}
