@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ORDER = ["e1", "parse", "history", "embed", "e4", "retrieval", "grpc", "controller", "deltalog",
-         "notes_reliability", "memory_transfer", "index_speed", "tools", "freshness", "watch", "serving_auth"]
+         "notes_reliability", "memory_transfer", "index_speed", "tools", "freshness", "watch", "overlay", "serving_auth"]
 HEAD = """# Benchmarks
 
 Measured tables only, each with its machine, exact command and definitions (the scripts in
@@ -37,9 +37,10 @@ sources are `docs/bench/*.md`.
 | tools layer | [Tools](#tools) | the split and attached notes: no regression beyond noise |
 | freshness | [Freshness](#freshness) | cost per call of the commit/stale check |
 | watch | [Watch](#watch) | commit -> fresh answer <= 3 s on flask |
+| branch overlays | [Overlays](#overlays) | 10-file overlay <= 2 s; base+overlay search p50 <= 1.5x base |
 | serving auth | [Serving auth](#serving-auth) | cost of tokens, TLS, mTLS per call |
 """
-TITLES = {"e1": "E1", "freshness": "Freshness", "watch": "Watch", "serving_auth": "Serving auth", "parse": "Parse", "history": "History", "embed": "Embedding", "e4": "E4", "retrieval": "Retrieval",
+TITLES = {"e1": "E1", "freshness": "Freshness", "watch": "Watch", "overlay": "Overlays", "serving_auth": "Serving auth", "parse": "Parse", "history": "History", "embed": "Embedding", "e4": "E4", "retrieval": "Retrieval",
           "grpc": "gRPC", "controller": "Controller", "deltalog": "Delta log",
           "notes_reliability": "Notes reliability", "memory_transfer": "Memory transfer",
           "index_speed": "Index speed", "tools": "Tools"}
