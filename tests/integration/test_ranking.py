@@ -163,17 +163,22 @@ def test_a_note_lifts_its_target_above_a_text_only_competitor(ledger, tmp_path):
         tools.close()
 
 
-def test_a_stale_note_lifts_less_and_says_why(ledger, tmp_path):
+def _copy(ledger, tmp_path):
+    """A private copy of the fixture repository and its store (the test commits in the copy)."""
     import shutil
 
+    work, store = tmp_path / "ledger", tmp_path / "s"
+    shutil.copytree(ledger[0].path, work)
+    shutil.copytree(ledger[1], store)
+    return work, store
+
+
+def test_a_stale_note_lifts_less_and_says_why(ledger, tmp_path):
     from pipeline.job import index_repository
     from stratum.config import IndexConfig
     from tests.gitrepo import Repo, git
 
-    work = tmp_path / "ledger"
-    shutil.copytree(ledger[0].path, work)
-    store = tmp_path / "s"
-    shutil.copytree(ledger[1], store)
+    work, store = _copy(ledger, tmp_path)
     q = "audit trail loses events under load"
     text = "Audit trail loses events under load: record() appends without a lock."
     tools = _open(store)
@@ -225,17 +230,12 @@ def test_a_history_mined_fix_is_found_on_a_fresh_index(ledger):
 
 
 def test_fix_mining_follows_the_history_watermark(ledger, tmp_path):
-    import shutil
-
     from pipeline.fixes import fix_id
     from pipeline.job import index_repository
     from stratum.config import IndexConfig
     from tests.gitrepo import Repo, git
 
-    work = tmp_path / "ledger"
-    shutil.copytree(ledger[0].path, work)
-    store = tmp_path / "s"
-    shutil.copytree(ledger[1], store)
+    work, store = _copy(ledger, tmp_path)
     first = git(work, "log", "--format=%H", "--grep=Fix crash").split()[0]
     r = Repo.__new__(Repo)
     r.path, r._n = work, 20
