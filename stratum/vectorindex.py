@@ -41,6 +41,9 @@ MATRIX_FILE = "vectors.f16.npy"
 META_FILE = "vectors.json"
 
 RowPredicate = Callable[[np.ndarray], np.ndarray]   # rows (int64) -> bool mask of allowed rows
+SERIAL_ROWS = 5000           # graphs this small are built on one thread: single-threaded insertion is
+                             # deterministic, so a rebuild (repair, a damaged file) gives the same answers;
+                             # 5k rows cost ~0.4 s on one core (multi-threaded insertion order varies)
 GROUP_MIN_ROWS = 2048           # smaller labels are scored exactly (about a millisecond)
 GROUP_MAX_FRACTION = 0.25       # larger labels over-fetch from the shared graph (at most ~4x)
 _SAFE_LABEL = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -121,6 +124,8 @@ class VectorIndex:
         keys = np.arange(n, dtype=np.uint64) if present is None else np.flatnonzero(present).astype(np.uint64)
         graph = Index(ndim=dim, metric="cos", dtype=params.dtype, connectivity=params.connectivity,
                       expansion_add=params.expansion_add, expansion_search=params.expansion_search)
+        if threads == 0 and len(keys) <= SERIAL_ROWS:
+            threads = 1
         if len(keys):
             src = vectors if present is None else vectors[present]
             graph.add(keys, np.ascontiguousarray(src, dtype=np.float32), threads=threads)
