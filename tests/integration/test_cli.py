@@ -16,8 +16,12 @@ def stratum(*args: str, cwd=None) -> subprocess.CompletedProcess:
                           cwd=cwd, timeout=300)
 
 
-def test_query_commands_answer_with_cost(indexed_store):
-    _, store, _ = indexed_store
+def test_query_commands_answer_with_cost(indexed_store, tmp_path):
+    import shutil
+
+    # a private copy: this test writes notes, and notes lift their targets in later tests' searches
+    store = tmp_path / "store"
+    shutil.copytree(indexed_store[1], store)
     p = stratum("tree", "--store", str(store), "--depth", "2")
     assert p.returncode == 0, p.stderr
     assert "shop/cart.py" in p.stdout and "tokens (budget" in p.stdout

@@ -36,8 +36,10 @@ def _open_tools(store) -> Tools:
 
 
 @pytest.fixture(scope="module")
-def running(indexed_store):
-    _repo, store, _report = indexed_store
+def running(indexed_store, tmp_path_factory):
+    _repo, shared, _report = indexed_store
+    store = tmp_path_factory.mktemp("grpc") / "store"   # its own copy: these tests write notes
+    shutil.copytree(shared, store)
     tools = _open_tools(store)
     server, port = serve(tools, port=0, reload_interval=None)
     yield f"127.0.0.1:{port}", tools
