@@ -331,8 +331,11 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             _ignore_store(store)
         prev = store.manifest() if (store.exists() and not cfg.full) else None
         rep.config_key = config_key(cfg)
+        # HEAD read once, before the files: the version records the commit its files were read at
+        # (a commit landing mid-run is then seen as new by the next run, never as indexed)
+        head = gitio.head_commit(root)
         rep.worktree = "clean" if gitio.worktree_clean(root, inside) else "dirty"
-        why = _up_to_date(root, store, prev, rep)
+        why = _up_to_date(head, store, prev, rep)
         if why:
             rep.up_to_date, rep.version, rep.incremental = True, prev.version, True
             rep.messages.append(why)
@@ -378,7 +381,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         rep.seconds["total"] = time.perf_counter() - t0
         store.publish(Manifest(
             version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root),
-            indexed_commit=gitio.head_commit(root), history_watermark=watermark, datasets=datasets,
+            indexed_commit=head, history_watermark=watermark, datasets=datasets,
             token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None, indexes=index_files,
             deltalog_merged=merged_ids, report=rep.to_dict()))
         st.retire_log(store, merged_ids)
@@ -396,7 +399,7 @@ def config_key(cfg: IndexConfig) -> str:
     return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def _up_to_date(root: Path, store: Store, prev: Manifest | None, rep: RunReport) -> str | None:
+def _up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunReport) -> str | None:
     """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
     HEAD is the indexed commit, the work tree is as HEAD now and was when indexed, the settings
     are the same, and the delta log holds no record the published version lacks and no segment a
@@ -408,7 +411,6 @@ def _up_to_date(root: Path, store: Store, prev: Manifest | None, rep: RunReport)
     last = prev.report or {}
     if last.get("worktree") != "clean" or last.get("config_key") != rep.config_key:
         return None
-    head = gitio.head_commit(root)
     if head is None or head != prev.indexed_commit or not prev.indexes:
         return None
     log = DeltaLog(store.root / "deltalog")
@@ -424,8 +426,10 @@ def _up_to_date(root: Path, store: Store, prev: Manifest | None, rep: RunReport)
 
 def _store_inside(root: Path, store: Store) -> tuple[str, ...]:
     """The store's directory relative to the repository when it lives inside it, else ()."""
+    from pipeline.files import inside
+
     real_root, real_store = os.path.realpath(root), os.path.realpath(store.root)
-    if real_store.startswith(real_root.rstrip("/") + "/"):
+    if real_store != real_root and inside(real_store, real_root):
         return (os.path.relpath(real_store, real_root).replace(os.sep, "/"),)
     return ()
 
