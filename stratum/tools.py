@@ -375,14 +375,14 @@ class Tools:
     def pin(self, session: str, target: str) -> Response:
         """Keep a node in context: pinned nodes are never evicted."""
         s = self._session(session)
-        s.controller.pin(self.memory.resolve(target).id)
+        s.controller.pin(self._target(s, target).id)
         return self._respond(s, [], R.Page("pin"))
 
     @tool(writes=True)
     def unpin(self, session: str, target: str) -> Response:
         """Release a pin so the node can be evicted again."""
         s = self._session(session)
-        s.controller.unpin(self.memory.resolve(target).id)
+        s.controller.unpin(self._target(s, target).id)
         return self._respond(s, [], R.Page("unpin"))
 
     @tool(writes=True)
@@ -398,7 +398,7 @@ class Tools:
             raise InvalidArgument(f"prefetch budget must be a positive number of tokens, got {echo(budget)}")
         ids = []
         for ref in focus:
-            t = self.memory.resolve(ref)
+            t = self._target(s, ref)
             if t.row is None:
                 raise InvalidArgument(f"{echo(ref)} is a note; focus must be code")
             ids.append(file_id(t.shard, t.row))
@@ -406,8 +406,11 @@ class Tools:
         self.memory.refresh_notes()
         items = []
         for p in s.controller.prefetch_plan(ids, budget, extra=self._notes_cost):
-            t = self.memory.resolve(p.node_id)
-            items.append(self._item(t.shard, t.row, t.note, p.level))
+            try:
+                t = self._target(s, p.node_id)
+            except NotFound:        # a planned neighbour in a file the session's branch deleted
+                continue
+            items.append(self._item(t.shard, t.row, t.note, p.level, view=s.view))
         return self._respond(s, items, R.Page("prefetch"), infer_focus=False)
 
     @tool(writes=False)

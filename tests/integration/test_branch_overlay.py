@@ -84,6 +84,24 @@ def test_branch_session_sees_branch_base_session_unaffected(branched):
     assert _store_state(store) == before
 
 
+def test_pin_and_prefetch_follow_the_branch(branched):
+    """pin/unpin/prefetch resolve through the session's view like get: a file the branch added can
+    be pinned, and a changed file is prefetched as the branch has it. (Prefetching a file only the
+    branch has is not supported yet: the controller's graph view reads the base.)"""
+    _repo, store = branched
+    t = Tools.open([str(store)], overlay_builder=builder())
+    sid = t.open_session(branch="feat").data["session"]
+    t.pin(sid, "pkg/new.py")
+    t.unpin(sid, "pkg/new.py")
+    got = t.prefetch(sid, ["pkg/a.py"], budget=4000)
+    a = [i for i in got.items if i.path == "pkg/a.py" and not i.qualname]
+    assert a and "zebra_frobnicate" in a[0].text
+    assert all(i.path != "pkg/gone.py" for i in got.items)
+    base = t.open_session().data["session"]
+    with pytest.raises(NotFound):
+        t.pin(base, "pkg/new.py")
+
+
 def test_commit_overlay_cached_and_bad_revisions(branched):
     repo, store = branched
     sha = git(repo.path, "rev-parse", "feat").strip()
