@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
+import pyarrow as pa
+
 from stratum import notes as N
 from stratum import tokens
 from stratum.codelookup import CodeLookup
@@ -53,9 +55,9 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     """
     prev_rows = _rows(prev_nodes)
     if repo is None and code is not None and not isinstance(code, CodeLookup):
-        repos = code.column("repo").drop_null() if hasattr(code, "column") and "repo" in code.column_names \
-            else [r.get("repo") for r in code if r.get("repo")]
-        repo = (repos[0].as_py() if hasattr(repos, "to_pylist") else repos[0]) if len(repos) else None
+        rows = _rows(code.select(["repo"]) if isinstance(code, pa.Table) and "repo" in code.column_names
+                     else ([] if isinstance(code, pa.Table) else code))
+        repo = next((r.get("repo") for r in rows if r.get("repo")), None)
     index = CodeLookup.of(code)
     prev = N.notes_from_nodes(prev_rows)
     prev_node = {r["id"]: r for r in prev_rows if r.get("id") in prev} if prev_encoding == encoding else {}

@@ -105,6 +105,8 @@ class Client:
         options = [("grpc.max_receive_message_length", max_response_bytes)]
         if (client_cert is None) != (client_key is None):
             raise E.InvalidArgument("a client certificate needs its key, and a key its certificate")
+        if token is not None and (not token.strip() or any(c.isspace() for c in token.strip())):
+            raise E.InvalidArgument("the token must be one word without spaces")
         secure = tls or root_cert is not None or client_cert is not None
         if token and not secure and not plaintext_token and not is_loopback(_host(address)):
             raise E.InvalidArgument(f"refusing to send a bearer token in plaintext to {echo(address)}: use TLS "
@@ -116,8 +118,6 @@ class Client:
             self._channel = grpc.secure_channel(address, creds, options=options)
         else:
             self._channel = grpc.insecure_channel(address, options=options)
-        if token is not None and (not token.strip() or any(c.isspace() for c in token.strip())):
-            raise E.InvalidArgument("the token must be one word without spaces")
         self._metadata = (("authorization", f"Bearer {token.strip()}"),) if token else None
         self._stub = pb_grpc.StratumStub(self._channel)
         self._opened: set[str] = set()     # sessions this client opened and has not closed

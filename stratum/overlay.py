@@ -113,6 +113,7 @@ class NotesOverlay:
         self._index_todo: set[str] = set()                   # notes whose index entry is not current
         self.index = NoteIndex(self._dim)
         self._embedding = False                              # a background embedding thread runs
+        self._embed_failed = False                           # the model could not load: not retried per search
         self._tail = self.log.tail()
         self._polled_at = 0.0
         self.refresh()
@@ -236,7 +237,7 @@ class NotesOverlay:
     def _embed_missing(self) -> None:
         """Embed indexed notes that came without a vector, on one background thread, in batches
         (outside the overlay's lock: writers and readers never wait for the model)."""
-        if self.embedder is None or self._embedding or not self.index.missing_vectors():
+        if self.embedder is None or self._embedding or self._embed_failed or not self.index.missing_vectors():
             return
         self._embedding = True
 
@@ -251,7 +252,8 @@ class NotesOverlay:
                     for nid, v in zip(todo, vecs):
                         self.index.set_vector(nid, np.asarray(v, np.float32))
             except ModelUnavailable:
-                return          # keyword search still finds them
+                self._embed_failed = True   # keyword search still finds them; a reload's overlay retries
+                return
             finally:
                 self._embedding = False
 

@@ -109,7 +109,6 @@ class NodeMeta:
         self.id_rank = np.empty(self.n, dtype=np.int64)        # row -> position in id order (ties)
         self.id_rank[order] = np.arange(self.n)
         self._id_order = order
-        self._sorted_ids: np.ndarray | None = None
 
     def ids_of(self, rows: np.ndarray) -> list[str]:
         return pc.take(self.ids, pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
@@ -125,18 +124,6 @@ class NodeMeta:
             else:
                 hi = mid
         return lo
-
-    def id_positions(self, node_ids: Sequence[str]) -> np.ndarray:
-        """``id_position`` of many ids at once: one searchsorted over the sorted ids (as bytes,
-        built on first use: ~20 MB at 1M nodes), instead of a Python binary search each."""
-        if self._sorted_ids is None:
-            self._sorted_ids = np.array([i.encode("utf-8", "surrogatepass")
-                                         for i in pc.take(self.ids, pa.array(self._id_order)).to_pylist()],
-                                        dtype=bytes)
-        keys = np.array([i.encode("utf-8", "surrogatepass") for i in node_ids], dtype=bytes)
-        if not len(self._sorted_ids):
-            return np.zeros(len(keys), np.int64)
-        return np.searchsorted(self._sorted_ids, keys, side="left")
 
 
 def _codes(column) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
@@ -237,11 +224,6 @@ class RowFilter:
             pcode = m.path_code[rows]
             ok &= (pcode >= self._path_range[0]) & (pcode < self._path_range[1])
         return ok
-
-    def allows_doc(self, doc: ExtraDoc) -> bool:
-        return ((not self.kinds or doc.kind in self.kinds)
-                and (not self.language or doc.language.lower() == self.language)
-                and doc.path.startswith(self.path_prefix))
 
 
 class HybridSearcher:
@@ -464,7 +446,7 @@ class HybridSearcher:
             js = (rows[need] - n).tolist()
             by_id = sorted(js, key=extra.id)
             pos = {j: i for i, j in enumerate(by_id)}
-            place = self.meta.id_positions([extra.id(j) for j in js])
+            place = np.array([self.meta.id_position(extra.id(j)) for j in js], np.float64)
             keys[need] = 2.0 * place - 1.0 + (np.array([pos[j] for j in js]) + 1) / (len(js) + 1)
         return keys
 
