@@ -11,13 +11,15 @@ note is searchable, walkable and gettable the moment ``remember`` acknowledges i
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 from collections import OrderedDict
 
 import numpy as np
 import pyarrow as pa
 
-from stratum.errors import NotFound
+from stratum.errors import NotFound, StoreDamaged
 from stratum.codelookup import CodeLookup
 from stratum.keyindex import Column, KeyIndex
 from stratum.store import Manifest, Store
@@ -28,6 +30,9 @@ WARM_COLUMNS = ["id", "repo", "kind", "subkind", "path", "name", "qualname", "la
                 "full_tokens", "content_hash", "author", "session", "created_at", "tags", "status", "meta"]
 FULL_CACHE_ENTRIES = 4096
 
+
+log = logging.getLogger("stratum.shard")
+RETRY_DAMAGED = 30.0      # seconds before a damaged published version is tried again
 
 class Shard:
     """One store, pinned at one manifest. Thread-safe for reads."""
@@ -108,6 +113,7 @@ class ShardSet:
             raise NotFound("no store given: pass at least one --store PATH")
         self.stores = [Store(s) for s in stores]
         self._embedder = embedder
+        self._refused: dict[int, tuple[int, float]] = {}   # store index -> (damaged version, retry after)
         self.shards: list[Shard] = [Shard(s, embedder=embedder) for s in self.stores]
 
     def reload(self) -> list[tuple[str, int, int]]:
@@ -116,8 +122,18 @@ class ShardSet:
         switched, new = [], list(self.shards)
         for k, st in enumerate(self.stores):
             m = st.manifest()
-            if m.version != self.shards[k].version:
-                new[k] = Shard(st, m, embedder=self._embedder)
+            refused = self._refused.get(k)
+            if m.version != self.shards[k].version and not (
+                    refused and refused[0] == m.version and time.monotonic() < refused[1]):
+                try:
+                    new[k] = Shard(st, m, embedder=self._embedder)
+                except StoreDamaged as e:
+                    # keep serving the version we have; a damaged one is not re-read (and re-verified:
+                    # up to 256 MB) on every reload tick, only after RETRY_DAMAGED seconds (a repair
+                    # may fix warm files in place) or once a newer version is published
+                    self._refused[k] = (m.version, time.monotonic() + RETRY_DAMAGED)
+                    log.warning("not switching %s to version %d: %s", st.root, m.version, e.message)
+                    continue
                 switched.append((str(st.root), self.shards[k].version, m.version))
         self.shards = new
         return switched

@@ -303,12 +303,18 @@ class Snapshot:
         read-only store cannot be pruned either, so no hold is needed there)."""
         d = self.store.root / "readers"
         path = d / f"v{self.manifest.version:06d}.{os.getpid()}.{next(_holds)}.hold"
+        tmp = path.with_name(path.name + ".new")     # not matched by prune's glob until it is locked
         try:
             d.mkdir(exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = os.open(tmp, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError:
             return
         fcntl.flock(fd, fcntl.LOCK_SH)
+        try:
+            os.rename(tmp, path)   # visible to prune only now, already locked (no stale-looking window)
+        except OSError:
+            _release(fd, tmp)
+            return
         weakref.finalize(self, _release, fd, path)
 
     def has(self, name: str) -> bool:

@@ -281,3 +281,37 @@ def test_prune_refuses_to_keep_nothing(tmp_path):
 
     with pytest.raises(InvalidArgument, match="at least 1"):
         Store(tmp_path).prune(keep=0)
+
+
+def test_a_damaged_new_version_is_not_switched_to_and_not_reread_every_reload(store_copy, caplog):
+    """A server keeps answering from the version it has; the damaged one is refused once (one
+    warning), not re-read and re-verified on every reload tick."""
+    import logging
+
+    from stratum import shard as shard_mod
+    from stratum.shard import ShardSet
+
+    root, _ = store_copy
+    shards = ShardSet([str(root)])
+    old = shards.shards[0].version
+    store = Store(root)
+    nodes = code_nodes()
+    m = publish(store, old + 1, nodes, contains(nodes))
+    files = sorted(f for f in m.integrity["nodes"]["files"] if f.startswith("data/"))
+    flip(root / "data-v1" / "nodes.lance" / files[-1], 0.5)
+    opened = []
+    real = shard_mod.Shard
+
+    def counting(*a, **kw):
+        opened.append(1)
+        return real(*a, **kw)
+
+    shard_mod.Shard = counting
+    try:
+        with caplog.at_level(logging.WARNING, logger="stratum.shard"):
+            assert shards.reload() == [] and shards.reload() == []
+    finally:
+        shard_mod.Shard = real
+    assert shards.shards[0].version == old and len(opened) == 1
+    assert sum("not switching" in r.message for r in caplog.records) == 1
+    assert shards.shards[0].warm.search("compute_discount_3", limit=5).items   # the old version still answers
