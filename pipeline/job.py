@@ -385,7 +385,26 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None, indexes=index_files,
             deltalog_merged=merged_ids, report=rep.to_dict()))
         st.retire_log(store, merged_ids)
+        if cfg.keep_versions > 0:
+            _prune(store, cfg.keep_versions, rep)
     return rep
+
+
+def _prune(store: Store, keep: int, rep: RunReport) -> None:
+    """Old versions no reader holds go after a publish; a failure to prune never fails the run
+    (the new version is published; ``stratum repair --prune`` retries)."""
+    t0 = time.perf_counter()
+    try:
+        gone = store.prune(keep, locked=True)
+    except Exception as e:   # noqa: BLE001 - disk housekeeping must not undo a published index
+        rep.messages.append(f"pruning old versions failed ({type(e).__name__}: {str(e)[:160]}); "
+                            "run `stratum repair --prune`")
+        return
+    n = sum(len(v) for v in gone["lance"].values())
+    if n or gone["warm"]:
+        rep.messages.append(f"pruned {n} old dataset versions and {len(gone['warm'])} warm folders "
+                            f"(kept versions {gone['versions']})")
+    rep.seconds["prune"] = time.perf_counter() - t0
 
 
 def config_key(cfg: IndexConfig) -> str:

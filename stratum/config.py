@@ -61,6 +61,9 @@ class IndexConfig:
     # ~3.6 MB/s on one core, so two cores win back the start at 18 MB at the very best
     # (docs/operations.md, "In-process or Ray"; docs/bench/index_speed.md).
     ray_min_parse_bytes: int = 24 << 20
+    # Published versions kept after each publish (Store.prune: older Lance versions and warm folders
+    # that no open reader holds are removed, so a nightly index does not grow the disk); 0: keep all.
+    keep_versions: int = 3
     # Mined ``fix`` nodes (pipeline.fixes: past bug-fix commits about the files they touched): the
     # experience a fresh clone already has (ranking lifts the files past fixes touched).
     mine_fixes: bool = True

@@ -32,6 +32,8 @@ def register(sub) -> None:
     p.add_argument("--max-file-bytes", type=int, default=None, help="skip files larger than this (default 1 MiB)")
     p.add_argument("--max-commit-files", type=int, default=None,
                    help="commits touching more files are skipped for co-change (default 30)")
+    p.add_argument("--keep", type=int, default=None, metavar="N",
+                   help="published versions kept after the publish (default 3; 0: keep every version)")
     p.add_argument("--report", metavar="FILE", default=None, help="also write the JSON run report here")
     p.set_defaults(func=run)
 
@@ -43,6 +45,12 @@ def config_from(args):
 
     cfg = IndexConfig(ray_address=args.ray_address, num_cpus=args.num_cpus, full=args.full, ray=args.ray,
                       mine_fixes=args.mine_fixes)
+    if args.keep is not None:
+        if args.keep < 0:
+            from stratum.errors import InvalidArgument
+
+            raise InvalidArgument(f"--keep must be 0 (keep all) or more, not {args.keep}")
+        cfg = replace(cfg, keep_versions=args.keep)
     if args.no_embed:
         cfg = replace(cfg, embed=replace(cfg.embed, enabled=False))
     if args.model:

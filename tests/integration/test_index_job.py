@@ -237,3 +237,37 @@ def test_mined_fixes_by_default(tmp_path):
     r.commit("docs: readme", {"README.md": "# shop\n\nmore\n"})
     again = index_repository(r.path, tmp_path / "s", cfg)
     assert again.nodes["fix"] == 1 and again.history["mined_fixes"] == 1
+
+
+def test_old_versions_are_pruned_after_each_publish_but_a_readers_version_stays(tmp_path):
+    """A nightly index must not grow the disk: after each publish only the newest ``keep_versions``
+    (and what an open reader holds) remain, as Lance versions and warm folders."""
+    from dataclasses import replace
+
+    from pipeline.job import index_repository
+
+    r = sample_python_repo(tmp_path / "shop")
+    store = Store(tmp_path / "store")
+    cfg = replace(NO_EMBED, keep_versions=2)
+    index_repository(r.path, store.root, cfg)
+    held = store.snapshot()                                   # a reader on version 1
+    for k in range(3):
+        r.commit(f"cart: step {k}", {"shop/step.py": f"def step_{k}():\n    return {k}\n"})
+        rep = index_repository(r.path, store.root, cfg)
+    assert rep.version == 4 and store.manifest().version == 4
+    warm = sorted(p.name for p in (store.root / "indexes").iterdir() if p.name.startswith("v"))
+    assert warm == ["v000001", "v000003", "v000004"]          # 1 is held by the open reader
+    assert any("pruned" in m for m in rep.messages)
+    assert held.read("nodes").num_rows > 0                    # the reader still reads its version
+    import lance
+
+    kept = {m.datasets["nodes"] for m in (store.manifest(v) for v in (1, 3, 4))}
+    versions = {v["version"] for v in lance.dataset(str(store.data_dir / "nodes.lance")).versions()}
+    assert versions == kept
+    del held
+    import gc
+
+    gc.collect()
+    r.commit("cart: step 4", {"shop/step.py": "def step_4():\n    return 4\n"})
+    index_repository(r.path, store.root, replace(NO_EMBED, keep_versions=0))   # 0: keep every version
+    assert len([p for p in (store.root / "indexes").iterdir() if p.name.startswith("v")]) == 4
