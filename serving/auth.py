@@ -179,16 +179,23 @@ class TLSConfig:
 
     @classmethod
     def from_files(cls, cert: str, key: str, client_ca: str | None = None) -> "TLSConfig":
-        def read(what: str, path: str) -> bytes:
-            try:
-                data = Path(path).read_bytes()
-            except OSError as err:
-                raise InvalidArgument(f"cannot read the {what} {path}: {err.strerror}") from None
-            if b"-----BEGIN" not in data:
-                raise InvalidArgument(f"the {what} {path} is not PEM")
-            return data
-        return cls(read("TLS certificate", cert), read("TLS key", key),
-                   read("client CA", client_ca) if client_ca else None)
+        return cls(read_pem("TLS certificate", cert), read_pem("TLS key", key),
+                   read_pem("client CA", client_ca) if client_ca else None)
+
+
+def read_pem(what: str, value: bytes | str | os.PathLike) -> bytes:
+    """PEM bytes given as bytes or as a file path (the server's and the client's one reader):
+    an unreadable or non-PEM file is an InvalidArgument naming ``what``."""
+    if isinstance(value, bytes):
+        data = value
+    else:
+        try:
+            data = Path(value).read_bytes()
+        except OSError as err:
+            raise InvalidArgument(f"cannot read the {what} {value}: {err.strerror}") from None
+    if b"-----BEGIN" not in data:
+        raise InvalidArgument(f"the {what} {'given' if isinstance(value, bytes) else value} is not PEM")
+    return data
 
 
 def is_loopback(host: str) -> bool:
@@ -277,5 +284,5 @@ class ServerSecurity:
 
 UNAUTHENTICATED_LOOPBACK = ServerSecurity()
 
-__all__ = ["TokenFile", "TLSConfig", "ServerSecurity", "is_loopback", "AUTH_HEADER", "MIN_SECRET_CHARS",
+__all__ = ["read_pem", "TokenFile", "TLSConfig", "ServerSecurity", "is_loopback", "AUTH_HEADER", "MIN_SECRET_CHARS",
            "UNAUTHENTICATED_LOOPBACK"]

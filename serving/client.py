@@ -22,7 +22,6 @@ answer within the timeout raises ``Unavailable`` (retryable).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -30,7 +29,7 @@ import grpc
 from serving import convert
 from serving._gen import stratum_pb2 as pb
 from serving._gen import stratum_pb2_grpc as pb_grpc
-from serving.auth import is_loopback
+from serving.auth import is_loopback, read_pem
 from serving.server import ERROR_CODE_KEY, MAX_RESPONSE_BYTES, RETRYABLE_KEY
 from stratum import errors as E
 from stratum.envelope import Response
@@ -84,13 +83,7 @@ def _host(address: str) -> str:
 
 
 def _pem(what: str, value: bytes | str | os.PathLike | None) -> bytes | None:
-    """PEM bytes given as bytes or as a file path."""
-    if value is None or isinstance(value, bytes):
-        return value
-    try:
-        return Path(value).read_bytes()
-    except OSError as err:
-        raise E.InvalidArgument(f"cannot read the {what} {value}: {err.strerror}") from None
+    return None if value is None else read_pem(what, value)
 
 
 class Client:
