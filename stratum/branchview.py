@@ -60,6 +60,22 @@ class StoreOverlay:
         return sh.col("path")[row] in self.hidden_paths and sh.col("kind")[row] not in TREE_KINDS
 
 
+def depth_first(start: tuple[Shard, int], kids, depth: int, order) -> list[tuple[Shard, int, int]]:
+    """(shard, row, depth) of the ``contains`` hierarchy below ``start``, siblings sorted by
+    ``order(shard, row)``: the one walk behind ``tree`` on a base shard and on a branch view.
+    ``kids(shard, row)`` lists a node's children as (shard, row)."""
+    rows: list[tuple[Shard, int, int]] = []
+    stack = [(start[0], start[1], 0)]
+    while stack:
+        sh, i, d = stack.pop()
+        rows.append((sh, i, d))
+        if d < depth:
+            ks = kids(sh, i)
+            ks.sort(key=lambda p: order(p[0], p[1]), reverse=True)
+            stack.extend((s, k, d + 1) for s, k in ks)
+    return rows
+
+
 @dataclass
 class BranchView:
     """The overlays of one branch/commit over every loaded store (keyed by store root)."""
@@ -193,16 +209,8 @@ class BranchView:
                 start = self.resolve([base], path)
             except NotFound:
                 continue
-            if start is None:
-                continue
-            stack = [(start[0], start[1], 0)]
-            while stack:
-                sh, i, d = stack.pop()
-                rows.append((sh, i, d))
-                if d < depth:
-                    kids = self.kids(base, sh.col("id")[i])
-                    kids.sort(key=lambda p: order(p[0], p[1]), reverse=True)
-                    stack.extend((s, k, d + 1) for s, k in kids)
+            if start is not None:
+                rows += depth_first(start, lambda sh, i, b=base: self.kids(b, sh.col("id")[i]), depth, order)
         return rows
 
     def search_overlay(self, base: Shard, query: str, **kw) -> list:
@@ -219,4 +227,4 @@ class BranchView:
         return [replace(a, stale=True) for a in notes]
 
 
-__all__ = ["BranchView", "StoreOverlay", "TREE_KINDS"]
+__all__ = ["depth_first", "BranchView", "StoreOverlay", "TREE_KINDS"]

@@ -27,7 +27,7 @@ from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
 from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
                             check_len, echo)
-from stratum.branchview import BranchView, StoreOverlay
+from stratum.branchview import BranchView, StoreOverlay, depth_first
 from stratum.memory import Memory, Target, file_id
 from stratum.policies import policy_by_name
 from stratum.sessions import MAX_SESSIONS, MAX_SESSIONS_PER_IDENTITY, SESSION_TTL, Session, SessionRegistry
@@ -196,23 +196,16 @@ class Tools:
             raise InvalidArgument("depth must be >= 1")
         args = {"path": path, "depth": depth, "page_size": page_size}
         offset = self._offset(page_token, "tree", args, s)
+        def order(sh: Shard, r: int) -> tuple:
+            return _kind_rank(sh.col("kind")[r]), sh.col("path")[r], sh.col("qualname")[r]
+
         rows: list[tuple[Shard, int, int]] = []
         if s.view is not None:
-            rows = s.view.tree_rows(list(self.memory), path, depth, lambda sh, r: (
-                _kind_rank(sh.col("kind")[r]), sh.col("path")[r], sh.col("qualname")[r]))
+            rows = s.view.tree_rows(list(self.memory), path, depth, order)
         for sh in (self.memory if s.view is None else ()):
             start = sh.resolve(path)
-            if start is None:
-                continue
-            stack = [(start, 0)]
-            while stack:
-                i, d = stack.pop()
-                rows.append((sh, i, d))
-                if d < depth:
-                    kids = [n for n, k, _, _ in sh.neighbors(i, ("contains",), "out")]
-                    kids.sort(key=lambda r: (_kind_rank(sh.col("kind")[r]), sh.col("path")[r],
-                                             sh.col("qualname")[r]), reverse=True)
-                    stack.extend((k, d + 1) for k in kids)
+            if start is not None:
+                rows += depth_first((sh, start), _children, depth, order)
         if not rows:
             raise NotFound(f"no path {echo(path)!r} in the indexed repositories")
         end = offset + page_size
@@ -521,6 +514,10 @@ def _check_kinds(what: str, values, allowed: tuple[str, ...]) -> list[str]:
     if bad:
         raise InvalidArgument(f"unknown {what}(s) {bad}; choose from {list(allowed)}")
     return values
+
+
+def _children(sh: Shard, row: int) -> list[tuple[Shard, int]]:
+    return [(sh, n) for n, _, _, _ in sh.neighbors(row, ("contains",), "out")]
 
 
 def _kind_rank(kind: str) -> int:
