@@ -2,7 +2,8 @@
 
 Each command module exposes ``register(subparsers)``; commands import heavy modules inside their
 handler so `stratum --help` stays instant. Library errors become clean messages here, in one place:
-a user error prints one line and exits 2; an internal error prints the trace and exits 1.
+a user error prints one line and exits 2; a system error (the store, the disk, a model) prints one
+line and exits 1 (its traceback with STRATUM_DEBUG=1); a bug prints its traceback.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 import traceback
 
@@ -39,13 +41,25 @@ def main(argv: list[str] | None = None) -> int:
         _fail(args, e, 2)
         return 2
     except StratumError as e:
-        if e.code != "store_damaged":       # damage found: the message says what to do
-            traceback.print_exc()
+        _debug_trace()
         _fail(args, e, 1)
+        return 1
+    except OSError as e:                    # the disk, a permission, a path that is a file: say which
+        from stratum.errors import StoreError
+
+        _debug_trace()
+        where = f" ({e.filename})" if e.filename else ""
+        _fail(args, StoreError(f"{e.strerror or type(e).__name__}{where} (STRATUM_DEBUG=1 shows the traceback)"), 1)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _debug_trace() -> None:
+    """Tracebacks are for developers: shown with STRATUM_DEBUG=1, the one-line error always."""
+    if os.environ.get("STRATUM_DEBUG"):
+        traceback.print_exc()
 
 
 def _fail(args, e, code: int) -> None:

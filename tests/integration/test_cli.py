@@ -66,3 +66,16 @@ def test_page_token_from_one_command_works_in_the_next(indexed_store):
     second = json.loads(p.stdout)
     assert second["envelope"]["page"] == 2
     assert not {i["id"] for i in first["items"]} & {i["id"] for i in second["items"]}
+
+
+def test_an_os_error_is_one_clear_line_not_a_traceback(tmp_path):
+    """A store path under a file (or any other OS refusal) names the path and exits 1."""
+    from tests.gitrepo import Repo
+
+    r = Repo(tmp_path / "r")
+    r.commit("one", {"a.py": "def a():\n    return 1\n"})
+    (tmp_path / "afile").write_text("not a directory")
+    p = subprocess.run([sys.executable, "-m", "stratum.cli", "index", str(r.path), "--no-embed",
+                        "--store", str(tmp_path / "afile" / "s")], capture_output=True, text=True)
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert "stratum: error: Not a directory" in p.stderr and "afile" in p.stderr
