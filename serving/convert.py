@@ -21,6 +21,7 @@ import json
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from serving._gen import stratum_pb2 as pb
@@ -93,8 +94,12 @@ def _fill_struct(msg: struct_pb2.Struct, value: dict) -> None:
 
 
 _NOTE_FIELDS = {f.name: f for f in pb.NoteRef.DESCRIPTOR.fields if f.name != "extra"}
-_NOTE_TYPES: dict[str, type | tuple[type, ...]] = {"id": str, "kind": str, "age_days": (int, float), "author": str, "trust": str, "stale": bool,
-               "line": str}
+_PY_TYPES: dict[int, type | tuple[type, ...]] = {
+    FieldDescriptor.TYPE_STRING: str, FieldDescriptor.TYPE_BOOL: bool,
+    FieldDescriptor.TYPE_DOUBLE: (int, float), FieldDescriptor.TYPE_FLOAT: (int, float),
+    FieldDescriptor.TYPE_INT32: int, FieldDescriptor.TYPE_INT64: int}
+# what a note dict's value must be to go into its typed field (else it travels in ``extra``): from the descriptor
+_NOTE_TYPES = {name: _PY_TYPES[f.type] for name, f in _NOTE_FIELDS.items()}
 
 
 def _fill_note(msg: pb.NoteRef, note: dict) -> None:
