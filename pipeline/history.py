@@ -164,7 +164,7 @@ class LogParser:
         self.f_type: list[str] = []
         self.f_added: list[int | None] = []
         self.f_deleted: list[int | None] = []
-        self.f_binary: list[bool] = []
+        self.f_binary: list[bool | None] = []  # None: no numstat line (unknown)
         self.f_ct: list[int] = []
         # parser state
         self._header: list[bytes] = []
