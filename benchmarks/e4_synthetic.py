@@ -3,7 +3,8 @@
 Definitions (printed with the results):
 - Vectors resemble real embeddings: A real functions from the Python standard library (path,
   qualified name, signature, docstring, start of the body: the text the pipeline embeds) are
-  embedded with the project's MiniLM embedder ("anchors"). Each node's vector is a normalised
+  embedded with the project's MiniLM embedder, or with --model static the default static model
+  ("anchors"; the store then records that model, so a serving shard embeds text queries with it). Each node's vector is a normalised
   mixture w*e_a + (1-w)*e_b + s*g of two anchors (w ~ Beta(5, 1.5)) plus noise g drawn from the
   anchors' own covariance (so noise follows the directions real embeddings vary in; isotropic
   noise would make every neighbour equally far, a case where no ANN index works).
@@ -115,8 +116,15 @@ def first_sentence(doc: str) -> str:
     return line.split(". ")[0].rstrip(".")[:200]
 
 
-def anchors_and_queries(n_anchors: int, n_queries: int, cache: Path):
-    from stratum.embedder import MiniLMEmbedder
+def embedder(model: str):
+    """The embedder the anchors and text queries come from (``--model``)."""
+    from stratum.config import EmbedConfig
+    from stratum.embedder import MINILM, STATIC, get_embedder
+
+    return get_embedder(EmbedConfig(model={"minilm": MINILM, "static": STATIC}[model]), threads=2)
+
+
+def anchors_and_queries(n_anchors: int, n_queries: int, cache: Path, model: str = "minilm"):
     from stratum.keywordindex import node_text
 
     funcs = stdlib_functions()
@@ -125,7 +133,7 @@ def anchors_and_queries(n_anchors: int, n_queries: int, cache: Path):
     anchors = [funcs[i] for i in order[:n_anchors]]
     rest = [funcs[i] for i in order[n_anchors:] if len(first_sentence(funcs[i]["doc"]).split()) >= 4]
     qtexts = [first_sentence(f["doc"]) for f in rest[:max(n_queries, 1000)]]   # one cache for any --queries
-    emb = MiniLMEmbedder()
+    emb = embedder(model)
     key = hashlib.sha1(json.dumps([emb.model_info(), [node_text(a) for a in anchors], qtexts]).encode()).hexdigest()[:16]
     f = cache / f"anchors-{key}.npz"
     if f.exists():
@@ -185,7 +193,7 @@ def build(args) -> None:
     out = Path(args.dir)
     out.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
-    anchors, qtexts, ea, eq, _ = anchors_and_queries(args.anchors, args.queries, Path(args.cache))
+    anchors, qtexts, ea, eq, emb = anchors_and_queries(args.anchors, args.queries, Path(args.cache), args.model)
     n, rng = args.nodes, np.random.default_rng(1)
 
     # ---- structure: dirs, files, code and note nodes
@@ -349,6 +357,7 @@ def build(args) -> None:
     print(f"vector index: {timings['warm_vector_build_s']:.0f}s", flush=True)
     (out / "build.json").write_text(json.dumps({"nodes": n, "edges": int(len(src)), "timings": timings,
                                                 "noise": args.noise, "anchors": len(anchors),
+                                                "embedding": emb.model_info(),
                                                 "hnsw": params.__dict__}, indent=1))
 
 
@@ -514,11 +523,11 @@ def measure(args) -> None:
         "sequential_p99_ms": round(float(np.percentile(seq, 99)), 3)}
     print("hybrid parallel vs sequential", res["hybrid_parallel_vs_sequential"], flush=True)
 
-    from stratum.embedder import MiniLMEmbedder
-    emb = MiniLMEmbedder()
+    model = json.loads((out / "build.json").read_text()).get("embedding", {}).get("model", "")
+    emb = embedder("static" if model.endswith("-static") else "minilm")
     emb.embed(["warm up"])
     _, warm = timed(lambda q: emb.embed([q]), text_q[:100], passes=1)
-    res["query_embedding"] = stats(*warm[:2])
+    res["query_embedding"] = {**stats(*warm[:2]), "model": emb.model_info()["model"]}
 
     # walk
     rng = np.random.default_rng(5)
@@ -606,6 +615,8 @@ def main() -> None:
     ap.add_argument("--edges", type=int, default=5_000_000)
     ap.add_argument("--queries", type=int, default=1000)
     ap.add_argument("--anchors", type=int, default=4000)
+    ap.add_argument("--model", choices=["minilm", "static"], default="minilm",
+                    help="embedder of the anchors and text queries (static: the default serving model)")
     ap.add_argument("--noise", type=float, default=0.5, help="scale of the covariance-shaped noise")
     ap.add_argument("--connectivity", type=int, default=16)
     ap.add_argument("--expansion-add", type=int, default=128)

@@ -5,7 +5,8 @@
 
 --from-e4 DIR serves the synthetic store built by ``benchmarks/e4_synthetic.py build --dir DIR``: its
 Lance datasets (DIR/store) and warm indexes (DIR/indexes) are published once as version 1 of a store
-(a manifest naming them, as the pipeline would) so ``Tools`` can load it like any other store. The
+(a manifest naming them and the model its vectors come from, as the pipeline would) so ``Tools`` can
+load it like any other store and embeds text queries with that model. The
 synthetic note nodes have no write time, which a store's notes always have; they get 2024-01-01
 (the nodes dataset is rewritten in the same row order, so the warm indexes still line up).
 
@@ -85,6 +86,20 @@ def workload(tools, n: int, seed: int = 7) -> dict[str, list[dict]]:
     }
 
 
+def seal_warm(d: Path) -> None:
+    """Record the e4 warm files' checksums in warm.json, as build_warm does for a pipeline store
+    (a shard refuses a warm folder without them, and would rebuild a 1M-node tier from Lance)."""
+    from stratum import integrity
+    from stratum.warm import WARM_FILE
+
+    if (d / WARM_FILE).exists():
+        return
+    files = sorted(str(f.relative_to(d)) for f in d.rglob("*") if f.is_file())
+    recs = integrity.records(d, files)
+    (d / WARM_FILE).write_text(json.dumps({"dir": d.name, "keyword": True, "vector": True, "bytes": integrity.total_size(recs),
+                                           "files": recs, "seal": integrity.seal(recs)}, indent=1, sort_keys=True))
+
+
 def publish_e4(e4_dir: str) -> str:
     """Publish the e4 synthetic output as a store Tools can open (once); the store path."""
     from stratum.store import Manifest, Store
@@ -95,6 +110,7 @@ def publish_e4(e4_dir: str) -> str:
     from stratum import schema as S
 
     root = Path(e4_dir).resolve()
+    seal_warm(root / "indexes")
     st = Store(root / "store")
     if not st.exists():
         db = st.db()
@@ -109,9 +125,13 @@ def publish_e4(e4_dir: str) -> str:
         del nodes
         datasets = {name: db.open_table(name).version for name in ("nodes", "edges")}
         rows = db.open_table("nodes").count_rows()
+        # the model the anchors came from (build.json of e4_synthetic.py --model); older builds: MiniLM
+        build = root / "build.json"
+        embedding = (json.loads(build.read_text()).get("embedding") if build.exists() else None) or \
+            {"model": "all-MiniLM-L6-v2", "dim": 384}
         st.publish(Manifest(version=1, published_at=time.time(), repo_name="e4-synthetic", repo_path=str(root),
                             indexed_commit=None, history_watermark=None, datasets=datasets,
-                            embedding={"model": "all-MiniLM-L6-v2", "dim": 384},
+                            embedding=embedding,
                             indexes={"dir": "../indexes", "rows": rows, "keyword": True, "vector": True}))
     return str(st.root)
 

@@ -307,11 +307,13 @@ class KeywordIndex:
         return np.empty(0, np.int64)
 
     def search(self, query: str, k: int, *, predicate: RowPredicate | None = None,
-               selectivity: float = 1.0, max_rounds: int = 0, full_read: int = FULL_READ) -> KeywordHits:
+               selectivity: float = 1.0, max_rounds: int = 0, full_read: int = FULL_READ,
+               head_factor: float = HEAD_FACTOR) -> KeywordHits:
         """Top-``k`` rows for ``query`` by BM25 (exact), exact-name matches first.
 
         ``predicate`` keeps only allowed rows (filters); ``selectivity`` (the allowed fraction,
-        an estimate) sizes the first read of the heads. ``max_rounds`` > 0 stops after that many
+        an estimate) sizes the first read of the heads (``head_factor`` postings per wanted hit
+        over the selectivity; at least 64). ``max_rounds`` > 0 stops after that many
         reading rounds even if exactness is not proven yet (``exact`` is then False): every
         returned score is still the row's exact BM25, but a row never read may be missing.
 
@@ -348,7 +350,7 @@ class KeywordIndex:
             ub += w * float(self.impact[s + self.head[hs]] if he > hs else self.impact[s:e].max())
         boost = ub + 1.0
 
-        depth0 = int(min(HEAD_LEN, max(64, math.ceil(HEAD_FACTOR * k / max(selectivity, 1e-6)))))
+        depth0 = int(min(HEAD_LEN, max(64, math.ceil(head_factor * k / max(selectivity, 1e-6)))))
         want = [depth0 if he > hs else -1 for _, _, _, hs, he, _ in terms]
         rounds = 0
         while True:
