@@ -175,7 +175,9 @@ def _make_tool(conn: _Connection, name: str) -> Callable[..., str]:
 
     tool.__name__ = name
     tool.__doc__ = doc
-    tool.__signature__ = sig       # the input schema is built from this signature
+    # the input schema is built from this signature (inspect.signature reads __signature__;
+    # typeshed's function type does not declare it, hence setattr)
+    setattr(tool, "__signature__", sig)
     return tool
 
 
