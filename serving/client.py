@@ -22,6 +22,7 @@ answer within the timeout raises ``Unavailable`` (retryable).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -172,7 +173,7 @@ class Client:
         return self._call("Tree", pb.TreeRequest, dict(session=session, path=path, depth=depth,
                                                        page_size=page_size, page_token=page_token))
 
-    def search(self, session: str, query: str, kinds: list[str] = (), path_prefix: str = "",
+    def search(self, session: str, query: str, kinds: Sequence[str] = (), path_prefix: str = "",
                language: str = "", page_size: int = 10, page_token: str = "") -> Response:
         return self._call("Search", pb.SearchRequest, dict(
             session=session, query=query, kinds=kinds, path_prefix=path_prefix, language=language,
@@ -181,14 +182,14 @@ class Client:
     def get(self, session: str, target: str, level: str = "api") -> Response:
         return self._call("Get", pb.GetRequest, dict(session=session, target=target, level=level))
 
-    def walk(self, session: str, target: str, edges: list[str] = (), direction: str = "out",
+    def walk(self, session: str, target: str, edges: Sequence[str] = (), direction: str = "out",
              page_size: int = 20, page_token: str = "") -> Response:
         return self._call("Walk", pb.WalkRequest, dict(
             session=session, target=target, edges=edges, direction=direction, page_size=page_size,
             page_token=page_token))
 
-    def remember(self, session: str, kind: str, text: str, about: list[str], tags: list[str] = (),
-                 supersedes: list[str] = ()) -> Response:
+    def remember(self, session: str, kind: str, text: str, about: Sequence[str],
+                 tags: Sequence[str] = (), supersedes: Sequence[str] = ()) -> Response:
         return self._call("Remember", pb.RememberRequest, dict(
             session=session, kind=kind, text=text, about=about, tags=tags, supersedes=supersedes))
 
