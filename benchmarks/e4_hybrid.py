@@ -13,7 +13,8 @@ Definitions (printed with the results):
   vector search inline: the answer every variant is compared with.
 - variants: keyword reading rounds (1 = the impact-ordered heads of long lists read once, every
   returned score exact, a row never read may be missing), head factor (head postings read per
-  wanted hit in that round; the heads of a term are at most 4,096 long), and the vector search on
+  wanted hit in that round; the heads of a term are at most 4,096 long), completed (the scores of
+  only the N candidates with the highest upper bounds completed, the rest dropped), and the vector search on
   a helper thread beside the keyword search (parallel) or inline.
 - agreement@10: |variant top-10 ∩ reference top-10| / 10 over the final fused page, mean over
   queries; "same page" = the share of queries whose top-10 is identical in order.
@@ -44,6 +45,10 @@ VARIANTS = [  # label, HybridSearcher keyword arguments
     ("1 round, head factor 4, inline", {"keyword_rounds": 1, "keyword_head_factor": 4, "parallel": 0}),
     ("1 round, head factor 2, parallel", {"keyword_rounds": 1, "keyword_head_factor": 2, "parallel": 2}),
     ("1 round, head factor 2, inline", {"keyword_rounds": 1, "keyword_head_factor": 2, "parallel": 0}),
+    ("1 round, head factor 8, 500 completed, inline",
+     {"keyword_rounds": 1, "keyword_head_factor": 8, "keyword_complete": 500, "parallel": 0}),
+    ("1 round, head factor 4, 250 completed, inline",
+     {"keyword_rounds": 1, "keyword_head_factor": 4, "keyword_complete": 250, "parallel": 0}),
 ]
 
 

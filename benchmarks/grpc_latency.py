@@ -22,6 +22,8 @@ Definitions (printed with the results):
 - search (repeated query): the same search calls once more; the query vectors are cached by then
   (as for page 2+ of a search, or a query already asked), so this is search without embedding.
 - transport floor: the gRPC health Check on the same server (no tool work).
+- search parts: the repeated searches once more in-process, split into the fused hybrid list
+  (``warm.search``, rank.DEEP long, as the tool asks for it) and ``rank.rerank``, timed apart.
 - latency: ``--calls`` sequential calls per tool after 20 warm-up calls, in-process and gRPC
   interleaved call by call (same arguments, A then B), so load from other processes on the machine
   falls on both alike; p50 / p99 in milliseconds. The machine's load average is printed.
@@ -134,6 +136,27 @@ def publish_e4(e4_dir: str) -> str:
                             embedding=embedding,
                             indexes={"dir": "../indexes", "rows": rows, "keyword": True, "vector": True}))
     return str(st.root)
+
+
+def search_parts(tools, searches: list[dict]) -> dict:
+    """The two parts of ``Tools.search`` on the first shard, timed apart over the same queries:
+    the fused hybrid list (``warm.search`` as the tool asks for it, rank.DEEP long) and the rerank
+    by memory and structure (``rank.rerank``); the rest (paging, rendering) is the difference."""
+    from stratum import rank
+
+    sh = tools.shards.shards[0]
+    ov = tools.memory.overlay(sh)
+    hyb, rer = [], []
+    for a in searches:
+        t = time.perf_counter()
+        page = sh.warm.search(a["query"], limit=max(a["page_size"] + 1, rank.DEEP), extra_docs=ov.search_docs())
+        t1 = time.perf_counter()
+        rank.rerank(rank.candidates_of(page.items), rank.ShardSignals(sh, ov), add=True)
+        t2 = time.perf_counter()
+        hyb.append((t1 - t) * 1000)
+        rer.append((t2 - t1) * 1000)
+    return {f"hybrid list ({rank.DEEP} deep)": {"p50": pct(hyb, 50), "p99": pct(hyb, 99)},
+            "rerank (notes, co-change, structure)": {"p50": pct(rer, 50), "p99": pct(rer, 99)}}
 
 
 def pct(samples: list[float], p: float) -> float:
@@ -270,6 +293,7 @@ def main() -> int:
             # the same queries again: their vectors are now cached (as for page 2+ of a search, or
             # a query another agent already asked), so this is search without the embedding
             local[REPEAT], remote[REPEAT] = time_interleaved(tools.search, sid, c.search, rsid, wl["search"])
+            results["search_parts"] = search_parts(tools, wl["search"])
             tools.close()
             channel = grpc.insecure_channel(address)
             health = health_pb2_grpc.HealthStub(channel)
@@ -288,6 +312,12 @@ def main() -> int:
                   f"{row['grpc_p99']:.3f} | {row['ratio_p50']:.2f}x |")
         results["latency"]["health_check"] = {"grpc_p50": round(pct(floor, 50), 3), "grpc_p99": round(pct(floor, 99), 3)}
         print(f"| transport floor (health Check) | - | - | {pct(floor, 50):.3f} | {pct(floor, 99):.3f} | - |")
+
+        parts = results["search_parts"]
+        print("\nwhere an in-process search goes (repeated queries: vectors cached), p50 / p99 ms")
+        print("| part | p50 | p99 |\n|---|---|---|")
+        for k, v in parts.items():
+            print(f"| {k} | {v['p50']:.3f} | {v['p99']:.3f} |")
 
         print(f"\nthroughput, mixed search/get/walk, {args.seconds:g}s per level, server with {args.workers} threads")
         print("| concurrent clients | calls | calls/s | p50 ms | p99 ms | errors |")

@@ -56,6 +56,7 @@ EXACT_LIMIT = 2048         # allowed sets up to this size are scored exhaustivel
 MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row (< 1 ms) to learn the exact set
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
 KEYWORD_HEAD_FACTOR = 8    # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
+KEYWORD_COMPLETE = 0       # keyword candidates whose scores are completed in that round (0: all; e4.md)
 QUERY_CACHE = 4096         # query vectors kept (1.5 KB each): page 2+ and repeated queries skip embedding
 PARALLEL = 2               # helper threads that run vector searches beside keyword searches (0: sequential)
 
@@ -234,7 +235,8 @@ class HybridSearcher:
                  keyword_index: KeywordIndex | None, embedder: Embedder | None = None, *,
                  window: int = DEFAULT_WINDOW, weights: dict[str, float] | None = None,
                  query_cache: int = QUERY_CACHE, exact_limit: int = EXACT_LIMIT, keyword_rounds: int = KEYWORD_ROUNDS,
-                 parallel: int = PARALLEL, keyword_head_factor: float = KEYWORD_HEAD_FACTOR):
+                 parallel: int = PARALLEL, keyword_head_factor: float = KEYWORD_HEAD_FACTOR,
+                 keyword_complete: int = KEYWORD_COMPLETE):
         self.meta = node_meta if isinstance(node_meta, NodeMeta) else NodeMeta(node_meta)
         self.vectors = vector_index
         self.keywords = keyword_index
@@ -243,6 +245,7 @@ class HybridSearcher:
         self.exact_limit = int(exact_limit)
         self.keyword_rounds = int(keyword_rounds)
         self.keyword_head_factor = float(keyword_head_factor)
+        self.keyword_complete = int(keyword_complete)
         self.weights = {"vector": 1.0, "keyword": 1.0, "name": 1.0, **(weights or {})}
         for name, idx in (("vector", vector_index), ("keyword", keyword_index)):
             if idx is not None and len(idx) and getattr(idx, "n_rows", getattr(idx, "n_docs", 0)) != self.meta.n:
@@ -345,7 +348,7 @@ class HybridSearcher:
             if not filt.empty:
                 kh = self.keywords.search(query, W, predicate=filt.predicate if filt.active else None,
                                           selectivity=filt.selectivity, max_rounds=self.keyword_rounds,
-                                          head_factor=self.keyword_head_factor)
+                                          head_factor=self.keyword_head_factor, complete=self.keyword_complete)
                 krows, kscores = kh.rows, kh.scores
                 if "name" in sources and kh.exact_name.any():
                     lists["name"] = kh.rows[kh.exact_name]
