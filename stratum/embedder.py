@@ -31,12 +31,15 @@ import os
 import tempfile
 import threading
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
 from stratum.config import EmbedConfig
 from stratum.errors import InvalidArgument, ModelMismatch, ModelUnavailable
+
+if TYPE_CHECKING:   # StaticEmbedder imports static_embed itself, not with this module
+    from stratum.static_embed import Recipe
 
 MINILM = "all-MiniLM-L6-v2"
 STATIC = "all-MiniLM-L6-v2-static"          # distilled from MINILM's weights (stratum.static_embed)
@@ -54,7 +57,13 @@ class Embedder:
 
     name: str
     dim: int
-    weights_hash: str
+    _weights_hash: str
+
+    @property
+    def weights_hash(self) -> str:
+        """The hash of the model files, recorded with the vectors. A property, not an attribute,
+        because ``LazyEmbedder`` reads it on demand (its model can change before it loads)."""
+        return self._weights_hash
 
     def embed(self, texts: list[str]) -> np.ndarray:
         raise NotImplementedError
@@ -259,7 +268,7 @@ class MiniLMEmbedder(Embedder):
         self.batch_size = max(1, batch_size)
         self.batch_tokens = max(1, batch_tokens)
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
-        self.weights_hash = weights_hash(self.model_dir)
+        self._weights_hash = weights_hash(self.model_dir)
         self.model_path = onnx_path(self.model_dir, precision, Path(cache_dir) if cache_dir else None)
         self.tokenizer = _tokenizer(self.model_dir, max_tokens)
         so = ort.SessionOptions()
@@ -317,14 +326,14 @@ class StaticEmbedder(Embedder):
 
     dim = 384
 
-    def __init__(self, recipe: "str | object" = "", threads: int = 0, model_dir: str | os.PathLike | None = None,
+    def __init__(self, recipe: str | Recipe = "", threads: int = 0, model_dir: str | os.PathLike | None = None,
                  cache_dir: str | os.PathLike | None = None, **_ignored):
         from stratum import static_embed as SE
 
         self.name = STATIC
         self.recipe = SE.Recipe.parse(recipe) if isinstance(recipe, str) else recipe
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
-        self.weights_hash = weights_hash(self.model_dir)
+        self._weights_hash = weights_hash(self.model_dir)
         self.table_path = SE.table_path(self.model_dir, self.recipe, Path(cache_dir) if cache_dir else None)
         self.table = np.load(self.table_path, mmap_mode="r")
         self.tokenizer = _tokenizer(self.model_dir, SE.MAX_PIECES)
