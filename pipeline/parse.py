@@ -35,6 +35,7 @@ import posixpath
 import re
 import textwrap
 from dataclasses import dataclass, field
+from typing import overload
 
 import tree_sitter as ts
 
@@ -204,8 +205,9 @@ def _declarator_name(d: ts.Node | None) -> ts.Node | None:
 
 def _split_scoped(name: str) -> list[str]:
     """``geo::Shape<T>::area`` -> ["geo", "Shape", "area"] (template arguments dropped)."""
-    out, depth, cur = [], 0, []
-    i = 0
+    out: list[str] = []
+    cur: list[str] = []
+    depth = i = 0
     while i < len(name):
         ch = name[i]
         if ch == "<":
@@ -240,7 +242,7 @@ def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes
         if imp:
             imports.setdefault(imp[0].id, imp[0])
             continue
-        cap = node = None
+        cap, node = "", None       # set together: node None means no definition capture
         for k, v in caps.items():
             if k.startswith("definition."):
                 cap, node = k[11:], v[0]
@@ -277,11 +279,11 @@ def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes
         # the wrapper nodes (decorators, export, template, single declarations) belong to the def
         outer = d.node
         while outer.parent is not None and outer.parent.type in spec.wrapper_types:
-            p = outer.parent
-            if p.type in ("lexical_declaration", "variable_declaration", "type_declaration") \
-                    and p.named_child_count != 1:
+            wrap = outer.parent
+            if wrap.type in ("lexical_declaration", "variable_declaration", "type_declaration") \
+                    and wrap.named_child_count != 1:
                 break
-            outer = p
+            outer = wrap
         d.outer = outer
         if outer.type == "decorated_definition" and any(
                 _OVERLOAD.search(_text(src, c.start_byte, c.end_byte)) for c in outer.named_children
@@ -305,8 +307,8 @@ def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes
 def _resolve(defs: list[_Def]) -> list[_Def]:
     """Qualified names, kinds, parents, impl merging and duplicates; returns the emitted defs."""
     for d in defs:
-        prefix = d.enclosing.raw if d.enclosing is not None else ""
-        d.raw = ".".join(p for p in (prefix, *d.owner, d.name) if p)
+        enc_raw = d.enclosing.raw if d.enclosing is not None else ""
+        d.raw = ".".join(p for p in (enc_raw, *d.owner, d.name) if p)
     classes: dict[str, _Def] = {}
     namespaces: set[str] = set()
     for d in defs:
@@ -321,6 +323,11 @@ def _resolve(defs: list[_Def]) -> list[_Def]:
                 classes[d.raw] = d           # the first impl of a foreign type is its node
             elif target is not d:
                 d.alias = target
+
+    @overload                          # a def always resolves to a def (the end of its alias chain)
+    def real(x: _Def) -> _Def: ...
+    @overload
+    def real(x: _Def | None) -> _Def | None: ...
 
     def real(x: _Def | None) -> _Def | None:
         while x is not None and x.alias is not None:
