@@ -57,6 +57,13 @@ _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _FUNC_KINDS = ("function", "method")
 
 
+def _frame(table: pa.Table) -> pl.DataFrame:
+    """``pl.from_arrow`` of a table: a DataFrame (the stub also returns Series, for arrays)."""
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
 def pathspecs() -> list[str]:
     """Git pathspecs of every source file we can parse (``*.py``, ``*.go``, ...)."""
     return sorted(f"*{ext}" for ext in languages.EXTENSIONS)
@@ -66,11 +73,11 @@ def plan(file_changes: pa.Table, commits: pa.Table, cfg: HistoryConfig = History
          batches: int = 1) -> list[list[str]]:
     """Eligible commits (non-merge, not huge, touching a parsed language), in ``batches`` lists of
     about equal size, oldest first within each (git reads neighbouring commits' blobs faster)."""
-    cm = pl.from_arrow(commits.select(["sha", "is_merge", "n_files", "committed_at"]))
+    cm = _frame(commits.select(["sha", "is_merge", "n_files", "committed_at"]))
     ok = cm.filter(~pl.col("is_merge").fill_null(False)
                    & (pl.col("n_files").fill_null(0) <= cfg.max_files_per_commit))
     suffix = "(?i)(" + "|".join(re.escape(e) for e in sorted(languages.EXTENSIONS)) + ")$"
-    fc = pl.from_arrow(file_changes.select(["sha", "path"]))
+    fc = _frame(file_changes.select(["sha", "path"]))
     src = fc.filter(pl.col("path").str.contains(suffix))
     shas = (ok.join(src.select("sha").unique(), on="sha").sort("committed_at", "sha")
             .get_column("sha").to_list())
@@ -169,8 +176,10 @@ class _PatchParser:
         self._reset_file()
 
     def _reset_file(self) -> None:
-        self.old_path = self.new_path = None
-        self.old_blob = self.new_blob = None
+        self.old_path: str | None = None          # None: /dev/null (added/deleted), or not read yet
+        self.new_path: str | None = None
+        self.old_blob: str | None = None          # None until the diff's "index" line
+        self.new_blob: str | None = None
         self.deleted: list[tuple[int, int]] = []
         self.added: list[tuple[int, int]] = []
         self.in_header = False
@@ -296,10 +305,10 @@ def compute(symbol_changes: pa.Table, file_changes: pa.Table, commits: pa.Table,
     fmap = pl.DataFrame({"sha": file_changes.column("sha").to_pylist(),
                          "path": file_changes.column("path").to_pylist(),
                          "current": pl.Series(cur, dtype=pl.String)}).unique(["sha", "path"])
-    sc = pl.from_arrow(symbol_changes.select(["sha", "path", "qualname", "committed_at"]))
+    sc = _frame(symbol_changes.select(["sha", "path", "qualname", "committed_at"]))
     if sc.height == 0:
         return S.SYMBOL_COCHANGE.empty_table()
-    cm = pl.from_arrow(commits.select(["sha", "is_merge", "n_files"]))
+    cm = _frame(commits.select(["sha", "is_merge", "n_files"]))
     ok = cm.filter(~pl.col("is_merge").fill_null(False)
                    & (pl.col("n_files").fill_null(0) <= cfg.max_files_per_commit)).select("sha")
     tx = (sc.join(ok, on="sha").join(fmap, on=["sha", "path"], how="left")
