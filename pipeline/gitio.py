@@ -139,6 +139,7 @@ def stream_git(repo: str | os.PathLike, args: list[str], chunk_size: int = 1 << 
                                  stdin=inp if stdin is not None else subprocess.DEVNULL, bufsize=0)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
+        assert p.stdout is not None     # opened with stdout=PIPE
         try:
             read = p.stdout.read
             while True:
@@ -203,6 +204,8 @@ class BlobReader:
                                        stderr=subprocess.DEVNULL)
         except FileNotFoundError:
             raise GitError("git is not installed or not on PATH") from None
+        assert self._p.stdin is not None and self._p.stdout is not None     # both opened with PIPE
+        self._in, self._out = self._p.stdin, self._p.stdout
 
     def read(self, spec: str | bytes) -> bytes | None:
         """The object's bytes, or None when it does not exist (or is not a blob)."""
@@ -210,20 +213,20 @@ class BlobReader:
             spec = spec.encode(ENC, ERRS)
         if b"\n" in spec:
             return None
-        self._p.stdin.write(spec + b"\n")
-        self._p.stdin.flush()
-        header = self._p.stdout.readline()
+        self._in.write(spec + b"\n")
+        self._in.flush()
+        header = self._out.readline()
         if not header or header.endswith(b"missing\n") or header.endswith(b"ambiguous\n"):
             return None
         parts = header.split()
         size = int(parts[2])
-        data = self._p.stdout.read(size)
-        self._p.stdout.read(1)  # the newline after the content
+        data = self._out.read(size)
+        self._out.read(1)  # the newline after the content
         return data if parts[1] == b"blob" else None
 
     def close(self) -> None:
         if self._p.poll() is None:
-            self._p.stdin.close()
+            self._in.close()
             self._p.wait()
 
     def __enter__(self) -> "BlobReader":
@@ -325,7 +328,8 @@ class GitFreshness:
             head = head_commit(repo_path)
         except (GitError, OSError):
             return None
-        new, changed = 0, []
+        new = 0
+        changed: list[str] | None = []          # None: the diff failed (unknown)
         if head and indexed_commit and head != indexed_commit:
             out = run_git(repo_path, "rev-list", "--count", f"{indexed_commit}..{head}", check=False).strip()
             new = int(out) if out.isdigit() and is_ancestor(repo_path, indexed_commit, head) else -1
@@ -368,7 +372,8 @@ def diff_paths(repo: str | os.PathLike, base: str, target: str) -> tuple[list[st
     """(changed or added, deleted) paths between two commits (renames as delete + add)."""
     out = run_git(repo, "-c", "core.quotepath=off", "diff", "--name-status", "-z", "--no-renames", base, target)
     recs = out.split(b"\0")
-    changed, deleted = [], []
+    changed: list[str] = []
+    deleted: list[str] = []
     for status, path in zip(recs[0::2], recs[1::2]):
         (deleted if status.startswith(b"D") else changed).append(decode(path))
     return sorted(changed), sorted(deleted)
