@@ -13,7 +13,8 @@ Definitions (printed with the results):
   vector search inline: the answer every variant is compared with.
 - variants: keyword reading rounds (1 = the impact-ordered heads of long lists read once, every
   returned score exact, a row never read may be missing), head factor (head postings read per
-  wanted hit in that round; the heads of a term are at most 4,096 long), completed (the scores of
+  wanted hit in that round; the heads of a term are at most 4,096 long; "by impact": each term's
+  share of that depth is its top impact over the query's largest), completed (the scores of
   only the N candidates with the highest upper bounds completed, the rest dropped), and the vector search on
   a helper thread beside the keyword search (parallel) or inline.
 - agreement@10: |variant top-10 ∩ reference top-10| / 10 over the final fused page, mean over
@@ -45,6 +46,13 @@ VARIANTS = [  # label, HybridSearcher keyword arguments
     ("1 round, head factor 4, inline", {"keyword_rounds": 1, "keyword_head_factor": 4, "parallel": 0}),
     ("1 round, head factor 2, parallel", {"keyword_rounds": 1, "keyword_head_factor": 2, "parallel": 2}),
     ("1 round, head factor 2, inline", {"keyword_rounds": 1, "keyword_head_factor": 2, "parallel": 0}),
+    ("1 round, head factor 8 by impact, inline",
+     {"keyword_rounds": 1, "keyword_head_factor": 8, "keyword_by_impact": True, "parallel": 0}),
+    ("1 round, head factor 16 by impact, inline",
+     {"keyword_rounds": 1, "keyword_head_factor": 16, "keyword_by_impact": True, "parallel": 0}),
+    ("1 round, head factor 16 by impact, parallel",
+     {"keyword_rounds": 1, "keyword_head_factor": 16, "keyword_by_impact": True, "parallel": 2}),
+    ("2 rounds, head factor 8, inline", {"keyword_rounds": 2, "keyword_head_factor": 8, "parallel": 0}),
     ("1 round, head factor 8, 500 completed, inline",
      {"keyword_rounds": 1, "keyword_head_factor": 8, "keyword_complete": 500, "parallel": 0}),
     ("1 round, head factor 4, 250 completed, inline",

@@ -308,12 +308,13 @@ class KeywordIndex:
 
     def search(self, query: str, k: int, *, predicate: RowPredicate | None = None,
                selectivity: float = 1.0, max_rounds: int = 0, full_read: int = FULL_READ,
-               head_factor: float = HEAD_FACTOR, complete: int = 0) -> KeywordHits:
+               head_factor: float = HEAD_FACTOR, complete: int = 0, by_impact: bool = False) -> KeywordHits:
         """Top-``k`` rows for ``query`` by BM25 (exact), exact-name matches first.
 
         ``predicate`` keeps only allowed rows (filters); ``selectivity`` (the allowed fraction,
         an estimate) sizes the first read of the heads (``head_factor`` postings per wanted hit
-        over the selectivity; at least 64). ``complete`` > 0 completes the scores of at most that
+        over the selectivity; at least 64; ``by_impact``: each term's share of that depth is its top
+        impact over the query's largest, so common words add fewer candidates). ``complete`` > 0 completes the scores of at most that
         many candidates in the last round (those with the highest upper bounds; the others are
         dropped, and the answer is not proven): for hybrid search, where only ranks matter. ``max_rounds`` > 0 stops after that many
         reading rounds even if exactness is not proven yet (``exact`` is then False): every
@@ -354,6 +355,10 @@ class KeywordIndex:
 
         depth0 = int(min(HEAD_LEN, max(64, math.ceil(head_factor * k / max(selectivity, 1e-6)))))
         want = [depth0 if he > hs else -1 for _, _, _, hs, he, _ in terms]
+        if by_impact and terms:
+            tops = [w * float(self.impact[s + self.head[hs]] if he > hs else 0.0) for w, s, e, hs, he, _ in terms]
+            top = max(max(tops), 1e-9)
+            want = [-1 if x == -1 else max(64, int(math.ceil(x * t / top))) for x, t in zip(want, tops)]
         rounds, cut = 0, False
         while True:
             rounds += 1

@@ -188,3 +188,18 @@ def test_capped_completion_keeps_exact_scores_and_says_unproven():
     big = idx.search(q, 50, max_rounds=1, complete=10 ** 6)     # a cap above the candidates: no change
     assert big.rows.tolist() == full.rows.tolist() and big.scores.tolist() == full.scores.tolist()
     assert idx.search(q, 50, complete=60).exact                # no round limit: the cap never applies
+
+
+def test_heads_read_by_impact_stay_exact_without_a_round_limit():
+    """by_impact changes only how deep each head is read first; an unlimited search still proves
+    the exact top-k, equal to the default reading."""
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(60)]
+    n = HEAD_LEN * 3
+    texts = [" ".join(["common"] * int(rng.integers(1, 4)) + list(rng.choice(words, int(rng.integers(4, 12)))))
+             for _ in range(n)]
+    idx = KeywordIndex.build(texts)
+    for q in ("common w3 w7", "w1 w2 w3 w4 common", "w59"):
+        a, b = idx.search(q, 30), idx.search(q, 30, by_impact=True, head_factor=2)
+        assert a.exact and b.exact
+        assert a.rows.tolist() == b.rows.tolist() and np.allclose(a.scores, b.scores)
