@@ -414,7 +414,7 @@ def config_key(cfg: IndexConfig) -> str:
     from dataclasses import asdict
 
     shape = {"parse": asdict(cfg.parse), "history": asdict(cfg.history), "embed": asdict(cfg.embed),
-             "mine_fixes": cfg.mine_fixes}
+             "mine_fixes": cfg.mine_fixes, "mine_changes": cfg.mine_changes}
     return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

@@ -205,8 +205,9 @@ def previous_notes(store: Store, prev_snap, rep: RunReport) -> list[dict]:
 def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], rep: RunReport,
                 hist_tables: dict | None = None, cfg: IndexConfig | None = None) -> list[str]:
     """Every note forward: the previous version's note nodes merged with every delta-log record,
-    live and retired (idempotent by record id); then, with ``IndexConfig.mine_fixes``, the mined
-    ``fix`` nodes of the history (``pipeline.fixes``, day-one experience). Adds note nodes and
+    live and retired (idempotent by record id); then, with ``IndexConfig.mine_fixes`` /
+    ``mine_changes``, the mined ``fix`` and ``change`` nodes of the history (``pipeline.fixes``,
+    day-one experience). Adds note nodes and
     about edges; returns the record ids now merged (their live segments are retired after the
     publish)."""
     from pipeline.merge import merge
@@ -218,7 +219,8 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     records = live.records + (retired.records if retired else [])
     prev_nodes = previous_notes(store, prev_snap, rep)
     code = [n for n in nodes if n["kind"] not in S.NOTE_KINDS]
-    if cfg is not None and cfg.mine_fixes and hist_tables and hist_tables.get("commits") is not None:
+    if cfg is not None and (cfg.mine_fixes or cfg.mine_changes) and hist_tables \
+            and hist_tables.get("commits") is not None:
         _mined_fixes(hist_tables, code, prev_nodes, nodes, edges, rep, cfg)
     result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None)
     nodes.extend(result.nodes)
@@ -238,15 +240,17 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
 
 def _mined_fixes(hist_tables: dict, code: list[dict], prev_nodes: list[dict], nodes: list[dict], edges: list[dict],
                  rep: RunReport, cfg: IndexConfig) -> None:
-    from pipeline.fixes import KIND, mine_fixes
+    from pipeline.fixes import mine_fixes
 
     file_ids = {n["path"]: n["id"] for n in code if n["kind"] == "file"}
     repo = code[0]["repo"] if code else ""
     fx = mine_fixes(hist_tables["commits"], hist_tables["file_changes"], file_ids, repo,
-                    rule=cfg.history.bugfix_rule, prev=[n for n in prev_nodes if n.get("kind") == KIND])
+                    rule=cfg.history.bugfix_rule, prev=[n for n in prev_nodes if n.get("kind") in S.MINED_NOTE_KINDS],
+                    fixes=cfg.mine_fixes, changes=cfg.mine_changes)
     nodes.extend(fx.nodes)
     edges.extend(fx.edges)
-    rep.history["mined_fixes"] = fx.counts.get("fixes", len(fx.nodes))
+    rep.history["mined_fixes"] = fx.counts["fixes"]
+    rep.history["mined_changes"] = fx.counts["changes"]
 
 
 def retire_log(store: Store, merged_ids: list[str]) -> None:

@@ -187,7 +187,8 @@ class Memory:
             if r == row or whole_file:
                 label = "" if r == row else (sh.col("qualname")[r] or "")
                 # all in-edges, filtered here: the graph's kind filter is an isin per call (~4x the cost)
-                cands += [(sh.col("id")[n], label) for n, k, _, _ in sh.neighbors(r, (), "in") if k == "about"]
+                cands += [(sh.col("id")[n], label) for n, k, _, _ in sh.neighbors(r, (), "in")
+                          if k == "about" and sh.col("kind")[n] in S.ATTACHED_NOTE_KINDS]   # not mined changes
         found: dict[str, AttachedNote] = {}
         for nid, label in cands:
             if nid not in found and ov.status_of(nid) in (None, "active"):

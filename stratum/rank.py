@@ -8,15 +8,17 @@ that into the item order a search answer serves. Both are pure: they read the me
 
 File score (every term is on the scale of the fused text scores, ~1/60 per list):
 
-    S(f) = T(f) + w.symbols * A(f) + w.notes * N(f) + w.mined * M(f) + w.cochange * Co(f) + w.graph * G(f)
+    S(f) = T(f) + w.symbols * A(f) + w.notes * N(f) + w.mined * M(f) + w.changes * Ch(f)
+           + w.cochange * Co(f) + w.graph * G(f)
 
 - T: the best code hit in f (a hit on a function counts for its file); what today's ranking uses.
 - A: the file's other code hits, the j-th best counting 1/j (several matching functions beat one
   lucky method).
-- N, M: note evidence (agent notes: rca/failure/insight; mined: ``fix`` nodes from history). A
-  matching note passes its text score to each file it is about, divided by sqrt(number of files),
-  times its standing: active 1, stale (its code changed since) ``w.stale``, superseded
-  ``w.superseded``, retracted or orphaned 0. Several notes add, the j-th counting 1/j.
+- N, M, Ch: note evidence (agent notes: rca/failure/insight; mined from history: ``fix`` nodes
+  for past bug fixes, ``change`` nodes for every other small commit). A matching note passes its
+  text score to each file it is about, divided by sqrt(number of files), times its standing:
+  active 1, stale (its code changed since) ``w.stale``, superseded ``w.superseded``, retracted or
+  orphaned 0. Several notes add, the j-th counting 1/j.
 - Co: from the ``w.seeds`` strongest files g (by T + notes), partner f gets
   S0(g) * confidence(g -> f) * support / (support + 2) * 0.5 ** (age / half-life), age counted from
   the newest co-change of g (a relative decay: no wall clock).
@@ -41,7 +43,8 @@ from typing import Iterable, NamedTuple, Protocol, Sequence
 from stratum import schema as S
 
 AGENT = "agent"
-MINED = "mined"
+MINED = "mined"             # mined fixes (Weights.mined)
+CHANGES = "changes"         # mined changes (Weights.changes)
 CODE_ITEM_KINDS = ("file", "class", "function", "method")
 CO_PARTNERS = 10            # co-change partners read per seed, by confidence (each read ~30 us; weaker ones add ~0)
 DEEP = 150                  # candidates to rerank: the whole fused list (3 source lists x 50), so every
@@ -70,6 +73,11 @@ class NoteInfo:
     @property
     def mined(self) -> bool:
         return self.kind in S.MINED_NOTE_KINDS
+
+    @property
+    def channel(self) -> str:
+        """Which weight its evidence takes: AGENT (notes), MINED (fixes) or CHANGES."""
+        return (CHANGES if self.kind == "change" else MINED) if self.mined else AGENT
 
 
 @dataclass(frozen=True)
@@ -101,6 +109,7 @@ class Weights:
     symbols: float = 0.25
     notes: float = 1.0
     mined: float = 0.25
+    changes: float = 0.25
     cochange: float = 0.05
     graph: float = 0.25
     stale: float = 0.5              # standing of a stale note (not fitted: no stale notes in the benchmark)
@@ -108,7 +117,11 @@ class Weights:
     seeds: int = 5
     half_life_days: float = 365.0
 
-    SIGNALS = ("symbols", "notes", "mined", "cochange", "graph")
+    SIGNALS = ("symbols", "notes", "mined", "changes", "cochange", "graph")
+
+    def of(self, channel: str) -> float:
+        """The weight of a note channel (AGENT, MINED, CHANGES)."""
+        return {AGENT: self.notes, MINED: self.mined, CHANGES: self.changes}[channel]
 
     def only(self, *keep: str) -> "Weights":
         """These weights with every fusion signal but ``keep`` switched off (ablation rows)."""
@@ -168,7 +181,7 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
     """Files ranked by every memory, best first (ties: path)."""
     w = weights
     code: dict[str, list[tuple[float, str]]] = {}
-    notes: dict[str, dict[str, list[tuple[float, str]]]] = {AGENT: {}, MINED: {}}
+    notes: dict[str, dict[str, list[tuple[float, str]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
     for c in candidates:
         h = signals.hit(c)
         if h.note is not None:
@@ -178,10 +191,10 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
             if not about:
                 continue
             share = c.score * stand / math.sqrt(len(about))
-            label = (f"past fix {c.id[:8]}" if n.mined else f"{n.kind} note {c.id[:8]}") + \
+            label = (f"past {n.kind} {c.id[:8]}" if n.mined else f"{n.kind} note {c.id[:8]}") + \
                 (f" '{n.title[:48]}'" if n.title else "") + (f" ({note_why})" if note_why else "")
             for f in about:
-                notes[MINED if n.mined else AGENT].setdefault(f, []).append((share, label))
+                notes[n.channel].setdefault(f, []).append((share, label))
         elif h.file and h.kind in CODE_ITEM_KINDS:
             code.setdefault(h.file, []).append((c.score, h.name or h.kind))
     files: dict[str, RankedFile] = {}
@@ -198,17 +211,18 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
         if len(hits) > 1 and w.symbols:
             e.parts["symbols"] = w.symbols * _harmonic(s for s, _ in hits[1:])
             e.reasons.append(f"{len(hits)} matching symbols ({', '.join(n for _, n in hits[:3])})")
-    for key, weight in ((AGENT, w.notes), (MINED, w.mined)):
+    for key, part in ((AGENT, "notes"), (MINED, "mined"), (CHANGES, "changes")):
+        weight = w.of(key)
         if not weight:
             continue
         for f, ev in notes[key].items():
             ev.sort(key=lambda x: -x[0])
             e = entry(f)
-            e.parts["notes" if key == AGENT else "mined"] = weight * _harmonic(s for s, _ in ev)
+            e.parts[part] = weight * _harmonic(s for s, _ in ev)
             more = f" +{len(ev) - 1} more" if len(ev) > 1 else ""
             e.reasons.append(ev[0][1] + more)
     if w.cochange or w.graph:
-        base = {f: e.text + e.parts.get("notes", 0.0) + e.parts.get("mined", 0.0) for f, e in files.items()}
+        base = {f: e.text + sum(e.parts.get(k, 0.0) for k in ("notes", "mined", "changes")) for f, e in files.items()}
         seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
         co: dict[str, list[tuple[float, str]]] = {}
         gr: dict[str, list[tuple[float, str]]] = {}
@@ -262,7 +276,7 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             stand, note_why = _standing(n, weights)
             # a note ranks with the evidence it lends its files, so it stays just above the code it
             # explains (unless that code matches the query better on its own)
-            lent = (weights.mined if n.mined else weights.notes) * c.score * stand / math.sqrt(max(len(n.files), 1))
+            lent = weights.of(n.channel) * c.score * stand / math.sqrt(max(len(n.files), 1))
             why = f"{'mined ' if n.mined else ''}{n.kind} note, text {c.score:.4f}"
             if note_why:
                 why += f"; {note_why}"

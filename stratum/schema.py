@@ -17,17 +17,23 @@ META_SCHEMA_VERSION = b"stratum.schema_version"
 
 CODE_KINDS = ("repo", "dir", "file", "class", "function", "method")
 AGENT_NOTE_KINDS = ("rca", "failure", "insight")   # written by agents through remember
-MINED_NOTE_KINDS = ("fix",)                          # derived from history at index time (a past bug fix and the files it touched)
+MINED_NOTE_KINDS = ("fix", "change")                 # derived from history at index time (pipeline/fixes.py): a past
+                                                     # bug fix, or any other small commit, and the files it touched
 NOTE_KINDS = AGENT_NOTE_KINDS + MINED_NOTE_KINDS
 NOTE_KIND_DESCRIPTIONS = {
     "rca": "root-cause analysis: the cause of a symptom is in this code",
     "failure": "an approach that did not work here, and why",
     "insight": "anything else worth knowing next time",
     "fix": "a past bug fix mined from history: what was fixed, where, when",
+    "change": "a past change (not a bug fix) mined from history: what was changed, where, when",
 }
 NOTE_KINDS_NEED_ABOUT = ("rca", "failure")            # must name the code they concern
 NOTE_KIND_WORDS = {"rca": "root cause analysis", "failure": "failed attempt", "insight": "insight",
-                   "fix": "fix"}                      # how a kind is spelled in the text a note is embedded by
+                   "fix": "fix", "change": "change"}  # how a kind is spelled in the text a note is embedded by
+# Kinds attached to the code items that get/walk/prefetch return (stratum.memory.notes_about). A
+# ``change`` is pulled by search but not pushed: a core file has hundreds, and five "past change"
+# lines on every get would cost ~100 tokens an item for what `git log` says.
+ATTACHED_NOTE_KINDS = AGENT_NOTE_KINDS + ("fix",)
 NODE_KINDS = CODE_KINDS + NOTE_KINDS
 EDGE_KINDS = ("contains", "imports", "tests", "cochange", "about", "calls", "inherits")
 LEVELS = ("summary", "api", "full")
@@ -180,8 +186,9 @@ def check_schema(schema: pa.Schema, expected: pa.Schema, where: str) -> None:
 
 
 __all__ = [
-    "SCHEMA_VERSION", "CODE_KINDS", "NOTE_KINDS", "AGENT_NOTE_KINDS", "MINED_NOTE_KINDS", "NOTE_KIND_DESCRIPTIONS",
-    "NOTE_KINDS_NEED_ABOUT", "NOTE_KIND_WORDS", "NODE_KINDS", "EDGE_KINDS", "LEVELS", "EMBED_DIM",
+    "SCHEMA_VERSION", "CODE_KINDS", "NOTE_KINDS", "AGENT_NOTE_KINDS", "MINED_NOTE_KINDS", "ATTACHED_NOTE_KINDS",
+    "NOTE_KIND_DESCRIPTIONS", "NOTE_KINDS_NEED_ABOUT", "NOTE_KIND_WORDS", "NODE_KINDS", "EDGE_KINDS", "LEVELS",
+    "EMBED_DIM",
     "NODES", "EDGES", "EXTERNAL_IMPORTS", "COMMITS", "FILE_CHANGES", "COCHANGE", "SYMBOL_COCHANGE",
     "EMBEDDINGS", "DATASETS", "to_table", "check_schema",
 ]

@@ -29,6 +29,8 @@ def register(sub) -> None:
     p.add_argument("--symbols", action="store_true", help="also mine symbol-level co-change (slower)")
     p.add_argument("--no-fixes", dest="mine_fixes", action="store_false",
                    help="leave out the mined fix nodes (past bug-fix commits about the files they touched)")
+    p.add_argument("--no-changes", dest="mine_changes", action="store_false",
+                   help="leave out the mined change nodes (other past commits of 1-5 code files, about those files)")
     p.add_argument("--max-file-bytes", type=int, default=None, help="skip files larger than this (default 1 MiB)")
     p.add_argument("--max-commit-files", type=int, default=None,
                    help="commits touching more files are skipped for co-change (default 30)")
@@ -44,7 +46,7 @@ def config_from(args):
     from stratum.config import IndexConfig
 
     cfg = IndexConfig(ray_address=args.ray_address, num_cpus=args.num_cpus, full=args.full, ray=args.ray,
-                      mine_fixes=args.mine_fixes)
+                      mine_fixes=args.mine_fixes, mine_changes=args.mine_changes)
     if args.keep is not None:
         if args.keep < 0:
             from stratum.errors import InvalidArgument

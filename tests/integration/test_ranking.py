@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from stratum import rank as R
+from stratum import schema as S
 
 pytestmark = pytest.mark.slow
 
@@ -259,7 +260,7 @@ def test_search_tool_serves_the_steered_order_with_why(ledger, tmp_path):
         _remember_drift(tools, s)
         items = tools.search(s, DRIFT, page_size=5).items
         assert items[0].kind == "rca" and "rca note" in items[0].why
-        code = [i for i in items if i.kind not in ("rca", "fix")]
+        code = [i for i in items if i.kind not in S.NOTE_KINDS]
         assert code[0].path == "ledger/currency.py" and "rca note" in code[0].why
         assert all(i.why for i in items)
     finally:

@@ -1,4 +1,4 @@
-"""pipeline.fixes: bug-fix commits of the mined history become mined ``fix`` nodes about current files."""
+"""pipeline.fixes: commits of the mined history become mined ``fix`` / ``change`` nodes about current files."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import re
 from datetime import datetime, timezone
 
-from pipeline.fixes import BUGFIX_RULE, fix_id, fix_text, mine_fixes
+from pipeline.fixes import BUGFIX_RULE, MAX_FILES, fix_id, fix_text, mine_fixes
 from stratum import schema as S
 
 
@@ -65,3 +65,28 @@ def test_incremental_reuses_previous_nodes():
 def test_fix_text_is_bounded():
     t = fix_text("Fix x\n\n" + "word " * 400)
     assert t.startswith("Fix x") and len(t) <= 604
+
+
+def test_other_commits_become_change_nodes_when_asked():
+    commits, changes = _tables([
+        ("a" * 40, "Fix crash in the router", [("src/app.py", "src/app.py")]),
+        ("b" * 40, "Add a feature\n\nThe util grows a helper.", [("src/util.py", "src/util.py"), ("README.md", "README.md")]),
+        ("c" * 40, "Refactor everything", [(f"m{i}.py", f"m{i}.py") for i in range(MAX_FILES + 1)]),
+        ("d" * 40, "Update the readme", [("README.md", "README.md")]),             # no code file
+        ("e" * 40, "Merge branch x", [("src/app.py", "src/app.py")]),
+    ], merge={"e" * 40})
+    assert [n["kind"] for n in mine_fixes(commits, changes, FILES, "r").nodes] == ["fix"]     # the default: fixes only
+    res = mine_fixes(commits, changes, FILES, "r", changes=True)
+    assert [(n["id"], n["kind"]) for n in res.nodes] == [(fix_id("r", "a" * 40), "fix"),
+                                                          (fix_id("r", "b" * 40, "change"), "change")]
+    b = res.nodes[1]
+    meta = json.loads(b["meta"])
+    assert b["author"] == "history" and b["tags"] == ["mined"] and b["summary"].startswith("change: Add a feature")
+    assert meta["mined"] is True and meta["sha"] == "b" * 40 and meta["commit_author"] == "Ada"
+    assert [t["path"] for t in meta["about"]] == ["src/util.py"]
+    assert fix_id("r", "b" * 40, "change") != fix_id("r", "b" * 40)             # kinds never share an id
+    assert res.counts["fixes"] == 1 and res.counts["changes"] == 1 and res.counts["too_many_files"] == 2
+    only = mine_fixes(commits, changes, FILES, "r", fixes=False, changes=True)
+    assert [n["kind"] for n in only.nodes] == ["change"]
+    again = mine_fixes(commits, changes, FILES, "r", changes=True, prev=res.nodes)
+    assert again.counts["reused"] == 2 and again.nodes == res.nodes

@@ -84,3 +84,22 @@ def test_rerank_adds_a_lifted_file_and_explains_it():
 def test_only_rejects_unknown_signals():
     with pytest.raises(ValueError, match="unknown signal"):
         R.DEFAULT_WEIGHTS.only("popularity")
+
+
+def test_mined_fixes_and_changes_take_their_own_weights():
+    """A past fix lends with ``mined``, a past change with ``changes``, an agent note with ``notes``;
+    each says what it is (never confused with an agent note)."""
+    w = R.Weights(mined=0.5, changes=2.0, notes=1.0)
+    sig = TableSignals({"f": note(["fix.py"], kind="fix"), "c": note(["chg.py"], kind="change"),
+                        "r": note(["rca.py"])})
+    c = [R.Candidate(-1, 0.04, (), "f"), R.Candidate(-1, 0.04, (), "c"), R.Candidate(-1, 0.04, (), "r")]
+    out = {f.path: f for f in R.rank_files(c, sig, w)}
+    assert out["fix.py"].parts == {"mined": pytest.approx(0.5 * 0.04)}
+    assert out["chg.py"].parts == {"changes": pytest.approx(2.0 * 0.04)}
+    assert out["rca.py"].parts == {"notes": pytest.approx(0.04)}
+    assert "past fix f" in out["fix.py"].why and "past change c" in out["chg.py"].why
+    assert "rca note r" in out["rca.py"].why
+    assert [f.path for f in R.rank_files(c, sig, w.only("changes"))] == ["chg.py"]
+    items = {i.id: i for i in R.rerank(c, sig, w)}
+    assert items["c"].why.startswith("mined change note") and items["r"].why.startswith("rca note")
+    assert items["c"].score > items["r"].score > items["f"].score     # each note ranks with what it lends

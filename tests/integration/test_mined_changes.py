@@ -1,0 +1,160 @@
+"""Mined ``change`` nodes (pipeline.fixes, on by default): every non-merge commit that is not a bug fix
+and touched 1..MAX_FILES code files becomes day-one experience about those files. Real git
+repositories, the real index job (Lance, static embedding), the real searcher and tools."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from stratum import rank as R
+from stratum import schema as S
+
+pytestmark = pytest.mark.slow
+
+LIMITS = '''"""Account limits."""
+
+FLOOR = -100.0
+
+
+def allowed(balance: float, amount: float) -> bool:
+    """Whether AMOUNT may be taken from BALANCE."""
+    return balance - amount >= FLOOR
+'''
+BOOK = '''"""The account book."""
+
+
+def post(book: dict, account: str, amount: float) -> None:
+    """Add AMOUNT to ACCOUNT in BOOK."""
+    book[account] = book.get(account, 0.0) + amount
+'''
+QUERY = "overdraft for negative balances"
+SUBJECT = "Allow an overdraft for negative balances"
+
+
+def _bank(path):
+    from tests.gitrepo import Repo
+
+    r = Repo(path)
+    r.commit("initial bank", {"bank/__init__.py": "", "bank/book.py": BOOK,
+                              "bank/limits.py": LIMITS.replace("-100.0", "0.0")})
+    r.commit(f"{SUBJECT}\n\nThe floor moves below zero.", {"bank/limits.py": LIMITS})
+    r.commit("Rename the helpers everywhere", {f"bank/m{i}.py": f"X = {i}\n" for i in range(6)})
+    r.commit("Fix a crash when the account is missing", {"bank/book.py": BOOK.replace("book.get(account, 0.0)",
+                                                                                       "(book.get(account) or 0.0)")})
+    return r
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory):
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+
+    base = tmp_path_factory.mktemp("bank")
+    repo = _bank(base / "bank")
+    rep = index_repository(repo.path, base / "store", IndexConfig(num_cpus=1))
+    return repo, base / "store", rep
+
+
+def _open(store):
+    from stratum.tools import Tools
+
+    return Tools.open([str(store)])
+
+
+def _mined(store) -> dict[str, dict]:
+    from stratum.store import Store
+
+    return {n["meta"] and json.loads(n["meta"])["sha"]: n for n in Store(store).snapshot().read("nodes").to_pylist()
+            if n["kind"] in S.MINED_NOTE_KINDS}
+
+
+def _sha(repo, subject):
+    from tests.gitrepo import git
+
+    return git(repo.path, "log", "--format=%H", f"--grep={subject}", "--fixed-strings").split()[0]
+
+
+def test_a_change_is_found_on_a_fresh_index_and_lifts_its_file(bank):
+    repo, store, rep = bank
+    assert rep.history["mined_changes"] == 2 and rep.history["mined_fixes"] == 1   # initial + overdraft; the fix
+    mined = _mined(store)
+    change = mined[_sha(repo, SUBJECT)]
+    meta = json.loads(change["meta"])
+    assert change["kind"] == "change" and change["author"] == "history" and meta["mined"] is True
+    assert meta["commit_author"] and meta["time"] and [t["path"] for t in meta["about"]] == ["bank/limits.py"]
+    assert change["summary"] == f"change: {SUBJECT}"
+    # the commit of six code files says little about where anything is: no node
+    assert _sha(repo, "Rename the helpers") not in mined
+    assert mined[_sha(repo, "Fix a crash")]["kind"] == "fix"
+    tools = _open(store)
+    try:
+        sh = tools.shards.shards[0]
+        assert tools.overlays[str(sh.store.root)].count() == 0          # no agent notes at all
+        page = sh.warm.search(QUERY, limit=150)
+        assert page.items[0].id == change["id"]                         # the change's subject matches best
+        sig = R.ShardSignals(sh, tools.overlays[str(sh.store.root)])
+        ranked = R.rank_files(R.candidates_of(page.items), sig, R.DEFAULT_WEIGHTS)
+        text = R.rank_files(R.candidates_of(page.items), sig, R.TEXT_ONLY)
+        top = ranked[0]
+        assert top.path == "bank/limits.py" and top.parts["changes"] > 0 and "past change " in top.why
+        assert "mined" not in top.parts and "notes" not in top.parts
+        assert top.score > next((f.score for f in text if f.path == "bank/limits.py"), 0.0)
+        # the search tool serves it as mined data, and the file first among code
+        s = tools.open_session(author="agent").data["session"]
+        items = tools.search(s, QUERY, page_size=5).items
+        first = next(i for i in items if i.id == change["id"])
+        assert first.kind == "change" and first.trust == "mined" and "mined change note" in first.why
+        code = [i for i in items if i.kind not in S.NOTE_KINDS]
+        assert code[0].path == "bank/limits.py" and "past change" in code[0].why
+        # pulled by search, not pushed: `get` of the file attaches no change lines
+        got = tools.get(s, "bank/limits.py", level="api").items[0]
+        assert not [n for n in got.notes if n["kind"] == "change"]
+    finally:
+        tools.close()
+
+
+def test_changes_follow_the_watermark_survive_full_and_leave_agent_notes_alone(bank, tmp_path):
+    from pipeline.fixes import fix_id
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from tests.gitrepo import Repo
+
+    work, store = tmp_path / "bank", tmp_path / "s"      # private copies (the repository's name is its folder's)
+    for src, dst in ((bank[0].path, work), (bank[1], store)):
+        shutil.copytree(src, dst)
+    before = _mined(store)
+    tools = _open(store)
+    try:
+        s = tools.open_session(author="agent").data["session"]
+        nid = tools.remember(s, "rca", "posting loses cents: post() adds floats", about=["bank/book.py::post"]
+                             ).data["note_id"]
+    finally:
+        tools.close()
+    r = Repo.__new__(Repo)
+    r.path, r._n = work, 20
+    sha = r.commit("Keep a posting journal in the book", {"bank/book.py": BOOK + "\nJOURNAL = []\n"})
+    rep = index_repository(work, store, IndexConfig(num_cpus=1))
+    assert rep.history["incremental"] and rep.history["commits"] == 1          # mined from the watermark on
+    after = _mined(store)
+    assert set(after) == set(before) | {sha} and after[sha]["kind"] == "change"
+    assert after[sha]["id"] == fix_id(after[sha]["repo"], sha, "change")
+    assert all(after[k]["id"] == v["id"] and after[k]["summary_tokens"] == v["summary_tokens"]
+               for k, v in before.items())
+    assert rep.notes["carried"] == 1 and rep.notes["new"] == 1          # the agent note only, merged now
+    full = index_repository(work, store, IndexConfig(num_cpus=1, full=True))
+    assert {k: v["id"] for k, v in _mined(store).items()} == {k: v["id"] for k, v in after.items()}
+    assert full.history["mined_changes"] == 3 and full.notes["carried"] == 1 and full.notes["from_previous_version"] == 1
+    tools = _open(store)
+    try:
+        sh = tools.shards.shards[0]
+        row = sh.row_of[nid]
+        assert sh.col("kind")[row] == "rca" and sh.col("author")[row] == "agent"    # still the agent's note
+        assert set(tools.overlays[str(sh.store.root)].notes) == {nid}              # mined nodes are not notes
+    finally:
+        tools.close()
+    off = index_repository(work, tmp_path / "off", replace(IndexConfig(num_cpus=1), mine_changes=False))
+    assert "change" not in off.nodes and off.nodes["fix"] == 1
