@@ -13,6 +13,7 @@ import json
 import logging
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -52,7 +53,6 @@ def build_warm(out_dir: Path, nodes: list[dict], edges: list[dict], *, root: Pat
 def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, previous: Path | None = None) -> dict:
     from stratum.graph import Graph
     from stratum.keywordindex import KeywordIndex, node_names, node_text
-    from stratum.vectorindex import VectorIndex
 
     out_dir.mkdir(parents=True, exist_ok=True)
     clock = {"t": time.perf_counter()}
@@ -76,42 +76,36 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
     lap("prepare")
     info = {"dir": rel_dir, "rows": len(nodes), "keyword": True, "vector": False,
             "incremental": prev is not None}
-    if prev is not None:
-        old_row, old_doc = prev
-        same = old_row >= 0
-        same[same] = old_doc[old_row[same]] == doc_hash[same]
-        kw_row = np.where(same, old_row, -1)
-        redo = np.flatnonzero(kw_row < 0)
-        kw = KeywordIndex.load(Path(previous) / "keyword").updated(
-            Path(previous) / "keyword", kw_row, {int(i): texts[i] for i in redo}, names)
-        info["keyword_docs_redone"] = int(len(redo))
-    else:
-        kw = KeywordIndex.build(texts, names)
-    files += [f"keyword/{f}" for f in kw.save(out_dir / "keyword")]
-    lap("keyword")
-    present = np.array([k and n.get("vector") is not None for n, k in zip(nodes, ok)], dtype=bool)
-    if present.any():
-        dim = len(next(n["vector"] for n, p in zip(nodes, present) if p))
-        mat = np.zeros((len(nodes), dim), dtype=np.float32)
-        for i in np.flatnonzero(present):
-            mat[i] = nodes[i]["vector"]
-        vec = None
-        if prev is not None and (Path(previous) / "vector" / "vectors.json").is_file():
-            old = VectorIndex.load(Path(previous) / "vector", mmap=False)
-            if not old.groups and old.dim == dim:
-                vec = old.updated(mat, present, prev[0])
-                info["vectors_changed"] = vec.changed
-        if vec is None:
-            vec = VectorIndex.build(mat, present=present)
-        files += [f"vector/{f}" for f in vec.save(out_dir / "vector")]
-        info["vector"] = True
-        lap("vector")
-    etab = S.to_table(edges, S.EDGES) if edges else S.to_table([], S.EDGES)
-    g = Graph.from_edges(etab.select(["src", "dst", "kind", "weight"]), [n["id"] for n in nodes])
-    files += [f"graph/{f}" for f in g.save(out_dir / "graph")]
-    info["edges"] = g.n_edges
-    info["edges_dropped"] = g.dropped
-    lap("graph")
+    # The vector part runs on a helper thread beside the keyword and graph parts: usearch and the
+    # large numpy calls release the GIL, and an update's vector part is mostly reading, adding a
+    # few thousand vectors and writing the graph (docs/bench/e4.md, warm-tier update).
+    with ThreadPoolExecutor(1, thread_name_prefix="warm-vector") as pool:
+        vector_part = pool.submit(_vector_part, out_dir, nodes, ok, prev, previous)
+        if prev is not None:
+            old_row, old_doc = prev
+            same = old_row >= 0
+            same[same] = old_doc[old_row[same]] == doc_hash[same]
+            kw_row = np.where(same, old_row, -1)
+            redo = np.flatnonzero(kw_row < 0)
+            kw = KeywordIndex.load(Path(previous) / "keyword").updated(
+                Path(previous) / "keyword", kw_row, {int(i): texts[i] for i in redo}, names)
+            info["keyword_docs_redone"] = int(len(redo))
+        else:
+            kw = KeywordIndex.build(texts, names)
+        files += [f"keyword/{f}" for f in kw.save(out_dir / "keyword")]
+        del kw, texts, names
+        lap("keyword")
+        g = Graph.from_edges(_edge_table(edges), [n["id"] for n in nodes])
+        files += [f"graph/{f}" for f in g.save(out_dir / "graph")]
+        info["edges"] = g.n_edges
+        info["edges_dropped"] = g.dropped
+        lap("graph")
+        vfiles, vinfo, vsec = vector_part.result()
+    files += vfiles
+    info.update(vinfo)
+    if vsec is not None:
+        seconds["vector"] = vsec                      # its own wall time, overlapping keyword and graph
+        lap("vector_wait")                            # what the vector part added after them
     recs = integrity.records(out_dir, files)
     info["bytes"] = integrity.total_size(recs)
     lap("checksums")
@@ -119,6 +113,38 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
     (out_dir / WARM_FILE).write_text(json.dumps({**info, "files": recs, "seal": integrity.seal(recs)},
                                                 indent=1, sort_keys=True))
     return info
+
+
+def _vector_part(out_dir: Path, nodes: list[dict], ok: list[bool], prev, previous: Path):
+    """Build (or update from ``previous``) and save the vector index: (files, info, seconds)."""
+    from stratum.vectorindex import VectorIndex
+
+    t = time.perf_counter()
+    present = np.array([k and n.get("vector") is not None for n, k in zip(nodes, ok)], dtype=bool)
+    if not present.any():
+        return [], {}, None
+    info = {"vector": True}
+    dim = len(next(n["vector"] for n, p in zip(nodes, present) if p))
+    mat = np.zeros((len(nodes), dim), dtype=np.float32)
+    for i in np.flatnonzero(present):
+        mat[i] = nodes[i]["vector"]
+    vec = None
+    if prev is not None and (Path(previous) / "vector" / "vectors.json").is_file():
+        old = VectorIndex.load(Path(previous) / "vector", mmap=False)
+        if not old.groups and old.dim == dim:
+            vec = old.updated(mat, present, prev[0])
+            info["vectors_changed"] = vec.changed
+    if vec is None:
+        vec = VectorIndex.build(mat, present=present)
+    files = [f"vector/{f}" for f in vec.save(out_dir / "vector")]
+    return files, info, round(time.perf_counter() - t, 3)
+
+
+def _edge_table(edges: list[dict]) -> pa.Table:
+    """The four edge columns the CSR needs, straight from the records (schema.to_table would
+    build all ten: a third of an update's graph part at 2M edges)."""
+    cols = ("src", "dst", "kind", "weight")
+    return pa.table({c: pa.array([e.get(c) for e in edges], S.EDGES.field(c).type) for c in cols})
 
 
 def _hashes(texts) -> np.ndarray:
