@@ -42,12 +42,10 @@ VARIANTS = [  # label, HybridSearcher keyword arguments
     ("reference: exact keyword, inline", {"keyword_rounds": 0, "parallel": 0}),
     ("1 round, head factor 8, parallel (before)", {"keyword_rounds": 1, "keyword_head_factor": 8, "parallel": 2}),
     ("1 round, head factor 8, inline", {"keyword_rounds": 1, "keyword_head_factor": 8, "parallel": 0}),
-    ("1 round, head factor 4, parallel", {"keyword_rounds": 1, "keyword_head_factor": 4, "parallel": 2}),
     ("1 round, head factor 4, inline", {"keyword_rounds": 1, "keyword_head_factor": 4, "parallel": 0}),
-    ("1 round, head factor 2, parallel", {"keyword_rounds": 1, "keyword_head_factor": 2, "parallel": 2}),
     ("1 round, head factor 2, inline", {"keyword_rounds": 1, "keyword_head_factor": 2, "parallel": 0}),
-    ("1 round, head factor 8 by impact, inline",
-     {"keyword_rounds": 1, "keyword_head_factor": 8, "keyword_by_impact": True, "parallel": 0}),
+    ("1 round, head factor 12 by impact, parallel",
+     {"keyword_rounds": 1, "keyword_head_factor": 12, "keyword_by_impact": True, "parallel": 2}),
     ("1 round, head factor 16 by impact, inline",
      {"keyword_rounds": 1, "keyword_head_factor": 16, "keyword_by_impact": True, "parallel": 0}),
     ("1 round, head factor 16 by impact, parallel",
@@ -55,8 +53,6 @@ VARIANTS = [  # label, HybridSearcher keyword arguments
     ("2 rounds, head factor 8, inline", {"keyword_rounds": 2, "keyword_head_factor": 8, "parallel": 0}),
     ("1 round, head factor 8, 500 completed, inline",
      {"keyword_rounds": 1, "keyword_head_factor": 8, "keyword_complete": 500, "parallel": 0}),
-    ("1 round, head factor 4, 250 completed, inline",
-     {"keyword_rounds": 1, "keyword_head_factor": 4, "keyword_complete": 250, "parallel": 0}),
 ]
 
 
