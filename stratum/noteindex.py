@@ -26,7 +26,7 @@ import atexit
 import base64
 import contextlib
 import threading
-from array import array
+import weakref
 from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -140,21 +140,67 @@ class NoteView(NamedTuple):
         if not q or not ok.any():
             return []
         ix = self.ix
-        with ix._lock:      # copies: an array.array exporting its buffer cannot grow (a writer's append)
-            posts = [(w, idf(t), np.array(p[0], np.int32), np.array(p[1], np.int32))
-                     for t, w in q.items() if (p := ix.postings.get(t)) is not None]
+        posts = []
+        for t, w in q.items():
+            p = ix.postings.get(t)
+            if p is not None:
+                slots, tf, m = p.head()             # no copy: the prefix never changes
+                m = int(np.searchsorted(slots[:m], self.n))    # slots ascend: this view's prefix
+                if m:
+                    posts.append((w * idf(t), slots[:m], tf[:m]))
         if not posts:
             return []
-        slots = np.concatenate([p[2] for p in posts])
-        tf = np.concatenate([p[3] for p in posts]).astype(np.float64)
-        wi = np.concatenate([np.full(len(p[2]), p[0] * p[1]) for p in posts])
-        keep = slots < self.n
-        slots, tf, wi = slots[keep], tf[keep], wi[keep]
+        slots = np.concatenate([p[1] for p in posts]) if len(posts) > 1 else posts[0][1]
+        tf = (np.concatenate([p[2] for p in posts]) if len(posts) > 1 else posts[0][2]).astype(np.float64)
+        wi = np.concatenate([np.full(len(p[1]), p[0]) for p in posts])
         norm = K1 * (1 - B + B * ix.doc_len[slots] / max(avgdl, 1e-9))
         score = np.bincount(slots, weights=wi * tf * (K1 + 1) / (tf + norm), minlength=self.n)
         score[~ok] = 0
         cand = np.flatnonzero(score > 0)
         return _top(cand, score[cand], k)
+
+    def id_positions(self, slots: Sequence[int], meta) -> list[int]:
+        """``meta.id_position`` of these slots' note ids (``search.NodeMeta``: where each note sorts
+        among the shard's ids, for ties), cached per shard version: a binary search over pyarrow
+        scalars costs ~10 us a note, and with 10,000 notes ~50 tied notes a query took 0.5 ms."""
+        ix = self.ix
+        cache = ix._positions.get(meta)
+        if cache is None:
+            cache = ix._positions.setdefault(meta, {})
+        out = []
+        for j in slots:
+            p = cache.get(j)
+            if p is None:
+                p = cache[j] = meta.id_position(ix.ids[j])
+            out.append(p)
+        return out
+
+
+class _Posting:
+    """One term's postings (slots ascending, term frequencies) in arrays grown by doubling: a
+    reader slices the filled prefix without a copy while a writer appends past it (a full array
+    is replaced, not resized, so a reader's arrays stay valid)."""
+    __slots__ = ("slots", "tf", "n")
+
+    def __init__(self):
+        self.slots = np.empty(4, np.int32)
+        self.tf = np.empty(4, np.int32)
+        self.n = 0
+
+    def append(self, slot: int, tf: int) -> None:
+        n = self.n
+        if n == len(self.slots):
+            s, t = np.empty(2 * n, np.int32), np.empty(2 * n, np.int32)
+            s[:n], t[:n] = self.slots, self.tf
+            self.slots, self.tf = s, t
+        self.slots[n], self.tf[n] = slot, tf
+        self.n = n + 1
+
+    def head(self) -> tuple[np.ndarray, np.ndarray, int]:
+        # arrays read before the count: an append in between is past the count (or in new arrays
+        # that hold the same prefix)
+        s, t = self.slots, self.tf
+        return s, t, min(self.n, len(s), len(t))
 
 
 def _dot(m: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -186,7 +232,8 @@ class NoteIndex:
         self.authors: list[str] = []
         self.languages: list[str] = []
         self.slot: dict[str, int] = {}
-        self.postings: dict[str, tuple[array, array]] = {}      # term -> (slots, term frequencies)
+        self.postings: dict[str, _Posting] = {}                  # term -> slots, term frequencies
+        self._positions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # NodeMeta -> {slot: id position}
         self._cap = 0
         self.vectors = np.zeros((0, dim), np.float32)
         self.has_vector = np.zeros(0, bool)
@@ -224,9 +271,8 @@ class NoteIndex:
             for t, c in tf.items():
                 post = self.postings.get(t)
                 if post is None:
-                    post = self.postings[t] = (array("i"), array("i"))
-                post[0].append(j)
-                post[1].append(c)
+                    post = self.postings[t] = _Posting()
+                post.append(j, c)
             self.kind_code[j] = _KIND_CODE.get(kind, -1)
             self.doc_len[j] = len(toks)
             self.active[j] = active

@@ -112,6 +112,7 @@ class NotesOverlay:
         self._stored_vectors: dict[str, dict] = {}           # record bodies with a vector, until indexed
         self._index_todo: set[str] = set()                   # notes whose index entry is not current
         self.index = NoteIndex(self._dim)
+        self.rank_infos = RankInfos(self)                   # rank.NoteInfo of unmerged notes, cached
         self._embedding = False                              # a background embedding thread runs
         self._embed_failed = False                           # the model could not load: not retried per search
         self._tail = self.log.tail()
@@ -416,6 +417,44 @@ class _Nodes(Mapping):
         return nid in self.state
 
 
+class RankInfos(Mapping):
+    """Unmerged note id -> the ``rank.NoteInfo`` ranking reads for it (pass as
+    ``rank.ShardSignals(shard, overlay, extra=overlay.rank_infos)``), computed by ``ShardSignals``
+    itself on first use and kept while the note's state and status hold. Why: with 10,000 notes
+    ~60 of a query's 150 candidates are notes, and re-reading each one's record, parsing its
+    targets and checking their staleness on every search cost ~1-2.5 ms a query. Only notes the
+    caller may see are in it (the others take the uncached path, which finds no record)."""
+
+    def __init__(self, overlay: "NotesOverlay"):
+        self._ov = overlay
+        self._cache: dict[str, tuple] = {}
+
+    def __contains__(self, nid: object) -> bool:
+        return isinstance(nid, str) and nid in self._ov._nodes and self._ov.visible(nid)
+
+    def __getitem__(self, nid: str):
+        ov = self._ov
+        if nid not in self:
+            raise KeyError(nid)
+        key = (ov._nodes.state[nid], ov.status_of(nid))     # the code served is fixed per overlay
+        got = self._cache.get(nid)
+        if got is not None and got[0] == key:
+            return got[1]
+        from stratum import rank
+
+        info = rank.ShardSignals(ov.shard, ov).hit(rank.Candidate(-1, 0.0, (), nid)).note
+        if info is None:
+            raise KeyError(nid)
+        self._cache[nid] = (key, info)
+        return info
+
+    def __iter__(self):
+        return iter(self._ov._nodes)
+
+    def __len__(self) -> int:
+        return len(self._ov._nodes)
+
+
 def _index_text(note: N.Note) -> str:
     """What an unmerged note is keyword-searched by: its path, title, text and tags (the merged
     node's ``keywordindex.node_text`` adds the header and target list, which repeat these)."""
@@ -429,4 +468,4 @@ def _embed_fields(note: N.Note) -> dict:
             "doc": N.clean_text(note.text)}
 
 
-__all__ = ["NotesOverlay", "NotesPolicy", "vector_key", "QUARANTINED", "POLICY_FILE"]
+__all__ = ["NotesOverlay", "RankInfos", "NotesPolicy", "vector_key", "QUARANTINED", "POLICY_FILE"]

@@ -455,7 +455,7 @@ class HybridSearcher:
             js = (rows[need] - n).tolist()
             by_id = sorted(js, key=extra.id)
             pos = {j: i for i, j in enumerate(by_id)}
-            place = np.array([self.meta.id_position(extra.id(j)) for j in js], np.float64)
+            place = np.array(extra.id_positions(js, self.meta), np.float64)     # cached per note
             keys[need] = 2.0 * place - 1.0 + (np.array([pos[j] for j in js]) + 1) / (len(js) + 1)
         return keys
 

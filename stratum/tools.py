@@ -249,7 +249,7 @@ class Tools:
                     live.append(it)
             # notes lift the code they are about, co-change and imports/tests the strongest files'
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
-            for r in rank.rerank(rank.candidates_of(live), rank.ShardSignals(sh, ov),
+            for r in rank.rerank(rank.candidates_of(live), rank.ShardSignals(sh, ov, extra=ov.rank_infos),
                                  add=not (kinds or path_prefix or language)):
                 row = r.row if r.row >= 0 else None
                 if s.view is not None and s.view.hidden(sh, row):

@@ -103,3 +103,18 @@ def test_mined_fixes_and_changes_take_their_own_weights():
     items = {i.id: i for i in R.rerank(c, sig, w)}
     assert items["c"].why.startswith("mined change note") and items["r"].why.startswith("rca note")
     assert items["c"].score > items["r"].score > items["f"].score     # each note ranks with what it lends
+
+
+def test_an_agent_note_stays_above_the_file_it_explains_however_lifted():
+    """Mined history can lift a file far above the note's own text score; the active agent note still
+    comes first (a mined note does not: thousands of them would crowd the code out)."""
+    w = R.Weights(changes=4.0)
+    sig = TableSignals({"a": code("x.py", "f"), "n": note(["x.py"]), "c": note(["x.py"], kind="change")})
+    items = R.rerank([R.Candidate(0, 0.02, (), "a"), R.Candidate(-1, 0.01, (), "n"), R.Candidate(-1, 0.03, (), "c")],
+                     sig, w)
+    assert [i.id for i in items] == ["n", "a", "c"]
+    stale = TableSignals({**sig.hits, "n": note(["x.py"], stale="x.py changed")})
+    items = R.rerank([R.Candidate(0, 0.02, (), "a"), R.Candidate(-1, 0.01, (), "n"), R.Candidate(-1, 0.03, (), "c")],
+                     stale, w)
+    order = [i.id for i in items]
+    assert order.index("n") > order.index("a")                # a stale note counts less and says so
