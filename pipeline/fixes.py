@@ -9,7 +9,7 @@ the subject plus the first lines of the body, it is marked mined (author "histor
 current paths (renames followed by pipeline.history). Search ranks it like a note and stratum.rank
 passes its score to those files (fixes with ``Weights.mined``, changes with ``Weights.changes``).
 Why changes too: most later tasks are not bug fixes, and one node per small commit lifted day-one
-file MRR from +0.03 (fixes only) to +0.15 over text alone on real history (docs/bench/retrieval.md).
+file MRR from +0.03 (fixes only) to +0.14 over text alone on real history (docs/bench/retrieval.md).
 
 Pure: it reads the ``commits`` and ``file_changes`` tables (stratum.schema) that pipeline.history
 mined; no git. Incremental: the mined nodes of the previous version are reused for commits already

@@ -68,7 +68,7 @@ class IndexConfig:
     # experience a fresh clone already has (ranking lifts the files past fixes touched).
     mine_fixes: bool = True
     # Mined ``change`` nodes: every other non-merge commit with 1..5 code files, about those files
-    # (the same mining). Most later tasks are not bug fixes: day-one file MRR +0.15 over text alone
+    # (the same mining). Most later tasks are not bug fixes: day-one file MRR +0.14 over text alone
     # with changes, +0.03 with fixes only (docs/bench/retrieval.md); one node per such commit.
     mine_changes: bool = True
 
