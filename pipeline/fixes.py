@@ -82,7 +82,8 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     ``prev``: the mined nodes of the previous version (their token counts are reused for unchanged
     text: counting is the cost here; ``counts["reused"]``: nodes identical to the previous version's).
     A commit counts only when it changed 1..max_files code files and at least one still exists
-    (``counts``: ``too_many_files`` / ``no_current_file`` over the commits of the kinds asked for)."""
+    (``counts``: ``no_code_file`` / ``too_many_files`` / ``no_current_file`` over the commits of the
+    kinds asked for)."""
     rx = re.compile(rule)
     old = {n["id"]: n for n in prev if n.get("kind") in (KIND, CHANGE)}
     files_of: dict[str, list[str]] = {}
@@ -90,8 +91,8 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     for sha, cur, path in zip(sha_col, cur_col, path_col):
         if languages.language_for_path(path):
             files_of.setdefault(sha, []).append(cur or "")
-    counts = {"commits": commits.num_rows, "bugfix": 0, "too_many_files": 0, "no_current_file": 0,
-              "fixes": 0, "changes": 0, "reused": 0}
+    counts = {"commits": commits.num_rows, "bugfix": 0, "no_code_file": 0, "too_many_files": 0,
+              "no_current_file": 0, "fixes": 0, "changes": 0, "reused": 0}
     nodes, edges = [], []
     cols = {c: commits.column(c).to_pylist() for c in ("sha", "message", "is_merge", "committed_at", "author_name")}
     for sha, msg, merge, when, who in zip(*cols.values()):
@@ -104,7 +105,7 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
             continue
         changed = files_of.get(sha, [])
         if not 1 <= len(changed) <= max_files:
-            counts["too_many_files"] += 1
+            counts["too_many_files" if changed else "no_code_file"] += 1
             continue
         paths = [p for p in dict.fromkeys(changed) if p and p in file_ids]
         if not paths:

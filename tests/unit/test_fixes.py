@@ -85,7 +85,8 @@ def test_other_commits_become_change_nodes_when_asked():
     assert meta["mined"] is True and meta["sha"] == "b" * 40 and meta["commit_author"] == "Ada"
     assert [t["path"] for t in meta["about"]] == ["src/util.py"]
     assert fix_id("r", "b" * 40, "change") != fix_id("r", "b" * 40)             # kinds never share an id
-    assert res.counts["fixes"] == 1 and res.counts["changes"] == 1 and res.counts["too_many_files"] == 2
+    assert res.counts["fixes"] == 1 and res.counts["changes"] == 1 and res.counts["too_many_files"] == 1
+    assert res.counts["no_code_file"] == 1
     only = mine_fixes(commits, changes, FILES, "r", fixes=False, changes=True)
     assert [n["kind"] for n in only.nodes] == ["change"]
     again = mine_fixes(commits, changes, FILES, "r", changes=True, prev=res.nodes)
