@@ -217,8 +217,9 @@ class Tools:
     def search(self, session: str, query: str, kinds: Sequence[str] = (), path_prefix: str = "",
                language: str = "", page_size: int = 10, page_token: str = "") -> Response:
         """Find code and notes by meaning and by keyword (identifiers like snake_case, CamelCase and
-        dotted paths work). Filters: kinds (file, class, function, method, rca, failure, insight),
-        path_prefix, language. Notes written by earlier sessions rank with the code."""
+        dotted paths work). Filters: kinds (file, class, function, method, rca, failure, insight;
+        mined from history: fix, change), path_prefix, language. Notes written by earlier sessions
+        rank with the code."""
         s = self._session(session)
         query = check_len("query", query, MAX_QUERY_CHARS).strip()
         if not query:
