@@ -55,9 +55,9 @@ DEFAULT_WINDOW = 50
 EXACT_LIMIT = 2048         # allowed sets up to this size are scored exhaustively (~1 ms; e4.md)
 MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row (< 1 ms) to learn the exact set
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
-KEYWORD_HEAD_FACTOR = 8    # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
+KEYWORD_HEAD_FACTOR = 16   # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
 KEYWORD_COMPLETE = 0       # keyword candidates whose scores are completed in that round (0: all; e4.md)
-KEYWORD_BY_IMPACT = False  # heads read in proportion to each term's top impact (e4.md, hybrid variants)
+KEYWORD_BY_IMPACT = True   # heads read in proportion to each term's top impact (e4.md, hybrid variants)
 QUERY_CACHE = 4096         # query vectors kept (1.5 KB each): page 2+ and repeated queries skip embedding
 PARALLEL = 2               # helper threads that run vector searches beside keyword searches (0: sequential)
 
