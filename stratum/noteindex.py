@@ -145,7 +145,8 @@ class NoteView(NamedTuple):
             p = ix.postings.get(t)
             if p is not None:
                 slots, tf, m = p.head()             # no copy: the prefix never changes
-                m = int(np.searchsorted(slots[:m], self.n))    # slots ascend: this view's prefix
+                if m and slots[m - 1] >= self.n:    # slots ascend: cut to this view's prefix (an int32
+                    m = int(np.searchsorted(slots[:m], np.int32(self.n)))   # key: no cast of the array)
                 if m:
                     posts.append((w * idf(t), slots[:m], tf[:m]))
         if not posts:
