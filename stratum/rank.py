@@ -264,6 +264,23 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
     return out[:limit] if limit is not None else out
 
 
+def _leading_notes(candidates: Sequence[Candidate], hits: Sequence[Hit], weights: Weights) -> dict[str, str]:
+    """File -> the id of the active agent note about it that matches the query best (by its own
+    text score and standing; ties: the earlier candidate)."""
+    best: dict[str, tuple[float, str]] = {}
+    for c, h in zip(candidates, hits):
+        n = h.note
+        if n is None or n.mined:
+            continue
+        own = c.score * _standing(n, weights)[0]
+        if own <= 0:
+            continue
+        for f in n.files:
+            if f and (f not in best or own > best[f][0]):
+                best[f] = (own, c.id)
+    return {f: nid for f, (_, nid) in best.items()}
+
+
 def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
            *, limit: int | None = None, add: bool = True) -> list[Ranked]:
     """The search items in fused order: a file's best code item gains the file's non-text lift, notes keep
@@ -271,10 +288,11 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     (``added``; not when ``add`` is False, e.g. under a kind or path filter the file may not pass),
     so a note or a co-change partner can bring its code to the answer."""
     ranked = {f.path: f for f in rank_files(candidates, signals, weights)}
+    hits = [signals.hit(c) for c in candidates]
+    lead = _leading_notes(candidates, hits, weights)
     out: list[Ranked] = []
     seen_files: set[str] = set()
-    for c in candidates:
-        h = signals.hit(c)
+    for c, h in zip(candidates, hits):
         if h.note is not None:
             n = h.note
             stand, note_why = _standing(n, weights)
@@ -287,8 +305,10 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             if note_why:
                 why += f"; {note_why}"
             score = c.score * stand + lent or c.score * 1e-3
-            if not n.mined and stand > 0:
-                best = max((ranked[f].score for f in n.files if f in ranked), default=0.0)
+            if not n.mined and stand > 0:      # the best-matching agent note of each file only: the
+                # others about the same file keep their own order (else every note about a lifted
+                # file ties at the file's score and the one the query names is lost among them)
+                best = max((ranked[f].score for f in n.files if f in ranked and lead.get(f) == c.id), default=0.0)
                 score = max(score, stand * best * (1 + 1e-6))
             out.append(Ranked(c.id, c.row, score, why))
             continue

@@ -118,3 +118,16 @@ def test_an_agent_note_stays_above_the_file_it_explains_however_lifted():
                      stale, w)
     order = [i.id for i in items]
     assert order.index("n") > order.index("a")                # a stale note counts less and says so
+
+
+def test_only_the_best_matching_note_of_a_file_is_held_above_it():
+    """Many agent notes about one file: the one the query matches stays first; the others keep
+    their own order below it (they all tied at the file's score once, and the named note was lost)."""
+    hits = {"a": code("x.py", "f"), "want": note(["x.py"])}
+    hits.update({f"n{k}": note(["x.py"]) for k in range(6)})
+    cands = [R.Candidate(0, 0.02, (), "a"), R.Candidate(-1, 0.05, (), "want")] + \
+        [R.Candidate(-1, 0.01 - k * 1e-4, (), f"n{k}") for k in range(6)]
+    order = [i.id for i in R.rerank(cands, TableSignals(hits), R.DEFAULT_WEIGHTS)]
+    assert order[0] == "want"
+    assert [i for i in order if i.startswith("n")] == [f"n{k}" for k in range(6)]   # text order kept
+    assert order.index("a") < order.index("n0")                  # the file's code above the weaker notes
