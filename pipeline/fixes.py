@@ -94,8 +94,11 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     counts = {"commits": commits.num_rows, "bugfix": 0, "no_code_file": 0, "too_many_files": 0,
               "no_current_file": 0, "fixes": 0, "changes": 0, "reused": 0}
     nodes, edges = [], []
-    cols = {c: commits.column(c).to_pylist() for c in ("sha", "message", "is_merge", "committed_at", "author_name")}
-    for sha, msg, merge, when, who in zip(*cols.values()):
+    # times and authors are read only for nodes built anew (converting every timestamp was a third
+    # of the mining on a re-index, where nearly every node is the previous version's)
+    when_col, who_col = commits.column("committed_at"), commits.column("author_name")
+    cols = {c: commits.column(c).to_pylist() for c in ("sha", "message", "is_merge")}
+    for i, (sha, msg, merge) in enumerate(zip(*cols.values())):
         if merge:
             continue
         kind = KIND if rx.search(msg or "") else CHANGE
@@ -113,7 +116,8 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
             continue
         nid = fix_id(repo, sha, kind)
         same = _unchanged(old.get(nid), msg, paths, file_ids, repo)
-        node, es, reused = same or _records(kind, nid, sha, msg, when, who, paths, file_ids, repo, old.get(nid))
+        node, es, reused = same or _records(kind, nid, sha, msg, when_col[i].as_py(), who_col[i].as_py(), paths,
+                                            file_ids, repo, old.get(nid))
         counts["reused"] += reused
         counts["fixes" if kind == KIND else "changes"] += 1
         nodes.append(node)
