@@ -130,6 +130,16 @@ def main() -> None:
         full = build_warm(base / "v2full", v2, e2, root=base)
         res["full_s"] = round(time.perf_counter() - t, 2)
     res["load_avg_at_update"] = os.getloadavg()[0]
+    if args.update_only:                        # the update with its parts in turn, then overlapped
+        import stratum.warm as warm_mod
+
+        warm_mod.OVERLAP = False
+        t = time.perf_counter()
+        seq = build_warm(base / "v2seq", v2, e2, root=base, previous=base / "v1")
+        res["update_in_turn_s"] = round(time.perf_counter() - t, 2)
+        res["update_in_turn_parts"] = seq["seconds"]
+        shutil.rmtree(base / "v2seq", ignore_errors=True)
+        warm_mod.OVERLAP = True
     t = time.perf_counter()
     upd = build_warm(base / "v2", v2, e2, root=base, previous=base / "v1")
     res["update_s"] = round(time.perf_counter() - t, 2)

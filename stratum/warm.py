@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 ACTIVE = "active"
 WARM_FILE = "warm.json"
 AUTO_REBUILD_ROWS = 25_000      # a damaged warm tier this small is rebuilt at load (~10 s); larger: repair
+OVERLAP = True                  # the vector part on a helper thread beside keyword + graph (False: in turn)
 
 
 def _searchable(n: dict) -> bool:
@@ -81,6 +82,8 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
     # few thousand vectors and writing the graph (docs/bench/e4.md, warm-tier update).
     with ThreadPoolExecutor(1, thread_name_prefix="warm-vector") as pool:
         vector_part = pool.submit(_vector_part, out_dir, nodes, ok, prev, previous)
+        if not OVERLAP:
+            vector_part.result()
         if prev is not None:
             old_row, old_doc = prev
             same = old_row >= 0
