@@ -407,13 +407,17 @@ def _prune(store: Store, keep: int, rep: RunReport) -> None:
     rep.seconds["prune"] = time.perf_counter() - t0
 
 
+_RUN_ONLY_EMBED = ("batch_size", "actors", "threads_per_actor")   # how embedding runs, not what it makes
+
+
 def config_key(cfg: IndexConfig) -> str:
     """A fingerprint of the settings that shape the index (not how it runs: Ray, CPUs, --full)."""
     import hashlib
     import json
     from dataclasses import asdict
 
-    shape = {"parse": asdict(cfg.parse), "history": asdict(cfg.history), "embed": asdict(cfg.embed),
+    embed = {k: v for k, v in asdict(cfg.embed).items() if k not in _RUN_ONLY_EMBED}
+    shape = {"parse": asdict(cfg.parse), "history": asdict(cfg.history), "embed": embed,
              "mine_fixes": cfg.mine_fixes, "mine_changes": cfg.mine_changes}
     return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
