@@ -14,10 +14,12 @@ import logging
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from stratum import integrity
 from stratum import schema as S
@@ -236,6 +238,14 @@ def rebuild_warm(snapshot, directory: Path | None = None) -> dict:
         os.close(fd)
 
 
+_NO_TIME = np.iinfo(np.int64).min          # a co-change edge without a last time (null)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _num(x: float) -> float | None:
+    return None if x != x else float(x)     # NaN: the value was null
+
+
 class WarmIndexes:
     """The loaded warm tier of one shard: searcher + adjacency (+ co-change edge attributes)."""
 
@@ -319,18 +329,21 @@ class WarmIndexes:
             return {}
         if self._cochange is None:
             self._cochange = self._load_cochange()
-        keys, table = self._cochange
+        keys, cols = self._cochange
         for a, b, conf in ((src, dst, "confidence_fwd"), (dst, src, "confidence_bwd")):
             i = int(np.searchsorted(keys, (a << 32) | b))
             if i < len(keys) and keys[i] == (a << 32) | b:
-                r = table.slice(i, 1).to_pylist()[0]
-                return {"support": r["support"], "confidence": r[conf], "lift": r["lift"],
-                        "last_time": r["last_time"]}
+                t = cols["last_time"][i]
+                return {"support": int(cols["support"][i]), "confidence": _num(cols[conf][i]),
+                        "lift": _num(cols["lift"][i]),
+                        "last_time": None if t == _NO_TIME else _EPOCH + timedelta(microseconds=int(t))}
         return {}
 
-    def _load_cochange(self) -> tuple[np.ndarray, pa.Table]:
+    def _load_cochange(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Co-change edge attributes keyed by (src row << 32 | dst row), sorted: one read of the
-        edges dataset, no Python object per edge (1.2M co-change edges at 1M nodes)."""
+        edges dataset into numpy columns, no Python object per edge (1.2M co-change edges at 1M
+        nodes); a lookup reads five array cells (a one-row Arrow slice cost ~40 us, ~1.5 ms of
+        every ranked search)."""
         t = self._snapshot.read("edges", columns=["src", "dst", "support", "confidence_fwd",
                                                   "confidence_bwd", "lift", "last_time"],
                                 where="kind = 'cochange'")
@@ -338,7 +351,12 @@ class WarmIndexes:
         ok = np.flatnonzero((a >= 0) & (b >= 0))
         keys = (a[ok] << 32) | b[ok]
         order = np.argsort(keys, kind="stable")
-        return keys[order], t.take(pa.array(ok[order]))
+        t = t.take(pa.array(ok[order]))
+        cols = {c: t.column(c).to_numpy() for c in ("support", "confidence_fwd", "confidence_bwd", "lift")}
+        cols["support"] = t.column("support").fill_null(0).to_numpy()
+        us = pc.cast(t.column("last_time"), pa.int64())
+        cols["last_time"] = us.fill_null(_NO_TIME).to_numpy()
+        return keys[order], cols
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, query: str, *, kinds=(), path_prefix="", language="", limit=10, offset=0, extra_docs=()):

@@ -64,6 +64,9 @@ def test_walk_imports_tests_and_cochange(tools):
     cc = tools.walk(s, "shop/cart.py", ["cochange"], "both").items
     pricing = [i for i in cc if i.path == "shop/pricing.py"]
     assert len(pricing) == 1 and int(pricing[0].meta["support"]) == 3
+    m = pricing[0].meta                      # the edge's attributes as the edges dataset holds them
+    assert 0 < float(m["confidence"]) <= 1 and float(m["lift"]) > 0 and m["last_time"].startswith("20")
+    assert m["last_time"].endswith("+00:00")                  # a UTC time, as stored
 
 
 def test_search_finds_identifier_and_pages_are_stable(tools):
