@@ -42,7 +42,7 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Iterable, NamedTuple, Protocol, Sequence
+from typing import Iterable, Mapping, NamedTuple, Protocol, Sequence
 
 from stratum import schema as S
 
@@ -336,7 +336,7 @@ class ShardSignals:
     ``extra``: notes known only to the caller (note id -> NoteInfo), e.g. the benchmarks' in-memory
     notes searched as extra documents. Reads only the shard's and overlay's public methods."""
 
-    def __init__(self, shard, overlay=None, extra: dict[str, NoteInfo] | None = None):
+    def __init__(self, shard, overlay=None, extra: Mapping[str, NoteInfo] | None = None):
         self.shard = shard
         self.overlay = overlay
         self.extra = extra or {}

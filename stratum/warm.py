@@ -129,7 +129,7 @@ def _vector_part(out_dir: Path, nodes: list[dict], ok: list[bool], prev, previou
     present = np.array([k and n.get("vector") is not None for n, k in zip(nodes, ok)], dtype=bool)
     if not present.any():
         return [], {}, None
-    info = {"vector": True}
+    info: dict = {"vector": True}
     dim = len(next(n["vector"] for n, p in zip(nodes, present) if p))
     mat = np.zeros((len(nodes), dim), dtype=np.float32)
     for i in np.flatnonzero(present):
