@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from datetime import datetime
 from typing import Iterable, Mapping, NamedTuple, Protocol, Sequence
 
@@ -74,11 +75,11 @@ class NoteInfo:
     created_at: datetime | None = None
     title: str = ""
 
-    @property
+    @cached_property
     def mined(self) -> bool:
         return self.kind in S.MINED_NOTE_KINDS
 
-    @property
+    @cached_property
     def channel(self) -> str:
         """Which weight its evidence takes: AGENT (notes), MINED (fixes) or CHANGES."""
         return (CHANGES if self.kind == "change" else MINED) if self.mined else AGENT
@@ -365,8 +366,9 @@ class ShardSignals:
         h = self._cache.get(key)
         if h is not None:
             return h
-        if c.id in self.extra:
-            h = Hit(self.extra[c.id].kind, None, note=self.extra[c.id])
+        info = self.extra.get(c.id) if c.id else None       # one lookup (a cache may compute it)
+        if info is not None:
+            h = Hit(info.kind, None, note=info)
         elif c.row < 0:
             rec = self.overlay.get(c.id) if self.overlay is not None else None
             h = Hit(rec["kind"], None, note=self._note(c.id, rec["kind"], rec.get("meta"), rec.get("status"),
