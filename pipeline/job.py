@@ -304,6 +304,31 @@ def _start_reaper(ray) -> None:
 
 
 # ---- one repository -----------------------------------------------------------------------------
+class _Background:
+    """One call on a helper thread; ``result()`` waits and re-raises its exception here."""
+
+    def __init__(self, fn):
+        import threading
+
+        self._fn, self._out, self._err, self.seconds = fn, None, None, 0.0
+        self._t = threading.Thread(target=self._run, name="stratum-history", daemon=True)
+        self._t.start()
+
+    def _run(self) -> None:
+        t = time.perf_counter()
+        try:
+            self._out = self._fn()
+        except BaseException as e:      # noqa: BLE001 - handed to the caller by result()
+            self._err = e
+        self.seconds = time.perf_counter() - t
+
+    def result(self):
+        self._t.join()
+        if self._err is not None:
+            raise self._err
+        return self._out
+
+
 @contextmanager
 def _stage(rep: RunReport, name: str) -> Iterator[None]:
     t = time.perf_counter()
@@ -348,6 +373,8 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
 
         with _stage(rep, "discover"):
             src = st.read_sources(root, cfg, prev_snap, rep, inside)
+        # history needs no parsed node: it is mined (mostly inside `git log`) while the files parse
+        mining = _Background(lambda: st.history(root, cfg, prev, prev_snap, rep, _noop))
         eng, rep.engine = engine_for(cfg, src.parse_bytes)
         with _stage(rep, "parse"):
             parsed = eng.parse(repo_name, src.to_parse, cfg.parse, progress)
@@ -360,8 +387,11 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                 file_imports.update(old_imports)
         with _stage(rep, "link"):
             externals = st.link(root, repo_name, cfg, nodes, edges, file_imports, rep)
-        with _stage(rep, "history"):
-            hist_tables, watermark, head_paths = st.history(root, cfg, prev, prev_snap, rep, progress)
+        with _stage(rep, "history"):           # the wait for it; history_mined: its own time
+            progress("history", 0, 1)
+            hist_tables, watermark, head_paths = mining.result()
+            rep.timed("history_mined", mining.seconds)
+            progress("history", 1, 1)
             edges.extend(st.cochange_edges(hist_tables, nodes))
             if cfg.history.symbols:
                 hist_tables["symbol_cochange"] = _symbols(eng, root, cfg, hist_tables, head_paths, rep, progress)
