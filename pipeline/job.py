@@ -373,7 +373,12 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
 
         with _stage(rep, "discover"):
             src = st.read_sources(root, cfg, prev_snap, rep, inside)
-        # history needs no parsed node: it is mined (mostly inside `git log`) while the files parse
+        # history needs no parsed node: it is mined (mostly inside `git log`) while the files parse.
+        # Its modules are imported here first: compiling a module builds an AST, and CPython 3.11's
+        # AST constructor is not safe in two threads at once (stratum.npyio).
+        import pipeline.cochange  # noqa: F401
+        import pipeline.history  # noqa: F401
+
         mining = _Background(lambda: st.history(root, cfg, prev, prev_snap, rep, _noop))
         eng, rep.engine = engine_for(cfg, src.parse_bytes)
         with _stage(rep, "parse"):

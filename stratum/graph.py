@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from stratum import npyio
 from stratum import schema as S
 from stratum.errors import InvalidArgument, StoreDamaged, StoreError
 
@@ -135,7 +136,7 @@ class Graph:
             raise StoreError(f"no graph in {d}: it is built by `stratum index`") from None
         if meta.get("format") != FORMAT:
             raise StoreError(f"graph in {d} has format {meta.get('format')}, this build reads {FORMAT}")
-        arrays = {f"{side}.{part}": np.load(d / f"graph.{side}.{part}.npy", mmap_mode="r" if mmap else None)
+        arrays = {f"{side}.{part}": npyio.load(d / f"graph.{side}.{part}.npy", mmap_mode="r" if mmap else None)
                   for side in ("out", "in") for part in _PARTS}
         bad = _structure_fault(arrays, int(meta["n_rows"]), int(meta["n_edges"]), len(meta["kind_names"]))
         if bad:

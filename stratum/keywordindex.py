@@ -50,6 +50,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from stratum import npyio
 from stratum import schema as S
 from stratum.errors import InvalidArgument, StoreDamaged, StoreError, SystemError_
 
@@ -220,8 +221,8 @@ class KeywordIndex:
         renumbered, the rest dropped, new postings added, and every statistic (n_docs, avgdl,
         df, idf, impacts, heads) recomputed from term frequencies, as a full build does."""
         d = Path(directory)
-        tf_old = np.load(d / "kw.tf.npy")
-        dl_old = np.load(d / "kw.dl.npy")
+        tf_old = npyio.load(d / "kw.tf.npy")
+        dl_old = npyio.load(d / "kw.dl.npy")
         old_row = np.asarray(old_row, dtype=np.int64)
         new_of_old = np.full(self.n_docs, -1, dtype=np.int64)
         kept = np.flatnonzero(old_row >= 0)
@@ -280,7 +281,7 @@ class KeywordIndex:
                              f"{FORMAT}: re-index")
         # np.asarray: plain ndarray views of the maps (slicing an np.memmap costs more than the
         # lookups themselves)
-        arrays = {name: np.asarray(np.load(d / f"kw.{name}.npy", mmap_mode="r" if mmap else None))
+        arrays = {name: np.asarray(npyio.load(d / f"kw.{name}.npy", mmap_mode="r" if mmap else None))
                   for name in cls._ARRAYS}
         bad = _structure_fault(arrays, meta)
         if bad:

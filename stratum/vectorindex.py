@@ -33,6 +33,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from stratum import npyio
 from stratum.errors import InvalidArgument, StoreDamaged, StoreError
 
 FORMAT = 1
@@ -224,11 +225,11 @@ class VectorIndex:
         except RuntimeError as e:       # usearch: a cut or overwritten file
             raise StoreDamaged(f"vector graph {d / GRAPH_FILE} is unreadable ({e}): rebuild it with "
                                "`stratum repair`") from None
-        matrix = np.load(d / MATRIX_FILE, mmap_mode="r" if mmap else None)
+        matrix = npyio.load(d / MATRIX_FILE, mmap_mode="r" if mmap else None)
         present_path = d / "vectors.present.npy"
-        present = np.load(present_path) if present_path.exists() else None
+        present = npyio.load(present_path) if present_path.exists() else None
         keys_path = d / "vectors.keys.npy"
-        key_rows = np.load(keys_path) if keys_path.exists() else None
+        key_rows = npyio.load(keys_path) if keys_path.exists() else None
         if key_rows is not None and len(key_rows) and int(key_rows.max()) >= meta["n_rows"]:
             raise StoreDamaged(f"vector keys in {d} name rows past {meta['n_rows']}: rebuild them with `stratum repair`")
         if matrix.shape != (meta["n_rows"], meta["dim"]) or graph.size != meta["size"] or \
@@ -239,7 +240,7 @@ class VectorIndex:
             g = Index(ndim=meta["dim"], metric="cos", dtype=params.dtype, connectivity=params.connectivity,
                       expansion_add=params.expansion_add, expansion_search=params.expansion_search)
             (g.view if mmap else g.load)(str(d / f"vectors.group.{name}.usearch"))
-            rows = np.load(d / f"vectors.group.{name}.rows.npy")
+            rows = npyio.load(d / f"vectors.group.{name}.rows.npy")
             if g.size != size or len(rows) != size or (size and (int(rows.min()) < 0 or int(rows.max()) >= meta["n_rows"])):
                 raise StoreDamaged(f"vector group {name!r} in {d} disagrees with {META_FILE}: rebuild it with `stratum repair`")
             groups[name] = (g, rows)

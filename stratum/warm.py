@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from stratum import npyio
 from stratum import integrity
 from stratum import schema as S
 from stratum.errors import StoreDamaged, StoreError
@@ -56,6 +57,7 @@ def build_warm(out_dir: Path, nodes: list[dict], edges: list[dict], *, root: Pat
 def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, previous: Path | None = None) -> dict:
     from stratum.graph import Graph
     from stratum.keywordindex import KeywordIndex, node_names, node_text
+    from stratum.vectorindex import VectorIndex  # noqa: F401 - imported (compiled) here, not on the vector thread
 
     out_dir.mkdir(parents=True, exist_ok=True)
     clock = {"t": time.perf_counter()}
@@ -169,8 +171,8 @@ def _previous(previous: Path | None, id_hash: np.ndarray) -> tuple[np.ndarray, n
             not (previous / "keyword" / "kw.tf.npy").is_file():
         log.info("warm folder %s cannot be updated from (older or damaged): full build", previous)
         return None
-    old_id = np.load(previous / "rows.id.npy")
-    old_doc = np.load(previous / "rows.doc.npy")
+    old_id = npyio.load(previous / "rows.id.npy")
+    old_doc = npyio.load(previous / "rows.doc.npy")
     order = np.argsort(old_id, kind="stable")
     sid = old_id[order]
     if len(sid) > 1 and bool(np.any(sid[1:] == sid[:-1])) or len(np.unique(id_hash)) != len(id_hash):

@@ -1,0 +1,47 @@
+"""``np.load`` for the warm tier's .npy files, safe beside other threads.
+
+numpy parses an .npy header with ``ast.literal_eval``; CPython 3.11 keeps the AST constructor's
+recursion depth in shared module state, so two threads building ASTs at once (a header parse on
+the warm build's vector thread and one on the main thread) fail with "SystemError: AST constructor
+recursion depth mismatch" (seen in a clean-clone CI run). Header parses go through one lock here;
+the data is read or memory-mapped outside it.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from numpy.lib import format as npf
+
+_HEADER_LOCK = threading.Lock()
+
+
+def load(path: str | Path, mmap_mode: Literal["r", "r+", "c"] | None = None) -> np.ndarray:
+    """The array in an .npy file (no pickled objects), memory-mapped when ``mmap_mode`` is given."""
+    with open(path, "rb") as f:
+        with _HEADER_LOCK:
+            version = npf.read_magic(f)
+            if version == (1, 0):
+                shape, fortran, dtype = npf.read_array_header_1_0(f)
+            elif version == (2, 0):
+                shape, fortran, dtype = npf.read_array_header_2_0(f)
+            else:
+                return np.load(path, mmap_mode=mmap_mode)      # a newer format: numpy's own reader
+        if dtype.hasobject:
+            raise ValueError(f"{path}: object arrays are not read here")
+        order: Literal["C", "F"] = "F" if fortran else "C"
+        if mmap_mode:
+            mm: Any = np.memmap(path, dtype=dtype, mode=mmap_mode, shape=shape, order=order,  # type: ignore[call-overload]
+                                offset=f.tell())    # numpy's stubs type dtype and order narrower than it accepts
+            return mm
+        count = int(np.prod(shape)) if shape else 1
+        data = np.fromfile(f, dtype=dtype, count=count)
+        if data.size != count:
+            raise ValueError(f"{path}: {data.size} of {count} values present (cut short)")
+        return data.reshape(shape, order=order)
+
+
+__all__ = ["load"]
