@@ -275,7 +275,7 @@ class NotesOverlay:
         another author's note needs the caller (``identity.current()``) to be a maintainer."""
         maintainer = identity.current().is_maintainer
         extra = None
-        if self.embedder is not None:
+        if self.embedder is not None and self._key is not None:   # a keyless vector is never read back
             # embedded here, before the append and outside every lock: concurrent writers overlap
             targets = N.validate(kind, text, about, author, resolve=self.code.resolve, session=session,
                                  tags=tags, supersedes=supersedes, note_exists=self.exists)
