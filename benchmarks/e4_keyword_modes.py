@@ -31,7 +31,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from stratum.keywordindex import HEAD_FACTOR, KeywordIndex, tokenize  # noqa: E402
+from stratum.keywordindex import HEAD_FACTOR, KeywordIndex  # noqa: E402
+from stratum.codetokens import tokenize  # noqa: E402
 
 
 def heads_only(ki: KeywordIndex, query: str, k: int) -> np.ndarray:

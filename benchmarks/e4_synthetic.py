@@ -125,7 +125,7 @@ def embedder(model: str):
 
 
 def anchors_and_queries(n_anchors: int, n_queries: int, cache: Path, model: str = "minilm"):
-    from stratum.keywordindex import node_text
+    from stratum.codetokens import node_text
 
     funcs = stdlib_functions()
     rng = np.random.default_rng(0)
@@ -186,7 +186,8 @@ def skewed(rng, count: int, m: int) -> np.ndarray:
 def build(args) -> None:
     from stratum.graph import Graph
     from stratum.ids import node_id
-    from stratum.keywordindex import KeywordIndex, node_names, node_text, tokenize
+    from stratum.keywordindex import KeywordIndex
+    from stratum.codetokens import node_names, node_text, tokenize
     from stratum.store import Store
     from stratum.vectorindex import HnswParams, VectorIndex, exact_knn
 
@@ -394,7 +395,8 @@ def stats(wall, cpu) -> dict:
 
 def measure(args) -> None:
     from stratum.graph import Graph
-    from stratum.keywordindex import KeywordIndex, tokenize
+    from stratum.keywordindex import KeywordIndex
+    from stratum.codetokens import tokenize
     from stratum.search import HybridSearcher, NodeMeta
     from stratum.store import Store
     from stratum.vectorindex import VectorIndex, recall_at_k

@@ -3,7 +3,7 @@
 Definitions (printed with the results):
 - Documents: --docs synthetic code nodes (benchmarks/warm_update.py's generator: identifiers,
   signatures, docstrings, bodies from a 4,000-word vocabulary); each node's text is
-  ``keywordindex.node_text``. Both engines index exactly ``keywordindex.tokenize(text)``: ours
+  ``codetokens.node_text``. Both engines index exactly ``codetokens.tokenize(text)``: ours
   directly, tantivy as the tokens joined by spaces under its whitespace tokenizer (no lowercasing,
   stemming or stop words: the tokens already are what we index). No exact-name map on our side
   (pure BM25 on both).
@@ -46,7 +46,7 @@ def pct(xs, p):
 
 def write(tantivy, index, docs, heap: int, *, delete: bool):
     """Add (row, text) documents (replacing the row's old one when ``delete``), commit, reopen."""
-    from stratum.keywordindex import tokenize
+    from stratum.codetokens import tokenize
 
     w = index.writer(heap_size=heap, num_threads=1)
     for i, text in docs:
@@ -70,7 +70,8 @@ def main() -> None:
     except ImportError:
         sys.exit("this comparison needs tantivy (not a project dependency): pip install tantivy==0.27.0")
 
-    from stratum.keywordindex import KeywordIndex, node_text, tokenize
+    from stratum.keywordindex import KeywordIndex
+    from stratum.codetokens import node_text, tokenize
     from warm_update import nodes_for, vocabulary
 
     rng = np.random.default_rng(0)

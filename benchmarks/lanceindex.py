@@ -8,7 +8,7 @@ test measure Lance side by side with the warm tier: at 1M nodes it answers in mi
 the warm tier's fraction of one (docs/bench/e4.md).
 
 Full text: Lance's tokenizers split on punctuation but not camelCase, so the pipeline stores each
-node's tokens from ``stratum.keywordindex.tokenize`` (whole compounds, identifiers and their words)
+node's tokens from ``stratum.codetokens.tokenize`` (whole compounds, identifiers and their words)
 in the ``keywords`` column, and the FTS index uses the whitespace tokenizer with no stemming, stop
 words or folding: Lance sees exactly the tokens the warm BM25 index sees. Queries are tokenized the
 same way before they are sent.
@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 
 from stratum.errors import InvalidArgument, StoreError
-from stratum.keywordindex import node_text, tokenize
+from stratum.codetokens import node_text, tokenize
 
 MIN_ROWS_FOR_ANN = 10_000       # below this an exact scan is about as fast as an index
 

@@ -4,11 +4,7 @@ Why not only Lance FTS: it answers in ~2.8 ms at 1M rows here, most of the hybri
 tokenizers do not split camelCase. This index answers in well under a millisecond from a few numpy
 arrays that are saved beside the shard and memory-mapped at load.
 
-Tokenizer (``tokenize``): a compound such as ``src/flask/app.py``, ``Flask.route`` or
-``std::vec::Vec`` is kept whole, then split at separators into identifiers; each identifier is kept
-whole and split into its snake_case / camelCase / PascalCase words (``HTTPServerError`` ->
-``http``, ``server``, ``error``; ``base64Encode`` -> ``base64``, ``encode``). Everything is
-lowercased; one-character tokens and a short list of English stop words are dropped.
+Tokens: ``stratum.codetokens`` (code-aware: whole compounds, their identifiers and identifier words).
 
 Scoring: Okapi BM25 (k1=1.2, b=0.75, Lucene's idf), with each posting's term impact precomputed at
 build time, so a query only sums impacts. Top-k uses the threshold algorithm: candidates come from
@@ -37,12 +33,10 @@ Files written by ``save(dir)`` (all ``.npy``, memory-mapped by ``load``)::
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import math
 import os
-import re
 from array import array
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +45,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from stratum import npyio
+from stratum.codetokens import COMPOUND, expand, looks_like_identifier, tokenize
 from stratum import schema as S
 from stratum.errors import InvalidArgument, StoreDamaged, StoreError, SystemError_
 
@@ -61,85 +56,13 @@ HEAD_LEN = 4096          # postings kept in impact order per term (past them: th
 HEAD_MIN = 256           # terms with at most this many postings are always read whole
 FULL_READ = 262144       # essential lists are read whole when together they are at most this long
 HEAD_FACTOR = 8          # first read of a head: postings per wanted hit, over the filter selectivity (e4.md)
-MAX_TOKEN = 64           # longer tokens (hashes, base64 blobs) are dropped
 MAX_TF = 65535           # term frequency cap (uint16 on disk; no node text repeats a term this often)
-BODY_CHARS = 1500        # how much of a code node's source is indexed after its signature and doc
-
-STOP_WORDS = frozenset("""
-a an and are as at be but by for from has have if in into is it its of on or that the their then
-there these this to was were which will with
-""".split())
 
 RowPredicate = Callable[[np.ndarray], np.ndarray]
-
-# A compound: identifiers joined by path / member separators (., /, \, ::, -).
-_COMPOUND = re.compile(r"[A-Za-z0-9_]+(?:(?:::|[./\\-])[A-Za-z0-9_]+)*")
-_SEP = re.compile(r"::|[./\\-]")
-_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
-
-
-@functools.lru_cache(maxsize=1 << 18)
-def _expand(compound: str) -> tuple[str, ...]:
-    """The tokens of one compound, in order (cached: code repeats its identifiers a lot)."""
-    out: list[str] = []
-    parts = _SEP.split(compound)
-    if len(parts) > 1:
-        out.append(compound.lower())
-    for ident in parts:
-        if not ident:
-            continue
-        low = ident.lower()
-        out.append(low)
-        words = [w.lower() for chunk in ident.split("_") for w in _WORDS.findall(chunk)]
-        if len(words) > 1 or (words and words[0] != low):
-            out.extend(words)
-    return tuple(t for t in out if 1 < len(t) <= MAX_TOKEN and t not in STOP_WORDS)
-
-
-def tokenize(text: str) -> list[str]:
-    """Lowercased tokens of ``text``: whole compounds, their identifiers, and identifier words."""
-    out: list[str] = []
-    for m in _COMPOUND.findall(text):
-        out.extend(_expand(m))
-    return out
-
-
-_IDENT_MARK = re.compile(r"[_./:\\0-9]|[a-z][A-Z]")
-
-
-def _looks_like_identifier(word: str) -> bool:
-    return _IDENT_MARK.search(word) is not None
-
 
 def _hash(term: str) -> int:
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8", "surrogateescape"), digest_size=8).digest(),
                           "little")
-
-
-# ---- what a node is found by ---------------------------------------------------------------------
-def node_text(rec: Mapping) -> str:
-    """The text a node is keyword-searched by.
-
-    Code: path, qualified name, signature, docstring, and the first BODY_CHARS of its source
-    (functions, methods, classes; a file's source is its children's, so files add only their path
-    and docstring). Notes (schema.NOTE_KINDS): summary, full text and tags.
-    """
-    kind = rec.get("kind") or ""
-    parts = [rec.get("path") or "", rec.get("qualname") or rec.get("name") or "",
-             rec.get("signature") or "", rec.get("doc") or ""]
-    if kind in S.NOTE_KINDS:
-        parts += [rec.get("summary") or "", rec.get("full") or "", " ".join(rec.get("tags") or ())]
-    elif kind in ("function", "method", "class"):
-        parts.append((rec.get("full") or "")[:BODY_CHARS])
-    return "\n".join(p for p in parts if p)
-
-
-def node_names(rec: Mapping) -> list[str]:
-    """Exact keys a node is found first by: its name and qualified name; a file's or dir's path."""
-    names = [rec.get("name") or "", rec.get("qualname") or ""]
-    if rec.get("kind") in ("file", "dir"):
-        names.append(rec.get("path") or "")
-    return sorted({n.lower() for n in names if n})
 
 
 # ---- the index ------------------------------------------------------------------------------------
@@ -485,7 +408,7 @@ class KeywordIndex:
     def _exact_name_rows(self, query: str) -> np.ndarray:
         words = query.split()
         keys = {query.strip().lower()} if query.strip() else set()
-        keys |= {m.lower() for w in words for m in _COMPOUND.findall(w) if _looks_like_identifier(m)}
+        keys |= {m.lower() for w in words for m in COMPOUND.findall(w) if looks_like_identifier(m)}
         found = [self._name_rows(key) for key in keys]
         found = [f for f in found if len(f)]
         return np.unique(np.concatenate(found)) if found else np.empty(0, np.int64)
@@ -518,10 +441,10 @@ def _postings(texts: Iterable[str], *, chunk: int) -> tuple[np.ndarray, np.ndarr
 
     for text in texts:
         before = len(buf_terms)
-        for comp in _COMPOUND.findall(text or ""):
+        for comp in COMPOUND.findall(text or ""):
             ids = ids_cache.get(comp)
             if ids is None:
-                ids = tuple(vocab.setdefault(t, len(vocab)) for t in _expand(comp))
+                ids = tuple(vocab.setdefault(t, len(vocab)) for t in expand(comp))
                 ids_cache[comp] = ids
             buf_terms.extend(ids)
         added = len(buf_terms) - before
@@ -610,4 +533,4 @@ def _name_map(names: Iterable[Sequence[str]] | None, n: int) -> tuple[np.ndarray
     return uniq, noff, r
 
 
-__all__ = ["KeywordIndex", "KeywordHits", "tokenize", "node_text", "node_names", "STOP_WORDS"]
+__all__ = ["KeywordIndex", "KeywordHits"]

@@ -31,7 +31,8 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from stratum.keywordindex import B, K1, tokenize
+from stratum.keywordindex import B, K1
+from stratum.codetokens import tokenize
 from stratum.schema import NODE_KINDS
 
 _KIND_CODE = {k: i for i, k in enumerate(NODE_KINDS)}

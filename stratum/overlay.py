@@ -457,7 +457,7 @@ class RankInfos(Mapping):
 
 def _index_text(note: N.Note) -> str:
     """What an unmerged note is keyword-searched by: its path, title, text and tags (the merged
-    node's ``keywordindex.node_text`` adds the header and target list, which repeat these)."""
+    node's ``codetokens.node_text`` adds the header and target list, which repeat these)."""
     return "\n".join([note.about[0].path if note.about else "", N.clean_text(note.title(80)),
                       N.clean_text(note.text), " ".join(note.tags)])
 

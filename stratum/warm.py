@@ -56,7 +56,8 @@ def build_warm(out_dir: Path, nodes: list[dict], edges: list[dict], *, root: Pat
 
 def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, previous: Path | None = None) -> dict:
     from stratum.graph import Graph
-    from stratum.keywordindex import KeywordIndex, node_names, node_text
+    from stratum.keywordindex import KeywordIndex
+    from stratum.codetokens import node_names, node_text
     from stratum.vectorindex import VectorIndex  # noqa: F401 - imported (compiled) here, not on the vector thread
 
     out_dir.mkdir(parents=True, exist_ok=True)

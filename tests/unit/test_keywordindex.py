@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from stratum.errors import StoreError
-from stratum.keywordindex import HEAD_LEN, KeywordIndex, node_names, node_text, tokenize
+from stratum.keywordindex import HEAD_LEN, KeywordIndex
+from stratum.codetokens import node_names, node_text, tokenize
 
 
 @pytest.mark.parametrize("text, expected", [

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from stratum.keywordindex import B, K1, tokenize
+from stratum.keywordindex import B, K1
+from stratum.codetokens import tokenize
 from stratum.noteindex import NoteIndex
 from stratum.search import NodeMeta
 

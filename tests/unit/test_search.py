@@ -8,7 +8,8 @@ from stratum import schema as S
 from stratum.embedder import MiniLMEmbedder
 from stratum.errors import InvalidArgument
 from stratum.ids import node_id
-from stratum.keywordindex import KeywordIndex, node_names, node_text
+from stratum.keywordindex import KeywordIndex
+from stratum.codetokens import node_names, node_text
 from stratum.search import ExtraDoc, HybridSearcher
 from stratum.vectorindex import VectorIndex
 

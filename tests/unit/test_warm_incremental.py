@@ -131,7 +131,7 @@ def test_a_damaged_previous_folder_means_a_full_build(versions, tmp_path):
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_keyword_update_equals_a_build_in_any_row_order(tmp_path, shuffle):
     """Kept rows in their old order take the linear merge; a reordering takes the full sort."""
-    from stratum.keywordindex import node_names, node_text
+    from stratum.codetokens import node_names, node_text
 
     old = make_nodes(800, 5)
     new = change(old, 6, frac=0.02)

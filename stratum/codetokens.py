@@ -1,0 +1,93 @@
+"""What a node is keyword-searched by, and how text becomes tokens: one tokenizer that understands
+code identifiers, shared by the warm BM25 index (stratum.keywordindex), the unmerged notes' index
+(stratum.noteindex) and the benchmarks that compare engines on the same tokens.
+
+A compound such as ``src/flask/app.py``, ``Flask.route`` or ``std::vec::Vec`` is kept whole, then
+split at separators into identifiers; each identifier is kept whole and split into its snake_case /
+camelCase / PascalCase words (``HTTPServerError`` -> ``http``, ``server``, ``error``;
+``base64Encode`` -> ``base64``, ``encode``). Everything is lowercased; one-character tokens and a
+short list of English stop words are dropped.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Mapping
+
+from stratum import schema as S
+
+MAX_TOKEN = 64           # longer tokens (hashes, base64 blobs) are dropped
+BODY_CHARS = 1500        # how much of a code node's source is indexed after its signature and doc
+
+STOP_WORDS = frozenset("""
+a an and are as at be but by for from has have if in into is it its of on or that the their then
+there these this to was were which will with
+""".split())
+
+# A compound: identifiers joined by path / member separators (., /, \, ::, -).
+COMPOUND = re.compile(r"[A-Za-z0-9_]+(?:(?:::|[./\\-])[A-Za-z0-9_]+)*")
+_SEP = re.compile(r"::|[./\\-]")
+_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+")
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def expand(compound: str) -> tuple[str, ...]:
+    """The tokens of one compound, in order (cached: code repeats its identifiers a lot)."""
+    out: list[str] = []
+    parts = _SEP.split(compound)
+    if len(parts) > 1:
+        out.append(compound.lower())
+    for ident in parts:
+        if not ident:
+            continue
+        low = ident.lower()
+        out.append(low)
+        words = [w.lower() for chunk in ident.split("_") for w in _WORDS.findall(chunk)]
+        if len(words) > 1 or (words and words[0] != low):
+            out.extend(words)
+    return tuple(t for t in out if 1 < len(t) <= MAX_TOKEN and t not in STOP_WORDS)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercased tokens of ``text``: whole compounds, their identifiers, and identifier words."""
+    out: list[str] = []
+    for m in COMPOUND.findall(text):
+        out.extend(expand(m))
+    return out
+
+
+_IDENT_MARK = re.compile(r"[_./:\\0-9]|[a-z][A-Z]")
+
+
+def looks_like_identifier(word: str) -> bool:
+    return _IDENT_MARK.search(word) is not None
+
+
+# ---- what a node is found by ---------------------------------------------------------------------
+def node_text(rec: Mapping) -> str:
+    """The text a node is keyword-searched by.
+
+    Code: path, qualified name, signature, docstring, and the first BODY_CHARS of its source
+    (functions, methods, classes; a file's source is its children's, so files add only their path
+    and docstring). Notes (schema.NOTE_KINDS): summary, full text and tags.
+    """
+    kind = rec.get("kind") or ""
+    parts = [rec.get("path") or "", rec.get("qualname") or rec.get("name") or "",
+             rec.get("signature") or "", rec.get("doc") or ""]
+    if kind in S.NOTE_KINDS:
+        parts += [rec.get("summary") or "", rec.get("full") or "", " ".join(rec.get("tags") or ())]
+    elif kind in ("function", "method", "class"):
+        parts.append((rec.get("full") or "")[:BODY_CHARS])
+    return "\n".join(p for p in parts if p)
+
+
+def node_names(rec: Mapping) -> list[str]:
+    """Exact keys a node is found first by: its name and qualified name; a file's or dir's path."""
+    names = [rec.get("name") or "", rec.get("qualname") or ""]
+    if rec.get("kind") in ("file", "dir"):
+        names.append(rec.get("path") or "")
+    return sorted({n.lower() for n in names if n})
+
+
+__all__ = ["tokenize", "expand", "looks_like_identifier", "COMPOUND", "node_text", "node_names", "STOP_WORDS", "MAX_TOKEN", "BODY_CHARS"]
