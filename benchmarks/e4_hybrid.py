@@ -14,8 +14,7 @@ Definitions (printed with the results):
 - variants: keyword reading rounds (1 = the impact-ordered heads of long lists read once, every
   returned score exact, a row never read may be missing), head factor (head postings read per
   wanted hit in that round; the heads of a term are at most 4,096 long; "by impact": each term's
-  share of that depth is its top impact over the query's largest), completed (the scores of
-  only the N candidates with the highest upper bounds completed, the rest dropped), and the vector search on
+  share of that depth is its top impact over the query's largest), and the vector search on
   a helper thread beside the keyword search (parallel) or inline.
 - agreement@10: |variant top-10 ∩ reference top-10| / 10 over the final fused page, mean over
   queries; "same page" = the share of queries whose top-10 is identical in order.
@@ -51,8 +50,6 @@ VARIANTS = [  # label, HybridSearcher keyword arguments
     ("1 round, head factor 16 by impact, parallel",
      {"keyword_rounds": 1, "keyword_head_factor": 16, "keyword_by_impact": True, "parallel": 2}),
     ("2 rounds, head factor 8, inline", {"keyword_rounds": 2, "keyword_head_factor": 8, "parallel": 0}),
-    ("1 round, head factor 8, 500 completed, inline",
-     {"keyword_rounds": 1, "keyword_head_factor": 8, "keyword_complete": 500, "parallel": 0}),
 ]
 
 

@@ -232,15 +232,13 @@ class KeywordIndex:
 
     def search(self, query: str, k: int, *, predicate: RowPredicate | None = None,
                selectivity: float = 1.0, max_rounds: int = 0, full_read: int = FULL_READ,
-               head_factor: float = HEAD_FACTOR, complete: int = 0, by_impact: bool = False) -> KeywordHits:
+               head_factor: float = HEAD_FACTOR, by_impact: bool = False) -> KeywordHits:
         """Top-``k`` rows for ``query`` by BM25 (exact), exact-name matches first.
 
         ``predicate`` keeps only allowed rows (filters); ``selectivity`` (the allowed fraction,
         an estimate) sizes the first read of the heads (``head_factor`` postings per wanted hit
         over the selectivity; at least 64; ``by_impact``: each term's share of that depth is its top
-        impact over the query's largest, so common words add fewer candidates). ``complete`` > 0 completes the scores of at most that
-        many candidates in the last round (those with the highest upper bounds; the others are
-        dropped, and the answer is not proven): for hybrid search, where only ranks matter. ``max_rounds`` > 0 stops after that many
+        impact over the query's largest, so common words add fewer candidates). ``max_rounds`` > 0 stops after that many
         reading rounds even if exactness is not proven yet (``exact`` is then False): every
         returned score is still the row's exact BM25, but a row never read may be missing.
 
@@ -283,7 +281,7 @@ class KeywordIndex:
             tops = [w * float(self.impact[s + self.head[hs]] if he > hs else 0.0) for w, s, e, hs, he, _ in terms]
             top = max(max(tops), 1e-9)
             want = [-1 if x == -1 else max(64, int(math.ceil(x * t / top))) for x, t in zip(want, tops)]
-        rounds, cut = 0, False
+        rounds = 0
         while True:
             rounds += 1
             # read: whole lists and heads; a head's rows get their impact for that term now
@@ -333,10 +331,6 @@ class KeywordIndex:
                     cap += np.where(m, np.float32(0), np.float32(rest[j]))
                 theta0 = float(np.partition(scores, len(scores) - k)[len(scores) - k])
                 keep = cap >= theta0
-                if complete and rounds == max_rounds and int(keep.sum()) > complete:
-                    keep = np.zeros(len(cap), bool)
-                    keep[np.argpartition(-cap, complete)[:complete]] = True
-                    cut = True
                 cand, scores, in_head = cand[keep], scores[keep], [m[keep] for m in in_head]
             for j, m in zip(partial, in_head):      # exact contributions where the head missed them
                 need = np.flatnonzero(~m)
@@ -351,7 +345,7 @@ class KeywordIndex:
             bound = float(rest.sum())
             kk = min(k, len(scores))
             theta = float(np.partition(scores, len(scores) - kk)[len(scores) - kk]) if kk == k else -1.0
-            proven = not cut and (bound == 0.0 or bound < theta)
+            proven = bound == 0.0 or bound < theta
             if proven or rounds == max_rounds:
                 break
             # deepen the partly read terms whose remaining impact keeps the bound >= theta,

@@ -56,7 +56,6 @@ EXACT_LIMIT = 2048         # allowed sets up to this size are scored exhaustivel
 MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row (< 1 ms) to learn the exact set
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
 KEYWORD_HEAD_FACTOR = 16   # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
-KEYWORD_COMPLETE = 0       # keyword candidates whose scores are completed in that round (0: all; e4.md)
 KEYWORD_BY_IMPACT = True   # heads read in proportion to each term's top impact (e4.md, hybrid variants)
 QUERY_CACHE = 4096         # query vectors kept (1.5 KB each): page 2+ and repeated queries skip embedding
 PARALLEL = 2               # helper threads that run vector searches beside keyword searches (0: sequential)
@@ -237,7 +236,7 @@ class HybridSearcher:
                  window: int = DEFAULT_WINDOW, weights: dict[str, float] | None = None,
                  query_cache: int = QUERY_CACHE, exact_limit: int = EXACT_LIMIT, keyword_rounds: int = KEYWORD_ROUNDS,
                  parallel: int = PARALLEL, keyword_head_factor: float = KEYWORD_HEAD_FACTOR,
-                 keyword_complete: int = KEYWORD_COMPLETE, keyword_by_impact: bool = KEYWORD_BY_IMPACT):
+                 keyword_by_impact: bool = KEYWORD_BY_IMPACT):
         self.meta = node_meta if isinstance(node_meta, NodeMeta) else NodeMeta(node_meta)
         self.vectors = vector_index
         self.keywords = keyword_index
@@ -246,7 +245,6 @@ class HybridSearcher:
         self.exact_limit = int(exact_limit)
         self.keyword_rounds = int(keyword_rounds)
         self.keyword_head_factor = float(keyword_head_factor)
-        self.keyword_complete = int(keyword_complete)
         self.keyword_by_impact = bool(keyword_by_impact)
         self.weights = {"vector": 1.0, "keyword": 1.0, "name": 1.0, **(weights or {})}
         for name, idx in (("vector", vector_index), ("keyword", keyword_index)):
@@ -350,8 +348,7 @@ class HybridSearcher:
             if not filt.empty:
                 kh = self.keywords.search(query, W, predicate=filt.predicate if filt.active else None,
                                           selectivity=filt.selectivity, max_rounds=self.keyword_rounds,
-                                          head_factor=self.keyword_head_factor, complete=self.keyword_complete,
-                                          by_impact=self.keyword_by_impact)
+                                          head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact)
                 krows, kscores = kh.rows, kh.scores
                 if "name" in sources and kh.exact_name.any():
                     lists["name"] = kh.rows[kh.exact_name]

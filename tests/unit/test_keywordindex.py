@@ -171,26 +171,6 @@ def test_filtered_query_reading_past_the_heads_stays_exact():
     assert allowed[got.rows].all()
 
 
-def test_capped_completion_keeps_exact_scores_and_says_unproven():
-    """complete=N (hybrid search): every returned score is still the row's exact BM25 and the answer
-    is not claimed exact; how much the final hybrid page changes is measured (benchmarks/e4_hybrid.py)."""
-    rng = np.random.default_rng(2)
-    words = [f"w{i}" for i in range(40)]
-    n = HEAD_LEN * 3
-    texts = [" ".join(["common"] * int(rng.integers(1, 4)) + list(rng.choice(words, 8))) for _ in range(n)]
-    idx = KeywordIndex.build(texts)
-    q = "common w3 w7 w11"
-    full = idx.search(q, 50, max_rounds=1)
-    capped = idx.search(q, 50, max_rounds=1, complete=60)
-    assert not capped.exact
-    exact = idx.search(q, n)                                   # every matching row, exact scores
-    by_row = dict(zip(exact.rows.tolist(), exact.scores.tolist()))
-    assert np.allclose(capped.scores, [by_row[r] for r in capped.rows.tolist()], rtol=1e-5)
-    big = idx.search(q, 50, max_rounds=1, complete=10 ** 6)     # a cap above the candidates: no change
-    assert big.rows.tolist() == full.rows.tolist() and big.scores.tolist() == full.scores.tolist()
-    assert idx.search(q, 50, complete=60).exact                # no round limit: the cap never applies
-
-
 def test_heads_read_by_impact_stay_exact_without_a_round_limit():
     """by_impact changes only how deep each head is read first; an unlimited search still proves
     the exact top-k, equal to the default reading."""
