@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -304,29 +305,11 @@ def _start_reaper(ray) -> None:
 
 
 # ---- one repository -----------------------------------------------------------------------------
-class _Background:
-    """One call on a helper thread; ``result()`` waits and re-raises its exception here."""
-
-    def __init__(self, fn):
-        import threading
-
-        self._fn, self._out, self._err, self.seconds = fn, None, None, 0.0
-        self._t = threading.Thread(target=self._run, name="stratum-history", daemon=True)
-        self._t.start()
-
-    def _run(self) -> None:
-        t = time.perf_counter()
-        try:
-            self._out = self._fn()
-        except BaseException as e:      # noqa: BLE001 - handed to the caller by result()
-            self._err = e
-        self.seconds = time.perf_counter() - t
-
-    def result(self):
-        self._t.join()
-        if self._err is not None:
-            raise self._err
-        return self._out
+def _timed(fn):
+    """``fn()`` and the seconds it took (on whichever thread runs it)."""
+    t = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t
 
 
 @contextmanager
@@ -379,7 +362,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         import pipeline.cochange  # noqa: F401
         import pipeline.history  # noqa: F401
 
-        mining = _Background(lambda: st.history(root, cfg, prev, prev_snap, rep, _noop))
+        pool = ThreadPoolExecutor(1, thread_name_prefix="stratum-history")
+        mining = pool.submit(_timed, lambda: st.history(root, cfg, prev, prev_snap, rep, _noop))
+        pool.shutdown(wait=False)           # the thread ends with its one call; result() waits for it
         eng, rep.engine = engine_for(cfg, src.parse_bytes)
         with _stage(rep, "parse"):
             parsed = eng.parse(repo_name, src.to_parse, cfg.parse, progress)
@@ -394,8 +379,8 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             externals = st.link(root, repo_name, cfg, nodes, edges, file_imports, rep)
         with _stage(rep, "history"):           # the wait for it; history_mined: its own time
             progress("history", 0, 1)
-            hist_tables, watermark, head_paths = mining.result()
-            rep.timed("history_mined", mining.seconds)
+            (hist_tables, watermark, head_paths), mined_s = mining.result()   # re-raises its error here
+            rep.timed("history_mined", mined_s)
             progress("history", 1, 1)
             edges.extend(st.cochange_edges(hist_tables, nodes))
             if cfg.history.symbols:

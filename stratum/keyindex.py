@@ -149,9 +149,9 @@ class KeyIndex:
 class Column:
     """Read-only list-like view of one Arrow column: ``col[i]`` is a Python value.
 
-    A column of a small shard (up to LIST_ROWS rows) becomes a Python list the second time it is
-    read: ranking reads ~500 cells a search and an Arrow scalar's ``as_py`` costs ~1 us each; a
-    large shard's column stays Arrow (a list of 10^6 strings would cost ~100 MB per column)."""
+    A column of a small shard (up to LIST_ROWS rows) becomes a Python list when first read:
+    ranking reads ~500 cells a search and an Arrow scalar's ``as_py`` costs ~1 us each; a large
+    shard's column stays Arrow (a list of 10^6 strings would cost ~100 MB per column)."""
     LIST_ROWS = 250_000
 
     def __init__(self, array: pa.Array | pa.ChunkedArray):
@@ -159,17 +159,13 @@ class Column:
             array = array.chunk(0) if array.num_chunks == 1 else array.combine_chunks()
         self.array = array
         self._list: list | None = None
-        self._reads = 0
 
     def __getitem__(self, i: int):
-        if self._list is not None:
-            return self._list[i]
-        if len(self.array) <= self.LIST_ROWS:
-            self._reads += 1
-            if self._reads > 1:          # read once (e.g. a load check): stay Arrow
-                self._list = self.array.to_pylist()
-                return self._list[i]
-        return self.array[int(i)].as_py()
+        if self._list is None:
+            if len(self.array) > self.LIST_ROWS:
+                return self.array[int(i)].as_py()
+            self._list = self.array.to_pylist()
+        return self._list[i]
 
     def __len__(self) -> int:
         return len(self.array)

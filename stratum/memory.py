@@ -227,7 +227,7 @@ class Memory:
         over the version's out-edges, once, so a file's symbols without notes cost no graph lookup."""
         t = self._about_targets.get(sh)
         if t is None:
-            sh.warm._served()             # a tier the background check found damaged answers nothing
+            sh.warm.ensure_served()             # a tier the background check found damaged answers nothing
             g = sh.warm.graph
             t = np.zeros(len(sh), dtype=bool)
             if "about" in g.kind_names:

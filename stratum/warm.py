@@ -275,7 +275,7 @@ class WarmIndexes:
         self.checker = threading.Thread(target=run, name="warm-check", daemon=True)
         self.checker.start()
 
-    def _served(self) -> None:
+    def ensure_served(self) -> None:
         if self.damage:
             raise StoreDamaged(self.damage)
 
@@ -320,7 +320,7 @@ class WarmIndexes:
 
     # ---- graph --------------------------------------------------------------------------------
     def graph_neighbors(self, row: int, kinds: tuple[str, ...], direction: str) -> list[tuple[int, str, str, float]]:
-        self._served()
+        self.ensure_served()
         nb = self.graph.neighbors(row, kinds, direction)
         names = self.graph.kind_names
         return [(int(r), names[int(k)], "out" if o else "in", float(w))
@@ -355,7 +355,7 @@ class WarmIndexes:
         keys = (a[ok] << 32) | b[ok]
         order = np.argsort(keys, kind="stable")
         t = t.take(pa.array(ok[order]))
-        cols = {c: t.column(c).to_numpy() for c in ("support", "confidence_fwd", "confidence_bwd", "lift")}
+        cols = {c: t.column(c).to_numpy() for c in ("confidence_fwd", "confidence_bwd", "lift")}   # null: NaN
         cols["support"] = t.column("support").fill_null(0).to_numpy()
         us = pc.cast(t.column("last_time"), pa.int64())
         cols["last_time"] = us.fill_null(_NO_TIME).to_numpy()
@@ -363,7 +363,7 @@ class WarmIndexes:
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, query: str, *, kinds=(), path_prefix="", language="", limit=10, offset=0, extra_docs=()):
-        self._served()
+        self.ensure_served()
         from stratum.noteindex import NoteView
         from stratum.search import ExtraDoc
 
