@@ -142,7 +142,7 @@ def search_parts(tools, searches: list[dict]) -> dict:
     """The two parts of ``Tools.search`` on the first shard, timed apart over the same queries:
     the fused hybrid list (``warm.search`` as the tool asks for it, rank.DEEP long) and the rerank
     by memory and structure (``rank.rerank``); the rest (paging, rendering) is the difference."""
-    from stratum import rank
+    from stratum import rank, signals
 
     sh = tools.shards.shards[0]
     ov = tools.memory.overlay(sh)
@@ -155,7 +155,7 @@ def search_parts(tools, searches: list[dict]) -> dict:
         t = time.perf_counter()
         page = sh.warm.search(a["query"], limit=max(a["page_size"] + 1, rank.DEEP), extra_docs=ov.search_docs())
         t1 = time.perf_counter()
-        rank.rerank(rank.candidates_of(page.items), rank.ShardSignals(sh, ov), add=True)
+        rank.rerank(rank.candidates_of(page.items), signals.ShardSignals(sh, ov), add=True)
         t2 = time.perf_counter()
         hyb.append((t1 - t) * 1000)
         rer.append((t2 - t1) * 1000)

@@ -26,6 +26,7 @@ from retrieval_memory import EVAL_AT, OUT  # noqa: E402
 
 def main() -> int:
     from stratum import rank as R
+    from stratum import signals as SG
     from stratum.tools import Tools
 
     ap = argparse.ArgumentParser()
@@ -49,7 +50,7 @@ def main() -> int:
         sh.warm.search(t.query, limit=11, extra_docs=ov.search_docs())
         t1 = time.perf_counter()
         page = sh.warm.search(t.query, limit=R.DEEP, extra_docs=ov.search_docs())
-        R.rerank(R.candidates_of(page.items), R.ShardSignals(sh, ov))
+        R.rerank(R.candidates_of(page.items), SG.ShardSignals(sh, ov))
         t2 = time.perf_counter()
         text.append((t1 - t0) * 1e3)
         ranked.append((t2 - t1) * 1e3)

@@ -30,7 +30,7 @@ from notes_scale import QUERIES  # noqa: E402
 
 
 def main() -> int:
-    from stratum import rank
+    from stratum import rank, signals
     from stratum.tools import Tools
 
     print(__doc__.split("Usage:")[0])
@@ -53,7 +53,7 @@ def main() -> int:
         for _ in range(5):
             t0 = time.perf_counter()
             for c in lists:
-                rank.rerank(c, rank.ShardSignals(sh, ov, extra=ov.rank_infos))
+                rank.rerank(c, signals.ShardSignals(sh, ov, extra=ov.rank_infos))
             passes.append((time.perf_counter() - t0) * 1e3 / len(lists))
         calls = []
         for _ in range(5):

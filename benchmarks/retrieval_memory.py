@@ -313,14 +313,14 @@ def reader_tokens(s: Setup, items: list[tuple[str, int]], q: Query) -> int:
 
 
 class CachedSignals:
-    """rank.ShardSignals with co-change and structure memoised per path (the fit re-ranks each
+    """signals.ShardSignals with co-change and structure memoised per path (the fit re-ranks each
     query hundreds of times)."""
 
     _co: dict = {}
     _st: dict = {}
 
     def __init__(self, shard, extra):
-        from stratum.rank import ShardSignals
+        from stratum.signals import ShardSignals
 
         self.inner = ShardSignals(shard, None, extra)
         self.key = id(shard)

@@ -419,7 +419,7 @@ class _Nodes(Mapping):
 
 class RankInfos(Mapping):
     """Unmerged note id -> the ``rank.NoteInfo`` ranking reads for it (pass as
-    ``rank.ShardSignals(shard, overlay, extra=overlay.rank_infos)``), computed by ``ShardSignals``
+    ``signals.ShardSignals(shard, overlay, extra=overlay.rank_infos)``), computed by ``ShardSignals``
     itself on first use and kept while the note's state and status hold. Why: with 10,000 notes
     ~60 of a query's 150 candidates are notes, and re-reading each one's record, parsing its
     targets and checking their staleness on every search cost ~1-2.5 ms a query. Only notes the
@@ -440,9 +440,9 @@ class RankInfos(Mapping):
         got = self._cache.get(nid)
         if got is not None and got[0] == key:
             return got[1]
-        from stratum import rank
+        from stratum import rank, signals
 
-        info = rank.ShardSignals(ov.shard, ov).hit(rank.Candidate(-1, 0.0, (), nid)).note
+        info = signals.ShardSignals(ov.shard, ov).hit(rank.Candidate(-1, 0.0, (), nid)).note
         if info is None:
             raise KeyError(nid)
         self._cache[nid] = (key, info)

@@ -4,7 +4,7 @@ Text alone decides today's search order (RRF of vector, BM25 and exact-name list
 selection needs is elsewhere: notes say where a symptom's cause was, history says which files change
 together, the graph says who imports or tests whom. ``rank_files`` scores files; ``rerank`` turns
 that into the item order a search answer serves. Both are pure: they read the memories through a
-``Signals`` object (``ShardSignals`` adapts a loaded shard and its notes overlay).
+``Signals`` object (``stratum.signals.ShardSignals`` adapts a loaded shard and its notes overlay).
 
 File score (every term is on the scale of the fused text scores, ~1/60 per list):
 
@@ -38,12 +38,11 @@ Every ranked entry carries ``why``: the signals that put it there, short enough 
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from datetime import datetime
-from typing import Iterable, Mapping, NamedTuple, Protocol, Sequence
+from typing import Iterable, NamedTuple, Protocol, Sequence
 
 from stratum import schema as S
 
@@ -330,97 +329,10 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     return out[:limit] if limit is not None else out
 
 
-# ---- the shard adapter -------------------------------------------------------------------------
-class ShardSignals:
-    """``Signals`` over a loaded ``Shard`` and, optionally, its ``NotesOverlay``.
-
-    ``extra``: notes known only to the caller (note id -> NoteInfo), e.g. the benchmarks' in-memory
-    notes searched as extra documents. Reads only the shard's and overlay's public methods."""
-
-    def __init__(self, shard, overlay=None, extra: Mapping[str, NoteInfo] | None = None):
-        self.shard = shard
-        self.overlay = overlay
-        self.extra = extra or {}
-        self._cache: dict[str, Hit] = {}
-
-    def _file(self, path: str | None, kind: str) -> str | None:
-        return path or None if kind in CODE_ITEM_KINDS else None
-
-    def _note(self, nid: str, kind: str, meta: str | None, status: str | None, title: str = "") -> NoteInfo:
-        about = json.loads(meta or "{}").get("about", [])
-        files = tuple(dict.fromkeys(t.get("path") for t in about if t.get("path")))
-        stale, created = "", None
-        if self.overlay is not None:
-            status = self.overlay.status_of(nid) or status
-            note = self.overlay.notes.get(nid)
-            if note is not None:
-                from stratum.notes import staleness
-
-                st = staleness(note, self.overlay.code)
-                stale = st["message"] if st else ""
-                created = note.created_at
-        return NoteInfo(kind, files, status or "active", stale, created, title or "")
-
-    def hit(self, c: Candidate) -> Hit:
-        key = c.id or str(c.row)
-        h = self._cache.get(key)
-        if h is not None:
-            return h
-        info = self.extra.get(c.id) if c.id else None       # one lookup (a cache may compute it)
-        if info is not None:
-            h = Hit(info.kind, None, note=info)
-        elif c.row < 0:
-            rec = self.overlay.get(c.id) if self.overlay is not None else None
-            h = Hit(rec["kind"], None, note=self._note(c.id, rec["kind"], rec.get("meta"), rec.get("status"),
-                                                       rec.get("name") or "")) if rec else Hit("", None)
-        else:
-            col = self.shard.col
-            kind = col("kind")[c.row]
-            if kind in S.NOTE_KINDS:
-                h = Hit(kind, None, note=self._note(col("id")[c.row], kind, col("meta")[c.row], col("status")[c.row],
-                                                    col("name")[c.row] or ""))
-            else:
-                h = Hit(kind, self._file(col("path")[c.row], kind), col("qualname")[c.row] or col("name")[c.row] or "")
-        self._cache[key] = h
-        return h
-
-    def cochange(self, path: str) -> list[CoEdge]:
-        row = self.shard.resolve(path)
-        if row is None:
-            return []
-        out = []
-        nbrs = sorted(self.shard.neighbors(row, ("cochange",), "out"), key=lambda n: -n[3])[:CO_PARTNERS]
-        for nb, _kind, _d, _w in nbrs:                 # the edge weight is the forward confidence
-            a = self.shard.edge_attrs(row, nb, "cochange")
-            if a:
-                out.append(CoEdge(self.shard.col("path")[nb], int(a["support"] or 0),
-                                  float(a["confidence"] or 0.0), a.get("last_time")))
-        return out
-
-    def structure(self, path: str) -> list[tuple[str, str]]:
-        row = self.shard.resolve(path)
-        if row is None:
-            return []
-        words = {("imports", "out"): "imported by", ("imports", "in"): "imports",
-                 ("tests", "out"): "tested by", ("tests", "in"): "tests"}
-        seen: dict[str, str] = {}
-        for nb, kind, d, _w in self.shard.neighbors(row, ("imports", "tests"), "both"):
-            p = self.shard.col("path")[nb]
-            if p and self.shard.col("kind")[nb] == "file":
-                seen.setdefault(p, words.get((kind, d), kind))
-        return list(seen.items())
-
-    def locate(self, path: str) -> tuple[str, int] | None:
-        row = self.shard.resolve(path)
-        if row is None or self.shard.col("kind")[row] != "file":
-            return None
-        return self.shard.col("id")[row], int(row)
-
-
 def candidates_of(items) -> list[Candidate]:
     """Search items (``SearchItem`` or anything with row, score, sources, id) as candidates."""
     return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id) for i in items]
 
 
 __all__ = ["Candidate", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
-           "RankedFile", "Ranked", "rank_files", "rerank", "ShardSignals", "candidates_of"]
+           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of"]

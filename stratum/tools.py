@@ -18,7 +18,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from stratum import rank
+from stratum import rank, signals
 from stratum import render as R
 from stratum import schema as S
 from stratum.controller import Controller
@@ -250,7 +250,7 @@ class Tools:
                     live.append(it)
             # notes lift the code they are about, co-change and imports/tests the strongest files'
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
-            for r in rank.rerank(rank.candidates_of(live), rank.ShardSignals(sh, ov, extra=ov.rank_infos),
+            for r in rank.rerank(rank.candidates_of(live), signals.ShardSignals(sh, ov, extra=ov.rank_infos),
                                  add=not (kinds or path_prefix or language)):
                 row = r.row if r.row >= 0 else None
                 if s.view is not None and s.view.hidden(sh, row):
@@ -261,7 +261,7 @@ class Tools:
                 mine = s.view.search_overlay(sh, query, kinds=tuple(kinds), path_prefix=path_prefix,
                                              language=language, limit=max(want, rank.DEEP), offset=0)
                 bound += len(mine)
-                for r in rank.rerank(rank.candidates_of(mine), rank.ShardSignals(o.shard), add=False):
+                for r in rank.rerank(rank.candidates_of(mine), signals.ShardSignals(o.shard), add=False):
                     hits.append((r.score, r.id, o.shard, r.row, None, r.why))
         hits.sort(key=lambda h: (-h[0], h[1]))
         end = offset + page_size

@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from stratum import rank as R
+from stratum import signals as SG
 from stratum import schema as S
 
 pytestmark = pytest.mark.slow
@@ -96,7 +97,7 @@ def test_a_change_is_found_on_a_fresh_index_and_lifts_its_file(bank):
         assert tools.overlays[str(sh.store.root)].count() == 0          # no agent notes at all
         page = sh.warm.search(QUERY, limit=150)
         assert page.items[0].id == change["id"]                         # the change's subject matches best
-        sig = R.ShardSignals(sh, tools.overlays[str(sh.store.root)])
+        sig = SG.ShardSignals(sh, tools.overlays[str(sh.store.root)])
         ranked = R.rank_files(R.candidates_of(page.items), sig, R.DEFAULT_WEIGHTS)
         text = R.rank_files(R.candidates_of(page.items), sig, R.TEXT_ONLY)
         top = ranked[0]

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from stratum import rank
+from stratum import rank, signals
 
 
 @pytest.fixture()
@@ -27,8 +27,8 @@ def _both(t, query):
     ov = t.memory.overlay(sh)
     page = sh.warm.search(query, limit=rank.DEEP, extra_docs=ov.search_docs())
     cands = rank.candidates_of(page.items)
-    plain = rank.rerank(cands, rank.ShardSignals(sh, ov))
-    cached = rank.rerank(cands, rank.ShardSignals(sh, ov, extra=ov.rank_infos))
+    plain = rank.rerank(cands, signals.ShardSignals(sh, ov))
+    cached = rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos))
     return ov, [(r.id, r.score, r.why) for r in plain], [(r.id, r.score, r.why) for r in cached]
 
 

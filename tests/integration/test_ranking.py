@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from stratum import rank as R
+from stratum import signals as SG
 from stratum import schema as S
 
 pytestmark = pytest.mark.slow
@@ -122,7 +123,7 @@ def _files(tools, query, weights, overlay=True):
     sh = tools.shards.shards[0]
     ov = tools.overlays[str(sh.store.root)] if overlay else None
     page = sh.warm.search(query, limit=150, extra_docs=ov.search_docs() if ov else ())
-    sig = R.ShardSignals(sh, ov)
+    sig = SG.ShardSignals(sh, ov)
     return R.rank_files(R.candidates_of(page.items), sig, weights), sig, page
 
 
@@ -157,7 +158,7 @@ def test_a_note_lifts_its_target_above_a_text_only_competitor(ledger, tmp_path):
         top = ranked[0]
         assert top.path == "ledger/currency.py" and "rca note" in top.why and top.parts["notes"] > 0
         items = R.rerank(R.candidates_of(_files(tools, q, R.DEFAULT_WEIGHTS)[2].items),
-                         R.ShardSignals(next(iter(tools.memory)), tools.memory.overlay(next(iter(tools.memory)))))
+                         SG.ShardSignals(next(iter(tools.memory)), tools.memory.overlay(next(iter(tools.memory)))))
         first_code = next(i for i in items if i.file)
         assert first_code.file == "ledger/currency.py" and "rca note" in first_code.why
     finally:
@@ -220,7 +221,7 @@ def test_a_history_mined_fix_is_found_on_a_fresh_index(ledger):
         assert "fix" in kinds
         fix_row = page.items[kinds.index("fix")].row
         assert "Fix crash when the exchange rate code is unknown" in sh.row(fix_row)["summary"]
-        ranked = R.rank_files(R.candidates_of(page.items), R.ShardSignals(sh, tools.overlays[str(sh.store.root)]))
+        ranked = R.rank_files(R.candidates_of(page.items), SG.ShardSignals(sh, tools.overlays[str(sh.store.root)]))
         top = next(f for f in ranked if f.path == "ledger/currency.py")
         assert top.parts.get("mined", 0) > 0 and "past fix " in top.why and "exchange rate" in top.why
         # the commit that only documents the parser is not a fix
