@@ -13,7 +13,12 @@ Definitions (printed at the start of every run):
   **peak**: its largest resident set, MiB; stage seconds are from its run report. Medians over
   the rounds; min-max shown for wall.
 - **A** (--base COMMIT): the `stratum` and `pipeline` packages of that commit (`git archive`);
-  **B**: the working tree.
+  **B**: the working tree. Both run with bytecode caching on (PYTHONDONTWRITEBYTECODE dropped from
+  the environment), as an installed package does: the setup run writes each side's .pyc files.
+- **same results** (with --base): side A's copy and store after the setup, one more commit, then
+  two copies of that state; A's code indexes one, B's the other. Every dataset both published
+  versions name must be row-for-row equal (`Table.equals`, same order), and both must name the same
+  datasets; the run stops otherwise.
 """
 
 from __future__ import annotations
@@ -37,14 +42,51 @@ from benchmarks.index_speed import GIT_ENV, REPOS, one_file_commit, run_measured
 STAGES = ("discover", "parse", "history", "notes", "embed", "write", "total")
 
 
+def index_cmd(code: Path, copy: Path, store: Path) -> list[str]:
+    start = f"import sys; sys.path.insert(0, {str(code)!r}); from stratum.cli import main; sys.exit(main())"
+    return [sys.executable, "-c", start, "index", str(copy), "--store", str(store), "--json"]
+
+
 def side(tmp: Path, name: str, tag: str, code: Path) -> dict:
     copy, store = tmp / f"{name}-{tag}", tmp / f"{name}-{tag}.store"
     subprocess.run(["cp", "-a", str(REPOS / name), str(copy)], check=True)
-    env = {**os.environ, **GIT_ENV, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": str(ROOT)}
-    start = f"import sys; sys.path.insert(0, {str(code)!r}); from stratum.cli import main; sys.exit(main())"
-    cmd = [sys.executable, "-c", start, "index", str(copy), "--store", str(store), "--json"]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update({**GIT_ENV, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONPATH": str(ROOT)})
+    cmd = index_cmd(code, copy, store)
     run_measured(cmd, env)
-    return {"tag": tag, "copy": copy, "cmd": cmd, "env": env, "runs": []}
+    return {"tag": tag, "code": code, "copy": copy, "store": store, "cmd": cmd, "env": env, "runs": []}
+
+
+def published_tables(store: Path) -> dict:
+    """Every dataset the published manifest names, read at its version."""
+    from stratum.store import Store
+
+    st_ = Store(store)
+    snap = st_.snapshot()
+    return {name: snap.read(name) for name in sorted(snap.manifest.datasets)}
+
+
+def same_results(tmp: Path, a: dict, b: dict) -> list[str]:
+    """A's and B's code re-index the same store copy after the same commit: the differences."""
+    base = tmp / "check"
+    base.mkdir()
+    subprocess.run(["cp", "-a", str(a["copy"]), str(base / "repo")], check=True)
+    subprocess.run(["cp", "-a", str(a["store"]), str(base / "store")], check=True)
+    one_file_commit(base / "repo")
+    out = {}
+    for s in (a, b):
+        d = tmp / f"check-{s['tag']}"
+        subprocess.run(["cp", "-a", str(base), str(d)], check=True)
+        run_measured(index_cmd(s["code"], d / "repo", d / "store"), s["env"])
+        out[s["tag"]] = published_tables(d / "store")
+    ta, tb = out[a["tag"]], out[b["tag"]]
+    diffs = [f"datasets differ: {sorted(ta)} vs {sorted(tb)}"] if sorted(ta) != sorted(tb) else []
+    for name in sorted(set(ta) & set(tb)):
+        if not ta[name].equals(tb[name]):
+            diffs.append(f"{name}: {ta[name].num_rows} vs {tb[name].num_rows} rows, not equal")
+    print("same results:", "yes, " + ", ".join(f"{n} {t.num_rows:,} rows" for n, t in ta.items())
+          if not diffs else "; ".join(diffs), flush=True)
+    return diffs
 
 
 def one_round(s: dict) -> dict:
@@ -85,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             subprocess.run(["tar", "-x", "-C", str(base)], input=arch, check=True)
             sides.append(side(tmp, args.repo, "A", base))
         sides.append(side(tmp, args.repo, "B", ROOT))
+        if args.base and same_results(tmp, *sides):
+            raise SystemExit("A and B published different tables: the speed comparison is void")
         for i in range(args.runs + 1):
             for s in sides:
                 r = one_round(s)
