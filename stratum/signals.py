@@ -8,10 +8,46 @@ speed at 1M nodes. It reads only the shard's and overlay's public methods.
 from __future__ import annotations
 
 import json
-from typing import Mapping
+import weakref
+from typing import Callable, Mapping, TypeVar
 
 from stratum import schema as S
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, Candidate, CoEdge, Hit, NoteInfo
+
+MEMO_ENTRIES = 65536        # per table and shard; a full table starts again (a shard has ~1 KB per entry)
+_T = TypeVar("_T")
+
+
+class _ShardMemo:
+    """What ranking reads from a shard that no query or note changes: a published version is
+    immutable, so a file's co-change partners, import/test neighbours, file row and a code row's
+    hit are computed once per shard, not once per search (the same strong files seed most queries;
+    at 1M nodes a popular file's neighbours cost milliseconds to resolve)."""
+
+    def __init__(self) -> None:
+        self.tables: dict[str, dict] = {"cochange": {}, "structure": {}, "locate": {}, "hit": {}}
+
+    def get(self, table: str, key, make: Callable[[], _T]) -> _T:
+        t = self.tables[table]
+        try:
+            return t[key]
+        except KeyError:
+            pass
+        v = make()
+        if len(t) >= MEMO_ENTRIES:
+            t.clear()
+        t[key] = v
+        return v
+
+
+_MEMOS: "weakref.WeakKeyDictionary[object, _ShardMemo]" = weakref.WeakKeyDictionary()
+
+
+def _memo(shard) -> _ShardMemo:
+    m = _MEMOS.get(shard)
+    if m is None:
+        m = _MEMOS.setdefault(shard, _ShardMemo())
+    return m
 
 
 class ShardSignals:
@@ -25,6 +61,7 @@ class ShardSignals:
         self.overlay = overlay
         self.extra = extra or {}
         self._cache: dict[str, Hit] = {}
+        self._memo = _memo(shard)
 
     def _file(self, path: str | None, kind: str) -> str | None:
         return path or None if kind in CODE_ITEM_KINDS else None
@@ -57,17 +94,25 @@ class ShardSignals:
             h = Hit(rec["kind"], None, note=self._note(c.id, rec["kind"], rec.get("meta"), rec.get("status"),
                                                        rec.get("name") or "")) if rec else Hit("", None)
         else:
-            col = self.shard.col
-            kind = col("kind")[c.row]
-            if kind in S.NOTE_KINDS:
-                h = Hit(kind, None, note=self._note(col("id")[c.row], kind, col("meta")[c.row], col("status")[c.row],
-                                                    col("name")[c.row] or ""))
-            else:
-                h = Hit(kind, self._file(col("path")[c.row], kind), col("qualname")[c.row] or col("name")[c.row] or "")
+            h = self._memo.get("hit", c.row, lambda: self._row_hit(c.row))
+            if h.note is not None:          # a merged note: its standing is the overlay's, read now
+                col = self.shard.col
+                h = Hit(h.kind, None, note=self._note(col("id")[c.row], h.kind, col("meta")[c.row],
+                                                      col("status")[c.row], col("name")[c.row] or ""))
         self._cache[key] = h
         return h
 
+    def _row_hit(self, row: int) -> Hit:
+        col = self.shard.col
+        kind = col("kind")[row]
+        if kind in S.NOTE_KINDS:
+            return Hit(kind, None, note=NoteInfo(kind, ()))     # a marker: hit() reads the note itself
+        return Hit(kind, self._file(col("path")[row], kind), col("qualname")[row] or col("name")[row] or "")
+
     def cochange(self, path: str) -> list[CoEdge]:
+        return self._memo.get("cochange", path, lambda: self._cochange(path))
+
+    def _cochange(self, path: str) -> list[CoEdge]:
         row = self.shard.resolve(path)
         if row is None:
             return []
@@ -81,6 +126,9 @@ class ShardSignals:
         return out
 
     def structure(self, path: str) -> list[tuple[str, str]]:
+        return self._memo.get("structure", path, lambda: self._structure(path))
+
+    def _structure(self, path: str) -> list[tuple[str, str]]:
         row = self.shard.resolve(path)
         if row is None:
             return []
@@ -94,6 +142,9 @@ class ShardSignals:
         return list(seen.items())
 
     def locate(self, path: str) -> tuple[str, int] | None:
+        return self._memo.get("locate", path, lambda: self._locate(path))
+
+    def _locate(self, path: str) -> tuple[str, int] | None:
         row = self.shard.resolve(path)
         if row is None or self.shard.col("kind")[row] != "file":
             return None
