@@ -167,6 +167,15 @@ class Column:
             self._list = self.array.to_pylist()
         return self._list[i]
 
+    def take(self, rows) -> list:
+        """The values at many rows at once (one Arrow take on a large shard: ~1 us a cell less
+        than reading them one by one)."""
+        if self._list is None and len(self.array) <= self.LIST_ROWS:
+            self._list = self.array.to_pylist()
+        if self._list is not None:
+            return [self._list[i] for i in rows]
+        return self.array.take(pa.array(rows, pa.int64())).to_pylist()
+
     def __len__(self) -> int:
         return len(self.array)
 

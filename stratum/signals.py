@@ -102,12 +102,31 @@ class ShardSignals:
         self._cache[key] = h
         return h
 
-    def _row_hit(self, row: int) -> Hit:
-        col = self.shard.col
-        kind = col("kind")[row]
+    def _row_hit(self, row: int, kind: str | None = None, path: str | None = None, qualname: str | None = None,
+                 name: str | None = None) -> Hit:
+        if kind is None:
+            col = self.shard.col
+            kind, path, qualname, name = col("kind")[row], col("path")[row], col("qualname")[row], col("name")[row]
         if kind in S.NOTE_KINDS:
             return Hit(kind, None, note=NoteInfo(kind, ()))     # a marker: hit() reads the note itself
-        return Hit(kind, self._file(col("path")[row], kind), col("qualname")[row] or col("name")[row] or "")
+        return Hit(kind, self._file(path, kind), qualname or name or "")
+
+    def prefetch(self, candidates) -> "ShardSignals":
+        """Read the shard rows of these candidates in one take per column (a search ranks ~150:
+        at 1M nodes one cell read at a time costs ~2 us each, four columns per row)."""
+        table = self._memo.tables["hit"]
+        rows = list(dict.fromkeys(c.row for c in candidates if c.row >= 0 and c.row not in table))
+        if len(rows) > 1:
+            if len(table) + len(rows) >= MEMO_ENTRIES:
+                table.clear()
+            col = self.shard.col
+            for r, kind, path, qualname, name in zip(rows, *(col(c).take(rows) for c in ("kind", "path", "qualname", "name"))):
+                table[r] = self._row_hit(r, kind, path, qualname, name)
+        return self
+
+    def kind_of(self, row: int) -> str:
+        """The node kind of a shard row (memoised with its hit)."""
+        return self._memo.get("hit", row, lambda: self._row_hit(row)).kind
 
     def cochange(self, path: str) -> list[CoEdge]:
         return self._memo.get("cochange", path, lambda: self._cochange(path))

@@ -29,6 +29,7 @@ from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_
                             check_len, echo)
 from stratum.branchview import BranchView, StoreOverlay, depth_first
 from stratum.memory import Memory, Target, file_id
+from stratum.overlay import NotesOverlay
 from stratum.policies import policy_by_name
 from stratum.sessions import MAX_SESSIONS, MAX_SESSIONS_PER_IDENTITY, SESSION_TTL, Session, SessionRegistry
 from stratum.shard import Shard, ShardSet
@@ -231,7 +232,8 @@ class Tools:
         args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}
         offset = self._offset(page_token, "search", args, s)
         want = offset + page_size + 1          # fetch one more than we return: honest has_more
-        hits: list[tuple[float, str, Shard, int | None, dict | None, str]] = []
+        # (score, id, shard, row or None for an unmerged note, the overlay holding that note, why)
+        hits: list[tuple[float, str, Shard, int | None, NotesOverlay | None, str]] = []
         exact, bound = True, 0
         for sh in self.memory:
             ov = self.memory.overlay(sh)
@@ -240,9 +242,10 @@ class Tools:
                                   limit=max(want, rank.DEEP), offset=0, extra_docs=ov.search_docs())
             exact = exact and page.total_is_exact
             bound += page.total_or_lower_bound
+            sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(page.items)
             live = []
             for it in page.items:
-                if it.row >= 0 and sh.col("kind")[it.row] in S.NOTE_KINDS and ov.status_of(it.id) not in (None, "active"):
+                if it.row >= 0 and sig.kind_of(it.row) in S.NOTE_KINDS and ov.status_of(it.id) not in (None, "active"):
                     bound -= 1                      # merged, then retracted or superseded since
                 elif s.view is not None and it.row >= 0 and s.view.hidden(sh, it.row):
                     bound -= 1                      # changed or deleted on the session's branch
@@ -250,12 +253,11 @@ class Tools:
                     live.append(it)
             # notes lift the code they are about, co-change and imports/tests the strongest files'
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
-            for r in rank.rerank(rank.candidates_of(live), signals.ShardSignals(sh, ov, extra=ov.rank_infos),
-                                 add=not (kinds or path_prefix or language)):
+            for r in rank.rerank(rank.candidates_of(live), sig, add=not (kinds or path_prefix or language)):
                 row = r.row if r.row >= 0 else None
                 if s.view is not None and s.view.hidden(sh, row):
                     continue                        # a hidden file lifted in by co-change or imports
-                hits.append((r.score, r.id, sh, row, ov.get(r.id) if row is None else None, r.why))
+                hits.append((r.score, r.id, sh, row, ov if row is None else None, r.why))
             o = s.view.of(sh) if s.view is not None else None
             if o is not None and o.shard is not None:
                 mine = s.view.search_overlay(sh, query, kinds=tuple(kinds), path_prefix=path_prefix,
@@ -266,14 +268,16 @@ class Tools:
         hits.sort(key=lambda h: (-h[0], h[1]))
         end = offset + page_size
         items = []
-        for score, _, sh, row, note, why in hits[offset:end]:
-            it = self._item(sh, row, note, "summary", attach=False, view=s.view)
+        for score, nid, sh, row, holder, why in hits[offset:end]:
+            it = self._item(sh, row, holder.get(nid) if holder is not None else None, "summary", attach=False,
+                            view=s.view)
             it.score = round(float(score), 6)
             it.why = why
             items.append(it)
         more = len(hits) > end
-        hints = [R.label(sh, row) if row is not None else R.note_label(note or {"kind": "note", "id": nid})
-                 for _, nid, sh, row, note, _ in hits[end:end + R.HINT_ITEMS]]
+        hints = [R.label(sh, row) if row is not None else
+                 R.note_label((holder.get(nid) if holder is not None else None) or {"kind": "note", "id": nid})
+                 for _, nid, sh, row, holder, _ in hits[end:end + R.HINT_ITEMS]]
         return self._respond(s, items, R.Page("search", args, offset, page_size,
                                               total=max(bound, len(hits), offset + len(items) + (1 if more else 0)),
                                               lower_bound=not exact, has_more=more, hints=hints))
