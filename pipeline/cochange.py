@@ -47,10 +47,12 @@ def compute(file_changes: pa.Table, commits: pa.Table, cfg: HistoryConfig = Hist
 
 
 def compute_with_stats(file_changes: pa.Table, commits: pa.Table, cfg: HistoryConfig = HistoryConfig(),
-                       now: datetime | None = None, head_paths: list[str] | None = None
-                       ) -> tuple[pa.Table, dict]:
-    """``compute`` plus what was skipped and why (for the run report)."""
-    tx, stats = transactions(file_changes, commits, cfg, head_paths)
+                       now: datetime | None = None, head_paths: list[str] | None = None, *,
+                       resolved: bool = False) -> tuple[pa.Table, dict]:
+    """``compute`` plus what was skipped and why (for the run report). ``resolved``: the
+    ``current_path`` column already holds ``current_paths(file_changes, commits, head_paths)``
+    (as ``history.mine`` and ``history.combine`` leave it), so the rename walk is not run again."""
+    tx, stats = transactions(file_changes, commits, cfg, head_paths, resolved=resolved)
     n = stats["transactions"]
     now_us = _now_us(now, commits)
     both = tx.join(tx, keys="sha", right_suffix="_b")
@@ -82,13 +84,13 @@ def compute_with_stats(file_changes: pa.Table, commits: pa.Table, cfg: HistoryCo
 
 
 def transactions(file_changes: pa.Table, commits: pa.Table, cfg: HistoryConfig = HistoryConfig(),
-                 head_paths: list[str] | None = None) -> tuple[pa.Table, dict]:
+                 head_paths: list[str] | None = None, *, resolved: bool = False) -> tuple[pa.Table, dict]:
     """The co-change baskets: distinct (sha, current path, commit time as int64 us) of the
-    eligible commits, sorted by (sha, path).
+    eligible commits, sorted by (sha, path). ``resolved``: see ``compute_with_stats``.
 
     Also returns counts: commits, merges_skipped, huge_commits_skipped, transactions.
     """
-    cur = current_paths(file_changes, commits, head_paths)
+    cur = file_changes["current_path"].to_pylist() if resolved else current_paths(file_changes, commits, head_paths)
     merge = pc.and_(pc.fill_null(commits["is_merge"], False), pa.scalar(bool(cfg.skip_merges)))
     huge = pc.greater(pc.fill_null(commits["n_files"], 0), cfg.max_files_per_commit)
     stats = {

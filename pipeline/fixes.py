@@ -27,6 +27,7 @@ flask, requests and werkzeug (benchmarks/bugfix_rule.py, docs/bench/retrieval.md
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -88,8 +89,12 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     old = {n["id"]: n for n in prev if n.get("kind") in (KIND, CHANGE)}
     files_of: dict[str, list[str]] = {}
     sha_col, cur_col, path_col = (file_changes.column(c).to_pylist() for c in ("sha", "current_path", "path"))
+    is_code: dict[str, bool] = {}       # a path recurs in many commits: its language is looked up once
     for sha, cur, path in zip(sha_col, cur_col, path_col):
-        if languages.language_for_path(path):
+        code = is_code.get(path)
+        if code is None:
+            code = is_code[path] = languages.language_for_path(path) is not None
+        if code:
             files_of.setdefault(sha, []).append(cur or "")
     counts = {"commits": commits.num_rows, "bugfix": 0, "no_code_file": 0, "too_many_files": 0,
               "no_current_file": 0, "fixes": 0, "changes": 0, "reused": 0}
@@ -136,9 +141,16 @@ def _unchanged(prev: Mapping | None, msg: str, paths: list[str], file_ids: Mappi
     about = json.loads(prev.get("meta") or "{}").get("about") or []
     if [(t.get("path"), t.get("node_id")) for t in about] != [(p, file_ids[p]) for p in paths]:
         return None
-    edges = [{"src": prev["id"], "dst": file_ids[p], "kind": "about", "weight": 1.0,
-              "meta": json.dumps({"target": p, "content_hash": None}, ensure_ascii=False)} for p in paths]
+    edges = [{"src": prev["id"], "dst": file_ids[p], "kind": "about", "weight": 1.0, "meta": _about_meta(p)}
+             for p in paths]
     return dict(prev), edges, True
+
+
+@functools.lru_cache(maxsize=4096)
+def _about_meta(path: str) -> str:
+    """The about edge's meta of a mined node, as ``notes.note_to_records`` writes it (a file recurs
+    in many commits: encoded once)."""
+    return json.dumps({"target": path, "content_hash": None}, ensure_ascii=False)
 
 
 def _records(kind: str, nid: str, sha: str, msg: str, when: datetime | None, who: str | None, paths: list[str],

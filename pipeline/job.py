@@ -371,7 +371,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             rep.files_parsed, rep.files_reused = len(parsed), len(src.reused)
             nodes, edges, file_imports = st.collect(parsed, rep)
             if src.reused:
-                old_nodes, old_edges, old_imports = st.reuse(prev_snap, src.reused)
+                old_nodes, old_edges, old_imports = st.reuse(prev_snap, src.reused, vectors=not cfg.embed.enabled)
                 nodes.extend(old_nodes)
                 edges.extend(old_edges)
                 file_imports.update(old_imports)

@@ -89,12 +89,20 @@ def collect(parsed: list, rep: RunReport) -> tuple[list[dict], list[dict], dict]
     return nodes, edges, imports
 
 
-def reuse(snap, paths: set[str]) -> tuple[list[dict], list[dict], dict]:
+def node_columns(vectors: bool) -> list[str] | None:
+    """The node columns to read back from a previous version: all, or all but ``vector`` when the
+    embed stage sets every vector again (``embed_attach``, from the cache): 384 floats a node as
+    Python objects were ~3/4 of turning the kept rows into records (~60 ms of a one-file re-index)."""
+    return None if vectors else [f.name for f in S.NODES if f.name != "vector"]
+
+
+def reuse(snap, paths: set[str], vectors: bool = True) -> tuple[list[dict], list[dict], dict]:
     """Nodes, in-file contains edges and raw imports of unchanged files from the previous version,
-    selected with Arrow filters (only the kept rows become Python records)."""
+    selected with Arrow filters (only the kept rows become Python records; ``vectors``: with
+    their vectors, see ``node_columns``)."""
     from pipeline.imports import ImportRef
 
-    tab = snap.read("nodes")
+    tab = snap.read("nodes", columns=node_columns(vectors))
     skip_kinds = pa.array(["repo", "dir", *S.NOTE_KINDS])
     mask = pc.and_(pc.is_in(tab["path"], value_set=pa.array(sorted(paths), pa.string())),
                    pc.invert(pc.is_in(tab["kind"], value_set=skip_kinds)))
@@ -149,7 +157,7 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
         commits, changes = combine(prev_snap.read("commits"), prev_snap.read("file_changes"), res)
     else:
         commits, changes = res.commits, res.file_changes
-    cochange, stats = compute_with_stats(changes, commits, cfg.history, head_paths=res.head_paths)
+    cochange, stats = compute_with_stats(changes, commits, cfg.history, head_paths=res.head_paths, resolved=True)
     rep.history = {**res.summary(), **{f"cochange_{k}": v for k, v in stats.items()},
                    "commits_total": commits.num_rows, "cochange_pairs": cochange.num_rows}
     if res.shallow:
@@ -178,9 +186,10 @@ def latest_published(store: Store) -> Manifest | None:
         return None
 
 
-def previous_notes(store: Store, prev_snap, rep: RunReport) -> list[dict]:
+def previous_notes(store: Store, prev_snap, rep: RunReport, vectors: bool = True) -> list[dict]:
     """The note nodes of the previous version: the incremental base, else (``--full``, a model or
-    schema change) the latest published version's, read as far as it is readable."""
+    schema change) the latest published version's, read as far as it is readable (``vectors``:
+    with their vectors, see ``node_columns``)."""
     from stratum.store import Snapshot
 
     where = _in_list("kind", S.NOTE_KINDS)
@@ -190,7 +199,7 @@ def previous_notes(store: Store, prev_snap, rep: RunReport) -> list[dict]:
     unreadable = (StoreError, ValueError, OSError, RuntimeError, pa.ArrowException)
     try:
         snap = prev_snap or Snapshot(store, m)   # a damaged version raises here (StoreDamaged)
-        return snap.read("nodes", where=where).to_pylist()
+        return snap.read("nodes", columns=node_columns(vectors), where=where).to_pylist()
     except unreadable as e:   # e.g. an older schema: read the columns a note needs
         cols = ["id", "kind", "doc", "meta", "author", "session", "tags", "created_at", "repo", "path"]
         try:
@@ -217,7 +226,7 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     live = DeltaLog(log_dir).scan()
     retired = DeltaLog(log_dir / "retired").scan() if (log_dir / "retired").is_dir() else None
     records = live.records + (retired.records if retired else [])
-    prev_nodes = previous_notes(store, prev_snap, rep)
+    prev_nodes = previous_notes(store, prev_snap, rep, vectors=cfg is None or not cfg.embed.enabled)
     code = [n for n in nodes if n["kind"] not in S.NOTE_KINDS]
     if cfg is not None and (cfg.mine_fixes or cfg.mine_changes) and hist_tables \
             and hist_tables.get("commits") is not None:
@@ -347,6 +356,6 @@ def cpu_count() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-__all__ = ["Sources", "read_sources", "previous_files", "collect", "reuse", "link", "history", "cochange_edges",
+__all__ = ["Sources", "read_sources", "previous_files", "collect", "node_columns", "reuse", "link", "history", "cochange_edges",
            "latest_published", "previous_notes", "carry_notes", "retire_log", "EmbedWork", "embed_plan",
            "embed_attach", "dedupe_edges", "write", "cpu_count", "Progress"]
