@@ -109,7 +109,7 @@ def main() -> None:
     base = Path(args.dir or tempfile.mkdtemp(prefix="warm_update."))
     base.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
-    v1 = nodes_for(args.nodes, 1, vocab, centres)
+    v1 = sorted(nodes_for(args.nodes, 1, vocab, centres), key=lambda x: (x["path"], x["qualname"]))  # as the pipeline writes
     v2 = changed(v1, args.change, 2, vocab, centres)
     e1, e2 = edges_for(v1, 1), edges_for(v2, 2)
     gen = time.perf_counter() - t

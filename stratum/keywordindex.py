@@ -104,27 +104,28 @@ class KeywordIndex:
     def _assemble(cls, hashes: np.ndarray, rows: np.ndarray, tf: np.ndarray, dl: np.ndarray,
                   name_map: tuple[np.ndarray, np.ndarray, np.ndarray], *, presorted: bool = False) -> "KeywordIndex":
         """The index from its postings: (term hash, row, term frequency) triples, any order
-        (``presorted``: already by hash, then row), and each row's length in tokens. Both a full
-        build and ``updated`` end here, so an updated index is exactly (bit for bit) the one a
-        full build of the same documents gives."""
-        n = len(dl)
+        (``presorted``: already by hash, then row), and each row's length in tokens."""
         if not presorted:
             order = np.lexsort((rows, hashes))
             hashes, rows, tf = hashes[order], rows[order], tf[order]
-        rows = rows.astype(np.int32)
         first = np.ones(len(hashes), bool)
         first[1:] = hashes[1:] != hashes[:-1]
-        vocab = hashes[first]
-        term = np.cumsum(first) - 1
+        offsets = np.append(np.flatnonzero(first), len(hashes)).astype(np.int64)
+        return cls._finish(hashes[first], offsets, rows, tf, dl, name_map)
+
+    @classmethod
+    def _finish(cls, vocab: np.ndarray, offsets: np.ndarray, rows: np.ndarray, tf: np.ndarray, dl: np.ndarray,
+                name_map: tuple[np.ndarray, np.ndarray, np.ndarray]) -> "KeywordIndex":
+        """The index from its CSR postings (rows sorted within each term) and each row's length:
+        statistics, impacts and heads. A full build and ``updated`` both end here, so an updated
+        index is exactly (bit for bit) the one a full build of the same documents gives."""
+        n = len(dl)
+        rows = np.asarray(rows, dtype=np.int32)
         dlf = np.asarray(dl, dtype=np.float32)
         avgdl = float(dlf.mean()) if n else 0.0
-        df = np.bincount(term, minlength=len(vocab)).astype(np.int64)
+        df = np.diff(offsets)
         idf = np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
-        tff = tf.astype(np.float32)
-        norm = K1 * (1 - B + B * dlf[rows] / max(avgdl, 1e-9))
-        impact = (idf[term] * tff * (K1 + 1) / (tff + norm)).astype(np.float32)
-        offsets = np.zeros(len(vocab) + 1, dtype=np.int64)
-        np.cumsum(df, out=offsets[1:])
+        impact = _impacts(idf, df, rows, tf, dlf, avgdl)
         hoff, head = _heads(offsets, impact)
         nvocab, noff, nrows = name_map
         arrays = {"vocab": vocab, "offsets": offsets, "rows": rows, "impact": impact,
@@ -136,46 +137,52 @@ class KeywordIndex:
         return index
 
     def updated(self, directory: str | os.PathLike, old_row: np.ndarray, texts: Mapping[int, str],
-                names: Iterable[Sequence[str]] | None) -> "KeywordIndex":
+                names: Mapping[int, Sequence[str]] | Sequence[Sequence[str]] | None) -> "KeywordIndex":
         """The index of a new version from this one (saved in ``directory``) without tokenizing
         what did not change. ``old_row[i]``: the row in this index holding new row i's unchanged
-        document, or -1; ``texts``: the documents of the rows with -1 (new or changed);
-        ``names``: every new row's exact keys (cheap; rebuilt whole). Postings of kept rows are
-        renumbered, the rest dropped, new postings added, and every statistic (n_docs, avgdl,
-        df, idf, impacts, heads) recomputed from term frequencies, as a full build does."""
+        document (text and exact keys), or -1; ``texts``: the documents of the rows with -1 (new
+        or changed); ``names``: the exact keys of those rows (a mapping: kept rows keep theirs),
+        or of every new row (a sequence: the name map is rebuilt whole), or None (no name map).
+        Postings of kept rows are renumbered, the rest dropped, new postings merged in, and every
+        statistic (n_docs, avgdl, df, idf, impacts, heads) recomputed from term frequencies, as
+        a full build does."""
         d = Path(directory)
-        tf_old = npyio.load(d / "kw.tf.npy")
+        tf_old = npyio.load(d / "kw.tf.npy", mmap_mode="r")
         dl_old = npyio.load(d / "kw.dl.npy")
         old_row = np.asarray(old_row, dtype=np.int64)
-        new_of_old = np.full(self.n_docs, -1, dtype=np.int64)
+        n = len(old_row)
+        new_of_old = np.full(self.n_docs, -1, dtype=np.int32)
         kept = np.flatnonzero(old_row >= 0)
         new_of_old[old_row[kept]] = kept
-        term_of = np.repeat(np.arange(len(self.vocab)), np.diff(self.offsets))
-        new_rows = new_of_old[np.asarray(self.rows, dtype=np.int64)]
-        keep = new_rows >= 0
         changed = np.flatnonzero(old_row < 0)
         h2, r2, tf2, dl2 = _postings((texts[int(i)] for i in changed), chunk=200_000)
-        dl = np.zeros(len(old_row), dtype=np.float32)
+        dl = np.zeros(n, dtype=np.float32)
         dl[kept] = dl_old[old_row[kept]]
         dl[changed] = dl2
-        r2 = changed[r2.astype(np.int64)]
-        kept_new = new_of_old[new_of_old >= 0]
-        if len(kept_new) > 1 and not bool(np.all(np.diff(kept_new) > 0)):
+        r2 = changed[r2].astype(np.int32)
+        new_rows = new_of_old[np.asarray(self.rows)]           # -1: the row's document is gone
+        in_order = len(kept) < 2 or bool(np.all(np.diff(old_row[kept]) > 0))
+        if isinstance(names, Mapping):
+            nk, nr = _name_keys(names)
+            name_map = _merge_names(self.nvocab, self.noff, new_of_old[np.asarray(self.nrows)], nk, nr, in_order)
+        else:
+            name_map = _name_map(names, n)
+        if not in_order:
+            # kept rows reordered: renumbering breaks the row order within terms, sort again
+            keep = new_rows >= 0
+            term_of = np.repeat(np.arange(len(self.vocab)), np.diff(self.offsets))
             hashes = np.concatenate([np.asarray(self.vocab)[term_of[keep]], h2])
-            return type(self)._assemble(hashes, np.concatenate([new_rows[keep], r2]), np.concatenate([tf_old[keep], tf2]),
-                                        dl, _name_map(names, len(old_row)))
+            return type(self)._assemble(hashes, np.concatenate([new_rows[keep], r2]),
+                                        np.concatenate([np.asarray(tf_old)[keep], tf2]), dl, name_map)
         # Kept rows keep their order (the pipeline sorts nodes by a stable key), so the kept
-        # postings stay sorted by (term, row): merge the few new ones in (linear) instead of
-        # sorting every posting again.
-        vocab = np.union1d(np.asarray(self.vocab), h2)
-        key_old = (np.searchsorted(vocab, np.asarray(self.vocab))[term_of[keep]].astype(np.int64) << 32) | new_rows[keep]
-        key_new = (np.searchsorted(vocab, h2).astype(np.int64) << 32) | r2
-        order = np.argsort(key_new, kind="stable")
-        at = np.searchsorted(key_old, key_new[order])
-        hashes = np.insert(np.asarray(self.vocab)[term_of[keep]], at, h2[order])
+        # postings stay sorted by (term, row): the few new ones are merged in by binary search
+        # within their term's kept postings, and no posting is sorted or keyed again.
+        order = np.lexsort((r2, h2))
+        vocab, offsets, keep, at = _merge_csr(np.asarray(self.vocab), np.asarray(self.offsets), new_rows,
+                                              h2[order], r2[order])
         rows = np.insert(new_rows[keep], at, r2[order])
-        tf = np.insert(tf_old[keep], at, tf2[order])
-        return type(self)._assemble(hashes, rows, tf, dl, _name_map(names, len(old_row)), presorted=True)
+        tf = np.insert(np.asarray(tf_old)[keep], at, tf2[order])
+        return type(self)._finish(vocab, offsets, rows, tf, dl, name_map)
 
     def save(self, directory: str | os.PathLike) -> list[str]:
         d = Path(directory)
@@ -455,6 +462,99 @@ def _postings(texts: Iterable[str], *, chunk: int) -> tuple[np.ndarray, np.ndarr
     if len(th) > 1 and len(np.unique(th)) != len(th):
         raise SystemError_("keyword vocabulary hash collision; report this index build")
     return th[key >> 32], (key & 0xFFFFFFFF).astype(np.int32), tf, np.asarray(doclen, dtype=np.float32)
+
+
+def _impacts(idf: np.ndarray, df: np.ndarray, rows: np.ndarray, tf: np.ndarray, dlf: np.ndarray,
+             avgdl: float, block: int = 1 << 20) -> np.ndarray:
+    """BM25 impact of every posting (float32), in blocks that stay in cache (the same float32
+    operations in the same order for every posting, so a build and an update agree bit for bit)."""
+    out = np.empty(len(rows), dtype=np.float32)
+    idf_p = np.repeat(idf, df)
+    inv = max(avgdl, 1e-9)
+    for s in range(0, len(rows), block):
+        e = min(s + block, len(rows))
+        tff = tf[s:e].astype(np.float32)
+        norm = K1 * (1 - B + B * dlf[rows[s:e]] / inv)
+        np.divide(idf_p[s:e] * tff * (K1 + 1), tff + norm, out=out[s:e])
+    return out
+
+
+def _merge_csr(vocab: np.ndarray, offsets: np.ndarray, new_of_entry: np.ndarray, keys: np.ndarray,
+               vals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Merge new (key, value) entries into CSR lists whose kept values stay sorted per key.
+
+    ``vocab``/``offsets``: the old keys (sorted, none empty) and their lists; ``new_of_entry``:
+    each old entry's new value, or -1 when it is dropped (ascending within a key for the kept);
+    ``keys``/``vals``: the new entries sorted by (key, value), no value equal to a kept one of
+    its key. Returns (keys, offsets, kept mask over the old entries, insertion points into the
+    kept entries for ``np.insert``): the lists a full sort of the same entries gives, found by
+    a binary search per new entry within its key's kept entries (work by the change's size,
+    plus one pass over the old entries)."""
+    keep = new_of_entry >= 0
+    gone = np.flatnonzero(~keep)                # few: count them per key, not the kept ones
+    kept_n = np.diff(offsets) - np.bincount(np.searchsorted(offsets, gone, "right") - 1, minlength=len(vocab))
+    allkeys = np.concatenate([vocab, keys[_firsts(keys)]])
+    allkeys.sort()
+    allkeys = allkeys[_firsts(allkeys)]
+    t_old = np.searchsorted(allkeys, vocab)
+    t_new = np.searchsorted(allkeys, keys)
+    count = np.zeros(len(allkeys), np.int64)
+    count[t_old] = kept_n
+    kstart = np.zeros(len(allkeys) + 1, np.int64)
+    np.cumsum(count, out=kstart[1:])
+    kvals = new_of_entry[keep]
+    lo, hi = kstart[t_new], kstart[t_new + 1]
+    while True:                                 # vectorised bisection: first kept value >= val
+        open_ = lo < hi
+        if not open_.any():
+            break
+        mid = (lo + hi) >> 1
+        less = open_ & (kvals[np.minimum(mid, len(kvals) - 1)] < vals)    # open_ means kvals is not empty
+        lo = np.where(less, mid + 1, lo)
+        hi = np.where(open_ & ~less, mid, hi)
+    count += np.bincount(t_new, minlength=len(allkeys))
+    live = count > 0
+    off = np.zeros(int(live.sum()) + 1, np.int64)
+    np.cumsum(count[live], out=off[1:])
+    return allkeys[live], off, keep, lo
+
+
+def _firsts(sorted_keys: np.ndarray) -> np.ndarray:
+    """Mask of the first of each run of equal values in a sorted array."""
+    first = np.ones(len(sorted_keys), dtype=bool)
+    first[1:] = sorted_keys[1:] != sorted_keys[:-1]
+    return first
+
+
+def _name_keys(names: Mapping[int, Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """(key hash, row) of the given rows' exact keys, sorted, each pair once."""
+    keys = [_hash(nm.lower()) for i in sorted(names) for nm in names[i] if nm]
+    rows = [int(i) for i in sorted(names) for nm in names[i] if nm]
+    k, r = np.asarray(keys, dtype=np.uint64), np.asarray(rows, dtype=np.int32)
+    order = np.lexsort((r, k))
+    k, r = k[order], r[order]
+    first = np.ones(len(k), dtype=bool)
+    first[1:] = (k[1:] != k[:-1]) | (r[1:] != r[:-1])
+    return k[first], r[first]
+
+
+def _merge_names(nvocab: np.ndarray, noff: np.ndarray, new_rows: np.ndarray, keys: np.ndarray, rows: np.ndarray,
+                 in_order: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The exact-name map after an update: kept rows' entries renumbered, new rows' merged in
+    (what ``_name_map`` of every row gives)."""
+    nvocab, noff = np.asarray(nvocab), np.asarray(noff)
+    if in_order:
+        vocab, off, keep, at = _merge_csr(nvocab, noff, new_rows, keys, rows)
+        return vocab, off, np.insert(new_rows[keep], at, rows).astype(np.int32)
+    keep = new_rows >= 0
+    k = np.concatenate([np.repeat(nvocab, np.diff(noff))[keep], keys])
+    r = np.concatenate([new_rows[keep], rows]).astype(np.int32)
+    order = np.lexsort((r, k))
+    k, r = k[order], r[order]
+    if not len(k):
+        return np.empty(0, np.uint64), np.zeros(1, np.int64), np.empty(0, np.int32)
+    uniq, starts = np.unique(k, return_index=True)
+    return uniq, np.append(starts, len(k)).astype(np.int64), r
 
 
 def _structure_fault(a: Mapping[str, np.ndarray], meta: Mapping) -> str:

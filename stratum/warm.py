@@ -31,6 +31,7 @@ ACTIVE = "active"
 WARM_FILE = "warm.json"
 AUTO_REBUILD_ROWS = 25_000      # a damaged warm tier this small is rebuilt at load (~10 s); larger: repair
 OVERLAP = True                  # the vector part on a helper thread beside keyword + graph (False: in turn)
+ROWS_FORMAT = 2                 # how rows.doc.npy hashes a row's document; a folder of another is not updated from
 
 
 def _searchable(n: dict) -> bool:
@@ -75,7 +76,7 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
     prev = _previous(previous, id_hash)
     previous = Path(previous) if previous is not None else Path()
     info = {"dir": rel_dir, "rows": len(nodes), "keyword": True, "vector": False,
-            "incremental": prev is not None}
+            "incremental": prev is not None, "rows_format": ROWS_FORMAT}
     # The vector part runs on a helper thread beside the node texts, keyword and graph parts:
     # usearch and the large numpy calls release the GIL, and an update's vector part is mostly
     # reading, adding a few thousand vectors and writing the graph (docs/bench/e4.md, warm update).
@@ -85,8 +86,11 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
             vector_part.result()
             clock["t"] = time.perf_counter()          # its own time is seconds["vector"]
         texts = [node_text(n) if k else "" for n, k in zip(nodes, ok)]
-        names = [node_names(n) if k else [] for n, k in zip(nodes, ok)]
-        doc_hash = _hashes(t + "\x00" + "\x01".join(ns) for t, ns in zip(texts, names))
+        # a row's document is its text and its exact keys (node_names: name, qualname, and the
+        # path of a file or dir, all of them in the hashed string), so one hash tells a changed
+        # row and the keys are only computed for the rows that are (re)indexed
+        doc_hash = _hashes(f"{t}\x00{n['kind']}\x00{n.get('name') or ''}\x00{n.get('qualname') or ''}" if k else ""
+                           for t, n, k in zip(texts, nodes, ok))
         np.save(out_dir / "rows.doc.npy", doc_hash)
         files = ["rows.id.npy", "rows.doc.npy"]
         lap("prepare")
@@ -94,15 +98,16 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
             old_row, old_doc = prev
             same = old_row >= 0
             same[same] = old_doc[old_row[same]] == doc_hash[same]
-            kw_row = np.where(same, old_row, -1)
+            kw_row = _in_order(np.where(same, old_row, -1))
             redo = np.flatnonzero(kw_row < 0)
             kw = KeywordIndex.load(Path(previous) / "keyword").updated(
-                Path(previous) / "keyword", kw_row, {int(i): texts[i] for i in redo}, names)
+                Path(previous) / "keyword", kw_row, {int(i): texts[i] for i in redo},
+                {int(i): node_names(nodes[i]) if ok[i] else [] for i in redo})
             info["keyword_docs_redone"] = int(len(redo))
         else:
-            kw = KeywordIndex.build(texts, names)
+            kw = KeywordIndex.build(texts, [node_names(n) if k else [] for n, k in zip(nodes, ok)])
         files += [f"keyword/{f}" for f in kw.save(out_dir / "keyword")]
-        del kw, texts, names
+        del kw, texts
         lap("keyword")
         g = Graph.from_edges(_edge_table(edges), [n["id"] for n in nodes])
         files += [f"graph/{f}" for f in g.save(out_dir / "graph")]
@@ -149,6 +154,23 @@ def _vector_part(out_dir: Path, nodes: list[dict], ok: list[bool], prev, previou
     return files, info, round(time.perf_counter() - t, 3)
 
 
+def _in_order(old_row: np.ndarray, most: float = 0.05) -> np.ndarray:
+    """``old_row`` with the kept rows that moved before an earlier kept row marked -1 (redone):
+    kept rows in their old order let the keyword update merge postings without sorting them
+    (a function moved within its file breaks it). When more than ``most`` of them moved, they
+    stay kept and the update sorts every posting instead (the same index, more work)."""
+    k = np.flatnonzero(old_row >= 0)
+    if len(k) < 2:
+        return old_row
+    v = old_row[k]
+    moved = np.flatnonzero(v[1:] < np.maximum.accumulate(v[:-1])) + 1
+    if not len(moved) or len(moved) > most * len(k):
+        return old_row
+    out = old_row.copy()
+    out[k[moved]] = -1
+    return out
+
+
 def _edge_table(edges: list[dict]) -> pa.Table:
     """The four edge columns the CSR needs, straight from the records (schema.to_table would
     build all ten: a third of an update's graph part at 2M edges)."""
@@ -169,7 +191,8 @@ def _previous(previous: Path | None, id_hash: np.ndarray) -> tuple[np.ndarray, n
         return None
     previous = Path(previous)
     if verify_warm(previous) or not (previous / "rows.id.npy").is_file() or \
-            not (previous / "keyword" / "kw.tf.npy").is_file():
+            not (previous / "keyword" / "kw.tf.npy").is_file() or \
+            json.loads((previous / WARM_FILE).read_text()).get("rows_format") != ROWS_FORMAT:
         log.info("warm folder %s cannot be updated from (older or damaged): full build", previous)
         return None
     old_id = npyio.load(previous / "rows.id.npy")
