@@ -25,6 +25,10 @@ Memories (no future leakage; checked for every query, the run stops otherwise):
 Notes are searched as the overlay's unmerged notes are: node records from stratum.notes
 (``note_to_records``), their ``full`` text for BM25 and ``embed_text`` for the vector, passed to the
 searcher as extra documents.
+**whole-file keyword list** (rows "+ whole-file list"): stratum.keywordindex.KeywordIndex (the
+product's BM25) built over the code files at C, one document per file = its path and its entire
+source; its top FILE_DEPTH files for the query are passed to rank_files as ``file_hits``
+(F in stratum.rank). The other rank rows run without it (file_text = 0), as before.
 
 Metrics: file MRR (1/rank of the first answer file, 0 when absent), Acc@k = an answer file among the
 first k files (k = 1, 5, 10). Pooled over repositories = mean over all their tasks.
@@ -33,9 +37,9 @@ pages of 10 items, each item costing its summary-level tokens (cl100k; a note's 
 reader stopping at the first page that shows an answer file, at most 5 pages (all 5 counted when
 never reached). Today's rows read the searcher's items; rank rows read stratum.rank.rerank's items.
 
-Weights (--fit): coordinate ascent over a small grid (MINED_KEYS; --fit-all: every weight),
+Weights (--fit): coordinate ascent over a small grid (MINED_KEYS + file_text; --fit-all: every weight),
 maximising the mean of the pooled MRRs of "rank: day one" (default mined, no agent notes) and
-"rank: all" (agent notes + default mined) on each repository's *own past*: a second store at an earlier commit C' (PAST_AT), tasks = qualifying
+"rank: all" (agent notes + default mined), both with the whole-file list, on each repository's *own past*: a second store at an earlier commit C' (PAST_AT), tasks = qualifying
 commits after C' and before C (at most --n per repository), memories built the same way relative
 to C'. Nothing of the evaluation window (after C) is read by the fit.
 
@@ -70,13 +74,14 @@ DEEP = 150
 KS = (1, 5, 10)
 GRID = {"symbols": (0.0, 0.25, 0.5, 1.0), "notes": (0.25, 0.5, 1.0, 2.0, 4.0), "mined": (0.1, 0.25, 0.5, 1.0, 2.0),
         "changes": (0.25, 0.5, 1.0, 1.5, 2.0, 4.0), "cochange": (0.0, 0.05, 0.1, 0.25, 0.5, 1.0),
-        "graph": (0.0, 0.05, 0.1, 0.25), "seeds": (1, 3, 5)}
+        "graph": (0.0, 0.05, 0.1, 0.25), "seeds": (1, 3, 5), "file_text": (0.0, 0.25, 0.5, 1.0, 1.5, 2.0)}
 DAY_ONE = ("mined", "changes", "symbols", "cochange", "graph")     # the signals a fresh index has
+FILE_DEPTH = 50                     # whole-file keyword list depth (as each text source list)
 # --fit refits the mined channels only (the others keep their earlier past-fitted values); --fit-all
 # refits every GRID key. Why not all by default: this benchmark's agent notes are the subjects of
 # earlier fixes, the same text as the mined fixes, so a joint fit lowers ``notes`` (to 0.25) for a
 # redundancy real root-cause notes do not have (docs/bench/retrieval.md).
-MINED_KEYS = ("mined", "changes")
+MINED_KEYS = ("mined", "changes", "file_text")
 
 
 # ---- memories ------------------------------------------------------------------------------------
@@ -137,6 +142,7 @@ class Setup:
     store: Path = Path()
     dirty: bool = False
     day1: list = None               # the default mining: fixes + changes
+    files: object = None            # FileList: the whole-file keyword list
 
 
 def setup(name: str, at: str, n: int, *, before: datetime | None = None, log=print) -> Setup:
@@ -194,7 +200,27 @@ def setup(name: str, at: str, n: int, *, before: datetime | None = None, log=pri
               "tasks": len(tasks)}
     log(f"{name}@{c[:12]}: {len(tasks)} tasks, {len(agent)} agent notes, {len(pooled)} pooled, "
         f"{len(mined)} mined fixes, {len(day1)} mined fixes + changes")
-    return Setup(name, c, c_time, tools, shard, tasks, agent, pooled, mined, counts, Path(store), day1=day1)
+    return Setup(name, c, c_time, tools, shard, tasks, agent, pooled, mined, counts, Path(store), day1=day1,
+                 files=FileList(src, sorted(file_ids)))
+
+
+class FileList:
+    """The whole-file keyword list over the code files at C (stratum.rank.FileText: the product's
+    BM25 over each file's path and entire source), queried like the text lists."""
+
+    def __init__(self, src: Path, paths: list[str]):
+        from stratum.rank import FileText
+
+        texts = []
+        for p in paths:
+            try:
+                texts.append((Path(src) / p).read_text(errors="replace"))
+            except OSError:
+                texts.append("")
+        self.text = FileText(paths, texts)
+
+    def hits(self, query: str) -> list[str]:
+        return self.text.hits(query, FILE_DEPTH)
 
 
 # ---- searching and ranking -----------------------------------------------------------------------
@@ -267,6 +293,7 @@ class Query:
         self.docs = {d.id: d for d in docs}
         self.signals = CachedSignals(s.shard, info)
         self.cands = R.candidates_of(self.items)
+        self.file_hits = s.files.hits(t.query)
 
     def today(self) -> list[str]:
         files = []
@@ -278,7 +305,7 @@ class Query:
     def ranked(self, weights) -> list[str]:
         from stratum import rank as R
 
-        return [f.path for f in R.rank_files(self.cands, self.signals, weights)]
+        return [f.path for f in R.rank_files(self.cands, self.signals, weights, file_hits=self.file_hits)]
 
     def tokens_today(self, s: Setup) -> int:
         return reader_tokens(s, [(it.id, it.row) for it in self.items], self)
@@ -286,7 +313,8 @@ class Query:
     def tokens_ranked(self, s: Setup, weights) -> int:
         from stratum import rank as R
 
-        return reader_tokens(s, [(r.id, r.row) for r in R.rerank(self.cands, self.signals, weights)], self)
+        return reader_tokens(s, [(r.id, r.row) for r in R.rerank(self.cands, self.signals, weights,
+                                                                 file_hits=self.file_hits)], self)
 
 
 def reader_tokens(s: Setup, items: list[tuple[str, int]], q: Query) -> int:
@@ -345,8 +373,10 @@ class CachedSignals:
 
 
 # ---- conditions --------------------------------------------------------------------------------
-def conditions(W):
-    """(row label, memory condition, how to rank): a memory condition names the notes searched."""
+def conditions(WF):
+    """(row label, memory condition, how to rank): a memory condition names the notes searched.
+    Rows without "whole-file list" in the label rank without it (file_text = 0), as before."""
+    W = replace(WF, file_text=0.0)
     return [
         ("hybrid (today), code only", "code", None),
         ("rank: text only (sanity: = today)", "code", W.only()),
@@ -367,6 +397,10 @@ def conditions(W):
         ("rank: all (agent notes + mined fixes + changes + code signals)", "agent+day1", W),
         ("hybrid (today), pooled notes", "pooled", None),
         ("rank: all, pooled notes + day one mined", "pooled+day1", W),
+        ("rank: code signals + whole-file list", "code", WF.only("symbols", "cochange", "graph", "file_text")),
+        ("rank: day one + whole-file list", "day1", WF.only(*DAY_ONE, "file_text")),
+        ("rank: all + whole-file list", "agent+day1", WF),
+        ("rank: all, pooled notes + day one mined + whole-file list", "pooled+day1", WF),
     ]
 
 
@@ -442,7 +476,8 @@ TOKEN_ROWS = ("hybrid (today), code only", "hybrid (today), agent notes as docum
               "rank: day one, mined fixes only (+ code signals)",
               "rank: day one (default: mined fixes + changes + code signals)",
               "rank: all (agent notes + mined fixes + changes + code signals)", "hybrid (today), pooled notes",
-              "rank: all, pooled notes + day one mined")
+              "rank: all, pooled notes + day one mined", "rank: day one + whole-file list",
+              "rank: all + whole-file list", "rank: all, pooled notes + day one mined + whole-file list")
 
 
 # ---- fitting on the past -----------------------------------------------------------------------
@@ -458,7 +493,7 @@ def fit(setups: list[Setup], start, keys=MINED_KEYS, log=print):
         return C.mean(C.mrr(C.first_rank(q.ranked(w), q.t.targets)) for q in qs)
 
     def score(w) -> float:
-        return (mrr(day1, w.only(*DAY_ONE)) + mrr(full, w)) / 2
+        return (mrr(day1, w.only(*DAY_ONE, "file_text")) + mrr(full, w)) / 2
 
     best, best_s = start, score(start)
     log(f"fit: {len(per)} past tasks; start {best_s:.4f}")
@@ -473,8 +508,8 @@ def fit(setups: list[Setup], start, keys=MINED_KEYS, log=print):
             log(f"  round {rnd + 1} {name} -> {getattr(best, name)} (MRR {best_s:.4f})")
         if not changed:
             break
-    log(f"fit: day one {mrr(day1, start.only(*DAY_ONE)):.4f} -> {mrr(day1, best.only(*DAY_ONE)):.4f}, "
-        f"all {mrr(full, start):.4f} -> {mrr(full, best):.4f}")
+    log(f"fit: day one {mrr(day1, start.only(*DAY_ONE, 'file_text')):.4f} -> "
+        f"{mrr(day1, best.only(*DAY_ONE, 'file_text')):.4f}, all {mrr(full, start):.4f} -> {mrr(full, best):.4f}")
     return best, best_s
 
 

@@ -9,7 +9,7 @@ that into the item order a search answer serves. Both are pure: they read the me
 File score (every term is on the scale of the fused text scores, ~1/60 per list):
 
     S(f) = T(f) + w.symbols * A(f) + w.notes * N(f) + w.mined * M(f) + w.changes * Ch(f)
-           + w.cochange * Co(f) + w.graph * G(f)
+           + w.cochange * Co(f) + w.graph * G(f) + w.file_text * F(f)
 
 - T: the best code hit in f (a hit on a function counts for its file); what today's ranking uses.
 - A: the file's other code hits, the j-th best counting 1/j (several matching functions beat one
@@ -23,6 +23,10 @@ File score (every term is on the scale of the fused text scores, ~1/60 per list)
   S0(g) * confidence(g -> f) * support / (support + 2) * 0.5 ** (age / half-life), age counted from
   the newest co-change of g (a relative decay: no wall clock).
 - G: the same seeds lift their import and test neighbours by S0(g) / sqrt(number of neighbours).
+- F: a whole-file keyword list (``file_hits``: paths best first, e.g. BM25 over each file's entire
+  source), the j-th counting 1 / (60 + j) like one RRF list. Symbol-level lists see a function's
+  first lines only; a file whose body as a whole matches the symptom is a different vote. Optional:
+  only callers holding such a list pass it (no shard index holds one yet: the benchmark builds it).
 
 Weights: ``DEFAULT_WEIGHTS`` were fitted by ``benchmarks/retrieval_memory.py --fit`` on the
 repositories' own past only: stores at an earlier commit C' (flask and werkzeug 2019-01-01, requests
@@ -32,7 +36,12 @@ maximising file MRR; nothing after C is read (docs/bench/retrieval.md). ``mined`
 the day-one and all-memories conditions (past 0.629 -> 0.663); on the evaluation window (600 tasks)
 day one reaches file MRR 0.636 vs 0.493 for text alone (+0.143; mined fixes only: +0.027), all
 memories 0.628. On that past, co-change barely moves MRR (0.05 is within 0.001 of 0: it is kept
-small, so it re-orders little).
+small, so it re-orders little). ``file_text`` (1.0) was fitted the same way (grid 0-2): on the past
+it lifts Acc@5 (day one 0.807 -> 0.835) with MRR flat, and held out one repository at a time it
+was fitted to 1.0 on two folds of three; a history prior per file (recency-decayed change and fix
+counts, BugLocator-style), a test-file penalty and a learned pairwise-logistic combination of these
+features were measured on the same past and not adopted (within noise, or worse held out:
+docs/bench/retrieval.md).
 Every ranked entry carries ``why``: the signals that put it there, short enough for an agent.
 """
 
@@ -45,6 +54,8 @@ from datetime import datetime
 from typing import Iterable, NamedTuple, Protocol, Sequence
 
 from stratum import schema as S
+from stratum.errors import InvalidArgument
+from stratum.search import RRF_K    # a whole-file list counts like one of the fused text lists
 
 AGENT = "agent"
 MINED = "mined"             # mined fixes (Weights.mined)
@@ -118,10 +129,11 @@ class Weights:
     graph: float = 0.25
     stale: float = 0.5              # standing of a stale note (not fitted: no stale notes in the benchmark)
     superseded: float = 0.2         # standing of a superseded note (retracted, orphaned: 0); not fitted
+    file_text: float = 1.0          # the whole-file keyword list, when the caller has one (fitted on the pasts)
     seeds: int = 5
     half_life_days: float = 365.0
 
-    SIGNALS = ("symbols", "notes", "mined", "changes", "cochange", "graph")
+    SIGNALS = ("symbols", "notes", "mined", "changes", "cochange", "graph", "file_text")
 
     def of(self, channel: str) -> float:
         """The weight of a note channel (AGENT, MINED, CHANGES)."""
@@ -181,8 +193,9 @@ def _harmonic(xs: Iterable[float]) -> float:
 
 
 def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
-               *, limit: int | None = None) -> list[RankedFile]:
-    """Files ranked by every memory, best first (ties: path)."""
+               *, limit: int | None = None, file_hits: Sequence[str] = ()) -> list[RankedFile]:
+    """Files ranked by every memory, best first (ties: path). ``file_hits``: a whole-file keyword
+    list, best first (F in the module docstring)."""
     w = weights
     code: dict[str, list[tuple[float, str]]] = {}
     notes: dict[str, dict[str, list[tuple[float, str]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
@@ -256,6 +269,11 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
                 e = entry(f)
                 e.parts[key] = weight * _harmonic(s for s, _ in ev)
                 e.reasons.append(ev[0][1])
+    if w.file_text:
+        for j, f in enumerate(dict.fromkeys(file_hits), 1):
+            e = entry(f)
+            e.parts["file_text"] = w.file_text / (RRF_K + j)
+            e.reasons.append(f"whole file matches (keyword rank {j})")
     for e in files.values():
         e.score = e.text + sum(e.parts.values())
         if e.text and e.reasons:
@@ -282,12 +300,12 @@ def _leading_notes(candidates: Sequence[Candidate], hits: Sequence[Hit], weights
 
 
 def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
-           *, limit: int | None = None, add: bool = True) -> list[Ranked]:
+           *, limit: int | None = None, add: bool = True, file_hits: Sequence[str] = ()) -> list[Ranked]:
     """The search items in fused order: a file's best code item gains the file's non-text lift, notes keep
     their text score, and a file lifted by another memory but absent from the text list is added
     (``added``; not when ``add`` is False, e.g. under a kind or path filter the file may not pass),
     so a note or a co-change partner can bring its code to the answer."""
-    ranked = {f.path: f for f in rank_files(candidates, signals, weights)}
+    ranked = {f.path: f for f in rank_files(candidates, signals, weights, file_hits=file_hits)}
     hits = [signals.hit(c) for c in candidates]
     lead = _leading_notes(candidates, hits, weights)
     out: list[Ranked] = []
@@ -329,10 +347,29 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     return out[:limit] if limit is not None else out
 
 
+class FileText:
+    """The whole-file keyword list (F): BM25 (``KeywordIndex``, the product's) over one document per
+    file, its path and its entire source. Symbol rows are searched by their first lines only; this
+    list sees module-level code and whole bodies. Build once per tree; ``hits`` per query."""
+
+    def __init__(self, paths: Sequence[str], texts: Sequence[str]):
+        from stratum.keywordindex import KeywordIndex
+
+        if len(paths) != len(texts):
+            raise InvalidArgument(f"FileText: {len(paths)} paths for {len(texts)} texts")
+        self.paths = list(paths)
+        self.index = KeywordIndex.build(f"{p}\n{t}" for p, t in zip(paths, texts))
+
+    def hits(self, query: str, k: int = 50) -> list[str]:
+        """Paths best first (only files holding a query term)."""
+        h = self.index.search(query, k)
+        return [self.paths[int(r)] for r, sc in zip(h.rows, h.scores) if sc > 0]
+
+
 def candidates_of(items) -> list[Candidate]:
     """Search items (``SearchItem`` or anything with row, score, sources, id) as candidates."""
     return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id) for i in items]
 
 
 __all__ = ["Candidate", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
-           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of"]
+           "RankedFile", "Ranked", "rank_files", "rerank", "FileText", "candidates_of"]

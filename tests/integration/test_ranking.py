@@ -14,6 +14,7 @@ import pytest
 from stratum import rank as R
 from stratum import signals as SG
 from stratum import schema as S
+from stratum.errors import InvalidArgument
 
 pytestmark = pytest.mark.slow
 
@@ -264,5 +265,71 @@ def test_search_tool_serves_the_steered_order_with_why(ledger, tmp_path):
         code = [i for i in items if i.kind not in S.NOTE_KINDS]
         assert code[0].path == "ledger/currency.py" and "rca note" in code[0].why
         assert all(i.why for i in items)
+    finally:
+        tools.close()
+
+
+
+_FILLER = "".join(f"    step_{i} = cart.get('item_{i}', 0) * 2\n" for i in range(60))
+PRICING = f'''"""Pricing of a cart."""
+
+
+def total(cart: dict) -> float:
+    """The total price of CART."""
+{_FILLER}    voucher = cart.get("voucher")
+    if voucher:  # the voucher discount: a voucher code maps to a discount rate
+        discount = VOUCHERS.get(voucher, 0.0)
+        return sum(cart.values()) * (1 - discount)
+    return sum(cart.values())
+
+
+VOUCHERS = {{"SPRING": 0.1}}  # voucher code -> discount
+'''
+
+BASKET = '''"""The shopping basket."""
+
+
+def reductions(basket: dict) -> list:
+    """Price reductions for a basket at the till."""
+    return [k for k in basket if k.startswith("-")]
+'''
+
+
+def test_a_whole_file_match_lifts_a_file_whose_symbols_do_not_say_it(tmp_path):
+    """The whole-file keyword list (rank.FileText) reads whole bodies and module-level code: the
+    voucher logic sits past the first BODY_CHARS of total(), so no symbol-level keyword row matches
+    the symptom and text alone leaves pricing.py and cart.py within a hair; the whole-file list
+    puts pricing.py clearly first and says why."""
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from tests.gitrepo import Repo
+
+    repo = Repo(tmp_path / "shop")
+    files = {"shop/__init__.py": "", "shop/pricing.py": PRICING, "shop/cart.py": BASKET}
+    repo.commit("shop", files)
+    index_repository(repo.path, tmp_path / "store", IndexConfig(num_cpus=1))
+    tools = _open(tmp_path / "store")
+    try:
+        q = "voucher discount ignored"
+        ft = R.FileText(sorted(files), [files[p] for p in sorted(files)])
+        assert ft.hits(q) == ["shop/pricing.py"]                 # the only file saying it at all
+        sh = tools.shards.shards[0]
+        page = sh.warm.search(q, limit=150)
+        assert not any(sh.col("path")[i.row] == "shop/pricing.py" and "keyword" in i.sources for i in page.items)
+        sig = SG.ShardSignals(sh)
+        cands = R.candidates_of(page.items)
+        without = {f.path: f.score for f in R.rank_files(cands, sig, R.DEFAULT_WEIGHTS)}
+        ranked = R.rank_files(cands, sig, R.DEFAULT_WEIGHTS, file_hits=ft.hits(q))
+        top = ranked[0]
+        assert top.path == "shop/pricing.py" and "whole file matches (keyword rank 1)" in top.why
+        assert top.parts["file_text"] == pytest.approx(R.DEFAULT_WEIGHTS.file_text / (R.RRF_K + 1))
+        cart = next(f for f in ranked if f.path == "shop/cart.py")
+        assert top.score - cart.score > 2 * abs(without["shop/pricing.py"] - without["shop/cart.py"])
+        items = R.rerank(cands, sig, R.DEFAULT_WEIGHTS, file_hits=ft.hits(q))
+        assert next(i for i in items if i.file).file == "shop/pricing.py"
+        off = R.rank_files(cands, sig, R.DEFAULT_WEIGHTS.only(), file_hits=ft.hits(q))   # ablation: off means off
+        assert [f.path for f in off] == [f.path for f in R.rank_files(cands, sig, R.TEXT_ONLY)]
+        with pytest.raises(InvalidArgument):
+            R.FileText(["shop/cart.py"], [])
     finally:
         tools.close()
