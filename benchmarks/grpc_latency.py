@@ -155,7 +155,8 @@ def search_parts(tools, searches: list[dict]) -> dict:
         t = time.perf_counter()
         page = sh.warm.search(a["query"], limit=max(a["page_size"] + 1, rank.DEEP), extra_docs=ov.search_docs())
         t1 = time.perf_counter()
-        rank.rerank(rank.candidates_of(page.items), signals.ShardSignals(sh, ov), add=True)
+        rank.rerank(rank.candidates_of(page.items), signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(page.items),
+                    add=True)
         t2 = time.perf_counter()
         hyb.append((t1 - t) * 1000)
         rer.append((t2 - t1) * 1000)
