@@ -15,8 +15,9 @@ Definitions (printed at the start of every run):
 - **A** (--base COMMIT): the `stratum` and `pipeline` packages of that commit (`git archive`);
   **B**: the working tree. Both run with bytecode caching on (PYTHONDONTWRITEBYTECODE dropped from
   the environment), as an installed package does: the setup run writes each side's .pyc files.
-- **same results** (with --base): side A's copy and store after the setup, one more commit, then
-  two copies of that state; A's code indexes one, B's the other. Every dataset both published
+- **same results** (with --base): side B's copy and store after the setup (so B's re-index meets a
+  store of its own making, with whatever B records for its shortcuts), one more commit, then two
+  copies of that state; A's code indexes one, B's the other. Every dataset both published
   versions name must be row-for-row equal (`Table.equals`, same order), and both must name the same
   datasets; the run stops otherwise.
 """
@@ -70,8 +71,8 @@ def same_results(tmp: Path, a: dict, b: dict) -> list[str]:
     """A's and B's code re-index the same store copy after the same commit: the differences."""
     base = tmp / "check"
     base.mkdir()
-    subprocess.run(["cp", "-a", str(a["copy"]), str(base / "repo")], check=True)
-    subprocess.run(["cp", "-a", str(a["store"]), str(base / "store")], check=True)
+    subprocess.run(["cp", "-a", str(b["copy"]), str(base / "repo")], check=True)
+    subprocess.run(["cp", "-a", str(b["store"]), str(base / "store")], check=True)
     one_file_commit(base / "repo")
     out = {}
     for s in (a, b):

@@ -48,13 +48,21 @@ class EmbedPlan:
 
 
 def plan(nodes: list[dict], cached: Mapping[str, object], *, model: str,
-         kinds: Collection[str] = EMBED_KINDS, max_chars: int = DEFAULT_MAX_CHARS) -> EmbedPlan:
-    """Hash each node's text under ``model`` (an embedder's ``cache_key``) and list the new texts."""
+         kinds: Collection[str] = EMBED_KINDS, max_chars: int = DEFAULT_MAX_CHARS,
+         known: Mapping[str, str] | None = None) -> EmbedPlan:
+    """Hash each node's text under ``model`` (an embedder's ``cache_key``) and list the new texts.
+    ``known``: node id -> the hash its text is known to have (``pipeline.stages.known_hashes``),
+    used when the cache holds it: the text need not be built."""
     p = EmbedPlan()
     pending: set[str] = set()
     for n in nodes:
         if n.get("kind") not in kinds:
             p.hashes.append(None)
+            continue
+        h = known.get(n["id"]) if known else None
+        if h is not None and h in cached:
+            p.hashes.append(h)
+            p.cached += 1
             continue
         text = embed_text(n, max_chars)
         h = text_hash(model, text)

@@ -388,7 +388,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         with _stage(rep, "notes"):
             merged_ids = st.carry_notes(store, prev_snap, nodes, edges, rep, hist_tables, cfg)
         with _stage(rep, "embed"):
-            work = st.embed_plan(cfg, prev, prev_snap, nodes, rep)
+            work = st.embed_plan(cfg, prev, prev_snap, nodes, rep, reused=src.reused)
             cache_tab = None
             if work is not None:
                 vectors = eng.embed(work.plan.texts, cfg.embed, progress) if work.plan.texts else []

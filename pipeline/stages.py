@@ -280,11 +280,14 @@ class EmbedWork:
     plan: Any
 
 
-def embed_plan(cfg: IndexConfig, prev, prev_snap, nodes: list[dict], rep: RunReport) -> EmbedWork | None:
+def embed_plan(cfg: IndexConfig, prev, prev_snap, nodes: list[dict], rep: RunReport,
+               reused: set[str] | None = None) -> EmbedWork | None:
     """Which texts this run must embed: the tested ``pipeline.embed.plan`` over the cache of the
     previous version (same model key only). Repo and dir nodes are not embedded (``EMBED_KINDS``):
     their text is a path and a count of children, which the keyword tier matches exactly, and
-    near-empty vectors only crowd vector results."""
+    near-empty vectors only crowd vector results. ``reused``: paths whose nodes are the previous
+    version's rows as they were (``reuse``); their text hashes are recovered (``known_hashes``)
+    instead of building their texts again."""
     if not cfg.embed.enabled:
         return None
     from pipeline.embed import plan
@@ -293,6 +296,7 @@ def embed_plan(cfg: IndexConfig, prev, prev_snap, nodes: list[dict], rep: RunRep
     info = model_info_for(cfg.embed)
     key = cache_key_for(cfg.embed)
     info["cache_key"] = key
+    info["text_rules"] = text_rules()
     if prev is not None and prev.embedding and prev.embedding.get("cache_key") != key:
         rep.messages.append(f"embedding model changed ({prev.embedding.get('cache_key')} -> {key}): "
                             "text is re-embedded")
@@ -300,10 +304,56 @@ def embed_plan(cfg: IndexConfig, prev, prev_snap, nodes: list[dict], rep: RunRep
     if prev_snap is not None and prev_snap.has("embeddings"):
         tab = prev_snap.read("embeddings", where=f"model = {key!r}")
         cached = dict(zip(tab.column("text_hash").to_pylist(), tab["vector"].to_numpy(zero_copy_only=False)))
-    p = plan(nodes, cached, model=key)
+    known = known_hashes(prev_snap, info, cached, reused) if reused else None
+    p = plan(nodes, cached, model=key, known=known)
     rep.embed_cached = p.cached
     rep.embedded = p.to_embed
     return EmbedWork(info, key, cached, p)
+
+
+def text_rules() -> str:
+    """A fingerprint of the rules that turn a node into its embedded text (``stratum.textprep``'s
+    source): recovered hashes are trusted only from a version made under the same rules."""
+    import hashlib
+
+    from stratum import textprep
+
+    try:
+        return hashlib.blake2b(Path(textprep.__file__).read_bytes(), digest_size=8).hexdigest()
+    except (OSError, TypeError):
+        return ""
+
+
+def known_hashes(prev_snap, info: dict, cached: dict, reused: set[str]) -> dict[str, str]:
+    """node id -> text hash for the code nodes of ``reused`` files, from the previous version.
+
+    Such a node is the previous row as it was, so its text, hence its hash, is the one it had, and
+    its stored vector is that hash's cache vector byte for byte (``attach`` copies it). A vector
+    that exactly one cached hash has names the hash; a vector two hashes share (texts whose word
+    pieces sum alike) names none, and those nodes' texts are built as usual. Only when the
+    previous version was embedded under this cache key and these text rules (``text_rules``);
+    else {}. Building the texts again was ~60 ms of a one-file re-index on flask."""
+    m = prev_snap.manifest if prev_snap is not None else None
+    emb = (m.embedding or {}) if m is not None else {}
+    if not cached or not info["text_rules"] or emb.get("cache_key") != info["cache_key"] \
+            or emb.get("text_rules") != info["text_rules"]:
+        return {}
+    by_vector: dict[bytes, str | None] = {}
+    for h, v in cached.items():
+        b = v.tobytes()
+        by_vector[b] = h if by_vector.get(b, h) == h else None
+    tab = prev_snap.read("nodes", columns=["id", "kind", "path", "vector"])
+    tab = tab.filter(pc.and_(pc.is_in(tab["path"], value_set=pa.array(sorted(reused), pa.string())),
+                             pc.is_in(tab["kind"], value_set=pa.array(["file", "class", "function", "method"]))))
+    vecs = tab["vector"]
+    if vecs.null_count:
+        return {}
+    flat = vecs.combine_chunks().flatten().to_numpy().reshape(tab.num_rows, -1) if tab.num_rows else None
+    out: dict[str, str | None] = {}
+    for i, nid in enumerate(tab["id"].to_pylist()):
+        h = by_vector.get(flat[i].tobytes())
+        out[nid] = None if nid in out else h      # an id twice in a file (a redefinition): build its texts
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def embed_attach(work: EmbedWork, nodes: list[dict], vectors) -> pa.Table:
@@ -357,5 +407,5 @@ def cpu_count() -> int:
 
 
 __all__ = ["Sources", "read_sources", "previous_files", "collect", "node_columns", "reuse", "link", "history", "cochange_edges",
-           "latest_published", "previous_notes", "carry_notes", "retire_log", "EmbedWork", "embed_plan",
+           "latest_published", "previous_notes", "carry_notes", "retire_log", "EmbedWork", "embed_plan", "text_rules", "known_hashes",
            "embed_attach", "dedupe_edges", "write", "cpu_count", "Progress"]
