@@ -199,9 +199,10 @@ class VectorIndex:
 
     @classmethod
     def load(cls, directory: str | os.PathLike, *, mmap: bool = True,
-             expansion_search: int | None = None) -> "VectorIndex":
+             expansion_search: int | None = None, mmap_matrix: bool | None = None) -> "VectorIndex":
         """Open a saved index. ``mmap=True`` views the files (instant; pages load on first use),
-        ``mmap=False`` reads them into RAM (a second or two at 1M vectors, no page faults later)."""
+        ``mmap=False`` reads them into RAM (a second or two at 1M vectors, no page faults later).
+        ``mmap_matrix`` overrides it for the dense matrix (an update reads it once: a view)."""
         from usearch.index import Index
 
         d = Path(directory)
@@ -225,7 +226,7 @@ class VectorIndex:
         except RuntimeError as e:       # usearch: a cut or overwritten file
             raise StoreDamaged(f"vector graph {d / GRAPH_FILE} is unreadable ({e}): rebuild it with "
                                "`stratum repair`") from None
-        matrix = npyio.load(d / MATRIX_FILE, mmap_mode="r" if mmap else None)
+        matrix = npyio.load(d / MATRIX_FILE, mmap_mode="r" if (mmap if mmap_matrix is None else mmap_matrix) else None)
         present_path = d / "vectors.present.npy"
         present = npyio.load(present_path) if present_path.exists() else None
         keys_path = d / "vectors.keys.npy"

@@ -128,9 +128,10 @@ def test_a_damaged_previous_folder_means_a_full_build(versions, tmp_path):
     assert not info["incremental"]
 
 
-@pytest.mark.parametrize("shuffle", [False, True])
-def test_keyword_update_equals_a_build_in_any_row_order(tmp_path, shuffle):
-    """Kept rows in their old order take the linear merge; a reordering takes the full sort."""
+@pytest.mark.parametrize("shuffle,names_of", [(False, "changed"), (True, "changed"), (False, "all"), (True, "all")])
+def test_keyword_update_equals_a_build_in_any_row_order(tmp_path, shuffle, names_of):
+    """Kept rows in their old order take the merge by binary search; a reordering takes the full
+    sort; the exact keys given for the changed rows only (merged) or for every row (rebuilt)."""
     from stratum.codetokens import node_names, node_text
 
     old = make_nodes(800, 5)
@@ -143,6 +144,48 @@ def test_keyword_update_equals_a_build_in_any_row_order(tmp_path, shuffle):
     old_text = {n["id"]: node_text(n) for n in old}
     old_row = np.array([row_of[n["id"]] if old_text.get(n["id"]) == node_text(n) else -1 for n in new])
     texts = {i: node_text(new[i]) for i in np.flatnonzero(old_row < 0)}
-    got = KeywordIndex.load(tmp_path / "kw").updated(tmp_path / "kw", old_row, texts, [node_names(n) for n in new])
+    names = {i: node_names(new[i]) for i in texts} if names_of == "changed" else [node_names(n) for n in new]
+    got = KeywordIndex.load(tmp_path / "kw").updated(tmp_path / "kw", old_row, texts, names)
     want = KeywordIndex.build([node_text(n) for n in new], [node_names(n) for n in new])
     assert all(np.array_equal(getattr(got, a), getattr(want, a)) for a in KeywordIndex._ARRAYS)
+
+
+def _equal_to_full(root, nodes, edges, prev, name):
+    up = build_warm(root / name, nodes, edges, root=root, previous=prev)
+    full = build_warm(root / f"{name}full", nodes, edges, root=root)
+    a, b = KeywordIndex.load(root / name / "keyword"), KeywordIndex.load(root / f"{name}full" / "keyword")
+    assert all(np.array_equal(getattr(a, x), getattr(b, x)) for x in KeywordIndex._ARRAYS) and a.meta == b.meta
+    ga, gb = Graph.load(root / name / "graph"), Graph.load(root / f"{name}full" / "graph")
+    assert all(np.array_equal(ga.a[k], gb.a[k]) for k in gb.a)
+    return up, full
+
+
+def test_large_tiers_hash_rows_with_polars_and_update_equally(tmp_path, monkeypatch):
+    """From POLARS_ROWS rows the row hashes come from polars (its version is recorded): the update
+    still equals a full build, and a folder hashed by a polars version not installed is rebuilt."""
+    import json
+
+    import stratum.warm as W
+
+    monkeypatch.setattr(W, "POLARS_ROWS", 1)
+    v1 = make_nodes(1500, 11)
+    v2 = change(v1, 12, frac=0.02)
+    info1 = build_warm(tmp_path / "v1", v1, edges_of(v1, 1), root=tmp_path)
+    assert info1["rows_hash"].startswith("polars-")
+    up, _ = _equal_to_full(tmp_path, v2, edges_of(v2, 2), tmp_path / "v1", "v2")
+    assert up["incremental"] and up["rows_hash"] == info1["rows_hash"] and up["keyword_docs_redone"] == 60
+    meta = json.loads((tmp_path / "v1" / W.WARM_FILE).read_text())
+    (tmp_path / "v1" / W.WARM_FILE).write_text(json.dumps({**meta, "rows_hash": "polars-0.0.1"}))
+    assert not build_warm(tmp_path / "v2b", v2, [], root=tmp_path, previous=tmp_path / "v1")["incremental"]
+
+
+def test_moved_rows_are_redone_and_the_update_equals_a_full_build(tmp_path):
+    """Two kept functions that swap places in their file break the kept rows' order: they are
+    re-tokenized (so the postings still merge without a sort) and the result is a full build's."""
+    v1 = make_nodes(1200, 21)
+    build_warm(tmp_path / "v1", v1, edges_of(v1, 1), root=tmp_path)
+    v2 = [dict(n) for n in v1]
+    v2[100], v2[101] = v2[101], v2[100]                  # same documents, other order
+    v2[500]["doc"] = "refund " + v2[500]["doc"]
+    up, _ = _equal_to_full(tmp_path, v2, edges_of(v2, 2), tmp_path / "v1", "v2")
+    assert up["incremental"] and up["keyword_docs_redone"] == 2     # the changed one + the one that moved back
