@@ -192,13 +192,18 @@ def _harmonic(xs: Iterable[float]) -> float:
     return sum(x / j for j, x in enumerate(sorted(xs, reverse=True), 1))
 
 
+def _note_label(nid: str, n: NoteInfo, note_why: str) -> str:
+    return (f"past {n.kind} {nid[:8]}" if n.mined else f"{n.kind} note {nid[:8]}") + \
+        (f" '{n.title[:48]}'" if n.title else "") + (f" ({note_why})" if note_why else "")
+
+
 def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
                *, limit: int | None = None, file_hits: Sequence[str] = ()) -> list[RankedFile]:
     """Files ranked by every memory, best first (ties: path). ``file_hits``: a whole-file keyword
     list, best first (F in the module docstring)."""
     w = weights
     code: dict[str, list[tuple[float, str]]] = {}
-    notes: dict[str, dict[str, list[tuple[float, str]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
+    notes: dict[str, dict[str, list[tuple[float, tuple[str, NoteInfo, str]]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
     for c in candidates:
         h = signals.hit(c)
         if h.note is not None:
@@ -208,8 +213,7 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
             if not about:
                 continue
             share = c.score * stand / math.sqrt(len(about))
-            label = (f"past {n.kind} {c.id[:8]}" if n.mined else f"{n.kind} note {c.id[:8]}") + \
-                (f" '{n.title[:48]}'" if n.title else "") + (f" ({note_why})" if note_why else "")
+            label = (c.id, n, note_why)         # formatted only for a file's best note (_note_label)
             for f in about:
                 notes[n.channel].setdefault(f, []).append((share, label))
         elif h.file and h.kind in CODE_ITEM_KINDS:
@@ -232,12 +236,12 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
         weight = w.of(key)
         if not weight:
             continue
-        for f, ev in notes[key].items():
-            ev.sort(key=lambda x: -x[0])
+        for f, nev in notes[key].items():
+            nev.sort(key=lambda x: -x[0])
             e = entry(f)
-            e.parts[part] = weight * _harmonic(s for s, _ in ev)
-            more = f" +{len(ev) - 1} more" if len(ev) > 1 else ""
-            e.reasons.append(ev[0][1] + more)
+            e.parts[part] = weight * _harmonic(s for s, _ in nev)
+            more = f" +{len(nev) - 1} more" if len(nev) > 1 else ""
+            e.reasons.append(_note_label(*nev[0][1]) + more)
     if w.cochange or w.graph:
         base = {f: e.text + sum(e.parts.get(k, 0.0) for k in ("notes", "mined", "changes")) for f, e in files.items()}
         seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
