@@ -179,9 +179,15 @@ def _in_order(old_row: np.ndarray, most: float = 0.05) -> np.ndarray:
 
 def _edge_table(edges: list[dict]) -> pa.Table:
     """The four edge columns the CSR needs, straight from the records (schema.to_table would
-    build all ten: a third of an update's graph part at 2M edges)."""
-    cols = ("src", "dst", "kind", "weight")
-    return pa.table({c: pa.array([e.get(c) for e in edges], S.EDGES.field(c).type) for c in cols})
+    build all ten: a third of an update's graph part at 2M edges); the required ones read with
+    itemgetter (half the time of a comprehension of ``get`` calls at 1M edges)."""
+    from operator import itemgetter
+
+    cols = {c: pa.array(list(map(itemgetter(c), edges)), S.EDGES.field(c).type) for c in ("src", "dst", "kind")}
+    weights = [e.get("weight") for e in edges]
+    cols["weight"] = pa.array(weights, S.EDGES.field("weight").type) if any(w is not None for w in weights) \
+        else pa.nulls(len(edges), S.EDGES.field("weight").type)
+    return pa.table(cols)
 
 
 @functools.lru_cache(maxsize=1)
