@@ -28,6 +28,7 @@ from either file and ranks neighbours by how likely they change with it.
 from __future__ import annotations
 
 import json
+import math
 from datetime import datetime, timezone
 
 import pyarrow as pa
@@ -115,24 +116,38 @@ def cochange_edges(cochange: pa.Table, path_to_file_id: dict[str, str]) -> list[
 
     src -> dst carries weight = confidence_fwd = P(dst changes | src changes), confidence_bwd =
     P(src changes | dst changes), support, lift and last_time; meta (JSON) adds degree, revisions,
-    decayed weight and first time.
+    decayed weight and first time. Read column by column, the meta written as ``json.dumps(...,
+    sort_keys=True)`` writes it (``_meta``): every re-index turns all pairs into edges.
     """
+    a, b = cochange["a"].to_pylist(), cochange["b"].to_pylist()
+    keep = [i for i, (x, y) in enumerate(zip(a, b)) if x in path_to_file_id and y in path_to_file_id]
+    if not keep:
+        return []
+    tab = cochange.take(pa.array(keep, pa.int64())) if len(keep) < cochange.num_rows else cochange
+    col = {c: tab[c].to_pylist() for c in ("a", "b", "confidence_ab", "confidence_ba", "revs_a", "revs_b",
+                                           "support", "lift", "last_time", "degree", "decayed_weight")}
+    first = [None if t is None else t.isoformat() for t in tab["first_time"].to_pylist()]
     out: list[dict] = []
-    for r in cochange.to_pylist():
-        ia, ib = path_to_file_id.get(r["a"]), path_to_file_id.get(r["b"])
-        if ia is None or ib is None:
-            continue
-        first = r["first_time"].isoformat() if r["first_time"] else None
-        for src, dst, fwd, bwd, rs, rd in ((ia, ib, r["confidence_ab"], r["confidence_ba"], r["revs_a"], r["revs_b"]),
-                                           (ib, ia, r["confidence_ba"], r["confidence_ab"], r["revs_b"], r["revs_a"])):
+    for i in range(tab.num_rows):
+        ia, ib = path_to_file_id[col["a"][i]], path_to_file_id[col["b"][i]]
+        ab, ba, ra, rb = col["confidence_ab"][i], col["confidence_ba"][i], col["revs_a"][i], col["revs_b"][i]
+        sup, lift, last = col["support"][i], col["lift"][i], col["last_time"][i]
+        head = f'{{"decayed_weight": {_num(col["decayed_weight"][i])}, "degree": {_num(col["degree"][i])}, ' \
+               f'"first_time": {"null" if first[i] is None else json.dumps(first[i])}, '
+        for src, dst, fwd, bwd, rs, rd in ((ia, ib, ab, ba, ra, rb), (ib, ia, ba, ab, rb, ra)):
             out.append({
-                "src": src, "dst": dst, "kind": "cochange", "weight": fwd, "support": r["support"],
-                "confidence_fwd": fwd, "confidence_bwd": bwd, "lift": r["lift"], "last_time": r["last_time"],
-                "meta": json.dumps({"degree": r["degree"], "revs_src": rs, "revs_dst": rd,
-                                    "decayed_weight": r["decayed_weight"], "first_time": first},
-                                   sort_keys=True),
+                "src": src, "dst": dst, "kind": "cochange", "weight": fwd, "support": sup,
+                "confidence_fwd": fwd, "confidence_bwd": bwd, "lift": lift, "last_time": last,
+                "meta": f'{head}"revs_dst": {_num(rd)}, "revs_src": {_num(rs)}}}',
             })
     return out
+
+
+def _num(x) -> str:
+    """A number as ``json.dumps`` writes it (finite floats and ints are their repr)."""
+    if type(x) is int or (type(x) is float and math.isfinite(x)):
+        return repr(x)
+    return json.dumps(x)
 
 
 def _now_us(now: datetime | None, commits: pa.Table) -> int:

@@ -354,17 +354,22 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         rep.incremental = prev is not None
         rep.version = version = (latest.version if latest else 0) + 1
 
-        with _stage(rep, "discover"):
-            src = st.read_sources(root, cfg, prev_snap, rep, inside)
-        # history needs no parsed node: it is mined (mostly inside `git log`) while the files parse.
-        # Its modules are imported here first: compiling a module builds an AST, and CPython 3.11's
-        # AST constructor is not safe in two threads at once (stratum.npyio).
+        # history needs no file or parsed node: it is mined (mostly inside `git log`) while the files
+        # are read and parsed. What it imports is imported here first (its modules, and Lance by
+        # opening the previous nodes): compiling a module builds an AST, and CPython 3.11's AST
+        # constructor is not safe in two threads at once (stratum.npyio).
         import pipeline.cochange  # noqa: F401
+        import pipeline.files  # noqa: F401 - and what the main thread imports meanwhile
         import pipeline.history  # noqa: F401
+        import stratum.ids  # noqa: F401
 
+        if prev_snap is not None:
+            prev_snap.lance_table("nodes")
         pool = ThreadPoolExecutor(1, thread_name_prefix="stratum-history")
         mining = pool.submit(_timed, lambda: st.history(root, cfg, prev, prev_snap, rep, _noop))
         pool.shutdown(wait=False)           # the thread ends with its one call; result() waits for it
+        with _stage(rep, "discover"):
+            src = st.read_sources(root, cfg, prev_snap, rep, inside)
         eng, rep.engine = engine_for(cfg, src.parse_bytes)
         with _stage(rep, "parse"):
             parsed = eng.parse(repo_name, src.to_parse, cfg.parse, progress)
