@@ -24,7 +24,12 @@ Experiments (each adds to or replaces the default score; adopted only if it help
 - learned combinations (numpy): pairwise logistic on hard negatives, listwise softmax (ListNet);
   query-type routing (identifier-like vs prose queries get their own weights); per-query channel
   confidence (top-score margin / peak) scaling each channel's weight;
+- mined notes as their own list: a second search restricted to fix/change notes (50 deep per
+  source list) merged into the candidates; similar past commits by raw cosine (BugLocator's
+  SimiScore): the k most similar visible mined nodes lift their files by sim ** p / sqrt(files);
 - held out one repository at a time (LORO): fit on two repositories' pasts, score the third.
+- cost of the whole-file list: rank.FileText build time per store and hits() p50/p95 over the tasks'
+  queries (perf_counter, one process).
 - oracle: the best single list per task (what a perfect per-query choice of list could reach).
 
 Usage: .venv/bin/python benchmarks/rank_diagnosis.py [--n 200]
@@ -304,11 +309,20 @@ def main() -> int:
         s.prior = _priors(s, 365.0)
         for hl in (30.0, 90.0, 180.0, 365.0):
             _PRI[(r, hl)] = _priors(s, hl)[2]
-        for qs in RM.run_queries(s, list(CONDS.values())):
+        qv = np.asarray(s.shard.warm.searcher.embedder.embed([t.query for t in s.tasks]), dtype=np.float32)
+        for qs, v in zip(RM.run_queries(s, list(CONDS.values())), qv):
             for label, cond in CONDS.items():
                 w = W.only(*RM.DAY_ONE, "file_text") if label == "day one" else W
                 by[label].append(Task(s, qs[cond], w))
+            day1 = qs["day1"]
+            docs = list(day1.docs.values())
+            t = by["day one"][-1]
+            t.notes_list = RM.search(s, day1.t.query, docs, kinds=("fix", "change"))
+            M = np.stack([d.vector for d in docs])
+            sims = M @ v / (np.linalg.norm(M, axis=1) * np.linalg.norm(v) + 1e-9)
+            t.sims = [(float(x), d.files) for x, d in zip(sims, docs)]
         RM.save_cache(s)
+        timing(s)
         setups.append(s)
     GR = {"A": (0, .1, .25, .5, 1), "M": (0, .1, .25, .5, 1), "Ch": (.5, 1, 1.5, 2, 3), "Co": (0, .05, .1, .25),
           "G": (0, .1, .25, .5), "F": (0, .5, 1, 2)}
@@ -365,12 +379,63 @@ def main() -> int:
                     for cols in (("T",), ("Ch",), ("F",), ("T", "Ch", "F")) for a in (0.5, 1, 2, 4)),
                    key=lambda x: x[3]["mrr"])
         print(f"  per-query channel confidence, best of 32 variants ({best[0]} {best[1]} x{best[2]}): {fmt(best[3])}")
+        if label == "day one":
+            for ch in (1.0, 1.5, 2.0):
+                print(f"  mined notes as their own list, changes {ch}: {fmt(notes_list(tasks, replace(W.only(*RM.DAY_ONE, 'file_text'), changes=ch)))}")
+            for k in (10, 30, 100):
+                for p in (1, 4):
+                    best = max(((a, score_all(tasks, w0, lambda t: a * knn(t, k, p))) for a in (.005, .01, .02, .05)),
+                               key=lambda x: x[1]["mrr"])
+                    print(f"  similar past commits k={k} p={p}, best weight {best[0]}: {fmt(best[1])}")
     for s in setups:
         s.tools.close()
     return 0
 
 
 _PRI: dict = {}
+
+
+def notes_list(tasks, w) -> dict:
+    from stratum import rank as R
+
+    ranks = []
+    for t in tasks:
+        cands = list(t.q.cands)
+        have = {c.id for c in cands}
+        cands += [R.Candidate(e.row, e.score, tuple(e.sources), e.id) for e in t.notes_list if e.id not in have]
+        ranks.append(C.first_rank([f.path for f in R.rank_files(cands, t.q.signals, w, file_hits=t.q.file_hits)],
+                                  t.targets))
+    return metrics(ranks)
+
+
+def knn(t: Task, k: int, p: float) -> np.ndarray:
+    out = dict.fromkeys(t.files, 0.0)
+    for sim, files in sorted(t.sims, key=lambda x: -x[0])[:k]:
+        for f in files:
+            if f in out:
+                out[f] += max(sim, 0.0) ** p / math.sqrt(len(files))
+    return np.array([out[f] for f in t.files])
+
+
+def timing(s) -> None:
+    import time
+
+    from stratum.rank import FileText
+
+    paths = s.files.text.paths
+    texts = [(s.store.parent / s.name / p).read_text(errors="replace") if (s.store.parent / s.name / p).exists() else ""
+             for p in paths]
+    t0 = time.perf_counter()
+    ft = FileText(paths, texts)
+    build = time.perf_counter() - t0
+    ts = []
+    for t in s.tasks:
+        t1 = time.perf_counter()
+        ft.hits(t.query, RM.FILE_DEPTH)
+        ts.append(time.perf_counter() - t1)
+    ts.sort()
+    print(f"  {s.name}: whole-file list over {len(paths)} files: build {build:.2f} s; hits p50 "
+          f"{ts[len(ts) // 2] * 1e3:.3f} ms, p95 {ts[int(len(ts) * 0.95)] * 1e3:.3f} ms ({len(ts)} queries)")
 
 
 def _priors_cache(t: Task, half_life: float) -> Counter:
