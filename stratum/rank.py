@@ -37,11 +37,12 @@ the day-one and all-memories conditions (past 0.629 -> 0.663); on the evaluation
 day one reaches file MRR 0.636 vs 0.493 for text alone (+0.143; mined fixes only: +0.027), all
 memories 0.628. On that past, co-change barely moves MRR (0.05 is within 0.001 of 0: it is kept
 small, so it re-orders little). ``file_text`` (1.0) was fitted the same way (grid 0-2): on the past
-it lifts Acc@5 (day one 0.807 -> 0.835) with MRR flat, and held out one repository at a time it
-was fitted to 1.0 on two folds of three; a history prior per file (recency-decayed change and fix
-counts, BugLocator-style), a test-file penalty and a learned pairwise-logistic combination of these
-features were measured on the same past and not adopted (within noise, or worse held out:
-docs/bench/retrieval.md).
+it lifts Acc@5 (day one 0.807 -> 0.835, all 0.815 -> 0.828) with MRR flat (0.670 -> 0.669,
+0.656 -> 0.662); on the evaluation window +0.003-0.007 Acc@5 (within noise). History priors per
+file (change and fix counts, recency-decayed: BugLocator-style), test-file rules, other note
+weightings and learned (pairwise, listwise) combinations were measured on the same past by
+``benchmarks/rank_diagnosis.py`` and not adopted: within noise, or worse held out
+(docs/bench/retrieval.md).
 Every ranked entry carries ``why``: the signals that put it there, short enough for an agent.
 """
 
