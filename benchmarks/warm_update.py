@@ -3,7 +3,8 @@
 Definitions (printed with the results):
 - Nodes: --nodes synthetic code nodes (functions in files of 20, text from a 4,000-word
   vocabulary of code-like identifiers, 384-d vectors drawn around 2,000 cluster centres and
-  normalised) and 2 random ``calls`` edges per node.
+  normalised) and 2 random ``calls`` edges per node; each version's nodes in the pipeline's
+  order (sorted by path, then qualified name), as ``pipeline.stages.write`` hands them over.
 - Change: --change (default 1%) of the nodes each get a new docstring, a new vector, or are
   removed, and as many new nodes are added inside existing files (so rows shift, as they do
   when the pipeline sorts nodes by path).
@@ -144,6 +145,7 @@ def main() -> None:
     upd = build_warm(base / "v2", v2, e2, root=base, previous=base / "v1")
     res["update_s"] = round(time.perf_counter() - t, 2)
     res["full_parts"], res["update_parts"] = full["seconds"], upd["seconds"]
+    res["load_avg_after_update"] = os.getloadavg()[0]
     res["update_over_full"] = round(res["update_s"] / res["full_s"], 3)
     res["keyword_docs_redone"] = upd.get("keyword_docs_redone")
     res["vectors_changed"] = upd.get("vectors_changed")

@@ -175,10 +175,14 @@ class VectorIndex:
 
     def save(self, directory: str | os.PathLike) -> list[str]:
         """Write the three files into ``directory``; returns their names (relative)."""
+        from concurrent.futures import ThreadPoolExecutor
+
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
-        self._graph.save(str(d / GRAPH_FILE))
-        np.save(d / MATRIX_FILE, np.ascontiguousarray(self.matrix))
+        with ThreadPoolExecutor(1, thread_name_prefix="vector-save") as pool:   # both writes release the GIL
+            matrix_saved = pool.submit(np.save, d / MATRIX_FILE, np.ascontiguousarray(self.matrix))
+            self._graph.save(str(d / GRAPH_FILE))
+            matrix_saved.result()
         files = [GRAPH_FILE, MATRIX_FILE, META_FILE]
         meta: dict[str, Any] = {"format": FORMAT, "n_rows": self.n_rows, "dim": self.dim, "size": self.size,
                 "params": asdict(self.params)}

@@ -61,6 +61,7 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
     from stratum.keywordindex import KeywordIndex
     from stratum.codetokens import node_names, node_text
     from stratum.vectorindex import VectorIndex  # noqa: F401 - imported (compiled) here, not on the vector thread
+    import usearch.index  # noqa: F401 - likewise (the vector part loads the old graph on a thread of its own)
 
     out_dir.mkdir(parents=True, exist_ok=True)
     clock = {"t": time.perf_counter()}
@@ -142,6 +143,12 @@ def _vector_part(out_dir: Path, nodes: list[dict], ok: list[bool], prev, previou
     if not present.any():
         return [], {}, None
     info: dict = {"vector": True}
+    loading = None
+    if prev is not None and (Path(previous) / "vector" / "vectors.json").is_file():
+        # the old graph (1.6 GB at 1M) is read while the new vectors are gathered
+        loader = ThreadPoolExecutor(1, thread_name_prefix="warm-vector-load")
+        loading = loader.submit(VectorIndex.load, Path(previous) / "vector", mmap=False, mmap_matrix=True)
+        loader.shutdown(wait=False)
     rows = np.flatnonzero(present)
     dim = len(nodes[int(rows[0])]["vector"])
     mat = np.zeros((len(nodes), dim), dtype=np.float32)
@@ -149,8 +156,8 @@ def _vector_part(out_dir: Path, nodes: list[dict], ok: list[bool], prev, previou
         part = rows[s:s + 65536]
         mat[part] = np.stack([np.asarray(nodes[i]["vector"], dtype=np.float32) for i in part.tolist()])
     vec = None
-    if prev is not None and (Path(previous) / "vector" / "vectors.json").is_file():
-        old = VectorIndex.load(Path(previous) / "vector", mmap=False, mmap_matrix=True)
+    if loading is not None:
+        old = loading.result()
         if not old.groups and old.dim == dim:
             vec = old.updated(mat, present, prev[0])
             info["vectors_changed"] = vec.changed
