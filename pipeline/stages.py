@@ -379,26 +379,35 @@ def write(store: Store, version: int, nodes: list[dict], edges: list[dict], exte
           hist_tables: dict, cache_tab: pa.Table | None, rep: RunReport, prev: Manifest | None = None) -> tuple[dict, dict]:
     """Lance datasets and the warm-tier files of the new version (not yet published). With the
     previous manifest (an incremental run) the warm indexes are updated from its folder instead of
-    rebuilt (``stratum.warm.build_warm(previous=)``: equal answers to a full build)."""
+    rebuilt (``stratum.warm.build_warm(previous=)``: equal answers to a full build).
+
+    The Lance writes run one after another on a helper thread while this one builds the next
+    table and then the warm indexes: Lance encodes and writes in Rust without the GIL, the warm
+    build is mostly Python, so on two cores they overlap (a write imports nothing, so the thread
+    never compiles a module beside the warm build's own; see ``stratum.npyio``)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import stratum.codetokens  # noqa: F401 - what build_warm imports, imported before the thread starts
+    import stratum.graph  # noqa: F401
+    import stratum.keywordindex  # noqa: F401
+    import stratum.vectorindex  # noqa: F401
     from stratum.warm import build_warm
 
     nodes.sort(key=lambda n: (n["path"], n.get("start_line") or 0, n["kind"], n["qualname"]))
     edges = dedupe_edges(edges)
     rep.nodes = dict(Counter(n["kind"] for n in nodes))
     rep.edges = dict(Counter(e["kind"] for e in edges))
-    datasets = {
-        "nodes": store.write_dataset("nodes", S.to_table(nodes, S.NODES)),
-        "edges": store.write_dataset("edges", S.to_table(edges, S.EDGES)),
-        "external_imports": store.write_dataset("external_imports", S.to_table(externals, S.EXTERNAL_IMPORTS)),
-    }
-    for name, tab in hist_tables.items():
-        if tab is not None:
-            datasets[name] = store.write_dataset(name, tab)
+    tables = [("nodes", lambda: S.to_table(nodes, S.NODES)), ("edges", lambda: S.to_table(edges, S.EDGES)),
+              ("external_imports", lambda: S.to_table(externals, S.EXTERNAL_IMPORTS))]
+    tables += [(name, (lambda t=tab: t)) for name, tab in hist_tables.items() if tab is not None]
     if cache_tab is not None:
-        datasets["embeddings"] = store.write_dataset("embeddings", cache_tab)
-    previous = store.index_dir(prev.version) if prev is not None else None
-    index_files = build_warm(store.index_dir(version), nodes, edges, root=store.root,
-                             previous=previous if previous is not None and previous.is_dir() else None)
+        tables.append(("embeddings", lambda: cache_tab))
+    with ThreadPoolExecutor(1, thread_name_prefix="stratum-write") as pool:
+        pending = [(name, pool.submit(store.write_dataset, name, make())) for name, make in tables]
+        previous = store.index_dir(prev.version) if prev is not None else None
+        index_files = build_warm(store.index_dir(version), nodes, edges, root=store.root,
+                                 previous=previous if previous is not None and previous.is_dir() else None)
+        datasets = {name: f.result() for name, f in pending}
     return datasets, index_files
 
 
