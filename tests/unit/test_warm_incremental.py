@@ -189,3 +189,31 @@ def test_moved_rows_are_redone_and_the_update_equals_a_full_build(tmp_path):
     v2[500]["doc"] = "refund " + v2[500]["doc"]
     up, _ = _equal_to_full(tmp_path, v2, edges_of(v2, 2), tmp_path / "v1", "v2")
     assert up["incremental"] and up["keyword_docs_redone"] == 2     # the changed one + the one that moved back
+
+
+@pytest.mark.parametrize("edit", ["only_removed", "only_added", "emptied"])
+def test_keyword_update_of_one_kind_of_change_equals_a_build(tmp_path, edit):
+    """Removals alone (no new postings to merge), additions alone (terms never seen before), and
+    a document that loses every token (a row with no postings): still a full build's arrays."""
+    from stratum.codetokens import node_names, node_text
+
+    old = make_nodes(600, 31)
+    kw = KeywordIndex.build([node_text(n) for n in old], [node_names(n) for n in old])
+    kw.save(tmp_path / "kw")
+    if edit == "only_removed":
+        new, old_row = old[::2], np.arange(0, 600, 2)
+    elif edit == "only_added":
+        extra = [dict(n, doc="zyzzyva quokka " + n["doc"], id=f"x{i}", name=f"zz_{i}", qualname=f"zz_{i}")
+                 for i, n in enumerate(old[:5])]
+        new, old_row = old + extra, np.r_[np.arange(600), -np.ones(5, np.int64)]
+    else:
+        new = [dict(n) for n in old]
+        new[7] = {"id": "e", "kind": "function", "path": "", "name": "", "qualname": ""}
+        old_row = np.arange(600)
+        old_row[7] = -1
+    texts = {int(i): node_text(new[i]) for i in np.flatnonzero(old_row < 0)}
+    got = KeywordIndex.load(tmp_path / "kw").updated(tmp_path / "kw", old_row, texts,
+                                                    {i: node_names(new[i]) for i in texts})
+    want = KeywordIndex.build([node_text(n) for n in new], [node_names(n) for n in new])
+    assert all(np.array_equal(getattr(got, a), getattr(want, a)) for a in KeywordIndex._ARRAYS)
+    assert got.meta == want.meta
