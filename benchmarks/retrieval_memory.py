@@ -31,7 +31,9 @@ source; its top FILE_DEPTH files for the query are passed to rank_files as ``fil
 (F in stratum.rank). The other rank rows run without it (file_text = 0), as before.
 
 Metrics: file MRR (1/rank of the first answer file, 0 when absent), Acc@k = an answer file among the
-first k files (k = 1, 5, 10). Pooled over repositories = mean over all their tasks.
+first k files (k = 1, 5, 10). Pooled over repositories = mean over all their tasks. Intervals: 95%
+percentile intervals of a paired bootstrap over the pooled tasks (2,000 resamples, seed 0), for a
+row's Acc@5 and for the difference of two rows on the same tasks.
 Tokens to reach the answer (the reader protocol of benchmarks/memory_transfer.py on the item list):
 pages of 10 items, each item costing its summary-level tokens (cl100k; a note's summary line), the
 reader stopping at the first page that shows an answer file, at most 5 pages (all 5 counted when
@@ -514,6 +516,43 @@ def fit(setups: list[Setup], start, keys=MINED_KEYS, log=print):
 
 
 # ---- report ------------------------------------------------------------------------------------
+CI_PAIRS = (("rank: day one + whole-file list", "rank: day one (default: mined fixes + changes + code signals)"),
+            ("rank: all + whole-file list", "rank: all (agent notes + mined fixes + changes + code signals)"),
+            ("rank: all, pooled notes + day one mined + whole-file list", "rank: all, pooled notes + day one mined"),
+            ("rank: day one (default: mined fixes + changes + code signals)", "hybrid (today), code only"))
+
+
+def bootstrap(rows: list[dict], a: str, b: str | None = None, n: int = 2000, seed: int = 0) -> dict:
+    """95% intervals (paired bootstrap over tasks, percentile) of row a's MRR and Acc@5, or of a - b."""
+    rng = np.random.default_rng(seed)
+    def per(label):
+        r = [x[label] for x in rows]
+        return (np.array([C.mrr(v) for v in r]), np.array([1.0 if v and v <= 5 else 0.0 for v in r]))
+    ma, aa = per(a)
+    if b is not None:
+        mb, ab = per(b)
+        ma, aa = ma - mb, aa - ab
+    idx = rng.integers(0, len(rows), size=(n, len(rows)))
+    out = {}
+    for name, x in (("mrr", ma), ("acc@5", aa)):
+        means = x[idx].mean(1)
+        out[name] = (round(float(x.mean()), 4), round(float(np.percentile(means, 2.5)), 4),
+                     round(float(np.percentile(means, 97.5)), 4))
+    return out
+
+
+def intervals(rows: list[dict]) -> list[str]:
+    lines = []
+    for a, b in CI_PAIRS:
+        ci = bootstrap(rows, a, b)
+        lines.append(f"{a}  minus  {b}: MRR {ci['mrr'][0]:+.3f} [{ci['mrr'][1]:+.3f}, {ci['mrr'][2]:+.3f}], "
+                     f"Acc@5 {ci['acc@5'][0]:+.3f} [{ci['acc@5'][1]:+.3f}, {ci['acc@5'][2]:+.3f}]")
+    for a in ("rank: all, pooled notes + day one mined + whole-file list", "rank: day one + whole-file list"):
+        ci = bootstrap(rows, a)
+        lines.append(f"{a}: Acc@5 {ci['acc@5'][0]:.3f} [{ci['acc@5'][1]:.3f}, {ci['acc@5'][2]:.3f}]")
+    return lines
+
+
 def table(res: dict, repos: list[str]) -> str:
     lines = ["| repo | n | ranking | MRR | Acc@1 | Acc@5 | Acc@10 | median tokens to answer |",
              "|---|---|---|---|---|---|---|---|"]
@@ -559,6 +598,9 @@ def main() -> int:
     res, rows = evaluate(setups, W)
     print("\nweights:", json.dumps(vars(W)))
     print("\n" + table(res, args.repos))
+    print("\n95% intervals (paired bootstrap over the pooled tasks, 2,000 resamples):")
+    ci = intervals(rows)
+    print("\n".join(ci))
     C.RESULTS.mkdir(parents=True, exist_ok=True)
     for s in setups:
         with open(C.RESULTS / f"retrieval_memory_{s.name}.csv", "w", newline="") as fh:
@@ -568,7 +610,7 @@ def main() -> int:
             for r in mine:
                 w.writerow({k: ("" if v is None else v) for k, v in r.items()})
     (C.RESULTS / "retrieval_memory_summary.json").write_text(json.dumps(
-        {"command": " ".join(sys.argv), "machine": C.machine(), "weights": vars(W), "fit": fitted,
+        {"command": " ".join(sys.argv), "machine": C.machine(), "weights": vars(W), "fit": fitted, "intervals": ci,
          "repos": {s.name: {"C": s.c, **s.counts} for s in setups}, "results": res},
         indent=1, default=str) + "\n")
     for s in setups:
