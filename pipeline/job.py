@@ -25,7 +25,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -322,9 +322,12 @@ def _stage(rep: RunReport, name: str) -> Iterator[None]:
 
 
 def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike | None = None,
-                     config: IndexConfig | None = None, progress: Progress | None = None) -> RunReport:
+                     config: IndexConfig | None = None, progress: Progress | None = None,
+                     before_work: Callable[[], None] | None = None) -> RunReport:
     """Index (or re-index) one repository into a store and publish a new version; when nothing
-    changed (``_up_to_date``) the report says so and no version is published."""
+    changed (``_up_to_date``) the report says so and no version is published. ``before_work``:
+    called once there is work, before Lance is imported (a process of its own prepares its
+    imports there, ``stratum.cli.index.arrow_without_pandas``; an up-to-date run skips them)."""
     cfg = config or IndexConfig()
     progress = progress or _noop
     root = gitio.repo_root(repo_path)
@@ -349,6 +352,8 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             rep.messages.append(why)
             rep.seconds["total"] = time.perf_counter() - t0
             return rep
+        if before_work is not None:
+            before_work()
         prev_snap = store.snapshot(prev) if prev else None
         latest = st.latest_published(store)
         rep.incremental = prev is not None

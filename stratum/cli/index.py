@@ -108,12 +108,11 @@ def run(args) -> int:
     paths = repositories(args)
     bar = Progress(enabled=not args.json)
     if len(paths) == 1 and not args.store_root:
-        if getattr(args, "console", False):
-            arrow_without_pandas()
         from pipeline.job import index_repository
 
+        prepare = arrow_without_pandas if getattr(args, "console", False) else None
         try:
-            rep = index_repository(paths[0], resolve_store(args, paths[0]), cfg, progress=bar)
+            rep = index_repository(paths[0], resolve_store(args, paths[0]), cfg, progress=bar, before_work=prepare)
         finally:
             bar.close()
         _write_report(args, rep.to_json())

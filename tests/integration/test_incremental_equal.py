@@ -76,3 +76,33 @@ def test_recovered_text_hashes_are_the_texts_own(tmp_path):
     # no shortcut from a version made under other text rules or another model
     assert st.known_hashes(snap, {**work.info, "text_rules": "other"}, work.cached, reused) == {}
     assert st.known_hashes(snap, {**work.info, "cache_key": "other"}, work.cached, reused) == {}
+
+
+CLI_CHILD = r"""
+import json, sys
+from stratum.cli import main
+sys.argv = ["stratum", "index", sys.argv[1], "--store", sys.argv[2], "--json"]
+code = main()
+print(json.dumps({"code": code, "lance": "lance" in sys.modules, "dataset": "pyarrow.dataset" in sys.modules,
+                  "pandas": "pandas" in sys.modules}))
+"""
+
+
+def _cli(repo, store) -> dict:
+    import json
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", CLI_CHILD, str(repo), str(store)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_an_up_to_date_index_process_loads_no_lance_and_a_working_one_no_pandas(tmp_path):
+    r = sample_python_repo(tmp_path / "shop")
+    store = tmp_path / "store"
+    assert _cli(r.path, store) == {"code": 0, "lance": True, "dataset": True, "pandas": False}
+    assert _cli(r.path, store) == {"code": 0, "lance": False, "dataset": False, "pandas": False}
+    r.commit("invoice: add a header", CHANGE)
+    assert _cli(r.path, store) == {"code": 0, "lance": True, "dataset": True, "pandas": False}
