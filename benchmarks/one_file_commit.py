@@ -8,6 +8,8 @@ Definitions (printed at the start of every run):
   first), `git commit -qam`, then `stratum index <copy> --store <store> --json` in a fresh process
   (`python -c "...; from stratum.cli import main; sys.exit(main())"`, the side's code first on
   sys.path; what `python -m stratum.cli` and the `stratum` script run); sides interleaved A B A B so load changes hit both alike.
+- **no change**: right after each round's index, the same command again (nothing changed: it must
+  report up to date), its process's wall and CPU seconds.
 - **wall**: the commit's seconds plus the index process's elapsed seconds; **index wall**: the
   process alone; **CPU**: the index process's user+system seconds with its children (wait4);
   **peak**: its largest resident set, MiB; stage seconds are from its run report. Medians over
@@ -97,17 +99,22 @@ def one_round(s: dict) -> dict:
     m = run_measured(s["cmd"], s["env"])
     if m["report"].get("up_to_date"):
         raise SystemExit("the commit was not seen: the run reported up to date")
+    same = run_measured(s["cmd"], s["env"])
+    if not same["report"].get("up_to_date"):
+        raise SystemExit("the run after it was not up to date")
     return {"wall": commit + m["wall"], "index_wall": m["wall"], "cpu": m["cpu"], "rss": m["rss_mib"],
-            "stages": m["report"]["seconds"]}
+            "stages": m["report"]["seconds"], "same_wall": same["wall"], "same_cpu": same["cpu"]}
 
 
 def row(s: dict, label: str) -> str:
     r = s["runs"]
     w = [x["wall"] for x in r]
-    med = {k: st.median(x[k] for x in r) for k in ("index_wall", "cpu", "rss")}
+    med = {k: st.median(x[k] for x in r) for k in ("index_wall", "cpu", "rss", "same_cpu")}
+    sw = [x["same_wall"] for x in r]
     stages = " | ".join(f"{st.median(x['stages'].get(k, 0.0) for x in r):.2f}" for k in STAGES)
     return (f"| {label} | {st.median(w):.2f} ({min(w):.2f}-{max(w):.2f}) | {med['index_wall']:.2f} | "
-            f"{med['cpu']:.2f} | {med['rss']:.0f} | {stages} |")
+            f"{med['cpu']:.2f} | {med['rss']:.0f} | {stages} | {st.median(sw):.2f} ({min(sw):.2f}-{max(sw):.2f}) | "
+            f"{med['same_cpu']:.2f} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -117,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--base", default=None, help="also run this older commit's code (A) against the tree (B)")
     args = ap.parse_args(argv)
     print(__doc__.split("Definitions (printed at the start of every run):\n", 1)[1].strip(), flush=True)
+    load0 = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="one_file_") as tmpd:
         tmp = Path(tmpd)
         sides = []
@@ -137,10 +145,12 @@ def main(argv: list[str] | None = None) -> int:
                     s["runs"].append(r)
                 print(s["tag"], i, f"{r['wall']:.2f}", flush=True)
     when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    print(f"\n{args.repo}, {args.runs} rounds, {when}, load average {os.getloadavg()[0]:.1f}\n")
+    load = os.getloadavg()
+    print(f"\n{args.repo}, {args.runs} rounds, {when}, load average at the end {load[0]:.1f} / {load[1]:.1f} / "
+          f"{load[2]:.1f} (1 / 5 / 15 min; at the start {load0[0]:.1f})\n")
     print("| code | wall s median (min-max) | index wall s | CPU s | peak MiB | "
-          + " | ".join(STAGES) + " |")
-    print("|---|" + "---:|" * (4 + len(STAGES)))
+          + " | ".join(STAGES) + " | no-change wall s (min-max) | no-change CPU s |")
+    print("|---|" + "---:|" * (6 + len(STAGES)))
     for s in sides:
         print(row(s, f"A: {args.base}" if s["tag"] == "A" else "B: working tree"))
     return 0
