@@ -49,3 +49,20 @@ def test_cached_note_infos_rank_like_the_records_and_follow_a_retract(tools):
     assert ov.rank_infos[ids[0]].status == "retracted"   # the cached entry followed the new state
     r = tools.search(s, "one-cent rounding error in the discount", page_size=10)
     assert ids[1] in [it.id for it in r.items] and ids[0] not in [it.id for it in r.items]
+
+
+def test_shard_facts_memoised_across_searches_rank_as_fresh_reads(tools):
+    """Co-change partners, neighbours, file rows and code hits are kept per shard between searches
+    (``signals._ShardMemo``): a memoised ranking equals one read from scratch, item for item."""
+    sh = next(iter(tools.memory))
+    ov = tools.memory.overlay(sh)
+    queries = ["discount rounding", "cart total", "pricing", "one-cent error", "checkout"]
+    pages = [sh.warm.search(q, limit=rank.DEEP, extra_docs=ov.search_docs()).items for q in queries]
+    for items in pages + pages:                      # the second pass is served from the memo
+        cands = rank.candidates_of(items)
+        memo = rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(items))
+        kept = signals._MEMOS.pop(sh)
+        fresh = rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos))
+        signals._MEMOS[sh] = kept
+        assert [(r.id, r.score, r.why, r.added) for r in memo] == [(r.id, r.score, r.why, r.added) for r in fresh]
+    assert kept.tables["hit"] and kept.tables["structure"]       # the memo was really used
