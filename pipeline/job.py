@@ -405,15 +405,15 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                 cache_tab = st.embed_attach(work, nodes, vectors)
         with _stage(rep, "write"):
             progress("write", 0, 1)
-            datasets, index_files = st.write(store, version, nodes, edges, externals, hist_tables, cache_tab, rep,
-                                             prev)
+            datasets, index_files, checks = st.write(store, version, nodes, edges, externals, hist_tables,
+                                                     cache_tab, rep, prev)
             progress("write", 1, 1)
         rep.seconds["total"] = time.perf_counter() - t0
         store.publish(Manifest(
             version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root),
             indexed_commit=head, history_watermark=watermark, datasets=datasets,
             token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None, indexes=index_files,
-            deltalog_merged=merged_ids, report=rep.to_dict()))
+            deltalog_merged=merged_ids, report=rep.to_dict(), integrity=checks))
         st.retire_log(store, merged_ids)
         if cfg.keep_versions > 0:
             _prune(store, cfg.keep_versions, rep)

@@ -180,11 +180,11 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     _mkdir(dest.parent)
     (dest.parent / CROSS_FILE).write_text(json.dumps(cross))
     store = Store(dest)
-    datasets, index_files = st.write(store, 1, nodes, edges, externals, {}, cache_tab, rep)
+    datasets, index_files, checks = st.write(store, 1, nodes, edges, externals, {}, cache_tab, rep)
     store.publish(Manifest(version=1, published_at=time.time(), repo_name=m.repo_name, repo_path=m.repo_path,
                            indexed_commit=sha, history_watermark=None, datasets=datasets,
                            token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None,
-                           indexes=index_files, report=rep.to_dict()))
+                           indexes=index_files, report=rep.to_dict(), integrity=checks))
 
 
 def builder(config: IndexConfig | None = None):

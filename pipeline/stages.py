@@ -376,13 +376,16 @@ def dedupe_edges(edges: list[dict]) -> list[dict]:
 
 
 def write(store: Store, version: int, nodes: list[dict], edges: list[dict], externals: list[dict],
-          hist_tables: dict, cache_tab: pa.Table | None, rep: RunReport, prev: Manifest | None = None) -> tuple[dict, dict]:
+          hist_tables: dict, cache_tab: pa.Table | None, rep: RunReport,
+          prev: Manifest | None = None) -> tuple[dict, dict, dict]:
     """Lance datasets and the warm-tier files of the new version (not yet published). With the
     previous manifest (an incremental run) the warm indexes are updated from its folder instead of
     rebuilt (``stratum.warm.build_warm(previous=)``: equal answers to a full build).
 
-    The Lance writes run one after another on a helper thread while this one builds the next
-    table and then the warm indexes: Lance encodes and writes in Rust without the GIL, the warm
+    Returns (dataset versions, warm index info, the versions' integrity entries for
+    ``Manifest.integrity``). The Lance writes (and their files' checksums,
+    ``Store.dataset_integrity``) run one after another on a helper thread while this one
+    builds the next table and then the warm indexes: Lance encodes and writes in Rust without the GIL, the warm
     build is mostly Python, so on two cores they overlap (a write imports nothing, so the thread
     never compiles a module beside the warm build's own; see ``stratum.npyio``)."""
     from concurrent.futures import ThreadPoolExecutor
@@ -402,13 +405,16 @@ def write(store: Store, version: int, nodes: list[dict], edges: list[dict], exte
     tables += [(name, (lambda t=tab: t)) for name, tab in hist_tables.items() if tab is not None]
     if cache_tab is not None:
         tables.append(("embeddings", lambda: cache_tab))
+    def write_one(name: str, table: pa.Table) -> dict:   # its checksums too, while the files are warm
+        return store.dataset_integrity(name, store.write_dataset(name, table))
+
     with ThreadPoolExecutor(1, thread_name_prefix="stratum-write") as pool:
-        pending = [(name, pool.submit(store.write_dataset, name, make())) for name, make in tables]
+        pending = [(name, pool.submit(write_one, name, make())) for name, make in tables]
         previous = store.index_dir(prev.version) if prev is not None else None
         index_files = build_warm(store.index_dir(version), nodes, edges, root=store.root,
                                  previous=previous if previous is not None and previous.is_dir() else None)
-        datasets = {name: f.result() for name, f in pending}
-    return datasets, index_files
+        checks = {name: f.result() for name, f in pending}
+    return {name: c["version"] for name, c in checks.items()}, index_files, checks
 
 
 def cpu_count() -> int:

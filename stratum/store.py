@@ -167,13 +167,16 @@ class Store:
         out = {}
         for name, version in sorted(manifest.datasets.items()):
             old = (manifest.integrity or {}).get(name)
-            if old and old.get("version") == version:
-                out[name] = old
-                continue
-            rels = self.lance_files(name, version)
-            recs = integrity.records(self.data_dir / f"{name}.lance", rels)
-            out[name] = {"version": version, "files": recs, "seal": integrity.seal(recs)}
+            out[name] = old if old and old.get("version") == version else self.dataset_integrity(name, version)
         return out
+
+    def dataset_integrity(self, name: str, version: int) -> dict:
+        """One dataset version's manifest entry: its files' block checksums and their seal. A
+        writer may compute it right after ``write_dataset`` (the index job does, on its writer
+        thread) and hand it to ``publish`` in ``Manifest.integrity``, which keeps it."""
+        rels = self.lance_files(name, version)
+        recs = integrity.records(self.data_dir / f"{name}.lance", rels)
+        return {"version": version, "files": recs, "seal": integrity.seal(recs)}
 
     def lance_files(self, name: str, version: int) -> list[str]:
         """A dataset version's files relative to its folder: its Lance manifest and data files."""
