@@ -15,7 +15,8 @@ Definitions (printed at the start of every run):
   **peak**: its largest resident set, MiB; stage seconds are from its run report. Medians over
   the rounds; min-max shown for wall.
 - **A** (--base COMMIT): the `stratum` and `pipeline` packages of that commit (`git archive`);
-  **B**: the working tree. Both run with bytecode caching on (PYTHONDONTWRITEBYTECODE dropped from
+  with --only PATH ..., the working tree's packages with just those paths taken from that commit
+  (one change measured while others' work in the same tree is on both sides); **B**: the working tree. Both run with bytecode caching on (PYTHONDONTWRITEBYTECODE dropped from
   the environment), as an installed package does: the setup run writes each side's .pyc files.
 - **same results** (with --base): side B's copy and store after the setup (so B's re-index meets a
   store of its own making, with whatever B records for its shortcuts), one more commit, then two
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics as st
 import subprocess
 import sys
@@ -122,6 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repo", default="flask")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--base", default=None, help="also run this older commit's code (A) against the tree (B)")
+    ap.add_argument("--only", nargs="+", default=None, metavar="PATH",
+                    help="with --base: A is the working tree with only these paths from the base commit")
     args = ap.parse_args(argv)
     print(__doc__.split("Definitions (printed at the start of every run):\n", 1)[1].strip(), flush=True)
     load0 = os.getloadavg()
@@ -131,7 +135,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.base:
             base = tmp / "base-code"
             base.mkdir()
-            arch = subprocess.run(["git", "-C", str(ROOT), "archive", args.base, "stratum", "pipeline"],
+            if args.only:
+                for pkg in ("stratum", "pipeline"):
+                    shutil.copytree(ROOT / pkg, base / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+                for rel in args.only:        # a path the base lacks is left out of A
+                    if (base / rel).is_dir():
+                        shutil.rmtree(base / rel)
+                    elif (base / rel).exists():
+                        (base / rel).unlink()
+            arch = subprocess.run(["git", "-C", str(ROOT), "archive", args.base, *(args.only or ["stratum", "pipeline"])],
                                   capture_output=True, check=True).stdout
             subprocess.run(["tar", "-x", "-C", str(base)], input=arch, check=True)
             sides.append(side(tmp, args.repo, "A", base))
@@ -152,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
           + " | ".join(STAGES) + " | no-change wall s (min-max) | no-change CPU s |")
     print("|---|" + "---:|" * (6 + len(STAGES)))
     for s in sides:
-        print(row(s, f"A: {args.base}" if s["tag"] == "A" else "B: working tree"))
+        label = f"A: {args.base}" + (f" ({' '.join(args.only)} only)" if args.only else "")
+        print(row(s, label if s["tag"] == "A" else "B: working tree"))
     return 0
 
 
