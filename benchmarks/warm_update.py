@@ -149,6 +149,7 @@ def main() -> None:
     res["update_over_full"] = round(res["update_s"] / res["full_s"], 3)
     res["keyword_docs_redone"] = upd.get("keyword_docs_redone")
     res["vectors_changed"] = upd.get("vectors_changed")
+    res["full_vector_parts"], res["update_vector_parts"] = full.get("vector_seconds"), upd.get("vector_seconds")
     a, b = KeywordIndex.load(base / "v2" / "keyword"), KeywordIndex.load(base / "v2full" / "keyword")
     res["keyword_equal"] = all(np.array_equal(getattr(a, n), getattr(b, n)) for n in KeywordIndex._ARRAYS)
     va, vb = VectorIndex.load(base / "v2" / "vector"), VectorIndex.load(base / "v2full" / "vector")

@@ -155,15 +155,20 @@ def _vector_part(out_dir: Path, nodes: list[dict], ok: list[bool], prev, previou
     for s in range(0, len(rows), 65536):         # np.stack per block: half the GIL time of a row loop
         part = rows[s:s + 65536]
         mat[part] = np.stack([np.asarray(nodes[i]["vector"], dtype=np.float32) for i in part.tolist()])
+    parts = {"gather": time.perf_counter() - t}
     vec = None
     if loading is not None:
         old = loading.result()
+        parts["load_wait"] = time.perf_counter() - t - sum(parts.values())
         if not old.groups and old.dim == dim:
             vec = old.updated(mat, present, prev[0])
             info["vectors_changed"] = vec.changed
     if vec is None:
         vec = VectorIndex.build(mat, present=present)
+    parts["graph"] = time.perf_counter() - t - sum(parts.values())
     files = [f"vector/{f}" for f in vec.save(out_dir / "vector")]
+    parts["save"] = time.perf_counter() - t - sum(parts.values())
+    info["vector_seconds"] = {k: round(v, 3) for k, v in parts.items()}   # where the vector part's time went
     return files, info, round(time.perf_counter() - t, 3)
 
 
