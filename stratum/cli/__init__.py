@@ -31,6 +31,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from stratum.errors import StratumError, UserError
 
+    if argv is None and sys.argv[1:2] == ["index"]:
+        # before numpy loads: OpenBLAS starting its thread pool cost ~60 ms of a 1.2 s one-file
+        # re-index; the index does no BLAS work worth threads (onnxruntime and usearch have their own)
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     parser = build_parser()
     args = parser.parse_args(argv)
     args.console = argv is None      # a real process of its own (not a caller's main([...]))
