@@ -241,7 +241,8 @@ def _usable(previous: Path | None) -> str | None:
         meta = json.loads((previous / WARM_FILE).read_text())
     except (OSError, ValueError):
         meta = {}
-    scheme = meta.get("rows_hash") if isinstance(meta, dict) else None
+    meta = meta if isinstance(meta, dict) else {}
+    scheme = meta.get("rows_hash")
     if meta.get("rows_format") != ROWS_FORMAT or scheme not in (BLAKE2B, _polars_scheme()) or verify_warm(previous) \
             or not (previous / "rows.id.npy").is_file() or not (previous / "keyword" / "kw.tf.npy").is_file():
         log.info("warm folder %s cannot be updated from (older, damaged or hashed otherwise): full build", previous)
