@@ -217,3 +217,13 @@ def test_keyword_update_of_one_kind_of_change_equals_a_build(tmp_path, edit):
     want = KeywordIndex.build([node_text(n) for n in new], [node_names(n) for n in new])
     assert all(np.array_equal(getattr(got, a), getattr(want, a)) for a in KeywordIndex._ARRAYS)
     assert got.meta == want.meta
+
+
+def test_a_reordered_version_still_updates_to_a_full_builds_answers(tmp_path):
+    """Most kept rows moved (more than warm's threshold): nothing extra is re-tokenized, the
+    postings are sorted again, and the result is still a full build's."""
+    v1 = make_nodes(1200, 41)
+    build_warm(tmp_path / "v1", v1, edges_of(v1, 1), root=tmp_path)
+    v2 = [v1[i] for i in np.random.default_rng(3).permutation(len(v1))]
+    up, _ = _equal_to_full(tmp_path, v2, edges_of(v2, 2), tmp_path / "v1", "v2")
+    assert up["incremental"] and up["keyword_docs_redone"] == 0
