@@ -387,27 +387,30 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                 file_imports.update(old_imports)
         with _stage(rep, "link"):
             externals = st.link(root, repo_name, cfg, nodes, edges, file_imports, rep)
-        with _stage(rep, "history"):           # the wait for it; history_mined: its own time
-            progress("history", 0, 1)
-            (hist_tables, watermark, head_paths), mined_s = mining.result()   # re-raises its error here
-            rep.timed("history_mined", mined_s)
-            progress("history", 1, 1)
-            edges.extend(st.cochange_edges(hist_tables, nodes))
-            if cfg.history.symbols:
-                hist_tables["symbol_cochange"] = _symbols(eng, root, cfg, hist_tables, head_paths, rep, progress)
-        with _stage(rep, "notes"):
-            merged_ids = st.carry_notes(store, prev_snap, nodes, edges, rep, hist_tables, cfg)
-        with _stage(rep, "embed"):
-            work = st.embed_plan(cfg, prev, prev_snap, nodes, rep, reused=src.reused)
-            cache_tab = None
-            if work is not None:
-                vectors = eng.embed(work.plan.texts, cfg.embed, progress) if work.plan.texts else []
-                cache_tab = st.embed_attach(work, nodes, vectors)
-        with _stage(rep, "write"):
-            progress("write", 0, 1)
-            datasets, index_files, checks = st.write(store, version, nodes, edges, externals, hist_tables,
-                                                     cache_tab, rep, prev)
-            progress("write", 1, 1)
+        with st.Writer(store) as writer:       # Lance writes on a helper thread from here on
+            with _stage(rep, "history"):           # the wait for it; history_mined: its own time
+                progress("history", 0, 1)
+                (hist_tables, watermark, head_paths), mined_s = mining.result()   # re-raises its error here
+                rep.timed("history_mined", mined_s)
+                progress("history", 1, 1)
+                edges.extend(st.cochange_edges(hist_tables, nodes))
+                if cfg.history.symbols:
+                    hist_tables["symbol_cochange"] = _symbols(eng, root, cfg, hist_tables, head_paths, rep,
+                                                              progress)
+                writer.history(hist_tables, externals)   # final now: written while notes and embed run
+            with _stage(rep, "notes"):
+                merged_ids = st.carry_notes(store, prev_snap, nodes, edges, rep, hist_tables, cfg)
+            with _stage(rep, "embed"):
+                work = st.embed_plan(cfg, prev, prev_snap, nodes, rep, reused=src.reused)
+                cache_tab = None
+                if work is not None:
+                    vectors = eng.embed(work.plan.texts, cfg.embed, progress) if work.plan.texts else []
+                    cache_tab = st.embed_attach(work, nodes, vectors)
+            with _stage(rep, "write"):
+                progress("write", 0, 1)
+                datasets, index_files, checks = st.write(store, version, nodes, edges, externals, hist_tables,
+                                                         cache_tab, rep, prev, writer=writer)
+                progress("write", 1, 1)
         rep.seconds["total"] = time.perf_counter() - t0
         store.publish(Manifest(
             version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root),

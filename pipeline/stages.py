@@ -5,6 +5,7 @@ plans. ``pipeline.job`` strings them together and runs parse, embed and symbols 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections import Counter
@@ -375,21 +376,57 @@ def dedupe_edges(edges: list[dict]) -> list[dict]:
     return out
 
 
+class Writer:
+    """Lance writes one after another on a helper thread, each dataset version's block checksums
+    (``Store.dataset_integrity``) right after its write, while the main thread goes on: Lance
+    encodes and writes in Rust without the GIL, the stages around it are mostly Python, so on two
+    cores they overlap. A write imports nothing, so this thread never compiles a module beside the
+    main thread's (``stratum.npyio``). Leaving the ``with`` block waits for every write."""
+
+    def __init__(self, store: Store):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.store = store
+        self.pool = ThreadPoolExecutor(1, thread_name_prefix="stratum-write")
+        self.pending: dict[str, Any] = {}
+
+    def __enter__(self) -> "Writer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.pool.shutdown(wait=True)
+
+    def submit(self, name: str, table: pa.Table) -> None:
+        """Write ``table`` as the new version of dataset ``name`` (once per run)."""
+        if name not in self.pending:
+            self.pending[name] = self.pool.submit(self._one, name, table)
+
+    def history(self, hist_tables: dict, externals: list[dict]) -> None:
+        """The datasets final once history is in: commits, file changes, co-change, external imports."""
+        for name, tab in hist_tables.items():
+            if tab is not None:
+                self.submit(name, tab)
+        self.submit("external_imports", S.to_table(externals, S.EXTERNAL_IMPORTS))
+
+    def _one(self, name: str, table: pa.Table) -> dict:
+        return self.store.dataset_integrity(name, self.store.write_dataset(name, table))
+
+    def results(self) -> dict:
+        """dataset -> its integrity entry (``version``, ``files``, ``seal``); re-raises a write's error."""
+        return {name: f.result() for name, f in self.pending.items()}
+
+
 def write(store: Store, version: int, nodes: list[dict], edges: list[dict], externals: list[dict],
           hist_tables: dict, cache_tab: pa.Table | None, rep: RunReport,
-          prev: Manifest | None = None) -> tuple[dict, dict, dict]:
+          prev: Manifest | None = None, writer: Writer | None = None) -> tuple[dict, dict, dict]:
     """Lance datasets and the warm-tier files of the new version (not yet published). With the
     previous manifest (an incremental run) the warm indexes are updated from its folder instead of
     rebuilt (``stratum.warm.build_warm(previous=)``: equal answers to a full build).
 
     Returns (dataset versions, warm index info, the versions' integrity entries for
-    ``Manifest.integrity``). The Lance writes (and their files' checksums,
-    ``Store.dataset_integrity``) run one after another on a helper thread while this one
-    builds the next table and then the warm indexes: Lance encodes and writes in Rust without the GIL, the warm
-    build is mostly Python, so on two cores they overlap (a write imports nothing, so the thread
-    never compiles a module beside the warm build's own; see ``stratum.npyio``)."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    ``Manifest.integrity``). The Lance writes go to ``writer`` (a ``Writer`` of this run, which may
+    hold some already; else one of its own) while this thread builds the next table and then the
+    warm indexes."""
     import stratum.codetokens  # noqa: F401 - what build_warm imports, imported before the thread starts
     import stratum.graph  # noqa: F401
     import stratum.keywordindex  # noqa: F401
@@ -400,20 +437,16 @@ def write(store: Store, version: int, nodes: list[dict], edges: list[dict], exte
     edges = dedupe_edges(edges)
     rep.nodes = dict(Counter(n["kind"] for n in nodes))
     rep.edges = dict(Counter(e["kind"] for e in edges))
-    tables = [("nodes", lambda: S.to_table(nodes, S.NODES)), ("edges", lambda: S.to_table(edges, S.EDGES)),
-              ("external_imports", lambda: S.to_table(externals, S.EXTERNAL_IMPORTS))]
-    tables += [(name, (lambda t=tab: t)) for name, tab in hist_tables.items() if tab is not None]
-    if cache_tab is not None:
-        tables.append(("embeddings", lambda: cache_tab))
-    def write_one(name: str, table: pa.Table) -> dict:   # its checksums too, while the files are warm
-        return store.dataset_integrity(name, store.write_dataset(name, table))
-
-    with ThreadPoolExecutor(1, thread_name_prefix="stratum-write") as pool:
-        pending = [(name, pool.submit(write_one, name, make())) for name, make in tables]
+    with contextlib.nullcontext(writer) if writer is not None else Writer(store) as w:
+        w.submit("nodes", S.to_table(nodes, S.NODES))
+        w.submit("edges", S.to_table(edges, S.EDGES))
+        w.history(hist_tables, externals)
+        if cache_tab is not None:
+            w.submit("embeddings", cache_tab)
         previous = store.index_dir(prev.version) if prev is not None else None
         index_files = build_warm(store.index_dir(version), nodes, edges, root=store.root,
                                  previous=previous if previous is not None and previous.is_dir() else None)
-        checks = {name: f.result() for name, f in pending}
+        checks = w.results()
     return {name: c["version"] for name, c in checks.items()}, index_files, checks
 
 
@@ -423,4 +456,4 @@ def cpu_count() -> int:
 
 __all__ = ["Sources", "read_sources", "previous_files", "collect", "node_columns", "reuse", "link", "history", "cochange_edges",
            "latest_published", "previous_notes", "carry_notes", "retire_log", "EmbedWork", "embed_plan", "text_rules", "known_hashes",
-           "embed_attach", "dedupe_edges", "write", "cpu_count", "Progress"]
+           "embed_attach", "dedupe_edges", "Writer", "write", "cpu_count", "Progress"]
