@@ -10,6 +10,8 @@ can never return a wrong row. Memory: 24 bytes per key.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -33,9 +35,21 @@ def _powers(n: int) -> np.ndarray:
     return _pow[:n]
 
 
+_MASK = (1 << 64) - 1
+_PY_BYTES = 512                        # keys up to this long are hashed with Python ints
+_POW_PY = [pow(int(_P), i, 1 << 64) for i in range(_PY_BYTES)]
+_POW_CUM = [0]                         # _POW_CUM[n] = sum of P**i for i < n, mod 2**64
+for _p in _POW_PY:
+    _POW_CUM.append((_POW_CUM[-1] + _p) & _MASK)
+
+
 def hash_key(key: str) -> np.uint64:
-    """The hash of one key: sum of (byte + 1) * P**position, mod 2**64."""
-    b = np.frombuffer(key.encode("utf-8"), np.uint8)
+    """The hash of one key: sum of (byte + 1) * P**position, mod 2**64 (for a short key with
+    Python ints, ~1 us; numpy's per-call set-up made it ~15 us, a tenth of a ranked search at 1M)."""
+    data = key.encode("utf-8")
+    if len(data) <= _PY_BYTES:
+        return np.uint64((sum(map(operator.mul, data, _POW_PY)) + _POW_CUM[len(data)]) & _MASK)
+    b = np.frombuffer(data, np.uint8)
     with np.errstate(over="ignore"):
         return np.uint64(((b.astype(np.uint64) + np.uint64(1)) * _powers(len(b))).sum(dtype=np.uint64))
 
@@ -105,11 +119,12 @@ class KeyIndex:
 
     def _lookup(self, key: str) -> int | None:
         h = hash_key(key)
-        lo = int(np.searchsorted(self._hash, h, "left"))
-        hi = int(np.searchsorted(self._hash, h, "right"))
-        for j in range(lo, hi):
+        hashes = self._hash
+        j = int(hashes.searchsorted(h, "left"))
+        while j < len(hashes) and hashes[j] == h:
             if self._keys[int(self._pos[j])].as_py() == key:
                 return int(self._rows[j])
+            j += 1
         return None
 
     def get_many(self, keys: pa.Array | pa.ChunkedArray) -> np.ndarray:

@@ -137,12 +137,28 @@ class ShardSignals:
             return []
         out = []
         nbrs = sorted(self.shard.neighbors(row, ("cochange",), "out"), key=lambda n: -n[3])[:CO_PARTNERS]
-        for nb, _kind, _d, _w in nbrs:                 # the edge weight is the forward confidence
+        paths = self._paths_of([n[0] for n in nbrs])
+        for (nb, _kind, _d, _w), (p, _) in zip(nbrs, paths):    # the edge weight is the forward confidence
             a = self.shard.edge_attrs(row, nb, "cochange")
             if a:
-                out.append(CoEdge(self.shard.col("path")[nb], int(a["support"] or 0),
-                                  float(a["confidence"] or 0.0), a.get("last_time")))
+                out.append(CoEdge(p or "", int(a["support"] or 0), float(a["confidence"] or 0.0), a.get("last_time")))
         return out
+
+    def _paths_of(self, rows: list[int]) -> list[tuple[str | None, bool]]:
+        """(path, is a file) of these rows, one take per column; a file row found here also answers
+        ``locate(path)`` from now on (the added files of a search are mostly seeds' neighbours,
+        and resolving a path by its hash again cost ~60 us each at 1M nodes)."""
+        if not rows:
+            return []
+        col = self.shard.col
+        paths, kinds = col("path").take(rows), col("kind").take(rows)
+        files = [j for j, (p, k) in enumerate(zip(paths, kinds)) if p and k == "file"]
+        loc = self._memo.tables["locate"]
+        if len(loc) + len(files) >= MEMO_ENTRIES:
+            loc.clear()
+        for j, i in zip(files, col("id").take([rows[j] for j in files])):
+            loc.setdefault(paths[j], (i, int(rows[j])))
+        return [(p, bool(p) and k == "file") for p, k in zip(paths, kinds)]
 
     def structure(self, path: str) -> list[tuple[str, str]]:
         return self._memo.get("structure", path, lambda: self._structure(path))
@@ -154,9 +170,9 @@ class ShardSignals:
         words = {("imports", "out"): "imported by", ("imports", "in"): "imports",
                  ("tests", "out"): "tested by", ("tests", "in"): "tests"}
         seen: dict[str, str] = {}
-        for nb, kind, d, _w in self.shard.neighbors(row, ("imports", "tests"), "both"):
-            p = self.shard.col("path")[nb]
-            if p and self.shard.col("kind")[nb] == "file":
+        nbrs = self.shard.neighbors(row, ("imports", "tests"), "both")
+        for (_nb, kind, d, _w), (p, is_file) in zip(nbrs, self._paths_of([n[0] for n in nbrs])):
+            if is_file and p:
                 seen.setdefault(p, words.get((kind, d), kind))
         return list(seen.items())
 
