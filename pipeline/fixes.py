@@ -75,7 +75,7 @@ def fix_id(repo: str, sha: str, kind: str = KIND) -> str:
 
 def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str, str], repo: str, *,
                rule: str = BUGFIX_RULE, prev: Iterable[Mapping] = (), max_files: int = MAX_FILES,
-               fixes: bool = True, changes: bool = False) -> FixResult:
+               fixes: bool = True, changes: bool = False, same_rule: bool = False) -> FixResult:
     """Mined nodes and their ``about`` edges: ``fix`` for the bug-fix commits of the mined history
     (``fixes``), ``change`` for every other non-merge commit (``changes``).
 
@@ -84,9 +84,13 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     text: counting is the cost here; ``counts["reused"]``: nodes identical to the previous version's).
     A commit counts only when it changed 1..max_files code files and at least one still exists
     (``counts``: ``no_code_file`` / ``too_many_files`` / ``no_current_file`` over the commits of the
-    kinds asked for)."""
+    kinds asked for). ``same_rule``: ``prev`` was mined under this ``rule`` (the same index
+    settings), so a commit with a previous node keeps that node's kind without the rule being
+    searched again (the search was a quarter of this function on a re-index)."""
     rx = re.compile(rule)
     old = {n["id"]: n for n in prev if n.get("kind") in (KIND, CHANGE)}
+    metas = {nid: json.loads(n.get("meta") or "{}") for nid, n in old.items()}
+    kind_of = {m.get("sha"): old[nid]["kind"] for nid, m in metas.items() if m.get("sha")} if same_rule else {}
     files_of: dict[str, list[str]] = {}
     sha_col, cur_col, path_col = (file_changes.column(c).to_pylist() for c in ("sha", "current_path", "path"))
     is_code: dict[str, bool] = {}       # a path recurs in many commits: its language is looked up once
@@ -106,7 +110,7 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     for i, (sha, msg, merge) in enumerate(zip(*cols.values())):
         if merge:
             continue
-        kind = KIND if rx.search(msg or "") else CHANGE
+        kind = kind_of.get(sha) or (KIND if rx.search(msg or "") else CHANGE)
         if kind == KIND:
             counts["bugfix"] += 1
         if not (fixes if kind == KIND else changes):
@@ -120,7 +124,7 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
             counts["no_current_file"] += 1
             continue
         nid = fix_id(repo, sha, kind)
-        same = _unchanged(old.get(nid), msg, paths, file_ids, repo)
+        same = _unchanged(old.get(nid), metas.get(nid), msg, paths, file_ids, repo)
         node, es, reused = same or _records(kind, nid, sha, msg, when_col[i].as_py(), who_col[i].as_py(), paths,
                                             file_ids, repo, old.get(nid))
         counts["reused"] += reused
@@ -130,7 +134,7 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     return FixResult(nodes, edges, counts)
 
 
-def _unchanged(prev: Mapping | None, msg: str, paths: list[str], file_ids: Mapping[str, str],
+def _unchanged(prev: Mapping | None, meta: dict | None, msg: str, paths: list[str], file_ids: Mapping[str, str],
                repo: str) -> tuple[dict, list[dict], bool] | None:
     """The previous version's node as it is (and its edges), when its text and targets are the same:
     a re-index after a one-file commit re-derives thousands of mined nodes, and rebuilding each
@@ -138,7 +142,7 @@ def _unchanged(prev: Mapping | None, msg: str, paths: list[str], file_ids: Mappi
     if prev is None or prev.get("full") is None or prev.get("summary_tokens") is None or prev.get("repo") != repo \
             or prev.get("doc") != fix_text(msg):
         return None
-    about = json.loads(prev.get("meta") or "{}").get("about") or []
+    about = (meta or {}).get("about") or []
     if [(t.get("path"), t.get("node_id")) for t in about] != [(p, file_ids[p]) for p in paths]:
         return None
     edges = [{"src": prev["id"], "dst": file_ids[p], "kind": "about", "weight": 1.0, "meta": _about_meta(p)}

@@ -231,7 +231,8 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     code = [n for n in nodes if n["kind"] not in S.NOTE_KINDS]
     if cfg is not None and (cfg.mine_fixes or cfg.mine_changes) and hist_tables \
             and hist_tables.get("commits") is not None:
-        _mined_fixes(hist_tables, code, prev_nodes, nodes, edges, rep, cfg)
+        prev_key = ((prev_snap.manifest.report or {}).get("config_key") if prev_snap is not None else None)
+        _mined_fixes(hist_tables, code, prev_nodes, nodes, edges, rep, cfg, prev_key)
     result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None)
     nodes.extend(result.nodes)
     edges.extend(result.edges)
@@ -249,14 +250,18 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
 
 
 def _mined_fixes(hist_tables: dict, code: list[dict], prev_nodes: list[dict], nodes: list[dict], edges: list[dict],
-                 rep: RunReport, cfg: IndexConfig) -> None:
+                 rep: RunReport, cfg: IndexConfig, prev_key: str | None = None) -> None:
+    """``prev_key``: the config key the previous version was indexed with (its mined nodes keep
+    their kinds when it is this run's: same rule, ``fixes.mine_fixes(same_rule=)``)."""
     from pipeline.fixes import mine_fixes
+
+    same_rule = bool(prev_key) and prev_key == rep.config_key
 
     file_ids = {n["path"]: n["id"] for n in code if n["kind"] == "file"}
     repo = code[0]["repo"] if code else ""
     fx = mine_fixes(hist_tables["commits"], hist_tables["file_changes"], file_ids, repo,
                     rule=cfg.history.bugfix_rule, prev=[n for n in prev_nodes if n.get("kind") in S.MINED_NOTE_KINDS],
-                    fixes=cfg.mine_fixes, changes=cfg.mine_changes)
+                    fixes=cfg.mine_fixes, changes=cfg.mine_changes, same_rule=same_rule)
     nodes.extend(fx.nodes)
     edges.extend(fx.edges)
     rep.history["mined_fixes"] = fx.counts["fixes"]

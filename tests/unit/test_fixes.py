@@ -91,3 +91,19 @@ def test_other_commits_become_change_nodes_when_asked():
     assert [n["kind"] for n in only.nodes] == ["change"]
     again = mine_fixes(commits, changes, FILES, "r", changes=True, prev=res.nodes)
     assert again.counts["reused"] == 2 and again.nodes == res.nodes
+
+
+def test_same_rule_keeps_the_previous_kinds_and_a_new_rule_decides_again():
+    commits, changes = _tables([("a" * 40, "Fix crash in the router", [("src/app.py", "src/app.py")]),
+                                ("b" * 40, "Add a helper", [("src/util.py", "src/util.py")])])
+    first = mine_fixes(commits, changes, FILES, "r", changes=True)
+    same = mine_fixes(commits, changes, FILES, "r", prev=first.nodes, changes=True, same_rule=True)
+    assert same.nodes == first.nodes and same.edges == first.edges and same.counts["reused"] == 2
+    assert {**same.counts, "reused": 0} == first.counts
+    # the previous kinds are taken as the rule's when same_rule says the rule is the same ...
+    never = r"(?!)"
+    kept = mine_fixes(commits, changes, FILES, "r", rule=never, prev=first.nodes, changes=True, same_rule=True)
+    assert [n["kind"] for n in kept.nodes] == [n["kind"] for n in first.nodes] == ["fix", "change"]
+    # ... and a changed rule is searched again
+    redone = mine_fixes(commits, changes, FILES, "r", rule=never, prev=first.nodes, changes=True)
+    assert [n["kind"] for n in redone.nodes] == ["change", "change"]
