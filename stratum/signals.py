@@ -86,7 +86,8 @@ class ShardSignals:
         h = self._cache.get(key)
         if h is not None:
             return h
-        info = self.extra.get(c.id) if c.id else None       # one lookup (a cache may compute it)
+        # one lookup (a cache may compute it); extra notes are never shard rows
+        info = self.extra.get(c.id) if c.id and c.row < 0 else None
         if info is not None:
             h = Hit(info.kind, None, note=info)
         elif c.row < 0:

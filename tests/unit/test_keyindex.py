@@ -69,3 +69,22 @@ def test_colliding_hashes_still_find_the_right_rows(monkeypatch):
     idx = KeyIndex(pa.array(["b", "a", "c", "a"]))
     assert [idx.get(k) for k in "abcd"] == [1, 0, 2, None]
     assert idx.get_many(pa.array(["c", "a", "d", "b"])).tolist() == [2, 1, -1, 0]
+
+
+@pytest.mark.parametrize("values", [
+    [f"src/d{i % 7}/f.py" if i % 11 else None for i in range(400)],        # repeated: numpy codes
+    [f"id-{i}" if i % 13 else None for i in range(400)],                     # distinct: stays Arrow
+    [f"n{i % 3}" for i in range(40)],                                        # small: a Python list
+])
+def test_column_reads_equal_arrow_in_every_representation(monkeypatch, values):
+    monkeypatch.setattr(Column, "LIST_ROWS", 100)
+    arr = pa.array(values)
+    for col in (Column(arr), Column(pa.chunked_array([arr.slice(0, 17), arr.slice(17)]))):
+        assert [col[i] for i in range(len(values))] == values
+        rows = [len(values) - 1, 0, 5, 5, 11]
+        assert col.take(rows) == [values[r] for r in rows]
+        assert list(col) == values
+    large = len(values) > 100
+    c = Column(arr)
+    c[0]
+    assert (c._codes is not None) == (large and len(set(values)) * Column.REPEATS <= len(values))
