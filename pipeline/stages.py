@@ -352,9 +352,9 @@ def known_hashes(prev_snap, info: dict, cached: dict, reused: set[str]) -> dict[
     tab = tab.filter(pc.and_(pc.is_in(tab["path"], value_set=pa.array(sorted(reused), pa.string())),
                              pc.is_in(tab["kind"], value_set=pa.array(["file", "class", "function", "method"]))))
     vecs = tab["vector"]
-    if vecs.null_count:
+    if vecs.null_count or not tab.num_rows:
         return {}
-    flat = vecs.combine_chunks().flatten().to_numpy().reshape(tab.num_rows, -1) if tab.num_rows else None
+    flat = vecs.combine_chunks().flatten().to_numpy().reshape(tab.num_rows, -1)
     out: dict[str, str | None] = {}
     for i, nid in enumerate(tab["id"].to_pylist()):
         h = by_vector.get(flat[i].tobytes())
