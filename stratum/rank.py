@@ -22,7 +22,10 @@ File score (every term is on the scale of the fused text scores, ~1/60 per list)
 - Co: from the ``w.seeds`` strongest files g (by T + notes), partner f gets
   S0(g) * confidence(g -> f) * support / (support + 2) * 0.5 ** (age / half-life), age counted from
   the newest co-change of g (a relative decay: no wall clock).
-- G: the same seeds lift their import and test neighbours by S0(g) / sqrt(number of neighbours).
+- G: the same seeds lift their import and test neighbours by S0(g) / sqrt(number of neighbours), at
+  most GRAPH_PARTNERS of them per seed, the most specific first (tests, then the files with the
+  fewest edges): at 1M nodes a popular file's hundreds of neighbours each got a sliver of lift and
+  made most of a search's ranking work.
 - F: a whole-file keyword list (``file_hits``: paths best first, e.g. BM25 over each file's entire
   source), the j-th counting 1 / (60 + j) like one RRF list. Symbol-level lists see a function's
   first lines only; a file whose body as a whole matches the symptom is a different vote. Optional:
@@ -63,6 +66,8 @@ MINED = "mined"             # mined fixes (Weights.mined)
 CHANGES = "changes"         # mined changes (Weights.changes)
 CODE_ITEM_KINDS = ("file", "class", "function", "method")
 CO_PARTNERS = 10            # co-change partners read per seed, by confidence (each read ~30 us; weaker ones add ~0)
+GRAPH_PARTNERS = 32         # import/test neighbours lifted per seed, the most specific first (Signals.structure
+                            # order); a popular file's others would each get < 0.18 of its score x w.graph
 DEEP = 150                  # candidates to rerank: the whole fused list (3 source lists x 50), so every
                             # page of a query is cut from the same order
 
@@ -114,7 +119,7 @@ class CoEdge(NamedTuple):
 class Signals(Protocol):
     def hit(self, c: Candidate) -> Hit: ...
     def cochange(self, path: str) -> list[CoEdge]: ...
-    def structure(self, path: str) -> list[tuple[str, str]]: ...     # (neighbour path, edge kind)
+    def structure(self, path: str) -> list[tuple[str, str]]: ...     # (neighbour path, edge kind), most specific first
     def locate(self, path: str) -> tuple[str, int] | None: ...      # (node id, row) of a file
 
 
@@ -266,8 +271,9 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
                             (lift, f"co-changes with {g} (support {x.support}, confidence {x.confidence:.2f})"))
             if w.graph:
                 nbrs = [(p, k) for p, k in signals.structure(g) if p != g]
-                for p, k in nbrs:
-                    gr.setdefault(p, []).append((s0 / math.sqrt(len(nbrs)), f"{k} {g}"))
+                each = s0 / math.sqrt(len(nbrs)) if nbrs else 0.0
+                for p, k in nbrs[:GRAPH_PARTNERS]:
+                    gr.setdefault(p, []).append((each, f"{k} {g}"))
         for key, weight, table in (("cochange", w.cochange, co), ("graph", w.graph, gr)):
             for f, ev in table.items():
                 ev.sort(key=lambda x: -x[0])

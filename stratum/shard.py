@@ -104,6 +104,11 @@ class Shard:
     def edge_attrs(self, src: int, dst: int, kind: str) -> dict:
         return self.warm.edge_attrs(src, dst, kind)
 
+    def degree(self, i: int) -> int:
+        """Edges of every kind at a node, both directions."""
+        self.warm.ensure_served()
+        return self.warm.graph.degree(int(i), "both")
+
 
 class ShardSet:
     """Several shards answered together (e.g. one per repository or monorepo subtree)."""

@@ -170,12 +170,16 @@ class ShardSignals:
             return []
         words = {("imports", "out"): "imported by", ("imports", "in"): "imports",
                  ("tests", "out"): "tested by", ("tests", "in"): "tests"}
-        seen: dict[str, str] = {}
+        seen: dict[str, tuple[str, int]] = {}
         nbrs = self.shard.neighbors(row, ("imports", "tests"), "both")
-        for (_nb, kind, d, _w), (p, is_file) in zip(nbrs, self._paths_of([n[0] for n in nbrs])):
-            if is_file and p:
-                seen.setdefault(p, words.get((kind, d), kind))
-        return list(seen.items())
+        for (nb, kind, d, _w), (p, is_file) in zip(nbrs, self._paths_of([n[0] for n in nbrs])):
+            if is_file and p and p not in seen:
+                seen[p] = (words.get((kind, d), kind), nb)
+        # the most specific first: tests, then files with the fewest edges of their own (``rank``
+        # reads the first GRAPH_PARTNERS of a popular file's neighbours)
+        order = sorted(seen.items(), key=lambda x: (x[1][0] not in ("tests", "tested by"),
+                                                    self.shard.degree(x[1][1]), x[0]))
+        return [(p, word) for p, (word, _) in order]
 
     def locate(self, path: str) -> tuple[str, int] | None:
         return self._memo.get("locate", path, lambda: self._locate(path))

@@ -131,3 +131,15 @@ def test_only_the_best_matching_note_of_a_file_is_held_above_it():
     assert order[0] == "want"
     assert [i for i in order if i.startswith("n")] == [f"n{k}" for k in range(6)]   # text order kept
     assert order.index("a") < order.index("n0")                  # the file's code above the weaker notes
+
+
+def test_a_popular_seed_lifts_only_its_most_specific_neighbours():
+    """A file imported by hundreds lifts the first GRAPH_PARTNERS of them (Signals.structure order:
+    most specific first), each by the same share as if all were counted."""
+    n = R.GRAPH_PARTNERS + 40
+    nbrs = [(f"user{i:03d}.py", "imported by") for i in range(n)]
+    sig = TableSignals({"a": code("core.py", "f")}, st={"core.py": nbrs})
+    out = R.rank_files([R.Candidate(0, 0.03, (), "a")], sig, R.DEFAULT_WEIGHTS.only("graph"))
+    lifted = {f.path: f.parts["graph"] for f in out if "graph" in f.parts}
+    assert sorted(lifted) == [p for p, _ in nbrs[:R.GRAPH_PARTNERS]]
+    assert all(v == pytest.approx(R.DEFAULT_WEIGHTS.graph * 0.03 / n ** 0.5) for v in lifted.values())
