@@ -197,6 +197,12 @@ class Graph:
         ptr = self.a[f"{direction}.ptr"]
         return int(ptr[row + 1] - ptr[row])
 
+    def degrees(self, rows: np.ndarray) -> np.ndarray:
+        """Edges of every kind at each row, both directions (one gather per side)."""
+        rows = np.asarray(rows, np.int64)
+        out, inn = self.a["out.ptr"], self.a["in.ptr"]
+        return (out[rows + 1] - out[rows]) + (inn[rows + 1] - inn[rows])
+
 
 def _structure_fault(a: dict[str, np.ndarray], n_rows: int, n_edges: int, n_kinds: int) -> str:
     """What makes these arrays unsafe to walk (offsets out of order, a row or kind out of range),

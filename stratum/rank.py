@@ -66,7 +66,7 @@ MINED = "mined"             # mined fixes (Weights.mined)
 CHANGES = "changes"         # mined changes (Weights.changes)
 CODE_ITEM_KINDS = ("file", "class", "function", "method")
 CO_PARTNERS = 10            # co-change partners read per seed, by confidence (each read ~30 us; weaker ones add ~0)
-GRAPH_PARTNERS = 32         # import/test neighbours lifted per seed, the most specific first (Signals.structure
+GRAPH_PARTNERS = 16         # import/test neighbours lifted per seed, the most specific first (Signals.structure
                             # order); a popular file's others would each get < 0.18 of its score x w.graph
 DEEP = 150                  # candidates to rerank: the whole fused list (3 source lists x 50), so every
                             # page of a query is cut from the same order
@@ -119,7 +119,9 @@ class CoEdge(NamedTuple):
 class Signals(Protocol):
     def hit(self, c: Candidate) -> Hit: ...
     def cochange(self, path: str) -> list[CoEdge]: ...
-    def structure(self, path: str) -> list[tuple[str, str]]: ...     # (neighbour path, edge kind), most specific first
+    def structure(self, path: str) -> tuple[int, list[tuple[str, str]]]: ...
+    # (how many other files are import/test neighbours, the first GRAPH_PARTNERS of them as
+    # (path, edge word), most specific first)
     def locate(self, path: str) -> tuple[str, int] | None: ...      # (node id, row) of a file
 
 
@@ -270,8 +272,8 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
                         co.setdefault(x.partner, []).append(
                             (lift, f"co-changes with {g} (support {x.support}, confidence {x.confidence:.2f})"))
             if w.graph:
-                nbrs = [(p, k) for p, k in signals.structure(g) if p != g]
-                each = s0 / math.sqrt(len(nbrs)) if nbrs else 0.0
+                n_nbrs, nbrs = signals.structure(g)
+                each = s0 / math.sqrt(n_nbrs) if n_nbrs else 0.0
                 for p, k in nbrs[:GRAPH_PARTNERS]:
                     gr.setdefault(p, []).append((each, f"{k} {g}"))
         for key, weight, table in (("cochange", w.cochange, co), ("graph", w.graph, gr)):

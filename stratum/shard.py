@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from stratum.errors import NotFound, StoreDamaged
 from stratum.codelookup import CodeLookup
+from stratum.graph import Neighbors
 from stratum.keyindex import Column, KeyIndex
 from stratum.store import Manifest, Store
 
@@ -104,10 +105,15 @@ class Shard:
     def edge_attrs(self, src: int, dst: int, kind: str) -> dict:
         return self.warm.edge_attrs(src, dst, kind)
 
-    def degree(self, i: int) -> int:
-        """Edges of every kind at a node, both directions."""
+    def hop(self, i: int, kinds: tuple[str, ...] = (), direction: str = "out") -> tuple[Neighbors, list[str]]:
+        """``neighbors`` as arrays (``graph.Neighbors``) with the edge kind names its codes index."""
         self.warm.ensure_served()
-        return self.warm.graph.degree(int(i), "both")
+        return self.warm.graph.neighbors(int(i), kinds, direction), self.warm.graph.kind_names
+
+    def degrees(self, rows) -> np.ndarray:
+        """Edges of every kind at these nodes, both directions."""
+        self.warm.ensure_served()
+        return self.warm.graph.degrees(rows)
 
 
 class ShardSet:

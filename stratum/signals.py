@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import weakref
+
+import numpy as np
 from typing import Callable, Mapping, TypeVar
 
 from stratum import schema as S
-from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, Candidate, CoEdge, Hit, NoteInfo
+from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, Candidate, CoEdge, Hit, NoteInfo
 
 MEMO_ENTRIES = 65536        # per table and shard; a full table starts again (a shard has ~1 KB per entry)
 _T = TypeVar("_T")
@@ -136,53 +138,62 @@ class ShardSignals:
         row = self.shard.resolve(path)
         if row is None:
             return []
+        nb, _ = self.shard.hop(row, ("cochange",), "out")
+        top = nb.rows[np.argsort(-nb.weights, kind="stable")[:CO_PARTNERS]].tolist()   # weight: forward confidence
         out = []
-        nbrs = sorted(self.shard.neighbors(row, ("cochange",), "out"), key=lambda n: -n[3])[:CO_PARTNERS]
-        paths = self._paths_of([n[0] for n in nbrs])
-        for (nb, _kind, _d, _w), (p, _) in zip(nbrs, paths):    # the edge weight is the forward confidence
-            a = self.shard.edge_attrs(row, nb, "cochange")
+        for r, p in zip(top, self._file_paths(top)):
+            a = self.shard.edge_attrs(row, r, "cochange")
             if a:
-                out.append(CoEdge(p or "", int(a["support"] or 0), float(a["confidence"] or 0.0), a.get("last_time")))
+                out.append(CoEdge(p or self.shard.col("path")[r] or "", int(a["support"] or 0),
+                                  float(a["confidence"] or 0.0), a.get("last_time")))
         return out
 
-    def _paths_of(self, rows: list[int]) -> list[tuple[str | None, bool]]:
-        """(path, is a file) of these rows, one take per column; a file row found here also answers
-        ``locate(path)`` from now on (the added files of a search are mostly seeds' neighbours,
-        and resolving a path by its hash again cost ~60 us each at 1M nodes)."""
+    def _file_paths(self, rows: list[int]) -> list[str | None]:
+        """The paths of these rows where they are files (else None), one take per column; each file
+        found here also answers ``locate(path)`` from now on (the added files of a search are
+        mostly seeds' neighbours: resolving their paths by hash again cost ~60 us each at 1M)."""
         if not rows:
             return []
         col = self.shard.col
-        paths, kinds = col("path").take(rows), col("kind").take(rows)
-        files = [j for j, (p, k) in enumerate(zip(paths, kinds)) if p and k == "file"]
+        out = [p if p and k == "file" else None for p, k in zip(col("path").take(rows), col("kind").take(rows))]
         loc = self._memo.tables["locate"]
-        if len(loc) + len(files) >= MEMO_ENTRIES:
+        if len(loc) + len(rows) >= MEMO_ENTRIES:
             loc.clear()
-        for j, i in zip(files, col("id").take([rows[j] for j in files])):
-            loc.setdefault(paths[j], (i, int(rows[j])))
-        return [(p, bool(p) and k == "file") for p, k in zip(paths, kinds)]
+        for r, p in zip(rows, out):
+            if p is not None and p not in loc:
+                loc[p] = (None, int(r))         # the id is read when a search adds the file
+        return out
 
-    def structure(self, path: str) -> list[tuple[str, str]]:
+    def structure(self, path: str) -> tuple[int, list[tuple[str, str]]]:
         return self._memo.get("structure", path, lambda: self._structure(path))
 
-    def _structure(self, path: str) -> list[tuple[str, str]]:
+    def _structure(self, path: str) -> tuple[int, list[tuple[str, str]]]:
         row = self.shard.resolve(path)
         if row is None:
-            return []
-        words = {("imports", "out"): "imported by", ("imports", "in"): "imports",
-                 ("tests", "out"): "tested by", ("tests", "in"): "tests"}
-        seen: dict[str, tuple[str, int]] = {}
-        nbrs = self.shard.neighbors(row, ("imports", "tests"), "both")
-        for (nb, kind, d, _w), (p, is_file) in zip(nbrs, self._paths_of([n[0] for n in nbrs])):
-            if is_file and p and p not in seen:
-                seen[p] = (words.get((kind, d), kind), nb)
-        # the most specific first: tests, then files with the fewest edges of their own (``rank``
-        # reads the first GRAPH_PARTNERS of a popular file's neighbours)
-        order = sorted(seen.items(), key=lambda x: (x[1][0] not in ("tests", "tested by"),
-                                                    self.shard.degree(x[1][1]), x[0]))
-        return [(p, word) for p, (word, _) in order]
+            return 0, []
+        words = {("imports", True): "imported by", ("imports", False): "imports",
+                 ("tests", True): "tested by", ("tests", False): "tests"}
+        nb, names = self.shard.hop(row, ("imports", "tests"), "both")
+        rows = nb.rows.tolist()
+        first: dict[int, tuple[str, bool]] = {}      # file row -> its first edge (kind, outgoing)
+        for r, k, kind, out in zip(rows, self.shard.col("kind").take(rows), nb.kinds.tolist(), nb.outgoing.tolist()):
+            if k == "file" and r != row and r not in first:
+                first[r] = (names[kind], out)
+        if not first:
+            return 0, []
+        # the most specific first: tests, then files with the fewest edges of their own, then row
+        cand = np.fromiter(first, np.int64, len(first))
+        is_test = np.fromiter((first[r][0] == "tests" for r in first), bool, len(first))
+        order = np.lexsort((cand, self.shard.degrees(cand), ~is_test))[:GRAPH_PARTNERS].tolist()
+        top = cand[order].tolist()
+        paths = self._file_paths(top)
+        return len(first), [(p, words.get(first[r], first[r][0])) for r, p in zip(top, paths) if p]
 
     def locate(self, path: str) -> tuple[str, int] | None:
-        return self._memo.get("locate", path, lambda: self._locate(path))
+        got = self._memo.get("locate", path, lambda: self._locate(path))
+        if got is not None and got[0] is None:          # learnt from a neighbour list: the id now
+            got = self._memo.tables["locate"][path] = (self.shard.col("id")[got[1]], got[1])
+        return got
 
     def _locate(self, path: str) -> tuple[str, int] | None:
         row = self.shard.resolve(path)

@@ -23,7 +23,8 @@ class TableSignals:
         return self.co.get(path, [])
 
     def structure(self, path):
-        return self.st.get(path, [])
+        nbrs = [(p, k) for p, k in self.st.get(path, []) if p != path]
+        return len(nbrs), nbrs[:R.GRAPH_PARTNERS]
 
     def locate(self, path):
         return (f"id:{path}", 99)
