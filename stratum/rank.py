@@ -200,6 +200,14 @@ def _harmonic(xs: Iterable[float]) -> float:
     return sum(x / j for j, x in enumerate(sorted(xs, reverse=True), 1))
 
 
+def _harmonic_of(ev: list) -> float:
+    """``_harmonic`` of the scores of (score, why) pairs sorted best first (the same sum, without
+    sorting again; most files have one piece of evidence)."""
+    if len(ev) == 1:
+        return ev[0][0] / 1
+    return sum(x / j for j, (x, _) in enumerate(ev, 1))
+
+
 def _note_label(nid: str, n: NoteInfo, note_why: str) -> str:
     return (f"past {n.kind} {nid[:8]}" if n.mined else f"{n.kind} note {nid[:8]}") + \
         (f" '{n.title[:48]}'" if n.title else "") + (f" ({note_why})" if note_why else "")
@@ -247,11 +255,12 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
         for f, nev in notes[key].items():
             nev.sort(key=lambda x: -x[0])
             e = entry(f)
-            e.parts[part] = weight * _harmonic(s for s, _ in nev)
+            e.parts[part] = weight * _harmonic_of(nev)
             more = f" +{len(nev) - 1} more" if len(nev) > 1 else ""
             e.reasons.append(_note_label(*nev[0][1]) + more)
     if w.cochange or w.graph:
-        base = {f: e.text + sum(e.parts.get(k, 0.0) for k in ("notes", "mined", "changes")) for f, e in files.items()}
+        base = {f: e.text + sum(e.parts[k] for k in ("notes", "mined", "changes") if k in e.parts) if e.parts else e.text + 0
+                for f, e in files.items()}
         seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
         co: dict[str, list[tuple[float, str]]] = {}
         gr: dict[str, list[tuple[float, str]]] = {}
@@ -280,7 +289,7 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
             for f, ev in table.items():
                 ev.sort(key=lambda x: -x[0])
                 e = entry(f)
-                e.parts[key] = weight * _harmonic(s for s, _ in ev)
+                e.parts[key] = weight * _harmonic_of(ev)
                 e.reasons.append(ev[0][1])
     if w.file_text:
         for j, f in enumerate(dict.fromkeys(file_hits), 1):
