@@ -433,9 +433,17 @@ class RankInfos(Mapping):
         return isinstance(nid, str) and nid in self._ov._nodes and self._ov.visible(nid)
 
     def __getitem__(self, nid: str):
+        info = self.get(nid)
+        if info is None:
+            raise KeyError(nid)
+        return info
+
+    def get(self, nid, default=None):
+        """The note's ranking facts, or ``default`` (no exception on the miss path: ranking asks
+        for every unmerged candidate of every search)."""
         ov = self._ov
         if nid not in self:
-            raise KeyError(nid)
+            return default
         key = (ov._nodes.state[nid], ov.status_of(nid))     # the code served is fixed per overlay
         got = self._cache.get(nid)
         if got is not None and got[0] == key:
@@ -444,7 +452,7 @@ class RankInfos(Mapping):
 
         info = signals.ShardSignals(ov.shard, ov).hit(rank.Candidate(-1, 0.0, (), nid)).note
         if info is None:
-            raise KeyError(nid)
+            return default
         self._cache[nid] = (key, info)
         return info
 
