@@ -457,10 +457,12 @@ class RankInfos(Mapping):
         return info
 
     def __iter__(self):
-        return iter(self._ov._nodes)
+        """The ids it holds: unmerged notes the caller may see (as ``in`` answers)."""
+        ov = self._ov
+        return (nid for nid in list(ov._nodes) if ov.visible(nid))
 
     def __len__(self) -> int:
-        return len(self._ov._nodes)
+        return sum(1 for _ in self)
 
 
 def _index_text(note: N.Note) -> str:
