@@ -35,7 +35,8 @@ first k files (k = 1, 5, 10). Pooled over repositories = mean over all their tas
 percentile intervals of a paired bootstrap over the pooled tasks (2,000 resamples, seed 0), for a
 row's Acc@5 and for the difference of two rows on the same tasks.
 Tokens to reach the answer (the reader protocol of benchmarks/memory_transfer.py on the item list):
-pages of 10 items, each item costing its summary-level tokens (cl100k; a note's summary line), the
+pages of 10 items, each item costing its summary-level tokens (cl100k; a note's summary line) and,
+for rank rows, the tokens of its ``why`` (the search tool counts them in the item's tokens), the
 reader stopping at the first page that shows an answer file, at most 5 pages (all 5 counted when
 never reached). Today's rows read the searcher's items; rank rows read stratum.rank.rerank's items.
 
@@ -315,11 +316,15 @@ class Query:
     def tokens_ranked(self, s: Setup, weights) -> int:
         from stratum import rank as R
 
-        return reader_tokens(s, [(r.id, r.row) for r in R.rerank(self.cands, self.signals, weights,
-                                                                 file_hits=self.file_hits)], self)
+        return reader_tokens(s, [(r.id, r.row, r.why) for r in R.rerank(self.cands, self.signals, weights,
+                                                                          file_hits=self.file_hits)], self)
 
 
-def reader_tokens(s: Setup, items: list[tuple[str, int]], q: Query) -> int:
+def reader_tokens(s: Setup, items: list[tuple], q: Query) -> int:
+    """Tokens the reader pays; an item (id, row, why) also pays for its ``why``, as the search tool
+    counts it in the item's tokens."""
+    from stratum import tokens as T
+
     want = set(q.t.targets)
     tok = s.shard.col("summary_tokens")
     total = 0
@@ -328,7 +333,8 @@ def reader_tokens(s: Setup, items: list[tuple[str, int]], q: Query) -> int:
         if not page:
             break
         hit = False
-        for nid, row in page:
+        for nid, row, *why in page:
+            total += T.count(why[0]) if why else 0
             if nid in q.docs:
                 d = q.docs[nid]
                 total += int(d.node["summary_tokens"] or 0)

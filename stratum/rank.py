@@ -46,7 +46,8 @@ file (change and fix counts, recency-decayed: BugLocator-style), test-file rules
 weightings and learned (pairwise, listwise) combinations were measured on the same past by
 ``benchmarks/rank_diagnosis.py`` and not adopted: within noise, or worse held out
 (docs/bench/retrieval.md).
-Every ranked entry carries ``why``: the signals that put it there, short enough for an agent.
+Every ranked entry carries ``why``: the signals that put it there, short enough for an agent (it
+counts in the item's tokens: a plain text hit says "text"; scores are in the item's own field).
 """
 
 from __future__ import annotations
@@ -68,6 +69,8 @@ CODE_ITEM_KINDS = ("file", "class", "function", "method")
 CO_PARTNERS = 10            # co-change partners read per seed, by confidence (each read ~30 us; weaker ones add ~0)
 GRAPH_PARTNERS = 16         # import/test neighbours lifted per seed, the most specific first (Signals.structure
                             # order); a popular file's others would each get < 0.18 of its score x w.graph
+TITLE_CHARS = 32            # of a note's title in a why (the note itself is a search away)
+WHY_REASONS = 2             # reasons a served item gives for its file's lift, strongest first
 DEEP = 150                  # candidates to rerank: the whole fused list (3 source lists x 50), so every
                             # page of a query is cut from the same order
 
@@ -168,10 +171,19 @@ class RankedFile:
     text: float                                   # T(f)
     parts: dict[str, float] = field(default_factory=dict)   # weighted signal -> contribution
     reasons: list[str] = field(default_factory=list)
+    brief: list[str] = field(default_factory=list)         # one short reason per part, in the parts' order
 
     @property
     def why(self) -> str:
         return "; ".join(self.reasons) or "text"
+
+    @property
+    def lift_why(self) -> str:
+        """The WHY_REASONS strongest of its non-text reasons, strongest first (what a served item
+        says of its file: every reason of a lifted file cost ~50 tokens an item)."""
+        top = sorted(zip(self.parts.values(), range(len(self.brief)), self.brief), reverse=True)[:WHY_REASONS]
+        more = len(self.brief) - len(top)
+        return "; ".join(r for _, _, r in top) + (f"; +{more} more" if more > 0 else "")
 
 
 @dataclass
@@ -205,12 +217,12 @@ def _harmonic_of(ev: list) -> float:
     sorting again; most files have one piece of evidence)."""
     if len(ev) == 1:
         return ev[0][0] / 1
-    return sum(x / j for j, (x, _) in enumerate(ev, 1))
+    return sum(e[0] / j for j, e in enumerate(ev, 1))
 
 
-def _note_label(nid: str, n: NoteInfo, note_why: str) -> str:
+def _note_label(nid: str, n: NoteInfo, note_why: str, title: bool = True) -> str:
     return (f"past {n.kind} {nid[:8]}" if n.mined else f"{n.kind} note {nid[:8]}") + \
-        (f" '{n.title[:48]}'" if n.title else "") + (f" ({note_why})" if note_why else "")
+        (f" '{n.title[:TITLE_CHARS]}'" if n.title and title else "") + (f" ({note_why})" if note_why else "")
 
 
 def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
@@ -247,7 +259,8 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
         e.text = w.text * hits[0][0]
         if len(hits) > 1 and w.symbols:
             e.parts["symbols"] = w.symbols * _harmonic(s for s, _ in hits[1:])
-            e.reasons.append(f"{len(hits)} matching symbols ({', '.join(n for _, n in hits[:3])})")
+            e.reasons.append(f"{len(hits)} matching symbols")
+            e.brief.append(f"{len(hits)} symbols")
     for key, part in ((AGENT, "notes"), (MINED, "mined"), (CHANGES, "changes")):
         weight = w.of(key)
         if not weight:
@@ -258,12 +271,13 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
             e.parts[part] = weight * _harmonic_of(nev)
             more = f" +{len(nev) - 1} more" if len(nev) > 1 else ""
             e.reasons.append(_note_label(*nev[0][1]) + more)
+            e.brief.append(_note_label(*nev[0][1], title=False) + (f" +{len(nev) - 1}" if len(nev) > 1 else ""))
     if w.cochange or w.graph:
         base = {f: e.text + sum(e.parts[k] for k in ("notes", "mined", "changes") if k in e.parts) if e.parts else e.text + 0
                 for f, e in files.items()}
         seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
-        co: dict[str, list[tuple[float, str]]] = {}
-        gr: dict[str, list[tuple[float, str]]] = {}
+        co: dict[str, list[tuple[float, str, str]]] = {}      # file -> (lift, reason, brief reason)
+        gr: dict[str, list[tuple[float, str, str]]] = {}
         for g in seeds:
             s0 = base[g]
             if s0 <= 0:
@@ -279,27 +293,29 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
                     lift = s0 * x.confidence * x.support / (x.support + 2.0) * decay
                     if lift > 0 and x.partner != g:
                         co.setdefault(x.partner, []).append(
-                            (lift, f"co-changes with {g} (support {x.support}, confidence {x.confidence:.2f})"))
+                            (lift, f"co-changes with {g} (support {x.support})", f"co-changes with {g}"))
             if w.graph:
                 n_nbrs, nbrs = signals.structure(g)
                 each = s0 / math.sqrt(n_nbrs) if n_nbrs else 0.0
                 for p, k in nbrs[:GRAPH_PARTNERS]:
-                    gr.setdefault(p, []).append((each, f"{k} {g}"))
+                    gr.setdefault(p, []).append((each, f"{k} {g}", f"{k} {g}"))
         for key, weight, table in (("cochange", w.cochange, co), ("graph", w.graph, gr)):
             for f, ev in table.items():
                 ev.sort(key=lambda x: -x[0])
                 e = entry(f)
                 e.parts[key] = weight * _harmonic_of(ev)
                 e.reasons.append(ev[0][1])
+                e.brief.append(ev[0][2])
     if w.file_text:
         for j, f in enumerate(dict.fromkeys(file_hits), 1):
             e = entry(f)
             e.parts["file_text"] = w.file_text / (RRF_K + j)
-            e.reasons.append(f"whole file matches (keyword rank {j})")
+            e.reasons.append(f"whole file matches (rank {j})")
+            e.brief.append("whole file matches")
     for e in files.values():
         e.score = e.text + sum(e.parts.values())
         if e.text and e.reasons:
-            e.reasons.insert(0, f"text {e.text:.4f}")
+            e.reasons.insert(0, "text")
     out = sorted(files.values(), key=lambda e: (-e.score, e.path))
     return out[:limit] if limit is not None else out
 
@@ -341,9 +357,7 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             # above its file however much else (mined history, co-change) lifts that file: it is the
             # explanation the agent should read first. Mined notes do not (thousands would crowd code).
             lent = weights.of(n.channel) * c.score * stand / math.sqrt(max(len(n.files), 1))
-            why = f"{'mined ' if n.mined else ''}{n.kind} note, text {c.score:.4f}"
-            if note_why:
-                why += f"; {note_why}"
+            why = f"{'mined ' if n.mined else ''}{n.kind} note" + (f"; {note_why}" if note_why else "")
             score = c.score * stand + lent or c.score * 1e-3
             if not n.mined and stand > 0:      # the best-matching agent note of each file only: the
                 # others about the same file keep their own order (else every note about a lifted
@@ -354,7 +368,7 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             continue
         f = ranked.get(h.file) if h.file and h.file not in seen_files else None
         lift = (f.score - f.text) if f else 0.0      # the file's best item carries it: one lifted file
-        why = f"text {c.score:.4f}" + (f"; file lifted +{lift:.4f}: {f.why}" if f and lift > 0 else "")
+        why = "text" + (f"; file lifted +{lift:.3f}: {f.lift_why}" if f and lift > 0 else "")
         out.append(Ranked(c.id, c.row, c.score + lift, why, h.file))   # must not fill a page alone
         if h.file:
             seen_files.add(h.file)

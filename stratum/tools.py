@@ -20,6 +20,7 @@ from typing import Callable, Sequence
 
 from stratum import rank, signals
 from stratum import render as R
+from stratum import tokens as T
 from stratum import schema as S
 from stratum.controller import Controller
 from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
@@ -273,6 +274,7 @@ class Tools:
                             view=s.view)
             it.score = round(float(score), 6)
             it.why = why
+            it.tokens += T.count(why)               # the agent reads it: it counts in the budget
             items.append(it)
         more = len(hits) > end
         hints = [R.label(sh, row) if row is not None else

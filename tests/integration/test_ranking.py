@@ -321,7 +321,7 @@ def test_a_whole_file_match_lifts_a_file_whose_symbols_do_not_say_it(tmp_path):
         without = {f.path: f.score for f in R.rank_files(cands, sig, R.DEFAULT_WEIGHTS)}
         ranked = R.rank_files(cands, sig, R.DEFAULT_WEIGHTS, file_hits=ft.hits(q))
         top = ranked[0]
-        assert top.path == "shop/pricing.py" and "whole file matches (keyword rank 1)" in top.why
+        assert top.path == "shop/pricing.py" and "whole file matches (rank 1)" in top.why
         assert top.parts["file_text"] == pytest.approx(R.DEFAULT_WEIGHTS.file_text / (R.RRF_K + 1))
         cart = next(f for f in ranked if f.path == "shop/cart.py")
         assert top.score - cart.score > 2 * abs(without["shop/pricing.py"] - without["shop/cart.py"])
