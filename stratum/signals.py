@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import weakref
+from typing import Callable, Mapping, TypeVar
 
 import numpy as np
-from typing import Callable, Mapping, TypeVar
 
 from stratum import schema as S
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, Candidate, CoEdge, Hit, NoteInfo
