@@ -61,7 +61,7 @@ class ShardSignals:
     def __init__(self, shard, overlay=None, extra: Mapping[str, NoteInfo] | None = None):
         self.shard = shard
         self.overlay = overlay
-        self.extra = extra or {}
+        self.extra = extra if extra is not None else {}      # not `or`: len() of a notes cache walks it
         self._cache: dict[str, Hit] = {}
         self._memo = _memo(shard)
 
