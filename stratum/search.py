@@ -58,6 +58,9 @@ KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (
 KEYWORD_HEAD_FACTOR = 16   # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
 KEYWORD_BY_IMPACT = True   # heads read in proportion to each term's top impact (e4.md, hybrid variants)
 QUERY_CACHE = 4096         # query vectors kept (1.5 KB each): page 2+ and repeated queries skip embedding
+PARALLEL_WITH_NOTES = False  # with unmerged notes the vector list runs inline: the notes' Python work on this
+                             # thread held the GIL while the helper waited to resume (flask, 1,000 notes:
+                             # 7.8 ms a search beside the helper, 2.7 ms inline; docs/bench/notes_reliability.md)
 PARALLEL = 2               # helper threads that run vector searches beside keyword searches (0: sequential)
 
 
@@ -331,7 +334,7 @@ class HybridSearcher:
         # (usearch releases the GIL) runs beside the keyword search; when every helper thread is
         # busy (a loaded server), it runs inline rather than queueing.
         pending = None
-        if want_vec and want_kw and self._spare.acquire(blocking=False):
+        if want_vec and want_kw and (extra is None or PARALLEL_WITH_NOTES) and self._spare.acquire(blocking=False):
             try:
                 pending = self._executor.submit(vector_list)
             finally:
@@ -473,4 +476,5 @@ def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: list[tuple[int, f
 
 
 __all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ExtraDoc", "NodeMeta", "RowFilter", "RRF_K",
-           "DEFAULT_WINDOW", "EXACT_LIMIT", "KEYWORD_ROUNDS", "MATERIALIZE_LIMIT", "PARALLEL"]
+           "DEFAULT_WINDOW", "EXACT_LIMIT", "KEYWORD_ROUNDS", "MATERIALIZE_LIMIT", "PARALLEL",
+           "PARALLEL_WITH_NOTES"]
