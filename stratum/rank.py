@@ -368,7 +368,7 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             continue
         f = ranked.get(h.file) if h.file and h.file not in seen_files else None
         lift = (f.score - f.text) if f else 0.0      # the file's best item carries it: one lifted file
-        why = "text" + (f"; file lifted +{lift:.3f}: {f.lift_why}" if f and lift > 0 else "")
+        why = "text" + (f"; {f.lift_why}" if f and lift > 0 else "")      # the lift is in the score
         out.append(Ranked(c.id, c.row, c.score + lift, why, h.file))   # must not fill a page alone
         if h.file:
             seen_files.add(h.file)
