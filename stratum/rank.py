@@ -56,7 +56,7 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from datetime import datetime
-from typing import Iterable, NamedTuple, Protocol, Sequence
+from typing import NamedTuple, Protocol, Sequence
 
 from stratum import schema as S
 from stratum.errors import InvalidArgument
@@ -207,16 +207,9 @@ def _standing(n: NoteInfo, w: Weights) -> tuple[float, str]:
     return 1.0, ""
 
 
-def _harmonic(xs: Iterable[float]) -> float:
-    """Sum with the j-th largest counting 1/j: more evidence helps, with diminishing returns."""
-    return sum(x / j for j, x in enumerate(sorted(xs, reverse=True), 1))
-
-
-def _harmonic_of(ev: list) -> float:
-    """``_harmonic`` of the scores of (score, why) pairs sorted best first (the same sum, without
-    sorting again; most files have one piece of evidence)."""
-    if len(ev) == 1:
-        return ev[0][0] / 1
+def _harmonic(ev: Sequence[tuple]) -> float:
+    """Sum of the scores of (score, ...) entries sorted best first, the j-th counting 1/j: more
+    evidence helps, with diminishing returns."""
     return sum(e[0] / j for j, e in enumerate(ev, 1))
 
 
@@ -258,7 +251,7 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
         e = entry(f)
         e.text = w.text * hits[0][0]
         if len(hits) > 1 and w.symbols:
-            e.parts["symbols"] = w.symbols * _harmonic(s for s, _ in hits[1:])
+            e.parts["symbols"] = w.symbols * _harmonic(hits[1:])
             e.reasons.append(f"{len(hits)} matching symbols")
             e.brief.append(f"{len(hits)} symbols")
     for key, part in ((AGENT, "notes"), (MINED, "mined"), (CHANGES, "changes")):
@@ -268,13 +261,12 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
         for f, nev in notes[key].items():
             nev.sort(key=lambda x: -x[0])
             e = entry(f)
-            e.parts[part] = weight * _harmonic_of(nev)
+            e.parts[part] = weight * _harmonic(nev)
             more = f" +{len(nev) - 1} more" if len(nev) > 1 else ""
             e.reasons.append(_note_label(*nev[0][1]) + more)
             e.brief.append(_note_label(*nev[0][1], title=False) + (f" +{len(nev) - 1}" if len(nev) > 1 else ""))
     if w.cochange or w.graph:
-        base = {f: e.text + sum(e.parts[k] for k in ("notes", "mined", "changes") if k in e.parts) if e.parts else e.text + 0
-                for f, e in files.items()}
+        base = {f: e.text + sum(e.parts.get(k, 0.0) for k in ("notes", "mined", "changes")) for f, e in files.items()}
         seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
         co: dict[str, list[tuple[float, str, str]]] = {}      # file -> (lift, reason, brief reason)
         gr: dict[str, list[tuple[float, str, str]]] = {}
@@ -303,7 +295,7 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
             for f, ev in table.items():
                 ev.sort(key=lambda x: -x[0])
                 e = entry(f)
-                e.parts[key] = weight * _harmonic_of(ev)
+                e.parts[key] = weight * _harmonic(ev)
                 e.reasons.append(ev[0][1])
                 e.brief.append(ev[0][2])
     if w.file_text:
