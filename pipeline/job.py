@@ -368,6 +368,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         import pipeline.history  # noqa: F401
         import stratum.ids  # noqa: F401
 
+        import lance  # noqa: F401 - a first index has no previous version to open: the writer thread would import it
+        import pyarrow.acero  # noqa: F401 - history's first table join
+
         if prev_snap is not None:
             prev_snap.lance_table("nodes")
         pool = ThreadPoolExecutor(1, thread_name_prefix="stratum-history")

@@ -21,6 +21,7 @@ from stratum import schema as S
 from stratum.config import IndexConfig
 from stratum.errors import StoreError
 from stratum.store import Manifest, Store
+from stratum.textprep import EMBED_KINDS
 
 Progress = Callable[[str, int, int], None]   # (stage, done, total)
 
@@ -350,7 +351,7 @@ def known_hashes(prev_snap, info: dict, cached: dict, reused: set[str]) -> dict[
         by_vector[b] = h if by_vector.get(b, h) == h else None
     tab = prev_snap.read("nodes", columns=["id", "kind", "path", "vector"])
     tab = tab.filter(pc.and_(pc.is_in(tab["path"], value_set=pa.array(sorted(reused), pa.string())),
-                             pc.is_in(tab["kind"], value_set=pa.array(["file", "class", "function", "method"]))))
+                             pc.is_in(tab["kind"], value_set=pa.array([k for k in EMBED_KINDS if k not in S.NOTE_KINDS]))))
     vecs = tab["vector"]
     if vecs.null_count or not tab.num_rows:
         return {}
@@ -445,7 +446,8 @@ def write(store: Store, version: int, nodes: list[dict], edges: list[dict], exte
     with contextlib.nullcontext(writer) if writer is not None else Writer(store) as w:
         w.submit("nodes", S.to_table(nodes, S.NODES))
         w.submit("edges", S.to_table(edges, S.EDGES))
-        w.history(hist_tables, externals)
+        if writer is None:                  # a run's own writer has them since history came in
+            w.history(hist_tables, externals)
         if cache_tab is not None:
             w.submit("embeddings", cache_tab)
         previous = store.index_dir(prev.version) if prev is not None else None

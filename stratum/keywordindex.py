@@ -111,12 +111,11 @@ class KeywordIndex:
 
     @classmethod
     def _assemble(cls, hashes: np.ndarray, rows: np.ndarray, tf: np.ndarray, dl: np.ndarray,
-                  name_map: tuple[np.ndarray, np.ndarray, np.ndarray], *, presorted: bool = False) -> "KeywordIndex":
-        """The index from its postings: (term hash, row, term frequency) triples, any order
-        (``presorted``: already by hash, then row), and each row's length in tokens."""
-        if not presorted:
-            order = np.lexsort((rows, hashes))
-            hashes, rows, tf = hashes[order], rows[order], tf[order]
+                  name_map: tuple[np.ndarray, np.ndarray, np.ndarray]) -> "KeywordIndex":
+        """The index from its postings: (term hash, row, term frequency) triples, any order, and
+        each row's length in tokens."""
+        order = np.lexsort((rows, hashes))
+        hashes, rows, tf = hashes[order], rows[order], tf[order]
         first = np.ones(len(hashes), bool)
         first[1:] = hashes[1:] != hashes[:-1]
         offsets = np.append(np.flatnonzero(first), len(hashes)).astype(np.int64)

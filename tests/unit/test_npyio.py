@@ -30,16 +30,37 @@ def test_a_cut_file_is_an_error_not_a_short_array(tmp_path):
         npyio.load(p)
 
 
-def test_threads_reading_headers_at_once_get_their_own_arrays(tmp_path):
+def test_threads_parse_headers_one_at_a_time(tmp_path, monkeypatch):
+    """The header parse (numpy's ast.literal_eval) never runs in two threads at once: each parse
+    waits a little inside, so without the lock the 8 threads would overlap there."""
+    import time
+
+    from numpy.lib import format as npf
+
     paths = []
     for k in range(8):
         p = tmp_path / f"a{k}.npy"
         np.save(p, np.full((50, 4), k, np.int32))
         paths.append(p)
+    inside, most, guard = [0], [0], threading.Lock()
+    real = npf.read_array_header_1_0
+
+    def slow_parse(f, *a, **kw):
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        try:
+            time.sleep(0.002)
+            return real(f, *a, **kw)
+        finally:
+            with guard:
+                inside[0] -= 1
+
+    monkeypatch.setattr(npf, "read_array_header_1_0", slow_parse)
     bad: list[str] = []
 
     def read(k: int) -> None:
-        for _ in range(200):
+        for _ in range(10):
             a = npyio.load(paths[k])
             if a.shape != (50, 4) or int(a[0, 0]) != k:
                 bad.append(f"{k}: {a.shape}")
@@ -49,4 +70,4 @@ def test_threads_reading_headers_at_once_get_their_own_arrays(tmp_path):
         t.start()
     for t in ts:
         t.join()
-    assert not bad
+    assert not bad and most[0] == 1
