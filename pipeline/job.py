@@ -22,7 +22,7 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -376,20 +376,24 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         pool = ThreadPoolExecutor(1, thread_name_prefix="stratum-history")
         mining = pool.submit(_timed, lambda: st.history(root, cfg, prev, prev_snap, rep, _noop))
         pool.shutdown(wait=False)           # the thread ends with its one call; result() waits for it
-        with _stage(rep, "discover"):
-            src = st.read_sources(root, cfg, prev_snap, rep, inside)
-        eng, rep.engine = engine_for(cfg, src.parse_bytes)
-        with _stage(rep, "parse"):
-            parsed = eng.parse(repo_name, src.to_parse, cfg.parse, progress)
-            rep.files_parsed, rep.files_reused = len(parsed), len(src.reused)
-            nodes, edges, file_imports = st.collect(parsed, rep)
-            if src.reused:
-                old_nodes, old_edges, old_imports = st.reuse(prev_snap, src.reused, vectors=not cfg.embed.enabled)
-                nodes.extend(old_nodes)
-                edges.extend(old_edges)
-                file_imports.update(old_imports)
-        with _stage(rep, "link"):
-            externals = st.link(root, repo_name, cfg, nodes, edges, file_imports, rep)
+        try:
+            with _stage(rep, "discover"):
+                src = st.read_sources(root, cfg, prev_snap, rep, inside)
+            eng, rep.engine = engine_for(cfg, src.parse_bytes)
+            with _stage(rep, "parse"):
+                parsed = eng.parse(repo_name, src.to_parse, cfg.parse, progress)
+                rep.files_parsed, rep.files_reused = len(parsed), len(src.reused)
+                nodes, edges, file_imports = st.collect(parsed, rep)
+                if src.reused:
+                    old_nodes, old_edges, old_imports = st.reuse(prev_snap, src.reused, vectors=not cfg.embed.enabled)
+                    nodes.extend(old_nodes)
+                    edges.extend(old_edges)
+                    file_imports.update(old_imports)
+            with _stage(rep, "link"):
+                externals = st.link(root, repo_name, cfg, nodes, edges, file_imports, rep)
+        except BaseException:                # the history thread must not outlive the run (it reads the
+            wait([mining])                   # store and git after the lock is released otherwise)
+            raise
         with st.Writer(store) as writer:       # Lance writes on a helper thread from here on
             with _stage(rep, "history"):           # the wait for it; history_mined: its own time
                 progress("history", 0, 1)

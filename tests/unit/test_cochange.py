@@ -130,6 +130,8 @@ def test_edges_both_directions_with_both_confidences(tmp_path):
     assert fwd["confidence_fwd"] == pytest.approx(4 / 5) and fwd["confidence_bwd"] == pytest.approx(4 / 6)
     assert back["confidence_fwd"] == pytest.approx(4 / 6) and back["weight"] == back["confidence_fwd"]
     assert json.loads(fwd["meta"])["revs_src"] == 5 and json.loads(back["meta"])["revs_src"] == 6
+    for e in (fwd, back):           # the hand-written meta is what json.dumps(sort_keys=True) writes
+        assert e["meta"] == json.dumps(json.loads(e["meta"]), sort_keys=True)
     assert S.to_table(edges, S.EDGES).num_rows == 2
 
 
