@@ -56,6 +56,7 @@ HEAD_LEN = 4096          # postings kept in impact order per term (past them: th
 HEAD_MIN = 256           # terms with at most this many postings are always read whole
 FULL_READ = 262144       # essential lists are read whole when together they are at most this long
 HEAD_FACTOR = 8          # first read of a head: postings per wanted hit, over the filter selectivity (e4.md)
+COMPILED_MIN_DOCS = 100_000   # from this size the compiled completion pays its import (stratum.kernels)
 MAX_TF = 65535           # term frequency cap (uint16 on disk; no node text repeats a term this often)
 
 RowPredicate = Callable[[np.ndarray], np.ndarray]
@@ -98,6 +99,7 @@ class KeywordIndex:
         self.meta = dict(meta)
         self._slots: dict[str, int] = {}
         self._update_state: tuple[np.ndarray, np.ndarray] | None = None   # (tf, dl) of a fresh build
+        self.compiled: bool | None = None      # the compiled completion: None = by size (COMPILED_MIN_DOCS)
 
     # ---- building ----------------------------------------------------------------------------
     @classmethod
@@ -313,16 +315,7 @@ class KeywordIndex:
                 theta0 = float(np.partition(scores, len(scores) - k)[len(scores) - k])
                 keep = cap >= theta0
                 cand, scores, in_head = cand[keep], scores[keep], [m[keep] for m in in_head]
-            for j, m in zip(partial, in_head):      # exact contributions where the head missed them
-                need = np.flatnonzero(~m)
-                if not len(need):
-                    continue
-                w, s, e = terms[j][:3]
-                prow = self.rows[s:e]
-                c = cand[need]
-                idx = np.searchsorted(prow, c.astype(prow.dtype))   # same dtype: no copy of the list
-                idx[idx >= len(prow)] = 0
-                scores[need] += np.where(prow[idx] == c, self.impact[s + idx] * np.float32(w), np.float32(0))
+            self._complete(terms, partial, in_head, cand, scores)
             bound = float(rest.sum())
             kk = min(k, len(scores))
             theta = float(np.partition(scores, len(scores) - kk)[len(scores) - kk]) if kk == k else -1.0
@@ -339,12 +332,34 @@ class KeywordIndex:
                 read, hlen = terms[j][5], terms[j][4] - terms[j][3]
                 # whole lists when affordable (one more round, then exact), else deeper heads
                 want[j] = -1 if whole or read >= hlen else min(hlen, read * 4)
-        order = np.lexsort((cand, -scores))[:k]
+        order = _top(cand, scores, k)
         truncated = any(t[5] != -1 for t in terms)
         is_name = np.isin(cand[order], name_rows) if len(name_rows) else np.zeros(len(order), bool)
         if truncated and predicate is None:
             matched = max(matched, max(t[2] - t[1] for t in terms))   # every row of the longest term matches
         return KeywordHits(cand[order], scores[order], is_name, matched, not truncated, proven)
+
+    def _complete(self, terms: list, partial: list[int], in_head: list[np.ndarray], cand: np.ndarray,
+                  scores: np.ndarray) -> None:
+        """Add to ``scores`` (in place) each partly read term's impact for the (sorted) candidates
+        its head read missed: compiled galloping merges for large indexes, else one numpy binary
+        search per candidate and term; equal scores either way."""
+        compiled = self.n_docs >= COMPILED_MIN_DOCS if self.compiled is None else self.compiled
+        if compiled:
+            from stratum.kernels import add_term_impacts
+        for j, m in zip(partial, in_head):
+            w, s, e = terms[j][:3]
+            if compiled:
+                add_term_impacts(self.rows[s:e], self.impact[s:e], np.float32(w), cand, m, scores)
+                continue
+            need = np.flatnonzero(~m)
+            if not len(need):
+                continue
+            prow = self.rows[s:e]
+            c = cand[need]
+            idx = np.searchsorted(prow, c.astype(prow.dtype))   # same dtype: no copy of the list
+            idx[idx >= len(prow)] = 0
+            scores[need] += np.where(prow[idx] == c, self.impact[s + idx] * np.float32(w), np.float32(0))
 
     def idf(self, term: str) -> float:
         """BM25 idf of one token under this index's statistics (the notes overlay's index scores
@@ -390,6 +405,16 @@ class KeywordIndex:
 
     def __len__(self) -> int:
         return self.n_docs
+
+
+def _top(cand: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the best ``k`` by score, ties by row: a partition first when it saves sorting
+    most of them."""
+    if len(scores) <= 2 * k:
+        return np.lexsort((cand, -scores))[:k]
+    kth = scores[np.argpartition(scores, len(scores) - k)[len(scores) - k]]
+    sel = np.flatnonzero(scores >= kth)
+    return sel[np.lexsort((cand[sel], -scores[sel]))][:k]
 
 
 def _postings(texts: Iterable[str], *, chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -58,10 +58,12 @@ KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (
 KEYWORD_HEAD_FACTOR = 16   # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
 KEYWORD_BY_IMPACT = True   # heads read in proportion to each term's top impact (e4.md, hybrid variants)
 QUERY_CACHE = 4096         # query vectors kept (1.5 KB each): page 2+ and repeated queries skip embedding
-PARALLEL_WITH_NOTES = False  # with unmerged notes the vector list runs inline: the notes' Python work on this
-                             # thread held the GIL while the helper waited to resume (flask, 1,000 notes:
-                             # 7.8 ms a search beside the helper, 2.7 ms inline; docs/bench/notes_reliability.md)
-PARALLEL = 2               # helper threads that run vector searches beside keyword searches (0: sequential)
+PARALLEL_WITH_NOTES = False  # with unmerged notes both lists run inline: the notes' Python work on one thread
+                             # held the GIL while the other waited to resume (flask, 1,000 notes: 7.8 ms a
+                             # search beside the helper, 2.7 ms inline; docs/bench/notes_reliability.md)
+PARALLEL = 0               # helper threads that run keyword searches beside vector searches (0: inline). On
+                           # the 2-core VM inline wins at 1M: the two lists slow each other (shared core
+                           # resources) and the hand-off costs ~0.1-0.2 ms (docs/bench/e4.md)
 
 
 class Embedder(Protocol):
@@ -256,7 +258,7 @@ class HybridSearcher:
                                       f"rows, the node table has {self.meta.n}")
         self._parallel = max(0, int(parallel))
         self._spare = threading.BoundedSemaphore(self._parallel) if self._parallel else threading.Semaphore(0)
-        self._executor = ThreadPoolExecutor(self._parallel, thread_name_prefix="stratum-vector") \
+        self._executor = ThreadPoolExecutor(self._parallel, thread_name_prefix="stratum-keyword") \
             if self._parallel else None
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qcache_size = query_cache
@@ -330,23 +332,9 @@ class HybridSearcher:
             timings["vector_notes"] = (time.perf_counter() - t) * 1e3
             return _merge_ranked(*shard_hits, ex, n, W)
 
-        # The vector and keyword lists are independent: with a core to spare, the vector search
-        # (usearch releases the GIL) runs beside the keyword search; when every helper thread is
-        # busy (a loaded server), it runs inline rather than queueing.
-        pending = None
-        if want_vec and want_kw and (extra is None or PARALLEL_WITH_NOTES) and self._spare.acquire(blocking=False):
-            try:
-                pending = self._executor.submit(vector_list)
-            finally:
-                if pending is None:
-                    self._spare.release()
-                else:
-                    pending.add_done_callback(lambda _f: self._spare.release())
-        elif want_vec:
-            lists["vector"] = with_notes(vector_list())
-
-        if want_kw:
+        def keyword_lists() -> dict[str, np.ndarray]:
             t = time.perf_counter()
+            out: dict[str, np.ndarray] = {}
             krows, kscores = np.empty(0, np.int64), np.empty(0, np.float32)
             if not filt.empty:
                 kh = self.keywords.search(query, W, predicate=filt.predicate if filt.active else None,
@@ -354,14 +342,32 @@ class HybridSearcher:
                                           head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact)
                 krows, kscores = kh.rows, kh.scores
                 if "name" in sources and kh.exact_name.any():
-                    lists["name"] = kh.rows[kh.exact_name]
+                    out["name"] = kh.rows[kh.exact_name]
             if "keyword" in sources:
                 ex = extra.keyword_top(query, self.keywords.idf, self.keywords.avgdl, W, ok) \
                     if extra is not None else []
-                lists["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
+                out["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
             timings["keyword"] = (time.perf_counter() - t) * 1e3
-        if pending is not None:
-            lists["vector"] = with_notes(pending.result())
+            return out
+
+        # The vector and keyword lists are independent: with a core to spare, the keyword search
+        # runs on a helper thread while this one is in the vector search (usearch releases the
+        # GIL, so the two do not queue for it, and this thread only waits once, at the end; the
+        # other way round the helper waited for the GIL to start and to return, ~0.4 ms a search
+        # at 1M). When every helper is busy (a loaded server), it runs inline rather than queueing.
+        pending = None
+        if want_vec and want_kw and (extra is None or PARALLEL_WITH_NOTES) and self._spare.acquire(blocking=False):
+            try:
+                pending = self._executor.submit(keyword_lists)
+            finally:
+                if pending is None:
+                    self._spare.release()
+                else:
+                    pending.add_done_callback(lambda _f: self._spare.release())
+        if want_vec:
+            lists["vector"] = with_notes(vector_list())
+        if want_kw:
+            lists.update(pending.result() if pending is not None else keyword_lists())
 
         t = time.perf_counter()
         rows, scores, bits = self._fuse(lists, extra)

@@ -259,12 +259,13 @@ def test_cold_tier_lance_indexes_use_the_same_tokens(setup, tmp_path, embedder):
 
 
 def test_parallel_and_inline_vector_search_rank_alike(setup, embedder):
-    """The vector list on a helper thread (the default) gives the very ranking it gives inline,
+    """The keyword list on a helper thread gives the very ranking it gives inline (the default),
     also when many callers share one searcher and its helper threads are busy."""
     from concurrent.futures import ThreadPoolExecutor
 
-    recs, table, hs, vi, ki = setup
+    recs, table, _, vi, ki = setup
     inline = HybridSearcher(table, vi, ki, embedder, parallel=0)
+    hs = HybridSearcher(table, vi, ki, embedder, parallel=2)
     queries = ["parse the configuration file", "fetch_url", "render a template", "Cart total price"]
     want = {q: [(it.id, it.score, it.sources) for it in inline.search(q, limit=20).items] for q in queries}
     with ThreadPoolExecutor(8) as pool:

@@ -1,0 +1,52 @@
+"""Compiled loops (numba) for what numpy can only do one binary search per element.
+
+Why: at 1M nodes a prose query's keyword list completes ~30,000 (candidate, term) scores, each a
+binary search in a posting list of 10^3-10^5 rows: ~1.2 ms of numpy, the long pole of hybrid
+search (docs/bench/e4.md). The candidates are sorted, so one galloping merge per term finds them
+all in a few steps each. Loaded only by large indexes (``keywordindex.COMPILED_MIN_DOCS``): the
+import and the cached compile cost ~0.2-0.5 s once per process, more than small indexes save.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True, nogil=True)
+def add_term_impacts(prow: np.ndarray, pimp: np.ndarray, w: np.float32, cand: np.ndarray,
+                     skip: np.ndarray, scores: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``scores[i] += pimp[p] * w`` where ``prow[p] == cand[i]``, for every i not in ``skip``.
+
+    ``cand`` and ``prow`` ascending. The float32 arithmetic is numpy's (product, then sum), so the
+    scores equal the binary-search path's bit for bit."""
+    n = prow.shape[0]
+    lo = 0
+    for i in range(cand.shape[0]):
+        if skip[i]:
+            continue
+        if lo >= n:
+            break
+        c = cand[i]
+        if prow[lo] < c:
+            # gallop: prow[lo] < c; widen until prow[hi] >= c (or the end), then bisect (lo, hi]
+            step = 1
+            hi = lo + 1
+            while hi < n and prow[hi] < c:
+                lo = hi
+                step <<= 1
+                hi = lo + step
+            if hi > n:
+                hi = n
+            lo += 1
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if prow[mid] < c:
+                    lo = mid + 1
+                else:
+                    hi = mid
+        if lo < n and prow[lo] == c:
+            scores[i] += pimp[lo] * w
+
+
+__all__ = ["add_term_impacts"]
