@@ -525,27 +525,31 @@ def _heads(offsets: np.ndarray, impact: np.ndarray) -> tuple[np.ndarray, np.ndar
     return hoff, head
 
 
-def _name_map(names: Iterable[Sequence[str]] | None, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _name_pairs(names: Iterable[tuple[int, Sequence[str]]]) -> tuple[np.ndarray, np.ndarray]:
+    """(key hash, row) of each row's exact keys, sorted, each pair once: the one keying of
+    names that a full build (``_name_map``) and a warm update (keywordupdate) share."""
     keys: list[int] = []
     rows: list[int] = []
-    if names is not None:
-        for i, ns in enumerate(names):
-            for name in ns:
-                if name:
-                    keys.append(_hash(name.lower()))
-                    rows.append(i)
-    if not keys:
-        return np.empty(0, np.uint64), np.zeros(1, np.int64), np.empty(0, np.int32)
+    for i, ns in names:
+        for name in ns:
+            if name:
+                keys.append(_hash(name.lower()))
+                rows.append(int(i))
     k = np.asarray(keys, dtype=np.uint64)
     r = np.asarray(rows, dtype=np.int32)
     order = np.lexsort((r, k))
     k, r = k[order], r[order]
     first = np.ones(len(k), dtype=bool)
     first[1:] = (k[1:] != k[:-1]) | (r[1:] != r[:-1])
-    k, r = k[first], r[first]
+    return k[first], r[first]
+
+
+def _name_map(names: Iterable[Sequence[str]] | None, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    k, r = _name_pairs(enumerate(names) if names is not None else ())
+    if not len(k):
+        return np.empty(0, np.uint64), np.zeros(1, np.int64), np.empty(0, np.int32)
     uniq, starts = np.unique(k, return_index=True)
     noff = np.append(starts, len(k)).astype(np.int64)
     return uniq, noff, r
-
 
 __all__ = ["KeywordIndex", "KeywordHits"]

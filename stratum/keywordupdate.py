@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 
 from stratum import npyio
-from stratum.keywordindex import _hash, _name_map, _postings
+from stratum.keywordindex import _name_map, _name_pairs, _postings
 
 if TYPE_CHECKING:
     from stratum.keywordindex import KeywordIndex
@@ -42,7 +42,7 @@ def updated(index: "KeywordIndex", directory: str | os.PathLike, old_row: np.nda
     new_rows = new_of_old[np.asarray(index.rows)]           # -1: the row's document is gone
     in_order = len(kept) < 2 or bool(np.all(np.diff(old_row[kept]) > 0))
     if isinstance(names, Mapping):
-        nk, nr = _name_keys(names)
+        nk, nr = _name_pairs((i, names[i]) for i in sorted(names))
         name_map = _merge_names(index.nvocab, index.noff, new_of_old[np.asarray(index.nrows)], nk, nr, in_order)
     else:
         name_map = _name_map(names, n)
@@ -109,18 +109,6 @@ def _firsts(sorted_keys: np.ndarray) -> np.ndarray:
     first = np.ones(len(sorted_keys), dtype=bool)
     first[1:] = sorted_keys[1:] != sorted_keys[:-1]
     return first
-
-
-def _name_keys(names: Mapping[int, Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """(key hash, row) of the given rows' exact keys, sorted, each pair once."""
-    keys = [_hash(nm.lower()) for i in sorted(names) for nm in names[i] if nm]
-    rows = [int(i) for i in sorted(names) for nm in names[i] if nm]
-    k, r = np.asarray(keys, dtype=np.uint64), np.asarray(rows, dtype=np.int32)
-    order = np.lexsort((r, k))
-    k, r = k[order], r[order]
-    first = np.ones(len(k), dtype=bool)
-    first[1:] = (k[1:] != k[:-1]) | (r[1:] != r[:-1])
-    return k[first], r[first]
 
 
 def _merge_names(nvocab: np.ndarray, noff: np.ndarray, new_rows: np.ndarray, keys: np.ndarray, rows: np.ndarray,
