@@ -41,7 +41,7 @@ import pyarrow as pa
 
 from stratum import integrity
 from stratum import schema as S
-from stratum.errors import NotFound, StoreDamaged, StoreError, StratumError
+from stratum.errors import InvalidArgument, NotFound, StoreDamaged, StoreError, StratumError
 
 FORMAT_DIR = f"data-v{S.SCHEMA_VERSION}"
 DEFAULT_KEEP = 3                  # published versions ``prune`` keeps besides those readers hold
@@ -139,13 +139,16 @@ class Store:
 
     def write_dataset(self, name: str, table: pa.Table) -> int:
         """Write a full new version of a dataset; returns its Lance version (not yet published).
-        Through the Lance dataset API (pylance): importing lancedb costs ~1 s of a small re-index."""
+        Through the Lance dataset API (pylance): importing lancedb costs ~1 s of a small re-index.
+        A vector holding NaN or inf is refused (InvalidArgument) before anything is written: it
+        would poison every search that scores it, long after the write."""
         import lance
 
         expected = S.DATASETS[name]
         if table.schema != expected:
             table = table.cast(expected)
         table = pa.Table.from_arrays(table.columns, schema=_written_schema(name))
+        _refuse_nonfinite_vectors(name, table)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         uri = self.data_dir / f"{name}.lance"
         with lance_errors(f"dataset {name} in {self.root}", self.root):
@@ -377,6 +380,40 @@ def _written_schema(name: str) -> pa.Schema:
     fields = [f.with_metadata({**(f.metadata or {}), **_UNCOMPRESSED})
               if pa.types.is_string(f.type) or pa.types.is_large_string(f.type) else f for f in expected]
     return pa.schema(fields, metadata=expected.metadata)
+
+
+def _refuse_nonfinite_vectors(name: str, table: pa.Table, shown: int = 5) -> None:
+    """Raise InvalidArgument naming the dataset, how many rows hold a NaN/inf vector and the
+    first few of their ids. Per row one sum, finite iff every element is (an overflow to inf
+    is only a false alarm, re-checked element by element): a pass at memory speed, no mask the
+    size of the vectors."""
+    import numpy as np
+
+    key = next((k for k in ("id", "text_hash") if k in table.column_names), None)
+    for field in table.schema:
+        if not (pa.types.is_fixed_size_list(field.type) and pa.types.is_floating(field.type.value_type)):
+            continue
+        bad: list[np.ndarray] = []
+        start = 0
+        for chunk in table.column(field.name).chunks:
+            dim = chunk.type.list_size
+            vals = chunk.values.slice(chunk.offset * dim, len(chunk) * dim).to_numpy(zero_copy_only=False)
+            vals = vals.reshape(len(chunk), dim)
+            with np.errstate(over="ignore", invalid="ignore"):
+                rows = np.flatnonzero(~np.isfinite(vals.sum(axis=1)))
+            rows = rows[~np.isfinite(vals[rows]).all(axis=1)]
+            if chunk.null_count:
+                rows = rows[chunk.is_valid().to_numpy(zero_copy_only=False)[rows]]
+            bad.append(rows + start)
+            start += len(chunk)
+        rows = np.concatenate(bad) if bad else np.empty(0, np.int64)
+        if len(rows):
+            first = rows[:shown].tolist()
+            which = (f"{key} " + ", ".join(map(str, table.column(key).take(first).to_pylist()))
+                     if key else "row " + ", ".join(map(str, first)))
+            more = ", ..." if len(rows) > shown else ""
+            raise InvalidArgument(f"dataset {name}: {len(rows)} row(s) have a non-finite (NaN or inf) "
+                                  f"{field.name} ({which}{more}); nothing was written")
 
 
 @contextlib.contextmanager
