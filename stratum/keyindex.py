@@ -178,6 +178,7 @@ class Column:
         self.array = array
         self._list: list | None = None
         self._codes: np.ndarray | None = None
+        self._code_of: dict | None = None     # value -> code, for equals()
         self._tried = False
 
     def _prepare(self) -> None:
@@ -212,6 +213,18 @@ class Column:
             return [vals[c] for c in self._codes[np.asarray(rows, np.int64)].tolist()]
         vals = self._list
         return [vals[i] for i in rows]
+
+    def equals(self, rows, value) -> np.ndarray:
+        """Mask of the rows whose value is ``value`` (a large column of few values compares codes)."""
+        if not self._tried:
+            self._prepare()
+        if self._codes is not None:
+            code = self._code_of.get(value) if self._code_of is not None else None
+            if code is None:
+                self._code_of = {**{v: i for i, v in enumerate(self._list[:-1])}, None: -1}    # nulls: -1
+                code = self._code_of.get(value, -2)
+            return self._codes[np.asarray(rows, np.int64)] == code
+        return np.fromiter((v == value for v in self.take(rows)), bool, len(rows))
 
     def __len__(self) -> int:
         return len(self.array)

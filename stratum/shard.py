@@ -72,7 +72,7 @@ class Shard:
     def row(self, i: int) -> dict:
         """Warm record of a node (no api/full text, no vector)."""
         i = int(i)
-        return {c: col.array[i].as_py() for c, col in self._col.items()}
+        return {c: col[i] for c, col in self._col.items()}      # Column: codes/lists where it keeps them
 
     def rows(self, rows) -> list[dict]:
         """Warm records of many nodes at once (one Arrow take)."""
@@ -104,6 +104,9 @@ class Shard:
 
     def edge_attrs(self, src: int, dst: int, kind: str) -> dict:
         return self.warm.edge_attrs(src, dst, kind)
+
+    def edge_attrs_many(self, src: int, dsts: list[int], kind: str) -> list[dict]:
+        return self.warm.edge_attrs_many(src, dsts, kind)
 
     def hop(self, i: int, kinds: tuple[str, ...] = (), direction: str = "out") -> tuple[Neighbors, list[str]]:
         """``neighbors`` as arrays (``graph.Neighbors``) with the edge kind names its codes index."""

@@ -145,8 +145,7 @@ class ShardSignals:
         nb, _ = self.shard.hop(row, ("cochange",), "out")
         top = nb.rows[np.argsort(-nb.weights, kind="stable")[:CO_PARTNERS]].tolist()   # weight: forward confidence
         out = []
-        for r, p in zip(top, self._file_paths(top)):
-            a = self.shard.edge_attrs(row, r, "cochange")
+        for r, p, a in zip(top, self._file_paths(top), self.shard.edge_attrs_many(row, top, "cochange")):
             if a:
                 out.append(CoEdge(p or self.shard.col("path")[r] or "", int(a["support"] or 0),
                                   float(a["confidence"] or 0.0), a.get("last_time")))
@@ -176,20 +175,21 @@ class ShardSignals:
         words = {("imports", True): "imported by", ("imports", False): "imports",
                  ("tests", True): "tested by", ("tests", False): "tests"}
         nb, names = self.shard.hop(row, ("imports", "tests"), "both")
-        rows = nb.rows.tolist()
-        first: dict[int, tuple[str, bool]] = {}      # file row -> its first edge (kind, outgoing)
-        for r, k, kind, out in zip(rows, self.shard.col("kind").take(rows), nb.kinds.tolist(), nb.outgoing.tolist()):
-            if k == "file" and r != row and r not in first:
-                first[r] = (names[kind], out)
-        if not first:
+        ok = nb.rows != row
+        if ok.any():
+            ok &= self.shard.col("kind").equals(nb.rows, "file")
+        if not ok.any():
             return 0, []
+        # each file once, with its first edge (kind, outgoing) in the walk's order
+        cand, first = np.unique(nb.rows[ok], return_index=True)
+        kinds, outgoing = nb.kinds[ok][first], nb.outgoing[ok][first]
+        is_test = kinds == (names.index("tests") if "tests" in names else -1)
         # the most specific first: tests, then files with the fewest edges of their own, then row
-        cand = np.fromiter(first, np.int64, len(first))
-        is_test = np.fromiter((first[r][0] == "tests" for r in first), bool, len(first))
-        order = np.lexsort((cand, self.shard.degrees(cand), ~is_test))[:GRAPH_PARTNERS].tolist()
+        order = np.lexsort((cand, self.shard.degrees(cand), ~is_test))[:GRAPH_PARTNERS]
         top = cand[order].tolist()
         paths = self._file_paths(top)
-        return len(first), [(p, words.get(first[r], first[r][0])) for r, p in zip(top, paths) if p]
+        return len(cand), [(p, words.get((names[k], o), names[k]))
+                           for p, k, o in zip(paths, kinds[order].tolist(), outgoing[order].tolist()) if p]
 
     def locate(self, path: str) -> tuple[str, int] | None:
         got = self._memo.get("locate", path, lambda: self._locate(path))

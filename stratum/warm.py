@@ -412,19 +412,30 @@ class WarmIndexes:
 
     def edge_attrs(self, src: int, dst: int, kind: str) -> dict:
         """Support, confidences, lift and last time of a co-change edge (either direction)."""
-        if kind != "cochange" or self._snapshot is None:
-            return {}
+        return self.edge_attrs_many(src, [dst], kind)[0]
+
+    def edge_attrs_many(self, src: int, dsts: list[int], kind: str) -> list[dict]:
+        """``edge_attrs`` of the edges from ``src`` to each of ``dsts``: two binary searches for all
+        of them (a search ranks each seed's co-change partners; one search per pair was ~5 us)."""
+        if kind != "cochange" or self._snapshot is None or not dsts:
+            return [{} for _ in dsts]
         if self._cochange is None:
             self._cochange = self._load_cochange()
         keys, cols = self._cochange
-        for a, b, conf in ((src, dst, "confidence_fwd"), (dst, src, "confidence_bwd")):
-            i = int(np.searchsorted(keys, (a << 32) | b))
-            if i < len(keys) and keys[i] == (a << 32) | b:
-                t = cols["last_time"][i]
-                return {"support": int(cols["support"][i]), "confidence": _num(cols[conf][i]),
-                        "lift": _num(cols["lift"][i]),
-                        "last_time": None if t == _NO_TIME else _EPOCH + timedelta(microseconds=int(t))}
-        return {}
+        d = np.asarray(dsts, np.int64)
+        out: list[dict] = [{} for _ in dsts]
+        for want, conf in (((src << 32) | d, "confidence_fwd"), ((d << 32) | src, "confidence_bwd")):
+            i = np.minimum(keys.searchsorted(want), len(keys) - 1) if len(keys) else np.zeros(len(d), np.int64)
+            found = (keys[i] == want) if len(keys) else np.zeros(len(d), bool)
+            for j in np.flatnonzero(found).tolist():
+                if out[j]:
+                    continue
+                k = int(i[j])
+                t = cols["last_time"][k]
+                out[j] = {"support": int(cols["support"][k]), "confidence": _num(cols[conf][k]),
+                          "lift": _num(cols["lift"][k]),
+                          "last_time": None if t == _NO_TIME else _EPOCH + timedelta(microseconds=int(t))}
+        return out
 
     def _load_cochange(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Co-change edge attributes keyed by (src row << 32 | dst row), sorted: one read of the

@@ -83,6 +83,8 @@ def test_column_reads_equal_arrow_in_every_representation(monkeypatch, values):
         assert [col[i] for i in range(len(values))] == values
         rows = [len(values) - 1, 0, 5, 5, 11]
         assert col.take(rows) == [values[r] for r in rows]
+        for v in (values[1], values[0], "absent", None):
+            assert col.equals(rows, v).tolist() == [values[r] == v for r in rows]
         assert list(col) == values
     large = len(values) > 100
     c = Column(arr)
