@@ -249,12 +249,21 @@ def _status(repo_path: str, indexed_commit: str | None) -> dict:
         head = head_commit(repo_path)
     except (GitError, OSError):
         return {"repo_available": False}
-    new = 0
+    return _status_of(head, indexed_commit, _count_new(repo_path, indexed_commit, head), dirty(repo_path))
+
+
+def _count_new(repo_path: str, indexed_commit: str | None, head: str | None) -> bytes | None:
+    """git's count of commits in indexed..HEAD (b"" when it failed), None when HEAD is the indexed one."""
     if head and indexed_commit and head != indexed_commit:
-        out = run_git(repo_path, "rev-list", "--count", f"{indexed_commit}..{head}", check=False).strip()
-        new = int(out or 0) if out.isdigit() else -1   # -1: indexed commit no longer in history
+        return run_git(repo_path, "rev-list", "--count", f"{indexed_commit}..{head}", check=False).strip()
+    return None
+
+
+def _status_of(head: str | None, indexed_commit: str | None, count: bytes | None, uncommitted: bool) -> dict:
+    """The status dict from its facts (``_status`` asks git for them; ``view`` has them already)."""
+    new = 0 if count is None else int(count) if count.isdigit() else -1   # -1: indexed commit no longer in history
     return {"repo_available": True, "head": head, "new_commits": new,
-            "moved_on": bool(head != indexed_commit), "uncommitted_changes": dirty(repo_path)}
+            "moved_on": bool(head != indexed_commit), "uncommitted_changes": uncommitted}
 
 
 @functools.lru_cache(maxsize=256)
@@ -297,7 +306,8 @@ class GitFreshness:
     Called as a function it is the status check (``status`` shows its dict). ``probe`` is the cheap
     state key (a few stats: HEAD, the ref it names, packed-refs, the index; no subprocess) that tells
     the caller when ``view`` (two git runs: the diff from the indexed commit to HEAD, and the
-    uncommitted paths) has to be computed again.
+    uncommitted paths) has to be computed again. The view carries the status dict too, from the
+    same runs, so ``status`` (which looks afresh for its warnings) need not ask git again.
     """
 
     def __call__(self, repo_path: str, indexed_commit: str | None) -> dict:
@@ -330,26 +340,33 @@ class GitFreshness:
             return None
         new = 0
         changed: list[str] | None = []          # None: the diff failed (unknown)
-        if head and indexed_commit and head != indexed_commit:
-            out = run_git(repo_path, "rev-list", "--count", f"{indexed_commit}..{head}", check=False).strip()
+        out = _count_new(repo_path, indexed_commit, head)
+        if out is not None:
             new = int(out) if out.isdigit() and is_ancestor(repo_path, indexed_commit, head) else -1
             p = subprocess.run(["git", "-C", str(repo_path), "-c", "core.quotepath=off", "diff", "--name-only",
                                 "-z", "--no-renames", "--no-ext-diff", indexed_commit, head, "--"],
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
             changed = sorted({decode(x) for x in p.stdout.split(b"\0") if x}) if p.returncode == 0 else None
-        return {"head": head, "new_commits": new, "changed": changed, "dirty": dirty_paths(repo_path)}
+        recs = _porcelain(repo_path)
+        return {"head": head, "new_commits": new, "changed": changed, "dirty": _paths_of(recs),
+                "status": _status_of(head, indexed_commit, out, any(r[:2] != b"??" for r in recs))}
 
 
 def dirty_paths(repo: str | os.PathLike) -> list[str]:
     """Paths with uncommitted changes: staged, unstaged, untracked (not ignored); both names of a rename."""
+    return _paths_of(_porcelain(repo))
+
+
+def _porcelain(repo: str | os.PathLike) -> list[bytes]:
+    """``git status`` records (b"XY path"), untracked ones (b"?? path") included, ignored ones not."""
     # --no-optional-locks: status must not refresh (rewrite) the index, which would change the probe
     out = run_git(repo, "--no-optional-locks", "-c", "core.quotepath=off", "status", "--porcelain=v1", "-z", "--untracked-files=all",
                   "--no-renames", check=False)
-    paths = set()
-    for rec in out.split(b"\0"):
-        if len(rec) > 3:
-            paths.add(decode(rec[3:]))
-    return sorted(paths)
+    return [rec for rec in out.split(b"\0") if len(rec) > 3]
+
+
+def _paths_of(recs: list[bytes]) -> list[str]:
+    return sorted({decode(rec[3:]) for rec in recs})
 
 
 def rev_parse(repo: str | os.PathLike, rev: str) -> str:

@@ -37,6 +37,7 @@ class RepoView:
     # files modified around the time the view was taken that git then found clean, by their stat
     # (mtime, size): not suspects again until they change
     vouched: dict = field(default_factory=dict, compare=False)
+    status: dict | None = field(default=None, compare=False)   # the source's status dict from the same look
 
     @property
     def behind(self) -> bool:
@@ -91,7 +92,13 @@ class Freshness:
         dirty = frozenset(p for p in d.get("dirty", ()) if not (inside and (p == inside or p.startswith(inside + "/"))))
         changed = d.get("changed")
         return RepoView(indexed, d.get("head"), int(d.get("new_commits", 0)),
-                        None if changed is None else frozenset(changed), dirty, taken)
+                        None if changed is None else frozenset(changed), dirty, taken, status=d.get("status"))
+
+    def last(self, repo_path: str, indexed: str | None) -> RepoView | None:
+        """The view last computed (or kept) for this repository and commit, without probing:
+        what the answer being built was just checked against (status shows its facts)."""
+        e = self._entries.get(f"{repo_path}\0{indexed}")
+        return e.view if e is not None else None
 
     def check(self, repo_path: str, indexed: str | None, paths: Iterable[tuple[str, str]], *,
               store_root: str = "", everything: bool = False, label: str = "") -> tuple[list[str], bool]:

@@ -418,6 +418,7 @@ class Tools:
         """What memory is loaded (per shard: published version, indexed commit, whether the repository
         has moved on since) and this session's budget and working set."""
         s = self._session(session)
+        r = self._respond(s, [], R.Page("status"), everything=True)    # looks at each repository afresh
         shards = []
         for sh in self.memory:
             m, ov = sh.manifest, self.memory.overlay(sh)
@@ -426,9 +427,8 @@ class Tools:
                     "indexed_commit": m.indexed_commit, "nodes": len(sh),
                     "published_at": m.published_at, "unmerged_notes": ov.count()}
             if self.freshness is not None:
-                info.update(self.freshness(m.repo_path, m.indexed_commit))
+                info.update(self._repo_status(m))
             shards.append(info)
-        r = self._respond(s, [], R.Page("status"), everything=True)
         sess = s.controller.status()
         # the working set best first, cut so a long session's status stays a small page
         sess["entries_total"] = len(sess["entries"])
@@ -437,6 +437,15 @@ class Tools:
         if s.view is not None:
             r.data["overlay"] = s.view.describe()
         return r
+
+    def _repo_status(self, m) -> dict:
+        """The freshness source's status dict for a shard: from the look the answer's warnings
+        were just checked against (one set of git runs for both), else asked of the source."""
+        f = self.memory.freshness
+        v = f.last(m.repo_path, m.indexed_commit) if f is not None and m.repo_path else None
+        if v is not None and v.status is not None:
+            return dict(v.status)
+        return self.freshness(m.repo_path, m.indexed_commit)
 
     # ---- not agent tools ------------------------------------------------------------------
     def reload(self) -> list:
