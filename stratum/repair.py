@@ -81,15 +81,8 @@ class RepairReport:
 
 def check(store: Store, manifest: Manifest) -> tuple[list[str], list[str]]:
     """(Lance damage, warm damage) of one published version, every block of every file read."""
-    from stratum.warm import verify_warm
-
     lance = _lance_damage(store, manifest)
-    info = manifest.indexes or {}
-    warm = [] if lance else [f"warm {d}" for d in
-                             (verify_warm(store.root / info["dir"], full=True) if info.get("dir") else [])]
-    if not lance and info.get("dir") and not warm:
-        warm = _warm_opens(store, manifest)
-    return lance, warm
+    return lance, [] if lance else _warm_check(store, manifest)
 
 
 def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int | None = None) -> RepairReport:
@@ -120,7 +113,11 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
         if rep.lance_damage or rep.manifest_damage:
             new = dataclasses.replace(target, version=current.version + 1, published_at=time.time(),
                                       report={"repair": {"from": current.version, "data_of": target.version}})
-            if _warm_damage(store, new):
+            if rep.lance_damage:       # rolled back: the target's warm folder, not read yet
+                warm_bad = _warm_damage(store, new)
+            else:                      # the folder ``check`` just read
+                warm_bad = not (new.indexes or {}).get("dir") or bool(rep.warm_damage)
+            if warm_bad:
                 new.indexes = _rebuild(store, new, store.index_dir(new.version))
                 rep.warm_rebuilt = True
             store.publish(new)
@@ -169,23 +166,26 @@ def _lance_damage(store: Store, m: Manifest) -> list[str]:
     return []
 
 
-def _warm_opens(store: Store, m: Manifest) -> list[str]:
-    """The structure checks of the warm indexes (a file can be intact and still unusable)."""
-    from stratum.warm import _open
+def _warm_check(store: Store, m: Manifest) -> list[str]:
+    """Damage in a version's warm folder (none named: nothing to check): every block read once,
+    then, when intact, the indexes' structure checks (a file can be intact and still unusable)."""
+    from stratum.warm import _open, verify_warm
 
+    info = m.indexes or {}
+    if not info.get("dir"):
+        return []
+    damage = [f"warm {d}" for d in verify_warm(store.root / info["dir"], full=True)]
+    if damage:
+        return damage
     try:
-        _open(store.root / m.indexes["dir"], bool(m.indexes.get("vector")))
+        _open(store.root / info["dir"], bool(info.get("vector")), verified=True)
     except StoreDamaged as e:
         return [e.message]
     return []
 
 
 def _warm_damage(store: Store, m: Manifest) -> bool:
-    from stratum.warm import verify_warm
-
-    info = m.indexes or {}
-    return not info.get("dir") or bool(verify_warm(store.root / info["dir"], full=True)) or \
-        bool(_warm_opens(store, m))
+    return not (m.indexes or {}).get("dir") or bool(_warm_check(store, m))
 
 
 def _rollback_target(store: Store, current: Manifest) -> Manifest:

@@ -469,13 +469,14 @@ class WarmIndexes:
                                     limit=limit, offset=offset, extra_docs=docs)
 
 
-def _open(d: Path, vector: bool):
-    """The three indexes of a warm folder, checked first: any damage is a StoreDamaged naming it."""
+def _open(d: Path, vector: bool, *, verified: bool = False):
+    """The three indexes of a warm folder, checked first: any damage is a StoreDamaged naming it
+    (``verified``: the caller has just read every block with ``verify_warm``, as repair does)."""
     from stratum.graph import Graph
     from stratum.keywordindex import KeywordIndex
     from stratum.vectorindex import VectorIndex
 
-    damage = verify_warm(d)
+    damage = [] if verified else verify_warm(d)
     if damage:
         more = f" (and {len(damage) - 3} more)" if len(damage) > 3 else ""
         raise StoreDamaged(f"warm index files in {d} are damaged: {'; '.join(map(str, damage[:3]))}{more}")
