@@ -13,7 +13,17 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True, nogil=True)
+def _compiled(f):
+    """``f`` compiled without the GIL, its machine code cached on disk where a cache can be
+    written (next to this file, else the user's cache directory); a read-only install with no
+    writable home compiles once per process instead of failing."""
+    try:
+        return numba.njit(cache=True, nogil=True)(f)
+    except RuntimeError:        # numba: "cannot cache function ...: no locator available"
+        return numba.njit(nogil=True)(f)
+
+
+@_compiled
 def add_term_impacts(prow: np.ndarray, pimp: np.ndarray, w: np.float32, cand: np.ndarray,
                      skip: np.ndarray, scores: np.ndarray) -> None:  # pragma: no cover - compiled
     """``scores[i] += pimp[p] * w`` where ``prow[p] == cand[i]``, for every i not in ``skip``.
