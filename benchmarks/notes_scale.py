@@ -104,7 +104,7 @@ def write_notes(store: Path, n: int, seed: int = 1) -> float:
     """N unmerged notes in the store's delta log, as remember writes them; returns seconds."""
     from stratum import notes as N
     from stratum.deltalog import DeltaLog
-    from stratum.embedder import LazyEmbedder
+    from stratum.embedder import LazyEmbedder, embedder_for_store
     from stratum.noteindex import encode_vector
     from stratum.overlay import vector_key
     from stratum.shard import Shard
@@ -114,9 +114,12 @@ def write_notes(store: Path, n: int, seed: int = 1) -> float:
     if n == 0:
         return 0.0
     t0 = time.perf_counter()
-    emb = LazyEmbedder()
-    key = vector_key(emb)
     sh = Shard(Store(store))
+    # the store's own model, as remember embeds: a note vector of another model is re-embedded by
+    # the server in the background (until session 6 this used the default model on a MiniLM
+    # store, so every search round ran beside a thread re-embedding all N notes)
+    emb = embedder_for_store(sh.manifest.embedding, LazyEmbedder())
+    key = vector_key(emb)
     code_ids = [i for i, k in zip(sh.col("id").array.to_pylist(), sh.col("kind").array.to_pylist())
                 if k in ("function", "method", "class", "file")]
     rng = random.Random(seed)
