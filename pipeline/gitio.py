@@ -341,7 +341,7 @@ class GitFreshness:
         new = 0
         changed: list[str] | None = []          # None: the diff failed (unknown)
         out = _count_new(repo_path, indexed_commit, head)
-        if out is not None:
+        if out is not None and indexed_commit and head:      # (_count_new gave a count: both known)
             new = int(out) if out.isdigit() and is_ancestor(repo_path, indexed_commit, head) else -1
             p = subprocess.run(["git", "-C", str(repo_path), "-c", "core.quotepath=off", "diff", "--name-only",
                                 "-z", "--no-renames", "--no-ext-diff", indexed_commit, head, "--"],

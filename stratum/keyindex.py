@@ -218,7 +218,7 @@ class Column:
         """Mask of the rows whose value is ``value`` (a large column of few values compares codes)."""
         if not self._tried:
             self._prepare()
-        if self._codes is not None:
+        if self._codes is not None and self._list is not None:
             code = self._code_of.get(value) if self._code_of is not None else None
             if code is None:
                 self._code_of = {**{v: i for i, v in enumerate(self._list[:-1])}, None: -1}    # nulls: -1

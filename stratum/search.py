@@ -19,8 +19,9 @@ its exact allowed set (scored exhaustively). A kind filter uses the kinds' own v
 when the index has them (mid-sized kinds such as class or file); any other filter becomes a
 predicate over an over-fetched candidate list, sized by the filter's selectivity.
 
-Latency: the vector and keyword lists are computed at the same time (the vector search on a
-helper thread, when one is free), so a query costs about the slower of the two plus fusion.
+Latency: the vector and keyword lists run one after the other on the calling thread (PARALLEL
+= 0: on 2 cores they slowed each other); with ``parallel`` helpers the keyword list runs on one
+while this thread is in the vector search, so a query costs about the slower of the two.
 
 Unmerged notes (the delta-log overlay) come in as ``extra_docs``: a ``noteindex.NoteView`` of the
 overlay's incremental index (or plain ``ExtraDoc``s, indexed for the one query). Each list takes
@@ -325,8 +326,8 @@ class HybridSearcher:
             return vrows, vscores
 
         def with_notes(shard_hits) -> np.ndarray:
-            # The notes' part runs on this thread: on the helper thread its numpy calls queued for
-            # the GIL behind the keyword search (~5 ms a switch), 6 ms a query at 10,000 notes.
+            # The notes' part runs on the calling thread (with notes in view nothing runs on a
+            # helper): beside another thread its numpy calls queued for the GIL (~5 ms a switch).
             t = time.perf_counter()
             ex = extra.vector_top(q, W, ok) if extra is not None else []
             timings["vector_notes"] = (time.perf_counter() - t) * 1e3

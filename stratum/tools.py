@@ -445,7 +445,7 @@ class Tools:
         v = f.last(m.repo_path, m.indexed_commit) if f is not None and m.repo_path else None
         if v is not None and v.status is not None:
             return dict(v.status)
-        return self.freshness(m.repo_path, m.indexed_commit)
+        return self.freshness(m.repo_path, m.indexed_commit) if self.freshness is not None else {}
 
     # ---- not agent tools ------------------------------------------------------------------
     def reload(self) -> list:
