@@ -442,9 +442,11 @@ class RankInfos(Mapping):
         """The note's ranking facts, or ``default`` (no exception on the miss path: ranking asks
         for every unmerged candidate of every search)."""
         ov = self._ov
-        if nid not in self:
+        state = ov._nodes.state.get(nid) if isinstance(nid, str) else None
+        if state is None or not ov.visible(nid):
             return default
-        key = (ov._nodes.state[nid], ov.status_of(nid))     # the code served is fixed per overlay
+        note = ov.notes.get(nid)            # visible, so its status is the note's own (status_of)
+        key = (state, note.status if note is not None else None)   # the code served is fixed per overlay
         got = self._cache.get(nid)
         if got is not None and got[0] == key:
             return got[1]

@@ -222,14 +222,24 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
                *, limit: int | None = None, file_hits: Sequence[str] = ()) -> list[RankedFile]:
     """Files ranked by every memory, best first (ties: path). ``file_hits``: a whole-file keyword
     list, best first (F in the module docstring)."""
-    w = weights
+    hits = [signals.hit(c) for c in candidates]
+    out = _rank_files(candidates, hits, _standings(hits, weights), signals, weights, file_hits)
+    return out[:limit] if limit is not None else out
+
+
+def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None]:
+    """Each candidate's note standing (None: not a note), read once per search."""
+    return [_standing(h.note, w) if h.note is not None else None for h in hits]
+
+
+def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
+                signals: Signals, w: Weights, file_hits: Sequence[str]) -> list[RankedFile]:
     code: dict[str, list[tuple[float, str]]] = {}
     notes: dict[str, dict[str, list[tuple[float, tuple[str, NoteInfo, str]]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
-    for c in candidates:
-        h = signals.hit(c)
-        if h.note is not None:
+    for c, h, st in zip(candidates, hits, stands):
+        if h.note is not None and st is not None:
             n = h.note
-            stand, note_why = _standing(n, w)
+            stand, note_why = st
             about = [f for f in dict.fromkeys(n.files) if f]
             if not about:
                 continue
@@ -246,14 +256,14 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
             files[f] = RankedFile(f, 0.0, 0.0)
         return files[f]
 
-    for f, hits in code.items():
-        hits.sort(key=lambda x: -x[0])
+    for f, sym in code.items():
+        sym.sort(key=lambda x: -x[0])
         e = entry(f)
-        e.text = w.text * hits[0][0]
-        if len(hits) > 1 and w.symbols:
-            e.parts["symbols"] = w.symbols * _harmonic(hits[1:])
-            e.reasons.append(f"{len(hits)} matching symbols")
-            e.brief.append(f"{len(hits)} symbols")
+        e.text = w.text * sym[0][0]
+        if len(sym) > 1 and w.symbols:
+            e.parts["symbols"] = w.symbols * _harmonic(sym[1:])
+            e.reasons.append(f"{len(sym)} matching symbols")
+            e.brief.append(f"{len(sym)} symbols")
     for key, part in ((AGENT, "notes"), (MINED, "mined"), (CHANGES, "changes")):
         weight = w.of(key)
         if not weight:
@@ -308,19 +318,19 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
         e.score = e.text + sum(e.parts.values())
         if e.text and e.reasons:
             e.reasons.insert(0, "text")
-    out = sorted(files.values(), key=lambda e: (-e.score, e.path))
-    return out[:limit] if limit is not None else out
+    return sorted(files.values(), key=lambda e: (-e.score, e.path))
 
 
-def _leading_notes(candidates: Sequence[Candidate], hits: Sequence[Hit], weights: Weights) -> dict[str, str]:
+def _leading_notes(candidates: Sequence[Candidate], hits: Sequence[Hit],
+                   stands: Sequence[tuple[float, str] | None]) -> dict[str, str]:
     """File -> the id of the active agent note about it that matches the query best (by its own
     text score and standing; ties: the earlier candidate)."""
     best: dict[str, tuple[float, str]] = {}
-    for c, h in zip(candidates, hits):
+    for c, h, st in zip(candidates, hits, stands):
         n = h.note
-        if n is None or n.mined:
+        if n is None or n.mined or st is None:
             continue
-        own = c.score * _standing(n, weights)[0]
+        own = c.score * st[0]
         if own <= 0:
             continue
         for f in n.files:
@@ -335,15 +345,16 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     their text score, and a file lifted by another memory but absent from the text list is added
     (``added``; not when ``add`` is False, e.g. under a kind or path filter the file may not pass),
     so a note or a co-change partner can bring its code to the answer."""
-    ranked = {f.path: f for f in rank_files(candidates, signals, weights, file_hits=file_hits)}
     hits = [signals.hit(c) for c in candidates]
-    lead = _leading_notes(candidates, hits, weights)
+    stands = _standings(hits, weights)
+    ranked = {f.path: f for f in _rank_files(candidates, hits, stands, signals, weights, file_hits)}
+    lead = _leading_notes(candidates, hits, stands)
     out: list[Ranked] = []
     seen_files: set[str] = set()
-    for c, h in zip(candidates, hits):
-        if h.note is not None:
+    for c, h, st in zip(candidates, hits, stands):
+        if h.note is not None and st is not None:
             n = h.note
-            stand, note_why = _standing(n, weights)
+            stand, note_why = st
             # a note ranks with the evidence it lends its files, so it stays just above the code it
             # explains (unless that code matches the query better on its own); an agent note stays
             # above its file however much else (mined history, co-change) lifts that file: it is the
