@@ -192,7 +192,12 @@ class KeywordIndex:
         bad = _structure_fault(arrays, meta)
         if bad:
             raise StoreDamaged(f"keyword index files in {d} are damaged ({bad}): rebuild them with `stratum repair`")
-        return cls(arrays, meta)
+        idx = cls(arrays, meta)
+        if idx.n_docs >= COMPILED_MIN_DOCS:     # the compiled completion, ready before the first query
+            from stratum import kernels
+
+            kernels.warm()
+        return idx
 
     # ---- searching ---------------------------------------------------------------------------
     def _term_slot(self, term: str) -> int:

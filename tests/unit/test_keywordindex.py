@@ -212,3 +212,18 @@ def test_compiled_completion_scores_equal_the_numpy_path():
                 assert (a.matched, a.matched_exact, a.exact) == (b.matched, b.matched_exact, b.exact)
                 checked += len(a.rows)
     assert checked > 1000
+
+
+def test_kernel_warm_up_compiles_the_types_a_mapped_index_passes(tmp_path):
+    """A large index warms the compiled completion at load: the first query then runs the
+    specialisation already compiled for read-only (memory-mapped) postings."""
+    from stratum import kernels
+
+    kernels.warm()
+    sigs = len(kernels.add_term_impacts.signatures)
+    idx = KeywordIndex.build([f"alpha beta w{i % 97}" for i in range(3000)] + ["gamma"] * 10)
+    idx.save(tmp_path)
+    mapped = KeywordIndex.load(tmp_path, mmap=True)
+    mapped.compiled = True
+    mapped.search("alpha w3 gamma", 20, max_rounds=1, head_factor=1)
+    assert len(kernels.add_term_impacts.signatures) == sigs
