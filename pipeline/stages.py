@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -20,7 +21,7 @@ from pipeline.report import RunReport
 from stratum import schema as S
 from stratum.config import IndexConfig
 from stratum.errors import StoreError
-from stratum.store import Manifest, Store
+from stratum.store import Manifest, Store, lance_errors
 from stratum.textprep import EMBED_KINDS
 
 Progress = Callable[[str, int, int], None]   # (stage, done, total)
@@ -308,10 +309,12 @@ def embed_plan(cfg: IndexConfig, prev, prev_snap, nodes: list[dict], rep: RunRep
         rep.messages.append(f"embedding model changed ({prev.embedding.get('cache_key')} -> {key}): "
                             "text is re-embedded")
     cached: dict = {}
+    vectors = None
     if prev_snap is not None and prev_snap.has("embeddings"):
         tab = prev_snap.read("embeddings", where=f"model = {key!r}")
-        cached = dict(zip(tab.column("text_hash").to_pylist(), tab["vector"].to_numpy(zero_copy_only=False)))
-    known = known_hashes(prev_snap, info, cached, reused) if reused else None
+        vectors = tab["vector"]       # the dict's values are views into these chunks (no copy)
+        cached = dict(zip(tab.column("text_hash").to_pylist(), vectors.to_numpy(zero_copy_only=False)))
+    known = known_hashes(prev_snap, info, cached, reused, vectors=vectors) if reused else None
     p = plan(nodes, cached, model=key, known=known)
     rep.embed_cached = p.cached
     rep.embedded = p.to_embed
@@ -331,7 +334,8 @@ def text_rules() -> str:
         return ""
 
 
-def known_hashes(prev_snap, info: dict, cached: dict, reused: set[str]) -> dict[str, str]:
+def known_hashes(prev_snap, info: dict, cached: dict, reused: set[str], *,
+                 vectors: pa.ChunkedArray | None = None) -> dict[str, str]:
     """node id -> text hash for the code nodes of ``reused`` files, from the previous version.
 
     Such a node is the previous row as it was, so its text, hence its hash, is the one it had, and
@@ -339,28 +343,50 @@ def known_hashes(prev_snap, info: dict, cached: dict, reused: set[str]) -> dict[
     that exactly one cached hash has names the hash; a vector two hashes share (texts whose word
     pieces sum alike) names none, and those nodes' texts are built as usual. Only when the
     previous version was embedded under this cache key and these text rules (``text_rules``);
-    else {}. Building the texts again was ~60 ms of a one-file re-index on flask."""
+    else {}. Building the texts again was ~60 ms of a one-file re-index on flask.
+
+    Matched by fingerprint (``pipeline.vecmatch``), not by a dict keyed by every cached vector's
+    bytes (~1.6 KB a cache row): the cache is read in place, ``vectors`` (the column ``cached``
+    was built from, in its order) when given and its hashes are distinct, else the dict's values
+    stacked; the nodes stream from Lance a batch at a time, so the extra memory is ~16 bytes a
+    cache row plus one batch."""
+    from pipeline.vecmatch import Chunks, VectorIndex
+
     m = prev_snap.manifest if prev_snap is not None else None
     emb = (m.embedding or {}) if m is not None else {}
     if not cached or not info["text_rules"] or emb.get("cache_key") != info["cache_key"] \
             or emb.get("text_rules") != info["text_rules"]:
         return {}
-    by_vector: dict[bytes, str | None] = {}
-    for h, v in cached.items():
-        b = v.tobytes()
-        by_vector[b] = h if by_vector.get(b, h) == h else None
-    tab = prev_snap.read("nodes", columns=["id", "kind", "path", "vector"])
-    tab = tab.filter(pc.and_(pc.is_in(tab["path"], value_set=pa.array(sorted(reused), pa.string())),
-                             pc.is_in(tab["kind"], value_set=pa.array([k for k in EMBED_KINDS if k not in S.NOTE_KINDS]))))
-    vecs = tab["vector"]
-    if vecs.null_count or not tab.num_rows:
-        return {}
-    flat = vecs.combine_chunks().flatten().to_numpy().reshape(tab.num_rows, -1)
+    hashes = list(cached)
+    if vectors is not None and len(vectors) == len(hashes) and not vectors.null_count:
+        cache = Chunks([_matrix(c) for c in vectors.chunks])   # same order: dict(zip) of distinct hashes
+    else:
+        cache = Chunks([np.stack([np.asarray(v, np.float32) for v in cached.values()])])
+    index = VectorIndex(cache)
+    code = [k for k in EMBED_KINDS if k not in S.NOTE_KINDS]
+    value_set = pa.array(sorted(reused), pa.string())
+    ds = prev_snap.lance_table("nodes")
     out: dict[str, str | None] = {}
-    for i, nid in enumerate(tab["id"].to_pylist()):
-        h = by_vector.get(flat[i].tobytes())
-        out[nid] = None if nid in out else h      # an id twice in a file (a redefinition): build its texts
+    root = prev_snap.store.root
+    with lance_errors(f"dataset nodes v{prev_snap.manifest.datasets.get('nodes')} in {root}", root):
+        for batch in ds.to_batches(columns=["id", "path", "vector"], filter=_in_list("kind", tuple(code))):
+            batch = batch.filter(pc.is_in(batch.column("path"), value_set=value_set))
+            if not batch.num_rows:
+                continue
+            if batch.column("vector").null_count:
+                return {}
+            owner = index.owners(_matrix(batch.column("vector")))
+            for nid, o in zip(batch.column("id").to_pylist(), owner.tolist()):
+                h = hashes[o] if o >= 0 else None
+                out[nid] = None if nid in out else h  # an id twice in a file (a redefinition): build its texts
     return {k: v for k, v in out.items() if v is not None}
+
+
+def _matrix(arr) -> np.ndarray:
+    """A fixed-size-list float32 Arrow array as an (n, d) numpy matrix, in place."""
+    d = arr.type.list_size
+    flat = arr.flatten().to_numpy(zero_copy_only=False)
+    return flat.reshape(len(arr), d) if len(arr) else np.zeros((0, d), np.float32)
 
 
 def embed_attach(work: EmbedWork, nodes: list[dict], vectors) -> pa.Table:
