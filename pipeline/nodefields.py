@@ -13,6 +13,7 @@ import os
 
 import numpy as np
 
+from stratum import npyio
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
 from stratum.tokens import cache_dir, encoding
@@ -56,7 +57,7 @@ def _token_lengths(name: str) -> np.ndarray:
     enc = encoding(name)
     path = cache_dir() / f"{name}-{enc.max_token_value + 1}-{tiktoken.__version__}.npy"
     try:
-        out = np.load(path)
+        out = npyio.load(path)
         if out.shape == (enc.max_token_value + 1,):
             return out
     except (OSError, ValueError):

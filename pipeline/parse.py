@@ -29,7 +29,6 @@ replacement characters (warning ``invalid_utf8``).
 
 from __future__ import annotations
 
-import ast
 import inspect
 import posixpath
 import re
@@ -41,6 +40,7 @@ import tree_sitter as ts
 
 from pipeline import languages
 from pipeline.imports import FileImports, ImportRef
+from stratum import npyio
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
 from pipeline.nodefields import Spans, dir_node_id, file_node_id, finish
@@ -141,7 +141,7 @@ def _string_literal(lit: str) -> str:
         if lit.startswith(q) and lit.endswith(q) and len(lit) >= 2 * len(q) and "\\" not in lit:
             return inspect.cleandoc(lit[len(q):-len(q)])
     try:
-        val = ast.literal_eval(lit)
+        val = npyio.literal_eval(lit)    # beside other threads' ASTs: stratum.npyio
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return ""
     return inspect.cleandoc(val) if isinstance(val, str) else ""

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
+from stratum import npyio
 from stratum.config import EmbedConfig
 from stratum.errors import InvalidArgument, ModelMismatch, ModelUnavailable
 
@@ -335,7 +336,7 @@ class StaticEmbedder(Embedder):
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
         self._weights_hash = weights_hash(self.model_dir)
         self.table_path = SE.table_path(self.model_dir, self.recipe, Path(cache_dir) if cache_dir else None)
-        self.table = np.load(self.table_path, mmap_mode="r")
+        self.table = npyio.load(self.table_path, mmap_mode="r")
         self.tokenizer = _tokenizer(self.model_dir, SE.MAX_PIECES)
         self._encode = SE.encode
 

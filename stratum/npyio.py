@@ -1,14 +1,17 @@
-"""``np.load`` for the warm tier's .npy files, safe beside other threads.
+"""``np.load`` and ``ast.literal_eval`` safe beside other threads: every AST our code builds.
 
-numpy parses an .npy header with ``ast.literal_eval``; CPython 3.11 keeps the AST constructor's
-recursion depth in shared module state, so two threads building ASTs at once (a header parse on
-the warm build's vector thread and one on the main thread) fail with "SystemError: AST constructor
-recursion depth mismatch" (seen in a clean-clone CI run). Header parses go through one lock here;
-the data is read or memory-mapped outside it.
+numpy parses an .npy header with ``ast.literal_eval``; CPython before 3.11.8 keeps the AST
+constructor's recursion depth in shared module state (gh-106905), so two threads building AST
+objects at once (a header parse on the warm build's vector thread and a docstring literal on the
+main thread) fail with "SystemError: AST constructor recursion depth mismatch" (seen in a
+clean-clone CI run). Only Python AST objects race (``ast.parse``, ``literal_eval`` of a string);
+compiling source to code, as an import does, does not build them. Header parses and literals go
+through one lock here; the data is read or memory-mapped outside it.
 """
 
 from __future__ import annotations
 
+import ast
 import threading
 from pathlib import Path
 from typing import Any, Literal
@@ -16,13 +19,13 @@ from typing import Any, Literal
 import numpy as np
 from numpy.lib import format as npf
 
-_HEADER_LOCK = threading.Lock()
+_AST_LOCK = threading.RLock()    # reentrant: a finaliser the GC runs mid-parse may parse, not hang
 
 
 def load(path: str | Path, mmap_mode: Literal["r", "r+", "c"] | None = None) -> np.ndarray:
     """The array in an .npy file (no pickled objects), memory-mapped when ``mmap_mode`` is given."""
     with open(path, "rb") as f:
-        with _HEADER_LOCK:
+        with _AST_LOCK:
             version = npf.read_magic(f)
             if version == (1, 0):
                 shape, fortran, dtype = npf.read_array_header_1_0(f)
@@ -44,4 +47,11 @@ def load(path: str | Path, mmap_mode: Literal["r", "r+", "c"] | None = None) -> 
         return data.reshape(shape, order=order)
 
 
-__all__ = ["load"]
+def literal_eval(text: str) -> Any:
+    """``ast.literal_eval(text)``, under the lock of every other AST built here (same value,
+    same errors)."""
+    with _AST_LOCK:
+        return ast.literal_eval(text)
+
+
+__all__ = ["literal_eval", "load"]

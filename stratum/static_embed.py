@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from stratum import npyio
 from stratum.errors import InvalidArgument
 
 RECIPE_VERSION = 1
@@ -161,7 +162,7 @@ def table_path(model_dir: Path, recipe: Recipe = DEFAULT_RECIPE, cache_dir: Path
                     teacher = MiniLMEmbedder("fp32", threads=0, model_dir=model_dir, cache_dir=cache_dir)
                     teach = teacher_table(teacher)
                     atomic_write(raw, lambda tmp: _npy(tmp, teach))
-                table = distill(np.load(raw), recipe)
+                table = distill(npyio.load(raw), recipe)
                 atomic_write(dest, lambda tmp: _npy(tmp, table))
                 facts = {"recipe": recipe.id, **asdict(recipe), "teacher": "all-MiniLM-L6-v2 fp32 (stratum graph)",
                          "build_seconds": round(time.perf_counter() - t0, 1)}
