@@ -361,8 +361,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
 
         # history needs no file or parsed node: it is mined (mostly inside `git log`) while the files
         # are read and parsed. What it imports is imported here first (its modules, and Lance by
-        # opening the previous nodes): compiling a module builds an AST, and CPython 3.11's AST
-        # constructor is not safe in two threads at once (stratum.npyio).
+        # opening the previous nodes): a module's first import runs its code, which may parse
+        # literals (numpy headers, torch/pandas through lance), and CPython 3.11.7's AST object
+        # conversion is not safe in two threads at once (stratum.npyio; fixed in 3.11.8).
         import pipeline.cochange  # noqa: F401
         import pipeline.files  # noqa: F401 - and what the main thread imports meanwhile
         import pipeline.history  # noqa: F401
