@@ -15,14 +15,16 @@ each used in place, never concatenated.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
 
-_BLOCK = 8192          # rows per step where a temporary widens a block (odd dimensions, gathers)
+_BLOCK = 2048          # rows per step where a temporary is made (gathers to compare, odd widths): ~3 MB at 384-d
 _SEED = 0x5EED_F1A9
 
 
+@functools.lru_cache(maxsize=8)
 def _weights(words: int) -> np.ndarray:
     """Odd 64-bit multipliers, one per 64-bit word of a row (fixed seed: fingerprints are only
     compared within one process, but a fixed seed keeps runs reproducible)."""
@@ -69,13 +71,17 @@ class Chunks:
         self.dim = self.mats[0].shape[1] if self.mats else 0
 
     def take(self, idx: np.ndarray) -> np.ndarray:
+        if len(self.mats) == 1:
+            return self.mats[0][idx]
         out = np.empty((len(idx), self.dim), np.float32)
         if not len(idx):
             return out
         which = np.searchsorted(self.starts, idx, side="right") - 1
-        for c in np.unique(which):
-            m = which == c
-            out[m] = self.mats[c][idx[m] - self.starts[c]]
+        by = np.argsort(which, kind="stable")             # grouped by chunk: one slice per chunk touched
+        cut = np.searchsorted(which[by], np.arange(len(self.mats) + 1))
+        for c in np.flatnonzero(np.diff(cut)).tolist():
+            sel = by[cut[c]:cut[c + 1]]
+            out[sel] = self.mats[c][idx[sel] - self.starts[c]]
         return out
 
 
@@ -95,9 +101,14 @@ class VectorIndex:
         if not len(query) or not self.cache.n or query.shape[1] != self.cache.dim:
             return out
         fq = fingerprints(query)
+        n = len(self.sorted)
         lo = np.searchsorted(self.sorted, fq, side="left")
-        hi = np.searchsorted(self.sorted, fq, side="right")
-        count = hi - lo
+        hit = self.sorted[np.minimum(lo, n - 1)] == fq
+        more = hit & (self.sorted[np.minimum(lo + 1, n - 1)] == fq) & (lo + 1 < n)
+        count = hit.astype(np.int64)
+        if more.any():                                    # rare: count the whole run of equal prints
+            count[more] = np.searchsorted(self.sorted, fq[more], side="right") - lo[more]
+        hi = lo + count
         one = np.flatnonzero(count == 1)                  # the usual case: confirmed in numpy
         for s in range(0, len(one), _BLOCK):
             qi = one[s:s + _BLOCK]
