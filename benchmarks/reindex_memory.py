@@ -23,6 +23,10 @@ Definitions (printed at the start of every run):
   batches; ``old`` = the bytes-keyed dict built and looked up as 6a662f4's ``known_hashes`` does, ``new``
   = ``pipeline.vecmatch.VectorIndex`` built and queried batch by batch. Same peak / py peak / ms
   definitions; both sides must name the same row for every query.
+- **nodes read alone** (``--synthetic N --scan``): a Lance dataset of N node-like rows (id, kind
+  ``function``, path: 20 rows a file, 384-d vector) in a temp dir; ``old`` = read whole with the
+  four columns, then filtered by path (all files but one) and kind, as 6a662f4 did; ``new`` =
+  streamed with a kind filter, each batch filtered by path (as ``known_hashes`` now reads).
 Medians over the pairs.
 """
 
@@ -160,9 +164,45 @@ def synthetic(side: str, n: int, trace: bool) -> dict:
             "digest": "ok" if ok else "WRONG"}
 
 
-def _run(side: str, store: str, trace: bool, n: int = 0) -> dict:
+def make_scan_dataset(n: int, where: str) -> None:
+    import lance
+    import numpy as np
+    import pyarrow as pa
+
+    v = np.random.default_rng(1).standard_normal(n * 384, dtype=np.float32)
+    lance.write_dataset(pa.table({"id": [f"id{i:08d}" for i in range(n)], "kind": ["function"] * n,
+                                  "path": [f"src/f{i // 20:06d}.c" for i in range(n)],
+                                  "vector": pa.FixedSizeListArray.from_arrays(pa.array(v), 384)}), where)
+
+
+def scan(side: str, where: str, trace: bool) -> dict:
+    import lance
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ds = lance.dataset(where)
+    n = ds.count_rows()
+    reused = pa.array(sorted(f"src/f{i:06d}.c" for i in range(1, (n + 19) // 20)), pa.string())
+
+    def old() -> int:
+        tab = ds.to_table(columns=["id", "kind", "path", "vector"])
+        tab = tab.filter(pc.and_(pc.is_in(tab["path"], value_set=reused), pc.is_in(tab["kind"], value_set=pa.array(["function"]))))
+        return tab.combine_chunks().num_rows
+
+    def new() -> int:
+        rows = 0
+        for b in ds.to_batches(columns=["id", "path", "vector"], filter="kind IN ('function')"):
+            rows += b.filter(pc.is_in(b.column("path"), value_set=reused)).num_rows
+        return rows
+
+    got, seconds, peak, py_peak = _measure(old if side == "old" else new, trace)
+    return {"side": side, "plan_ms": seconds * 1e3, "known_ms": seconds * 1e3, "peak": peak, "py_peak": py_peak,
+            "nodes": n, "cache_rows": 0, "cached": got, "to_embed": 0, "reused_files": len(reused), "digest": "ok"}
+
+
+def _run(side: str, store: str, trace: bool, n: int = 0, scan_at: str = "") -> dict:
     cmd = [sys.executable, __file__, "--child", side, "--store", store, "--synthetic", str(n)] + \
-        (["--trace"] if trace else [])
+        (["--trace"] if trace else []) + (["--scan-at", scan_at] if scan_at else [])
     out = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     if out.returncode:
@@ -176,21 +216,38 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=3)
     ap.add_argument("--trace", action="store_true", help="one more pair under tracemalloc (py peak)")
     ap.add_argument("--synthetic", type=int, default=0, metavar="N", help="the matcher alone on N random rows")
+    ap.add_argument("--scan", action="store_true", help="with --synthetic: the nodes' read alone, on Lance")
     ap.add_argument("--child", choices=["old", "new"])
+    ap.add_argument("--scan-at", default="", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.child:
-        print(json.dumps(synthetic(a.child, a.synthetic, a.trace) if a.synthetic else child(a.child, a.store, a.trace)))
+        print(json.dumps(scan(a.child, a.scan_at, a.trace) if a.scan_at else
+                         synthetic(a.child, a.synthetic, a.trace) if a.synthetic else child(a.child, a.store, a.trace)))
         return
+    if a.scan:
+        import shutil
+        import tempfile
+
+        tmp = tempfile.mkdtemp(prefix="stratum-scan-")
+        try:
+            make_scan_dataset(a.synthetic, f"{tmp}/nodes.lance")
+            report(a, f"{tmp}/nodes.lance", f"nodes read alone, {a.synthetic:,} rows")
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
+    report(a, "", f"matcher alone, {a.synthetic:,} rows" if a.synthetic else f"store {a.store}")
+
+
+def report(a, scan_at: str, what: str) -> None:
     print(__doc__)
     print(f"load average at start: {os.getloadavg()}")
     runs: dict[str, list[dict]] = {"old": [], "new": []}
     for _ in range(a.pairs):
         for side in ("old", "new"):
-            runs[side].append(_run(side, a.store, False, a.synthetic))
-    traced = {side: _run(side, a.store, True, a.synthetic) for side in ("old", "new")} if a.trace else {}
+            runs[side].append(_run(side, a.store, False, a.synthetic, scan_at))
+    traced = {side: _run(side, a.store, True, a.synthetic, scan_at) for side in ("old", "new")} if a.trace else {}
     mib = 1 << 20
     first = runs["new"][0]
-    what = f"matcher alone, {a.synthetic:,} rows" if a.synthetic else f"store {a.store}"
     print(f"{what}: {first['nodes']:,} nodes, {first['cache_rows']:,} cache rows, "
           f"{first['reused_files']:,} files reused, {first['cached']:,} nodes from cache, {first['to_embed']} to embed")
     same = {r["digest"] for rs in runs.values() for r in rs} == {first["digest"]} != {"WRONG"} and \
