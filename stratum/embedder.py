@@ -368,6 +368,7 @@ class LazyEmbedder(Embedder):
         self._inner: Embedder | None = None
         self._lock = threading.Lock()
         self._siblings: dict[str, LazyEmbedder] = {}
+        self._background: LazyEmbedder | None = None
 
     def model_info(self) -> dict:
         return model_info_for(self.cfg)
@@ -392,6 +393,17 @@ class LazyEmbedder(Embedder):
             if key not in self._siblings:
                 self._siblings[key] = LazyEmbedder(cfg, **self._kwargs)
             return self._siblings[key]
+
+    def background(self) -> "LazyEmbedder":
+        """This model on one thread, for embedding behind a serving process: re-embedding many
+        notes with every core onnxruntime takes made every search ~2x slower on 2 cores
+        (docs/bench/notes_reliability.md). The static model runs on one thread anyway: itself."""
+        if self.cfg.model == STATIC:
+            return self
+        with self._lock:
+            if self._background is None:
+                self._background = LazyEmbedder(self.cfg, **{**self._kwargs, "threads": 1})
+            return self._background
 
     @property
     def loaded(self) -> Embedder:

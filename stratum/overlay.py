@@ -243,13 +243,15 @@ class NotesOverlay:
         self._embedding = True
 
         def run():
+            # one thread of the model (LazyEmbedder.background): searches keep the other cores
+            bg = self.embedder.background() if hasattr(self.embedder, "background") else self.embedder
             try:
                 while not stop_requested():
                     todo = self.index.missing_vectors()[:EMBED_BATCH]
                     todo = [n for n in todo if n in self.notes]
                     if not todo:
                         return
-                    vecs = self.embedder.embed([embed_text(_embed_fields(self.notes[n])) for n in todo])
+                    vecs = bg.embed([embed_text(_embed_fields(self.notes[n])) for n in todo])
                     for nid, v in zip(todo, vecs):
                         self.index.set_vector(nid, np.asarray(v, np.float32))
             except ModelUnavailable:

@@ -228,3 +228,17 @@ def test_batches_cover_every_text_once_within_the_token_budget(int8):
         assert mask.sum(axis=1).tolist() == [len(ids[i]) for i in sel]
         seen += sel.tolist()
     assert sorted(seen) == list(range(len(texts)))
+
+
+def test_background_embedding_runs_the_model_on_one_thread():
+    """What a serving process embeds behind its searches (notes without a vector of the store's
+    model) runs MiniLM on one onnxruntime thread, with the same vectors' model and key; the
+    static model is single-threaded already and is its own background embedder."""
+    lazy = LazyEmbedder(EmbedConfig(model=MINILM))
+    bg = lazy.background()
+    assert bg is lazy.background() and bg is not lazy
+    assert bg.loaded.threads == 1 and bg.cache_key == lazy.cache_key
+    a, b = bg.embed(["refunds reuse the gateway charge"]), lazy.embed(["refunds reuse the gateway charge"])
+    assert np.allclose(a, b, atol=1e-5)
+    static = LazyEmbedder(EmbedConfig())
+    assert static.background() is static
