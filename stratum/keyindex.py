@@ -10,6 +10,8 @@ can never return a wrong row. Memory: 24 bytes per key.
 
 from __future__ import annotations
 
+import math
+
 import operator
 
 import numpy as np
@@ -171,6 +173,7 @@ class Column:
     Arrow (a list of 10^6 strings would cost ~100 MB), ~0.5 us a cell or one ``take``."""
     LIST_ROWS = 250_000
     REPEATS = 4
+    SAMPLE_ROWS = 16_384       # rows (evenly spaced) counted before a full encode
 
     def __init__(self, array: pa.Array | pa.ChunkedArray):
         if isinstance(array, pa.ChunkedArray):
@@ -178,19 +181,30 @@ class Column:
         self.array = array
         self._list: list | None = None
         self._codes: np.ndarray | None = None
-        self._code_of: dict | None = None     # value -> code, for equals()
+        self._code_of: dict | None = None     # value -> code (with the codes), for equals()
         self._tried = False
 
     def _prepare(self) -> None:
-        """On first read: a list (small column) or codes (large column of repeated values)."""
-        self._tried = True
+        """On first read: a list (small column) or codes (large column of repeated values). A
+        large column is dictionary-encoded unless an evenly spaced sample of it repeats less than
+        half as often as a column at the REPEATS bound would (encoding 10^6 distinct ids or
+        summaries cost ~0.5-1 s and a copy, then was thrown away). Set in
+        the order a reader beside this one can use: the codes before their values, ``_tried`` last."""
         if len(self.array) <= self.LIST_ROWS:
             self._list = self.array.to_pylist()
         elif pa.types.is_string(self.array.type) or pa.types.is_large_string(self.array.type):
-            enc = pc.dictionary_encode(self.array)
-            if len(enc.dictionary) * self.REPEATS <= len(self.array):
-                self._list = enc.dictionary.to_pylist() + [None]       # nulls: code -1
-                self._codes = enc.indices.fill_null(-1).to_numpy()
+            n, m = len(self.array), self.SAMPLE_ROWS
+            part = self.array.take(pa.array(np.linspace(0, n - 1, m).astype(np.int64)))
+            repeats = m - pc.count_distinct(part, mode="all").as_py()
+            x = self.REPEATS * m / n            # a column at the REPEATS bound shows ~m (1 - (1 - e^-x) / x)
+            if repeats >= 0.5 * m * (1 - (1 - math.exp(-x)) / x):      # repeats in the sample; fewer: ~unique
+                enc = pc.dictionary_encode(self.array)
+                if len(enc.dictionary) * self.REPEATS <= len(self.array):
+                    values = enc.dictionary.to_pylist() + [None]        # nulls: code -1
+                    self._codes = enc.indices.fill_null(-1).to_numpy()
+                    self._code_of = {**{v: i for i, v in enumerate(values[:-1])}, None: -1}
+                    self._list = values
+        self._tried = True
 
     def __getitem__(self, i: int):
         if not self._tried:
@@ -200,6 +214,13 @@ class Column:
         if self._codes is not None:
             return self._list[self._codes[i]]
         return self._list[i]
+
+    def peek(self, i: int):
+        """``col[i]`` without preparing the column: a column nobody reads cell by cell (a record's
+        other fields) is not listed or encoded for one read (~1 us through Arrow instead)."""
+        if not self._tried:
+            return self.array[int(i)].as_py()
+        return self[i]
 
     def take(self, rows) -> list:
         """The values at many rows at once (one Arrow take on a large column: ~1 us a cell less
@@ -218,12 +239,8 @@ class Column:
         """Mask of the rows whose value is ``value`` (a large column of few values compares codes)."""
         if not self._tried:
             self._prepare()
-        if self._codes is not None and self._list is not None:
-            code = self._code_of.get(value) if self._code_of is not None else None
-            if code is None:
-                self._code_of = {**{v: i for i, v in enumerate(self._list[:-1])}, None: -1}    # nulls: -1
-                code = self._code_of.get(value, -2)
-            return self._codes[np.asarray(rows, np.int64)] == code
+        if self._codes is not None and self._code_of is not None:
+            return self._codes[np.asarray(rows, np.int64)] == self._code_of.get(value, -2)
         return np.fromiter((v == value for v in self.take(rows)), bool, len(rows))
 
     def __len__(self) -> int:

@@ -72,7 +72,7 @@ class Shard:
     def row(self, i: int) -> dict:
         """Warm record of a node (no api/full text, no vector)."""
         i = int(i)
-        return {c: col[i] for c, col in self._col.items()}      # Column: codes/lists where it keeps them
+        return {c: col.peek(i) for c, col in self._col.items()}    # codes/lists where ranking made them
 
     def rows(self, rows) -> list[dict]:
         """Warm records of many nodes at once (one Arrow take)."""

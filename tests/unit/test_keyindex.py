@@ -71,22 +71,31 @@ def test_colliding_hashes_still_find_the_right_rows(monkeypatch):
     assert idx.get_many(pa.array(["c", "a", "d", "b"])).tolist() == [2, 1, -1, 0]
 
 
-@pytest.mark.parametrize("values", [
-    [f"src/d{i % 7}/f.py" if i % 11 else None for i in range(400)],        # repeated: numpy codes
-    [f"id-{i}" if i % 13 else None for i in range(400)],                     # distinct: stays Arrow
-    [f"n{i % 3}" for i in range(40)],                                        # small: a Python list
+@pytest.mark.parametrize("values, form", [
+    ([f"src/d{i % 7}/f.py" if i % 11 else None for i in range(400)], "codes"),   # repeated: numpy codes
+    ([f"p{(i * 37) % 30}" for i in range(400)], "codes"),          # 30 values, none twice in a row: codes
+    ([f"id-{i}" if i % 13 else None for i in range(400)], "arrow"),  # distinct: stays Arrow, never encoded
+    ([f"n{i % 3}" for i in range(40)], "list"),                     # small: a Python list
 ])
-def test_column_reads_equal_arrow_in_every_representation(monkeypatch, values):
+def test_column_reads_equal_arrow_in_every_representation(monkeypatch, values, form):
+    import pyarrow.compute as pc
+
     monkeypatch.setattr(Column, "LIST_ROWS", 100)
+    monkeypatch.setattr(Column, "SAMPLE_ROWS", 64)
+    encoded = []
+    real = pc.dictionary_encode
+    monkeypatch.setattr(pc, "dictionary_encode", lambda a: (encoded.append(1), real(a))[1])
     arr = pa.array(values)
     for col in (Column(arr), Column(pa.chunked_array([arr.slice(0, 17), arr.slice(17)]))):
+        assert [col.peek(i) for i in range(len(values))] == values       # peek: before any preparing
+        assert not col._tried
         assert [col[i] for i in range(len(values))] == values
         rows = [len(values) - 1, 0, 5, 5, 11]
         assert col.take(rows) == [values[r] for r in rows]
+        assert [col.peek(r) for r in rows] == [values[r] for r in rows]
         for v in (values[1], values[0], "absent", None):
             assert col.equals(rows, v).tolist() == [values[r] == v for r in rows]
         assert list(col) == values
-    large = len(values) > 100
-    c = Column(arr)
-    c[0]
-    assert (c._codes is not None) == (large and len(set(values)) * Column.REPEATS <= len(values))
+        got = "codes" if col._codes is not None else "list" if col._list is not None else "arrow"
+        assert got == form
+    assert bool(encoded) == (form == "codes")           # a near-unique column is not encoded at all
