@@ -180,10 +180,14 @@ class ShardSignals:
             ok &= self.shard.col("kind").equals(nb.rows, "file")
         if not ok.any():
             return 0, []
-        # each file once, with its first edge (kind, outgoing) in the walk's order
-        cand, first = np.unique(nb.rows[ok], return_index=True)
-        kinds, outgoing = nb.kinds[ok][first], nb.outgoing[ok][first]
-        is_test = kinds == (names.index("tests") if "tests" in names else -1)
+        # each file once, with its tests edge when it has one (a test that also imports the file
+        # is its test), else its first edge in the walk's order
+        rows, kinds, outgoing = nb.rows[ok], nb.kinds[ok], nb.outgoing[ok]
+        test_code = names.index("tests") if "tests" in names else -1
+        pref = np.lexsort((kinds != test_code, rows))          # stable: by row, tests edges first
+        cand, first = np.unique(rows[pref], return_index=True)
+        kinds, outgoing = kinds[pref][first], outgoing[pref][first]
+        is_test = kinds == test_code
         # the most specific first: tests, then files with the fewest edges of their own, then row
         order = np.lexsort((cand, self.shard.degrees(cand), ~is_test))[:GRAPH_PARTNERS]
         top = cand[order].tolist()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from stratum import rank as R
@@ -333,3 +334,38 @@ def test_a_whole_file_match_lifts_a_file_whose_symbols_do_not_say_it(tmp_path):
             R.FileText(["shop/cart.py"], [])
     finally:
         tools.close()
+
+
+def test_a_popular_files_neighbours_come_most_specific_first(tmp_path):
+    """``ShardSignals.structure`` on a real index: a file imported by more than GRAPH_PARTNERS
+    modules counts every file neighbour, lists its test first, then the importers with the fewest
+    edges of their own, and stops at GRAPH_PARTNERS."""
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from stratum.shard import Shard
+    from stratum.store import Store
+    from tests.gitrepo import Repo
+
+    n = R.GRAPH_PARTNERS + 4
+    files = {"pkg/__init__.py": "", "pkg/core.py": "def helper(x):\n    return x + 1\n",
+             "tests/test_core.py": "from pkg.core import helper\n\n\ndef test_helper():\n    assert helper(1) == 2\n"}
+    for i in range(n):          # user00 imports only core; every later one also imports the one before
+        extra = f"from pkg.user{i - 1:02d} import run{i - 1}\n" if i else ""
+        files[f"pkg/user{i:02d}.py"] = f"from pkg.core import helper\n{extra}\n\ndef run{i}(v):\n    return helper(v)\n"
+    Repo(tmp_path / "repo").commit("popular core", files)
+    index_repository(tmp_path / "repo", tmp_path / "store", IndexConfig(num_cpus=1))
+    sh = Shard(Store(tmp_path / "store"))
+    count, nbrs = SG.ShardSignals(sh).structure("pkg/core.py")
+    assert count == n + 1                                        # every importer and the test
+    assert len(nbrs) == R.GRAPH_PARTNERS
+    assert nbrs[0] == ("tests/test_core.py", "tests")          # its test, though it imports core too
+    users = [p for p, _ in nbrs[1:]]
+    assert all(k == "imports" for _, k in nbrs[1:])              # each importer "imports pkg/core.py"
+
+    def degree(p):
+        return int(sh.degrees(np.array([sh.resolve(p)]))[0])
+
+    assert [degree(p) for p in users] == sorted(degree(p) for p in users)   # fewest edges first
+    left = [f"pkg/user{i:02d}.py" for i in range(n) if f"pkg/user{i:02d}.py" not in users]
+    assert len(left) == n - len(users) and min(map(degree, left)) >= max(map(degree, users))
+    assert {"pkg/user00.py", f"pkg/user{n - 1:02d}.py"} <= set(users)   # the two with 2 edges, not 3

@@ -24,7 +24,7 @@ class TableSignals:
 
     def structure(self, path):
         nbrs = [(p, k) for p, k in self.st.get(path, []) if p != path]
-        return len(nbrs), nbrs[:R.GRAPH_PARTNERS]
+        return len(nbrs), nbrs            # untruncated: rank_files cuts to GRAPH_PARTNERS
 
     def locate(self, path):
         return (f"id:{path}", 99)
