@@ -192,14 +192,21 @@ class KeywordIndex:
         bad = _structure_fault(arrays, meta)
         if bad:
             raise StoreDamaged(f"keyword index files in {d} are damaged ({bad}): rebuild them with `stratum repair`")
-        idx = cls(arrays, meta)
-        if idx.n_docs >= COMPILED_MIN_DOCS:     # the compiled completion, ready before the first query
+        return cls(arrays, meta)
+
+    # ---- searching ---------------------------------------------------------------------------
+    def ready_for_queries(self) -> None:
+        """Compile (or load) what this index's searches will run before the first one comes (a
+        serving shard calls it at load; an update or a repair that only reads the index does not)."""
+        if self._uses_kernel:
             from stratum import kernels
 
             kernels.warm()
-        return idx
 
-    # ---- searching ---------------------------------------------------------------------------
+    @property
+    def _uses_kernel(self) -> bool:
+        return self.n_docs >= COMPILED_MIN_DOCS if self.compiled is None else self.compiled
+
     def _term_slot(self, term: str) -> int:
         slot = self._slots.get(term)
         if slot is None:
@@ -349,7 +356,7 @@ class KeywordIndex:
         """Add to ``scores`` (in place) each partly read term's impact for the (sorted) candidates
         its head read missed: compiled galloping merges for large indexes, else one numpy binary
         search per candidate and term; equal scores either way."""
-        compiled = self.n_docs >= COMPILED_MIN_DOCS if self.compiled is None else self.compiled
+        compiled = self._uses_kernel
         if compiled:
             from stratum.kernels import add_term_impacts
         for j, m in zip(partial, in_head):

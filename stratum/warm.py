@@ -392,6 +392,7 @@ class WarmIndexes:
             from stratum.embedder import embedder_for_store
 
             embedder = embedder_for_store(manifest.embedding, embedder)   # the one model check
+        kw.ready_for_queries()              # the compiled keyword completion of a large shard
         searcher = HybridSearcher(meta, vec, kw, embedder if vec is not None else None)
         if row_of_id is None:
             from stratum.keyindex import KeyIndex

@@ -214,16 +214,25 @@ def test_compiled_completion_scores_equal_the_numpy_path():
     assert checked > 1000
 
 
-def test_kernel_warm_up_compiles_the_types_a_mapped_index_passes(tmp_path):
-    """A large index warms the compiled completion at load: the first query then runs the
-    specialisation already compiled for read-only (memory-mapped) postings."""
-    from stratum import kernels
+def test_a_large_index_is_ready_before_its_first_query(tmp_path, monkeypatch):
+    """``ready_for_queries`` (a serving shard calls it at load) compiles the completion for the
+    read-only arrays a memory-mapped index passes: the first query then compiles nothing. An
+    index below COMPILED_MIN_DOCS, or only loaded (an update, a repair), does not warm at all."""
+    from stratum import keywordindex as K, kernels
 
-    kernels.warm()
-    sigs = len(kernels.add_term_impacts.signatures)
     idx = KeywordIndex.build([f"alpha beta w{i % 97}" for i in range(3000)] + ["gamma"] * 10)
     idx.save(tmp_path)
+    calls = []
+    real = kernels.warm
+    monkeypatch.setattr(kernels, "warm", lambda: (calls.append(1), real())[1])
+    small = KeywordIndex.load(tmp_path, mmap=True)
+    small.ready_for_queries()
+    assert calls == []                              # 3,010 rows: below the bound
+    monkeypatch.setattr(K, "COMPILED_MIN_DOCS", 1000)
     mapped = KeywordIndex.load(tmp_path, mmap=True)
-    mapped.compiled = True
+    assert calls == []                              # loading alone does not warm
+    mapped.ready_for_queries()
+    assert calls == [1]
+    sigs = len(kernels.add_term_impacts.signatures)
     mapped.search("alpha w3 gamma", 20, max_rounds=1, head_factor=1)
-    assert len(kernels.add_term_impacts.signatures) == sigs
+    assert len(kernels.add_term_impacts.signatures) == sigs >= 1
