@@ -459,11 +459,7 @@ def write(store: Store, version: int, nodes: list[dict], edges: list[dict], exte
     ``Manifest.integrity``). The Lance writes go to ``writer`` (a ``Writer`` of this run, which may
     hold some already; else one of its own) while this thread builds the next table and then the
     warm indexes."""
-    import stratum.codetokens  # noqa: F401 - what build_warm imports, imported before the thread starts
-    import stratum.graph  # noqa: F401
-    import stratum.keywordindex  # noqa: F401
-    import stratum.vectorindex  # noqa: F401
-    from stratum.warm import build_warm
+    from stratum.warm import build_warm     # (it imports its indexes' modules before its vector thread starts)
 
     nodes.sort(key=lambda n: (n["path"], n.get("start_line") or 0, n["kind"], n["qualname"]))
     edges = dedupe_edges(edges)

@@ -59,9 +59,6 @@ KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (
 KEYWORD_HEAD_FACTOR = 16   # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
 KEYWORD_BY_IMPACT = True   # heads read in proportion to each term's top impact (e4.md, hybrid variants)
 QUERY_CACHE = 4096         # query vectors kept (1.5 KB each): page 2+ and repeated queries skip embedding
-PARALLEL_WITH_NOTES = False  # with unmerged notes both lists run inline: the notes' Python work on one thread
-                             # held the GIL while the other waited to resume (flask, 1,000 notes: 7.8 ms a
-                             # search beside the helper, 2.7 ms inline; docs/bench/notes_reliability.md)
 PARALLEL = 0               # helper threads that run keyword searches beside vector searches (0: inline). On
                            # the 2-core VM inline wins at 1M: the two lists slow each other (shared core
                            # resources) and the hand-off costs ~0.1-0.2 ms (docs/bench/e4.md)
@@ -351,13 +348,12 @@ class HybridSearcher:
             timings["keyword"] = (time.perf_counter() - t) * 1e3
             return out
 
-        # The vector and keyword lists are independent: with a core to spare, the keyword search
-        # runs on a helper thread while this one is in the vector search (usearch releases the
-        # GIL, so the two do not queue for it, and this thread only waits once, at the end; the
-        # other way round the helper waited for the GIL to start and to return, ~0.4 ms a search
-        # at 1M). When every helper is busy (a loaded server), it runs inline rather than queueing.
+        # With ``parallel`` helpers (not the default, PARALLEL) the keyword list runs on one while
+        # this thread is in the vector search (usearch releases the GIL); with unmerged notes in
+        # view, or every helper busy, both run inline (the notes' Python work beside another thread
+        # queued for the GIL: 7.8 vs 2.7 ms at 1,000 notes, docs/bench/notes_reliability.md).
         pending = None
-        if want_vec and want_kw and (extra is None or PARALLEL_WITH_NOTES) and self._spare.acquire(blocking=False):
+        if want_vec and want_kw and extra is None and self._spare.acquire(blocking=False):
             try:
                 pending = self._executor.submit(keyword_lists)
             finally:
@@ -483,5 +479,4 @@ def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: list[tuple[int, f
 
 
 __all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ExtraDoc", "NodeMeta", "RowFilter", "RRF_K",
-           "DEFAULT_WINDOW", "EXACT_LIMIT", "KEYWORD_ROUNDS", "MATERIALIZE_LIMIT", "PARALLEL",
-           "PARALLEL_WITH_NOTES"]
+           "DEFAULT_WINDOW", "EXACT_LIMIT", "KEYWORD_ROUNDS", "MATERIALIZE_LIMIT", "PARALLEL"]

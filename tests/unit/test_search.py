@@ -258,7 +258,7 @@ def test_cold_tier_lance_indexes_use_the_same_tokens(setup, tmp_path, embedder):
     assert filter_clause(path_prefix="a_b%'") == "path LIKE 'a\\_b\\%''%'"
 
 
-def test_parallel_and_inline_vector_search_rank_alike(setup, embedder):
+def test_keyword_list_on_a_helper_and_inline_rank_alike(setup, embedder):
     """The keyword list on a helper thread gives the very ranking it gives inline (the default),
     also when many callers share one searcher and its helper threads are busy."""
     from concurrent.futures import ThreadPoolExecutor
