@@ -21,7 +21,7 @@ Definitions (printed at the start of every run):
 - **matcher alone** (``--synthetic N``): N random unit 384-d float32 rows in 8,192-row chunks (the
   cache, as Lance returns it) and the same rows shuffled as the stored vectors, in 8,192-row
   batches; ``old`` = the bytes-keyed dict built and looked up as 6a662f4's ``known_hashes`` does, ``new``
-  = ``pipeline.vecmatch.VectorIndex`` built and queried batch by batch. Same peak / py peak / ms
+  = ``pipeline.vecmatch.CacheMatcher`` built and queried batch by batch. Same peak / py peak / ms
   definitions; both sides must name the same row for every query.
 - **nodes read alone** (``--synthetic N --scan``): a Lance dataset of N node-like rows (id, kind
   ``function``, path: 20 rows a file, 384-d vector) in a temp dir; ``old`` = read whole with the
@@ -135,7 +135,7 @@ def synthetic(side: str, n: int, trace: bool) -> dict:
 
     import numpy as np
 
-    from pipeline.vecmatch import Chunks, VectorIndex
+    from pipeline.vecmatch import CacheMatcher, Chunks
 
     rng = np.random.default_rng(7)
     m = rng.standard_normal((n, 384), dtype=np.float32)
@@ -154,7 +154,7 @@ def synthetic(side: str, n: int, trace: bool) -> dict:
         return [by_vector.get(r.tobytes()) for q in batches for r in q]
 
     def new() -> list:
-        index = VectorIndex(Chunks(chunks))
+        index = CacheMatcher(Chunks(chunks))
         return [hashes[o] if o >= 0 else None for q in batches for o in index.owners(q).tolist()]
 
     got, seconds, peak, py_peak = _measure(old if side == "old" else new, trace)

@@ -350,7 +350,7 @@ def known_hashes(prev_snap, info: dict, cached: dict, reused: set[str], *,
     was built from, in its order) when given and its hashes are distinct, else the dict's values
     stacked; the nodes stream from Lance a batch at a time, so the extra memory is ~16 bytes a
     cache row plus one batch."""
-    from pipeline.vecmatch import Chunks, VectorIndex
+    from pipeline.vecmatch import CacheMatcher, Chunks
 
     m = prev_snap.manifest if prev_snap is not None else None
     emb = (m.embedding or {}) if m is not None else {}
@@ -362,7 +362,7 @@ def known_hashes(prev_snap, info: dict, cached: dict, reused: set[str], *,
         cache = Chunks([_matrix(c) for c in vectors.chunks])   # same order: dict(zip) of distinct hashes
     else:
         cache = Chunks([np.stack([np.asarray(v, np.float32) for v in cached.values()])])
-    index = VectorIndex(cache)
+    index = CacheMatcher(cache)
     code = [k for k in EMBED_KINDS if k not in S.NOTE_KINDS]
     value_set = pa.array(sorted(reused), pa.string())
     ds = prev_snap.lance_table("nodes")

@@ -85,7 +85,7 @@ class Chunks:
         return out
 
 
-class VectorIndex:
+class CacheMatcher:
     """The cache's rows by fingerprint: ``owners(q)`` gives, per query row, the index of the one
     cache row whose bits equal it, or -1 (none, or two cache rows alike)."""
 
@@ -123,4 +123,4 @@ class VectorIndex:
         return out
 
 
-__all__ = ["fingerprints", "Chunks", "VectorIndex"]
+__all__ = ["fingerprints", "Chunks", "CacheMatcher"]
