@@ -59,6 +59,104 @@ def add_term_impacts(prow: np.ndarray, pimp: np.ndarray, w: np.float32, cand: np
             scores[i] += pimp[lo] * w
 
 
+@_compiled
+def cochange_top(ptr: np.ndarray, nbr: np.ndarray, kind: np.ndarray, weight: np.ndarray, row: int, code: int,
+                 k: int, keys: np.ndarray) -> tuple:  # pragma: no cover - compiled
+    """A file's ``k`` strongest co-change partners (out edges of kind ``code``, by weight, ties in
+    edge order: ``argsort(-weight, kind="stable")``) and where each edge's attributes sit in the
+    sorted ``keys`` (src << 32 | dst): (partners, attribute index or -1, True where the index is
+    of the reverse edge dst -> src, whose backward confidence is this direction's)."""
+    s, e = ptr[row], ptr[row + 1]
+    pos = np.empty(e - s, np.int64)
+    m = 0
+    for j in range(s, e):
+        if kind[j] == code:
+            pos[m] = j
+            m += 1
+    pos = pos[:m]
+    w = np.empty(m, np.float64)
+    for i in range(m):
+        w[i] = -weight[pos[i]]
+    top = pos[np.argsort(w, kind="mergesort")[:k]]
+    rows = np.empty(top.shape[0], np.int64)
+    at = np.full(top.shape[0], -1, np.int64)
+    back = np.zeros(top.shape[0], np.bool_)
+    n = keys.shape[0]
+    for i in range(top.shape[0]):
+        d = np.int64(nbr[top[i]])
+        rows[i] = d
+        if n == 0:
+            continue
+        want = (np.int64(row) << 32) | d
+        x = np.searchsorted(keys, want)
+        if x < n and keys[x] == want:
+            at[i] = x
+            continue
+        want = (d << 32) | np.int64(row)
+        x = np.searchsorted(keys, want)
+        if x < n and keys[x] == want:
+            at[i] = x
+            back[i] = True
+    return rows, at, back
+
+
+@_compiled
+def structure_top(out_ptr: np.ndarray, out_nbr: np.ndarray, out_kind: np.ndarray, in_ptr: np.ndarray,
+                  in_nbr: np.ndarray, in_kind: np.ndarray, row: int, imports: int, tests: int,
+                  is_file: np.ndarray, k: int) -> tuple:  # pragma: no cover - compiled
+    """A file's import/test neighbours as ``signals.ShardSignals._structure`` orders them: other
+    file rows one hop away either way (out edges first, then in), each once with its tests edge
+    when it has one, else its first edge in that order; the ``k`` most specific first (tests, then
+    the fewest edges of their own, then row). (distinct neighbours, rows, edge kind codes, outgoing)."""
+    no = out_ptr[row + 1] - out_ptr[row]
+    ni = in_ptr[row + 1] - in_ptr[row]
+    key = np.empty(no + ni, np.int64)        # nbr << 32 | not-a-test << 31 | walk position
+    m = 0
+    for side in range(2):
+        ptr, nbr, kd = (out_ptr, out_nbr, out_kind) if side == 0 else (in_ptr, in_nbr, in_kind)
+        base = 0 if side == 0 else no
+        for j in range(ptr[row], ptr[row + 1]):
+            c = kd[j]
+            if c != imports and c != tests:
+                continue
+            r = np.int64(nbr[j])
+            if r == row or not is_file[r]:
+                continue
+            key[m] = (r << 32) | (np.int64(c != tests) << 31) | np.int64(base + j - ptr[row])
+            m += 1
+    key = np.sort(key[:m])
+    cand = np.empty(m, np.int64)
+    first = np.empty(m, np.int64)
+    d = 0
+    for i in range(m):
+        r = key[i] >> 32
+        if d == 0 or cand[d - 1] != r:
+            cand[d] = r
+            first[d] = key[i] & 0x7FFFFFFF
+            d += 1
+    order = np.empty(d, np.int64)            # not-a-test << 62 | degree << 31 | row
+    for i in range(d):
+        r = cand[i]
+        p = first[i]
+        kd = out_kind[out_ptr[row] + p] if p < no else in_kind[in_ptr[row] + p - no]
+        deg = (out_ptr[r + 1] - out_ptr[r]) + (in_ptr[r + 1] - in_ptr[r])
+        order[i] = (np.int64(kd != tests) << 62) | (np.int64(deg) << 31) | r
+    order = np.sort(order)[:k]
+    rows = np.empty(order.shape[0], np.int64)
+    kinds = np.empty(order.shape[0], np.int64)
+    outgoing = np.empty(order.shape[0], np.bool_)
+    for i in range(order.shape[0]):
+        r = order[i] & 0x7FFFFFFF
+        rows[i] = r
+        for t in range(d):                   # its kept edge (d is small: a few hundred at most)
+            if cand[t] == r:
+                p = first[t]
+                outgoing[i] = p < no
+                kinds[i] = out_kind[out_ptr[row] + p] if p < no else in_kind[in_ptr[row] + p - no]
+                break
+    return d, rows, kinds, outgoing
+
+
 def warm() -> None:
     """Compile (or load from the cache) the kernels for the array types a memory-mapped index
     passes, so a server's first query does not pay for it (~0.5 s without a cache)."""
@@ -68,4 +166,20 @@ def warm() -> None:
     add_term_impacts(rows, imp, np.float32(1.0), np.array([3], np.int64), np.zeros(1, bool), np.zeros(1, np.float32))
 
 
-__all__ = ["add_term_impacts", "warm"]
+def warm_hops(arrays: dict[str, np.ndarray]) -> None:
+    """Compile (or load from the cache) the neighbour kernels for the array types of this graph
+    (``graph.Graph.a``: memory-mapped, read-only), a two-node copy of them, before the first search."""
+    def like(name: str, values) -> np.ndarray:
+        a = np.asarray(values, arrays[name].dtype)
+        a.setflags(write=arrays[name].flags.writeable)
+        return a
+
+    a = {side + ".ptr": like(side + ".ptr", [0, 1, 1]) for side in ("out", "in")}
+    a.update({side + ".nbr": like(side + ".nbr", [1]) for side in ("out", "in")})
+    a.update({side + ".kind": like(side + ".kind", [0]) for side in ("out", "in")})
+    cochange_top(a["out.ptr"], a["out.nbr"], a["out.kind"], like("out.weight", [1.0]), 0, 0, 1, np.zeros(1, np.int64))
+    structure_top(a["out.ptr"], a["out.nbr"], a["out.kind"], a["in.ptr"], a["in.nbr"], a["in.kind"], 0, 0, 1,
+                  np.ones(2, bool), 1)
+
+
+__all__ = ["add_term_impacts", "cochange_top", "structure_top", "warm", "warm_hops"]

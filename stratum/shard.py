@@ -24,6 +24,7 @@ from stratum.codelookup import CodeLookup
 from stratum.graph import Neighbors
 from stratum.keyindex import Column, KeyIndex
 from stratum.store import Manifest, Store
+from stratum.warm import COMPILED_HOPS_ROWS
 
 # Columns kept in RAM for every node; api/full text and vectors stay in Lance until asked for.
 WARM_COLUMNS = ["id", "repo", "kind", "subkind", "path", "name", "qualname", "language", "parent_id",
@@ -56,6 +57,8 @@ class Shard:
                                      embedder=embedder, row_of_id=self.row_of)
         self._lock = threading.Lock()
         self._full: OrderedDict[int, dict] = OrderedDict()
+        self.compiled_hops = len(self) >= COMPILED_HOPS_ROWS      # tests set it to compare both paths
+        self._is_file: np.ndarray | None = None
 
     # ---- lookups --------------------------------------------------------------------------
     @property
@@ -112,6 +115,17 @@ class Shard:
         """``neighbors`` as arrays (``graph.Neighbors``) with the edge kind names its codes index."""
         self.warm.ensure_served()
         return self.warm.graph.neighbors(int(i), kinds, direction), self.warm.graph.kind_names
+
+    def cochange_top(self, i: int, k: int) -> tuple[list[int], list[dict]]:
+        """The ``k`` strongest co-change partners of a row and their edge attributes (compiled)."""
+        return self.warm.cochange_top(int(i), k)
+
+    def structure_top(self, i: int, k: int) -> tuple[int, list[int], list[str], list[bool]]:
+        """Import/test file neighbours of a row, the ``k`` most specific first (compiled): (how
+        many, rows, edge kind names, outgoing)."""
+        if self._is_file is None:
+            self._is_file = self._col["kind"].equals(np.arange(len(self)), "file")
+        return self.warm.structure_top(int(i), k, self._is_file)
 
     def degrees(self, rows) -> np.ndarray:
         """Edges of every kind at these nodes, both directions."""

@@ -16,6 +16,8 @@ import numpy as np
 from stratum import schema as S
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, Candidate, CoEdge, Hit, NoteInfo
 
+_WORDS = {("imports", True): "imported by", ("imports", False): "imports",      # (edge kind, outgoing)
+          ("tests", True): "tested by", ("tests", False): "tests"}
 MEMO_ENTRIES = 65536        # per table and shard; a full table starts again (a shard has ~1 KB per entry)
 _T = TypeVar("_T")
 
@@ -142,10 +144,14 @@ class ShardSignals:
         row = self.shard.resolve(path)
         if row is None:
             return []
-        nb, _ = self.shard.hop(row, ("cochange",), "out")
-        top = nb.rows[np.argsort(-nb.weights, kind="stable")[:CO_PARTNERS]].tolist()   # weight: forward confidence
+        if self.shard.compiled_hops:
+            top, attrs = self.shard.cochange_top(row, CO_PARTNERS)
+        else:
+            nb, _ = self.shard.hop(row, ("cochange",), "out")
+            top = nb.rows[np.argsort(-nb.weights, kind="stable")[:CO_PARTNERS]].tolist()   # weight: forward confidence
+            attrs = self.shard.edge_attrs_many(row, top, "cochange")
         out = []
-        for r, p, a in zip(top, self._file_paths(top), self.shard.edge_attrs_many(row, top, "cochange")):
+        for r, p, a in zip(top, self._file_paths(top), attrs):
             if a:
                 out.append(CoEdge(p or self.shard.col("path")[r] or "", int(a["support"] or 0),
                                   float(a["confidence"] or 0.0), a.get("last_time")))
@@ -172,8 +178,9 @@ class ShardSignals:
         row = self.shard.resolve(path)
         if row is None:
             return 0, []
-        words = {("imports", True): "imported by", ("imports", False): "imports",
-                 ("tests", True): "tested by", ("tests", False): "tests"}
+        if self.shard.compiled_hops:
+            n, top, kinds, outgoing = self.shard.structure_top(row, GRAPH_PARTNERS)
+            return n, [(p, _WORDS.get((k, o), k)) for p, k, o in zip(self._file_paths(top), kinds, outgoing) if p]
         nb, names = self.shard.hop(row, ("imports", "tests"), "both")
         ok = nb.rows != row
         if ok.any():
@@ -192,7 +199,7 @@ class ShardSignals:
         order = np.lexsort((cand, self.shard.degrees(cand), ~is_test))[:GRAPH_PARTNERS]
         top = cand[order].tolist()
         paths = self._file_paths(top)
-        return len(cand), [(p, words.get((names[k], o), names[k]))
+        return len(cand), [(p, _WORDS.get((names[k], o), names[k]))
                            for p, k, o in zip(paths, kinds[order].tolist(), outgoing[order].tolist()) if p]
 
     def locate(self, path: str) -> tuple[str, int] | None:

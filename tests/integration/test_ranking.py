@@ -336,14 +336,12 @@ def test_a_whole_file_match_lifts_a_file_whose_symbols_do_not_say_it(tmp_path):
         tools.close()
 
 
-def test_a_popular_files_neighbours_come_most_specific_first(tmp_path):
-    """``ShardSignals.structure`` on a real index: a file imported by more than GRAPH_PARTNERS
-    modules counts every file neighbour, lists its test first, then the importers with the fewest
-    edges of their own, and stops at GRAPH_PARTNERS."""
+@pytest.fixture(scope="module")
+def popular(tmp_path_factory):
+    """A real index of a package whose core module more than GRAPH_PARTNERS modules import."""
+    tmp_path = tmp_path_factory.mktemp("popular")
     from pipeline.job import index_repository
     from stratum.config import IndexConfig
-    from stratum.shard import Shard
-    from stratum.store import Store
     from tests.gitrepo import Repo
 
     n = R.GRAPH_PARTNERS + 4
@@ -354,8 +352,27 @@ def test_a_popular_files_neighbours_come_most_specific_first(tmp_path):
         files[f"pkg/user{i:02d}.py"] = f"from pkg.core import helper\n{extra}\n\ndef run{i}(v):\n    return helper(v)\n"
     Repo(tmp_path / "repo").commit("popular core", files)
     index_repository(tmp_path / "repo", tmp_path / "store", IndexConfig(num_cpus=1))
-    sh = Shard(Store(tmp_path / "store"))
+    return tmp_path / "store"
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_a_popular_files_neighbours_come_most_specific_first(popular, compiled):
+    """``ShardSignals.structure`` on a real index: a file imported by more than GRAPH_PARTNERS
+    modules counts every file neighbour, lists its test first, then the importers with the fewest
+    edges of their own, and stops at GRAPH_PARTNERS (in numpy, and compiled as a 1M-node shard
+    reads it)."""
+    from stratum.shard import Shard
+    from stratum.store import Store
+
+    n = R.GRAPH_PARTNERS + 4
+    sh = Shard(Store(popular))
+    sh.compiled_hops = compiled
     count, nbrs = SG.ShardSignals(sh).structure("pkg/core.py")
+    if compiled:                # every file's neighbours as the numpy path reads them
+        files = [p for p, k in zip(sh.col("path"), sh.col("kind")) if k == "file"]
+        fast = [SG.ShardSignals(sh)._structure(p) for p in files]
+        sh.compiled_hops = False
+        assert fast == [SG.ShardSignals(sh)._structure(p) for p in files]
     assert count == n + 1                                        # every importer and the test
     assert len(nbrs) == R.GRAPH_PARTNERS
     assert nbrs[0] == ("tests/test_core.py", "tests")          # its test, though it imports core too
@@ -369,3 +386,21 @@ def test_a_popular_files_neighbours_come_most_specific_first(tmp_path):
     left = [f"pkg/user{i:02d}.py" for i in range(n) if f"pkg/user{i:02d}.py" not in users]
     assert len(left) == n - len(users) and min(map(degree, left)) >= max(map(degree, users))
     assert {"pkg/user00.py", f"pkg/user{n - 1:02d}.py"} <= set(users)   # the two with 2 edges, not 3
+
+
+def test_compiled_neighbour_reads_equal_numpys_on_every_file(ledger):
+    """A large shard reads a seed's co-change partners and import/test neighbours in one compiled
+    pass (``Shard.compiled_hops``); on a real index every file's answers equal the numpy path's."""
+    tools = _open(ledger[1])
+    try:
+        sh = tools.shards.shards[0]
+        files = [p for p, k in zip(sh.col("path"), sh.col("kind")) if k == "file"]
+        got = {}
+        for compiled in (False, True):
+            sh.compiled_hops = compiled
+            sig = SG.ShardSignals(sh)
+            got[compiled] = [(sig._cochange(p), sig._structure(p)) for p in files]
+        assert got[True] == got[False]
+        assert any(co for co, _ in got[True])       # structure: the popular-file test compares both paths
+    finally:
+        tools.close()
