@@ -8,7 +8,6 @@ what remains, what it cost and what was evicted to fit it.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -22,6 +21,8 @@ from stratum.shard import Shard
 
 NOTES_PER_ITEM = 5          # notes an item carries (the rest are counted; walk ... notes lists them all)
 HINT_ITEMS = 3              # entries of the next page named in the hint
+_SUMMARY_FIELDS = ("id", "kind", "path", "name", "qualname", "summary", "summary_tokens", "language",
+                   "start_line", "end_line")      # what ``code_item`` reads of a code row at summary level
 
 
 @dataclass
@@ -41,7 +42,13 @@ class Page:
 
 def code_item(sh: Shard, row: int, level: str, ov: NotesOverlay, indent: int = 0) -> Item:
     """An item for a shard row (code, or a merged note annotated with its current status)."""
-    rec = sh.row(row) if level == "summary" else sh.record(row)
+    if level != "summary":
+        rec = sh.record(row)
+    elif sh.col("kind").peek(row) in S.NOTE_KINDS:
+        rec = sh.row(row)               # annotate reads a note's provenance fields
+    else:                               # the fields a code item shows: half a warm record's columns
+        row = int(row)
+        rec = {c: sh.col(c).peek(row) for c in _SUMMARY_FIELDS}
     text = rec["summary"] if level == "summary" else rec[level]
     tokens = rec[f"{level}_tokens"] or 0
     if indent:
@@ -135,10 +142,9 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
     return Response(envelope=env, items=items)
 
 
-@functools.lru_cache(maxsize=8192)
 def _line_tokens(line: str) -> int:
     """Exact token count of a note line; the same lines recur on every answer about a noted file."""
-    return T.count(line)
+    return T.count_cached(line)
 
 
 def _age_days(a: AttachedNote, now: datetime) -> float:

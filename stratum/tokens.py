@@ -89,6 +89,13 @@ def count(text: str | None, name: str = DEFAULT_ENCODING) -> int:
     return len(encoding(name).encode(text, disallowed_special=()))
 
 
+@functools.lru_cache(maxsize=8192)
+def count_cached(text: str | None) -> int:
+    """:func:`count` in the default encoding, remembered: for short strings that recur on every
+    answer (a search item's ``why``, a note's summary line), where the lookup is ~20x cheaper."""
+    return count(text)
+
+
 def count_many(texts: list[str], name: str = DEFAULT_ENCODING) -> list[int]:
     """Batch form of :func:`count`. A plain loop: tiktoken's batch call starts a thread pool per
     call, which cost more than the encoding itself for the short texts we count (measured)."""
@@ -96,4 +103,4 @@ def count_many(texts: list[str], name: str = DEFAULT_ENCODING) -> list[int]:
     return [len(enc.encode_ordinary(t)) if t else 0 for t in texts]
 
 
-__all__ = ["DEFAULT_ENCODING", "cache_dir", "encoding", "count", "count_many"]
+__all__ = ["DEFAULT_ENCODING", "cache_dir", "encoding", "count", "count_cached", "count_many"]

@@ -14,6 +14,8 @@ before anything uses them; the caller is ``stratum.identity.current()``.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import secrets
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -233,9 +235,11 @@ class Tools:
         args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}
         offset = self._offset(page_token, "search", args, s)
         want = offset + page_size + 1          # fetch one more than we return: honest has_more
-        # (score, id, shard, row or None for an unmerged note, the overlay holding that note, why)
-        hits: list[tuple[float, str, Shard, int | None, NotesOverlay | None, str]] = []
+        # per list (each shard's, and a branch overlay's own): its reranked entries in rank order
+        # (rank.rerank sorts by score, then id), the shard, the overlay holding its unmerged notes
+        lists: list[tuple[list[rank.Ranked], Shard, NotesOverlay | None]] = []
         exact, bound = True, 0
+        view = s.view
         for sh in self.memory:
             ov = self.memory.overlay(sh)
             # the whole fused list (rank.DEEP), so every page is cut from the same memory-steered order
@@ -244,44 +248,45 @@ class Tools:
             exact = exact and page.total_is_exact
             bound += page.total_or_lower_bound
             sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(page.items)
+            status = ov.status_of           # None for code: a dict look, cheaper than the row's kind
             live = []
             for it in page.items:
-                if it.row >= 0 and sig.kind_of(it.row) in S.NOTE_KINDS and ov.status_of(it.id) not in (None, "active"):
+                if it.row >= 0 and status(it.id) not in (None, "active") and sig.kind_of(it.row) in S.NOTE_KINDS:
                     bound -= 1                      # merged, then retracted or superseded since
-                elif s.view is not None and it.row >= 0 and s.view.hidden(sh, it.row):
+                elif view is not None and it.row >= 0 and view.hidden(sh, it.row):
                     bound -= 1                      # changed or deleted on the session's branch
                 else:
                     live.append(it)
             # notes lift the code they are about, co-change and imports/tests the strongest files'
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
-            for r in rank.rerank(rank.candidates_of(live), sig, add=not (kinds or path_prefix or language)):
-                row = r.row if r.row >= 0 else None
-                if s.view is not None and s.view.hidden(sh, row):
-                    continue                        # a hidden file lifted in by co-change or imports
-                hits.append((r.score, r.id, sh, row, ov if row is None else None, r.why))
-            o = s.view.of(sh) if s.view is not None else None
+            ranked = rank.rerank(rank.candidates_of(live), sig, add=not (kinds or path_prefix or language))
+            if view is not None:                    # a hidden file lifted in by co-change or imports
+                ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
+            lists.append((ranked, sh, ov))
+            o = view.of(sh) if view is not None else None
             if o is not None and o.shard is not None:
-                mine = s.view.search_overlay(sh, query, kinds=tuple(kinds), path_prefix=path_prefix,
-                                             language=language, limit=max(want, rank.DEEP), offset=0)
+                mine = view.search_overlay(sh, query, kinds=tuple(kinds), path_prefix=path_prefix,
+                                           language=language, limit=max(want, rank.DEEP), offset=0)
                 bound += len(mine)
-                for r in rank.rerank(rank.candidates_of(mine), signals.ShardSignals(o.shard), add=False):
-                    hits.append((r.score, r.id, o.shard, r.row, None, r.why))
-        hits.sort(key=lambda h: (-h[0], h[1]))
+                lists.append((rank.rerank(rank.candidates_of(mine), signals.ShardSignals(o.shard), add=False),
+                              o.shard, None))
         end = offset + page_size
+        n_hits = sum(len(ranked) for ranked, _, _ in lists)
+        hits = _merged_head(lists, end + R.HINT_ITEMS)     # only what this page and its hint read
         items = []
         for score, nid, sh, row, holder, why in hits[offset:end]:
             it = self._item(sh, row, holder.get(nid) if holder is not None else None, "summary", attach=False,
-                            view=s.view)
+                            view=view)
             it.score = round(float(score), 6)
             it.why = why
-            it.tokens += T.count(why)               # the agent reads it: it counts in the budget
+            it.tokens += T.count_cached(why)        # the agent reads it: it counts in the budget
             items.append(it)
-        more = len(hits) > end
+        more = n_hits > end
         hints = [R.label(sh, row) if row is not None else
                  R.note_label((holder.get(nid) if holder is not None else None) or {"kind": "note", "id": nid})
                  for _, nid, sh, row, holder, _ in hits[end:end + R.HINT_ITEMS]]
         return self._respond(s, items, R.Page("search", args, offset, page_size,
-                                              total=max(bound, len(hits), offset + len(items) + (1 if more else 0)),
+                                              total=max(bound, n_hits, offset + len(items) + (1 if more else 0)),
                                               lower_bound=not exact, has_more=more, hints=hints))
 
     @tool(writes=False)
@@ -530,6 +535,24 @@ def _check_kinds(what: str, values, allowed: tuple[str, ...]) -> list[str]:
     if bad:
         raise InvalidArgument(f"unknown {what}(s) {bad}; choose from {list(allowed)}")
     return values
+
+
+def _merged_head(lists: list[tuple[list, Shard, NotesOverlay | None]], n: int) -> list[tuple]:
+    """The first ``n`` search hits over all lists, by score then id, as (score, id, shard, row or
+    None for an unmerged note, the overlay holding that note, why). Each list is already in that
+    order (rank.rerank's), so this is the stable sort of their concatenation, built only as far as
+    it is read: a search reranks ~150-300 entries and a page reads ~13."""
+    if len(lists) == 1:
+        head = [(r, 0) for r in lists[0][0][:n]]
+    else:
+        tagged = ([(r, k) for r in ranked] for k, (ranked, _, _) in enumerate(lists))
+        head = list(itertools.islice(heapq.merge(*tagged, key=lambda e: (-e[0].score, e[0].id)), n))
+    out = []
+    for r, k in head:
+        _, sh, ov = lists[k]
+        row = r.row if r.row >= 0 or ov is None else None     # an overlay branch's own rows stay as given
+        out.append((r.score, r.id, sh, row, ov if row is None else None, r.why))
+    return out
 
 
 def _children(sh: Shard, row: int) -> list[tuple[Shard, int]]:
