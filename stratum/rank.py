@@ -164,7 +164,7 @@ TEXT_ONLY = DEFAULT_WEIGHTS.only()
 
 
 # ---- outputs -----------------------------------------------------------------------------------
-@dataclass
+@dataclass(slots=True)
 class RankedFile:
     path: str
     score: float
@@ -186,7 +186,7 @@ class RankedFile:
         return "; ".join(r for _, _, r in top) + (f"; +{more} more" if more > 0 else "")
 
 
-@dataclass
+@dataclass(slots=True)
 class Ranked:
     id: str
     row: int
@@ -252,9 +252,10 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
     files: dict[str, RankedFile] = {}
 
     def entry(f: str) -> RankedFile:
-        if f not in files:
-            files[f] = RankedFile(f, 0.0, 0.0)
-        return files[f]
+        e = files.get(f)
+        if e is None:
+            e = files[f] = RankedFile(f, 0.0, 0.0)
+        return e
 
     for f, sym in code.items():
         sym.sort(key=lambda x: -x[0])
@@ -278,7 +279,8 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
     if w.cochange or w.graph:
         base = {f: e.text + sum(e.parts.get(k, 0.0) for k in ("notes", "mined", "changes")) for f, e in files.items()}
         seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
-        co: dict[str, list[tuple[float, str, str]]] = {}      # file -> (lift, reason, brief reason)
+        # file -> (lift, seed, support or edge word); the reason strings are made for a file's best only
+        co: dict[str, list[tuple[float, str, int]]] = {}
         gr: dict[str, list[tuple[float, str, str]]] = {}
         for g in seeds:
             s0 = base[g]
@@ -294,20 +296,26 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
                         decay = 0.5 ** (age / w.half_life_days)
                     lift = s0 * x.confidence * x.support / (x.support + 2.0) * decay
                     if lift > 0 and x.partner != g:
-                        co.setdefault(x.partner, []).append(
-                            (lift, f"co-changes with {g} (support {x.support})", f"co-changes with {g}"))
+                        co.setdefault(x.partner, []).append((lift, g, x.support))
             if w.graph:
                 n_nbrs, nbrs = signals.structure(g)
                 each = s0 / math.sqrt(n_nbrs) if n_nbrs else 0.0
                 for p, k in nbrs[:GRAPH_PARTNERS]:
-                    gr.setdefault(p, []).append((each, f"{k} {g}", f"{k} {g}"))
-        for key, weight, table in (("cochange", w.cochange, co), ("graph", w.graph, gr)):
-            for f, ev in table.items():
-                ev.sort(key=lambda x: -x[0])
-                e = entry(f)
-                e.parts[key] = weight * _harmonic(ev)
-                e.reasons.append(ev[0][1])
-                e.brief.append(ev[0][2])
+                    gr.setdefault(p, []).append((each, g, k))
+        for f, cev in co.items():
+            if len(cev) > 1:
+                cev.sort(key=lambda x: -x[0])
+            e = entry(f)
+            e.parts["cochange"] = w.cochange * _harmonic(cev)
+            e.reasons.append(f"co-changes with {cev[0][1]} (support {cev[0][2]})")
+            e.brief.append(f"co-changes with {cev[0][1]}")
+        for f, gev in gr.items():
+            if len(gev) > 1:
+                gev.sort(key=lambda x: -x[0])
+            e = entry(f)
+            e.parts["graph"] = w.graph * _harmonic(gev)
+            e.reasons.append(f"{gev[0][2]} {gev[0][1]}")
+            e.brief.append(e.reasons[-1])
     if w.file_text:
         for j, f in enumerate(dict.fromkeys(file_hits), 1):
             e = entry(f)
