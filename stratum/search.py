@@ -33,6 +33,7 @@ over the note vectors and the postings of its own terms, not a pass over every n
 from __future__ import annotations
 
 import bisect
+import functools
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -58,6 +59,7 @@ MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row 
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
 KEYWORD_HEAD_FACTOR = 16   # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
 KEYWORD_BY_IMPACT = True   # heads read in proportion to each term's top impact (e4.md, hybrid variants)
+ID_LIST_ROWS = 250_000     # node tables up to this size keep their ids as a Python list (~20 MB at most)
 QUERY_CACHE = 4096         # query vectors kept (1.5 KB each): page 2+ and repeated queries skip embedding
 PARALLEL = 0               # helper threads that run keyword searches beside vector searches (0: inline). On
                            # the 2-core VM inline wins at 1M: the two lists slow each other (shared core
@@ -114,9 +116,34 @@ class NodeMeta:
         self.id_rank = np.empty(self.n, dtype=np.int64)        # row -> position in id order (ties)
         self.id_rank[order] = np.arange(self.n)
         self._id_order = order
+        # ids as Python strings for a small shard (Column's own policy, keyindex.LIST_ROWS); a large
+        # one slices the Arrow buffers: pyarrow's take + to_pylist cost ~0.16 ms for a 150-deep
+        # list at 1M nodes between a search's other work (cold dispatch), ~3x the slicing
+        self._id_list: list[str] | None = None
+        self._id_off = self._id_data = None
+        if self.n <= ID_LIST_ROWS:
+            self._id_list = self.ids.to_pylist()
+        elif self.ids.null_count == 0 and self.ids.type in (pa.string(), pa.large_string()):
+            bufs = self.ids.buffers()
+            width = np.int32 if self.ids.type == pa.string() else np.int64
+            self._id_off = np.frombuffer(bufs[1], width)[self.ids.offset:self.ids.offset + self.n + 1]
+            self._id_data = memoryview(bufs[2]) if bufs[2] is not None else memoryview(b"")
 
     def ids_of(self, rows: np.ndarray) -> list[str]:
+        if self._id_list is not None:
+            return list(map(self._id_list.__getitem__, np.asarray(rows).tolist()))
+        if self._id_off is not None:
+            rows = np.asarray(rows, dtype=np.int64)
+            data = self._id_data
+            return [str(data[a:b], "utf-8") for a, b in zip(self._id_off[rows].tolist(), self._id_off[rows + 1].tolist())]
         return pc.take(self.ids, pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
+
+    def _id_at(self, row: int) -> str:
+        if self._id_list is not None:
+            return self._id_list[row]
+        if self._id_off is not None:
+            return str(self._id_data[int(self._id_off[row]):int(self._id_off[row + 1])], "utf-8")
+        return self.ids[row].as_py()
 
     def id_position(self, node_id: str) -> int:
         """How many shard ids sort before ``node_id`` (binary search over the id order)."""
@@ -124,7 +151,7 @@ class NodeMeta:
         lo, hi = 0, self.n
         while lo < hi:
             mid = (lo + hi) // 2
-            if self.ids[int(order[mid])].as_py() < node_id:
+            if self._id_at(int(order[mid])) < node_id:
                 lo = mid + 1
             else:
                 hi = mid
@@ -261,6 +288,7 @@ class HybridSearcher:
         self._qcache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._qcache_size = query_cache
         self._qlock = threading.Lock()
+        self._rrf_cache: dict[tuple[str, int, float], np.ndarray] = {}
 
     def embed_query(self, query: str) -> np.ndarray | None:
         """The query's vector (cached: every page of one query embeds it once)."""
@@ -375,14 +403,20 @@ class HybridSearcher:
         page = slice(offset, offset + limit)
         prow = rows[page]
         real = prow < n
-        ids = [""] * len(prow)
-        if real.any():
-            for i, id_ in zip(np.flatnonzero(real).tolist(), self.meta.ids_of(prow[real])):
-                ids[i] = id_
-        for i in np.flatnonzero(~real).tolist():
-            ids[i] = extra.id(int(prow[i]) - n)
-        items = [SearchItem(int(r) if r < n else -1, float(s), _SOURCES[b], i)
-                 for r, s, b, i in zip(prow.tolist(), scores[page].tolist(), bits[page].tolist(), ids)]
+        if real.all():
+            ids = self.meta.ids_of(prow)
+            item_rows = prow.tolist()
+        else:
+            ids = [""] * len(prow)
+            if real.any():
+                for i, id_ in zip(np.flatnonzero(real).tolist(), self.meta.ids_of(prow[real])):
+                    ids[i] = id_
+            for i in np.flatnonzero(~real).tolist():
+                ids[i] = extra.id(int(prow[i]) - n)
+            item_rows = np.where(real, prow, -1).tolist()
+        # the items as tuples made in C (SearchItem's own __new__ is a Python call per item)
+        items = list(map(_new_item, zip(item_rows, scores[page].tolist(), map(_SOURCES.__getitem__, bits[page].tolist()),
+                                        ids)))
         timings["total"] = (time.perf_counter() - t0) * 1e3
         return SearchPage(items=items, total_or_lower_bound=len(rows), total_is_exact=not truncated,
                           has_more=offset + limit < len(rows), offset=offset, limit=limit, timings_ms=timings)
@@ -417,28 +451,48 @@ class HybridSearcher:
                          fallback_rows=filt.allowed_rows)
 
     def _fuse(self, lists: dict[str, np.ndarray], extra: NoteView | None):
-        """RRF over the lists: (rows, scores, source bits) best first, ties by node id."""
-        parts, contrib, bits = [], [], []
+        """RRF over the lists: (rows, scores, source bits) best first, ties by node id.
+
+        Few numpy calls (each costs ~1-2 us; a fused list is ~150 rows): the contributions are
+        slices of per-list arrays made once, and the scores are summed in list order (vector,
+        keyword, name), so they are the same floats whatever the path."""
+        parts, contrib, spans = [], [], []
+        at = 0
         for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")):
             r = lists.get(name)
             if r is None or not len(r):
                 continue
             parts.append(r)
-            contrib.append(self.weights.get(name, 1.0) / (RRF_K + 1.0 + np.arange(len(r))))
-            bits.append(np.full(len(r), bit, np.int8))
+            contrib.append(self._rrf(name, len(r)))
+            spans.append((bit, at, at + len(r)))
+            at += len(r)
         if not parts:
             return np.empty(0, np.int64), np.empty(0, np.float64), np.empty(0, np.int8)
-        allrows = np.concatenate(parts)
+        allrows = np.concatenate(parts) if len(parts) > 1 else parts[0]
         uniq, inv = np.unique(allrows, return_inverse=True)
-        score = np.bincount(inv, weights=np.concatenate(contrib), minlength=len(uniq))
+        score = np.bincount(inv, weights=np.concatenate(contrib) if len(contrib) > 1 else contrib[0],
+                            minlength=len(uniq))
         srcbits = np.zeros(len(uniq), np.int8)
-        for b in (1, 2, 4):
-            sel = np.concatenate(bits) == b
-            if sel.any():
-                srcbits[inv[sel]] |= b
-        tie = self._tie_keys(uniq, extra, score)
+        for b, lo, hi in spans:
+            srcbits[inv[lo:hi]] |= b
+        if len(uniq) and uniq[-1] < self.meta.n:
+            tie = self.meta.id_rank[uniq]          # no extra doc: the id order itself
+        else:
+            tie = self._tie_keys(uniq, extra, score)
         order = np.lexsort((tie, -score))
         return uniq[order], score[order], srcbits[order]
+
+    def _rrf(self, name: str, m: int) -> np.ndarray:
+        """``weight / (RRF_K + rank)`` for ranks 1..m of one list (cached per length)."""
+        w = self.weights.get(name, 1.0)
+        key = (name, m, w)
+        c = self._rrf_cache.get(key)
+        if c is None:
+            c = w / (RRF_K + 1.0 + np.arange(m))
+            c.setflags(write=False)
+            if len(self._rrf_cache) < 4096:
+                self._rrf_cache[key] = c
+        return c
 
     def _tie_keys(self, rows: np.ndarray, extra: NoteView | None, score: np.ndarray) -> np.ndarray:
         """Sort keys that order rows (and extra docs) by node id: 2 * rank of the id among the
@@ -463,6 +517,7 @@ class HybridSearcher:
         return keys
 
 
+_new_item = functools.partial(tuple.__new__, SearchItem)
 _SOURCES = {b: tuple(name for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")) if b & bit)
             for b in range(8)}
 
