@@ -213,6 +213,14 @@ def _harmonic(ev: Sequence[tuple]) -> float:
     return sum(e[0] / j for j, e in enumerate(ev, 1))
 
 
+def _co_reasons(seed: str, support: int) -> tuple[str, str]:
+    return f"co-changes with {seed} (support {support})", f"co-changes with {seed}"
+
+
+def _graph_reasons(seed: str, word: str) -> tuple[str, str]:
+    return f"{word} {seed}", f"{word} {seed}"
+
+
 def _note_label(nid: str, n: NoteInfo, note_why: str, title: bool = True) -> str:
     return (f"past {n.kind} {nid[:8]}" if n.mined else f"{n.kind} note {nid[:8]}") + \
         (f" '{n.title[:TITLE_CHARS]}'" if n.title and title else "") + (f" ({note_why})" if note_why else "")
@@ -280,8 +288,8 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         base = {f: e.text + sum(e.parts.get(k, 0.0) for k in ("notes", "mined", "changes")) for f, e in files.items()}
         seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
         # file -> (lift, seed, support or edge word); the reason strings are made for a file's best only
-        co: dict[str, list[tuple[float, str, int]]] = {}
-        gr: dict[str, list[tuple[float, str, str]]] = {}
+        co: dict[str, list[tuple]] = {}
+        gr: dict[str, list[tuple]] = {}
         for g in seeds:
             s0 = base[g]
             if s0 <= 0:
@@ -302,20 +310,15 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
                 each = s0 / math.sqrt(n_nbrs) if n_nbrs else 0.0
                 for p, k in nbrs[:GRAPH_PARTNERS]:
                     gr.setdefault(p, []).append((each, g, k))
-        for f, cev in co.items():
-            if len(cev) > 1:
-                cev.sort(key=lambda x: -x[0])
-            e = entry(f)
-            e.parts["cochange"] = w.cochange * _harmonic(cev)
-            e.reasons.append(f"co-changes with {cev[0][1]} (support {cev[0][2]})")
-            e.brief.append(f"co-changes with {cev[0][1]}")
-        for f, gev in gr.items():
-            if len(gev) > 1:
-                gev.sort(key=lambda x: -x[0])
-            e = entry(f)
-            e.parts["graph"] = w.graph * _harmonic(gev)
-            e.reasons.append(f"{gev[0][2]} {gev[0][1]}")
-            e.brief.append(e.reasons[-1])
+        for key, weight, table, say in (("cochange", w.cochange, co, _co_reasons), ("graph", w.graph, gr, _graph_reasons)):
+            for f, ev in table.items():
+                if len(ev) > 1:
+                    ev.sort(key=lambda x: -x[0])
+                e = entry(f)
+                e.parts[key] = weight * _harmonic(ev)
+                reason, brief = say(ev[0][1], ev[0][2])
+                e.reasons.append(reason)
+                e.brief.append(brief)
     if w.file_text:
         for j, f in enumerate(dict.fromkeys(file_hits), 1):
             e = entry(f)
