@@ -108,7 +108,6 @@ class NoteInfo:
 class Hit:
     kind: str
     file: str | None                # the file a code hit belongs to (None: dir, repo, note)
-    name: str = ""
     note: NoteInfo | None = None
 
 
@@ -242,7 +241,7 @@ def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None
 
 def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
                 signals: Signals, w: Weights, file_hits: Sequence[str]) -> list[RankedFile]:
-    code: dict[str, list[tuple[float, str]]] = {}
+    code: dict[str, list[tuple[float]]] = {}
     notes: dict[str, dict[str, list[tuple[float, tuple[str, NoteInfo, str]]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
     for c, h, st in zip(candidates, hits, stands):
         if h.note is not None and st is not None:
@@ -256,7 +255,7 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
             for f in about:
                 notes[n.channel].setdefault(f, []).append((share, label))
         elif h.file and h.kind in CODE_ITEM_KINDS:
-            code.setdefault(h.file, []).append((c.score, h.name or h.kind))
+            code.setdefault(h.file, []).append((c.score,))
     files: dict[str, RankedFile] = {}
 
     def entry(f: str) -> RankedFile:
