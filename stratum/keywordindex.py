@@ -312,8 +312,8 @@ class KeywordIndex:
                 m[inv[at:at + len(hr)]] = True
                 in_head.append(m)
                 at += len(hr)
-            if len(name_rows):
-                scores += np.where(np.isin(cand, name_rows), np.float32(boost), np.float32(0))
+            if len(name_rows):              # every name row is a candidate: add at its place
+                scores[np.searchsorted(cand, name_rows)] += np.float32(boost)
             if predicate is not None and len(cand):
                 ok = predicate(cand)
                 cand, scores, in_head = cand[ok], scores[ok], [m[ok] for m in in_head]
@@ -344,9 +344,9 @@ class KeywordIndex:
                 read, hlen = terms[j][5], terms[j][4] - terms[j][3]
                 # whole lists when affordable (one more round, then exact), else deeper heads
                 want[j] = -1 if whole or read >= hlen else min(hlen, read * 4)
-        order = _top(cand, scores, k)
+        order = _top(cand, scores, k, kth=theta if kk == k else None)     # theta: the k-th score
         truncated = any(t[5] != -1 for t in terms)
-        is_name = np.isin(cand[order], name_rows) if len(name_rows) else np.zeros(len(order), bool)
+        is_name = _members(name_rows, cand[order]) if len(name_rows) else np.zeros(len(order), bool)
         if truncated and predicate is None:
             matched = max(matched, max(t[2] - t[1] for t in terms))   # every row of the longest term matches
         return KeywordHits(cand[order], scores[order], is_name, matched, not truncated, proven)
@@ -413,20 +413,30 @@ class KeywordIndex:
         keys |= {m.lower() for w in words for m in COMPOUND.findall(w) if looks_like_identifier(m)}
         found = [self._name_rows(key) for key in keys]
         found = [f for f in found if len(f)]
+        if len(found) == 1 and (len(found[0]) < 2 or bool((found[0][1:] > found[0][:-1]).all())):
+            return found[0]                 # one key's rows, ascending and distinct already
         return np.unique(np.concatenate(found)) if found else np.empty(0, np.int64)
 
     def __len__(self) -> int:
         return self.n_docs
 
 
-def _top(cand: np.ndarray, scores: np.ndarray, k: int) -> np.ndarray:
+def _top(cand: np.ndarray, scores: np.ndarray, k: int, kth: float | None = None) -> np.ndarray:
     """Positions of the best ``k`` by score, ties by row: a partition first when it saves sorting
-    most of them."""
+    most of them (``kth``: the k-th best score, when the caller has it already)."""
     if len(scores) <= 2 * k:
         return np.lexsort((cand, -scores))[:k]
-    kth = scores[np.argpartition(scores, len(scores) - k)[len(scores) - k]]
+    if kth is None:
+        kth = scores[np.argpartition(scores, len(scores) - k)[len(scores) - k]]
     sel = np.flatnonzero(scores >= kth)
     return sel[np.lexsort((cand[sel], -scores[sel]))][:k]
+
+
+def _members(sorted_rows: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``np.isin(x, sorted_rows)`` for an ascending ``sorted_rows`` (a binary search each: isin's
+    setup cost more than the search at ~50 rows)."""
+    i = np.minimum(np.searchsorted(sorted_rows, x), len(sorted_rows) - 1)
+    return sorted_rows[i] == x
 
 
 def _postings(texts: Iterable[str], *, chunk: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
