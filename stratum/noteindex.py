@@ -117,29 +117,38 @@ class NoteView(NamedTuple):
 
     def vector_top(self, q: np.ndarray, k: int, ok: np.ndarray) -> list[tuple[int, float]]:
         """The k best (slot, cosine) among ``ok`` slots with a vector."""
+        return _pairs(*self.vector_hits(q, k, ok))
+
+    def vector_hits(self, q: np.ndarray, k: int, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``vector_top`` as arrays (slots, cosines), best first: what the searcher merges."""
         sel = ok & self.has_vector[:self.n]
-        if not sel.any() or q is None:
-            return []
+        if q is None or not sel.any():
+            return _NO_HITS
         q = np.asarray(q, np.float32)
         if self.graph_size < ANN_MIN:
             self.ix.ensure_graph()
-        ann = self.ix.ann_top(q, k, sel) if self.graph_size >= ANN_MIN else None
+        ann = self.ix.ann_hits(q, k, sel) if self.graph_size >= ANN_MIN else None
         if ann is not None:
             return ann
         if sel.all():
-            return _top(None, _dot(self.vectors[:self.n], q), k)
+            return _top_arrays(None, _dot(self.vectors[:self.n], q), k)
         cand = np.flatnonzero(sel)
         scores = _dot(self.vectors[cand], q) if len(cand) < self.n // 2 else _dot(self.vectors[:self.n], q)[cand]
-        return _top(cand, scores, k)
+        return _top_arrays(cand, scores, k)
 
     def keyword_top(self, query: str, idf: Callable[[str], float], avgdl: float, k: int,
                     ok: np.ndarray) -> list[tuple[int, float]]:
         """The k best (slot, BM25 score > 0) among ``ok`` slots."""
+        return _pairs(*self.keyword_hits(query, idf, avgdl, k, ok))
+
+    def keyword_hits(self, query: str, idf: Callable[[str], float], avgdl: float, k: int,
+                     ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``keyword_top`` as arrays (slots, scores), best first: what the searcher merges."""
         q: dict[str, int] = {}
         for t in tokenize(query):
             q[t] = q.get(t, 0) + 1
         if not q or not ok.any():
-            return []
+            return _NO_HITS
         ix = self.ix
         posts = []
         for t, w in q.items():
@@ -151,7 +160,7 @@ class NoteView(NamedTuple):
                 if m:
                     posts.append((w * idf(t), slots[:m], tf[:m]))
         if not posts:
-            return []
+            return _NO_HITS
         slots = np.concatenate([p[1] for p in posts]) if len(posts) > 1 else posts[0][1]
         tf = (np.concatenate([p[2] for p in posts]) if len(posts) > 1 else posts[0][2]).astype(np.float64)
         wi = np.concatenate([np.full(len(p[1]), p[0]) for p in posts])
@@ -159,7 +168,7 @@ class NoteView(NamedTuple):
         score = np.bincount(slots, weights=wi * tf * (K1 + 1) / (tf + norm), minlength=self.n)
         score[~ok] = 0
         cand = np.flatnonzero(score > 0)
-        return _top(cand, score[cand], k)
+        return _top_arrays(cand, score[cand], k)
 
     def id_positions(self, slots: Sequence[int], meta) -> list[int]:
         """``meta.id_position`` of these slots' note ids (``search.NodeMeta``: where each note sorts
@@ -212,8 +221,11 @@ def _dot(m: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.einsum("ij,j->i", m, q)
 
 
-def _top(cand: np.ndarray | None, scores: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The k best (slot, score), best first, ties by slot; ``cand``: the slots of ``scores``
+_NO_HITS = (np.empty(0, np.int64), np.empty(0, np.float32))
+
+
+def _top_arrays(cand: np.ndarray | None, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The k best (slots, scores), best first, ties by slot; ``cand``: the slots of ``scores``
     (None: slot i is scores[i])."""
     if cand is None:
         cand = np.arange(len(scores))
@@ -221,7 +233,11 @@ def _top(cand: np.ndarray | None, scores: np.ndarray, k: int) -> list[tuple[int,
         part = np.argpartition(-scores, k - 1)[:k]
         cand, scores = cand[part], scores[part]
     order = np.lexsort((cand, -scores))
-    return [(int(cand[i]), float(scores[i])) for i in order]
+    return cand[order].astype(np.int64, copy=False), scores[order]
+
+
+def _pairs(slots: np.ndarray, scores: np.ndarray) -> list[tuple[int, float]]:
+    return list(zip(slots.tolist(), scores.tolist()))
 
 
 class NoteIndex:
@@ -372,6 +388,11 @@ class NoteIndex:
     def ann_top(self, q: np.ndarray, k: int, sel: np.ndarray) -> list[tuple[int, float]] | None:
         """The k best (slot, cosine) among ``sel`` from the graph, or None when the graph cannot
         answer it well (too few of its slots are selected: the caller scores exactly)."""
+        hits = self.ann_hits(q, k, sel)
+        return None if hits is None else _pairs(*hits)
+
+    def ann_hits(self, q: np.ndarray, k: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """``ann_top`` as arrays (slots, cosines)."""
         n = len(sel)
         hidden = n - int(sel.sum())
         if hidden > n // 4:
@@ -389,7 +410,7 @@ class NoteIndex:
         slots, scores = slots[keep], scores[keep]
         if len(slots) < min(k, n - hidden):
             return None
-        return _top(slots, scores, k)
+        return _top_arrays(slots, scores, k)
 
     def set_state(self, note_id: str, *, active: bool, hidden: bool = False) -> None:
         j = self.slot.get(note_id)

@@ -354,7 +354,7 @@ class HybridSearcher:
             # The notes' part runs on the calling thread (with notes in view nothing runs on a
             # helper): beside another thread its numpy calls queued for the GIL (~5 ms a switch).
             t = time.perf_counter()
-            ex = extra.vector_top(q, W, ok) if extra is not None else []
+            ex = extra.vector_hits(q, W, ok) if extra is not None else None
             timings["vector_notes"] = (time.perf_counter() - t) * 1e3
             return _merge_ranked(*shard_hits, ex, n, W)
 
@@ -370,8 +370,8 @@ class HybridSearcher:
                 if "name" in sources and kh.exact_name.any():
                     out["name"] = kh.rows[kh.exact_name]
             if "keyword" in sources:
-                ex = extra.keyword_top(query, self.keywords.idf, self.keywords.avgdl, W, ok) \
-                    if extra is not None else []
+                ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, W, ok) \
+                    if extra is not None else None
                 out["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
             timings["keyword"] = (time.perf_counter() - t) * 1e3
             return out
@@ -407,12 +407,8 @@ class HybridSearcher:
             ids = self.meta.ids_of(prow)
             item_rows = prow.tolist()
         else:
-            ids = [""] * len(prow)
-            if real.any():
-                for i, id_ in zip(np.flatnonzero(real).tolist(), self.meta.ids_of(prow[real])):
-                    ids[i] = id_
-            for i in np.flatnonzero(~real).tolist():
-                ids[i] = extra.id(int(prow[i]) - n)
+            shard_ids, note_ids = iter(self.meta.ids_of(prow[real])), extra.ix.ids
+            ids = [next(shard_ids) if r < n else note_ids[r - n] for r in prow.tolist()]
             item_rows = np.where(real, prow, -1).tolist()
         # the items as tuples made in C (SearchItem's own __new__ is a Python call per item)
         items = list(map(_new_item, zip(item_rows, scores[page].tolist(), map(_SOURCES.__getitem__, bits[page].tolist()),
@@ -510,10 +506,12 @@ class HybridSearcher:
             if not need.any():
                 return keys
             js = (rows[need] - n).tolist()
-            by_id = sorted(js, key=extra.id)
-            pos = {j: i for i, j in enumerate(by_id)}
+            note_ids = extra.ix.ids
+            by_id = sorted(range(len(js)), key=[note_ids[j] for j in js].__getitem__)
+            pos = np.empty(len(js), np.int64)
+            pos[by_id] = np.arange(len(js))          # each one's place among them by note id
             place = np.array(extra.id_positions(js, self.meta), np.float64)     # cached per note
-            keys[need] = 2.0 * place - 1.0 + (np.array([pos[j] for j in js]) + 1) / (len(js) + 1)
+            keys[need] = 2.0 * place - 1.0 + (pos + 1) / (len(js) + 1)
         return keys
 
 
@@ -522,14 +520,15 @@ _SOURCES = {b: tuple(name for bit, name in ((1, "vector"), (2, "keyword"), (4, "
             for b in range(8)}
 
 
-def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: list[tuple[int, float]], n: int,
+def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray, np.ndarray] | None, n: int,
                   depth: int) -> np.ndarray:
-    """Shard hits and extra docs (as rows n + j) merged by score, ties: shard rows first; cut at depth."""
+    """Shard hits and extra docs' (slots, scores) (as rows n + slot) merged by score, ties: shard
+    rows first; cut at depth."""
     rows = np.asarray(rows, dtype=np.int64)
-    if not extra:
+    if extra is None or not len(extra[0]):
         return rows[:depth]
-    allrows = np.concatenate([rows, np.array([n + j for j, _ in extra], dtype=np.int64)])
-    allscores = np.concatenate([np.asarray(scores, np.float64), np.array([s for _, s in extra], np.float64)])
+    allrows = np.concatenate([rows, extra[0] + n])
+    allscores = np.concatenate([np.asarray(scores, np.float64), np.asarray(extra[1], np.float64)])
     return allrows[np.lexsort((allrows, -allscores))][:depth]
 
 
