@@ -99,6 +99,21 @@ class NoteInfo:
         return self.kind in S.MINED_NOTE_KINDS
 
     @cached_property
+    def targets(self) -> tuple[str, ...]:
+        """Its files, each once (what its evidence is shared among)."""
+        return tuple(f for f in dict.fromkeys(self.files) if f)
+
+    @cached_property
+    def targets_root(self) -> float:
+        """sqrt of its distinct file count: how its evidence is shared among them (rank_files)."""
+        return math.sqrt(len(self.targets))
+
+    @cached_property
+    def root(self) -> float:
+        """sqrt of its file count (at least 1): a note lends each file its score over this."""
+        return math.sqrt(max(len(self.files), 1))
+
+    @cached_property
     def channel(self) -> str:
         """Which weight its evidence takes: AGENT (notes), MINED (fixes) or CHANGES."""
         return (CHANGES if self.kind == "change" else MINED) if self.mined else AGENT
@@ -247,10 +262,10 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         if h.note is not None and st is not None:
             n = h.note
             stand, note_why = st
-            about = [f for f in dict.fromkeys(n.files) if f]
+            about = n.targets
             if not about:
                 continue
-            share = c.score * stand / math.sqrt(len(about))
+            share = c.score * stand / n.targets_root
             label = (c.id, n, note_why)         # formatted only for a file's best note (_note_label)
             for f in about:
                 notes[n.channel].setdefault(f, []).append((share, label))
@@ -361,6 +376,8 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     lead = _leading_notes(candidates, hits, stands)
     out: list[Ranked] = []
     seen_files: set[str] = set()
+    channel_weight = {AGENT: weights.notes, MINED: weights.mined, CHANGES: weights.changes}   # Weights.of
+    whys: dict[tuple, str] = {}
     for c, h, st in zip(candidates, hits, stands):
         if h.note is not None and st is not None:
             n = h.note
@@ -369,8 +386,11 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             # explains (unless that code matches the query better on its own); an agent note stays
             # above its file however much else (mined history, co-change) lifts that file: it is the
             # explanation the agent should read first. Mined notes do not (thousands would crowd code).
-            lent = weights.of(n.channel) * c.score * stand / math.sqrt(max(len(n.files), 1))
-            why = f"{'mined ' if n.mined else ''}{n.kind} note" + (f"; {note_why}" if note_why else "")
+            lent = channel_weight[n.channel] * c.score * stand / n.root
+            why = whys.get((n.kind, note_why))
+            if why is None:
+                why = whys[(n.kind, note_why)] = f"{'mined ' if n.mined else ''}{n.kind} note" + \
+                    (f"; {note_why}" if note_why else "")
             score = c.score * stand + lent or c.score * 1e-3
             if not n.mined and stand > 0:      # the best-matching agent note of each file only: the
                 # others about the same file keep their own order (else every note about a lifted
