@@ -39,6 +39,7 @@ _KIND_CODE = {k: i for i, k in enumerate(NODE_KINDS)}
 ANN_MIN = 4096             # notes with a vector before the HNSW graph is used (exact below: ~0.25 ms)
 ANN_EXPANSION = 128        # the graph's search candidate list (ef)
 ANN_EXPANSION_ADD = 64     # its build candidate list (efConstruction): 10k notes build in ~1.5-4 s
+BM25_CACHE = 1 << 21       # cached per-posting BM25 parts (floats, 16 MB) before the cache is dropped
 BUILD_CHUNK = 1024         # vectors per graph insert call while building
 
 # Background work (the graph build; the overlay's note embedding) stops at interpreter exit: a
@@ -158,14 +159,12 @@ class NoteView(NamedTuple):
                 if m and slots[m - 1] >= self.n:    # slots ascend: cut to this view's prefix (an int32
                     m = int(np.searchsorted(slots[:m], np.int32(self.n)))   # key: no cast of the array)
                 if m:
-                    posts.append((w * idf(t), slots[:m], tf[:m]))
+                    posts.append((slots[:m], ix.term_bm25(t, w * idf(t), avgdl, slots, tf, m)))
         if not posts:
             return _NO_HITS
-        slots = np.concatenate([p[1] for p in posts]) if len(posts) > 1 else posts[0][1]
-        tf = (np.concatenate([p[2] for p in posts]) if len(posts) > 1 else posts[0][2]).astype(np.float64)
-        wi = np.concatenate([np.full(len(p[1]), p[0]) for p in posts])
-        norm = K1 * (1 - B + B * ix.doc_len[slots] / max(avgdl, 1e-9))
-        score = np.bincount(slots, weights=wi * tf * (K1 + 1) / (tf + norm), minlength=self.n)
+        slots = np.concatenate([p[0] for p in posts]) if len(posts) > 1 else posts[0][0]
+        weights = np.concatenate([p[1] for p in posts]) if len(posts) > 1 else posts[0][1]
+        score = np.bincount(slots, weights=weights, minlength=self.n)
         score[~ok] = 0
         cand = np.flatnonzero(score > 0)
         return _top_arrays(cand, score[cand], k)
@@ -252,6 +251,8 @@ class NoteIndex:
         self.slot: dict[str, int] = {}
         self.postings: dict[str, _Posting] = {}                  # term -> slots, term frequencies
         self._positions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # NodeMeta -> {slot: id position}
+        self._bm25: dict[tuple[str, float, float], np.ndarray] = {}   # (term, weight x idf, avgdl) -> BM25 parts
+        self._bm25_size = 0
         self._cap = 0
         self.vectors = np.zeros((0, dim), np.float32)
         self.has_vector = np.zeros(0, bool)
@@ -411,6 +412,26 @@ class NoteIndex:
         if len(slots) < min(k, n - hidden):
             return None
         return _top_arrays(slots, scores, k)
+
+    def term_bm25(self, term: str, wi: float, avgdl: float, slots: np.ndarray, tf: np.ndarray, m: int) -> np.ndarray:
+        """One query term's BM25 part in each of its first ``m`` postings (``wi``: its weight
+        times idf), kept per (term, wi, avgdl) and extended as notes arrive: the same floats as
+        computing them per query (elementwise, the same operations), without ~50 us of array
+        work a query at 10,000 notes. The cache is dropped whole past BM25_CACHE floats."""
+        key = (term, wi, avgdl)
+        have = self._bm25.get(key)
+        if have is not None and len(have) >= m:
+            return have[:m]
+        at = 0 if have is None else len(have)
+        t = tf[at:m].astype(np.float64)
+        norm = K1 * (1 - B + B * self.doc_len[slots[at:m]] / max(avgdl, 1e-9))
+        part = wi * t * (K1 + 1) / (t + norm)
+        out = part if have is None else np.concatenate([have, part])
+        if self._bm25_size + len(part) > BM25_CACHE:
+            self._bm25, self._bm25_size = {}, 0
+        self._bm25[key] = out
+        self._bm25_size += len(part)
+        return out
 
     def set_state(self, note_id: str, *, active: bool, hidden: bool = False) -> None:
         j = self.slot.get(note_id)
