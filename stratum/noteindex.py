@@ -177,12 +177,11 @@ class NoteView(NamedTuple):
         cache = ix._positions.get(meta)
         if cache is None:
             cache = ix._positions.setdefault(meta, {})
-        out = []
-        for j in slots:
-            p = cache.get(j)
-            if p is None:
-                p = cache[j] = meta.id_position(ix.ids[j])
-            out.append(p)
+        out = list(map(cache.get, slots))
+        if None in out:
+            for i, j in enumerate(slots):
+                if out[i] is None:
+                    out[i] = cache[j] = meta.id_position(ix.ids[j])
         return out
 
 
