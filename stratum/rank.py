@@ -54,9 +54,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, partial
 from datetime import datetime
-from typing import NamedTuple, Protocol, Sequence
+from typing import Callable, NamedTuple, Protocol, Sequence
 
 from stratum import schema as S
 from stratum.errors import InvalidArgument
@@ -200,14 +200,33 @@ class RankedFile:
         return "; ".join(r for _, _, r in top) + (f"; +{more} more" if more > 0 else "")
 
 
-@dataclass(slots=True)
 class Ranked:
-    id: str
-    row: int
-    score: float
-    why: str
-    file: str | None = None
-    added: bool = False             # not in the text list: brought in by another memory
+    """One search item in memory-steered order. ``why`` may be given as a function that makes it,
+    called when it is first read: a search reranks ~150 candidates and serves ~10, and a lifted
+    file's reasons cost a sort and a join each."""
+    __slots__ = ("id", "row", "score", "file", "added", "_why")
+
+    def __init__(self, id: str, row: int, score: float, why: "str | Callable[[], str]", file: str | None = None,
+                 added: bool = False):
+        self.id, self.row, self.score, self.file = id, row, score, file
+        self.added = added          # not in the text list: brought in by another memory
+        self._why = why
+
+    @property
+    def why(self) -> str:
+        w = self._why
+        if not isinstance(w, str):
+            w = self._why = w()
+        return w
+
+    def __repr__(self) -> str:
+        return f"Ranked({self.id!r}, {self.row}, {self.score!r}, {self.why!r}, {self.file!r}, added={self.added})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Ranked) and (self.id, self.row, self.score, self.why, self.file, self.added) == \
+            (other.id, other.row, other.score, other.why, other.file, other.added)
+
+    __hash__ = None     # type: ignore[assignment]  # mutable, compared by value like the dataclass it was
 
 
 # ---- fusion ------------------------------------------------------------------------------------
@@ -224,7 +243,17 @@ def _standing(n: NoteInfo, w: Weights) -> tuple[float, str]:
 def _harmonic(ev: Sequence[tuple]) -> float:
     """Sum of the scores of (score, ...) entries sorted best first, the j-th counting 1/j: more
     evidence helps, with diminishing returns."""
+    if len(ev) == 1:            # most lists: the same float as the sum (0 + x / 1)
+        return 0 + ev[0][0] / 1
     return sum(e[0] / j for j, e in enumerate(ev, 1))
+
+
+def _lifted_why(f: RankedFile) -> str:
+    return f"text; {f.lift_why}"
+
+
+def _file_why(f: RankedFile) -> str:
+    return f.why
 
 
 def _co_reasons(seed: str, support: int) -> tuple[str, str]:
@@ -276,7 +305,7 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
     def entry(f: str) -> RankedFile:
         e = files.get(f)
         if e is None:
-            e = files[f] = RankedFile(f, 0.0, 0.0)
+            e = files[f] = RankedFile(f, 0.0, 0.0, {}, [], [])
         return e
 
     for f, sym in code.items():
@@ -401,8 +430,9 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             continue
         f = ranked.get(h.file) if h.file and h.file not in seen_files else None
         lift = (f.score - f.text) if f else 0.0      # the file's best item carries it: one lifted file
-        why = "text" + (f"; {f.lift_why}" if f and lift > 0 else "")      # the lift is in the score
-        out.append(Ranked(c.id, c.row, c.score + lift, why, h.file))   # must not fill a page alone
+        # why: "text; <the file's lift_why>" (the lift is in the score), formatted if it is read
+        out.append(Ranked(c.id, c.row, c.score + lift, partial(_lifted_why, f) if f and lift > 0 else "text",
+                          h.file))      # the file's lift must not fill a page alone: its best item only
         if h.file:
             seen_files.add(h.file)
     for path, f in ranked.items():
@@ -411,7 +441,7 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
         loc = signals.locate(path)
         if loc is None:
             continue
-        out.append(Ranked(loc[0], loc[1], f.score, f.why, path, added=True))
+        out.append(Ranked(loc[0], loc[1], f.score, partial(_file_why, f), path, added=True))
     out.sort(key=lambda r: (-r.score, r.id))
     return out[:limit] if limit is not None else out
 
