@@ -427,9 +427,10 @@ class NoteIndex:
         part = wi * t * (K1 + 1) / (t + norm)
         out = part if have is None else np.concatenate([have, part])
         if self._bm25_size + len(part) > BM25_CACHE:
-            self._bm25, self._bm25_size = {}, 0
+            self._bm25, self._bm25_size = {}, len(out)
+        else:
+            self._bm25_size += len(part)
         self._bm25[key] = out
-        self._bm25_size += len(part)
         return out
 
     def set_state(self, note_id: str, *, active: bool, hidden: bool = False) -> None:

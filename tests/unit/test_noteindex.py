@@ -61,3 +61,60 @@ def test_cached_tie_positions_equal_the_binary_search():
     other = NodeMeta(pa.table({"id": ids[:10], "kind": ["file"] * 10, "path": ["b.py"] * 10}))
     assert view.id_positions([len(notes) - 2], other) == [10]    # another version: its own positions
     assert np.all(np.diff([meta.id_position(n) for n in sorted(notes)]) >= 0)
+
+
+def test_cached_bm25_parts_equal_a_fresh_index_as_notes_arrive(monkeypatch):
+    """Each query term's BM25 parts are kept per (term, weight x idf, avgdl) and extended as notes
+    arrive: scores equal, bit for bit, those of an index that never cached anything, for the new
+    view and for an older view's shorter prefix, and after the cache is dropped for size."""
+    import stratum.noteindex as NI
+
+    rng = np.random.default_rng(3)
+    words = ["cache", "proxy", "token", "retry", "yaml", "parse"]
+    texts = [" ".join(rng.choice(words, int(rng.integers(1, 9)))) + f" n{j}" for j in range(900)]
+    idf = {"cache": 1.5, "proxy": 0.7, "token": 2.0, "retry": 1.1, "yaml": 0.3, "parse": 2.5}.get
+    queries = ["proxy cache cache token", "retry", "yaml parse token proxy", "nothing"]
+
+    def fresh(n):
+        ix = NoteIndex(8)
+        for j, t in enumerate(texts[:n]):
+            ix.add(f"n{j:04d}", t, "rca", "", "a")
+        return ix.view()
+
+    ix = NoteIndex(8)
+    for j, t in enumerate(texts[:400]):
+        ix.add(f"n{j:04d}", t, "rca", "", "a")
+    old = ix.view()
+    first = {q: old.keyword_hits(q, lambda t: idf(t, 1.0), 4.0, 50, old.mask()) for q in queries}
+    for j, t in enumerate(texts[400:], 400):
+        ix.add(f"n{j:04d}", t, "rca", "", "a")
+    new, want_new, want_old = ix.view(), fresh(900), fresh(400)
+    for step in range(2):
+        if step:
+            monkeypatch.setattr(NI, "BM25_CACHE", 100)      # dropped on nearly every term
+            ix._bm25, ix._bm25_size = {}, 0
+        for q in queries:
+            for view, want in ((new, want_new), (old, want_old)):
+                a = view.keyword_hits(q, lambda t: idf(t, 1.0), 4.0, 50, view.mask())
+                b = want.keyword_hits(q, lambda t: idf(t, 1.0), 4.0, 50, want.mask())
+                assert a[0].tolist() == b[0].tolist() and a[1].tobytes() == b[1].tobytes()
+            assert old.keyword_hits(q, lambda t: idf(t, 1.0), 4.0, 50, old.mask())[1].tobytes() == \
+                first[q][1].tobytes()
+    assert ix._bm25_size <= 900 and sum(map(len, ix._bm25.values())) <= 900
+
+
+def test_hits_arrays_and_top_lists_agree():
+    rng = np.random.default_rng(8)
+    ix = NoteIndex(16)
+    for j in range(300):
+        v = rng.standard_normal(16).astype(np.float32)
+        ix.add(f"n{j:03d}", f"proxy cache n{j}" if j % 3 else "token", "rca", "", "a", v / np.linalg.norm(v))
+    view = ix.view()
+    q = rng.standard_normal(16).astype(np.float32)
+    slots, scores = view.vector_hits(q, 20, view.mask())
+    assert view.vector_top(q, 20, view.mask()) == list(zip(slots.tolist(), scores.tolist()))
+    assert slots.dtype == np.int64 and len(slots) == 20 and (np.diff(scores) <= 0).all()
+    kslots, kscores = view.keyword_hits("proxy token", lambda t: 1.0, 3.0, 500, view.mask())
+    assert view.keyword_top("proxy token", lambda t: 1.0, 3.0, 500, view.mask()) == \
+        list(zip(kslots.tolist(), kscores.tolist()))
+    assert len(kslots) == 300
