@@ -93,6 +93,7 @@ class NotesOverlay:
         self.log = log if log is not None else DeltaLog(shard.store.root / "deltalog")
         self.policy = policy if policy is not None else NotesPolicy.load(shard.store.root)
         self.code = shard.code                               # the one resolver (stratum.codelookup)
+        self._annotations: dict[str, tuple] = {}             # note id -> (note, state, what annotate adds)
         self._merged = set(shard.manifest.deltalog_merged)
         is_note = pc.is_in(shard.col("kind").array, pa.array(list(S.NOTE_KINDS))).fill_null(False)
         note_rows = np.flatnonzero(np.asarray(is_note.to_numpy(zero_copy_only=False), bool))
@@ -377,22 +378,37 @@ class NotesOverlay:
         note = self.notes.get(rec["id"])
         if note is None:
             return
-        hidden = not self.visible(note.id)
-        it.provenance = N.provenance(note)
-        it.trust = N.trust_of(note, note.kind, quarantined=note.id in self.quarantined)
-        it.meta.update(author=note.author, created_at=note.created_at.isoformat(), status=note.status,
-                       merged=str(rec["id"] in self._base_rows).lower())
+        state = (not self.visible(note.id), note.id in self.quarantined, note.status, rec["id"] in self._base_rows,
+                 len(note.confirmations))      # a fold may confirm or supersede a note in place
+        got = self._annotations.get(note.id)
+        if got is None or got[0] is not note or got[1] != state:
+            got = self._annotations[note.id] = (note, state, self._annotation(note, *state[:4]))
+        provenance, trust, meta, text, warnings = got[2]
+        it.provenance, it.trust = dict(provenance), trust
+        it.meta.update(meta)
+        if text is not None:
+            it.text = text
+        it.warnings.extend(warnings)
+
+    def _annotation(self, note: N.Note, hidden: bool, quarantined: bool, status: str, merged: bool) -> tuple:
+        """What ``annotate`` puts on a note's item: (provenance, trust, meta, text or None, warnings).
+        Kept per note while its state holds (~30 us a note item: staleness looks up every target,
+        provenance and timestamps are formatted); the code served is fixed per overlay."""
+        meta = {"author": note.author, "created_at": note.created_at.isoformat(), "status": status,
+                "merged": str(merged).lower()}
+        out = (N.provenance(note), N.trust_of(note, note.kind, quarantined=quarantined), meta)
         if hidden:
-            it.text = f"{note.kind} note by {note.author}: awaiting confirmation (quarantine)"
-            it.warnings.append("this note awaits confirmation by another identity or a maintainer")
-            return
-        if note.id in self.quarantined:
-            it.warnings.append("only you see this note until another identity or a maintainer confirms it")
-        if note.status != N.ACTIVE:
-            it.warnings.append(f"this note is {note.status}")
+            return out + (f"{note.kind} note by {note.author}: awaiting confirmation (quarantine)",
+                          ("this note awaits confirmation by another identity or a maintainer",))
+        warnings = []
+        if quarantined:
+            warnings.append("only you see this note until another identity or a maintainer confirms it")
+        if status != N.ACTIVE:
+            warnings.append(f"this note is {status}")
         st = N.staleness(note, self.code)
         if st:
-            it.warnings.append(st["message"])
+            warnings.append(st["message"])
+        return out + (None, tuple(warnings))
 
 
 class _Nodes(Mapping):

@@ -154,6 +154,10 @@ def test_quarantine_hides_new_authors_until_someone_else_confirms(store, capsys)
         ov.refresh()
         assert ov.get(first) is not None and len(ov.search_docs()) == 2
         assert ov.item(ov.get(first), "summary").trust == "unauthenticated"
+    with acting_as(MALLORY):                 # her item seen before the confirmation is not served again
+        it = ov.item(ov.get(first), "summary")
+        assert it.trust == "unauthenticated" and not any("only you see" in w for w in it.warnings)
+        assert it.provenance["confirmed_by"]
     second = remember(ov, MALLORY, "Another finding about the cart.")
     with acting_as(BOB):
         assert ov.get(second) is not None                       # no longer a new author
