@@ -1,7 +1,7 @@
 """The searcher before and after a change, in one process: the same fused lists, and their cost.
 
     python benchmarks/searcher_ab.py (--from-e4 DIR | --store PATH) [--ref .tmp/h20] [--queries 300]
-                                     [--rounds 3] [--no-check] [--no-time]
+                                     [--rounds 3] [--no-check] [--no-time] [--tools]
 
 Definitions (printed):
 - **reference**: the searcher modules as they were (``search_ref.py``, ``noteindex_ref.py``,
@@ -20,6 +20,9 @@ Definitions (printed):
   B A for the next: the second of a pair finds the query's data in cache),
   ROUNDS passes after one untimed pass; query vectors given (embedding is not the searcher's
   part); p50 and mean of each, and the p50 of the per-query ratio new / reference.
+- **--tools**: ``Tools.search`` (page size 10) with the shard's searcher swapped per call, the same
+  alternation, after one untimed pass (so these are repeated queries: query vectors cached, the
+  rerank's memos warm); everything but the searcher is the same code and state.
 """
 
 from __future__ import annotations
@@ -97,6 +100,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-check", action="store_true")
     ap.add_argument("--no-time", action="store_true")
+    ap.add_argument("--tools", action="store_true", help="also time Tools.search with either searcher")
     args = ap.parse_args()
     print(__doc__.split("Definitions (printed):")[1].strip().replace("QUERIES", str(args.queries))
           .replace("ROUNDS", str(args.rounds)), "\n", flush=True)
@@ -189,11 +193,51 @@ def main() -> None:
                     took[which] = (time.perf_counter() - t) * 1e3
                 ta.append(took[1])
                 tb.append(took[0])
-        ratio = statistics.median(b / a for a, b in zip(ta, tb))
-        print(f"| searcher (limit {deep}, as the tool asks) | p50 ms | mean ms |\n|---|---:|---:|\n"
-              f"| reference | {statistics.median(ta):.3f} | {statistics.mean(ta):.3f} |\n"
-              f"| new | {statistics.median(tb):.3f} | {statistics.mean(tb):.3f} |\n"
-              f"per-query ratio new / reference, p50: {ratio:.3f}; load average at the end {os.getloadavg()[0]:.2f}")
+        report(f"searcher (limit {deep}, as the tool asks)", ta, tb)
+    if args.tools:
+        # the whole tool, its shard's searcher swapped per call (the overlay's view given to the
+        # reference searcher in its own classes); everything else is the same code and state
+        from stratum.noteindex import NoteView
+
+        class Reference:
+            """The reference searcher as the warm tier calls it (the overlay's view in its classes)."""
+            def search(self, query, **kw):
+                if isinstance(kw.get("extra_docs"), NoteView):
+                    kw["extra_docs"] = reference_view(mods, kw["extra_docs"])
+                return ref.search(query, **kw)
+
+            def __getattr__(self, name):
+                return getattr(ref, name)
+
+        warm, adapter = sh.warm, Reference()
+        sid = tools.open_session(author="bench", budget=G.BIG_BUDGET).data["session"]
+
+        def tool(which: int, q: str):
+            warm.searcher = adapter if which else new
+            tools.search(sid, query=q, page_size=10)
+
+        for q in qs:
+            tool(1, q), tool(0, q)
+        ta, tb = [], []
+        for r in range(args.rounds):
+            for i, q in enumerate(qs):
+                took = {}
+                for which in ((1, 0) if (i + r) % 2 == 0 else (0, 1)):
+                    t = time.perf_counter()
+                    tool(which, q)
+                    took[which] = (time.perf_counter() - t) * 1e3
+                ta.append(took[1])
+                tb.append(took[0])
+        warm.searcher = new
+        report("Tools.search (page 10; repeated queries)", ta, tb)
+
+
+def report(what: str, ta: list[float], tb: list[float]) -> None:
+    ratio = statistics.median(b / a for a, b in zip(ta, tb))
+    print(f"| {what} | p50 ms | mean ms |\n|---|---:|---:|\n"
+          f"| reference | {statistics.median(ta):.3f} | {statistics.mean(ta):.3f} |\n"
+          f"| new | {statistics.median(tb):.3f} | {statistics.mean(tb):.3f} |\n"
+          f"per-query ratio new / reference, p50: {ratio:.3f}; load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
 if __name__ == "__main__":
