@@ -134,26 +134,23 @@ def structure_top(out_ptr: np.ndarray, out_nbr: np.ndarray, out_kind: np.ndarray
             cand[d] = r
             first[d] = key[i] & 0x7FFFFFFF
             d += 1
-    order = np.empty(d, np.int64)            # not-a-test << 62 | degree << 31 | row
-    for i in range(d):
-        r = cand[i]
-        p = first[i]
-        kd = out_kind[out_ptr[row] + p] if p < no else in_kind[in_ptr[row] + p - no]
+    order = np.empty(d, np.int64)            # not-a-test << 62 | degree << 31 | t (cand is by row)
+    for t in range(d):
+        r = cand[t]
+        p = first[t]
+        ek = out_kind[out_ptr[row] + p] if p < no else in_kind[in_ptr[row] + p - no]
         deg = (out_ptr[r + 1] - out_ptr[r]) + (in_ptr[r + 1] - in_ptr[r])
-        order[i] = (np.int64(kd != tests) << 62) | (np.int64(deg) << 31) | r
+        order[t] = (np.int64(ek != tests) << 62) | (np.int64(deg) << 31) | t
     order = np.sort(order)[:k]
     rows = np.empty(order.shape[0], np.int64)
     kinds = np.empty(order.shape[0], np.int64)
     outgoing = np.empty(order.shape[0], np.bool_)
     for i in range(order.shape[0]):
-        r = order[i] & 0x7FFFFFFF
-        rows[i] = r
-        for t in range(d):                   # its kept edge (d is small: a few hundred at most)
-            if cand[t] == r:
-                p = first[t]
-                outgoing[i] = p < no
-                kinds[i] = out_kind[out_ptr[row] + p] if p < no else in_kind[in_ptr[row] + p - no]
-                break
+        t = order[i] & 0x7FFFFFFF
+        p = first[t]
+        rows[i] = cand[t]
+        outgoing[i] = p < no
+        kinds[i] = out_kind[out_ptr[row] + p] if p < no else in_kind[in_ptr[row] + p - no]
     return d, rows, kinds, outgoing
 
 
