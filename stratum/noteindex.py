@@ -165,8 +165,7 @@ class NoteView(NamedTuple):
         slots = np.concatenate([p[0] for p in posts]) if len(posts) > 1 else posts[0][0]
         weights = np.concatenate([p[1] for p in posts]) if len(posts) > 1 else posts[0][1]
         score = np.bincount(slots, weights=weights, minlength=self.n)
-        score[~ok] = 0
-        cand = np.flatnonzero(score > 0)
+        cand = np.flatnonzero((score > 0) & ok)
         return _top_arrays(cand, score[cand], k)
 
     def id_positions(self, slots: Sequence[int], meta) -> list[int]:
