@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -36,18 +35,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-
-
-def start(tree: Path, store: str) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "stratum.cli", "serve", "--store", store, "--port", "0",
-                             "--reload-interval", "0", "--workers", "8"],
-                            cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "PYTHONPATH": str(tree)})
-    line = proc.stdout.readline()
-    if "serving" not in line:
-        proc.kill()
-        raise SystemExit(f"server from {tree} did not start: {line!r}")
-    return proc, line.strip().rsplit(" ", 1)[-1]
 
 
 def interleaved(fa, fb, calls: list) -> tuple[list[float], list[float]]:
@@ -82,7 +69,7 @@ def main() -> int:
     print(f"machine: {G.machine()}\ncommand: {' '.join([Path(sys.executable).name, *sys.argv])}")
     print(f"store {store}; A = {args.tree_a}, B = {args.tree_b}; load average before "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
-    (pa, addr_a), (pb, addr_b) = start(Path(args.tree_a), store), start(Path(args.tree_b), store)
+    (pa, addr_a), (pb, addr_b) = (G.start_server(store, 8, Path(t)) for t in (args.tree_a, args.tree_b))
     try:
         with Client(addr_a, timeout=60) as ca, Client(addr_b, timeout=60) as cb:
             sa = ca.open_session(author="bench", budget=G.BIG_BUDGET).data["session"]

@@ -200,11 +200,12 @@ def time_interleaved(fa, sa: str, fb, sb: str, args: list[dict], warmup: int = 2
     return xa, xb
 
 
-def start_server(store: str, workers: int) -> tuple[subprocess.Popen, str]:
+def start_server(store: str, workers: int, tree: Path = ROOT) -> tuple[subprocess.Popen, str]:
+    """``stratum serve`` from the source tree ``tree`` (grpc_ab.py serves two trees at once)."""
     proc = subprocess.Popen([sys.executable, "-m", "stratum.cli", "serve", "--store", store, "--port", "0",
                              "--reload-interval", "0", "--workers", str(workers)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, "PYTHONPATH": str(tree)})
     line = proc.stdout.readline()
     if "serving" not in line:
         proc.kill()

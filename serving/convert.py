@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
@@ -90,7 +91,24 @@ def _fill_item(msg: pb.Item, it: Item) -> pb.Item:
 
 
 def _fill_struct(msg: struct_pb2.Struct, value: dict) -> None:
-    msg.update(json.loads(dumps(value)))       # plain JSON types first (numpy scalars, sets, ...)
+    # plain JSON types first (numpy scalars, sets, ...); a value already plain goes in as it is
+    msg.update(value if _plain(value) else json.loads(dumps(value)))
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _plain(value: Any) -> bool:
+    """Only JSON's own types (exactly: no subclasses), dicts keyed by str: the JSON round trip
+    would give back an equal value, so ``Struct.update`` can take it directly."""
+    t = type(value)
+    if t in _SCALARS:
+        return True
+    if t is dict:
+        return all(type(k) is str and _plain(v) for k, v in value.items())
+    if t is list:
+        return all(_plain(v) for v in value)
+    return False
 
 
 _NOTE_FIELDS = {f.name: f for f in pb.NoteRef.DESCRIPTOR.fields if f.name != "extra"}
@@ -160,7 +178,34 @@ def _whole(value: Any) -> Any:
 
 
 def _struct(msg: struct_pb2.Struct) -> dict:
-    return _whole(json_format.MessageToDict(msg))
+    """``json_format.MessageToDict`` of a Struct, whole numbers as ints (``_whole``), read directly
+    (~4x faster); a non-finite number goes through json_format for its own error."""
+    try:
+        return {k: _value(v) for k, v in msg.fields.items()}
+    except _NotFinite:
+        return _whole(json_format.MessageToDict(msg))
+
+
+class _NotFinite(Exception):
+    pass
+
+
+def _value(v: struct_pb2.Value) -> Any:
+    which = v.WhichOneof("kind")
+    if which == "string_value":
+        return v.string_value
+    if which == "number_value":
+        x = v.number_value
+        if not math.isfinite(x):
+            raise _NotFinite
+        return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
+    if which == "bool_value":
+        return v.bool_value
+    if which == "struct_value":
+        return {k: _value(u) for k, u in v.struct_value.fields.items()}
+    if which == "list_value":
+        return [_value(u) for u in v.list_value.values]
+    return None                                  # null_value, or unset
 
 
 def _note_from_proto(msg: pb.NoteRef) -> dict:
