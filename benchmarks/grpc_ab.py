@@ -2,6 +2,7 @@
 
     python benchmarks/grpc_ab.py --from-e4 DIR --tree-a OLD_TREE [--tree-b .] [--calls 300]
     python benchmarks/grpc_ab.py --store PATH --tree-a OLD_TREE ...
+    python benchmarks/grpc_ab.py --from-e4 DIR --tree-a OLD_TREE --check   # equal answers, not timing
 
 A change to the serving path (the tools, rendering, conversion, the server) moves search latency by
 a fraction of a millisecond, less than this VM drifts between two runs; so both versions serve at
@@ -21,12 +22,22 @@ Definitions (printed):
   query pays nothing the second does not: each server has its own memos). Latency is the time the
   caller sees; p50 / p99 ms, and the median of the per-call differences A - B.
 - transport floor: the health Check on each server, interleaved the same way.
+- --check: no timing; the same calls go to both servers (searches with page sizes 1/10/25, kind
+  and path filters, every third one's page 2; get at summary and api; walk) in a session with a
+  10^9-token budget and one of 150 tokens (evicting on almost every call), and each pair of
+  answers must be equal in every field: items, data, envelope, evictions, warnings; a next-page
+  token by what it binds (tool, arguments, offset, version), since its session id and issue
+  time are each server's own. The same error on both sides is equal too.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import dataclasses
+import json
 import os
+import random
 import statistics
 import sys
 import time
@@ -48,6 +59,78 @@ def interleaved(fa, fb, calls: list) -> tuple[list[float], list[float]]:
     return xa, xb
 
 
+def _bound(token: str) -> dict | None:
+    """What a next-page token binds, without the session id and issue time (stratum.envelope)."""
+    if not token:
+        return None
+    d = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))[:-12])
+    d.pop("s", None)
+    d.pop("i", None)
+    return d
+
+
+def same(ra, rb) -> bool:
+    ea, eb = ra.envelope, rb.envelope
+    return (ra.items == rb.items and ra.data == rb.data and _bound(ea.next_page_token) == _bound(eb.next_page_token)
+            and dataclasses.replace(ea, next_page_token="") == dataclasses.replace(eb, next_page_token=""))
+
+
+def check_calls(wl: dict, warm: dict, shard, n: int) -> list[tuple[str, dict]]:
+    rng = random.Random(3)
+    calls = []
+    for i, s in enumerate(wl["search"] + warm["search"][: n // 3]):
+        kw = dict(s)
+        kw.update({3: {"page_size": 1}, 5: {"page_size": 25}, 7: {"kinds": ["function", "method"]},
+                   8: {"path_prefix": shard.col("path")[rng.randrange(len(shard))].split("/")[0]}}.get(i % 10, {}))
+        calls.append(("search", kw))
+    calls += [("get", {"target": g["target"], "level": ("summary", "api")[i % 2]}) for i, g in enumerate(wl["get"][: n // 3])]
+    return calls + [("walk", w) for w in wl["walk"][: n // 3]]
+
+
+def check(ca, cb, calls: list) -> int:
+    """Send every call to both servers; print and count the pairs of answers that differ."""
+    from stratum.errors import StratumError
+
+    import grpc_latency as G
+
+    pairs = [(ca.open_session(author="check", budget=b).data["session"],
+              cb.open_session(author="check", budget=b).data["session"]) for b in (G.BIG_BUDGET, 150)]
+    seen = {"calls": 0, "page 2": 0, "errors (equal)": 0, "evictions": 0}
+    bad = 0
+
+    def one(tool, sa, sb, kw, kwb=None):
+        nonlocal bad
+        out = []
+        for c, sid, k in ((ca, sa, kw), (cb, sb, kwb or kw)):
+            try:
+                out.append(getattr(c, tool)(sid, **k))
+            except StratumError as err:
+                out.append((type(err).__name__, err.message))
+        ra, rb = out
+        seen["calls"] += 1
+        if isinstance(ra, tuple) or isinstance(rb, tuple):
+            seen["errors (equal)"] += ra == rb
+            ok = ra == rb
+        else:
+            seen["evictions"] += len(rb.envelope.evictions)
+            ok = same(ra, rb)
+        if not ok:
+            bad += 1
+            print(f"DIFFERENT: {tool} {kw}\n  A {ra}\n  B {rb}")
+        return ra, rb
+
+    for i, (tool, kw) in enumerate(calls):
+        sa, sb = pairs[1] if i % 4 == 1 else pairs[0]
+        ra, rb = one(tool, sa, sb, kw)
+        if tool == "search" and i % 3 == 0 and not isinstance(ra, tuple) and not isinstance(rb, tuple) \
+                and ra.envelope.next_page_token and rb.envelope.next_page_token:
+            seen["page 2"] += 1
+            one(tool, sa, sb, dict(kw, page_token=ra.envelope.next_page_token),
+                dict(kw, page_token=rb.envelope.next_page_token))
+    print(f"compared: {seen}; different: {bad}")
+    return bad
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     src = ap.add_mutually_exclusive_group(required=True)
@@ -56,6 +139,7 @@ def main() -> int:
     ap.add_argument("--tree-a", required=True, help="the other version's source tree (A)")
     ap.add_argument("--tree-b", default=str(ROOT), help="this version's tree (B; default: this repository)")
     ap.add_argument("--calls", type=int, default=300)
+    ap.add_argument("--check", action="store_true", help="compare the answers instead of timing them")
     args = ap.parse_args()
     print(__doc__.split("Definitions (printed):")[1].strip(), "\n", flush=True)
 
@@ -78,8 +162,11 @@ def main() -> int:
 
             tools = Tools.open([store])
             warm, wl = G.workload(tools, args.calls, seed=7), G.workload(tools, args.calls, seed=11)
+            calls = check_calls(wl, warm, tools.shards.shards[0], args.calls) if args.check else []
             tools.close()
             del tools
+            if args.check:
+                return 1 if check(ca, cb, calls) else 0
             for a in warm["search"]:
                 ca.search(sa, **a)
                 cb.search(sb, **a)
