@@ -184,8 +184,19 @@ class RankedFile:
     score: float
     text: float                                   # T(f)
     parts: dict[str, float] = field(default_factory=dict)   # weighted signal -> contribution
-    reasons: list[str] = field(default_factory=list)
-    brief: list[str] = field(default_factory=list)         # one short reason per part, in the parts' order
+    # signal -> (function, args) making its (reason, short reason): formatted when read, as a
+    # search ranks ~170 files and says why of ~10
+    said: dict[str, tuple] = field(default_factory=dict)
+
+    def _says(self) -> list[tuple[str, str]]:
+        return [f(*a) for f, a in (self.said[p] for p in self.parts)]
+
+    @property
+    def reasons(self) -> list[str]:
+        """One reason per signal, in the order they were added; "text" first when the file also
+        has a text hit."""
+        out = [r for r, _ in self._says()]
+        return ["text", *out] if self.text and out else out
 
     @property
     def why(self) -> str:
@@ -195,8 +206,9 @@ class RankedFile:
     def lift_why(self) -> str:
         """The WHY_REASONS strongest of its non-text reasons, strongest first (what a served item
         says of its file: every reason of a lifted file cost ~50 tokens an item)."""
-        top = sorted(zip(self.parts.values(), range(len(self.brief)), self.brief), reverse=True)[:WHY_REASONS]
-        more = len(self.brief) - len(top)
+        brief = [b for _, b in self._says()]
+        top = sorted(zip(self.parts.values(), range(len(brief)), brief), reverse=True)[:WHY_REASONS]
+        more = len(brief) - len(top)
         return "; ".join(r for _, _, r in top) + (f"; +{more} more" if more > 0 else "")
 
 
@@ -256,6 +268,20 @@ def _file_why(f: RankedFile) -> str:
     return f.why
 
 
+def _symbol_reasons(n: int) -> tuple[str, str]:
+    return f"{n} matching symbols", f"{n} symbols"
+
+
+def _note_reasons(label: "tuple[str, NoteInfo, str]", n: int) -> tuple[str, str]:
+    """A file's best note (``_note_label``'s arguments) and how many notes lift it."""
+    return _note_label(*label) + (f" +{n - 1} more" if n > 1 else ""), \
+        _note_label(*label, title=False) + (f" +{n - 1}" if n > 1 else "")
+
+
+def _file_text_reasons(j: int) -> tuple[str, str]:
+    return f"whole file matches (rank {j})", "whole file matches"
+
+
 def _co_reasons(seed: str, support: int) -> tuple[str, str]:
     return f"co-changes with {seed} (support {support})", f"co-changes with {seed}"
 
@@ -305,7 +331,7 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
     def entry(f: str) -> RankedFile:
         e = files.get(f)
         if e is None:
-            e = files[f] = RankedFile(f, 0.0, 0.0, {}, [], [])
+            e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
         return e
 
     for f, sym in code.items():
@@ -314,8 +340,7 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         e.text = w.text * sym[0][0]
         if len(sym) > 1 and w.symbols:
             e.parts["symbols"] = w.symbols * _harmonic(sym[1:])
-            e.reasons.append(f"{len(sym)} matching symbols")
-            e.brief.append(f"{len(sym)} symbols")
+            e.said["symbols"] = (_symbol_reasons, (len(sym),))
     for key, part in ((AGENT, "notes"), (MINED, "mined"), (CHANGES, "changes")):
         weight = w.of(key)
         if not weight:
@@ -324,9 +349,7 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
             nev.sort(key=lambda x: -x[0])
             e = entry(f)
             e.parts[part] = weight * _harmonic(nev)
-            more = f" +{len(nev) - 1} more" if len(nev) > 1 else ""
-            e.reasons.append(_note_label(*nev[0][1]) + more)
-            e.brief.append(_note_label(*nev[0][1], title=False) + (f" +{len(nev) - 1}" if len(nev) > 1 else ""))
+            e.said[part] = (_note_reasons, (nev[0][1], len(nev)))
     if w.cochange or w.graph:
         base = {f: e.text + sum(e.parts.get(k, 0.0) for k in ("notes", "mined", "changes")) for f, e in files.items()}
         seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
@@ -359,19 +382,14 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
                     ev.sort(key=lambda x: -x[0])
                 e = entry(f)
                 e.parts[key] = weight * _harmonic(ev)
-                reason, brief = say(ev[0][1], ev[0][2])
-                e.reasons.append(reason)
-                e.brief.append(brief)
+                e.said[key] = (say, (ev[0][1], ev[0][2]))
     if w.file_text:
         for j, f in enumerate(dict.fromkeys(file_hits), 1):
             e = entry(f)
             e.parts["file_text"] = w.file_text / (RRF_K + j)
-            e.reasons.append(f"whole file matches (rank {j})")
-            e.brief.append("whole file matches")
+            e.said["file_text"] = (_file_text_reasons, (j,))
     for e in files.values():
         e.score = e.text + sum(e.parts.values())
-        if e.text and e.reasons:
-            e.reasons.insert(0, "text")
     return sorted(files.values(), key=lambda e: (-e.score, e.path))
 
 
