@@ -23,8 +23,8 @@ Definitions (printed):
   caller sees; p50 / p99 ms, and the median of the per-call differences A - B.
 - transport floor: the health Check on each server, interleaved the same way.
 - --check: no timing; the same calls go to both servers (searches with page sizes 1/10/25, kind
-  and path filters, every third one's page 2; get at summary and api; walk) in a session with a
-  10^9-token budget and one of 150 tokens (evicting on almost every call), and each pair of
+  and path filters, every third one's page 2; get at summary and api; tree of a file; walk) in a
+  session with a 10^9-token budget and one of 150 tokens (evicting on almost every call), each pair of
   answers must be equal in every field: items, data, envelope, evictions, warnings; a next-page
   token by what it binds (tool, arguments, offset, version), since its session id and issue
   time are each server's own. The same error on both sides is equal too.
@@ -84,6 +84,8 @@ def check_calls(wl: dict, warm: dict, shard, n: int) -> list[tuple[str, dict]]:
                    8: {"path_prefix": shard.col("path")[rng.randrange(len(shard))].split("/")[0]}}.get(i % 10, {}))
         calls.append(("search", kw))
     calls += [("get", {"target": g["target"], "level": ("summary", "api")[i % 2]}) for i, g in enumerate(wl["get"][: n // 3])]
+    files = [shard.resolve(w["target"]) for w in wl["walk"][: n // 6]]
+    calls += [("tree", {"path": shard.col("path")[r], "depth": 2, "page_size": 20}) for r in files if r is not None]
     return calls + [("walk", w) for w in wl["walk"][: n // 3]]
 
 
@@ -110,6 +112,8 @@ def check(ca, cb, calls: list) -> int:
         seen["calls"] += 1
         if isinstance(ra, tuple) or isinstance(rb, tuple):
             seen["errors (equal)"] += ra == rb
+            if ra == rb:
+                print(f"same error from both: {tool}: {ra[0]}: {ra[1][:120]}")
             ok = ra == rb
         else:
             seen["evictions"] += len(rb.envelope.evictions)
@@ -122,7 +126,7 @@ def check(ca, cb, calls: list) -> int:
     for i, (tool, kw) in enumerate(calls):
         sa, sb = pairs[1] if i % 4 == 1 else pairs[0]
         ra, rb = one(tool, sa, sb, kw)
-        if tool == "search" and i % 3 == 0 and not isinstance(ra, tuple) and not isinstance(rb, tuple) \
+        if tool in ("search", "tree") and i % 3 == 0 and not isinstance(ra, tuple) and not isinstance(rb, tuple) \
                 and ra.envelope.next_page_token and rb.envelope.next_page_token:
             seen["page 2"] += 1
             one(tool, sa, sb, dict(kw, page_token=ra.envelope.next_page_token),
