@@ -98,6 +98,7 @@ class KeywordIndex:
         self.avgdl = float(meta["avgdl"])
         self.meta = dict(meta)
         self._slots: dict[str, int] = {}
+        self._infos: dict[int, tuple[int, int, int, int, float]] = {}    # slot -> _term_info
         self._update_state: tuple[np.ndarray, np.ndarray] | None = None   # (tf, dl) of a fresh build
         self.compiled: bool | None = None      # the compiled completion: None = by size (COMPILED_MIN_DOCS)
 
@@ -218,6 +219,19 @@ class KeywordIndex:
             self._slots[term] = slot
         return slot
 
+    def _term_info(self, slot: int) -> tuple[int, int, int, int, float]:
+        """A term's postings and head ranges and its top impact (the head's first, else the
+        list's maximum), read once per term (bounded like ``_slots``: queries repeat their words)."""
+        info = self._infos.get(slot)
+        if info is None:
+            s, e = int(self.offsets[slot]), int(self.offsets[slot + 1])
+            hs, he = int(self.hoff[slot]), int(self.hoff[slot + 1])
+            info = (s, e, hs, he, float(self.impact[s + self.head[hs]] if he > hs else self.impact[s:e].max()))
+            if len(self._infos) >= 65536:
+                self._infos.clear()
+            self._infos[slot] = info
+        return info
+
     def _name_rows(self, name: str) -> np.ndarray:
         h = np.uint64(_hash(name))
         i = int(np.searchsorted(self.nvocab, h))
@@ -260,20 +274,21 @@ class KeywordIndex:
         if not weights and not len(name_rows):
             return empty
         terms = []                      # [w, start, end, head_start, head_end, depth read (-1: all)]
+        best = []                       # each term's top impact
         for slot, w in weights.items():
-            s, e = int(self.offsets[slot]), int(self.offsets[slot + 1])
-            hs, he = int(self.hoff[slot]), int(self.hoff[slot + 1])
+            s, e, hs, he, top = self._term_info(slot)
             terms.append([w, s, e, hs, he, 0])
+            best.append(top)
         # An upper bound on any row's BM25 for this query: exact-name rows get it added.
         ub = 0.0
-        for w, s, e, hs, he, _ in terms:
-            ub += w * float(self.impact[s + self.head[hs]] if he > hs else self.impact[s:e].max())
+        for (w, *_), top in zip(terms, best):
+            ub += w * top
         boost = ub + 1.0
 
         depth0 = int(min(HEAD_LEN, max(64, math.ceil(head_factor * k / max(selectivity, 1e-6)))))
         want = [depth0 if he > hs else -1 for _, _, _, hs, he, _ in terms]
         if by_impact and terms:
-            tops = [w * float(self.impact[s + self.head[hs]] if he > hs else 0.0) for w, s, e, hs, he, _ in terms]
+            tops = [w * (top if he > hs else 0.0) for (w, s, e, hs, he, _), top in zip(terms, best)]
             top = max(max(tops), 1e-9)
             want = [-1 if x == -1 else max(64, int(math.ceil(x * t / top))) for x, t in zip(want, tops)]
         rounds = 0
