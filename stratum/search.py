@@ -135,7 +135,8 @@ class NodeMeta:
         if self._id_off is not None:
             rows = np.asarray(rows, dtype=np.int64)
             data = self._id_data
-            return [str(data[a:b], "utf-8") for a, b in zip(self._id_off[rows].tolist(), self._id_off[rows + 1].tolist())]
+            starts, ends = self._id_off[rows].tolist(), self._id_off[rows + 1].tolist()
+            return [str(data[a:b], "utf-8") for a, b in zip(starts, ends)]
         return pc.take(self.ids, pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
 
     def _id_at(self, row: int) -> str:
@@ -411,8 +412,8 @@ class HybridSearcher:
             ids = [next(shard_ids) if r < n else note_ids[r - n] for r in prow.tolist()]
             item_rows = np.where(real, prow, -1).tolist()
         # the items as tuples made in C (SearchItem's own __new__ is a Python call per item)
-        items = list(map(_new_item, zip(item_rows, scores[page].tolist(), map(_SOURCES.__getitem__, bits[page].tolist()),
-                                        ids)))
+        sources = map(_SOURCES.__getitem__, bits[page].tolist())
+        items = list(map(_new_item, zip(item_rows, scores[page].tolist(), sources, ids)))
         timings["total"] = (time.perf_counter() - t0) * 1e3
         return SearchPage(items=items, total_or_lower_bound=len(rows), total_is_exact=not truncated,
                           has_more=offset + limit < len(rows), offset=offset, limit=limit, timings_ms=timings)

@@ -16,7 +16,8 @@ from stratum.noteindex import NoteIndex
 
 def _table(ids, string_type=pa.string()):
     n = len(ids)
-    return pa.table({"id": pa.array(ids, string_type), "kind": ["function"] * n, "path": [f"p{i % 7}.py" for i in range(n)]})
+    return pa.table({"id": pa.array(ids, string_type), "kind": ["function"] * n,
+                     "path": [f"p{i % 7}.py" for i in range(n)]})
 
 
 @pytest.mark.parametrize("string_type", [pa.string(), pa.large_string()])
