@@ -7,7 +7,8 @@ Definitions (printed):
 - **reference**: the searcher modules as they were (``search_ref.py``, ``noteindex_ref.py``,
   ``keywordindex_ref.py`` in ``--ref``), loaded beside ``stratum``'s under other names and run
   on the *same* in-memory indexes (the shard's keyword arrays, vector graph, node columns, the
-  overlay's note index and its HNSW graph): only the code differs.
+  overlay's note index and its HNSW graph): only the code differs. Make one from any commit:
+  ``git show C:stratum/search.py > DIR/search_ref.py`` (likewise noteindex, keywordindex).
 - **queries**: ``grpc_latency.workload`` over the store (node names and first words of node
   summaries, half each, seed 11), QUERIES of them.
 - **equality**: every query in every mode gives an equal ``SearchPage`` (items' row, score bits,
