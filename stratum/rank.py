@@ -299,9 +299,15 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
                *, limit: int | None = None, file_hits: Sequence[str] = ()) -> list[RankedFile]:
     """Files ranked by every memory, best first (ties: path). ``file_hits``: a whole-file keyword
     list, best first (F in the module docstring)."""
-    hits = [signals.hit(c) for c in candidates]
+    hits = _hits(signals, candidates)
     out = _rank_files(candidates, hits, _standings(hits, weights), signals, weights, file_hits)
     return out[:limit] if limit is not None else out
+
+
+def _hits(signals: Signals, candidates: Sequence[Candidate]) -> list[Hit]:
+    """Each candidate's hit, in one call where the signals offer one (``ShardSignals.hits``)."""
+    many = getattr(signals, "hits", None)
+    return many(candidates) if many is not None else [signals.hit(c) for c in candidates]
 
 
 def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None]:
@@ -417,7 +423,7 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     their text score, and a file lifted by another memory but absent from the text list is added
     (``added``; not when ``add`` is False, e.g. under a kind or path filter the file may not pass),
     so a note or a co-change partner can bring its code to the answer."""
-    hits = [signals.hit(c) for c in candidates]
+    hits = _hits(signals, candidates)
     stands = _standings(hits, weights)
     ranked = {f.path: f for f in _rank_files(candidates, hits, stands, signals, weights, file_hits)}
     lead = _leading_notes(candidates, hits, stands)

@@ -18,6 +18,7 @@ from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, Candidate
 
 _WORDS = {("imports", True): "imported by", ("imports", False): "imports",      # (edge kind, outgoing)
           ("tests", True): "tested by", ("tests", False): "tests"}
+_NOTE_KINDS = frozenset(S.NOTE_KINDS)
 MEMO_ENTRIES = 65536        # per table and shard; a full table starts again (a shard has ~1 KB per entry)
 _T = TypeVar("_T")
 
@@ -111,6 +112,16 @@ class ShardSignals:
                                                       col("status")[c.row], col("name")[c.row] or ""))
         self._cache[key] = h
         return h
+
+    def hits(self, candidates) -> list[Hit]:
+        """``hit`` of each candidate; a code row already read (most of them: ``prefetch``) is one
+        dict look, not a call."""
+        table = self._memo.tables["hit"]
+        out = []
+        for c in candidates:
+            h = table.get(c.row) if c.row >= 0 else None
+            out.append(self.hit(c) if h is None or h.kind in _NOTE_KINDS else h)
+        return out
 
     def _row_hit(self, row: int, kind: str | None = None, path: str | None = None) -> Hit:
         if kind is None:
