@@ -305,8 +305,8 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
 
 
 def _hits(signals: Signals, candidates: Sequence[Candidate]) -> list[Hit]:
-    """Each candidate's hit, in one call where the signals offer one (``ShardSignals.hits``)."""
-    many = getattr(signals, "hits", None)
+    """Each candidate's hit, in one call where the signals offer one (``ShardSignals.hit_many``)."""
+    many = getattr(signals, "hit_many", None)
     return many(candidates) if many is not None else [signals.hit(c) for c in candidates]
 
 

@@ -113,7 +113,7 @@ class ShardSignals:
         self._cache[key] = h
         return h
 
-    def hits(self, candidates) -> list[Hit]:
+    def hit_many(self, candidates) -> list[Hit]:
         """``hit`` of each candidate; a code row already read (most of them: ``prefetch``) is one
         dict look, not a call."""
         table = self._memo.tables["hit"]
