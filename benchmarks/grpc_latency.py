@@ -21,6 +21,10 @@ Definitions (printed with the results):
   the caller sees. Ratio = gRPC p50 / in-process p50 for the same call.
 - search (repeated query): the same search calls once more; the query vectors are cached by then
   (as for page 2+ of a search, or a query already asked), so this is search without embedding.
+- search, gRPC only: another 300 new queries (seed 13) over gRPC alone, after the in-process
+  rows, with no in-process call between them (the interleaved rows put an in-process search at
+  1M, whose working set shares the machine's caches with the server's, between every two gRPC
+  calls; this row is end to end as a client elsewhere would see it).
 - transport floor: the gRPC health Check on the same server (no tool work).
 - search parts: the repeated searches once more in-process, split into the fused hybrid list
   (``warm.search``, rank.DEEP long, as the tool asks for it) and ``rank.rerank``, timed apart.
@@ -52,6 +56,7 @@ sys.path.insert(0, str(ROOT))
 
 BIG_BUDGET = 10 ** 9
 REPEAT = "search (repeated query)"
+ALONE = "search, gRPC only (new queries, no in-process call between)"
 
 
 def machine() -> str:
@@ -303,7 +308,12 @@ def main() -> int:
             # a query another agent already asked), so this is search without the embedding
             local[REPEAT], remote[REPEAT] = time_interleaved(tools.search, sid, c.search, rsid, wl["search"])
             results["search_parts"] = search_parts(tools, wl["search"])
+            alone_wl = workload(tools, args.calls, seed=13)["search"]      # queries new to both
             tools.close()
+            # the same kind of new queries over gRPC with nothing run in this process between
+            # them (the rows above interleave an in-process call, whose 1M-node working set
+            # shares the caches with the server's)
+            remote[ALONE] = time_calls(c.search, rsid, alone_wl, warmup=0)
             channel = grpc.insecure_channel(address)
             health = health_pb2_grpc.HealthStub(channel)
             floor = time_calls(lambda _s, **_: health.Check(health_pb2.HealthCheckRequest()), "",
@@ -319,6 +329,9 @@ def main() -> int:
             results["latency"][tool] = {k: round(v, 3) for k, v in row.items()}
             print(f"| {tool} | {row['inproc_p50']:.3f} | {row['inproc_p99']:.3f} | {row['grpc_p50']:.3f} | "
                   f"{row['grpc_p99']:.3f} | {row['ratio_p50']:.2f}x |")
+        results["latency"][ALONE] = {"grpc_p50": round(pct(remote[ALONE], 50), 3),
+                                     "grpc_p99": round(pct(remote[ALONE], 99), 3)}
+        print(f"| {ALONE} | - | - | {pct(remote[ALONE], 50):.3f} | {pct(remote[ALONE], 99):.3f} | - |")
         results["latency"]["health_check"] = {"grpc_p50": round(pct(floor, 50), 3), "grpc_p99": round(pct(floor, 99), 3)}
         print(f"| transport floor (health Check) | - | - | {pct(floor, 50):.3f} | {pct(floor, 99):.3f} | - |")
 
