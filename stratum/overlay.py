@@ -222,6 +222,7 @@ class NotesOverlay:
         """Bring the note index up to date with the fold: new notes tokenised and their stored
         vectors decoded, status and quarantine of changed ones. Done when a search needs it, not
         at every fold: a process that only writes (a CLI ``remember``) never pays for it."""
+        todo: set[str] = set()
         if self._index_todo:
             with self._lock, self.index.deferred():
                 todo, self._index_todo = self._index_todo, set()
@@ -234,6 +235,11 @@ class NotesOverlay:
                         self.index.add(nid, _index_text(note), note.kind, note.about[0].path if note.about else "",
                                        note.author, vec, active=active)
                     self.index.set_state(nid, active=active, hidden=nid in self.quarantined)
+        # and their ranking facts (record, targets, staleness), as a search would compute them on
+        # its first touch of each: ~60 notes of 10,000 a search, ~70 us each, made a server's
+        # first queries ~15 ms (3 ms once every note had been seen); here once, 10,000 in ~0.7 s
+        for nid in todo:
+            self.rank_infos.get(nid)
         self._embed_missing()
 
     def _embed_missing(self) -> None:
