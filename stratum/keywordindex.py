@@ -582,11 +582,15 @@ def _name_pairs(names: Iterable[tuple[int, Sequence[str]]]) -> tuple[np.ndarray,
 
 
 def _name_map(names: Iterable[Sequence[str]] | None, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    k, r = _name_pairs(enumerate(names) if names is not None else ())
+    return _name_csr(*_name_pairs(enumerate(names) if names is not None else ()))
+
+
+def _name_csr(k: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The exact-name map (key hashes, offsets, rows) of (key hash, row) pairs sorted by key, then
+    row (a full build's ``_name_pairs``, or a warm update's renumbered and merged pairs)."""
     if not len(k):
         return np.empty(0, np.uint64), np.zeros(1, np.int64), np.empty(0, np.int32)
     uniq, starts = np.unique(k, return_index=True)
-    noff = np.append(starts, len(k)).astype(np.int64)
-    return uniq, noff, r
+    return uniq, np.append(starts, len(k)).astype(np.int64), r
 
 __all__ = ["KeywordIndex", "KeywordHits"]

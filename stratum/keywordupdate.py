@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 
 from stratum import npyio
-from stratum.keywordindex import _name_map, _name_pairs, _postings
+from stratum.keywordindex import _name_csr, _name_map, _name_pairs, _postings
 
 if TYPE_CHECKING:
     from stratum.keywordindex import KeywordIndex
@@ -123,11 +123,7 @@ def _merge_names(nvocab: np.ndarray, noff: np.ndarray, new_rows: np.ndarray, key
     k = np.concatenate([np.repeat(nvocab, np.diff(noff))[keep], keys])
     r = np.concatenate([new_rows[keep], rows]).astype(np.int32)
     order = np.lexsort((r, k))
-    k, r = k[order], r[order]
-    if not len(k):
-        return np.empty(0, np.uint64), np.zeros(1, np.int64), np.empty(0, np.int32)
-    uniq, starts = np.unique(k, return_index=True)
-    return uniq, np.append(starts, len(k)).astype(np.int64), r
+    return _name_csr(k[order], r[order])
 
 
 __all__ = ["updated"]
