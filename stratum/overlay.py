@@ -43,6 +43,9 @@ from stratum.textprep import embed_text
 
 POLICY_FILE = "notes_policy.json"
 EMBED_BATCH = 64
+WARM_INLINE = 64            # newly indexed notes whose ranking facts the syncing search computes itself
+WARM_BATCH = 8              # the rest: this many per step on a background thread (~0.6 ms), then a pause
+WARM_PAUSE_S = 0.001
 QUARANTINED = "quarantined"
 READ_REFRESH_S = 0.05      # reads see other processes' notes within this long
 
@@ -235,12 +238,32 @@ class NotesOverlay:
                         self.index.add(nid, _index_text(note), note.kind, note.about[0].path if note.about else "",
                                        note.author, vec, active=active)
                     self.index.set_state(nid, active=active, hidden=nid in self.quarantined)
-        # and their ranking facts (record, targets, staleness), as a search would compute them on
-        # its first touch of each: ~60 notes of 10,000 a search, ~70 us each, made a server's
-        # first queries ~15 ms (3 ms once every note had been seen); here once, 10,000 in ~0.7 s
-        for nid in todo:
-            self.rank_infos.get(nid)
+        if todo:
+            self._warm_ranking(todo)
         self._embed_missing()
+
+    def _warm_ranking(self, todo: set[str]) -> None:
+        """Compute newly indexed notes' ranking facts (record, targets, staleness) as a search
+        would on its first touch of each, ahead of it: ~60 notes of 10,000 a search at ~70 us
+        each made a server's first queries ~15 ms (3 ms once every note had been seen). A few
+        notes now, the rest on a background thread a few at a time (10,000 are ~0.7 s of work:
+        in one search it stalled that search and every other thread's)."""
+        ids = sorted(todo)
+        for nid in ids[:WARM_INLINE]:
+            self.rank_infos.get(nid)
+        rest = ids[WARM_INLINE:]
+        if not rest:
+            return
+
+        def run():
+            for i in range(0, len(rest), WARM_BATCH):
+                if stop_requested():
+                    return
+                for nid in rest[i:i + WARM_BATCH]:
+                    self.rank_infos.get(nid)      # as this thread's identity sees it; a note it may not see is left
+                time.sleep(WARM_PAUSE_S)          # a search waiting for the GIL gets it here
+
+        background(run, name="stratum-note-warm")
 
     def _embed_missing(self) -> None:
         """Embed indexed notes that came without a vector, on one background thread, in batches
@@ -390,7 +413,8 @@ class NotesOverlay:
         if got is None or got[0] is not note or got[1] != state:
             got = self._annotations[note.id] = (note, state, self._annotation(note, *state[:4]))
         provenance, trust, meta, text, warnings = got[2]
-        it.provenance, it.trust = dict(provenance), trust
+        it.provenance = {k: list(v) if isinstance(v, list) else v for k, v in provenance.items()}   # an item's own
+        it.trust = trust
         it.meta.update(meta)
         if text is not None:
             it.text = text
