@@ -47,6 +47,7 @@ import pyarrow.compute as pc
 
 from stratum import schema as S
 from stratum.errors import InvalidArgument
+from stratum.keyindex import Column
 from stratum.keywordindex import KeywordIndex
 from stratum.limits import MAX_QUERY_CHARS   # one limit for every caller (the tools check it first)
 from stratum.noteindex import NoteIndex, NoteView
@@ -59,7 +60,7 @@ MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row 
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
 KEYWORD_HEAD_FACTOR = 16   # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
 KEYWORD_BY_IMPACT = True   # heads read in proportion to each term's top impact (e4.md, hybrid variants)
-ID_LIST_ROWS = 250_000     # node tables up to this size keep their ids as a Python list (~20 MB at most)
+ID_LIST_ROWS = Column.LIST_ROWS   # node tables this small keep their ids as a Python list (~20 MB at most)
 QUERY_CACHE = 4096         # query vectors kept (1.5 KB each): page 2+ and repeated queries skip embedding
 PARALLEL = 0               # helper threads that run keyword searches beside vector searches (0: inline). On
                            # the 2-core VM inline wins at 1M: the two lists slow each other (shared core
@@ -524,6 +525,8 @@ class HybridSearcher:
 
 
 _new_item = functools.partial(tuple.__new__, SearchItem)
+# tuple.__new__ checks no field count: the items above are built with exactly these four
+assert SearchItem._fields == ("row", "score", "sources", "id"), "update search's item construction"
 _SOURCES = {b: tuple(name for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")) if b & bit)
             for b in range(8)}
 

@@ -24,7 +24,6 @@ from stratum.codelookup import CodeLookup
 from stratum.graph import Neighbors
 from stratum.keyindex import Column, KeyIndex
 from stratum.store import Manifest, Store
-from stratum.warm import COMPILED_HOPS_ROWS
 
 # Columns kept in RAM for every node; api/full text and vectors stay in Lance until asked for.
 WARM_COLUMNS = ["id", "repo", "kind", "subkind", "path", "name", "qualname", "language", "parent_id",
@@ -57,7 +56,7 @@ class Shard:
                                      embedder=embedder, row_of_id=self.row_of)
         self._lock = threading.Lock()
         self._full: OrderedDict[int, dict] = OrderedDict()
-        self.compiled_hops = len(self) >= COMPILED_HOPS_ROWS      # tests set it to compare both paths
+        self.compiled_hops = self.warm.compiled_hops      # tests set it to compare both paths
         self._is_file: np.ndarray | None = None
 
     # ---- lookups --------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 from stratum import npyio
 from stratum import integrity
 from stratum import schema as S
-from stratum.errors import StoreDamaged, StoreError
+from stratum.errors import InvalidArgument, StoreDamaged, StoreError
 
 log = logging.getLogger(__name__)
 ACTIVE = "active"
@@ -351,7 +351,9 @@ class WarmIndexes:
         self.graph = graph
         self._snapshot = snapshot
         self._row_of = row_of_id
-        self._cochange: tuple[np.ndarray, pa.Table] | None = None
+        self._cochange: tuple[np.ndarray, dict[str, np.ndarray]] | None = None
+        self._cochange_lock = threading.Lock()     # two first searches at once read it once
+        self.compiled_hops = graph.n_rows >= COMPILED_HOPS_ROWS   # the one threshold (Shard reads it)
         self.damage: str = ""               # set by the background check: then nothing is served
         self.checker: threading.Thread | None = None
 
@@ -403,7 +405,10 @@ class WarmIndexes:
 
             embedder = embedder_for_store(manifest.embedding, embedder)   # the one model check
         kw.ready_for_queries()              # the compiled keyword completion of a large shard
-        if graph.n_rows >= COMPILED_HOPS_ROWS:  # and its compiled neighbour reads (Shard.compiled_hops)
+        if graph.n_rows != meta.num_rows:
+            raise StoreDamaged(f"the warm graph in {d} has {graph.n_rows} rows, the node table {meta.num_rows}: "
+                               f"rebuild it with `stratum repair --store {root}`")
+        if graph.n_rows >= COMPILED_HOPS_ROWS:  # and its compiled neighbour reads (compiled_hops)
             from stratum import kernels
 
             kernels.warm_hops(graph.a)
@@ -434,9 +439,7 @@ class WarmIndexes:
         of them (a search ranks each seed's co-change partners; one search per pair was ~5 us)."""
         if kind != "cochange" or self._snapshot is None or not dsts:
             return [{} for _ in dsts]
-        if self._cochange is None:
-            self._cochange = self._load_cochange()
-        keys, cols = self._cochange
+        keys, cols = self._cochange_attrs()
         d = np.asarray(dsts, np.int64)
         out: list[dict] = [{} for _ in dsts]
         for want, conf in (((src << 32) | d, "confidence_fwd"), ((d << 32) | src, "confidence_bwd")):
@@ -455,12 +458,12 @@ class WarmIndexes:
 
         self.ensure_served()
         g = self.graph
+        if not 0 <= row < g.n_rows:             # compiled code checks no bounds
+            raise InvalidArgument(f"row {row} is outside [0, {g.n_rows})")
         if self._snapshot is None:
             keys, cols = np.zeros(0, np.int64), None
         else:
-            if self._cochange is None:
-                self._cochange = self._load_cochange()
-            keys, cols = self._cochange
+            keys, cols = self._cochange_attrs()
         code = g.kind_codes(("cochange",))[0]
         rows, at, back = kernels.cochange_top(g.a["out.ptr"], g.a["out.nbr"], g.a["out.kind"], g.a["out.weight"],
                                               int(row), int(code), int(k), keys)
@@ -476,12 +479,23 @@ class WarmIndexes:
 
         self.ensure_served()
         g = self.graph
+        if not 0 <= row < g.n_rows or len(is_file) != g.n_rows:     # compiled code checks no bounds
+            raise InvalidArgument(f"row {row} of {g.n_rows} (a file mask of {len(is_file)} rows)")
         names = g.kind_names
         code = {n: i for i, n in enumerate(names)}
         n, rows, kinds, outgoing = kernels.structure_top(
             g.a["out.ptr"], g.a["out.nbr"], g.a["out.kind"], g.a["in.ptr"], g.a["in.nbr"], g.a["in.kind"],
             int(row), code.get("imports", -1), code.get("tests", -1), is_file, int(k))
         return int(n), rows.tolist(), [names[c] for c in kinds.tolist()], outgoing.tolist()
+
+    def _cochange_attrs(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        got = self._cochange
+        if got is None:
+            with self._cochange_lock:
+                if self._cochange is None:
+                    self._cochange = self._load_cochange()
+                got = self._cochange
+        return got
 
     def _load_cochange(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Co-change edge attributes keyed by (src row << 32 | dst row), sorted: one read of the

@@ -140,6 +140,12 @@ def test_quarantine_hides_new_authors_until_someone_else_confirms(store, capsys)
         it = ov.item(ov.get(first), "summary")
         assert it.trust == "quarantined" and any("only you see" in w for w in it.warnings)
         assert len(ov.search_docs()) == 1
+    with acting_as(MALLORY):
+        rec = ov.get(first)
+    for who, says in ((BOB, "awaiting confirmation"), (MALLORY, "Cart.total"), (BOB, "awaiting confirmation")):
+        with acting_as(who):                 # one note's item, as each identity may see it, in turn
+            it = ov.item(rec, "summary")
+            assert says in it.text and (who is BOB) == ("only you see" not in " ".join(it.warnings))
     with acting_as(BOB):                     # others do not
         assert ov.get(first) is None and ov.status_of(first) == "quarantined"
         assert len(ov.search_docs()) == 0 and ov.notes_about(ov.about_ids(ov._nodes[first])[0]) == []
