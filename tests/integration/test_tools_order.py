@@ -30,3 +30,35 @@ def test_rerank_is_sorted_and_search_pages_follow_it(indexed_store):
             assert got.envelope.has_more == (len(ranked) > 50)
     finally:
         t.close()
+
+
+def test_a_search_over_two_shards_is_the_sorted_union_of_their_reranked_lists(indexed_store, tmp_path):
+    """Several lists go through ``heapq.merge``: the page must equal a full sort of every shard's
+    reranked entries (score, then id), and has_more must count them all."""
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from tests.gitrepo import Repo
+
+    lib = Repo(tmp_path / "lib")
+    lib.commit("lib", {"lib/cart_tools.py": 'def cart_total(items):\n    """Total of a cart: sum of prices."""\n'
+                                            '    return sum(i.price for i in items)\n\n\n'
+                                            'def apply_discount(total, pct):\n    """Apply a discount."""\n'
+                                            '    return total * (1 - pct)\n'})
+    index_repository(lib.path, tmp_path / "lib_store", IndexConfig(num_cpus=1))
+    t = Tools.open([str(indexed_store[1]), str(tmp_path / "lib_store")])
+    try:
+        s = t.open_session().data["session"]
+        for q in QUERIES:
+            entries = []
+            for sh in t.memory:
+                ov = t.memory.overlay(sh)
+                page = sh.warm.search(q, limit=rank.DEEP, offset=0, extra_docs=ov.search_docs())
+                sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(page.items)
+                entries += rank.rerank(rank.candidates_of(page.items), sig, add=True)
+            want = sorted(entries, key=lambda r: (-r.score, r.id))
+            got = t.search(s, q, page_size=50)
+            assert [it.id for it in got.items] == [r.id for r in want[:50]], q
+            assert got.envelope.has_more == (len(want) > 50)
+        assert {it.path for it in t.search(s, "cart total discount", page_size=50).items} >= {"lib/cart_tools.py"}
+    finally:
+        t.close()
