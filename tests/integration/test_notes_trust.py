@@ -149,12 +149,12 @@ def test_quarantine_hides_new_authors_until_someone_else_confirms(store, capsys)
     with acting_as(BOB):                     # others do not
         assert ov.get(first) is None and ov.status_of(first) == "quarantined"
         assert ov.rank_infos.get(first) is None          # nor do its ranking facts
+        assert len(ov.search_docs()) == 0 and ov.notes_about(ov.about_ids(ov._nodes[first])[0]) == []
     with acting_as(MALLORY):                 # computed for her when she searches, as a fresh read gives them
         from stratum import rank, signals
 
         fresh = signals.ShardSignals(ov.shard, ov).hit(rank.Candidate(-1, 0.0, (), first)).note
         assert fresh is not None and ov.rank_infos.get(first) == fresh
-        assert len(ov.search_docs()) == 0 and ov.notes_about(ov.about_ids(ov._nodes[first])[0]) == []
     with acting_as(MALLORY), pytest.raises(PermissionDenied, match="your own"):
         ov.confirm(first, author="mallory")
     by_maintainer = remember(ov, MAINTAINER, "Totals are in cents.")
