@@ -52,6 +52,7 @@ counts in the item's tokens: a plain text hit says "text"; scores are in the ite
 
 from __future__ import annotations
 
+import heapq
 import math
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
@@ -71,6 +72,7 @@ GRAPH_PARTNERS = 16         # import/test neighbours lifted per seed, the most s
                             # order); a popular file's others would each get < 0.18 of its score x w.graph
 TITLE_CHARS = 32            # of a note's title in a why (the note itself is a search away)
 WHY_REASONS = 2             # reasons a served item gives for its file's lift, strongest first
+_NOTE_PARTS = ("notes", "mined", "changes")
 DEEP = 150                  # candidates to rerank: the whole fused list (3 source lists x 50), so every
                             # page of a query is cut from the same order
 
@@ -300,7 +302,8 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
     """Files ranked by every memory, best first (ties: path). ``file_hits``: a whole-file keyword
     list, best first (F in the module docstring)."""
     hits = _hits(signals, candidates)
-    out = _rank_files(candidates, hits, _standings(hits, weights), signals, weights, file_hits)
+    out = sorted(_rank_files(candidates, hits, _standings(hits, weights), signals, weights, file_hits).values(),
+                 key=lambda e: (-e.score, e.path))
     return out[:limit] if limit is not None else out
 
 
@@ -316,7 +319,8 @@ def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None
 
 
 def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
-                signals: Signals, w: Weights, file_hits: Sequence[str]) -> list[RankedFile]:
+                signals: Signals, w: Weights, file_hits: Sequence[str]) -> dict[str, RankedFile]:
+    """Every file with evidence, by path (unordered: ``rank_files`` sorts, ``rerank`` places by item)."""
     code: dict[str, list[tuple[float]]] = {}
     notes: dict[str, dict[str, list[tuple[float, tuple[str, NoteInfo, str]]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
     for c, h, st in zip(candidates, hits, stands):
@@ -357,8 +361,10 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
             e.parts[part] = weight * _harmonic(nev)
             e.said[part] = (_note_reasons, (nev[0][1], len(nev)))
     if w.cochange or w.graph:
-        base = {f: e.text + sum(e.parts.get(k, 0.0) for k in ("notes", "mined", "changes")) for f, e in files.items()}
-        seeds = sorted(base, key=lambda f: (-base[f], f))[: max(w.seeds, 0)]
+        # T + note evidence (a file with no parts: the same float as the sum, text + 0.0)
+        base = {f: e.text + sum(e.parts.get(k, 0.0) for k in _NOTE_PARTS) if e.parts else e.text + 0.0
+                for f, e in files.items()}
+        seeds = heapq.nsmallest(max(w.seeds, 0), base, key=lambda f: (-base[f], f))   # sorted(...)[:seeds]
         # file -> (lift, seed, support or edge word); the reason strings are made for a file's best only
         co: dict[str, list[tuple]] = {}
         gr: dict[str, list[tuple]] = {}
@@ -396,7 +402,7 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
             e.said["file_text"] = (_file_text_reasons, (j,))
     for e in files.values():
         e.score = e.text + sum(e.parts.values())
-    return sorted(files.values(), key=lambda e: (-e.score, e.path))
+    return files
 
 
 def _leading_notes(candidates: Sequence[Candidate], hits: Sequence[Hit],
@@ -425,7 +431,8 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     so a note or a co-change partner can bring its code to the answer."""
     hits = _hits(signals, candidates)
     stands = _standings(hits, weights)
-    ranked = {f.path: f for f in _rank_files(candidates, hits, stands, signals, weights, file_hits)}
+    # by path, unordered: every entry below is placed by (score, id) at the end
+    ranked = _rank_files(candidates, hits, stands, signals, weights, file_hits)
     lead = _leading_notes(candidates, hits, stands)
     out: list[Ranked] = []
     seen_files: set[str] = set()
