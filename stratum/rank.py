@@ -345,7 +345,8 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         return e
 
     for f, sym in code.items():
-        sym.sort(key=lambda x: -x[0])
+        if len(sym) > 1:
+            sym.sort(key=lambda x: -x[0])
         e = entry(f)
         e.text = w.text * sym[0][0]
         if len(sym) > 1 and w.symbols:
@@ -356,7 +357,8 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         if not weight:
             continue
         for f, nev in notes[key].items():
-            nev.sort(key=lambda x: -x[0])
+            if len(nev) > 1:
+                nev.sort(key=lambda x: -x[0])
             e = entry(f)
             e.parts[part] = weight * _harmonic(nev)
             e.said[part] = (_note_reasons, (nev[0][1], len(nev)))
