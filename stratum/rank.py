@@ -164,7 +164,11 @@ class Weights:
 
     def of(self, channel: str) -> float:
         """The weight of a note channel (AGENT, MINED, CHANGES)."""
-        return {AGENT: self.notes, MINED: self.mined, CHANGES: self.changes}[channel]
+        return self._channels[channel]
+
+    @cached_property
+    def _channels(self) -> dict[str, float]:
+        return {AGENT: self.notes, MINED: self.mined, CHANGES: self.changes}   # asked once per note a search
 
     def only(self, *keep: str) -> "Weights":
         """These weights with every fusion signal but ``keep`` switched off (ablation rows)."""
@@ -438,7 +442,6 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     lead = _leading_notes(candidates, hits, stands)
     out: list[Ranked] = []
     seen_files: set[str] = set()
-    channel_weight = {AGENT: weights.notes, MINED: weights.mined, CHANGES: weights.changes}   # Weights.of
     whys: dict[tuple, str] = {}
     for c, h, st in zip(candidates, hits, stands):
         if h.note is not None and st is not None:
@@ -448,7 +451,7 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             # explains (unless that code matches the query better on its own); an agent note stays
             # above its file however much else (mined history, co-change) lifts that file: it is the
             # explanation the agent should read first. Mined notes do not (thousands would crowd code).
-            lent = channel_weight[n.channel] * c.score * stand / n.root
+            lent = weights.of(n.channel) * c.score * stand / n.root
             why = whys.get((n.kind, note_why))
             if why is None:
                 why = whys[(n.kind, note_why)] = f"{'mined ' if n.mined else ''}{n.kind} note" + \

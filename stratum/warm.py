@@ -481,12 +481,11 @@ class WarmIndexes:
         g = self.graph
         if not 0 <= row < g.n_rows or len(is_file) != g.n_rows:     # compiled code checks no bounds
             raise InvalidArgument(f"row {row} of {g.n_rows} (a file mask of {len(is_file)} rows)")
-        names = g.kind_names
-        code = {n: i for i, n in enumerate(names)}
+        imports, tests = g.kind_codes(("imports", "tests")).tolist()
         n, rows, kinds, outgoing = kernels.structure_top(
             g.a["out.ptr"], g.a["out.nbr"], g.a["out.kind"], g.a["in.ptr"], g.a["in.nbr"], g.a["in.kind"],
-            int(row), code.get("imports", -1), code.get("tests", -1), is_file, int(k))
-        return int(n), rows.tolist(), [names[c] for c in kinds.tolist()], outgoing.tolist()
+            int(row), imports, tests, is_file, int(k))
+        return int(n), rows.tolist(), [g.kind_names[c] for c in kinds.tolist()], outgoing.tolist()
 
     def _cochange_attrs(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         got = self._cochange
