@@ -198,7 +198,7 @@ def _value(v: struct_pb2.Value) -> Any:
         x = v.number_value
         if not math.isfinite(x):
             raise _NotFinite
-        return int(x) if x.is_integer() and abs(x) < 2 ** 53 else x
+        return _whole(x)
     if which == "bool_value":
         return v.bool_value
     if which == "struct_value":

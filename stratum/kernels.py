@@ -5,7 +5,7 @@ binary search in a posting list of 10^3-10^5 rows: ~1.2 ms of numpy, the long po
 search (docs/bench/e4.md). The candidates are sorted, so one galloping merge per term finds them
 all in a few steps each. Ranking's first look at a seed file (its co-change partners and import/
 test neighbours: a hop, a dedupe and two sorts) is one pass here too (~50 us instead of ~130 at
-1M). Loaded only by large shards (``keywordindex.COMPILED_MIN_DOCS``, ``warm.COMPILED_HOPS_ROWS``):
+1M). Loaded only by large shards (``keywordindex.COMPILED_MIN_DOCS`` rows):
 the import and the cached compile cost ~0.2-0.5 s once per process, more than small ones save.
 """
 

@@ -110,7 +110,7 @@ class KeywordIndex:
         hashes, rows, tf, dl = _postings(texts, chunk=chunk)
         if len(dl) == 0:
             raise InvalidArgument("cannot build a keyword index over zero documents")
-        return cls._assemble(hashes, rows, tf, dl, _name_map(names, len(dl)))
+        return cls._assemble(hashes, rows, tf, dl, _name_map(names))
 
     @classmethod
     def _assemble(cls, hashes: np.ndarray, rows: np.ndarray, tf: np.ndarray, dl: np.ndarray,
@@ -581,7 +581,7 @@ def _name_pairs(names: Iterable[tuple[int, Sequence[str]]]) -> tuple[np.ndarray,
     return k[first], r[first]
 
 
-def _name_map(names: Iterable[Sequence[str]] | None, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _name_map(names: Iterable[Sequence[str]] | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return _name_csr(*_name_pairs(enumerate(names) if names is not None else ()))
 
 

@@ -45,7 +45,7 @@ def updated(index: "KeywordIndex", directory: str | os.PathLike, old_row: np.nda
         nk, nr = _name_pairs((i, names[i]) for i in sorted(names))
         name_map = _merge_names(index.nvocab, index.noff, new_of_old[np.asarray(index.nrows)], nk, nr, in_order)
     else:
-        name_map = _name_map(names, n)
+        name_map = _name_map(names)
     if not in_order:
         # kept rows reordered: renumbering breaks the row order within terms, sort again
         keep = new_rows >= 0

@@ -31,7 +31,7 @@ from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from stratum.keywordindex import B, K1
+from stratum.keywordindex import B, K1, _top
 from stratum.codetokens import tokenize
 from stratum.schema import NODE_KINDS
 
@@ -226,10 +226,9 @@ def _top_arrays(cand: np.ndarray | None, scores: np.ndarray, k: int) -> tuple[np
     (None: slot i is scores[i])."""
     if cand is None:
         cand = np.arange(len(scores))
-    if len(cand) > k:
-        part = np.argpartition(-scores, k - 1)[:k]
-        cand, scores = cand[part], scores[part]
-    order = np.lexsort((cand, -scores))
+    if k <= 0:
+        return np.empty(0, np.int64), scores[:0]
+    order = _top(cand, scores, k)           # the shard index's cut: a tie at the k-th place goes by slot
     return cand[order].astype(np.int64, copy=False), scores[order]
 
 
@@ -384,14 +383,9 @@ class NoteIndex:
                 if self._waiting and self._graph is not None and not self._building:
                     self._flush_graph()
 
-    def ann_top(self, q: np.ndarray, k: int, sel: np.ndarray) -> list[tuple[int, float]] | None:
-        """The k best (slot, cosine) among ``sel`` from the graph, or None when the graph cannot
-        answer it well (too few of its slots are selected: the caller scores exactly)."""
-        hits = self.ann_hits(q, k, sel)
-        return None if hits is None else _pairs(*hits)
-
     def ann_hits(self, q: np.ndarray, k: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-        """``ann_top`` as arrays (slots, cosines)."""
+        """The k best (slots, cosines) among ``sel`` from the graph, or None when the graph cannot
+        answer it well (too few of its slots are selected: the caller scores exactly)."""
         n = len(sel)
         hidden = n - int(sel.sum())
         if hidden > n // 4:

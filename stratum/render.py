@@ -82,7 +82,7 @@ def attach_notes(it: Item, notes: list[AttachedNote], *, cap: int = NOTES_PER_IT
     now = now or datetime.now(timezone.utc)
     for a in notes[:cap]:
         line = note_line(a, now)
-        tok = _line_tokens(line)
+        tok = T.count_cached(line)      # the same lines recur on every answer about a noted file
         it.notes.append({"id": a.id, "kind": a.kind, "age_days": _age_days(a, now), "author": a.author,
                          "trust": a.trust, "stale": a.stale, "line": line, "tokens": tok})
         it.tokens += tok
@@ -93,7 +93,7 @@ def attach_notes(it: Item, notes: list[AttachedNote], *, cap: int = NOTES_PER_IT
 def notes_cost(notes: list[AttachedNote], *, cap: int = NOTES_PER_ITEM, now: datetime | None = None) -> int:
     """Tokens ``attach_notes`` would add to an item (for planning what fits before rendering it)."""
     now = now or datetime.now(timezone.utc)
-    return sum(_line_tokens(note_line(a, now)) for a in notes[:cap])
+    return sum(T.count_cached(note_line(a, now)) for a in notes[:cap])
 
 
 def note_line(a: AttachedNote, now: datetime) -> str:
@@ -140,11 +140,6 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
         env.commit = next(iter(commits.values())) if len(set(commits.values())) == 1 else ""
         env.warnings = fw + env.warnings          # freshness first: it qualifies everything else
     return Response(envelope=env, items=items)
-
-
-def _line_tokens(line: str) -> int:
-    """Exact token count of a note line; the same lines recur on every answer about a noted file."""
-    return T.count_cached(line)
 
 
 def _age_days(a: AttachedNote, now: datetime) -> float:

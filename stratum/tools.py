@@ -545,7 +545,7 @@ def _merged_head(lists: list[tuple[list, Shard, NotesOverlay | None]], n: int) -
     if len(lists) == 1:
         head = [(r, 0) for r in lists[0][0][:n]]
     else:
-        tagged = ([(r, k) for r in ranked] for k, (ranked, _, _) in enumerate(lists))
+        tagged = (zip(ranked, itertools.repeat(k)) for k, (ranked, _, _) in enumerate(lists))
         head = list(itertools.islice(heapq.merge(*tagged, key=lambda e: (-e[0].score, e[0].id)), n))
     out = []
     for r, k in head:

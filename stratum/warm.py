@@ -26,6 +26,7 @@ from stratum import npyio
 from stratum import integrity
 from stratum import schema as S
 from stratum.errors import InvalidArgument, StoreDamaged, StoreError
+from stratum.keywordindex import COMPILED_MIN_DOCS   # the one size from which stratum.kernels pays its import
 
 log = logging.getLogger(__name__)
 ACTIVE = "active"
@@ -325,8 +326,6 @@ def rebuild_warm(snapshot, directory: Path | None = None) -> dict:
         os.close(fd)
 
 
-COMPILED_HOPS_ROWS = 100_000    # shards this large read a seed's neighbours in one compiled pass
-                                # (stratum.kernels: numba's import and cached compile cost ~0.3 s once)
 _NO_TIME = np.iinfo(np.int64).min          # a co-change edge without a last time (null)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -353,7 +352,7 @@ class WarmIndexes:
         self._row_of = row_of_id
         self._cochange: tuple[np.ndarray, dict[str, np.ndarray]] | None = None
         self._cochange_lock = threading.Lock()     # two first searches at once read it once
-        self.compiled_hops = graph.n_rows >= COMPILED_HOPS_ROWS   # the one threshold (Shard reads it)
+        self.compiled_hops = graph.n_rows >= COMPILED_MIN_DOCS   # where stratum.kernels pays (Shard reads it)
         self.damage: str = ""               # set by the background check: then nothing is served
         self.checker: threading.Thread | None = None
 
@@ -404,11 +403,11 @@ class WarmIndexes:
             from stratum.embedder import embedder_for_store
 
             embedder = embedder_for_store(manifest.embedding, embedder)   # the one model check
-        kw.ready_for_queries()              # the compiled keyword completion of a large shard
         if graph.n_rows != meta.num_rows:
             raise StoreDamaged(f"the warm graph in {d} has {graph.n_rows} rows, the node table {meta.num_rows}: "
                                f"rebuild it with `stratum repair --store {root}`")
-        if graph.n_rows >= COMPILED_HOPS_ROWS:  # and its compiled neighbour reads (compiled_hops)
+        kw.ready_for_queries()              # the compiled keyword completion of a large shard
+        if graph.n_rows >= COMPILED_MIN_DOCS:   # and its compiled neighbour reads (compiled_hops)
             from stratum import kernels
 
             kernels.warm_hops(graph.a)

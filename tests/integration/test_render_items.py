@@ -7,7 +7,6 @@ import pytest
 
 from stratum import render as R
 from stratum import schema as S
-from stratum import tokens as T
 from stratum.envelope import Item
 from stratum.tools import Tools
 
@@ -38,8 +37,3 @@ def test_summary_items_equal_the_whole_record_items(indexed_store):
     finally:
         t.close()
 
-
-def test_cached_counts_equal_counts():
-    for text in ("text", "text; cochange with shop/cart.py (3 commits)", "", None, "ünïcode <|endoftext|>"):
-        assert T.count_cached(text) == T.count(text)
-        assert T.count_cached(text) == T.count(text)      # the second answer comes from the cache

@@ -83,4 +83,5 @@ def test_keyword_membership_and_reused_kth_equal_numpy():
         scores = rng.integers(0, 30, len(cand)).astype(np.float32)      # many ties
         k = int(rng.integers(1, 150))
         kth = float(np.partition(scores, len(scores) - k)[len(scores) - k])
-        assert K._top(cand, scores, k, kth=kth).tolist() == K._top(cand, scores, k).tolist()
+        want = np.lexsort((cand, -scores))[:k].tolist()      # the whole sort, ties by row
+        assert K._top(cand, scores, k, kth=kth).tolist() == want and K._top(cand, scores, k).tolist() == want

@@ -9,17 +9,18 @@ from stratum.rank import Ranked
 from stratum.tools import _merged_head
 
 
-class _Overlay:
-    """Stands for the notes overlay that holds a list's unmerged notes (only passed through)."""
-
-
 def _full_sort(lists):
-    """What the search did before: every entry as a tuple, one stable sort of the concatenation."""
+    """What the search did before, written as it was: a shard's list names its overlay for an
+    unmerged note (row -1), a branch overlay's own list (no overlay) keeps its rows as given;
+    every entry as a tuple, one stable sort of the concatenation."""
     hits = []
     for ranked, sh, ov in lists:
         for r in ranked:
-            row = r.row if r.row >= 0 or ov is None else None
-            hits.append((r.score, r.id, sh, row, ov if row is None else None, r.why))
+            if ov is None:
+                hits.append((r.score, r.id, sh, r.row, None, r.why))
+            else:
+                row = r.row if r.row >= 0 else None
+                hits.append((r.score, r.id, sh, row, ov if row is None else None, r.why))
     hits.sort(key=lambda h: (-h[0], h[1]))
     return hits
 
@@ -30,7 +31,7 @@ def _lists(rng, n_lists):
         ranked = [Ranked(f"n{rng.randrange(40)}", rng.choice([-1, rng.randrange(1000)]),
                          rng.choice([0.5, 0.25, rng.random()]), f"why {k}") for _ in range(rng.randrange(0, 30))]
         ranked.sort(key=lambda r: (-r.score, r.id))      # rank.rerank's order
-        out.append((ranked, f"shard{k}", _Overlay() if k != 1 else None))   # list 1: a branch overlay's own
+        out.append((ranked, f"shard{k}", object() if k != 1 else None))   # an overlay passed through; list 1: a branch's own
     return out
 
 
@@ -43,7 +44,7 @@ def test_merged_head_is_the_stable_sort_of_all_lists_cut_to_n():
 
 
 def test_ties_keep_list_order_and_unmerged_notes_name_their_overlay():
-    ov = _Overlay()
+    ov = object()                # the overlay holding the list's unmerged notes (passed through)
     a = [Ranked("x", 3, 1.0, "text"), Ranked("note1", -1, 0.5, "rca note")]
     b = [Ranked("x", 7, 1.0, "text")]
     got = _merged_head([(a, "A", ov), (b, "B", ov)], 10)
