@@ -195,15 +195,12 @@ def main() -> int:
         for p in (pa, pb):
             p.wait(timeout=30)
 
-    def pct(x: list[float], q: float) -> float:
-        return G.pct(x, q)
-
     print(f"\n{args.calls} calls per row, each to both servers (ms)")
     print("| call | A p50 | A p99 | B p50 | B p99 | median of A - B per call |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, (xa, xb) in rows.items():
         d = statistics.median(a - b for a, b in zip(xa, xb))
-        print(f"| {name} | {pct(xa, 50):.3f} | {pct(xa, 99):.3f} | {pct(xb, 50):.3f} | {pct(xb, 99):.3f} | {d:+.3f} |")
+        print(f"| {name} | {G.pct(xa, 50):.3f} | {G.pct(xa, 99):.3f} | {G.pct(xb, 50):.3f} | {G.pct(xb, 99):.3f} | {d:+.3f} |")
     print(f"\nload average after {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     return 0
 
