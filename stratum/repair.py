@@ -113,10 +113,9 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
         if rep.lance_damage or rep.manifest_damage:
             new = dataclasses.replace(target, version=current.version + 1, published_at=time.time(),
                                       report={"repair": {"from": current.version, "data_of": target.version}})
-            if rep.lance_damage:       # rolled back: the target's warm folder, not read yet
-                warm_bad = _warm_damage(store, new)
-            else:                      # the folder ``check`` just read
-                warm_bad = not (new.indexes or {}).get("dir") or bool(rep.warm_damage)
+            # rolled back: the target's warm folder, not read yet; else the folder ``check`` just read
+            damage = _warm_check(store, new) if rep.lance_damage else rep.warm_damage
+            warm_bad = not (new.indexes or {}).get("dir") or bool(damage)
             if warm_bad:
                 new.indexes = _rebuild(store, new, store.index_dir(new.version))
                 rep.warm_rebuilt = True
@@ -182,10 +181,6 @@ def _warm_check(store: Store, m: Manifest) -> list[str]:
     except StoreDamaged as e:
         return [e.message]
     return []
-
-
-def _warm_damage(store: Store, m: Manifest) -> bool:
-    return not (m.indexes or {}).get("dir") or bool(_warm_check(store, m))
 
 
 def _rollback_target(store: Store, current: Manifest) -> Manifest:
