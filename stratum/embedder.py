@@ -336,8 +336,7 @@ class StaticEmbedder(Embedder):
         self.model_dir = Path(model_dir) if model_dir else default_model_dir()
         self._weights_hash = weights_hash(self.model_dir)
         self.table_path = SE.table_path(self.model_dir, self.recipe, Path(cache_dir) if cache_dir else None)
-        # a plain ndarray view of the map: np.memmap's Python-level finalize ran ~3 times a text
-        self.table = np.asarray(npyio.load(self.table_path, mmap_mode="r"))
+        self.table = npyio.load(self.table_path, mmap_mode="r")
         self.tokenizer = _tokenizer(self.model_dir, SE.MAX_PIECES)
         self._encode = SE.encode
 

@@ -144,9 +144,7 @@ class Graph:
             raise StoreError(f"no graph in {d}: it is built by `stratum index`") from None
         if meta.get("format") != FORMAT:
             raise StoreError(f"graph in {d} has format {meta.get('format')}, this build reads {FORMAT}")
-        # plain ndarray views of the maps: a np.memmap slice runs Python-level __array_finalize__ (~5 us,
-        # ~10 slices a one-hop walk)
-        arrays = {f"{side}.{part}": np.asarray(npyio.load(d / f"graph.{side}.{part}.npy", mmap_mode="r" if mmap else None))
+        arrays = {f"{side}.{part}": npyio.load(d / f"graph.{side}.{part}.npy", mmap_mode="r" if mmap else None)
                   for side in ("out", "in") for part in _PARTS}
         bad = _structure_fault(arrays, int(meta["n_rows"]), int(meta["n_edges"]), len(meta["kind_names"]))
         if bad:

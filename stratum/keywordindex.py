@@ -186,10 +186,7 @@ class KeywordIndex:
         if meta.get("format") != FORMAT:
             raise StoreError(f"keyword index in {d} has format {meta.get('format')}, this build reads "
                              f"{FORMAT}: re-index")
-        # np.asarray: plain ndarray views of the maps (slicing an np.memmap costs more than the
-        # lookups themselves)
-        arrays = {name: np.asarray(npyio.load(d / f"kw.{name}.npy", mmap_mode="r" if mmap else None))
-                  for name in cls._ARRAYS}
+        arrays = {name: npyio.load(d / f"kw.{name}.npy", mmap_mode="r" if mmap else None) for name in cls._ARRAYS}
         bad = _structure_fault(arrays, meta)
         if bad:
             raise StoreDamaged(f"keyword index files in {d} are damaged ({bad}): rebuild them with `stratum repair`")
