@@ -23,9 +23,7 @@ Definitions (printed):
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -37,16 +35,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 def reference(rev: str):
     """``stratum/rank.py`` at ``rev`` as a module of its own."""
-    src = subprocess.run(["git", "show", f"{rev}:stratum/rank.py"], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout
+    from revisions import module_from_source, source_at
+
     # the symbol name a code hit carried before cf89d84 was never shown (only counted): this
     # tree's hits have none
-    src = src.replace("(c.score, h.name or h.kind)", "(c.score, h.kind)")
-    spec = importlib.util.spec_from_loader("rank_reference", loader=None)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["rank_reference"] = mod
-    exec(compile(src, f"{rev}:stratum/rank.py", "exec"), mod.__dict__)
-    return mod
+    src = source_at(rev, "stratum/rank.py").replace("(c.score, h.name or h.kind)", "(c.score, h.kind)")
+    return module_from_source("rank_reference", src, f"{rev}:stratum/rank.py")
 
 
 def main() -> int:

@@ -1,11 +1,11 @@
 """The searcher before and after a change, in one process: the same fused lists, and their cost.
 
-    python benchmarks/searcher_ab.py (--from-e4 DIR | --store PATH) [--ref .tmp/h20] [--queries 300]
+    python benchmarks/searcher_ab.py (--from-e4 DIR | --store PATH) [--ref REV|DIR] [--queries 300]
                                      [--rounds 3] [--no-check] [--no-time] [--tools]
 
 Definitions (printed):
-- **reference**: the searcher modules as they were (``search_ref.py``, ``noteindex_ref.py``,
-  ``keywordindex_ref.py`` in ``--ref``), loaded beside ``stratum``'s under other names and run
+- **reference**: the searcher modules as they were at git revision ``--ref`` (default 162fb1c, or
+  ``search_ref.py``, ``noteindex_ref.py``, ``keywordindex_ref.py`` in a folder ``--ref``), loaded beside ``stratum``'s under other names and run
   on the *same* in-memory indexes (the shard's keyword arrays, vector graph, node columns, the
   overlay's note index and its HNSW graph): only the code differs. Make one from any commit:
   ``git show C:stratum/search.py > DIR/search_ref.py`` (likewise noteindex, keywordindex).
@@ -29,7 +29,6 @@ Definitions (printed):
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import statistics
 import sys
@@ -41,23 +40,26 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
-def load_reference(ref: Path):
+def load_reference(ref: str):
     """The reference modules, importable as ``ref_noteindex`` / ``ref_keywordindex`` / ``ref_search``
-    (their ``stratum.noteindex`` / ``stratum.keywordindex`` imports pointed at each other)."""
+    (their ``stratum.noteindex`` / ``stratum.keywordindex`` imports pointed at each other). ``ref``:
+    a directory of ``<name>_ref.py`` files, or a git revision."""
+    from revisions import module_from_source, source_at
+
+    folder = Path(ref)
     mods = {}
     for name in ("keywordindex", "noteindex", "search"):
-        path = ref / f"{name}_ref.py"
-        if not path.exists():
-            continue
-        src = path.read_text()
+        if folder.is_dir():
+            path = folder / f"{name}_ref.py"
+            if not path.exists():
+                continue
+            src, origin = path.read_text(), str(path)
+        else:
+            src, origin = source_at(ref, f"stratum/{name}.py"), f"{ref}:stratum/{name}.py"
         for other in ("keywordindex", "noteindex"):
             if other in mods:
                 src = src.replace(f"from stratum.{other} import", f"from ref_{other} import")
-        spec = importlib.util.spec_from_loader(f"ref_{name}", loader=None)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[f"ref_{name}"] = mod
-        exec(compile(src, str(path), "exec"), mod.__dict__)
-        mods[name] = mod
+        mods[name] = module_from_source(f"ref_{name}", src, origin)
     return mods
 
 
@@ -96,7 +98,7 @@ def main() -> None:
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--store")
     src.add_argument("--from-e4", metavar="DIR")
-    ap.add_argument("--ref", default=str(ROOT / ".tmp" / "h20"))
+    ap.add_argument("--ref", default="162fb1c", help="a git revision, or a folder of <name>_ref.py files")
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-check", action="store_true")
@@ -111,7 +113,7 @@ def main() -> None:
     from stratum import rank, schema as S, tools as T
     from stratum.search import ExtraDoc
 
-    mods = load_reference(Path(args.ref))
+    mods = load_reference(args.ref)
     store = G.publish_e4(args.from_e4) if args.from_e4 else args.store
     tools = T.Tools.open([store])
     sh = tools.shards.shards[0]
