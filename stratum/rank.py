@@ -163,12 +163,15 @@ class Weights:
     SIGNALS = ("symbols", "notes", "mined", "changes", "cochange", "graph", "file_text")
 
     def of(self, channel: str) -> float:
-        """The weight of a note channel (AGENT, MINED, CHANGES)."""
-        return self._channels[channel]
-
-    @cached_property
-    def _channels(self) -> dict[str, float]:
-        return {AGENT: self.notes, MINED: self.mined, CHANGES: self.changes}   # asked once per note a search
+        """The weight of a note channel (AGENT, MINED, CHANGES); asked once per note a search, so
+        no mapping is built per call (and none kept: ``vars`` of the weights is what is printed)."""
+        if channel == AGENT:
+            return self.notes
+        if channel == MINED:
+            return self.mined
+        if channel == CHANGES:
+            return self.changes
+        raise KeyError(channel)
 
     def only(self, *keep: str) -> "Weights":
         """These weights with every fusion signal but ``keep`` switched off (ablation rows)."""
