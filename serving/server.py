@@ -48,7 +48,7 @@ from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from serving import convert
+from serving import convert, heap
 from serving._gen import stratum_pb2 as pb
 from serving.auth import UNAUTHENTICATED_LOOPBACK, ServerSecurity
 from stratum.errors import (BudgetExceeded, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
@@ -167,7 +167,8 @@ def _reload_loop(server: grpc.Server, tools: Any, interval: float) -> None:
     """Pick up newly published store versions until the server terminates."""
     while server.wait_for_termination(timeout=interval):     # True: timed out, still serving
         try:
-            tools.reload()
+            if tools.reload():
+                heap.resettle()         # the old versions' objects back to the collector
         except (StratumError, OSError) as err:     # a half-published or unreadable store: keep serving
             log.warning("reload failed, still serving the loaded versions: %s", err)
 
@@ -241,6 +242,7 @@ def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10
         "workers": 8, "reload_interval": 0.5, "max_request_bytes": MAX_REQUEST_BYTES,
         "max_response_bytes": MAX_RESPONSE_BYTES, "max_concurrent_rpcs": None, "security": None, **options})
     health_server = _health_only(health_servicer, host, health_port) if health_port is not None else None
+    heap.settle()       # the loaded stores stay for the process's life: out of the collector's walks
     stopping = threading.Event()
 
     def _shutdown(signum, _frame):
