@@ -489,22 +489,33 @@ class RankInfos(Mapping):
     def get(self, nid, default=None):
         """The note's ranking facts, or ``default`` (no exception on the miss path: ranking asks
         for every unmerged candidate of every search)."""
+        h = self._entry(nid)
+        return h.note if h is not None else default
+
+    def hit(self, nid: str):
+        """The note's ``rank.Hit`` (its NoteInfo in a hit), kept with it, or None: what
+        ``ShardSignals.hit_many`` reads for an unmerged candidate, one call and no new object per
+        note a search (~60 of 150 candidates with 10,000 notes)."""
+        return self._entry(nid)
+
+    def _entry(self, nid):
+        """The hit of a visible unmerged note, recomputed when its state or status moved."""
         ov = self._ov
         state = ov._nodes.state.get(nid) if isinstance(nid, str) else None
-        if state is None or not ov.visible(nid):
-            return default
+        if state is None or (nid in ov.quarantined and not ov.visible(nid)):
+            return None
         note = ov.notes.get(nid)            # visible, so its status is the note's own (status_of)
-        key = (state, note.status if note is not None else None)   # the code served is fixed per overlay
+        status = note.status if note is not None else None      # the code served is fixed per overlay
         got = self._cache.get(nid)
-        if got is not None and got[0] == key:
-            return got[1]
+        if got is not None and got[0] == state and got[1] == status:
+            return got[2]
         from stratum import rank, signals
 
-        info = signals.ShardSignals(ov.shard, ov).hit(rank.Candidate(-1, 0.0, (), nid)).note
-        if info is None:
-            return default
-        self._cache[nid] = (key, info)
-        return info
+        h = signals.ShardSignals(ov.shard, ov).hit(rank.Candidate(-1, 0.0, (), nid))
+        if h.note is None:
+            return None
+        self._cache[nid] = (state, status, h)
+        return h
 
     def __iter__(self):
         """The ids it holds: unmerged notes the caller may see (as ``in`` answers)."""

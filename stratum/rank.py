@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from operator import attrgetter, itemgetter
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from datetime import datetime
@@ -261,6 +262,10 @@ def _standing(n: NoteInfo, w: Weights) -> tuple[float, str]:
     return 1.0, ""
 
 
+_FIRST = itemgetter(0)          # evidence lists sort by score, best first (stable: ties keep their order)
+_ID, _SCORE = attrgetter("id"), attrgetter("score")
+
+
 def _harmonic(ev: Sequence[tuple]) -> float:
     """Sum of the scores of (score, ...) entries sorted best first, the j-th counting 1/j: more
     evidence helps, with diminishing returns."""
@@ -326,14 +331,23 @@ def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None
 
 
 def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
-                signals: Signals, w: Weights, file_hits: Sequence[str]) -> dict[str, RankedFile]:
-    """Every file with evidence, by path (unordered: ``rank_files`` sorts, ``rerank`` places by item)."""
+                signals: Signals, w: Weights, file_hits: Sequence[str],
+                lead: dict[str, tuple[float, str]] | None = None) -> dict[str, RankedFile]:
+    """Every file with evidence, by path (unordered: ``rank_files`` sorts, ``rerank`` places by item).
+    ``lead``, when given, is filled in the same pass over the candidates: file -> (own score, id) of
+    the active agent note about it that matches the query best (ties: the earlier candidate)."""
     code: dict[str, list[tuple[float]]] = {}
     notes: dict[str, dict[str, list[tuple[float, tuple[str, NoteInfo, str]]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
     for c, h, st in zip(candidates, hits, stands):
         if h.note is not None and st is not None:
             n = h.note
             stand, note_why = st
+            if lead is not None and not n.mined:
+                own = c.score * stand
+                if own > 0:
+                    for f in n.files:
+                        if f and (f not in lead or own > lead[f][0]):
+                            lead[f] = (own, c.id)
             about = n.targets
             if not about:
                 continue
@@ -344,29 +358,32 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         elif h.file and h.kind in CODE_ITEM_KINDS:
             code.setdefault(h.file, []).append((c.score,))
     files: dict[str, RankedFile] = {}
+    get = files.get
 
     def entry(f: str) -> RankedFile:
-        e = files.get(f)
+        e = get(f)
         if e is None:
             e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
         return e
 
-    for f, sym in code.items():
+    for f, sym in code.items():         # the first file entries: each is new
+        e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
         if len(sym) > 1:
-            sym.sort(key=lambda x: -x[0])
-        e = entry(f)
-        e.text = w.text * sym[0][0]
-        if len(sym) > 1 and w.symbols:
-            e.parts["symbols"] = w.symbols * _harmonic(sym[1:])
-            e.said["symbols"] = (_symbol_reasons, (len(sym),))
+            sym.sort(key=_FIRST, reverse=True)
+            e.text = w.text * sym[0][0]
+            if w.symbols:
+                e.parts["symbols"] = w.symbols * _harmonic(sym[1:])
+                e.said["symbols"] = (_symbol_reasons, (len(sym),))
+        else:
+            e.text = w.text * sym[0][0]
     for key, part in ((AGENT, "notes"), (MINED, "mined"), (CHANGES, "changes")):
         weight = w.of(key)
         if not weight:
             continue
         for f, nev in notes[key].items():
             if len(nev) > 1:
-                nev.sort(key=lambda x: -x[0])
-            e = entry(f)
+                nev.sort(key=_FIRST, reverse=True)
+            e = get(f) or entry(f)
             e.parts[part] = weight * _harmonic(nev)
             e.said[part] = (_note_reasons, (nev[0][1], len(nev)))
     if w.cochange or w.graph:
@@ -400,36 +417,18 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         for key, weight, table, say in (("cochange", w.cochange, co, _co_reasons), ("graph", w.graph, gr, _graph_reasons)):
             for f, ev in table.items():
                 if len(ev) > 1:
-                    ev.sort(key=lambda x: -x[0])
-                e = entry(f)
+                    ev.sort(key=_FIRST, reverse=True)
+                e = get(f) or entry(f)
                 e.parts[key] = weight * _harmonic(ev)
                 e.said[key] = (say, (ev[0][1], ev[0][2]))
     if w.file_text:
         for j, f in enumerate(dict.fromkeys(file_hits), 1):
-            e = entry(f)
+            e = get(f) or entry(f)
             e.parts["file_text"] = w.file_text / (RRF_K + j)
             e.said["file_text"] = (_file_text_reasons, (j,))
     for e in files.values():
         e.score = e.text + sum(e.parts.values())
     return files
-
-
-def _leading_notes(candidates: Sequence[Candidate], hits: Sequence[Hit],
-                   stands: Sequence[tuple[float, str] | None]) -> dict[str, str]:
-    """File -> the id of the active agent note about it that matches the query best (by its own
-    text score and standing; ties: the earlier candidate)."""
-    best: dict[str, tuple[float, str]] = {}
-    for c, h, st in zip(candidates, hits, stands):
-        n = h.note
-        if n is None or n.mined or st is None:
-            continue
-        own = c.score * st[0]
-        if own <= 0:
-            continue
-        for f in n.files:
-            if f and (f not in best or own > best[f][0]):
-                best[f] = (own, c.id)
-    return {f: nid for f, (_, nid) in best.items()}
 
 
 def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
@@ -441,20 +440,27 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     hits = _hits(signals, candidates)
     stands = _standings(hits, weights)
     # by path, unordered: every entry below is placed by (score, id) at the end
-    ranked = _rank_files(candidates, hits, stands, signals, weights, file_hits)
-    lead = _leading_notes(candidates, hits, stands)
+    lead: dict[str, tuple[float, str]] = {}
+    ranked = _rank_files(candidates, hits, stands, signals, weights, file_hits, lead)
+    # note id -> the best score of the files it leads (what its item is kept above)
+    led: dict[str, float] = {}
+    for f, (_, nid) in lead.items():
+        e = ranked.get(f)
+        if e is not None and (nid not in led or e.score > led[nid]):
+            led[nid] = e.score
     out: list[Ranked] = []
     seen_files: set[str] = set()
     whys: dict[tuple, str] = {}
+    of = weights.of
     for c, h, st in zip(candidates, hits, stands):
-        if h.note is not None and st is not None:
+        if st is not None:
             n = h.note
             stand, note_why = st
             # a note ranks with the evidence it lends its files, so it stays just above the code it
             # explains (unless that code matches the query better on its own); an agent note stays
             # above its file however much else (mined history, co-change) lifts that file: it is the
             # explanation the agent should read first. Mined notes do not (thousands would crowd code).
-            lent = weights.of(n.channel) * c.score * stand / n.root
+            lent = of(n.channel) * c.score * stand / n.root
             why = whys.get((n.kind, note_why))
             if why is None:
                 why = whys[(n.kind, note_why)] = f"{'mined ' if n.mined else ''}{n.kind} note" + \
@@ -463,25 +469,28 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             if not n.mined and stand > 0:      # the best-matching agent note of each file only: the
                 # others about the same file keep their own order (else every note about a lifted
                 # file ties at the file's score and the one the query names is lost among them)
-                best = max((ranked[f].score for f in n.files if f in ranked and lead.get(f) == c.id), default=0.0)
-                score = max(score, stand * best * (1 + 1e-6))
+                score = max(score, stand * led.get(c.id, 0.0) * (1 + 1e-6))
             out.append(Ranked(c.id, c.row, score, why))
             continue
-        f = ranked.get(h.file) if h.file and h.file not in seen_files else None
-        lift = (f.score - f.text) if f else 0.0      # the file's best item carries it: one lifted file
-        # why: "text; <the file's lift_why>" (the lift is in the score), formatted if it is read
-        out.append(Ranked(c.id, c.row, c.score + lift, partial(_lifted_why, f) if f and lift > 0 else "text",
-                          h.file))      # the file's lift must not fill a page alone: its best item only
-        if h.file:
-            seen_files.add(h.file)
-    for path, f in ranked.items():
-        if not add or path in seen_files or f.score <= 0 or f.text > 0:
-            continue
-        loc = signals.locate(path)
-        if loc is None:
-            continue
-        out.append(Ranked(loc[0], loc[1], f.score, partial(_file_why, f), path, added=True))
-    out.sort(key=lambda r: (-r.score, r.id))
+        # the file's best item carries the file's lift (it must not fill a page alone); its why,
+        # "text; <the file's lift_why>", is formatted if it is read
+        path = h.file
+        f = None
+        if path and path not in seen_files:
+            seen_files.add(path)
+            f = ranked.get(path)
+        lift = (f.score - f.text) if f is not None else 0.0
+        out.append(Ranked(c.id, c.row, c.score + lift, partial(_lifted_why, f) if lift > 0 else "text", path))
+    if add:
+        todo = [(p, f) for p, f in ranked.items() if f.text <= 0 and f.score > 0 and p not in seen_files]
+        many = getattr(signals, "locate_many", None)
+        locs = many([p for p, _ in todo]) if many is not None else [signals.locate(p) for p, _ in todo]
+        for (path, f), loc in zip(todo, locs):
+            if loc is not None:
+                out.append(Ranked(loc[0], loc[1], f.score, partial(_file_why, f), path, True))
+    # by score, best first, then id: two stable sorts (of plain keys) order as one by (-score, id)
+    out.sort(key=_ID)
+    out.sort(key=_SCORE, reverse=True)
     return out[:limit] if limit is not None else out
 
 
