@@ -52,7 +52,6 @@ counts in the item's tokens: a plain text hit says "text"; scores are in the ite
 
 from __future__ import annotations
 
-import heapq
 import math
 from operator import attrgetter, itemgetter
 from dataclasses import dataclass, field, replace
@@ -73,7 +72,7 @@ GRAPH_PARTNERS = 16         # import/test neighbours lifted per seed, the most s
                             # order); a popular file's others would each get < 0.18 of its score x w.graph
 TITLE_CHARS = 32            # of a note's title in a why (the note itself is a search away)
 WHY_REASONS = 2             # reasons a served item gives for its file's lift, strongest first
-_NOTE_PARTS = ("notes", "mined", "changes")
+_NOTE_PARTS = ("notes", "mined", "changes")     # the note channels' parts (rank_files' base sums them)
 DEEP = 150                  # candidates to rerank: the whole fused list (3 source lists x 50), so every
                             # page of a query is cut from the same order
 
@@ -388,9 +387,13 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
             e.said[part] = (_note_reasons, (nev[0][1], len(nev)))
     if w.cochange or w.graph:
         # T + note evidence (a file with no parts: the same float as the sum, text + 0.0)
-        base = {f: e.text + sum(e.parts.get(k, 0.0) for k in _NOTE_PARTS) if e.parts else e.text + 0.0
-                for f, e in files.items()}
-        seeds = heapq.nsmallest(max(w.seeds, 0), base, key=lambda f: (-base[f], f))   # sorted(...)[:seeds]
+        base = {}
+        for f, e in files.items():
+            p = e.parts             # the sum of the _NOTE_PARTS, missing ones 0.0, in that order
+            base[f] = e.text + sum((p.get("notes", 0.0), p.get("mined", 0.0), p.get("changes", 0.0))) if p \
+                else e.text + 0.0
+        seeds = _seeds(base, w.seeds)
+        terms = getattr(signals, "cochange_terms", None)
         # file -> (lift, seed, support or edge word); the reason strings are made for a file's best only
         co: dict[str, list[tuple]] = {}
         gr: dict[str, list[tuple]] = {}
@@ -399,16 +402,11 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
             if s0 <= 0:
                 continue
             if w.cochange:
-                edges = signals.cochange(g)
-                newest = max((x.last_time for x in edges if x.last_time), default=None)
-                for x in edges:
-                    decay = 1.0
-                    if newest and x.last_time and w.half_life_days > 0:
-                        age = (newest - x.last_time).total_seconds() / 86400.0
-                        decay = 0.5 ** (age / w.half_life_days)
-                    lift = s0 * x.confidence * x.support / (x.support + 2.0) * decay
-                    if lift > 0 and x.partner != g:
-                        co.setdefault(x.partner, []).append((lift, g, x.support))
+                for p, conf, sup, decay in (terms(g, w.half_life_days) if terms is not None else
+                                            co_terms(signals.cochange(g), w.half_life_days)):
+                    lift = s0 * conf * sup / (sup + 2.0) * decay
+                    if lift > 0 and p != g:
+                        co.setdefault(p, []).append((lift, g, sup))
             if w.graph:
                 n_nbrs, nbrs = signals.structure(g)
                 each = s0 / math.sqrt(n_nbrs) if n_nbrs else 0.0
@@ -429,6 +427,33 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
     for e in files.values():
         e.score = e.text + sum(e.parts.values())
     return files
+
+
+def _seeds(base: dict[str, float], k: int) -> list[str]:
+    """The ``k`` files of highest ``base`` score (ties: path), best first: ``sorted(base, key=(-score,
+    path))[:k]``, keyed only among the files scoring at least the k-th best score (a key tuple for
+    each of ~170 files was most of picking 5)."""
+    if k <= 0:
+        return []
+    if len(base) > k:
+        cut = sorted(base.values(), reverse=True)[k - 1]
+        base = {f: v for f, v in base.items() if v >= cut}
+    return sorted(base, key=lambda f: (-base[f], f))[:k]
+
+
+def co_terms(edges: Sequence[CoEdge], half_life_days: float) -> list[tuple[str, float, int, float]]:
+    """(partner, confidence, support, recency decay) of a seed's co-change edges: the decay is
+    0.5 ** (age / half-life), age counted from the seed's newest co-change. Per seed, not per search
+    (``ShardSignals.cochange_terms`` keeps them: the date arithmetic was a third of rank_files)."""
+    newest = max((x.last_time for x in edges if x.last_time), default=None)
+    out = []
+    for x in edges:
+        decay = 1.0
+        if newest and x.last_time and half_life_days > 0:
+            age = (newest - x.last_time).total_seconds() / 86400.0
+            decay = 0.5 ** (age / half_life_days)
+        out.append((x.partner, x.confidence, x.support, decay))
+    return out
 
 
 def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,

@@ -14,7 +14,7 @@ from typing import Callable, Mapping, TypeVar
 import numpy as np
 
 from stratum import schema as S
-from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, Candidate, CoEdge, Hit, NoteInfo
+from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, Candidate, CoEdge, Hit, NoteInfo, co_terms
 
 _WORDS = {("imports", True): "imported by", ("imports", False): "imports",      # (edge kind, outgoing)
           ("tests", True): "tested by", ("tests", False): "tests"}
@@ -31,7 +31,7 @@ class _ShardMemo:
     at 1M nodes a popular file's neighbours cost milliseconds to resolve)."""
 
     def __init__(self) -> None:
-        self.tables: dict[str, dict] = {"cochange": {}, "structure": {}, "locate": {}, "hit": {}}
+        self.tables: dict[str, dict] = {"cochange": {}, "co_terms": {}, "structure": {}, "locate": {}, "hit": {}}
 
     def get(self, table: str, key, make: Callable[[], _T]) -> _T:
         t = self.tables[table]
@@ -179,6 +179,14 @@ class ShardSignals:
 
     def cochange(self, path: str) -> list[CoEdge]:
         return self._memo.get("cochange", path, lambda: self._cochange(path))
+
+    def cochange_terms(self, path: str, half_life_days: float) -> list[tuple[str, float, int, float]]:
+        """``rank.co_terms`` of the file's co-change edges, kept per shard like the edges."""
+        key = (path, half_life_days)
+        got = self._memo.tables["co_terms"].get(key)
+        if got is None:
+            got = self._memo.get("co_terms", key, lambda: co_terms(self.cochange(path), half_life_days))
+        return got
 
     def _cochange(self, path: str) -> list[CoEdge]:
         row = self.shard.resolve(path)
