@@ -1,13 +1,16 @@
 """The rerank before and after a change, in one process: the same order and whys, and its cost.
 
-    python benchmarks/rerank_ab.py (--from-e4 DIR | --store PATH ...) [--ref REV] [--queries 300]
+    python benchmarks/rerank_ab.py (--from-e4 DIR | --store PATH ...) [--ref REV] [--queries 300] [--stack]
 
 Definitions (printed):
 - **reference**: ``stratum/rank.py`` at git revision REV (default 162fb1c, this session's first
   commit; its read of a hit's symbol name, which it only counted, reads the kind instead), loaded
   beside ``stratum.rank`` under another name; both rerank with the *same*
   ``ShardSignals`` of this tree (the shard adapter: memos, compiled neighbour reads), so only the
-  fusion code differs.
+  fusion code differs. **--stack**: the reference also has REV's ``stratum/signals.py`` and the
+  ``RankInfos`` class of its ``stratum/overlay.py`` (the unmerged notes' ranking cache), each side
+  its own adapter, shard memos and note cache over the same loaded shard and overlay: the whole
+  rank stage differs.
 - **candidates**: each query's fused list as ``Tools.search`` asks for it (``warm.search``,
   limit rank.DEEP, the overlay's unmerged notes); queries: ``grpc_latency.workload`` (node names
   and first words of summaries, seed 7) for --from-e4, notes_scale.QUERIES for --store.
@@ -43,6 +46,22 @@ def reference(rev: str):
     return module_from_source("rank_reference", src, f"{rev}:stratum/rank.py")
 
 
+def reference_stack(rev: str, old_rank):
+    """REV's ``ShardSignals`` class (reading ``old_rank``'s types) and its ``RankInfos`` class."""
+    from collections.abc import Mapping
+
+    from revisions import module_from_source, source_at
+
+    src = source_at(rev, "stratum/signals.py").replace("from stratum.rank import", f"from {old_rank.__name__} import")
+    sig = module_from_source("signals_reference", src, f"{rev}:stratum/signals.py")
+    ov_src = source_at(rev, "stratum/overlay.py")
+    cls = ov_src[ov_src.index("class RankInfos(Mapping):"):]
+    ns = {"Mapping": Mapping, "__name__": "overlay_reference"}
+    exec(compile("from __future__ import annotations\n" + cls[:cls.index("\n\n\ndef ")], f"{rev}:stratum/overlay.py",
+                 "exec"), ns)
+    return sig.ShardSignals, ns["RankInfos"]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     src = ap.add_mutually_exclusive_group(required=True)
@@ -50,6 +69,7 @@ def main() -> int:
     src.add_argument("--store", nargs="+")
     ap.add_argument("--ref", default="162fb1c")
     ap.add_argument("--queries", type=int, default=300)
+    ap.add_argument("--stack", action="store_true", help="the reference's signals and note cache too")
     args = ap.parse_args()
     print(__doc__.split("Definitions (printed):")[1].strip(), "\n", flush=True)
 
@@ -59,8 +79,9 @@ def main() -> int:
     from stratum.tools import Tools
 
     old = reference(args.ref)
+    OldSignals, OldInfos = reference_stack(args.ref, old) if args.stack else (signals.ShardSignals, None)
     cases = [(G.publish_e4(args.from_e4), None)] if args.from_e4 else [(s, NS.QUERIES) for s in args.store]
-    print(f"reference {args.ref}; load average {os.getloadavg()[0]:.2f}")
+    print(f"reference {args.ref}{' (stack)' if args.stack else ''}; load average {os.getloadavg()[0]:.2f}")
     print("| store | queries | differ | reference ms | new ms | new / reference |\n|---|---:|---:|---:|---:|---:|")
     bad_total = 0
     for store, queries in cases:
@@ -70,20 +91,24 @@ def main() -> int:
         qs = queries or [a["query"] for a in G.workload(tools, args.queries, seed=7)["search"]]
         lists = [sh.warm.search(q, limit=rank.DEEP, offset=0, extra_docs=ov.search_docs()).items for q in qs]
 
-        def fresh(items):
-            return signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(items)
+        old_infos = OldInfos(ov) if OldInfos is not None else ov.rank_infos
+
+        def fresh(items, mod=rank):
+            if mod is rank:
+                return signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(items)
+            return OldSignals(sh, ov, extra=old_infos).prefetch(items)
 
         bad = 0
         for items in lists:
             c = rank.candidates_of(items)
             for add in (True, False):
                 a = [(r.id, r.row, r.score, r.why, r.file, r.added) for r in rank.rerank(c, fresh(items), add=add)]
-                b = [(r.id, r.row, r.score, r.why, r.file, r.added) for r in old.rerank(c, fresh(items), add=add)]
+                b = [(r.id, r.row, r.score, r.why, r.file, r.added) for r in old.rerank(c, fresh(items, old), add=add)]
                 bad += a != b
             fa = [(f.path, f.score, f.text, f.parts, f.reasons, f.why, f.lift_why)
                   for f in rank.rank_files(c, fresh(items), limit=20)]
             fb = [(f.path, f.score, f.text, f.parts, f.reasons, f.why, f.lift_why)
-                  for f in old.rank_files(c, fresh(items), limit=20)]
+                  for f in old.rank_files(c, fresh(items, old), limit=20)]
             bad += fa != fb
         tn = to = 0.0
         for i, items in enumerate(lists):
@@ -91,7 +116,7 @@ def main() -> int:
             best = {rank: float("inf"), old: float("inf")}
             for _ in range(7):
                 for mod in ((rank, old) if i % 2 else (old, rank)):    # who goes first alternates
-                    sig = fresh(items)
+                    sig = fresh(items, mod)
                     t0 = time.perf_counter()
                     mod.rerank(c, sig)
                     best[mod] = min(best[mod], time.perf_counter() - t0)
