@@ -36,7 +36,9 @@ from stratum.codetokens import tokenize
 from stratum.schema import NODE_KINDS
 
 _KIND_CODE = {k: i for i, k in enumerate(NODE_KINDS)}
-ANN_MIN = 4096             # notes with a vector before the HNSW graph is used (exact below: ~0.25 ms)
+ANN_MIN = 16384            # notes with a vector before the HNSW graph is used: the measured crossover
+                           # with the exact list (notes_vector_crossover.py; exact answers below it)
+EXACT_COMPILED_MIN = 4096  # slots from which the exact list runs compiled (notekernels: ~2.5x numpy's)
 ANN_EXPANSION = 128        # the graph's search candidate list (ef)
 ANN_EXPANSION_ADD = 64     # its build candidate list (efConstruction): 10k notes build in ~1.5-4 s
 BM25_CACHE = 1 << 21       # cached per-posting BM25 parts (floats, 16 MB) before the cache is dropped
@@ -131,6 +133,25 @@ class NoteView(NamedTuple):
         ann = self.ix.ann_hits(q, k, sel) if self.graph_size >= ANN_MIN else None
         if ann is not None:
             return ann
+        return self.exact_hits(q, k, sel)
+
+    def exact_hits(self, q: np.ndarray, k: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The k best (slots, cosines) among ``sel`` (slots with a vector), every one scored: from
+        EXACT_COMPILED_MIN slots compiled passes over the view's prefix (an int8 scan with error
+        bounds, then the rows that could make the top k rescored in f32: ``notekernels``; no
+        copy), numpy's product below (no numba import for small sets)."""
+        if self.n >= EXACT_COMPILED_MIN and k > 0:
+            from stratum.notekernels import top_dots
+
+            ix = self.ix
+            if ix._q8_pending:
+                ix.quantize_pending()
+            scores = np.empty(self.n, np.float32)
+            cand = top_dots(self.vectors, ix.vectors8, ix.scale8, ix.err8, np.ascontiguousarray(q, np.float32),
+                            sel, k, scores)
+            top = scores[cand]
+            order = np.lexsort((cand, -top))[:k]       # ties at the cut by slot, as _top_arrays
+            return cand[order], top[order]
         if sel.all():
             return _top_arrays(None, _dot(self.vectors[:self.n], q), k)
         cand = np.flatnonzero(sel)
@@ -164,6 +185,16 @@ class NoteView(NamedTuple):
             return _NO_HITS
         slots = np.concatenate([p[0] for p in posts]) if len(posts) > 1 else posts[0][0]
         weights = np.concatenate([p[1] for p in posts]) if len(posts) > 1 else posts[0][1]
+        if self.n >= EXACT_COMPILED_MIN and k > 0:
+            # one compiled pass: bincount's sums, and the top k from the postings' slots only
+            # (no pass over all n slots for the mask, no partition of every match)
+            from stratum.notekernels import top_sums
+
+            score = np.zeros(self.n)
+            cand = top_sums(slots, weights, self.n, ok, k, score)
+            top = score[cand]
+            order = np.lexsort((cand, -top))[:k]
+            return cand[order], top[order]
         score = np.bincount(slots, weights=weights, minlength=self.n)
         cand = np.flatnonzero((score > 0) & ok)
         return _top_arrays(cand, score[cand], k)
@@ -252,6 +283,10 @@ class NoteIndex:
         self._bm25_size = 0
         self._cap = 0
         self.vectors = np.zeros((0, dim), np.float32)
+        self.vectors8 = np.zeros((0, dim), np.int8)             # int8 copies, their scales and error
+        self.scale8 = np.zeros(0, np.float32)                   # norms (notekernels.quantize): the
+        self.err8 = np.zeros(0, np.float32)                     # exact list's first scan
+        self._q8_pending: list[int] = []                        # slots with a vector, not quantized yet
         self.has_vector = np.zeros(0, bool)
         self.active = np.zeros(0, bool)
         self.hidden = np.zeros(0, bool)                          # quarantined: only its author sees it
@@ -293,9 +328,7 @@ class NoteIndex:
             self.doc_len[j] = len(toks)
             self.active[j] = active
             if vector is not None:
-                self.vectors[j] = vector
-                self.has_vector[j] = True
-                self._to_graph(j)
+                self._set_row(j, vector)
             self.paths.append(path or "")
             self.authors.append(author or "")
             self.languages.append(language or "")
@@ -308,9 +341,24 @@ class NoteIndex:
             j = self.slot[note_id]
             if self.has_vector[j]:
                 return
-            self.vectors[j] = vector
-            self.has_vector[j] = True
-            self._to_graph(j)
+            self._set_row(j, vector)
+
+    def _set_row(self, j: int, vector: np.ndarray) -> None:
+        """Slot j's vector, queued for its int8 copy, then the flag a reader checks (under ``_lock``)."""
+        self.vectors[j] = vector
+        self._q8_pending.append(j)
+        self.has_vector[j] = True
+        self._to_graph(j)
+
+    def quantize_pending(self) -> None:
+        """The int8 copies of the vectors that arrived since the last exact query, in one
+        vectorised call (per note in ``add``, a bulk load of 10,000 paid ~0.15 s more)."""
+        with self._lock:
+            if not self._q8_pending:
+                return
+            rows = np.asarray(self._q8_pending, np.int64)
+            self._q8_pending = []
+            self.vectors8[rows], self.scale8[rows], self.err8[rows] = _quantize(self.vectors[rows])
 
     # ---- the HNSW graph (large note sets) ---------------------------------------------------
     def _to_graph(self, j: int) -> None:
@@ -455,6 +503,11 @@ class NoteIndex:
         vec = np.zeros((cap, self.dim), np.float32)
         vec[:self._cap] = self.vectors
         self.vectors = vec
+        v8 = np.zeros((cap, self.dim), np.int8)
+        v8[:self._cap] = self.vectors8
+        self.vectors8 = v8
+        self.scale8 = _extend(self.scale8, cap)
+        self.err8 = _extend(self.err8, cap)
         self.has_vector = _extend(self.has_vector, cap)
         self.active = _extend(self.active, cap)
         self.hidden = _extend(self.hidden, cap)
@@ -470,6 +523,17 @@ class NoteIndex:
         for d in docs:
             ix.add(d.id, d.text, d.kind, d.path, "", d.vector, language=d.language)
         return ix
+
+
+def _quantize(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows as int8 with a per-row scale, and a bound on the norm of what that loses (a hair
+    above the float32 norm): (v8, scale, error), what ``notekernels.top_dots`` reads."""
+    v = np.asarray(v, np.float32)
+    top = np.abs(v).max(axis=1)
+    scale = np.where(top > 0, top / np.float32(127.0), np.float32(1.0)).astype(np.float32)
+    v8 = np.clip(np.rint(v / scale[:, None]), -127, 127).astype(np.int8)
+    err = np.linalg.norm(v - v8.astype(np.float32) * scale[:, None], axis=1) * np.float32(1.0001) + np.float32(1e-7)
+    return v8, scale, err.astype(np.float32)
 
 
 def _extend(a: np.ndarray, cap: int) -> np.ndarray:

@@ -1,0 +1,172 @@
+"""The notes' exact vector list as compiled passes (numba): a bounded int8 scan, then f32 rescoring.
+
+Why: numpy's exact path over 10,000 note vectors cost ~0.6-0.7 ms (einsum's product, kept off
+OpenBLAS, whose threaded gemv fought the other threads for 2 loaded cores) plus ~0.08 ms of
+``argpartition``, and even one compiled f32 pass read 15 MB a query: ~0.6 ms between a search's
+other work (its cache cold), slower than the notes' HNSW graph (~0.4 ms, ~96% recall@50). Here
+the scan reads an int8 copy (a quarter of the bytes) and each row carries a bound on its int8
+error, so the answer is still exact: the rows whose int8 score could reach the k-th best exact
+score are rescored in f32 (Cauchy-Schwarz: ``|q.v - q.v8| <= |q| |v - v8|``, plus a slack for the
+float sums), and every other row provably ranks below it. The k best are kept in a small heap on
+the way, so no pass sorts or partitions all n. Loaded only by note sets of
+``noteindex.EXACT_COMPILED_MIN`` slots or more (numba's import and the cached machine code cost
+~0.2-0.5 s once per process; a CLI ``remember`` never pays it).
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+SLACK = np.float32(1e-4)    # > the float error of two 384-term f32 sums (worst case ~2e-5)
+
+
+def _compiled(f):
+    """Compiled without the GIL, fastmath (the sums vectorise), cached on disk where a cache can
+    be written (else compiled once per process)."""
+    try:
+        return numba.njit(cache=True, nogil=True, fastmath=True)(f)
+    except RuntimeError:        # numba: "cannot cache function ...: no locator available"
+        return numba.njit(nogil=True, fastmath=True)(f)
+
+
+@_compiled
+def _push(heap: np.ndarray, h: int, k: int, s: np.float32) -> int:  # pragma: no cover - compiled
+    """Keep the k largest in a min-heap of ``h`` entries; returns the new entry count."""
+    if h < k:
+        c = h
+        while c > 0:
+            p = (c - 1) >> 1
+            if heap[p] <= s:
+                break
+            heap[c] = heap[p]
+            c = p
+        heap[c] = s
+        return h + 1
+    if s > heap[0]:
+        c = 0
+        while True:
+            a = 2 * c + 1
+            if a >= k:
+                break
+            if a + 1 < k and heap[a + 1] < heap[a]:
+                a += 1
+            if heap[a] >= s:
+                break
+            heap[c] = heap[a]
+            c = a
+        heap[c] = s
+    return h
+
+
+@_compiled
+def _dot(m: np.ndarray, i: int, q: np.ndarray) -> np.float32:  # pragma: no cover - compiled
+    s = np.float32(0.0)
+    for j in range(q.shape[0]):
+        s += m[i, j] * q[j]
+    return s
+
+
+@_compiled
+def top_dots(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, q: np.ndarray,
+             sel: np.ndarray, k: int, scores: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """The selected rows (< len(sel)) whose f32 cosine ``m[i] . q`` is at least the k-th best
+    among them, ascending (the top k, ties at the cut included); ``scores[i]`` holds the f32
+    cosine of each row returned. ``m8, scale, err``: ``noteindex._quantize`` of each row."""
+    n, d = sel.shape[0], q.shape[0]
+    if k <= 0:
+        return np.empty(0, np.int64)
+    qn = np.float32(0.0)
+    for j in range(d):
+        qn += q[j] * q[j]
+    qn = np.float32(np.sqrt(qn))
+    approx = np.empty(n, np.float32)
+    heap = np.empty(k, np.float32)
+    h = 0
+    for i in range(n):                      # pass 1: int8 scores, the k-th best of them
+        if sel[i]:
+            s = np.float32(0.0)
+            for j in range(d):
+                s += np.float32(m8[i, j]) * q[j]
+            s *= scale[i]
+            approx[i] = s
+            h = _push(heap, h, k, s)
+    if h == 0:
+        return np.empty(0, np.int64)
+    kth8 = heap[0]
+    done = np.zeros(n, np.bool_)
+    exact = np.empty(k, np.float32)
+    e = 0
+    for i in range(n):                      # pass 2: the int8 top k rescored: a first bar
+        if sel[i] and approx[i] >= kth8:
+            scores[i] = _dot(m, i, q)
+            done[i] = True
+            e = _push(exact, e, k, scores[i])
+    bar = exact[0]
+    for i in range(n):                      # pass 3: any other row that could reach the bar
+        if sel[i] and not done[i] and approx[i] + err[i] * qn + SLACK >= bar:
+            scores[i] = _dot(m, i, q)
+            done[i] = True
+            e = _push(exact, e, k, scores[i])
+    kth = exact[0]
+    count = 0
+    for i in range(n):
+        if done[i] and scores[i] >= kth:
+            count += 1
+    out = np.empty(count, np.int64)
+    count = 0
+    for i in range(n):
+        if done[i] and scores[i] >= kth:
+            out[count] = i
+            count += 1
+    return out
+
+
+def _exact_arithmetic(f):
+    """Compiled without fastmath: these sums must be the same floats as numpy's, in its order."""
+    try:
+        return numba.njit(cache=True, nogil=True)(f)
+    except RuntimeError:
+        return numba.njit(nogil=True)(f)
+
+
+@_exact_arithmetic
+def top_sums(slots: np.ndarray, weights: np.ndarray, n: int, ok: np.ndarray, k: int,
+             score: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """BM25 per slot as ``np.bincount(slots, weights, minlength=n)`` sums it (into ``score``,
+    zeros on entry, in the postings' order: the same floats), and the slots among ``ok`` with a
+    score > 0 at least the k-th best of them, ascending; only the postings' slots are visited."""
+    for i in range(slots.shape[0]):
+        score[slots[i]] += weights[i]
+    if k <= 0:
+        return np.empty(0, np.int64)
+    heap = np.empty(k, np.float64)
+    seen = np.zeros(n, np.bool_)
+    h = 0
+    for i in range(slots.shape[0]):
+        s = slots[i]
+        if seen[s]:
+            continue
+        seen[s] = True
+        if ok[s] and score[s] > 0:
+            h = _push(heap, h, k, score[s])
+    if h == 0:
+        return np.empty(0, np.int64)
+    kth = heap[0]
+    count = 0
+    for i in range(slots.shape[0]):
+        s = slots[i]
+        if seen[s]:
+            seen[s] = False
+            if ok[s] and score[s] >= kth and score[s] > 0:
+                count += 1
+    out = np.empty(count, np.int64)
+    count = 0
+    for i in range(slots.shape[0]):
+        s = slots[i]
+        if not seen[s]:
+            seen[s] = True
+            if ok[s] and score[s] >= kth and score[s] > 0:
+                out[count] = s
+                count += 1
+    return out
