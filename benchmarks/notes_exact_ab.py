@@ -1,0 +1,57 @@
+"""``searcher_ab.py`` with the notes' graph forced off in both versions (issue 12, ANN_MIN).
+
+    python benchmarks/notes_exact_ab.py (--store PATH | --from-e4 DIR) [--ref REV] [--graph-in-reference]
+                                        [searcher_ab's options]
+
+Why: from ANN_MIN 4,096 to 16,384 the notes' vector list changed from the HNSW graph to exact
+scoring, so ``searcher_ab`` against a reference below that change differs in the vector list's
+notes by design. Here the reference's ``noteindex.ANN_MIN`` is raised past any note count, so
+both versions score every note exactly and must agree in everything else (rows, ids, score bits,
+sources, order, totals): what remains is the change of exact kernels (numpy's einsum in the
+reference, ``notekernels.top_dots`` here: cosines equal to ~1e-7).
+
+``--graph-in-reference``: the opposite, to count the pages the change moves: the notes' graph is
+built (as the reference would, from 4,096 notes) and the reference answers from it, this version
+exactly (below its ANN_MIN): the pages that differ are the graph's misses (and what they push).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import searcher_ab  # noqa: E402
+
+NO_GRAPH = 1 << 40
+
+
+def main() -> None:
+    import stratum.noteindex as NI
+
+    load, view_of = searcher_ab.load_reference, searcher_ab.reference_view
+    graph_ref = "--graph-in-reference" in sys.argv
+    if graph_ref:
+        sys.argv.remove("--graph-in-reference")
+    ours = NI.ANN_MIN
+
+    def load_reference(ref):
+        mods = load(ref)
+        if not graph_ref:
+            mods["noteindex"].ANN_MIN = NO_GRAPH
+        return mods
+
+    def reference_view(mods, view):
+        NI.ANN_MIN = ours if graph_ref else NO_GRAPH     # after the setup built (or not) the graph
+        print(f"reference ANN_MIN {mods['noteindex'].ANN_MIN}, this version's {NI.ANN_MIN}; "
+              f"the view's graph {view.graph_size:,} slots", flush=True)
+        return view_of(mods, view)
+
+    searcher_ab.load_reference, searcher_ab.reference_view = load_reference, reference_view
+    NI.ANN_MIN = 4096 if graph_ref else NO_GRAPH        # the setup's ensure_graph builds it or not
+    searcher_ab.main()
+
+
+if __name__ == "__main__":
+    main()
