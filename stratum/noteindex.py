@@ -12,9 +12,12 @@ Vectors travel with the note: ``encode_vector`` packs a vector into the delta-lo
 base64: 1 KB), tagged with the embedder's cache key, so a restarted server reads them instead of
 re-embedding every unmerged note before serving.
 
-Vectors: scored exactly (one numpy product) up to ANN_MIN notes; above that an HNSW graph
-(usearch, the shard's own vector library) grows with the notes, and a query over-fetches from it
-and drops slots the view may not see, falling back to exact scoring when too many are hidden.
+Vectors: scored exactly up to ANN_MIN notes (numpy's product for a few thousand; from
+EXACT_COMPILED_MIN compiled passes, ``notekernels``: an int8 scan with error bounds, then f32
+rescoring of the rows that could make the top k, the brute-force answer); above that, where it
+is measured to cost less (benchmarks/notes_vector_crossover.py), an HNSW graph (usearch, the
+shard's own vector library) grows with the notes, and a query over-fetches from it and drops
+slots the view may not see, falling back to exact scoring when too many are hidden.
 
 Writers append under a lock; readers take a ``view`` (a consistent prefix: arrays only grow, and
 the masks are copied), so a search never blocks a ``remember``.
@@ -542,4 +545,5 @@ def _extend(a: np.ndarray, cap: int) -> np.ndarray:
     return out
 
 
-__all__ = ["NoteIndex", "NoteView", "encode_vector", "decode_vector", "stop_requested", "background", "ANN_MIN"]
+__all__ = ["NoteIndex", "NoteView", "encode_vector", "decode_vector", "stop_requested", "background", "ANN_MIN",
+           "EXACT_COMPILED_MIN"]
