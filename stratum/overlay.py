@@ -21,6 +21,7 @@ written with no embedder) are embedded on a background thread and rank by keywor
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import threading
 import time
@@ -476,6 +477,8 @@ class RankInfos(Mapping):
     def __init__(self, overlay: "NotesOverlay"):
         self._ov = overlay
         self._cache: dict[str, tuple] = {}
+        self._epochs = itertools.count(1)
+        self._seen: tuple = (None, None, 0)      # (node map, fold, epoch) entries were last checked in
 
     def __contains__(self, nid: object) -> bool:
         return isinstance(nid, str) and nid in self._ov._nodes and self._ov.visible(nid)
@@ -499,22 +502,41 @@ class RankInfos(Mapping):
         return self._entry(nid)
 
     def _entry(self, nid):
-        """The hit of a visible unmerged note, recomputed when its state or status moved."""
-        ov = self._ov
-        state = ov._nodes.state.get(nid) if isinstance(nid, str) else None
-        if state is None or (nid in ov.quarantined and not ov.visible(nid)):
+        """The hit of a visible unmerged note, recomputed when its state or status moved.
+
+        An entry is stamped with the epoch of the overlay's node map and fold it was checked
+        against (both are swapped whole, never edited; a new pair is a new epoch): in the same epoch
+        it holds without reading the note's state, record or status (with 10,000 notes each was a
+        cache miss, several per note of each search). In a later one it holds if the note's state
+        and status do; a fold publishes new note objects and never edits one, so the same object
+        has the same status. The code served is fixed per overlay."""
+        if not isinstance(nid, str):
             return None
-        note = ov.notes.get(nid)            # visible, so its status is the note's own (status_of)
-        status = note.status if note is not None else None      # the code served is fixed per overlay
-        got = self._cache.get(nid)
-        if got is not None and got[0] == state and got[1] == status:
-            return got[2]
+        ov = self._ov
+        if nid in ov.quarantined and not ov.visible(nid):
+            return None
+        seen, nodes, notes = self._seen, ov._nodes, ov.notes
+        if seen[0] is not nodes or seen[1] is not notes:
+            seen = self._seen = (nodes, notes, next(self._epochs))   # only the current pair is held
+        got = self._cache.get(nid)          # (epoch, state, note, status, hit)
+        if got is not None and got[0] == seen[2]:
+            return got[4]
+        state = nodes.state.get(nid)
+        if state is None:
+            return None
+        note = notes.get(nid)
+        if got is not None and got[1] == state:
+            status = got[3] if got[2] is note else (note.status if note is not None else None)
+            if got[3] == status:
+                self._cache[nid] = (seen[2], state, note, status, got[4])
+                return got[4]
         from stratum import rank, signals
 
+        status = note.status if note is not None else None      # visible: the note's own (status_of)
         h = signals.ShardSignals(ov.shard, ov).hit(rank.Candidate(-1, 0.0, (), nid))
         if h.note is None:
             return None
-        self._cache[nid] = (state, status, h)
+        self._cache[nid] = (seen[2], state, note, status, h)
         return h
 
     def __iter__(self):

@@ -120,8 +120,14 @@ class NoteInfo:
         """Which weight its evidence takes: AGENT (notes), MINED (fixes) or CHANGES."""
         return (CHANGES if self.kind == "change" else MINED) if self.mined else AGENT
 
+    @cached_property
+    def facts(self) -> tuple[bool, tuple[str, ...], tuple[str, ...], float, str]:
+        """(mined, files, targets, targets_root, channel): what rank_files reads of every note hit
+        of every search, in one read (its attributes one by one were most of a note's cost)."""
+        return self.mined, self.files, self.targets, self.targets_root, self.channel
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)     # slots: one object a hit, read for each candidate of each search
 class Hit:
     kind: str
     file: str | None                # the file a code hit belongs to (None: dir, repo, note)
@@ -338,22 +344,23 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
     code: dict[str, list[tuple[float]]] = {}
     notes: dict[str, dict[str, list[tuple[float, tuple[str, NoteInfo, str]]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
     for c, h, st in zip(candidates, hits, stands):
-        if h.note is not None and st is not None:
+        if st is not None:                      # a note (_standings)
             n = h.note
             stand, note_why = st
-            if lead is not None and not n.mined:
+            mined, files, about, root, channel = n.facts
+            if lead is not None and not mined:
                 own = c.score * stand
                 if own > 0:
-                    for f in n.files:
+                    for f in files:
                         if f and (f not in lead or own > lead[f][0]):
                             lead[f] = (own, c.id)
-            about = n.targets
             if not about:
                 continue
-            share = c.score * stand / n.targets_root
+            share = c.score * stand / root
             label = (c.id, n, note_why)         # formatted only for a file's best note (_note_label)
+            by_file = notes[channel]
             for f in about:
-                notes[n.channel].setdefault(f, []).append((share, label))
+                by_file.setdefault(f, []).append((share, label))
         elif h.file and h.kind in CODE_ITEM_KINDS:
             code.setdefault(h.file, []).append((c.score,))
     files: dict[str, RankedFile] = {}

@@ -144,3 +144,23 @@ def test_a_popular_seed_lifts_only_its_most_specific_neighbours():
     lifted = {f.path: f.parts["graph"] for f in out if "graph" in f.parts}
     assert sorted(lifted) == [p for p, _ in nbrs[:R.GRAPH_PARTNERS]]
     assert all(v == pytest.approx(R.DEFAULT_WEIGHTS.graph * 0.03 / n ** 0.5) for v in lifted.values())
+
+
+@pytest.mark.parametrize("k", [0, 1, 3, 5, 9])
+def test_seeds_are_the_best_files_by_score_then_path(k):
+    """rank_files' seeds: ``sorted(base, key=(-score, path))[:k]``, ties at the cut included."""
+    base = {"b.py": 0.5, "a.py": 0.5, "c.py": 0.2, "d.py": 0.5, "e.py": 0.1, "f.py": 0.2, "g.py": 0.0}
+    assert R._seeds(base, k) == sorted(base, key=lambda f: (-base[f], f))[:k]
+    assert R._seeds(base, -1) == []
+
+
+def test_cochange_terms_from_the_signals_rank_like_the_edges():
+    """A Signals that keeps ``cochange_terms`` (the shard adapter) ranks as one that gives edges only."""
+    edges = {"x.py": [R.CoEdge("old.py", 10, 0.5, T0 - timedelta(days=100)), R.CoEdge("new.py", 3, 0.7, T0),
+                      R.CoEdge("x.py", 4, 0.9, T0), R.CoEdge("none.py", 2, 0.4, None)]}
+    plain = TableSignals({"a": code("x.py", "f")}, co=edges)
+    kept = TableSignals({"a": code("x.py", "f")}, co=edges)
+    kept.cochange_terms = lambda path, half: R.co_terms(kept.cochange(path), half)
+    c = [R.Candidate(0, 0.03, (), "a")]
+    view = [(r.id, r.score, r.why, r.added) for r in R.rerank(c, plain)]
+    assert view == [(r.id, r.score, r.why, r.added) for r in R.rerank(c, kept)] and len(view) == 4
