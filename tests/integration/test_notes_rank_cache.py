@@ -1,5 +1,7 @@
 """Ranking reads unmerged notes through the overlay's cache (``overlay.rank_infos``): the same
-ranking, scores and reasons as reading each note's record per search, and a retract seen at once."""
+ranking, scores and reasons as reading each note's record per search, and a retract seen at once.
+So do the rerank's other kept facts: merged notes' hits kept per overlay, added files located in
+one take and co-change decays kept per shard."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import shutil
 import pytest
 
 from stratum import rank, signals
+from stratum import schema as S
 
 
 @pytest.fixture()
@@ -66,3 +69,61 @@ def test_shard_facts_memoised_across_searches_rank_as_fresh_reads(tools):
         signals._MEMOS[sh] = kept
         assert [(r.id, r.score, r.why, r.added) for r in memo] == [(r.id, r.score, r.why, r.added) for r in fresh]
     assert kept.tables["hit"] and kept.tables["structure"]       # the memo was really used
+
+
+def _view(ranked):
+    return [(r.id, r.row, r.score, r.why, r.file, r.added) for r in ranked]
+
+
+def test_a_note_retracted_after_its_hit_was_kept_ranks_as_retracted(tools):
+    s = tools.open_session(author="writer").data["session"]
+    nid = tools.remember(s, "rca", "The one-cent error comes from discount rounding twice.",
+                         ["shop/pricing.py"]).data["note_id"]
+    sh = next(iter(tools.memory))
+    ov = tools.memory.overlay(sh)
+    cands = [rank.Candidate(-1, 0.03, (), nid)]
+    first = ov.rank_infos.hit(nid)
+    assert first is not None and first.note.status == "active" and ov.rank_infos.hit(nid) is first   # kept
+    before = _view(rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos)))
+    assert before[0][3] == "rca note" and any(r[4] == "shop/pricing.py" and r[5] for r in before)
+    # another note (a new fold and node map: the kept hit is checked again, and holds)
+    tools.remember(s, "insight", "Cart totals are summed in cents.", ["shop/cart.py"])
+    assert ov.rank_infos.hit(nid) is first
+    ov.retract(nid, author="writer", reason="wrong")
+    after = rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos))
+    plain = rank.rerank(cands, signals.ShardSignals(sh, ov))            # no cache: the record read now
+    assert _view(after) == _view(plain)
+    assert ov.rank_infos.hit(nid).note.status == "retracted"
+    assert after[0].why == "rca note; retracted: not counted" and after[0].score == pytest.approx(0.03e-3)
+    assert not any(r.added for r in after)                             # it lends its file nothing now
+
+
+def test_kept_hits_locations_and_decays_rank_as_fresh_reads(tools):
+    """Every query's rerank with the shard memos, the merged notes' hits and the overlay's note hits
+    kept equals one with all of them dropped, entry for entry (ids, rows, score bits, whys)."""
+    s = tools.open_session(author="writer").data["session"]
+    tools.remember(s, "failure", "Tried rounding the cart total for the one-cent error: no help.", ["shop/cart.py"])
+    sh = next(iter(tools.memory))
+    ov = tools.memory.overlay(sh)
+    queries = ["discount rounding", "cart total", "pricing", "one-cent error", "checkout", "fix"]
+    pages = [sh.warm.search(q, limit=rank.DEEP, extra_docs=ov.search_docs()).items for q in queries]
+    merged = [c for items in pages for c in rank.candidates_of(items)
+              if c.row >= 0 and sh.col("kind")[c.row] in S.NOTE_KINDS]
+    assert merged                                   # the sample history's mined notes are shard rows
+    for items in pages + pages:                     # the second pass is served from what was kept
+        cands = rank.candidates_of(items)
+        kept = rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(items))
+        memo, notes = signals._MEMOS.pop(sh), signals._NOTE_MEMOS.pop(ov, None)
+        fresh = rank.rerank(cands, signals.ShardSignals(sh, ov))
+        signals._MEMOS[sh] = memo
+        if notes is not None:
+            signals._NOTE_MEMOS[ov] = notes
+        assert _view(kept) == _view(fresh)
+    one = signals.ShardSignals(sh, ov).hit(merged[0])
+    assert signals.ShardSignals(sh, ov).hit(merged[0]) is one          # a merged note's hit is kept
+    sig = signals.ShardSignals(sh, ov)
+    paths = [p for p in dict.fromkeys(sh.col("path").take(list(range(len(sh.col("kind").array))))) if p]
+    paths += ["shop", "no/such.py"]
+    assert sig.locate_many(paths) == [signals.ShardSignals(sh, ov).locate(p) for p in paths]
+    for p in paths:
+        assert sig.cochange_terms(p, 365.0) == rank.co_terms(sig.cochange(p), 365.0)
