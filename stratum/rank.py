@@ -55,7 +55,7 @@ from __future__ import annotations
 import math
 from operator import attrgetter, itemgetter
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import cached_property
 from datetime import datetime
 from typing import Callable, NamedTuple, Protocol, Sequence
 
@@ -230,11 +230,13 @@ class RankedFile:
 class Ranked:
     """One search item in memory-steered order. ``why`` may be given as a function that makes it,
     called when it is first read: a search reranks ~150 candidates and serves ~10, and a lifted
-    file's reasons cost a sort and a join each."""
+    file's reasons cost a sort and a join each. ``rerank`` gives the file's ``RankedFile`` itself
+    (no function object for each of ~80 lifted and added files a search): an added file says its
+    file's why, its best item in the text list "text; " and the file's ``lift_why``."""
     __slots__ = ("id", "row", "score", "file", "added", "_why")
 
-    def __init__(self, id: str, row: int, score: float, why: "str | Callable[[], str]", file: str | None = None,
-                 added: bool = False):
+    def __init__(self, id: str, row: int, score: float, why: "str | Callable[[], str] | RankedFile",
+                 file: str | None = None, added: bool = False):
         self.id, self.row, self.score, self.file = id, row, score, file
         self.added = added          # not in the text list: brought in by another memory
         self._why = why
@@ -243,7 +245,11 @@ class Ranked:
     def why(self) -> str:
         w = self._why
         if not isinstance(w, str):
-            w = self._why = w()
+            if isinstance(w, RankedFile):
+                w = w.why if self.added else f"text; {w.lift_why}"
+            else:
+                w = w()
+            self._why = w
         return w
 
     def __repr__(self) -> str:
@@ -267,6 +273,7 @@ def _standing(n: NoteInfo, w: Weights) -> tuple[float, str]:
     return 1.0, ""
 
 
+_CODE_KINDS = frozenset(CODE_ITEM_KINDS)
 _FIRST = itemgetter(0)          # evidence lists sort by score, best first (stable: ties keep their order)
 _ID, _SCORE = attrgetter("id"), attrgetter("score")
 
@@ -277,14 +284,6 @@ def _harmonic(ev: Sequence[tuple]) -> float:
     if len(ev) == 1:            # most lists: the same float as the sum (0 + x / 1)
         return 0 + ev[0][0] / 1
     return sum(e[0] / j for j, e in enumerate(ev, 1))
-
-
-def _lifted_why(f: RankedFile) -> str:
-    return f"text; {f.lift_why}"
-
-
-def _file_why(f: RankedFile) -> str:
-    return f.why
 
 
 def _symbol_reasons(n: int) -> tuple[str, str]:
@@ -361,17 +360,10 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
             by_file = notes[channel]
             for f in about:
                 by_file.setdefault(f, []).append((share, label))
-        elif h.file and h.kind in CODE_ITEM_KINDS:
+        elif h.file and h.kind in _CODE_KINDS:
             code.setdefault(h.file, []).append((c.score,))
     files: dict[str, RankedFile] = {}
     get = files.get
-
-    def entry(f: str) -> RankedFile:
-        e = get(f)
-        if e is None:
-            e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
-        return e
-
     for f, sym in code.items():         # the first file entries: each is new
         e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
         if len(sym) > 1:
@@ -387,10 +379,14 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         if not weight:
             continue
         for f, nev in notes[key].items():
+            e = get(f)
+            if e is None:
+                e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
             if len(nev) > 1:
                 nev.sort(key=_FIRST, reverse=True)
-            e = get(f) or entry(f)
-            e.parts[part] = weight * _harmonic(nev)
+                e.parts[part] = weight * _harmonic(nev)
+            else:
+                e.parts[part] = weight * (0 + nev[0][0] / 1)     # _harmonic of one
             e.said[part] = (_note_reasons, (nev[0][1], len(nev)))
     if w.cochange or w.graph:
         # T + note evidence (a file with no parts: the same float as the sum, text + 0.0)
@@ -421,18 +417,25 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
                     gr.setdefault(p, []).append((each, g, k))
         for key, weight, table, say in (("cochange", w.cochange, co, _co_reasons), ("graph", w.graph, gr, _graph_reasons)):
             for f, ev in table.items():
+                e = get(f)
+                if e is None:
+                    e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
                 if len(ev) > 1:
                     ev.sort(key=_FIRST, reverse=True)
-                e = get(f) or entry(f)
-                e.parts[key] = weight * _harmonic(ev)
+                    e.parts[key] = weight * _harmonic(ev)
+                else:
+                    e.parts[key] = weight * (0 + ev[0][0] / 1)        # _harmonic of one
                 e.said[key] = (say, (ev[0][1], ev[0][2]))
     if w.file_text:
         for j, f in enumerate(dict.fromkeys(file_hits), 1):
-            e = get(f) or entry(f)
+            e = get(f)
+            if e is None:
+                e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
             e.parts["file_text"] = w.file_text / (RRF_K + j)
             e.said["file_text"] = (_file_text_reasons, (j,))
     for e in files.values():
-        e.score = e.text + sum(e.parts.values())
+        p = e.parts
+        e.score = e.text + sum(p.values()) if p else e.text + 0       # + 0: the sum of no parts
     return files
 
 
@@ -512,14 +515,14 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             seen_files.add(path)
             f = ranked.get(path)
         lift = (f.score - f.text) if f is not None else 0.0
-        out.append(Ranked(c.id, c.row, c.score + lift, partial(_lifted_why, f) if lift > 0 else "text", path))
+        out.append(Ranked(c.id, c.row, c.score + lift, f if lift > 0 else "text", path))
     if add:
         todo = [(p, f) for p, f in ranked.items() if f.text <= 0 and f.score > 0 and p not in seen_files]
         many = getattr(signals, "locate_many", None)
         locs = many([p for p, _ in todo]) if many is not None else [signals.locate(p) for p, _ in todo]
         for (path, f), loc in zip(todo, locs):
             if loc is not None:
-                out.append(Ranked(loc[0], loc[1], f.score, partial(_file_why, f), path, True))
+                out.append(Ranked(loc[0], loc[1], f.score, f, path, True))
     # by score, best first, then id: two stable sorts (of plain keys) order as one by (-score, id)
     out.sort(key=_ID)
     out.sort(key=_SCORE, reverse=True)
