@@ -329,9 +329,17 @@ def _hits(signals: Signals, candidates: Sequence[Candidate]) -> list[Hit]:
     return many(candidates) if many is not None else [signals.hit(c) for c in candidates]
 
 
+_ACTIVE = (1.0, "")         # _standing of an active note that is not stale
+
+
 def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None]:
-    """Each candidate's note standing (None: not a note), read once per search."""
-    return [_standing(h.note, w) if h.note is not None else None for h in hits]
+    """Each candidate's note standing (None: not a note), read once per search; an active, fresh
+    note's (most of them) without a call."""
+    out: list[tuple[float, str] | None] = []
+    for h in hits:
+        n = h.note
+        out.append(None if n is None else _ACTIVE if n.status == "active" and not n.stale else _standing(n, w))
+    return out
 
 
 def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
