@@ -81,6 +81,7 @@ def main() -> None:
     from stratum.keywordindex import _top
 
     base, qs = note_vectors(args.store)
+    NI.compiled(wait=True)                      # the compiled kernels loaded (a background thread)
     k = 50
     print(f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores; {len(base):,} note vectors, {len(qs)} queries; load average "

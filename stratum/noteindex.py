@@ -75,6 +75,38 @@ def _stop_background() -> None:
         th.join(timeout=10)
 
 
+_KERNELS: dict[str, Any] = {}       # "module": notekernels once loaded and its kernels compiled
+_KERNELS_LOCK = threading.Lock()
+
+
+def compiled(wait: bool = False):
+    """``notekernels`` once it is loaded, else None (numpy answers meanwhile: the same notes).
+    The first call starts loading it on a background thread: numba's import and the cached
+    machine code took ~0.7-1 s, which the first answer after a restart paid when the first
+    query loaded it inline. ``wait``: block until it is loaded (tests, benchmarks)."""
+    mod = _KERNELS.get("module")
+    if mod is not None:
+        return mod
+    with _KERNELS_LOCK:
+        th = _KERNELS.get("thread")
+        if th is None:
+            th = _KERNELS["thread"] = background(_load_kernels, name="stratum-note-kernels")
+    if wait:
+        th.join()
+    return _KERNELS.get("module")
+
+
+def _load_kernels() -> None:
+    from stratum import notekernels as K
+
+    # each kernel compiled (or read from numba's cache) for the argument types the index passes
+    m = np.zeros((2, 4), np.float32)
+    K.top_dots(m, np.zeros((2, 4), np.int8), np.ones(2, np.float32), np.zeros(2, np.float32),
+               np.ones(4, np.float32), np.ones(2, bool), 1, np.zeros(2, np.float32))
+    K.top_sums(np.zeros(1, np.int32), np.ones(1), 2, np.ones(2, bool), 1, np.zeros(2))
+    _KERNELS["module"] = K
+
+
 def encode_vector(v: np.ndarray, key: str) -> dict:
     """Record-body fields for a note's vector (float16 keeps cosine ranking; 1 KB instead of 2)."""
     return {"vector": base64.b64encode(np.asarray(v, np.float16).tobytes()).decode("ascii"), "vector_key": key}
@@ -143,14 +175,13 @@ class NoteView(NamedTuple):
         EXACT_COMPILED_MIN slots compiled passes over the view's prefix (an int8 scan with error
         bounds, then the rows that could make the top k rescored in f32: ``notekernels``; no
         copy), numpy's product below (no numba import for small sets)."""
-        if self.n >= EXACT_COMPILED_MIN and k > 0:
-            from stratum.notekernels import top_dots
-
+        kernels = compiled() if self.n >= EXACT_COMPILED_MIN and k > 0 else None
+        if kernels is not None:
             ix = self.ix
             if ix._q8_pending:
                 ix.quantize_pending()
             scores = np.empty(self.n, np.float32)
-            cand = top_dots(self.vectors, ix.vectors8, ix.scale8, ix.err8, np.ascontiguousarray(q, np.float32),
+            cand = kernels.top_dots(self.vectors, ix.vectors8, ix.scale8, ix.err8, np.ascontiguousarray(q, np.float32),
                             sel, k, scores)
             top = scores[cand]
             order = np.lexsort((cand, -top))[:k]       # ties at the cut by slot, as _top_arrays
@@ -188,13 +219,12 @@ class NoteView(NamedTuple):
             return _NO_HITS
         slots = np.concatenate([p[0] for p in posts]) if len(posts) > 1 else posts[0][0]
         weights = np.concatenate([p[1] for p in posts]) if len(posts) > 1 else posts[0][1]
-        if self.n >= EXACT_COMPILED_MIN and k > 0:
+        kernels = compiled() if self.n >= EXACT_COMPILED_MIN and k > 0 else None
+        if kernels is not None:
             # one compiled pass: bincount's sums, and the top k from the postings' slots only
             # (no pass over all n slots for the mask, no partition of every match)
-            from stratum.notekernels import top_sums
-
             score = np.zeros(self.n)
-            cand = top_sums(slots, weights, self.n, ok, k, score)
+            cand = kernels.top_sums(slots, weights, self.n, ok, k, score)
             top = score[cand]
             order = np.lexsort((cand, -top))[:k]
             return cand[order], top[order]
@@ -287,8 +317,8 @@ class NoteIndex:
         self._cap = 0
         self.vectors = np.zeros((0, dim), np.float32)
         self.vectors8 = np.zeros((0, dim), np.int8)             # int8 copies, their scales and error
-        self.scale8 = np.zeros(0, np.float32)                   # norms (notekernels.quantize): the
-        self.err8 = np.zeros(0, np.float32)                     # exact list's first scan
+        self.scale8 = np.zeros(0, np.float32)                   # norms (_quantize): the exact
+        self.err8 = np.zeros(0, np.float32)                     # list's first scan
         self._q8_pending: list[int] = []                        # slots with a vector, not quantized yet
         self.has_vector = np.zeros(0, bool)
         self.active = np.zeros(0, bool)
@@ -546,4 +576,4 @@ def _extend(a: np.ndarray, cap: int) -> np.ndarray:
 
 
 __all__ = ["NoteIndex", "NoteView", "encode_vector", "decode_vector", "stop_requested", "background", "ANN_MIN",
-           "EXACT_COMPILED_MIN"]
+           "EXACT_COMPILED_MIN", "compiled"]

@@ -31,6 +31,7 @@ def _brute(vecs: np.ndarray, q: np.ndarray, sel: np.ndarray, k: int) -> list[int
 @pytest.mark.parametrize("dim", [16, 384])
 def test_the_compiled_exact_list_is_the_brute_force_top_k(monkeypatch, dim):
     monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 64)
+    assert NI.compiled(wait=True) is not None
     rng = np.random.default_rng(dim)
     vecs = _vectors(rng, 900, dim)
     ix = NoteIndex(dim)
@@ -54,6 +55,7 @@ def test_the_compiled_exact_list_is_the_brute_force_top_k(monkeypatch, dim):
 
 def test_vectors_set_later_are_quantized_before_the_next_exact_query(monkeypatch):
     monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 8)
+    assert NI.compiled(wait=True) is not None
     rng = np.random.default_rng(4)
     vecs = _vectors(rng, 40, 16)
     ix = NoteIndex(16)
@@ -70,6 +72,7 @@ def test_vectors_set_later_are_quantized_before_the_next_exact_query(monkeypatch
 
 
 def test_the_compiled_keyword_list_gives_numpys_floats(monkeypatch):
+    assert NI.compiled(wait=True) is not None
     rng = np.random.default_rng(9)
     words = ["cache", "proxy", "token", "retry", "yaml", "parse"]
     ix = NoteIndex(8)
@@ -124,3 +127,32 @@ def test_the_graph_starts_at_ann_min_and_answers_the_exact_notes_where_it_is_exa
         hide = sel & (np.arange(400) % 2 == 0)                  # half hidden: the exact list answers
         assert ix.ann_hits(q, 10, hide) is None
         assert view.vector_hits(q, 10, hide)[0].tolist() == _brute(vecs, q, hide, 10)
+
+
+def test_numpy_answers_until_the_kernels_are_loaded(monkeypatch):
+    """The first query over a large note set does not wait for numba (its loading runs on a
+    background thread): it gets numpy's exact answer, the same notes."""
+    monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 8)
+    monkeypatch.setattr(NI, "_KERNELS", {})
+    started = []
+    monkeypatch.setattr(NI, "background", lambda fn, *a, name="": started.append(fn) or _Idle())
+    rng = np.random.default_rng(6)
+    vecs = _vectors(rng, 60, 16)
+    ix = NoteIndex(16)
+    for j in range(60):
+        ix.add(f"n{j:02d}", "", "rca", "", "a", vecs[j])
+    view = ix.view()
+    q = vecs[9]
+    assert view.exact_hits(q, 5, view.has_vector[:60].copy())[0].tolist() == _brute(vecs, q, np.ones(60, bool), 5)
+    assert ix._q8_pending and started == [NI._load_kernels]     # numpy answered; loading started once
+    view.exact_hits(q, 5, view.has_vector[:60].copy())
+    assert started == [NI._load_kernels]
+    NI._load_kernels()
+    assert NI.compiled() is not None
+    assert view.exact_hits(q, 5, view.has_vector[:60].copy())[0].tolist() == _brute(vecs, q, np.ones(60, bool), 5)
+    assert not ix._q8_pending
+
+
+class _Idle:
+    def join(self, timeout=None):
+        return None
