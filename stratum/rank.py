@@ -102,8 +102,10 @@ class NoteInfo:
 
     @cached_property
     def targets(self) -> tuple[str, ...]:
-        """Its files, each once (what its evidence is shared among)."""
-        return tuple(f for f in dict.fromkeys(self.files) if f)
+        """Its files, each once (what its evidence is shared among); ``files`` itself when that is
+        so already (one object fewer for a search to read)."""
+        t = tuple(f for f in dict.fromkeys(self.files) if f)
+        return self.files if t == self.files else t
 
     @cached_property
     def targets_root(self) -> float:
@@ -283,7 +285,7 @@ def _harmonic(ev: Sequence[tuple]) -> float:
     evidence helps, with diminishing returns."""
     if len(ev) == 1:            # most lists: the same float as the sum (0 + x / 1)
         return 0 + ev[0][0] / 1
-    return sum(e[0] / j for j, e in enumerate(ev, 1))
+    return sum([e[0] / j for j, e in enumerate(ev, 1)])      # a list: the same floats in order, no generator
 
 
 def _symbol_reasons(n: int) -> tuple[str, str]:
@@ -367,7 +369,11 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
             label = (c.id, n, note_why)         # formatted only for a file's best note (_note_label)
             by_file = notes[channel]
             for f in about:
-                by_file.setdefault(f, []).append((share, label))
+                ev = by_file.get(f)
+                if ev is None:
+                    by_file[f] = [(share, label)]
+                else:
+                    ev.append((share, label))
         elif h.file and h.kind in _CODE_KINDS:
             code.setdefault(h.file, []).append((c.score,))
     files: dict[str, RankedFile] = {}
@@ -493,8 +499,8 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             led[nid] = e.score
     out: list[Ranked] = []
     seen_files: set[str] = set()
-    whys: dict[tuple, str] = {}
-    of = weights.of
+    whys: dict = {}             # kind, or (kind, standing's why) -> a note's why
+    of = {AGENT: weights.notes, MINED: weights.mined, CHANGES: weights.changes}     # Weights.of, as a look
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:
             n = h.note
@@ -503,11 +509,11 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
             # explains (unless that code matches the query better on its own); an agent note stays
             # above its file however much else (mined history, co-change) lifts that file: it is the
             # explanation the agent should read first. Mined notes do not (thousands would crowd code).
-            lent = of(n.channel) * c.score * stand / n.root
-            why = whys.get((n.kind, note_why))
+            lent = of[n.channel] * c.score * stand / n.root
+            key = (n.kind, note_why) if note_why else n.kind
+            why = whys.get(key)
             if why is None:
-                why = whys[(n.kind, note_why)] = f"{'mined ' if n.mined else ''}{n.kind} note" + \
-                    (f"; {note_why}" if note_why else "")
+                why = whys[key] = f"{'mined ' if n.mined else ''}{n.kind} note" + (f"; {note_why}" if note_why else "")
             score = c.score * stand + lent or c.score * 1e-3
             if not n.mined and stand > 0:      # the best-matching agent note of each file only: the
                 # others about the same file keep their own order (else every note about a lifted
