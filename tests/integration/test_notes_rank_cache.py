@@ -84,6 +84,7 @@ def test_a_note_retracted_after_its_hit_was_kept_ranks_as_retracted(tools):
     cands = [rank.Candidate(-1, 0.03, (), nid)]
     first = ov.rank_infos.hit(nid)
     assert first is not None and first.note.status == "active" and ov.rank_infos.hit(nid) is first   # kept
+    assert ov.rank_infos.hits([nid, "no-such-note", nid]) == [first, None, first]
     before = _view(rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos)))
     assert before[0][3] == "rca note" and any(r[4] == "shop/pricing.py" and r[5] for r in before)
     # another note (a new fold and node map: the kept hit is checked again, and holds)
@@ -93,7 +94,7 @@ def test_a_note_retracted_after_its_hit_was_kept_ranks_as_retracted(tools):
     after = rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos))
     plain = rank.rerank(cands, signals.ShardSignals(sh, ov))            # no cache: the record read now
     assert _view(after) == _view(plain)
-    assert ov.rank_infos.hit(nid).note.status == "retracted"
+    assert ov.rank_infos.hit(nid).note.status == "retracted" and ov.rank_infos.hits([nid])[0].note.status == "retracted"
     assert after[0].why == "rca note; retracted: not counted" and after[0].score == pytest.approx(0.03e-3)
     assert not any(r.added for r in after)                             # it lends its file nothing now
 

@@ -155,6 +155,9 @@ def test_quarantine_hides_new_authors_until_someone_else_confirms(store, capsys)
 
         fresh = signals.ShardSignals(ov.shard, ov).hit(rank.Candidate(-1, 0.0, (), first)).note
         assert fresh is not None and ov.rank_infos.get(first) == fresh
+        assert ov.rank_infos.hits([first])[0].note == fresh
+    with acting_as(BOB):                     # her kept entry is not served to him
+        assert ov.rank_infos.hits([first]) == [None] and ov.rank_infos.hit(first) is None
     with acting_as(MALLORY), pytest.raises(PermissionDenied, match="your own"):
         ov.confirm(first, author="mallory")
     by_maintainer = remember(ov, MAINTAINER, "Totals are in cents.")
