@@ -377,10 +377,13 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
                     ev.append((share, label))
         elif h.file and h.kind in _CODE_KINDS:
             code.setdefault(h.file, []).append((c.score,))
+    # file entries are made as RankedFile(f, 0.0, 0.0, {}, {}) would make them, without its __init__
+    # (a Python call for each of ~60-170 files a search)
     files: dict[str, RankedFile] = {}
     get = files.get
     for f, sym in code.items():         # the first file entries: each is new
-        e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
+        e = files[f] = _new(RankedFile)
+        e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
         if len(sym) > 1:
             sym.sort(key=_FIRST, reverse=True)
             e.text = w.text * sym[0][0]
@@ -396,7 +399,8 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         for f, nev in notes[key].items():
             e = get(f)
             if e is None:
-                e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
+                e = files[f] = _new(RankedFile)
+                e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
             if len(nev) > 1:
                 nev.sort(key=_FIRST, reverse=True)
                 e.parts[part] = weight * _harmonic(nev)
@@ -434,7 +438,8 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
             for f, ev in table.items():
                 e = get(f)
                 if e is None:
-                    e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
+                    e = files[f] = _new(RankedFile)
+                    e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
                 if len(ev) > 1:
                     ev.sort(key=_FIRST, reverse=True)
                     e.parts[key] = weight * _harmonic(ev)
@@ -445,7 +450,8 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         for j, f in enumerate(dict.fromkeys(file_hits), 1):
             e = get(f)
             if e is None:
-                e = files[f] = RankedFile(f, 0.0, 0.0, {}, {})
+                e = files[f] = _new(RankedFile)
+                e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
             e.parts["file_text"] = w.file_text / (RRF_K + j)
             e.said["file_text"] = (_file_text_reasons, (j,))
     for e in files.values():
