@@ -390,8 +390,8 @@ class NoteIndex:
             if not self._q8_pending:
                 return
             rows = np.asarray(self._q8_pending, np.int64)
-            self._q8_pending = []
             self.vectors8[rows], self.scale8[rows], self.err8[rows] = _quantize(self.vectors[rows])
+            self._q8_pending = []       # emptied last: a query that finds it empty finds the rows written
 
     # ---- the HNSW graph (large note sets) ---------------------------------------------------
     def _to_graph(self, j: int) -> None:

@@ -102,6 +102,8 @@ def top_dots(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, 
             scores[i] = _dot(m, i, q)
             done[i] = True
             e = _push(exact, e, k, scores[i])
+    if e == 0:                              # only with NaN scores: nothing compares
+        return np.empty(0, np.int64)
     bar = exact[0]
     for i in range(n):                      # pass 3: any other row that could reach the bar
         if sel[i] and not done[i] and approx[i] + err[i] * qn + SLACK >= bar:
