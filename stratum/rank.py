@@ -72,7 +72,6 @@ GRAPH_PARTNERS = 16         # import/test neighbours lifted per seed, the most s
                             # order); a popular file's others would each get < 0.18 of its score x w.graph
 TITLE_CHARS = 32            # of a note's title in a why (the note itself is a search away)
 WHY_REASONS = 2             # reasons a served item gives for its file's lift, strongest first
-_NOTE_PARTS = ("notes", "mined", "changes")     # the note channels' parts (rank_files' base sums them)
 DEEP = 150                  # candidates to rerank: the whole fused list (3 source lists x 50), so every
                             # page of a query is cut from the same order
 
@@ -411,7 +410,7 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         # T + note evidence (a file with no parts: the same float as the sum, text + 0.0)
         base = {}
         for f, e in files.items():
-            p = e.parts             # the sum of the _NOTE_PARTS, missing ones 0.0, in that order
+            p = e.parts             # the note channels' parts, missing ones 0.0, summed in this order
             base[f] = e.text + sum((p.get("notes", 0.0), p.get("mined", 0.0), p.get("changes", 0.0))) if p \
                 else e.text + 0.0
         seeds = _seeds(base, w.seeds)
