@@ -8,7 +8,8 @@ the scan reads an int8 copy (a quarter of the bytes) and each row carries a boun
 error, so the answer is still exact: the rows whose int8 score could reach the k-th best exact
 score are rescored in f32 (Cauchy-Schwarz: ``|q.v - q.v8| <= |q| |v - v8|``, plus a slack for the
 float sums), and every other row provably ranks below it. The k best are kept in a small heap on
-the way, so no pass sorts or partitions all n. Loaded only by note sets of
+the way, so no pass sorts or partitions all n (the heap is called only for a row that enters it:
+a call per row cost as much as the scan). Loaded only by note sets of
 ``noteindex.EXACT_COMPILED_MIN`` slots or more (numba's import and the cached machine code cost
 ~0.2-0.5 s once per process; a CLI ``remember`` never pays it).
 """
@@ -68,11 +69,44 @@ def _dot(m: np.ndarray, i: int, q: np.ndarray) -> np.float32:  # pragma: no cove
 
 
 @_compiled
+def _push_at(heap: np.ndarray, at: np.ndarray, h: int, k: int, s: np.float32, i: int) -> int:  # pragma: no cover
+    """``_push`` that keeps each entry's row beside it."""
+    if h < k:
+        c = h
+        while c > 0:
+            p = (c - 1) >> 1
+            if heap[p] <= s:
+                break
+            heap[c], at[c] = heap[p], at[p]
+            c = p
+        heap[c], at[c] = s, i
+        return h + 1
+    if s > heap[0]:
+        c = 0
+        while True:
+            a = 2 * c + 1
+            if a >= k:
+                break
+            if a + 1 < k and heap[a + 1] < heap[a]:
+                a += 1
+            if heap[a] >= s:
+                break
+            heap[c], at[c] = heap[a], at[a]
+            c = a
+        heap[c], at[c] = s, i
+    return h
+
+
+@_compiled
 def top_dots(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, q: np.ndarray,
              sel: np.ndarray, k: int, scores: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """The selected rows (< len(sel)) whose f32 cosine ``m[i] . q`` is at least the k-th best
-    among them, ascending (the top k, ties at the cut included); ``scores[i]`` holds the f32
-    cosine of each row returned. ``m8, scale, err``: ``noteindex._quantize`` of each row."""
+    among them (the top k, ties at the cut included; in no order); ``scores[i]`` holds the f32
+    cosine of each row returned. ``m8, scale, err``: ``noteindex._quantize`` of each row.
+
+    Exact because: the k rows with the best int8 scores, rescored, give a bar (their k-th best
+    f32 score) no higher than the true k-th best; a row outside them can reach the bar only if
+    ``int8 score + |q| x error + SLACK`` does, and every such row is rescored too."""
     n, d = sel.shape[0], q.shape[0]
     if k <= 0:
         return np.empty(0, np.int64)
@@ -82,46 +116,69 @@ def top_dots(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, 
     qn = np.float32(np.sqrt(qn))
     approx = np.empty(n, np.float32)
     heap = np.empty(k, np.float32)
+    at = np.empty(k, np.int64)
     h = 0
-    for i in range(n):                      # pass 1: int8 scores, the k-th best of them
+    i = 0
+    while i < n:                            # pass 1: int8 scores, the k best of them
+        if i + 4 <= n and (sel[i] or sel[i + 1] or sel[i + 2] or sel[i + 3]):
+            # 4 rows a step share each load of q (~15% faster than one row a step)
+            s0 = np.float32(0.0)
+            s1 = np.float32(0.0)
+            s2 = np.float32(0.0)
+            s3 = np.float32(0.0)
+            for j in range(d):
+                qj = q[j]
+                s0 += np.float32(m8[i, j]) * qj
+                s1 += np.float32(m8[i + 1, j]) * qj
+                s2 += np.float32(m8[i + 2, j]) * qj
+                s3 += np.float32(m8[i + 3, j]) * qj
+            approx[i], approx[i + 1] = s0 * scale[i], s1 * scale[i + 1]
+            approx[i + 2], approx[i + 3] = s2 * scale[i + 2], s3 * scale[i + 3]
+            for r in range(i, i + 4):
+                if not sel[r]:
+                    approx[r] = -np.inf
+                elif h < k or approx[r] > heap[0]:     # the call only for a row that enters
+                    h = _push_at(heap, at, h, k, approx[r], r)
+            i += 4
+            continue
         if sel[i]:
             s = np.float32(0.0)
             for j in range(d):
                 s += np.float32(m8[i, j]) * q[j]
-            s *= scale[i]
-            approx[i] = s
-            h = _push(heap, h, k, s)
+            approx[i] = s * scale[i]
+            if h < k or approx[i] > heap[0]:
+                h = _push_at(heap, at, h, k, approx[i], i)
+        else:
+            approx[i] = -np.inf
+        i += 1
     if h == 0:
         return np.empty(0, np.int64)
-    kth8 = heap[0]
-    done = np.zeros(n, np.bool_)
+    cand = np.empty(n, np.int64)
+    c = 0
     exact = np.empty(k, np.float32)
     e = 0
-    for i in range(n):                      # pass 2: the int8 top k rescored: a first bar
-        if sel[i] and approx[i] >= kth8:
-            scores[i] = _dot(m, i, q)
-            done[i] = True
-            e = _push(exact, e, k, scores[i])
-    if e == 0:                              # only with NaN scores: nothing compares
-        return np.empty(0, np.int64)
+    for t in range(h):                      # pass 2: the int8 top k rescored: the bar
+        r = at[t]
+        scores[r] = _dot(m, r, q)
+        approx[r] = -np.inf                 # not again in pass 3
+        cand[c] = r
+        c += 1
+        e = _push(exact, e, k, scores[r])
     bar = exact[0]
-    for i in range(n):                      # pass 3: any other row that could reach the bar
-        if sel[i] and not done[i] and approx[i] + err[i] * qn + SLACK >= bar:
-            scores[i] = _dot(m, i, q)
-            done[i] = True
-            e = _push(exact, e, k, scores[i])
+    for r in range(n):                      # pass 3: any other row that could reach the bar
+        if approx[r] + err[r] * qn + SLACK >= bar:
+            scores[r] = _dot(m, r, q)
+            cand[c] = r
+            c += 1
+            if e < k or scores[r] > exact[0]:
+                e = _push(exact, e, k, scores[r])
     kth = exact[0]
     count = 0
-    for i in range(n):
-        if done[i] and scores[i] >= kth:
+    for t in range(c):
+        if scores[cand[t]] >= kth:
+            cand[count] = cand[t]
             count += 1
-    out = np.empty(count, np.int64)
-    count = 0
-    for i in range(n):
-        if done[i] and scores[i] >= kth:
-            out[count] = i
-            count += 1
-    return out
+    return cand[:count].copy()
 
 
 def _exact_arithmetic(f):
@@ -150,7 +207,7 @@ def top_sums(slots: np.ndarray, weights: np.ndarray, n: int, ok: np.ndarray, k: 
         if seen[s]:
             continue
         seen[s] = True
-        if ok[s] and score[s] > 0:
+        if ok[s] and score[s] > 0 and (h < k or score[s] > heap[0]):
             h = _push(heap, h, k, score[s])
     if h == 0:
         return np.empty(0, np.int64)
