@@ -1,6 +1,6 @@
 """The rerank before and after a change, in one process: the same order and whys, and its cost.
 
-    python benchmarks/rerank_ab.py (--from-e4 DIR | --store PATH ...) [--ref REV] [--queries 300] [--stack]
+    python benchmarks/rerank_ab.py (--from-e4 DIR | --store PATH ...) [--ref REV] [--queries 300] [--stack] [--cold]
 
 Definitions (printed):
 - **reference**: ``stratum/rank.py`` at git revision REV (default 162fb1c, this session's first
@@ -21,6 +21,8 @@ Definitions (printed):
   query), each on a fresh ``ShardSignals`` (as
   the tool makes one per search; its rows prefetched, untimed); the minimum of each, the mean over
   the queries, after one untimed pass (the shard memos warm: this is the rerank, not first reads).
+  **--cold**: a 64 MB array is summed before each timed rerank, so its data is out of the CPU's
+  caches as in a search (the searcher runs in between).
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ def main() -> int:
     ap.add_argument("--ref", default="162fb1c")
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--stack", action="store_true", help="the reference's signals and note cache too")
+    ap.add_argument("--cold", action="store_true", help="caches flushed before each timed rerank")
     args = ap.parse_args()
     print(__doc__.split("Definitions (printed):")[1].strip(), "\n", flush=True)
 
@@ -81,9 +84,10 @@ def main() -> int:
     old = reference(args.ref)
     OldSignals, OldInfos = reference_stack(args.ref, old) if args.stack else (signals.ShardSignals, None)
     cases = [(G.publish_e4(args.from_e4), None)] if args.from_e4 else [(s, NS.QUERIES) for s in args.store]
-    print(f"reference {args.ref}{' (stack)' if args.stack else ''}; load average {os.getloadavg()[0]:.2f}")
+    print(f"reference {args.ref}{' (stack)' if args.stack else ''}{' (cold)' if args.cold else ''}; load average {os.getloadavg()[0]:.2f}")
     print("| store | queries | differ | reference ms | new ms | new / reference |\n|---|---:|---:|---:|---:|---:|")
     bad_total = 0
+    flush = __import__("numpy").ones(8_000_000) if args.cold else None
     for store, queries in cases:
         tools = Tools.open([store])
         sh = tools.shards.shards[0]
@@ -117,6 +121,8 @@ def main() -> int:
             for _ in range(7):
                 for mod in ((rank, old) if i % 2 else (old, rank)):    # who goes first alternates
                     sig = fresh(items, mod)
+                    if flush is not None:
+                        flush.sum()
                     t0 = time.perf_counter()
                     mod.rerank(c, sig)
                     best[mod] = min(best[mod], time.perf_counter() - t0)
