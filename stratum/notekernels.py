@@ -32,35 +32,6 @@ def _compiled(f):
 
 
 @_compiled
-def _push(heap: np.ndarray, h: int, k: int, s: np.float32) -> int:  # pragma: no cover - compiled
-    """Keep the k largest in a min-heap of ``h`` entries; returns the new entry count."""
-    if h < k:
-        c = h
-        while c > 0:
-            p = (c - 1) >> 1
-            if heap[p] <= s:
-                break
-            heap[c] = heap[p]
-            c = p
-        heap[c] = s
-        return h + 1
-    if s > heap[0]:
-        c = 0
-        while True:
-            a = 2 * c + 1
-            if a >= k:
-                break
-            if a + 1 < k and heap[a + 1] < heap[a]:
-                a += 1
-            if heap[a] >= s:
-                break
-            heap[c] = heap[a]
-            c = a
-        heap[c] = s
-    return h
-
-
-@_compiled
 def _dot(m: np.ndarray, i: int, q: np.ndarray) -> np.float32:  # pragma: no cover - compiled
     s = np.float32(0.0)
     for j in range(q.shape[0]):
@@ -70,7 +41,8 @@ def _dot(m: np.ndarray, i: int, q: np.ndarray) -> np.float32:  # pragma: no cove
 
 @_compiled
 def _push_at(heap: np.ndarray, at: np.ndarray, h: int, k: int, s: np.float32, i: int) -> int:  # pragma: no cover
-    """``_push`` that keeps each entry's row beside it."""
+    """Keep the k largest scores in a min-heap of ``h`` entries, each entry's row ``i`` beside it
+    in ``at``; returns the new entry count."""
     if h < k:
         c = h
         while c > 0:
@@ -156,6 +128,7 @@ def top_dots(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, 
     cand = np.empty(n, np.int64)
     c = 0
     exact = np.empty(k, np.float32)
+    exact_at = np.empty(k, np.int64)
     e = 0
     for t in range(h):                      # pass 2: the int8 top k rescored: the bar
         r = at[t]
@@ -163,7 +136,7 @@ def top_dots(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, 
         approx[r] = -np.inf                 # not again in pass 3
         cand[c] = r
         c += 1
-        e = _push(exact, e, k, scores[r])
+        e = _push_at(exact, exact_at, e, k, scores[r], r)
     bar = exact[0]
     for r in range(n):                      # pass 3: any other row that could reach the bar
         if approx[r] + err[r] * qn + SLACK >= bar:
@@ -171,7 +144,7 @@ def top_dots(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, 
             cand[c] = r
             c += 1
             if e < k or scores[r] > exact[0]:
-                e = _push(exact, e, k, scores[r])
+                e = _push_at(exact, exact_at, e, k, scores[r], r)
     kth = exact[0]
     count = 0
     for t in range(c):
@@ -200,6 +173,7 @@ def top_sums(slots: np.ndarray, weights: np.ndarray, n: int, ok: np.ndarray, k: 
     if k <= 0:
         return np.empty(0, np.int64)
     heap = np.empty(k, np.float64)
+    at = np.empty(k, np.int64)
     seen = np.zeros(n, np.bool_)
     h = 0
     for i in range(slots.shape[0]):
@@ -208,7 +182,7 @@ def top_sums(slots: np.ndarray, weights: np.ndarray, n: int, ok: np.ndarray, k: 
             continue
         seen[s] = True
         if ok[s] and score[s] > 0 and (h < k or score[s] > heap[0]):
-            h = _push(heap, h, k, score[s])
+            h = _push_at(heap, at, h, k, score[s], s)
     if h == 0:
         return np.empty(0, np.int64)
     kth = heap[0]
