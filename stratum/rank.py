@@ -350,17 +350,23 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
     """Every file with evidence, by path (unordered: ``rank_files`` sorts, ``rerank`` places by item).
     ``lead``, when given, is filled in the same pass over the candidates: file -> (own score, id) of
     the active agent note about it that matches the query best (ties: the earlier candidate)."""
-    code: dict[str, list[tuple[float]]] = {}
+    # file entries are made as RankedFile(f, 0.0, 0.0, {}, {}) would make them, without its __init__
+    # (a Python call for each of ~60-170 files a search); a code file's entry when its first code hit
+    # is met (its score held in .score until the last loop sets it), the files with several hits
+    # gathered apart
+    files: dict[str, RankedFile] = {}
+    get = files.get
+    multi: dict[str, list[tuple[float]]] = {}
     notes: dict[str, dict[str, list[tuple[float, tuple[str, NoteInfo, str]]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:                      # a note (_standings)
             n = h.note
             stand, note_why = st
-            mined, files, about, root, channel = n.facts
+            mined, its_files, about, root, channel = n.facts
             if lead is not None and not mined:
                 own = c.score * stand
                 if own > 0:
-                    for f in files:
+                    for f in its_files:
                         if f and (f not in lead or own > lead[f][0]):
                             lead[f] = (own, c.id)
             if not about:
@@ -375,22 +381,24 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
                 else:
                     ev.append((share, label))
         elif h.file and h.kind in _CODE_KINDS:
-            code.setdefault(h.file, []).append((c.score,))
-    # file entries are made as RankedFile(f, 0.0, 0.0, {}, {}) would make them, without its __init__
-    # (a Python call for each of ~60-170 files a search)
-    files: dict[str, RankedFile] = {}
-    get = files.get
-    for f, sym in code.items():         # the first file entries: each is new
-        e = files[f] = _new(RankedFile)
-        e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
-        if len(sym) > 1:
-            sym.sort(key=_FIRST, reverse=True)
-            e.text = w.text * sym[0][0]
-            if w.symbols:
-                e.parts["symbols"] = w.symbols * _harmonic(sym[1:])
-                e.said["symbols"] = (_symbol_reasons, (len(sym),))
-        else:
-            e.text = w.text * sym[0][0]
+            f = h.file
+            e = get(f)
+            if e is None:
+                e = files[f] = _new(RankedFile)
+                e.path, e.score, e.text, e.parts, e.said = f, c.score, w.text * c.score, {}, {}
+            else:
+                sym = multi.get(f)
+                if sym is None:
+                    multi[f] = [(e.score,), (c.score,)]
+                else:
+                    sym.append((c.score,))
+    for f, sym in multi.items():        # T is the best hit, the others count as symbols
+        e = files[f]
+        sym.sort(key=_FIRST, reverse=True)
+        e.text = w.text * sym[0][0]
+        if w.symbols:
+            e.parts["symbols"] = w.symbols * _harmonic(sym[1:])
+            e.said["symbols"] = (_symbol_reasons, (len(sym),))
     for key, part in ((AGENT, "notes"), (MINED, "mined"), (CHANGES, "changes")):
         weight = w.of(key)
         if not weight:
