@@ -420,7 +420,7 @@ def knn(t: Task, k: int, p: float) -> np.ndarray:
 def timing(s) -> None:
     import time
 
-    from stratum.rank import FileText
+    from stratum.filetext import FileText
 
     paths = s.files.text.paths
     texts = [(s.store.parent / s.name / p).read_text(errors="replace") if (s.store.parent / s.name / p).exists() else ""

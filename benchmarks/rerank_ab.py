@@ -16,7 +16,10 @@ Definitions (printed):
   and first words of summaries, seed 7) for --from-e4, notes_scale.QUERIES for --store.
 - **equality**: for every query, ``rerank`` with and without added files gives the same entries
   (id, row, score, why, file, added) in the same order, and ``rank_files`` (top 20) the same paths,
-  scores, text scores, parts, reasons, whys and short whys.
+  scores, text scores, parts, reasons, whys and short whys. A side whose ``rank`` has a rerank
+  depth (``rank.RERANK``) is called with ``depth=None`` when the other has none: both rerank the
+  whole list, so the check and the timing compare the code at equal work (the depth's own effect
+  is a search-level A/B: grpc_ab.py, docs/bench/grpc.md).
 - **timing**: per query, reference and new in turn 7 times (which goes first alternates by
   query), each on a fresh ``ShardSignals`` (as
   the tool makes one per search; its rows prefetched, untimed); the minimum of each, the mean over
@@ -102,17 +105,20 @@ def main() -> int:
                 return signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(items)
             return OldSignals(sh, ov, extra=old_infos).prefetch(items)
 
+        # both sides rerank the whole list (definitions: a rerank depth only one side has is turned off)
+        whole = {m: ({"depth": None} if hasattr(m, "RERANK") and not hasattr(o, "RERANK") else {})
+                 for m, o in ((rank, old), (old, rank))}
         bad = 0
         for items in lists:
             c = rank.candidates_of(items)
             for add in (True, False):
-                a = [(r.id, r.row, r.score, r.why, r.file, r.added) for r in rank.rerank(c, fresh(items), add=add)]
-                b = [(r.id, r.row, r.score, r.why, r.file, r.added) for r in old.rerank(c, fresh(items, old), add=add)]
+                a = [(r.id, r.row, r.score, r.why, r.file, r.added) for r in rank.rerank(c, fresh(items), add=add, **whole[rank])]
+                b = [(r.id, r.row, r.score, r.why, r.file, r.added) for r in old.rerank(c, fresh(items, old), add=add, **whole[old])]
                 bad += a != b
             fa = [(f.path, f.score, f.text, f.parts, f.reasons, f.why, f.lift_why)
-                  for f in rank.rank_files(c, fresh(items), limit=20)]
+                  for f in rank.rank_files(c, fresh(items), limit=20, **whole[rank])]
             fb = [(f.path, f.score, f.text, f.parts, f.reasons, f.why, f.lift_why)
-                  for f in old.rank_files(c, fresh(items, old), limit=20)]
+                  for f in old.rank_files(c, fresh(items, old), limit=20, **whole[old])]
             bad += fa != fb
         tn = to = 0.0
         for i, items in enumerate(lists):
@@ -124,7 +130,7 @@ def main() -> int:
                     if flush is not None:
                         flush.sum()
                     t0 = time.perf_counter()
-                    mod.rerank(c, sig)
+                    mod.rerank(c, sig, **whole[mod])
                     best[mod] = min(best[mod], time.perf_counter() - t0)
             tn, to = tn + best[rank], to + best[old]
         n = len(lists)

@@ -208,11 +208,11 @@ def setup(name: str, at: str, n: int, *, before: datetime | None = None, log=pri
 
 
 class FileList:
-    """The whole-file keyword list over the code files at C (stratum.rank.FileText: the product's
+    """The whole-file keyword list over the code files at C (stratum.filetext.FileText: the product's
     BM25 over each file's path and entire source), queried like the text lists."""
 
     def __init__(self, src: Path, paths: list[str]):
-        from stratum.rank import FileText
+        from stratum.filetext import FileText
 
         texts = []
         for p in paths:

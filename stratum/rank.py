@@ -29,7 +29,7 @@ File score (every term is on the scale of the fused text scores, ~1/60 per list)
 - F: a whole-file keyword list (``file_hits``: paths best first, e.g. BM25 over each file's entire
   source), the j-th counting 1 / (60 + j) like one RRF list. Symbol-level lists see a function's
   first lines only; a file whose body as a whole matches the symptom is a different vote. Optional:
-  only callers holding such a list pass it (no shard index holds one yet: the benchmark builds it).
+  only callers holding such a list pass it (``stratum.filetext``; no shard index holds one yet).
 
 Weights: ``DEFAULT_WEIGHTS`` were fitted by ``benchmarks/retrieval_memory.py --fit`` on the
 repositories' own past only: stores at an earlier commit C' (flask and werkzeug 2019-01-01, requests
@@ -60,7 +60,6 @@ from datetime import datetime
 from typing import Callable, NamedTuple, Protocol, Sequence
 
 from stratum import schema as S
-from stratum.errors import InvalidArgument
 from stratum.search import RRF_K    # a whole-file list counts like one of the fused text lists
 
 AGENT = "agent"
@@ -72,8 +71,11 @@ GRAPH_PARTNERS = 16         # import/test neighbours lifted per seed, the most s
                             # order); a popular file's others would each get < 0.18 of its score x w.graph
 TITLE_CHARS = 32            # of a note's title in a why (the note itself is a search away)
 WHY_REASONS = 2             # reasons a served item gives for its file's lift, strongest first
-DEEP = 150                  # candidates to rerank: the whole fused list (3 source lists x 50), so every
-                            # page of a query is cut from the same order
+DEEP = 150                  # the fused list a search asks for (3 source lists x 50): every page of a query
+                            # is cut from the same order
+RERANK = 60                 # of it, the candidates the memories rerank; the rest keep their text order
+                            # below (chosen on the pasts: depth 150/120/90/60 gave file MRR within 0.003,
+                            # docs/bench/retrieval.md; a search at 1M read ~170 files' memories for it)
 
 
 # ---- inputs ------------------------------------------------------------------------------------
@@ -316,9 +318,11 @@ def _note_label(nid: str, n: NoteInfo, note_why: str, title: bool = True) -> str
 
 
 def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
-               *, limit: int | None = None, file_hits: Sequence[str] = ()) -> list[RankedFile]:
-    """Files ranked by every memory, best first (ties: path). ``file_hits``: a whole-file keyword
-    list, best first (F in the module docstring)."""
+               *, limit: int | None = None, file_hits: Sequence[str] = (), depth: int | None = RERANK) -> list[RankedFile]:
+    """Files ranked by every memory, best first (ties: path), from the first ``depth`` candidates.
+    ``file_hits``: a whole-file keyword list, best first (F in the module docstring)."""
+    if depth is not None:
+        candidates = candidates[:depth]
     hits = _hits(signals, candidates)
     out = sorted(_rank_files(candidates, hits, _standings(hits, weights), signals, weights, file_hits).values(),
                  key=lambda e: (-e.score, e.path))
@@ -495,11 +499,16 @@ def co_terms(edges: Sequence[CoEdge], half_life_days: float) -> list[tuple[str, 
 
 
 def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
-           *, limit: int | None = None, add: bool = True, file_hits: Sequence[str] = ()) -> list[Ranked]:
+           *, limit: int | None = None, add: bool = True, file_hits: Sequence[str] = (),
+           depth: int | None = RERANK) -> list[Ranked]:
     """The search items in fused order: a file's best code item gains the file's non-text lift, notes keep
     their text score, and a file lifted by another memory but absent from the text list is added
     (``added``; not when ``add`` is False, e.g. under a kind or path filter the file may not pass),
-    so a note or a co-change partner can bring its code to the answer."""
+    so a note or a co-change partner can bring its code to the answer. Candidates past ``depth``
+    keep their text score and say "text" (no memory is read for them)."""
+    tail: Sequence[Candidate] = ()
+    if depth is not None and len(candidates) > depth:
+        candidates, tail = candidates[:depth], candidates[depth:]
     hits = _hits(signals, candidates)
     stands = _standings(hits, weights)
     # by path, unordered: every entry below is placed by (score, id) at the end
@@ -560,29 +569,17 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
                 r = _new(Ranked)
                 r.id, r.row, r.score, r._why, r.file, r.added = loc[0], loc[1], f.score, f, path, True
                 out.append(r)
+    if tail:
+        added = {r.id for r in out if r.added}      # a file node both added and in the tail: once
+        for c in tail:
+            if c.id not in added:
+                r = _new(Ranked)
+                r.id, r.row, r.score, r._why, r.file, r.added = c.id, c.row, c.score, "text", None, False
+                out.append(r)
     # by score, best first, then id: two stable sorts (of plain keys) order as one by (-score, id)
     out.sort(key=_ID)
     out.sort(key=_SCORE, reverse=True)
     return out[:limit] if limit is not None else out
-
-
-class FileText:
-    """The whole-file keyword list (F): BM25 (``KeywordIndex``, the product's) over one document per
-    file, its path and its entire source. Symbol rows are searched by their first lines only; this
-    list sees module-level code and whole bodies. Build once per tree; ``hits`` per query."""
-
-    def __init__(self, paths: Sequence[str], texts: Sequence[str]):
-        from stratum.keywordindex import KeywordIndex
-
-        if len(paths) != len(texts):
-            raise InvalidArgument(f"FileText: {len(paths)} paths for {len(texts)} texts")
-        self.paths = list(paths)
-        self.index = KeywordIndex.build(f"{p}\n{t}" for p, t in zip(paths, texts))
-
-    def hits(self, query: str, k: int = 50) -> list[str]:
-        """Paths best first (only files holding a query term)."""
-        h = self.index.search(query, k)
-        return [self.paths[int(r)] for r, sc in zip(h.rows, h.scores) if sc > 0]
 
 
 def candidates_of(items) -> list[Candidate]:
@@ -591,4 +588,4 @@ def candidates_of(items) -> list[Candidate]:
 
 
 __all__ = ["Candidate", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
-           "RankedFile", "Ranked", "rank_files", "rerank", "FileText", "candidates_of"]
+           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "RERANK", "DEEP"]

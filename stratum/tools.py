@@ -247,7 +247,7 @@ class Tools:
                                   limit=max(want, rank.DEEP), offset=0, extra_docs=ov.search_docs())
             exact = exact and page.total_is_exact
             bound += page.total_or_lower_bound
-            sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(page.items)
+            sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos)
             status = ov.status_of           # None for code: a dict look, cheaper than the row's kind
             live = []
             for it in page.items:
@@ -257,6 +257,7 @@ class Tools:
                     bound -= 1                      # changed or deleted on the session's branch
                 else:
                     live.append(it)
+            sig.prefetch(live[:rank.RERANK])        # the rows the rerank reads (the rest keep text order)
             # notes lift the code they are about, co-change and imports/tests the strongest files'
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
             ranked = rank.rerank(rank.candidates_of(live), sig, add=not (kinds or path_prefix or language))

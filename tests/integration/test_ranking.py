@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from stratum import rank as R
+from stratum.filetext import FileText
 from stratum import signals as SG
 from stratum import schema as S
 from stratum.errors import InvalidArgument
@@ -297,7 +298,7 @@ def reductions(basket: dict) -> list:
 
 
 def test_a_whole_file_match_lifts_a_file_whose_symbols_do_not_say_it(tmp_path):
-    """The whole-file keyword list (rank.FileText) reads whole bodies and module-level code: the
+    """The whole-file keyword list (stratum.filetext.FileText) reads whole bodies and module-level code: the
     voucher logic sits past the first BODY_CHARS of total(), so no symbol-level keyword row matches
     the symptom and text alone leaves pricing.py and cart.py within a hair; the whole-file list
     puts pricing.py clearly first and says why."""
@@ -312,7 +313,7 @@ def test_a_whole_file_match_lifts_a_file_whose_symbols_do_not_say_it(tmp_path):
     tools = _open(tmp_path / "store")
     try:
         q = "voucher discount ignored"
-        ft = R.FileText(sorted(files), [files[p] for p in sorted(files)])
+        ft = FileText(sorted(files), [files[p] for p in sorted(files)])
         assert ft.hits(q) == ["shop/pricing.py"]                 # the only file saying it at all
         sh = tools.shards.shards[0]
         page = sh.warm.search(q, limit=150)
@@ -331,7 +332,7 @@ def test_a_whole_file_match_lifts_a_file_whose_symbols_do_not_say_it(tmp_path):
         off = R.rank_files(cands, sig, R.DEFAULT_WEIGHTS.only(), file_hits=ft.hits(q))   # ablation: off means off
         assert [f.path for f in off] == [f.path for f in R.rank_files(cands, sig, R.TEXT_ONLY)]
         with pytest.raises(InvalidArgument):
-            R.FileText(["shop/cart.py"], [])
+            FileText(["shop/cart.py"], [])
     finally:
         tools.close()
 

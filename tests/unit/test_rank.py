@@ -164,3 +164,21 @@ def test_cochange_terms_from_the_signals_rank_like_the_edges():
     c = [R.Candidate(0, 0.03, (), "a")]
     view = [(r.id, r.score, r.why, r.added) for r in R.rerank(c, plain)]
     assert view == [(r.id, r.score, r.why, r.added) for r in R.rerank(c, kept)] and len(view) == 4
+
+
+def test_candidates_past_the_rerank_depth_keep_their_text_order_and_read_no_memory():
+    # 3 candidates reranked; the other two are past the depth: their hits are never asked for
+    hits = {"a": code("x.py", "f"), "b": code("y.py", "g"), "n": note(["z.py"])}
+    sig = TableSignals(hits)
+    c = [R.Candidate(0, 0.05, (), "a"), R.Candidate(1, 0.04, (), "b"), R.Candidate(-1, 0.03, (), "n"),
+         R.Candidate(3, 0.02, (), "deep1"), R.Candidate(4, 0.01, (), "id:z.py")]
+    out = R.rerank(c, sig, depth=3)
+    ids = [r.id for r in out]
+    assert ids.count("id:z.py") == 1                  # the note's file: added once, not again from the tail
+    z = next(r for r in out if r.id == "id:z.py")
+    assert z.added and z.score > 0.01                 # lifted by the note, above its text score
+    deep = next(r for r in out if r.id == "deep1")
+    assert (deep.score, deep.why, deep.added) == (0.02, "text", False)
+    assert out == sorted(out, key=lambda r: (-r.score, r.id))
+    assert [f.path for f in R.rank_files(c, sig, depth=3)] == [f.path for f in R.rank_files(c[:3], sig, depth=None)]
+    assert R.rerank(c[:3], sig, depth=None) == [r for r in out if r.id != "deep1"]
