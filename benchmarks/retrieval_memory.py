@@ -4,7 +4,8 @@ Extends benchmarks/retrieval_quality.py (same tasks, definitions in benchmarks/c
 below) with the fusion of stratum.rank. For each qualifying commit after the index commit C the
 query is its masked subject and the answer is the code files it changed (as at C). The store holds
 the tree and the history of C only. Every row ranks files from the same fused text list of the
-shard's warm searcher (HybridSearcher, each source list 50 deep; DEEP = 150 hits), then:
+shard's warm searcher (HybridSearcher, each source list 50 deep; DEEP = 150 hits; the rank rows
+rerank the first stratum.rank.RERANK of them, as the search tool does), then:
 
 - **hybrid (today)**: files in first-occurrence order of the hits (a note hit stands for the files
   it is about): what the ``search`` tool serves now. The baseline row.
