@@ -223,7 +223,7 @@ class NoteView(NamedTuple):
         if kernels is not None:
             # one compiled pass: bincount's sums, and the top k from the postings' slots only
             # (no pass over all n slots for the mask, no partition of every match)
-            score = np.zeros(self.n)
+            score: np.ndarray = np.zeros(self.n)
             cand = kernels.top_sums(slots, weights, self.n, ok, k, score)
             top = score[cand]
             order = np.lexsort((cand, -top))[:k]

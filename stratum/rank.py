@@ -57,7 +57,7 @@ from operator import attrgetter, itemgetter
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from datetime import datetime
-from typing import Callable, NamedTuple, Protocol, Sequence
+from typing import Callable, NamedTuple, Protocol, Sequence, cast
 
 from stratum import schema as S
 from stratum.search import RRF_K    # a whole-file list counts like one of the fused text lists
@@ -364,7 +364,7 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
     notes: dict[str, dict[str, list[tuple[float, tuple[str, NoteInfo, str]]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:                      # a note (_standings)
-            n = h.note
+            n = cast(NoteInfo, h.note)     # a standing is set for note hits only
             stand, note_why = st
             mined, its_files, about, root, channel = n.facts
             if lead is not None and not mined:
@@ -422,8 +422,8 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
         # T + note evidence (a file with no parts: the same float as the sum, text + 0.0)
         base = {}
         for f, e in files.items():
-            p = e.parts             # the note channels' parts, missing ones 0.0, summed in this order
-            base[f] = e.text + sum((p.get("notes", 0.0), p.get("mined", 0.0), p.get("changes", 0.0))) if p \
+            parts = e.parts         # the note channels' parts, missing ones 0.0, summed in this order
+            base[f] = e.text + sum((parts.get("notes", 0.0), parts.get("mined", 0.0), parts.get("changes", 0.0))) if parts \
                 else e.text + 0.0
         seeds = _seeds(base, w.seeds)
         terms = getattr(signals, "cochange_terms", None)
@@ -446,17 +446,17 @@ def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Se
                 for p, k in nbrs[:GRAPH_PARTNERS]:
                     gr.setdefault(p, []).append((each, g, k))
         for key, weight, table, say in (("cochange", w.cochange, co, _co_reasons), ("graph", w.graph, gr, _graph_reasons)):
-            for f, ev in table.items():
+            for f, lifts in table.items():
                 e = get(f)
                 if e is None:
                     e = files[f] = _new(RankedFile)
                     e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
-                if len(ev) > 1:
-                    ev.sort(key=_FIRST, reverse=True)
-                    e.parts[key] = weight * _harmonic(ev)
+                if len(lifts) > 1:
+                    lifts.sort(key=_FIRST, reverse=True)
+                    e.parts[key] = weight * _harmonic(lifts)
                 else:
-                    e.parts[key] = weight * (0 + ev[0][0] / 1)        # _harmonic of one
-                e.said[key] = (say, (ev[0][1], ev[0][2]))
+                    e.parts[key] = weight * (0 + lifts[0][0] / 1)        # _harmonic of one
+                e.said[key] = (say, (lifts[0][1], lifts[0][2]))
     if w.file_text:
         for j, f in enumerate(dict.fromkeys(file_hits), 1):
             e = get(f)
@@ -528,7 +528,7 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     of = {AGENT: weights.notes, MINED: weights.mined, CHANGES: weights.changes}     # Weights.of, as a look
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:
-            n = h.note
+            n = cast(NoteInfo, h.note)     # a standing is set for note hits only
             stand, note_why = st
             # a note ranks with the evidence it lends its files, so it stays just above the code it
             # explains (unless that code matches the query better on its own); an agent note stays
@@ -551,23 +551,23 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
         # the file's best item carries the file's lift (it must not fill a page alone); its why,
         # "text; <the file's lift_why>", is formatted if it is read
         path = h.file
-        f = None
+        fe: RankedFile | None = None
         if path and path not in seen_files:
             seen_files.add(path)
-            f = ranked.get(path)
-        lift = (f.score - f.text) if f is not None else 0.0
+            fe = ranked.get(path)
+        lift = (fe.score - fe.text) if fe is not None else 0.0
         r = _new(Ranked)
         r.id, r.row, r.score, r.file, r.added = c.id, c.row, c.score + lift, path, False
-        r._why = f if lift > 0 else "text"
+        r._why = fe if fe is not None and lift > 0 else "text"
         out.append(r)
     if add:
-        todo = [(p, f) for p, f in ranked.items() if f.text <= 0 and f.score > 0 and p not in seen_files]
+        todo = [(p, e) for p, e in ranked.items() if e.text <= 0 and e.score > 0 and p not in seen_files]
         many = getattr(signals, "locate_many", None)
         locs = many([p for p, _ in todo]) if many is not None else [signals.locate(p) for p, _ in todo]
-        for (path, f), loc in zip(todo, locs):
+        for (path, e), loc in zip(todo, locs):
             if loc is not None:
                 r = _new(Ranked)
-                r.id, r.row, r.score, r._why, r.file, r.added = loc[0], loc[1], f.score, f, path, True
+                r.id, r.row, r.score, r._why, r.file, r.added = loc[0], loc[1], e.score, e, path, True
                 out.append(r)
     if tail:
         added = {r.id for r in out if r.added}      # a file node both added and in the tail: once
