@@ -203,3 +203,6 @@ def top_sums(slots: np.ndarray, weights: np.ndarray, n: int, ok: np.ndarray, k: 
                 out[count] = s
                 count += 1
     return out
+
+
+__all__ = ["top_dots", "top_sums", "SLACK"]
