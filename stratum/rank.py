@@ -87,6 +87,17 @@ class Candidate(NamedTuple):
     id: str = ""
 
 
+class Scored(Protocol):
+    """What ranking reads of a candidate: a ``Candidate``, or the searcher's ``SearchItem`` itself
+    (the tool passes its items as they are: a copy of each was ~0.3 us of 150 a search)."""
+    @property
+    def row(self) -> int: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def id(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class NoteInfo:
     """What ranking needs to know about a note hit."""
@@ -145,7 +156,7 @@ class CoEdge(NamedTuple):
 
 
 class Signals(Protocol):
-    def hit(self, c: Candidate) -> Hit: ...
+    def hit(self, c: Scored) -> Hit: ...
     def cochange(self, path: str) -> list[CoEdge]: ...
     def structure(self, path: str) -> tuple[int, list[tuple[str, str]]]: ...
     # (how many other files are import/test neighbours, the first GRAPH_PARTNERS of them as
@@ -317,7 +328,7 @@ def _note_label(nid: str, n: NoteInfo, note_why: str, title: bool = True) -> str
         (f" '{n.title[:TITLE_CHARS]}'" if n.title and title else "") + (f" ({note_why})" if note_why else "")
 
 
-def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
+def rank_files(candidates: Sequence[Scored], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
                *, limit: int | None = None, file_hits: Sequence[str] = (), depth: int | None = RERANK) -> list[RankedFile]:
     """Files ranked by every memory, best first (ties: path), from the first ``depth`` candidates.
     ``file_hits``: a whole-file keyword list, best first (F in the module docstring)."""
@@ -329,7 +340,7 @@ def rank_files(candidates: Sequence[Candidate], signals: Signals, weights: Weigh
     return out[:limit] if limit is not None else out
 
 
-def _hits(signals: Signals, candidates: Sequence[Candidate]) -> list[Hit]:
+def _hits(signals: Signals, candidates: Sequence[Scored]) -> list[Hit]:
     """Each candidate's hit, in one call where the signals offer one (``ShardSignals.hit_many``)."""
     many = getattr(signals, "hit_many", None)
     return many(candidates) if many is not None else [signals.hit(c) for c in candidates]
@@ -348,7 +359,7 @@ def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None
     return out
 
 
-def _rank_files(candidates: Sequence[Candidate], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
+def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
                 signals: Signals, w: Weights, file_hits: Sequence[str],
                 lead: dict[str, tuple[float, str]] | None = None) -> dict[str, RankedFile]:
     """Every file with evidence, by path (unordered: ``rank_files`` sorts, ``rerank`` places by item).
@@ -498,7 +509,7 @@ def co_terms(edges: Sequence[CoEdge], half_life_days: float) -> list[tuple[str, 
     return out
 
 
-def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
+def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
            *, limit: int | None = None, add: bool = True, file_hits: Sequence[str] = (),
            depth: int | None = RERANK) -> list[Ranked]:
     """The search items in fused order: a file's best code item gains the file's non-text lift, notes keep
@@ -506,7 +517,7 @@ def rerank(candidates: Sequence[Candidate], signals: Signals, weights: Weights =
     (``added``; not when ``add`` is False, e.g. under a kind or path filter the file may not pass),
     so a note or a co-change partner can bring its code to the answer. Candidates past ``depth``
     keep their text score and say "text" (no memory is read for them)."""
-    tail: Sequence[Candidate] = ()
+    tail: Sequence[Scored] = ()
     if depth is not None and len(candidates) > depth:
         candidates, tail = candidates[:depth], candidates[depth:]
     hits = _hits(signals, candidates)
@@ -587,5 +598,5 @@ def candidates_of(items) -> list[Candidate]:
     return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id) for i in items]
 
 
-__all__ = ["Candidate", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
+__all__ = ["Candidate", "Scored", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
            "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "RERANK", "DEEP"]

@@ -14,7 +14,7 @@ from typing import Callable, Mapping, TypeVar
 import numpy as np
 
 from stratum import schema as S
-from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, Candidate, CoEdge, Hit, NoteInfo, co_terms
+from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
 
 _WORDS = {("imports", True): "imported by", ("imports", False): "imports",      # (edge kind, outgoing)
           ("tests", True): "tested by", ("tests", False): "tests"}
@@ -95,7 +95,7 @@ class ShardSignals:
                 created = note.created_at
         return NoteInfo(kind, files, status or "active", stale, created, title or "")
 
-    def hit(self, c: Candidate) -> Hit:
+    def hit(self, c: Scored) -> Hit:
         key = c.id or str(c.row)
         h = self._cache.get(key)
         if h is not None:

@@ -260,7 +260,7 @@ class Tools:
             sig.prefetch(live[:rank.RERANK])        # the rows the rerank reads (the rest keep text order)
             # notes lift the code they are about, co-change and imports/tests the strongest files'
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
-            ranked = rank.rerank(rank.candidates_of(live), sig, add=not (kinds or path_prefix or language))
+            ranked = rank.rerank(live, sig, add=not (kinds or path_prefix or language))   # items as candidates
             if view is not None:                    # a hidden file lifted in by co-change or imports
                 ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
             lists.append((ranked, sh, ov))
@@ -269,7 +269,7 @@ class Tools:
                 mine = view.search_overlay(sh, query, kinds=tuple(kinds), path_prefix=path_prefix,
                                            language=language, limit=max(want, rank.DEEP), offset=0)
                 bound += len(mine)
-                lists.append((rank.rerank(rank.candidates_of(mine), signals.ShardSignals(o.shard), add=False),
+                lists.append((rank.rerank(mine, signals.ShardSignals(o.shard), add=False),
                               o.shard, None))
         end = offset + page_size
         n_hits = sum(len(ranked) for ranked, _, _ in lists)
