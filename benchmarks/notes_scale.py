@@ -8,7 +8,8 @@ Definitions (printed):
   ``DeltaLog.append_many`` to keep setup short; kind rca/failure/insight in turn, about 1-2 random
   code nodes of the store, text "<kind words> in <qualname> (<path>): <a sentence from a pool of
   30 symptom/cause sentences> #<i>", 80-200 characters.
-- **search p50**: in-process ``Tools.search`` (page size 10) over 40 natural-language queries about
+- **search p50**: in-process ``Tools.search`` (page size 10; the notes' compiled kernels prepared as
+  ``stratum serve`` prepares them, ``noteindex.prepare_kernels``) over 40 natural-language queries about
   flask, after one warm-up pass; ROUNDS passes, median, p90 and p95 of the per-call wall time; the
   cases (0, 1,000, 10,000 notes) are open at once and each query runs on each in turn.
   **searcher p50**: the same queries at the searcher alone (``HybridSearcher.search`` with the
@@ -148,6 +149,9 @@ def search_latency(stores: dict[int, Path], rounds: int) -> dict[int, dict]:
     from stratum.search import ExtraDoc
     from stratum.tools import Tools
 
+    from stratum import noteindex
+
+    noteindex.prepare_kernels()                     # as stratum serve does
     cases = {}
     for n, store in stores.items():
         t0 = time.perf_counter()

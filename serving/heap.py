@@ -7,8 +7,10 @@ allocations added ~0.19 ms a search (docs/bench/grpc.md, "session 8"). ``settle`
 loaded into the permanent generation (``gc.freeze``) and collects the young less often; the
 memory of the requests themselves is still freed by reference counting at once.
 
-After a reload the old versions' objects are unfrozen and collected once (``resettle``), so a
-cycle among them is not kept for the life of the process.
+After a reload the heap goes back to the collector (``release``) and is collected and frozen
+again only once no new version arrived for QUIET_INTERVALS reload polls (``resettle``): calls and
+threads still holding the old version then are done, so a cycle among its objects is collected,
+not frozen for the life of the process.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import gc
 import threading
 
 YOUNG = 10_000          # allocations between young collections (CPython's default: 700)
+QUIET_INTERVALS = 20    # reload polls with no new version before the heap is frozen again (10 s at 0.5 s)
 
 _lock = threading.Lock()
 _settled = False
@@ -33,15 +36,21 @@ def settle(young: int = YOUNG) -> None:
         _settled = True
 
 
+def release() -> None:
+    """New versions were loaded: the frozen heap back to the collector (a no-op in a process that
+    never settled, e.g. a test serving in-process)."""
+    with _lock:
+        if _settled:
+            gc.unfreeze()
+
+
 def resettle() -> None:
-    """After new versions were loaded: the frozen heap back to the collector, collected, frozen
-    again (a no-op in a process that never settled, e.g. a test serving in-process)."""
+    """Some time after a ``release``: collect (the old versions' cycles) and freeze again."""
     with _lock:
         if not _settled:
             return
-        gc.unfreeze()
         gc.collect()
         gc.freeze()
 
 
-__all__ = ["settle", "resettle", "YOUNG"]
+__all__ = ["settle", "release", "resettle", "YOUNG", "QUIET_INTERVALS"]

@@ -53,6 +53,7 @@ from serving._gen import stratum_pb2 as pb
 from serving.auth import UNAUTHENTICATED_LOOPBACK, ServerSecurity
 from stratum.errors import (BudgetExceeded, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
                             StratumError, SystemError_, Unauthenticated, UserError)
+from stratum import noteindex
 from stratum.identity import acting_as
 from stratum.limits import echo
 
@@ -165,10 +166,17 @@ class StratumServicer:
 
 def _reload_loop(server: grpc.Server, tools: Any, interval: float) -> None:
     """Pick up newly published store versions until the server terminates."""
+    quiet: int | None = None        # polls since new versions were loaded (None: heap settled)
     while server.wait_for_termination(timeout=interval):     # True: timed out, still serving
         try:
             if tools.reload():
-                heap.resettle()         # the old versions' objects back to the collector
+                heap.release()          # the heap back to the collector; frozen again once quiet
+                quiet = 0
+            elif quiet is not None:
+                quiet += 1
+                if quiet >= heap.QUIET_INTERVALS:   # the old versions' calls and threads are done
+                    heap.resettle()
+                    quiet = None
         except (StratumError, OSError) as err:     # a half-published or unreadable store: keep serving
             log.warning("reload failed, still serving the loaded versions: %s", err)
 
@@ -242,6 +250,7 @@ def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10
         "workers": 8, "reload_interval": 0.5, "max_request_bytes": MAX_REQUEST_BYTES,
         "max_response_bytes": MAX_RESPONSE_BYTES, "max_concurrent_rpcs": None, "security": None, **options})
     health_server = _health_only(health_servicer, host, health_port) if health_port is not None else None
+    noteindex.prepare_kernels()     # a long-lived process: the notes' compiled exact list
     heap.settle()       # the loaded stores stay for the process's life: out of the collector's walks
     stopping = threading.Event()
 

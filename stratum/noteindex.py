@@ -52,14 +52,16 @@ BUILD_CHUNK = 1024         # vectors per graph insert call while building
 # without an active exception", exit 134) after a CLI command has already succeeded.
 _STOP = threading.Event()
 _THREADS: list[threading.Thread] = []
+_THREADS_LOCK = threading.Lock()        # queries and the overlay's sync start threads at once
 
 
 def background(fn, *args, name: str = "stratum-note-graph") -> threading.Thread:
     """Run ``fn`` on a daemon thread that the interpreter's exit waits for (``fn`` should check
     ``stop_requested()`` between steps)."""
     th = threading.Thread(target=fn, args=args, name=name, daemon=True)
-    _THREADS[:] = [t for t in _THREADS if t.is_alive()]
-    _THREADS.append(th)
+    with _THREADS_LOCK:
+        _THREADS[:] = [t for t in _THREADS if t.is_alive()]
+        _THREADS.append(th)
     th.start()
     return th
 
@@ -71,7 +73,9 @@ def stop_requested() -> bool:
 @atexit.register
 def _stop_background() -> None:
     _STOP.set()
-    for th in _THREADS:
+    with _THREADS_LOCK:
+        threads = list(_THREADS)
+    for th in threads:
         th.join(timeout=10)
 
 
@@ -79,14 +83,26 @@ _KERNELS: dict[str, Any] = {}       # "module": notekernels once loaded and its 
 _KERNELS_LOCK = threading.Lock()
 
 
+def prepare_kernels() -> None:
+    """A long-lived process (``stratum serve``) loads the exact list's compiled kernels, on a
+    background thread. Only then do queries use them: a one-shot CLI search answers with numpy
+    (the same notes) instead of waiting at its exit for numba (~1 s with numba's cache, 5-14 s
+    compiling without one: past the exit's join, a thread inside LLVM would abort the process)."""
+    _KERNELS["wanted"] = True
+    compiled()
+
+
 def compiled(wait: bool = False):
     """``notekernels`` once it is loaded, else None (numpy answers meanwhile: the same notes).
-    The first call starts loading it on a background thread: numba's import and the cached
-    machine code took ~0.7-1 s, which the first answer after a restart paid when the first
-    query loaded it inline. ``wait``: block until it is loaded (tests, benchmarks)."""
+    After ``prepare_kernels`` the first call starts loading it on a background thread: numba's
+    import and the cached machine code took ~0.7-1 s, which the first answer after a restart paid
+    when the first query loaded it inline. ``wait``: load it and block until it is loaded
+    (tests, benchmarks)."""
     mod = _KERNELS.get("module")
     if mod is not None:
         return mod
+    if not wait and not _KERNELS.get("wanted"):
+        return None
     with _KERNELS_LOCK:
         th = _KERNELS.get("thread")
         if th is None:
@@ -385,13 +401,20 @@ class NoteIndex:
 
     def quantize_pending(self) -> None:
         """The int8 copies of the vectors that arrived since the last exact query, in one
-        vectorised call (per note in ``add``, a bulk load of 10,000 paid ~0.15 s more)."""
+        vectorised call (per note in ``add``, a bulk load of 10,000 paid ~0.15 s more), computed
+        outside the lock (~0.16 s at 10,000: views and writers do not wait for it; a slot's vector
+        never changes once set)."""
         with self._lock:
             if not self._q8_pending:
                 return
-            rows = np.asarray(self._q8_pending, np.int64)
-            self.vectors8[rows], self.scale8[rows], self.err8[rows] = _quantize(self.vectors[rows])
-            self._q8_pending = []       # emptied last: a query that finds it empty finds the rows written
+            todo = list(self._q8_pending)
+            rows = np.asarray(todo, np.int64)
+            vecs = self.vectors[rows]           # a copy: _grow may swap the arrays meanwhile
+        v8, scale, err = _quantize(vecs)
+        with self._lock:
+            self.vectors8[rows], self.scale8[rows], self.err8[rows] = v8, scale, err
+            done = set(todo)                    # emptied last: a query that finds a row gone finds it written
+            self._q8_pending = [j for j in self._q8_pending if j not in done]
 
     # ---- the HNSW graph (large note sets) ---------------------------------------------------
     def _to_graph(self, j: int) -> None:
@@ -463,7 +486,8 @@ class NoteIndex:
                 self._defer = False
                 if self._waiting and self._graph is not None and not self._building:
                     self._flush_graph()
-                many = len(self._q8_pending) >= EXACT_COMPILED_MIN and len(self.ids) < ANN_MIN
+                many = len(self._q8_pending) >= EXACT_COMPILED_MIN and len(self.ids) < ANN_MIN \
+                    and bool(_KERNELS.get("wanted"))
             if many:        # the exact list's kernels and int8 copies made now, not in the first query
                 compiled()  # (the copy of 10,000 notes took that query 0.16 s)
                 background(self.quantize_pending, name="stratum-note-int8")
@@ -569,7 +593,9 @@ def _quantize(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     top = np.abs(v).max(axis=1)
     scale = np.where(top > 0, top / np.float32(127.0), np.float32(1.0)).astype(np.float32)
     v8 = np.clip(np.rint(v / scale[:, None]), -127, 127).astype(np.int8)
-    err = np.linalg.norm(v - v8.astype(np.float32) * scale[:, None], axis=1) * np.float32(1.0001) + np.float32(1e-7)
+    # + 1e-4 |v|: the float error of the f32 sums grows with |q| |v| (the kernel's SLACK is absolute)
+    err = np.linalg.norm(v - v8.astype(np.float32) * scale[:, None], axis=1) * np.float32(1.0001) + \
+        np.float32(1e-4) * np.linalg.norm(v, axis=1) + np.float32(1e-7)
     return v8, scale, err.astype(np.float32)
 
 
@@ -580,4 +606,4 @@ def _extend(a: np.ndarray, cap: int) -> np.ndarray:
 
 
 __all__ = ["NoteIndex", "NoteView", "encode_vector", "decode_vector", "stop_requested", "background", "ANN_MIN",
-           "EXACT_COMPILED_MIN", "compiled"]
+           "EXACT_COMPILED_MIN", "compiled", "prepare_kernels"]

@@ -20,15 +20,18 @@ import numba
 import numpy as np
 
 SLACK = np.float32(1e-4)    # > the float error of two 384-term f32 sums (worst case ~2e-5)
+# the sums may be reordered (they vectorise), but -inf and NaN keep their meaning: the kernel's
+# sentinels compare against them (fastmath=True's "no infs, no NaNs" would leave that undefined)
+_FAST = {"reassoc", "contract"}
 
 
 def _compiled(f):
-    """Compiled without the GIL, fastmath (the sums vectorise), cached on disk where a cache can
+    """Compiled without the GIL, sums reassociated (they vectorise), cached on disk where a cache can
     be written (else compiled once per process)."""
     try:
-        return numba.njit(cache=True, nogil=True, fastmath=True)(f)
+        return numba.njit(cache=True, nogil=True, fastmath=_FAST)(f)
     except RuntimeError:        # numba: "cannot cache function ...: no locator available"
-        return numba.njit(nogil=True, fastmath=True)(f)
+        return numba.njit(nogil=True, fastmath=_FAST)(f)
 
 
 @_compiled

@@ -123,7 +123,9 @@ class ShardSignals:
         col = self.shard.col
         nid = col("id")[row]
         ov = self.overlay
-        if ov is None:
+        if ov is None or ov.shard is not self.shard:
+            # no overlay, or a call still holding an older version beside the new version's
+            # overlay (Memory.overlay after a reload): its rows are not the overlay's rows
             return Hit(kind, None, note=self._note(nid, kind, col("meta")[row], col("status")[row],
                                                    col("name")[row] or ""))
         memo = _NOTE_MEMOS.get(ov)
@@ -131,12 +133,12 @@ class ShardSignals:
             memo = _NOTE_MEMOS.setdefault(ov, {})
         key = (ov.status_of(nid), ov.notes.get(nid))
         got = memo.get(row)
-        if got is not None and got[0] == key[0] and got[1] is key[1]:
-            return got[2]
+        if got is not None and got[0] == key[0] and got[1] is key[1] and got[2] == nid:
+            return got[3]
         h = Hit(kind, None, note=self._note(nid, kind, col("meta")[row], col("status")[row], col("name")[row] or ""))
         if len(memo) >= MEMO_ENTRIES:
             memo.clear()
-        memo[row] = (*key, h)
+        memo[row] = (*key, nid, h)
         return h
 
     def hit_many(self, candidates) -> list[Hit]:

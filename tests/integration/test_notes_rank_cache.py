@@ -128,3 +128,30 @@ def test_kept_hits_locations_and_decays_rank_as_fresh_reads(tools):
     assert sig.locate_many(paths) == [signals.ShardSignals(sh, ov).locate(p) for p in paths]
     for p in paths:
         assert sig.cochange_terms(p, 365.0) == rank.co_terms(sig.cochange(p), 365.0)
+
+
+def test_a_call_holding_another_version_keeps_nothing_in_the_overlays_note_cache(tools):
+    """After a reload a call still holding the old shard is handed the new version's overlay
+    (``Memory.overlay``): its merged notes' hits are read, not kept under the overlay by row (the
+    rows are the old version's: a later search of the new version would get another note's hit)."""
+    from stratum.tools import Tools
+
+    sh = next(iter(tools.memory))
+    ov = tools.memory.overlay(sh)
+    other = Tools.open([str(sh.store.root)])
+    try:
+        old = next(iter(other.memory))                   # the same store, another shard object
+        assert old is not sh
+        signals._NOTE_MEMOS.pop(ov, None)
+        queries = ["discount rounding", "cart total", "fix pricing", "checkout"]
+        for q in queries:
+            items = old.warm.search(q, kinds=("fix", "change"), limit=rank.DEEP).items
+            mismatched = rank.rerank(items, signals.ShardSignals(old, ov))
+            own = rank.rerank(items, signals.ShardSignals(old, other.memory.overlay(old)))
+            assert _view(mismatched) == _view(own)
+        assert not signals._NOTE_MEMOS.get(ov)
+        for q in queries:                                # the overlay's own shard does keep them
+            rank.rerank(sh.warm.search(q, kinds=("fix", "change"), limit=rank.DEEP).items, signals.ShardSignals(sh, ov))
+        assert signals._NOTE_MEMOS.get(ov)
+    finally:
+        other.close()

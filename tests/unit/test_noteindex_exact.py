@@ -133,7 +133,7 @@ def test_numpy_answers_until_the_kernels_are_loaded(monkeypatch):
     """The first query over a large note set does not wait for numba (its loading runs on a
     background thread): it gets numpy's exact answer, the same notes."""
     monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 8)
-    monkeypatch.setattr(NI, "_KERNELS", {})
+    monkeypatch.setattr(NI, "_KERNELS", {"wanted": True})     # a server's (prepare_kernels)
     started = []
     monkeypatch.setattr(NI, "background", lambda fn, *a, name="": started.append(fn) or _Idle())
     rng = np.random.default_rng(6)
@@ -156,3 +156,21 @@ def test_numpy_answers_until_the_kernels_are_loaded(monkeypatch):
 class _Idle:
     def join(self, timeout=None):
         return None
+
+
+def test_a_one_shot_process_answers_with_numpy_and_loads_no_kernels(monkeypatch):
+    """Without ``prepare_kernels`` (a CLI search) no background load starts: its exit does not wait
+    for numba; the exact list is numpy's, the same notes."""
+    monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 8)
+    monkeypatch.setattr(NI, "_KERNELS", {})
+    started = []
+    monkeypatch.setattr(NI, "background", lambda fn, *a, name="": started.append(fn) or _Idle())
+    vecs = _vectors(np.random.default_rng(7), 60, 16)
+    ix = NoteIndex(16)
+    with ix.deferred():
+        for j in range(60):
+            ix.add(f"n{j:02d}", "", "rca", "", "a", vecs[j])
+    view = ix.view()
+    assert view.exact_hits(vecs[3], 5, view.has_vector[:60].copy())[0].tolist() == \
+        _brute(vecs, vecs[3], np.ones(60, bool), 5)
+    assert started == [] and NI.compiled() is None
