@@ -182,3 +182,18 @@ def test_candidates_past_the_rerank_depth_keep_their_text_order_and_read_no_memo
     assert out == sorted(out, key=lambda r: (-r.score, r.id))
     assert [f.path for f in R.rank_files(c, sig, depth=3)] == [f.path for f in R.rank_files(c[:3], sig, depth=None)]
     assert R.rerank(c[:3], sig, depth=None) == [r for r in out if r.id != "deep1"]
+
+
+def test_cochange_terms_decay_by_age_from_the_seeds_newest_cochange():
+    """co_terms against the formula worked by hand (0.5 ** (age / half-life), age from the newest)."""
+    edges = [R.CoEdge("old.py", 10, 0.5, T0 - timedelta(days=365)), R.CoEdge("new.py", 3, 0.7, T0),
+             R.CoEdge("mid.py", 4, 0.9, T0 - timedelta(days=730)), R.CoEdge("none.py", 2, 0.4, None)]
+    got = R.co_terms(edges, 365.0)
+    assert [(p, c, s) for p, c, s, _ in got] == [("old.py", 0.5, 10), ("new.py", 0.7, 3), ("mid.py", 0.9, 4),
+                                                 ("none.py", 0.4, 2)]
+    assert [d for *_, d in got] == pytest.approx([0.5, 1.0, 0.25, 1.0])
+    assert [d for *_, d in R.co_terms(edges, 0.0)] == [1.0, 1.0, 1.0, 1.0]      # no half-life: no decay
+    # and the lift rank_files gives a partner: s0 * confidence * support / (support + 2) * decay
+    sig = TableSignals({"a": code("x.py", "f")}, co={"x.py": edges})
+    f = {e.path: e for e in R.rank_files([R.Candidate(0, 0.03, (), "a")], sig, R.DEFAULT_WEIGHTS.only("cochange"))}
+    assert f["mid.py"].score == pytest.approx(R.DEFAULT_WEIGHTS.cochange * 0.03 * 0.9 * 4 / 6 * 0.25)
