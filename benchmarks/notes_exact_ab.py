@@ -30,6 +30,9 @@ NO_GRAPH = 1 << 40
 def main() -> None:
     import stratum.noteindex as NI
 
+    NI.prepare_kernels()                    # the server's exact list (stratum serve prepares it)
+    NI.compiled(wait=True)
+
     load, view_of = searcher_ab.load_reference, searcher_ab.reference_view
     graph_ref = "--graph-in-reference" in sys.argv
     if graph_ref:

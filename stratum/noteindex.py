@@ -46,6 +46,7 @@ ANN_EXPANSION = 128        # the graph's search candidate list (ef)
 ANN_EXPANSION_ADD = 64     # its build candidate list (efConstruction): 10k notes build in ~1.5-4 s
 BM25_CACHE = 1 << 21       # cached per-posting BM25 parts (floats, 16 MB) before the cache is dropped
 BUILD_CHUNK = 1024         # vectors per graph insert call while building
+BUILD_THREADS = 0          # usearch's threads for it (0: every core; 1: the same graph every time)
 
 # Background work (the graph build; the overlay's note embedding) stops at interpreter exit: a
 # daemon thread killed inside usearch or onnxruntime aborts the process ("terminate called
@@ -115,11 +116,7 @@ def compiled(wait: bool = False):
 def _load_kernels() -> None:
     from stratum import notekernels as K
 
-    # each kernel compiled (or read from numba's cache) for the argument types the index passes
-    m = np.zeros((2, 4), np.float32)
-    K.top_dots(m, np.zeros((2, 4), np.int8), np.ones(2, np.float32), np.zeros(2, np.float32),
-               np.ones(4, np.float32), np.ones(2, bool), 1, np.zeros(2, np.float32))
-    K.top_sums(np.zeros(1, np.int32), np.ones(1), 2, np.ones(2, bool), 1, np.zeros(2))
+    K.warm()
     _KERNELS["module"] = K
 
 
@@ -169,12 +166,8 @@ class NoteView(NamedTuple):
             ok &= np.fromiter((paths[j].startswith(path_prefix) for j in range(self.n)), bool, self.n)
         return ok
 
-    def vector_top(self, q: np.ndarray, k: int, ok: np.ndarray) -> list[tuple[int, float]]:
-        """The k best (slot, cosine) among ``ok`` slots with a vector."""
-        return _pairs(*self.vector_hits(q, k, ok))
-
     def vector_hits(self, q: np.ndarray, k: int, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``vector_top`` as arrays (slots, cosines), best first: what the searcher merges."""
+        """The k best (slots, cosines) among ``ok`` slots with a vector, best first: what the searcher merges."""
         sel = ok & self.has_vector[:self.n]
         if q is None or not sel.any():
             return _NO_HITS
@@ -186,12 +179,16 @@ class NoteView(NamedTuple):
             return ann
         return self.exact_hits(q, k, sel)
 
+    def _kernels(self, k: int):
+        """``notekernels`` where this view is large enough for them and they are loaded, else None."""
+        return compiled() if self.n >= EXACT_COMPILED_MIN and k > 0 else None
+
     def exact_hits(self, q: np.ndarray, k: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The k best (slots, cosines) among ``sel`` (slots with a vector), every one scored: from
         EXACT_COMPILED_MIN slots compiled passes over the view's prefix (an int8 scan with error
         bounds, then the rows that could make the top k rescored in f32: ``notekernels``; no
         copy), numpy's product below (no numba import for small sets)."""
-        kernels = compiled() if self.n >= EXACT_COMPILED_MIN and k > 0 else None
+        kernels = self._kernels(k)
         if kernels is not None:
             ix = self.ix
             if ix._q8_pending:
@@ -199,23 +196,16 @@ class NoteView(NamedTuple):
             scores = np.empty(self.n, np.float32)
             cand = kernels.top_dots(self.vectors, ix.vectors8, ix.scale8, ix.err8, np.ascontiguousarray(q, np.float32),
                             sel, k, scores)
-            top = scores[cand]
-            order = np.lexsort((cand, -top))[:k]       # ties at the cut by slot, as _top_arrays
-            return cand[order], top[order]
+            return _top_arrays(cand, scores[cand], k)
         if sel.all():
             return _top_arrays(None, _dot(self.vectors[:self.n], q), k)
         cand = np.flatnonzero(sel)
         scores = _dot(self.vectors[cand], q) if len(cand) < self.n // 2 else _dot(self.vectors[:self.n], q)[cand]
         return _top_arrays(cand, scores, k)
 
-    def keyword_top(self, query: str, idf: Callable[[str], float], avgdl: float, k: int,
-                    ok: np.ndarray) -> list[tuple[int, float]]:
-        """The k best (slot, BM25 score > 0) among ``ok`` slots."""
-        return _pairs(*self.keyword_hits(query, idf, avgdl, k, ok))
-
     def keyword_hits(self, query: str, idf: Callable[[str], float], avgdl: float, k: int,
                      ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``keyword_top`` as arrays (slots, scores), best first: what the searcher merges."""
+        """The k best (slots, BM25 scores > 0) among ``ok`` slots, best first: what the searcher merges."""
         q: dict[str, int] = {}
         for t in tokenize(query):
             q[t] = q.get(t, 0) + 1
@@ -235,15 +225,13 @@ class NoteView(NamedTuple):
             return _NO_HITS
         slots = np.concatenate([p[0] for p in posts]) if len(posts) > 1 else posts[0][0]
         weights = np.concatenate([p[1] for p in posts]) if len(posts) > 1 else posts[0][1]
-        kernels = compiled() if self.n >= EXACT_COMPILED_MIN and k > 0 else None
+        kernels = self._kernels(k)
         if kernels is not None:
             # one compiled pass: bincount's sums, and the top k from the postings' slots only
             # (no pass over all n slots for the mask, no partition of every match)
             score: np.ndarray = np.zeros(self.n)
             cand = kernels.top_sums(slots, weights, self.n, ok, k, score)
-            top = score[cand]
-            order = np.lexsort((cand, -top))[:k]
-            return cand[order], top[order]
+            return _top_arrays(cand, score[cand], k)
         score = np.bincount(slots, weights=weights, minlength=self.n)
         cand = np.flatnonzero((score > 0) & ok)
         return _top_arrays(cand, score[cand], k)
@@ -310,10 +298,6 @@ def _top_arrays(cand: np.ndarray | None, scores: np.ndarray, k: int) -> tuple[np
         return np.empty(0, np.int64), scores[:0]
     order = _top(cand, scores, k)           # the shard index's cut: a tie at the k-th place goes by slot
     return cand[order].astype(np.int64, copy=False), scores[order]
-
-
-def _pairs(slots: np.ndarray, scores: np.ndarray) -> list[tuple[int, float]]:
-    return list(zip(slots.tolist(), scores.tolist()))
 
 
 class NoteIndex:
@@ -454,7 +438,7 @@ class NoteIndex:
             for i in range(0, len(rows), BUILD_CHUNK):      # chunks: a process exit waits for one only
                 if _STOP.is_set():
                     return
-                g.add(rows[i:i + BUILD_CHUNK].astype(np.uint64), vecs[i:i + BUILD_CHUNK], threads=0)
+                g.add(rows[i:i + BUILD_CHUNK].astype(np.uint64), vecs[i:i + BUILD_CHUNK], threads=BUILD_THREADS)
             with self._lock:
                 with self._graph_lock:
                     self._graph, self.graph_size = g, len(rows)

@@ -9,15 +9,17 @@ error, so the answer is still exact: the rows whose int8 score could reach the k
 score are rescored in f32 (Cauchy-Schwarz: ``|q.v - q.v8| <= |q| |v - v8|``, plus a slack for the
 float sums), and every other row provably ranks below it. The k best are kept in a small heap on
 the way, so no pass sorts or partitions all n (the heap is called only for a row that enters it:
-a call per row cost as much as the scan). Loaded only by note sets of
-``noteindex.EXACT_COMPILED_MIN`` slots or more (numba's import and the cached machine code cost
-~0.2-0.5 s once per process; a CLI ``remember`` never pays it).
+a call per row cost as much as the scan). Used for note sets of ``noteindex.EXACT_COMPILED_MIN``
+slots or more, and loaded only in a process that asked for it (``noteindex.prepare_kernels``:
+``stratum serve``): numba's import and the cached machine code cost ~0.2-1 s once per process.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+
+from stratum.kernels import _compiled as exact_arithmetic
 
 SLACK = np.float32(1e-4)    # > the float error of two 384-term f32 sums (worst case ~2e-5)
 # the sums may be reordered (they vectorise), but -inf and NaN keep their meaning: the kernel's
@@ -157,15 +159,7 @@ def top_dots(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, 
     return cand[:count].copy()
 
 
-def _exact_arithmetic(f):
-    """Compiled without fastmath: these sums must be the same floats as numpy's, in its order."""
-    try:
-        return numba.njit(cache=True, nogil=True)(f)
-    except RuntimeError:
-        return numba.njit(nogil=True)(f)
-
-
-@_exact_arithmetic
+@exact_arithmetic     # these sums must be numpy's floats, in its order: no fastmath
 def top_sums(slots: np.ndarray, weights: np.ndarray, n: int, ok: np.ndarray, k: int,
              score: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """BM25 per slot as ``np.bincount(slots, weights, minlength=n)`` sums it (into ``score``,
@@ -208,4 +202,12 @@ def top_sums(slots: np.ndarray, weights: np.ndarray, n: int, ok: np.ndarray, k: 
     return out
 
 
-__all__ = ["top_dots", "top_sums", "SLACK"]
+def warm() -> None:
+    """Compile (or read from numba's cache) each kernel for the argument types the index passes."""
+    m = np.zeros((2, 4), np.float32)
+    top_dots(m, np.zeros((2, 4), np.int8), np.ones(2, np.float32), np.zeros(2, np.float32),
+             np.ones(4, np.float32), np.ones(2, bool), 1, np.zeros(2, np.float32))
+    top_sums(np.zeros(1, np.int32), np.ones(1), 2, np.ones(2, bool), 1, np.zeros(2))
+
+
+__all__ = ["top_dots", "top_sums", "SLACK", "warm"]

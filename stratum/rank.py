@@ -359,6 +359,19 @@ def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None
     return out
 
 
+def _part(files: dict[str, RankedFile], f: str, key: str, weight: float, ev: list) -> RankedFile:
+    """File f's weighted evidence for one signal (``ev``: (score, ...) entries, sorted best first
+    here; the j-th counts 1/j), its entry made when the file has no text hit."""
+    e = files.get(f)
+    if e is None:
+        e = files[f] = _new(RankedFile)
+        e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
+    if len(ev) > 1:
+        ev.sort(key=_FIRST, reverse=True)
+    e.parts[key] = weight * _harmonic(ev)
+    return e
+
+
 def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
                 signals: Signals, w: Weights, file_hits: Sequence[str],
                 lead: dict[str, tuple[float, str]] | None = None) -> dict[str, RankedFile]:
@@ -419,15 +432,7 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
         if not weight:
             continue
         for f, nev in notes[key].items():
-            e = get(f)
-            if e is None:
-                e = files[f] = _new(RankedFile)
-                e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
-            if len(nev) > 1:
-                nev.sort(key=_FIRST, reverse=True)
-                e.parts[part] = weight * _harmonic(nev)
-            else:
-                e.parts[part] = weight * (0 + nev[0][0] / 1)     # _harmonic of one
+            e = _part(files, f, part, weight, nev)     # sorts nev: its best first below
             e.said[part] = (_note_reasons, (nev[0][1], len(nev)))
     if w.cochange or w.graph:
         # T + note evidence (a file with no parts: the same float as the sum, text + 0.0)
@@ -458,15 +463,7 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
                     gr.setdefault(p, []).append((each, g, k))
         for key, weight, table, say in (("cochange", w.cochange, co, _co_reasons), ("graph", w.graph, gr, _graph_reasons)):
             for f, lifts in table.items():
-                e = get(f)
-                if e is None:
-                    e = files[f] = _new(RankedFile)
-                    e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
-                if len(lifts) > 1:
-                    lifts.sort(key=_FIRST, reverse=True)
-                    e.parts[key] = weight * _harmonic(lifts)
-                else:
-                    e.parts[key] = weight * (0 + lifts[0][0] / 1)        # _harmonic of one
+                e = _part(files, f, key, weight, lifts)  # sorts lifts: the best first below
                 e.said[key] = (say, (lifts[0][1], lifts[0][2]))
     if w.file_text:
         for j, f in enumerate(dict.fromkeys(file_hits), 1):

@@ -41,6 +41,12 @@ def store(indexed_store, tmp_path):
     return copy
 
 
+def _pairs(hits):
+    """(slot, score) pairs of a NoteView list's (slots, scores) arrays."""
+    slots, scores = hits
+    return list(zip(slots.tolist(), scores.tolist()))
+
+
 def overlay(store, embedder=None, **kw) -> NotesOverlay:
     return NotesOverlay(Shard(Store(store), embedder=embedder), embedder=embedder, **kw)
 
@@ -208,7 +214,7 @@ def test_a_restarted_overlay_reads_note_vectors_instead_of_embedding(store, embe
     view = again.search_docs()                  # indexes the 20 notes from their records
     assert len(again.index) == 20 and again.index.missing_vectors() == [] and counting.texts == 0
     q = embedder.embed(["discount rounding in the cart total"])[0]
-    top = [view.id(j) for j, _ in view.vector_top(q, 5, view.mask())]
+    top = [view.id(j) for j, _ in _pairs(view.vector_hits(q, 5, view.mask()))]
     assert set(top) <= set(ids_) and len(top) == 5
     j = again.index.slot[ids_[3]]
     np.testing.assert_allclose(again.index.vectors[j], ov.index.vectors[ov.index.slot[ids_[3]]], atol=1e-6)
@@ -223,7 +229,7 @@ def test_notes_written_without_an_embedder_are_embedded_in_the_background(store,
     assert ov.wait_embedded(60)
     view = ov.search_docs()
     q = embedder.embed(["how are refunds paid back through the gateway"])[0]
-    assert [view.id(j) for j, _ in view.vector_top(q, 1, view.mask())] == [nid]
+    assert [view.id(j) for j, _ in _pairs(view.vector_hits(q, 1, view.mask()))] == [nid]
 
 
 def test_concurrent_remembers_are_all_indexed(store, embedder):

@@ -13,6 +13,12 @@ from stratum.noteindex import NoteIndex
 from stratum.search import NodeMeta
 
 
+def _pairs(hits):
+    """(slot, score) pairs of a NoteView list's (slots, scores) arrays."""
+    slots, scores = hits
+    return list(zip(slots.tolist(), scores.tolist()))
+
+
 def _bm25(texts, query, idf, avgdl):
     out = {}
     q = tokenize(query)
@@ -38,12 +44,12 @@ def test_a_view_keeps_its_prefix_while_postings_grow():
     for j, t in enumerate(texts[300:], 300):          # each posting list grows (doubles) past the view
         ix.add(f"n{j:04d}", t, "rca", "", "a")
     idf = {"cache": 1.5, "proxy": 0.7, "token": 2.0, "retry": 1.1}.get
-    got = dict(view.keyword_top("proxy cache cache token", lambda t: idf(t, 1.0), 4.0, 1000, view.mask()))
+    got = dict(_pairs(view.keyword_hits("proxy cache cache token", lambda t: idf(t, 1.0), 4.0, 1000, view.mask())))
     want = _bm25(texts[:300], "proxy cache cache token", lambda t: idf(t, 1.0), 4.0)
     assert got.keys() == want.keys() and max(got) < 300
     assert all(abs(got[j] - want[j]) < 1e-9 for j in want)
     full = ix.view()
-    assert max(dict(full.keyword_top("retry", lambda t: 1.0, 4.0, 1000, full.mask()))) >= 600
+    assert max(dict(_pairs(full.keyword_hits("retry", lambda t: 1.0, 4.0, 1000, full.mask())))) >= 600
 
 
 def test_cached_tie_positions_equal_the_binary_search():

@@ -197,3 +197,11 @@ def test_cochange_terms_decay_by_age_from_the_seeds_newest_cochange():
     sig = TableSignals({"a": code("x.py", "f")}, co={"x.py": edges})
     f = {e.path: e for e in R.rank_files([R.Candidate(0, 0.03, (), "a")], sig, R.DEFAULT_WEIGHTS.only("cochange"))}
     assert f["mid.py"].score == pytest.approx(R.DEFAULT_WEIGHTS.cochange * 0.03 * 0.9 * 4 / 6 * 0.25)
+
+
+def test_a_files_reason_names_its_best_note_whatever_the_candidates_order():
+    sig = TableSignals({"lownote1": note(["x.py"]), "highnote": note(["x.py"])})
+    c = [R.Candidate(-1, 0.01, (), "lownote1"), R.Candidate(-1, 0.04, (), "highnote")]
+    (f,) = R.rank_files(c, sig, R.DEFAULT_WEIGHTS.only("notes"))
+    assert f.reasons == ["rca note highnote +1 more"]
+    assert f.parts["notes"] == pytest.approx(0.04 + 0.01 / 2)

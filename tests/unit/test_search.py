@@ -58,6 +58,12 @@ CODE = [
 ]
 
 
+def _pairs(hits):
+    """(slot, score) pairs of a NoteView list's (slots, scores) arrays."""
+    slots, scores = hits
+    return list(zip(slots.tolist(), scores.tolist()))
+
+
 def records():
     recs = []
     for path, kind, qual, sig, doc, lang in CODE:
@@ -295,17 +301,17 @@ def test_incremental_note_index_scores_like_exhaustive_scoring(setup, embedder):
     exact = ki.score_texts(query, texts)
     view = ix.view("someone")
     ok = view.mask()
-    got = dict(view.keyword_top(query, ki.idf, ki.avgdl, 1000, ok))
+    got = dict(_pairs(view.keyword_hits(query, ki.idf, ki.avgdl, 1000, ok)))
     want = {j: float(s) for j, s in enumerate(exact) if s > 0 and j not in (1, 2)}
     assert got.keys() == want.keys()
     assert all(abs(got[j] - want[j]) < 1e-4 for j in want)
     q = embedder.embed([query])[0]
-    top = view.vector_top(q, 10, ok)
+    top = _pairs(view.vector_hits(q, 10, ok))
     cos = vecs @ q
     cos[[1, 2]] = -np.inf
     assert [j for j, _ in top] == list(np.argsort(-cos, kind="stable")[:10])
-    assert 2 in dict(ix.view("a2").keyword_top("proxy timeout retry LRUCache cache token yaml jwt server parse_file",
-                                               ki.idf, ki.avgdl, 1000, ix.view("a2").mask()))
+    assert 2 in dict(_pairs(ix.view("a2").keyword_hits("proxy timeout retry LRUCache cache token yaml jwt server parse_file",
+                                               ki.idf, ki.avgdl, 1000, ix.view("a2").mask())))
     filt = view.mask(kinds=("insight",), path_prefix="src/p0")
     assert set(np.flatnonzero(filt)) == {j for j in range(300) if j % 3 == 0 and j % 4 == 0 and j not in (1, 2)}
     assert not view.mask(language="python").any()               # notes have no language
@@ -338,11 +344,11 @@ def test_note_index_switches_to_an_hnsw_graph_for_many_notes(monkeypatch, embedd
     recall = []
     for qi in range(20):
         q = vecs[qi * 13 % 400]
-        got = [j for j, _ in view.vector_top(q, 10, ok)]
+        got = [j for j, _ in _pairs(view.vector_hits(q, 10, ok))]
         assert 7 not in got and 8 not in got and len(got) == 10
         exact = np.where(ok, vecs @ q, -np.inf)
         recall.append(len(set(got) & set(np.argsort(-exact)[:10])) / 10)
     assert np.mean(recall) >= 0.95
     few = np.zeros(400, bool)
     few[[5, 50, 150]] = True                       # mostly filtered: scored exactly
-    assert sorted(j for j, _ in view.vector_top(vecs[50], 10, few)) == [5, 50, 150]
+    assert sorted(j for j, _ in _pairs(view.vector_hits(vecs[50], 10, few))) == [5, 50, 150]
