@@ -35,6 +35,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
+from serving import lifecycle
 from stratum import identity
 from stratum.envelope import Response
 from stratum.errors import StratumError
@@ -116,9 +117,13 @@ class _Connection:
     reason as a tool error, so the agent sees "unauthenticated: unknown bearer token" instead of
     a server that never answers."""
 
-    def __init__(self, open_backend: Callable[[], Any], session_options: dict[str, Any]):
+    def __init__(self, open_backend: Callable[[], Any], session_options: dict[str, Any],
+                 reload_interval: float | None = lifecycle.DEFAULT_RELOAD_INTERVAL, settle: bool = False):
+        self._settle = settle
         self._open_backend = open_backend
         self._session_options = session_options
+        self._reload_interval = reload_interval
+        self._reloader: lifecycle.Reloader | None = None
         self._lock = threading.Lock()
         self.backend: Any = None
         self.session: str = ""
@@ -141,8 +146,16 @@ class _Connection:
                     backend.close()
                 return
             self.backend, self.error = backend, None
+            if hasattr(backend, "reload"):      # local stores (a Client's server reloads its own)
+                if self._settle:
+                    lifecycle.settle_process()
+                if self._reload_interval:
+                    self._reloader = lifecycle.Reloader(backend, self._reload_interval)
 
     def close(self) -> None:
+        if self._reloader is not None:
+            self._reloader.stop()
+            self._reloader = None
         if self.backend is None:
             return
         try:
@@ -183,16 +196,20 @@ def _make_tool(conn: _Connection, name: str) -> Callable[..., str]:
 
 def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model: str = "",
                  budget: int | None = None, policy: str = "", branch: str = "", commit: str = "",
-                 worktree: str = "") -> MCPServer:
+                 worktree: str = "", reload_interval: float | None = lifecycle.DEFAULT_RELOAD_INTERVAL,
+                 settle: bool = False) -> MCPServer:
     """An MCP server over the backend ``open_backend()`` returns (a Tools or a Client).
 
     The backend is opened, and a session started, when the connection starts (or, if that fails,
-    at the next tool call); both are closed when it ends.
+    at the next tool call); both are closed when it ends. Local stores are looked at every
+    ``reload_interval`` seconds for a newly published version (a re-index, a post-commit hook),
+    as `stratum serve` does (None or 0: never). ``settle``: this process only serves (``run_stdio``):
+    load the notes' kernels and freeze the loaded heap (``lifecycle.settle_process``).
     """
     opts: dict[str, Any] = dict(author=author, model=model, budget=budget, policy=policy)
     if branch or commit or worktree:  # a branch/commit/worktree session: base + overlay (stratum.branchview)
         opts.update(branch=branch, commit=commit, worktree=worktree)
-    conn = _Connection(open_backend, opts)
+    conn = _Connection(open_backend, opts, reload_interval, settle)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: MCPServer):
@@ -212,8 +229,8 @@ def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model:
 
 
 def run_stdio(open_backend: Callable[[], Any], **session_options: Any) -> None:
-    """Serve MCP on stdin/stdout until the client disconnects."""
-    build_server(open_backend, **session_options).run("stdio")
+    """Serve MCP on stdin/stdout until the client disconnects (the process does nothing else)."""
+    build_server(open_backend, settle=True, **session_options).run("stdio")
 
 
 __all__ = ["build_server", "run_stdio", "render", "MCP_TOOLS", "INSTRUCTIONS"]

@@ -48,12 +48,11 @@ from google.protobuf.message import DecodeError, Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from serving import convert, heap
+from serving import convert, lifecycle
 from serving._gen import stratum_pb2 as pb
 from serving.auth import UNAUTHENTICATED_LOOPBACK, ServerSecurity
 from stratum.errors import (BudgetExceeded, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
                             StratumError, SystemError_, Unauthenticated, UserError)
-from stratum import noteindex
 from stratum.identity import acting_as
 from stratum.limits import echo
 
@@ -164,23 +163,6 @@ class StratumServicer:
         return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
 
 
-def _reload_loop(server: grpc.Server, tools: Any, interval: float) -> None:
-    """Pick up newly published store versions until the server terminates."""
-    quiet: int | None = None        # polls since new versions were loaded (None: heap settled)
-    while server.wait_for_termination(timeout=interval):     # True: timed out, still serving
-        try:
-            if tools.reload():
-                heap.release()          # the heap back to the collector; frozen again once quiet
-                quiet = 0
-            elif quiet is not None:
-                quiet += 1
-                if quiet >= heap.QUIET_INTERVALS:   # the old versions' calls and threads are done
-                    heap.resettle()
-                    quiet = None
-        except (StratumError, OSError) as err:     # a half-published or unreadable store: keep serving
-            log.warning("reload failed, still serving the loaded versions: %s", err)
-
-
 def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: float | None,
            max_request_bytes: int, max_response_bytes: int, max_concurrent_rpcs: int | None,
            security: ServerSecurity | None) -> tuple[grpc.Server, int, health.HealthServicer]:
@@ -204,7 +186,7 @@ def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: f
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if reload_interval:
-        threading.Thread(target=_reload_loop, args=(server, tools, reload_interval),
+        threading.Thread(target=lifecycle.reload_loop, args=(tools, server.wait_for_termination, reload_interval),
                          name="stratum-reload", daemon=True).start()
     return server, bound, health_servicer
 
@@ -250,8 +232,7 @@ def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10
         "workers": 8, "reload_interval": 0.5, "max_request_bytes": MAX_REQUEST_BYTES,
         "max_response_bytes": MAX_RESPONSE_BYTES, "max_concurrent_rpcs": None, "security": None, **options})
     health_server = _health_only(health_servicer, host, health_port) if health_port is not None else None
-    noteindex.prepare_kernels()     # a long-lived process: the notes' compiled exact list
-    heap.settle()       # the loaded stores stay for the process's life: out of the collector's walks
+    lifecycle.settle_process()      # a long-lived process: compiled kernels, the heap out of the collector
     stopping = threading.Event()
 
     def _shutdown(signum, _frame):

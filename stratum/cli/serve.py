@@ -63,6 +63,8 @@ def register(sub) -> None:
     p.add_argument("--commit", default="", help="the session answers for this commit (not with --branch)")
     p.add_argument("--worktree", default="", help="the session answers for this worktree, uncommitted edits too")
     p.add_argument("--timeout", type=float, default=30.0, help="--server: seconds per call (default: %(default)s)")
+    p.add_argument("--reload-interval", type=float, default=0.5,
+                   help="local stores: seconds between checks for a newly published version (0: never)")
     _session_defaults(p)
     p.set_defaults(func=_mcp)
 
@@ -163,7 +165,8 @@ def _mcp(args) -> int:
 
     run_stdio(open_backend, author=args.author, model=args.model, budget=args.budget,
               policy=args.policy or "", branch=args.branch, commit=args.commit,
-              worktree=os.path.abspath(args.worktree) if args.worktree else "")
+              worktree=os.path.abspath(args.worktree) if args.worktree else "",
+              reload_interval=args.reload_interval or None)
     return 0
 
 

@@ -174,3 +174,38 @@ def test_mcp_tools_fuzzed_give_typed_errors_only(indexed_store, tmp_path):
 
     bad = anyio.run(run)
     assert not bad, bad[:5]
+
+
+def test_mcp_on_a_local_store_picks_up_a_reindex(indexed_store, tmp_path):
+    """A long-lived `stratum mcp --store S` (as Claude Code runs it) answers from the newest published
+    version: after a commit and a re-index (what the post-commit hook does) the new function is found
+    and status names the new version, in the same connection, without a restart."""
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from tests.gitrepo import Repo
+
+    repo_src, store, _ = indexed_store
+    repo_dir, copy = tmp_path / "shop", tmp_path / "store"
+    shutil.copytree(repo_src, repo_dir)
+    shutil.copytree(store, copy)
+    repo = Repo(repo_dir)
+
+    async def run() -> tuple[int, int, list[str]]:
+        async with Client(_params("--store", str(copy), "--reload-interval", "0.2"), read_timeout_seconds=120) as client:
+            before = _answer(await client.call_tool("status", {}))["data"]["shards"][0]["version"]
+            repo.commit("add a loyalty bonus", {"shop/loyalty.py":
+                        'def loyalty_bonus(points):\n    """Bonus credit earned from loyalty points."""\n'
+                        '    return points // 100\n'})
+            await anyio.to_thread.run_sync(lambda: index_repository(repo_dir, copy, IndexConfig(num_cpus=2)))
+            after, paths = before, []
+            with anyio.move_on_after(15):
+                while after == before:
+                    await anyio.sleep(0.2)
+                    after = _answer(await client.call_tool("status", {}))["data"]["shards"][0]["version"]
+            found = _answer(await client.call_tool("search", {"query": "loyalty_bonus"}))
+            paths = [it["path"] for it in found["items"]]
+            return before, after, paths
+
+    before, after, paths = anyio.run(run)
+    assert after > before
+    assert "shop/loyalty.py" in paths

@@ -1,0 +1,68 @@
+"""What a long-lived serving process does beside answering: gRPC's `stratum serve` and MCP's `stratum mcp`.
+
+Why one place: both keep the stores loaded for hours, so both should pick up newly published
+versions (a re-index or a post-commit hook publishes one; `stratum mcp` on a local store kept
+answering from the version it opened with), load the notes' compiled kernels, and keep the loaded
+heap out of the cyclic collector (serving.heap).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable
+
+from serving import heap
+from stratum import noteindex
+from stratum.errors import StratumError
+
+log = logging.getLogger("stratum.serving")
+
+DEFAULT_RELOAD_INTERVAL = 0.5   # seconds between looks for a new version (one small manifest read)
+
+
+def settle_process() -> None:
+    """Once the stores are loaded: the notes' compiled exact list (loaded on a background thread)
+    and the heap frozen out of the collector's walks."""
+    noteindex.prepare_kernels()
+    heap.settle()
+
+
+def reload_loop(tools: Any, wait: Callable[[float], bool], interval: float) -> None:
+    """Pick up newly published store versions until ``wait(interval)`` returns False (it waits up
+    to ``interval`` seconds and says whether the process still serves). After a switch the heap
+    goes back to the collector; it is frozen again once QUIET_INTERVALS polls brought nothing new
+    (the old version's calls and threads are done by then)."""
+    quiet: int | None = None        # polls since new versions were loaded (None: heap settled)
+    while wait(interval):
+        try:
+            if tools.reload():
+                heap.release()
+                quiet = 0
+            elif quiet is not None:
+                quiet += 1
+                if quiet >= heap.QUIET_INTERVALS:
+                    heap.resettle()
+                    quiet = None
+        except (StratumError, OSError) as err:     # a half-published or unreadable store: keep serving
+            log.warning("reload failed, still serving the loaded versions: %s", err)
+
+
+class Reloader:
+    """``reload_loop`` on a daemon thread, stopped by ``stop()`` (MCP: the connection's lifetime)."""
+
+    def __init__(self, tools: Any, interval: float = DEFAULT_RELOAD_INTERVAL):
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=reload_loop, args=(tools, self._still_serving, interval),
+                                        name="stratum-reload", daemon=True)
+        self._thread.start()
+
+    def _still_serving(self, interval: float) -> bool:
+        return not self._stop.wait(interval)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._thread.join(timeout)
+
+
+__all__ = ["settle_process", "reload_loop", "Reloader", "DEFAULT_RELOAD_INTERVAL"]
