@@ -102,7 +102,11 @@ class NotesOverlay:
         is_note = pc.is_in(shard.col("kind").array, pa.array(list(S.NOTE_KINDS))).fill_null(False)
         note_rows = np.flatnonzero(np.asarray(is_note.to_numpy(zero_copy_only=False), bool))
         self._base_rows = dict(zip(shard.col("id").array.take(pa.array(note_rows)).to_pylist(), note_rows.tolist()))
-        self._base = N.notes_from_nodes(shard.rows(note_rows))
+        base = shard.rows(note_rows)
+        agent = [i for i, rec in enumerate(base) if rec["kind"] in S.AGENT_NOTE_KINDS]
+        for i, doc in zip(agent, shard.docs([note_rows[i] for i in agent])):
+            base[i]["doc"] = doc            # a note's text: the warm columns leave it out
+        self._base = N.notes_from_nodes(base)
         self._lock = threading.RLock()
         self._folded = False                                 # the first fold has run
         self._logged: dict[str, N.Note] = {}                # note id -> note parsed from its record

@@ -80,6 +80,16 @@ class Shard:
         """Warm records of many nodes at once (one Arrow take)."""
         return self.meta.take(pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
 
+    def docs(self, rows) -> list[str | None]:
+        """The ``doc`` column (a note's own text; not in the warm columns) of these rows, one take."""
+        rows = [int(r) for r in rows]
+        if not rows:
+            return []
+        got = self.snapshot.take("nodes", rows, ["id", "doc"]).to_pylist()
+        if [g["id"] for g in got] != self._col["id"].array.take(pa.array(rows)).to_pylist():
+            raise NotFound(f"node rows moved in {self.store.root}; reload the shard")
+        return [g["doc"] for g in got]
+
     def col(self, name: str) -> Column:
         return self._col[name]
 

@@ -72,6 +72,7 @@ def test_a_merged_note_still_travels_with_its_file_and_says_when_it_went_stale(c
         it = t.get(s, "shop/pricing.py", "full").items[0]
         [note] = [n for n in it.notes if n["trust"] != "mined"]
         assert note["id"] == nid and note["author"] == "writer" and " on discount" in note["line"]
+        assert "did not help" in note["line"]       # its words, not an empty quote (a merged note's text)
         assert note["stale"] is True and "the code changed since" in note["line"]
         assert it.meta["notes_total"] == len(it.notes)
     finally:
