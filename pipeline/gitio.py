@@ -59,6 +59,22 @@ def head_commit(repo: str | os.PathLike) -> str | None:
     return decode(out) or None
 
 
+def root_commits(repo: str | os.PathLike) -> list[str]:
+    """The parentless commits reachable from HEAD, sorted: a repository's identity across clones,
+    moves and force pushes of recent history ([] without commits)."""
+    out = run_git(repo, "rev-list", "--max-parents=0", "HEAD", check=False)
+    return sorted(decode(out).split())
+
+
+def has_any_commit(repo: str | os.PathLike, shas: list[str]) -> bool:
+    """True when at least one of ``shas`` is a commit in ``repo``'s object store (one git call)."""
+    if not shas:
+        return False
+    out = run_git(repo, "cat-file", "--batch-check", check=False,
+                  input="".join(f"{s}^{{commit}}\n" for s in shas).encode())
+    return any(line and not line.endswith(b" missing") for line in out.splitlines())
+
+
 def is_shallow(repo: str | os.PathLike) -> bool:
     return decode(run_git(repo, "rev-parse", "--is-shallow-repository", check=False)).strip() == "true"
 
@@ -236,7 +252,7 @@ class BlobReader:
         self.close()
 
 
-__all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "is_shallow", "ls_files",
+__all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "root_commits", "has_any_commit", "is_shallow", "ls_files",
            "ignored_files", "submodule_paths", "dirty", "worktree_clean",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
            "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader",

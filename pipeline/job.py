@@ -33,7 +33,7 @@ from pipeline import gitio
 from pipeline import stages as st
 from pipeline.report import MultiReport, RepoOutcome, RunReport
 from stratum.config import EmbedConfig, IndexConfig, default_store_path
-from stratum.errors import StratumError
+from stratum.errors import InvalidArgument, StoreError, StratumError
 from stratum.store import Manifest, Store
 
 Progress = st.Progress
@@ -332,7 +332,6 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
     progress = progress or _noop
     root = gitio.repo_root(repo_path)
     store = Store(store_path or default_store_path(root))
-    repo_name = root.name
     rep = RunReport(repo=str(root), store=str(store.root))
     t0 = time.perf_counter()
 
@@ -340,7 +339,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
     with store.writer_lock():
         if inside:
             _ignore_store(store)
-        prev = store.manifest() if (store.exists() and not cfg.full) else None
+        held = _held(store, cfg)
+        repo_name, roots = _identity(root, store, held, cfg)
+        prev = held if not cfg.full else None
         rep.config_key = config_key(cfg)
         # HEAD read once, before the files: the version records the commit its files were read at
         # (a commit landing mid-run is then seen as new by the next run, never as indexed)
@@ -421,7 +422,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                 progress("write", 1, 1)
         rep.seconds["total"] = time.perf_counter() - t0
         store.publish(Manifest(
-            version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root),
+            version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root), root_commits=roots,
             indexed_commit=head, history_watermark=watermark, datasets=datasets,
             token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None, indexes=index_files,
             deltalog_merged=merged_ids, report=rep.to_dict(), integrity=checks))
@@ -449,6 +450,40 @@ def _prune(store: Store, keep: int, rep: RunReport) -> None:
 
 
 _RUN_ONLY_EMBED = ("batch_size", "actors", "threads_per_actor")   # how embedding runs, not what it makes
+
+
+def _held(store: Store, cfg: IndexConfig) -> Manifest | None:
+    """The store's published manifest (None: a new store). ``--full`` rebuilds over one this build
+    cannot read (another schema version): its name and root commits still say whose store it is."""
+    if not store.exists():
+        return None
+    try:
+        return store.manifest()
+    except StoreError:
+        if not cfg.full:
+            raise
+        try:
+            return Manifest.from_json((store.root / "manifest.json").read_text())
+        except (OSError, ValueError, TypeError):
+            return None
+
+
+def _identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) -> tuple[str, list[str]]:
+    """The repository name its node ids are made with, and its root commits. A store keeps the name
+    it was first indexed under: a clone moved or copied to another folder (the store inside it)
+    keeps its ids, so its notes stay attached. A store holding another repository (none of its
+    root commits here) is refused unless ``cfg.replace``: indexing would orphan all its notes."""
+    if held is None or cfg.replace:
+        return root.name, ([] if gitio.is_shallow(root) else gitio.root_commits(root))
+    if not held.root_commits:               # a store from before root commits were recorded
+        return held.repo_name, ([] if gitio.is_shallow(root) else gitio.root_commits(root))
+    if not gitio.has_any_commit(root, held.root_commits) and not gitio.is_shallow(root):
+        raise InvalidArgument(
+            f"the store {store.root} holds the repository {held.repo_name!r} (from {held.repo_path}), whose "
+            f"first commit {held.root_commits[0][:12]} is not in {root}: index into another --store, or pass "
+            f"--replace to index this repository into it (the notes about the other repository's code are "
+            f"kept, orphaned)")
+    return held.repo_name, held.root_commits
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -55,6 +55,7 @@ class IndexConfig:
     ray_address: str | None = None          # None: RAY_ADDRESS, else in-process or a local Ray (below)
     num_cpus: int | None = None             # local Ray only
     full: bool = False                      # ignore incremental state
+    replace: bool = False                   # the store may hold another repository: index this one into it
     ray: bool | None = None                 # None: Ray for a named cluster or large work; True/False: force
     # Without a named cluster, Ray is started only when this much source is to be parsed: a local
     # start costs 2.5 s on a quiet machine (10+ s on a busy one) and in-process parsing runs

@@ -65,6 +65,7 @@ class Manifest:
     deltalog_merged: list[str] = field(default_factory=list)  # log record ids merged into this version
     report: dict = field(default_factory=dict)    # the run report summary
     integrity: dict = field(default_factory=dict)  # dataset -> {"version", "files": checksums}; see publish
+    root_commits: list[str] = field(default_factory=list)  # the repository's parentless commits (its identity)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True)

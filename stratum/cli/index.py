@@ -18,6 +18,8 @@ def register(sub) -> None:
     p.add_argument("--store-root", metavar="DIR", default=None,
                    help="with several repositories: store each in DIR/<name> (default: <repo>/.stratum)")
     p.add_argument("--full", action="store_true", help="ignore incremental state; re-parse and re-mine all")
+    p.add_argument("--replace", action="store_true",
+                   help="index into a store that holds another repository (refused without it)")
     p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS)")
     ray = p.add_mutually_exclusive_group()
     ray.add_argument("--ray", dest="ray", action="store_true", default=None,
@@ -46,7 +48,7 @@ def config_from(args):
     from stratum.config import IndexConfig
 
     cfg = IndexConfig(ray_address=args.ray_address, num_cpus=args.num_cpus, full=args.full, ray=args.ray,
-                      mine_fixes=args.mine_fixes, mine_changes=args.mine_changes)
+                      replace=args.replace, mine_fixes=args.mine_fixes, mine_changes=args.mine_changes)
     if args.keep is not None:
         if args.keep < 0:
             from stratum.errors import InvalidArgument

@@ -1,0 +1,76 @@
+"""A store belongs to one repository: a clone moved or copied to another folder keeps its node ids
+(and so its notes), and indexing a different repository into it is refused, not silently replaced."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from pipeline.job import index_repository
+from stratum import schema as S
+from stratum.config import EmbedConfig, IndexConfig
+from stratum.errors import InvalidArgument
+from stratum.store import Store
+from stratum.tools import Tools
+from tests.gitrepo import Repo, sample_python_repo
+
+pytestmark = pytest.mark.slow
+CFG = IndexConfig(embed=EmbedConfig(enabled=False), ray=False)
+
+
+def _statuses(store) -> dict[str, str]:
+    tab = Store(store).snapshot().read("nodes", columns=["id", "kind", "status"])
+    return {i: s for i, k, s in zip(*(tab.column(c).to_pylist() for c in ("id", "kind", "status")))
+            if k in S.AGENT_NOTE_KINDS}
+
+
+def _remember(store, about: str) -> str:
+    t = Tools.open([str(store)])
+    try:
+        sid = t.open_session(author="writer").data["session"]
+        return t.remember(sid, "rca", "discount() rounds before summing", about=[about]).data["note_id"]
+    finally:
+        t.close()
+
+
+def test_a_moved_clone_keeps_its_ids_and_its_notes(tmp_path):
+    repo = sample_python_repo(tmp_path / "a" / "shop")
+    index_repository(repo.path, None, CFG)                   # the store inside the clone: shop/.stratum
+    nid = _remember(repo.path / ".stratum", "shop/pricing.py::discount")
+    moved = tmp_path / "b" / "shop-renamed"
+    shutil.copytree(repo.path, moved)                        # a copy under another folder name
+    Repo(moved).commit("touch", {"shop/extra.py": "X = 1\n"})
+    index_repository(moved, None, CFG)                       # incremental: merges the note
+    assert _statuses(moved / ".stratum") == {nid: "active"}
+    index_repository(moved, None, IndexConfig(embed=EmbedConfig(enabled=False), ray=False, full=True))
+    assert _statuses(moved / ".stratum") == {nid: "active"}  # --full too: same ids, the note attached
+    t = Tools.open([str(moved / ".stratum")])
+    try:
+        sid = t.open_session(author="reader").data["session"]
+        it = t.get(sid, "shop/pricing.py::discount", "api").items[0]
+        assert nid in [n["id"] for n in it.notes]
+    finally:
+        t.close()
+
+
+def test_indexing_another_repository_into_a_store_is_refused(tmp_path):
+    shop = sample_python_repo(tmp_path / "shop")
+    store = tmp_path / "store"
+    index_repository(shop.path, store, CFG)
+    nid = _remember(store, "shop/cart.py")
+    other = Repo(tmp_path / "other")
+    other.commit("init", {"lib/util.py": "def helper():\n    return 1\n"})
+    with pytest.raises(InvalidArgument, match="holds the repository 'shop'.*--replace"):
+        index_repository(other.path, store, CFG)
+    with pytest.raises(InvalidArgument, match="holds the repository"):
+        index_repository(other.path, store, IndexConfig(embed=EmbedConfig(enabled=False), ray=False, full=True))
+    t = Tools.open([str(store)])                             # nothing was lost: the store still answers
+    try:
+        sid = t.open_session(author="reader").data["session"]
+        assert t.get(sid, "shop/cart.py", "summary").items[0].path == "shop/cart.py"
+        assert t.overlays[str(store)].get(nid) is not None
+    finally:
+        t.close()
+    rep = index_repository(other.path, store, IndexConfig(embed=EmbedConfig(enabled=False), ray=False, replace=True))
+    assert rep.version > 1 and _statuses(store)[nid] == "orphaned"      # asked for: kept, orphaned
