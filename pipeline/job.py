@@ -33,7 +33,7 @@ from pipeline import gitio
 from pipeline import stages as st
 from pipeline.report import MultiReport, RepoOutcome, RunReport
 from stratum.config import EmbedConfig, IndexConfig, default_store_path
-from stratum.errors import InvalidArgument, StoreError, StratumError
+from stratum.errors import InvalidArgument, StoreError, StratumError, Unavailable
 from stratum.store import Manifest, Store
 
 Progress = st.Progress
@@ -219,6 +219,22 @@ def engine_for(cfg: IndexConfig, parse_bytes: int):
 
 
 # ---- Ray ----------------------------------------------------------------------------------------
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """A ``host:port`` cluster address that nothing listens on, said at once: Ray's own join
+    retried for ~14 minutes and then said only "ConnectionError"."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return                                      # "auto", "ray://...": Ray resolves those itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as err:
+        raise Unavailable(f"no Ray cluster answers at {address} ({err.strerror or err}): start one "
+                          f"(`ray start --head`), fix --ray-address / RAY_ADDRESS, or leave both unset to "
+                          f"index in this process") from None
+
+
 def ensure_ray(cfg: IndexConfig):
     """Join the cluster at cfg.ray_address / RAY_ADDRESS, or start a small local Ray whose
     processes a watchdog kills if this process dies without shutting it down (kill -9)."""
@@ -231,7 +247,11 @@ def ensure_ray(cfg: IndexConfig):
     kw = dict(include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
               runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
     if address:
-        ray.init(address=address, **kw)
+        _reachable(address)
+        try:
+            ray.init(address=address, **kw)
+        except (ConnectionError, ValueError, RuntimeError) as err:     # Ray's own: a bare ConnectionError
+            raise Unavailable(f"cannot join the Ray cluster at {address!r}: {err}") from None
     else:
         ray.init(num_cpus=cfg.num_cpus or st.cpu_count(),
                  object_store_memory=int(os.environ.get("STRATUM_RAY_OBJECT_STORE", 256 << 20)), **kw)

@@ -93,6 +93,10 @@ def _parse(text: str, source: str) -> tuple[list[_Entry], dict[str, frozenset[st
             raise InvalidArgument(f"{source}:{n}: token for {name!r} is shorter than {MIN_SECRET_CHARS} characters")
         else:
             digest = hashlib.sha256(secret.encode()).digest()
+        first = next((e for e in entries if e.digest == digest), None)
+        if first is not None and first.identity.name != name:
+            raise InvalidArgument(f"{source}:{n}: this token is already {first.identity.name!r}'s: one secret "
+                                  f"names one identity")
         if name in names:
             log.info("%s:%d: a second token for %s (both are accepted)", source, n, name)
         names.add(name)
@@ -179,8 +183,20 @@ class TLSConfig:
 
     @classmethod
     def from_files(cls, cert: str, key: str, client_ca: str | None = None) -> "TLSConfig":
-        return cls(read_pem("TLS certificate", cert), read_pem("TLS key", key),
-                   read_pem("client CA", client_ca) if client_ca else None)
+        out = cls(read_pem("TLS certificate", cert), read_pem("TLS key", key),
+                  read_pem("client CA", client_ca) if client_ca else None)
+        _check_pair(cert, key)
+        return out
+
+
+def _check_pair(cert: str, key: str) -> None:
+    """A key that is not the certificate's: said here, not as grpc's "Failed to bind" at start."""
+    import ssl
+
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key, password=b"")
+    except ssl.SSLError as err:
+        raise InvalidArgument(f"the TLS key {key} does not fit the certificate {cert} ({err.reason or err})") from None
 
 
 def read_pem(what: str, value: bytes | str | os.PathLike) -> bytes:

@@ -179,9 +179,8 @@ def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: f
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     creds = security.server_credentials()
-    bound = server.add_secure_port(address, creds) if creds is not None else server.add_insecure_port(address)
-    if bound == 0:
-        raise OSError(f"could not bind {address}")
+    bound = _bind(lambda: server.add_secure_port(address, creds) if creds is not None
+                  else server.add_insecure_port(address), address, "--port")
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -189,6 +188,19 @@ def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: f
         threading.Thread(target=lifecycle.reload_loop, args=(tools, server.wait_for_termination, reload_interval),
                          name="stratum-reload", daemon=True).start()
     return server, bound, health_servicer
+
+
+def _bind(add: Callable[[], int], address: str, flag: str) -> int:
+    """The port ``add()`` bound; a port in use (grpc raises RuntimeError, or returns 0) is the
+    caller's to fix: a clear InvalidArgument, not a traceback."""
+    try:
+        bound = add()
+    except RuntimeError:
+        bound = 0
+    if bound == 0:
+        raise InvalidArgument(f"cannot listen on {address}: the port is in use or not available "
+                              f"(choose another {flag}, or 0 for any free port)")
+    return bound
 
 
 def serve(tools: Any, host: str = "127.0.0.1", port: int = 0, *, workers: int = 8,
@@ -216,8 +228,7 @@ def _health_only(health_servicer: health.HealthServicer, host: str, port: int) -
                      options=[("grpc.so_reuseport", 0)])
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, hs)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    if hs.add_insecure_port(address) == 0:
-        raise OSError(f"could not bind the health port {address}")
+    _bind(lambda: hs.add_insecure_port(address), address, "--health-port")
     hs.start()
     return hs
 

@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     args.console = argv is None      # a real process of its own (not a caller's main([...]))
     try:
         rc = args.func(args)
+        sys.stdout.flush()                  # here, not at exit: a closed pipe is then caught below
         return int(rc or 0)
     except UserError as e:
         _fail(args, e, 2)
@@ -48,16 +49,29 @@ def main(argv: list[str] | None = None) -> int:
         _debug_trace()
         _fail(args, e, 1)
         return 1
+    except BrokenPipeError:                 # `stratum ... | head`: the reader left; nothing failed here
+        _quiet_stdout()
+        return 141                          # as a process killed by SIGPIPE (128 + 13) reports it
     except OSError as e:                    # the disk, a permission, a path that is a file: say which
         from stratum.errors import StoreError
 
         _debug_trace()
         where = f" ({e.filename})" if e.filename else ""
-        _fail(args, StoreError(f"{e.strerror or type(e).__name__}{where} (STRATUM_DEBUG=1 shows the traceback)"), 1)
+        said = e.strerror or str(e) or type(e).__name__
+        _fail(args, StoreError(f"{said}{where} (STRATUM_DEBUG=1 shows the traceback)"), 1)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null: the interpreter's flush at exit would hit the closed pipe again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):      # no real descriptor behind stdout
+        pass
 
 
 def _debug_trace() -> None:

@@ -79,3 +79,16 @@ def test_an_os_error_is_one_clear_line_not_a_traceback(tmp_path):
                         "--store", str(tmp_path / "afile" / "s")], capture_output=True, text=True)
     assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
     assert "stratum: error: Not a directory" in p.stderr and "afile" in p.stderr
+
+
+def test_a_reader_that_leaves_early_is_not_an_error(indexed_store):
+    """`stratum tree --json | head -0`: the closed pipe ends the command quietly (exit 141, as
+    SIGPIPE would), not with "error: Broken pipe" or a trace a script would retry on."""
+    _, store, _ = indexed_store
+    p = subprocess.Popen([sys.executable, "-m", "stratum.cli", "tree", "--store", str(store), "--json"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert p.stdout is not None and p.stderr is not None
+    p.stdout.close()                    # the reader is gone before the answer is written
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 141, err
+    assert "Traceback" not in err and "error" not in err, err

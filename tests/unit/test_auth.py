@@ -157,3 +157,35 @@ def test_the_client_never_sends_a_token_in_plaintext_off_this_machine():
         Client("127.0.0.1:1", token="two words")
     with pytest.raises(E.InvalidArgument, match="key"):
         Client("127.0.0.1:1", client_cert=b"-----BEGIN CERTIFICATE-----")
+
+
+def test_one_secret_for_two_identities_is_refused(tmp_path):
+    with pytest.raises(E.InvalidArgument, match="already 'alice'") as info:
+        TokenFile(_file(tmp_path, f"{ALICE} alice\n{ALICE} bob\n"))
+    assert ":2:" in info.value.message and ALICE not in info.value.message
+
+
+def test_a_tls_key_of_another_certificate_is_refused_up_front(tmp_path):
+    from serving.auth import TLSConfig
+    from tests.tlscerts import Authority
+
+    ca = Authority(tmp_path / "ca")
+    one, two = ca.server("one"), ca.server("two")
+    assert TLSConfig.from_files(str(one.cert), str(one.key)).cert_chain
+    with pytest.raises(E.InvalidArgument, match="does not fit the certificate"):
+        TLSConfig.from_files(str(one.cert), str(two.key))
+
+
+def test_a_port_in_use_is_a_clear_error_not_a_trace(tmp_path):
+    import socket
+
+    from serving.server import serve
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        with pytest.raises(E.InvalidArgument, match="cannot listen on 127.0.0.1:.*in use.*--port"):
+            serve(object(), port=taken.getsockname()[1], reload_interval=None)
+    finally:
+        taken.close()
