@@ -112,11 +112,12 @@ class Memory:
             return ov
 
     # ---- freshness ------------------------------------------------------------------------
-    def fresh(self, paths: list[tuple[str, str]], *, everything: bool = False) -> tuple[dict, list[str], bool]:
-        """(commits, warnings, stale) for an answer returning items at ``paths`` ((path, kind)):
-        the indexed commit of every shard (keyed by repository name, or store path when two share a
+    def fresh(self, items: list[tuple[str, str, str]], *, everything: bool = False) -> tuple[dict, list[str], bool]:
+        """(commits, warnings, stale) for an answer returning ``items`` ((id, path, kind)): the
+        indexed commit of every shard (keyed by repository name, or store path when two share a
         name), and warnings when a repository has moved on past it or has uncommitted changes touching
-        the returned items (``everything``: any, for status)."""
+        the returned items (``everything``: any, for status). Each item is checked against its own
+        repository only: another store's path is no edit of this one's."""
         shards = self.shards.shards
         names = [sh.manifest.repo_name or str(sh.store.root) for sh in shards]
         commits, warnings, stale = {}, [], False
@@ -126,11 +127,17 @@ class Memory:
             if m.indexed_commit:
                 commits[key] = m.indexed_commit
             if self.freshness is not None and m.repo_path:
+                paths = [(p, k) for _, p, k in items] if len(shards) == 1 else self._own(sh, items)
                 w, st = self.freshness.check(m.repo_path, m.indexed_commit, paths, store_root=str(sh.store.root),
                                              everything=everything, label=key if len(shards) > 1 else "")
                 warnings += w
                 stale = stale or st
         return commits, warnings, stale
+
+    def _own(self, sh: Shard, items: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
+        """(path, kind) of the items that are this shard's: its rows, or its unmerged notes."""
+        ov = self.overlays.get(str(sh.store.root))
+        return [(p, k) for nid, p, k in items if nid in sh.row_of or (ov is not None and ov.exists(nid))]
 
     # ---- targets --------------------------------------------------------------------------
     def resolve(self, target: str) -> Target:

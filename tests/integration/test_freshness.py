@@ -227,3 +227,13 @@ def test_several_shards_carry_one_commit_each_and_label_their_warnings(indexed, 
     assert e.stale and e.warnings[0].startswith(f"stale: lib: the index is at {lib_at[:7]}"), e.warnings
     assert "these returned files changed since: lib/util.py" in e.warnings[0] and len(e.warnings) == 1
     t.close()
+    # a server's first look at two clean repositories: lib's items are not shop's files (lib/util.py
+    # is "missing" from shop's work tree, which read as an uncommitted removal there, and back)
+    lib.commit("lib: wider still", {"lib/util.py": (lib.path / "lib/util.py").read_text() + "\nW = 2\n"})
+    index_repository(lib.path, tmp_path / "lib_store", IndexConfig(num_cpus=2))
+    t = Tools.open([str(shop_store), str(tmp_path / "lib_store")], freshness=GitFreshness())
+    s = t.open_session().data["session"]
+    for target in ("lib/util.py::clamp", "shop/pricing.py"):
+        e = t.get(s, target).envelope
+        assert not e.stale and e.warnings == [], (target, e.warnings)
+    t.close()
