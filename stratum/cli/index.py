@@ -87,19 +87,36 @@ def repositories(args) -> list[str]:
 
 
 def stores_for(paths: list[str], store_root: str | None) -> list[str]:
-    """One store per repository: DIR/<name> (names made unique), else each repository's own."""
+    """One store per repository: DIR/<name> (names made unique), else each repository's own. A
+    repository already stored under DIR keeps its store whatever the order of the list (found by
+    the ``repo_path`` its manifest records): names by order alone gave a store to another
+    repository of the same name when the list changed."""
+    import json
+
     from stratum.config import default_store_path
 
     if store_root is None:
         return [str(default_store_path(p)) for p in paths]
-    out, used = [], set()
+    root = Path(store_root)
+    held: dict[str, str] = {}           # repository path -> its store's folder name under DIR
+    for m in sorted(root.glob("*/manifest.json")) if root.is_dir() else ():
+        try:
+            held.setdefault(str(json.loads(m.read_text()).get("repo_path") or ""), m.parent.name)
+        except (OSError, ValueError):
+            continue                    # an unreadable store: its name stays taken, nothing else
+    used = {m.parent.name for m in root.glob("*/manifest.json")} if root.is_dir() else set()
+    out = []
     for p in paths:
-        name = Path(p).resolve().name or "repo"
-        cand, k = name, 2
-        while cand in used:
-            cand, k = f"{name}-{k}", k + 1
-        used.add(cand)
-        out.append(str(Path(store_root) / cand))
+        at = str(Path(p).resolve())
+        name = held.get(at)
+        if name is None:
+            base = Path(at).name or "repo"
+            name, k = base, 2
+            while name in used:
+                name, k = f"{base}-{k}", k + 1
+            used.add(name)
+            held[at] = name
+        out.append(str(root / name))
     return out
 
 
