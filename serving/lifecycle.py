@@ -36,7 +36,10 @@ def reload_loop(tools: Any, wait: Callable[[float], bool], interval: float) -> N
     quiet: int | None = None        # polls since new versions were loaded (None: heap settled)
     while wait(interval):
         try:
-            if tools.reload():
+            switched = tools.reload()
+            if switched:
+                for store, old, new in (switched if isinstance(switched, list) else ()):  # for operators: when a re-index was picked up
+                    log.info("serving %s version %d (was %d)", store, new, old)
                 heap.release()
                 quiet = 0
             elif quiet is not None:

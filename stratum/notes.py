@@ -123,8 +123,8 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
     resolved targets (each with the node id and content hash of the code at this moment)."""
     if kind not in AGENT_NOTE_KINDS:
         raise NoteRejected(f"unknown note kind {echo(kind)!r}; use one of: {', '.join(AGENT_NOTE_KINDS)}")
-    if not isinstance(text, str) or not text.strip():
-        raise NoteRejected("note text is empty: say what you found")
+    if not isinstance(text, str) or not clean_text(text).strip():     # what would be stored
+        raise NoteRejected("note text is empty (or only control characters): say what you found")
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limits.max_text_bytes:
         raise NoteRejected(f"note text is {size} bytes, over the limit of {limits.max_text_bytes}; "

@@ -53,12 +53,13 @@ def register(sub) -> None:
     p = sub.add_parser("remember", help="write an experience note (rca, failure, insight)")
     p.add_argument("kind", choices=AGENT_NOTE_KINDS)
     p.add_argument("text")
-    p.add_argument("--about", action="append", required=True, help="path, path::symbol or node id (repeatable)")
+    p.add_argument("--about", action="append", default=None,
+                   help="path, path::symbol or node id (repeatable; rca and failure notes need one)")
     p.add_argument("--tag", action="append", default=[])
     p.add_argument("--supersedes", action="append", default=[])
     p.add_argument("--author", default="cli")
     _conn(p)
-    p.set_defaults(func=lambda a: _call(a, "remember", kind=a.kind, text=a.text, about=a.about,
+    p.set_defaults(func=lambda a: _call(a, "remember", kind=a.kind, text=a.text, about=a.about or [],
                                         tags=a.tag, supersedes=a.supersedes))
 
 
@@ -165,7 +166,12 @@ def render(resp) -> str:
         if it.meta.get("notes_more"):
             lines.append(f"    ({it.meta['notes_total']} notes in all: stratum walk {it.id} --edge notes)")
     for k, v in resp.data.items():
-        if k not in ("session",):
+        if k in ("session",):
+            continue
+        if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            lines.append(f"{k}:")           # e.g. status's shards: one line each, key=value
+            lines.extend("  " + ", ".join(f"{a}={b}" for a, b in x.items()) for x in v)
+        else:
             lines.append(f"{k}: {v}")
     e = resp.envelope
     pg = f"page {e.page} of {e.pages}" if e.pages else f"page {e.page} (total >= {e.total})"

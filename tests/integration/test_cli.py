@@ -36,6 +36,14 @@ def test_query_commands_answer_with_cost(indexed_store, tmp_path):
     p = stratum("search", "render invoice text", "--json", "--store", str(store))
     assert json.loads(p.stdout)["items"][0]["path"] == "shop/invoice.py"
 
+    # an insight may be about the repository as a whole (no --about); an rca must name its code
+    p = stratum("remember", "insight", "the test suite needs TZ=UTC", "--json", "--store", str(store))
+    assert p.returncode == 0, p.stderr
+    p = stratum("remember", "rca", "rounding", "--store", str(store))
+    assert p.returncode == 2 and "must say what code it is about" in p.stderr
+    p = stratum("status", "--store", str(store))             # status's shards: readable lines, no dict
+    assert p.returncode == 0 and "{'" not in p.stdout and "repo=shop" in p.stdout, p.stdout
+
 
 def test_user_errors_are_one_line_with_exit_2(indexed_store, tmp_path):
     _, store, _ = indexed_store

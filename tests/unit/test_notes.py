@@ -72,6 +72,7 @@ def test_write_note_is_durable_and_records_what_it_is_about(log, code, tmp_path)
 @pytest.mark.parametrize("kw, msg", [
     ({"text": ""}, "empty"),
     ({"text": "  \n\t "}, "empty"),
+    ({"text": "\x1b[31m\x1b[0m\x07"}, "empty"),      # only control characters: nothing would be stored
     ({"text": "x" * (16 * 1024 + 1)}, "16385 bytes, over the limit of 16384"),
     ({"text": "\u00e9" * (8 * 1024 + 1)}, "over the limit"),       # bytes, not characters
     ({"kind": "gossip"}, "unknown note kind 'gossip'"),
