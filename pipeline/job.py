@@ -32,7 +32,7 @@ import numpy as np
 from pipeline import gitio
 from pipeline import stages as st
 from pipeline.report import MultiReport, RepoOutcome, RunReport
-from stratum.config import EmbedConfig, IndexConfig, default_store_path
+from stratum.config import EmbedConfig, IndexConfig, default_store_path, settings_of, with_kept
 from stratum.errors import InvalidArgument, StoreError, StratumError, Unavailable
 from stratum.store import Manifest, Store
 
@@ -361,6 +361,11 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             _ignore_store(store)
         held = _held(store, cfg)
         repo_name, roots = _identity(root, store, held, cfg)
+        if held is not None and held.settings:
+            cfg, taken = with_kept(cfg, held.settings)
+            if taken:
+                rep.messages.append("kept the store's settings: " + ", ".join(f"{k}={v}" for k, v in taken.items())
+                                    + " (give the flag to change one)")
         prev = held if not cfg.full else None
         rep.config_key = config_key(cfg)
         # HEAD read once, before the files: the version records the commit its files were read at
@@ -443,6 +448,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         rep.seconds["total"] = time.perf_counter() - t0
         store.publish(Manifest(
             version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root), root_commits=roots,
+            settings=settings_of(cfg),
             indexed_commit=head, history_watermark=watermark, datasets=datasets,
             token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None, indexes=index_files,
             deltalog_merged=merged_ids, report=rep.to_dict(), integrity=checks))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -72,9 +73,47 @@ class IndexConfig:
     # (the same mining). Most later tasks are not bug fixes: day-one file MRR +0.14 over text alone
     # with changes, +0.03 with fixes only (docs/bench/retrieval.md); one node per such commit.
     mine_changes: bool = True
+    # The KEPT_SETTINGS this config sets on purpose; the others follow what the store was last
+    # indexed with (so a plain `stratum index`, a hook or watch after `--model X` or `--no-changes`
+    # does not switch back). None: every setting here is meant (API callers, the default).
+    explicit: frozenset[str] | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+# setting name -> (section or "" for IndexConfig itself, field): what a store remembers of its index
+KEPT_SETTINGS = {"embed": ("embed", "enabled"), "model": ("embed", "model"), "fixes": ("", "mine_fixes"),
+                 "changes": ("", "mine_changes"), "symbols": ("history", "symbols"),
+                 "max_file_bytes": ("parse", "max_file_bytes"),
+                 "max_commit_files": ("history", "max_files_per_commit")}
+
+
+def settings_of(cfg: IndexConfig) -> dict:
+    """The KEPT_SETTINGS values of ``cfg`` (recorded in the manifest)."""
+    return {name: getattr(getattr(cfg, sec) if sec else cfg, f) for name, (sec, f) in KEPT_SETTINGS.items()}
+
+
+def with_kept(cfg: IndexConfig, recorded: dict) -> tuple[IndexConfig, dict]:
+    """``cfg`` with every recorded setting it does not set on purpose (``cfg.explicit``) taken from
+    the store; also the settings so taken that differ from ``cfg``'s (for the run report)."""
+    explicit = cfg.explicit
+    if explicit is None:
+        return cfg, {}
+    from dataclasses import replace
+
+    taken: dict[str, Any] = {}
+    for name, value in recorded.items():
+        if name not in KEPT_SETTINGS or name in explicit:
+            continue
+        sec, f = KEPT_SETTINGS[name]
+        part: Any = getattr(cfg, sec) if sec else cfg
+        if getattr(part, f) == value:
+            continue
+        taken[name] = value
+        changes: dict[str, Any] = {sec: replace(part, **{f: value})} if sec else {f: value}
+        cfg = replace(cfg, **changes)
+    return cfg, taken
 
 
 def default_store_path(repo: str | os.PathLike) -> Path:
@@ -83,4 +122,5 @@ def default_store_path(repo: str | os.PathLike) -> Path:
 
 
 __all__ = ["ParseConfig", "HistoryConfig", "EmbedConfig", "IndexConfig", "default_store_path",
+           "KEPT_SETTINGS", "settings_of", "with_kept",
            "DEFAULT_VENDORED", "DEFAULT_BUGFIX_RULE"]

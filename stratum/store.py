@@ -66,6 +66,7 @@ class Manifest:
     report: dict = field(default_factory=dict)    # the run report summary
     integrity: dict = field(default_factory=dict)  # dataset -> {"version", "files": checksums}; see publish
     root_commits: list[str] = field(default_factory=list)  # the repository's parentless commits (its identity)
+    settings: dict = field(default_factory=dict)  # config.settings_of the run: what a plain re-index keeps
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True)

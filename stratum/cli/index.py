@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -26,13 +27,17 @@ def register(sub) -> None:
                      help="run the stages on Ray even for small work (a local Ray if no address)")
     ray.add_argument("--no-ray", dest="ray", action="store_false", help="run every stage in this process")
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs for a local Ray (default: all)")
-    p.add_argument("--no-embed", action="store_true", help="skip embeddings (keyword search only)")
-    p.add_argument("--model", default=None, help="embedding model (default: EmbedConfig.model; a change re-embeds)")
-    p.add_argument("--symbols", action="store_true", help="also mine symbol-level co-change (slower)")
-    p.add_argument("--no-fixes", dest="mine_fixes", action="store_false",
-                   help="leave out the mined fix nodes (past bug-fix commits about the files they touched)")
-    p.add_argument("--no-changes", dest="mine_changes", action="store_false",
-                   help="leave out the mined change nodes (other past commits of 1-5 code files, about those files)")
+    kept = p.add_argument_group("index settings", "a store keeps the settings it was last indexed with: a "
+                                                  "plain re-index (hooks, watch) uses them; give a flag to change one")
+    kept.add_argument("--embed", dest="embed", action=argparse.BooleanOptionalAction, default=None,
+                      help="embed nodes for vector search (default: on); --no-embed: keyword search only")
+    kept.add_argument("--model", default=None, help="embedding model (default: EmbedConfig.model; a change re-embeds)")
+    kept.add_argument("--symbols", action=argparse.BooleanOptionalAction, default=None,
+                      help="also mine symbol-level co-change (slower; default: off)")
+    kept.add_argument("--fixes", dest="mine_fixes", action=argparse.BooleanOptionalAction, default=None,
+                      help="mined fix nodes: past bug-fix commits about the files they touched (default: on)")
+    kept.add_argument("--changes", dest="mine_changes", action=argparse.BooleanOptionalAction, default=None,
+                      help="mined change nodes: other past commits of 1-5 code files, about those files (default: on)")
     p.add_argument("--max-file-bytes", type=int, default=None, help="skip files larger than this (default 1 MiB)")
     p.add_argument("--max-commit-files", type=int, default=None,
                    help="commits touching more files are skipped for co-change (default 30)")
@@ -47,20 +52,27 @@ def config_from(args):
 
     from stratum.config import IndexConfig
 
+    given = {"embed": args.embed, "model": args.model, "fixes": args.mine_fixes, "changes": args.mine_changes,
+             "symbols": args.symbols, "max_file_bytes": args.max_file_bytes,
+             "max_commit_files": args.max_commit_files}
     cfg = IndexConfig(ray_address=args.ray_address, num_cpus=args.num_cpus, full=args.full, ray=args.ray,
-                      replace=args.replace, mine_fixes=args.mine_fixes, mine_changes=args.mine_changes)
+                      replace=args.replace, explicit=frozenset(k for k, v in given.items() if v is not None))
+    if args.mine_fixes is not None:
+        cfg = replace(cfg, mine_fixes=args.mine_fixes)
+    if args.mine_changes is not None:
+        cfg = replace(cfg, mine_changes=args.mine_changes)
     if args.keep is not None:
         if args.keep < 0:
             from stratum.errors import InvalidArgument
 
             raise InvalidArgument(f"--keep must be 0 (keep all) or more, not {args.keep}")
         cfg = replace(cfg, keep_versions=args.keep)
-    if args.no_embed:
-        cfg = replace(cfg, embed=replace(cfg.embed, enabled=False))
+    if args.embed is not None:
+        cfg = replace(cfg, embed=replace(cfg.embed, enabled=args.embed))
     if args.model:
         cfg = replace(cfg, embed=replace(cfg.embed, model=args.model))
-    if args.symbols:
-        cfg = replace(cfg, history=replace(cfg.history, symbols=True))
+    if args.symbols is not None:
+        cfg = replace(cfg, history=replace(cfg.history, symbols=args.symbols))
     if args.max_file_bytes:
         cfg = replace(cfg, parse=replace(cfg.parse, max_file_bytes=args.max_file_bytes))
     if args.max_commit_files:

@@ -58,7 +58,9 @@ def _config(args):
 
     from stratum.config import IndexConfig
 
-    cfg = IndexConfig(ray=False if args.no_ray else None)
+    # what the flags name is meant; every other index setting follows the store (config.with_kept)
+    explicit = frozenset((("embed",) if args.no_embed else ()) + (("model",) if args.model else ()))
+    cfg = IndexConfig(ray=False if args.no_ray else None, explicit=explicit)
     if args.no_embed:
         cfg = replace(cfg, embed=replace(cfg.embed, enabled=False))
     if args.model:
