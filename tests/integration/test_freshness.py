@@ -226,6 +226,7 @@ def test_several_shards_carry_one_commit_each_and_label_their_warnings(indexed, 
     e = t.get(s, "lib/util.py::clamp").envelope
     assert e.stale and e.warnings[0].startswith(f"stale: lib: the index is at {lib_at[:7]}"), e.warnings
     assert "these returned files changed since: lib/util.py" in e.warnings[0] and len(e.warnings) == 1
+    before = e.version
     t.close()
     # a server's first look at two clean repositories: lib's items are not shop's files (lib/util.py
     # is "missing" from shop's work tree, which read as an uncommitted removal there, and back)
@@ -236,4 +237,5 @@ def test_several_shards_carry_one_commit_each_and_label_their_warnings(indexed, 
     for target in ("lib/util.py::clamp", "shop/pricing.py"):
         e = t.get(s, target).envelope
         assert not e.stale and e.warnings == [], (target, e.warnings)
+    assert e.version != before      # lib published again: the stores' combined version moved
     t.close()
