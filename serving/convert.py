@@ -84,7 +84,7 @@ def _fill_item(msg: pb.Item, it: Item) -> pb.Item:
         msg.score = it.score
     if it.provenance:
         _fill_struct(msg.provenance, it.provenance)
-    msg.trust, msg.why = it.trust, it.why
+    msg.trust, msg.why, msg.repo = it.trust, it.why, it.repo
     for note in it.notes:
         _fill_note(msg.notes.add(), note)
     return msg
@@ -224,7 +224,7 @@ def item_from_proto(msg: pb.Item) -> Item:
                 start_line=msg.start_line, end_line=msg.end_line, edge=msg.edge,
                 direction=msg.direction, warnings=list(msg.warnings), meta=_loads(msg.meta_json),
                 provenance=_struct(msg.provenance) if msg.HasField("provenance") else {},
-                trust=msg.trust, why=msg.why, notes=[_note_from_proto(n) for n in msg.notes])
+                trust=msg.trust, why=msg.why, notes=[_note_from_proto(n) for n in msg.notes], repo=msg.repo)
 
 
 def response_from_proto(msg: Message) -> Response:

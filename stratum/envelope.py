@@ -74,6 +74,7 @@ class Item:
     trust: str = ""           # notes: "authenticated", "unauthenticated", "mined", "quarantined"; code: ""
     why: str = ""             # search: which signals put the item here, e.g. "text 0.031; note rca 1a2b lifts; cochange with x.py"
     notes: list[dict] = field(default_factory=list)  # get/walk/prefetch: active notes about this node, one summary line each
+    repo: str = ""            # several stores served together: the repository the item is from ("" with one)
 
 
 @dataclass

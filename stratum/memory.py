@@ -134,6 +134,19 @@ class Memory:
                 stale = stale or st
         return commits, warnings, stale
 
+    def label_repos(self, items: list) -> None:
+        """With several stores, each item says its repository (``Item.repo``): two stores may both
+        hold ``src/`` or ``CHANGES.rst``. With one store the field stays empty (no bytes spent)."""
+        shards = self.shards.shards
+        if len(shards) < 2:
+            return
+        for it in items:
+            for sh in shards:
+                ov = self.overlays.get(str(sh.store.root))
+                if it.id in sh.row_of or (ov is not None and ov.exists(it.id)):
+                    it.repo = sh.manifest.repo_name
+                    break
+
     def _own(self, sh: Shard, items: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
         """(path, kind) of the items that are this shard's: its rows, or its unmerged notes."""
         ov = self.overlays.get(str(sh.store.root))

@@ -502,6 +502,7 @@ class Tools:
         return self.tokens.check(token, tool=tool, args=args, version=self.memory.version, session=s.id)
 
     def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, **kw) -> Response:
+        self.memory.label_repos(items)
         fresh = self.memory.fresh([(it.id, it.path, it.kind) for it in items], everything=everything)
         if s.view is not None:           # the branch's commit, and a word that it differs from the index
             commits, fw, stale = fresh

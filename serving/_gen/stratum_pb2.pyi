@@ -75,7 +75,7 @@ class Envelope(_message.Message):
     def __init__(self, returned: _Optional[int] = ..., total: _Optional[int] = ..., total_is_lower_bound: _Optional[bool] = ..., page: _Optional[int] = ..., pages: _Optional[int] = ..., has_more: _Optional[bool] = ..., next_page_token: _Optional[str] = ..., tokens_returned: _Optional[int] = ..., budget: _Optional[_Union[Budget, _Mapping]] = ..., evictions: _Optional[_Iterable[_Union[Eviction, _Mapping]]] = ..., next_hint: _Optional[str] = ..., version: _Optional[int] = ..., warnings: _Optional[_Iterable[str]] = ..., commit: _Optional[str] = ..., commits: _Optional[_Mapping[str, str]] = ..., stale: _Optional[bool] = ...) -> None: ...
 
 class Item(_message.Message):
-    __slots__ = ("id", "kind", "path", "name", "qualname", "level", "text", "tokens", "score", "language", "start_line", "end_line", "edge", "direction", "warnings", "meta_json", "provenance", "trust", "why", "notes")
+    __slots__ = ("id", "kind", "path", "name", "qualname", "level", "text", "tokens", "score", "language", "start_line", "end_line", "edge", "direction", "warnings", "meta_json", "provenance", "trust", "why", "notes", "repo")
     ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
@@ -96,6 +96,7 @@ class Item(_message.Message):
     TRUST_FIELD_NUMBER: _ClassVar[int]
     WHY_FIELD_NUMBER: _ClassVar[int]
     NOTES_FIELD_NUMBER: _ClassVar[int]
+    REPO_FIELD_NUMBER: _ClassVar[int]
     id: str
     kind: str
     path: str
@@ -116,7 +117,8 @@ class Item(_message.Message):
     trust: str
     why: str
     notes: _containers.RepeatedCompositeFieldContainer[NoteRef]
-    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., path: _Optional[str] = ..., name: _Optional[str] = ..., qualname: _Optional[str] = ..., level: _Optional[str] = ..., text: _Optional[str] = ..., tokens: _Optional[int] = ..., score: _Optional[float] = ..., language: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., edge: _Optional[str] = ..., direction: _Optional[str] = ..., warnings: _Optional[_Iterable[str]] = ..., meta_json: _Optional[str] = ..., provenance: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., trust: _Optional[str] = ..., why: _Optional[str] = ..., notes: _Optional[_Iterable[_Union[NoteRef, _Mapping]]] = ...) -> None: ...
+    repo: str
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[str] = ..., path: _Optional[str] = ..., name: _Optional[str] = ..., qualname: _Optional[str] = ..., level: _Optional[str] = ..., text: _Optional[str] = ..., tokens: _Optional[int] = ..., score: _Optional[float] = ..., language: _Optional[str] = ..., start_line: _Optional[int] = ..., end_line: _Optional[int] = ..., edge: _Optional[str] = ..., direction: _Optional[str] = ..., warnings: _Optional[_Iterable[str]] = ..., meta_json: _Optional[str] = ..., provenance: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., trust: _Optional[str] = ..., why: _Optional[str] = ..., notes: _Optional[_Iterable[_Union[NoteRef, _Mapping]]] = ..., repo: _Optional[str] = ...) -> None: ...
 
 class NoteRef(_message.Message):
     __slots__ = ("id", "kind", "age_days", "author", "trust", "stale", "line", "extra")

@@ -156,6 +156,8 @@ def render(resp) -> str:
     for it in resp.items:
         head = it.text if it.level == "summary" else f"--- {it.kind} {it.path}" + (
             f"::{it.qualname}" if it.qualname else "") + f" [{it.level}, {it.tokens} tokens]\n{it.text}"
+        if it.repo:                     # several stores: whose item this is
+            head = f"({it.repo}) {head}"
         if it.edge:
             head = f"[{it.edge} {it.direction}] {head}"
         if it.score is not None:

@@ -67,6 +67,7 @@ def test_an_up_to_date_repository_gives_no_warning_and_the_commit_is_head(indexe
         assert not e.stale and not [w for w in e.warnings if "stale" in w or "uncommitted" in w], (name, e.warnings)
         if name != "status":
             assert any(it.path == CART for it in r.items), name
+            assert all(it.repo == "" for it in r.items), name      # one store: no repo on items
 
 
 def test_after_a_commit_every_answer_says_it_is_stale_and_names_the_changed_file(indexed, tools):
@@ -222,6 +223,7 @@ def test_several_shards_carry_one_commit_each_and_label_their_warnings(indexed, 
     s = t.open_session().data["session"]
     e = t.get(s, "lib/util.py::clamp").envelope
     assert e.commits == {"shop": _head(shop), "lib": lib_at} and e.commit == "" and not e.stale
+    assert {it.repo for it in t.search(s, "clamp cart total").items} >= {"lib", "shop"}
     lib.commit("lib: wider", {"lib/util.py": (lib.path / "lib/util.py").read_text() + "\nWIDE = 1\n"})
     e = t.get(s, "lib/util.py::clamp").envelope
     assert e.stale and e.warnings[0].startswith(f"stale: lib: the index is at {lib_at[:7]}"), e.warnings
@@ -234,8 +236,9 @@ def test_several_shards_carry_one_commit_each_and_label_their_warnings(indexed, 
     index_repository(lib.path, tmp_path / "lib_store", IndexConfig(num_cpus=2))
     t = Tools.open([str(shop_store), str(tmp_path / "lib_store")], freshness=GitFreshness())
     s = t.open_session().data["session"]
-    for target in ("lib/util.py::clamp", "shop/pricing.py"):
-        e = t.get(s, target).envelope
-        assert not e.stale and e.warnings == [], (target, e.warnings)
-    assert e.version != before      # lib published again: the stores' combined version moved
+    for target, repo in (("lib/util.py::clamp", "lib"), ("shop/pricing.py", "shop")):
+        r = t.get(s, target)
+        assert not r.envelope.stale and r.envelope.warnings == [], (target, r.envelope.warnings)
+        assert r.items[0].repo == repo          # two stores: each item says which repository it is from
+    assert r.envelope.version != before      # lib published again: the stores' combined version moved
     t.close()
