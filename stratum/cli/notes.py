@@ -18,9 +18,10 @@ def register(sub) -> None:
     ns.required = True
 
     q = ns.add_parser("list", help="notes with their status (active, superseded, retracted, orphaned)")
-    q.add_argument("--status", action="append", default=[],
+    q.add_argument("--status", action="append", default=[], choices=("active", "superseded", "retracted", "orphaned"),
                    help="only these statuses (repeatable; default: all)")
-    q.add_argument("--kind", action="append", default=[], help="only these note kinds (repeatable)")
+    q.add_argument("--kind", action="append", default=[], choices=("rca", "failure", "insight"),
+                   help="only these note kinds (repeatable)")
     add_common(q)
     q.set_defaults(func=_list)
 

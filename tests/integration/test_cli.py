@@ -55,6 +55,10 @@ def test_user_errors_are_one_line_with_exit_2(indexed_store, tmp_path):
     assert p.returncode == 2 and "not inside a git repository" in p.stderr
     p = stratum("tree", "--store", str(tmp_path / "nothing"))
     assert p.returncode != 0 and "no index" in p.stderr
+    p = stratum("walk", "shop/cart.py", "--edge", "calls", "--store", str(store))     # in the schema, never built
+    assert p.returncode == 2 and "no calls edges are built" in p.stderr, p.stderr
+    p = stratum("notes", "list", "--status", "bogus", "--store", str(store))
+    assert p.returncode == 2 and "invalid choice" in p.stderr
 
 
 def test_help_lists_every_command():
