@@ -611,6 +611,8 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
     progress = progress or _noop
     t0 = time.perf_counter()
     kind, why = choose_engine(cfg, 0)
+    if kind != "ray" and cfg.ray is None:     # not a size decision here: say what decides it
+        why = "one after another: no cluster named (--ray-address, RAY_ADDRESS) and no --ray"
     out = MultiReport(engine=f"{kind} ({why})")
     inner = replace(cfg, ray=False) if kind == "ray" else cfg   # on Ray: each task runs its stages in-process
     progress("repositories", 0, len(targets))

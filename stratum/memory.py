@@ -112,12 +112,14 @@ class Memory:
             return ov
 
     # ---- freshness ------------------------------------------------------------------------
-    def fresh(self, items: list[tuple[str, str, str]], *, everything: bool = False) -> tuple[dict, list[str], bool]:
+    def fresh(self, items: list[tuple[str, str, str]], *, everything: bool = False,
+              own: bool = False) -> tuple[dict, list[str], bool]:
         """(commits, warnings, stale) for an answer returning ``items`` ((id, path, kind)): the
         indexed commit of every shard (keyed by repository name, or store path when two share a
         name), and warnings when a repository has moved on past it or has uncommitted changes touching
         the returned items (``everything``: any, for status). Each item is checked against its own
-        repository only: another store's path is no edit of this one's."""
+        repository only: another store's path is no edit of this one's (``own``: check ownership
+        with one store too, e.g. a branch view's items that come from its overlay, not the store)."""
         shards = self.shards.shards
         names = [sh.manifest.repo_name or str(sh.store.root) for sh in shards]
         commits, warnings, stale = {}, [], False
@@ -127,7 +129,7 @@ class Memory:
             if m.indexed_commit:
                 commits[key] = m.indexed_commit
             if self.freshness is not None and m.repo_path:
-                paths = [(p, k) for _, p, k in items] if len(shards) == 1 else self._own(sh, items)
+                paths = [(p, k) for _, p, k in items] if len(shards) == 1 and not own else self._own(sh, items)
                 w, st = self.freshness.check(m.repo_path, m.indexed_commit, paths, store_root=str(sh.store.root),
                                              everything=everything, label=key if len(shards) > 1 else "")
                 warnings += w

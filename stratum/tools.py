@@ -507,7 +507,8 @@ class Tools:
 
     def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, **kw) -> Response:
         self.memory.label_repos(items)
-        fresh = self.memory.fresh([(it.id, it.path, it.kind) for it in items], everything=everything)
+        fresh = self.memory.fresh([(it.id, it.path, it.kind) for it in items], everything=everything,
+                                  own=s.view is not None)     # a view's own items are not the store's files
         if s.view is not None:           # the branch's commit, and a word that it differs from the index
             commits, fw, stale = fresh
             fresh = (s.view.commits_for(commits, list(self.memory)), [s.view.warning()] + fw, stale)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -95,7 +96,7 @@ def repositories(args) -> list[str]:
             line = line.split("#", 1)[0].strip()
             if line:
                 paths.append(str(base / line) if not Path(line).is_absolute() else line)
-    return paths or ["."]
+    return [os.path.normpath(p) for p in paths] or ["."]     # reported as given, without "a/../"
 
 
 def stores_for(paths: list[str], store_root: str | None) -> list[str]:

@@ -196,6 +196,15 @@ def test_worktree_session_sees_uncommitted_edits(branched, tmp_path):
     assert any("3 changed files" in w for w in opened.envelope.warnings)
     assert ("pkg/b.py", "quokka_unsaved_helper") in _names(t.search(sid, "quokka_unsaved_helper"))
     assert ("pkg/fresh.py", "wombat_untracked") in _names(t.search(sid, "wombat_untracked"))
+    # with freshness on: the view's own files (from its overlay) are not "uncommitted changes" of
+    # the indexed checkout, where pkg/fresh.py does not exist (probe P1: they were warned about)
+    from pipeline.gitio import GitFreshness
+
+    tf = Tools.open([str(store)], overlay_builder=builder(), freshness=GitFreshness())
+    fs = tf.open_session(worktree=str(wt)).data["session"]
+    warned = tf.search(fs, "wombat_untracked").envelope.warnings
+    assert not any("pkg/fresh.py" in w for w in warned), warned
+    tf.close()
     with pytest.raises(NotFound):
         t.get(sid, "pkg/gone.py")
     assert all(p != "pkg/gone.py" for p, _ in _names(t.tree(sid, "", depth=4)))
