@@ -60,6 +60,8 @@ from datetime import datetime
 from typing import Callable, NamedTuple, Protocol, Sequence, cast
 
 from stratum import schema as S
+from stratum.codetokens import looks_like_identifier
+from stratum.rankwhy import co_reasons, file_text_reasons, graph_reasons, note_reasons, symbol_reasons
 from stratum.search import RRF_K    # a whole-file list counts like one of the fused text lists
 
 AGENT = "agent"
@@ -69,10 +71,10 @@ CODE_ITEM_KINDS = ("file", "class", "function", "method")
 CO_PARTNERS = 10            # co-change partners read per seed, by confidence (each read ~30 us; weaker ones add ~0)
 GRAPH_PARTNERS = 16         # import/test neighbours lifted per seed, the most specific first (Signals.structure
                             # order); a popular file's others would each get < 0.18 of its score x w.graph
-TITLE_CHARS = 32            # of a note's title in a why (the note itself is a search away)
 WHY_REASONS = 2             # reasons a served item gives for its file's lift, strongest first
 DEEP = 150                  # the fused list a search asks for (3 source lists x 50): every page of a query
                             # is cut from the same order
+EXACT_NAME = 1.0            # an identifier query's exact name matches: above every fused score (< 1)
 RERANK = 60                 # of it, the candidates the memories rerank; the rest keep their text order
                             # below (chosen on the pasts: depth 150/120/90/60 gave file MRR within 0.003,
                             # docs/bench/retrieval.md; a search at 1M read ~170 files' memories for it)
@@ -96,6 +98,8 @@ class Scored(Protocol):
     def score(self) -> float: ...
     @property
     def id(self) -> str: ...
+    @property
+    def sources(self) -> tuple: ...
 
 
 @dataclass(frozen=True)
@@ -301,33 +305,6 @@ def _harmonic(ev: Sequence[tuple]) -> float:
     return sum([e[0] / j for j, e in enumerate(ev, 1)])      # a list: the same floats in order, no generator
 
 
-def _symbol_reasons(n: int) -> tuple[str, str]:
-    return f"{n} matching symbols", f"{n} symbols"
-
-
-def _note_reasons(label: "tuple[str, NoteInfo, str]", n: int) -> tuple[str, str]:
-    """A file's best note (``_note_label``'s arguments) and how many notes lift it."""
-    return _note_label(*label) + (f" +{n - 1} more" if n > 1 else ""), \
-        _note_label(*label, title=False) + (f" +{n - 1}" if n > 1 else "")
-
-
-def _file_text_reasons(j: int) -> tuple[str, str]:
-    return f"whole file matches (rank {j})", "whole file matches"
-
-
-def _co_reasons(seed: str, support: int) -> tuple[str, str]:
-    return f"co-changes with {seed} (support {support})", f"co-changes with {seed}"
-
-
-def _graph_reasons(seed: str, word: str) -> tuple[str, str]:
-    return f"{word} {seed}", f"{word} {seed}"
-
-
-def _note_label(nid: str, n: NoteInfo, note_why: str, title: bool = True) -> str:
-    return (f"past {n.kind} {nid[:8]}" if n.mined else f"{n.kind} note {nid[:8]}") + \
-        (f" '{n.title[:TITLE_CHARS]}'" if n.title and title else "") + (f" ({note_why})" if note_why else "")
-
-
 def rank_files(candidates: Sequence[Scored], signals: Signals, weights: Weights = DEFAULT_WEIGHTS,
                *, limit: int | None = None, file_hits: Sequence[str] = (), depth: int | None = RERANK) -> list[RankedFile]:
     """Files ranked by every memory, best first (ties: path), from the first ``depth`` candidates.
@@ -400,7 +377,7 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
             if not about:
                 continue
             share = c.score * stand / root
-            label = (c.id, n, note_why)         # formatted only for a file's best note (_note_label)
+            label = (c.id, n, note_why)         # formatted only for a file's best note (note_label)
             by_file = notes[channel]
             for f in about:
                 ev = by_file.get(f)
@@ -426,14 +403,14 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
         e.text = w.text * sym[0][0]
         if w.symbols:
             e.parts["symbols"] = w.symbols * _harmonic(sym[1:])
-            e.said["symbols"] = (_symbol_reasons, (len(sym),))
+            e.said["symbols"] = (symbol_reasons, (len(sym),))
     for key, part in ((AGENT, "notes"), (MINED, "mined"), (CHANGES, "changes")):
         weight = w.of(key)
         if not weight:
             continue
         for f, nev in notes[key].items():
             e = _part(files, f, part, weight, nev)     # sorts nev: its best first below
-            e.said[part] = (_note_reasons, (nev[0][1], len(nev)))
+            e.said[part] = (note_reasons, (nev[0][1], len(nev)))
     if w.cochange or w.graph:
         # T + note evidence (a file with no parts: the same float as the sum, text + 0.0)
         base = {}
@@ -461,7 +438,7 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
                 each = s0 / math.sqrt(n_nbrs) if n_nbrs else 0.0
                 for p, k in nbrs[:GRAPH_PARTNERS]:
                     gr.setdefault(p, []).append((each, g, k))
-        for key, weight, table, say in (("cochange", w.cochange, co, _co_reasons), ("graph", w.graph, gr, _graph_reasons)):
+        for key, weight, table, say in (("cochange", w.cochange, co, co_reasons), ("graph", w.graph, gr, graph_reasons)):
             for f, lifts in table.items():
                 e = _part(files, f, key, weight, lifts)  # sorts lifts: the best first below
                 e.said[key] = (say, (lifts[0][1], lifts[0][2]))
@@ -472,7 +449,7 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
                 e = files[f] = _new(RankedFile)
                 e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
             e.parts["file_text"] = w.file_text / (RRF_K + j)
-            e.said["file_text"] = (_file_text_reasons, (j,))
+            e.said["file_text"] = (file_text_reasons, (j,))
     for e in files.values():
         p = e.parts
         e.score = e.text + sum(p.values()) if p else e.text + 0       # + 0: the sum of no parts
@@ -595,5 +572,21 @@ def candidates_of(items) -> list[Candidate]:
     return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id) for i in items]
 
 
+def exact_first(ranked: list[Ranked], candidates: Sequence[Scored], query: str) -> list[Ranked]:
+    """A query that is one identifier (``IntegerConverter``, ``app.run``): its exact name matches
+    (the name list's rows) go first, ahead of the files other memories lift (a test file whose
+    13 symbols mention converters outranked the class itself). Their score gains EXACT_NAME."""
+    q = query.strip()
+    if not q or any(ch.isspace() for ch in q) or not looks_like_identifier(q):
+        return ranked
+    exact = {c.id for c in candidates if "name" in c.sources}
+    for r in ranked:
+        if r.id in exact:
+            r.score, r._why = r.score + EXACT_NAME, f"exact name; {r.why}"
+    ranked.sort(key=_ID)
+    ranked.sort(key=_SCORE, reverse=True)
+    return ranked
+
+
 __all__ = ["Candidate", "Scored", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
-           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "RERANK", "DEEP"]
+           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "exact_first", "EXACT_NAME", "RERANK", "DEEP"]

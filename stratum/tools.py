@@ -261,6 +261,7 @@ class Tools:
             # notes lift the code they are about, co-change and imports/tests the strongest files'
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
             ranked = rank.rerank(live, sig, add=not (kinds or path_prefix or language))   # items as candidates
+            ranked = rank.exact_first(ranked, live, query)      # `IntegerConverter`: that class first
             if view is not None:                    # a hidden file lifted in by co-change or imports
                 ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
             lists.append((ranked, sh, ov))

@@ -98,8 +98,8 @@ def test_a_change_is_found_on_a_fresh_index_and_lifts_its_file(bank):
         page = sh.warm.search(QUERY, limit=150)
         assert page.items[0].id == change["id"]                         # the change's subject matches best
         sig = SG.ShardSignals(sh, tools.overlays[str(sh.store.root)])
-        ranked = R.rank_files(R.candidates_of(page.items), sig, R.DEFAULT_WEIGHTS)
-        text = R.rank_files(R.candidates_of(page.items), sig, R.TEXT_ONLY)
+        ranked = R.rank_files(page.items, sig, R.DEFAULT_WEIGHTS)
+        text = R.rank_files(page.items, sig, R.TEXT_ONLY)
         top = ranked[0]
         assert top.path == "bank/limits.py" and top.parts["changes"] > 0 and "past change " in top.why
         assert "mined" not in top.parts and "notes" not in top.parts

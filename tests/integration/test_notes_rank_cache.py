@@ -29,7 +29,7 @@ def _both(t, query):
     sh = next(iter(t.memory))
     ov = t.memory.overlay(sh)
     page = sh.warm.search(query, limit=rank.DEEP, extra_docs=ov.search_docs())
-    cands = rank.candidates_of(page.items)
+    cands = page.items
     plain = rank.rerank(cands, signals.ShardSignals(sh, ov))
     cached = rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos))
     return ov, [(r.id, r.score, r.why) for r in plain], [(r.id, r.score, r.why) for r in cached]
@@ -62,7 +62,7 @@ def test_shard_facts_memoised_across_searches_rank_as_fresh_reads(tools):
     queries = ["discount rounding", "cart total", "pricing", "one-cent error", "checkout"]
     pages = [sh.warm.search(q, limit=rank.DEEP, extra_docs=ov.search_docs()).items for q in queries]
     for items in pages + pages:                      # the second pass is served from the memo
-        cands = rank.candidates_of(items)
+        cands = items
         memo = rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(items))
         kept = signals._MEMOS.pop(sh)
         fresh = rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos))
@@ -108,11 +108,11 @@ def test_kept_hits_locations_and_decays_rank_as_fresh_reads(tools):
     ov = tools.memory.overlay(sh)
     queries = ["discount rounding", "cart total", "pricing", "one-cent error", "checkout", "fix"]
     pages = [sh.warm.search(q, limit=rank.DEEP, extra_docs=ov.search_docs()).items for q in queries]
-    merged = [c for items in pages for c in rank.candidates_of(items)
+    merged = [c for items in pages for c in items
               if c.row >= 0 and sh.col("kind")[c.row] in S.NOTE_KINDS]
     assert merged                                   # the sample history's mined notes are shard rows
     for items in pages + pages:                     # the second pass is served from what was kept
-        cands = rank.candidates_of(items)
+        cands = items
         kept = rank.rerank(cands, signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(items))
         memo, notes = signals._MEMOS.pop(sh), signals._NOTE_MEMOS.pop(ov, None)
         fresh = rank.rerank(cands, signals.ShardSignals(sh, ov))

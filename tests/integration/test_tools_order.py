@@ -23,7 +23,7 @@ def test_rerank_is_sorted_and_search_pages_follow_it(indexed_store):
         for q in QUERIES:
             page = sh.warm.search(q, limit=rank.DEEP, offset=0, extra_docs=ov.search_docs())
             sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(page.items)
-            ranked = rank.rerank(rank.candidates_of(page.items), sig, add=True)
+            ranked = rank.rerank(page.items, sig, add=True)
             assert ranked == sorted(ranked, key=lambda r: (-r.score, r.id)), q
             got = t.search(s, q, page_size=50)
             assert [it.id for it in got.items] == [r.id for r in ranked[:50]], q
@@ -54,7 +54,7 @@ def test_a_search_over_two_shards_is_the_sorted_union_of_their_reranked_lists(in
                 ov = t.memory.overlay(sh)
                 page = sh.warm.search(q, limit=rank.DEEP, offset=0, extra_docs=ov.search_docs())
                 sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(page.items)
-                entries += rank.rerank(rank.candidates_of(page.items), sig, add=True)
+                entries += rank.rerank(page.items, sig, add=True)
             want = sorted(entries, key=lambda r: (-r.score, r.id))
             got = t.search(s, q, page_size=50)
             assert [it.id for it in got.items] == [r.id for r in want[:50]], q

@@ -205,3 +205,17 @@ def test_a_files_reason_names_its_best_note_whatever_the_candidates_order():
     (f,) = R.rank_files(c, sig, R.DEFAULT_WEIGHTS.only("notes"))
     assert f.reasons == ["rca note highnote +1 more"]
     assert f.parts["notes"] == pytest.approx(0.04 + 0.01 / 2)
+
+
+def test_an_identifier_querys_exact_name_match_goes_first():
+    """`IntegerConverter`: the class of that name ranks above a file other memories lift (here a
+    test file whose symbols and past changes gave it a higher score); a prose query is untouched."""
+    sig = TableSignals({"test": code("tests/test_routing.py", "RegexConverter"),
+                        "cls": code("src/converters.py", "IntegerConverter")})
+    cands = [R.Candidate(0, 0.03, ("keyword",), "test"), R.Candidate(1, 0.02, ("keyword", "name"), "cls")]
+    for query, first in (("IntegerConverter", "cls"), ("integer converter", "test"), ("app.run", "cls")):
+        out = R.exact_first(R.rerank(cands, sig), cands, query)
+        assert out[0].id == first, query
+        top = next(r for r in out if r.id == "cls")
+        assert top.why.startswith("exact name; ") == (first == "cls")
+        assert (top.score > 1.0) == (first == "cls")
