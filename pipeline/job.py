@@ -538,6 +538,8 @@ def _up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunR
         return None
     if head is None or head != prev.indexed_commit or not prev.indexes:
         return None
+    if prev.repo_path != rep.repo:          # a moved or copied clone: freshness and worktrees read repo_path
+        return None
     log = DeltaLog(store.root / "deltalog")
     if log.segments():
         merged = set(prev.deltalog_merged)

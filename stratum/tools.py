@@ -270,8 +270,8 @@ class Tools:
                 mine = view.search_overlay(sh, query, kinds=tuple(kinds), path_prefix=path_prefix,
                                            language=language, limit=max(want, rank.DEEP), offset=0)
                 bound += len(mine)
-                lists.append((rank.rerank(mine, signals.ShardSignals(o.shard), add=False),
-                              o.shard, None))
+                lists.append((rank.exact_first(rank.rerank(mine, signals.ShardSignals(o.shard), add=False),
+                                               mine, query), o.shard, None))
         end = offset + page_size
         n_hits = sum(len(ranked) for ranked, _, _ in lists)
         hits = _merged_head(lists, end + R.HINT_ITEMS)     # only what this page and its hint read

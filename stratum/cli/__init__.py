@@ -109,8 +109,35 @@ def resolve_store(args, repo: str | None = None) -> str:
     return str(default_store_path(here))
 
 
+def linked_worktree(start: str = ".") -> tuple[str, str] | None:
+    """(the main checkout's store, this worktree's root) when ``start`` is inside a linked git
+    worktree (``git worktree add``) that has no store of its own and the main checkout has one:
+    queries there answer for the worktree from the main store (a worktree session), instead of
+    "no index". Read from the files git keeps (``.git`` is a file naming the worktree's git dir)."""
+    from pathlib import Path
+
+    here = Path(start).resolve()
+    for d in [here, *here.parents]:
+        dot = d / ".git"
+        if not dot.exists():
+            continue
+        if dot.is_dir() or (d / ".stratum" / "manifest.json").is_file():
+            return None
+        try:
+            first = dot.read_text().splitlines()[0]
+            gitdir = (d / first.removeprefix("gitdir:").strip()).resolve()
+            common = (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
+        except (OSError, IndexError):
+            return None
+        store = common.parent / ".stratum"
+        if common.name == ".git" and (store / "manifest.json").is_file():
+            return str(store), str(d)
+        return None
+    return None
+
+
 def emit(args, obj: dict, text: str) -> None:
     print(json.dumps(obj, indent=1, default=str) if getattr(args, "json", False) else text)
 
 
-__all__ = ["main", "build_parser", "add_common", "resolve_store", "emit"]
+__all__ = ["main", "build_parser", "add_common", "resolve_store", "linked_worktree", "emit"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from stratum.cli import add_common, emit, resolve_store
+from stratum.cli import add_common, emit, linked_worktree, resolve_store
 from stratum.schema import AGENT_NOTE_KINDS
 from stratum.cli.serve import add_client_flags, client_from_args
 
@@ -67,7 +67,7 @@ def _conn(p) -> None:
     add_common(p)
     add_client_flags(p)                 # --server, --token, --tls-ca, --tls-client-cert/-key
     p.add_argument("--session", default="", help="with --server: reuse this server session (its budget, "
-                   "working set and page tokens); printed by every --server answer")
+                   "working set and page tokens); a --server answer with more pages prints it in its 'more:' line")
     p.add_argument("--budget", type=int, default=None, help="session token budget")
     p.add_argument("--branch", default="", help="answer for this branch (indexed version + an overlay of its changes)")
     p.add_argument("--commit", default="", help="answer for this commit (not with --branch)")
@@ -101,10 +101,17 @@ def _call(args, tool: str, **kw) -> int:
         from stratum.tools import Tools
 
         store = resolve_store(args)
+        linked = None if args.store or branch or commit or worktree else linked_worktree()
+        if linked is not None:              # inside `git worktree add`'s checkout: the main store, this worktree
+            store, worktree = linked
         tools = Tools.open([store], freshness=_freshness(), secret=_cli_secret(store),
                            overlay_builder=_overlay_builder())
         try:
             rev = branch or commit or worktree
+            if len(rev) > 48:           # a worktree's path: session ids are at most 64 characters
+                import hashlib
+
+                rev = hashlib.blake2b(rev.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
             sess = tools.resume_session("cli" + (f"@{rev}" if rev else ""), author=author, budget=args.budget,
                                         branch=branch, commit=commit, worktree=worktree)
             resp = getattr(tools, tool)(sess, **kw)

@@ -104,3 +104,27 @@ def test_a_reader_that_leaves_early_is_not_an_error(indexed_store):
     err = p.stderr.read().decode()
     assert p.wait(timeout=120) == 141, err
     assert "Traceback" not in err and "error" not in err, err
+
+
+def test_inside_a_linked_worktree_queries_answer_for_it_from_the_main_store(tmp_path):
+    """`git worktree add` (what parallel agents use): the worktree has no store of its own, so a
+    query there answers for the worktree from the main checkout's store, uncommitted files too,
+    instead of "no index"."""
+    from tests.gitrepo import Repo, git
+
+    r = Repo(tmp_path / "main")
+    r.commit("one", {"pkg/a.py": "def alpha():\n    return 1\n"})
+    p = subprocess.run([sys.executable, "-m", "stratum.cli", "index", str(r.path), "--no-embed", "--no-ray"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    wt = tmp_path / "wt"
+    git(r.path, "worktree", "add", "-q", "--detach", str(wt), "HEAD")
+    (wt / "pkg" / "b.py").write_text("def quokka_in_worktree():\n    return 2\n")
+    run = dict(capture_output=True, text=True, timeout=300, cwd=str(wt))
+    p = subprocess.run([sys.executable, "-m", "stratum.cli", "search", "quokka_in_worktree", "--json"], **run)
+    assert p.returncode == 0, p.stderr
+    first = json.loads(p.stdout)["items"][0]
+    assert (first["path"], first["qualname"]) == ("pkg/b.py", "quokka_in_worktree")
+    p = subprocess.run([sys.executable, "-m", "stratum.cli", "get", "pkg/a.py::alpha", "--json"], **run)
+    assert p.returncode == 0 and json.loads(p.stdout)["items"][0]["qualname"] == "alpha", p.stderr
+    assert not (wt / ".stratum").exists()           # the main store served it; nothing written here
