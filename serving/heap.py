@@ -20,6 +20,7 @@ import threading
 
 YOUNG = 10_000          # allocations between young collections (CPython's default: 700)
 QUIET_INTERVALS = 20    # reload polls with no new version before the heap is frozen again (10 s at 0.5 s)
+COLLECT_AFTER = 4       # reload polls after a switch before the old versions are collected (2 s at 0.5 s)
 
 _lock = threading.Lock()
 _settled = False
@@ -44,6 +45,15 @@ def release() -> None:
             gc.unfreeze()
 
 
+def collect() -> None:
+    """A full collection, heap left unfrozen: soon after a switch, so the old version's shards (in
+    reference cycles) and their reader holds go even while new versions keep arriving (a hold
+    keeps the index job's prune from removing that version's files)."""
+    with _lock:
+        if _settled:
+            gc.collect()
+
+
 def resettle() -> None:
     """Some time after a ``release``: collect (the old versions' cycles) and freeze again."""
     with _lock:
@@ -53,4 +63,4 @@ def resettle() -> None:
         gc.freeze()
 
 
-__all__ = ["settle", "release", "resettle", "YOUNG", "QUIET_INTERVALS"]
+__all__ = ["settle", "release", "collect", "resettle", "YOUNG", "QUIET_INTERVALS", "COLLECT_AFTER"]

@@ -31,10 +31,17 @@ def settle_process() -> None:
 def reload_loop(tools: Any, wait: Callable[[float], bool], interval: float) -> None:
     """Pick up newly published store versions until ``wait(interval)`` returns False (it waits up
     to ``interval`` seconds and says whether the process still serves). After a switch the heap
-    goes back to the collector; it is frozen again once QUIET_INTERVALS polls brought nothing new
-    (the old version's calls and threads are done by then)."""
+    goes back to the collector, the old versions are collected COLLECT_AFTER polls later (their
+    reader holds released, so a prune can remove their files), and the heap is frozen again once
+    QUIET_INTERVALS polls brought nothing new (the old version's calls and threads are done by then)."""
     quiet: int | None = None        # polls since new versions were loaded (None: heap settled)
+    collect_in: int | None = None   # polls until the old versions are collected (None: none due)
     while wait(interval):
+        if collect_in is not None:
+            collect_in -= 1
+            if collect_in <= 0:
+                heap.collect()
+                collect_in = None
         try:
             switched = tools.reload()
             if switched:
@@ -42,6 +49,8 @@ def reload_loop(tools: Any, wait: Callable[[float], bool], interval: float) -> N
                     log.info("serving %s version %d (was %d)", store, new, old)
                 heap.release()
                 quiet = 0
+                if collect_in is None:      # a burst of publishes: one collection, COLLECT_AFTER polls on
+                    collect_in = heap.COLLECT_AFTER
             elif quiet is not None:
                 quiet += 1
                 if quiet >= heap.QUIET_INTERVALS:

@@ -381,3 +381,31 @@ def test_closing_a_client_ends_the_sessions_it_opened(running):
     with Client(running[0]) as other:
         with pytest.raises(E.NotFound, match="unknown session"):
             other.status(sid)
+
+
+def test_a_long_lived_server_lets_go_of_old_versions_while_new_ones_keep_coming(indexed_store, tmp_path):
+    """`stratum serve` freezes its heap; the old versions' shards sit in reference cycles, and each
+    holds its version's files against the prune. Publishes every poll (a watch on a busy branch)
+    never left the server quiet long enough to collect them: it now collects soon after a switch."""
+    _repo, store, _ = indexed_store
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    st = Store(copy)
+    with stratum_serve(copy, "--reload-interval", "0.2") as (_line, address), Client(address) as c:
+        sid = c.open_session().data["session"]
+        for _ in range(4):                          # a new version every ~0.5 s: never 20 quiet polls
+            m = st.manifest()
+            st.publish(dataclasses.replace(m, version=m.version + 1, published_at=time.time()))
+            deadline = time.time() + 10
+            while c.status(sid).data["shards"][0]["version"] != m.version + 1 and time.time() < deadline:
+                time.sleep(0.05)
+            c.search(sid, "discount")
+        newest = st.manifest().version
+        deadline = time.time() + 10
+        held = None
+        while time.time() < deadline:
+            held = sorted({int(p.name[1:7]) for p in (copy / "readers").glob("v*.hold")})
+            if held == [newest]:
+                break
+            time.sleep(0.2)
+        assert held == [newest], held               # only the version it serves is held
