@@ -310,7 +310,10 @@ class NotesOverlay:
         """``author``/``authenticated`` come from the caller's identity (the tools pass them), never
         from a request field; ``model`` is self-reported and recorded as such. Superseding
         another author's note needs the caller (``identity.current()``) to be a maintainer."""
-        maintainer = identity.current().is_maintainer
+        ident = identity.current()
+        # the maintainer role is the identity's: a note under another, claimed name (the local
+        # CLI's --author) does not carry it (else any label became a trusted author under quarantine)
+        maintainer = ident.is_maintainer and (ident.authenticated or author == ident.name)
         extra = None
         if self.embedder is not None and self._key is not None:   # a keyless vector is never read back
             # embedded here, before the append and outside every lock: concurrent writers overlap

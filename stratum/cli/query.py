@@ -57,7 +57,8 @@ def register(sub) -> None:
                    help="path, path::symbol or node id (repeatable; rca and failure notes need one)")
     p.add_argument("--tag", action="append", default=[])
     p.add_argument("--supersedes", action="append", default=[])
-    p.add_argument("--author", default="cli")
+    p.add_argument("--author", default="", help="a name to record on the note instead of yours (os:<login>); "
+                   "a claimed name, so the note is not a maintainer's")
     _conn(p)
     p.set_defaults(func=lambda a: _call(a, "remember", kind=a.kind, text=a.text, about=a.about or [],
                                         tags=a.tag, supersedes=a.supersedes))
@@ -83,7 +84,7 @@ def _paging(p, default: int = 50) -> None:
 def _call(args, tool: str, **kw) -> int:
     """One tool call. Locally, the CLI session has a stable id and page tokens are signed with a
     per-store secret, so a --page-token printed by one command works in the next."""
-    author = getattr(args, "author", "cli")
+    author = getattr(args, "author", "")
     branch, commit, worktree = getattr(args, "branch", ""), getattr(args, "commit", ""), getattr(args, "worktree", "")
     worktree = os.path.abspath(worktree) if worktree else ""
     if args.server:

@@ -57,7 +57,8 @@ def register(sub) -> None:
                      help="store root (repeatable; default: <repository>/.stratum of the current directory)")
     src.add_argument("--server", metavar="HOST:PORT", default=None, help="front a running `stratum serve`")
     _credentials(p)
-    p.add_argument("--author", default="mcp", help="who the session's notes are attributed to")
+    p.add_argument("--author", default="", help="a name for the session's notes instead of the OS user's "
+                   "(os:<login>; with --server, the credentials' identity); a claimed name is not a maintainer")
     p.add_argument("--model", default="", help="the agent's model id, recorded on its notes")
     p.add_argument("--branch", default="", help="the session answers for this branch (base + overlay)")
     p.add_argument("--commit", default="", help="the session answers for this commit (not with --branch)")

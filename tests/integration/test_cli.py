@@ -41,6 +41,13 @@ def test_query_commands_answer_with_cost(indexed_store, tmp_path):
     assert p.returncode == 0, p.stderr
     p = stratum("remember", "rca", "rounding", "--store", str(store))
     assert p.returncode == 2 and "must say what code it is about" in p.stderr
+    # the local CLI writes as the OS user, a maintainer; a claimed --author is recorded, not trusted
+    p = stratum("remember", "insight", "claimed by someone else", "--author", "eve", "--store", str(store))
+    assert p.returncode == 0, p.stderr
+    notes = json.loads(stratum("notes", "list", "--json", "--store", str(store)).stdout)["notes"]
+    by = {n["text"]: (n["author"], n["maintainer"]) for n in notes}
+    assert by["claimed by someone else"] == ("eve", False)
+    assert by["the test suite needs TZ=UTC"][0].startswith("os:") and by["the test suite needs TZ=UTC"][1]
     p = stratum("status", "--store", str(store))             # status's shards: readable lines, no dict
     assert p.returncode == 0 and "{'" not in p.stdout and "repo=shop" in p.stdout, p.stdout
 
