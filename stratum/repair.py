@@ -66,6 +66,9 @@ class RepairReport:
             if self.rolled_back_to is not None:
                 lines.append(f"  rolled back to the data of version {self.rolled_back_to}, published as "
                              f"version {self.version_after}")
+            elif self.manifest_damage and self.version_after is not None:
+                lines.append(f"  manifest restored from version {self.version_before}'s copy, published as "
+                             f"version {self.version_after}")
             if self.segments_restored:
                 lines.append(f"  {len(self.segments_restored)} retired delta-log segment(s) moved back: their "
                              "notes are served now and merged by the next `stratum index`")

@@ -100,7 +100,8 @@ class Store:
                 raise NotFound(f"no index at {self.root}: run `stratum index` first") from None
             raise StoreError(f"store {self.root} has no published version {version}") from None
         except (ValueError, TypeError) as e:
-            raise StoreError(f"manifest {path} is unreadable: {e}") from None
+            raise StoreError(f"manifest {path} is unreadable: {e}; `stratum repair` publishes the last intact "
+                             f"version again (every note kept)") from None
         if m.schema_version != S.SCHEMA_VERSION:
             raise StoreError(f"store {self.root} has schema version {m.schema_version}; this build reads "
                              f"{S.SCHEMA_VERSION}: re-index with `stratum index --full`")

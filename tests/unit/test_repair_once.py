@@ -46,6 +46,7 @@ def test_an_unreadable_manifest_republishes_after_one_read_of_the_warm_folder(st
     rep = repair(store.root)
     assert rep.manifest_damage.startswith("manifest.json: ") and rep.version_after == 2 and not rep.warm_rebuilt
     assert len(passes) == 1 and store.manifest().version == 2
+    assert "manifest restored from version 1's copy, published as version 2" in rep.text()    # it says so
 
 
 def test_damaged_warm_files_behind_an_unreadable_manifest_are_rebuilt(store, passes):
