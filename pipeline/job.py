@@ -372,6 +372,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         # (a commit landing mid-run is then seen as new by the next run, never as indexed)
         head = gitio.head_commit(root)
         rep.worktree = "clean" if gitio.worktree_clean(root, inside) else "dirty"
+        if rep.worktree == "dirty":     # the files are read from disk: say what the version holds
+            rep.messages.append(f"the work tree has uncommitted changes: they are indexed, under HEAD "
+                                f"{(head or '')[:12]} (a session with --worktree sees edits without indexing them)")
         why = _up_to_date(head, store, prev, rep)
         if why:
             rep.up_to_date, rep.version, rep.incremental = True, prev.version, True
