@@ -358,7 +358,14 @@ class Tools:
                 it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, k).items() if vv is not None})
             items.append(it)
         hints = [R.label(ns, r) if r is not None else R.note_label(n or {}) for r, n, _, _, _, ns in out[end:end + R.HINT_ITEMS]]
-        return self._respond(s, items, R.Page("walk", args, offset, page_size, total=len(out), hints=hints))
+        said = []
+        if not out and direction == "out" and row is not None and s.view is None and kinds:
+            back = len(sh.neighbors(row, tuple(kinds), "in"))
+            if back:        # `walk app.py --edge tests` asks who tests it: those edges point here
+                said.append(f"no outgoing {'/'.join(kinds)} edges here; {back} point here: walk with "
+                            f"direction \"in\" (e.g. the tests of a file, who imports it)")
+        return self._respond(s, items, R.Page("walk", args, offset, page_size, total=len(out), hints=hints),
+                             warnings=said)
 
     # ---- writing tools --------------------------------------------------------------------
     @tool(writes=True)

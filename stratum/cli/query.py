@@ -32,7 +32,9 @@ def register(sub) -> None:
     p.add_argument("target")
     p.add_argument("--edge", action="append", default=[],
                    help="contains|imports|tests|cochange|about|notes (repeatable; default: all)")
-    p.add_argument("--direction", choices=("out", "in", "both"), default="out")
+    p.add_argument("--direction", choices=("out", "in", "both"), default="out",
+                   help="out: what this node imports/tests/contains (default); in: who imports or tests it, "
+                        "and the notes about it; both")
     _paging(p)
     p.set_defaults(func=lambda a: _call(a, "walk", target=a.target, edges=a.edge, direction=a.direction,
                                         page_size=a.page_size, page_token=a.page_token))

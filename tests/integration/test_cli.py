@@ -32,6 +32,9 @@ def test_query_commands_answer_with_cost(indexed_store, tmp_path):
 
     p = stratum("walk", "shop/cart.py", "--edge", "imports", "--direction", "in", "--json", "--store", str(store))
     assert {i["path"] for i in json.loads(p.stdout)["items"]} == {"shop/invoice.py", "tests/test_cart.py"}
+    p = stratum("walk", "shop/cart.py", "--edge", "tests", "--json", "--store", str(store))    # out: none
+    d = json.loads(p.stdout)
+    assert d["items"] == [] and any('direction "in"' in w for w in d["envelope"]["warnings"]), d["envelope"]
 
     p = stratum("search", "render invoice text", "--json", "--store", str(store))
     assert json.loads(p.stdout)["items"][0]["path"] == "shop/invoice.py"
