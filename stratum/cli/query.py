@@ -164,7 +164,9 @@ def render(resp) -> str:
     """Human text: one line per item, then the envelope (cost and what remains)."""
     lines = []
     for it in resp.items:
-        head = it.text if it.level == "summary" else f"--- {it.kind} {it.path}" + (
+        where = f"{it.path}::{it.qualname}" if it.qualname else it.path
+        head = (it.text + (f"  [{where}]" if where and where not in it.text else "")) if it.level == "summary" \
+            else f"--- {it.kind} {it.path}" + (
             f"::{it.qualname}" if it.qualname else "") + f" [{it.level}, {it.tokens} tokens]\n{it.text}"
         if it.repo:                     # several stores: whose item this is
             head = f"({it.repo}) {head}"
