@@ -155,12 +155,25 @@ class Memory:
         return [(p, k) for nid, p, k in items if nid in sh.row_of or (ov is not None and ov.exists(nid))]
 
     # ---- targets --------------------------------------------------------------------------
+    def in_repo(self, target: str) -> tuple[list[Shard], str]:
+        """The shards to look in and the target itself: ``repo:target`` (several stores; an item's
+        ``repo``) names one store's node, e.g. ``werkzeug:CHANGES.rst``; else every shard, in order."""
+        shards = self.shards.shards
+        name, sep, rest = target.partition(":")
+        if sep and len(shards) > 1 and rest and not rest.startswith(":"):
+            named = [sh for sh in shards if sh.manifest.repo_name == name]
+            if named:
+                return named, rest
+        return shards, target
+
     def resolve(self, target: str) -> Target:
-        """The node a node id, a path or path::symbol names, in the first shard that has it."""
+        """The node a node id, a path or path::symbol names (``repo:`` first with several stores), in
+        the first shard that has it."""
         check_len("target", target, MAX_TARGET_CHARS)
         if not target or not target.strip():
             raise InvalidArgument("target is empty: give a node id, a path or path::symbol")
-        for sh in self.shards.shards:
+        shards, target = self.in_repo(target)
+        for sh in shards:
             r = sh.resolve(target)
             if r is not None:
                 return Target(sh, r, None)
@@ -169,13 +182,20 @@ class Memory:
                 return Target(sh, None, n)
         raise NotFound(f"no node {echo(target)!r}: use a node id, a repo-relative path, or path::Qualified.name")
 
-    def shard_for(self, about: list[str]) -> Shard:
-        """The shard a note about these targets belongs to (the first that has one of them)."""
-        for t in about:
-            for sh in self.shards.shards:
+    def shard_for(self, about: list[str]) -> tuple[Shard, list[str]]:
+        """The shard a note about these targets belongs to (one named by ``repo:``, else the first
+        that has one of them), and the targets without their ``repo:``."""
+        named = [self.in_repo(t) for t in about]
+        stores = {id(shards[0]): shards[0] for shards, t in named if len(shards) == 1 and t is not None}
+        if len(self.shards.shards) > 1 and len(stores) > 1:
+            raise InvalidArgument("a note belongs to one store: its targets name "
+                                  + " and ".join(sorted(sh.manifest.repo_name for sh in stores.values())))
+        plain = [t for _, t in named]
+        for shards, t in named:
+            for sh in shards:
                 if sh.resolve(t) is not None:
-                    return sh
-        return self.shards.shards[0]
+                    return sh, plain
+        return (next(iter(stores.values())) if stores else self.shards.shards[0]), plain
 
     # ---- notes where the agent works --------------------------------------------------------
     def refresh_notes(self) -> None:

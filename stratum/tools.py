@@ -382,7 +382,8 @@ class Tools:
         supersedes = _check_list("supersedes", supersedes, MAX_TARGET_CHARS)
         if not isinstance(text, str):
             raise InvalidArgument("text must be text")
-        ov = self.memory.overlay(self.memory.shard_for(about))
+        sh, about = self.memory.shard_for(about)
+        ov = self.memory.overlay(sh)
         nid = ov.remember(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
                           author=s.author, session=s.id, model=s.model, authenticated=s.authenticated)
         r = self._respond(s, [self._item(ov.shard, None, ov.get(nid), "summary")], R.Page("remember"))

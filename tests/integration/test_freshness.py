@@ -240,5 +240,15 @@ def test_several_shards_carry_one_commit_each_and_label_their_warnings(indexed, 
         r = t.get(s, target)
         assert not r.envelope.stale and r.envelope.warnings == [], (target, r.envelope.warnings)
         assert r.items[0].repo == repo          # two stores: each item says which repository it is from
+    # repo:target names one store's node (what an item's repo field says), for get and for notes
+    from stratum.errors import InvalidArgument, NotFound
+
+    assert t.get(s, "lib:lib/util.py::clamp").items[0].repo == "lib"
+    with pytest.raises(NotFound):
+        t.get(s, "shop:lib/util.py")
+    nid = t.remember(s, "insight", "clamp is inclusive", about=["lib:lib/util.py::clamp"]).data["note_id"]
+    assert nid in [n["id"] for n in t.get(s, "lib:lib/util.py::clamp").items[0].notes]
+    with pytest.raises(InvalidArgument, match="one store"):
+        t.remember(s, "insight", "both", about=["lib:lib/util.py", "shop:shop/pricing.py"])
     assert r.envelope.version != before      # lib published again: the stores' combined version moved
     t.close()
