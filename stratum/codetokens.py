@@ -64,6 +64,13 @@ def looks_like_identifier(word: str) -> bool:
     return _IDENT_MARK.search(word) is not None
 
 
+def is_identifier(query: str) -> bool:
+    """A whole query that is one token reading as code (``IntegerConverter``, ``app.run``,
+    ``utils.py``), not prose: ``rank.exact_first`` puts its exact matches first."""
+    q = query.strip()
+    return bool(q) and not any(ch.isspace() for ch in q) and looks_like_identifier(q)
+
+
 # ---- what a node is found by ---------------------------------------------------------------------
 def node_text(rec: Mapping) -> str:
     """The text a node is keyword-searched by.
@@ -90,4 +97,4 @@ def node_names(rec: Mapping) -> list[str]:
     return sorted({n.lower() for n in names if n})
 
 
-__all__ = ["tokenize", "expand", "looks_like_identifier", "COMPOUND", "node_text", "node_names", "STOP_WORDS", "MAX_TOKEN", "BODY_CHARS"]
+__all__ = ["tokenize", "expand", "looks_like_identifier", "is_identifier", "COMPOUND", "node_text", "node_names", "STOP_WORDS", "MAX_TOKEN", "BODY_CHARS"]

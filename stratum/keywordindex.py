@@ -229,6 +229,10 @@ class KeywordIndex:
             self._infos[slot] = info
         return info
 
+    def name_rows(self, name: str) -> np.ndarray:
+        """Rows whose name, qualified name (or, for a file or dir, path) is ``name``, any case."""
+        return self._name_rows(name.lower())
+
     def _name_rows(self, name: str) -> np.ndarray:
         h = np.uint64(_hash(name))
         i = int(np.searchsorted(self.nvocab, h))

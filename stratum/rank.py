@@ -60,7 +60,6 @@ from datetime import datetime
 from typing import Callable, NamedTuple, Protocol, Sequence, cast
 
 from stratum import schema as S
-from stratum.codetokens import looks_like_identifier
 from stratum.rankwhy import co_reasons, file_text_reasons, graph_reasons, note_reasons, symbol_reasons
 from stratum.search import RRF_K    # a whole-file list counts like one of the fused text lists
 
@@ -572,17 +571,22 @@ def candidates_of(items) -> list[Candidate]:
     return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id) for i in items]
 
 
-def exact_first(ranked: list[Ranked], candidates: Sequence[Scored], query: str) -> list[Ranked]:
-    """A query that is one identifier (``IntegerConverter``, ``app.run``): its exact name matches
-    (the name list's rows) go first, ahead of the files other memories lift (a test file whose
-    13 symbols mention converters outranked the class itself). Their score gains EXACT_NAME."""
-    q = query.strip()
-    if not q or any(ch.isspace() for ch in q) or not looks_like_identifier(q):
+def exact_first(ranked: list[Ranked], exact: dict[str, int]) -> list[Ranked]:
+    """An identifier query's exact matches (``exact``: id -> row, ``ShardSignals.exact_names``) go
+    first, ahead of the files other memories lift (a test file whose 13 symbols mention converters
+    outranked the class ``IntegerConverter``); one the fused list lacks (a dotted ``module.name``
+    found by its name) is added. Their score gains EXACT_NAME."""
+    if not exact:
         return ranked
-    exact = {c.id for c in candidates if "name" in c.sources}
     for r in ranked:
         if r.id in exact:
             r.score, r._why = r.score + EXACT_NAME, f"exact name; {r.why}"
+    have = {r.id for r in ranked}
+    for nid, row in exact.items():
+        if nid not in have:
+            r = _new(Ranked)
+            r.id, r.row, r.score, r._why, r.file, r.added = nid, row, EXACT_NAME, "exact name", None, True
+            ranked.append(r)
     ranked.sort(key=_ID)
     ranked.sort(key=_SCORE, reverse=True)
     return ranked

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import weakref
+from pathlib import PurePosixPath
 from typing import Callable, Mapping, TypeVar
 
 import numpy as np
 
 from stratum import schema as S
+from stratum.codetokens import is_identifier
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
 
 _WORDS = {("imports", True): "imported by", ("imports", False): "imports",      # (edge kind, outgoing)
@@ -180,6 +182,33 @@ class ShardSignals:
             for r, kind, path in zip(rows, col("kind").take(rows), col("path").take(rows)):
                 table[r] = self._row_hit(r, kind, path)
         return self
+
+    def exact_names(self, query: str, candidates, dotted: bool = True) -> dict[str, int]:
+        """id -> row of an identifier query's exact matches (``rank.exact_first``): the name list's
+        candidates (the whole query is a node's name, qualified name or path), else for a dotted
+        ``module.name`` (``werkzeug.utils.redirect``, ``routing.Map``, as imports and tracebacks
+        write them) the nodes its tail names whose file lies under its head (``dotted``: not under a
+        filter, which those nodes were not checked against)."""
+        if not is_identifier(query):
+            return {}
+        named = {c.id: c.row for c in candidates if "name" in c.sources and c.row >= 0}
+        parts = [p for p in query.strip().replace("::", ".").split(".") if p]
+        kw = self.shard.warm.searcher.keywords
+        if named or not dotted or len(parts) < 2 or kw is None:
+            return named
+        col = self.shard.col
+        for k in range(1, len(parts)):
+            tail, head = ".".join(parts[k:]), [p.lower() for p in parts[:k]]
+            rows = kw.name_rows(tail).tolist()[:64]
+            exact = [r for r in rows if (col("qualname")[r] or "").lower() == tail.lower()] or rows
+            out = {}
+            for r in exact:
+                segs = [s.lower() for s in PurePosixPath(col("path")[r] or "").with_suffix("").parts if s != "__init__"]
+                if any(segs[i:i + len(head)] == head for i in range(len(segs) - len(head) + 1)):
+                    out[col("id")[r]] = int(r)
+            if out:
+                return out
+        return {}
 
     def kind_of(self, row: int) -> str:
         """The node kind of a shard row (memoised with its hit)."""

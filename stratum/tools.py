@@ -261,7 +261,8 @@ class Tools:
             # notes lift the code they are about, co-change and imports/tests the strongest files'
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
             ranked = rank.rerank(live, sig, add=not (kinds or path_prefix or language))   # items as candidates
-            ranked = rank.exact_first(ranked, live, query)      # `IntegerConverter`: that class first
+            # `IntegerConverter`, `werkzeug.utils.redirect`: that node first
+            ranked = rank.exact_first(ranked, sig.exact_names(query, live, dotted=not (kinds or path_prefix or language)))
             if view is not None:                    # a hidden file lifted in by co-change or imports
                 ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
             lists.append((ranked, sh, ov))
@@ -270,10 +271,13 @@ class Tools:
                 mine = view.search_overlay(sh, query, kinds=tuple(kinds), path_prefix=path_prefix,
                                            language=language, limit=max(want, rank.DEEP), offset=0)
                 bound += len(mine)
-                lists.append((rank.exact_first(rank.rerank(mine, signals.ShardSignals(o.shard), add=False),
-                                               mine, query), o.shard, None))
+                osig = signals.ShardSignals(o.shard)
+                lists.append((rank.exact_first(rank.rerank(mine, osig, add=False), osig.exact_names(query, mine)),
+                              o.shard, None))
         end = offset + page_size
         n_hits = sum(len(ranked) for ranked, _, _ in lists)
+        if not n_hits and language:
+            self.memory.check_language(language)     # `--language klingon`: say so, not "no results"
         hits = _merged_head(lists, end + R.HINT_ITEMS)     # only what this page and its hint read
         items = []
         for score, nid, sh, row, holder, why in hits[offset:end]:

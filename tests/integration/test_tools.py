@@ -72,7 +72,12 @@ def test_walk_imports_tests_and_cochange(tools):
 def test_search_finds_identifier_and_pages_are_stable(tools):
     s = _session(tools)
     r = tools.search(s, "render_invoice", page_size=3)
-    assert r.items[0].qualname == "render_invoice"
+    assert r.items[0].qualname == "render_invoice" and r.items[0].why.startswith("exact name")
+    # as imports and tracebacks write it: module.name, and package.module.Class.method
+    for dotted, want in (("pricing.discount", ("shop/pricing.py", "discount")),
+                         ("shop.cart.Cart.total", ("shop/cart.py", "Cart.total"))):
+        first = tools.search(s, dotted, page_size=3).items[0]
+        assert (first.path, first.qualname) == want and first.why.startswith("exact name"), (dotted, first)
     full = tools.search(s, "discount cart total", page_size=50)
     got, token = [], ""
     while True:

@@ -207,15 +207,20 @@ def test_a_files_reason_names_its_best_note_whatever_the_candidates_order():
     assert f.parts["notes"] == pytest.approx(0.04 + 0.01 / 2)
 
 
-def test_an_identifier_querys_exact_name_match_goes_first():
+def test_exact_matches_go_first_and_a_missing_one_is_added():
     """`IntegerConverter`: the class of that name ranks above a file other memories lift (here a
-    test file whose symbols and past changes gave it a higher score); a prose query is untouched."""
+    test file whose symbols and past changes gave it a higher score); a dotted name found outside
+    the fused list is added; prose queries are not identifiers."""
     sig = TableSignals({"test": code("tests/test_routing.py", "RegexConverter"),
                         "cls": code("src/converters.py", "IntegerConverter")})
     cands = [R.Candidate(0, 0.03, ("keyword",), "test"), R.Candidate(1, 0.02, ("keyword", "name"), "cls")]
-    for query, first in (("IntegerConverter", "cls"), ("integer converter", "test"), ("app.run", "cls")):
-        out = R.exact_first(R.rerank(cands, sig), cands, query)
-        assert out[0].id == first, query
-        top = next(r for r in out if r.id == "cls")
-        assert top.why.startswith("exact name; ") == (first == "cls")
-        assert (top.score > 1.0) == (first == "cls")
+    out = R.exact_first(R.rerank(cands, sig), {"cls": 1})
+    assert [r.id for r in out][:2] == ["cls", "test"]
+    assert out[0].why.startswith("exact name; ") and out[0].score > 1.0
+    out = R.exact_first(R.rerank(cands, sig), {"far": 7})                # not among the candidates
+    assert (out[0].id, out[0].row, out[0].why, out[0].added) == ("far", 7, "exact name", True)
+    assert R.exact_first(R.rerank(cands, sig), {})[0].id == "test"
+    from stratum.codetokens import is_identifier
+
+    assert is_identifier("IntegerConverter") and is_identifier("werkzeug.utils.redirect")
+    assert not is_identifier("integer converter") and not is_identifier("converter")
