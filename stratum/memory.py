@@ -155,6 +155,16 @@ class Memory:
         return [(p, k) for nid, p, k in items if nid in sh.row_of or (ov is not None and ov.exists(nid))]
 
     # ---- targets --------------------------------------------------------------------------
+    def check_language(self, language: str) -> None:
+        """InvalidArgument when no store holds code in ``language`` (a filter that can match nothing),
+        naming the languages there are. Read only after an empty answer: a column scan at 1M nodes."""
+        import pyarrow.compute as pc
+
+        have = sorted({v.lower() for sh in self.shards.shards
+                       for v in pc.unique(sh.col("language").array).to_pylist() if v})
+        if language.lower() not in have:
+            raise InvalidArgument(f"no code in language {echo(language)!r} here; the index has: {', '.join(have) or 'none'}")
+
     def in_repo(self, target: str) -> tuple[list[Shard], str]:
         """The shards to look in and the target itself: ``repo:target`` (several stores; an item's
         ``repo``) names one store's node, e.g. ``werkzeug:CHANGES.rst``; else every shard, in order."""

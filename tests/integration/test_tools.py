@@ -101,6 +101,9 @@ def test_bad_requests_get_clear_errors(tools):
         tools.open_session(budget=0)
     with pytest.raises(InvalidArgument, match="limit"):
         tools.search(s, "x" * 5000)
+    with pytest.raises(InvalidArgument, match="no code in language 'klingon' here; the index has: python"):
+        tools.search(s, "discount", language="klingon")        # a filter that can match nothing
+    assert tools.search(s, "discount", language="Python").items  # any case
     r = tools.tree(s, "", depth=3, page_size=2)
     bad = r.envelope.next_page_token[:-3] + ("AAA" if not r.envelope.next_page_token.endswith("AAA") else "BBB")
     with pytest.raises(InvalidPageToken, match="tampered|malformed"):
