@@ -374,8 +374,8 @@ class Controller:
         """A working set to warm for ``focus`` (default: the current focus): the focus files and
         their imports/tests neighbours and co-change partners, best S(v) first, each at api level
         (summary if api does not fit), within ``budget`` tokens (default: free budget above the
-        reserve). ``extra(node_id)``: tokens that travel with a node at any level (its attached
-        notes), counted in its cost. Nodes already held at that level are skipped. Changes no state."""
+        reserve), counting each item's whole cost (what the answer returns). ``extra(node_id)``:
+        tokens that travel with a node at any level (its attached notes), counted in its cost. Nodes already held at that level are skipped. Changes no state."""
         with self._lock:
             if focus is None:
                 files = self.focus_files()
@@ -406,10 +406,11 @@ class Controller:
                     if carried is None:
                         carried = extra(nid) if extra is not None else 0
                     tok += carried
-                    added = tok - (held.tokens if held else 0)
-                    if added <= left:
+                    # the whole item is sent (the agent reads it all), so all of it counts against
+                    # the budget, not only what it adds to a copy already held (that overshot by ~10%)
+                    if tok <= left:
                         plan.append(PlannedItem(nid, lvl, tok, round(score, 6)))
-                        left -= added
+                        left -= tok
                         break
             return plan
 

@@ -395,6 +395,12 @@ def test_prefetch_plan_warms_focus_neighbours_within_budget(graph):
     before = ctl.status()
     assert fid("shop/models.py") not in [p.node_id for p in ctl.prefetch_plan(["shop/app.py"], 1000)]
     assert ctl.status() == before
+    # a node held at summary and planned at api is sent whole: all of it counts (probe P4: the plan
+    # counted only the upgrade, and the answer overshot the budget)
+    ctl.admit([item("shop/app.py", "summary")], infer_focus=False)
+    budget = 120 + 150 + 100 - 10
+    plan = ctl.prefetch_plan(["shop/app.py"], budget=budget)
+    assert sum(p.tokens for p in plan) <= budget
 
 
 def test_prefetch_default_budget_is_free_above_reserve(graph):
