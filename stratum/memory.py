@@ -12,6 +12,7 @@ Tools never hold a shard or an overlay of their own; they ask this object. It an
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 import weakref
@@ -62,6 +63,9 @@ class AttachedNote:
     stale: bool                # the code it is about changed since it was written
     title: str
     about: str                 # what it is about, when that is a symbol inside the item's file
+
+
+_ID_PREFIX = re.compile(r"n?[0-9a-f]{7,19}")        # a node or note id's first characters
 
 
 class Memory:
@@ -190,7 +194,40 @@ class Memory:
             n = self.overlay(sh).get(target)
             if n is not None:
                 return Target(sh, None, n)
-        raise NotFound(f"no node {echo(target)!r}: use a node id, a repo-relative path, or path::Qualified.name")
+        if _ID_PREFIX.fullmatch(target):        # a why's short id ("past change bb1d73f2")
+            found = self._by_prefix(shards, target)
+            if found is not None:
+                return found
+        near = self._suggest(shards, target)
+        raise NotFound(f"no node {echo(target)!r}: use a node id, a repo-relative path, or path::Qualified.name"
+                       + (f"; did you mean {', '.join(near)}?" if near else ""))
+
+    def _by_prefix(self, shards: list[Shard], prefix: str) -> Target | None:
+        """The one node or note whose id starts with ``prefix`` (None: none, or several)."""
+        import pyarrow.compute as pc
+
+        hits: list[Target] = []
+        for sh in shards:
+            rows = np.flatnonzero(pc.starts_with(sh.col("id").array, prefix).to_numpy(zero_copy_only=False))
+            hits += [Target(sh, int(r), None) for r in rows[:2]]
+            ov = self.overlay(sh)
+            hits += [Target(sh, None, ov.get(n)) for n in list(ov.notes)[:100_000] if n.startswith(prefix)][:2]
+        return hits[0] if len(hits) == 1 else None
+
+    def _suggest(self, shards: list[Shard], target: str) -> list[str]:
+        """Up to 3 ``path::qualname`` of nodes named like the target's last part (``get_netrc_auth``,
+        ``utils.py::get_netrc_auth``, ``requests.utils.get_netrc_auth``), for the NotFound message."""
+        name = target.replace("::", ".").replace("/", ".").rstrip(".").rsplit(".", 1)[-1]
+        if target.endswith(".py"):
+            return []
+        out: list[str] = []
+        for sh in shards:
+            kw = sh.warm.searcher.keywords
+            for r in (kw.name_rows(name).tolist()[:3] if kw is not None and name else []):
+                q, p = sh.col("qualname")[r], sh.col("path")[r]
+                if q and p:
+                    out.append(f"{p}::{q}")
+        return out[:3]
 
     def shard_for(self, about: list[str]) -> tuple[Shard, list[str]]:
         """The shard a note about these targets belongs to (one named by ``repo:``, else the first

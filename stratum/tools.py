@@ -230,6 +230,8 @@ class Tools:
             raise InvalidArgument("query is empty")
         kinds = _check_kinds("kind", kinds, S.NODE_KINDS)
         path_prefix = check_len("path_prefix", path_prefix, MAX_TARGET_CHARS)
+        while path_prefix.startswith("./"):      # repo-relative as `get` takes it (it matched nothing)
+            path_prefix = path_prefix[2:]
         language = check_len("language", language, MAX_NAME_CHARS)
         _check_page(page_size)
         args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}

@@ -95,6 +95,11 @@ def test_bad_requests_get_clear_errors(tools):
     s = _session(tools)
     with pytest.raises(NotFound, match="no node"):
         tools.get(s, "shop/nope.py::x")
+    with pytest.raises(NotFound, match=r"did you mean shop/pricing.py::discount\?"):
+        tools.get(s, "pricing.discount")                    # a dotted name: the node it means is named
+    hit = tools.search(s, "render invoice text").items[0]
+    assert tools.get(s, hit.id[:8], "summary").items[0].id == hit.id     # a why's short id is enough
+    assert tools.search(s, "discount", path_prefix="./shop/").items      # ./ as get takes it
     with pytest.raises(InvalidArgument, match="level"):
         tools.get(s, "shop/cart.py", "everything")
     with pytest.raises(InvalidArgument, match="budget"):
