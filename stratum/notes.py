@@ -198,9 +198,14 @@ def clean_text(s: str) -> str:
 
 
 # ---- who may do what -------------------------------------------------------------------------
-def check_may_change(note: "Note", actor: str, *, maintainer: bool, action: str) -> None:
-    """Superseding or retracting hides a note: only its author or a maintainer may."""
-    if note.author != actor and not maintainer:
+def check_may_change(note: "Note", actor: str, *, maintainer: bool, action: str,
+                     authenticated: bool | None = None) -> None:
+    """Superseding or retracting hides a note: only its author or a maintainer may. The author is
+    the same identity only when proven the same way (``authenticated``, None: not compared): a
+    claimed "alice" on an open server is not the authenticated alice, nor the owner's maintainer notes."""
+    same = note.author == actor and (authenticated is None or
+                                     (note.authenticated == authenticated and (authenticated or not note.maintainer)))
+    if not same and not maintainer:
         raise PermissionDenied(f"{actor[:64]} may not {action} note {note.id}, written by {note.author[:64]}: "
                                "only its author or a maintainer may")
 
@@ -210,14 +215,16 @@ def valid_confirmations(note: "Note") -> list[dict]:
     return [c for c in note.confirmations if c.get("author") != note.author or c.get("maintainer")]
 
 
-def trusted_authors(notes: Mapping[str, "Note"]) -> set[str]:
-    """Authors no longer new to the store: a maintainer wrote, or someone else confirmed, one of their notes."""
-    return {n.author for n in notes.values() if n.maintainer or valid_confirmations(n)}
+def trusted_authors(notes: Mapping[str, "Note"]) -> set[tuple[str, bool]]:
+    """Authors no longer new to the store, as (name, authenticated): a maintainer wrote, or someone
+    else confirmed, one of their notes. The name alone is not trusted: on an open server anyone
+    may claim "bob"; that is not the authenticated bob."""
+    return {(n.author, n.authenticated) for n in notes.values() if n.maintainer or valid_confirmations(n)}
 
 
-def is_quarantined(note: "Note", trusted: set[str]) -> bool:
+def is_quarantined(note: "Note", trusted: set[tuple[str, bool]]) -> bool:
     """Under the quarantine policy: a note by an author new to the store, not yet confirmed."""
-    return not (note.maintainer or note.author in trusted or valid_confirmations(note))
+    return not (note.maintainer or (note.author, note.authenticated) in trusted or valid_confirmations(note))
 
 
 def trust_of(note: "Note | None", kind: str, *, quarantined: bool = False) -> str:
@@ -265,7 +272,8 @@ def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, 
                        supersedes=supersedes, note_exists=note_exists, limits=limits)
     for old in supersedes:
         if known is not None and old in known:
-            check_may_change(known[old], author, maintainer=maintainer, action="supersede")
+            check_may_change(known[old], author, maintainer=maintainer, action="supersede",
+                             authenticated=authenticated)
     body = note_body(kind, text, targets, author, session=session, tags=tags, supersedes=supersedes,
                      model=model, authenticated=authenticated, commit=commit, maintainer=maintainer)
     uid = log.append("note", {**(extra or {}), **body})
@@ -275,7 +283,7 @@ def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, 
 def write_retract(log, note_id: str, *, author: str, reason: str = "", session: str | None = None,
                   note_exists: Callable[[str], bool] | None = None,
                   limits: NoteLimits = NoteLimits(), known: Mapping[str, "Note"] | None = None,
-                  maintainer: bool = False) -> str:
+                  maintainer: bool = False, authenticated: bool | None = None) -> str:
     """Append a tombstone for ``note_id``; returns the record uid once durable. With ``known``,
     retracting another author's note needs ``maintainer``."""
     _check_target_note(note_id, "retract", note_exists, known)
@@ -284,7 +292,7 @@ def write_retract(log, note_id: str, *, author: str, reason: str = "", session: 
     if len(reason.encode()) > limits.max_text_bytes:
         raise NoteRejected(f"retract reason over the limit of {limits.max_text_bytes} bytes")
     if known is not None:
-        check_may_change(known[note_id], author, maintainer=maintainer, action="retract")
+        check_may_change(known[note_id], author, maintainer=maintainer, action="retract", authenticated=authenticated)
     return log.append("retract", {"note": note_id, "reason": clean_text(reason), "author": author,
                                   "session": session, "created_at": datetime.now(timezone.utc).isoformat()})
 

@@ -113,7 +113,7 @@ class NotesOverlay:
         self._others: list = []                              # records other than notes (retracts, confirms)
         self.notes: dict[str, N.Note] = dict(self._base)   # every note, folded, with current status
         self.quarantined: frozenset[str] = frozenset()      # note ids hidden from all but their author
-        self._trusted: set[str] = set()                      # authors no longer new to the store
+        self._trusted: set[tuple[str, bool]] = set()         # (author, authenticated) no longer new here
         self._nodes = _Nodes({}, {}, shard.repo, {})        # unmerged note id -> node record
         self._about: dict[str, list[str]] = {}               # code id -> unmerged note ids about it
         self._key = vector_key(embedder)
@@ -224,7 +224,7 @@ class NotesOverlay:
             self._trusted = N.trusted_authors(self.notes)
             self.quarantined = frozenset(nid for nid, n in self.notes.items() if N.is_quarantined(n, self._trusted))
         else:
-            self.quarantined = self.quarantined | {nid for nid in only if self.notes[nid].author not in self._trusted}
+            self.quarantined = self.quarantined | {nid for nid in only if N.is_quarantined(self.notes[nid], self._trusted)}
 
     def _sync_index(self) -> None:
         """Bring the note index up to date with the fold: new notes tokenised and their stored
@@ -334,8 +334,9 @@ class NotesOverlay:
 
     def retract(self, note_id: str, *, author: str, reason: str = "", session: str | None = None) -> str:
         """Withdraw a note (a tombstone); another author's note needs the maintainer role."""
+        ident = identity.current()
         uid = N.write_retract(self.log, note_id, author=author, reason=reason, session=session,
-                              known=self.notes, maintainer=identity.current().is_maintainer)
+                              known=self.notes, maintainer=ident.is_maintainer, authenticated=ident.authenticated)
         self.refresh()
         return uid
 

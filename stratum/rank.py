@@ -249,7 +249,7 @@ class Ranked:
     called when it is first read: a search reranks ~150 candidates and serves ~10, and a lifted
     file's reasons cost a sort and a join each. ``rerank`` gives the file's ``RankedFile`` itself
     (no function object for each of ~80 lifted and added files a search): an added file says its
-    file's why, its best item in the text list "text; " and the file's ``lift_why``."""
+    file's ``lift_why``, its best item in the text list "text; " and the same."""
     __slots__ = ("id", "row", "score", "file", "added", "_why")
 
     def __init__(self, id: str, row: int, score: float, why: "str | Callable[[], str] | RankedFile",
@@ -262,8 +262,8 @@ class Ranked:
     def why(self) -> str:
         w = self._why
         if not isinstance(w, str):
-            if isinstance(w, RankedFile):
-                w = w.why if self.added else f"text; {w.lift_why}"
+            if isinstance(w, RankedFile):     # short, no note titles: a note's words stay in the note
+                w = w.lift_why if self.added else f"text; {w.lift_why}"
             else:
                 w = w()
             self._why = w

@@ -130,8 +130,8 @@ class Tools:
     def _open(self, author: str, model: str, budget: int | None, policy: str,
               sid: str | None = None) -> tuple[Session, list[str]]:
         ident = current()
-        author = check_len("author", author, MAX_NAME_CHARS).strip()
-        model = check_len("model", model, MAX_NAME_CHARS).strip()
+        author = _plain_name("author", check_len("author", author, MAX_NAME_CHARS).strip())
+        model = _plain_name("model", check_len("model", model, MAX_NAME_CHARS).strip())
         ctl_policy = policy_by_name(check_len("policy", policy, MAX_NAME_CHARS) or self.default_policy)
         budget = self.default_budget if budget is None else budget
         if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
@@ -143,6 +143,9 @@ class Tools:
                                 f"as the authenticated identity {ident.name!r}")
             author = ident.name
         else:
+            if author.startswith("os:") and author != ident.name:
+                raise InvalidArgument(f"author {echo(author)!r}: os: names are the local OS user's (who runs "
+                                      "the CLI or MCP on the store); pick another name")
             author = author or model or ident.name
         ctl = Controller(budget, ctl_policy, self.memory.graph)
         s = self.sessions.add(ident.name, author, ident.authenticated, model, ctl, sid=sid)
@@ -549,6 +552,16 @@ def _check_list(what: str, values, max_chars: int) -> list[str]:
     if len(values) > MAX_TARGETS:
         raise InvalidArgument(f"{what} has {len(values)} entries; the limit is {MAX_TARGETS}")
     return [check_len(what, v, max_chars) for v in values]
+
+
+def _plain_name(what: str, value: str) -> str:
+    """A name shown beside every note it signs: no control or format characters (a newline forged
+    a provenance line; U+202E reversed the trust marker after it; zero-width ones hid)."""
+    import unicodedata
+
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
+        raise InvalidArgument(f"{what} {echo(value)!r} has control or invisible characters")
+    return value
 
 
 def _check_kinds(what: str, values, allowed: tuple[str, ...]) -> list[str]:

@@ -100,7 +100,7 @@ def test_mcp_on_a_local_store(indexed_store, tmp_path):
     assert nid in {it["id"] for it in out["found"]["items"]}
     # and comes back as quoted data: its text under note_text, with trust and provenance beside it
     note = next(it for it in out["found"]["items"] if it["id"] == nid)
-    assert "text" not in note and "discount() rounded" in note["note_text"]
+    assert "text" not in note and "name" not in note and "discount() rounded" in note["note_text"]
     assert note["trust"] == "unauthenticated" and note["provenance"]["author"] == "claude"
     attached = [n for n in out["attached"]["items"][0].get("notes", []) if n.get("id") == nid]
     assert attached and "note_text" in attached[0] and "line" not in attached[0] and attached[0]["trust"]

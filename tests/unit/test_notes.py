@@ -11,7 +11,7 @@ from stratum import identity, ids, schema as S, tokens
 from stratum import notes as N
 from stratum.codelookup import CodeLookup
 from stratum.deltalog import DeltaLog
-from stratum.errors import NoteRejected
+from stratum.errors import NoteRejected, PermissionDenied
 
 REPO = "shop"
 SOURCES = {
@@ -286,7 +286,7 @@ def test_superseding_or_retracting_another_authors_note_needs_a_maintainer(log, 
     N.write_confirm(log, a.id, author="bob", known=known)
     folded = N.fold(log.scan().records)
     assert [c["author"] for c in N.valid_confirmations(folded[a.id])] == ["bob"]
-    assert N.trusted_authors(folded) == {"alice", "root"}
+    assert N.trusted_authors(folded) == {("alice", False), ("root", False)}
 
 
 def test_quarantine_rule_and_trust_markers(log, code):
@@ -303,3 +303,27 @@ def test_quarantine_rule_and_trust_markers(log, code):
     assert not N.is_quarantined(notes[new.id], N.trusted_authors(notes))
     p = N.provenance(notes[new.id])
     assert p["source"] == "agent" and p["authenticated"] is True and p["confirmed_by"] == ["root"]
+
+
+def test_a_claimed_name_is_not_the_identity_proven_under_it(log, code):
+    """On an open server anyone may claim "alice" or "bob": that claim may not supersede or retract
+    the authenticated alice's note or the owner's maintainer note of the same name, and the
+    authenticated bob's trust does not lift a claimed bob's notes out of quarantine."""
+    alice = write(log, code, author="alice", authenticated=True)
+    owner = write(log, code, author="os:root", maintainer=True)
+    bob = write(log, code, author="bob", authenticated=True)
+    write(log, code, author="root", maintainer=True, authenticated=True, text="bob checked")
+    notes = N.fold(log.scan().records)
+    N.write_confirm(log, bob.id, author="root", known=notes, maintainer=True)
+    notes = N.fold(log.scan().records)
+    for victim, name in ((alice, "alice"), (owner, "os:root")):
+        with pytest.raises(PermissionDenied, match="only its author or a maintainer"):
+            write(log, code, author=name, authenticated=False, supersedes=[victim.id], known=notes)
+        with pytest.raises(PermissionDenied):
+            N.write_retract(log, victim.id, author=name, known=notes, authenticated=False)
+    write(log, code, author="alice", authenticated=True, supersedes=[alice.id], known=notes)   # herself: yes
+    claimed = write(log, code, author="bob", authenticated=False, text="a claimed bob")
+    notes = N.fold(log.scan().records)
+    trusted = N.trusted_authors(notes)
+    assert ("bob", True) in trusted and not N.is_quarantined(notes[bob.id], trusted)
+    assert N.is_quarantined(notes[claimed.id], trusted)
