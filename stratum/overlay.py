@@ -369,12 +369,12 @@ class NotesOverlay:
             return None
         return n.status if self.visible(note_id) else QUARANTINED
 
-    def get(self, note_id: str) -> dict | None:
+    def get(self, note_id: str, viewer: str | None = None) -> dict | None:
         """An unmerged note's node record (merged notes are ordinary shard rows); None when there
-        is none or the current caller may not see it."""
+        is none or the current caller (``viewer``: this author) may not see it."""
         self._read_refresh()
         node = self._nodes.get(note_id)
-        return node if node is not None and self.visible(note_id) else None
+        return node if node is not None and self.visible(note_id, viewer) else None
 
     def search_docs(self) -> NoteView:
         """Active unmerged notes the current caller may see, as a view of the incremental index

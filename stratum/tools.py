@@ -395,7 +395,9 @@ class Tools:
         ov = self.memory.overlay(sh)
         nid = ov.remember(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
                           author=s.author, session=s.id, model=s.model, authenticated=s.authenticated)
-        r = self._respond(s, [self._item(ov.shard, None, ov.get(nid), "summary")], R.Page("remember"))
+        # the writer sees its own note, quarantined or not (an open server's caller is "anonymous"
+        # while its session writes as the author it claimed: a durable note was reported as gone)
+        r = self._respond(s, [self._item(ov.shard, None, ov.get(nid, viewer=s.author), "summary")], R.Page("remember"))
         r.data["note_id"] = nid
         return r
 

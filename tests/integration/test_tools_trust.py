@@ -228,3 +228,21 @@ def test_prefetch_plans_with_the_notes_its_items_will_carry(tools):
         r = tools.prefetch(fresh, ["shop/cart.py"], budget=budget)
         assert r.envelope.tokens_returned <= budget, (budget, [(i.path, i.tokens) for i in r.items])
     assert any(i.notes for i in r.items)                         # the largest budget holds pricing and its notes
+
+
+def test_a_claimed_author_under_quarantine_gets_its_note_back(store):
+    """An open server's caller is "anonymous" while its session writes as the author it claimed:
+    under quarantine its `remember` answered "the note is gone" for a note it had written, and a
+    retrying caller wrote duplicates (probe P3)."""
+    from stratum.overlay import NotesPolicy
+
+    NotesPolicy(quarantine=True).save(store)
+    t = Tools.open([str(store)])
+    try:
+        with acting_as(Identity("127.0.0.1", method="anonymous")):
+            s = t.open_session(author="dave").data["session"]
+            r = t.remember(s, "insight", "Totals are cents.", about=["shop/cart.py"])
+            assert r.items[0].id == r.data["note_id"] and r.items[0].trust == "quarantined"
+    finally:
+        t.close()
+        NotesPolicy(quarantine=False).save(store)
