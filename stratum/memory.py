@@ -31,7 +31,9 @@ from stratum.overlay import NotesOverlay
 from stratum.shard import Shard, ShardSet
 
 # attached notes, most useful first: what failed, then root causes, then past fixes, then insights
-NOTE_ORDER = {"failure": 0, "rca": 1, "fix": 2, "insight": 3}
+# what an agent opening the code reads first: what failed, root causes, what agents learnt, then the
+# past fixes mined from history (old and many: they pushed fresh insights out of the cap, probe P3)
+NOTE_ORDER = {"failure": 0, "rca": 1, "insight": 2, "fix": 3}
 NOTES_REFRESH_SECONDS = 0.1    # attached notes poll the delta log at most this often (a poll is ~50 us;
                                # this process's own writes are folded at once, others' within 0.1 s)
 
@@ -258,7 +260,7 @@ class Memory:
         """Active notes about a code node (and, for a file, about its symbols): merged ones from the
         shard's incoming ``about`` edges, unmerged ones from the overlay as of the last
         ``refresh_notes``; retracted, superseded and orphaned ones left out. Ordered failure, rca,
-        fix, insight, newest first."""
+        insight, fix (``NOTE_ORDER``), newest first."""
         ov = self.overlay(sh)
         by_note, by_edge = self._by_path(sh, ov)
         if not by_note and not by_edge:

@@ -168,8 +168,8 @@ def test_get_of_a_file_carries_its_failure_note_first_and_counts_it(tools):
     reader = _open(tools, author="reader")
     r = tools.get(reader, "shop/pricing.py", "full")
     it = r.items[0]
-    # the sample history's bug fixes are mined into "fix" notes (trust "mined"): they rank after rca
-    order = {"failure": 0, "rca": 1, "fix": 2, "insight": 3}
+    # the sample history's bug fixes are mined into "fix" notes (trust "mined"): after the agents' notes
+    order = {"failure": 0, "rca": 1, "insight": 2, "fix": 3}
     assert [order[n["kind"]] for n in it.notes] == sorted(order[n["kind"]] for n in it.notes)
     mine = [n for n in it.notes if n["trust"] != "mined"]
     assert [n["id"] for n in mine] == [fail, rca, insight]
@@ -197,8 +197,8 @@ def test_withdrawn_notes_are_left_out_and_a_cap_says_more_exist(store):
         it = t.get(s, "shop/cart.py", "api").items[0]
         assert old not in [n["id"] for n in it.notes]
         mined = sum(1 for n in t.memory.notes_about(*_row(t, "shop/cart.py")) if n.trust == "mined")
-        ids = [n["id"] for n in it.notes]            # rca first, then (past mined fixes) the newest insight
-        assert ids[0] == new and (ids[1] == more[1] or it.notes[1]["kind"] == "fix")
+        ids = [n["id"] for n in it.notes]            # rca first, then the newest insight (mined fixes after)
+        assert ids[0] == new and ids[1] == more[1]
         assert it.meta["notes_total"] == 3 + mined and it.meta["notes_more"] is True
         listed = [i.id for i in t.walk(s, "shop/cart.py", ["notes"], page_size=50).items]
         assert set(more + [new]) <= set(listed)
