@@ -11,7 +11,7 @@ The caller publishes the version, then retires the log segments holding ``merged
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
 import pyarrow as pa
@@ -41,7 +41,8 @@ class MergeResult:
 
 
 def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
-          encoding: str = tokens.DEFAULT_ENCODING, prev_encoding: str = tokens.DEFAULT_ENCODING
+          encoding: str = tokens.DEFAULT_ENCODING, prev_encoding: str = tokens.DEFAULT_ENCODING,
+          renames: Mapping[str, str] | None = None
           ) -> MergeResult:
     """Notes of the previous version + log records -> the note nodes and edges of the new one.
 
@@ -69,6 +70,8 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     orphaned: list[str] = []
     for nid in sorted(folded.notes):
         note = folded.notes[nid]
+        if renames:
+            _follow_renames(note, index, renames)
         note.orphaned = N.is_orphaned(note, index.__contains__)
         if note.orphaned:
             orphaned.append(nid)
@@ -81,6 +84,40 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
         unknown_retracts=folded.unknown_retracts)
 
 
+def _follow_renames(note: N.Note, index: CodeLookup, renames: Mapping[str, str]) -> None:
+    """A target whose code is gone under its old path follows a rename of its file (or of a folder
+    above it) to the same path::qualname at the new place: a `git mv` orphaned every agent note
+    on the file while the mined history followed it. Its content hash stays what the writer saw,
+    so the note goes stale only if the code itself changed."""
+    moved = []
+    for t in note.about:
+        if t.node_id in index or not t.path:
+            moved.append(t)
+            continue
+        path, hops = t.path, 0
+        while hops < 10:                     # a chain of renames, each one followed
+            new = renames.get(path) or next((n + path[len(o):] for o, n in renames.items()
+                                             if path.startswith(o + "/")), None)
+            if new is None or new == path:
+                break
+            path, hops = new, hops + 1
+        r = index.resolve(f"{path}::{t.qualname}" if t.qualname else path) if hops else None
+        moved.append(replace(t, node_id=r.node_id, path=r.path) if r is not None else t)
+    note.about = moved
+
+
+def renames_of(file_changes) -> dict[str, str]:
+    """old path -> new path of every rename in ``file_changes`` (schema.FILE_CHANGES), later ones last."""
+    if file_changes is None or not file_changes.num_rows:
+        return {}
+    import pyarrow.compute as pc
+
+    r = file_changes.filter(pc.equal(file_changes.column("change_type"), "R"))
+    if "committed_at" in r.column_names:
+        r = r.sort_by([("committed_at", "ascending")])
+    return {o: n for o, n in zip(r.column("old_path").to_pylist(), r.column("path").to_pylist()) if o and n}
+
+
 def _rows(x) -> list[Mapping]:
     if x is None:
         return []
@@ -89,4 +126,4 @@ def _rows(x) -> list[Mapping]:
     return list(x)
 
 
-__all__ = ["merge", "MergeResult"]
+__all__ = ["merge", "MergeResult", "renames_of"]
