@@ -184,7 +184,10 @@ def _has_control(s: str) -> bool:
 # then any other control character except newline and tab, and the bidirectional overrides that
 # make text read differently from what it is (CVE-2021-42574).
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# also invisible ones that hide or fake text: zero-width, word joiners, line/paragraph separators,
+# the BOM and the Unicode TAG block (ASCII hidden in plain sight)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+                     "\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
 
 
 def clean_text(s: str) -> str:
@@ -193,7 +196,7 @@ def clean_text(s: str) -> str:
     notes written before this rule); text that is already clean is returned as is (one regex scan)."""
     if not s or not _UNSAFE.search(s):
         return s or ""
-    s = s.replace("\r\n", "\n").replace("\r", "\n")
+    s = s.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     return _UNSAFE.sub("", _ESCAPES.sub("", s))
 
 

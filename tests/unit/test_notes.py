@@ -73,6 +73,7 @@ def test_write_note_is_durable_and_records_what_it_is_about(log, code, tmp_path)
     ({"text": ""}, "empty"),
     ({"text": "  \n\t "}, "empty"),
     ({"text": "\x1b[31m\x1b[0m\x07"}, "empty"),      # only control characters: nothing would be stored
+    ({"text": "\u200b\u200d\ufeff\U000e0041\U000e0042"}, "empty"),     # only invisible ones
     ({"text": "x" * (16 * 1024 + 1)}, "16385 bytes, over the limit of 16384"),
     ({"text": "\u00e9" * (8 * 1024 + 1)}, "over the limit"),       # bytes, not characters
     ({"kind": "gossip"}, "unknown note kind 'gossip'"),
