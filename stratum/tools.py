@@ -296,9 +296,12 @@ class Tools:
         hints = [R.label(sh, row) if row is not None else
                  R.note_label((holder.get(nid) if holder is not None else None) or {"kind": "note", "id": nid})
                  for _, nid, sh, row, holder, _ in hits[end:end + R.HINT_ITEMS]]
+        said = [] if more or exact else [
+            f"the ranking ends here ({n_hits} items); more weaker matches exist: narrow the query or "
+            "filter by kind, path or language to reach them"]      # not "that is all" (probe P4)
         return self._respond(s, items, R.Page("search", args, offset, page_size,
                                               total=max(bound, n_hits, offset + len(items) + (1 if more else 0)),
-                                              lower_bound=not exact, has_more=more, hints=hints))
+                                              lower_bound=not exact, has_more=more, hints=hints), warnings=said)
 
     @tool(writes=False)
     def get(self, session: str, target: str, level: str = "api") -> Response:
