@@ -308,6 +308,8 @@ def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"]
     _check_name("author", author, limits, required=True)
     if known[note_id].author == author and not maintainer:
         raise PermissionDenied(f"note {note_id} is your own: it needs confirming by another identity or a maintainer")
+    if any(c.get("author") == author for c in known[note_id].confirmations):
+        raise NoteRejected(f"{author[:64]} confirmed note {note_id} already")     # one record a confirmer
     return log.append("confirm", {"note": note_id, "author": author, "maintainer": bool(maintainer),
                                   "created_at": datetime.now(timezone.utc).isoformat()})
 

@@ -286,6 +286,8 @@ def test_superseding_or_retracting_another_authors_note_needs_a_maintainer(log, 
         N.write_confirm(log, a.id, author="alice", known=known)
     N.write_confirm(log, a.id, author="bob", known=known)
     folded = N.fold(log.scan().records)
+    with pytest.raises(NoteRejected, match="confirmed note .* already"):
+        N.write_confirm(log, a.id, author="bob", known=folded)
     assert [c["author"] for c in N.valid_confirmations(folded[a.id])] == ["bob"]
     assert N.trusted_authors(folded) == {("alice", False), ("root", False)}
 
