@@ -67,7 +67,7 @@ def envelope_to_proto(env: Envelope) -> pb.Envelope:
         tokens_returned=env.tokens_returned,
         budget=pb.Budget(limit=b.limit, used=b.used, remaining=b.remaining),
         evictions=[pb.Eviction(node_id=e.node_id, from_level=e.from_level, to_level=e.to_level,
-                               tokens_freed=e.tokens_freed, reason=e.reason) for e in env.evictions],
+                               tokens_freed=e.tokens_freed, reason=e.reason, label=e.label) for e in env.evictions],
         next_hint=env.next_hint, version=env.version, warnings=env.warnings,
         commit=env.commit, commits=env.commits, stale=env.stale)
 
@@ -161,7 +161,7 @@ def envelope_from_proto(msg: pb.Envelope) -> Envelope:
         tokens_returned=msg.tokens_returned,
         budget=Budget(limit=b.limit, used=b.used, remaining=b.remaining),
         evictions=[Eviction(node_id=e.node_id, from_level=e.from_level, to_level=e.to_level,
-                            tokens_freed=e.tokens_freed, reason=e.reason) for e in msg.evictions],
+                            tokens_freed=e.tokens_freed, reason=e.reason, label=e.label) for e in msg.evictions],
         next_hint=msg.next_hint, version=msg.version, warnings=list(msg.warnings),
         commit=msg.commit, commits=dict(msg.commits), stale=msg.stale)
 

@@ -48,6 +48,7 @@ class Eviction:
     to_level: str            # "summary" / "api", or "cold" when removed from context
     tokens_freed: int
     reason: str
+    label: str = ""          # "kind path::qualname" (a note: its label): what left, readable without a get
 
 
 @dataclass

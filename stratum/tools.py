@@ -535,7 +535,19 @@ class Tools:
         if s.view is not None:           # the branch's commit, and a word that it differs from the index
             commits, fw, stale = fresh
             fresh = (s.view.commits_for(commits, list(self.memory)), [s.view.warning()] + fw, stale)
-        return R.respond(s, items, page, tokens=self.tokens, version=self.memory.version, fresh=fresh, **kw)
+        resp = R.respond(s, items, page, tokens=self.tokens, version=self.memory.version, fresh=fresh, **kw)
+        for ev in resp.envelope.evictions:      # what left the context, by name (probe P4: ids only)
+            ev.label = self._label(ev.node_id)
+        return resp
+
+    def _label(self, node_id: str) -> str:
+        try:
+            t = self.memory.resolve(node_id)
+        except (NotFound, InvalidArgument):
+            return ""
+        if t.row is not None:
+            return R.label(t.shard, t.row)
+        return R.note_label(t.note or {"kind": "note", "id": node_id})
 
 
 TOOLS: tuple[ToolSpec, ...] = tuple(_SPECS)

@@ -18,18 +18,20 @@ class Budget(_message.Message):
     def __init__(self, limit: _Optional[int] = ..., used: _Optional[int] = ..., remaining: _Optional[int] = ...) -> None: ...
 
 class Eviction(_message.Message):
-    __slots__ = ("node_id", "from_level", "to_level", "tokens_freed", "reason")
+    __slots__ = ("node_id", "from_level", "to_level", "tokens_freed", "reason", "label")
     NODE_ID_FIELD_NUMBER: _ClassVar[int]
     FROM_LEVEL_FIELD_NUMBER: _ClassVar[int]
     TO_LEVEL_FIELD_NUMBER: _ClassVar[int]
     TOKENS_FREED_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
     node_id: str
     from_level: str
     to_level: str
     tokens_freed: int
     reason: str
-    def __init__(self, node_id: _Optional[str] = ..., from_level: _Optional[str] = ..., to_level: _Optional[str] = ..., tokens_freed: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+    label: str
+    def __init__(self, node_id: _Optional[str] = ..., from_level: _Optional[str] = ..., to_level: _Optional[str] = ..., tokens_freed: _Optional[int] = ..., reason: _Optional[str] = ..., label: _Optional[str] = ...) -> None: ...
 
 class Envelope(_message.Message):
     __slots__ = ("returned", "total", "total_is_lower_bound", "page", "pages", "has_more", "next_page_token", "tokens_returned", "budget", "evictions", "next_hint", "version", "warnings", "commit", "commits", "stale")

@@ -196,7 +196,7 @@ def render(resp) -> str:
     if e.next_hint:
         lines.append(f"-- next: {e.next_hint}")
     for ev in e.evictions:
-        lines.append(f"-- evicted {ev.node_id}: {ev.from_level} -> {ev.to_level} ({ev.tokens_freed} tokens, {ev.reason})")
+        lines.append(f"-- evicted {ev.label or ev.node_id}: {ev.from_level} -> {ev.to_level} ({ev.tokens_freed} tokens, {ev.reason})")
     fresh = [w for w in e.warnings if w.startswith(FRESHNESS_PREFIXES)]
     if fresh:       # one line: the index is behind, and which returned files differ
         lines.append("-- stale: " + "; ".join(w.removeprefix("stale: ") for w in fresh))

@@ -131,6 +131,7 @@ def test_sessions_are_isolated_and_budget_evicts_with_report(tools):
     for target in ("shop/pricing.py", "shop/invoice.py", "tests/test_cart.py", "shop/pricing.py::discount"):
         evicted += tools.get(a, target, "full").envelope.evictions
     assert evicted, "a 400-token budget must force evictions"
+    assert all(e.label.startswith(("file ", "function ", "class ", "method ")) for e in evicted), evicted  # by name
     assert all(e.node_id != tools.get(a, "shop/cart.py", "summary").items[0].id for e in evicted)
     st = tools.status(a).data["session"]
     assert st["budget"]["used"] <= 400 and st["pins"]
