@@ -352,10 +352,11 @@ class Tools:
             out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
             out += [(r, None, "about", "out", 1.0, sh) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
-        # one entry per (neighbour, edge kind): symmetric edges (co-change) are stored both ways
+        # one entry per (neighbour, edge kind, direction); co-change, stored both ways, once per
+        # neighbour (with "both", a file that imports this one and is imported by it is both)
         seen, uniq = set(), []
         for t in out:
-            key = (t[5].col("id")[t[0]] if t[0] is not None else t[1]["id"], t[2])
+            key = (t[5].col("id")[t[0]] if t[0] is not None else t[1]["id"], t[2], "" if t[2] == "cochange" else t[3])
             if key not in seen:
                 seen.add(key)
                 uniq.append(t)
@@ -371,11 +372,13 @@ class Tools:
             items.append(it)
         hints = [R.label(ns, r) if r is not None else R.note_label(n or {}) for r, n, _, _, _, ns in out[end:end + R.HINT_ITEMS]]
         said = []
-        if not out and direction == "out" and row is not None and s.view is None and kinds:
-            back = len(sh.neighbors(row, tuple(kinds), "in"))
+        if not out and row is not None and s.view is None and kinds:
+            back = len(sh.neighbors(row, tuple(kinds), "in")) if direction == "out" else 0
             if back:        # `walk app.py --edge tests` asks who tests it: those edges point here
                 said.append(f"no outgoing {'/'.join(kinds)} edges here; {back} point here: walk with "
                             f"direction \"in\" (e.g. the tests of a file, who imports it)")
+            elif set(kinds) <= {"imports", "tests"} and sh.col("kind")[row] not in ("file", "dir", "repo"):
+                said.append(f"imports and tests edges join files: walk {sh.col('path')[row]} instead")
         return self._respond(s, items, R.Page("walk", args, offset, page_size, total=len(out), hints=hints),
                              warnings=said)
 

@@ -67,6 +67,9 @@ def test_walk_imports_tests_and_cochange(tools):
     m = pricing[0].meta                      # the edge's attributes as the edges dataset holds them
     assert 0 < float(m["confidence"]) <= 1 and float(m["lift"]) > 0 and m["last_time"].startswith("20")
     assert m["last_time"].endswith("+00:00")                  # a UTC time, as stored
+    # a symbol has no imports/tests edges of its own: the walk says where they are
+    sym = tools.walk(s, "shop/cart.py::Cart.total", ["imports"])
+    assert sym.items == [] and any("walk shop/cart.py instead" in w for w in sym.envelope.warnings)
 
 
 def test_search_finds_identifier_and_pages_are_stable(tools):
