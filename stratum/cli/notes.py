@@ -18,8 +18,9 @@ def register(sub) -> None:
     ns.required = True
 
     q = ns.add_parser("list", help="notes with their status (active, superseded, retracted, orphaned)")
-    q.add_argument("--status", action="append", default=[], choices=("active", "superseded", "retracted", "orphaned"),
-                   help="only these statuses (repeatable; default: all)")
+    q.add_argument("--status", action="append", default=[],
+                   choices=("active", "superseded", "retracted", "orphaned", "quarantined"),
+                   help="only these statuses (repeatable; quarantined: awaiting confirmation; default: all)")
     q.add_argument("--kind", action="append", default=[], choices=("rca", "failure", "insight"),
                    help="only these note kinds (repeatable)")
     add_common(q)
@@ -111,8 +112,13 @@ class _View:
 
 def _list(args) -> int:
     v = _View(resolve_store(args))
+    want = set(args.status)
+
+    def wanted(n) -> bool:
+        return not want or n.status in want or ("quarantined" in want and n.id in v.quarantined)
+
     rows = [v.row(n) for n in sorted(v.notes.values(), key=lambda n: n.record_uid)
-            if (not args.status or n.status in args.status) and (not args.kind or n.kind in args.kind)]
+            if wanted(n) and (not args.kind or n.kind in args.kind)]
     lines = []
     for r in rows:
         flags = "" if r["status"] == "active" else f" [{r['status']}]"

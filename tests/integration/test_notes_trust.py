@@ -166,6 +166,10 @@ def test_quarantine_hides_new_authors_until_someone_else_confirms(store, capsys)
         assert ov.rank_infos.hits([first]) == [None] and ov.rank_infos.hit(first) is None
     with acting_as(MALLORY), pytest.raises(PermissionDenied, match="your own"):
         ov.confirm(first, author="mallory")
+    assert main(["notes", "list", "--status", "quarantined", "--json", "--store", str(store)]) == 0
+    import json
+
+    assert [n["id"] for n in json.loads(capsys.readouterr().out)["notes"]] == [first]     # what awaits review
     by_maintainer = remember(ov, MAINTAINER, "Totals are in cents.")
     with acting_as(BOB):
         assert ov.get(by_maintainer) is not None                 # a maintainer is never new
