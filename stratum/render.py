@@ -20,6 +20,7 @@ from stratum.sessions import Session
 from stratum.shard import Shard
 
 NOTES_PER_ITEM = 5          # notes an item carries (the rest are counted; walk ... notes lists them all)
+MINED_PER_ITEM = 2          # of them, past fixes mined from history (many and old: agents' own notes come first)
 HINT_ITEMS = 3              # entries of the next page named in the hint
 _SUMMARY_FIELDS = ("id", "kind", "path", "name", "qualname", "summary", "summary_tokens", "language",
                    "start_line", "end_line")      # what ``code_item`` reads of a code row at summary level
@@ -80,20 +81,38 @@ def attach_notes(it: Item, notes: list[AttachedNote], *, cap: int = NOTES_PER_IT
     if not notes:
         return
     now = now or datetime.now(timezone.utc)
-    for a in notes[:cap]:
+    shown = _shown(notes, cap)
+    for a in shown:
         line = note_line(a, now)
         tok = T.count_cached(line)      # the same lines recur on every answer about a noted file
         it.notes.append({"id": a.id, "kind": a.kind, "age_days": _age_days(a, now), "author": a.author,
                          "trust": a.trust, "stale": a.stale, "line": line, "tokens": tok})
         it.tokens += tok
     it.meta["notes_total"] = len(notes)
-    it.meta["notes_more"] = len(notes) > cap
+    it.meta["notes_more"] = len(notes) > len(shown)
 
 
 def notes_cost(notes: list[AttachedNote], *, cap: int = NOTES_PER_ITEM, now: datetime | None = None) -> int:
     """Tokens ``attach_notes`` would add to an item (for planning what fits before rendering it)."""
     now = now or datetime.now(timezone.utc)
-    return sum(T.count_cached(note_line(a, now)) for a in notes[:cap])
+    return sum(T.count_cached(note_line(a, now)) for a in _shown(notes, cap))
+
+
+def _shown(notes: list[AttachedNote], cap: int) -> list[AttachedNote]:
+    """The first ``cap`` notes (they come ordered: failure, rca, insight, then mined fixes), with at
+    most MINED_PER_ITEM mined ones: a file with many past fixes carried five ~40-token lines on
+    every get, walk and prefetch item (probe P4: a walk of 11 files cost 1,257 tokens)."""
+    out: list[AttachedNote] = []
+    mined = 0
+    for a in notes:
+        if len(out) >= cap:
+            break
+        if a.trust == "mined":
+            if mined >= MINED_PER_ITEM:
+                continue
+            mined += 1
+        out.append(a)
+    return out
 
 
 def note_line(a: AttachedNote, now: datetime) -> str:
@@ -151,5 +170,5 @@ def _age_text(a: AttachedNote, now: datetime) -> str:
     return f"{hours:.0f} h" if hours < 48 else f"{hours / 24:.0f} d"
 
 
-__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond",
+__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond", "MINED_PER_ITEM",
            "NOTES_PER_ITEM"]
