@@ -20,7 +20,7 @@ import json
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from pipeline.languages import EXTENSIONS
 from stratum.ids import node_id
@@ -73,12 +73,18 @@ def subject(path: str) -> str | None:
     return None
 
 
-def is_test_path(path: str) -> bool:
+def is_test_path(path: str, packages: Collection[str] = ()) -> bool:
+    """``packages``: folders holding an ``__init__.py``. A ``test.py`` module inside one (outside a
+    test folder) is the package's own code, e.g. werkzeug's test client ``src/werkzeug/test.py``;
+    ``tests.py`` there stays a test (Django apps keep their tests so)."""
     fam = family(path)
     if fam is None:
         return False
-    if fam == "py" and posixpath.basename(path) in ("tests.py", "test.py", "conftest.py"):
-        return posixpath.basename(path) != "conftest.py"
+    base = posixpath.basename(path)
+    if fam == "py" and base in ("tests.py", "test.py", "conftest.py"):
+        if base == "test.py" and posixpath.dirname(path) in packages and not in_test_dir(path):
+            return False
+        return base != "conftest.py"
     return subject(path) is not None
 
 
@@ -119,7 +125,8 @@ def _name_targets(test: str, index: dict[tuple[str, str], list[str]]) -> list[st
 def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) -> list[dict]:
     """``tests`` edges (src: test file id, dst: tested file id, meta ``{"by": "name"|"import"}``)."""
     paths = sorted(set(paths))
-    tests = {p for p in paths if is_test_path(p)}
+    packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
+    tests = {p for p in paths if is_test_path(p, packages)}
     index: dict[tuple[str, str], list[str]] = defaultdict(list)
     for p in paths:
         fam = family(p)
