@@ -144,7 +144,10 @@ class PageTokens:
         if age > self.ttl:
             raise InvalidPageToken(f"page token expired: issued {_span(age)} ago, tokens last "
                                    f"{_span(self.ttl)}; repeat the query without a token")
-        if d["t"] != tool or d["a"] != _digest(args):
+        if d["t"] != tool:
+            raise InvalidPageToken(f"page token was issued by {d['t']}, not {tool}: pass it back to {d['t']} "
+                                   "with the same arguments, or drop it")
+        if d["a"] != _digest(args):
             raise InvalidPageToken(f"page token was issued for a different {d['t']} call; repeat the "
                                    "same arguments or drop the token")
         if d["v"] != version:

@@ -121,6 +121,8 @@ def test_bad_requests_get_clear_errors(tools):
         tools.tree(other, "", depth=3, page_size=2, page_token=r.envelope.next_page_token)
     with pytest.raises(InvalidPageToken, match="different"):
         tools.tree(s, "shop", depth=3, page_size=2, page_token=r.envelope.next_page_token)
+    with pytest.raises(InvalidPageToken, match="issued by tree, not walk"):     # which tool it belongs to
+        tools.walk(s, "shop/cart.py", page_token=r.envelope.next_page_token)
     with pytest.raises(NotFound, match="session"):
         tools.get("not-a-session", "shop/cart.py")
 
