@@ -418,8 +418,8 @@ class Tools:
     def unpin(self, session: str, target: str) -> Response:
         """Release a pin so the node can be evicted again."""
         s = self._session(session)
-        s.controller.unpin(self._target(s, target).id)
-        return self._respond(s, [], R.Page("unpin"))
+        was = s.controller.unpin(self._target(s, target).id)
+        return self._respond(s, [], R.Page("unpin"), warnings=[] if was else [f"{target} was not pinned"])
 
     @tool(writes=True)
     def prefetch(self, session: str, focus: Sequence[str], budget: int | None = None) -> Response:

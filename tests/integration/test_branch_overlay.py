@@ -92,7 +92,8 @@ def test_pin_and_prefetch_follow_the_branch(branched):
     t = Tools.open([str(store)], overlay_builder=builder())
     sid = t.open_session(branch="feat").data["session"]
     t.pin(sid, "pkg/new.py")
-    t.unpin(sid, "pkg/new.py")
+    assert "pkg/new.py was not pinned" not in t.unpin(sid, "pkg/new.py").envelope.warnings
+    assert "pkg/new.py was not pinned" in t.unpin(sid, "pkg/new.py").envelope.warnings     # said, not silent
     got = t.prefetch(sid, ["pkg/a.py"], budget=4000)
     a = [i for i in got.items if i.path == "pkg/a.py" and not i.qualname]
     assert a and "zebra_frobnicate" in a[0].text
