@@ -6,6 +6,8 @@ at most ``ECHO_CHARS`` of the input (a 500 KB id must not come back in an error 
 
 from __future__ import annotations
 
+from typing import Any
+
 from stratum.errors import InvalidArgument
 
 MAX_QUERY_CHARS = 2000        # search text (a paragraph; longer queries dilute BM25 and the vector)
@@ -35,5 +37,39 @@ def check_len(what: str, value: str | None, limit: int) -> str:
     return v
 
 
+def check_page(page_size: int) -> None:
+    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise InvalidArgument(f"page_size must be between 1 and {MAX_PAGE_SIZE}, got {echo(page_size)}")
+
+
+def check_list(what: str, values: Any, max_chars: int) -> list[str]:
+    """A list argument: at most MAX_TARGETS strings of at most ``max_chars`` each."""
+    if isinstance(values, str):
+        raise InvalidArgument(f"{what} must be a list of strings, not one string")
+    values = list(values or ())
+    if len(values) > MAX_TARGETS:
+        raise InvalidArgument(f"{what} has {len(values)} entries; the limit is {MAX_TARGETS}")
+    return [check_len(what, v, max_chars) for v in values]
+
+
+def plain_name(what: str, value: str) -> str:
+    """A name shown beside every note it signs: no control or format characters (a newline forged
+    a provenance line; U+202E reversed the trust marker after it; zero-width ones hid)."""
+    import unicodedata
+
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
+        raise InvalidArgument(f"{what} {echo(value)!r} has control or invisible characters")
+    return value
+
+
+def check_kinds(what: str, values: Any, allowed: tuple[str, ...]) -> list[str]:
+    values = check_list(what + "s", values, MAX_NAME_CHARS)
+    bad = [echo(k) for k in values if k not in allowed]
+    if bad:
+        raise InvalidArgument(f"unknown {what}(s) {bad}; choose from {list(allowed)}")
+    return values
+
+
 __all__ = ["MAX_QUERY_CHARS", "MAX_TARGET_CHARS", "MAX_TARGETS", "MAX_SESSION_ID_CHARS", "MAX_NAME_CHARS",
-           "MAX_PAGE_SIZE", "MAX_PAGE_TOKEN_CHARS", "ECHO_CHARS", "echo", "check_len"]
+           "MAX_PAGE_SIZE", "MAX_PAGE_TOKEN_CHARS", "ECHO_CHARS", "echo", "check_len", "check_page", "check_list",
+           "check_kinds", "plain_name"]

@@ -29,7 +29,7 @@ from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
 from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
 from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
-                            check_len, echo)
+                            check_kinds, check_len, check_list, check_page, echo, plain_name)
 from stratum.branchview import BranchView, StoreOverlay, depth_first
 from stratum.memory import Memory, Target, file_id
 from stratum.overlay import NotesOverlay
@@ -130,8 +130,8 @@ class Tools:
     def _open(self, author: str, model: str, budget: int | None, policy: str,
               sid: str | None = None) -> tuple[Session, list[str]]:
         ident = current()
-        author = _plain_name("author", check_len("author", author, MAX_NAME_CHARS).strip())
-        model = _plain_name("model", check_len("model", model, MAX_NAME_CHARS).strip())
+        author = plain_name("author", check_len("author", author, MAX_NAME_CHARS).strip())
+        model = plain_name("model", check_len("model", model, MAX_NAME_CHARS).strip())
         ctl_policy = policy_by_name(check_len("policy", policy, MAX_NAME_CHARS) or self.default_policy)
         budget = self.default_budget if budget is None else budget
         if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
@@ -198,7 +198,7 @@ class Tools:
         one summary line each. Start here to see the layout of a repository."""
         s = self._session(session)
         path = check_len("path", path, MAX_TARGET_CHARS)
-        _check_page(page_size)
+        check_page(page_size)
         if not isinstance(depth, int) or depth < 1:
             raise InvalidArgument("depth must be >= 1")
         args = {"path": path, "depth": depth, "page_size": page_size}
@@ -231,12 +231,12 @@ class Tools:
         query = check_len("query", query, MAX_QUERY_CHARS).strip()
         if not query:
             raise InvalidArgument("query is empty")
-        kinds = _check_kinds("kind", kinds, S.NODE_KINDS)
+        kinds = check_kinds("kind", kinds, S.NODE_KINDS)
         path_prefix = check_len("path_prefix", path_prefix, MAX_TARGET_CHARS)
         while path_prefix.startswith("./"):      # repo-relative as `get` takes it (it matched nothing)
             path_prefix = path_prefix[2:]
         language = check_len("language", language, MAX_NAME_CHARS)
-        _check_page(page_size)
+        check_page(page_size)
         args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}
         offset = self._offset(page_token, "search", args, s)
         want = offset + page_size + 1          # fetch one more than we return: honest has_more
@@ -324,14 +324,14 @@ class Tools:
         are about it ("notes" is a shorthand for incoming about edges), "both" for either. Each item
         carries the active notes about it (walk with "notes" lists them all)."""
         s = self._session(session)
-        kinds = _check_kinds("edge kind", edges, S.EDGE_KINDS + ("notes",))
+        kinds = check_kinds("edge kind", edges, S.EDGE_KINDS + ("notes",))
         unbuilt = [k for k in kinds if k in S.UNBUILT_EDGE_KINDS]
         if unbuilt:         # accepted, they would always answer nothing: say why instead
             built = [k for k in S.EDGE_KINDS if k not in S.UNBUILT_EDGE_KINDS] + ["notes"]
             raise InvalidArgument(f"no {'/'.join(unbuilt)} edges are built by the index yet; walk one of {built}")
         if direction not in ("out", "in", "both"):
             raise InvalidArgument("direction must be out, in or both")
-        _check_page(page_size)
+        check_page(page_size)
         if "notes" in kinds:
             kinds.remove("notes")
             kinds.append("about")
@@ -392,9 +392,9 @@ class Tools:
         id once the note is durable on disk; it is searchable at once."""
         s = self._session(session)
         kind = check_len("kind", kind, MAX_NAME_CHARS)     # which kinds exist: the notes layer says
-        about = _check_list("about", about, MAX_TARGET_CHARS)
-        tags = _check_list("tags", tags, MAX_NAME_CHARS)
-        supersedes = _check_list("supersedes", supersedes, MAX_TARGET_CHARS)
+        about = check_list("about", about, MAX_TARGET_CHARS)
+        tags = check_list("tags", tags, MAX_NAME_CHARS)
+        supersedes = check_list("supersedes", supersedes, MAX_TARGET_CHARS)
         if not isinstance(text, str):
             raise InvalidArgument("text must be text")
         sh, about = self.memory.shard_for(about)
@@ -427,7 +427,7 @@ class Tools:
         that historically change with them, at the detail each deserves, within BUDGET tokens.
         Each item carries the active notes about it: what was tried there before."""
         s = self._session(session)
-        focus = _check_list("focus", focus, MAX_TARGET_CHARS)
+        focus = check_list("focus", focus, MAX_TARGET_CHARS)
         if not focus:
             raise InvalidArgument("prefetch needs at least one focus path or node id")
         if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0):
@@ -557,39 +557,6 @@ TOOLS: tuple[ToolSpec, ...] = tuple(_SPECS)
 TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in TOOLS if t.agent)     # the nine agent tools, in order
 READ_ONLY: frozenset[str] = frozenset(t.name for t in TOOLS if not t.writes)
 WRITING: frozenset[str] = frozenset(t.name for t in TOOLS if t.writes)
-
-
-def _check_page(page_size: int) -> None:
-    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InvalidArgument(f"page_size must be between 1 and {MAX_PAGE_SIZE}, got {echo(page_size)}")
-
-
-def _check_list(what: str, values, max_chars: int) -> list[str]:
-    """A list argument: at most MAX_TARGETS strings of at most ``max_chars`` each."""
-    if isinstance(values, str):
-        raise InvalidArgument(f"{what} must be a list of strings, not one string")
-    values = list(values or ())
-    if len(values) > MAX_TARGETS:
-        raise InvalidArgument(f"{what} has {len(values)} entries; the limit is {MAX_TARGETS}")
-    return [check_len(what, v, max_chars) for v in values]
-
-
-def _plain_name(what: str, value: str) -> str:
-    """A name shown beside every note it signs: no control or format characters (a newline forged
-    a provenance line; U+202E reversed the trust marker after it; zero-width ones hid)."""
-    import unicodedata
-
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
-        raise InvalidArgument(f"{what} {echo(value)!r} has control or invisible characters")
-    return value
-
-
-def _check_kinds(what: str, values, allowed: tuple[str, ...]) -> list[str]:
-    values = _check_list(what + "s", values, MAX_NAME_CHARS)
-    bad = [echo(k) for k in values if k not in allowed]
-    if bad:
-        raise InvalidArgument(f"unknown {what}(s) {bad}; choose from {list(allowed)}")
-    return values
 
 
 def _merged_head(lists: list[tuple[list, Shard, NotesOverlay | None]], n: int) -> list[tuple]:
