@@ -29,7 +29,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from pipeline import gitio
+from pipeline import gitio, storestate
 from pipeline import stages as st
 from pipeline.report import MultiReport, RepoOutcome, RunReport
 from stratum.config import EmbedConfig, IndexConfig, default_store_path, settings_of, with_kept
@@ -345,7 +345,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                      config: IndexConfig | None = None, progress: Progress | None = None,
                      before_work: Callable[[], None] | None = None) -> RunReport:
     """Index (or re-index) one repository into a store and publish a new version; when nothing
-    changed (``_up_to_date``) the report says so and no version is published. ``before_work``:
+    changed (``storestate.up_to_date``) the report says so and no version is published. ``before_work``:
     called once there is work, before Lance is imported (a process of its own prepares its
     imports there, ``stratum.cli.index.arrow_without_pandas``; an up-to-date run skips them)."""
     cfg = config or IndexConfig()
@@ -359,15 +359,15 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
     with store.writer_lock():
         if inside:
             _ignore_store(store)
-        held = _held(store, cfg)
-        repo_name, roots = _identity(root, store, held, cfg)
+        held = storestate.held(store, cfg)
+        repo_name, roots = storestate.identity(root, store, held, cfg)
         if held is not None and held.settings:
             cfg, taken = with_kept(cfg, held.settings)
             if taken:
                 rep.messages.append("kept the store's settings: " + ", ".join(f"{k}={v}" for k, v in taken.items())
                                     + " (give the flag to change one)")
         prev = held if not cfg.full else None
-        rep.config_key = config_key(cfg)
+        rep.config_key = storestate.config_key(cfg)
         # HEAD read once, before the files: the version records the commit its files were read at
         # (a commit landing mid-run is then seen as new by the next run, never as indexed)
         head = gitio.head_commit(root)
@@ -375,7 +375,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         if rep.worktree == "dirty":     # the files are read from disk: say what the version holds
             rep.messages.append(f"the work tree has uncommitted changes: they are indexed, under HEAD "
                                 f"{(head or '')[:12]} (a session with --worktree sees edits without indexing them)")
-        why = _up_to_date(head, store, prev, rep)
+        why = storestate.up_to_date(head, store, prev, rep)
         if why:
             rep.up_to_date, rep.version, rep.incremental = True, prev.version, True
             rep.messages.append(why)
@@ -478,80 +478,6 @@ def _prune(store: Store, keep: int, rep: RunReport) -> None:
     rep.seconds["prune"] = time.perf_counter() - t0
 
 
-_RUN_ONLY_EMBED = ("batch_size", "actors", "threads_per_actor")   # how embedding runs, not what it makes
-
-
-def _held(store: Store, cfg: IndexConfig) -> Manifest | None:
-    """The store's published manifest (None: a new store). ``--full`` rebuilds over one this build
-    cannot read (another schema version): its name and root commits still say whose store it is."""
-    if not store.exists():
-        return None
-    try:
-        return store.manifest()
-    except StoreError:
-        if not cfg.full:
-            raise
-        try:
-            return Manifest.from_json((store.root / "manifest.json").read_text())
-        except (OSError, ValueError, TypeError):
-            return None
-
-
-def _identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) -> tuple[str, list[str]]:
-    """The repository name its node ids are made with, and its root commits. A store keeps the name
-    it was first indexed under: a clone moved or copied to another folder (the store inside it)
-    keeps its ids, so its notes stay attached. A store holding another repository (none of its
-    root commits here) is refused unless ``cfg.replace``: indexing would orphan all its notes."""
-    if held is None or cfg.replace:
-        return root.name, ([] if gitio.is_shallow(root) else gitio.root_commits(root))
-    if not held.root_commits:               # a store from before root commits were recorded
-        return held.repo_name, ([] if gitio.is_shallow(root) else gitio.root_commits(root))
-    if not gitio.has_any_commit(root, held.root_commits) and not gitio.is_shallow(root):
-        raise InvalidArgument(
-            f"the store {store.root} holds the repository {held.repo_name!r} (from {held.repo_path}), whose "
-            f"first commit {held.root_commits[0][:12]} is not in {root}: index into another --store, or pass "
-            f"--replace to index this repository into it (the notes about the other repository's code are "
-            f"kept, orphaned)")
-    return held.repo_name, held.root_commits
-
-
-def config_key(cfg: IndexConfig) -> str:
-    """A fingerprint of the settings that shape the index (not how it runs: Ray, CPUs, --full)."""
-    import hashlib
-    import json
-    from dataclasses import asdict
-
-    embed = {k: v for k, v in asdict(cfg.embed).items() if k not in _RUN_ONLY_EMBED}
-    shape = {"parse": asdict(cfg.parse), "history": asdict(cfg.history), "embed": embed,
-             "mine_fixes": cfg.mine_fixes, "mine_changes": cfg.mine_changes}
-    return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-def _up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunReport) -> str | None:
-    """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
-    HEAD is the indexed commit, the work tree is as HEAD now and was when indexed, the settings
-    are the same, and the delta log holds no record the published version lacks and no segment a
-    live writer (a running server) still appends to. The report's notes are the published ones."""
-    from stratum.deltalog import DeltaLog
-
-    if prev is None or rep.worktree != "clean":
-        return None
-    last = prev.report or {}
-    if last.get("worktree") != "clean" or last.get("config_key") != rep.config_key:
-        return None
-    if head is None or head != prev.indexed_commit or not prev.indexes:
-        return None
-    if prev.repo_path != rep.repo:          # a moved or copied clone: freshness and worktrees read repo_path
-        return None
-    log = DeltaLog(store.root / "deltalog")
-    if log.segments():
-        merged = set(prev.deltalog_merged)
-        if any(r.uid not in merged for r in log.scan().records):
-            return None
-        if log.retire(merged).kept:   # sealed merged segments retire now; one a live writer holds
-            return None               # may grow at any moment: merge what is there
-    rep.notes = {**(last.get("notes") or {}), "new": 0}
-    return f"HEAD {head[:12]} is indexed, the work tree is clean and no note is unmerged"
 
 
 def _store_inside(root: Path, store: Store) -> tuple[str, ...]:
@@ -646,5 +572,5 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
     return out
 
 
-__all__ = ["index_repository", "index_many", "ensure_ray", "choose_engine", "engine_for", "config_key", "InProcess", "OnRay",
+__all__ = ["index_repository", "index_many", "ensure_ray", "choose_engine", "engine_for", "InProcess", "OnRay",
            "PARSE_BATCH_FILES", "PARSE_BATCH_BYTES", "Progress"]

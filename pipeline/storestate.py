@@ -1,0 +1,95 @@
+"""What an index run reads of its store before any work: whose it is, and whether it is current.
+
+Why apart from the job: a store is one repository's memory. Its manifest records the repository's
+root commits and the name it was first indexed under, so a moved or copied clone keeps its ids
+(and its notes) and another repository is refused (``stratum index --replace`` overrides); and a
+run with nothing new (same HEAD, clean work tree, same settings, no unmerged note) publishes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline import gitio
+from pipeline.report import RunReport
+from stratum.config import IndexConfig
+from stratum.errors import InvalidArgument, StoreError
+from stratum.store import Manifest, Store
+
+_RUN_ONLY_EMBED = ("batch_size", "actors", "threads_per_actor")   # how embedding runs, not what it makes
+
+
+def held(store: Store, cfg: IndexConfig) -> Manifest | None:
+    """The store's published manifest (None: a new store). ``--full`` rebuilds over one this build
+    cannot read (another schema version): its name and root commits still say whose store it is."""
+    if not store.exists():
+        return None
+    try:
+        return store.manifest()
+    except StoreError:
+        if not cfg.full:
+            raise
+        try:
+            return Manifest.from_json((store.root / "manifest.json").read_text())
+        except (OSError, ValueError, TypeError):
+            return None
+
+
+def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) -> tuple[str, list[str]]:
+    """The repository name its node ids are made with, and its root commits. A store keeps the name
+    it was first indexed under: a clone moved or copied to another folder (the store inside it)
+    keeps its ids, so its notes stay attached. A store holding another repository (none of its
+    root commits here) is refused unless ``cfg.replace``: indexing would orphan all its notes."""
+    if held is None or cfg.replace:
+        return root.name, ([] if gitio.is_shallow(root) else gitio.root_commits(root))
+    if not held.root_commits:               # a store from before root commits were recorded
+        return held.repo_name, ([] if gitio.is_shallow(root) else gitio.root_commits(root))
+    if not gitio.has_any_commit(root, held.root_commits) and not gitio.is_shallow(root):
+        raise InvalidArgument(
+            f"the store {store.root} holds the repository {held.repo_name!r} (from {held.repo_path}), whose "
+            f"first commit {held.root_commits[0][:12]} is not in {root}: index into another --store, or pass "
+            f"--replace to index this repository into it (the notes about the other repository's code are "
+            f"kept, orphaned)")
+    return held.repo_name, held.root_commits
+
+
+def config_key(cfg: IndexConfig) -> str:
+    """A fingerprint of the settings that shape the index (not how it runs: Ray, CPUs, --full)."""
+    import hashlib
+    import json
+    from dataclasses import asdict
+
+    embed = {k: v for k, v in asdict(cfg.embed).items() if k not in _RUN_ONLY_EMBED}
+    shape = {"parse": asdict(cfg.parse), "history": asdict(cfg.history), "embed": embed,
+             "mine_fixes": cfg.mine_fixes, "mine_changes": cfg.mine_changes}
+    return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunReport) -> str | None:
+    """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
+    HEAD is the indexed commit, the work tree is as HEAD now and was when indexed, the settings
+    are the same, and the delta log holds no record the published version lacks and no segment a
+    live writer (a running server) still appends to. The report's notes are the published ones."""
+    from stratum.deltalog import DeltaLog
+
+    if prev is None or rep.worktree != "clean":
+        return None
+    last = prev.report or {}
+    if last.get("worktree") != "clean" or last.get("config_key") != rep.config_key:
+        return None
+    if head is None or head != prev.indexed_commit or not prev.indexes:
+        return None
+    if prev.repo_path != rep.repo:          # a moved or copied clone: freshness and worktrees read repo_path
+        return None
+    log = DeltaLog(store.root / "deltalog")
+    if log.segments():
+        merged = set(prev.deltalog_merged)
+        if any(r.uid not in merged for r in log.scan().records):
+            return None
+        if log.retire(merged).kept:   # sealed merged segments retire now; one a live writer holds
+            return None               # may grow at any moment: merge what is there
+    rep.notes = {**(last.get("notes") or {}), "new": 0}
+    return f"HEAD {head[:12]} is indexed, the work tree is clean and no note is unmerged"
+
+
+__all__ = ["held", "identity", "config_key", "up_to_date"]
