@@ -140,7 +140,8 @@ def test_evictions_report_exact_tokens_freed(graph):
         assert ev.tokens_freed == levels(ev.node_id)[ev.from_level] - to
         assert ev.reason
     assert before + 1200 - r.tokens_freed == r.budget.used == ctl.budget().used
-    assert set(dataclasses.asdict(r.evictions[0])) == {"node_id", "from_level", "to_level", "tokens_freed", "reason"}
+    assert set(dataclasses.asdict(r.evictions[0])) == {"node_id", "from_level", "to_level", "tokens_freed", "reason",
+                                                     "label"}      # the label is filled by the tools
 
 
 # ---- eviction order and protections -------------------------------------------------------------
