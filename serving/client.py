@@ -205,5 +205,11 @@ class Client:
     def status(self, session: str) -> Response:
         return self._call("Status", pb.StatusRequest, dict(session=session))
 
+    def retract(self, session: str, note_id: str, reason: str = "") -> Response:
+        return self._call("Retract", pb.RetractRequest, dict(session=session, note_id=note_id, reason=reason))
+
+    def confirm(self, session: str, note_id: str) -> Response:
+        return self._call("Confirm", pb.ConfirmRequest, dict(session=session, note_id=note_id))
+
 
 __all__ = ["Client", "error_from_rpc"]

@@ -8,6 +8,8 @@ what remains, what it cost and what was evicted to fit it.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -170,5 +172,23 @@ def _age_text(a: AttachedNote, now: datetime) -> str:
     return f"{hours:.0f} h" if hours < 48 else f"{hours / 24:.0f} d"
 
 
-__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond", "MINED_PER_ITEM",
+def merged_head(lists: list[tuple[list, Shard, NotesOverlay | None]], n: int) -> list[tuple]:
+    """The first ``n`` search hits over all lists, by score then id, as (score, id, shard, row or
+    None for an unmerged note, the overlay holding that note, why). Each list is already in that
+    order (rank.rerank's), so this is the stable sort of their concatenation, built only as far as
+    it is read: a search reranks ~150-300 entries and a page reads ~13."""
+    if len(lists) == 1:
+        head = [(r, 0) for r in lists[0][0][:n]]
+    else:
+        tagged = (zip(ranked, itertools.repeat(k)) for k, (ranked, _, _) in enumerate(lists))
+        head = list(itertools.islice(heapq.merge(*tagged, key=lambda e: (-e[0].score, e[0].id)), n))
+    out = []
+    for r, k in head:
+        _, sh, ov = lists[k]
+        row = r.row if r.row >= 0 or ov is None else None     # an overlay branch's own rows stay as given
+        out.append((r.score, r.id, sh, row, ov if row is None else None, r.why))
+    return out
+
+
+__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond", "merged_head", "MINED_PER_ITEM",
            "NOTES_PER_ITEM"]

@@ -14,8 +14,6 @@ before anything uses them; the caller is ``stratum.identity.current()``.
 
 from __future__ import annotations
 
-import heapq
-import itertools
 import secrets
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -283,7 +281,7 @@ class Tools:
         n_hits = sum(len(ranked) for ranked, _, _ in lists)
         if not n_hits and language:
             self.memory.check_language(language)     # `--language klingon`: say so, not "no results"
-        hits = _merged_head(lists, end + R.HINT_ITEMS)     # only what this page and its hint read
+        hits = R.merged_head(lists, end + R.HINT_ITEMS)     # only what this page and its hint read
         items = []
         for score, nid, sh, row, holder, why in hits[offset:end]:
             it = self._item(sh, row, holder.get(nid) if holder is not None else None, "summary", attach=False,
@@ -474,6 +472,33 @@ class Tools:
             r.data["overlay"] = s.view.describe()
         return r
 
+    @tool(writes=True, agent=False)
+    def retract(self, session: str, note_id: str, reason: str = "") -> Response:
+        """Review: withdraw a note (a tombstone in the delta log); another author's needs the maintainer role."""
+        s, ov = self._session(session), self._holder(note_id)
+        r = self._respond(s, [], R.Page("retract"))
+        r.data.update(note_id=note_id, record=ov.retract(note_id, author=s.author, reason=check_len(
+            "reason", reason, MAX_TARGET_CHARS), session=s.id))
+        return r
+
+    @tool(writes=True, agent=False)
+    def confirm(self, session: str, note_id: str) -> Response:
+        """Review: confirm another identity's note, releasing it (and its author) from quarantine."""
+        s, ov = self._session(session), self._holder(note_id)
+        r = self._respond(s, [], R.Page("confirm"))
+        r.data.update(note_id=note_id, record=ov.confirm(note_id, author=s.author))
+        return r
+
+    def _holder(self, note_id: str) -> NotesOverlay:
+        """The overlay holding an agent note, quarantined ones too (a reviewer must reach them)."""
+        note_id = check_len("note_id", note_id, MAX_TARGET_CHARS)
+        self.memory.refresh_notes()
+        for sh in self.memory:
+            ov = self.memory.overlay(sh)
+            if ov.exists(note_id):
+                return ov
+        raise NotFound(f"no note {echo(note_id)!r}: `stratum notes list` shows their ids")
+
     def _repo_status(self, m) -> dict:
         """The freshness source's status dict for a shard: from the look the answer's warnings
         were just checked against (one set of git runs for both), else asked of the source."""
@@ -548,33 +573,13 @@ class Tools:
             t = self.memory.resolve(node_id)
         except (NotFound, InvalidArgument):
             return ""
-        if t.row is not None:
-            return R.label(t.shard, t.row)
-        return R.note_label(t.note or {"kind": "note", "id": node_id})
+        return R.label(t.shard, t.row) if t.row is not None else R.note_label(t.note or {"id": node_id})
 
 
 TOOLS: tuple[ToolSpec, ...] = tuple(_SPECS)
 TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in TOOLS if t.agent)     # the nine agent tools, in order
 READ_ONLY: frozenset[str] = frozenset(t.name for t in TOOLS if not t.writes)
 WRITING: frozenset[str] = frozenset(t.name for t in TOOLS if t.writes)
-
-
-def _merged_head(lists: list[tuple[list, Shard, NotesOverlay | None]], n: int) -> list[tuple]:
-    """The first ``n`` search hits over all lists, by score then id, as (score, id, shard, row or
-    None for an unmerged note, the overlay holding that note, why). Each list is already in that
-    order (rank.rerank's), so this is the stable sort of their concatenation, built only as far as
-    it is read: a search reranks ~150-300 entries and a page reads ~13."""
-    if len(lists) == 1:
-        head = [(r, 0) for r in lists[0][0][:n]]
-    else:
-        tagged = (zip(ranked, itertools.repeat(k)) for k, (ranked, _, _) in enumerate(lists))
-        head = list(itertools.islice(heapq.merge(*tagged, key=lambda e: (-e[0].score, e[0].id)), n))
-    out = []
-    for r, k in head:
-        _, sh, ov = lists[k]
-        row = r.row if r.row >= 0 or ov is None else None     # an overlay branch's own rows stay as given
-        out.append((r.score, r.id, sh, row, ov if row is None else None, r.why))
-    return out
 
 
 def _children(sh: Shard, row: int) -> list[tuple[Shard, int]]:

@@ -248,6 +248,24 @@ class PinRequest(_message.Message):
     target: str
     def __init__(self, session: _Optional[str] = ..., target: _Optional[str] = ...) -> None: ...
 
+class RetractRequest(_message.Message):
+    __slots__ = ("session", "note_id", "reason")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    NOTE_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    session: str
+    note_id: str
+    reason: str
+    def __init__(self, session: _Optional[str] = ..., note_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class ConfirmRequest(_message.Message):
+    __slots__ = ("session", "note_id")
+    SESSION_FIELD_NUMBER: _ClassVar[int]
+    NOTE_ID_FIELD_NUMBER: _ClassVar[int]
+    session: str
+    note_id: str
+    def __init__(self, session: _Optional[str] = ..., note_id: _Optional[str] = ...) -> None: ...
+
 class UnpinRequest(_message.Message):
     __slots__ = ("session", "target")
     SESSION_FIELD_NUMBER: _ClassVar[int]
@@ -347,6 +365,26 @@ class RememberResponse(_message.Message):
     def __init__(self, envelope: _Optional[_Union[Envelope, _Mapping]] = ..., items: _Optional[_Iterable[_Union[Item, _Mapping]]] = ..., data_json: _Optional[str] = ..., note_id: _Optional[str] = ...) -> None: ...
 
 class PinResponse(_message.Message):
+    __slots__ = ("envelope", "items", "data_json")
+    ENVELOPE_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    DATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    envelope: Envelope
+    items: _containers.RepeatedCompositeFieldContainer[Item]
+    data_json: str
+    def __init__(self, envelope: _Optional[_Union[Envelope, _Mapping]] = ..., items: _Optional[_Iterable[_Union[Item, _Mapping]]] = ..., data_json: _Optional[str] = ...) -> None: ...
+
+class RetractResponse(_message.Message):
+    __slots__ = ("envelope", "items", "data_json")
+    ENVELOPE_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    DATA_JSON_FIELD_NUMBER: _ClassVar[int]
+    envelope: Envelope
+    items: _containers.RepeatedCompositeFieldContainer[Item]
+    data_json: str
+    def __init__(self, envelope: _Optional[_Union[Envelope, _Mapping]] = ..., items: _Optional[_Iterable[_Union[Item, _Mapping]]] = ..., data_json: _Optional[str] = ...) -> None: ...
+
+class ConfirmResponse(_message.Message):
     __slots__ = ("envelope", "items", "data_json")
     ENVELOPE_FIELD_NUMBER: _ClassVar[int]
     ITEMS_FIELD_NUMBER: _ClassVar[int]

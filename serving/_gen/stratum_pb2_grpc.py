@@ -89,6 +89,16 @@ class StratumStub:
                 request_serializer=stratum_dot_v1_dot_stratum__pb2.StatusRequest.SerializeToString,
                 response_deserializer=stratum_dot_v1_dot_stratum__pb2.StatusResponse.FromString,
                 _registered_method=True)
+        self.Retract = channel.unary_unary(
+                '/stratum.v1.Stratum/Retract',
+                request_serializer=stratum_dot_v1_dot_stratum__pb2.RetractRequest.SerializeToString,
+                response_deserializer=stratum_dot_v1_dot_stratum__pb2.RetractResponse.FromString,
+                _registered_method=True)
+        self.Confirm = channel.unary_unary(
+                '/stratum.v1.Stratum/Confirm',
+                request_serializer=stratum_dot_v1_dot_stratum__pb2.ConfirmRequest.SerializeToString,
+                response_deserializer=stratum_dot_v1_dot_stratum__pb2.ConfirmResponse.FromString,
+                _registered_method=True)
 
 
 class StratumServicer:
@@ -170,6 +180,20 @@ class StratumServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Retract(self, request, context):
+        """Review (not an agent tool): withdraw a note; another author's needs the maintainer role.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Confirm(self, request, context):
+        """Review (not an agent tool): confirm another identity's note (releases it from quarantine).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_StratumServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -227,6 +251,16 @@ def add_StratumServicer_to_server(servicer, server):
                     servicer.Status,
                     request_deserializer=stratum_dot_v1_dot_stratum__pb2.StatusRequest.FromString,
                     response_serializer=stratum_dot_v1_dot_stratum__pb2.StatusResponse.SerializeToString,
+            ),
+            'Retract': grpc.unary_unary_rpc_method_handler(
+                    servicer.Retract,
+                    request_deserializer=stratum_dot_v1_dot_stratum__pb2.RetractRequest.FromString,
+                    response_serializer=stratum_dot_v1_dot_stratum__pb2.RetractResponse.SerializeToString,
+            ),
+            'Confirm': grpc.unary_unary_rpc_method_handler(
+                    servicer.Confirm,
+                    request_deserializer=stratum_dot_v1_dot_stratum__pb2.ConfirmRequest.FromString,
+                    response_serializer=stratum_dot_v1_dot_stratum__pb2.ConfirmResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -526,6 +560,60 @@ class Stratum:
             '/stratum.v1.Stratum/Status',
             stratum_dot_v1_dot_stratum__pb2.StatusRequest.SerializeToString,
             stratum_dot_v1_dot_stratum__pb2.StatusResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Retract(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stratum.v1.Stratum/Retract',
+            stratum_dot_v1_dot_stratum__pb2.RetractRequest.SerializeToString,
+            stratum_dot_v1_dot_stratum__pb2.RetractResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Confirm(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/stratum.v1.Stratum/Confirm',
+            stratum_dot_v1_dot_stratum__pb2.ConfirmRequest.SerializeToString,
+            stratum_dot_v1_dot_stratum__pb2.ConfirmResponse.FromString,
             options,
             channel_credentials,
             insecure,

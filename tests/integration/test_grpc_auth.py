@@ -264,3 +264,39 @@ def test_an_mcp_front_with_a_refused_token_answers_with_the_reason(pki, token_se
     assert {t.name for t in tools.tools} >= {"search", "status"}
     for result in (status, search):
         assert result.is_error and "unauthenticated: unknown bearer token" in result.content[0].text
+
+
+def test_a_maintainer_reviews_quarantined_notes_over_grpc(pki, token_server):
+    """A fleet's maintainer reaches the notes that await review (probe P3: over gRPC a quarantined
+    note was NotFound to everyone but its author and no RPC could confirm or retract it)."""
+    from stratum.overlay import NotesPolicy
+
+    addr, tools = token_server
+    sh = next(iter(tools.memory))
+    ov = tools.memory.overlay(sh)
+    NotesPolicy(quarantine=True).save(sh.store.root)
+    ov.policy = NotesPolicy(quarantine=True)
+    try:
+        with _as(pki, addr, "alice") as alice, _as(pki, addr, "bob") as bob, _as(pki, addr, "carol") as carol:
+            asid, bsid, csid = (c.open_session().data["session"] for c in (alice, bob, carol))
+            first = alice.remember(asid, "insight", "Quokka totals are rounded at the end.",
+                                   about=["shop/cart.py"]).data["note_id"]
+            ov.refresh()
+            assert first in ov.quarantined
+            with pytest.raises(E.PermissionDenied, match="your own"):
+                alice.confirm(asid, first)
+            with pytest.raises(E.PermissionDenied):                 # not hers, and bob is no maintainer
+                bob.retract(bsid, first, reason="looks wrong")
+            done = carol.confirm(csid, first)                        # the maintainer reviews it
+            assert done.data["note_id"] == first and done.data["record"]
+            ov.refresh()
+            assert first not in ov.quarantined
+            assert first in {it.id for it in bob.search(bsid, "quokka totals rounded").items}
+            alice.retract(asid, first, reason="superseded by the refactor")       # her own: fine
+            ov.refresh()
+            assert ov.status_of(first) == "retracted"
+            with pytest.raises(E.NotFound, match="no note"):
+                carol.confirm(csid, "n0000000000000000000")
+    finally:
+        NotesPolicy(quarantine=False).save(sh.store.root)
+        ov.policy = NotesPolicy(quarantine=False)

@@ -121,6 +121,12 @@ def test_every_rpc_carries_the_envelope(running, client, session):
     again = stub.Get(pb.GetRequest(session=session, target=t["cart"].id, level="api"), timeout=30)
     _check_envelope("Get", again)          # the note just written travels with the code it is about
     assert seen["Remember"].note_id in {n.id for n in again.items[0].notes}
+    reviewer = stub.OpenSession(pb.OpenSessionRequest(author="reviewer"), timeout=30).session
+    for rpc, req in (("Confirm", pb.ConfirmRequest(session=reviewer, note_id=seen["Remember"].note_id)),
+                     ("Retract", pb.RetractRequest(session=session, note_id=seen["Remember"].note_id,
+                                                   reason="written by this test"))):
+        seen[rpc] = getattr(stub, rpc)(req, timeout=30)       # the review calls answer like every tool
+        _check_envelope(rpc, seen[rpc])
     close = stub.CloseSession(pb.CloseSessionRequest(session=seen["OpenSession"].session), timeout=30)
     _check_envelope("CloseSession", close)
     assert {m.name for m in pb.DESCRIPTOR.services_by_name["Stratum"].methods} == set(seen) | {"CloseSession"}

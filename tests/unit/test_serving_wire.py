@@ -14,7 +14,7 @@ from stratum.envelope import Budget, Envelope, Eviction, Item, Response
 from stratum.tools import Tools
 
 TOOL_METHODS = ["open_session", "close_session", "tree", "search", "get", "walk", "remember", "pin",
-                "unpin", "prefetch", "status"]
+                "unpin", "prefetch", "status", "retract", "confirm"]
 
 
 def _response() -> Response:

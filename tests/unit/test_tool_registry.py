@@ -12,7 +12,7 @@ AGENT_TOOLS = ("tree", "search", "get", "walk", "remember", "pin", "unpin", "pre
 def test_tool_names_and_markers_derive_from_the_registry():
     assert T.TOOL_NAMES == AGENT_TOOLS
     assert T.READ_ONLY == {"tree", "search", "get", "walk", "status"}
-    assert T.WRITING == {"remember", "pin", "unpin", "prefetch", "open_session", "close_session"}
+    assert T.WRITING == {"remember", "pin", "unpin", "prefetch", "open_session", "close_session", "retract", "confirm"}
     assert not T.READ_ONLY & T.WRITING
     assert {s.name for s in T.TOOLS} == T.READ_ONLY | T.WRITING
 

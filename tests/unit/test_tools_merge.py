@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from stratum.rank import Ranked
-from stratum.tools import _merged_head
+from stratum.render import merged_head as _merged_head
 
 
 def _full_sort(lists):
