@@ -142,8 +142,8 @@ class PageTokens:
             raise InvalidPageToken("page token belongs to another session")
         age = self._clock() - d.get("i", 0)
         if age > self.ttl:
-            raise InvalidPageToken(f"page token expired: issued {_span(age)} ago, tokens last "
-                                   f"{_span(self.ttl)}; repeat the query without a token")
+            raise InvalidPageToken(f"page token expired: issued {span(age)} ago, tokens last "
+                                   f"{span(self.ttl)}; repeat the query without a token")
         if d["t"] != tool:
             raise InvalidPageToken(f"page token was issued by {d['t']}, not {tool}: pass it back to {d['t']} "
                                    "with the same arguments, or drop it")
@@ -156,8 +156,11 @@ class PageTokens:
         return int(d["o"])
 
 
-def _span(seconds: float) -> str:
-    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+def span(seconds: float) -> str:
+    """A time as a person reads it: ``90 s``, ``60 min``, ``2 h`` (page tokens, sessions)."""
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 7200 else f"{seconds / 3600:g} h"
 
 
 def _digest(args: dict) -> str:
@@ -171,4 +174,4 @@ def paged(total: int, offset: int, page_size: int, lower_bound: bool = False) ->
     return page, pages
 
 
-__all__ = ["Budget", "Eviction", "Item", "Envelope", "Response", "PageTokens", "PAGE_TOKEN_TTL", "paged"]
+__all__ = ["span", "Budget", "Eviction", "Item", "Envelope", "Response", "PageTokens", "PAGE_TOKEN_TTL", "paged"]

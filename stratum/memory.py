@@ -149,16 +149,18 @@ class Memory:
         if len(shards) < 2:
             return
         for it in items:
-            for sh in shards:
-                ov = self.overlays.get(str(sh.store.root))
-                if it.id in sh.row_of or (ov is not None and ov.exists(it.id)):
-                    it.repo = sh.manifest.repo_name
-                    break
+            sh = next((sh for sh in shards if self._holds(sh, it.id)), None)
+            if sh is not None:
+                it.repo = sh.manifest.repo_name
+
+    def _holds(self, sh: Shard, nid: str) -> bool:
+        """Whether ``nid`` is this shard's: one of its rows, or a note of its overlay."""
+        ov = self.overlays.get(str(sh.store.root))
+        return nid in sh.row_of or (ov is not None and ov.exists(nid))
 
     def _own(self, sh: Shard, items: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
-        """(path, kind) of the items that are this shard's: its rows, or its unmerged notes."""
-        ov = self.overlays.get(str(sh.store.root))
-        return [(p, k) for nid, p, k in items if nid in sh.row_of or (ov is not None and ov.exists(nid))]
+        """(path, kind) of the items that are this shard's."""
+        return [(p, k) for nid, p, k in items if self._holds(sh, nid)]
 
     # ---- targets --------------------------------------------------------------------------
     def check_language(self, language: str) -> None:
@@ -212,8 +214,9 @@ class Memory:
         for sh in shards:
             rows = np.flatnonzero(pc.starts_with(sh.col("id").array, prefix).to_numpy(zero_copy_only=False))
             hits += [Target(sh, int(r), None) for r in rows[:2]]
-            ov = self.overlay(sh)
-            hits += [Target(sh, None, ov.get(n)) for n in list(ov.notes)[:100_000] if n.startswith(prefix)][:2]
+            ov = self.overlay(sh)      # its unmerged notes (merged ones are rows, found above)
+            hits += [Target(sh, None, node) for n in list(ov.notes)
+                     if n.startswith(prefix) and (node := ov.get(n)) is not None][:2]
         return hits[0] if len(hits) == 1 else None
 
     def _suggest(self, shards: list[Shard], target: str) -> list[str]:
@@ -235,8 +238,9 @@ class Memory:
         """The shard a note about these targets belongs to (one named by ``repo:``, else the first
         that has one of them), and the targets without their ``repo:``."""
         named = [self.in_repo(t) for t in about]
-        stores = {id(shards[0]): shards[0] for shards, t in named if len(shards) == 1 and t is not None}
-        if len(self.shards.shards) > 1 and len(stores) > 1:
+        several = len(self.shards.shards) > 1
+        stores = {id(shards[0]): shards[0] for shards, _ in named if several and len(shards) == 1}
+        if len(stores) > 1:
             raise InvalidArgument("a note belongs to one store: its targets name "
                                   + " and ".join(sorted(sh.manifest.repo_name for sh in stores.values())))
         plain = [t for _, t in named]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from stratum.controller import Controller
+from stratum.envelope import span
 from stratum.errors import InvalidArgument, NotFound, ResourceExhausted
 from stratum.limits import MAX_SESSION_ID_CHARS, check_len, echo
 
@@ -90,7 +91,7 @@ class SessionRegistry:
                 s = None
             if s is None or s.owner != owner:
                 raise NotFound(f"unknown session {echo(sid)!r}: it was closed, expired after "
-                               f"{_span(self.ttl)} idle, or the server restarted; open a new one")
+                               f"{span(self.ttl)} idle, or the server restarted; open a new one")
             s.last_used = now
             return s
 
@@ -135,14 +136,6 @@ class SessionRegistry:
             self._per_owner[s.owner] -= 1
             if self._per_owner[s.owner] <= 0:
                 del self._per_owner[s.owner]
-
-
-def _span(seconds: float) -> str:
-    """``2 h``, ``15 min``, ``2 s``: a TTL as a person reads it (not ``0.000555556 h``)."""
-    for unit, size in (("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds / size:g} {unit}"
-    return f"{seconds:g} s"
 
 
 __all__ = ["Session", "SessionRegistry", "SESSION_TTL", "MAX_SESSIONS_PER_IDENTITY", "MAX_SESSIONS"]
