@@ -418,9 +418,13 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     """Each file change's path at HEAD after following renames (None: the file is gone).
 
     Walks commits newest first (``commit_order``) with a map "path at this point -> path at HEAD":
-    a rename old->new maps old to new's current path; an add (or the new side of a rename/copy)
-    ends the path's earlier life, so an older, unrelated file with the same name is not confused
-    with it. ``head_paths`` (the files at HEAD) decides which paths exist now; without it a path
+    a rename old->new maps old to new's current path, and the new side of a rename (or copy) ends
+    the path's earlier life there: the file's past is the old path's, so an older, unrelated file
+    that was renamed away or deleted at ``new`` is not confused with it. An add does not end it: a
+    file deleted and later added again at the same path (a restore, or another file under the
+    same name, as ``git log -- path`` sees it) keeps its earlier fixes, changes and co-change,
+    unless that earlier life was renamed away (then the rename re-points it, as for a branch edit
+    below). ``head_paths`` (the files at HEAD) decides which paths exist now; without it a path
     exists if its newest change does not delete it.
 
     Parallel branches: an edit to ``p`` on a branch, while another branch renamed ``p`` to ``q``,
@@ -468,9 +472,11 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
         if sha in merges:          # a merge's diff replays its branches' changes: no new file lives
             continue
         for i in rows:
-            if ctype[i] in "ARC":
+            if ctype[i] in "RC":       # the file came from another path: its earlier life is that path's
                 cur[path[i]] = None
                 tentative.pop(path[i], None)
+            elif ctype[i] == "A":      # (re)created: an earlier life here is the same path's, unless renamed away
+                tentative[path[i]] = []
         for i in rows:
             if ctype[i] == "R":
                 o, c = old[i], out[i]

@@ -159,3 +159,32 @@ def test_changes_follow_the_watermark_survive_full_and_leave_agent_notes_alone(b
         tools.close()
     off = index_repository(work, tmp_path / "off", replace(IndexConfig(num_cpus=1), mine_changes=False))
     assert "change" not in off.nodes and off.nodes["fix"] == 1
+
+
+def test_a_deleted_and_restored_file_keeps_its_mined_fix_and_cochange(tmp_path):
+    """A file deleted and later restored at the same path keeps the fix, changes and co-change of
+    its earlier life (the restore's add used to end that life: the fix pointed at nothing)."""
+    from pipeline.job import index_repository
+    from stratum.config import EmbedConfig, IndexConfig
+    from stratum.store import Store
+    from tests.gitrepo import Repo
+
+    r = Repo(tmp_path / "bank")
+    r.commit("initial bank", {"bank/__init__.py": "", "bank/book.py": BOOK, "bank/limits.py": LIMITS})
+    fix = r.commit("Fix a crash when the floor is missing", {
+        "bank/limits.py": LIMITS.replace("FLOOR = -100.0", "FLOOR = -100.0\nCEILING = 1e9"),
+        "bank/book.py": BOOK + "\nJOURNAL = []\n"})
+    kept = (r.path / "bank/limits.py").read_text()
+    r.commit("Drop the limits", delete=["bank/limits.py"])
+    r.commit("Bring the limits back", {"bank/limits.py": kept})
+    cfg = IndexConfig(num_cpus=1, embed=EmbedConfig(enabled=False))
+    index_repository(r.path, tmp_path / "store", cfg)
+    snap = Store(tmp_path / "store").snapshot()
+    nodes, edges = snap.read("nodes").to_pylist(), snap.read("edges").to_pylist()
+    file_id = {n["path"]: n["id"] for n in nodes if n["kind"] == "file"}
+    node = next(n for n in nodes if n["kind"] == "fix" and json.loads(n["meta"])["sha"] == fix)
+    assert [t["path"] for t in json.loads(node["meta"])["about"]] == ["bank/book.py", "bank/limits.py"]
+    about = {e["dst"] for e in edges if e["src"] == node["id"] and e["kind"] == "about"}
+    assert about == {file_id["bank/book.py"], file_id["bank/limits.py"]}
+    assert (file_id["bank/limits.py"], file_id["bank/book.py"]) in {(e["src"], e["dst"]) for e in edges
+                                                                   if e["kind"] == "cochange"}

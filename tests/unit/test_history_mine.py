@@ -70,6 +70,56 @@ def test_path_reused_after_rename_keeps_the_two_files_apart(tmp_path):
     assert cur[(c3, "a.py")] == "a.py"
 
 
+@pytest.mark.parametrize("with_head", [True, False])
+def test_a_deleted_and_restored_file_keeps_its_history_and_cochange(tmp_path, with_head):
+    from pipeline.cochange import compute
+    from pipeline.history import current_paths
+
+    g = GitRepo(tmp_path / "r")
+    g.write("x.py", "x\n" * 5)
+    g.change("a.py", "b.py", message="initial")
+    fix = g.change("a.py", "b.py", message="Fix crash when a is empty")
+    g.change("a.py", "b.py", message="edit a and b")
+    g.mv("x.py", "moved.py")
+    g.commit("move x")
+    kept = (g.root / "a.py").read_text()
+    g.rm("a.py")
+    gone = g.commit("drop a")
+    g.write("a.py", kept)
+    back = g.commit("restore a")
+    g.write("x.py", "a new file under the old name\n")              # renamed away, then reused: not restored
+    g.change("a.py", "b.py", "x.py", message="after the restore")
+    r = mine(g.root)
+    cur = current_paths(r.file_changes, r.commits, r.head_paths if with_head else None)
+    got = {(x["sha"], x["path"]): c for x, c in zip(rows(r), cur)}
+    assert got[(fix, "a.py")] == got[(gone, "a.py")] == got[(back, "a.py")] == "a.py"
+    assert {c for x, c in zip(rows(r), cur) if x["path"] == "a.py"} == {"a.py"}
+    first_x = [c for x, c in zip(rows(r), cur) if x["path"] == "x.py"]
+    assert first_x == ["x.py", "moved.py"]                              # newest first: the new x.py, the old one
+    if with_head:
+        assert [x["current_path"] for x in rows(r)] == cur                  # what mine() stored
+    pair = {(p["a"], p["b"]): p for p in compute(r.file_changes, r.commits, head_paths=r.head_paths).to_pylist()}
+    assert pair[("a.py", "b.py")]["support"] == 4 and pair[("a.py", "b.py")]["revs_a"] == 6
+
+
+def test_a_branch_edit_before_a_rename_away_and_a_new_file_at_the_name(tmp_path):
+    """An add starts a tentative earlier life: a rename of that path met later re-points it."""
+    g = GitRepo(tmp_path / "r")
+    g.change("a.py", message="one")
+    g.checkout("-b", "side")
+    g.checkout("main")
+    g.mv("a.py", "src/a.py")
+    g.commit("move", day=3)
+    g.checkout("side")
+    side = g.change("a.py", message="side edit", day=4)
+    g.checkout("main")
+    g.merge("side", day=5)
+    new = g.change("a.py", message="a new a.py", day=6)
+    r = mine(g.root)
+    got = {(x["sha"], x["path"]): x["current_path"] for x in rows(r)}
+    assert got[(side, "a.py")] == "src/a.py" and got[(new, "a.py")] == "a.py"
+
+
 @pytest.mark.parametrize("side_is_newer", [False, True])
 @pytest.mark.parametrize("with_head", [True, False])
 def test_edit_on_a_branch_follows_a_rename_on_another(tmp_path, side_is_newer, with_head):
