@@ -278,12 +278,16 @@ def checkout_at(repo: str | os.PathLike, sha: str, dest: Path) -> Path:
     return dest
 
 
-def store_at(repo: str | os.PathLike, sha: str, *, num_cpus: int = 2, out: Path = OUT, log=print) -> tuple[Path, Path]:
-    """(checkout, store) of ``repo`` at ``sha``, indexing once; a store already at ``sha`` is reused."""
+def store_at(repo: str | os.PathLike, sha: str, *, num_cpus: int = 2, out: Path = OUT, log=print,
+             code_only: bool = False) -> tuple[Path, Path]:
+    """(checkout, store) of ``repo`` at ``sha``, indexing once; a store already at ``sha`` is reused.
+    ``code_only``: the store holds no mined history nodes (``fix``/``change``: the index job's
+    default mines them into the store), for benchmarks that add every memory themselves; such a
+    store lives in its own folder (``<name>-<sha>-code``), so the two kinds never mix."""
     from stratum.store import Store
 
     name = Path(repo).resolve().name
-    base = Path(out) / f"{name}-{sha[:12]}"
+    base = Path(out) / f"{name}-{sha[:12]}{'-code' if code_only else ''}"
     src = checkout_at(repo, sha, base / name)
     store = base / "store"
     st = Store(store)
@@ -297,7 +301,8 @@ def store_at(repo: str | os.PathLike, sha: str, *, num_cpus: int = 2, out: Path 
     from stratum.config import IndexConfig
 
     log(f"indexing {name} at {sha[:12]} -> {store} (once; reused by later runs)")
-    rep = index_repository(src, store, IndexConfig(num_cpus=num_cpus))
+    cfg = IndexConfig(num_cpus=num_cpus, mine_fixes=not code_only, mine_changes=not code_only)
+    rep = index_repository(src, store, cfg)
     log(rep.summary())
     return src, store
 

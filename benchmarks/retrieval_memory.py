@@ -3,7 +3,9 @@
 Extends benchmarks/retrieval_quality.py (same tasks, definitions in benchmarks/common.py, printed
 below) with the fusion of stratum.rank. For each qualifying commit after the index commit C the
 query is its masked subject and the answer is the code files it changed (as at C). The store holds
-the tree and the history of C only. Every row ranks files from the same fused text list of the
+the tree and the history of C only, code only (indexed with the product's default embedding model,
+named in its manifest and printed, but without the mined ``fix``/``change`` nodes the index job adds
+by default: every memory below is added by this benchmark, so "code only" is code only). Every row ranks files from the same fused text list of the
 shard's warm searcher (HybridSearcher, each source list 50 deep; DEEP = 150 hits; the rank rows
 rerank the first stratum.rank.RERANK of them, as the search tool does), then:
 
@@ -157,7 +159,7 @@ def setup(name: str, at: str, n: int, *, before: datetime | None = None, log=pri
 
     repo = (HERE / ".repos" / name).resolve()
     c = C.resolve_commit(repo, at)
-    src, store = C.store_at(repo, c, out=OUT, log=log, num_cpus=1)
+    src, store = C.store_at(repo, c, out=OUT, log=log, num_cpus=1, code_only=True)
     history = C.load_history(repo)
     window = C.window_shas(repo, c)
     c_paths = C.paths_at(repo, c)
@@ -202,6 +204,13 @@ def setup(name: str, at: str, n: int, *, before: datetime | None = None, log=pri
     counts = {"dropped": dropped, "mining": dx.counts, "agent_notes_total": len(agent),
               "pooled_notes_total": len(pooled), "mined_fixes": len(mined), "mined_day_one": len(day1),
               "tasks": len(tasks)}
+    from stratum.store import Store
+
+    m = Store(store).manifest()
+    model = (m.embedding or {}).get("model", "none")
+    counts["model"] = model
+    counts["store_nodes"] = len(shard)
+    log(f"{name}@{c[:12]}: store {store} ({len(shard)} nodes, model {model}, code only)")
     log(f"{name}@{c[:12]}: {len(tasks)} tasks, {len(agent)} agent notes, {len(pooled)} pooled, "
         f"{len(mined)} mined fixes, {len(day1)} mined fixes + changes")
     return Setup(name, c, c_time, tools, shard, tasks, agent, pooled, mined, counts, Path(store), day1=day1,
