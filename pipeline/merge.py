@@ -35,7 +35,9 @@ class MergeResult:
         by_status: dict[str, int] = {}
         for n in self.nodes:
             by_status[n["status"]] = by_status.get(n["status"], 0) + 1
-        return {"notes": len(self.nodes), "new": len(self.new_ids), "orphaned": len(self.orphaned),
+        # "orphaned" is the status's count, as in by_status: a retracted or superseded note whose code
+        # is gone too has that status, not orphaned (``orphaned`` above lists every note whose code is gone)
+        return {"notes": len(self.nodes), "new": len(self.new_ids), "orphaned": by_status.get(N.ORPHANED, 0),
                 "about_edges": len(self.edges), "records": len(self.merged_record_ids),
                 "unknown_retracts": len(self.unknown_retracts), "by_status": by_status}
 

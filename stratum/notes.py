@@ -62,6 +62,8 @@ class Target:
     kind: str = ""
 
     def label(self) -> str:
+        if self.kind == "repo":
+            return "the repository"
         return f"{self.path}::{self.qualname}" if self.qualname else (self.path or self.node_id)
 
 
@@ -120,7 +122,8 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
              note_exists: Callable[[str], bool] | None = None,
              limits: NoteLimits = NoteLimits()) -> list[Target]:
     """Check a note before anything is written; NoteRejected says what is wrong. Returns the
-    resolved targets (each with the node id and content hash of the code at this moment)."""
+    resolved targets (each with the node id and content hash of the code at this moment), each
+    node once (``a.py`` and ``./a.py`` are one target). "" and "." name the repository."""
     if kind not in AGENT_NOTE_KINDS:
         raise NoteRejected(f"unknown note kind {echo(kind)!r}; use one of: {', '.join(AGENT_NOTE_KINDS)}")
     if not isinstance(text, str) or not clean_text(text).strip():     # what would be stored
@@ -139,19 +142,20 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
             raise NoteRejected(f"bad tag {echo(t)!r}: tags are non-empty strings of at most "
                                f"{limits.max_tag_chars} printable characters")
     about = list(dict.fromkeys(a.strip() if isinstance(a, str) else a for a in about))
-    if any(not isinstance(a, str) or not a for a in about):
-        raise NoteRejected("targets must be non-empty strings: node ids, paths or path::qualname")
+    if any(not isinstance(a, str) for a in about):
+        raise NoteRejected('targets must be strings: node ids, paths, path::qualname, or "" / "." for the repository')
     if len(about) > limits.max_targets:
         raise NoteRejected(f"note is about {len(about)} targets, over the limit of {limits.max_targets}")
     if not about and kind in NOTE_KINDS_NEED_ABOUT:
         raise NoteRejected(f"a {kind} note must say what code it is about (node ids, paths or "
                            "path::qualname)")
-    targets, unknown = [], []
+    targets, unknown, seen = [], [], set()
     for a in about:
         r = resolve(a)
         if r is None:
             unknown.append(a)
-        else:
+        elif r.node_id not in seen:         # a.py and ./a.py are one target: kept once, as first given
+            seen.add(r.node_id)
             targets.append(Target(a, r.node_id, r.content_hash, r.path, r.qualname, r.kind))
     if unknown:
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
@@ -211,6 +215,19 @@ def check_may_change(note: "Note", actor: str, *, maintainer: bool, action: str,
     if not same and not maintainer:
         raise PermissionDenied(f"{actor[:64]} may not {action} note {note.id}, written by {note.author[:64]}: "
                                "only its author or a maintainer may")
+
+
+def retracted_before(note: "Note", notes: Mapping[str, "Note"]) -> list[str]:
+    """Warnings for the notes ``note`` supersedes that were already retracted when it was written:
+    superseding them changed nothing (a retracted note does not rank whatever supersedes it).
+    Record ids are time-ordered, so "before" is the retract record's id below the note's."""
+    out = []
+    for old in note.supersedes:
+        r = notes[old].retraction if old in notes else None
+        if r is not None and str(r.get("uid") or "") < note.record_uid:
+            out.append(f"it supersedes {old}, which was already retracted: superseding it changed nothing "
+                       "(a retracted note does not rank)")
+    return out
 
 
 def valid_confirmations(note: "Note") -> list[dict]:
@@ -541,5 +558,5 @@ def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
 __all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "note_body", "write_note",
            "write_retract", "write_confirm", "note_from_body", "fold", "fold_records", "staleness", "is_orphaned",
            "note_to_records", "note_from_node", "notes_from_nodes", "clean_text", "check_may_change",
-           "valid_confirmations", "trusted_authors", "is_quarantined", "trust_of", "provenance",
+           "valid_confirmations", "retracted_before", "trusted_authors", "is_quarantined", "trust_of", "provenance",
            "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED", "STATUSES"]

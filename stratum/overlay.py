@@ -444,6 +444,7 @@ class NotesOverlay:
             warnings.append("only you see this note until another identity or a maintainer confirms it")
         if status != N.ACTIVE:
             warnings.append(f"this note is {status}")
+        warnings += N.retracted_before(note, self.notes) if note.supersedes else []
         st = N.staleness(note, self.code)
         if st:
             warnings.append(st["message"])

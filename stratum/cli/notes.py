@@ -65,9 +65,9 @@ class _View:
 
         self.root = Path(root)
         store = Store(root)
-        base, self.code, self.version = {}, None, None
+        base, self.code, self.version, self.snap = {}, None, None, None
         if store.exists():
-            snap = store.snapshot()
+            snap = self.snap = store.snapshot()
             self.version = snap.manifest.version
             if snap.has("nodes"):
                 agent = ", ".join(f"'{k}'" for k in AGENT_NOTE_KINDS)
@@ -89,13 +89,34 @@ class _View:
 
         return N.staleness(note, self.code) if self.code is not None else None
 
-    def get(self, note_id: str):
-        from stratum.errors import NotFound
+    def get(self, note_id: str, action: str = "show"):
+        """The note ``note_id``; a mined history node or a code node is named as such, not "no note"."""
+        from stratum.errors import NoteRejected, NotFound
+        from stratum.limits import echo
+        from stratum.schema import MINED_NOTE_KINDS
 
         n = self.notes.get(note_id)
-        if n is None:
-            raise NotFound(f"no note {note_id!r} in {self.root} (see `stratum notes list`)")
-        return n
+        if n is not None:
+            return n
+        node = self.node(note_id)
+        if node is not None and node["kind"] in MINED_NOTE_KINDS:
+            raise NoteRejected(f"{note_id} is a mined {node['kind']} node (from commit "
+                               f"{str(_meta(node).get('sha') or '')[:12]}), not an agent's note: it is re-derived "
+                               f"from the history at every index, so it cannot be {action}ed "
+                               f"(`stratum notes show {note_id}` shows it)")
+        if node is not None:
+            raise NotFound(f"{note_id} is a {node['kind']} node ({node['path'] or 'the repository'}), not a note: "
+                           f"`stratum get {note_id}` shows it")
+        raise NotFound(f"no note {echo(note_id)!r} in {self.root} (see `stratum notes list`)")
+
+    def node(self, node_id: str) -> dict | None:
+        """A node of the published version by id (mined fix/change nodes are not notes here)."""
+        if self.snap is None or not self.snap.has("nodes") or not node_id:
+            return None
+        esc = node_id.replace("'", "''")
+        rows = self.snap.read("nodes", columns=["id", "kind", "path", "name", "doc", "created_at", "meta"],
+                              where=f"id = '{esc}'").to_pylist()
+        return rows[0] if rows else None
 
     def row(self, note) -> dict:
         from stratum import notes as N
@@ -111,6 +132,8 @@ class _View:
 
 
 def _list(args) -> int:
+    from stratum import notes as N
+
     v = _View(resolve_store(args))
     want = set(args.status)
 
@@ -125,7 +148,7 @@ def _list(args) -> int:
         flags += " [stale]" if r["stale"] else ""
         flags += "" if r["merged"] else " [unmerged]"
         flags += f" [{r['trust']}]"
-        about = ", ".join(t["path"] + (f"::{t['qualname']}" if t["qualname"] else "") for t in r["about"]) or "-"
+        about = ", ".join(N.Target(**t).label() for t in r["about"]) or "-"
         title = (r["text"].strip().splitlines() or [""])[0][:90]
         lines.append(f"{r['id']}  {r['kind']:<8} {r['created_at'][:10]}  {r['author']}{flags}\n"
                      f"    {title}\n    about: {about}")
@@ -136,8 +159,13 @@ def _list(args) -> int:
 
 def _show(args) -> int:
     from stratum import notes as N
+    from stratum.schema import MINED_NOTE_KINDS
 
     v = _View(resolve_store(args))
+    if args.id not in v.notes:
+        node = v.node(args.id)
+        if node is not None and node["kind"] in MINED_NOTE_KINDS:
+            return _show_mined(args, v, node)
     n = v.get(args.id)
     r = v.row(n)
     lines = [f"{n.id}  {n.kind}  status: {n.status}{'' if r['merged'] else ' (unmerged: in the delta log)'}",
@@ -151,6 +179,7 @@ def _show(args) -> int:
         or ["  -"]
     if n.supersedes:
         lines.append(f"supersedes: {', '.join(n.supersedes)}")
+        lines += [f"warning: {w}" for w in N.retracted_before(n, v.notes)]
     if n.superseded_by:
         lines.append(f"superseded by: {', '.join(n.superseded_by)}")
     if n.retraction:
@@ -165,13 +194,50 @@ def _show(args) -> int:
     return 0
 
 
+def _meta(node: dict) -> dict:
+    import json
+
+    try:
+        meta = json.loads(node.get("meta") or "{}")
+    except ValueError:
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _show_mined(args, v: _View, node: dict) -> int:
+    """A mined ``fix``/``change`` node: experience derived from the history, not an agent's note."""
+    from stratum import notes as N
+
+    meta = _meta(node)
+    sha = str(meta.get("sha") or "")
+    when = str(meta.get("time") or (node["created_at"].isoformat() if node.get("created_at") else ""))
+    files = [{"path": t.get("path") or "", "node_id": t.get("node_id") or "",
+              "exists": v.code is None or (t.get("node_id") or "") in v.code}
+             for t in meta.get("about") or [] if isinstance(t, dict)]
+    text = N.clean_text(node.get("doc") or node.get("name") or "").strip()
+    author = N.clean_text(str(meta.get("commit_author") or ""))
+    out = {"id": node["id"], "kind": node["kind"], "mined": True, "trust": "mined",
+           "subject": N.clean_text(node.get("name") or ""), "text": text, "commit": sha,
+           "commit_author": author, "date": when, "files": files,
+           "provenance": {"source": "mined", "author": "", "authenticated": False, "model": "", "session": "",
+                          "commit": sha, "written_at": when}}
+    lines = [f"{node['id']}  {node['kind']}  mined from the history (not an agent's note)",
+             f"commit {sha[:12] or '-'}" + (f" by {author}" if author else "") + (f", {when}" if when else ""),
+             "", text, "", "files:"]
+    lines += [f"  {f['path']}" + ("" if f["exists"] else "  (gone from the published code)") for f in files] or ["  -"]
+    lines.append("re-derived from the history at every index: it cannot be retracted or confirmed"
+                 + (f"; `git show {sha[:12]}` shows the commit" if sha else ""))
+    emit(args, out, "\n".join(lines))
+    return 0
+
+
 def _retract(args) -> int:
     from stratum import notes as N
     from stratum.errors import NoteRejected
     from stratum.identity import current
 
     v = _View(resolve_store(args))
-    n = v.get(args.id)
+    n = v.get(args.id, "retract")
     if n.retraction is not None:
         raise NoteRejected(f"note {n.id} is already retracted")
     me = current()
@@ -187,7 +253,7 @@ def _confirm(args) -> int:
     from stratum.identity import current
 
     v = _View(resolve_store(args))
-    n = v.get(args.id)
+    n = v.get(args.id, "confirm")
     me = current()
     uid = N.write_confirm(v.log, n.id, author=me.name, known=v.notes, maintainer=me.is_maintainer)
     emit(args, {"confirmed": n.id, "record": uid, "by": me.name},
