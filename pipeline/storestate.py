@@ -68,8 +68,14 @@ def config_key(cfg: IndexConfig) -> str:
 def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunReport) -> str | None:
     """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
     HEAD is the indexed commit, the work tree is as HEAD now and was when indexed, the settings
-    are the same, and the delta log holds no record the published version lacks and no segment a
-    live writer (a running server) still appends to. The report's notes are the published ones."""
+    are the same, the delta log holds no record the published version lacks and no segment a
+    live writer (a running server) still appends to, and the published data passes the quick
+    integrity check. The report's notes are the published ones.
+
+    Damaged data is never "up to date": the run goes on, and opening the version refuses it with
+    what to run (`stratum repair`). The check is ``Store.verify``'s quick one (each recorded
+    file's size, first and last checksum block: a stat and at most 8 MiB read a file), so a
+    no-change run stays cheap; `stratum repair --check` reads every block."""
     from stratum.deltalog import DeltaLog
 
     if prev is None or rep.worktree != "clean":
@@ -80,6 +86,8 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     if head is None or head != prev.indexed_commit or not prev.indexes:
         return None
     if prev.repo_path != rep.repo:          # a moved or copied clone: freshness and worktrees read repo_path
+        return None
+    if store.verify(prev, full=False):      # damaged: nothing retired, the run's open of it says what to run
         return None
     log = DeltaLog(store.root / "deltalog")
     if log.segments():

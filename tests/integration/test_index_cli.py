@@ -137,3 +137,35 @@ def _alive(pids: set[int]) -> set[int]:
         if state != "Z":
             out.add(q)
     return out
+
+
+def test_a_no_change_index_over_damaged_data_says_what_to_run(tmp_path, capsys):
+    """Probe: `stratum index` said "up to date" over a store whose Lance data was damaged, while
+    `stratum repair` said to re-index with --full. The up-to-date check now runs the quick
+    integrity check: the run refuses with what to run, and the way out works end to end."""
+    r = sample_python_repo(tmp_path / "shop")
+    store = tmp_path / "store"
+    argv = ["index", str(r.path), "--store", str(store), "--no-embed"]
+    assert main(argv) == 0
+    note = subprocess.run([sys.executable, "-m", "stratum.cli", "remember", "rca", "totals round twice", "--about",
+                           "shop/cart.py", "--store", str(store)], capture_output=True, text=True, timeout=300)
+    assert note.returncode == 0, note.stderr    # its own process: its log segment is sealed when it ends
+    assert main(argv) == 0                      # merges the note
+    capsys.readouterr()
+    assert main(argv) == 0 and "is up to date" in capsys.readouterr().out
+    m = json.loads((store / "manifest.json").read_text())
+    data = sorted(f for f in m["integrity"]["nodes"]["files"] if f.startswith("data/"))
+    f = store / "data-v1" / "nodes.lance" / data[0]
+    b = bytearray(f.read_bytes())
+    b[len(b) // 2] ^= 0xFF                      # the middle of one data file: sizes still agree
+    f.write_bytes(bytes(b))
+
+    assert main(argv) == 1
+    out = capsys.readouterr()
+    assert "up to date" not in out.out and "is damaged" in out.err and f"stratum repair --store {store}" in out.err
+    assert main(["repair", "--store", str(store)]) == 0
+    assert "rolled back to the data of version 1" in capsys.readouterr().out
+    assert main(argv) == 0 and "is up to date" not in capsys.readouterr().out     # merges the note again
+    assert main(argv) == 0 and "is up to date" in capsys.readouterr().out
+    assert main(["notes", "list", "--json", "--store", str(store)]) == 0
+    assert [n["text"] for n in json.loads(capsys.readouterr().out)["notes"]] == ["totals round twice"]
