@@ -48,12 +48,13 @@ def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None =
         n_dirs = sum(1 for k in kids if k.endswith("/"))
         nid = dir_node_id(repo, d)
         if d:
-            summary = f"dir {d}/ ({len(kids) - n_dirs} files, {n_dirs} dirs; {files_under[d]} files below)"
+            summary = f"dir {d}/ ({_count(len(kids) - n_dirs, 'file')}, {_count(n_dirs, 'dir')}; " \
+                f"{_count(files_under[d], 'file')} below)"
             node: dict[str, Any] = {"id": nid, "repo": repo, "kind": "dir", "path": d, "name": posixpath.basename(d),
                     "qualname": "", "parent_id": dir_node_id(repo, posixpath.dirname(d))}
         else:
             lang_s = ", ".join(f"{k} {v}" for k, v in sorted(langs.items(), key=lambda kv: (-kv[1], kv[0])))
-            summary = f"repo {name} ({files_under['']} files in {len(children) - 1} dirs" + \
+            summary = f"repo {name} ({_count(files_under[''], 'file')} in {_count(len(children) - 1, 'dir')}" + \
                 (f"; {lang_s})" if lang_s else ")")
             node = {"id": nid, "repo": repo, "kind": "repo", "path": "", "name": name, "qualname": "",
                     "parent_id": None}
@@ -65,6 +66,11 @@ def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None =
             edges.append({"src": nid, "dst": dst, "kind": "contains"})
     finish(nodes, cfg)
     return nodes, edges
+
+
+def _count(n: int, word: str) -> str:
+    """"1 file", "2 files", "0 dirs"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 __all__ = ["tree_nodes"]

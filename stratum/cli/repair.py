@@ -10,17 +10,33 @@ def register(sub) -> None:
     p = sub.add_parser("repair", help="check and repair a damaged store without losing notes; prune old versions")
     add_common(p)
     p.add_argument("--check", action="store_true", help="only check every file (read in full); change nothing")
-    p.add_argument("--prune", nargs="?", type=int, const=-1, default=None, metavar="KEEP",
+    p.add_argument("--prune", nargs="?", type=_keep, const=DEFAULT, default=None, metavar="KEEP",
                    help="also remove Lance versions and warm folders beyond the newest KEEP published "
                         "versions that no reader holds (default KEEP: 3)")
     p.set_defaults(func=run)
+
+
+DEFAULT = object()      # --prune without KEEP: a sentinel no typed value can equal (-1 was taken as it)
+
+
+def _keep(text: str) -> int:
+    """KEEP as typed: a whole number of at least 1 (a clear error otherwise, never the default)."""
+    import argparse
+
+    try:
+        keep = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"KEEP must be a whole number of versions, not {text!r}") from None
+    if keep < 1:
+        raise argparse.ArgumentTypeError(f"KEEP is how many published versions to keep: 1 or more, not {keep}")
+    return keep
 
 
 def run(args) -> int:
     from stratum.repair import repair
     from stratum.store import DEFAULT_KEEP
 
-    keep = None if args.prune is None else (DEFAULT_KEEP if args.prune == -1 else args.prune)
+    keep = None if args.prune is None else (DEFAULT_KEEP if args.prune is DEFAULT else args.prune)
     rep = repair(resolve_store(args), check_only=args.check, prune_keep=None if args.check else keep)
     emit(args, rep.to_dict(), rep.text())
     return 1 if args.check and rep.damaged else 0

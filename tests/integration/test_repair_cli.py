@@ -62,3 +62,26 @@ def test_damaged_lance_file_index_refuses_repair_keeps_every_note(tmp_path):
     assert notes(store) == written
     p = stratum("repair", "--check", "--prune", "--store", str(store))
     assert p.returncode == 0 and "every file checked intact" in p.stdout
+
+
+def test_prune_keep_must_be_one_or_more_and_bare_prune_keeps_the_default(tmp_path, capsys):
+    """Probe: `repair --prune -1` pruned to the default 3 (-1 was the flag's "no value" sentinel)."""
+    from stratum.cli import main
+    from tests.gitrepo import sample_python_repo
+
+    r = sample_python_repo(tmp_path / "shop")
+    store = tmp_path / "store"
+    assert main(["index", str(r.path), "--store", str(store), "--no-embed", "--keep", "0"]) == 0
+    for i in range(4):          # versions 2..5, each with a change, none pruned (--keep 0)
+        r.commit(f"helper {i}", {f"shop/h{i}.py": f"def h{i}():\n    return {i}\n"})
+        assert main(["index", str(r.path), "--store", str(store), "--no-embed", "--keep", "0"]) == 0
+    capsys.readouterr()
+    for bad in ("-1", "0", "x"):
+        with pytest.raises(SystemExit) as e:
+            main(["repair", "--prune", bad, "--store", str(store)])
+        assert e.value.code == 2
+        assert "argument --prune: KEEP" in capsys.readouterr().err
+    assert main(["repair", "--prune", "--json", "--store", str(store)]) == 0
+    assert json.loads(capsys.readouterr().out)["pruned"]["versions"] == [3, 4, 5]      # DEFAULT_KEEP
+    assert main(["repair", "--prune", "1", "--json", "--store", str(store)]) == 0
+    assert json.loads(capsys.readouterr().out)["pruned"]["versions"] == [5]
