@@ -48,19 +48,26 @@ weightings and learned (pairwise, listwise) combinations were measured on the sa
 (docs/bench/retrieval.md).
 Every ranked entry carries ``why``: the signals that put it there, short enough for an agent (it
 counts in the item's tokens: a plain text hit says "text"; scores are in the item's own field).
+Items (``rerank``): a file's best item carries the file's lift, but an agent note about a function,
+class or method lends its share to that symbol's item, added if the text list lacks it
+(``stratum.ranksymbols``; file scores are the same). An active agent note stays above the files it
+lifts, and the one the query matches best of all (its own words, say) stays first.
 """
 
 from __future__ import annotations
 
 import math
 from operator import attrgetter, itemgetter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cached_property
+from itertools import islice
 from datetime import datetime
-from typing import Callable, NamedTuple, Protocol, Sequence, cast
+from typing import NamedTuple, Protocol, Sequence, cast
 
 from stratum import schema as S
-from stratum.rankwhy import co_reasons, file_text_reasons, graph_reasons, note_reasons, symbol_reasons
+from stratum.ranksymbols import lend_to_symbols
+from stratum.rankwhy import (WHY_REASONS, Ranked, RankedFile,     # the outputs live with the words of their why
+                             co_reasons, file_text_reasons, graph_reasons, note_reasons, symbol_reasons)
 from stratum.search import RRF_K    # a whole-file list counts like one of the fused text lists
 
 AGENT = "agent"
@@ -70,7 +77,6 @@ CODE_ITEM_KINDS = ("file", "class", "function", "method")
 CO_PARTNERS = 10            # co-change partners read per seed, by confidence (each read ~30 us; weaker ones add ~0)
 GRAPH_PARTNERS = 16         # import/test neighbours lifted per seed, the most specific first (Signals.structure
                             # order); a popular file's others would each get < 0.18 of its score x w.graph
-WHY_REASONS = 2             # reasons a served item gives for its file's lift, strongest first
 DEEP = 150                  # the fused list a search asks for (3 source lists x 50): every page of a query
                             # is cut from the same order
 EXACT_NAME = 1.0            # an identifier query's exact name matches: above every fused score (< 1)
@@ -110,6 +116,9 @@ class NoteInfo:
     stale: str = ""                 # "" or why it is stale ("src/x.py changed since ...")
     created_at: datetime | None = None
     title: str = ""
+    # (node id, path) of each target when one is a function, class or method (a whole file's id ""),
+    # else (): an agent note's lift goes to those items (stratum.ranksymbols), its files' ranks are the same
+    nodes: tuple[tuple[str, str], ...] = ()
 
     @cached_property
     def mined(self) -> bool:
@@ -165,6 +174,8 @@ class Signals(Protocol):
     # (how many other files are import/test neighbours, the first GRAPH_PARTNERS of them as
     # (path, edge word), most specific first)
     def locate(self, path: str) -> tuple[str, int] | None: ...      # (node id, row) of a file
+    # optional: locate_node(node id) -> (node id, row) of a class, function or method, or None
+    # (a symbol a note is about that the text list lacks is added only where the signals have it)
 
 
 @dataclass(frozen=True)
@@ -207,76 +218,6 @@ class Weights:
 
 DEFAULT_WEIGHTS = Weights()
 TEXT_ONLY = DEFAULT_WEIGHTS.only()
-
-
-# ---- outputs -----------------------------------------------------------------------------------
-@dataclass(slots=True)
-class RankedFile:
-    path: str
-    score: float
-    text: float                                   # T(f)
-    parts: dict[str, float] = field(default_factory=dict)   # weighted signal -> contribution
-    # signal -> (function, args) making its (reason, short reason): formatted when read, as a
-    # search ranks ~170 files and says why of ~10
-    said: dict[str, tuple] = field(default_factory=dict)
-
-    def _says(self) -> list[tuple[str, str]]:
-        return [f(*a) for f, a in (self.said[p] for p in self.parts)]
-
-    @property
-    def reasons(self) -> list[str]:
-        """One reason per signal, in the order they were added; "text" first when the file also
-        has a text hit."""
-        out = [r for r, _ in self._says()]
-        return ["text", *out] if self.text and out else out
-
-    @property
-    def why(self) -> str:
-        return "; ".join(self.reasons) or "text"
-
-    @property
-    def lift_why(self) -> str:
-        """The WHY_REASONS strongest of its non-text reasons, strongest first (what a served item
-        says of its file: every reason of a lifted file cost ~50 tokens an item)."""
-        brief = [b for _, b in self._says()]
-        top = sorted(zip(self.parts.values(), range(len(brief)), brief), reverse=True)[:WHY_REASONS]
-        more = len(brief) - len(top)
-        return "; ".join(r for _, _, r in top) + (f"; +{more} more" if more > 0 else "")
-
-
-class Ranked:
-    """One search item in memory-steered order. ``why`` may be given as a function that makes it,
-    called when it is first read: a search reranks ~150 candidates and serves ~10, and a lifted
-    file's reasons cost a sort and a join each. ``rerank`` gives the file's ``RankedFile`` itself
-    (no function object for each of ~80 lifted and added files a search): an added file says its
-    file's ``lift_why``, its best item in the text list "text; " and the same."""
-    __slots__ = ("id", "row", "score", "file", "added", "_why")
-
-    def __init__(self, id: str, row: int, score: float, why: "str | Callable[[], str] | RankedFile",
-                 file: str | None = None, added: bool = False):
-        self.id, self.row, self.score, self.file = id, row, score, file
-        self.added = added          # not in the text list: brought in by another memory
-        self._why = why
-
-    @property
-    def why(self) -> str:
-        w = self._why
-        if not isinstance(w, str):
-            if isinstance(w, RankedFile):     # short, no note titles: a note's words stay in the note
-                w = w.lift_why if self.added else f"text; {w.lift_why}"
-            else:
-                w = w()
-            self._why = w
-        return w
-
-    def __repr__(self) -> str:
-        return f"Ranked({self.id!r}, {self.row}, {self.score!r}, {self.why!r}, {self.file!r}, added={self.added})"
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Ranked) and (self.id, self.row, self.score, self.why, self.file, self.added) == \
-            (other.id, other.row, other.score, other.why, other.file, other.added)
-
-    __hash__ = None     # type: ignore[assignment]  # mutable, compared by value like the dataclass it was
 
 
 # ---- fusion ------------------------------------------------------------------------------------
@@ -350,10 +291,12 @@ def _part(files: dict[str, RankedFile], f: str, key: str, weight: float, ev: lis
 
 def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
                 signals: Signals, w: Weights, file_hits: Sequence[str],
-                lead: dict[str, tuple[float, str]] | None = None) -> dict[str, RankedFile]:
+                lead: dict[str, tuple[float, str]] | None = None, agent: dict | None = None) -> dict[str, RankedFile]:
     """Every file with evidence, by path (unordered: ``rank_files`` sorts, ``rerank`` places by item).
     ``lead``, when given, is filled in the same pass over the candidates: file -> (own score, id) of
-    the active agent note about it that matches the query best (ties: the earlier candidate)."""
+    the active agent note about it that matches the query best (ties: the earlier candidate);
+    ``agent``, when given and some agent note is about a symbol (``NoteInfo.nodes``), with file -> its
+    agent notes' evidence, best first (what ``ranksymbols`` reads; else it stays empty)."""
     # file entries are made as RankedFile(f, 0.0, 0.0, {}, {}) would make them, without its __init__
     # (a Python call for each of ~60-170 files a search); a code file's entry when its first code hit
     # is met (its score held in .score until the last loop sets it), the files with several hits
@@ -362,12 +305,15 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
     get = files.get
     multi: dict[str, list[tuple[float]]] = {}
     notes: dict[str, dict[str, list[tuple[float, tuple[str, NoteInfo, str]]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
+    symbolic = False                            # an agent note about a symbol is among the hits
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:                      # a note (_standings)
             n = cast(NoteInfo, h.note)     # a standing is set for note hits only
             stand, note_why = st
             mined, its_files, about, root, channel = n.facts
             if lead is not None and not mined:
+                if n.nodes:
+                    symbolic = True
                 own = c.score * stand
                 if own > 0:
                     for f in its_files:
@@ -410,6 +356,8 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
         for f, nev in notes[key].items():
             e = _part(files, f, part, weight, nev)     # sorts nev: its best first below
             e.said[part] = (note_reasons, (nev[0][1], len(nev)))
+        if key == AGENT and symbolic and agent is not None:
+            agent.update(notes[AGENT])
     if w.cochange or w.graph:
         # T + note evidence (a file with no parts: the same float as the sum, text + 0.0)
         base = {}
@@ -488,7 +436,8 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     """The search items in fused order: a file's best code item gains the file's non-text lift, notes keep
     their text score, and a file lifted by another memory but absent from the text list is added
     (``added``; not when ``add`` is False, e.g. under a kind or path filter the file may not pass),
-    so a note or a co-change partner can bring its code to the answer. Candidates past ``depth``
+    so a note or a co-change partner can bring its code to the answer. An agent note about a symbol
+    lends its share to that symbol's item instead (``stratum.ranksymbols``). Candidates past ``depth``
     keep their text score and say "text" (no memory is read for them)."""
     tail: Sequence[Scored] = ()
     if depth is not None and len(candidates) > depth:
@@ -497,7 +446,8 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     stands = _standings(hits, weights)
     # by path, unordered: every entry below is placed by (score, id) at the end
     lead: dict[str, tuple[float, str]] = {}
-    ranked = _rank_files(candidates, hits, stands, signals, weights, file_hits, lead)
+    agent: dict[str, list] = {}
+    ranked = _rank_files(candidates, hits, stands, signals, weights, file_hits, lead, agent)
     # note id -> the best score of the files it leads (what its item is kept above)
     led: dict[str, float] = {}
     for f, (_, nid) in lead.items():
@@ -553,8 +503,16 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
                 r = _new(Ranked)
                 r.id, r.row, r.score, r._why, r.file, r.added = loc[0], loc[1], e.score, e, path, True
                 out.append(r)
+    # a note about a symbol lends its share to that symbol's item, bringing it in if need be
+    taken = lend_to_symbols(out, candidates, hits, tail, ranked, agent, signals, weights, add) if agent else ()
+    if stands and stands[0] is _ACTIVE and not cast(NoteInfo, hits[0].note).mined:
+        # the query's best text match is an active agent note (its own words, say): it stays first,
+        # above the files it and mined history lift (a probe saw its rca note 3rd-6th)
+        best = max(map(_SCORE, islice(out, 1, None)), default=0.0)
+        if best >= out[0].score:
+            out[0].score = best * (1 + 1e-6)
     if tail:
-        added = {r.id for r in out if r.added}      # a file node both added and in the tail: once
+        added = {r.id for r in out if r.added}.union(taken)     # a node both added and in the tail: once
         for c in tail:
             if c.id not in added:
                 r = _new(Ranked)

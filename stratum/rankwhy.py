@@ -1,18 +1,94 @@
-"""The words of a ranked file's ``why``: one (reason, short reason) pair per signal.
+"""What ranking gives out, and the words of its ``why``: the ranked files and items
+(``RankedFile``, ``Ranked``) and one (reason, short reason) pair per signal.
 
 Why apart from ``stratum.rank``: the fusion there is arithmetic; these are the phrases an agent
-reads ("co-changes with app.py (support 27)"), formatted only for the few items a page serves.
+reads ("co-changes with app.py (support 27)"), formatted only for the few items a page serves, and
+the objects that format them when read. ``stratum.ranksymbols`` makes and edits items too.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 if TYPE_CHECKING:
     from stratum.rank import NoteInfo
 
 TITLE_CHARS = 32            # of a note's title in a why (the note itself is a search away)
+WHY_REASONS = 2             # reasons a served item gives for its file's lift, strongest first
 
+
+# ---- outputs -----------------------------------------------------------------------------------
+@dataclass(slots=True)
+class RankedFile:
+    path: str
+    score: float
+    text: float                                   # T(f)
+    parts: dict[str, float] = field(default_factory=dict)   # weighted signal -> contribution
+    # signal -> (function, args) making its (reason, short reason): formatted when read, as a
+    # search ranks ~170 files and says why of ~10
+    said: dict[str, tuple] = field(default_factory=dict)
+
+    def _says(self) -> list[tuple[str, str]]:
+        return [f(*a) for f, a in (self.said[p] for p in self.parts)]
+
+    @property
+    def reasons(self) -> list[str]:
+        """One reason per signal, in the order they were added; "text" first when the file also
+        has a text hit."""
+        out = [r for r, _ in self._says()]
+        return ["text", *out] if self.text and out else out
+
+    @property
+    def why(self) -> str:
+        return "; ".join(self.reasons) or "text"
+
+    @property
+    def lift_why(self) -> str:
+        """The WHY_REASONS strongest of its non-text reasons, strongest first (what a served item
+        says of its file: every reason of a lifted file cost ~50 tokens an item)."""
+        brief = [b for _, b in self._says()]
+        top = sorted(zip(self.parts.values(), range(len(brief)), brief), reverse=True)[:WHY_REASONS]
+        more = len(brief) - len(top)
+        return "; ".join(r for _, _, r in top) + (f"; +{more} more" if more > 0 else "")
+
+
+class Ranked:
+    """One search item in memory-steered order. ``why`` may be given as a function that makes it,
+    called when it is first read: a search reranks ~150 candidates and serves ~10, and a lifted
+    file's reasons cost a sort and a join each. ``rerank`` gives the file's ``RankedFile`` itself
+    (no function object for each of ~80 lifted and added files a search): an added file says its
+    file's ``lift_why``, its best item in the text list "text; " and the same."""
+    __slots__ = ("id", "row", "score", "file", "added", "_why")
+
+    def __init__(self, id: str, row: int, score: float, why: "str | Callable[[], str] | RankedFile",
+                 file: str | None = None, added: bool = False):
+        self.id, self.row, self.score, self.file = id, row, score, file
+        self.added = added          # not in the text list: brought in by another memory
+        self._why = why
+
+    @property
+    def why(self) -> str:
+        w = self._why
+        if not isinstance(w, str):
+            if isinstance(w, RankedFile):     # short, no note titles: a note's words stay in the note
+                w = w.lift_why if self.added else f"text; {w.lift_why}"
+            else:
+                w = w()
+            self._why = w
+        return w
+
+    def __repr__(self) -> str:
+        return f"Ranked({self.id!r}, {self.row}, {self.score!r}, {self.why!r}, {self.file!r}, added={self.added})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Ranked) and (self.id, self.row, self.score, self.why, self.file, self.added) == \
+            (other.id, other.row, other.score, other.why, other.file, other.added)
+
+    __hash__ = None     # type: ignore[assignment]  # mutable, compared by value like the dataclass it was
+
+
+# ---- the words ----------------------------------------------------------------------------------
 
 def symbol_reasons(n: int) -> tuple[str, str]:
     return f"{n} matching symbols", f"{n} symbols"
@@ -41,5 +117,6 @@ def note_label(nid: str, n: NoteInfo, note_why: str, title: bool = True) -> str:
         (f" '{n.title[:TITLE_CHARS]}'" if n.title and title else "") + (f" ({note_why})" if note_why else "")
 
 
-__all__ = ["symbol_reasons", "note_reasons", "file_text_reasons", "co_reasons", "graph_reasons", "note_label",
+__all__ = ["RankedFile", "Ranked", "WHY_REASONS", "symbol_reasons", "note_reasons", "file_text_reasons", "co_reasons",
+           "graph_reasons", "note_label",
            "TITLE_CHARS"]

@@ -21,6 +21,7 @@ from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, H
 _WORDS = {("imports", True): "imported by", ("imports", False): "imports",      # (edge kind, outgoing)
           ("tests", True): "tested by", ("tests", False): "tests"}
 _NOTE_KINDS = frozenset(S.NOTE_KINDS)
+_SYMBOL_KINDS = frozenset(("class", "function", "method"))
 MEMO_ENTRIES = 65536        # per table and shard; a full table starts again (a shard has ~1 KB per entry)
 _T = TypeVar("_T")
 _UNSEEN = object()
@@ -34,7 +35,7 @@ class _ShardMemo:
 
     def __init__(self) -> None:
         self.tables: dict[str, dict] = {"cochange": {}, "co_terms": {}, "structure": {}, "locate": {}, "hit": {},
-                                        "row": {}}
+                                        "row": {}, "node": {}}
 
     def get(self, table: str, key, make: Callable[[], _T]) -> _T:
         t = self.tables[table]
@@ -85,6 +86,10 @@ class ShardSignals:
     def _note(self, nid: str, kind: str, meta: str | None, status: str | None, title: str = "") -> NoteInfo:
         about = json.loads(meta or "{}").get("about", [])
         files = tuple(dict.fromkeys(t.get("path") for t in about if t.get("path")))
+        # an agent note about a symbol lends its lift to that symbol's item (stratum.ranksymbols)
+        nodes = tuple(((t.get("node_id") or "") if t.get("kind") in _SYMBOL_KINDS else "", t["path"])
+                      for t in about if t.get("path")) \
+            if kind in S.AGENT_NOTE_KINDS and any(t.get("kind") in _SYMBOL_KINDS for t in about) else ()
         stale, created = "", None
         if self.overlay is not None:
             status = self.overlay.status_of(nid) or status
@@ -95,7 +100,7 @@ class ShardSignals:
                 st = staleness(note, self.overlay.code)
                 stale = st["message"] if st else ""
                 created = note.created_at
-        return NoteInfo(kind, files, status or "active", stale, created, title or "")
+        return NoteInfo(kind, files, status or "active", stale, created, title or "", nodes)
 
     def hit(self, c: Scored) -> Hit:
         key = c.id or str(c.row)
@@ -320,6 +325,18 @@ class ShardSignals:
         if got is not None and got[0] is None:          # learnt from a neighbour list: the id now
             got = self._memo.tables["locate"][path] = (self.shard.col("id")[got[1]], got[1])
         return got
+
+    def locate_node(self, nid: str) -> tuple[str, int] | None:
+        """(id, row) of a class, function or method by its node id, kept per shard: a symbol a note
+        is about that the search's text list lacks (``ranksymbols``)."""
+        return self._memo.get("node", nid, lambda: self._locate_node(nid))
+
+    def _locate_node(self, nid: str) -> tuple[str, int] | None:
+        row = self.shard.resolve(nid)
+        col = self.shard.col
+        if row is None or col("id")[row] != nid or col("kind")[row] not in _SYMBOL_KINDS:
+            return None
+        return nid, int(row)
 
     def _locate(self, path: str) -> tuple[str, int] | None:
         row = self._resolve(path)
