@@ -179,8 +179,8 @@ class Client:
             session=session, query=query, kinds=kinds, path_prefix=path_prefix, language=language,
             page_size=page_size, page_token=page_token))
 
-    def get(self, session: str, target: str, level: str = "api") -> Response:
-        return self._call("Get", pb.GetRequest, dict(session=session, target=target, level=level))
+    def get(self, session: str, target: str, level: str = "api", lines: str = "") -> Response:
+        return self._call("Get", pb.GetRequest, dict(session=session, target=target, level=level, lines=lines))
 
     def walk(self, session: str, target: str, edges: Sequence[str] = (), direction: str = "out",
              page_size: int = 20, page_token: str = "") -> Response:

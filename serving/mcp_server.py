@@ -49,7 +49,8 @@ MCP_TOOLS = TOOL_NAMES          # the agent tools, from the tools' own registry
 
 INSTRUCTIONS = """Stratum is a persistent memory of this repository: its structure (files, classes, \
 functions, imports, tests), its history (files that change together) and notes earlier agents wrote. \
-Start with `tree` or `search`, read nodes with `get` (summary < api < full), follow edges with `walk`. \
+Start with `tree` or `search`, read nodes with `get` (summary < api < full; `lines` "120-160" reads \
+only those lines, and a target path:LINE is the function around that line), follow edges with `walk`. \
 Every answer has an envelope: has_more / next_page_token (pass it back as page_token for the next \
 page), the tokens it cost and your remaining context budget, evictions, and the commit it reflects: \
 when `stale` is true its `warnings` say the index is behind HEAD or which returned files have \

@@ -13,10 +13,12 @@ import itertools
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
+from stratum import linerange
 from stratum import schema as S
 from stratum import tokens as T
 from stratum.envelope import Envelope, Item, PageTokens, Response, paged
-from stratum.memory import AttachedNote
+from stratum.errors import InvalidArgument, NotFound
+from stratum.memory import AttachedNote, Memory
 from stratum.overlay import NotesOverlay
 from stratum.sessions import Session
 from stratum.shard import Shard
@@ -138,7 +140,7 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
     ``Memory.fresh``'s commits, freshness warnings and stale flag)."""
     evictions, warnings = [], list(warnings or [])
     if items:
-        res = s.controller.admit([(it.id, it.level, it.tokens, notes_tokens(it)) for it in items],
+        res = s.controller.admit([(linerange.context_key(it), it.level, it.tokens, notes_tokens(it)) for it in items],
                                  infer_focus=infer_focus)
         evictions = res.evictions
         if res.warning:
@@ -161,6 +163,27 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
         env.commit = next(iter(commits.values())) if len(set(commits.values())) == 1 else ""
         env.warnings = fw + env.warnings          # freshness first: it qualifies everything else
     return Response(envelope=env, items=items)
+
+
+def entry_label(memory: Memory, key: str) -> str:
+    """How an eviction names a context entry: its node's label, "lines a-b" added for a line range."""
+    node_id, span = linerange.split_key(key)
+    try:
+        t = memory.resolve(node_id)
+    except (NotFound, InvalidArgument):
+        return ""
+    name = label(t.shard, t.row) if t.row is not None else note_label(t.note or {"id": node_id})
+    return name + (f" lines {span}" if span else "")
+
+
+def children(sh: Shard, row: int) -> list[tuple[Shard, int]]:
+    """What a tree row contains (tree walks these)."""
+    return [(sh, n) for n, _, _, _ in sh.neighbors(row, ("contains",), "out")]
+
+
+def kind_rank(kind: str) -> int:
+    """Tree order among siblings: dirs, files, then classes and functions."""
+    return {"repo": 0, "dir": 1, "file": 2, "class": 3, "function": 4, "method": 5}.get(kind, 6)
 
 
 def _age_days(a: AttachedNote, now: datetime) -> float:
@@ -190,5 +213,5 @@ def merged_head(lists: list[tuple[list, Shard, NotesOverlay | None]], n: int) ->
     return out
 
 
-__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond", "merged_head", "MINED_PER_ITEM",
+__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond", "entry_label", "children", "kind_rank", "merged_head", "MINED_PER_ITEM",
            "NOTES_PER_ITEM"]

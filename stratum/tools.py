@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from stratum import rank, signals
+from stratum import linerange as L
 from stratum import render as R
 from stratum import tokens as T
 from stratum import schema as S
@@ -180,7 +181,17 @@ class Tools:
         return view
 
     def _target(self, s: Session, target: str) -> Target:
-        """A target through the session's branch view (if any), else through the shared memory."""
+        """A target through the session's branch view (if any), else through the shared memory;
+        ``path:LINE`` names the innermost definition around that line (``stratum.linerange``)."""
+        try:
+            return self._node(s, target)
+        except NotFound:
+            at = L.at_line(target)
+            if at is None:
+                raise
+            return L.enclosing(self._node(s, at[0]), at[1], target)
+
+    def _node(self, s: Session, target: str) -> Target:
         if s.view is not None:
             check_len("target", target, MAX_TARGET_CHARS)
             hit = s.view.resolve(list(self.memory), target)
@@ -202,7 +213,7 @@ class Tools:
         args = {"path": path, "depth": depth, "page_size": page_size}
         offset = self._offset(page_token, "tree", args, s)
         def order(sh: Shard, r: int) -> tuple:
-            return _kind_rank(sh.col("kind")[r]), sh.col("path")[r], sh.col("qualname")[r]
+            return R.kind_rank(sh.col("kind")[r]), sh.col("path")[r], sh.col("qualname")[r]
 
         rows: list[tuple[Shard, int, int]] = []
         if s.view is not None:
@@ -210,7 +221,7 @@ class Tools:
         for sh in (self.memory if s.view is None else ()):
             start = sh.resolve(path)
             if start is not None:
-                rows += depth_first((sh, start), _children, depth, order)
+                rows += depth_first((sh, start), R.children, depth, order)
         if not rows:
             raise NotFound(f"no path {echo(path)!r} in the indexed repositories")
         end = offset + page_size
@@ -302,17 +313,23 @@ class Tools:
                                               lower_bound=not exact, has_more=more, hints=hints), warnings=said)
 
     @tool(writes=False)
-    def get(self, session: str, target: str, level: str = "api") -> Response:
+    def get(self, session: str, target: str, level: str = "api", lines: str = "") -> Response:
         """One node at a detail level: summary (one line), api (signatures and docstrings: what a
-        caller needs) or full (source). TARGET is a node id, a path, or path::Qualified.name.
-        Getting a file or symbol at full level marks its file as being edited (focus). The answer
-        carries the active notes earlier sessions left on it (and, for a file, on its symbols)."""
+        caller needs) or full (source). TARGET is a node id, a path, path::Qualified.name, or
+        path:LINE (the innermost function or class around that line, as a traceback names it).
+        LINES "START-END" (file line numbers, e.g. "1200-1260"; "START" one line, "START-" to the
+        end) reads only those source lines of the file or symbol; the item says which lines it holds
+        and how many the file has. Getting a file or symbol at full level marks its file as being
+        edited (focus). The answer carries the active notes earlier sessions left on it."""
         s = self._session(session)
         if level not in S.LEVELS:
             raise InvalidArgument(f"level must be one of {list(S.LEVELS)}, got {echo(level)!r}")
+        span = L.parse(lines)
         t = self._target(s, target)
         self.memory.refresh_notes()
-        return self._respond(s, [self._item(t.shard, t.row, t.note, level, view=s.view)], R.Page("get"))
+        it = self._item(t.shard, t.row, t.note, "full" if span else level, view=s.view)
+        with L.part_hint(t, whole=level == "full" and span is None):   # a whole file that does not fit: read a part
+            return self._respond(s, [L.cut(it, span, L.file_lines(t)) if span else it], R.Page("get"))
 
     @tool(writes=False)
     def walk(self, session: str, target: str, edges: Sequence[str] = (), direction: str = "out",
@@ -565,29 +582,14 @@ class Tools:
             fresh = (s.view.commits_for(commits, list(self.memory)), [s.view.warning()] + fw, stale)
         resp = R.respond(s, items, page, tokens=self.tokens, version=self.memory.version, fresh=fresh, **kw)
         for ev in resp.envelope.evictions:      # what left the context, by name (probe P4: ids only)
-            ev.label = self._label(ev.node_id)
+            ev.label = R.entry_label(self.memory, ev.node_id)
         return resp
-
-    def _label(self, node_id: str) -> str:
-        try:
-            t = self.memory.resolve(node_id)
-        except (NotFound, InvalidArgument):
-            return ""
-        return R.label(t.shard, t.row) if t.row is not None else R.note_label(t.note or {"id": node_id})
 
 
 TOOLS: tuple[ToolSpec, ...] = tuple(_SPECS)
 TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in TOOLS if t.agent)     # the nine agent tools, in order
 READ_ONLY: frozenset[str] = frozenset(t.name for t in TOOLS if not t.writes)
 WRITING: frozenset[str] = frozenset(t.name for t in TOOLS if t.writes)
-
-
-def _children(sh: Shard, row: int) -> list[tuple[Shard, int]]:
-    return [(sh, n) for n, _, _, _ in sh.neighbors(row, ("contains",), "out")]
-
-
-def _kind_rank(kind: str) -> int:
-    return {"repo": 0, "dir": 1, "file": 2, "class": 3, "function": 4, "method": 5}.get(kind, 6)
 
 
 __all__ = ["Tools", "Session", "ToolSpec", "TOOLS", "TOOL_NAMES", "READ_ONLY", "WRITING", "MAX_QUERY_CHARS",

@@ -199,14 +199,16 @@ class SearchRequest(_message.Message):
     def __init__(self, session: _Optional[str] = ..., query: _Optional[str] = ..., kinds: _Optional[_Iterable[str]] = ..., path_prefix: _Optional[str] = ..., language: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class GetRequest(_message.Message):
-    __slots__ = ("session", "target", "level")
+    __slots__ = ("session", "target", "level", "lines")
     SESSION_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     LEVEL_FIELD_NUMBER: _ClassVar[int]
+    LINES_FIELD_NUMBER: _ClassVar[int]
     session: str
     target: str
     level: str
-    def __init__(self, session: _Optional[str] = ..., target: _Optional[str] = ..., level: _Optional[str] = ...) -> None: ...
+    lines: str
+    def __init__(self, session: _Optional[str] = ..., target: _Optional[str] = ..., level: _Optional[str] = ..., lines: _Optional[str] = ...) -> None: ...
 
 class WalkRequest(_message.Message):
     __slots__ = ("session", "target", "edges", "direction", "page_size", "page_token")

@@ -25,8 +25,10 @@ def register(sub) -> None:
     p = sub.add_parser("get", help="one node at a detail level")
     p.add_argument("target", help="node id, path, or path::qualified.name")
     p.add_argument("--level", choices=("summary", "api", "full"), default="api")
+    p.add_argument("--lines", default="", metavar="START-END",
+                   help="only these source lines of the file or symbol (file line numbers, e.g. 1200-1260)")
     _conn(p)
-    p.set_defaults(func=lambda a: _call(a, "get", target=a.target, level=a.level))
+    p.set_defaults(func=lambda a: _call(a, "get", target=a.target, level=a.level, lines=a.lines))
 
     p = sub.add_parser("walk", help="follow edges from a node")
     p.add_argument("target")
@@ -167,7 +169,9 @@ def render(resp) -> str:
         where = f"{it.path}::{it.qualname}" if it.qualname else it.path
         head = (it.text + (f"  [{where}]" if where and where not in it.text else "")) if it.level == "summary" \
             else f"--- {it.kind} {it.path}" + (
-            f"::{it.qualname}" if it.qualname else "") + f" [{it.level}, {it.tokens} tokens]\n{it.text}"
+            f"::{it.qualname}" if it.qualname else "") + (
+            f" lines {it.meta['lines']} of {it.meta.get('lines_total')}" if "lines" in it.meta else "") + (
+            f" [{it.level}, {it.tokens} tokens]\n{it.text}")
         if it.repo:                     # several stores: whose item this is
             head = f"({it.repo}) {head}"
         if it.edge:
