@@ -52,7 +52,8 @@ functions, imports, tests), its history (files that change together) and notes e
 Start with `tree` or `search`, read nodes with `get` (summary < api < full; `lines` "120-160" reads \
 only those lines, and a target path:LINE is the function around that line), follow edges with `walk`. \
 Every answer has an envelope: has_more / next_page_token (pass it back as page_token for the next \
-page), the tokens it cost and your remaining context budget, evictions, and the commit it reflects: \
+page; next_hint says when your budget cut a page short), the tokens it cost and your remaining context \
+budget, evictions, and the commit it reflects: \
 when `stale` is true its `warnings` say the index is behind HEAD or which returned files have \
 uncommitted edits (read those files from disk). Before editing files, \
 `prefetch` them; when you learn why something broke, `remember` it (kind rca, failure or insight). \

@@ -120,14 +120,19 @@ class PageTokens:
         self.ttl = ttl
         self._clock = clock
 
-    def issue(self, *, tool: str, args: dict, offset: int, version: int, session: str) -> str:
-        body = json.dumps({"t": tool, "a": _digest(args), "o": offset, "v": version, "s": session,
-                           "i": int(self._clock())}, separators=(",", ":")).encode()
+    def issue(self, *, tool: str, args: dict, offset: int, version: int, session: str, page: int = 0) -> str:
+        """A token for the page starting at ``offset`` (``page``: its number, when the offset alone
+        cannot tell it: pages cut by the budget leave the grid of page_size)."""
+        fields = {"t": tool, "a": _digest(args), "o": offset, "v": version, "s": session, "i": int(self._clock())}
+        if page:
+            fields["p"] = page
+        body = json.dumps(fields, separators=(",", ":")).encode()
         sig = hmac.new(self._key, body, hashlib.sha256).digest()[:12]
         return base64.urlsafe_b64encode(body + sig).decode().rstrip("=")
 
     def check(self, token: str, *, tool: str, args: dict, version: int, session: str) -> int:
-        """The offset the token points at; InvalidPageToken if it was not issued for this call."""
+        """The offset the token points at (an ``Offset``, which knows its page number when the token
+        carried one); InvalidPageToken if it was not issued for this call."""
         if not isinstance(token, str) or len(token) > MAX_PAGE_TOKEN_CHARS:
             raise InvalidPageToken(f"page token is malformed (tokens are under {MAX_PAGE_TOKEN_CHARS} characters)")
         try:
@@ -153,7 +158,19 @@ class PageTokens:
         if d["v"] != version:
             raise InvalidPageToken(f"page token is stale: it was issued at store version {d['v']}, "
                                    f"now {version}; repeat the query without a token")
-        return int(d["o"])
+        return Offset(int(d["o"]), int(d.get("p", 0)))
+
+
+class Offset(int):
+    """An offset into a tool's whole list that knows which page it starts (0: count it from the
+    offset and the page size)."""
+
+    page: int
+
+    def __new__(cls, offset: int, page: int = 0) -> "Offset":
+        o = super().__new__(cls, offset)
+        o.page = page
+        return o
 
 
 def span(seconds: float) -> str:
@@ -167,11 +184,20 @@ def _digest(args: dict) -> str:
     return hashlib.sha1(json.dumps(args, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def paged(total: int, offset: int, page_size: int, lower_bound: bool = False) -> tuple[int, int]:
-    """(page number, pages) for an offset; pages is 0 when only a lower bound on total is known."""
-    page = offset // max(page_size, 1) + 1
-    pages = 0 if lower_bound else max(1, -(-total // max(page_size, 1)))
-    return page, pages
+def paged(total: int, offset: int, page_size: int, lower_bound: bool = False,
+          returned: int | None = None) -> tuple[int, int]:
+    """(page number, pages) for an offset; pages is 0 when only a lower bound on total is known.
+    The page number is the offset's own (``Offset.page``) when it has one, else counted in pages of
+    ``page_size``; with ``returned``, pages are this one and what remains after it, in pages of
+    ``page_size`` (after a page cut by the budget, the offset is off that grid)."""
+    size = max(page_size, 1)
+    page = getattr(offset, "page", 0) or -(-offset // size) + 1
+    if lower_bound:
+        return page, 0
+    if returned is not None:
+        return page, page + -(-max(0, total - offset - returned) // size)
+    return page, max(1, -(-total // size))
 
 
-__all__ = ["span", "Budget", "Eviction", "Item", "Envelope", "Response", "PageTokens", "PAGE_TOKEN_TTL", "paged"]
+__all__ = ["span", "Budget", "Eviction", "Item", "Envelope", "Response", "PageTokens", "Offset", "PAGE_TOKEN_TTL",
+           "paged"]

@@ -12,14 +12,17 @@ import heapq
 import itertools
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import Callable
 
 from stratum import linerange
 from stratum import schema as S
 from stratum import tokens as T
+from stratum.controller import AdmitResult, Controller
 from stratum.envelope import Envelope, Item, PageTokens, Response, paged
-from stratum.errors import InvalidArgument, NotFound
+from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.memory import AttachedNote, Memory
 from stratum.overlay import NotesOverlay
+from stratum.policies import RANK
 from stratum.sessions import Session
 from stratum.shard import Shard
 
@@ -33,7 +36,8 @@ _SUMMARY_FIELDS = ("id", "kind", "path", "name", "qualname", "summary", "summary
 @dataclass
 class Page:
     """Where an answer sits in its whole list: the arguments its next-page token binds, the offset,
-    the page size, the total (or a lower bound) and labels of the first entries of the next page."""
+    the page size (0: not a paged answer, never cut to fit the budget), the total (or a lower
+    bound) and labels of the first entries of the next page."""
 
     tool: str
     args: dict = field(default_factory=dict)
@@ -135,34 +139,84 @@ def notes_tokens(it: Item) -> int:
 
 def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, version: int,
             infer_focus: bool = True, warnings: list[str] | None = None,
-            fresh: tuple[dict, list[str], bool] | None = None) -> Response:
-    """Admit the items into the session's context, then wrap them in the envelope (with ``fresh``,
-    ``Memory.fresh``'s commits, freshness warnings and stale flag)."""
+            fresh: Callable[[list[Item]], tuple[dict, list[str], bool]] | None = None) -> Response:
+    """Admit the items into the session's context, then wrap them in the envelope (``fresh``: of the
+    items returned, ``Memory.fresh``'s commits, freshness warnings and stale flag).
+
+    A paged answer (``page.size``: tree, search, walk) whose items do not all fit the budget returns
+    the ones that fit, in order, with has_more and a next-page token from the first one left out;
+    the hint says it was cut by the budget. Not even its first item fitting is BudgetExceeded."""
     evictions, warnings = [], list(warnings or [])
+    asked = items
     if items:
-        res = s.controller.admit([(linerange.context_key(it), it.level, it.tokens, notes_tokens(it)) for it in items],
-                                 infer_focus=infer_focus)
+        res, items = admit(s.controller, items, cut=page.size > 0, infer_focus=infer_focus)
         evictions = res.evictions
         if res.warning:
             warnings.append(res.warning)
+    cut = len(items) < len(asked)
     total = len(items) if page.total is None else page.total
-    more = (page.offset + len(items) < total) if page.has_more is None else page.has_more
-    num, pages = paged(total, page.offset, page.size or max(len(items), 1), page.lower_bound)
+    more = cut or ((page.offset + len(items) < total) if page.has_more is None else page.has_more)
+    size = page.size or max(len(items), 1)
+    # after a cut, offsets leave the page grid: count what remains in pages of the asked size, and
+    # the next token carries its page number
+    off_grid = cut or bool(getattr(page.offset, "page", 0)) or page.offset % size != 0
+    num, pages = paged(total, page.offset, size, page.lower_bound, returned=len(items) if off_grid else None)
     token = tokens.issue(tool=page.tool, args=page.args, offset=page.offset + len(items), version=version,
-                         session=s.id) if more else ""
+                         session=s.id, page=num + 1 if off_grid else 0) if more else ""
     hint = ""
-    if more and page.hints:
+    if cut:
+        b = s.controller.budget()
+        hint = (f"cut by the budget: {len(items)} of {len(asked)} items fit ({b.used} of {b.limit} tokens "
+                f"used); next_page_token continues with: " + "; ".join(map(item_label, asked[len(items):][:HINT_ITEMS]))
+                + ". The next page may evict this one's items; to fit more per page, unpin nodes, ask a "
+                "smaller page_size or a narrower query, or open a session with a larger budget")
+    elif more and page.hints:
         hint = f"page {num + 1}{' of ' + str(pages) if pages else ''} starts with: " + "; ".join(page.hints[:HINT_ITEMS])
     env = Envelope(returned=len(items), total=total, total_is_lower_bound=page.lower_bound, page=num,
                    pages=pages, has_more=more, next_page_token=token,
                    tokens_returned=sum(it.tokens for it in items), budget=s.controller.budget(),
                    evictions=evictions, next_hint=hint, version=version, warnings=warnings)
     if fresh is not None:
-        commits, fw, env.stale = fresh
+        commits, fw, env.stale = fresh(items)
         env.commits = dict(commits)
         env.commit = next(iter(commits.values())) if len(set(commits.values())) == 1 else ""
         env.warnings = fw + env.warnings          # freshness first: it qualifies everything else
     return Response(envelope=env, items=items)
+
+
+def admit(ctl: Controller, items: list[Item], *, cut: bool, infer_focus: bool = True) -> tuple[AdmitResult, list[Item]]:
+    """Admit the items (their attached notes travel with them); with ``cut``, when they do not all
+    fit, the longest leading run that does (BudgetExceeded only if not even the first one fits)."""
+    entries = [(linerange.context_key(it), it.level, it.tokens, notes_tokens(it)) for it in items]
+    try:
+        return ctl.admit(entries, infer_focus=infer_focus), items
+    except BudgetExceeded as err:
+        if not cut:
+            raise
+        last = err
+    # how many fit: the most the controller can free, against what each item adds (0 when held)
+    room, n = ctl.headroom(), 0
+    for key, lvl, tok, _ in entries:
+        held = ctl.level_of(key)
+        room -= 0 if held is not None and RANK[held] >= RANK[lvl] else tok
+        if room < 0:
+            break
+        n += 1
+    for k in range(min(max(n, 1), len(items) - 1), 0, -1):    # each refused try changes nothing
+        try:
+            return ctl.admit(entries[:k], infer_focus=infer_focus), items[:k]
+        except BudgetExceeded as err:
+            last = err
+    raise BudgetExceeded(f"not even the first item of this page fits the budget: {item_label(items[0])} costs "
+                         f"{items[0].tokens} tokens (the smallest on the page {min(it.tokens for it in items)}); "
+                         + last.message)
+
+
+def item_label(it: Item) -> str:
+    """``kind path::qualname`` of an item (a note: its label), as hints name rows."""
+    if it.kind in S.NOTE_KINDS:
+        return note_label({"kind": it.kind, "id": it.id})
+    return f"{it.kind} {it.path}" + (f"::{it.qualname}" if it.qualname else "")
 
 
 def entry_label(memory: Memory, key: str) -> str:
@@ -213,5 +267,5 @@ def merged_head(lists: list[tuple[list, Shard, NotesOverlay | None]], n: int) ->
     return out
 
 
-__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond", "entry_label", "children", "kind_rank", "merged_head", "MINED_PER_ITEM",
+__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond", "admit", "item_label", "entry_label", "children", "kind_rank", "merged_head", "MINED_PER_ITEM",
            "NOTES_PER_ITEM"]

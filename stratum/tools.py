@@ -575,11 +575,13 @@ class Tools:
 
     def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, **kw) -> Response:
         self.memory.label_repos(items)
-        fresh = self.memory.fresh([(it.id, it.path, it.kind) for it in items], everything=everything,
-                                  own=s.view is not None)     # a view's own items are not the store's files
-        if s.view is not None:           # the branch's commit, and a word that it differs from the index
-            commits, fw, stale = fresh
-            fresh = (s.view.commits_for(commits, list(self.memory)), [s.view.warning()] + fw, stale)
+
+        def fresh(kept: list) -> tuple[dict, list[str], bool]:        # of the items returned (a page may be cut)
+            commits, fw, stale = self.memory.fresh([(it.id, it.path, it.kind) for it in kept], everything=everything,
+                                                   own=s.view is not None)     # a view's own items are not the store's files
+            if s.view is None:           # else the branch's commit, and a word that it differs from the index
+                return commits, fw, stale
+            return s.view.commits_for(commits, list(self.memory)), [s.view.warning()] + fw, stale
         resp = R.respond(s, items, page, tokens=self.tokens, version=self.memory.version, fresh=fresh, **kw)
         for ev in resp.envelope.evictions:      # what left the context, by name (probe P4: ids only)
             ev.label = R.entry_label(self.memory, ev.node_id)
