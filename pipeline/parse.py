@@ -112,6 +112,12 @@ from pipeline.sourcetext import (  # noqa: E402
     text as _text)
 
 
+def _lines(text: str) -> str:
+    """"1 line" / "27 lines": a file summary's size as a person writes it."""
+    n = _line_count(text)
+    return f"{n} line" if n == 1 else f"{n} lines"
+
+
 def _leading(spec: languages.LanguageSpec, outer: ts.Node) -> tuple[ts.Node, list[ts.Node]]:
     """Attributes that belong to the definition (they extend its span) and its leading comments."""
     start = outer
@@ -481,7 +487,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     }
     if lang is None:
         out.skip_reason = "unsupported_language"
-        file_node["summary"] = f"file {path} ({_line_count(text)} lines, not parsed)"
+        file_node["summary"] = f"file {path} ({_lines(text)}, not parsed)"
         file_node["api"] = file_node["summary"]
         finish([file_node], cfg)
         out.nodes.append(file_node)
@@ -540,7 +546,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     what = ", ".join(f"{n} {k}{'es' if k == 'class' and n != 1 else 's' if n != 1 else ''}"
                      for n, k in counts if n)
     file_node["doc"] = doc or None
-    summary = f"file {path} ({lang}, {_line_count(text)} lines" + (f"; {what})" if what else ")")
+    summary = f"file {path} ({lang}, {_lines(text)}" + (f"; {what})" if what else ")")
     if doc:
         summary += f" \u2014 {_first_line(doc)}"
     file_node["summary"] = _WS.sub(" ", summary)

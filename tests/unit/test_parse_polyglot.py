@@ -688,3 +688,14 @@ def test_test_links(indexed):
         ("rust/tests/shapes.rs", "rust/src/shapes.rs", "name"),
     }
     assert all(e["kind"] == "tests" for e in indexed["tests"])
+
+
+
+def test_a_one_line_file_summary_says_1_line():
+    """Probe: summaries read "(python, 1 lines)"; a person writes "1 line"."""
+    from pipeline.parse import parse_file
+
+    py = parse_file("r", "one.py", b"X = 1\n")
+    assert "(python, 1 line)" in py.nodes[0]["summary"]
+    txt = parse_file("r", "notes.txt", b"just one\n")
+    assert txt.nodes[0]["summary"] == "file notes.txt (1 line, not parsed)"
