@@ -9,10 +9,15 @@ from pathlib import Path
 
 DEFAULT_VENDORED = ("node_modules", "vendor", "third_party", "third-party", "external", "bower_components",
                     ".venv", "venv", "site-packages")
-# A bug fix by its subject (first line) only, cosmetic work excluded; precision 0.86 vs 0.49 for the
-# old "fix|bug|issue|...|error anywhere, or any #123" rule on 102 labelled commits (pipeline/fixes.py).
-DEFAULT_BUGFIX_RULE = (r"(?i)\A(?![^\n]*\b(typos?|docs?|docstrings?|documentation|grammar|spelling|lint(s|ing|er)?"
-                       r"|flake8|pep8|style|whitespace|changelog|readme|release)\b)"
+# A bug fix by its subject (first line) only; cosmetic, lint/mypy, bare typing and revert subjects
+# excluded. Precision 0.881 (0.860 before those exclusions; 0.49 for the old "fix|bug|issue|...|error
+# anywhere, or any #123" rule) on 102 labelled commits, 0.966 (0.933) on 30 held-out ones; of the 58
+# commits of flask, requests and werkzeug the exclusions un-flag, 5 were fixes (pipeline/fixes.py).
+DEFAULT_BUGFIX_RULE = (r"(?i)\A(?!\W*revert\b(?!\W*revert\b))"
+                       r"(?![^\n]*\b(typos?|docs?|docstrings?|document\w*|gramma\w*|spelling|comments?"
+                       r"|lint(s|ing|er)?|flake8|pep8|pyflakes|mypy|pre-commit|style(check)?|whitespace|spacing"
+                       r"|changelog|readme|release)\b)"
+                       r"(?!\W*fix\w*\s+(the\s+)?(typing|type\s+(hints?|annotations?)|annotations?)\W*(\n|\Z))"
                        r"[^\n]*?\b(fix(e[sd]|ing)?|bugs?|bugfix(es)?|regressions?|crash(es|ed)?|race condition)\b")
 
 

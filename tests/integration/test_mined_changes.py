@@ -188,3 +188,28 @@ def test_a_deleted_and_restored_file_keeps_its_mined_fix_and_cochange(tmp_path):
     assert about == {file_id["bank/book.py"], file_id["bank/limits.py"]}
     assert (file_id["bank/limits.py"], file_id["bank/book.py"]) in {(e["src"], e["dst"]) for e in edges
                                                                    if e["kind"] == "cochange"}
+
+
+def test_contentless_commits_make_no_nodes_and_lint_fixes_are_changes(tmp_path):
+    """On a real history: "wip", "fix tests" and pre-commit.ci's commits leave no mined node (they name
+    nothing a task could mean); "fix mypy findings" is a change, not a fix; a bare "fix" whose body
+    says what broke is a fix."""
+    from pipeline.job import index_repository
+    from stratum.config import EmbedConfig, IndexConfig
+    from stratum.store import Store
+    from tests.gitrepo import Repo
+
+    r = Repo(tmp_path / "bank")
+    r.commit("initial bank", {"bank/__init__.py": "", "bank/book.py": BOOK, "bank/limits.py": LIMITS})
+    wip = r.commit("wip", {"bank/book.py": BOOK + "\nA = 1\n"})
+    tests = r.commit("fix tests", {"bank/book.py": BOOK + "\nA = 2\n"})
+    bot = r.commit("[pre-commit.ci] auto fixes from pre-commit.com hooks\n\nfor more information, see "
+                   "https://pre-commit.ci", {"bank/book.py": BOOK + "\nA = 3\n"})
+    mypy = r.commit("fix mypy findings", {"bank/limits.py": LIMITS + "\nB: int = 1\n"})
+    told = r.commit("fix\n\nposting to a closed account raised KeyError", {"bank/book.py": BOOK + "\nA = 4\n"})
+    rep = index_repository(r.path, tmp_path / "store", IndexConfig(num_cpus=1, embed=EmbedConfig(enabled=False)))
+    mined = {json.loads(n["meta"])["sha"]: n["kind"] for n in Store(tmp_path / "store").snapshot().read("nodes")
+             .to_pylist() if n["kind"] in S.MINED_NOTE_KINDS}
+    assert not {wip, tests, bot} & set(mined)
+    assert mined[mypy] == "change" and mined[told] == "fix"
+    assert rep.history["mined_fixes"] == 1 and rep.history["mined_changes"] == 2     # the initial commit, mypy

@@ -6,7 +6,7 @@ import json
 import re
 from datetime import datetime, timezone
 
-from pipeline.fixes import BUGFIX_RULE, MAX_FILES, fix_id, fix_text, mine_fixes
+from pipeline.fixes import BUGFIX_RULE, MAX_FILES, fix_id, fix_text, has_content, mine_fixes
 from stratum import schema as S
 
 
@@ -29,6 +29,48 @@ def test_rule_reads_the_subject_and_skips_cosmetic_work():
           "Merge pull request #12 from x/feature", "prefixed words do not count", "release 2.0.1 with fixes"]
     assert all(re.search(BUGFIX_RULE, m) for m in yes)
     assert not any(re.search(BUGFIX_RULE, m) for m in no)
+
+
+def test_rule_leaves_out_typing_lint_bots_reverts_and_comments():
+    """The false positives a probe found, and the real fixes next to them that must stay."""
+    no = ["Fix grammatical error (#4268)", "fix mypy findings", "fix latest mypy findings", "fix typing",
+          "fix type hints", "Fix type annotations.", "[pre-commit.ci] auto fixes from pre-commit.com hooks",
+          "fix stylecheck", "Various pyflakes fixes", "Fixed a comment", "Fix spacing in setup.py",
+          "Documented proxy fix", 'Revert "Fix SSL3 error on Ubuntu 12.04"', "fix flake8 errors"]
+    yes = ["Fix typing of jinja decorators (#4109)", "fix type hint for `cli_runner.invoke`",
+           "fix typing that wasn't available in Python 3.6.0", "Fix TypeError in LintMiddleware (#1116)",
+           'Revert "Revert "Make safe_mode play nice with timeout (fixes #312)""', "Fix crash on empty form"]
+    assert [m for m in no if re.search(BUGFIX_RULE, m)] == []
+    assert [m for m in yes if not re.search(BUGFIX_RULE, m)] == []
+
+
+def test_has_content():
+    empty = ["fix", "fixes", "Fixed.", "wip", "WIP", "fix tests", "cleanup", "Some small cleanups.", "Fix typo",
+             "Fix #1911 (#1913)", "fix for #1017", "[pre-commit.ci] auto fixes from pre-commit.com hooks\n"
+             "for more information, see https://pre-commit.ci", "Merge pull request #150",
+             "Merge pull request from GHSA-j8r2-6x86-q33q", "Merge commit from fork", "Merge branch 'main' into 3.0.x",
+             "Fix https://github.com/psf/requests/issues/1434", "", "2.16.2"]
+    full = ["fix tests for the reloader", "fix\nThe rule map was empty after a reload.", "release version 2.3.3",
+            "v2.31.0", "Bump version", "merge slashes between blueprint prefix and rule",
+            "Merge pull request #859 from wvh/register_error_handler", "Fix test_signals", "Fix crash in deadbeef"]
+    assert [t for t in empty if has_content(t)] == []
+    assert [t for t in full if not has_content(t)] == []
+
+
+def test_contentless_commits_make_no_node_unless_asked():
+    commits, changes = _tables([
+        ("a" * 40, "fix", [("src/app.py", "src/app.py")]),
+        ("b" * 40, "wip", [("src/util.py", "src/util.py")]),
+        ("c" * 40, "[pre-commit.ci] auto fixes from pre-commit.com hooks\n\nfor more information, see "
+                   "https://pre-commit.ci", [("src/util.py", "src/util.py")]),
+        ("d" * 40, "fix\n\nThe router lost its rules on reload.", [("src/app.py", "src/app.py")]),
+        ("e" * 40, "Fix a crash in the router", [("src/app.py", "src/app.py")]),
+    ])
+    res = mine_fixes(commits, changes, FILES, "r", changes=True)
+    assert [(n["id"], n["kind"]) for n in res.nodes] == [(fix_id("r", "d" * 40), "fix"), (fix_id("r", "e" * 40), "fix")]
+    assert res.counts["contentless"] == 3 and res.counts["bugfix"] == 3       # "fix" is a fix, with nothing to say
+    kept = mine_fixes(commits, changes, FILES, "r", changes=True, contentless=True)
+    assert len(kept.nodes) == 5 and kept.counts["contentless"] == 0
 
 
 def test_fixes_point_at_current_paths_and_are_marked_mined():
