@@ -269,6 +269,7 @@ def _mined_fixes(hist_tables: dict, code: list[dict], prev_nodes: list[dict], no
     edges.extend(fx.edges)
     rep.history["mined_fixes"] = fx.counts["fixes"]
     rep.history["mined_changes"] = fx.counts["changes"]
+    rep.history["mined_contentless"] = fx.counts["contentless"]     # skipped: nothing a query can match
 
 
 def retire_log(store: Store, merged_ids: list[str]) -> None:

@@ -213,3 +213,4 @@ def test_contentless_commits_make_no_nodes_and_lint_fixes_are_changes(tmp_path):
     assert not {wip, tests, bot} & set(mined)
     assert mined[mypy] == "change" and mined[told] == "fix"
     assert rep.history["mined_fixes"] == 1 and rep.history["mined_changes"] == 2     # the initial commit, mypy
+    assert rep.history["mined_contentless"] == 3            # wip, fix tests, pre-commit.ci: said in the run report
