@@ -3,7 +3,11 @@
 Pure and idempotent: note ids derive from log record ids, so merging the same records again (or
 records whose notes the previous version already holds) adds nothing twice. Retracts and
 supersedes are applied (``stratum.notes.fold_records``); a note whose code is all gone is kept and
-marked orphaned; ``about`` edges point only at code that exists in the new version.
+marked orphaned; ``about`` edges point only at code that exists in the new version. A note written
+in a branch session about code only that branch had (a *pending* target, ``stratum.branchnotes``)
+is kept active and unattached until that code is in the new version; then its target lands (the
+branch marks are dropped, the content hash stays the writer's: stale if the code changed since)
+and it is attached like any other.
 
 The caller publishes the version, then retires the log segments holding ``merged_record_ids``
 (never before: until the publish, the log is the only durable copy of a new note).
@@ -29,6 +33,7 @@ class MergeResult:
     merged_record_ids: list[str]        # log record uids reflected in ``nodes`` (notes and retracts)
     new_ids: list[str]                  # note ids not in the previous version
     orphaned: list[str]                 # note ids whose targets are all gone
+    pending: list[str] = field(default_factory=list)            # about code only a branch has (not merged yet)
     unknown_retracts: list[str] = field(default_factory=list)   # retract uids naming no known note
 
     def summary(self) -> dict:
@@ -38,6 +43,7 @@ class MergeResult:
         # "orphaned" is the status's count, as in by_status: a retracted or superseded note whose code
         # is gone too has that status, not orphaned (``orphaned`` above lists every note whose code is gone)
         return {"notes": len(self.nodes), "new": len(self.new_ids), "orphaned": by_status.get(N.ORPHANED, 0),
+                "pending": len(self.pending),
                 "about_edges": len(self.edges), "records": len(self.merged_record_ids),
                 "unknown_retracts": len(self.unknown_retracts), "by_status": by_status}
 
@@ -70,10 +76,16 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     out_nodes: list[dict] = []
     out_edges: list[dict] = []
     orphaned: list[str] = []
+    pending: list[str] = []
     for nid in sorted(folded.notes):
         note = folded.notes[nid]
         if renames:
             _follow_renames(note, index, renames)
+        if any(t.pending for t in note.about):
+            note.about = [replace(t, branch="", branch_commit="") if t.pending and t.node_id in index else t
+                          for t in note.about]          # branch code now indexed: it landed
+            if any(t.pending for t in note.about):
+                pending.append(nid)
         note.orphaned = N.is_orphaned(note, index.__contains__)
         if note.orphaned:
             orphaned.append(nid)
@@ -83,7 +95,7 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     return MergeResult(
         nodes=out_nodes, edges=out_edges, merged_record_ids=sorted(set(folded.applied)),
         new_ids=sorted(set(folded.notes) - set(prev)), orphaned=orphaned,
-        unknown_retracts=folded.unknown_retracts)
+        unknown_retracts=folded.unknown_retracts, pending=pending)
 
 
 def _follow_renames(note: N.Note, index: CodeLookup, renames: Mapping[str, str]) -> None:

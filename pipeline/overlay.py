@@ -44,7 +44,8 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
     HEAD plus its uncommitted changes, read from disk confined to it), over the store's published
     version: a dict with ``dir`` (a store loadable as a shard, or "" when nothing differs),
     ``commit``, ``base_commit``, ``changed`` (changed or added paths), ``deleted``, ``dirty`` (the
-    worktree's uncommitted paths), ``seconds`` and ``cached``."""
+    worktree's uncommitted paths), ``branch`` (the worktree's checked-out branch, "" when detached or
+    not a worktree: notes written there say where their code is), ``seconds`` and ``cached``."""
     t0 = time.perf_counter()
     store = Store(store_root)
     m = store.manifest()
@@ -60,9 +61,10 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
         wt, sha, dirty_key = Path(m.repo_path), gitio.rev_parse(m.repo_path, rev), ""
     out = overlay_dir(store_root, m.version, sha, dirty_key)
     info_path = out / INFO_FILE
+    name = _branch_name(wt) if worktree else ""     # not part of the overlay: two worktrees may share it
     if info_path.is_file():
         info = json.loads(info_path.read_text())
-        info.update(cached=True, seconds=round(time.perf_counter() - t0, 4))
+        info.update(cached=True, seconds=round(time.perf_counter() - t0, 4), branch=name)
         return info
     changed, deleted = gitio.diff_paths(m.repo_path, m.indexed_commit, sha)
     gone = {p for p, d in disk.items() if d is None and not os.path.lexists(wt / p)}
@@ -84,7 +86,7 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    info.update(cached=False, seconds=round(time.perf_counter() - t0, 4))
+    info.update(cached=False, seconds=round(time.perf_counter() - t0, 4), branch=name)
     prune(store)
     return info
 
@@ -118,6 +120,11 @@ def _worktree(m: Manifest, worktree: str | os.PathLike, cfg: IndexConfig) -> tup
         raise InvalidArgument(f"the worktree {worktree} has no commit checked out")
     disk = {p: read_source(wt, p, cfg.parse).data for p in gitio.dirty_paths(wt)}
     return wt, sha, disk
+
+
+def _branch_name(wt: Path) -> str:
+    """The branch a worktree has checked out ("" when its HEAD is detached)."""
+    return gitio.decode(gitio.run_git(wt, "symbolic-ref", "-q", "--short", "HEAD", check=False)).strip()
 
 
 def _mkdir(p: Path) -> Path:

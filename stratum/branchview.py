@@ -15,12 +15,12 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from stratum.branchnotes import TREE_KINDS, NoteScope
 from stratum.errors import NotFound
 from stratum.limits import echo
 from stratum.shard import Shard
 from stratum.store import Store
 
-TREE_KINDS = ("repo", "dir")
 CROSS_FILE = "cross_edges.json"     # written by pipeline/overlay.py beside the overlay store
 
 
@@ -83,6 +83,18 @@ class BranchView:
     rev: str
     overlays: dict[str, StoreOverlay] = field(default_factory=dict)
     args: tuple[str, str, str] = ("", "", "")     # (branch, commit, worktree) it was opened with
+    name: str = ""              # a worktree's branch (the overlay builder's ``branch``), for notes
+
+    def note_scope(self, sh: Shard) -> NoteScope | None:
+        """Where a note written in this session about store ``sh`` is written from (None: the
+        branch does not differ there, so its targets are the base's): its targets resolve through
+        the view, branch-only code recorded as such (``stratum.branchnotes``)."""
+        o = self.of(sh)
+        if o is None:
+            return None
+        branch, commit, _ = self.args
+        return NoteScope(branch or self.name or ("" if commit else "worktree"), o.commit,
+                         o.shard.code if o.shard is not None else None, o.hidden_paths)
 
     def outdated(self, base_shards: list[Shard]) -> bool:
         """A store published a new version since: the overlay must be diffed against it again."""

@@ -16,13 +16,14 @@ import re
 import threading
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import NamedTuple
 
 import numpy as np
 
 from stratum import schema as S
+from stratum.branchview import BranchView
 from stratum.errors import InvalidArgument, NotFound
 from stratum.freshness import Freshness
 from stratum.ids import node_id
@@ -129,6 +130,8 @@ class Memory:
         shards = self.shards.shards
         names = [sh.manifest.repo_name or str(sh.store.root) for sh in shards]
         commits, warnings, stale = {}, [], False
+        # a note about code only a branch has names a path the checkout does not hold: no edit of it
+        items = [it for it in items if it[2] not in S.AGENT_NOTE_KINDS or not self._branch_only(it[0])]
         for sh, name in zip(shards, names):
             m = sh.manifest
             key = name if names.count(name) == 1 else str(sh.store.root)
@@ -157,6 +160,14 @@ class Memory:
         """Whether ``nid`` is this shard's: one of its rows, or a note of its overlay."""
         ov = self.overlays.get(str(sh.store.root))
         return nid in sh.row_of or (ov is not None and ov.exists(nid))
+
+    def _branch_only(self, note_id: str) -> bool:
+        """Whether every target of this note is code only a branch has (``stratum.branchnotes``)."""
+        for ov in self.overlays.values():
+            n = ov.notes.get(note_id)
+            if n is not None:
+                return bool(n.about) and all(t.pending and t.node_id not in ov.code for t in n.about)
+        return False
 
     def _own(self, sh: Shard, items: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
         """(path, kind) of the items that are this shard's."""
@@ -234,9 +245,10 @@ class Memory:
                     out.append(f"{p}::{q}")
         return out[:3]
 
-    def shard_for(self, about: list[str]) -> tuple[Shard, list[str]]:
+    def shard_for(self, about: list[str], view: BranchView | None = None) -> tuple[Shard, list[str]]:
         """The shard a note about these targets belongs to (one named by ``repo:``, else the first
-        that has one of them), and the targets without their ``repo:``."""
+        that has one of them, through the session's branch ``view`` if any), and the targets without
+        their ``repo:``."""
         named = [self.in_repo(t) for t in about]
         several = len(self.shards.shards) > 1
         stores = {id(shards[0]): shards[0] for shards, _ in named if several and len(shards) == 1}
@@ -246,7 +258,9 @@ class Memory:
         plain = [t for _, t in named]
         for shards, t in named:
             for sh in shards:
-                if sh.resolve(t) is not None:
+                o = view.of(sh) if view is not None else None
+                if sh.resolve(t) is not None or (o is not None and o.shard is not None
+                                                 and o.shard.resolve(t) is not None):
                     return sh, plain
         return (next(iter(stores.values())) if stores else self.shards.shards[0]), plain
 
@@ -276,8 +290,8 @@ class Memory:
         if kind in S.NOTE_KINDS:
             return []
         code_id, whole_file = sh.col("id")[row], kind == "file"
-        cands = [(nid, "" if tid == code_id else qual) for nid, tid, qual in by_note.get(path, ())
-                 if tid == code_id or whole_file]
+        cands = [(nid, "" if tid == code_id else qual) for nid, tid, qual, branch_only in by_note.get(path, ())
+                 if (tid == code_id or whole_file) and not branch_only]
         for r in by_edge.get(path, ()):      # merged notes, from the shard's incoming about edges
             if r == row or whole_file:
                 label = "" if r == row else (sh.col("qualname")[r] or "")
@@ -292,12 +306,44 @@ class Memory:
                     found[nid] = att
         return sorted(found.values(), key=lambda a: (NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
 
+    def branch_notes(self, view: BranchView, base: Shard, sh: Shard, row: int) -> list[AttachedNote]:
+        """The notes a branch session's item of row ROW of ``sh`` (an overlay shard of ``base``)
+        carries: the base's notes about the same node, stale (the branch changed its file) unless
+        written against this very commit with the code as they saw it; and notes about code only a
+        branch has (pending on the default branch: ``stratum.branchnotes``), their staleness judged
+        against the branch's code. Ordered as ``notes_about``."""
+        from stratum import notes as N
+
+        ov, o, code_id = self.overlay(base), view.of(base), sh.col("id")[row]
+
+        def here(cid: str) -> str | None:           # a content hash as the session's branch has it
+            for s2 in ([o.shard] if o is not None and o.shard is not None else []) + [base]:
+                r = s2.row_of.get(cid)
+                if r is not None and (s2 is not base or not view.hidden(base, r)):
+                    return s2.col("content_hash")[r]
+            return None
+        found: dict[str, AttachedNote] = {}
+        b = base.resolve(code_id)
+        for a in self.notes_about(base, b) if b is not None else ():
+            note = ov.notes.get(a.id)
+            mine = note is not None and o is not None and note.commit == o.commit
+            found[a.id] = replace(a, stale=True if note is None or not mine else
+                                  N.staleness(note, here, branch_code=True) is not None)
+        by_note, _ = self._by_path(base, ov)
+        whole = sh.col("kind")[row] == "file"
+        for nid, tid, qual, branch_only in by_note.get(sh.col("path")[row], ()):
+            if branch_only and (tid == code_id or whole) and nid not in found and ov.status_of(nid) in (None, "active"):
+                att = self._attached(base, ov, nid, "" if tid == code_id else qual, here)
+                if att is not None:
+                    found[nid] = att
+        return sorted(found.values(), key=lambda a: (NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
+
     def _by_path(self, sh: Shard, ov: NotesOverlay) -> tuple[dict, dict]:
         """Where notes are, by the path of the file they concern (a symbol's path is its file's):
-        path -> [(note id, target id, target qualname)] over the overlay's folded notes, rebuilt when
-        the fold changes (it swaps in a new ``notes`` map); path -> [rows merged notes are about],
-        once per version. A file's item then finds its symbols' notes without walking its symbols,
-        and an item in a file nothing is noted on costs one dict lookup."""
+        path -> [(note id, target id, target qualname, is code only a branch has)] over the overlay's
+        folded notes, rebuilt when the fold changes (it swaps in a new ``notes`` map); path -> [rows
+        merged notes are about], once per version. A file's item then finds its symbols' notes
+        without walking its symbols, and an item in a file nothing is noted on costs one dict lookup."""
         cached = self._noted.get(sh)
         if cached is not None and cached[0] is ov.notes:
             return cached[1], cached[2]
@@ -309,11 +355,12 @@ class Memory:
                 by_edge.setdefault(p or "", []).append(r)
         else:
             by_edge = cached[2]
-        by_note: dict[str, list[tuple[str, str, str]]] = {}
+        by_note: dict[str, list[tuple[str, str, str, bool]]] = {}
         for nid, n in notes.items():
             if n.active:
-                for t in n.about:
-                    by_note.setdefault(t.path or "", []).append((nid, t.node_id, t.qualname))
+                for t in n.about:       # code only a branch has is not this version's (branch_notes)
+                    by_note.setdefault(t.path or "", []).append(
+                        (nid, t.node_id, t.qualname, t.pending and t.node_id not in ov.code))
         self._noted[sh] = (notes, by_note, by_edge)
         return by_note, by_edge
 
@@ -331,7 +378,8 @@ class Memory:
             self._about_targets[sh] = t
         return t
 
-    def _attached(self, sh: Shard, ov: NotesOverlay, nid: str, label: str) -> AttachedNote | None:
+    def _attached(self, sh: Shard, ov: NotesOverlay, nid: str, label: str, branch_code=None) -> AttachedNote | None:
+        """``branch_code``: content hashes as a branch session's code has them (else ``sh``'s)."""
         from stratum import notes as N
 
         note = ov.notes.get(nid)
@@ -342,7 +390,8 @@ class Memory:
             rec = sh.row(r)
             return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "",
                                 _trust(rec["kind"], False), False, rec["name"] or rec["summary"] or "", label)
-        stale = N.staleness(note, lambda code_id: _hash_of(sh, code_id)) is not None
+        stale = N.staleness(note, branch_code or (lambda code_id: _hash_of(sh, code_id)),
+                            branch_code=branch_code is not None) is not None
         return AttachedNote(nid, note.kind, _utc(note.created_at), note.author,
                             _trust(note.kind, getattr(note, "authenticated", False)), stale, note.title(120), label)
 

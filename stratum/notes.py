@@ -4,7 +4,10 @@ A note is written once to the delta log (``write_note``) and never edited: a new
 *supersede* it, and a *retract* record (a tombstone) withdraws it. ``fold`` turns log records
 (plus the notes of a published version) into the current notes with their status; only ``active``
 notes rank. A note remembers the content hash of each piece of code it is about at write time, so
-``staleness`` can tell a reader that the code has changed (or is gone) since.
+``staleness`` can tell a reader that the code has changed (or is gone) since. A note written in a
+session on a branch, commit or worktree may be about code only that branch has: such a target
+records where it was seen (``Target.branch``, ``branch_commit``) and is *pending* until the code
+reaches the default branch's index (never "gone", never orphaned by it).
 
 Pure: no Lance, no I/O except through a ``DeltaLog`` passed in.
 """
@@ -21,7 +24,9 @@ from typing import Callable, Iterable, Mapping
 from stratum import ids, tokens
 from stratum.errors import NoteRejected, PermissionDenied
 from stratum.limits import echo
-from stratum.schema import AGENT_NOTE_KINDS, MINED_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
+from stratum.notetrust import (check_may_change, is_quarantined, provenance, retracted_before, trust_of,
+                               trusted_authors, valid_confirmations)
+from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
 
 ACTIVE, SUPERSEDED, RETRACTED, ORPHANED = "active", "superseded", "retracted", "orphaned"
 STATUSES = (ACTIVE, SUPERSEDED, RETRACTED, ORPHANED)
@@ -50,6 +55,8 @@ class Resolved:
     path: str
     qualname: str = ""
     kind: str = ""
+    branch: str = ""                # code only a branch has (the resolver of a branch session says so)
+    branch_commit: str = ""
 
 
 @dataclass(frozen=True)
@@ -60,11 +67,36 @@ class Target:
     path: str
     qualname: str = ""
     kind: str = ""
+    # code seen only on a branch/commit/worktree (not in the default branch's index when written):
+    # the branch ("" for a commit) and its commit; cleared by the merge once the code is indexed
+    branch: str = ""
+    branch_commit: str = ""
+
+    @property
+    def pending(self) -> bool:
+        """Branch code: absent from the default branch's index is "not merged yet", not "gone"."""
+        return bool(self.branch_commit)
 
     def label(self) -> str:
         if self.kind == "repo":
             return "the repository"
-        return f"{self.path}::{self.qualname}" if self.qualname else (self.path or self.node_id)
+        out = f"{self.path}::{self.qualname}" if self.qualname else (self.path or self.node_id)
+        return f"{out} [{written_on(self.branch, self.branch_commit)}]" if self.branch_commit else out
+
+    def to_dict(self) -> dict:
+        """The stored form (log body, node meta); the branch fields only when set, so a note about
+        default-branch code is stored as before."""
+        d = dict(vars(self))
+        if not self.branch_commit:
+            del d["branch"], d["branch_commit"]
+        return d
+
+
+def written_on(branch: str, commit: str) -> str:
+    """Where branch code was seen: "branch feature at 1a2b3c4d5e6f" (or "commit ..." for a commit)."""
+    if not branch or commit.startswith(branch):
+        return f"commit {commit[:12]}"
+    return f"branch {branch} at {commit[:12]}"
 
 
 Resolver = Callable[[str], "Resolved | None"]
@@ -87,9 +119,10 @@ class Note:
     orphaned: bool = False          # every target is gone from the current code
     model: str = ""                 # the model the writing agent said it runs (self-reported)
     authenticated: bool = False     # was ``author`` proven by the adapter (token, mTLS), not just claimed
-    commit: str | None = None       # the commit the store was indexed at when the note was written
+    commit: str | None = None       # the commit whose code it was written against (the indexed one, or a branch's)
     maintainer: bool = False        # the writer held the maintainer role
     confirmations: list[dict] = field(default_factory=list)  # {"uid", "author", "maintainer", "created_at"}
+    branch: str = ""                # written in a session on this branch/commit/worktree ("": the default branch)
 
     @property
     def status(self) -> str:
@@ -156,7 +189,8 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
             unknown.append(a)
         elif r.node_id not in seen:         # a.py and ./a.py are one target: kept once, as first given
             seen.add(r.node_id)
-            targets.append(Target(a, r.node_id, r.content_hash, r.path, r.qualname, r.kind))
+            targets.append(Target(a, r.node_id, r.content_hash, r.path, r.qualname, r.kind,
+                                  r.branch, r.branch_commit))
     if unknown:
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         raise NoteRejected(f"unknown target{'s' if len(unknown) > 1 else ''}: "
@@ -204,76 +238,20 @@ def clean_text(s: str) -> str:
     return _UNSAFE.sub("", _ESCAPES.sub("", s))
 
 
-# ---- who may do what -------------------------------------------------------------------------
-def check_may_change(note: "Note", actor: str, *, maintainer: bool, action: str,
-                     authenticated: bool | None = None) -> None:
-    """Superseding or retracting hides a note: only its author or a maintainer may. The author is
-    the same identity only when proven the same way (``authenticated``, None: not compared): a
-    claimed "alice" on an open server is not the authenticated alice, nor the owner's maintainer notes."""
-    same = note.author == actor and (authenticated is None or
-                                     (note.authenticated == authenticated and (authenticated or not note.maintainer)))
-    if not same and not maintainer:
-        raise PermissionDenied(f"{actor[:64]} may not {action} note {note.id}, written by {note.author[:64]}: "
-                               "only its author or a maintainer may")
-
-
-def retracted_before(note: "Note", notes: Mapping[str, "Note"]) -> list[str]:
-    """Warnings for the notes ``note`` supersedes that were already retracted when it was written:
-    superseding them changed nothing (a retracted note does not rank whatever supersedes it).
-    Record ids are time-ordered, so "before" is the retract record's id below the note's."""
-    out = []
-    for old in note.supersedes:
-        r = notes[old].retraction if old in notes else None
-        if r is not None and str(r.get("uid") or "") < note.record_uid:
-            out.append(f"it supersedes {old}, which was already retracted: superseding it changed nothing "
-                       "(a retracted note does not rank)")
-    return out
-
-
-def valid_confirmations(note: "Note") -> list[dict]:
-    """Confirmations that count: by another identity, or by a maintainer."""
-    return [c for c in note.confirmations if c.get("author") != note.author or c.get("maintainer")]
-
-
-def trusted_authors(notes: Mapping[str, "Note"]) -> set[tuple[str, bool]]:
-    """Authors no longer new to the store, as (name, authenticated): a maintainer wrote, or someone
-    else confirmed, one of their notes. The name alone is not trusted: on an open server anyone
-    may claim "bob"; that is not the authenticated bob."""
-    return {(n.author, n.authenticated) for n in notes.values() if n.maintainer or valid_confirmations(n)}
-
-
-def is_quarantined(note: "Note", trusted: set[tuple[str, bool]]) -> bool:
-    """Under the quarantine policy: a note by an author new to the store, not yet confirmed."""
-    return not (note.maintainer or (note.author, note.authenticated) in trusted or valid_confirmations(note))
-
-
-def trust_of(note: "Note | None", kind: str, *, quarantined: bool = False) -> str:
-    if kind in MINED_NOTE_KINDS:
-        return "mined"
-    if quarantined:
-        return "quarantined"
-    return "authenticated" if note is not None and note.authenticated else "unauthenticated"
-
-
-def provenance(note: "Note") -> dict:
-    """Where a note came from (``Item.provenance``): the identity, whether it was proven, the
-    self-reported model, the session, the commit the store was at, and when."""
-    return {"author": note.author, "authenticated": note.authenticated, "model": note.model,
-            "session": note.session or "", "commit": note.commit or "",
-            "written_at": note.created_at.isoformat(), "source": "agent",
-            "confirmed_by": [c.get("author") for c in valid_confirmations(note)]}
-
-
 def note_body(kind: str, text: str, targets: list[Target], author: str, *, session: str | None = None,
               tags: Iterable[str] = (), supersedes: Iterable[str] = (),
               created_at: datetime | None = None, model: str = "", authenticated: bool = False,
-              commit: str | None = None, maintainer: bool = False) -> dict:
-    """The delta-log body of a validated note (its text cleaned of control characters)."""
+              commit: str | None = None, maintainer: bool = False, branch: str = "") -> dict:
+    """The delta-log body of a validated note (its text cleaned of control characters). ``branch``:
+    written in a session on that branch, commit or worktree (``commit`` is then its commit)."""
     at = (created_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    return {"kind": kind, "text": clean_text(text), "about": [dict(vars(t)) for t in targets], "author": author,
+    body = {"kind": kind, "text": clean_text(text), "about": [t.to_dict() for t in targets], "author": author,
             "session": session, "tags": list(tags), "supersedes": list(dict.fromkeys(supersedes)),
             "created_at": at.isoformat(), "model": clean_text(model or "")[:200],
             "authenticated": bool(authenticated), "commit": commit, "maintainer": bool(maintainer)}
+    if branch:
+        body["branch"] = clean_text(branch)[:200]
+    return body
 
 
 def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, resolve: Resolver,
@@ -281,7 +259,7 @@ def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, 
                note_exists: Callable[[str], bool] | None = None,
                limits: NoteLimits = NoteLimits(), model: str = "", authenticated: bool = False,
                commit: str | None = None, maintainer: bool = False,
-               known: Mapping[str, "Note"] | None = None, extra: Mapping | None = None) -> Note:
+               known: Mapping[str, "Note"] | None = None, extra: Mapping | None = None, branch: str = "") -> Note:
     """Validate, then append to ``log`` (a DeltaLog); returns the note once it is durable.
     A rejected note writes nothing. ``known`` (the current notes): superseding another author's
     note needs ``maintainer``. ``extra``: more body fields (e.g. the note's vector)."""
@@ -295,7 +273,7 @@ def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, 
             check_may_change(known[old], author, maintainer=maintainer, action="supersede",
                              authenticated=authenticated)
     body = note_body(kind, text, targets, author, session=session, tags=tags, supersedes=supersedes,
-                     model=model, authenticated=authenticated, commit=commit, maintainer=maintainer)
+                     model=model, authenticated=authenticated, commit=commit, maintainer=maintainer, branch=branch)
     uid = log.append("note", {**(extra or {}), **body})
     return note_from_body(uid, body)
 
@@ -346,7 +324,7 @@ def note_from_body(uid: str, body: dict) -> Note:
         session=body.get("session"), tags=list(body.get("tags") or []),
         created_at=_parse_time(body["created_at"]), supersedes=list(body.get("supersedes") or []),
         model=body.get("model") or "", authenticated=bool(body.get("authenticated")),
-        commit=body.get("commit"), maintainer=bool(body.get("maintainer")))
+        commit=body.get("commit"), maintainer=bool(body.get("maintainer")), branch=body.get("branch") or "")
 
 
 def _parse_time(v) -> datetime:
@@ -418,19 +396,24 @@ def _fresh_copy(v: Note) -> Note:
 
 
 # ---- staleness -------------------------------------------------------------------------------
-def staleness(note: Note, current_hash) -> dict | None:
+def staleness(note: Note, current_hash, *, branch_code: bool = False) -> dict | None:
     """None when every target's code is as the note saw it; otherwise what changed.
 
     ``current_hash`` maps a node id to its content hash in the version being served (None or
     missing: the code is gone): a Mapping, a callable, or a ``codelookup.CodeLookup``. The result names the first stale target at the top level
     (``target``, ``node_id``, ``path``, ``was``, ``now``, ``reason``: "changed" | "gone"), lists
     every stale target in ``changes``, and carries a one-line ``message`` for the reader.
+    A pending target (code only a branch had) that is absent is not "gone": that code was never in
+    the default branch's index; ``branch_code``: ``current_hash`` is a branch's code, where absent
+    is gone.
     """
     get = getattr(current_hash, "hash_of", None) or \
         (current_hash.get if isinstance(current_hash, Mapping) else current_hash)
     changes = []
     for t in note.about:
         now = get(t.node_id)
+        if now is None and t.pending and not branch_code:
+            continue
         if now is None:
             changes.append({"target": t.given, "node_id": t.node_id, "path": t.label(), "was": t.content_hash,
                             "now": None, "reason": "gone"})
@@ -448,8 +431,9 @@ def staleness(note: Note, current_hash) -> dict | None:
 
 
 def is_orphaned(note: Note, exists: Callable[[str], bool]) -> bool:
-    """A note about code of which nothing exists any more (notes about nothing never are)."""
-    return bool(note.about) and not any(exists(t.node_id) for t in note.about)
+    """A note about code of which nothing exists any more (notes about nothing never are). A
+    pending target (code only a branch has, not merged yet) keeps it: that code is not gone."""
+    return bool(note.about) and not any(t.pending or exists(t.node_id) for t in note.about)
 
 
 # ---- records for the store -------------------------------------------------------------------
@@ -509,11 +493,13 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
         prev[f"{lvl}_tokens"] if prev is not None and prev.get(lvl) == text
         and prev.get(f"{lvl}_tokens") is not None else tokens.count(text, encoding)
         for lvl, text in (("summary", summary), ("api", api), ("full", full)))))
-    meta = {"record_uid": note.record_uid, "about": [dict(vars(t)) for t in note.about],
+    meta = {"record_uid": note.record_uid, "about": [t.to_dict() for t in note.about],
             "supersedes": note.supersedes, "superseded_by": note.superseded_by,
             "retraction": note.retraction, "orphaned": note.orphaned, "model": note.model,
             "authenticated": note.authenticated, "commit": note.commit, "maintainer": note.maintainer,
             "confirmations": note.confirmations}
+    if note.branch:
+        meta["branch"] = note.branch
     node = {
         "id": note.id, "repo": repo, "kind": note.kind, "subkind": None,
         "path": note.about[0].path if note.about else "", "name": clean_text(note.title(80)), "qualname": "",
@@ -546,7 +532,8 @@ def note_from_node(node: Mapping) -> Note:
         superseded_by=list(meta.get("superseded_by") or []), retraction=meta.get("retraction"),
         orphaned=bool(meta.get("orphaned")), model=meta.get("model") or "",
         authenticated=bool(meta.get("authenticated")), commit=meta.get("commit"),
-        maintainer=bool(meta.get("maintainer")), confirmations=list(meta.get("confirmations") or []))
+        maintainer=bool(meta.get("maintainer")), confirmations=list(meta.get("confirmations") or []),
+        branch=meta.get("branch") or "")
 
 
 def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
@@ -557,6 +544,6 @@ def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
 
 __all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "note_body", "write_note",
            "write_retract", "write_confirm", "note_from_body", "fold", "fold_records", "staleness", "is_orphaned",
-           "note_to_records", "note_from_node", "notes_from_nodes", "clean_text", "check_may_change",
+           "note_to_records", "note_from_node", "notes_from_nodes", "clean_text", "written_on", "check_may_change",
            "valid_confirmations", "retracted_before", "trusted_authors", "is_quarantined", "trust_of", "provenance",
            "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED", "STATUSES"]

@@ -21,7 +21,6 @@ written with no embedder) are embedded on a background thread and rank by keywor
 from __future__ import annotations
 
 import gc
-import itertools
 import json
 import threading
 import time
@@ -36,10 +35,12 @@ import pyarrow.compute as pc
 from stratum import identity, ids
 from stratum import notes as N
 from stratum import schema as S
+from stratum.branchnotes import NoteScope, pending, pending_warnings
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import InvalidArgument, ModelUnavailable, NotFound
 from stratum.noteindex import NoteIndex, NoteView, background, decode_vector, encode_vector, stop_requested
+from stratum.rankinfos import RankInfos
 from stratum.textprep import embed_text
 
 POLICY_FILE = "notes_policy.json"
@@ -115,7 +116,8 @@ class NotesOverlay:
         self.quarantined: frozenset[str] = frozenset()      # note ids hidden from all but their author
         self._trusted: set[tuple[str, bool]] = set()         # (author, authenticated) no longer new here
         self._nodes = _Nodes({}, {}, shard.repo, {})        # unmerged note id -> node record
-        self._about: dict[str, list[str]] = {}               # code id -> unmerged note ids about it
+        self._about: dict[str, list[str]] = {}               # code id -> unmerged note ids about it (and
+                                                             # merged ones about code only a branch has)
         self._key = vector_key(embedder)
         self._dim = int(getattr(embedder, "dim", S.EMBED_DIM) or S.EMBED_DIM)
         self._stored_vectors: dict[str, dict] = {}           # record bodies with a vector, until indexed
@@ -200,7 +202,9 @@ class NotesOverlay:
             state, about = dict(self._nodes.state), dict(self._about)
             todo = {nid: self.notes[nid] for nid in only}
         for nid, note in todo.items():
-            if nid in self._base_rows:
+            if nid in self._base_rows:      # merged: its about edges are the shard's, but branch code has none
+                for t in pending(note, self.code.__contains__) if only is None else ():
+                    about.setdefault(t.node_id, []).append(nid)
                 continue
             state[nid] = (nid, note.status, tuple(note.superseded_by), (note.retraction or {}).get("uid"))
             for t in note.about:
@@ -306,10 +310,14 @@ class NotesOverlay:
 
     # ---- writes ---------------------------------------------------------------------------
     def remember(self, *, kind: str, text: str, about: list[str], tags: list[str], supersedes: list[str],
-                 author: str, session: str, model: str = "", authenticated: bool = False) -> str:
+                 author: str, session: str, model: str = "", authenticated: bool = False,
+                 scope: NoteScope | None = None) -> str:
         """``author``/``authenticated`` come from the caller's identity (the tools pass them), never
         from a request field; ``model`` is self-reported and recorded as such. Superseding
-        another author's note needs the caller (``identity.current()``) to be a maintainer."""
+        another author's note needs the caller (``identity.current()``) to be a maintainer.
+        ``scope``: a session on a branch, commit or worktree (``BranchView.note_scope``): targets
+        resolve through its code, branch-only ones recorded as pending (``stratum.branchnotes``)."""
+        resolve = scope.resolver(self.code) if scope is not None else self.code.resolve
         ident = identity.current()
         # the maintainer role is the identity's: a note under another, claimed name (the local
         # CLI's --author) does not carry it (else any label became a trusted author under quarantine)
@@ -317,7 +325,7 @@ class NotesOverlay:
         extra = None
         if self.embedder is not None and self._key is not None:   # a keyless vector is never read back
             # embedded here, before the append and outside every lock: concurrent writers overlap
-            targets = N.validate(kind, text, about, author, resolve=self.code.resolve, session=session,
+            targets = N.validate(kind, text, about, author, resolve=resolve, session=session,
                                  tags=tags, supersedes=supersedes, note_exists=self.exists)
             fields = {"kind": kind, "path": targets[0].path if targets else "", "tags": list(tags),
                       "doc": N.clean_text(text)}
@@ -325,10 +333,10 @@ class NotesOverlay:
                 extra = encode_vector(np.asarray(self.embedder.embed([embed_text(fields)])[0]), self._key)
             except ModelUnavailable:
                 extra = None
-        note = N.write_note(self.log, kind, text, about, author, resolve=self.code.resolve, session=session,
+        note = N.write_note(self.log, kind, text, about, author, resolve=resolve, session=session,
                             tags=tags, supersedes=supersedes, known=self.notes, model=model,
-                            authenticated=authenticated, commit=self.shard.manifest.indexed_commit,
-                            maintainer=maintainer, extra=extra)
+                            authenticated=authenticated, commit=scope.commit if scope is not None else self.shard.manifest.indexed_commit,
+                            maintainer=maintainer, extra=extra, branch=scope.branch if scope is not None else "")
         self.refresh()   # the record is durable, so the tail sees it now
         return note.id
 
@@ -387,7 +395,8 @@ class NotesOverlay:
         """``refresh=False``: the caller refreshed once for a whole answer (one log poll, not one per item)."""
         if refresh:
             self._read_refresh()
-        return [self._nodes[n] for n in self._about.get(code_id, []) if self.visible(n)]
+        return [self._nodes[n] if n in self._nodes else N.note_to_records(self.notes[n], self.shard.repo)[0]
+                for n in self._about.get(code_id, []) if self.visible(n)]
 
     def about_ids(self, node: dict) -> list[str]:
         return [t["node_id"] for t in json.loads(node.get("meta") or "{}").get("about", [])]
@@ -448,6 +457,7 @@ class NotesOverlay:
         st = N.staleness(note, self.code)
         if st:
             warnings.append(st["message"])
+        warnings += pending_warnings(note, self.code.__contains__)
         return out + (None, tuple(warnings))
 
 
@@ -473,100 +483,6 @@ class _Nodes(Mapping):
 
     def __contains__(self, nid: object) -> bool:
         return nid in self.state
-
-
-class RankInfos(Mapping):
-    """Unmerged note id -> the ``rank.NoteInfo`` ranking reads for it (pass as
-    ``signals.ShardSignals(shard, overlay, extra=overlay.rank_infos)``), computed by ``ShardSignals``
-    itself on first use and kept while the note's state and status hold. Why: with 10,000 notes
-    ~60 of a query's 150 candidates are notes, and re-reading each one's record, parsing its
-    targets and checking their staleness on every search cost ~1-2.5 ms a query. Only notes the
-    caller may see are in it (the others take the uncached path, which finds no record)."""
-
-    def __init__(self, overlay: "NotesOverlay"):
-        self._ov = overlay
-        self._cache: dict[str, tuple] = {}
-        self._epochs = itertools.count(1)
-        self._seen: tuple = (None, None, 0)      # (node map, fold, epoch) entries were last checked in
-
-    def __contains__(self, nid: object) -> bool:
-        return isinstance(nid, str) and nid in self._ov._nodes and self._ov.visible(nid)
-
-    def __getitem__(self, nid: str):
-        info = self.get(nid)
-        if info is None:
-            raise KeyError(nid)
-        return info
-
-    def get(self, nid, default=None):
-        """The note's ranking facts, or ``default`` (no exception on the miss path: ranking asks
-        for every unmerged candidate of every search)."""
-        h = self._entry(nid)
-        return h.note if h is not None else default
-
-    def hit(self, nid: str):
-        """The note's ``rank.Hit`` (its NoteInfo in a hit), kept with it, or None: what
-        ``ShardSignals.hit_many`` reads for an unmerged candidate, one call and no new object per
-        note a search (~60 of 150 candidates with 10,000 notes)."""
-        return self._entry(nid)
-
-    def hits(self, nids: list[str]) -> list:
-        """``hit`` of each id (None where it has none), the current epoch's entries read in one loop."""
-        ov = self._ov
-        seen = self._seen
-        if seen[0] is not ov._nodes or seen[1] is not ov.notes:
-            return [self._entry(nid) for nid in nids]
-        epoch, cache, hidden, out = seen[2], self._cache, ov.quarantined, []
-        for nid in nids:
-            got = cache.get(nid) if nid.__class__ is str else None
-            out.append(got[4] if got is not None and got[0] == epoch and nid not in hidden else self._entry(nid))
-        return out
-
-    def _entry(self, nid):
-        """The hit of a visible unmerged note, recomputed when its state or status moved.
-
-        An entry is stamped with the epoch of the overlay's node map and fold it was checked
-        against (both are swapped whole, never edited; a new pair is a new epoch): in the same epoch
-        it holds without reading the note's state, record or status (with 10,000 notes each was a
-        cache miss, several per note of each search). In a later one it holds if the note's state
-        and status do; a fold publishes new note objects and never edits one, so the same object
-        has the same status. The code served is fixed per overlay."""
-        if not isinstance(nid, str):
-            return None
-        ov = self._ov
-        if nid in ov.quarantined and not ov.visible(nid):
-            return None
-        seen, nodes, notes = self._seen, ov._nodes, ov.notes
-        if seen[0] is not nodes or seen[1] is not notes:
-            seen = self._seen = (nodes, notes, next(self._epochs))   # only the current pair is held
-        got = self._cache.get(nid)          # (epoch, state, note, status, hit)
-        if got is not None and got[0] == seen[2]:
-            return got[4]
-        state = nodes.state.get(nid)
-        if state is None:
-            return None
-        note = notes.get(nid)
-        if got is not None and got[1] == state:
-            status = got[3] if got[2] is note else (note.status if note is not None else None)
-            if got[3] == status:
-                self._cache[nid] = (seen[2], state, note, status, got[4])
-                return got[4]
-        from stratum import rank, signals
-
-        status = note.status if note is not None else None      # visible: the note's own (status_of)
-        h = signals.ShardSignals(ov.shard, ov).hit(rank.Candidate(-1, 0.0, (), nid))
-        if h.note is None:
-            return None
-        self._cache[nid] = (seen[2], state, note, status, h)
-        return h
-
-    def __iter__(self):
-        """The ids it holds: unmerged notes the caller may see (as ``in`` answers)."""
-        ov = self._ov
-        return (nid for nid in list(ov._nodes) if ov.visible(nid))
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 def _index_text(note: N.Note) -> str:
