@@ -3,13 +3,18 @@ for how they resolve to files). Split from pipeline.parse: these only read impor
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
 
 import tree_sitter as ts
 
 from pipeline.imports import ImportRef
 
 _WS = re.compile(r"\s+")
+# Modules of the standard library are never the repository's own packages (CPython's Lib aside):
+# their attribute uses (os.path, t.Any, ...) are not scanned for, which keeps the parse cheap.
+_STDLIB = frozenset(sys.stdlib_module_names) | {"__future__"}
 
 
 def _text(src: bytes, a: int, b: int) -> str:
@@ -31,26 +36,62 @@ def _dotted(node: ts.Node, src: bytes) -> str:
     return _WS.sub("", _text(src, node.start_byte, node.end_byte))
 
 
+@functools.lru_cache(maxsize=1024)
+def _uses_pattern(name: str) -> re.Pattern[bytes]:
+    # starts with the literal name, so the search skips ahead fast (a leading look-behind would not)
+    return re.compile(re.escape(name.encode()) + rb"[ \t]*\.[ \t]*([A-Za-z_]\w*)")
+
+
+def attribute_uses(node: ts.Node, src: bytes, bound: list[str]) -> dict[str, list[str]]:
+    """Name bound by an import -> the attributes the file reads off it (``flask.Flask`` ->
+    ``Flask``), each once, in source order. A byte search finds the candidates; the tree keeps
+    those that are code (``name.attr`` whose object is the name), not strings or comments."""
+    out: dict[str, list[str]] = {}
+    root = None
+    for name in dict.fromkeys(bound):
+        if (name + ".").encode() not in src:
+            continue
+        seen: dict[str, None] = {}
+        for m in _uses_pattern(name).finditer(src):
+            at = m.start()
+            if at and (src[at - 1:at].isalnum() or src[at - 1] in b"_." or src[at - 1] >= 0x80):
+                continue                                    # part of a longer name or a.b.name
+            attr = m.group(1).decode()
+            if attr in seen:
+                continue
+            if root is None:
+                root = node
+                while root.parent is not None:
+                    root = root.parent
+            ident = root.named_descendant_for_byte_range(at, at + len(name))
+            obj = ident.parent.child_by_field_name("object") if ident is not None and \
+                ident.parent is not None and ident.parent.type == "attribute" else None
+            if obj is not None and obj.start_byte == at and obj.end_byte == at + len(name):
+                seen[attr] = None
+        if seen:
+            out[name] = list(seen)
+    return out
+
+
 def _imports_python(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
-    out = []
     if node.type == "import_statement":
-        for c in node.children_by_field_name("name"):
-            n = c.child_by_field_name("name") if c.type == "aliased_import" else c
-            if n is not None:
-                out.append(ImportRef("import", _dotted(n, src), line=line, text=text))
-        return out
-    names = []
+        return _python_import(node, src, line, text)
+    names: list[str] = []
+    bound: list[str] = []
     for c in node.children_by_field_name("name"):
         n = c.child_by_field_name("name") if c.type == "aliased_import" else c
+        a = c.child_by_field_name("alias") if c.type == "aliased_import" else None
         if n is not None:
             names.append(_dotted(n, src))
+            bound.append(_text(src, a.start_byte, a.end_byte) if a is not None else names[-1])
     if any(c.type == "wildcard_import" for c in node.named_children):
         names.append("*")
+        bound.append("*")
     if node.type == "future_import_statement":
         return [ImportRef("from", "__future__", tuple(names), line=line, text=text)]
     mod = node.child_by_field_name("module_name")
     if mod is None:
-        return out
+        return []
     level, target = 0, ""
     if mod.type == "relative_import":
         for c in mod.named_children:
@@ -60,7 +101,31 @@ def _imports_python(node: ts.Node, src: bytes, line: int, text: str) -> list[Imp
                 target = _dotted(c, src)
     else:
         target = _dotted(mod, src)
-    return [ImportRef("from", target, tuple(names), level, line, text)]
+    # attributes read off an imported name that may be a module (`from pkg import sub; sub.X`);
+    # CapWords names are classes by convention and are not scanned for
+    uses: tuple[str, ...] = ()
+    if level or target.split(".")[0] not in _STDLIB:
+        scan = {b: n for n, b in zip(names, bound) if n != "*" and not b[:1].isupper()}
+        got = attribute_uses(node, src, list(scan))
+        uses = tuple(f"{scan[b]}.{a}" for b in scan for a in got.get(b, ()))
+    return [ImportRef("from", target, tuple(names), level, line, text,
+                      bound=tuple(bound) if bound != names else (), uses=uses)]
+
+
+def _python_import(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    """``import a``, ``import a.b as c``: one record a module, with the attributes the file reads
+    off the name bound to it (``import a.b`` binds ``a``, not the module: none read)."""
+    found: list[tuple[str, str | None]] = []
+    for c in node.children_by_field_name("name"):
+        n = c.child_by_field_name("name") if c.type == "aliased_import" else c
+        a = c.child_by_field_name("alias") if c.type == "aliased_import" else None
+        if n is not None:
+            target = _dotted(n, src)
+            name = _text(src, a.start_byte, a.end_byte) if a is not None else (target if "." not in target else None)
+            found.append((target, name if target.split(".")[0] not in _STDLIB else None))
+    uses = attribute_uses(node, src, [b for _, b in found if b])
+    return [ImportRef("import", t, line=line, text=text, uses=tuple(uses.get(b, ())) if b else ())
+            for t, b in found]
 
 
 def _imports_js(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
@@ -156,4 +221,4 @@ IMPORTS = {"python": _imports_python, "javascript": _imports_js, "typescript": _
             "java": _imports_java, "rust": _imports_rust}
 
 
-__all__ = ["IMPORTS", "string_value"]
+__all__ = ["IMPORTS", "string_value", "attribute_uses"]

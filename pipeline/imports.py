@@ -16,6 +16,14 @@ Resolution rules, per language (one edge per (importer, imported file) pair; sel
   (deepest first), then the repository root, ``src/`` and the parent of every top-level package
   (a directory with ``__init__.py`` and no such ancestor). Directories without ``__init__.py``
   inside a package are namespace subpackages of it, as Python sees them.
+  Through re-exports: a name read off a package (``from flask import Blueprint``, or ``import
+  flask`` then ``flask.Flask`` in the file) that its ``__init__`` binds with a ``from`` import
+  (``from .blueprints import Blueprint as Blueprint``) also reaches the module that import lands
+  on, followed through further ``__init__`` re-exports (``werkzeug`` -> ``werkzeug.wrappers`` ->
+  ``wrappers/response.py``; a cycle ends); the ``__init__`` edge stays (importing runs it). Only
+  the names the file reads: a bare ``import flask`` using ``flask.Flask`` reaches ``app.py``, not
+  every module the package re-exports. ``from .x import *`` re-exports are not followed (what
+  they bind is not known from imports alone).
 - JavaScript/TypeScript: relative specifiers (``./``, ``../``, ``/``) with the exact file, then the
   extensions ``.ts .tsx .d.ts .js .jsx .mjs .cjs .mts .cts``, then ``index.*``; an ESM ``./x.js``
   also finds ``x.ts``. Bare specifiers (packages, ``node:``) are external; tsconfig ``paths`` aliases
@@ -39,9 +47,10 @@ import json
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from pipeline.pyimports import PythonModules, python_reexports
 from stratum.ids import node_id
 
 
@@ -53,7 +62,11 @@ class ImportRef:
     java import/static; rust mod/use/extern. ``target`` is the module or specifier as written
     (``os.path``, ``./util``, ``util.h``, ``github.com/x/y``, ``com.x.Y``, ``crate::a::b``).
     ``names`` holds the names of a Python ``from`` import, or ``("*",)`` for a wildcard/glob.
-    ``level`` is the number of leading dots of a Python relative import.
+    ``level`` is the number of leading dots of a Python relative import. Python only: ``bound``,
+    the names a ``from`` import binds, one per name, when an ``as`` renames one (else empty);
+    ``uses``, the attributes the file reads off what the import binds when that may be a module:
+    ``import flask`` + ``flask.Flask`` -> ``("Flask",)``; ``from werkzeug import routing as r``
+    + ``r.Map`` -> ``("routing.Map",)`` (the imported name, then the attribute).
     """
 
     kind: str
@@ -62,6 +75,15 @@ class ImportRef:
     level: int = 0
     line: int = 0
     text: str = ""
+    bound: tuple[str, ...] = ()
+    uses: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # records read back from a stored file node's JSON meta carry lists
+        for f in ("names", "bound", "uses"):
+            v = getattr(self, f)
+            if not isinstance(v, tuple):
+                object.__setattr__(self, f, tuple(v))
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,109 +119,11 @@ def _norm(path: str) -> str | None:
     return "" if n == "." else n
 
 
-class _Python:
-    """Module name -> file, under the package roots of the repository."""
-
-    def __init__(self, paths: set[str], all_dirs: set[str]):
-        self.paths = paths
-        self.packages = {_dir(p) for p in paths
-                         if posixpath.basename(p) in ("__init__.py", "__init__.pyi") and _dir(p)}
-        self._tops: dict[str, str | None] = {}
-        roots = {""}
-        if "src" in all_dirs:
-            roots.add("src")
-        roots.update(_dir(self.top_package(pkg) or pkg) for pkg in self.packages)   # a package is its own top at least
-        self.roots = roots
-        self._order: dict[str, list[str]] = {}
-
-    def top_package(self, d: str) -> str | None:
-        """The highest regular package (``__init__.py``) among ``d`` and its ancestors.
-
-        Directories without ``__init__.py`` below it are namespace subpackages of it, as Python
-        sees them (``flask/sansio/`` inside ``flask/``).
-        """
-        if d not in self._tops:
-            top, cur = None, d
-            while cur:
-                if cur in self.packages:
-                    top = cur
-                cur = _dir(cur)
-            self._tops[d] = top
-        return self._tops[d]
-
-    def file_at(self, base: str) -> str | None:
-        """The module file of a module whose path (without suffix) is ``base``."""
-        for cand in (base + ".py", base + "/__init__.py", base + ".pyi", base + "/__init__.pyi"):
-            if cand in self.paths:
-                return cand
-        return None
-
-    def roots_for(self, importer: str) -> list[str]:
-        """Search order: the importer's own root (out of its packages), roots containing it
-        (deepest first), then the other roots."""
-        d = _dir(importer)
-        got = self._order.get(d)
-        if got is None:
-            top = self.top_package(d)
-            own = _dir(top) if top is not None else d
-            inside = sorted((r for r in self.roots if r == "" or d == r or d.startswith(r + "/")),
-                            key=len, reverse=True)
-            rest = sorted((r for r in self.roots if r not in inside), key=lambda r: (r.count("/"), r))
-            got = [own] + [r for r in inside + rest if r != own]
-            self._order[d] = got
-        return got
-
-    def deepest(self, root: str, parts: list[str]) -> str | None:
-        for k in range(len(parts), 0, -1):
-            f = self.file_at(_join(root, "/".join(parts[:k])))
-            if f is not None:
-                return f
-        return None
-
-    def resolve(self, importer: str, ref: ImportRef) -> list[str]:
-        """Files the import lands on ([] when none: external)."""
-        parts = ref.target.split(".") if ref.target else []
-        if ref.level:
-            # as Python does: within the importer's package, never beyond its top-level package
-            base = _dir(importer)
-            top = self.top_package(base)
-            depth = 0 if top is None else base.count("/") - top.count("/") + 1
-            if ref.level > depth:
-                return []
-            for _ in range(ref.level - 1):
-                base = _dir(base)
-            return self._from(base, parts, ref.names)
-        if ref.kind == "from":
-            for root in self.roots_for(importer):
-                mod = _join(root, "/".join(parts))
-                if self.file_at(mod) is not None or any(
-                        self.file_at(_join(mod, n)) is not None for n in ref.names if n != "*"):
-                    return self._from(root, parts, ref.names)
-        for root in self.roots_for(importer):
-            f = self.deepest(root, parts)
-            if f is not None:
-                return [f]
-        return []
-
-    def _from(self, base: str, parts: list[str], names: tuple[str, ...]) -> list[str]:
-        """``from <base/parts> import names``: submodules where they exist, else the module."""
-        mod = _join(base, "/".join(parts))
-        itself = self.file_at(mod) if parts else self.file_at(base)
-        if itself is None and parts:
-            itself = self.deepest(base, parts)
-        out: list[str] = []
-        for n in names or ("*",):
-            sub = self.file_at(_join(mod, n)) if n != "*" else None
-            if sub is not None:
-                out.append(sub)
-            elif itself is not None:
-                out.append(itself)
-        return out
-
-
 class _Resolver:
-    def __init__(self, paths: set[str], manifests: dict[str, str]):
+    def __init__(self, paths: set[str], manifests: dict[str, str],
+                 reexports: dict[str, dict[str, ImportRef]] | None = None):
         self.paths = paths
+        self.reexports = reexports or {}
         dirs: set[str] = set()
         by_dir: dict[str, list[str]] = defaultdict(list)
         for p in paths:
@@ -212,16 +136,16 @@ class _Resolver:
         self.dirs = dirs
         self.by_dir = by_dir
         self.manifests = manifests
-        self._py: _Python | None = None
+        self._py: PythonModules | None = None
         self._c_roots: list[str] | None = None
         self._suffix: dict[str, list[str]] | None = None
         self._go: list[tuple[str, str]] | None = None
         self._crates: dict[str, str] | None = None
 
     # -- python --------------------------------------------------------------------------
-    def python(self, path: str, ref: ImportRef) -> list[str]:
+    def python(self, path: str, ref: ImportRef) -> list[tuple[str, str | None]]:
         if self._py is None:
-            self._py = _Python(self.paths, self.dirs)
+            self._py = PythonModules(self.paths, self.dirs, self.reexports)
         return self._py.resolve(path, ref)
 
     # -- javascript / typescript --------------------------------------------------------------
@@ -447,17 +371,25 @@ class _Resolver:
         return [f] if f else []
 
 
-def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests: dict[str, str] | None):
-    """Yield (file, ref, targets) for every import of every file in a supported language."""
-    r = _Resolver(set(all_paths), manifests or {})
-    by_lang = {"python": r.python, "javascript": r.js, "typescript": r.js, "tsx": r.js, "c": r.c,
+def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests: dict[str, str] | None,
+              context: Iterable[FileImports] = ()
+              ) -> Iterator[tuple[FileImports, ImportRef, list[tuple[str, str | None]]]]:
+    """Yield (file, ref, targets) for every import of every file in a supported language; a
+    target is (path, the package ``__init__`` it was reached through, else None)."""
+    files = list(files)
+    r = _Resolver(set(all_paths), manifests or {}, python_reexports([*context, *files]))
+    by_lang = {"javascript": r.js, "typescript": r.js, "tsx": r.js, "c": r.c,
                "cpp": r.c, "go": r.go, "java": r.java, "rust": r.rust}
     for f in files:
+        if f.language == "python":
+            for ref in f.imports:
+                yield f, ref, r.python(f.path, ref)
+            continue
         fn = by_lang.get(f.language or "")
         if fn is None:
             continue
         for ref in f.imports:
-            yield f, ref, fn(f.path, ref)
+            yield f, ref, [(t, None) for t in fn(f.path, ref)]
 
 
 def external_target(language: str, ref: ImportRef) -> str:
@@ -469,28 +401,32 @@ def external_target(language: str, ref: ImportRef) -> str:
 
 
 def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
-            manifests: dict[str, str] | None = None) -> tuple[list[dict], list[dict]]:
+            manifests: dict[str, str] | None = None, context: Iterable[FileImports] = ()
+            ) -> tuple[list[dict], list[dict]]:
     """Resolve every file's raw imports.
 
     Returns ``(edges, externals)``: ``imports`` edges between file node ids (``meta``: JSON with
-    the first import text and line, and ``n``, how many imports of the importer land on that file)
+    the first import text and line, ``n``, how many imports of the importer land on that file, and
+    ``via``, the package ``__init__`` whose re-export the first one was followed through, if so)
     and ``EXTERNAL_IMPORTS`` records (one per importer and target) for imports outside the
     repository. ``all_paths`` are the paths that have file nodes (parsed or not; a file skipped
     when read has no node, so an import of it counts as external); ``manifests`` maps the paths of
     ``go.mod`` / ``Cargo.toml`` files to their text (``pipeline.files.read_manifests``).
-    A self-import (a package ``__init__`` importing its own names) makes no edge.
+    A self-import (a package ``__init__`` importing its own names) makes no edge. ``context``:
+    imports of files not resolved here (an overlay's unchanged base files), read only for what
+    their package ``__init__`` files re-export; ``files`` override them.
     """
     edges: dict[tuple[str, str], dict] = {}
     metas: dict[tuple[str, str], dict] = {}
     externals: dict[tuple[str, str], dict] = {}
-    for f, ref, targets in _resolved(files, all_paths, manifests):
+    for f, ref, targets in _resolved(files, all_paths, manifests, context):
         if not targets:
             tgt = external_target(f.language or "", ref)
             if (f.path, tgt) not in externals:
                 externals[(f.path, tgt)] = {"src": node_id(repo, f.path, "file", ""), "path": f.path,
                                             "language": f.language, "target": tgt}
             continue
-        for t in targets:
+        for t, via in targets:
             if t == f.path:
                 continue
             key = (f.path, t)
@@ -498,6 +434,8 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
                 metas[key]["n"] += 1
                 continue
             metas[key] = {"text": ref.text, "line": ref.line, "n": 1}
+            if via is not None:
+                metas[key]["via"] = via
             edges[key] = {"src": node_id(repo, f.path, "file", ""), "dst": node_id(repo, t, "file", ""),
                           "kind": "imports"}
     for key, e in edges.items():
@@ -506,10 +444,11 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
 
 
 def resolve_paths(files: Iterable[FileImports], all_paths: Iterable[str],
-                  manifests: dict[str, str] | None = None) -> set[tuple[str, str]]:
+                  manifests: dict[str, str] | None = None, context: Iterable[FileImports] = ()
+                  ) -> set[tuple[str, str]]:
     """The resolved (importer path, imported path) pairs: the path view of :func:`resolve`."""
-    return {(f.path, t) for f, _, targets in _resolved(files, all_paths, manifests) for t in targets
-            if t != f.path}
+    return {(f.path, t) for f, _, targets in _resolved(files, all_paths, manifests, context)
+            for t, _ in targets if t != f.path}
 
 
 __all__ = ["ImportRef", "FileImports", "resolve", "resolve_paths", "external_target"]

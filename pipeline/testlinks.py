@@ -11,7 +11,10 @@ A file is a test when its name follows its language's convention (``test_x.py``,
   the one sharing the longest directory prefix with it, then the shortest path.
 - ``by: "import"``: every in-repository file the test imports that is neither a test nor inside a
   test directory (fixtures and helpers are not what a test tests). A pair found both ways is
-  recorded once, as ``name``.
+  recorded once, as ``name``. The imports include the modules a package's ``__init__`` re-exports
+  the test's names from (``from flask import Blueprint`` -> ``flask/blueprints.py`` as well as
+  ``flask/__init__.py``; ``import flask`` + ``flask.Flask`` -> ``flask/app.py``; see
+  ``pipeline.imports``), so a test of a re-exported class links to the class's module.
 """
 
 from __future__ import annotations

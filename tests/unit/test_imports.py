@@ -186,3 +186,91 @@ def test_python_namespace_subpackage_inside_a_package():
         ("src/flask/sansio/app.py", "src/flask/sansio/scaffold.py"),
         ("src/flask/sansio/scaffold.py", "src/flask/helpers.py"),
     }
+
+
+# -- names re-exported by a package __init__ ------------------------------------------------------
+
+REEXPORTING = {
+    "src/web/__init__.py": ("from .app import App as App\nfrom .blueprints import Blueprint as Blueprint\n"
+                            "from .wrappers import Response\nfrom .helpers import url_for as link\n"
+                            "from . import json as json\nfrom .globals import *\nVERSION = '1'\n"),
+    "src/web/app.py": "class App:\n    pass\n",
+    "src/web/blueprints.py": "class Blueprint:\n    pass\n",
+    "src/web/helpers.py": "def url_for():\n    pass\n",
+    "src/web/globals.py": "request = None\n",
+    "src/web/json/__init__.py": "def dumps():\n    pass\n",
+    "src/web/wrappers/__init__.py": "from .response import Response as Response\n",
+    "src/web/wrappers/response.py": "class Response:\n    pass\n",
+}
+
+
+def test_python_from_import_reaches_the_module_a_package_reexports_from():
+    files = {**REEXPORTING,
+             "tests/test_bp.py": "from web import Blueprint, VERSION\n",
+             "tests/test_resp.py": "from web import Response\n",               # two levels of re-export
+             "tests/test_link.py": "from web import link, request\n"}          # renamed; a wildcard's name
+    got = pairs(files)
+    assert {t for s, t in got if s == "tests/test_bp.py"} == {"src/web/__init__.py", "src/web/blueprints.py"}
+    assert {t for s, t in got if s == "tests/test_resp.py"} == {"src/web/__init__.py", "src/web/wrappers/response.py"}
+    # `link` is helpers.url_for bound under another name; what `*` binds is not known: __init__ only
+    assert {t for s, t in got if s == "tests/test_link.py"} == {"src/web/__init__.py", "src/web/helpers.py"}
+    edges, _ = resolve("r", _parsed(files), set(files))
+    meta = {e["dst"]: json.loads(e["meta"]) for e in edges if e["src"] == node_id("r", "tests/test_resp.py", "file")}
+    assert meta[node_id("r", "src/web/wrappers/response.py", "file")] == {
+        "text": "from web import Response", "line": 1, "n": 1, "via": "src/web/__init__.py"}
+    assert "via" not in meta[node_id("r", "src/web/__init__.py", "file")]
+
+
+def test_python_bare_package_import_reaches_only_the_names_the_file_reads():
+    files = {**REEXPORTING,
+             "tests/test_app.py": ("import web\nimport web.json as wj\n\n\ndef test_app():\n"
+                                   "    '''web.Blueprint is only named here'''\n    # web.Response too\n"
+                                   "    assert web.App() and web.json.dumps and wj.dumps\n"),
+             "tests/test_mod.py": "from web import wrappers as w\n\n\ndef test_r():\n    w.Response()\n"}
+    got = pairs(files)
+    assert {t for s, t in got if s == "tests/test_app.py"} == {
+        "src/web/__init__.py", "src/web/app.py", "src/web/json/__init__.py"}
+    assert {t for s, t in got if s == "tests/test_mod.py"} == {
+        "src/web/wrappers/__init__.py", "src/web/wrappers/response.py"}
+
+
+def test_python_reexport_cycle_ends():
+    # a and b re-export `thing` from each other (nothing defines it): the import stays on a's
+    # __init__, whichever file is resolved first; c.py importing its package's name back is no cycle
+    files = {"a/__init__.py": "from b import thing\n", "b/__init__.py": "from a import thing\n",
+             "c/__init__.py": "from .c import name\nfrom . import name as again\n", "c/c.py": "from c import name\n",
+             "use.py": "from a import thing\nimport c\nc.name\nc.again\n"}
+    got = pairs(files)
+    assert {t for s, t in got if s == "use.py"} == {"a/__init__.py", "c/__init__.py", "c/c.py"}
+    assert {t for s, t in pairs({**files, "0.py": "from b import thing\n"}) if s == "use.py"} == \
+        {"a/__init__.py", "c/__init__.py", "c/c.py"}
+
+
+def test_attribute_uses_are_read_off_code_not_text():
+    src = ("import flask\nimport os\nimport typing as t\nfrom pkg import sub as s, Klass\n\n"
+           "x = flask.Flask(flask . request)\ny = '''flask.session''' # flask.g\nz = a.flask.url_for\n"
+           "s.one(s.two, s.one)\nKlass.attr\nos.path\nt.Any\n")
+    refs = {r.target: r for r in parse_file("r", "m.py", src.encode()).imports}
+    assert refs["flask"].uses == ("Flask", "request")
+    assert refs["os"].uses == () and refs["typing"].uses == ()          # the standard library is not scanned
+    assert refs["pkg"].uses == ("sub.one", "sub.two") and refs["pkg"].bound == ("s", "Klass")
+
+
+def test_python_reexports_read_from_context_files():
+    # an overlay resolves its changed files only; the base's package __init__ files come as context
+    test = {"tests/test_bp.py": "from web import Blueprint\n"}
+    base = set(REEXPORTING)
+    assert pairs(test, base) == {("tests/test_bp.py", "src/web/__init__.py")}
+    assert resolve_paths(_parsed(test), set(test) | base, context=_parsed(REEXPORTING)) == {
+        ("tests/test_bp.py", "src/web/__init__.py"), ("tests/test_bp.py", "src/web/blueprints.py")}
+    edges, _ = resolve("r", _parsed(test), set(test) | base, context=_parsed(REEXPORTING))
+    assert {e["src"] for e in edges} == {node_id("r", "tests/test_bp.py", "file")}     # no edges of the context
+
+
+def test_stored_import_records_read_back_as_tuples():
+    from dataclasses import asdict
+    from pipeline.imports import ImportRef
+
+    ref = ImportRef("from", "pkg", ("sub", "Klass"), bound=("s", "Klass"), uses=("sub.one",))
+    back = ImportRef(**json.loads(json.dumps(asdict(ref))))     # how a re-index reads a file node's meta
+    assert back == ref and hash(back) == hash(ref)
