@@ -40,6 +40,7 @@ class RunReport:
     up_to_date: bool = False                               # nothing changed: no new version published
     worktree: str = ""                                     # "clean" (as HEAD) or "dirty" when indexed
     config_key: str = ""                                   # fingerprint of the settings that shape the index
+    parse_format: int = 0                                  # storestate.PARSE_FORMAT of the parse output kept
 
     def skip(self, reason: str, path: str) -> None:
         """Count one skipped file under ``reason`` and keep a few sample paths."""

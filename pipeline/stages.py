@@ -49,9 +49,17 @@ def read_sources(root: Path, cfg: IndexConfig, prev_snap, rep: RunReport, exclud
     from pipeline.files import discover, read_source
     from stratum.ids import content_hash
 
+    from pipeline.storestate import PARSE_FORMAT
+
     disc = discover(root, cfg.parse, exclude)
     rep.absorb_discovery(disc)
+    rep.parse_format = PARSE_FORMAT
     prev_files = previous_files(prev_snap)
+    had = (prev_snap.manifest.report or {}).get("parse_format", 1) if prev_snap is not None else PARSE_FORMAT
+    if prev_files and had != PARSE_FORMAT:     # an older parser's records: parse everything once
+        prev_files = {}
+        rep.messages.append(f"every file parsed again: the store's parse output is format {had}, this "
+                            f"parser's is {PARSE_FORMAT} (once; vectors of unchanged text are kept)")
     out = Sources()
     for sf in disc.files:
         src = read_source(root, sf, cfg.parse)

@@ -53,6 +53,13 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) 
     return held.repo_name, held.root_commits
 
 
+# The format of the parse output a store keeps for reuse (nodes, edges, each file's import records):
+# bumped when the parser's output for the same file changes, so a store indexed by an older parser
+# parses every file once again (``stages.read_sources``) instead of serving old records beside new
+# ones. 2: import records carry ``uses``/``bound`` (re-exports through a package __init__).
+PARSE_FORMAT = 2
+
+
 def config_key(cfg: IndexConfig) -> str:
     """A fingerprint of the settings that shape the index (not how it runs: Ray, CPUs, --full)."""
     import hashlib
@@ -61,7 +68,7 @@ def config_key(cfg: IndexConfig) -> str:
 
     embed = {k: v for k, v in asdict(cfg.embed).items() if k not in _RUN_ONLY_EMBED}
     shape = {"parse": asdict(cfg.parse), "history": asdict(cfg.history), "embed": embed,
-             "mine_fixes": cfg.mine_fixes, "mine_changes": cfg.mine_changes}
+             "mine_fixes": cfg.mine_fixes, "mine_changes": cfg.mine_changes, "parse_format": PARSE_FORMAT}
     return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -100,4 +107,4 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     return f"HEAD {head[:12]} is indexed, the work tree is clean and no note is unmerged"
 
 
-__all__ = ["held", "identity", "config_key", "up_to_date"]
+__all__ = ["held", "identity", "config_key", "up_to_date", "PARSE_FORMAT"]
