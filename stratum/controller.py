@@ -2,9 +2,10 @@
 gives way when the session's token budget runs short.
 
 Pure and in-process: no I/O. Graph facts arrive through the small :class:`GraphView` callback
-interface (a shard implements it over its warm adjacency; :class:`RecordGraph` implements it over
-plain node/edge records). Every tool response that puts content into the agent's context calls
-:meth:`Controller.admit` first; the evictions it returns go into the response envelope.
+interface (``stratum.graphview``: a shard implements it over its warm adjacency;
+:class:`RecordGraph` implements it over plain node/edge records). Every tool response that puts
+content into the agent's context calls :meth:`Controller.admit` first; the evictions it returns go
+into the response envelope.
 
 Rules (docs/controller.md has the worked details):
 
@@ -16,6 +17,8 @@ Rules (docs/controller.md has the worked details):
 - If the request cannot fit in the limit even after evicting everything the policy may evict,
   :class:`~stratum.errors.BudgetExceeded` is raised and nothing changes (no silent overrun). If it
   fits the limit but not the reserve, it is admitted and the result says how far short it is.
+  ``admit(..., prefix=True)`` (a page cut to the budget) admits the leading items that fit instead,
+  in the same lock, and says how many (``count``).
 - Focus (the files being edited) is set explicitly, or inferred from the last file (or symbol's
   file; ``max_inferred_focus`` of them) admitted at full level. An explicit focus wins while set.
 - Access history: each access adds 1 to a node's count, which halves every ``half_life`` calls (one
@@ -30,94 +33,13 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, NamedTuple, Protocol, Sequence, runtime_checkable
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from stratum.envelope import Budget, Eviction
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
+from stratum.graphview import GraphView, RecordGraph
 from stratum.policies import DEFAULT_WEIGHTS, RANK, Policy, ScorePolicy, Signals
-from stratum.schema import LEVELS, NOTE_KINDS
-
-
-# ---- the graph seen through callbacks ------------------------------------------------------------
-
-@runtime_checkable
-class GraphView(Protocol):
-    """The graph facts the controller needs; ids are node ids, files are file node ids."""
-
-    def file_of(self, node_id: str) -> str | None:
-        """The file node containing ``node_id`` (itself for a file); None if unknown or fileless."""
-
-    def file_id(self, path: str) -> str | None:
-        """The file node id of a repo-relative path; None if there is no such file."""
-
-    def neighbors(self, node_id: str, kinds: Sequence[str]) -> Iterable[str]:
-        """Node ids linked to ``node_id`` by an edge of one of ``kinds``, in either direction."""
-
-    def cochange(self, file_id: str) -> Mapping[str, float]:
-        """Co-change partners of a file with a non-negative weight (larger = more coupled)."""
-
-    def levels(self, node_id: str) -> Mapping[str, int]:
-        """Token cost of each detail level the node has ({} if unknown)."""
-
-
-class RecordGraph:
-    """A :class:`GraphView` over plain node and edge records (dicts keyed by ``stratum.schema``
-    field names): for small stores, note overlays, tests and replay benchmarks."""
-
-    def __init__(self, nodes: Iterable[Mapping], edges: Iterable[Mapping] = ()):
-        self._kind: dict[str, str] = {}
-        self._parent: dict[str, str | None] = {}
-        self._levels: dict[str, dict[str, int]] = {}
-        self._files: dict[str, str] = {}
-        self._adj: dict[str, dict[str, set[str]]] = {}
-        self._cc: dict[str, dict[str, float]] = {}
-        for n in nodes:
-            nid = n["id"]
-            self._kind[nid] = n["kind"]
-            self._parent[nid] = n.get("parent_id")
-            self._levels[nid] = {lvl: int(n[f"{lvl}_tokens"]) for lvl in LEVELS
-                                 if n.get(f"{lvl}_tokens") is not None}
-            if n["kind"] == "file":
-                self._files[n["path"]] = nid
-        for e in edges:
-            src, dst, kind = e["src"], e["dst"], e["kind"]
-            if kind == "cochange":
-                w = e.get("weight")
-                w = float(e.get("support") or 1) if w is None else float(w)
-                self._cc.setdefault(src, {})[dst] = max(w, self._cc.get(src, {}).get(dst, 0.0))
-                self._cc.setdefault(dst, {})[src] = max(w, self._cc.get(dst, {}).get(src, 0.0))
-            adj = self._adj.setdefault(kind, {})
-            adj.setdefault(src, set()).add(dst)
-            adj.setdefault(dst, set()).add(src)
-
-    def file_of(self, node_id: str) -> str | None:
-        kind = self._kind.get(node_id)
-        if kind in NOTE_KINDS:  # a note belongs to the (first) file it is about
-            files = sorted(f for t in self._adj.get("about", {}).get(node_id, ())
-                           if self._kind.get(t) not in NOTE_KINDS and (f := self.file_of(t)))
-            return files[0] if files else None
-        cur: str | None = node_id
-        steps = 0
-        while cur is not None and steps < 64:
-            if self._kind.get(cur) == "file":
-                return cur
-            cur, steps = self._parent.get(cur), steps + 1
-        return None
-
-    def file_id(self, path: str) -> str | None:
-        return self._files.get(path)
-
-    def neighbors(self, node_id: str, kinds: Sequence[str]) -> list[str]:
-        out: set[str] = set()
-        for k in kinds:
-            out |= self._adj.get(k, {}).get(node_id, set())
-        return sorted(out)
-
-    def cochange(self, file_id: str) -> dict[str, float]:
-        return dict(self._cc.get(file_id, {}))
-
-    def levels(self, node_id: str) -> dict[str, int]:
-        return dict(self._levels.get(node_id, {}))
+from stratum.schema import LEVELS
 
 
 # ---- values handed back to callers ---------------------------------------------------------------
@@ -159,6 +81,7 @@ class AdmitResult:
     budget: Budget               # after the admission
     reserve_short: int = 0       # tokens the free budget is below the reserve (0: reserve kept)
     warning: str | None = None
+    count: int = 0               # leading items of the request admitted (all, unless prefix=True cut the run)
 
     @property
     def tokens_freed(self) -> int:
@@ -223,7 +146,7 @@ class Controller:
                        "tokens_freed": 0}
 
     # ---- public API ----------------------------------------------------------------------------
-    def admit(self, items: Iterable[Sequence], *, infer_focus: bool = True) -> AdmitResult:
+    def admit(self, items: Iterable[Sequence], *, infer_focus: bool = True, prefix: bool = False) -> AdmitResult:
         """Record that a response is about to put ``items`` ((node_id, level, tokens) each) into
         the agent's context; evict or demote first if the free budget would fall below the reserve.
         An item may carry a fourth value, ``extra``: the part of ``tokens`` that travels with the node
@@ -232,9 +155,17 @@ class Controller:
         Items already held at that level or higher add nothing (``already``); a higher level
         replaces a lower one. With ``infer_focus``, a file or symbol at full level joins the
         inferred focus. Raises BudgetExceeded, changing nothing, if the items cannot fit.
+
+        With ``prefix`` (a page cut to the budget), admits the leading items up to the first one
+        that would not fit, and ``count`` says how many: BudgetExceeded only if not even the first
+        one fits. The run is found and admitted under one lock, so no other call can change it.
         """
         with self._lock:
-            batch = self._normalise(items)
+            rows = self._validate(items)
+            n = self._leading_fit(rows, infer_focus) if prefix else len(rows)
+            # not even the first fits: admitting it alone raises the usual BudgetExceeded
+            run = rows[:max(n, 1)]
+            batch = self._merge(run)
             focus_files = self._focus_files_after(batch) if infer_focus else self.focus_files()
             focus = self._focus_info(focus_files)
             adds: list[Admitted] = []
@@ -283,7 +214,7 @@ class Controller:
                              f"and nothing more may be evicted: {pinned} tokens pinned, {mine} in this "
                              f"response, {self._used - pinned - mine} kept by the {self.policy.name} policy")
             warning = "; ".join(notes) or None
-            return AdmitResult(adds, already, evictions, self.budget(), short, warning)
+            return AdmitResult(adds, already, evictions, self.budget(), short, warning, len(run))
 
     def touch(self, node_id: str) -> None:
         """Record an access to ``node_id`` (in context or not) without adding content."""
@@ -345,8 +276,8 @@ class Controller:
         the policy may evict). Tools use it to pick a detail level or a page size that fits."""
         with self._lock:
             focus = self._focus_info(self.focus_files())
-            _, freeable = self._plan(math.inf, exclude=set(), focus=focus)
-            return self.limit - self._used + freeable
+            return self.limit - self._used + sum(self._freeable(self._signals(n, e, focus))
+                                                 for n, e in self._entries.items() if n not in self._pins)
 
     def status(self) -> dict:
         """Budget, focus, pins and every entry with its level, tokens, score and signals."""
@@ -415,8 +346,8 @@ class Controller:
             return plan
 
     # ---- internals -----------------------------------------------------------------------------
-    def _normalise(self, items: Iterable[Sequence]) -> dict[str, tuple[str, int, int]]:
-        batch: dict[str, tuple[str, int, int]] = {}
+    def _validate(self, items: Iterable[Sequence]) -> list[tuple[str, str, int, int]]:
+        rows: list[tuple[str, str, int, int]] = []
         for it in items:
             try:
                 nid, lvl, tok, *rest = it
@@ -430,10 +361,49 @@ class Controller:
                 raise InvalidArgument(f"unknown detail level {lvl!r}; choose one of {', '.join(LEVELS)}")
             if isinstance(tok, bool) or not isinstance(tok, int) or tok < 0:
                 raise InvalidArgument(f"tokens of {nid} must be an int >= 0, got {tok!r}")
+            rows.append((nid, lvl, tok, extra))
+        return rows
+
+    @staticmethod
+    def _merge(rows: Sequence[tuple[str, str, int, int]]) -> dict[str, tuple[str, int, int]]:
+        """One entry per node: its highest level asked (the first of equal ones)."""
+        batch: dict[str, tuple[str, int, int]] = {}
+        for nid, lvl, tok, extra in rows:
             old = batch.get(nid)
             if old is None or RANK[lvl] > RANK[old[0]]:
                 batch[nid] = (lvl, tok, extra)
         return batch
+
+    def _leading_fit(self, rows: Sequence[tuple[str, str, int, int]], infer_focus: bool) -> int:
+        """How many leading rows one admission can hold: up to the first row that takes the request
+        past the limit after every eviction the policy allows (as ``admit`` decides it: the reserve
+        may fall short). One pass: what an entry can free depends only on its ladder, and that only
+        on the focus, so the run's own entries (never their own victims) are taken off as it grows."""
+        files: tuple[str, ...] | None = None
+        can: dict[str, int] = {}
+        free = held = delta = 0
+        asked: dict[str, tuple[str, int]] = {}       # node -> (level, tokens) the run asks for it
+        for i, (nid, lvl, tok, _) in enumerate(rows):
+            if files is None or (infer_focus and lvl == "full"):      # the focus admit would use
+                now = self._focus_files_after(self._merge(rows[:i + 1])) if infer_focus else self.focus_files()
+            if now != files:      # the focus moved (a full-level file): what each entry can free too
+                files, focus = now, self._focus_info(now)
+                can = {n: self._freeable(self._signals(n, e, focus)) for n, e in self._entries.items()
+                       if n not in self._pins}
+                free, held = sum(can.values()), sum(can.get(n, 0) for n in asked)
+            prev = asked.get(nid)
+            if prev is None or RANK[lvl] > RANK[prev[0]]:
+                delta += self._adds(nid, lvl, tok) - (self._adds(nid, *prev) if prev else 0)
+                held += can.get(nid, 0) if prev is None else 0
+                asked[nid] = (lvl, tok)
+            if self._used + delta - (free - held) > self.limit:
+                return i
+        return len(rows)
+
+    def _adds(self, nid: str, lvl: str, tok: int) -> int:
+        """Tokens admitting ``nid`` at ``lvl`` adds to what is held (0 when held at that level or higher)."""
+        e = self._entries.get(nid)
+        return 0 if e is not None and RANK[e.level] >= RANK[lvl] else tok - (e.tokens if e else 0)
 
     def _file(self, node_id: str) -> str | None:
         if node_id not in self._file_cache:
@@ -540,19 +510,34 @@ class Controller:
                     continue
                 to = lad[r]
                 lvl, tok = state[s.node_id]
-                if to is None:
-                    new_tok = 0
-                else:
-                    cost = self.graph.levels(s.node_id).get(to)
-                    if cost is None or lvl is None:
-                        continue  # that level is missing: try the next rung later
-                    new_tok = cost + self._entries[s.node_id].extra   # attached notes stay with the node
-                    if new_tok >= tok or RANK[to] >= RANK[lvl]:
-                        continue  # that level saves nothing: try the next rung later
+                new_tok = self._rung(s.node_id, lvl, tok, to)
+                if new_tok is None:
+                    continue      # that level is missing or saves nothing: try the next rung later
                 steps.append((s, to, tok - new_tok))
                 state[s.node_id] = (to, new_tok)
                 freed += tok - new_tok
         return steps, freed
+
+    def _rung(self, nid: str, lvl: str | None, tok: int, to: str | None) -> int | None:
+        """Tokens ``nid`` holds after stepping from ``lvl`` (``tok`` tokens) to rung ``to`` (None:
+        dropped); None when the step is skipped: the node lacks that level, or it is not below."""
+        if to is None:
+            return 0
+        cost = self.graph.levels(nid).get(to)
+        if cost is None or lvl is None:
+            return None
+        new_tok = cost + self._entries[nid].extra         # attached notes stay with the node
+        return None if new_tok >= tok or RANK[to] >= RANK[lvl] else new_tok
+
+    def _freeable(self, s: Signals) -> int:
+        """Tokens an entry frees going all the way down its ladder (``_plan`` with no target)."""
+        lvl: str | None = s.level
+        tok = s.tokens
+        for to in self.policy.ladder(s):
+            new_tok = self._rung(s.node_id, lvl, tok, to)
+            if new_tok is not None:
+                lvl, tok = to, new_tok
+        return s.tokens - tok
 
     def _apply(self, steps: list) -> list[Eviction]:
         """Carry out planned steps; one report per node (a demotion then a drop reads as a drop)."""

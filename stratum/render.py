@@ -22,7 +22,6 @@ from stratum.envelope import Envelope, Item, PageTokens, Response, paged
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.memory import AttachedNote, Memory
 from stratum.overlay import NotesOverlay
-from stratum.policies import RANK
 from stratum.sessions import Session
 from stratum.shard import Shard
 
@@ -186,30 +185,18 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
 
 def admit(ctl: Controller, items: list[Item], *, cut: bool, infer_focus: bool = True) -> tuple[AdmitResult, list[Item]]:
     """Admit the items (their attached notes travel with them); with ``cut``, when they do not all
-    fit, the longest leading run that does (BudgetExceeded only if not even the first one fits)."""
+    fit, the longest leading run that does, found and admitted by the controller in one step
+    (BudgetExceeded only if not even the first one fits)."""
     entries = [(linerange.context_key(it), it.level, it.tokens, notes_tokens(it)) for it in items]
     try:
-        return ctl.admit(entries, infer_focus=infer_focus), items
+        res = ctl.admit(entries, infer_focus=infer_focus, prefix=cut)
     except BudgetExceeded as err:
         if not cut:
             raise
-        last = err
-    # how many fit: the most the controller can free, against what each item adds (0 when held)
-    room, n = ctl.headroom(), 0
-    for key, lvl, tok, _ in entries:
-        held = ctl.level_of(key)
-        room -= 0 if held is not None and RANK[held] >= RANK[lvl] else tok
-        if room < 0:
-            break
-        n += 1
-    for k in range(min(max(n, 1), len(items) - 1), 0, -1):    # each refused try changes nothing
-        try:
-            return ctl.admit(entries[:k], infer_focus=infer_focus), items[:k]
-        except BudgetExceeded as err:
-            last = err
-    raise BudgetExceeded(f"not even the first item of this page fits the budget: {item_label(items[0])} costs "
-                         f"{items[0].tokens} tokens (the smallest on the page {min(it.tokens for it in items)}); "
-                         + last.message)
+        raise BudgetExceeded(f"not even the first item of this page fits the budget: {item_label(items[0])} costs "
+                             f"{items[0].tokens} tokens (the smallest on the page {min(it.tokens for it in items)}); "
+                             + err.message) from None
+    return res, items[:res.count]
 
 
 def item_label(it: Item) -> str:

@@ -550,3 +550,90 @@ def test_prefetch_plan_counts_what_travels_with_a_node(graph):
     assert noted == {n: t + 25 for n, t in plain.items()}
     tight = ctl.prefetch_plan(["shop/app.py"], 130, extra=lambda n: 25)
     assert sum(p.tokens for p in tight) <= 130
+
+
+# ---- prefix admission: a page cut to the budget ---------------------------------------------------
+
+def test_prefix_admits_the_leading_run_that_fits_and_says_how_many(graph):
+    ctl = Controller(2000, ScorePolicy(), graph)
+    ctl.admit([item("shop/mail.py", "full")], infer_focus=False)
+    page = [item("shop/report.py", "full"), item("shop/models.py", "full"), item("shop/db.py", "full")]
+    r = ctl.admit(page, infer_focus=False, prefix=True)
+    # report and models fit once mail (300, unrelated) gives way; db would take it 500 over the limit
+    assert r.count == 2 and [a.node_id for a in r.admitted] == [fid("shop/report.py"), fid("shop/models.py")]
+    assert ctl.level_of(fid("shop/db.py")) is None and r.budget.used == 1900
+    assert r.evictions[0].node_id == fid("shop/mail.py") and r.evictions[0].to_level == "cold"
+    assert ctl.admit(page, infer_focus=False, prefix=True).count == 2      # held: adds nothing, still 2
+    assert ctl.admit([item("shop/cli.py", "api")], prefix=True).count == 1     # a plain admit: count is all
+
+
+def test_prefix_counts_an_upgrade_as_what_it_adds(graph):
+    """models held at api by a strict policy (a focus neighbour never goes below api) and asked at
+    full adds 1200 - 150, not 1200: the run it starts holds one item more than a count of 1200 allowed."""
+    ctl = Controller(2000, ScorePolicy(strict_neighbours=True), graph)
+    ctl.set_focus(["shop/app.py"])
+    ctl.admit([item("shop/models.py", "api")])
+    assert ctl.headroom() == 2000 - 150            # what the old estimate had: 1200 + 700 > 1850
+    r = ctl.admit([item("shop/models.py", "full"), item("shop/report.py", "full"), item("shop/db.py", "full")],
+                  prefix=True)
+    assert r.count == 2 and r.budget.used == 1200 + 700 and ctl.level_of(fid("shop/models.py")) == "full"
+
+
+def test_prefix_refuses_only_when_not_even_the_first_fits(graph):
+    ctl = Controller(1000, ScorePolicy(), graph)
+    ctl.pin(fid("shop/mail.py"))
+    ctl.admit([item("shop/mail.py", "full")])
+    with pytest.raises(BudgetExceeded, match="this response needs 900 more tokens"):
+        ctl.admit([item("shop/app.py", "full"), item("shop/cli.py", "summary")], prefix=True)
+    assert ctl.budget().used == 300 and ctl.level_of(fid("shop/cli.py")) is None
+    assert ctl.admit([], prefix=True).count == 0
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_prefix_is_the_run_up_to_the_first_item_a_plain_admit_refuses(seed):
+    """Against admitting each leading run on its own (a fresh controller per try): pins, focus
+    (explicit, inferred from full-level items in the run), upgrades, repeats, both policies."""
+    import random
+
+    rnd = random.Random(seed)
+    paths = sorted(FILES)
+    levels = ("summary", "api", "full")
+    policy = rnd.choice([ScorePolicy(), ScorePolicy(strict_neighbours=True), LRUPolicy()])
+    limit = rnd.choice([600, 1200, 2000, 3000])
+    before = [item(rnd.choice(paths), rnd.choice(levels)) for _ in range(rnd.randint(0, 6))]
+    pins = rnd.sample(paths, rnd.randint(0, 2))
+    focus = rnd.choice([[], ["shop/app.py"], ["shop/db.py", "tests/test_app.py"]])
+    page = [item(rnd.choice(paths), rnd.choice(levels)) for _ in range(rnd.randint(1, 8))]
+    infer = rnd.random() < 0.7
+
+    def fresh():
+        c = Controller(limit, policy, _graph())
+        if focus:
+            c.set_focus(focus)
+        for it in before:
+            try:
+                c.admit([it])
+            except BudgetExceeded:
+                pass
+        for p in pins:
+            c.pin(fid(p))
+        return c
+
+    want = 0
+    for k in range(1, len(page) + 1):
+        try:
+            fresh().admit(page[:k], infer_focus=infer)
+        except BudgetExceeded:
+            break
+        want = k
+    ctl = fresh()
+    if want == 0:
+        with pytest.raises(BudgetExceeded):
+            ctl.admit(page, infer_focus=infer, prefix=True)
+        return
+    r = ctl.admit(page, infer_focus=infer, prefix=True)
+    plain = fresh()
+    p = plain.admit(page[:want], infer_focus=infer)
+    assert r.count == want
+    assert (r.budget, r.evictions, ctl.status()["entries"], ctl.focus_files()) == (
+        p.budget, p.evictions, plain.status()["entries"], plain.focus_files())

@@ -35,6 +35,21 @@ def test_items_already_held_cost_nothing_and_the_batch_is_never_its_own_victim()
     assert [it.id for it in kept] == ["n0", "n1", "n2"] and ctl.budget().used == 90
 
 
+def test_an_item_held_at_summary_and_asked_at_api_costs_what_it_adds():
+    """n0 is held at summary (10 tokens, pinned: it cannot make room) and the page asks it at api
+    (40): it adds 30, so the first three items fit the 100 tokens exactly and the fourth does not.
+    (The estimate that counted n0 at 40 admitted one item fewer.)"""
+    ctl = _ctl(100)
+    ctl.admit([("n0", "summary", 10)])
+    ctl.pin("n0")
+    page = _items(40, 30, 30, 5)
+    page[0].level = "api"
+    res, kept = admit(ctl, page, cut=True)
+    assert [it.id for it in kept] == ["n0", "n1", "n2"]
+    assert res.count == 3
+    assert ctl.budget().used == 100 and ctl.level_of("n0") == "api"
+
+
 def test_not_even_the_first_fits_says_what_the_items_cost():
     ctl = _ctl(20)
     with pytest.raises(BudgetExceeded, match=r"function a.py::f0 costs 25 tokens \(the smallest on the page 3\)"):
