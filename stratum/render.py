@@ -28,6 +28,7 @@ from stratum.shard import Shard
 NOTES_PER_ITEM = 5          # notes an item carries (the rest are counted; walk ... notes lists them all)
 MINED_PER_ITEM = 2          # of them, past fixes mined from history (many and old: agents' own notes come first)
 HINT_ITEMS = 3              # entries of the next page named in the hint
+_EDGE_ORDER = {k: i for i, k in enumerate(S.EDGE_KINDS)}
 _SUMMARY_FIELDS = ("id", "kind", "path", "name", "qualname", "summary", "summary_tokens", "language",
                    "start_line", "end_line")      # what ``code_item`` reads of a code row at summary level
 
@@ -217,6 +218,32 @@ def entry_label(memory: Memory, key: str) -> str:
     return name + (f" lines {span}" if span else "")
 
 
+def by_node(edges: list[tuple]) -> list[tuple]:
+    """Walk's edges (row, note, kind, direction, weight, shard) as one entry per neighbour node:
+    (row, note, kinds, direction, weight, shard, edges). A node reached by several edges (a test file
+    that imports the target, tests it and co-changes with it; with direction "both", a file that
+    imports it and is imported by it) is one item, so the answer serves it once and the budget
+    charges what it serves (one item per edge served shop/cart.py's walk both ways at 333 tokens
+    and charged 178). ``kinds``: the edge kinds in schema order, joined by ","; ``direction``: out
+    or in when every directed edge goes that way, both when they differ (co-change, stored both
+    ways, has none of its own: alone it keeps the one it was found by); ``edges`` (several only):
+    each kind with its direction, "imports in; tests in; cochange". Strongest first (co-change
+    weight, then kind, then stable order): a node sits where its strongest edge puts it."""
+    groups: dict[str, list[tuple]] = {}
+    for t in sorted(edges, key=lambda t: (-(t[4] or 0.0), t[2], t[0] if t[0] is not None else -1)):
+        groups.setdefault(t[5].col("id")[t[0]] if t[0] is not None else t[1]["id"], []).append(t)
+    out = []
+    for g in groups.values():
+        pairs = sorted(dict.fromkeys((t[2], "" if t[2] == "cochange" else t[3]) for t in g),
+                       key=lambda kd: (_EDGE_ORDER.get(kd[0], len(_EDGE_ORDER)), kd[1]))
+        ways = {way for _, way in pairs if way}
+        row, note, _, found, weight, shard = g[0]
+        direction = (ways.pop() if len(ways) == 1 else "both") if ways else found
+        out.append((row, note, ",".join(dict.fromkeys(k for k, _ in pairs)), direction, weight, shard,
+                    "; ".join(f"{k} {way}".rstrip() for k, way in pairs) if len(pairs) > 1 else ""))
+    return out
+
+
 def children(sh: Shard, row: int) -> list[tuple[Shard, int]]:
     """What a tree row contains (tree walks these)."""
     return [(sh, n) for n, _, _, _ in sh.neighbors(row, ("contains",), "out")]
@@ -254,5 +281,5 @@ def merged_head(lists: list[tuple[list, Shard, NotesOverlay | None]], n: int) ->
     return out
 
 
-__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond", "admit", "item_label", "entry_label", "children", "kind_rank", "merged_head", "MINED_PER_ITEM",
+__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond", "admit", "item_label", "entry_label", "by_node", "children", "kind_rank", "merged_head", "MINED_PER_ITEM",
            "NOTES_PER_ITEM"]

@@ -336,8 +336,10 @@ class Tools:
              page_size: int = 20, page_token: str = "") -> Response:
         """Follow edges from a node: contains, imports, tests, cochange (files changed together in
         history), about (notes -> code). Use direction "in" to see who imports a file or which notes
-        are about it ("notes" is a shorthand for incoming about edges), "both" for either. Each item
-        carries the active notes about it (walk with "notes" lists them all)."""
+        are about it ("notes" is a shorthand for incoming about edges), "both" for either. A node
+        reached by several edges is one item: its edge lists them ("imports,tests") and its
+        direction is out, in or both. Each item carries the active notes about it (walk with
+        "notes" lists them all)."""
         s = self._session(session)
         kinds = check_kinds("edge kind", edges, S.EDGE_KINDS + ("notes",))
         unbuilt = [k for k in kinds if k in S.UNBUILT_EDGE_KINDS]
@@ -367,25 +369,18 @@ class Tools:
             out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
             out += [(r, None, "about", "out", 1.0, sh) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
-        # one entry per (neighbour, edge kind, direction); co-change, stored both ways, once per
-        # neighbour (with "both", a file that imports this one and is imported by it is both)
-        seen, uniq = set(), []
-        for t in out:
-            key = (t[5].col("id")[t[0]] if t[0] is not None else t[1]["id"], t[2], "" if t[2] == "cochange" else t[3])
-            if key not in seen:
-                seen.add(key)
-                uniq.append(t)
-        # strongest edges first (co-change weight, then stable order)
-        out = sorted(uniq, key=lambda t: (-(t[4] or 0.0), t[2], t[0] if t[0] is not None else -1))
+        out = R.by_node(out)          # a node reached by several edges is one item: served and charged once
         end = offset + page_size
         items = []
-        for r, n, k, d, _, ns in out[offset:end]:
+        for r, n, k, d, _, ns, several in out[offset:end]:
             it = self._item(ns, r, n, "summary", view=s.view)
             it.edge, it.direction = k, d
-            if k == "cochange" and r is not None and row is not None and ns is sh:
-                it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, k).items() if vv is not None})
+            if several:
+                it.meta["edges"] = several
+            if "cochange" in k.split(",") and r is not None and row is not None and ns is sh:
+                it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, "cochange").items() if vv is not None})
             items.append(it)
-        hints = [R.label(ns, r) if r is not None else R.note_label(n or {}) for r, n, _, _, _, ns in out[end:end + R.HINT_ITEMS]]
+        hints = [R.label(t[5], t[0]) if t[0] is not None else R.note_label(t[1] or {}) for t in out[end:end + R.HINT_ITEMS]]
         said = []
         if not out and row is not None and s.view is None and kinds:
             back = len(sh.neighbors(row, tuple(kinds), "in")) if direction == "out" else 0

@@ -57,10 +57,10 @@ def test_tree_pages_concatenate_without_duplicates(tools):
 def test_walk_imports_tests_and_cochange(tools):
     s = _session(tools)
     out = {(i.edge, i.direction, i.path) for i in tools.walk(s, "shop/cart.py", direction="both", page_size=50).items}
-    assert ("imports", "out", "shop/pricing.py") in out
+    # a node reached by several edges is one item listing them (tests/test_budget_charged.py)
+    assert ("imports,cochange", "out", "shop/pricing.py") in out
     assert ("imports", "in", "shop/invoice.py") in out
-    assert ("tests", "in", "tests/test_cart.py") in out
-    assert ("cochange", "out", "shop/pricing.py") in out or ("cochange", "in", "shop/pricing.py") in out
+    assert ("imports,tests,cochange", "in", "tests/test_cart.py") in out
     cc = tools.walk(s, "shop/cart.py", ["cochange"], "both").items
     pricing = [i for i in cc if i.path == "shop/pricing.py"]
     assert len(pricing) == 1 and int(pricing[0].meta["support"]) == 3
