@@ -172,7 +172,9 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     nodes.extend(tnodes)
     edges.extend(tedges)
     fi = [FileImports(p, lang, tuple(imps)) for p, (lang, imps) in sorted(file_imports.items())]
-    imp_edges, externals = resolve(m.repo_name, fi, all_paths, {})
+    # the base's package __init__ files, for the re-exports a changed file's imports go through
+    context = st.init_imports(snap, set(mine) | set(deleted))
+    imp_edges, externals = resolve(m.repo_name, fi, all_paths, {}, context=context)
     edges.extend(imp_edges)
     edges.extend(e for e in link_tests(m.repo_name, all_paths, imp_edges))
     cache_tab = None

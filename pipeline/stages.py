@@ -131,6 +131,25 @@ def reuse(snap, paths: set[str], vectors: bool = True) -> tuple[list[dict], list
     return keep, etab.filter(emask).to_pylist(), imports
 
 
+def init_imports(snap, skip: set[str]) -> list:
+    """The raw imports of the previous version's package ``__init__`` files not in ``skip``, as
+    ``FileImports``: what an overlay (which resolves only its changed files) passes to
+    ``imports.resolve(context=)`` so a changed test's ``from pkg import Name`` still reaches the
+    module ``pkg/__init__.py`` re-exports ``Name`` from."""
+    from pipeline.imports import FileImports, ImportRef
+
+    tab = snap.read("nodes", columns=["path", "language", "meta"],
+                    where="kind = 'file' AND (path LIKE '%/__init__.py' OR path = '__init__.py')")
+    out = []
+    for r in tab.to_pylist():
+        if r["path"] in skip:
+            continue
+        meta = json.loads(r.get("meta") or "{}")
+        refs = tuple(ImportRef(**{**i, "names": tuple(i.get("names") or ())}) for i in meta.get("imports", []))
+        out.append(FileImports(r["path"], r["language"], refs))
+    return out
+
+
 # ---- 3. tree, imports, tests --------------------------------------------------------------------
 def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges: list[dict],
          file_imports: dict, rep: RunReport) -> list[dict]:

@@ -87,3 +87,25 @@ def test_walk_finds_the_test_of_a_reexported_module(indexed):
     assert tested_by == {"tests/test_views.py"}
     assert {i.path for i in t.walk(sid, "tests/test_routing.py", edges=["tests"]).items} == {
         "src/web/__init__.py", "src/web/app.py"}
+
+
+def test_a_branch_test_reaches_the_module_a_base_init_reexports(tmp_path):
+    """A branch (or worktree) overlay resolves only its changed files: its new test's ``from web
+    import Blueprint`` must still go through the base's ``web/__init__.py`` to blueprints.py."""
+    from pipeline.overlay import builder
+    from tests.gitrepo import git
+
+    r = Repo(tmp_path / "repo")
+    r.commit("web", {k: v for k, v in FILES.items() if not k.startswith("tests/")})
+    index_repository(r.path, tmp_path / "store", IndexConfig(ray=False, embed=EmbedConfig(enabled=False)))
+    git(r.path, "checkout", "-q", "-b", "feat")
+    r.commit("a test of blueprints", {"tests/test_bp.py": "from web import Blueprint\n\n\ndef test_bp():\n"
+                                                          "    assert Blueprint().register() == 2\n"})
+    git(r.path, "checkout", "-q", "main")
+    t = Tools.open([str(tmp_path / "store")], overlay_builder=builder())
+    try:
+        sid = t.open_session(branch="feat").data["session"]
+        got = t.walk(sid, "src/web/blueprints.py", edges=["tests"], direction="in")
+        assert "tests/test_bp.py" in {i.path for i in got.items}
+    finally:
+        t.close()
