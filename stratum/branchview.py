@@ -12,7 +12,7 @@ same node share an id.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from stratum.branchnotes import TREE_KINDS, NoteScope
@@ -233,10 +233,6 @@ class BranchView:
         page = o.shard.warm.search(query, **kw)
         return [it for it in page.items
                 if it.row >= 0 and not (o.shard.col("kind")[it.row] in TREE_KINDS and base.resolve(it.id) is not None)]
-
-    def stale_notes(self, notes: list) -> list:
-        """Notes about code this branch changed: stale for this session (the base keeps them as they are)."""
-        return [replace(a, stale=True) for a in notes]
 
 
 __all__ = ["depth_first", "BranchView", "StoreOverlay", "TREE_KINDS"]

@@ -171,6 +171,7 @@ class Tools:
         view = BranchView(rev, args=(branch, commit, worktree))
         for sh in self.memory:
             info = self.overlay_builder(str(sh.store.root), branch or commit, worktree)
+            view.name = view.name or info.get("branch", "")       # a worktree's branch, for notes written there
             key = (str(sh.store.root), info["dir"], info["commit"])
             if key not in self._views:
                 loaded = StoreOverlay.load(str(sh.store.root), info, embedder=self.memory.embedder)
@@ -407,10 +408,11 @@ class Tools:
         supersedes = check_list("supersedes", supersedes, MAX_TARGET_CHARS)
         if not isinstance(text, str):
             raise InvalidArgument("text must be text")
-        sh, about = self.memory.shard_for(about)
+        sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
         ov = self.memory.overlay(sh)
         nid = ov.remember(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
-                          author=s.author, session=s.id, model=s.model, authenticated=s.authenticated)
+                          author=s.author, session=s.id, model=s.model, authenticated=s.authenticated,
+                          scope=s.view.note_scope(sh) if s.view is not None else None)
         # the writer sees its own note, quarantined or not (an open server's caller is "anonymous"
         # while its session writes as the author it claimed: a durable note was reported as gone)
         r = self._respond(s, [self._item(ov.shard, None, ov.get(nid, viewer=s.author), "summary")], R.Page("remember"))
@@ -547,9 +549,7 @@ class Tools:
         if attach and base is sh:
             R.attach_notes(it, self.memory.notes_about(sh, row), cap=self.notes_per_item)
         elif attach and view is not None:
-            b = base.resolve(sh.col("id")[row])
-            if b is not None:
-                R.attach_notes(it, view.stale_notes(self.memory.notes_about(base, b)), cap=self.notes_per_item)
+            R.attach_notes(it, self.memory.branch_notes(view, base, sh, row), cap=self.notes_per_item)
         return it
 
     def _notes_overlay(self, s: Session, sh: Shard):

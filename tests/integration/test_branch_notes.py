@@ -30,12 +30,6 @@ PARSE = "src/pkg/newmod.py::parse_header"
 BETA = "src/pkg/a.py::beta_on_branch"
 ROOT = Path(__file__).resolve().parents[2]
 
-# remove once stratum/tools.py passes the session's branch view to remember and attaches branch
-# notes to overlay items (the patch in the helper's report: Tools.remember, Tools._item, _branch_view)
-needs_tools_patch = pytest.mark.skip(reason="needs the stratum/tools.py patch: remember(scope=view.note_scope), "
-                                            "_item -> memory.branch_notes, _branch_view sets view.name")
-
-
 def _repo(tmp_path: Path, store: Path | None = None) -> tuple[Repo, Path]:
     """main indexed; branch feature adds src/pkg/newmod.py::parse_header and a.py::beta_on_branch,
     deletes src/pkg/gone.py."""
@@ -168,7 +162,6 @@ def _cli(*args: str, cwd: Path) -> dict:
     return json.loads(p.stdout)
 
 
-@needs_tools_patch
 def test_remember_on_a_branch_through_tools_and_cli(tmp_path):
     from stratum.tools import Tools
 
