@@ -403,6 +403,9 @@ class MemoryGraph:
         self.memory = memory
 
     def _find(self, nid: str):
+        # a line range's context entry (``<node id>#L<a>-<b>``, stratum.linerange) is its node's
+        # for proximity and co-change: else it scored 0 on both and was evicted first
+        nid = nid.partition("#L")[0]
         for sh in self.memory.shards.shards:
             r = sh.row_of.get(nid)
             if r is not None:

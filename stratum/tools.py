@@ -399,8 +399,8 @@ class Tools:
                  supersedes: Sequence[str] = ()) -> Response:
         """Write an experience note for later sessions and other agents: kind rca ("the cause of X is
         in F, function G, because ..."), failure ("tried fixing it in F; failed because ...") or
-        insight. ABOUT names the code it concerns (node ids, paths or path::symbol). Returns the note
-        id once the note is durable on disk; it is searchable at once."""
+        insight. ABOUT names the code it concerns (node ids, paths or path::symbol; "" or "." for the
+        whole repository). Returns the note id once the note is durable on disk; it is searchable at once."""
         s = self._session(session)
         kind = check_len("kind", kind, MAX_NAME_CHARS)     # which kinds exist: the notes layer says
         about = check_list("about", about, MAX_TARGET_CHARS)

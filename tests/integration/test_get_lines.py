@@ -210,3 +210,14 @@ def test_a_branch_session_reads_the_branchs_lines(branched):
             t.get(base, "pkg/a.py", lines="5-6")
     finally:
         t.close()
+
+
+def test_a_line_range_counts_as_its_node_for_proximity(tools):
+    """A range's context entry (``<id>#L13-15``) is its file's for the controller's graph scores
+    (G: proximity to the files being edited, C: co-change): it scored 0 and was evicted first."""
+    from stratum.memory import MemoryGraph
+
+    g = MemoryGraph(tools.memory)
+    fid = tools.get(_session(tools), "shop/cart.py", "summary").items[0].id
+    assert g.file_of(f"{fid}#L13-15") == g.file_of(fid) == fid
+    assert g.neighbors(f"{fid}#L13-15") == g.neighbors(fid) != []
