@@ -13,7 +13,10 @@ tree with some files reverted).
 Definitions (printed):
 - servers: ``python -m stratum.cli serve`` from each tree (its own PYTHONPATH), the same store,
   127.0.0.1, 8 RPC threads, no reload; each is sent the same calls by ``serving.client.Client``
-  of *this* tree (so the client side is the same for both; measure it apart when it changed).
+  of *this* tree (so the client side is the same for both), or with --client-per-tree by the
+  client of its own tree (that tree's ``serving/client.py`` and ``serving/convert.py``, loaded
+  under their own names in this process; the generated messages and ``stratum`` are this
+  tree's), so a change to the client's conversion is in the comparison too.
 - workload: ``grpc_latency.workload`` (search: node names and first words of node summaries, half
   each, page_size 10; get: a symbol at level api; walk: a file, all edges, page_size 20); 300 *new*
   searches (seed 11) after 300 warm-up searches (seed 7), then the same 300 again (*repeated*), then
@@ -57,6 +60,23 @@ def interleaved(fa, fb, calls: list) -> tuple[list[float], list[float]]:
             f(**a)
             acc.append((time.perf_counter() - t) * 1e3)
     return xa, xb
+
+
+def tree_client(tree: Path) -> type:
+    """``Client`` of the tree ``tree`` with that tree's ``serving.convert`` (--client-per-tree)."""
+    import importlib.util
+
+    if Path(tree).resolve() == ROOT:
+        from serving.client import Client
+        return Client
+    mods = {}
+    for name in ("convert", "client"):
+        spec = importlib.util.spec_from_file_location(f"_ab_{abs(hash(str(tree)))}_{name}", Path(tree) / "serving" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        mods[name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mods[name])
+    mods["client"].convert = mods["convert"]       # its ``from serving import convert`` bound this tree's
+    return mods["client"].Client
 
 
 def _bound(token: str) -> dict | None:
@@ -144,6 +164,8 @@ def main() -> int:
     ap.add_argument("--tree-b", default=str(ROOT), help="this version's tree (B; default: this repository)")
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--check", action="store_true", help="compare the answers instead of timing them")
+    ap.add_argument("--client-per-tree", action="store_true",
+                    help="call each server through its own tree's client and conversion (default: this tree's)")
     args = ap.parse_args()
     print(__doc__.split("Definitions (printed):")[1].strip(), "\n", flush=True)
 
@@ -159,7 +181,10 @@ def main() -> int:
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     (pa, addr_a), (pb, addr_b) = (G.start_server(store, 8, Path(t)) for t in (args.tree_a, args.tree_b))
     try:
-        with Client(addr_a, timeout=60) as ca, Client(addr_b, timeout=60) as cb:
+        client_a, client_b = (tree_client(Path(t)) for t in (args.tree_a, args.tree_b)) if args.client_per_tree \
+            else (Client, Client)
+        print(f"clients: {'each tree its own' if args.client_per_tree else 'this tree for both'}", flush=True)
+        with client_a(addr_a, timeout=60) as ca, client_b(addr_b, timeout=60) as cb:
             sa = ca.open_session(author="bench", budget=G.BIG_BUDGET).data["session"]
             sb = cb.open_session(author="bench", budget=G.BIG_BUDGET).data["session"]
             from stratum.tools import Tools      # the workload is drawn from the store, as grpc_latency's

@@ -17,6 +17,7 @@ is a short InvalidArgument before any tool looks at it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 from typing import Any
@@ -46,11 +47,15 @@ def _jsonable(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
+# json.dumps with these options would build a new encoder on every call
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=_jsonable)
+
+
 def dumps(value: Any) -> str:
     """Compact JSON for the *_json wire fields ("" for an empty dict)."""
     if not value:
         return ""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, default=_jsonable)
+    return _ENCODER.encode(value)
 
 
 def _loads(text: str) -> dict:
@@ -60,16 +65,27 @@ def _loads(text: str) -> dict:
 # ---- dataclass -> message --------------------------------------------------------------------------
 
 def envelope_to_proto(env: Envelope) -> pb.Envelope:
-    b = env.budget
-    return pb.Envelope(
-        returned=env.returned, total=env.total, total_is_lower_bound=env.total_is_lower_bound,
-        page=env.page, pages=env.pages, has_more=env.has_more, next_page_token=env.next_page_token,
-        tokens_returned=env.tokens_returned,
-        budget=pb.Budget(limit=b.limit, used=b.used, remaining=b.remaining),
-        evictions=[pb.Eviction(node_id=e.node_id, from_level=e.from_level, to_level=e.to_level,
-                               tokens_freed=e.tokens_freed, reason=e.reason, label=e.label) for e in env.evictions],
-        next_hint=env.next_hint, version=env.version, warnings=env.warnings,
-        commit=env.commit, commits=env.commits, stale=env.stale)
+    return _fill_envelope(pb.Envelope(), env)
+
+
+def _fill_envelope(msg: pb.Envelope, env: Envelope) -> pb.Envelope:
+    """``env`` into ``msg`` in place (a built Envelope passed to the response's constructor is copied)."""
+    msg.returned, msg.total, msg.total_is_lower_bound = env.returned, env.total, env.total_is_lower_bound
+    msg.page, msg.pages, msg.has_more, msg.next_page_token = env.page, env.pages, env.has_more, env.next_page_token
+    msg.tokens_returned, msg.next_hint, msg.version = env.tokens_returned, env.next_hint, env.version
+    msg.commit, msg.stale = env.commit, env.stale
+    b, mb = env.budget, msg.budget
+    mb.limit, mb.used, mb.remaining = b.limit, b.used, b.remaining
+    if env.evictions:
+        add = msg.evictions.add
+        for e in env.evictions:
+            add(node_id=e.node_id, from_level=e.from_level, to_level=e.to_level, tokens_freed=e.tokens_freed,
+                reason=e.reason, label=e.label)
+    if env.warnings:
+        msg.warnings.extend(env.warnings)
+    if env.commits:
+        msg.commits.update(env.commits)
+    return msg
 
 
 def _fill_item(msg: pb.Item, it: Item) -> pb.Item:
@@ -85,14 +101,40 @@ def _fill_item(msg: pb.Item, it: Item) -> pb.Item:
     if it.provenance:
         _fill_struct(msg.provenance, it.provenance)
     msg.trust, msg.why, msg.repo = it.trust, it.why, it.repo
-    for note in it.notes:
-        _fill_note(msg.notes.add(), note)
+    if it.notes:
+        add = msg.notes.add
+        for note in it.notes:
+            _fill_note(add, note)
     return msg
 
 
 def _fill_struct(msg: struct_pb2.Struct, value: dict) -> None:
-    # plain JSON types first (numpy scalars, sets, ...); a value already plain goes in as it is
-    msg.update(value if _plain(value) else json.loads(dumps(value)))
+    """``value`` into ``msg`` as its JSON round trip would: a dict of plain scalars (the usual
+    provenance) value by value, anything else through ``Struct.update`` (plain JSON types) or the
+    JSON round trip first (numpy scalars, sets, ...)."""
+    if not _fill_scalars(msg.fields, value):
+        msg.Clear()
+        msg.update(value if _plain(value) else json.loads(dumps(value)))
+
+
+def _fill_scalars(fields: Any, value: dict) -> bool:
+    """Each value of exactly str, bool, int, float or None type (str keys) into its ``Value`` as
+    ``Struct.update`` sets it; False at the first other one (the caller starts over)."""
+    for key, v in value.items():
+        t = type(v)
+        if type(key) is not str:
+            return False
+        if t is str:
+            fields[key].string_value = v
+        elif t is bool:
+            fields[key].bool_value = v
+        elif t is int or t is float:
+            fields[key].number_value = v
+        elif v is None:
+            fields[key].null_value = 0
+        else:
+            return False
+    return True
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -120,14 +162,17 @@ _PY_TYPES: dict[int, type | tuple[type, ...]] = {
 _NOTE_TYPES = {name: _PY_TYPES[f.type] for name, f in _NOTE_FIELDS.items()}
 
 
-def _fill_note(msg: pb.NoteRef, note: dict) -> None:
-    extra = {}
+def _fill_note(add: Any, note: dict) -> None:
+    """One note dict as a NoteRef made by ``add`` (a repeated field's add): its typed keys set
+    (present), the others in ``extra``."""
+    typed, extra = {}, {}
     for key, value in note.items():
         typ = _NOTE_TYPES.get(key)
         if typ is not None and isinstance(value, typ) and not (key == "age_days" and isinstance(value, bool)):
-            setattr(msg, key, value)
+            typed[key] = value
         else:
             extra[key] = value
+    msg = add(**typed)
     if extra:
         _fill_struct(msg.extra, extra)
 
@@ -138,13 +183,21 @@ def shard_status_to_proto(info: dict) -> pb.ShardStatus:
     return pb.ShardStatus(**{k: v for k, v in info.items() if k in fields and v is not None})
 
 
+@functools.cache
+def _extras_of(descriptor: Any) -> tuple[tuple[str, ...], bool]:
+    """A response type's typed extras (of _TYPED_EXTRAS) and whether it has ``shards``, read once per type."""
+    fields = descriptor.fields_by_name
+    return tuple(name for name in _TYPED_EXTRAS if name in fields), "shards" in fields
+
+
 def response_to_proto(resp: Response, message_type: type[Message]) -> Message:
     """A tool Response as the RPC's response message."""
-    fields = message_type.DESCRIPTOR.fields_by_name
-    extras: dict[str, Any] = {name: str(resp.data.get(name, "")) for name in _TYPED_EXTRAS if name in fields}
-    if "shards" in fields:
+    typed, shards = _extras_of(message_type.DESCRIPTOR)
+    extras: dict[str, Any] = {name: str(resp.data.get(name, "")) for name in typed}
+    if shards:
         extras["shards"] = [shard_status_to_proto(sh) for sh in resp.data.get("shards", ())]
-    msg = message_type(envelope=envelope_to_proto(resp.envelope), data_json=dumps(resp.data), **extras)
+    msg = message_type(data_json=dumps(resp.data), **extras)
+    _fill_envelope(msg.envelope, resp.envelope)
     add = msg.items.add                  # fill in place: a list of built messages would be copied
     for it in resp.items:
         _fill_item(add(), it)
@@ -153,17 +206,30 @@ def response_to_proto(resp: Response, message_type: type[Message]) -> Message:
 
 # ---- message -> dataclass --------------------------------------------------------------------------
 
+# the decoders below pass dataclass fields by position (a 16- or 21-keyword call costs ~1-3 us more
+# than a positional one, per envelope and per item): the orders are checked here, once
+_ORDERS = {Budget: ("limit", "used", "remaining"),
+           Eviction: ("node_id", "from_level", "to_level", "tokens_freed", "reason", "label"),
+           Envelope: ("returned", "total", "total_is_lower_bound", "page", "pages", "has_more", "next_page_token",
+                      "tokens_returned", "budget", "evictions", "next_hint", "version", "warnings", "commit",
+                      "commits", "stale"),
+           Item: ("id", "kind", "path", "name", "qualname", "level", "text", "tokens", "score", "language",
+                  "start_line", "end_line", "edge", "direction", "warnings", "meta", "provenance", "trust", "why",
+                  "notes", "repo")}
+for _cls, _order in _ORDERS.items():
+    if tuple(f.name for f in dataclasses.fields(_cls)) != _order:
+        raise ImportError(f"stratum.envelope.{_cls.__name__}'s fields changed: update serving.convert's decoders")
+
+
 def envelope_from_proto(msg: pb.Envelope) -> Envelope:
-    b = msg.budget
+    b, evictions, commits = msg.budget, msg.evictions, msg.commits
     return Envelope(
-        returned=msg.returned, total=msg.total, total_is_lower_bound=msg.total_is_lower_bound,
-        page=msg.page, pages=msg.pages, has_more=msg.has_more, next_page_token=msg.next_page_token,
-        tokens_returned=msg.tokens_returned,
-        budget=Budget(limit=b.limit, used=b.used, remaining=b.remaining),
-        evictions=[Eviction(node_id=e.node_id, from_level=e.from_level, to_level=e.to_level,
-                            tokens_freed=e.tokens_freed, reason=e.reason, label=e.label) for e in msg.evictions],
-        next_hint=msg.next_hint, version=msg.version, warnings=list(msg.warnings),
-        commit=msg.commit, commits=dict(msg.commits), stale=msg.stale)
+        msg.returned, msg.total, msg.total_is_lower_bound, msg.page, msg.pages, msg.has_more, msg.next_page_token,
+        msg.tokens_returned, Budget(b.limit, b.used, b.remaining),
+        [Eviction(e.node_id, e.from_level, e.to_level, e.tokens_freed, e.reason, e.label) for e in evictions]
+        if evictions else [],
+        msg.next_hint, msg.version, list(msg.warnings), msg.commit, {k: commits[k] for k in commits} if commits else {},
+        msg.stale)
 
 
 def _whole(value: Any) -> Any:
@@ -181,7 +247,8 @@ def _struct(msg: struct_pb2.Struct) -> dict:
     """``json_format.MessageToDict`` of a Struct, whole numbers as ints (``_whole``), read directly
     (~4x faster); a non-finite number goes through json_format for its own error."""
     try:
-        return {k: _value(v) for k, v in msg.fields.items()}
+        fields = msg.fields
+        return {k: _value(fields[k]) for k in fields}
     except _NotFinite:
         return _whole(json_format.MessageToDict(msg))
 
@@ -190,41 +257,50 @@ class _NotFinite(Exception):
     pass
 
 
+_EXACT = 2 ** 53         # a double below this in magnitude is an exact int
+
+
 def _value(v: struct_pb2.Value) -> Any:
     which = v.WhichOneof("kind")
     if which == "string_value":
         return v.string_value
     if which == "number_value":
         x = v.number_value
+        if x.is_integer():                       # finite and whole: an int as _whole gives it
+            return int(x) if -_EXACT < x < _EXACT else x
         if not math.isfinite(x):
             raise _NotFinite
-        return _whole(x)
+        return x
     if which == "bool_value":
         return v.bool_value
     if which == "struct_value":
-        return {k: _value(u) for k, u in v.struct_value.fields.items()}
+        fields = v.struct_value.fields
+        return {k: _value(fields[k]) for k in fields}
     if which == "list_value":
         return [_value(u) for u in v.list_value.values]
     return None                                  # null_value, or unset
 
 
+_NOTE_NAMES = tuple(_NOTE_FIELDS)
+
+
 def _note_from_proto(msg: pb.NoteRef) -> dict:
-    note = {name: getattr(msg, name) for name in _NOTE_FIELDS if msg.HasField(name)}
+    has = msg.HasField
+    note = {name: getattr(msg, name) for name in _NOTE_NAMES if has(name)}
     if "age_days" in note:
         note["age_days"] = _whole(note["age_days"])
-    if msg.HasField("extra"):
+    if has("extra"):
         note.update(_struct(msg.extra))
     return note
 
 
 def item_from_proto(msg: pb.Item) -> Item:
-    return Item(id=msg.id, kind=msg.kind, path=msg.path, name=msg.name, qualname=msg.qualname,
-                level=msg.level, text=msg.text, tokens=msg.tokens,
-                score=msg.score if msg.HasField("score") else None, language=msg.language,
-                start_line=msg.start_line, end_line=msg.end_line, edge=msg.edge,
-                direction=msg.direction, warnings=list(msg.warnings), meta=_loads(msg.meta_json),
-                provenance=_struct(msg.provenance) if msg.HasField("provenance") else {},
-                trust=msg.trust, why=msg.why, notes=[_note_from_proto(n) for n in msg.notes], repo=msg.repo)
+    notes = msg.notes
+    return Item(msg.id, msg.kind, msg.path, msg.name, msg.qualname, msg.level, msg.text, msg.tokens,
+                msg.score if msg.HasField("score") else None, msg.language, msg.start_line, msg.end_line,
+                msg.edge, msg.direction, list(msg.warnings), json.loads(meta) if (meta := msg.meta_json) else {},
+                _struct(msg.provenance) if msg.HasField("provenance") else {}, msg.trust, msg.why,
+                [_note_from_proto(n) for n in notes] if notes else [], msg.repo)
 
 
 def response_from_proto(msg: Message) -> Response:
@@ -244,30 +320,40 @@ _FIELD_LIMITS = {"session": limits.MAX_SESSION_ID_CHARS, "query": limits.MAX_QUE
 _UNBOUNDED = {"text"}
 
 
+@functools.cache
+def _string_limits(descriptor: Any) -> tuple[tuple[str, int, bool], ...]:
+    """A request type's bounded string fields: (name, longest value, repeated), read once per type."""
+    return tuple((f.name, _FIELD_LIMITS.get(f.name, limits.MAX_TARGET_CHARS), f.is_repeated)
+                 for f in descriptor.fields if f.type == f.TYPE_STRING and f.name not in _UNBOUNDED)
+
+
 def check_request(msg: Message) -> None:
     """InvalidArgument when a string or list field of a request is over its limit (short message)."""
-    for field in msg.DESCRIPTOR.fields:
-        if field.type != field.TYPE_STRING or field.name in _UNBOUNDED:
-            continue
-        limit = _FIELD_LIMITS.get(field.name, limits.MAX_TARGET_CHARS)
-        value = getattr(msg, field.name)
-        if field.is_repeated:
+    for name, limit, repeated in _string_limits(msg.DESCRIPTOR):
+        value = getattr(msg, name)
+        if repeated:
             if len(value) > limits.MAX_TARGETS:
-                raise InvalidArgument(f"{field.name} has {len(value)} values; the limit is {limits.MAX_TARGETS}")
+                raise InvalidArgument(f"{name} has {len(value)} values; the limit is {limits.MAX_TARGETS}")
             for v in value:
-                limits.check_len(f"a {field.name} value", v, limit)
+                limits.check_len(f"a {name} value", v, limit)
         else:
-            limits.check_len(field.name, value, limit)
+            limits.check_len(name, value, limit)
+
+
+@functools.cache
+def _arguments(descriptor: Any) -> tuple[tuple[str, bool, bool], ...]:
+    """A request type's fields as tool arguments: (name, optional, repeated), read once per type."""
+    return tuple((f.name, f.has_presence, f.is_repeated) for f in descriptor.fields)
 
 
 def request_to_kwargs(msg: Message) -> dict[str, Any]:
     """Tool keyword arguments from a request; unset ``optional`` fields are left to the tool."""
     kwargs: dict[str, Any] = {}
-    for field in msg.DESCRIPTOR.fields:
-        if field.has_presence and not msg.HasField(field.name):
+    for name, optional, repeated in _arguments(msg.DESCRIPTOR):
+        if optional and not msg.HasField(name):
             continue
-        value = getattr(msg, field.name)
-        kwargs[field.name] = list(value) if field.is_repeated else value
+        value = getattr(msg, name)
+        kwargs[name] = list(value) if repeated else value
     return kwargs
 
 

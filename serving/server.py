@@ -124,6 +124,9 @@ def _tool_name(rpc: str) -> str:
     return "".join("_" + ch.lower() if ch.isupper() else ch for ch in rpc).lstrip("_")
 
 
+_TOOL_NAMES = {method.name: _tool_name(method.name) for method in pb.DESCRIPTOR.services_by_name["Stratum"].methods}
+
+
 class StratumServicer:
     """Every RPC is the same steps: who calls, decoded?, bounded fields, tool call as the caller, response."""
 
@@ -142,7 +145,7 @@ class StratumServicer:
                 raise InvalidArgument(f"{rpc}: the request is not a valid {rpc}Request message ({request.reason})")
             convert.check_request(request)
             with acting_as(caller):
-                resp = getattr(self._tools, _tool_name(rpc))(**convert.request_to_kwargs(request))
+                resp = getattr(self._tools, _TOOL_NAMES.get(rpc) or _tool_name(rpc))(**convert.request_to_kwargs(request))
             if not context.is_active():     # deadline passed or caller cancelled: nobody reads the answer
                 return response_type()
             return convert.response_to_proto(resp, response_type)
