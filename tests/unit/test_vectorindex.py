@@ -131,3 +131,32 @@ def test_label_groups_get_their_own_graphs(tmp_path):
     assert set(loaded.groups) == {"class"}
     for v in q[:5]:
         assert loaded.search_groups(v, 10, ["class"]).rows.tolist() == idx2.search_groups(v, 10, ["class"]).rows.tolist()
+
+
+def test_a_graph_loaded_into_huge_pages_answers_as_its_file_view(data, tmp_path, monkeypatch):
+    """``huge=True`` views a copy of the graph file in anonymous memory (huge pages where the kernel
+    offers them); the answers are the file view's, bit for bit, and the copy lives with the index.
+    ``huge=None`` copies only graphs of HUGE_MIN_BYTES or more, and only where huge pages exist."""
+    import stratum.vectorindex as V
+
+    x, q, idx = data
+    idx.save(tmp_path / "ix")
+    view, huge = VectorIndex.load(tmp_path / "ix", huge=False), VectorIndex.load(tmp_path / "ix", huge=True)
+    assert getattr(huge._graph, "stratum_buffer", None) is not None
+    assert getattr(view._graph, "stratum_buffer", None) is None
+    for v in q:
+        a, b = view.search(v, 50), huge.search(v, 50)
+        assert a.rows.tolist() == b.rows.tolist() and a.scores.tobytes() == b.scores.tobytes()
+    assert getattr(VectorIndex.load(tmp_path / "ix")._graph, "stratum_buffer", None) is None   # small: a view
+    monkeypatch.setattr(V, "HUGE_MIN_BYTES", 0)
+    monkeypatch.setattr(V, "huge_pages_offered", lambda: True)
+    auto = VectorIndex.load(tmp_path / "ix")
+    assert getattr(auto._graph, "stratum_buffer", None) is not None
+    assert auto.search(q[0], 10).rows.tolist() == view.search(q[0], 10).rows.tolist()
+    monkeypatch.setattr(V, "huge_pages_offered", lambda: False)
+    assert getattr(VectorIndex.load(tmp_path / "ix")._graph, "stratum_buffer", None) is None
+    del huge, auto                       # the copies go with their indexes (no crash on release)
+    import gc
+
+    gc.collect()
+    assert view.search(q[1], 10).rows.tolist() == idx.search(q[1], 10).rows.tolist()
