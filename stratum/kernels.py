@@ -5,7 +5,7 @@ binary search in a posting list of 10^3-10^5 rows: ~1.2 ms of numpy, the long po
 search (docs/bench/e4.md). The candidates are sorted, so one galloping merge per term finds them
 all in a few steps each. Ranking's first look at a seed file (its co-change partners and import/
 test neighbours: a hop, a dedupe and two sorts) is one pass here too (~50 us instead of ~130 at
-1M). Loaded only by large shards (``keywordindex.COMPILED_MIN_DOCS`` rows):
+1M), and ``seed_tables`` makes both for every file of a shard at once (``warm.SeedTable``). Loaded only by large shards (``keywordindex.COMPILED_MIN_DOCS`` rows):
 the import and the cached compile cost ~0.2-0.5 s once per process, more than small ones save.
 """
 
@@ -156,6 +156,39 @@ def structure_top(out_ptr: np.ndarray, out_nbr: np.ndarray, out_kind: np.ndarray
     return d, rows, kinds, outgoing
 
 
+@_compiled
+def seed_tables(out_ptr: np.ndarray, out_nbr: np.ndarray, out_kind: np.ndarray, out_weight: np.ndarray,
+                in_ptr: np.ndarray, in_nbr: np.ndarray, in_kind: np.ndarray, files: np.ndarray, cochange: int,
+                imports: int, tests: int, is_file: np.ndarray, keys: np.ndarray, k_co: int,
+                k_st: int) -> tuple:  # pragma: no cover - compiled
+    """``cochange_top`` and ``structure_top`` of every row in ``files``, as tables (one row per file):
+    co-change partners (-1 past the file's own), their attribute index and direction; import/test
+    neighbours' count, rows (-1 past), kind codes and outgoing flags."""
+    f = files.shape[0]
+    co_rows = np.full((f, k_co), -1, np.int32)
+    co_at = np.full((f, k_co), -1, np.int64)
+    co_back = np.zeros((f, k_co), np.bool_)
+    st_n = np.zeros(f, np.int64)
+    st_rows = np.full((f, k_st), -1, np.int32)
+    st_kind = np.zeros((f, k_st), np.int8)
+    st_out = np.zeros((f, k_st), np.bool_)
+    for i in range(f):
+        row = files[i]
+        rows, at, back = cochange_top(out_ptr, out_nbr, out_kind, out_weight, row, cochange, k_co, keys)
+        for j in range(rows.shape[0]):
+            co_rows[i, j] = rows[j]
+            co_at[i, j] = at[j]
+            co_back[i, j] = back[j]
+        n, srows, skinds, sout = structure_top(out_ptr, out_nbr, out_kind, in_ptr, in_nbr, in_kind, row, imports,
+                                               tests, is_file, k_st)
+        st_n[i] = n
+        for j in range(srows.shape[0]):
+            st_rows[i, j] = srows[j]
+            st_kind[i, j] = skinds[j]
+            st_out[i, j] = sout[j]
+    return co_rows, co_at, co_back, st_n, st_rows, st_kind, st_out
+
+
 def warm() -> None:
     """Compile (or load from the cache) the kernels for the array types a memory-mapped index
     passes, so a server's first query does not pay for it (~0.5 s without a cache)."""
@@ -181,4 +214,4 @@ def warm_hops(arrays: dict[str, np.ndarray]) -> None:
                   np.ones(2, bool), 1)
 
 
-__all__ = ["add_term_impacts", "cochange_top", "structure_top", "warm", "warm_hops"]
+__all__ = ["add_term_impacts", "cochange_top", "structure_top", "seed_tables", "warm", "warm_hops"]

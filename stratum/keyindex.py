@@ -235,6 +235,15 @@ class Column:
         vals = self._list
         return [vals[i] for i in rows]
 
+    def codes(self) -> tuple[np.ndarray, list] | None:
+        """(each row's code, the values the codes index: code -1 is None) of a large column of
+        repeated values (``equals`` compares them), else None."""
+        if not self._tried:
+            self._prepare()
+        if self._codes is None or self._list is None:
+            return None
+        return self._codes, self._list
+
     def equals(self, rows, value) -> np.ndarray:
         """Mask of the rows whose value is ``value`` (a large column of few values compares codes)."""
         if not self._tried:

@@ -19,10 +19,11 @@ from collections import OrderedDict
 import numpy as np
 import pyarrow as pa
 
-from stratum.errors import NotFound, StoreDamaged
+from stratum.errors import NotFound, StoreDamaged, StoreError
 from stratum.codelookup import CodeLookup
 from stratum.graph import Neighbors
 from stratum.keyindex import Column, KeyIndex
+from stratum.seedtable import SeedTable
 from stratum.store import Manifest, Store
 
 # Columns kept in RAM for every node; api/full text and vectors stay in Lance until asked for.
@@ -58,6 +59,14 @@ class Shard:
         self._full: OrderedDict[int, dict] = OrderedDict()
         self.compiled_hops = self.warm.compiled_hops      # tests set it to compare both paths
         self._is_file: np.ndarray | None = None
+        # every file's first look for ranking (stratum.seedtable), made on a helper thread: a large
+        # shard's searches read one file at a time until it is ready
+        self._seeds: SeedTable | None = None
+        self.seeds_ready = threading.Event()
+        if self.compiled_hops:
+            threading.Thread(target=self._build_seeds, name="seed-table", daemon=True).start()
+        else:
+            self.seeds_ready.set()
 
     # ---- lookups --------------------------------------------------------------------------
     @property
@@ -129,12 +138,67 @@ class Shard:
         """The ``k`` strongest co-change partners of a row and their edge attributes (compiled)."""
         return self.warm.cochange_top(int(i), k)
 
+    def seed_cochange(self, i: int, k: int) -> tuple[list[int], list, list[bool], list[int], list[float], list[int]]:
+        """A file's ``k`` strongest co-change partners that have edge attributes (``cochange_top``'s
+        order) as plain values: (rows, paths (None: none), whether each is a file, support,
+        confidence (NaN: null), last time (us; ``warm.NO_TIME``: null)); from the seed table when it
+        is ready and ``i`` is a file."""
+        t = self._seeds
+        got = t.cochange(int(i)) if t is not None and k == t.k_co else None
+        if got is not None:
+            return got
+        rows, support, conf, when = self.warm.cochange_arrays(int(i), k)
+        return rows, self._col["path"].take(rows), self._col["kind"].equals(rows, "file").tolist(), support, conf, when
+
+    def seed_structure(self, i: int, k: int) -> tuple[int, list[int], list, list[str], list[bool]]:
+        """``structure_top`` with the neighbours' paths: (how many, rows, paths, edge kind names,
+        outgoing); from the seed table when it is ready and ``i`` is a file."""
+        t = self._seeds
+        got = t.structure(int(i)) if t is not None and k == t.k_st else None
+        if got is not None:
+            return got
+        n, rows, kinds, outgoing = self.structure_top(i, k)
+        return n, rows, self._col["path"].take(rows), kinds, outgoing
+
     def structure_top(self, i: int, k: int) -> tuple[int, list[int], list[str], list[bool]]:
         """Import/test file neighbours of a row, the ``k`` most specific first (compiled): (how
         many, rows, edge kind names, outgoing)."""
+        return self.warm.structure_top(int(i), k, self._file_mask())
+
+    def file_row(self, path: str) -> int | None:
+        """``resolve(path)``, through the seed table's path map when it has the answer (a dict look,
+        not two hash lookups in 10^6 keys)."""
+        t = self._seeds
+        r = t.row_of(path) if t is not None else None
+        return r if r is not None else self.resolve(path)
+
+    def _file_mask(self) -> np.ndarray:
         if self._is_file is None:
             self._is_file = self._col["kind"].equals(np.arange(len(self)), "file")
-        return self.warm.structure_top(int(i), k, self._is_file)
+        return self._is_file
+
+    def seed_table(self, wait: float | None = 0.0) -> SeedTable | None:
+        """The seed table (None while it is made, or when it could not be: then rows are read one
+        file at a time); ``wait``: seconds to wait for it (None: until it is done)."""
+        self.seeds_ready.wait(wait)
+        return self._seeds
+
+    def build_seed_table(self) -> SeedTable:
+        """Make the seed table now, on this thread (a small shard has none; tests compare both)."""
+        from stratum import seedtable
+        from stratum.rank import CO_PARTNERS, GRAPH_PARTNERS
+
+        self._seeds = seedtable.build(self.warm, self._file_mask(), self._col["path"], self._col["id"].array,
+                                      self._col["kind"], CO_PARTNERS, GRAPH_PARTNERS)
+        return self._seeds
+
+    def _build_seeds(self) -> None:
+        try:
+            self.build_seed_table()
+        except (StoreDamaged, StoreError, OSError) as e:     # searches read per file, and meet it there
+            log.warning("no seed table for %s: %s", self.store.root, e)
+        finally:
+            self.seeds_ready.set()
 
     def degrees(self, rows) -> np.ndarray:
         """Edges of every kind at these nodes, both directions."""

@@ -17,6 +17,7 @@ import numpy as np
 from stratum import schema as S
 from stratum.codetokens import is_identifier
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
+from stratum.warm import NO_TIME
 
 _WORDS = {("imports", True): "imported by", ("imports", False): "imports",      # (edge kind, outgoing)
           ("tests", True): "tested by", ("tests", False): "tests"}
@@ -227,8 +228,30 @@ class ShardSignals:
         key = (path, half_life_days)
         got = self._memo.tables["co_terms"].get(key)
         if got is None:
-            got = self._memo.get("co_terms", key, lambda: co_terms(self.cochange(path), half_life_days))
+            got = self._memo.get("co_terms", key, lambda: self._co_terms(path, half_life_days))
         return got
+
+    def _co_terms(self, path: str, half_life_days: float) -> list[tuple[str, float, int, float]]:
+        """``co_terms(self.cochange(path), half_life_days)``; on a compiled shard from the partners'
+        plain values (``Shard.seed_cochange``: the seed table's row once it is ready), with no
+        attribute dict, datetime or ``CoEdge`` per partner. The same values: the age is the whole
+        microseconds between the two times over 10**6, as ``timedelta.total_seconds`` divides."""
+        if not self.shard.compiled_hops or path in self._memo.tables["cochange"]:
+            return co_terms(self.cochange(path), half_life_days)
+        row = self._resolve(path)
+        if row is None:
+            return []
+        rows, paths, is_file, support, conf, when = self.shard.seed_cochange(row, CO_PARTNERS)
+        self._learn(rows, paths, is_file)
+        known = [t for t in when if t != NO_TIME]
+        newest = max(known) if known else None
+        out = []
+        for p, c, n, t in zip(paths, conf, support, when):
+            decay = 1.0
+            if newest is not None and t != NO_TIME and half_life_days > 0:
+                decay = 0.5 ** ((newest - t) / 1_000_000 / 86400.0 / half_life_days)
+            out.append((p or "", 0.0 if c != c else c, n, decay))    # c != c: a null confidence (NaN)
+        return out
 
     def _cochange(self, path: str) -> list[CoEdge]:
         row = self._resolve(path)
@@ -249,26 +272,33 @@ class ShardSignals:
 
     def _resolve(self, path: str) -> int | None:
         """The shard row of a path, kept per shard: a seed's co-change partners and its neighbours
-        both start from it (a hash lookup of ~15-30 us at 1M nodes, once per new seed, not twice)."""
+        both start from it (``Shard.file_row``: a dict look once the seed table is ready, else a
+        hash lookup of ~15-30 us at 1M nodes, once per new seed, not twice)."""
         t = self._memo.tables["row"]
         try:
             return t[path]
         except KeyError:
-            return self._memo.get("row", path, lambda: self.shard.resolve(path))
+            return self._memo.get("row", path, lambda: self.shard.file_row(path))
 
     def _file_paths(self, rows: list[int]) -> list[str | None]:
-        """The paths of these rows where they are files (else None), one take per column; each file
-        found here also answers ``locate(path)`` from now on (the added files of a search are
-        mostly seeds' neighbours: resolving their paths by hash again cost ~60 us each at 1M)."""
+        """The paths of these rows where they are files (else None), one take of the paths and the
+        kinds compared as codes; each file found here also answers ``locate(path)`` (``_learn``)."""
         if not rows:
             return []
         col = self.shard.col
-        out = [p if p and k == "file" else None for p, k in zip(col("path").take(rows), col("kind").take(rows))]
+        paths = col("path").take(rows)
+        is_file = col("kind").equals(rows, "file").tolist()
+        self._learn(rows, paths, is_file)
+        return [p if p and f else None for p, f in zip(paths, is_file)]
+
+    def _learn(self, rows: list[int], paths: list, is_file) -> None:
+        """Each of these rows that is a file answers ``locate(its path)`` from now on (the added files
+        of a search are mostly seeds' neighbours: resolving their paths by hash again cost ~60 us
+        each at 1M); its id is read when a search adds it. ``is_file`` True: all of them."""
         loc = self._memo.room("locate", len(rows))
-        for r, p in zip(rows, out):
-            if p is not None and p not in loc:
-                loc[p] = (None, int(r))         # the id is read when a search adds the file
-        return out
+        for r, p, f in zip(rows, paths, is_file if is_file is not True else [True] * len(rows)):
+            if f and p and p not in loc:
+                loc[p] = (None, int(r))
 
     def structure(self, path: str) -> tuple[int, list[tuple[str, str]]]:
         return self._memo.get("structure", path, lambda: self._structure(path))
@@ -277,9 +307,10 @@ class ShardSignals:
         row = self._resolve(path)
         if row is None:
             return 0, []
-        if self.shard.compiled_hops:
-            n, top, kinds, outgoing = self.shard.structure_top(row, GRAPH_PARTNERS)
-            return n, [(p, _WORDS.get((k, o), k)) for p, k, o in zip(self._file_paths(top), kinds, outgoing) if p]
+        if self.shard.compiled_hops:         # every neighbour is a file (the kernel keeps files only)
+            n, top, paths, kinds, outgoing = self.shard.seed_structure(row, GRAPH_PARTNERS)
+            self._learn(top, paths, True)
+            return n, [(p, _WORDS.get((k, o), k)) for p, k, o in zip(paths, kinds, outgoing) if p]
         nb, names = self.shard.hop(row, ("imports", "tests"), "both")
         ok = nb.rows != row
         if ok.any():

@@ -326,7 +326,7 @@ def rebuild_warm(snapshot, directory: Path | None = None) -> dict:
         os.close(fd)
 
 
-_NO_TIME = np.iinfo(np.int64).min          # a co-change edge without a last time (null)
+NO_TIME = _NO_TIME = np.iinfo(np.int64).min    # a co-change edge without a last time (null)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -470,6 +470,29 @@ class WarmIndexes:
                  for j, b in zip(at.tolist(), back.tolist())]
         return rows.tolist(), attrs
 
+    def cochange_arrays(self, row: int, k: int) -> tuple[list[int], list[int], list[float], list[int]]:
+        """``cochange_top`` as plain values of the partners whose edge has attributes, in its order:
+        (rows, support, confidence (NaN: null), last time in microseconds since the epoch (NO_TIME:
+        null)); no attribute dict or datetime per partner (ranking's first look at a seed)."""
+        from stratum import kernels
+
+        self.ensure_served()
+        g = self.graph
+        if not 0 <= row < g.n_rows:             # compiled code checks no bounds
+            raise InvalidArgument(f"row {row} is outside [0, {g.n_rows})")
+        keys, cols = self.cochange_attrs()
+        if cols is None:
+            return [], [], [], []
+        code = g.kind_codes(("cochange",))[0]
+        rows, at, back = kernels.cochange_top(g.a["out.ptr"], g.a["out.nbr"], g.a["out.kind"], g.a["out.weight"],
+                                              int(row), int(code), int(k), keys)
+        ok = at >= 0
+        if not ok.all():
+            rows, at, back = rows[ok], at[ok], back[ok]
+        conf = np.where(back, cols["confidence_bwd"][at], cols["confidence_fwd"][at])
+        return (rows.tolist(), cols["support"][at].astype(np.int64).tolist(), conf.tolist(),
+                cols["last_time"][at].tolist())
+
     def structure_top(self, row: int, k: int, is_file: np.ndarray) -> tuple[int, list[int], list[str], list[bool]]:
         """Import/test neighbours of ``row`` that are files (``is_file`` by row), each once, the
         ``k`` most specific first (``kernels.structure_top``; ``ShardSignals._structure`` is the
@@ -485,6 +508,13 @@ class WarmIndexes:
             g.a["out.ptr"], g.a["out.nbr"], g.a["out.kind"], g.a["in.ptr"], g.a["in.nbr"], g.a["in.kind"],
             int(row), imports, tests, is_file, int(k))
         return int(n), rows.tolist(), [g.kind_names[c] for c in kinds.tolist()], outgoing.tolist()
+
+    def cochange_attrs(self) -> tuple[np.ndarray, dict[str, np.ndarray] | None]:
+        """(sorted src << 32 | dst keys, attribute columns) of the co-change edges; no columns
+        (and no keys) without a snapshot to read them from."""
+        if self._snapshot is None:
+            return np.zeros(0, np.int64), None
+        return self._cochange_attrs()
 
     def _cochange_attrs(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         got = self._cochange
@@ -549,4 +579,4 @@ def _open(d: Path, vector: bool, *, verified: bool = False):
     return graph, kw, vec
 
 
-__all__ = ["build_warm", "verify_warm", "rebuild_warm", "WarmIndexes", "AUTO_REBUILD_ROWS", "WARM_FILE"]
+__all__ = ["build_warm", "verify_warm", "rebuild_warm", "WarmIndexes", "AUTO_REBUILD_ROWS", "WARM_FILE", "NO_TIME"]

@@ -405,3 +405,58 @@ def test_compiled_neighbour_reads_equal_numpys_on_every_file(ledger):
         assert any(co for co, _ in got[True])       # structure: the popular-file test compares both paths
     finally:
         tools.close()
+
+
+def test_the_seed_table_reads_as_one_file_at_a_time(ledger):
+    """A large shard's seed table (stratum.seedtable, built on a helper thread at load; here made
+    on the spot) gives every file the co-change partners, neighbours and row the per-file reads
+    give, and ranking reads the same through it: co-change terms for several half-lives equal
+    ``rank.co_terms`` of the ``CoEdge`` path, neighbours equal, files learnt for ``locate``."""
+    tools = _open(ledger[1])
+    try:
+        sh = tools.shards.shards[0]
+        assert sh.seed_table() is None and sh.seeds_ready.is_set()     # a small shard makes none
+        files = [p for p, k in zip(sh.col("path"), sh.col("kind")) if k == "file"]
+        sh.compiled_hops = True
+        want = {}
+        for p in files:
+            sig = SG.ShardSignals(sh)
+            want[p] = [R.co_terms(sig.cochange(p), h) for h in (365.0, 30.0, 0.0)] + [sig._structure(p)]
+        per_file = [(sh.seed_cochange(r, R.CO_PARTNERS), sh.seed_structure(r, R.GRAPH_PARTNERS))
+                    for r in range(len(sh))]
+        table = sh.build_seed_table()
+        assert len(table) == len(files)
+        for r, (co, st) in enumerate(per_file):
+            if sh.col("kind")[r] == "file":
+                assert str(table.cochange(r)) == str(co) and table.structure(r) == st
+                assert table.row_of(sh.col("path")[r]) == r == sh.resolve(sh.col("path")[r])
+            else:
+                assert table.cochange(r) is None and table.structure(r) is None
+        assert table.row_of("ledger") is None and table.row_of("./" + files[0]) is None     # a dir; not as stored
+        SG._MEMOS.pop(sh, None)
+        sig = SG.ShardSignals(sh)
+        got = {p: [sig.cochange_terms(p, h) for h in (365.0, 30.0, 0.0)] + [sig.structure(p)] for p in files}
+        assert str(got) == str(want) and got == want
+        assert any(t for v in got.values() for t in v[0])          # some file has co-change partners
+        assert all(sig.locate(p)[1] == sh.resolve(p) for p in files)
+    finally:
+        tools.close()
+
+
+def test_the_seed_tables_path_map_leaves_ids_and_shared_paths_to_the_resolver(tmp_path):
+    """``SeedTable.row_of`` answers only what ``Shard.resolve`` answers by path: a path that is also
+    some node's id, or that a dir shares with a file, goes to the resolver."""
+    import pyarrow as pa
+
+    from stratum import seedtable
+    from stratum.keyindex import Column
+
+    paths = Column(pa.array(["a.py", "b.py", "pkg", "pkg", "0123456789abcdef0123", None]))
+    kinds = Column(pa.array(["file", "file", "dir", "file", "file", "function"]))
+    ids = pa.array(["i0", "i1", "i2", "i3", "i4", "0123456789abcdef0123"])
+    is_file = kinds.equals(np.arange(6), "file")
+    enc = pa.compute.dictionary_encode(paths.array)
+    codes, names = enc.indices.fill_null(-1).to_numpy(zero_copy_only=False), enc.dictionary.to_pylist() + [None]
+    by_code = seedtable._file_of_code(codes, names, is_file, kinds, ids)
+    got = {n: int(by_code[i]) for i, n in enumerate(names[:-1])}
+    assert got == {"a.py": 0, "b.py": 1, "pkg": -1, "0123456789abcdef0123": -1}

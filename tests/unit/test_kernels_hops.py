@@ -90,3 +90,32 @@ def test_the_load_time_warm_up_compiles_what_a_search_calls():
     K.cochange_top(optr, onbr, okind, ow, 0, COCHANGE, 10, np.array([1], np.int64))
     K.structure_top(optr, onbr, okind, iptr, inbr, ikind, 1, IMPORTS, TESTS, np.ones(3, bool), 16)
     assert (len(K.cochange_top.signatures), len(K.structure_top.signatures)) == before
+
+
+def test_the_seed_tables_hold_each_files_compiled_reads():
+    """``seed_tables`` is ``cochange_top`` and ``structure_top`` of every listed row, row by row."""
+    rng = np.random.default_rng(11)
+    for trial in range(40):
+        n, m = int(rng.integers(2, 40)), int(rng.integers(0, 300))
+        src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+        kind = rng.integers(0, 3, m)
+        w = rng.choice([0.5, 0.25, 1.0, np.nan], m)
+        optr, onbr, okind, ow = _readonly(*_csr(n, src, dst, kind, w))
+        iptr, inbr, ikind, _ = _readonly(*_csr(n, dst, src, kind, w))
+        co = kind == COCHANGE
+        keys = np.unique((src[co].astype(np.int64) << 32) | dst[co])
+        is_file = rng.random(n) < 0.7
+        files = np.flatnonzero(is_file).astype(np.int64)
+        k_co, k_st = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+        co_rows, co_at, co_back, st_n, st_rows, st_kind, st_out = K.seed_tables(
+            optr, onbr, okind, ow, iptr, inbr, ikind, files, COCHANGE, IMPORTS, TESTS, is_file, keys, k_co, k_st)
+        for i, row in enumerate(files.tolist()):
+            rows, at, back = K.cochange_top(optr, onbr, okind, ow, row, COCHANGE, k_co, keys)
+            j = len(rows)
+            assert co_rows[i, :j].tolist() == rows.tolist() and (co_rows[i, j:] == -1).all()
+            assert co_at[i, :j].tolist() == at.tolist() and co_back[i, :j].tolist() == back.tolist()
+            d, srows, skinds, sout = K.structure_top(optr, onbr, okind, iptr, inbr, ikind, row, IMPORTS, TESTS,
+                                                     is_file, k_st)
+            j = len(srows)
+            assert st_n[i] == d and st_rows[i, :j].tolist() == srows.tolist() and (st_rows[i, j:] == -1).all()
+            assert st_kind[i, :j].tolist() == skinds.tolist() and st_out[i, :j].tolist() == sout.tolist()
