@@ -25,8 +25,14 @@ Definitions (printed):
   model load, the query embedding).
 - **CLI remember**: wall time of one ``python -m stratum.cli remember ... --store S`` process, and
   the in-process part (``Tools.open`` + ``remember``), with N unmerged notes already logged.
+- **--ab MODULE.NAME=VALUE** (repeatable): "before and after" in one run. The reference is this
+  tree with those module constants set (e.g. ``noteindex.SIGN_MIN=1<<40``: the exact list), read
+  per call; each timed call of the search rounds runs once as the tree has it and once as the
+  reference, in turn (the order alternating per query), and the warm-up runs both. The table gets
+  the reference's rows ("ref"), each ratio against the same setting's no-notes case, and the
+  per-call ratio this / reference (p50). ``--search-only``: no restart and CLI cases.
 
-Run: .venv/bin/python benchmarks/notes_scale.py [--counts 0,1000,10000] [--rounds 3]
+Run: .venv/bin/python benchmarks/notes_scale.py [--counts 0,1000,10000] [--rounds 3] [--ab M.NAME=VALUE]
 """
 
 from __future__ import annotations
@@ -143,14 +149,37 @@ def write_notes(store: Path, n: int, seed: int = 1) -> float:
     return time.perf_counter() - t0
 
 
-def search_latency(stores: dict[int, Path], rounds: int) -> dict[int, dict]:
+def settings(specs: list[str]) -> list[tuple[object, str, object, object]]:
+    """``--ab`` specs as (module, name, this tree's value, the reference's value)."""
+    import importlib
+
+    out = []
+    for spec in specs:
+        target, value = spec.split("=", 1)
+        mod_name, name = target.rsplit(".", 1)
+        mod = importlib.import_module(mod_name if mod_name.startswith("stratum") else f"stratum.{mod_name}")
+        if not hasattr(mod, name):
+            raise SystemExit(f"--ab {spec}: {mod.__name__} has no {name}")
+        out.append((mod, name, getattr(mod, name), eval(value, {})))
+    return out
+
+
+def use(ab: list, variant: str) -> None:
+    for mod, name, this, ref in ab:
+        setattr(mod, name, this if variant == "this" else ref)
+
+
+def search_latency(stores: dict[int, Path], rounds: int, ab: list | None = None) -> dict[int, dict]:
     """Every case's Tools open at once and the queries interleaved across them (query 1 on each
-    store, then query 2 ...), so a load change on the shared machine hits every case alike."""
+    store, then query 2 ...), so a load change on the shared machine hits every case alike.
+    With ``ab`` (``settings``), each call also as the reference, in turn."""
     from stratum.search import ExtraDoc
     from stratum.tools import Tools
 
     from stratum import noteindex
 
+    ab = ab or []
+    variants = ["this", "ref"] if ab else ["this"]
     noteindex.prepare_kernels()                     # as stratum serve does
     cases = {}
     for n, store in stores.items():
@@ -163,6 +192,11 @@ def search_latency(stores: dict[int, Path], rounds: int) -> dict[int, dict]:
             t1 = time.perf_counter()
             tools.search(s, q, page_size=10)
             first.append((time.perf_counter() - t1) * 1e3)
+        if ab:                                      # the reference's warm-up (its own caches)
+            use(ab, "ref")
+            for q in QUERIES:
+                tools.search(s, q, page_size=10)
+            use(ab, "this")
         ov = next(iter(tools.overlays.values()))
         ov.index.wait_graph()                       # the notes' HNSW graph (built in the background)
         sh = ov.shard
@@ -170,21 +204,25 @@ def search_latency(stores: dict[int, Path], rounds: int) -> dict[int, dict]:
         docs = [ExtraDoc(nid, node["full"], ov.index.vectors[ov.index.slot[nid]], node["kind"], node["path"], "")
                 for nid, node in ov._nodes.items() if view.eligible[ov.index.slot[nid]]]
         cases[n] = {"tools": tools, "s": s, "ov": ov, "searcher": sh.warm.searcher, "docs": docs,
-                    "open_and_warm_s": time.perf_counter() - t0, "tools_ms": [], "searcher_ms": [],
-                    "exhaustive_ms": [], "note_hits": 0, "first_ms": first}
+                    "open_and_warm_s": time.perf_counter() - t0, "exhaustive_ms": [], "first_ms": first,
+                    **{v: {"tools_ms": [], "searcher_ms": [], "note_hits": 0} for v in variants}}
     for c in cases.values():
         c["load"] = os.getloadavg()
     try:
-        for _ in range(rounds):
-            for q in QUERIES:
+        for rnd in range(rounds):
+            for qi, q in enumerate(QUERIES):
                 for c in cases.values():
-                    t = time.perf_counter()
-                    r = c["tools"].search(c["s"], q, page_size=10)
-                    c["tools_ms"].append((time.perf_counter() - t) * 1e3)
-                    c["note_hits"] += sum(1 for it in r.items if it.kind in ("rca", "failure", "insight"))
-                    t = time.perf_counter()
-                    c["searcher"].search(q, limit=11, extra_docs=c["ov"].search_docs())
-                    c["searcher_ms"].append((time.perf_counter() - t) * 1e3)
+                    for v in (variants if (qi + rnd) % 2 == 0 else variants[::-1]):
+                        use(ab, v)
+                        m = c[v]
+                        t = time.perf_counter()
+                        r = c["tools"].search(c["s"], q, page_size=10)
+                        m["tools_ms"].append((time.perf_counter() - t) * 1e3)
+                        m["note_hits"] += sum(1 for it in r.items if it.kind in ("rca", "failure", "insight"))
+                        t = time.perf_counter()
+                        c["searcher"].search(q, limit=11, extra_docs=c["ov"].search_docs())
+                        m["searcher_ms"].append((time.perf_counter() - t) * 1e3)
+        use(ab, "this")
         for q in QUERIES[:10]:                      # exhaustive: one pass of 10 queries (it is slow)
             for c in cases.values():
                 t = time.perf_counter()
@@ -195,14 +233,24 @@ def search_latency(stores: dict[int, Path], rounds: int) -> dict[int, dict]:
             c["tools"].close()
     out = {}
     for n, c in cases.items():
-        t = sorted(c["tools_ms"])
-        out[n] = {"p50_ms": statistics.median(t), "p90_ms": t[int(0.9 * (len(t) - 1))],
-                  "p95_ms": t[int(0.95 * (len(t) - 1))], "first_pass_p50_ms": statistics.median(c["first_ms"]),
-                  "calls": len(t), "load_before": c["load"][0], "load_after": os.getloadavg()[0],
-                  "searcher_p50_ms": statistics.median(c["searcher_ms"]),
-                  "exhaustive_p50_ms": statistics.median(c["exhaustive_ms"]),
-                  "note_items_per_page": c["note_hits"] / len(t), "open_and_warm_s": c["open_and_warm_s"],
-                  "unmerged": c["ov"].count(), "graph_size": c["ov"].index.graph_size}
+        for v in variants:
+            m = c[v]
+            t = sorted(m["tools_ms"])
+            res = {"p50_ms": statistics.median(t), "p90_ms": t[int(0.9 * (len(t) - 1))],
+                   "p95_ms": t[int(0.95 * (len(t) - 1))], "first_pass_p50_ms": statistics.median(c["first_ms"]),
+                   "calls": len(t), "load_before": c["load"][0], "load_after": os.getloadavg()[0],
+                   "searcher_p50_ms": statistics.median(m["searcher_ms"]),
+                   "exhaustive_p50_ms": statistics.median(c["exhaustive_ms"]),
+                   "note_items_per_page": m["note_hits"] / len(t), "open_and_warm_s": c["open_and_warm_s"],
+                   "unmerged": c["ov"].count(), "graph_size": c["ov"].index.graph_size}
+            if v == "ref":      # geometric mean: a pair's first call is the colder one, in turn
+                res["this_over_ref"] = statistics.geometric_mean(
+                    a / b for a, b in zip(c["this"]["tools_ms"], m["tools_ms"]))
+                res["searcher_this_over_ref"] = statistics.geometric_mean(
+                    a / b for a, b in zip(c["this"]["searcher_ms"], m["searcher_ms"]))
+                out[n]["ref"] = res
+            else:
+                out[n] = res
     return out
 
 
@@ -265,45 +313,56 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--cli-at", type=int, default=3000, help="unmerged notes for the CLI remember case")
     ap.add_argument("--reuse", action="store_true", help="keep the notes written by an earlier run")
+    ap.add_argument("--ab", action="append", default=[], metavar="MODULE.NAME=VALUE",
+                    help="the reference: this tree with these constants (repeatable)")
+    ap.add_argument("--search-only", action="store_true", help="no restart and CLI remember cases")
     args = ap.parse_args()
     definitions()
+    ab = settings(args.ab)
     base = Path(args.store)
     if not (base / "manifest.json").exists():
         print(f"no store at {base}: stratum index benchmarks/.repos/flask --store {base}")
         return 2
     out = {"machine": f"{platform.node()} {platform.processor() or platform.machine()} {os.cpu_count()} CPUs, "
                       f"load {os.getloadavg()[0]:.1f}", "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "command": " ".join(sys.argv), "cases": {}}
+           "command": " ".join(sys.argv), "cases": {}, "ab": args.ab}
     counts = [int(c) for c in args.counts.split(",")]
     stores = {}
     for n in counts:
         store = stores[n] = fresh_copy(base, f"n{n}", args.reuse)
         wrote = 0.0 if args.reuse and (store / "deltalog").exists() else write_notes(store, n)
         out["cases"][n] = {"write_s": wrote}
-    for n, res in search_latency(stores, args.rounds).items():
+    for n, res in search_latency(stores, args.rounds, ab).items():
         out["cases"][n]["search"] = res
-    for n in (0, max(counts)):              # the notes' share of a restart: the difference
+    for n in () if args.search_only else (0, max(counts)):   # the notes' share of a restart: the difference
         out["cases"][n]["restart"] = restart_to_first_answer(stores[n])
     print(json.dumps(out["cases"], default=str), flush=True)
     out["cli_remember"] = []
-    for n in (0, args.cli_at):              # with no notes: what a CLI process costs anyway
+    for n in () if args.search_only else (0, args.cli_at):   # with no notes: what a CLI process costs anyway
         store = fresh_copy(base, f"cli{n}", args.reuse and n > 0)
         if n and not (store / "deltalog").exists():
             write_notes(store, n)
         out["cli_remember"].append({"unmerged": n, **cli_remember(store)})
     print(json.dumps({"cli_remember": out["cli_remember"]}), flush=True)
-    p0 = out["cases"].get(0, {}).get("search", {}).get("p50_ms")
-    s0 = out["cases"].get(0, {}).get("search", {}).get("searcher_p50_ms")
+    if ab:
+        print("\nreference (ref): this tree with " + ", ".join(args.ab))
     print("\n| unmerged notes | search p50 ms | p90 ms | p95 ms | x no notes | first pass p50 ms | searcher p50 ms "
-          "| x no notes | exhaustive p50 ms | note items / page |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for n, c in out["cases"].items():
-        s = c["search"]
-        ratio = f"{s['p50_ms'] / p0:.2f}" if p0 else "-"
-        sratio = f"{s['searcher_p50_ms'] / s0:.2f}" if s0 else "-"
-        print(f"| {n:,} | {s['p50_ms']:.2f} | {s['p90_ms']:.2f} | {s['p95_ms']:.2f} | {ratio} "
-              f"| {s['first_pass_p50_ms']:.2f} | {s['searcher_p50_ms']:.2f} | {sratio} "
-              f"| {s['exhaustive_p50_ms']:.2f} | {s['note_items_per_page']:.1f} |")
+          "| x no notes | exhaustive p50 ms | note items / page |" + (" this / ref (per call, geometric mean) |" if ab else ""))
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|" if ab else ""))
+    for variant in ("this", "ref") if ab else ("this",):
+        zero = out["cases"].get(0, {}).get("search", {})
+        zero = zero.get("ref", {}) if variant == "ref" else zero
+        p0, s0 = zero.get("p50_ms"), zero.get("searcher_p50_ms")
+        for n, c in out["cases"].items():
+            s = c["search"]["ref"] if variant == "ref" else c["search"]
+            ratio = f"{s['p50_ms'] / p0:.2f}" if p0 else "-"
+            sratio = f"{s['searcher_p50_ms'] / s0:.2f}" if s0 else "-"
+            per_call = (f" {c['search']['ref']['this_over_ref']:.3f} (searcher "
+                        f"{c['search']['ref']['searcher_this_over_ref']:.3f}) |" if variant == "ref" else " |") \
+                if ab else ""
+            print(f"| {n:,}{' ref' if variant == 'ref' else ''} | {s['p50_ms']:.2f} | {s['p90_ms']:.2f} "
+                  f"| {s['p95_ms']:.2f} | {ratio} | {s['first_pass_p50_ms']:.2f} | {s['searcher_p50_ms']:.2f} "
+                  f"| {sratio} | {s['exhaustive_p50_ms']:.2f} | {s['note_items_per_page']:.1f} |{per_call}")
     s = next(iter(out["cases"].values()))["search"]
     print(f"load average (1 min) during the search rounds: {s['load_before']:.1f} at the start, "
           f"{s['load_after']:.1f} at the end")

@@ -12,12 +12,13 @@ Vectors travel with the note: ``encode_vector`` packs a vector into the delta-lo
 base64: 1 KB), tagged with the embedder's cache key, so a restarted server reads them instead of
 re-embedding every unmerged note before serving.
 
-Vectors: scored exactly up to ANN_MIN notes (numpy's product for a few thousand; from
+Vectors: scored exactly below SIGN_MIN notes (numpy's product for a few thousand; from
 EXACT_COMPILED_MIN compiled passes, ``notekernels``: an int8 scan with error bounds, then f32
-rescoring of the rows that could make the top k, the brute-force answer); above that, where it
-is measured to cost less (benchmarks/notes_vector_crossover.py), an HNSW graph (usearch, the
-shard's own vector library) grows with the notes, and a query over-fetches from it and drops
-slots the view may not see, falling back to exact scoring when too many are hidden.
+rescoring of the rows that could make the top k, the brute-force answer); from SIGN_MIN only the
+SIGN_DEPTH x k notes whose 1-bit codes estimate best are scored so (approximate: recall@50 >= 0.99
+measured); from ANN_MIN, where it is measured to cost less (benchmarks/notes_vector_crossover.py),
+an HNSW graph (usearch, the shard's own vector library) grows with the notes, and a query
+over-fetches from it and drops slots the view may not see, scoring as below when too many are hidden.
 
 Writers append under a lock; readers take a ``view`` (a consistent prefix: arrays only grow, and
 the masks are copied), so a search never blocks a ``remember``.
@@ -39,9 +40,11 @@ from stratum.codetokens import tokenize
 from stratum.schema import NODE_KINDS
 
 _KIND_CODE = {k: i for i, k in enumerate(NODE_KINDS)}
-ANN_MIN = 16384            # notes with a vector before the HNSW graph is used: the measured crossover
-                           # with the exact list (notes_vector_crossover.py; exact answers below it)
+ANN_MIN = 32768            # notes with a vector before the HNSW graph is used: the measured crossover with the
+                           # 1-bit list (notes_vector_crossover.py: recall@50 0.99+ below it, the graph's ~0.9)
 EXACT_COMPILED_MIN = 4096  # slots from which the exact list runs compiled (notekernels: ~2.5x numpy's)
+SIGN_MIN = 8192            # slots from which the list scores only the SIGN_DEPTH x k best 1-bit estimates
+SIGN_DEPTH = 16            # (approximate: recall@50 >= 0.99 on note vectors of both models; exact below)
 ANN_EXPANSION = 128        # the graph's search candidate list (ef)
 ANN_EXPANSION_ADD = 64     # its build candidate list (efConstruction): 10k notes build in ~1.5-4 s
 BM25_CACHE = 1 << 21       # cached per-posting BM25 parts (floats, 16 MB) before the cache is dropped
@@ -177,7 +180,8 @@ class NoteView(NamedTuple):
         ann = self.ix.ann_hits(q, k, sel) if self.graph_size >= ANN_MIN else None
         if ann is not None:
             return ann
-        return self.exact_hits(q, k, sel)
+        signed = self.signed_hits(q, k, sel) if self.n >= SIGN_MIN else None
+        return signed if signed is not None else self.exact_hits(q, k, sel)
 
     def _kernels(self, k: int):
         """``notekernels`` where this view is large enough for them and they are loaded, else None."""
@@ -185,9 +189,8 @@ class NoteView(NamedTuple):
 
     def exact_hits(self, q: np.ndarray, k: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The k best (slots, cosines) among ``sel`` (slots with a vector), every one scored: from
-        EXACT_COMPILED_MIN slots compiled passes over the view's prefix (an int8 scan with error
-        bounds, then the rows that could make the top k rescored in f32: ``notekernels``; no
-        copy), numpy's product below (no numba import for small sets)."""
+        EXACT_COMPILED_MIN slots ``notekernels.top_dots`` over the view's prefix (no copy), numpy's
+        product below (no numba import for small sets)."""
         kernels = self._kernels(k)
         if kernels is not None:
             ix = self.ix
@@ -202,6 +205,19 @@ class NoteView(NamedTuple):
         cand = np.flatnonzero(sel)
         scores = _dot(self.vectors[cand], q) if len(cand) < self.n // 2 else _dot(self.vectors[:self.n], q)[cand]
         return _top_arrays(cand, scores, k)
+
+    def signed_hits(self, q: np.ndarray, k: int, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """The k best (slots, cosines) of the SIGN_DEPTH x k in ``sel`` whose 1-bit codes estimate best (48
+        bytes a note to scan, not 384; ``notekernels.top_dots_signed``), or None before the codes exist."""
+        kernels, ix = self._kernels(k), self.ix
+        if kernels is not None and ix._q8_pending:
+            ix.quantize_pending()
+        if kernels is None or ix.center is None or not np.isfinite(q).all():
+            return None
+        scores = np.empty(self.n, np.float32)
+        cand = kernels.top_dots_signed(self.vectors, ix.vectors8, ix.scale8, ix.err8, ix.bits, ix.ones, ix.fac,
+                                       np.ascontiguousarray(q, np.float32), sel, k, SIGN_DEPTH * k, scores)
+        return _top_arrays(cand, scores[cand], k)
 
     def keyword_hits(self, query: str, idf: Callable[[str], float], avgdl: float, k: int,
                      ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -273,16 +289,14 @@ class _Posting:
         self.n = n + 1
 
     def head(self) -> tuple[np.ndarray, np.ndarray, int]:
-        # arrays read before the count: an append in between is past the count (or in new arrays
-        # that hold the same prefix)
+        # arrays read before the count: an append in between is past it (or in new arrays, the same prefix)
         s, t = self.slots, self.tf
         return s, t, min(self.n, len(s), len(t))
 
 
 def _dot(m: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """``m @ q`` without BLAS (numpy's einsum kernel, one thread): OpenBLAS's threaded gemv fought
-    the other threads for 2 loaded cores and took 11-48 ms at 10,000 notes instead of 0.1 ms;
-    einsum takes a steady ~0.6 ms."""
+    """``m @ q`` without BLAS (einsum, one thread): OpenBLAS's threaded gemv fought the other
+    threads for 2 loaded cores, 11-48 ms at 10,000 notes instead of 0.1 ms; einsum a steady ~0.6."""
     return np.einsum("ij,j->i", m, q)
 
 
@@ -317,9 +331,13 @@ class NoteIndex:
         self._cap = 0
         self.vectors = np.zeros((0, dim), np.float32)
         self.vectors8 = np.zeros((0, dim), np.int8)             # int8 copies, their scales and error
-        self.scale8 = np.zeros(0, np.float32)                   # norms (_quantize): the exact
+        self.scale8 = np.zeros(0, np.float32)                   # norms (notekernels.quantize): the exact
         self.err8 = np.zeros(0, np.float32)                     # list's first scan
         self._q8_pending: list[int] = []                        # slots with a vector, not quantized yet
+        self._q8_lock = threading.Lock()                        # one quantize_pending at a time
+        self.center: np.ndarray | None = None                   # the 1-bit codes' center, from SIGN_MIN
+        self.bits = np.zeros(((dim + 63) // 64, 0), np.uint64)  # vectors: notekernels.sign_codes
+        self.ones, self.fac = np.zeros(0, np.int32), np.zeros(0, np.float32)
         self.has_vector = np.zeros(0, bool)
         self.active = np.zeros(0, bool)
         self.hidden = np.zeros(0, bool)                          # quarantined: only its author sees it
@@ -387,18 +405,29 @@ class NoteIndex:
         """The int8 copies of the vectors that arrived since the last exact query, in one
         vectorised call (per note in ``add``, a bulk load of 10,000 paid ~0.15 s more), computed
         outside the lock (~0.16 s at 10,000: views and writers do not wait for it; a slot's vector
-        never changes once set)."""
-        with self._lock:
-            if not self._q8_pending:
-                return
-            todo = list(self._q8_pending)
-            rows = np.asarray(todo, np.int64)
-            vecs = self.vectors[rows]           # a copy: _grow may swap the arrays meanwhile
-        v8, scale, err = _quantize(vecs)
-        with self._lock:
-            self.vectors8[rows], self.scale8[rows], self.err8[rows] = v8, scale, err
-            done = set(todo)                    # emptied last: a query that finds a row gone finds it written
-            self._q8_pending = [j for j in self._q8_pending if j not in done]
+        never changes once set); from SIGN_MIN vectors their 1-bit codes too, about the mean of
+        the vectors there when the first codes are made (every row coded then)."""
+        from stratum import notekernels as K
+
+        with self._q8_lock:
+            with self._lock:
+                if not self._q8_pending:
+                    return
+                todo = list(self._q8_pending)
+                rows = np.asarray(todo, np.int64)
+                first = self.center is None and int(self.has_vector[:len(self.ids)].sum()) >= SIGN_MIN
+                coded = np.flatnonzero(self.has_vector[:len(self.ids)]) if first else rows
+                vecs, cvecs = self.vectors[rows], self.vectors[coded]   # copies: _grow may swap the arrays
+            v8, scale, err = K.quantize(vecs)
+            center = cvecs.mean(axis=0, dtype=np.float64).astype(np.float32) if first else self.center
+            codes = K.sign_codes(cvecs, center) if center is not None else None
+            with self._lock:
+                self.vectors8[rows], self.scale8[rows], self.err8[rows] = v8, scale, err
+                if codes is not None:
+                    self.bits[:, coded], self.ones[coded], self.fac[coded] = codes
+                    self.center = center
+                done = set(todo)                    # emptied last: a query that finds a row gone finds it written
+                self._q8_pending = [j for j in self._q8_pending if j not in done]
 
     # ---- the HNSW graph (large note sets) ---------------------------------------------------
     def _to_graph(self, j: int) -> None:
@@ -545,19 +574,9 @@ class NoteIndex:
             return
         cap = max(64, 2 * self._cap, need)
         # new arrays, filled, then swapped in: a view holding the old ones keeps a consistent prefix
-        vec = np.zeros((cap, self.dim), np.float32)
-        vec[:self._cap] = self.vectors
-        self.vectors = vec
-        v8 = np.zeros((cap, self.dim), np.int8)
-        v8[:self._cap] = self.vectors8
-        self.vectors8 = v8
-        self.scale8 = _extend(self.scale8, cap)
-        self.err8 = _extend(self.err8, cap)
-        self.has_vector = _extend(self.has_vector, cap)
-        self.active = _extend(self.active, cap)
-        self.hidden = _extend(self.hidden, cap)
-        self.kind_code = _extend(self.kind_code, cap)
-        self.doc_len = _extend(self.doc_len, cap)
+        for name in ("vectors", "vectors8", "scale8", "err8", "bits", "ones", "fac", "has_vector", "active", "hidden",
+                     "kind_code", "doc_len"):
+            setattr(self, name, _extend(getattr(self, name), cap, axis=1 if name == "bits" else 0))
         self._cap = cap
 
     @classmethod
@@ -570,22 +589,9 @@ class NoteIndex:
         return ix
 
 
-def _quantize(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows as int8 with a per-row scale, and a bound on the norm of what that loses (a hair
-    above the float32 norm): (v8, scale, error), what ``notekernels.top_dots`` reads."""
-    v = np.asarray(v, np.float32)
-    top = np.abs(v).max(axis=1)
-    scale = np.where(top > 0, top / np.float32(127.0), np.float32(1.0)).astype(np.float32)
-    v8 = np.clip(np.rint(v / scale[:, None]), -127, 127).astype(np.int8)
-    # + 1e-4 |v|: the float error of the f32 sums grows with |q| |v| (the kernel's SLACK is absolute)
-    err = np.linalg.norm(v - v8.astype(np.float32) * scale[:, None], axis=1) * np.float32(1.0001) + \
-        np.float32(1e-4) * np.linalg.norm(v, axis=1) + np.float32(1e-7)
-    return v8, scale, err.astype(np.float32)
-
-
-def _extend(a: np.ndarray, cap: int) -> np.ndarray:
-    out = np.zeros(cap, a.dtype)
-    out[:len(a)] = a
+def _extend(a: np.ndarray, cap: int, axis: int = 0) -> np.ndarray:      # cap places along axis, zeros past a's
+    out = np.zeros(a.shape[:axis] + (cap,) + a.shape[axis + 1:], a.dtype)
+    out[(slice(None),) * axis + (slice(0, a.shape[axis]),)] = a
     return out
 
 
