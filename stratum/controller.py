@@ -379,6 +379,8 @@ class Controller:
         past the limit after every eviction the policy allows (as ``admit`` decides it: the reserve
         may fall short). One pass: what an entry can free depends only on its ladder, and that only
         on the focus, so the run's own entries (never their own victims) are taken off as it grows."""
+        if self._fits_as_is(rows):       # the common case: no eviction needed, no entry's ladder read
+            return len(rows)
         files: tuple[str, ...] | None = None
         can: dict[str, int] = {}
         free = held = delta = 0
@@ -399,6 +401,22 @@ class Controller:
             if self._used + delta - (free - held) > self.limit:
                 return i
         return len(rows)
+
+    def _fits_as_is(self, rows: Sequence[tuple[str, str, int, int]]) -> bool:
+        """Whether every leading run fits without evicting anything (what ``_leading_fit`` would find,
+        since what evictions free is never negative): O(rows). Reading every held entry's ladder
+        first made each paged answer's admission grow with the session's context (a session of
+        ~160 searches: 9.6 ms a search against 1.8 ms)."""
+        delta = 0
+        asked: dict[str, tuple[str, int]] = {}
+        for nid, lvl, tok, _ in rows:
+            prev = asked.get(nid)
+            if prev is None or RANK[lvl] > RANK[prev[0]]:
+                delta += self._adds(nid, lvl, tok) - (self._adds(nid, *prev) if prev else 0)
+                asked[nid] = (lvl, tok)
+            if self._used + delta > self.limit:
+                return False
+        return True
 
     def _adds(self, nid: str, lvl: str, tok: int) -> int:
         """Tokens admitting ``nid`` at ``lvl`` adds to what is held (0 when held at that level or higher)."""

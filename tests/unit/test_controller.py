@@ -567,6 +567,18 @@ def test_prefix_admits_the_leading_run_that_fits_and_says_how_many(graph):
     assert ctl.admit([item("shop/cli.py", "api")], prefix=True).count == 1     # a plain admit: count is all
 
 
+def test_a_prefix_admit_with_room_reads_no_held_entrys_ladder(graph, monkeypatch):
+    """A page that fits as it is must not score every held entry (what evictions could free): that
+    made each search's admission grow with the session's context (9.6 vs 1.8 ms a search after ~160
+    searches in one session, notes_scale.py)."""
+    ctl = Controller(10**9, ScorePolicy(), graph)
+    ctl.admit([item(p, "full") for p in ("shop/mail.py", "shop/report.py", "shop/models.py")])
+    read = []
+    monkeypatch.setattr(ctl, "_freeable", lambda sig: read.append(sig) or 0)
+    r = ctl.admit([item("shop/db.py", "api"), item("shop/cli.py", "api")], prefix=True)
+    assert r.count == 2 and read == []
+
+
 def test_prefix_counts_an_upgrade_as_what_it_adds(graph):
     """models held at api by a strict policy (a focus neighbour never goes below api) and asked at
     full adds 1200 - 150, not 1200: the run it starts holds one item more than a count of 1200 allowed."""
