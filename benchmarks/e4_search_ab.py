@@ -2,7 +2,7 @@
 for *new* queries (each asked for the first time of each side), in one process.
 
     python benchmarks/e4_search_ab.py [--from-e4 DIR | --store PATH] [--ref REV] [--rank]
-                                      [--vector] [--seeds] [--queries 200] [--rounds 3]
+                                      [--vector] [--seeds] [--keyword] [--queries 200] [--rounds 3]
 
 Definitions (printed):
 - **sides**: A (reference) and B (this tree) share one loaded shard; what differs per call is
@@ -15,7 +15,8 @@ Definitions (printed):
   from the shard's seed table (``stratum.seedtable``; built before the first timed query); both
   sides share one rank stage, so its per-shard memos of seeds (co-change terms, neighbours, rows,
   file locations) are emptied before every call: each call's seeds are new to it (in this
-  workload ~94% of a new query's seeds are).
+  workload ~94% of a new query's seeds are); ``--keyword``: the searcher's keyword index is REV's
+  ``KeywordIndex`` class over the same arrays (``searcher_ab.py``'s reference).
 - **queries**: ``grpc_latency.workload`` (node names and first words of summaries), a fresh set
   per round (seeds 100, 101, ...), so every timed query is new to both sides; page size 10.
   One untimed round of other queries (seed 7) first. Each call gets a fresh session (closed
@@ -51,6 +52,7 @@ def main() -> int:
     ap.add_argument("--rank", action="store_true", help="A: REV's rank.py and signals.py")
     ap.add_argument("--vector", action="store_true", help="A: the vector graph viewed from its file")
     ap.add_argument("--seeds", action="store_true", help="A: no seed table (one file at a time)")
+    ap.add_argument("--keyword", action="store_true", help="A: REV's KeywordIndex code on the same arrays")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
@@ -86,6 +88,13 @@ def main() -> int:
         vecs["A"].expansion_search = searcher.vectors.expansion_search
     else:
         vecs["A"] = vecs["B"]
+    kws = {"B": searcher.keywords, "A": searcher.keywords}
+    if args.keyword:
+        ref_kw = module_from_source("keywordindex_reference", source_at(args.ref, "stratum/keywordindex.py"),
+                                    f"{args.ref}:stratum/keywordindex.py")
+        kb = searcher.keywords
+        kws["A"] = ref_kw.KeywordIndex({n: getattr(kb, n) for n in kb._ARRAYS}, kb.meta)
+        kws["A"].ready_for_queries()
 
     table = sh.seed_table(wait=None)
     seeds = {"B": table, "A": None if args.seeds else table}
@@ -93,6 +102,7 @@ def main() -> int:
     def search(side: str, a: dict):
         T.rank, T.signals = mods[side]
         searcher.vectors = vecs[side]
+        searcher.keywords = kws[side]
         sh._seeds = seeds[side]
         if args.seeds:
             memo = signals._memo(sh)
@@ -106,16 +116,17 @@ def main() -> int:
         finally:
             T.rank, T.signals = rank, signals
             searcher.vectors = vecs["B"]
+            searcher.keywords = kws["B"]
             sh._seeds = table
             tools.close_session(sid)
 
     for a in G.workload(tools, args.queries, seed=7)["search"]:
         for side in ("A", "B"):
             search(side, a)
-    print(f"store {store}, {len(sh):,} nodes; A: {'REV ' + args.ref + ' rank+signals' if args.rank else 'this tree'}"
-          f"{', vector graph viewed from its file' if args.vector else ''}"
-          f"{', no seed table' if args.seeds else ''}; load average {os.getloadavg()[0]:.2f}",
-          flush=True)
+    what = [f"REV {args.ref} rank+signals" if args.rank else "this tree"] + \
+        (["the vector graph viewed from its file"] if args.vector else []) + \
+        (["no seed table"] if args.seeds else []) + ([f"REV {args.ref} keyword index code"] if args.keyword else [])
+    print(f"store {store}, {len(sh):,} nodes; A: {', '.join(what)}; load average {os.getloadavg()[0]:.2f}", flush=True)
     lat: dict[str, list[float]] = {"A": [], "B": []}
     diff, ratio, bad = [], [], 0
     for r in range(args.rounds):

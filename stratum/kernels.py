@@ -62,6 +62,120 @@ def add_term_impacts(prow: np.ndarray, pimp: np.ndarray, w: np.float32, cand: np
 
 
 @_compiled
+def keyword_candidates(rows: np.ndarray, impact: np.ndarray, head: np.ndarray, start: np.ndarray, end: np.ndarray,
+                       head_start: np.ndarray, read: np.ndarray, weight: np.ndarray, name_rows: np.ndarray,
+                       boost: np.float32) -> tuple:  # pragma: no cover - compiled
+    """One keyword reading round's candidates (``KeywordIndex.search``): every posting of the terms
+    read whole (``read`` -1) and the first ``read`` head postings of the others, then the exact-name
+    rows; (candidate rows ascending, their known scores, and per partly read term whether each
+    candidate was in its head). A score is numpy's: the float32 contributions (impact, times the
+    term's weight when it is not 1) summed in float64 in reading order (``np.bincount``), rounded to
+    float32, plus ``boost`` for a name row."""
+    t = start.shape[0]
+    n = name_rows.shape[0]
+    n_part = 0
+    for j in range(t):
+        if read[j] == -1:
+            n += end[j] - start[j]
+        else:
+            n += read[j]
+            n_part += 1
+    allrows = np.empty(n, np.int64)
+    contrib = np.empty(n, np.float64)
+    seg = np.full(n, -1, np.int64)
+    at = 0
+    for j in range(t):                      # whole lists first, in term order
+        if read[j] != -1:
+            continue
+        w = weight[j]
+        for p in range(start[j], end[j]):
+            allrows[at] = rows[p]
+            contrib[at] = impact[p] if w == 1.0 else impact[p] * w
+            at += 1
+    part = 0
+    for j in range(t):                      # then the heads, in term order
+        if read[j] == -1:
+            continue
+        w = weight[j]
+        for q in range(head_start[j], head_start[j] + read[j]):
+            p = start[j] + head[q]
+            allrows[at] = rows[p]
+            contrib[at] = impact[p] if w == 1.0 else impact[p] * w
+            seg[at] = part
+            at += 1
+        part += 1
+    for i in range(name_rows.shape[0]):
+        allrows[at] = name_rows[i]
+        contrib[at] = 0.0
+        at += 1
+    order = np.argsort(allrows, kind="mergesort")     # stable: a row's contributions in reading order
+    m = 0
+    for i in range(n):
+        if i == 0 or allrows[order[i]] != allrows[order[i - 1]]:
+            m += 1
+    cand = np.empty(m, np.int64)
+    sums = np.zeros(m, np.float64)
+    in_head = np.zeros((n_part, m), np.bool_)
+    c = -1
+    for i in range(n):
+        o = order[i]
+        if i == 0 or allrows[o] != allrows[order[i - 1]]:
+            c += 1
+            cand[c] = allrows[o]
+        sums[c] += contrib[o]
+        if seg[o] >= 0:
+            in_head[seg[o], c] = True
+    scores = sums.astype(np.float32)
+    for i in range(name_rows.shape[0]):
+        scores[np.searchsorted(cand, name_rows[i])] += boost
+    return cand, scores, in_head
+
+
+@_compiled
+def keyword_complete(rows: np.ndarray, impact: np.ndarray, start: np.ndarray, end: np.ndarray, weight: np.ndarray,
+                     rest: np.ndarray, cand: np.ndarray, scores: np.ndarray, in_head: np.ndarray, k: int,
+                     prune: bool) -> tuple:  # pragma: no cover - compiled
+    """The rest of a reading round: with ``prune``, drop the candidates whose known score plus what
+    the partly read terms could still add (``rest``, float32, where a candidate was not in that
+    head) stays below the k-th known score (MaxScore); then complete each partly read term's
+    impact for the others (``add_term_impacts``, term by term in order); (kept rows, their scores,
+    the k-th best score or -1 when fewer than k remain). float32 arithmetic as numpy's."""
+    n = cand.shape[0]
+    keep = np.ones(n, np.bool_)
+    if prune:
+        cap = scores.copy()
+        for p in range(in_head.shape[0]):
+            r = rest[p]
+            for i in range(n):
+                if not in_head[p, i]:
+                    cap[i] += r
+        theta0 = np.partition(scores, n - k)[n - k]
+        for i in range(n):
+            keep[i] = cap[i] >= theta0
+    m = 0
+    for i in range(n):
+        if keep[i]:
+            m += 1
+    c2 = np.empty(m, np.int64)
+    s2 = np.empty(m, np.float32)
+    h2 = np.empty((in_head.shape[0], m), np.bool_)
+    at = 0
+    for i in range(n):
+        if keep[i]:
+            c2[at] = cand[i]
+            s2[at] = scores[i]
+            for p in range(in_head.shape[0]):
+                h2[p, at] = in_head[p, i]
+            at += 1
+    for p in range(in_head.shape[0]):
+        add_term_impacts(rows[start[p]:end[p]], impact[start[p]:end[p]], weight[p], c2, h2[p], s2)
+    theta = np.float32(-1.0)
+    if m >= k:
+        theta = np.partition(s2, m - k)[m - k]
+    return c2, s2, theta
+
+
+@_compiled
 def cochange_top(ptr: np.ndarray, nbr: np.ndarray, kind: np.ndarray, weight: np.ndarray, row: int, code: int,
                  k: int, keys: np.ndarray) -> tuple:  # pragma: no cover - compiled
     """A file's ``k`` strongest co-change partners (out edges of kind ``code``, by weight, ties in
@@ -192,10 +306,15 @@ def seed_tables(out_ptr: np.ndarray, out_nbr: np.ndarray, out_kind: np.ndarray, 
 def warm() -> None:
     """Compile (or load from the cache) the kernels for the array types a memory-mapped index
     passes, so a server's first query does not pay for it (~0.5 s without a cache)."""
-    rows, imp = np.array([1, 3], np.int32), np.ones(2, np.float32)
-    rows.setflags(write=False)
-    imp.setflags(write=False)
+    rows, imp, head = np.array([1, 3], np.int32), np.ones(2, np.float32), np.array([1, 0], np.int32)
+    for a in (rows, imp, head):
+        a.setflags(write=False)
     add_term_impacts(rows, imp, np.float32(1.0), np.array([3], np.int64), np.zeros(1, bool), np.zeros(1, np.float32))
+    one = np.array([0], np.int64)
+    cand, scores, in_head = keyword_candidates(rows, imp, head, one, one + 2, one, one + 1, np.ones(1, np.float32),
+                                               np.array([1], np.int64), np.float32(2.0))
+    keyword_complete(rows, imp, one, one + 2, np.ones(1, np.float32), np.ones(1, np.float32), cand, scores,
+                     in_head, 1, True)
 
 
 def warm_hops(arrays: dict[str, np.ndarray]) -> None:
@@ -214,4 +333,5 @@ def warm_hops(arrays: dict[str, np.ndarray]) -> None:
                   np.ones(2, bool), 1)
 
 
-__all__ = ["add_term_impacts", "cochange_top", "structure_top", "seed_tables", "warm", "warm_hops"]
+__all__ = ["add_term_impacts", "keyword_candidates", "keyword_complete", "cochange_top", "structure_top", "seed_tables",
+           "warm", "warm_hops"]

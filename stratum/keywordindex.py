@@ -48,6 +48,7 @@ from stratum import npyio
 from stratum.codetokens import COMPOUND, expand, looks_like_identifier, tokenize
 from stratum import schema as S
 from stratum.errors import InvalidArgument, StoreDamaged, StoreError, SystemError_
+from stratum.keywordround import compiled_round, numpy_round
 
 FORMAT = 2
 K1 = 1.2
@@ -296,57 +297,23 @@ class KeywordIndex:
         while True:
             rounds += 1
             # read: whole lists and heads; a head's rows get their impact for that term now
-            full_rows, full_imp, head_rows, head_imp, partial = [], [], [], [], []
             for j, t in enumerate(terms):
                 w, s, e, hs, he, read = t
                 if read != -1 and want[j] != read:
                     if want[j] == -1 or want[j] >= e - s or want[j] > he - hs:
-                        t[5] = read = -1
+                        t[5] = -1
                     else:
-                        t[5] = read = want[j]
-                if read == -1:
-                    full_rows.append(self.rows[s:e])
-                    full_imp.append(self.impact[s:e] if w == 1.0 else self.impact[s:e] * np.float32(w))
-                else:
-                    pos = s + self.head[hs:hs + read]
-                    head_rows.append(self.rows[pos])
-                    head_imp.append(self.impact[pos] if w == 1.0 else self.impact[pos] * np.float32(w))
-                    partial.append(j)
+                        t[5] = want[j]
             # what a row could still gain from a partly read term whose head it is not in
             rest = np.array([0.0 if read == -1 else
                              w * float(self.impact[s + self.head[min(hs + read, he - 1)]])
                              for w, s, e, hs, he, read in terms])
-            n_full = sum(len(x) for x in full_rows)
-            allrows = np.concatenate(full_rows + head_rows + [name_rows.astype(np.int32)])
-            contrib = np.concatenate(full_imp + head_imp + [np.zeros(len(name_rows), np.float32)])
-            cand, inv = np.unique(allrows, return_inverse=True)
-            cand = cand.astype(np.int64)
-            scores = np.bincount(inv, weights=contrib, minlength=len(cand)).astype(np.float32)
-            in_head, at = [], n_full
-            for hr in head_rows:
-                m = np.zeros(len(cand), bool)
-                m[inv[at:at + len(hr)]] = True
-                in_head.append(m)
-                at += len(hr)
-            if len(name_rows):              # every name row is a candidate: add at its place
-                scores[np.searchsorted(cand, name_rows)] += np.float32(boost)
-            if predicate is not None and len(cand):
-                ok = predicate(cand)
-                cand, scores, in_head = cand[ok], scores[ok], [m[ok] for m in in_head]
-            matched = len(cand)
-            if len(cand) > k and partial:
-                # MaxScore pruning: a candidate whose known score plus everything it could still
-                # gain stays below the k-th known score can never reach the top k
-                cap = scores.copy()
-                for j, m in zip(partial, in_head):
-                    cap += np.where(m, np.float32(0), np.float32(rest[j]))
-                theta0 = float(np.partition(scores, len(scores) - k)[len(scores) - k])
-                keep = cap >= theta0
-                cand, scores, in_head = cand[keep], scores[keep], [m[keep] for m in in_head]
-            self._complete(terms, partial, in_head, cand, scores)
+            if self._uses_kernel:
+                cand, scores, matched, theta = compiled_round(self, terms, rest, name_rows, boost, predicate, k)
+            else:
+                cand, scores, matched, theta = numpy_round(self, terms, rest, name_rows, boost, predicate, k)
             bound = float(rest.sum())
             kk = min(k, len(scores))
-            theta = float(np.partition(scores, len(scores) - kk)[len(scores) - kk]) if kk == k else -1.0
             proven = bound == 0.0 or bound < theta
             if proven or rounds == max_rounds:
                 break
@@ -366,28 +333,6 @@ class KeywordIndex:
         if truncated and predicate is None:
             matched = max(matched, max(t[2] - t[1] for t in terms))   # every row of the longest term matches
         return KeywordHits(cand[order], scores[order], is_name, matched, not truncated, proven)
-
-    def _complete(self, terms: list, partial: list[int], in_head: list[np.ndarray], cand: np.ndarray,
-                  scores: np.ndarray) -> None:
-        """Add to ``scores`` (in place) each partly read term's impact for the (sorted) candidates
-        its head read missed: compiled galloping merges for large indexes, else one numpy binary
-        search per candidate and term; equal scores either way."""
-        compiled = self._uses_kernel
-        if compiled:
-            from stratum.kernels import add_term_impacts
-        for j, m in zip(partial, in_head):
-            w, s, e = terms[j][:3]
-            if compiled:
-                add_term_impacts(self.rows[s:e], self.impact[s:e], np.float32(w), cand, m, scores)
-                continue
-            need = np.flatnonzero(~m)
-            if not len(need):
-                continue
-            prow = self.rows[s:e]
-            c = cand[need]
-            idx = np.searchsorted(prow, c.astype(prow.dtype))   # same dtype: no copy of the list
-            idx[idx >= len(prow)] = 0
-            scores[need] += np.where(prow[idx] == c, self.impact[s + idx] * np.float32(w), np.float32(0))
 
     def idf(self, term: str) -> float:
         """BM25 idf of one token under this index's statistics (the notes overlay's index scores

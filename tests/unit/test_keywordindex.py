@@ -236,3 +236,49 @@ def test_a_large_index_is_ready_before_its_first_query(tmp_path, monkeypatch):
     sigs = len(kernels.add_term_impacts.signatures)
     mapped.search("alpha w3 gamma", 20, max_rounds=1, head_factor=1)
     assert len(kernels.add_term_impacts.signatures) == sigs >= 1
+
+
+def test_the_compiled_round_equals_numpys_with_names_repeats_and_filters():
+    """The compiled reading round (stratum.keywordround.compiled_round) against numpy's, with the
+    galloping completion numpy's large-index path used before it too: exact-name rows (their boost
+    and membership), a word repeated in the query (weight 2), filters, one round and exact ones;
+    rows, scores bit for bit, name flags and counts equal."""
+    from stratum import keywordround
+
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(150)]
+    n = HEAD_LEN * 3
+    texts = [" ".join(list(rng.choice(words, int(rng.integers(3, 14)), p=np.arange(150, 0, -1) / 11325)))
+             for _ in range(n)]
+    names = [[f"w{i % 150}"] if i % 7 == 0 else [] for i in range(n)]
+    plain, compiled = KeywordIndex.build(texts, names), KeywordIndex.build(texts, names)
+    plain.compiled, compiled.compiled = False, True
+    allowed = rng.random(n) < 0.4
+    queries = ["w3 w3 w7", "w1 w2 w1 w4", "w0", "w149 w2 w0 w9 w40 w5 w2", "w120 w121", "nothing w3"]
+    cases = [dict(), dict(max_rounds=1, head_factor=16, by_impact=True), dict(max_rounds=1, head_factor=2),
+             dict(predicate=lambda r: allowed[r], selectivity=0.4, max_rounds=1)]
+    real = keywordround.numpy_round
+    galloping = lambda *a: real(*a, compiled_completion=True)      # noqa: E731 - the old large-index path
+    checked = 0
+    for q in queries:
+        for kw in cases:
+            for k in (3, 50, 600):
+                b = compiled.search(q, k, **kw)
+                for ref in (real, galloping):
+                    a = plain.search(q, k, **kw) if ref is real else _with_round(plain, ref, q, k, kw)
+                    assert a.rows.tolist() == b.rows.tolist() and a.scores.tobytes() == b.scores.tobytes()
+                    assert a.exact_name.tolist() == b.exact_name.tolist()
+                    assert (a.matched, a.matched_exact, a.exact) == (b.matched, b.matched_exact, b.exact)
+                checked += int(b.exact_name.sum())
+    assert checked > 20                     # name rows were among the answers
+
+
+def _with_round(index, round_fn, q, k, kw):
+    import stratum.keywordindex as K
+
+    saved = K.numpy_round
+    K.numpy_round = round_fn
+    try:
+        return index.search(q, k, **kw)
+    finally:
+        K.numpy_round = saved
