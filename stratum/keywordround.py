@@ -81,7 +81,7 @@ def compiled_round(ix, terms: list, rest: np.ndarray, name_rows: np.ndarray, boo
     for j, (w, s, e, hs, _he, r) in enumerate(terms):
         start[j], end[j], hstart[j], read[j], weight[j] = s, e, hs, r, w
     cand, scores, in_head = kernels.keyword_candidates(ix.rows, ix.impact, ix.head, start, end, hstart, read, weight,
-                                                       np.asarray(name_rows, np.int64), np.float32(boost))
+                                                       np.array(name_rows, np.int64), np.float32(boost))
     if predicate is not None and len(cand):
         ok = predicate(cand)
         cand, scores, in_head = cand[ok], scores[ok], in_head[:, ok]

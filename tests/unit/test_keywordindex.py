@@ -233,9 +233,12 @@ def test_a_large_index_is_ready_before_its_first_query(tmp_path, monkeypatch):
     assert calls == []                              # loading alone does not warm
     mapped.ready_for_queries()
     assert calls == [1]
-    sigs = len(kernels.add_term_impacts.signatures)
-    mapped.search("alpha w3 gamma", 20, max_rounds=1, head_factor=1)
-    assert len(kernels.add_term_impacts.signatures) == sigs >= 1
+    used = (kernels.add_term_impacts, kernels.keyword_candidates, kernels.keyword_complete)
+    sigs = [len(f.signatures) for f in used]
+    for q in ("alpha w3 gamma", "gamma", "w5 w5 beta"):
+        for kw in (dict(max_rounds=1, head_factor=1), dict(), dict(predicate=lambda r: r % 2 == 0, selectivity=0.5)):
+            mapped.search(q, 20, **kw)
+    assert [len(f.signatures) for f in used] == sigs and min(sigs) >= 1
 
 
 def test_the_compiled_round_equals_numpys_with_names_repeats_and_filters():
