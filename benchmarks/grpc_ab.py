@@ -71,7 +71,8 @@ def tree_client(tree: Path) -> type:
         return Client
     mods = {}
     for name in ("convert", "client"):
-        spec = importlib.util.spec_from_file_location(f"_ab_{abs(hash(str(tree)))}_{name}", Path(tree) / "serving" / f"{name}.py")
+        spec = importlib.util.spec_from_file_location(f"_ab_{abs(hash(str(tree)))}_{name}",
+                                                      Path(tree) / "serving" / f"{name}.py")
         assert spec is not None and spec.loader is not None
         mods[name] = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mods[name])

@@ -145,7 +145,8 @@ class StratumServicer:
                 raise InvalidArgument(f"{rpc}: the request is not a valid {rpc}Request message ({request.reason})")
             convert.check_request(request)
             with acting_as(caller):
-                resp = getattr(self._tools, _TOOL_NAMES.get(rpc) or _tool_name(rpc))(**convert.request_to_kwargs(request))
+                tool = getattr(self._tools, _TOOL_NAMES.get(rpc) or _tool_name(rpc))
+                resp = tool(**convert.request_to_kwargs(request))
             if not context.is_active():     # deadline passed or caller cancelled: nobody reads the answer
                 return response_type()
             return convert.response_to_proto(resp, response_type)
