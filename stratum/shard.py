@@ -89,6 +89,11 @@ class Shard:
         """Warm records of many nodes at once (one Arrow take)."""
         return self.meta.take(pa.array(np.asarray(rows, dtype=np.int64))).to_pylist()
 
+    def ids(self, rows) -> list[str]:
+        """The ids of these rows (the searcher's id reader: slices of the Arrow buffers at 1M nodes,
+        ~2x cheaper than a take and ``to_pylist``)."""
+        return self.warm.searcher.meta.ids_of(np.asarray(rows, np.int64))
+
     def docs(self, rows) -> list[str | None]:
         """The ``doc`` column (a note's own text; not in the warm columns) of these rows, one take."""
         rows = [int(r) for r in rows]

@@ -344,7 +344,7 @@ class ShardSignals:
         if len(learnt) > 1:
             rows = [out[i][1] for i in learnt]
             table = self._memo.room("locate", 0)
-            for i, nid, r in zip(learnt, self.shard.col("id").take(rows), rows):
+            for i, nid, r in zip(learnt, self.shard.ids(rows), rows):
                 out[i] = table[paths[i]] = (nid, r)
         for i in need:
             if out[i] is _UNSEEN or out[i][0] is None:

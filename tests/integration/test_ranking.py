@@ -439,6 +439,8 @@ def test_the_seed_table_reads_as_one_file_at_a_time(ledger):
         assert str(got) == str(want) and got == want
         assert any(t for v in got.values() for t in v[0])          # some file has co-change partners
         assert all(sig.locate(p)[1] == sh.resolve(p) for p in files)
+        rows = list(range(len(sh)))[::-1]
+        assert sh.ids(rows) == sh.col("id").take(rows)         # the searcher's id reader (locate_many)
     finally:
         tools.close()
 
