@@ -2,7 +2,7 @@
 for *new* queries (each asked for the first time of each side), in one process.
 
     python benchmarks/e4_search_ab.py [--from-e4 DIR | --store PATH] [--ref REV] [--rank]
-                                      [--vector] [--seeds] [--keyword] [--queries 200] [--rounds 3]
+                                      [--vector] [--seeds] [--keyword] [--swap] [--queries 200] [--rounds 3]
 
 Definitions (printed):
 - **sides**: A (reference) and B (this tree) share one loaded shard; what differs per call is
@@ -24,7 +24,12 @@ Definitions (printed):
   both sides, and is not what is compared.
 - **timing**: per query, A and B in turn, who goes first alternating by query (the second finds
   the query's rows in cache: alternation spreads that over both); p50 / mean of each, the p50 of
-  the per-query difference A - B and of the ratio B / A.
+  the per-query difference A - B and of the ratio B / A, and the order-balanced p50 difference:
+  the mean of the p50 differences of the queries A answered first and of those B did (the
+  second call's cache advantage makes the differences bimodal; this cancels it).
+- **order**: ``--swap`` gives A this tree's parts and B the reference's; a run and its swapped run
+  should agree (an A/A run, ``--rank --ref HEAD`` with no change, read +0.13 ms p50 of the
+  per-query differences for B: that statistic is bimodal, read the order-balanced one).
 - **equality**: every query's page, (id, score, why) of each item, and its total and has_more,
   equal on both sides.
 """
@@ -53,6 +58,7 @@ def main() -> int:
     ap.add_argument("--vector", action="store_true", help="A: the vector graph viewed from its file")
     ap.add_argument("--seeds", action="store_true", help="A: no seed table (one file at a time)")
     ap.add_argument("--keyword", action="store_true", help="A: REV's KeywordIndex code on the same arrays")
+    ap.add_argument("--swap", action="store_true", help="A: this tree's parts, B: the reference's")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
@@ -98,6 +104,9 @@ def main() -> int:
 
     table = sh.seed_table(wait=None)
     seeds = {"B": table, "A": None if args.seeds else table}
+    if args.swap:
+        for d in (mods, vecs, kws, seeds):
+            d["A"], d["B"] = d["B"], d["A"]
 
     def search(side: str, a: dict):
         T.rank, T.signals = mods[side]
@@ -126,9 +135,11 @@ def main() -> int:
     what = [f"REV {args.ref} rank+signals" if args.rank else "this tree"] + \
         (["the vector graph viewed from its file"] if args.vector else []) + \
         (["no seed table"] if args.seeds else []) + ([f"REV {args.ref} keyword index code"] if args.keyword else [])
+    if args.swap:
+        what = [f"this tree's parts; B: {', '.join(what)}"]
     print(f"store {store}, {len(sh):,} nodes; A: {', '.join(what)}; load average {os.getloadavg()[0]:.2f}", flush=True)
     lat: dict[str, list[float]] = {"A": [], "B": []}
-    diff, ratio, bad = [], [], 0
+    diff, ratio, bad, first = [], [], 0, []
     for r in range(args.rounds):
         for i, a in enumerate(G.workload(tools, args.queries, seed=100 + r)["search"]):
             got = {}
@@ -137,6 +148,7 @@ def main() -> int:
             for side in ("A", "B"):
                 lat[side].append(got[side][1])
             diff.append(got["A"][1] - got["B"][1])
+            first.append((i + r) % 2 == 0)
             ratio.append(got["B"][1] / got["A"][1])
             pages = {s: ([(it.id, it.score, it.why) for it in got[s][0].items], got[s][0].envelope.total,
                          got[s][0].envelope.has_more) for s in got}
@@ -144,7 +156,10 @@ def main() -> int:
     print("| side | p50 ms | mean ms |\n|---|---:|---:|")
     for side in ("A", "B"):
         print(f"| {side} | {statistics.median(lat[side]):.3f} | {statistics.mean(lat[side]):.3f} |")
-    print(f"per query: A - B p50 {statistics.median(diff):+.3f} ms (mean {statistics.mean(diff):+.3f}), "
+    balanced = (statistics.median([d for d, f in zip(diff, first) if f]) +
+                statistics.median([d for d, f in zip(diff, first) if not f])) / 2
+    print(f"per query: A - B p50 {statistics.median(diff):+.3f} ms (mean {statistics.mean(diff):+.3f}, "
+          f"order-balanced p50 {balanced:+.3f}), "
           f"B / A p50 {statistics.median(ratio):.3f}; {len(diff)} queries; pages "
           f"{'equal' if not bad else f'DIFFER ({bad})'}; load average at the end {os.getloadavg()[0]:.2f}")
     tools.close()
