@@ -55,6 +55,9 @@ from stratum.vectorindex import VectorIndex
 
 RRF_K = 60
 DEFAULT_WINDOW = 50
+NOTES_WINDOW = 20          # the unmerged notes a list merges when the shard's own list is full: at 10,000 notes
+                           # they were ~57 of ~80 fused rows, each costing fusion and rerank time; 20 is
+                           # neutral on the pooled-notes quality rows (10 costs MRR), docs/bench/notes_reliability.md
 EXACT_LIMIT = 2048         # allowed sets up to this size are scored exhaustively (~1 ms; e4.md)
 MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row (< 1 ms) to learn the exact set
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
@@ -356,7 +359,7 @@ class HybridSearcher:
             # The notes' part runs on the calling thread (with notes in view nothing runs on a
             # helper): beside another thread its numpy calls queued for the GIL (~5 ms a switch).
             t = time.perf_counter()
-            ex = extra.vector_hits(q, W, ok) if extra is not None else None
+            ex = extra.vector_hits(q, _notes_window(W, shard_hits[0]), ok) if extra is not None else None
             timings["vector_notes"] = (time.perf_counter() - t) * 1e3
             return _merge_ranked(*shard_hits, ex, n, W)
 
@@ -372,7 +375,7 @@ class HybridSearcher:
                 if "name" in sources and kh.exact_name.any():
                     out["name"] = kh.rows[kh.exact_name]
             if "keyword" in sources:
-                ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, W, ok) \
+                ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, _notes_window(W, krows), ok) \
                     if extra is not None else None
                 out["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
             timings["keyword"] = (time.perf_counter() - t) * 1e3
@@ -529,6 +532,12 @@ _new_item = functools.partial(tuple.__new__, SearchItem)
 assert SearchItem._fields == ("row", "score", "sources", "id"), "update search's item construction"
 _SOURCES = {b: tuple(name for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")) if b & bit)
             for b in range(8)}
+
+
+def _notes_window(W: int, shard_rows) -> int:
+    """The notes a list merges: NOTES_WINDOW when the shard's own list is full (its cut at W then
+    holds W rows whatever the notes), else W (the notes fill it: the totals and pages stay right)."""
+    return min(W, NOTES_WINDOW) if len(shard_rows) >= W else W
 
 
 def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray, np.ndarray] | None, n: int,

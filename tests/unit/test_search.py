@@ -352,3 +352,25 @@ def test_note_index_switches_to_an_hnsw_graph_for_many_notes(monkeypatch, embedd
     few = np.zeros(400, bool)
     few[[5, 50, 150]] = True                       # mostly filtered: scored exactly
     assert sorted(j for j, _ in _pairs(view.vector_hits(vecs[50], 10, few))) == [5, 50, 150]
+
+
+def test_notes_take_at_most_notes_window_places_of_a_full_list(setup, embedder, monkeypatch):
+    """Each list merges at most NOTES_WINDOW unmerged notes when the shard's own list is full (10,000
+    notes were ~57 of ~80 fused rows, each costing fusion and rerank), and every matching note when
+    it is not (a notes-only filter: its pages and totals stay whole)."""
+    import stratum.search as search_mod
+
+    _, _, hs, _, _ = setup
+    texts = [f"fetch_url proxy timeout seen again, case {i}" for i in range(6)]
+    notes = [ExtraDoc(f"n-{i}", t, v, "failure", "src/net/http.py", "")
+             for i, (t, v) in enumerate(zip(texts, embedder.embed(texts)))]
+    monkeypatch.setattr(search_mod, "NOTES_WINDOW", 2)
+    monkeypatch.setattr(hs, "window", 3)              # the shard's lists are full at 3 rows
+    def per_list(page):
+        return [sum(it.row == -1 and src in it.sources for it in page.items) for src in ("vector", "keyword")]
+
+    full = hs.search("fetch url proxy timeout", limit=50, extra_docs=notes)
+    assert per_list(full) == [2, 2]                    # the shard fills each list: 2 notes a list
+    only = hs.search("fetch url proxy timeout", kinds=("failure",), limit=50, extra_docs=notes)
+    assert per_list(only) == [3, 3]                    # no shard row passes: the notes fill the window
+    assert search_mod._notes_window(50, np.arange(50)) == 2 and search_mod._notes_window(50, np.arange(7)) == 50
