@@ -91,6 +91,17 @@ def _push_at(heap: np.ndarray, at: np.ndarray, h: int, k: int, s: np.float32, i:
 
 
 @_compiled
+def _reaching(cand: np.ndarray, c: int, scores: np.ndarray, kth: np.float32) -> np.ndarray:  # pragma: no cover
+    """The first ``c`` candidates whose exact score reaches the k-th best, in their order (a copy)."""
+    count = 0
+    for t in range(c):
+        if scores[cand[t]] >= kth:
+            cand[count] = cand[t]
+            count += 1
+    return cand[:count].copy()
+
+
+@_compiled
 def top_dots(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, q: np.ndarray,
              sel: np.ndarray, k: int, scores: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """The selected rows (< len(sel)) whose f32 cosine ``m[i] . q`` is at least the k-th best
@@ -166,13 +177,7 @@ def top_dots(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, 
             c += 1
             if e < k or scores[r] > exact[0]:
                 e = _push_at(exact, exact_at, e, k, scores[r], r)
-    kth = exact[0]
-    count = 0
-    for t in range(c):
-        if scores[cand[t]] >= kth:
-            cand[count] = cand[t]
-            count += 1
-    return cand[:count].copy()
+    return _reaching(cand, c, scores, exact[0])
 
 
 @exact_arithmetic     # these sums must be numpy's floats, in its order: no fastmath
@@ -344,13 +349,7 @@ def top_dots_among(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.nda
             c += 1
             if e < k or scores[i] > exact[0]:
                 e = _push_at(exact, exact_at, e, k, scores[i], i)
-    kth = exact[0]
-    count = 0
-    for t in range(c):
-        if scores[cand[t]] >= kth:
-            cand[count] = cand[t]
-            count += 1
-    return cand[:count].copy()
+    return _reaching(cand, c, scores, exact[0])
 
 
 def quantize(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
