@@ -111,8 +111,6 @@ def reuse(snap, paths: set[str], vectors: bool = True) -> tuple[list[dict], list
     """Nodes, in-file contains edges and raw imports of unchanged files from the previous version,
     selected with Arrow filters (only the kept rows become Python records; ``vectors``: with
     their vectors, see ``node_columns``)."""
-    from pipeline.imports import ImportRef
-
     tab = snap.read("nodes", columns=node_columns(vectors))
     skip_kinds = pa.array(["repo", "dir", *S.NOTE_KINDS])
     mask = pc.and_(pc.is_in(tab["path"], value_set=pa.array(sorted(paths), pa.string())),
@@ -125,10 +123,16 @@ def reuse(snap, paths: set[str], vectors: bool = True) -> tuple[list[dict], list
     imports = {}
     for r in keep:
         if r["kind"] == "file":
-            meta = json.loads(r.get("meta") or "{}")
-            imports[r["path"]] = (r["language"], [ImportRef(**{**i, "names": tuple(i.get("names") or ())})
-                                                   for i in meta.get("imports", [])])
+            imports[r["path"]] = (r["language"], stored_imports(r.get("meta")))
     return keep, etab.filter(emask).to_pylist(), imports
+
+
+def stored_imports(meta: str | None) -> list:
+    """A file node's raw imports as its ``meta`` keeps them, as ``ImportRef``s."""
+    from pipeline.imports import ImportRef
+
+    return [ImportRef(**{**i, "names": tuple(i.get("names") or ())})
+            for i in json.loads(meta or "{}").get("imports", [])]
 
 
 def init_imports(snap, skip: set[str]) -> list:
@@ -136,7 +140,7 @@ def init_imports(snap, skip: set[str]) -> list:
     ``FileImports``: what an overlay (which resolves only its changed files) passes to
     ``imports.resolve(context=)`` so a changed test's ``from pkg import Name`` still reaches the
     module ``pkg/__init__.py`` re-exports ``Name`` from."""
-    from pipeline.imports import FileImports, ImportRef
+    from pipeline.imports import FileImports
 
     tab = snap.read("nodes", columns=["path", "language", "meta"],
                     where="kind = 'file' AND (path LIKE '%/__init__.py' OR path = '__init__.py')")
@@ -144,9 +148,7 @@ def init_imports(snap, skip: set[str]) -> list:
     for r in tab.to_pylist():
         if r["path"] in skip:
             continue
-        meta = json.loads(r.get("meta") or "{}")
-        refs = tuple(ImportRef(**{**i, "names": tuple(i.get("names") or ())}) for i in meta.get("imports", []))
-        out.append(FileImports(r["path"], r["language"], refs))
+        out.append(FileImports(r["path"], r["language"], tuple(stored_imports(r.get("meta")))))
     return out
 
 

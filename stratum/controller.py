@@ -378,45 +378,32 @@ class Controller:
         """How many leading rows one admission can hold: up to the first row that takes the request
         past the limit after every eviction the policy allows (as ``admit`` decides it: the reserve
         may fall short). One pass: what an entry can free depends only on its ladder, and that only
-        on the focus, so the run's own entries (never their own victims) are taken off as it grows."""
-        if self._fits_as_is(rows):       # the common case: no eviction needed, no entry's ladder read
-            return len(rows)
+        on the focus, so the run's own entries (never their own victims) are taken off as it grows.
+        The held entries' ladders are read only once the run passes the limit as it is (what
+        evictions free is never negative): reading them for every page made each paged answer's
+        admission grow with the session's context (~160 searches: 9.6 ms a search against 1.8)."""
         files: tuple[str, ...] | None = None
         can: dict[str, int] = {}
         free = held = delta = 0
         asked: dict[str, tuple[str, int]] = {}       # node -> (level, tokens) the run asks for it
         for i, (nid, lvl, tok, _) in enumerate(rows):
-            if files is None or (infer_focus and lvl == "full"):      # the focus admit would use
-                now = self._focus_files_after(self._merge(rows[:i + 1])) if infer_focus else self.focus_files()
-            if now != files:      # the focus moved (a full-level file): what each entry can free too
-                files, focus = now, self._focus_info(now)
-                can = {n: self._freeable(self._signals(n, e, focus)) for n, e in self._entries.items()
-                       if n not in self._pins}
-                free, held = sum(can.values()), sum(can.get(n, 0) for n in asked)
             prev = asked.get(nid)
             if prev is None or RANK[lvl] > RANK[prev[0]]:
                 delta += self._adds(nid, lvl, tok) - (self._adds(nid, *prev) if prev else 0)
                 held += can.get(nid, 0) if prev is None else 0
                 asked[nid] = (lvl, tok)
+            if self._used + delta <= self.limit:
+                continue            # fits with nothing freed
+            # the focus admit would use (it moves only with a full-level file)
+            now = self._focus_files_after(self._merge(rows[:i + 1])) if infer_focus else self.focus_files()
+            if now != files:        # first needed, or the focus moved: what each entry can free too
+                files, focus = now, self._focus_info(now)
+                can = {n: self._freeable(self._signals(n, e, focus)) for n, e in self._entries.items()
+                       if n not in self._pins}
+                free, held = sum(can.values()), sum(can.get(n, 0) for n in asked)
             if self._used + delta - (free - held) > self.limit:
                 return i
         return len(rows)
-
-    def _fits_as_is(self, rows: Sequence[tuple[str, str, int, int]]) -> bool:
-        """Whether every leading run fits without evicting anything (what ``_leading_fit`` would find,
-        since what evictions free is never negative): O(rows). Reading every held entry's ladder
-        first made each paged answer's admission grow with the session's context (a session of
-        ~160 searches: 9.6 ms a search against 1.8 ms)."""
-        delta = 0
-        asked: dict[str, tuple[str, int]] = {}
-        for nid, lvl, tok, _ in rows:
-            prev = asked.get(nid)
-            if prev is None or RANK[lvl] > RANK[prev[0]]:
-                delta += self._adds(nid, lvl, tok) - (self._adds(nid, *prev) if prev else 0)
-                asked[nid] = (lvl, tok)
-            if self._used + delta > self.limit:
-                return False
-        return True
 
     def _adds(self, nid: str, lvl: str, tok: int) -> int:
         """Tokens admitting ``nid`` at ``lvl`` adds to what is held (0 when held at that level or higher)."""

@@ -24,14 +24,14 @@ from stratum import tokens as T
 from stratum.envelope import Item
 from stratum.errors import BudgetExceeded, InvalidArgument
 from stratum.limits import check_len, echo
-from stratum.memory import Target
+from stratum.memory import RANGE_MARK, Target
 from stratum.schema import NOTE_KINDS
 
 MAX_LINES_CHARS = 32
 _RANGE = re.compile(r"(\d{1,9})(?:\s*-\s*(\d{0,9}))?")
 _AT_LINE = re.compile(r"(.+?):(\d{1,9})(?::\d{1,9})?")
 _SOURCE_KINDS = ("file", "class", "function", "method")
-KEY_MARK = "#L"          # context_key: <node id>#L<start>-<end>
+KEY_MARK = RANGE_MARK    # context_key: <node id>#L<start>-<end>
 
 
 def parse(lines: str) -> tuple[int, int | None] | None:

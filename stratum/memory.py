@@ -39,6 +39,9 @@ NOTES_REFRESH_SECONDS = 0.1    # attached notes poll the delta log at most this 
                                # this process's own writes are folded at once, others' within 0.1 s)
 
 
+RANGE_MARK = "#L"       # a line range's context entry: <node id>#L<start>-<end> (stratum.linerange)
+
+
 class Target(NamedTuple):
     """What a target string names: a code or merged-note row of ``shard``, or an unmerged note."""
 
@@ -405,7 +408,7 @@ class MemoryGraph:
     def _find(self, nid: str):
         # a line range's context entry (``<node id>#L<a>-<b>``, stratum.linerange) is its node's
         # for proximity and co-change: else it scored 0 on both and was evicted first
-        nid = nid.partition("#L")[0]
+        nid = nid.partition(RANGE_MARK)[0]
         for sh in self.memory.shards.shards:
             r = sh.row_of.get(nid)
             if r is not None:
