@@ -65,7 +65,7 @@ from datetime import datetime
 from typing import NamedTuple, Protocol, Sequence, cast
 
 from stratum import schema as S
-from stratum.ranksymbols import lend_to_symbols
+from stratum.ranksymbols import EPS, lend_to_symbols, symbol_shares
 from stratum.rankwhy import (WHY_REASONS, Ranked, RankedFile,     # the outputs live with the words of their why
                              co_reasons, file_text_reasons, graph_reasons, note_reasons, symbol_reasons)
 from stratum.search import RRF_K    # a whole-file list counts like one of the fused text lists
@@ -125,6 +125,21 @@ class NoteInfo:
         return self.kind in S.MINED_NOTE_KINDS
 
     @cached_property
+    def symbols_at(self) -> tuple[tuple[int, tuple[str, ...]] | None, ...] | None:
+        """For each of its ``targets``: (how many of its targets are in that file, the ids of those
+        that are symbols), None where none is a symbol with an id; None when none is anywhere.
+        Grouped once per note, not per file of each search (``ranksymbols.symbol_shares`` regrouped
+        ``nodes`` ~45 times a search with 10,000 notes), and read from the evidence itself (rank_files)."""
+        if not self.nodes:
+            return None
+        at = []
+        for f in self.targets:
+            here = [nid for nid, p in self.nodes if p == f]
+            ids = tuple(nid for nid in here if nid)
+            at.append((len(here), ids) if ids else None)
+        return tuple(at) if any(a is not None for a in at) else None
+
+    @cached_property
     def targets(self) -> tuple[str, ...]:
         """Its files, each once (what its evidence is shared among); ``files`` itself when that is
         so already (one object fewer for a search to read)."""
@@ -147,10 +162,21 @@ class NoteInfo:
         return (CHANGES if self.kind == "change" else MINED) if self.mined else AGENT
 
     @cached_property
-    def facts(self) -> tuple[bool, tuple[str, ...], tuple[str, ...], float, str]:
-        """(mined, files, targets, targets_root, channel): what rank_files reads of every note hit
-        of every search, in one read (its attributes one by one were most of a note's cost)."""
-        return self.mined, self.files, self.targets, self.targets_root, self.channel
+    def facts(self) -> tuple[bool, tuple[str, ...], tuple[str, ...], float, str, tuple | None]:
+        """(mined, files, targets, targets_root, channel, symbols_at): what rank_files reads of every
+        note hit of every search, in one read (its attributes one by one were most of a note's cost)."""
+        return self.mined, self.files, self.targets, self.targets_root, self.channel, self.symbols_at
+
+    @cached_property
+    def item_facts(self) -> tuple[str, float, bool, str]:
+        """(channel, root, mined, its why when it stands as it is): what rerank reads of every note
+        hit for its item, in one read (~40 notes of 60 candidates a search with 10,000 notes)."""
+        return self.channel, self.root, self.mined, f"{'mined ' if self.mined else ''}{self.kind} note"
+
+    @cached_property
+    def fresh(self) -> bool:
+        """Active and not stale: it stands as it is (``_standings``)."""
+        return self.status == "active" and not self.stale
 
 
 @dataclass(frozen=True, slots=True)     # slots: one object a hit, read for each candidate of each search
@@ -272,7 +298,7 @@ def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None
     out: list[tuple[float, str] | None] = []
     for h in hits:
         n = h.note
-        out.append(None if n is None else _ACTIVE if n.status == "active" and not n.stale else _standing(n, w))
+        out.append(None if n is None else _ACTIVE if n.fresh else _standing(n, w))
     return out
 
 
@@ -291,12 +317,12 @@ def _part(files: dict[str, RankedFile], f: str, key: str, weight: float, ev: lis
 
 def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
                 signals: Signals, w: Weights, file_hits: Sequence[str],
-                lead: dict[str, tuple[float, str]] | None = None, agent: dict | None = None) -> dict[str, RankedFile]:
+                lead: dict[str, tuple[float, str]] | None = None, shares: dict | None = None) -> dict[str, RankedFile]:
     """Every file with evidence, by path (unordered: ``rank_files`` sorts, ``rerank`` places by item).
     ``lead``, when given, is filled in the same pass over the candidates: file -> (own score, id) of
     the active agent note about it that matches the query best (ties: the earlier candidate);
-    ``agent``, when given and some agent note is about a symbol (``NoteInfo.nodes``), with file -> its
-    agent notes' evidence, best first (what ``ranksymbols`` reads; else it stays empty)."""
+    ``shares``, when given and some agent note is about a symbol (``NoteInfo.nodes``), with the shares
+    of their files' lift those symbols take (``ranksymbols.symbol_shares``; else it stays empty)."""
     # file entries are made as RankedFile(f, 0.0, 0.0, {}, {}) would make them, without its __init__
     # (a Python call for each of ~60-170 files a search); a code file's entry when its first code hit
     # is met (its score held in .score until the last loop sets it), the files with several hits
@@ -304,15 +330,16 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
     files: dict[str, RankedFile] = {}
     get = files.get
     multi: dict[str, list[tuple[float]]] = {}
-    notes: dict[str, dict[str, list[tuple[float, tuple[str, NoteInfo, str]]]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
+    # file -> [(share, (note id, NoteInfo, standing's why)[, its symbols_at entry]), ...] per channel
+    notes: dict[str, dict[str, list[tuple]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
     symbolic = False                            # an agent note about a symbol is among the hits
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:                      # a note (_standings)
-            n = cast(NoteInfo, h.note)     # a standing is set for note hits only
+            n: NoteInfo = h.note            # type: ignore[assignment]  # a standing is set for note hits only
             stand, note_why = st
-            mined, its_files, about, root, channel = n.facts
+            mined, its_files, about, root, channel, syms = n.facts
             if lead is not None and not mined:
-                if n.nodes:
+                if syms is not None:
                     symbolic = True
                 own = c.score * stand
                 if own > 0:
@@ -324,12 +351,20 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
             share = c.score * stand / root
             label = (c.id, n, note_why)         # formatted only for a file's best note (note_label)
             by_file = notes[channel]
-            for f in about:
-                ev = by_file.get(f)
-                if ev is None:
-                    by_file[f] = [(share, label)]
-                else:
-                    ev.append((share, label))
+            if syms is None:
+                for f in about:
+                    ev = by_file.get(f)
+                    if ev is None:
+                        by_file[f] = [(share, label)]
+                    else:
+                        ev.append((share, label))
+            else:       # an agent note about symbols: its symbols in each file ride with its evidence
+                for f, sy in zip(about, syms):
+                    ev = by_file.get(f)
+                    if ev is None:
+                        by_file[f] = [(share, label, sy)]
+                    else:
+                        ev.append((share, label, sy))
         elif h.file and h.kind in _CODE_KINDS:
             f = h.file
             e = get(f)
@@ -356,8 +391,10 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
         for f, nev in notes[key].items():
             e = _part(files, f, part, weight, nev)     # sorts nev: its best first below
             e.said[part] = (note_reasons, (nev[0][1], len(nev)))
-        if key == AGENT and symbolic and agent is not None:
-            agent.update(notes[AGENT])
+        if key == AGENT and symbolic and shares is not None:
+            # read now, while the evidence just summed is in cache (a pass of its own in
+            # lend_to_symbols met each note's objects cold: ~0.1 ms a search with 10,000 notes)
+            shares.update(symbol_shares(notes[AGENT], weight))
     if w.cochange or w.graph:
         # T + note evidence (a file with no parts: the same float as the sum, text + 0.0)
         base = {}
@@ -446,8 +483,8 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     stands = _standings(hits, weights)
     # by path, unordered: every entry below is placed by (score, id) at the end
     lead: dict[str, tuple[float, str]] = {}
-    agent: dict[str, list] = {}
-    ranked = _rank_files(candidates, hits, stands, signals, weights, file_hits, lead, agent)
+    lifts: dict[str, list] = {}
+    ranked = _rank_files(candidates, hits, stands, signals, weights, file_hits, lead, lifts)
     # note id -> the best score of the files it leads (what its item is kept above)
     led: dict[str, float] = {}
     for f, (_, nid) in lead.items():
@@ -457,27 +494,35 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     # entries are made without Ranked.__init__ (object.__new__ and the six slots: the Python call was
     # ~0.2 us of each of ~200 entries a search); the same objects as Ranked(...) gives
     out: list[Ranked] = []
-    seen_files: set[str] = set()
-    whys: dict = {}             # kind, or (kind, standing's why) -> a note's why
+    seen_files: dict[str, int] = {}     # path -> its best or added item's position (ranksymbols edits it)
+    at: list[int] = []                  # the positions of the code items of symbols in ``lifts``
+    whys: dict = {}             # (plain why, standing's why) -> a note's why
     of = {AGENT: weights.notes, MINED: weights.mined, CHANGES: weights.changes}     # Weights.of, as a look
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:
-            n = cast(NoteInfo, h.note)     # a standing is set for note hits only
+            n: NoteInfo = h.note            # type: ignore[assignment]  # a standing is set for note hits only
             stand, note_why = st
+            channel, root, mined, why = n.item_facts
             # a note ranks with the evidence it lends its files, so it stays just above the code it
             # explains (unless that code matches the query better on its own); an agent note stays
             # above its file however much else (mined history, co-change) lifts that file: it is the
             # explanation the agent should read first. Mined notes do not (thousands would crowd code).
-            lent = of[n.channel] * c.score * stand / n.root
-            key = (n.kind, note_why) if note_why else n.kind
-            why = whys.get(key)
-            if why is None:
-                why = whys[key] = f"{'mined ' if n.mined else ''}{n.kind} note" + (f"; {note_why}" if note_why else "")
+            lent = of[channel] * c.score * stand / root
+            if note_why:
+                key = (why, note_why)
+                got = whys.get(key)
+                if got is None:
+                    got = whys[key] = f"{why}; {note_why}"
+                why = got
             score = c.score * stand + lent or c.score * 1e-3
-            if not n.mined and stand > 0:      # the best-matching agent note of each file only: the
+            if not mined and stand > 0:      # the best-matching agent note of each file only: the
                 # others about the same file keep their own order (else every note about a lifted
                 # file ties at the file's score and the one the query names is lost among them)
-                score = max(score, stand * led.get(c.id, 0.0) * (1 + 1e-6))
+                top = led.get(c.id)
+                if top is not None:
+                    score = max(score, stand * top * (1 + 1e-6))
+                elif score < 0:             # max(score, stand * 0.0 ...), without the call
+                    score = 0.0
             r = _new(Ranked)
             r.id, r.row, r.score, r._why, r.file, r.added = c.id, c.row, score, why, None, False
             out.append(r)
@@ -487,24 +532,30 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
         path = h.file
         fe: RankedFile | None = None
         if path and path not in seen_files:
-            seen_files.add(path)
+            seen_files[path] = len(out)
             fe = ranked.get(path)
         lift = (fe.score - fe.text) if fe is not None else 0.0
+        if lifts and c.id in lifts:         # a symbol an agent note is about (ranksymbols)
+            at.append(len(out))
         r = _new(Ranked)
         r.id, r.row, r.score, r.file, r.added = c.id, c.row, c.score + lift, path, False
         r._why = fe if fe is not None and lift > 0 else "text"
         out.append(r)
     if add:
-        todo = [(p, e) for p, e in ranked.items() if e.text <= 0 and e.score > 0 and p not in seen_files]
+        # a file lending to its symbols' items ranks its added item after the move: one left at EPS
+        # or less is float noise (ranksymbols), so none at or below it is added when some do
+        floor = EPS if lifts else 0.0
+        todo = [(p, e) for p, e in ranked.items() if e.text <= 0 and e.score > floor and p not in seen_files]
         many = getattr(signals, "locate_many", None)
         locs = many([p for p, _ in todo]) if many is not None else [signals.locate(p) for p, _ in todo]
         for (path, e), loc in zip(todo, locs):
             if loc is not None:
                 r = _new(Ranked)
                 r.id, r.row, r.score, r._why, r.file, r.added = loc[0], loc[1], e.score, e, path, True
+                seen_files[path] = len(out)
                 out.append(r)
     # a note about a symbol lends its share to that symbol's item, bringing it in if need be
-    taken = lend_to_symbols(out, candidates, hits, tail, ranked, agent, signals, weights, add) if agent else ()
+    taken = lend_to_symbols(out, candidates, hits, tail, ranked, lifts, signals, add, seen_files, at) if lifts else ()
     if stands and stands[0] is _ACTIVE and not cast(NoteInfo, hits[0].note).mined:
         # the query's best text match is an active agent note (its own words, say): it stays first,
         # above the files it and mined history lift (a probe saw its rca note 3rd-6th)

@@ -19,112 +19,161 @@ search's hits (``NoteInfo.nodes``): no work for the rest.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence
+from functools import partial
+from operator import itemgetter
+from typing import TYPE_CHECKING, Sequence
 
 from stratum.rankwhy import Ranked, RankedFile, note_reasons
 
 if TYPE_CHECKING:
-    from stratum.rank import Hit, Scored, Signals, Weights
+    from stratum.rank import Hit, Scored, Signals
 
 EPS = 1e-12         # a file's lift left after the move below this is float noise (scores are ~1e-2)
+_FIRST = itemgetter(0)
+# entries are made without their __init__ (object.__new__ and the slots), as rank.rerank makes them
+_new = object.__new__
 
 
 def symbol_shares(agent: dict[str, list], weight: float) -> dict[str, list[tuple[float, tuple, str]]]:
     """Symbol id -> [(lift, note label, the file it is taken from), ...], best first, from ``agent``:
-    file -> its agent notes' evidence ``[(share, (note id, NoteInfo, standing's why)), ...]``, best
-    first (the j-th counting 1/j, as ``rank_files`` sums it)."""
+    file -> its agent notes' evidence, best first (the j-th counting 1/j, as ``rank_files`` sums
+    it): ``(share, (note id, NoteInfo, standing's why))``, and for a note about symbols a third
+    element, its ``NoteInfo.symbols_at`` entry for that file (read here without the note itself:
+    with 10,000 notes each note's objects were a cache miss or more, ~45 entries a search)."""
     lifts: dict[str, list[tuple[float, tuple, str]]] = {}
+    get = lifts.get
     for f, ev in agent.items():
-        for j, (share, label) in enumerate(ev, 1):
-            nodes = label[1].nodes
-            if not nodes or share <= 0:
+        for j, e in enumerate(ev, 1):
+            if len(e) < 3:
                 continue
-            here = [nid for nid, p in nodes if p == f]      # its targets in f (a whole file's id "")
-            each = weight * share / j / max(len(here), 1)
-            for nid in here:
-                if nid:
-                    lifts.setdefault(nid, []).append((each, label, f))
+            share, label, mine = e
+            if mine is None or share <= 0:
+                continue
+            n, ids = mine
+            each = weight * share / j / n
+            for nid in ids:
+                got = get(nid)
+                if got is None:
+                    lifts[nid] = [(each, label, f)]
+                else:
+                    got.append((each, label, f))
     for got in lifts.values():
-        got.sort(key=lambda e: -e[0])
+        if len(got) > 1:
+            got.sort(key=_FIRST, reverse=True)      # stable: ties keep their order
     return lifts
 
 
 def _rest(fe: RankedFile, moved: float) -> RankedFile:
-    """The file's entry without the lift moved to its symbols (its why says no note it lent away)."""
+    """The file's entry without the lift moved to its symbols (its why says no note it lent away);
+    made as ``RankedFile(...)`` makes it, without its __init__."""
     parts = dict(fe.parts)
     left = parts.get("notes", 0.0) - moved
     if left > EPS:
         parts["notes"] = left
     else:
         parts.pop("notes", None)
-    return RankedFile(fe.path, fe.score - moved, fe.text, parts, fe.said)
+    e = _new(RankedFile)
+    e.path, e.score, e.text, e.parts, e.said = fe.path, fe.score - moved, fe.text, parts, fe.said
+    return e
 
 
-def _says(got: list, text: bool, rest: RankedFile | None = None) -> Callable[[], str]:
-    """The why of a symbol's item: its notes ("rca note n1234567 +1"), then what else lifts it."""
-    def why() -> str:
-        head = note_reasons(got[0][1], len(got))[1]
-        tail = f"; {rest.lift_why}" if rest is not None and rest.parts else ""
-        return ("text; " if text else "") + head + tail
-    return why
+def _says(got: list, text: bool, fe: RankedFile | None = None, moved: float | None = None) -> str:
+    """The why of a symbol's item: its notes ("rca note n1234567 +1"), then what else lifts it (``fe``,
+    less ``moved`` when given). Items take it as ``partial(_says, ...)``, said only if read: a
+    partial is the cheapest deferred call (~18 symbol items a search with 10,000 notes)."""
+    head = note_reasons(got[0][1], len(got))[1]
+    rest = _rest(fe, moved) if fe is not None and moved is not None else fe
+    tail = f"; {rest.lift_why}" if rest is not None and rest.parts else ""
+    return ("text; " if text else "") + head + tail
+
+
+def _rest_says(fe: RankedFile, moved: float, added: bool) -> str:
+    """The why of a file's item that lent to its symbols: what ``Ranked.why`` says of ``_rest(fe,
+    moved)`` (deferred as ``_says``: most items never reach a page)."""
+    return _rest(fe, moved).lift_why if added else f"text; {_rest(fe, moved).lift_why}"
 
 
 def lend_to_symbols(out: list[Ranked], candidates: Sequence["Scored"], hits: Sequence["Hit"],
-                    tail: Sequence["Scored"], ranked: dict[str, RankedFile], agent: dict[str, list],
-                    signals: "Signals", w: "Weights", add: bool) -> set[str]:
-    """Move the agent notes' shares from their files' best items to the items of the symbols they
-    are about, in ``out`` (``rank.rerank``'s items: one per candidate, in candidate order, then the
-    added files). A symbol found nowhere (not a candidate, and not a node ``Signals.locate_node``
-    knows, or ``add`` is False: a filter is set) leaves its share with its file. Returns the ids of
-    tail candidates served here (the tail adds them no more)."""
-    lifts = symbol_shares(agent, w.notes) if w.notes else {}
-    if not lifts:
-        return set()
-    listed = {c.id for c in candidates if c.id in lifts}
+                    tail: Sequence["Scored"], ranked: dict[str, RankedFile], lifts: dict[str, list],
+                    signals: "Signals", add: bool, firsts: dict[str, int], at: list[int]) -> set[str]:
+    """Move the agent notes' shares (``lifts``: ``symbol_shares`` of the search's agent notes) from
+    their files' best items to the items of the symbols they are about, in ``out`` (``rank.rerank``'s
+    items: one per candidate, in candidate order, then the added files, each scoring above EPS;
+    ``firsts``: path -> the position of its file's best item or its added item; ``at``: the positions
+    of the code items of symbols in ``lifts``, a note's id being no symbol's). A symbol found
+    nowhere (not a candidate, and not a node ``Signals.locate_node`` knows, or ``add`` is False: a
+    filter is set) leaves its share with its file (it leaves ``lifts``). Returns the ids of tail
+    candidates served here (the tail adds them no more)."""
+    listed = {candidates[i].id for i in at}
     deep = {c.id: c for c in tail if c.id in lifts and c.id not in listed}      # past the rerank depth
-    locate = getattr(signals, "locate_node", None) if add else None
     found: dict[str, tuple[str, int]] = {}
-    for nid in [n for n in lifts if n not in listed and n not in deep]:
-        loc = locate(nid) if locate is not None else None
-        if loc is None:
-            del lifts[nid]              # renamed or deleted since, or under a filter: the file keeps it
-        else:
-            found[nid] = loc
+    away = [n for n in lifts if n not in listed and n not in deep]
+    if away:
+        many = getattr(signals, "locate_nodes", None) if add else None
+        locate = getattr(signals, "locate_node", None) if add else None
+        locs = many(away) if many is not None else [locate(n) if locate is not None else None for n in away]
+        for nid, loc in zip(away, locs):
+            if loc is None:
+                del lifts[nid]          # renamed or deleted since, or under a filter: the file keeps it
+            else:
+                found[nid] = loc
     moved: dict[str, float] = {}        # file -> the lift its symbols take from it
     for got in lifts.values():
         for x, _, f in got:
             moved[f] = moved.get(f, 0.0) + x
-    seen: set[str] = set()
-    for c, h, r in zip(candidates, hits, out):
-        path = h.file
-        if h.note is not None or not path:
+    # the items to edit, each once: the best item of each file that lent (its path), the listed
+    # symbols' (""); every other candidate keeps what rerank gave it
+    n = len(candidates)
+    todo: dict[int, str] = {}
+    low = False
+    for f, m in moved.items():
+        i = firsts.get(f)
+        if i is None:
             continue
-        first = path not in seen
-        seen.add(path)
+        if i < n:
+            todo[i] = f
+        else:                           # an added file: without the lift it lent away
+            r = out[i]
+            r.score, r._why = ranked[f].score - m, partial(_rest_says, ranked[f], m, True)
+            low = low or r.score <= EPS
+    if low:
+        out[n:] = [r for r in out[n:] if r.score > EPS]
+    for i in at:
+        h = hits[i]
+        if h.note is None and h.file and i not in todo:
+            todo[i] = ""
+    for i, path in todo.items():
+        c, r = candidates[i], out[i]
         mine = lifts.get(c.id)
-        fe = ranked.get(path) if first and path in moved else None
+        fe = ranked.get(path) if path else None
         if fe is None and mine is None:
-            continue                # not a symbol of a note, nor the best item of a file that lent
-        rest = None
+            continue
         if fe is not None:          # the file's best item keeps the rest of the file's lift
-            lift = fe.score - fe.text - moved[path]
-            rest = _rest(fe, moved[path]) if lift > EPS else None
-            r.score, r._why = c.score + (lift if rest is not None else 0.0), rest if rest is not None else "text"
+            m = moved[path]
+            lift = fe.score - fe.text - m
+            if lift > EPS:
+                r.score, r._why = c.score + lift, partial(_rest_says, fe, m, False)
+            else:
+                r.score, r._why = c.score + 0.0, "text"
         if mine is not None:
-            r.score += sum(x for x, _, _ in mine)
-            r._why = _says(mine, True, rest if rest is not None else r._why if isinstance(r._why, RankedFile) else None)
-    for i in range(len(candidates), len(out)):     # an added file: without the lift it lent away
-        r = out[i]
-        if r.added and r.file in moved:
-            e = _rest(ranked[r.file], moved[r.file])
-            r.score, r._why = e.score, e
-    out[len(candidates):] = [r for r in out[len(candidates):] if r.score > EPS]
+            r.score += 0 + mine[0][0] if len(mine) == 1 else sum([e[0] for e in mine])
+            r._why = partial(_says, mine, True, fe, m) if fe is not None and lift > EPS else \
+                partial(_says, mine, True, r._why if isinstance(r._why, RankedFile) else None)
+    # a symbol's lifts are summed as ``sum`` adds them (0 + the first, then the others in order)
     for nid, c in deep.items():
         got = lifts[nid]
-        out.append(Ranked(c.id, c.row, c.score + sum(x for x, _, _ in got), _says(got, True), got[0][2], False))
+        r = _new(Ranked)
+        r.id, r.row, r.file, r.added = c.id, c.row, got[0][2], False
+        r.score = c.score + (0 + got[0][0] if len(got) == 1 else sum([e[0] for e in got]))
+        r._why = partial(_says, got, True)
+        out.append(r)
     for nid, (fid, row) in found.items():
         got = lifts[nid]
-        out.append(Ranked(fid, row, sum(x for x, _, _ in got), _says(got, False), got[0][2], True))
+        r = _new(Ranked)
+        r.id, r.row, r.file, r.added = fid, row, got[0][2], True
+        r.score = 0 + got[0][0] if len(got) == 1 else sum([e[0] for e in got])
+        r._why = partial(_says, got, False)
+        out.append(r)
     return set(deep)
 
 
