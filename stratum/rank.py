@@ -302,17 +302,25 @@ def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None
     return out
 
 
-def _part(files: dict[str, RankedFile], f: str, key: str, weight: float, ev: list) -> RankedFile:
-    """File f's weighted evidence for one signal (``ev``: (score, ...) entries, sorted best first
-    here; the j-th counts 1/j), its entry made when the file has no text hit."""
-    e = files.get(f)
-    if e is None:
-        e = files[f] = _new(RankedFile)
-        e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
-    if len(ev) > 1:
-        ev.sort(key=_FIRST, reverse=True)
-    e.parts[key] = weight * _harmonic(ev)
-    return e
+def _parts(files: dict[str, RankedFile], key: str, weight: float, table: dict[str, list], say, notes: bool) -> None:
+    """Each file's weighted evidence for one signal (``table``: file -> (score, ...) entries, sorted
+    best first here; the j-th counts 1/j, as ``_harmonic`` sums them), its entry made when the file
+    has no text hit, and what says it: ``say`` of the best entry's label and the entries' count
+    (``notes``), else of the best entry's seed and support or edge word. One call a signal, not one
+    a file (~70 files a search)."""
+    get = files.get
+    for f, ev in table.items():
+        e = get(f)
+        if e is None:
+            e = files[f] = _new(RankedFile)
+            e.path, e.score, e.text, e.parts, e.said = f, 0.0, 0.0, {}, {}
+        if len(ev) > 1:
+            ev.sort(key=_FIRST, reverse=True)
+            e.parts[key] = weight * sum([x[0] / j for j, x in enumerate(ev, 1)])
+        else:
+            e.parts[key] = weight * (0 + ev[0][0] / 1)
+        best = ev[0]
+        e.said[key] = (say, (best[1], len(ev))) if notes else (say, (best[1], best[2]))
 
 
 def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Sequence[tuple[float, str] | None],
@@ -388,9 +396,7 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
         weight = w.of(key)
         if not weight:
             continue
-        for f, nev in notes[key].items():
-            e = _part(files, f, part, weight, nev)     # sorts nev: its best first below
-            e.said[part] = (note_reasons, (nev[0][1], len(nev)))
+        _parts(files, part, weight, notes[key], note_reasons, True)       # sorts each file's evidence
         if key == AGENT and symbolic and shares is not None:
             # read now, while the evidence just summed is in cache (a pass of its own in
             # lend_to_symbols met each note's objects cold: ~0.1 ms a search with 10,000 notes)
@@ -423,9 +429,7 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
                 for p, k in nbrs[:GRAPH_PARTNERS]:
                     gr.setdefault(p, []).append((each, g, k))
         for key, weight, table, say in (("cochange", w.cochange, co, co_reasons), ("graph", w.graph, gr, graph_reasons)):
-            for f, lifts in table.items():
-                e = _part(files, f, key, weight, lifts)  # sorts lifts: the best first below
-                e.said[key] = (say, (lifts[0][1], lifts[0][2]))
+            _parts(files, key, weight, table, say, False)
     if w.file_text:
         for j, f in enumerate(dict.fromkeys(file_hits), 1):
             e = get(f)
@@ -563,7 +567,8 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
         if best >= out[0].score:
             out[0].score = best * (1 + 1e-6)
     if tail:
-        added = {r.id for r in out if r.added}.union(taken)     # a node both added and in the tail: once
+        # a node both added and in the tail: once (the candidates' own items, first in out, are not added)
+        added = {r.id for r in islice(out, len(candidates), None) if r.added}.union(taken)
         for c in tail:
             if c.id not in added:
                 r = _new(Ranked)

@@ -106,7 +106,8 @@ def lend_to_symbols(out: list[Ranked], candidates: Sequence["Scored"], hits: Seq
     candidates served here (the tail adds them no more)."""
     listed = {candidates[i].id for i in at}
     deep = {c.id: c for c in tail if c.id in lifts and c.id not in listed}      # past the rerank depth
-    found: dict[str, tuple[str, int]] = {}
+    # a symbol's lifts are summed as ``sum`` adds them (0 + the first, then the others in order)
+    found: list[Ranked] = []            # the symbols the list lacks, added (after the deep ones)
     away = [n for n in lifts if n not in listed and n not in deep]
     if away:
         many = getattr(signals, "locate_nodes", None) if add else None
@@ -115,8 +116,13 @@ def lend_to_symbols(out: list[Ranked], candidates: Sequence["Scored"], hits: Seq
         for nid, loc in zip(away, locs):
             if loc is None:
                 del lifts[nid]          # renamed or deleted since, or under a filter: the file keeps it
-            else:
-                found[nid] = loc
+                continue
+            got = lifts[nid]
+            r = _new(Ranked)
+            r.id, r.row, r.file, r.added = loc[0], loc[1], got[0][2], True
+            r.score = 0 + got[0][0] if len(got) == 1 else sum([e[0] for e in got])
+            r._why = partial(_says, got, False)
+            found.append(r)
     moved: dict[str, float] = {}        # file -> the lift its symbols take from it
     for got in lifts.values():
         for x, _, f in got:
@@ -159,7 +165,6 @@ def lend_to_symbols(out: list[Ranked], candidates: Sequence["Scored"], hits: Seq
             r.score += 0 + mine[0][0] if len(mine) == 1 else sum([e[0] for e in mine])
             r._why = partial(_says, mine, True, fe, m) if fe is not None and lift > EPS else \
                 partial(_says, mine, True, r._why if isinstance(r._why, RankedFile) else None)
-    # a symbol's lifts are summed as ``sum`` adds them (0 + the first, then the others in order)
     for nid, c in deep.items():
         got = lifts[nid]
         r = _new(Ranked)
@@ -167,13 +172,7 @@ def lend_to_symbols(out: list[Ranked], candidates: Sequence["Scored"], hits: Seq
         r.score = c.score + (0 + got[0][0] if len(got) == 1 else sum([e[0] for e in got]))
         r._why = partial(_says, got, True)
         out.append(r)
-    for nid, (fid, row) in found.items():
-        got = lifts[nid]
-        r = _new(Ranked)
-        r.id, r.row, r.file, r.added = fid, row, got[0][2], True
-        r.score = 0 + got[0][0] if len(got) == 1 else sum([e[0] for e in got])
-        r._why = partial(_says, got, False)
-        out.append(r)
+    out += found
     return set(deep)
 
 
