@@ -25,7 +25,9 @@ from typing import Any
 
 import numba
 import numpy as np
+from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.extending import intrinsic
 
 from stratum.kernels import _compiled as exact_arithmetic
@@ -34,15 +36,21 @@ SLACK = np.float32(1e-4)    # > the float error of two 384-term f32 sums (worst 
 # the sums may be reordered (they vectorise), but -inf and NaN keep their meaning: the kernel's
 # sentinels compare against them (fastmath=True's "no infs, no NaNs" would leave that undefined)
 _FAST = {"reassoc", "contract"}
+PREFETCH_ROWS = 16          # rows ahead whose int8 lines top_dots_among asks for (8-32 measured alike)
 
 
-def _compiled(f):
+def _compiled(f, fastmath: set[str] = _FAST):
     """Compiled without the GIL, sums reassociated (they vectorise), cached on disk where a cache can
     be written (else compiled once per process)."""
     try:
-        return numba.njit(cache=True, nogil=True, fastmath=_FAST)(f)
+        return numba.njit(cache=True, nogil=True, fastmath=fastmath)(f)
     except RuntimeError:        # numba: "cannot cache function ...: no locator available"
-        return numba.njit(nogil=True, fastmath=_FAST)(f)
+        return numba.njit(nogil=True, fastmath=fastmath)(f)
+
+
+def _in_order(f):
+    """``_compiled`` with its sums in their written order (a multiply and an add still fused)."""
+    return _compiled(f, {"contract"})
 
 
 def _ctpop(typingctx, x):       # pragma: no cover - compiled: LLVM's ctpop (popcnt, vpopcntq when vectorised)
@@ -50,6 +58,67 @@ def _ctpop(typingctx, x):       # pragma: no cover - compiled: LLVM's ctpop (pop
 
 
 _popcount: Any = intrinsic(_ctpop)      # called as _popcount(x) in compiled code (typingctx is numba's)
+
+
+def _prefetch_at(typingctx, a, i, j):   # pragma: no cover - compiled: LLVM's prefetch (a hint: never faults)
+    if not isinstance(a, types.Array) or a.ndim > 2:
+        return None
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, value=args[0])
+        at = [context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], sig.args[1:])][:sig.args[0].ndim]
+        ptr = cgutils.get_item_pointer(context, builder, sig.args[0], ary, at)
+        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
+                                            "llvm.prefetch.p0")
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])     # read, keep in cache, data
+        return context.get_dummy_value()
+    return types.void(a, i, j), codegen
+
+
+_prefetch: Any = intrinsic(_prefetch_at)    # _prefetch(a, i, j): a[i, j]'s cache line on its way (1-d a: a[i])
+
+
+def _packing(typingctx, v, i, low, out, c):  # pragma: no cover - compiled: LLVM's vector.compress
+    if not all(isinstance(a, types.Array) and a.ndim == 1 and a.dtype == types.int32 for a in (v, out)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        i32 = ir.IntType(32)
+        vec, mask_t = ir.VectorType(i32, 16), ir.VectorType(ir.IntType(1), 16)
+        at, c_at = (context.cast(builder, args[j], sig.args[j], types.intp) for j in (1, 4))
+        src = cgutils.get_item_pointer(context, builder, sig.args[0],
+                                       context.make_array(sig.args[0])(context, builder, value=args[0]), [at])
+        dst = cgutils.get_item_pointer(context, builder, sig.args[3],
+                                       context.make_array(sig.args[3])(context, builder, value=args[3]), [c_at])
+
+        def splat(x):
+            one = builder.insert_element(ir.Constant(vec, None), x, i32(0))
+            return builder.shuffle_vector(one, ir.Constant(vec, None), ir.Constant(vec, [0] * 16))
+
+        low32 = builder.trunc(context.cast(builder, args[2], sig.args[2], types.int64), i32)
+        mask = builder.icmp_signed(">=", builder.load(builder.bitcast(src, vec.as_pointer()), align=4), splat(low32))
+        rows = builder.add(splat(builder.trunc(at, i32)), ir.Constant(vec, list(range(16))))
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(vec, [vec, mask_t, vec]),
+                                            "llvm.experimental.vector.compress.v16i32")
+        builder.store(builder.call(fn, [rows, mask, ir.Constant(vec, None)]), builder.bitcast(dst, vec.as_pointer()),
+                      align=4)
+        return builder.zext(builder.ctpop(builder.bitcast(mask, ir.IntType(16))), ir.IntType(64))
+    return types.int64(v, i, low, out, c), codegen
+
+
+# _pack_at_least(v, i, low, out, c): the j in i..i+15 with v[j] >= low (v int32) into out[c:] (int32), in order;
+# returns how many. All 16 lanes are stored: out needs 16 slots past the last. Register vpcompressd on
+# AVX-512 (its store form is microcoded on Zen 4: slower than a scalar loop), LLVM's expansion elsewhere.
+_pack_at_least: Any = intrinsic(_packing)
+
+
+@_compiled
+def _prefetch_row(m: np.ndarray, i: int) -> None:  # pragma: no cover - compiled
+    """Every cache line of row i (its last byte too: a row need not start at a line)."""
+    for j in range(0, m.shape[1], 64 // m.itemsize):
+        _prefetch(m, i, j)
+    _prefetch(m, i, m.shape[1] - 1)
 
 
 @_compiled
@@ -235,88 +304,173 @@ def top_dots_signed(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.nd
     from 4 popcounts a word (RaBitQ's asymmetric estimator, without its rotation: it did not
     help on note vectors). The candidates are the rows at or above the estimates' r-th best
     (a 4,096-bin histogram: the bin at the cut is taken whole, so a few more than r)."""
-    n, d, w = sel.shape[0], q.shape[0], bits.shape[0]
     if k <= 0:
         return np.empty(0, np.int64)
+    est, elo, ehi, m_sel = _estimates(bits, ones, fac, q, sel)
+    return top_dots_among(m, m8, scale, err, q, _best_estimates(est, elo, ehi, m_sel, sel, r), k, scores)
+
+
+@_in_order
+def _query_bits(q: np.ndarray, words: int) -> tuple:  # pragma: no cover - compiled
+    """The query at 4 bits, ``lo + step * v`` (v in 0..15): (lo, step, the sum of those values,
+    v's bit planes (4, words): dimension j is bit j % 64 of word j // 64, words past the query's zero).
+    The sum in its written order (each term fused as ``step * v + lo``): reassociated, its floats
+    would follow how LLVM vectorises the loop, and the candidates with them; in order they are the
+    ones whose recall was measured."""
+    d = q.shape[0]
     lo, hi = q[0], q[0]
     for j in range(d):
         lo, hi = min(lo, q[j]), max(hi, q[j])
     step = (hi - lo) / np.float32(15.0)
     if not step > 0:
         step = np.float32(1.0)
-    planes = np.zeros((4, w), np.uint64)
+    v = np.empty(d, np.int64)
+    for j in range(d):
+        v[j] = int(np.rint((q[j] - lo) / step))
     qsum = np.float32(0.0)
     for j in range(d):
-        v = int(np.rint((q[j] - lo) / step))
-        qsum += lo + step * np.float32(v)
-        for p in range(4):
-            if (v >> p) & 1:
-                planes[p, j >> 6] |= np.uint64(1) << np.uint64(j & 63)
-    acc = np.zeros(n, np.int64)
-    for t in range(w):                      # words of every row in turn (rows contiguous: vectorises)
-        p0, p1, p2, p3 = planes[0, t], planes[1, t], planes[2, t], planes[3, t]
-        row = bits[t]
-        for i in range(n):
-            b = row[i]
-            acc[i] += np.int64(_popcount(b & p0)) + (np.int64(_popcount(b & p1)) << 1) + \
-                (np.int64(_popcount(b & p2)) << 2) + (np.int64(_popcount(b & p3)) << 3)
-    est = np.empty(n, np.float32)
-    elo, ehi = np.float32(np.inf), np.float32(-np.inf)
-    for i in range(n):                      # branch-free: vectorises
-        e = (np.float32(2.0) * (lo * np.float32(ones[i]) + step * np.float32(acc[i])) - qsum) * fac[i]
-        est[i] = e
-        elo = min(elo, e if sel[i] else np.float32(np.inf))
-        ehi = max(ehi, e if sel[i] else np.float32(-np.inf))
-    m_sel = 0
-    for i in range(n):
-        m_sel += sel[i]
-    nb = 4096
-    cut = -1                                # the histogram's bin from which rows are candidates
-    scale_b = np.float32(0.0)
-    if m_sel > r and ehi > elo:
-        scale_b = np.float32(nb) / (ehi - elo)
-        count = np.zeros(nb + 1, np.int64)
-        for i in range(n):
-            if sel[i]:
-                count[_bin(est[i], elo, scale_b, nb)] += 1
-        cut, total = nb, 0
-        while cut > 0:
-            total += count[cut]
-            if total >= r:
-                break
-            cut -= 1
-        m_sel = total + count[0] if cut == 0 else total
-    rows = np.empty(m_sel, np.int64)
-    c = 0
-    for i in range(n):
-        if sel[i] and (cut < 0 or _bin(est[i], elo, scale_b, nb) >= cut):
-            rows[c] = i
-            c += 1
-    return top_dots_among(m, m8, scale, err, q, rows[:c], k, scores)
+        qsum += lo + step * np.float32(v[j])
+    planes = np.zeros((4, words), np.uint64)
+    for t in range((d + 63) // 64):         # a word's bits in registers (a branch a bit: ~7 us, not ~2)
+        p0 = p1 = p2 = p3 = np.uint64(0)
+        for b in range(min(64, d - 64 * t)):
+            x, at = np.uint64(v[64 * t + b]), np.uint64(b)
+            p0 |= (x & np.uint64(1)) << at
+            p1 |= ((x >> np.uint64(1)) & np.uint64(1)) << at
+            p2 |= ((x >> np.uint64(2)) & np.uint64(1)) << at
+            p3 |= ((x >> np.uint64(3)) & np.uint64(1)) << at
+        planes[0, t], planes[1, t], planes[2, t], planes[3, t] = p0, p1, p2, p3
+    return lo, step, qsum, planes
 
 
 @_compiled
-def _bin(e: np.float32, lo: np.float32, scale: np.float32, nb: int) -> int:  # pragma: no cover - compiled
-    x = (e - lo) * scale
-    if x >= 0 and x < nb:
-        return int(x)
-    return nb if x >= nb else 0            # NaN: the lowest bin
+def _word_dot(b: np.uint64, planes: np.ndarray, t: int) -> np.uint64:  # pragma: no cover - compiled
+    """q . s over word t's 64 dimensions (s: the set bits of b), the query's 4 bit planes weighted."""
+    return (_popcount(b & planes[0, t]) + (_popcount(b & planes[1, t]) << np.uint64(1)) +
+            (_popcount(b & planes[2, t]) << np.uint64(2)) + (_popcount(b & planes[3, t]) << np.uint64(3)))
+
+
+@_compiled
+def _order_key(x: np.int32) -> np.int32:  # pragma: no cover - compiled
+    """A float32's bits as an int32 in the floats' order (and back: it is its own inverse)."""
+    return x ^ ((x >> 31) & np.int32(0x7FFFFFFF))
+
+
+@_compiled
+def _estimates(bits: np.ndarray, ones: np.ndarray, fac: np.ndarray, q: np.ndarray,
+               sel: np.ndarray) -> tuple:  # pragma: no cover - compiled
+    """Each row's 1-bit estimate (``top_dots_signed``), the lowest and highest of the selected rows'
+    (NaN skipped; +inf, -inf if none) and how many rows are selected.
+
+    Six words of a row a step (a word past the codes' is the last one against zero planes): one
+    pass over the rows for 384 dimensions, the sums in registers, not a pass a word through an
+    accumulator array (~4 us more). The low/high are int32 min/max of the floats' order keys: they
+    vectorise, where float min/max (NaN-aware without fastmath's no-NaN) kept the loop scalar (~12 us
+    more). ~20 us at 10,000 rows (those passes: ~37), ~45 with the caches cold (480 KB of codes)."""
+    n, w = sel.shape[0], bits.shape[0]
+    words = (w + 5) // 6 * 6
+    lo, step, qsum, planes = _query_bits(q, words)
+    acc = np.empty(n, np.int32)
+    for g in range(0, words, 6):
+        b0, b1, b2 = bits[min(g, w - 1), :n], bits[min(g + 1, w - 1), :n], bits[min(g + 2, w - 1), :n]
+        b3, b4, b5 = bits[min(g + 3, w - 1), :n], bits[min(g + 4, w - 1), :n], bits[min(g + 5, w - 1), :n]
+        first = g == 0
+        for i in range(n):
+            a = np.int32(_word_dot(b0[i], planes, g) + _word_dot(b1[i], planes, g + 1) +
+                         _word_dot(b2[i], planes, g + 2) + _word_dot(b3[i], planes, g + 3) +
+                         _word_dot(b4[i], planes, g + 4) + _word_dot(b5[i], planes, g + 5))
+            acc[i] = a if first else acc[i] + a
+    est = np.empty(n, np.float32)
+    bits_of = est.view(np.int32)
+    top, bottom = _order_key(np.int32(0x7F800000)), _order_key(np.int32(-0x800000))    # +inf's, -inf's
+    klo, khi, m_sel = top, bottom, 0
+    for i in range(n):
+        est[i] = (np.float32(2.0) * (lo * np.float32(ones[i]) + step * np.float32(acc[i])) - qsum) * fac[i]
+        x = bits_of[i]
+        key = _order_key(x)
+        ok = sel[i] and (x & np.int32(0x7FFFFFFF)) <= np.int32(0x7F800000)     # not NaN
+        klo = min(klo, key if ok else top)
+        khi = max(khi, key if ok else bottom)
+        m_sel += sel[i]
+    lohi = np.empty(2, np.int32)
+    lohi[0], lohi[1] = _order_key(klo), _order_key(khi)
+    lohi_f = lohi.view(np.float32)
+    return est, lohi_f[0], lohi_f[1], m_sel
+
+
+@_compiled
+def _best_estimates(est: np.ndarray, elo: np.float32, ehi: np.float32, m_sel: int, sel: np.ndarray,
+                    r: int) -> np.ndarray:  # pragma: no cover - compiled
+    """The selected rows at or above the r-th best estimate's bin (of 4,096 over [elo, ehi]: the
+    bin at the cut whole), ascending; every selected row when there are at most r."""
+    n, nb = sel.shape[0], 4096
+    cut = -1                                # the bin from which rows are candidates (< 1: every row)
+    bins = np.empty(n, np.int32)
+    if m_sel > r and ehi > elo:
+        scale_b = np.float32(nb) / (ehi - elo)
+        top = np.float32(nb)
+        for i in range(n):                  # f32 compares and selects only: vectorises (NaN: bin 0)
+            x = (est[i] - elo) * scale_b
+            x = x if x >= np.float32(0.0) else np.float32(0.0)
+            x = x if x < top else top
+            bins[i] = np.int32(x) if sel[i] else np.int32(-1)
+        count = np.zeros(nb + 2, np.int32)  # count[b + 1]: rows in bin b (-1: not selected)
+        for i in range(n):                  # an unsigned index: no negative-index wraparound (1.4x)
+            count[np.uint32(bins[i] + 1)] += 1
+        cut, total = nb, 0
+        while cut > 0:
+            total += count[cut + 1]
+            if total >= r:
+                break
+            cut -= 1
+        m_sel = total + count[1] if cut == 0 else total
+    c = 0
+    if cut <= 0:
+        rows = np.empty(m_sel + 1, np.int64)
+        for i in range(n):
+            rows[c] = i
+            c += sel[i]
+        return rows[:c]
+    packed = np.empty(m_sel + 16, np.int32)
+    i = 0
+    while i + 16 <= n:                      # 16 bins a step: ~1 us at 10,000 rows, ~5 branch-free one by one
+        c += _pack_at_least(bins, i, cut, packed, c)
+        i += 16
+    while i < n:
+        packed[c] = i
+        c += bins[i] >= cut
+        i += 1
+    return packed[:c].astype(np.int64)
 
 
 @_compiled
 def top_dots_among(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.ndarray, q: np.ndarray,
                    rows: np.ndarray, k: int, scores: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
-    """``top_dots`` over the given rows only (the same int8 bound and f32 rescoring)."""
+    """``top_dots`` over the given rows only (the same int8 bound and f32 rescoring).
+
+    Rows scattered over the arrays (cache cold between searches): each row's lines are asked for
+    ahead of its scoring, PREFETCH_ROWS ahead in the int8 pass and all at once before a rescoring
+    (~40 us against ~70 at 10,000 notes, 320 rows, the caches cold)."""
     h_rows, d = rows.shape[0], q.shape[0]
     if k <= 0 or h_rows == 0:
         return np.empty(0, np.int64)
+    for t in range(min(PREFETCH_ROWS, h_rows)):
+        i = rows[t]
+        _prefetch_row(m8, i)
+        _prefetch(scale, i, 0)
+        _prefetch(err, i, 0)
     qn = np.float32(0.0)
     for j in range(d):
         qn += q[j] * q[j]
     qn = np.float32(np.sqrt(qn))
     approx = np.empty(h_rows, np.float32)
     for t in range(h_rows):                 # int8 scores first, the heap after (its branches stall
-        i = rows[t]                         # the loads of the next rows: 1.6x slower inline)
+        if t + PREFETCH_ROWS < h_rows:      # the loads of the next rows: 1.6x slower inline)
+            i = rows[t + PREFETCH_ROWS]
+            _prefetch_row(m8, i)
+            _prefetch(scale, i, 0)
+            _prefetch(err, i, 0)
+        i = rows[t]
         s = np.float32(0.0)
         for j in range(d):
             s += np.float32(m8[i, j]) * q[j]
@@ -327,6 +481,8 @@ def top_dots_among(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.nda
     for t in range(h_rows):
         if h < k or approx[t] > heap[0]:
             h = _push_at(heap, at, h, k, approx[t], t)
+    for u in range(h):
+        _prefetch_row(m, rows[at[u]])
     cand = np.empty(h_rows, np.int64)
     c = 0
     exact = np.empty(k, np.float32)
@@ -341,14 +497,21 @@ def top_dots_among(m: np.ndarray, m8: np.ndarray, scale: np.ndarray, err: np.nda
         c += 1
         e = _push_at(exact, exact_at, e, k, scores[i], i)
     bar = exact[0]
+    more = np.empty(h_rows, np.int64)
+    n_more = 0
     for t in range(h_rows):                 # any other row that could reach it
         i = rows[t]
         if approx[t] + err[i] * qn + SLACK >= bar:
-            scores[i] = _dot(m, i, q)
-            cand[c] = i
-            c += 1
-            if e < k or scores[i] > exact[0]:
-                e = _push_at(exact, exact_at, e, k, scores[i], i)
+            more[n_more] = i
+            n_more += 1
+            _prefetch_row(m, i)
+    for u in range(n_more):
+        i = more[u]
+        scores[i] = _dot(m, i, q)
+        cand[c] = i
+        c += 1
+        if e < k or scores[i] > exact[0]:
+            e = _push_at(exact, exact_at, e, k, scores[i], i)
     return _reaching(cand, c, scores, exact[0])
 
 

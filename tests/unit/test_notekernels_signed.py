@@ -23,7 +23,7 @@ def _codes(vecs: np.ndarray):
     return (m8, scale, err) + K.sign_codes(vecs, vecs.mean(axis=0))
 
 
-@pytest.mark.parametrize("dim", [16, 100, 384])
+@pytest.mark.parametrize("dim", [16, 100, 384, 500])       # 1, 2, 6 and 8 code words (the scan takes 6 a step)
 def test_with_every_note_a_candidate_the_list_is_the_brute_force_top_k(dim):
     """r >= the selected notes: the rescoring (int8 bound, f32) is exact, ties at the cut included."""
     rng = np.random.default_rng(dim)
@@ -56,6 +56,51 @@ def test_the_candidates_are_the_best_estimates():
     assert 7 in got.tolist() and len(got) >= 5
     sel[7] = False                               # not selected: never a candidate
     assert 7 not in K.top_dots_signed(vecs, m8, scale, err, bits, ones, fac, q, sel, 5, 40, scores).tolist()
+
+
+def _estimates_ref(bits, ones, fac, q):
+    """The 1-bit estimates in float64 from the query's 4-bit values (numpy's float32 steps, as the kernel's)."""
+    lo, hi = q.min(), q.max()
+    step = (hi - lo) / np.float32(15.0)
+    v = np.rint((q - lo) / step).astype(np.int64)
+    s = np.unpackbits(bits.T.copy().view(np.uint8), axis=1, bitorder="little")[:, :len(q)]
+    qsum = (lo + step * v.astype(np.float64)).sum()
+    return (2 * (float(lo) * ones + float(step) * (s @ v)) - qsum) * fac.astype(np.float64)
+
+
+def _best_ref(est, elo, ehi, sel, r):
+    """The old kernel's candidates from the same estimates: a 4,096-bin histogram, the bin at the cut whole."""
+    if not (sel.sum() > r and ehi > elo):
+        return np.flatnonzero(sel)
+    x = (est - np.float32(elo)) * (np.float32(4096) / np.float32(np.float32(ehi) - np.float32(elo)))
+    b = np.where(np.isnan(x) | (x < 0), 0, np.where(x >= 4096, 4096, x)).astype(np.int64)
+    at_least = np.bincount(b[sel], minlength=4097)[::-1].cumsum()[::-1]      # rows with a bin >= c
+    cut = max([c for c in range(1, 4097) if at_least[c] >= r], default=0)
+    return np.flatnonzero(sel & (b >= cut))
+
+
+@pytest.mark.parametrize("dim", [100, 384, 500])
+def test_the_estimates_and_the_candidates_follow_their_definitions(dim):
+    """The compiled passes (6 code words a step, order-key min/max, 16 bins packed a step) against numpy:
+    a row count off the 16s, a NaN estimate (skipped by the low/high, the lowest bin), masks and cuts."""
+    rng = np.random.default_rng(dim)
+    vecs = _vectors(rng, 2003, dim)
+    m8, scale, err, bits, ones, fac = _codes(vecs)
+    fac[7] = np.nan
+    for t in range(4):
+        q = rng.standard_normal(dim).astype(np.float32)
+        for sel in (np.ones(2003, bool), rng.random(2003) < 0.4, np.zeros(2003, bool)):
+            est, elo, ehi, m_sel = K._estimates(bits, ones, fac, q, sel)
+            ref = _estimates_ref(bits, ones, fac, q)
+            # float32 cancels ~1e-4 of the terms (~1e3 x 1e-7); a popcount off by one moves an estimate ~0.04
+            assert np.allclose(est, ref, rtol=0, atol=1e-3, equal_nan=True) and np.isnan(est[7])
+            ok = sel & ~np.isnan(est)
+            assert (elo, ehi) == ((est[ok].min(), est[ok].max()) if ok.any() else (np.inf, -np.inf))
+            assert m_sel == sel.sum()
+            for r in (1, 16, 100, 1999, 5000):
+                got = K._best_estimates(est, elo, ehi, m_sel, sel, r)
+                assert got.tolist() == _best_ref(est, elo, ehi, sel, r).tolist()
+                assert len(got) >= min(r, sel.sum())
 
 
 def test_sign_codes_are_the_signs_about_the_center_word_by_word():
