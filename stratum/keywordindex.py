@@ -243,7 +243,8 @@ class KeywordIndex:
 
     def search(self, query: str, k: int, *, predicate: RowPredicate | None = None,
                selectivity: float = 1.0, max_rounds: int = 0, full_read: int = FULL_READ,
-               head_factor: float = HEAD_FACTOR, by_impact: bool = False) -> KeywordHits:
+               head_factor: float = HEAD_FACTOR, by_impact: bool = False,
+               tokens: Sequence[str] | None = None) -> KeywordHits:
         """Top-``k`` rows for ``query`` by BM25 (exact), exact-name matches first.
 
         ``predicate`` keeps only allowed rows (filters); ``selectivity`` (the allowed fraction,
@@ -252,6 +253,7 @@ class KeywordIndex:
         impact over the query's largest, so common words add fewer candidates). ``max_rounds`` > 0 stops after that many
         reading rounds even if exactness is not proven yet (``exact`` is then False): every
         returned score is still the row's exact BM25, but a row never read may be missing.
+        ``tokens``: ``tokenize(query)`` when the caller has it already.
 
         Work is bounded MaxScore-style. Round one reads short posting lists whole and long ones
         from their impact-ordered head; candidates whose known score plus what they could still
@@ -266,7 +268,7 @@ class KeywordIndex:
         if k <= 0:
             return empty
         weights: dict[int, float] = {}
-        for t in tokenize(query):
+        for t in tokenize(query) if tokens is None else tokens:
             slot = self._term_slot(t)
             if slot >= 0:
                 weights[slot] = weights.get(slot, 0.0) + 1.0

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import atexit
 import base64
+import bisect
 import contextlib
 import threading
 import weakref
@@ -48,6 +49,7 @@ SIGN_DEPTH = 16            # (approximate: recall@50 >= 0.99 on note vectors of 
 ANN_EXPANSION = 128        # the graph's search candidate list (ef)
 ANN_EXPANSION_ADD = 64     # its build candidate list (efConstruction): 10k notes build in ~1.5-4 s
 BM25_CACHE = 1 << 21       # cached per-posting BM25 parts (floats, 16 MB) before the cache is dropped
+TERM_MEMO = 4096           # query terms whose (slots, BM25 parts) a view keeps (slices: no copies)
 BUILD_CHUNK = 1024         # vectors per graph insert call while building
 BUILD_THREADS = 0          # usearch's threads for it (0: every core; 1: the same graph every time)
 
@@ -156,7 +158,24 @@ class NoteView(NamedTuple):
         return self.ix.ids[j]
 
     def mask(self, kinds: Sequence[str] = (), path_prefix: str = "", language: str = "") -> np.ndarray:
-        """Eligible slots under a query's filters (notes have no language: a language filter excludes them)."""
+        """Eligible slots under a query's filters (notes have no language: a language filter excludes them).
+
+        Shared, not a copy (callers only read it): with no filter the view's own ``eligible``,
+        else kept per filter for this view (a path filter is a Python pass over every note)."""
+        if not (kinds or path_prefix or language):
+            return self.eligible
+        memo = self.ix._masks
+        if memo[0] is not self:
+            memo = self.ix._masks = (self, {})
+        key = (tuple(kinds), path_prefix, language)
+        ok = memo[1].get(key)
+        if ok is None:
+            ok = self._mask(kinds, path_prefix, language)
+            if len(memo[1]) < 64:
+                memo[1][key] = ok
+        return ok
+
+    def _mask(self, kinds: Sequence[str], path_prefix: str, language: str) -> np.ndarray:
         ok = self.eligible.copy()
         if language:
             langs, want = self.ix.languages, language.lower()
@@ -171,8 +190,10 @@ class NoteView(NamedTuple):
 
     def vector_hits(self, q: np.ndarray, k: int, ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The k best (slots, cosines) among ``ok`` slots with a vector, best first: what the searcher merges."""
-        sel = ok & self.has_vector[:self.n]
-        if q is None or not sel.any():
+        if q is None:
+            return _NO_HITS
+        sel = self._with_vector(ok)
+        if sel is None:
             return _NO_HITS
         q = np.asarray(q, np.float32)
         if self.graph_size < ANN_MIN:
@@ -182,6 +203,20 @@ class NoteView(NamedTuple):
             return ann
         signed = self.signed_hits(q, k, sel) if self.n >= SIGN_MIN else None
         return signed if signed is not None else self.exact_hits(q, k, sel)
+
+    def _with_vector(self, ok: np.ndarray) -> np.ndarray | None:
+        """``ok`` slots with a vector (None: none), kept for the view's unfiltered mask while no
+        vector arrives (``has_vector`` is read live: a vector embedded after the view counts)."""
+        ix = self.ix
+        memo = ix._sel
+        if ok is self.eligible and memo[0] is self and memo[1] == ix._vectors_set:
+            return memo[2]
+        stamp = ix._vectors_set             # before the read: a vector set meanwhile recomputes next time
+        sel = ok & self.has_vector[:self.n]
+        sel_or_none = sel if sel.any() else None
+        if ok is self.eligible:
+            ix._sel = (self, stamp, sel_or_none)
+        return sel_or_none
 
     def _kernels(self, k: int):
         """``notekernels`` where this view is large enough for them and they are loaded, else None."""
@@ -220,23 +255,29 @@ class NoteView(NamedTuple):
         return _top_arrays(cand, scores[cand], k)
 
     def keyword_hits(self, query: str, idf: Callable[[str], float], avgdl: float, k: int,
-                     ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The k best (slots, BM25 scores > 0) among ``ok`` slots, best first: what the searcher merges."""
+                     ok: np.ndarray, tokens: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The k best (slots, BM25 scores > 0) among ``ok`` slots, best first: what the searcher merges.
+        ``tokens``: ``tokenize(query)`` when the caller has it already."""
         q: dict[str, int] = {}
-        for t in tokenize(query):
+        for t in tokenize(query) if tokens is None else tokens:
             q[t] = q.get(t, 0) + 1
         if not q or not ok.any():
             return _NO_HITS
-        ix = self.ix
+        # each term's (slots, BM25 parts) in this view, kept while the view is the index's current
+        # one (per term, the postings' cut and the parts' look-up cost ~5 us a term in a search)
+        memo = self.ix._terms
+        if memo[0] is not self or memo[1] != idf or memo[2] != avgdl:
+            memo = self.ix._terms = (self, idf, avgdl, {})
+        parts = memo[3]
         posts = []
         for t, w in q.items():
-            p = ix.postings.get(t)
-            if p is not None:
-                slots, tf, m = p.head()             # no copy: the prefix never changes
-                if m and slots[m - 1] >= self.n:    # slots ascend: cut to this view's prefix (an int32
-                    m = int(np.searchsorted(slots[:m], np.int32(self.n)))   # key: no cast of the array)
-                if m:
-                    posts.append((slots[:m], ix.term_bm25(t, w * idf(t), avgdl, slots, tf, m)))
+            got = parts.get((t, w))
+            if got is None:
+                got = self._term_part(t, w * idf(t), avgdl)
+                if len(parts) < TERM_MEMO:
+                    parts[(t, w)] = got
+            if got:
+                posts.append(got)
         if not posts:
             return _NO_HITS
         slots = np.concatenate([p[0] for p in posts]) if len(posts) > 1 else posts[0][0]
@@ -252,20 +293,95 @@ class NoteView(NamedTuple):
         cand = np.flatnonzero((score > 0) & ok)
         return _top_arrays(cand, score[cand], k)
 
+    def _term_part(self, t: str, wi: float, avgdl: float) -> tuple:
+        """(slots, BM25 parts) of term ``t`` in this view's prefix (``wi``: its weight x idf), or ()."""
+        ix = self.ix
+        p = ix.postings.get(t)
+        if p is None:
+            return ()
+        slots, tf, m = p.head()             # no copy: the prefix never changes
+        if m and slots[m - 1] >= self.n:    # slots ascend: cut to this view's prefix (an int32
+            m = int(np.searchsorted(slots[:m], np.int32(self.n)))   # key: no cast of the array)
+        return (slots[:m], ix.term_bm25(t, wi, avgdl, slots, tf, m)) if m else ()
+
     def id_positions(self, slots: Sequence[int], meta) -> list[int]:
         """``meta.id_position`` of these slots' note ids (``search.NodeMeta``: where each note sorts
         among the shard's ids, for ties), cached per shard version: a binary search over pyarrow
         scalars costs ~10 us a note, and with 10,000 notes ~50 tied notes a query took 0.5 ms."""
-        ix = self.ix
-        cache = ix._positions.get(meta)
-        if cache is None:
-            cache = ix._positions.setdefault(meta, {})
-        out = list(map(cache.get, slots))
-        if None in out:
-            for i, j in enumerate(slots):
-                if out[i] is None:
-                    out[i] = cache[j] = meta.id_position(ix.ids[j])
-        return out
+        slots = list(slots)
+        if not slots:
+            return []
+        places = self._places(meta)
+        places.place_all(slots, self.ix.ids, meta)
+        return places.place[slots].astype(np.int64).tolist()
+
+    def tie_keys(self, slots: np.ndarray, meta) -> np.ndarray:
+        """Sort keys of these slots' notes among the shard's ids, NaN for a note not placed yet
+        (``id_positions`` places it): the shard's id of rank r has key 2r, a note with p shard ids
+        before its own a key in (2p - 2, 2p), ordered by note id among the notes of one gap.
+        One take from a cached array: ordering the ~35 notes of a search by id there cost ~40 us."""
+        return self._places(meta).keys_of(slots)
+
+    def _places(self, meta) -> "_Places":
+        positions = self.ix._positions
+        got = positions.get(meta)
+        return got if got is not None else positions.setdefault(meta, _Places())
+
+
+class _Places:
+    """Where each note sorts among one shard version's ids (``search.NodeMeta``), per slot: its
+    place p (how many shard ids sort before its id) and a sort key in (2p - 2, 2p), ordered by
+    note id among the notes of one gap. A new note takes a key between its neighbours' (no other
+    key moves); a gap whose keys run out of room there is renumbered evenly (the same order). The
+    arrays are replaced, not written in place, so a reader's take is one consistent state."""
+    __slots__ = ("place", "key", "gaps", "lock")
+
+    def __init__(self) -> None:
+        self.place = np.empty(0)        # NaN: not placed yet
+        self.key = np.empty(0)
+        self.gaps: dict[int, tuple[list[str], list[int]]] = {}     # place -> (note ids ascending, their slots)
+        self.lock = threading.Lock()
+
+    def keys_of(self, slots: np.ndarray) -> np.ndarray:
+        key = self.key
+        try:
+            return key[slots]
+        except IndexError:              # slots past the placed ones
+            out = np.full(len(slots), np.nan)
+            inside = slots < len(key)
+            out[inside] = key[slots[inside]]
+            return out
+
+    def place_all(self, slots: Sequence[int], ids: Sequence[str], meta) -> None:
+        with self.lock:
+            have, need = len(self.key), max(slots) + 1
+            size = have if have >= need else max(need, len(ids), 2 * have)
+            place, key = _nan_grown(self.place, size), _nan_grown(self.key, size)
+            for j in slots:
+                if not np.isnan(place[j]):
+                    continue
+                nid = ids[j]
+                p = meta.id_position(nid)
+                members, mslots = self.gaps.setdefault(p, ([], []))
+                i = bisect.bisect_left(members, nid)
+                lo = key[mslots[i - 1]] if i else 2.0 * p - 2.0
+                hi = key[mslots[i]] if i < len(mslots) else 2.0 * p
+                members.insert(i, nid)
+                mslots.insert(i, j)
+                place[j], mid = p, (lo + hi) / 2
+                if lo < mid < hi:
+                    key[j] = mid
+                else:                   # no room left: the gap renumbered, evenly
+                    m = len(mslots)
+                    key[mslots] = 2.0 * p - 2.0 + 2.0 * np.arange(1, m + 1) / (m + 1)
+            self.place, self.key = place, key
+
+
+def _nan_grown(a: np.ndarray, size: int) -> np.ndarray:
+    """A copy of ``a`` (``size`` >= its length), NaN past it."""
+    out = np.full(size, np.nan)
+    out[:len(a)] = a
+    return out
 
 
 class _Posting:
@@ -325,7 +441,7 @@ class NoteIndex:
         self.languages: list[str] = []
         self.slot: dict[str, int] = {}
         self.postings: dict[str, _Posting] = {}                  # term -> slots, term frequencies
-        self._positions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # NodeMeta -> {slot: id position}
+        self._positions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # NodeMeta -> _Places
         self._bm25: dict[tuple[str, float, float], np.ndarray] = {}   # (term, weight x idf, avgdl) -> BM25 parts
         self._bm25_size = 0
         self._cap = 0
@@ -350,6 +466,17 @@ class NoteIndex:
         self._waiting: list[int] = []                            # slots with a vector not in the graph yet
         self._defer = False
         self._building = False
+        # Per-search work kept while nothing it reads changes (10,000 notes: each was a pass over
+        # every slot per search): the last view (``_version`` counts changes a view reads), its
+        # filtered masks and the unfiltered mask's slots with a vector (``_vectors_set`` counts
+        # vectors set), and how many active slots have no vector (the overlay's embedding check).
+        self._version = 0
+        self._vectors_set = 0
+        self._missing = 0
+        self._view: tuple[Any, Any] = (None, None)                  # ((viewer, _version), view)
+        self._masks: tuple[Any, dict] = (None, {})                  # (view, filters -> mask)
+        self._sel: tuple[Any, int, np.ndarray | None] = (None, -1, None)   # (view, _vectors_set, slots)
+        self._terms: tuple[Any, Any, float, dict] = (None, None, 0.0, {})  # (view, idf, avgdl, (term, count) -> part)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -385,6 +512,8 @@ class NoteIndex:
             self.languages.append(language or "")
             self.ids.append(note_id)            # last: a view's n counts only complete slots
             self.slot[note_id] = j
+            self._missing += bool(active and vector is None)
+            self._version += 1
             return j
 
     def set_vector(self, note_id: str, vector: np.ndarray) -> None:
@@ -393,12 +522,15 @@ class NoteIndex:
             if self.has_vector[j]:
                 return
             self._set_row(j, vector)
+            self._missing -= bool(self.active[j])
 
     def _set_row(self, j: int, vector: np.ndarray) -> None:
         """Slot j's vector, queued for its int8 copy, then the flag a reader checks (under ``_lock``)."""
         self.vectors[j] = vector
         self._q8_pending.append(j)
         self.has_vector[j] = True
+        self._vectors_set += 1
+        self._version += 1
         self._to_graph(j)
 
     def quantize_pending(self) -> None:
@@ -444,11 +576,14 @@ class NoteIndex:
             self._graph.add(rows.astype(np.uint64), np.ascontiguousarray(self.vectors[rows]),
                             threads=0 if len(rows) > 64 else 1)
             self.graph_size += len(rows)
+        self._version += 1
 
     def ensure_graph(self) -> None:
         """Start building the graph once ANN_MIN vectors wait for it, on a background thread
         (10,000 notes: 1.5-8 s on 2 loaded cores; exact scoring answers meanwhile). Only a process
         that searches builds one (a CLI ``remember`` never does)."""
+        if len(self._waiting) < ANN_MIN:    # every search asks: no lock while too few wait
+            return
         with self._lock:
             if self._graph is not None or self._building or len(self._waiting) < ANN_MIN:
                 return
@@ -471,6 +606,7 @@ class NoteIndex:
             with self._lock:
                 with self._graph_lock:
                     self._graph, self.graph_size = g, len(rows)
+                self._version += 1
                 if self._waiting and not self._defer:
                     self._flush_graph()         # what arrived during the build
         finally:
@@ -549,25 +685,39 @@ class NoteIndex:
         return out
 
     def set_state(self, note_id: str, *, active: bool, hidden: bool = False) -> None:
-        j = self.slot.get(note_id)
-        if j is not None:
+        with self._lock:
+            j = self.slot.get(note_id)
+            if j is None or (self.active[j] == active and self.hidden[j] == hidden):
+                return
+            if not self.has_vector[j]:
+                self._missing += int(active) - int(self.active[j])
             self.active[j] = active
             self.hidden[j] = hidden
+            self._version += 1
 
     def missing_vectors(self) -> list[str]:
+        """Ids of active notes without a vector (none: no pass over the slots; every search asks)."""
+        if not self._missing:
+            return []
         n = len(self.ids)
         return [self.ids[j] for j in np.flatnonzero(~self.has_vector[:n] & self.active[:n]).tolist()]
 
     def view(self, viewer: str | None = None) -> NoteView:
-        """What one query sees: active notes, minus quarantined notes of other authors."""
+        """What one query sees: active notes, minus quarantined notes of other authors. The same
+        view object while nothing it reads has changed (no copy of the flags per search)."""
         with self._lock:
+            key = (viewer, self._version)
+            if self._view[0] == key:
+                return self._view[1]
             n = len(self.ids)
             eligible = self.active[:n].copy()
             hidden = self.hidden[:n]
             if hidden.any():
                 mine = np.fromiter((a == viewer for a in self.authors[:n]), bool, n) if viewer else np.zeros(n, bool)
                 eligible &= ~hidden | mine
-            return NoteView(self, n, eligible, self.vectors, self.has_vector, self.graph_size)
+            view = NoteView(self, n, eligible, self.vectors, self.has_vector, self.graph_size)
+            self._view = (key, view)
+            return view
 
     def _grow(self, need: int) -> None:
         if need <= self._cap:

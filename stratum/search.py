@@ -46,6 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from stratum import schema as S
+from stratum.codetokens import tokenize
 from stratum.errors import InvalidArgument
 from stratum.keyindex import Column
 from stratum.keywordindex import KeywordIndex
@@ -124,9 +125,12 @@ class NodeMeta:
         # one slices the Arrow buffers: pyarrow's take + to_pylist cost ~0.16 ms for a 150-deep
         # list at 1M nodes between a search's other work (cold dispatch), ~3x the slicing
         self._id_list: list[str] | None = None
+        self._sorted_ids: list[str] | None = None
         self._id_off = self._id_data = None
         if self.n <= ID_LIST_ROWS:
             self._id_list = self.ids.to_pylist()
+            # the same strings in id order (8 bytes a row): a note's place is one bisect in C
+            self._sorted_ids = list(map(self._id_list.__getitem__, order.tolist()))
         elif self.ids.null_count == 0 and self.ids.type in (pa.string(), pa.large_string()):
             bufs = self.ids.buffers()
             width = np.int32 if self.ids.type == pa.string() else np.int64
@@ -150,8 +154,16 @@ class NodeMeta:
             return str(self._id_data[int(self._id_off[row]):int(self._id_off[row + 1])], "utf-8")
         return self.ids[row].as_py()
 
+    @property
+    def bisects(self) -> bool:
+        """``id_position`` is one bisect (~1 us), not a binary search over Arrow strings."""
+        return self._sorted_ids is not None
+
     def id_position(self, node_id: str) -> int:
-        """How many shard ids sort before ``node_id`` (binary search over the id order)."""
+        """How many shard ids sort before ``node_id`` (a bisect of the sorted ids in a small shard,
+        else a binary search over the id order)."""
+        if self._sorted_ids is not None:
+            return bisect.bisect_left(self._sorted_ids, node_id)
         order = self._id_order
         lo, hi = 0, self.n
         while lo < hi:
@@ -367,16 +379,17 @@ class HybridSearcher:
             t = time.perf_counter()
             out: dict[str, np.ndarray] = {}
             krows, kscores = np.empty(0, np.int64), np.empty(0, np.float32)
+            tokens = tokenize(query)            # once for the shard's list and the notes'
             if not filt.empty:
-                kh = self.keywords.search(query, W, predicate=filt.predicate if filt.active else None,
+                kh = self.keywords.search(query, W, tokens=tokens, predicate=filt.predicate if filt.active else None,
                                           selectivity=filt.selectivity, max_rounds=self.keyword_rounds,
                                           head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact)
                 krows, kscores = kh.rows, kh.scores
                 if "name" in sources and kh.exact_name.any():
                     out["name"] = kh.rows[kh.exact_name]
             if "keyword" in sources:
-                ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, _notes_window(W, krows), ok) \
-                    if extra is not None else None
+                ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, _notes_window(W, krows), ok,
+                                        tokens=tokens) if extra is not None else None
                 out["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
             timings["keyword"] = (time.perf_counter() - t) * 1e3
             return out
@@ -479,6 +492,7 @@ class HybridSearcher:
         if len(uniq) and uniq[-1] < self.meta.n:
             tie = self.meta.id_rank[uniq]          # no extra doc: the id order itself
         else:
+            assert extra is not None                # rows past the shard's are extra docs
             tie = self._tie_keys(uniq, extra, score)
         order = np.lexsort((tie, -score))
         return uniq[order], score[order], srcbits[order]
@@ -495,36 +509,39 @@ class HybridSearcher:
                 self._rrf_cache[key] = c
         return c
 
-    def _tie_keys(self, rows: np.ndarray, extra: NoteView | None, score: np.ndarray) -> np.ndarray:
-        """Sort keys that order rows (and extra docs) by node id: 2 * rank of the id among the
-        shard's ids; an extra doc sorts just before the first shard id above its own (among the
-        extra docs present, by id: the fused set is the same for every page, so is the order).
-        Only an extra doc whose score ties with another item's needs its place (a binary search
-        over the shard's ids: it was a third of a search's time with 1,000 notes). ``rows``
-        ascend (``np.unique``'s), so the extra docs (rows >= n) are the last ones."""
+    def _tie_keys(self, rows: np.ndarray, extra: NoteView, score: np.ndarray) -> np.ndarray:
+        """Sort keys that order rows (and extra docs) by node id: a row's is 2 * the rank of its id
+        among the shard's ids; an extra doc's lies between those of the shard ids around its own,
+        by id among the extra docs there (``NoteView.tie_keys``, kept per note and shard version:
+        sorting a search's ~35 notes by id cost ~40 us of it at 10,000 notes). A note not placed
+        yet is placed here, a bisect each; in a large shard a binary search over pyarrow scalars
+        (~10 us), so there only a note whose score ties with another item's is placed (only its
+        key matters). ``rows`` ascend (``np.unique``'s), so the extra docs (rows >= n) come last."""
         n = self.meta.n
         n_real = int(np.searchsorted(rows, n))        # rows ascend: the extra docs come last
-        keys = np.zeros(len(rows), np.float64)
+        keys = np.empty(len(rows), np.float64)
         keys[:n_real] = 2.0 * self.meta.id_rank[rows[:n_real]]
-        if n_real < len(rows):
-            # an extra doc needs its place when another item has its score
-            by_score = np.argsort(score, kind="stable")
-            same = score[by_score[1:]] == score[by_score[:-1]]
-            tied = np.zeros(len(rows), bool)
-            tied[by_score[1:][same]] = True
-            tied[by_score[:-1][same]] = True
-            need = tied
-            need[:n_real] = False
-            if not need.any():
-                return keys
-            js = (rows[need] - n).tolist()
-            note_ids = extra.ix.ids
-            by_id = sorted(range(len(js)), key=[note_ids[j] for j in js].__getitem__)
-            pos = np.empty(len(js), np.int64)
-            pos[by_id] = np.arange(len(js))          # each one's place among them by note id
-            place = np.array(extra.id_positions(js, self.meta), np.float64)     # cached per note
-            keys[need] = 2.0 * place - 1.0 + (pos + 1) / (len(js) + 1)
+        js = rows[n_real:] - n
+        note_keys = extra.tie_keys(js, self.meta)
+        missing = np.isnan(note_keys)
+        if missing.any():
+            if not self.meta.bisects:       # only a tied note's key matters
+                missing &= _tied(score)[n_real:]
+            extra.id_positions(js[missing].tolist(), self.meta)     # places them (cached)
+            note_keys = extra.tie_keys(js, self.meta)
+            note_keys[np.isnan(note_keys)] = 0.0    # not tied: its score is its own
+        keys[n_real:] = note_keys
         return keys
+
+
+def _tied(score: np.ndarray) -> np.ndarray:
+    """Which scores equal another one's."""
+    by_score = np.argsort(score, kind="stable")
+    same = score[by_score[1:]] == score[by_score[:-1]]
+    tied = np.zeros(len(score), bool)
+    tied[by_score[1:][same]] = True
+    tied[by_score[:-1][same]] = True
+    return tied
 
 
 _new_item = functools.partial(tuple.__new__, SearchItem)
@@ -548,8 +565,8 @@ def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray,
     if extra is None or not len(extra[0]):
         return rows[:depth]
     allrows = np.concatenate([rows, extra[0] + n])
-    allscores = np.concatenate([np.asarray(scores, np.float64), np.asarray(extra[1], np.float64)])
-    return allrows[np.lexsort((allrows, -allscores))][:depth]
+    allscores = np.concatenate([scores, extra[1]])     # float32 or float64: the same order either way
+    return allrows[np.lexsort((allrows, -allscores))[:depth]]
 
 
 __all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ExtraDoc", "NodeMeta", "RowFilter", "RRF_K",
