@@ -22,6 +22,7 @@ from stratum import rank, signals
 from stratum import linerange as L
 from stratum import render as R
 from stratum import tokens as T
+from stratum import tracebacks as TB
 from stratum import schema as S
 from stratum.controller import Controller
 from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
@@ -236,7 +237,8 @@ class Tools:
         """Find code and notes by meaning and by keyword (identifiers like snake_case, CamelCase and
         dotted paths work). Filters: kinds (file, class, function, method, rca, failure, insight;
         mined from history: fix, change), path_prefix, language. Notes written by earlier sessions
-        rank with the code."""
+        rank with the code. A pasted traceback's frames (File "...", line N, in f; path:N) put the
+        code they name first."""
         s = self._session(session)
         query = check_len("query", query, MAX_QUERY_CHARS).strip()
         if not query:
@@ -255,6 +257,8 @@ class Tools:
         lists: list[tuple[list[rank.Ranked], Shard, NotesOverlay | None]] = []
         exact, bound = True, 0
         view = s.view
+        # a pasted traceback: its frames' definitions first (stratum.tracebacks; not under a filter)
+        frames = TB.frames(query) if not (kinds or path_prefix or language) else []
         for sh in self.memory:
             ov = self.memory.overlay(sh)
             # the whole fused list (rank.DEEP), so every page is cut from the same memory-steered order
@@ -278,6 +282,8 @@ class Tools:
             ranked = rank.rerank(live, sig, add=not (kinds or path_prefix or language))   # items as candidates
             # `IntegerConverter`, `werkzeug.utils.redirect`: that node first
             ranked = rank.exact_first(ranked, sig.exact_names(query, live, dotted=not (kinds or path_prefix or language)))
+            if frames:
+                ranked = TB.frames_first(ranked, TB.locate(sh, frames))
             if view is not None:                    # a hidden file lifted in by co-change or imports
                 ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
             lists.append((ranked, sh, ov))

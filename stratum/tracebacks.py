@@ -1,0 +1,208 @@
+"""Traceback frames in a search query lead to the code they name (an agent pastes the error it saw).
+
+A traceback names definitions by place: Python's ``File "/venv/lib/python3.11/site-packages/flask/app.py",
+line 1511, in wsgi_app``, pytest's ``src/flask/app.py:1511: in wsgi_app`` or ``app.py:88: KeyError``, a
+JavaScript ``at render (src/view.js:40:7)``. Its words are mostly paths, so neither the text lists nor
+the name list read it: the frames' functions came out anywhere in the answer. Here each frame whose
+file is in the index names the innermost definition around its line (``linerange.enclosing``, as
+``get path:LINE`` does). A frame's path is matched by its longest tail that an indexed file ends with
+(an installed package's ``site-packages/flask/app.py`` is the repository's ``src/flask/app.py``); a tail
+two files share equally is not guessed. When the frame says its function and the definition at that
+line has another name (the installed version differs from the indexed one), the file's definition of
+that name is taken instead.
+
+The frames found go first in the search answer, the innermost first (the frame printed last is where
+the error was raised), each with why ``traceback frame: <file>:<line> in <function>``. Frames outside
+the repository (the standard library, other packages) find no file and are left out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from weakref import WeakKeyDictionary
+
+import pyarrow.compute as pc
+
+from stratum.memory import Target
+from stratum.rankwhy import Ranked
+
+if TYPE_CHECKING:
+    from stratum.shard import Shard
+
+MAX_FRAMES = 32          # a query is at most 2,000 characters; a frame is ~80: every frame it can hold
+FRAME_SCORE = 4.0        # over the best score, per frame: above exact names too (the agent saw it run there)
+
+_PATH = r"(?:[A-Za-z]:)?[\w.~/\\@+-]*[\w-]\.[A-Za-z]\w{0,5}"
+_PY = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d{{1,7}})(?:, in (?P<func>[\w<>.]+))?')
+_COLON = re.compile(rf'(?<![\w.~/\\@+-])(?P<path>{_PATH}):(?P<line>\d{{1,7}})(?::\d{{1,5}})?(?::? in (?P<func>[\w<>.]+))?')
+_JS_AT = re.compile(r"\bat (?P<func>[\w$.<>]+) \(")
+_SYMBOLS = ("class", "function", "method")
+_LIB_ROOT = re.compile(r"site-packages|dist-packages|python\d\.\d+|node_modules")
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str               # as the traceback prints it
+    line: int
+    func: str = ""          # the function the frame names ("" when it names none, "<module>" for top level)
+
+
+def frames(query: str) -> list[Frame]:
+    """The frames a query holds, in the order printed (outermost first in Python and pytest
+    output); a place printed twice counts once, where it is printed last."""
+    if ":" not in query and "line " not in query:      # most queries: no regex pass
+        return []
+    found: list[tuple[int, Frame]] = []
+    taken: list[tuple[int, int]] = []
+    for m in _PY.finditer(query):
+        found.append((m.start(), Frame(m.group("path"), int(m.group("line")), m.group("func") or "")))
+        taken.append(m.span())
+    for m in _COLON.finditer(query):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        func = m.group("func") or ""
+        if not func:        # `at render (src/view.js:40:7)`: the function comes before the place
+            js = _JS_AT.search(query, max(0, m.start() - 80), m.start())
+            func = js.group("func").rsplit(".", 1)[-1] if js and js.end() == m.start() else ""
+        found.append((m.start(), Frame(m.group("path"), int(m.group("line")), func)))
+    found.sort(key=lambda x: x[0])
+    last: dict[tuple[str, int], Frame] = {}
+    for _, f in found:
+        last.pop((f.path, f.line), None)
+        last[(f.path, f.line)] = f
+    return list(last.values())[-MAX_FRAMES:]
+
+
+class FileTails:
+    """A shard's file paths by their last segment, to match a printed path by its longest tail.
+
+    A path under an installed library's root (``site-packages``, ``dist-packages``, ``python3.11``,
+    ``node_modules/<package>``) is the import path from there: it must be the whole tail of the
+    indexed file, and what comes before it in the repository must not be a package itself (the
+    standard library's ``json/__init__.py`` is not ``src/flask/json/__init__.py``)."""
+
+    def __init__(self, sh: "Shard"):
+        kinds = sh.col("kind").array
+        rows = pc.indices_nonzero(pc.equal(kinds, "file")).to_numpy()
+        paths = sh.col("path").array.take(rows).to_pylist()
+        self.by_name: dict[str, list[tuple[list[str], int]]] = {}
+        self.packages: set[str] = set()         # folders holding an __init__.py
+        for p, r in zip(paths, rows.tolist()):
+            if p:
+                segs = p.split("/")
+                self.by_name.setdefault(segs[-1], []).append((segs, r))
+                if segs[-1] == "__init__.py":
+                    self.packages.add("/".join(segs[:-1]))
+
+    def row_of(self, path: str) -> int | None:
+        """The file row whose path ends with the longest tail of ``path`` (None: none, or a tie)."""
+        segs = [s for s in path.replace("\\", "/").split("/") if s and s != "."]
+        lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
+        if lib >= 0:
+            tail = segs[lib + 1:]
+            if segs[lib] == "node_modules":     # node_modules/<package>/<its path>: the repository is the package
+                tail = tail[2:] if tail and tail[0].startswith("@") else tail[1:]
+                return self._exact(tail)
+            return self._from_root(tail)
+        if not segs:
+            return None
+        best, best_len, tie = None, 0, False
+        for cand, row in self.by_name.get(segs[-1], ()):
+            n = 0
+            while n < min(len(cand), len(segs)) and cand[-1 - n] == segs[-1 - n]:
+                n += 1
+            if n > best_len:
+                best, best_len, tie = row, n, False
+            elif n == best_len:
+                tie = True
+        return None if tie else best
+
+    def _exact(self, tail: list[str]) -> int | None:
+        return next((r for c, r in self.by_name.get(tail[-1], ()) if c == tail), None) if tail else None
+
+    def _from_root(self, tail: list[str]) -> int | None:
+        """The one file whose path is ``<a folder that is no package>/<tail>``."""
+        if not tail:
+            return None
+        k = len(tail)
+        got = [r for c, r in self.by_name.get(tail[-1], ())
+               if c[-k:] == tail and "/".join(c[:-k]) not in self.packages]
+        return got[0] if len(got) == 1 else None
+
+
+_TAILS: "WeakKeyDictionary[Shard, FileTails]" = WeakKeyDictionary()
+
+
+def tails(sh: "Shard") -> FileTails:
+    """The shard's FileTails, made on the first query with a frame (a shard is read-only)."""
+    got = _TAILS.get(sh)
+    if got is None:
+        got = _TAILS[sh] = FileTails(sh)
+    return got
+
+
+def _named_in(sh: "Shard", file_row: int, name: str, line: int) -> int | None:
+    """The definition called ``name`` in the file (down the contains edges), nearest to ``line``."""
+    best: tuple[int, int] | None = None
+    todo = [file_row]
+    while todo:
+        r = todo.pop()
+        for n, _, _, _ in sh.neighbors(r, ("contains",), "out"):
+            if sh.col("kind")[n] not in _SYMBOLS:
+                continue
+            todo.append(n)
+            if sh.col("name")[n] == name:
+                gap = abs(int(sh.col("start_line")[n] or 0) - line)
+                if best is None or gap < best[0]:
+                    best = (gap, n)
+    return best[1] if best else None
+
+
+def locate(sh: "Shard", fs: list[Frame]) -> list[tuple[str, int, str]]:
+    """(node id, row, why) of each frame's definition in this shard, innermost frame first, each
+    node once."""
+    from stratum.linerange import enclosing
+
+    t = tails(sh)
+    out: dict[str, tuple[str, int, str]] = {}
+    for f in reversed(fs):
+        row = t.row_of(f.path)
+        if row is None:
+            continue
+        path = sh.col("path")[row]
+        total = int(sh.col("end_line")[row] or 0)
+        at = row
+        if 1 <= f.line <= total:
+            at = enclosing(Target(sh, row, None), f.line, f"{path}:{f.line}").row or row
+        if f.func and f.func != "<module>" and (at == row or sh.col("name")[at] != f.func):
+            named = _named_in(sh, row, f.func, f.line)
+            at = named if named is not None else at
+        nid = sh.col("id")[at]
+        if nid not in out:
+            where = f"{path}:{f.line}" + (f" in {f.func}" if f.func else "")
+            out[nid] = (nid, int(at), f"traceback frame: {where}")
+    return list(out.values())
+
+
+def frames_first(ranked: list[Ranked], found: list[tuple[str, int, str]]) -> list[Ranked]:
+    """The frames' nodes first, innermost first, each with its why (one the list lacks is added)."""
+    if not found:
+        return ranked
+    by_id = {r.id: r for r in ranked}
+    top = max((r.score for r in ranked), default=0.0)
+    for i, (nid, row, why) in enumerate(found):
+        score = top + FRAME_SCORE * (len(found) - i)
+        r = by_id.get(nid)
+        if r is None:
+            r = Ranked(nid, row, score, why, None, True)
+            ranked.append(r)
+        else:
+            r.score, r._why = score, f"{why}; {r.why}"
+    ranked.sort(key=lambda r: r.id)
+    ranked.sort(key=lambda r: r.score, reverse=True)
+    return ranked
+
+
+__all__ = ["Frame", "frames", "FileTails", "tails", "locate", "frames_first", "MAX_FRAMES", "FRAME_SCORE"]

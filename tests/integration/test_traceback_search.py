@@ -1,0 +1,113 @@
+"""A traceback pasted into search leads to the code its frames name, on a real git repository
+indexed by the real pipeline (stratum.tracebacks): the innermost frame's function first, an
+installed copy's path matched to the repository's file, the standard library left out, and a
+frame whose line moved since (another version) found by its function's name."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+CART = '''"""The shopping cart."""
+
+from shop.prices import unit_price
+
+
+class Cart:
+    """Items a customer intends to buy."""
+
+    def __init__(self):
+        self.lines = []
+
+    def add(self, sku: str, qty: int = 1) -> None:
+        """Add QTY of SKU to the cart."""
+        self.lines.append((sku, qty))
+
+    def total(self) -> float:
+        """The sum of the line prices."""
+        return sum(unit_price(s) * q for s, q in self.lines)
+'''
+
+PRICES = '''"""Unit prices."""
+
+PRICES = {"apple": 0.5}
+
+
+def unit_price(sku: str) -> float:
+    """The unit price of SKU in euros."""
+    return PRICES[sku]
+'''
+
+JSONPKG = '''"""JSON helpers of the shop."""
+
+
+def dumps(obj) -> str:
+    """Serialise OBJ with the shop's defaults."""
+    import json
+    return json.dumps(obj)
+'''
+
+TOTAL_LINE = CART.splitlines().index("        return sum(unit_price(s) * q for s, q in self.lines)") + 1
+PRICE_LINE = PRICES.splitlines().index("    return PRICES[sku]") + 1
+ADD_LINE = CART.splitlines().index("        self.lines.append((sku, qty))") + 1
+
+TRACE = f'''Traceback (most recent call last):
+  File "/srv/app/venv/lib/python3.11/site-packages/shop/cart.py", line {TOTAL_LINE}, in total
+    return sum(unit_price(s) * q for s, q in self.lines)
+  File "/usr/lib/python3.11/json/__init__.py", line 231, in dumps
+  File "/srv/app/venv/lib/python3.11/site-packages/shop/prices.py", line {PRICE_LINE}, in unit_price
+    return PRICES[sku]
+KeyError: 'pear'
+'''
+
+
+@pytest.fixture(scope="module")
+def tools(tmp_path_factory):
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from stratum.tools import Tools
+    from tests.gitrepo import Repo
+
+    base = tmp_path_factory.mktemp("trace")
+    r = Repo(base / "shop")
+    r.commit("initial shop", {"src/shop/__init__.py": "", "src/shop/cart.py": CART, "src/shop/prices.py": PRICES,
+                              "src/shop/json/__init__.py": JSONPKG, "README.md": "# shop\n"})
+    index_repository(r.path, base / "store", IndexConfig(num_cpus=1))
+    t = Tools.open([str(base / "store")])
+    try:
+        yield t, t.open_session(author="agent").data["session"]
+    finally:
+        t.close()
+
+
+def _name(it) -> str:
+    return f"{it.path}::{it.qualname}" if it.qualname else it.path
+
+
+def test_the_frames_come_first_innermost_first_with_their_place(tools):
+    t, s = tools
+    items = t.search(s, TRACE, page_size=5).items
+    assert [_name(i) for i in items[:2]] == ["src/shop/prices.py::unit_price", "src/shop/cart.py::Cart.total"]
+    assert items[0].why.startswith(f"traceback frame: src/shop/prices.py:{PRICE_LINE} in unit_price")
+    assert items[1].why.startswith(f"traceback frame: src/shop/cart.py:{TOTAL_LINE} in total")
+    # the standard library's json/__init__.py is not the shop's json package
+    assert not any("traceback frame" in i.why for i in items[2:])
+
+
+def test_a_frame_from_another_version_is_found_by_its_functions_name(tools):
+    t, s = tools
+    moved = f'File "/opt/venv/lib/python3.11/site-packages/shop/cart.py", line {ADD_LINE}, in total\nKeyError'
+    items = t.search(s, moved, page_size=3).items
+    assert _name(items[0]) == "src/shop/cart.py::Cart.total"
+    assert items[0].why.startswith(f"traceback frame: src/shop/cart.py:{ADD_LINE} in total")
+
+
+def test_a_checkout_path_and_a_bare_place_name_their_definitions(tools):
+    t, s = tools
+    q = f"/home/me/work/shop/src/shop/prices.py:{PRICE_LINE}: KeyError in the price lookup"
+    items = t.search(s, q, page_size=3).items
+    assert _name(items[0]) == "src/shop/prices.py::unit_price"
+    # a frame of a file the index does not hold lifts nothing
+    other = t.search(s, "price lookup KeyError\nlib/other.py:3: in f", page_size=5).items
+    assert not any("traceback frame" in i.why for i in other)

@@ -1,0 +1,38 @@
+"""stratum.tracebacks: the frames a pasted traceback holds (the search over a real index is in
+tests/integration/test_traceback_search.py)."""
+
+from __future__ import annotations
+
+from stratum.tracebacks import Frame, frames
+
+PY = '''Traceback (most recent call last):
+  File "/home/u/venv/lib/python3.11/site-packages/flask/app.py", line 1511, in wsgi_app
+    response = self.full_dispatch_request()
+  File "/usr/lib/python3.11/json/__init__.py", line 231, in dumps
+  File "src/flask/json/provider.py", line 120, in _default
+TypeError: Object of type Decimal is not JSON serializable'''
+
+
+def test_python_frames_in_the_order_printed():
+    assert frames(PY) == [
+        Frame("/home/u/venv/lib/python3.11/site-packages/flask/app.py", 1511, "wsgi_app"),
+        Frame("/usr/lib/python3.11/json/__init__.py", 231, "dumps"),
+        Frame("src/flask/json/provider.py", 120, "_default"),
+    ]
+
+
+def test_pytest_javascript_and_bare_places():
+    q = ("tests/test_json.py:88: in test_decimal\nsrc/flask/app.py:1511: KeyError\n"
+         "    at render (src/view.js:40:7)\nC:\\proj\\src\\app.py:12")
+    assert frames(q) == [Frame("tests/test_json.py", 88, "test_decimal"), Frame("src/flask/app.py", 1511, ""),
+                         Frame("src/view.js", 40, "render"), Frame("C:\\proj\\src\\app.py", 12, "")]
+
+
+def test_no_frames_in_plain_words_urls_or_times():
+    assert frames("session cookie is not saved after redirect") == []
+    assert frames("see http://localhost:5000/login at 12:30, ratio 3:2") == []
+
+
+def test_a_place_printed_twice_counts_once_where_printed_last():
+    q = 'File "a.py", line 3, in f\nFile "b.py", line 9, in g\nFile "a.py", line 3, in f'
+    assert frames(q) == [Frame("b.py", 9, "g"), Frame("a.py", 3, "f")]
