@@ -24,7 +24,7 @@ import gc
 import json
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -121,7 +121,10 @@ class NotesOverlay:
         self._key = vector_key(embedder)
         self._dim = int(getattr(embedder, "dim", S.EMBED_DIM) or S.EMBED_DIM)
         self._stored_vectors: dict[str, dict] = {}           # record bodies with a vector, until indexed
-        self._index_todo: set[str] = set()                   # notes whose index entry is not current
+        # notes whose index entry is not current, in fold (log) order: a note's slot in the index is
+        # the order it is added in, and slots break ties, so a set's hash order made a restarted
+        # server order tied notes differently (PYTHONHASHSEED)
+        self._index_todo: dict[str, None] = {}
         self.index = NoteIndex(self._dim)
         self.rank_infos = RankInfos(self)                   # rank.NoteInfo of unmerged notes, cached
         self._embedding = False                              # a background embedding thread runs
@@ -212,7 +215,7 @@ class NotesOverlay:
                     about.setdefault(t.node_id, []).append(nid)
                 else:       # copy on write: readers may hold the current lists
                     about[t.node_id] = about.get(t.node_id, []) + [nid]
-            self._index_todo.add(nid)
+            self._index_todo[nid] = None
         built = self._nodes.built
         if only is None:        # forget records of states no note is in any more
             keep = set(state.values())
@@ -234,10 +237,10 @@ class NotesOverlay:
         """Bring the note index up to date with the fold: new notes tokenised and their stored
         vectors decoded, status and quarantine of changed ones. Done when a search needs it, not
         at every fold: a process that only writes (a CLI ``remember``) never pays for it."""
-        todo: set[str] = set()
+        todo: dict[str, None] = {}
         if self._index_todo:
             with self._lock, self.index.deferred():
-                todo, self._index_todo = self._index_todo, set()
+                todo, self._index_todo = self._index_todo, {}
                 for nid in todo:
                     note = self.notes[nid]
                     active = note.status == N.ACTIVE
@@ -251,7 +254,7 @@ class NotesOverlay:
             self._warm_ranking(todo)
         self._embed_missing()
 
-    def _warm_ranking(self, todo: set[str]) -> None:
+    def _warm_ranking(self, todo: Iterable[str]) -> None:
         """Compute newly indexed notes' ranking facts (record, targets, staleness) as a search
         would on its first touch of each, ahead of it: ~60 notes of 10,000 a search at ~70 us
         each made a server's first queries ~15 ms (3 ms once every note had been seen). A few
