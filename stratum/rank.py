@@ -580,6 +580,45 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     return out[:limit] if limit is not None else out
 
 
+def note_then_code(ranked: list[Ranked], signals: Signals) -> list[Ranked]:
+    """When the answer's first item is an active agent note (fresh, not mined), the code it is about
+    follows it: the items of its symbols, and for a whole-file target the file's best item, in their
+    own order just below the note. The demo's rca note about ``Store.publish`` led its page with the
+    method 9th, below files that mined history lifted: the agent reads the explanation, then the
+    code it names. A placement, like ``exact_first``: ``rerank``'s scores and evidence stay as they are."""
+    if len(ranked) < 2:
+        return ranked
+    first = ranked[0]
+    n = signals.hit(Candidate(first.row, first.score, (), first.id)).note
+    if n is None or n.mined or n.status != "active" or n.stale:
+        return ranked
+    if n.nodes:
+        ids = {nid for nid, _ in n.nodes if nid}
+        files = {p for nid, p in n.nodes if not nid}
+    else:
+        ids, files = set(), set(n.targets)
+    follow: list[Ranked] = []
+    floor = None                            # the best score of the rest (below the note)
+    for r in islice(ranked, 1, None):
+        if r.id in ids or (files and r.file in files):
+            follow.append(r)
+            files.discard(r.file)           # a file's best item only (the list is in rank order)
+        elif floor is None:
+            floor = r.score
+    if not follow:
+        return ranked
+    if floor is None:                       # nothing else: they follow in their own order anyway
+        return ranked
+    if first.score <= floor:                # a tie broken by id: the note's own place, a hair above
+        first.score = floor * (1 + 1e-6) if floor > 0 else floor + 1e-12
+    step = (first.score - floor) / (len(follow) + 1)
+    for k, r in enumerate(follow, 1):       # between the note and the rest, in their own order
+        r.score = first.score - step * k
+    ranked.sort(key=_ID)
+    ranked.sort(key=_SCORE, reverse=True)
+    return ranked
+
+
 def candidates_of(items) -> list[Candidate]:
     """Search items (``SearchItem`` or anything with row, score, sources, id) as candidates."""
     return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id) for i in items]
@@ -607,4 +646,4 @@ def exact_first(ranked: list[Ranked], exact: dict[str, int]) -> list[Ranked]:
 
 
 __all__ = ["Candidate", "Scored", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
-           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "exact_first", "EXACT_NAME", "RERANK", "DEEP"]
+           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "exact_first", "note_then_code", "EXACT_NAME", "RERANK", "DEEP"]

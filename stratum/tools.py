@@ -282,6 +282,7 @@ class Tools:
             ranked = rank.rerank(live, sig, add=not (kinds or path_prefix or language))   # items as candidates
             # `IntegerConverter`, `werkzeug.utils.redirect`: that node first
             ranked = rank.exact_first(ranked, sig.exact_names(query, live, dotted=not (kinds or path_prefix or language)))
+            ranked = rank.note_then_code(ranked, sig)     # a leading agent note: the code it names next
             if frames:
                 ranked = TB.frames_first(ranked, TB.locate(sh, frames))
             if view is not None:                    # a hidden file lifted in by co-change or imports

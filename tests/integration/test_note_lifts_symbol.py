@@ -131,6 +131,20 @@ def test_the_query_that_is_a_notes_own_text_finds_the_note_first(tools):
         assert any(i.path == "shop/checkout.py" and "past change" in i.why for i in items)
 
 
+def test_the_code_a_best_matching_note_names_follows_it(tools):
+    """The demo's rca note about Store.publish led its page and the method sat 9th, below files
+    mined history lifted: the note's target now comes right after it, whatever else lifts others."""
+    t, s = tools
+    t.remember(s, "rca", VOUCHER_RCA, about=["shop/cart.py::line_prices"])
+    for q in (VOUCHER_RCA, VOUCHER_Q):
+        order = _order(t.search(s, q, page_size=5).items)
+        assert order[1] == "shop/cart.py::line_prices", order
+    # a note about a whole file: that file's best item follows it
+    t.remember(s, "failure", LABEL_FAILURE, about=["shop/tax.py"])
+    order = _order(t.search(s, LABEL_FAILURE, page_size=5).items)
+    assert order[1].startswith("shop/tax.py"), order
+
+
 def test_a_note_about_a_symbol_the_text_list_lacks_brings_it_in(tools):
     t, s = tools
     sh = next(iter(t.memory))
