@@ -598,24 +598,28 @@ def note_then_code(ranked: list[Ranked], signals: Signals) -> list[Ranked]:
     else:
         ids, files = set(), set(n.targets)
     follow: list[Ranked] = []
-    floor = None                            # the best score of the rest (below the note)
-    for r in islice(ranked, 1, None):
+    rest: list[Ranked] = []
+    need = len(ids) + len(files)
+    for i in range(1, len(ranked)):
+        r = ranked[i]
         if r.id in ids or (files and r.file in files):
             follow.append(r)
             files.discard(r.file)           # a file's best item only (the list is in rank order)
-        elif floor is None:
-            floor = r.score
-    if not follow:
+            if len(follow) == need:         # all found: the rest as they are (~150 items a search)
+                rest += ranked[i + 1:]
+                break
+        else:
+            rest.append(r)
+    if not follow or not rest:              # none, or nothing else: the order is theirs already
         return ranked
-    if floor is None:                       # nothing else: they follow in their own order anyway
-        return ranked
+    floor = rest[0].score
     if first.score <= floor:                # a tie broken by id: the note's own place, a hair above
         first.score = floor * (1 + 1e-6) if floor > 0 else floor + 1e-12
     step = (first.score - floor) / (len(follow) + 1)
     for k, r in enumerate(follow, 1):       # between the note and the rest, in their own order
         r.score = first.score - step * k
-    ranked.sort(key=_ID)
-    ranked.sort(key=_SCORE, reverse=True)
+    # the order by (-score, id) without a sort: the rest keep theirs, all below the followers
+    ranked[:] = [first, *follow, *rest]
     return ranked
 
 
