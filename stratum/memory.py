@@ -216,6 +216,13 @@ class Memory:
             found = self._by_prefix(shards, target)
             if found is not None:
                 return found
+        if "/" in target or "\\" in target:     # a path as a traceback prints it: by its longest tail
+            from stratum.tracebacks import tails
+
+            for sh in shards:
+                r = tails(sh).row_of(target)
+                if r is not None:
+                    return Target(sh, r, None)
         near = self._suggest(shards, target)
         raise NotFound(f"no node {echo(target)!r}: use a node id, a repo-relative path, or path::Qualified.name"
                        + (f"; did you mean {', '.join(near)}?" if near else ""))

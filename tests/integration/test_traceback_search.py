@@ -111,3 +111,14 @@ def test_a_checkout_path_and_a_bare_place_name_their_definitions(tools):
     # a frame of a file the index does not hold lifts nothing
     other = t.search(s, "price lookup KeyError\nlib/other.py:3: in f", page_size=5).items
     assert not any("traceback frame" in i.why for i in other)
+
+
+def test_get_takes_a_path_as_the_traceback_printed_it(tools):
+    from stratum.errors import NotFound
+
+    t, s = tools
+    it = t.get(s, f"/srv/app/venv/lib/python3.11/site-packages/shop/prices.py:{PRICE_LINE}", "api").items[0]
+    assert (it.path, it.qualname) == ("src/shop/prices.py", "unit_price")
+    assert t.get(s, "/home/me/work/shop/src/shop/cart.py", "summary").items[0].path == "src/shop/cart.py"
+    with pytest.raises(NotFound):           # the standard library's json is not the shop's json package
+        t.get(s, "/usr/lib/python3.11/json/__init__.py", "summary")
