@@ -11,8 +11,8 @@ two files share equally is not guessed. When the frame says its function and the
 line has another name (the installed version differs from the indexed one), the file's definition of
 that name is taken instead.
 
-The frames found go first in the search answer, the innermost first (the frame printed last is where
-the error was raised), each with why ``traceback frame: <file>:<line> in <function>``. Frames outside
+The frames found go first in the search answer, the innermost first (where the error was raised:
+the frame Python prints last, the one a JavaScript stack prints first), each with why ``traceback frame: <file>:<line> in <function>``. Frames outside
 the repository (the standard library, other packages) find no file and are left out.
 """
 
@@ -37,7 +37,7 @@ FRAME_SCORE = 4.0        # over the best score, per frame: above exact names too
 _PATH = r"(?:[A-Za-z]:)?[\w.~/\\@+-]*[\w-]\.[A-Za-z]\w{0,5}"
 _PY = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d{{1,7}})(?:, in (?P<func>[\w<>.]+))?')
 _COLON = re.compile(rf'(?<![\w.~/\\@+-])(?P<path>{_PATH}):(?P<line>\d{{1,7}})(?::\d{{1,5}})?(?::? in (?P<func>[\w<>.]+))?')
-_JS_AT = re.compile(r"\bat (?P<func>[\w$.<>]+) \(")
+_JS_AT = re.compile(r"\bat (?P<func>[\w$.<>]+) \($")
 _SYMBOLS = ("class", "function", "method")
 _LIB_ROOT = re.compile(r"site-packages|dist-packages|python\d\.\d+|node_modules")
 
@@ -50,29 +50,34 @@ class Frame:
 
 
 def frames(query: str) -> list[Frame]:
-    """The frames a query holds, in the order printed (outermost first in Python and pytest
-    output); a place printed twice counts once, where it is printed last."""
+    """The frames a query holds, innermost first: Python and pytest print the innermost frame last,
+    a JavaScript (V8) stack prints it first (``at f (path:L:C)``, ``at path:L:C``). A place printed
+    twice counts once, at its innermost."""
     if ":" not in query and "line " not in query:      # most queries: no regex pass
         return []
-    found: list[tuple[int, Frame]] = []
+    last_first: list[tuple[int, Frame]] = []           # Python, pytest, bare places: printed outermost first
+    first_first: list[tuple[int, Frame]] = []          # JavaScript stacks: printed innermost first
     taken: list[tuple[int, int]] = []
     for m in _PY.finditer(query):
-        found.append((m.start(), Frame(m.group("path"), int(m.group("line")), m.group("func") or "")))
+        last_first.append((m.start(), Frame(m.group("path"), int(m.group("line")), m.group("func") or "")))
         taken.append(m.span())
     for m in _COLON.finditer(query):
         if any(a <= m.start() < b for a, b in taken):
             continue
-        func = m.group("func") or ""
-        if not func:        # `at render (src/view.js:40:7)`: the function comes before the place
-            js = _JS_AT.search(query, max(0, m.start() - 80), m.start())
-            func = js.group("func").rsplit(".", 1)[-1] if js and js.end() == m.start() else ""
-        found.append((m.start(), Frame(m.group("path"), int(m.group("line")), func)))
-    found.sort(key=lambda x: x[0])
-    last: dict[tuple[str, int], Frame] = {}
-    for _, f in found:
-        last.pop((f.path, f.line), None)
-        last[(f.path, f.line)] = f
-    return list(last.values())[-MAX_FRAMES:]
+        f = Frame(m.group("path"), int(m.group("line")), m.group("func") or "")
+        head = query[max(0, m.start() - 120):m.start()]
+        js = _JS_AT.search(head)
+        if js is not None and js.end() == len(head):    # `at render (src/view.js:40:7)`
+            first_first.append((m.start(), Frame(f.path, f.line, js.group("func").rsplit(".", 1)[-1])))
+        elif head.endswith("at "):                      # `at src/view.js:40:7` (an anonymous function)
+            first_first.append((m.start(), f))
+        else:
+            last_first.append((m.start(), f))
+    ordered = [f for _, f in sorted(last_first, key=lambda x: -x[0])] + [f for _, f in sorted(first_first)]
+    out: dict[tuple[str, int], Frame] = {}
+    for f in ordered:
+        out.setdefault((f.path, f.line), f)
+    return list(out.values())[:MAX_FRAMES]
 
 
 class FileTails:
@@ -161,13 +166,13 @@ def _named_in(sh: "Shard", file_row: int, name: str, line: int) -> int | None:
 
 
 def locate(sh: "Shard", fs: list[Frame]) -> list[tuple[str, int, str]]:
-    """(node id, row, why) of each frame's definition in this shard, innermost frame first, each
-    node once."""
+    """(node id, row, why) of each frame's definition in this shard, in the frames' order (innermost
+    first), each node once."""
     from stratum.linerange import enclosing
 
     t = tails(sh)
     out: dict[str, tuple[str, int, str]] = {}
-    for f in reversed(fs):
+    for f in fs:
         row = t.row_of(f.path)
         if row is None:
             continue

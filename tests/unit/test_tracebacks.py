@@ -13,19 +13,26 @@ PY = '''Traceback (most recent call last):
 TypeError: Object of type Decimal is not JSON serializable'''
 
 
-def test_python_frames_in_the_order_printed():
+def test_python_frames_innermost_first():
     assert frames(PY) == [
-        Frame("/home/u/venv/lib/python3.11/site-packages/flask/app.py", 1511, "wsgi_app"),
-        Frame("/usr/lib/python3.11/json/__init__.py", 231, "dumps"),
         Frame("src/flask/json/provider.py", 120, "_default"),
+        Frame("/usr/lib/python3.11/json/__init__.py", 231, "dumps"),
+        Frame("/home/u/venv/lib/python3.11/site-packages/flask/app.py", 1511, "wsgi_app"),
     ]
 
 
 def test_pytest_javascript_and_bare_places():
     q = ("tests/test_json.py:88: in test_decimal\nsrc/flask/app.py:1511: KeyError\n"
          "    at render (src/view.js:40:7)\nC:\\proj\\src\\app.py:12")
-    assert frames(q) == [Frame("tests/test_json.py", 88, "test_decimal"), Frame("src/flask/app.py", 1511, ""),
-                         Frame("src/view.js", 40, "render"), Frame("C:\\proj\\src\\app.py", 12, "")]
+    assert frames(q) == [Frame("C:\\proj\\src\\app.py", 12, ""), Frame("src/flask/app.py", 1511, ""),
+                         Frame("tests/test_json.py", 88, "test_decimal"), Frame("src/view.js", 40, "render")]
+
+
+def test_a_javascript_stack_is_innermost_first_already():
+    q = "TypeError: x is undefined\n    at render (src/view.js:40:7)\n    at Object.main (src/app.js:10:3)\n" \
+        "    at src/boot.js:2:1"
+    assert frames(q) == [Frame("src/view.js", 40, "render"), Frame("src/app.js", 10, "main"),
+                         Frame("src/boot.js", 2, "")]
 
 
 def test_no_frames_in_plain_words_urls_or_times():
@@ -33,6 +40,6 @@ def test_no_frames_in_plain_words_urls_or_times():
     assert frames("see http://localhost:5000/login at 12:30, ratio 3:2") == []
 
 
-def test_a_place_printed_twice_counts_once_where_printed_last():
+def test_a_place_printed_twice_counts_once_at_its_innermost():
     q = 'File "a.py", line 3, in f\nFile "b.py", line 9, in g\nFile "a.py", line 3, in f'
-    assert frames(q) == [Frame("b.py", 9, "g"), Frame("a.py", 3, "f")]
+    assert frames(q) == [Frame("a.py", 3, "f"), Frame("b.py", 9, "g")]
