@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import math
 from operator import attrgetter, itemgetter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from itertools import islice
 from datetime import datetime
@@ -162,16 +162,12 @@ class NoteInfo:
         return (CHANGES if self.kind == "change" else MINED) if self.mined else AGENT
 
     @cached_property
-    def facts(self) -> tuple[bool, tuple[str, ...], tuple[str, ...], float, str, tuple | None]:
-        """(mined, files, targets, targets_root, channel, symbols_at): what rank_files reads of every
-        note hit of every search, in one read (its attributes one by one were most of a note's cost)."""
-        return self.mined, self.files, self.targets, self.targets_root, self.channel, self.symbols_at
-
-    @cached_property
-    def item_facts(self) -> tuple[str, float, bool, str]:
-        """(channel, root, mined, its why when it stands as it is): what rerank reads of every note
-        hit for its item, in one read (~40 notes of 60 candidates a search with 10,000 notes)."""
-        return self.channel, self.root, self.mined, f"{'mined ' if self.mined else ''}{self.kind} note"
+    def facts(self) -> tuple[bool, bool, tuple[str, ...], tuple[str, ...], float, str, tuple | None, float, str]:
+        """(fresh, mined, files, targets, targets_root, channel, symbols_at, root, its why when it
+        stands as it is): what a search reads of every note hit, in one tuple its ``Hit`` carries
+        (``Hit.facts``; its attributes one by one were most of a note's cost)."""
+        return (self.fresh, self.mined, self.files, self.targets, self.targets_root, self.channel, self.symbols_at,
+                self.root, f"{'mined ' if self.mined else ''}{self.kind} note")
 
     @cached_property
     def fresh(self) -> bool:
@@ -184,6 +180,15 @@ class Hit:
     kind: str
     file: str | None                # the file a code hit belongs to (None: dir, repo, note)
     note: NoteInfo | None = None
+    # a note hit's NoteInfo.facts (None: no note), kept in the hit: a search reads ~40 note hits
+    # with 10,000 notes, and reaching each one's facts through its NoteInfo (the object, then its
+    # attribute dict) was cache misses, ~1 us a note in flow; ranking reads the NoteInfo itself
+    # only for a note that is not fresh and for the whys it serves
+    facts: tuple | None = field(default=None, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.note is not None:
+            object.__setattr__(self, "facts", self.note.facts)
 
 
 class CoEdge(NamedTuple):
@@ -297,8 +302,8 @@ def _standings(hits: Sequence[Hit], w: Weights) -> list[tuple[float, str] | None
     note's (most of them) without a call."""
     out: list[tuple[float, str] | None] = []
     for h in hits:
-        n = h.note
-        out.append(None if n is None else _ACTIVE if n.fresh else _standing(n, w))
+        f = h.facts             # its NoteInfo's: the object itself is not read for a fresh note
+        out.append(None if f is None else _ACTIVE if f[0] else _standing(h.note, w))    # type: ignore[arg-type]
     return out
 
 
@@ -338,14 +343,13 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
     files: dict[str, RankedFile] = {}
     get = files.get
     multi: dict[str, list[tuple[float]]] = {}
-    # file -> [(share, (note id, NoteInfo, standing's why)[, its symbols_at entry]), ...] per channel
+    # file -> [(share, (note id, its Hit, standing's why)[, its symbols_at entry]), ...] per channel
     notes: dict[str, dict[str, list[tuple]]] = {AGENT: {}, MINED: {}, CHANGES: {}}
     symbolic = False                            # an agent note about a symbol is among the hits
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:                      # a note (_standings)
-            n: NoteInfo = h.note            # type: ignore[assignment]  # a standing is set for note hits only
             stand, note_why = st
-            mined, its_files, about, root, channel, syms = n.facts
+            _, mined, its_files, about, root, channel, syms, _, _ = h.facts     # type: ignore[misc]
             if lead is not None and not mined:
                 if syms is not None:
                     symbolic = True
@@ -357,7 +361,7 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
             if not about:
                 continue
             share = c.score * stand / root
-            label = (c.id, n, note_why)         # formatted only for a file's best note (note_label)
+            label = (c.id, h, note_why)         # formatted only for a file's best note (note_reasons)
             by_file = notes[channel]
             if syms is None:
                 for f in about:
@@ -504,9 +508,8 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     of = {AGENT: weights.notes, MINED: weights.mined, CHANGES: weights.changes}     # Weights.of, as a look
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:
-            n: NoteInfo = h.note            # type: ignore[assignment]  # a standing is set for note hits only
             stand, note_why = st
-            channel, root, mined, why = n.item_facts
+            _, mined, _, _, _, channel, _, root, why = h.facts      # type: ignore[misc]
             # a note ranks with the evidence it lends its files, so it stays just above the code it
             # explains (unless that code matches the query better on its own); an agent note stays
             # above its file however much else (mined history, co-change) lifts that file: it is the

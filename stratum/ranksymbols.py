@@ -37,7 +37,7 @@ _new = object.__new__
 def symbol_shares(agent: dict[str, list], weight: float) -> dict[str, list[tuple[float, tuple, str]]]:
     """Symbol id -> [(lift, note label, the file it is taken from), ...], best first, from ``agent``:
     file -> its agent notes' evidence, best first (the j-th counting 1/j, as ``rank_files`` sums
-    it): ``(share, (note id, NoteInfo, standing's why))``, and for a note about symbols a third
+    it): ``(share, (note id, its Hit, standing's why))``, and for a note about symbols a third
     element, its ``NoteInfo.symbols_at`` entry for that file (read here without the note itself:
     with 10,000 notes each note's objects were a cache miss or more, ~45 entries a search)."""
     lifts: dict[str, list[tuple[float, tuple, str]]] = {}

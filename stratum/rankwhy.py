@@ -9,10 +9,10 @@ the objects that format them when read. ``stratum.ranksymbols`` makes and edits 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 if TYPE_CHECKING:
-    from stratum.rank import NoteInfo
+    from stratum.rank import Hit, NoteInfo
 
 TITLE_CHARS = 32            # of a note's title in a why (the note itself is a search away)
 WHY_REASONS = 2             # reasons a served item gives for its file's lift, strongest first
@@ -94,10 +94,13 @@ def symbol_reasons(n: int) -> tuple[str, str]:
     return f"{n} matching symbols", f"{n} symbols"
 
 
-def note_reasons(label: "tuple[str, NoteInfo, str]", n: int) -> tuple[str, str]:
-    """A file's best note (``note_label``'s arguments) and how many notes lift it."""
-    return note_label(*label) + (f" +{n - 1} more" if n > 1 else ""), \
-        note_label(*label, title=False) + (f" +{n - 1}" if n > 1 else "")
+def note_reasons(label: "tuple[str, Hit, str]", n: int) -> tuple[str, str]:
+    """A file's best note (its id, its hit, its standing's why: ``rank._rank_files`` labels a note by
+    its hit, so ranking never reads the NoteInfo of a fresh note) and how many notes lift it."""
+    nid, h, why = label
+    note = cast("NoteInfo", h.note)     # a label's hit is a note's
+    return note_label(nid, note, why) + (f" +{n - 1} more" if n > 1 else ""), \
+        note_label(nid, note, why, title=False) + (f" +{n - 1}" if n > 1 else "")
 
 
 def file_text_reasons(j: int) -> tuple[str, str]:
