@@ -66,7 +66,7 @@ def looks_like_identifier(word: str) -> bool:
 
 def is_identifier(query: str) -> bool:
     """A whole query that is one token reading as code (``IntegerConverter``, ``app.run``,
-    ``utils.py``), not prose: ``rank.exact_first`` puts its exact matches first."""
+    ``utils.py``), not prose: ``rankplace.exact_first`` puts its exact matches first."""
     q = query.strip()
     return bool(q) and not any(ch.isspace() for ch in q) and looks_like_identifier(q)
 

@@ -79,7 +79,6 @@ GRAPH_PARTNERS = 16         # import/test neighbours lifted per seed, the most s
                             # order); a popular file's others would each get < 0.18 of its score x w.graph
 DEEP = 150                  # the fused list a search asks for (3 source lists x 50): every page of a query
                             # is cut from the same order
-EXACT_NAME = 1.0            # an identifier query's exact name matches: above every fused score (< 1)
 RERANK = 60                 # of it, the candidates the memories rerank; the rest keep their text order
                             # below (chosen on the pasts: depth 150/120/90/60 gave file MRR within 0.003,
                             # docs/bench/retrieval.md; a search at 1M read ~170 files' memories for it)
@@ -583,74 +582,10 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     return out[:limit] if limit is not None else out
 
 
-def note_then_code(ranked: list[Ranked], signals: Signals) -> list[Ranked]:
-    """When the answer's first item is an active agent note (fresh, not mined), the code it is about
-    follows it: the items of its symbols, and for a whole-file target the file's best item, in their
-    own order just below the note. The demo's rca note about ``Store.publish`` led its page with the
-    method 9th, below files that mined history lifted: the agent reads the explanation, then the
-    code it names. A placement, like ``exact_first``: ``rerank``'s scores and evidence stay as they are."""
-    if len(ranked) < 2:
-        return ranked
-    first = ranked[0]
-    n = signals.hit(Candidate(first.row, first.score, (), first.id)).note
-    if n is None or n.mined or n.status != "active" or n.stale:
-        return ranked
-    if n.nodes:
-        ids = {nid for nid, _ in n.nodes if nid}
-        files = {p for nid, p in n.nodes if not nid}
-    else:
-        ids, files = set(), set(n.targets)
-    follow: list[Ranked] = []
-    rest: list[Ranked] = []
-    need = len(ids) + len(files)
-    for i in range(1, len(ranked)):
-        r = ranked[i]
-        if r.id in ids or (files and r.file in files):
-            follow.append(r)
-            files.discard(r.file)           # a file's best item only (the list is in rank order)
-            if len(follow) == need:         # all found: the rest as they are (~150 items a search)
-                rest += ranked[i + 1:]
-                break
-        else:
-            rest.append(r)
-    if not follow or not rest:              # none, or nothing else: the order is theirs already
-        return ranked
-    floor = rest[0].score
-    if first.score <= floor:                # a tie broken by id: the note's own place, a hair above
-        first.score = floor * (1 + 1e-6) if floor > 0 else floor + 1e-12
-    step = (first.score - floor) / (len(follow) + 1)
-    for k, r in enumerate(follow, 1):       # between the note and the rest, in their own order
-        r.score = first.score - step * k
-    # the order by (-score, id) without a sort: the rest keep theirs, all below the followers
-    ranked[:] = [first, *follow, *rest]
-    return ranked
-
-
 def candidates_of(items) -> list[Candidate]:
     """Search items (``SearchItem`` or anything with row, score, sources, id) as candidates."""
     return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id) for i in items]
 
 
-def exact_first(ranked: list[Ranked], exact: dict[str, int]) -> list[Ranked]:
-    """An identifier query's exact matches (``exact``: id -> row, ``ShardSignals.exact_names``) go
-    first, ahead of the files other memories lift (a test file whose 13 symbols mention converters
-    outranked the class ``IntegerConverter``); one the fused list lacks (a dotted ``module.name``
-    found by its name) is added. Their score gains EXACT_NAME."""
-    if not exact:
-        return ranked
-    for r in ranked:
-        if r.id in exact:
-            r.score, r._why = r.score + EXACT_NAME, f"exact name; {r.why}"
-    have = {r.id for r in ranked}
-    for nid, row in exact.items():
-        if nid not in have:
-            r = _new(Ranked)
-            r.id, r.row, r.score, r._why, r.file, r.added = nid, row, EXACT_NAME, "exact name", None, True
-            ranked.append(r)
-    ranked.sort(key=_ID)
-    ranked.sort(key=_SCORE, reverse=True)
-    return ranked
-
-
 __all__ = ["Candidate", "Scored", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
-           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "exact_first", "note_then_code", "EXACT_NAME", "RERANK", "DEEP"]
+           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "RERANK", "DEEP"]

@@ -199,7 +199,7 @@ class ShardSignals:
         return self
 
     def exact_names(self, query: str, candidates, dotted: bool = True) -> dict[str, int]:
-        """id -> row of an identifier query's exact matches (``rank.exact_first``): the name list's
+        """id -> row of an identifier query's exact matches (``rankplace.exact_first``): the name list's
         candidates (the whole query is a node's name, qualified name or path), else for a dotted
         ``module.name`` (``werkzeug.utils.redirect``, ``routing.Map``, as imports and tracebacks
         write them) the nodes its tail names whose file lies under its head (``dotted``: not under a

@@ -18,7 +18,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from stratum import rank, signals
+from stratum import rank, rankplace, signals
 from stratum import linerange as L
 from stratum import render as R
 from stratum import tokens as T
@@ -281,10 +281,10 @@ class Tools:
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
             ranked = rank.rerank(live, sig, add=not (kinds or path_prefix or language))   # items as candidates
             # `IntegerConverter`, `werkzeug.utils.redirect`: that node first
-            ranked = rank.exact_first(ranked, sig.exact_names(query, live, dotted=not (kinds or path_prefix or language)))
-            ranked = rank.note_then_code(ranked, sig)     # a leading agent note: the code it names next
+            ranked = rankplace.exact_first(ranked, sig.exact_names(query, live, dotted=not (kinds or path_prefix or language)))
+            ranked = rankplace.note_then_code(ranked, sig)     # a leading agent note: the code it names next
             if frames:
-                ranked = TB.frames_first(ranked, TB.locate(sh, frames))
+                ranked = rankplace.frames_first(ranked, TB.locate(sh, frames))
             if view is not None:                    # a hidden file lifted in by co-change or imports
                 ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
             lists.append((ranked, sh, ov))
@@ -294,7 +294,7 @@ class Tools:
                                            language=language, limit=max(want, rank.DEEP), offset=0)
                 bound += len(mine)
                 osig = signals.ShardSignals(o.shard)
-                lists.append((rank.exact_first(rank.rerank(mine, osig, add=False), osig.exact_names(query, mine)),
+                lists.append((rankplace.exact_first(rank.rerank(mine, osig, add=False), osig.exact_names(query, mine)),
                               o.shard, None))
         end = offset + page_size
         n_hits = sum(len(ranked) for ranked, _, _ in lists)

@@ -26,13 +26,11 @@ from weakref import WeakKeyDictionary
 import pyarrow.compute as pc
 
 from stratum.memory import Target
-from stratum.rankwhy import Ranked
 
 if TYPE_CHECKING:
     from stratum.shard import Shard
 
 MAX_FRAMES = 32          # a query is at most 2,000 characters; a frame is ~80: every frame it can hold
-FRAME_SCORE = 4.0        # over the best score, per frame: above exact names too (the agent saw it run there)
 
 _PATH = r"(?:[A-Za-z]:)?[\w.~/\\@+-]*[\w-]\.[A-Za-z]\w{0,5}"
 _PY = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d{{1,7}})(?:, in (?P<func>[\w<>.]+))?')
@@ -191,23 +189,4 @@ def locate(sh: "Shard", fs: list[Frame]) -> list[tuple[str, int, str]]:
     return list(out.values())
 
 
-def frames_first(ranked: list[Ranked], found: list[tuple[str, int, str]]) -> list[Ranked]:
-    """The frames' nodes first, innermost first, each with its why (one the list lacks is added)."""
-    if not found:
-        return ranked
-    by_id = {r.id: r for r in ranked}
-    top = max((r.score for r in ranked), default=0.0)
-    for i, (nid, row, why) in enumerate(found):
-        score = top + FRAME_SCORE * (len(found) - i)
-        r = by_id.get(nid)
-        if r is None:
-            r = Ranked(nid, row, score, why, None, True)
-            ranked.append(r)
-        else:
-            r.score, r._why = score, f"{why}; {r.why}"
-    ranked.sort(key=lambda r: r.id)
-    ranked.sort(key=lambda r: r.score, reverse=True)
-    return ranked
-
-
-__all__ = ["Frame", "frames", "FileTails", "tails", "locate", "frames_first", "MAX_FRAMES", "FRAME_SCORE"]
+__all__ = ["Frame", "frames", "FileTails", "tails", "locate", "MAX_FRAMES"]

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from stratum import rank as R
+from stratum import rankplace as P
 
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 
@@ -214,12 +215,12 @@ def test_exact_matches_go_first_and_a_missing_one_is_added():
     sig = TableSignals({"test": code("tests/test_routing.py", "RegexConverter"),
                         "cls": code("src/converters.py", "IntegerConverter")})
     cands = [R.Candidate(0, 0.03, ("keyword",), "test"), R.Candidate(1, 0.02, ("keyword", "name"), "cls")]
-    out = R.exact_first(R.rerank(cands, sig), {"cls": 1})
+    out = P.exact_first(R.rerank(cands, sig), {"cls": 1})
     assert [r.id for r in out][:2] == ["cls", "test"]
     assert out[0].why.startswith("exact name; ") and out[0].score > 1.0
-    out = R.exact_first(R.rerank(cands, sig), {"far": 7})                # not among the candidates
+    out = P.exact_first(R.rerank(cands, sig), {"far": 7})                # not among the candidates
     assert (out[0].id, out[0].row, out[0].why, out[0].added) == ("far", 7, "exact name", True)
-    assert R.exact_first(R.rerank(cands, sig), {})[0].id == "test"
+    assert P.exact_first(R.rerank(cands, sig), {})[0].id == "test"
     from stratum.codetokens import is_identifier
 
     assert is_identifier("IntegerConverter") and is_identifier("werkzeug.utils.redirect")

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from stratum import rank as R
+from stratum import rankplace as P
 
 
 class Table:
@@ -134,13 +135,13 @@ def test_the_code_a_leading_note_names_follows_it_a_stale_one_leaves_the_order()
                 R.Ranked("mate", 2, 0.3, "text", "y.py"), R.Ranked("other", 1, 0.1, "text", "x.py")]
 
     fresh = Table({"n": rca([("other", "x.py")])})
-    out = R.note_then_code(page(), fresh)
+    out = P.note_then_code(page(), fresh)
     assert [r.id for r in out] == ["n", "other", "good", "mate"]
     assert out[0].score == 0.5 and out[2].score == 0.4          # only the target moved
     whole = Table({"n": rca([("", "y.py")])})                     # a whole-file target: its best item
-    assert [r.id for r in R.note_then_code(page(), whole)] == ["n", "mate", "good", "other"]
+    assert [r.id for r in P.note_then_code(page(), whole)] == ["n", "mate", "good", "other"]
     stale = Table({"n": R.Hit("rca", None, note=R.NoteInfo("rca", ("x.py",), "active", stale="x.py changed",
                                                             nodes=(("other", "x.py"),)))})
-    assert [r.id for r in R.note_then_code(page(), stale)] == ["n", "good", "mate", "other"]
+    assert [r.id for r in P.note_then_code(page(), stale)] == ["n", "good", "mate", "other"]
     mined = Table({"n": rca([("other", "x.py")], kind="fix")})
-    assert [r.id for r in R.note_then_code(page(), mined)] == ["n", "good", "mate", "other"]
+    assert [r.id for r in P.note_then_code(page(), mined)] == ["n", "good", "mate", "other"]

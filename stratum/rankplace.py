@@ -1,0 +1,103 @@
+"""Placements after the rerank: rules that put some items of ``rank.rerank``'s answer first, for
+evidence the agent handed over itself (``Tools.search`` applies them in this order). ``rerank``'s
+scores and evidence stay as they are for every other item, and ``rank_files`` never sees them.
+
+- ``exact_first``: an identifier query's exact matches (``IntegerConverter``,
+  ``werkzeug.utils.redirect``) above the files other memories lift;
+- ``note_then_code``: the code a leading agent note is about, right after it;
+- ``frames_first``: a pasted traceback's frames (``stratum.tracebacks``), innermost first.
+"""
+
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import Callable
+
+from stratum.rank import Candidate, Signals
+from stratum.rankwhy import Ranked
+
+EXACT_NAME = 1.0            # an identifier query's exact name matches: above every fused score (< 1)
+FRAME_SCORE = 4.0           # over the best score, per frame: above exact names too (the agent saw it run there)
+_ID, _SCORE = attrgetter("id"), attrgetter("score")
+
+
+def _put_first(ranked: list[Ranked], found: list[tuple[str, int, str]],
+               score: Callable[[int, float | None], float]) -> list[Ranked]:
+    """Each found (id, row, why) at ``score(its index in found, its score in the list or None)``,
+    its why first; one the list lacks is added. Sorted again by (-score, id)."""
+    by_id = {r.id: r for r in ranked}
+    for i, (nid, row, why) in enumerate(found):
+        r = by_id.get(nid)
+        if r is None:
+            ranked.append(Ranked(nid, row, score(i, None), why, None, True))
+        else:
+            r.score, r._why = score(i, r.score), f"{why}; {r.why}"
+    ranked.sort(key=_ID)                # two stable sorts (plain keys) order as one by (-score, id)
+    ranked.sort(key=_SCORE, reverse=True)
+    return ranked
+
+
+def exact_first(ranked: list[Ranked], exact: dict[str, int]) -> list[Ranked]:
+    """An identifier query's exact matches (``exact``: id -> row, ``ShardSignals.exact_names``) go
+    first, ahead of the files other memories lift (a test file whose 13 symbols mention converters
+    outranked the class ``IntegerConverter``); one the fused list lacks (a dotted ``module.name``
+    found by its name) is added. Their score gains EXACT_NAME."""
+    if not exact:
+        return ranked
+    return _put_first(ranked, [(nid, row, "exact name") for nid, row in exact.items()],
+                      lambda i, s: EXACT_NAME if s is None else s + EXACT_NAME)
+
+
+def frames_first(ranked: list[Ranked], found: list[tuple[str, int, str]]) -> list[Ranked]:
+    """A traceback's frames (``tracebacks.locate``: (id, row, why), innermost first) first, in
+    that order, each with its why (one the list lacks is added)."""
+    if not found:
+        return ranked
+    top = max((r.score for r in ranked), default=0.0)
+    return _put_first(ranked, found, lambda i, _s: top + FRAME_SCORE * (len(found) - i))
+
+
+def note_then_code(ranked: list[Ranked], signals: Signals) -> list[Ranked]:
+    """When the answer's first item is an active agent note (fresh, not mined), the code it is about
+    follows it: the items of its symbols, and for a whole-file target the file's best item, in their
+    own order just below the note. The demo's rca note about ``Store.publish`` led its page with the
+    method 9th, below files that mined history lifted: the agent reads the explanation, then the
+    code it names."""
+    if len(ranked) < 2:
+        return ranked
+    first = ranked[0]
+    n = signals.hit(Candidate(first.row, first.score, (), first.id)).note
+    if n is None or n.mined or n.status != "active" or n.stale:
+        return ranked
+    if n.nodes:
+        ids = {nid for nid, _ in n.nodes if nid}
+        files = {p for nid, p in n.nodes if not nid}
+    else:
+        ids, files = set(), set(n.targets)
+    follow: list[Ranked] = []
+    rest: list[Ranked] = []
+    need = len(ids) + len(files)
+    for i in range(1, len(ranked)):
+        r = ranked[i]
+        if r.id in ids or (files and r.file in files):
+            follow.append(r)
+            files.discard(r.file)           # a file's best item only (the list is in rank order)
+            if len(follow) == need:         # all found: the rest as they are (~150 items a search)
+                rest += ranked[i + 1:]
+                break
+        else:
+            rest.append(r)
+    if not follow or not rest:              # none, or nothing else: the order is theirs already
+        return ranked
+    floor = rest[0].score
+    if first.score <= floor:                # a tie broken by id: the note's own place, a hair above
+        first.score = floor * (1 + 1e-6) if floor > 0 else floor + 1e-12
+    step = (first.score - floor) / (len(follow) + 1)
+    for k, r in enumerate(follow, 1):       # between the note and the rest, in their own order
+        r.score = first.score - step * k
+    # the order by (-score, id) without a sort: the rest keep theirs, all below the followers
+    ranked[:] = [first, *follow, *rest]
+    return ranked
+
+
+__all__ = ["exact_first", "note_then_code", "frames_first", "EXACT_NAME", "FRAME_SCORE"]
