@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import atexit
 import base64
-import bisect
 import contextlib
 import threading
 import weakref
@@ -38,6 +37,7 @@ import numpy as np
 
 from stratum.keywordindex import B, K1, _top
 from stratum.codetokens import tokenize
+from stratum.noteplaces import NotePlaces
 from stratum.schema import NODE_KINDS
 
 _KIND_CODE = {k: i for i, k in enumerate(NODE_KINDS)}
@@ -322,66 +322,10 @@ class NoteView(NamedTuple):
         One take from a cached array: ordering the ~35 notes of a search by id there cost ~40 us."""
         return self._places(meta).keys_of(slots)
 
-    def _places(self, meta) -> "_Places":
+    def _places(self, meta) -> NotePlaces:
         positions = self.ix._positions
         got = positions.get(meta)
-        return got if got is not None else positions.setdefault(meta, _Places())
-
-
-class _Places:
-    """Where each note sorts among one shard version's ids (``search.NodeMeta``), per slot: its
-    place p (how many shard ids sort before its id) and a sort key in (2p - 2, 2p), ordered by
-    note id among the notes of one gap. A new note takes a key between its neighbours' (no other
-    key moves); a gap whose keys run out of room there is renumbered evenly (the same order). The
-    arrays are replaced, not written in place, so a reader's take is one consistent state."""
-    __slots__ = ("place", "key", "gaps", "lock")
-
-    def __init__(self) -> None:
-        self.place = np.empty(0)        # NaN: not placed yet
-        self.key = np.empty(0)
-        self.gaps: dict[int, tuple[list[str], list[int]]] = {}     # place -> (note ids ascending, their slots)
-        self.lock = threading.Lock()
-
-    def keys_of(self, slots: np.ndarray) -> np.ndarray:
-        key = self.key
-        try:
-            return key[slots]
-        except IndexError:              # slots past the placed ones
-            out = np.full(len(slots), np.nan)
-            inside = slots < len(key)
-            out[inside] = key[slots[inside]]
-            return out
-
-    def place_all(self, slots: Sequence[int], ids: Sequence[str], meta) -> None:
-        with self.lock:
-            have, need = len(self.key), max(slots) + 1
-            size = have if have >= need else max(need, len(ids), 2 * have)
-            place, key = _nan_grown(self.place, size), _nan_grown(self.key, size)
-            for j in slots:
-                if not np.isnan(place[j]):
-                    continue
-                nid = ids[j]
-                p = meta.id_position(nid)
-                members, mslots = self.gaps.setdefault(p, ([], []))
-                i = bisect.bisect_left(members, nid)
-                lo = key[mslots[i - 1]] if i else 2.0 * p - 2.0
-                hi = key[mslots[i]] if i < len(mslots) else 2.0 * p
-                members.insert(i, nid)
-                mslots.insert(i, j)
-                place[j], mid = p, (lo + hi) / 2
-                if lo < mid < hi:
-                    key[j] = mid
-                else:                   # no room left: the gap renumbered, evenly
-                    m = len(mslots)
-                    key[mslots] = 2.0 * p - 2.0 + 2.0 * np.arange(1, m + 1) / (m + 1)
-            self.place, self.key = place, key
-
-
-def _nan_grown(a: np.ndarray, size: int) -> np.ndarray:
-    """A copy of ``a`` (``size`` >= its length), NaN past it."""
-    out = np.full(size, np.nan)
-    out[:len(a)] = a
-    return out
+        return got if got is not None else positions.setdefault(meta, NotePlaces())
 
 
 class _Posting:
@@ -441,7 +385,7 @@ class NoteIndex:
         self.languages: list[str] = []
         self.slot: dict[str, int] = {}
         self.postings: dict[str, _Posting] = {}                  # term -> slots, term frequencies
-        self._positions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # NodeMeta -> _Places
+        self._positions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # NodeMeta -> NotePlaces
         self._bm25: dict[tuple[str, float, float], np.ndarray] = {}   # (term, weight x idf, avgdl) -> BM25 parts
         self._bm25_size = 0
         self._cap = 0
