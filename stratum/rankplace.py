@@ -11,13 +11,17 @@ scores and evidence stay as they are for every other item, and ``rank_files`` ne
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from stratum.rank import Candidate, Signals
 from stratum.rankwhy import Ranked
 
+if TYPE_CHECKING:
+    from stratum.tracebacks import Located
+
 EXACT_NAME = 1.0            # an identifier query's exact name matches: above every fused score (< 1)
-FRAME_SCORE = 4.0           # over the best score, per frame: above exact names too (the agent saw it run there)
+FRAME_SCORE = 4.0           # a frame scores FRAME_SCORE + 1 / (1 + its place): above exact names (< 2) and
+                            # every fused score (< 1); the agent saw it run there
 _ID, _SCORE = attrgetter("id"), attrgetter("score")
 
 
@@ -48,13 +52,15 @@ def exact_first(ranked: list[Ranked], exact: dict[str, int]) -> list[Ranked]:
                       lambda i, s: EXACT_NAME if s is None else s + EXACT_NAME)
 
 
-def frames_first(ranked: list[Ranked], found: list[tuple[str, int, str]]) -> list[Ranked]:
-    """A traceback's frames (``tracebacks.locate``: (id, row, why), innermost first) first, in
-    that order, each with its why (one the list lacks is added)."""
+def frames_first(ranked: list[Ranked], found: "Sequence[Located]") -> list[Ranked]:
+    """A traceback's frames (``tracebacks.locate``, innermost first) first, in that order, each with
+    its why (one the list lacks is added). A frame's score depends only on its place in the
+    traceback, so the lists of several shards, and a branch's overlay beside its base, merge
+    innermost first."""
     if not found:
         return ranked
-    top = max((r.score for r in ranked), default=0.0)
-    return _put_first(ranked, found, lambda i, _s: top + FRAME_SCORE * (len(found) - i))
+    return _put_first(ranked, [(f.id, f.row, f.why) for f in found],
+                      lambda i, _s: FRAME_SCORE + 1.0 / (1 + found[i].frame))
 
 
 def note_then_code(ranked: list[Ranked], signals: Signals) -> list[Ranked]:

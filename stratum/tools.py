@@ -199,6 +199,9 @@ class Tools:
             hit = s.view.resolve(list(self.memory), target)
             if hit is not None:
                 return Target(hit[0], hit[1], None)
+            got = TB.printed_in_view(list(self.memory), s.view, target)    # the file as the branch has it
+            if got is not None:
+                return Target(got[0], got[1], None)
         return self.memory.resolve(target)
 
     # ---- read tools -----------------------------------------------------------------------
@@ -283,19 +286,23 @@ class Tools:
             # `IntegerConverter`, `werkzeug.utils.redirect`: that node first
             ranked = rankplace.exact_first(ranked, sig.exact_names(query, live, dotted=not (kinds or path_prefix or language)))
             ranked = rankplace.note_then_code(ranked, sig)     # a leading agent note: the code it names next
-            if frames:
-                ranked = rankplace.frames_first(ranked, TB.locate(sh, frames))
+            o = view.of(sh) if view is not None else None
+            # the frames' files as the session sees them: a changed file's frame is its branch version
+            located = TB.locate(sh, frames, o) if frames else []
+            if located:
+                ranked = rankplace.frames_first(ranked, [f for f in located if f.shard is sh])
             if view is not None:                    # a hidden file lifted in by co-change or imports
                 ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
             lists.append((ranked, sh, ov))
-            o = view.of(sh) if view is not None else None
             if o is not None and o.shard is not None:
                 mine = view.search_overlay(sh, query, kinds=tuple(kinds), path_prefix=path_prefix,
                                            language=language, limit=max(want, rank.DEEP), offset=0)
                 bound += len(mine)
                 osig = signals.ShardSignals(o.shard)
-                lists.append((rankplace.exact_first(rank.rerank(mine, osig, add=False), osig.exact_names(query, mine)),
-                              o.shard, None))
+                theirs = rankplace.exact_first(rank.rerank(mine, osig, add=False), osig.exact_names(query, mine))
+                if located:
+                    theirs = rankplace.frames_first(theirs, [f for f in located if f.shard is o.shard])
+                lists.append((theirs, o.shard, None))
         end = offset + page_size
         n_hits = sum(len(ranked) for ranked, _, _ in lists)
         if not n_hits and language:

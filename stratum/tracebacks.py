@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable, NamedTuple
 from weakref import WeakKeyDictionary
 
 import pyarrow.compute as pc
@@ -28,7 +28,10 @@ import pyarrow.compute as pc
 from stratum.memory import Target
 
 if TYPE_CHECKING:
+    from stratum.branchview import BranchView, StoreOverlay
     from stratum.shard import Shard
+
+Place = tuple["Shard", int]     # (shard, row) of a file
 
 MAX_FRAMES = 32          # a query is at most 2,000 characters; a frame is ~80: every frame it can hold
 
@@ -86,21 +89,23 @@ class FileTails:
     indexed file, and what comes before it in the repository must not be a package itself (the
     standard library's ``json/__init__.py`` is not ``src/flask/json/__init__.py``)."""
 
-    def __init__(self, sh: "Shard"):
-        kinds = sh.col("kind").array
-        rows = pc.indices_nonzero(pc.equal(kinds, "file")).to_numpy()
-        paths = sh.col("path").array.take(rows).to_pylist()
-        self.by_name: dict[str, list[tuple[list[str], int]]] = {}
+    def __init__(self, files: Iterable[tuple[str, "Shard", int]]):
+        self.by_name: dict[str, list[tuple[list[str], Place]]] = {}
         self.packages: set[str] = set()         # folders holding an __init__.py
-        for p, r in zip(paths, rows.tolist()):
+        for p, sh, r in files:
             if p:
                 segs = p.split("/")
-                self.by_name.setdefault(segs[-1], []).append((segs, r))
+                self.by_name.setdefault(segs[-1], []).append((segs, (sh, r)))
                 if segs[-1] == "__init__.py":
                     self.packages.add("/".join(segs[:-1]))
 
     def row_of(self, path: str) -> int | None:
-        """The file row whose path ends with the longest tail of ``path`` (None: none, or a tie)."""
+        """The file row (in the shard these tails were made from) that ``place_of`` finds."""
+        got = self.place_of(path)
+        return None if got is None else got[1]
+
+    def place_of(self, path: str) -> Place | None:
+        """(shard, row) of the file whose path ends with the longest tail of ``path`` (None: none, or a tie)."""
         segs = [s for s in path.replace("\\", "/").split("/") if s and s != "."]
         lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
         if lib >= 0:
@@ -122,10 +127,10 @@ class FileTails:
                 tie = True
         return None if tie else best
 
-    def _exact(self, tail: list[str]) -> int | None:
+    def _exact(self, tail: list[str]) -> Place | None:
         return next((r for c, r in self.by_name.get(tail[-1], ()) if c == tail), None) if tail else None
 
-    def _from_root(self, tail: list[str]) -> int | None:
+    def _from_root(self, tail: list[str]) -> Place | None:
         """The one file whose path is ``<a folder that is no package>/<tail>``."""
         if not tail:
             return None
@@ -136,14 +141,30 @@ class FileTails:
 
 
 _TAILS: "WeakKeyDictionary[Shard, FileTails]" = WeakKeyDictionary()
+_VIEW_TAILS: "WeakKeyDictionary[Shard, tuple[Shard, FileTails]]" = WeakKeyDictionary()     # overlay shard -> (base, tails)
 
 
-def tails(sh: "Shard") -> FileTails:
-    """The shard's FileTails, made on the first query with a frame (a shard is read-only)."""
-    got = _TAILS.get(sh)
-    if got is None:
-        got = _TAILS[sh] = FileTails(sh)
-    return got
+def _files(sh: "Shard") -> list[tuple[str, "Shard", int]]:
+    rows = pc.indices_nonzero(pc.equal(sh.col("kind").array, "file")).to_numpy()
+    return [(p, sh, r) for p, r in zip(sh.col("path").array.take(rows).to_pylist(), rows.tolist())]
+
+
+def tails(sh: "Shard", overlay: "StoreOverlay | None" = None) -> FileTails:
+    """The shard's FileTails, made on the first query with a frame (a shard is read-only). With a
+    branch ``overlay`` of it: the files as the branch has them, the base's unless the branch changed
+    or deleted them, then the overlay's (a frame in the file an agent is changing is that file's
+    branch version; matched among one set of files, a tail is not unique in one shard and taken
+    in the other)."""
+    if overlay is None or overlay.shard is None:
+        got = _TAILS.get(sh)
+        if got is None:
+            got = _TAILS[sh] = FileTails(_files(sh))
+        return got
+    held = _VIEW_TAILS.get(overlay.shard)
+    if held is None or held[0] is not sh:
+        kept = [f for f in _files(sh) if f[0] not in overlay.hidden_paths]
+        held = _VIEW_TAILS[overlay.shard] = (sh, FileTails(kept + _files(overlay.shard)))
+    return held[1]
 
 
 def _named_in(sh: "Shard", file_row: int, name: str, line: int) -> int | None:
@@ -163,30 +184,54 @@ def _named_in(sh: "Shard", file_row: int, name: str, line: int) -> int | None:
     return best[1] if best else None
 
 
-def locate(sh: "Shard", fs: list[Frame]) -> list[tuple[str, int, str]]:
-    """(node id, row, why) of each frame's definition in this shard, in the frames' order (innermost
-    first), each node once."""
+def printed_in_view(shards: list["Shard"], view: "BranchView", target: str) -> Place | None:
+    """(shard, row) of a path as a traceback printed it, among the files as a branch session sees
+    them (``tails`` with each store's overlay); None for a target that is no printed path, or a
+    repository path a base shard holds as it is (``Memory.resolve`` answers those)."""
+    if "/" not in target and "\\" not in target:
+        return None
+    for sh in shards:
+        if sh.resolve(target) is not None:
+            return None
+        got = tails(sh, view.of(sh)).place_of(target)
+        if got is not None:
+            return got
+    return None
+
+
+class Located(NamedTuple):
+    frame: int              # its frame's place in ``frames``' order (0: the innermost)
+    shard: "Shard"          # the base shard, or a branch's overlay shard
+    id: str
+    row: int
+    why: str
+
+
+def locate(sh: "Shard", fs: list[Frame], overlay: "StoreOverlay | None" = None) -> list[Located]:
+    """Each frame's definition in this shard (through a branch ``overlay`` of it: as the branch has
+    the file), in the frames' order (innermost first), each node once."""
     from stratum.linerange import enclosing
 
-    t = tails(sh)
-    out: dict[str, tuple[str, int, str]] = {}
-    for f in fs:
-        row = t.row_of(f.path)
-        if row is None:
+    t = tails(sh, overlay)
+    out: dict[str, Located] = {}
+    for i, f in enumerate(fs):
+        got = t.place_of(f.path)
+        if got is None:
             continue
-        path = sh.col("path")[row]
-        total = int(sh.col("end_line")[row] or 0)
+        src, row = got
+        path = src.col("path")[row]
+        total = int(src.col("end_line")[row] or 0)
         at = row
         if 1 <= f.line <= total:
-            at = enclosing(Target(sh, row, None), f.line, f"{path}:{f.line}").row or row
-        if f.func and f.func != "<module>" and (at == row or sh.col("name")[at] != f.func):
-            named = _named_in(sh, row, f.func, f.line)
+            at = enclosing(Target(src, row, None), f.line, f"{path}:{f.line}").row or row
+        if f.func and f.func != "<module>" and (at == row or src.col("name")[at] != f.func):
+            named = _named_in(src, row, f.func, f.line)
             at = named if named is not None else at
-        nid = sh.col("id")[at]
+        nid = src.col("id")[at]
         if nid not in out:
             where = f"{path}:{f.line}" + (f" in {f.func}" if f.func else "")
-            out[nid] = (nid, int(at), f"traceback frame: {where}")
+            out[nid] = Located(i, src, nid, int(at), f"traceback frame: {where}")
     return list(out.values())
 
 
-__all__ = ["Frame", "frames", "FileTails", "tails", "locate", "MAX_FRAMES"]
+__all__ = ["Frame", "Located", "frames", "FileTails", "tails", "locate", "printed_in_view", "MAX_FRAMES"]
