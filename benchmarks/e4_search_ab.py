@@ -66,12 +66,12 @@ def main() -> int:
 
     import grpc_latency as G
     from revisions import module_from_source, source_at
-    from stratum import noteindex, rank, signals
+    from stratum import notethreads, rank, signals
     from stratum import tools as T
     from stratum.vectorindex import VectorIndex
 
     store = G.publish_e4(args.from_e4) if args.from_e4 else args.store
-    noteindex.prepare_kernels()
+    notethreads.prepare_kernels()
     tools = T.Tools.open([store])
     sh = tools.shards.shards[0]
     searcher = sh.warm.searcher

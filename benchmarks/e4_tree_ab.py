@@ -6,7 +6,7 @@
 Definitions (printed):
 - **workers**: one Python process per tree (its own PYTHONPATH: OLD_TREE holds the ``stratum`` package
   of the other version, e.g. this tree with some files at an older commit), each opens the same
-  store with ``Tools.open`` (as a server does: ``noteindex.prepare_kernels`` first), searches 300
+  store with ``Tools.open`` (as a server does: ``notethreads.prepare_kernels`` first), searches 300
   warm-up queries (seed 7), then waits for the driver. Only one worker works at a time.
 - **queries**: ``grpc_latency.workload`` (node names and first words of node summaries), a fresh set
   per round (seeds 11, 12, ...): each timed query is new to both workers; page size 10. Each
@@ -41,12 +41,16 @@ def worker(store: str, is_e4: bool) -> None:
     import time
 
     import grpc_latency as G
-    from stratum import noteindex
     from stratum import tools as T
+
+    try:
+        from stratum.notethreads import prepare_kernels
+    except ImportError:                     # a tree from before notethreads.py
+        from stratum.noteindex import prepare_kernels
 
     if is_e4:
         store = G.publish_e4(store)
-    noteindex.prepare_kernels()
+    prepare_kernels()
     tools = T.Tools.open([store])
     sh = tools.shards.shards[0]
     if hasattr(sh, "seed_table"):

@@ -37,9 +37,9 @@ def main() -> int:
     import notes_scale as NS
     from stratum.tools import Tools
 
-    from stratum import noteindex
+    from stratum import notethreads
 
-    noteindex.prepare_kernels()                     # as stratum serve does
+    notethreads.prepare_kernels()                     # as stratum serve does
     t = Tools.open([str(NS.OUT / "runs" / args.case)])
     s = t.open_session(author="bench", budget=10 ** 9).data["session"]
     searcher = next(iter(t.memory)).warm.searcher

@@ -9,7 +9,7 @@ Definitions (printed):
   code nodes of the store, text "<kind words> in <qualname> (<path>): <a sentence from a pool of
   30 symptom/cause sentences> #<i>", 80-200 characters.
 - **search p50**: in-process ``Tools.search`` (page size 10; the notes' compiled kernels prepared as
-  ``stratum serve`` prepares them, ``noteindex.prepare_kernels``) over 40 natural-language queries about
+  ``stratum serve`` prepares them, ``notethreads.prepare_kernels``) over 40 natural-language queries about
   flask, after one warm-up pass; ROUNDS passes, median, p90 and p95 of the per-call wall time; the
   cases (0, 1,000, 10,000 notes) are open at once and each query runs on each in turn.
   **searcher p50**: the same queries at the searcher alone (``HybridSearcher.search`` with the
@@ -26,7 +26,7 @@ Definitions (printed):
 - **CLI remember**: wall time of one ``python -m stratum.cli remember ... --store S`` process, and
   the in-process part (``Tools.open`` + ``remember``), with N unmerged notes already logged.
 - **--ab MODULE.NAME=VALUE** (repeatable): "before and after" in one run. The reference is this
-  tree with those module constants set (e.g. ``noteindex.SIGN_MIN=1<<40``: the exact list), read
+  tree with those module constants set (e.g. ``noteview.SIGN_MIN=1<<40``: the exact list), read
   per call; each timed call of the search rounds runs once as the tree has it and once as the
   reference, in turn (the order alternating per query), and the warm-up runs both. The table gets
   the reference's rows ("ref"), each ratio against the same setting's no-notes case, and the
@@ -112,7 +112,7 @@ def write_notes(store: Path, n: int, seed: int = 1) -> float:
     from stratum import notes as N
     from stratum.deltalog import DeltaLog
     from stratum.embedder import LazyEmbedder, embedder_for_store
-    from stratum.noteindex import encode_vector
+    from stratum.notevectors import encode_vector
     from stratum.overlay import vector_key
     from stratum.shard import Shard
     from stratum.store import Store
@@ -176,11 +176,11 @@ def search_latency(stores: dict[int, Path], rounds: int, ab: list | None = None)
     from stratum.search import ExtraDoc
     from stratum.tools import Tools
 
-    from stratum import noteindex
+    from stratum import notethreads
 
     ab = ab or []
     variants = ["this", "ref"] if ab else ["this"]
-    noteindex.prepare_kernels()                     # as stratum serve does
+    notethreads.prepare_kernels()                   # as stratum serve does
     cases = {}
     for n, store in stores.items():
         t0 = time.perf_counter()

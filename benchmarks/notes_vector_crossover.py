@@ -1,4 +1,4 @@
-"""Where the notes' HNSW graph and 1-bit prefilter beat exact scoring (``noteindex.ANN_MIN``, ``SIGN_MIN``).
+"""Where the notes' HNSW graph and 1-bit prefilter beat exact scoring (``noteview.ANN_MIN``, ``SIGN_MIN``).
 
     python benchmarks/notes_vector_crossover.py [--store benchmarks/.out/notes/runs/n10000]
                                                 [--sizes 5000,10000,20000,50000,100000] [--rounds 5] [--static]
@@ -104,10 +104,12 @@ def main() -> None:
     import numpy as np
 
     from stratum import noteindex as NI
+    from stratum import notethreads as TH
+    from stratum import noteview as NV
     from stratum.keywordindex import _top
 
     base, qs = note_vectors(args.store, args.static)
-    NI.compiled(wait=True)                      # the compiled kernels loaded (a background thread)
+    TH.compiled(wait=True)                      # the compiled kernels loaded (a background thread)
     k = 50
     print(f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.processor() or platform.machine()}, "
           f"{os.cpu_count()} cores; {len(base):,} note vectors ({'static' if args.static else 'the store'}'s "
@@ -121,23 +123,23 @@ def main() -> None:
         with ix.deferred():
             for i in range(size):
                 ix.add(f"note:{i}", "", "insight", "", "", vecs[i])
-        saved, NI.ANN_MIN = NI.ANN_MIN, 1          # build the graph at any size, as the index would
+        saved, NV.ANN_MIN = NV.ANN_MIN, 1          # build the graph at any size, as the index would
         try:
             t = time.perf_counter()
             ix.wait_graph(timeout=600)
             build = time.perf_counter() - t
         finally:
-            NI.ANN_MIN = saved
+            NV.ANN_MIN = saved
         view = ix.view()
         sel = view.eligible & view.has_vector[:view.n]
-        saved, NI.SIGN_MIN = NI.SIGN_MIN, 0         # the int8 copies and 1-bit codes at any size (a server
+        saved, NV.SIGN_MIN = NV.SIGN_MIN, 0         # the int8 copies and 1-bit codes at any size (a server
         ix.quantize_pending()                       # makes them on a background thread after its first fold)
 
         def exact(q):
             return view.exact_hits(q, k, sel)
 
         def numpy_path(q):
-            s = NI._dot(view.vectors[:view.n], q)
+            s = NV._dot(view.vectors[:view.n], q)
             cand = np.arange(len(s))
             o = _top(cand, s, k)
             return cand[o], s[o]
@@ -157,7 +159,7 @@ def main() -> None:
                     f(q)
                     if r:
                         times[f].append((time.perf_counter() - t) * 1e6)
-        NI.SIGN_MIN = saved
+        NV.SIGN_MIN = saved
 
         def recall(f, queries):
             r = [len(set(f(q)[0].tolist()) & set(exact(q)[0].tolist())) / k for q in queries]

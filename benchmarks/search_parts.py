@@ -81,9 +81,9 @@ def main() -> None:
                                (T.Tools, "_item", "items"), (T.Tools, "_respond", "respond")):
         wrap(owner, name, label)
     store = G.publish_e4(args.from_e4) if args.from_e4 else args.store
-    from stratum import noteindex
+    from stratum import notethreads
 
-    noteindex.prepare_kernels()                     # as stratum serve does (notes' exact list)
+    notethreads.prepare_kernels()                   # as stratum serve does (notes' exact list)
     tools = T.Tools.open([store])
     sid = tools.open_session(author="bench", budget=G.BIG_BUDGET).data["session"]
     warmup, new = (G.workload(tools, args.queries, seed=s)["search"] for s in (7, 11))

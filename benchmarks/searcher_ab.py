@@ -5,10 +5,11 @@
 
 Definitions (printed):
 - **reference**: the searcher modules as they were at git revision ``--ref`` (default 162fb1c, or
-  ``search_ref.py``, ``noteindex_ref.py``, ``keywordindex_ref.py`` in a folder ``--ref``), loaded beside ``stratum``'s under other names and run
+  ``search_ref.py``, ``noteindex_ref.py``, ``keywordindex_ref.py`` (and ``noteview_ref.py`` from the revision
+  that split it out of noteindex) in a folder ``--ref``), loaded beside ``stratum``'s under other names and run
   on the *same* in-memory indexes (the shard's keyword arrays, vector graph, node columns, the
   overlay's note index and its HNSW graph): only the code differs. Make one from any commit:
-  ``git show C:stratum/search.py > DIR/search_ref.py`` (likewise noteindex, keywordindex).
+  ``git show C:stratum/search.py > DIR/search_ref.py`` (likewise noteindex, noteview, keywordindex).
 - **queries**: ``grpc_latency.workload`` over the store (node names and first words of node
   summaries, half each, seed 11), QUERIES of them.
 - **equality**: every query in every mode gives an equal ``SearchPage`` (items' row, score bits,
@@ -42,24 +43,36 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 def load_reference(ref: str):
     """The reference modules, importable as ``ref_noteindex`` / ``ref_keywordindex`` / ``ref_search``
-    (their ``stratum.noteindex`` / ``stratum.keywordindex`` imports pointed at each other). ``ref``:
-    a directory of ``<name>_ref.py`` files, or a git revision."""
+    (and ``ref_noteview`` where the revision has it; their ``stratum.noteindex`` / ``stratum.noteview``
+    / ``stratum.keywordindex`` imports pointed at each other). ``ref``: a directory of
+    ``<name>_ref.py`` files, or a git revision."""
+    import subprocess
+    from types import ModuleType
+
     from revisions import module_from_source, source_at
 
     folder = Path(ref)
     mods = {}
-    for name in ("keywordindex", "noteindex", "search"):
+    for name in ("keywordindex", "noteview", "noteindex", "search"):
         if folder.is_dir():
             path = folder / f"{name}_ref.py"
             if not path.exists():
                 continue
             src, origin = path.read_text(), str(path)
         else:
-            src, origin = source_at(ref, f"stratum/{name}.py"), f"{ref}:stratum/{name}.py"
-        for other in ("keywordindex", "noteindex"):
+            try:
+                src, origin = source_at(ref, f"stratum/{name}.py"), f"{ref}:stratum/{name}.py"
+            except subprocess.CalledProcessError:
+                if name == "noteview":          # a revision before noteview.py (its view was in noteindex)
+                    continue
+                raise
+        for other in ("keywordindex", "noteview", "noteindex"):
             if other in mods:
                 src = src.replace(f"from stratum.{other} import", f"from ref_{other} import")
-        mods[name] = module_from_source(f"ref_{name}", src, origin)
+        mod = mods[name] = module_from_source(f"ref_{name}", src, origin)
+        for other, ref_mod in mods.items():     # ``from stratum import noteview``: the reference's module too
+            if isinstance(getattr(mod, other, None), ModuleType):
+                setattr(mod, other, ref_mod)
     return mods
 
 
@@ -85,7 +98,7 @@ def reference_view(mods, view):
     ni = mods["noteindex"]
     rix = ni.NoteIndex.__new__(ni.NoteIndex)
     rix.__dict__ = view.ix.__dict__            # one state: arrays, postings, graph, caches
-    return ni.NoteView(rix, *tuple(view)[1:])
+    return mods.get("noteview", ni).NoteView(rix, *tuple(view)[1:])
 
 
 def page_key(p) -> tuple:
@@ -200,7 +213,7 @@ def main() -> None:
     if args.tools:
         # the whole tool, its shard's searcher swapped per call (the overlay's view given to the
         # reference searcher in its own classes); everything else is the same code and state
-        from stratum.noteindex import NoteView
+        from stratum.noteview import NoteView
 
         class Reference:
             """The reference searcher as the warm tier calls it (the overlay's view in its classes)."""

@@ -13,7 +13,7 @@ import threading
 from typing import Any, Callable
 
 from serving import heap
-from stratum import noteindex
+from stratum import notethreads
 from stratum.errors import StratumError
 
 log = logging.getLogger("stratum.serving")
@@ -24,7 +24,7 @@ DEFAULT_RELOAD_INTERVAL = 0.5   # seconds between looks for a new version (one s
 def settle_process() -> None:
     """Once the stores are loaded: the notes' compiled exact list (loaded on a background thread)
     and the heap frozen out of the collector's walks."""
-    noteindex.prepare_kernels()
+    notethreads.prepare_kernels()
     heap.settle()
 
 

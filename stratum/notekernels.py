@@ -9,11 +9,11 @@ error, so the answer is still exact: the rows whose int8 score could reach the k
 score are rescored in f32 (Cauchy-Schwarz: ``|q.v - q.v8| <= |q| |v - v8|``, plus a slack for the
 float sums), and every other row provably ranks below it. The k best are kept in a small heap on
 the way, so no pass sorts or partitions all n (the heap is called only for a row that enters it:
-a call per row cost as much as the scan). Used for note sets of ``noteindex.EXACT_COMPILED_MIN``
-slots or more, and loaded only in a process that asked for it (``noteindex.prepare_kernels``:
+a call per row cost as much as the scan). Used for note sets of ``noteview.EXACT_COMPILED_MIN``
+slots or more, and loaded only in a process that asked for it (``notethreads.prepare_kernels``:
 ``stratum serve``): numba's import and the cached machine code cost ~0.2-1 s once per process.
 
-From ``noteindex.SIGN_MIN`` notes even the int8 scan (3.8 MB at 10,000, out of cache between a
+From ``noteview.SIGN_MIN`` notes even the int8 scan (3.8 MB at 10,000, out of cache between a
 search's other lists) is skipped: ``top_dots_signed`` scans 1-bit codes (48 bytes a note) and
 runs the same rescoring over the SIGN_DEPTH x k notes they estimate best, an approximate list
 (recall@50 >= 0.99 on note vectors: docs/bench/notes_reliability.md, "Session 10").

@@ -39,7 +39,10 @@ from stratum.branchnotes import NoteScope, pending, pending_warnings
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import InvalidArgument, ModelUnavailable, NotFound
-from stratum.noteindex import NoteIndex, NoteView, background, decode_vector, encode_vector, stop_requested
+from stratum.noteindex import NoteIndex
+from stratum.notethreads import background, stop_requested
+from stratum.notevectors import decode_vector, encode_vector
+from stratum.noteview import NoteView
 from stratum.rankinfos import RankInfos
 from stratum.textprep import embed_text
 

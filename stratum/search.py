@@ -23,7 +23,7 @@ Latency: the vector and keyword lists run one after the other on the calling thr
 = 0: on 2 cores they slowed each other); with ``parallel`` helpers the keyword list runs on one
 while this thread is in the vector search, so a query costs about the slower of the two.
 
-Unmerged notes (the delta-log overlay) come in as ``extra_docs``: a ``noteindex.NoteView`` of the
+Unmerged notes (the delta-log overlay) come in as ``extra_docs``: a ``noteview.NoteView`` of the
 overlay's incremental index (or plain ``ExtraDoc``s, indexed for the one query). Each list takes
 the top ``window`` notes by cosine and by BM25 with the shard index's own statistics and merges
 them with the shard's hits by score before fusion, so a query costs one matrix-vector product
@@ -51,7 +51,8 @@ from stratum.errors import InvalidArgument
 from stratum.keyindex import Column
 from stratum.keywordindex import KeywordIndex
 from stratum.limits import MAX_QUERY_CHARS   # one limit for every caller (the tools check it first)
-from stratum.noteindex import NoteIndex, NoteView
+from stratum.noteindex import NoteIndex
+from stratum.noteview import NoteView
 from stratum.vectorindex import VectorIndex
 
 RRF_K = 60

@@ -547,7 +547,7 @@ class WarmIndexes:
     # ---- search -------------------------------------------------------------------------------
     def search(self, query: str, *, kinds=(), path_prefix="", language="", limit=10, offset=0, extra_docs=()):
         self.ensure_served()
-        from stratum.noteindex import NoteView
+        from stratum.noteview import NoteView
         from stratum.search import ExtraDoc
 
         docs = extra_docs if isinstance(extra_docs, NoteView) else \

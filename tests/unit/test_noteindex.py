@@ -128,7 +128,7 @@ def test_hits_arrays_are_best_first_over_every_matching_note():
 def test_a_tie_at_the_cut_goes_by_slot():
     """Notes tied with the k-th best score: the lower slots are kept, as the docstring promises
     (a partition alone kept an arbitrary subset of the tied ones)."""
-    from stratum.noteindex import _top_arrays
+    from stratum.noteview import _top_arrays
 
     rng = np.random.default_rng(3)
     for _ in range(200):

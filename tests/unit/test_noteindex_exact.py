@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import stratum.noteindex as NI
+import stratum.notethreads as TH
+import stratum.noteview as NV
 from stratum.noteindex import NoteIndex
 
 
@@ -30,8 +32,8 @@ def _brute(vecs: np.ndarray, q: np.ndarray, sel: np.ndarray, k: int) -> list[int
 
 @pytest.mark.parametrize("dim", [16, 384])
 def test_the_compiled_exact_list_is_the_brute_force_top_k(monkeypatch, dim):
-    monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 64)
-    assert NI.compiled(wait=True) is not None
+    monkeypatch.setattr(NV, "EXACT_COMPILED_MIN", 64)
+    assert TH.compiled(wait=True) is not None
     rng = np.random.default_rng(dim)
     vecs = _vectors(rng, 900, dim)
     ix = NoteIndex(dim)
@@ -48,14 +50,14 @@ def test_the_compiled_exact_list_is_the_brute_force_top_k(monkeypatch, dim):
             assert slots.tolist() == _brute(vecs, q, sel, k)
             assert scores.dtype == np.float32 and np.allclose(scores, vecs[slots] @ q, atol=1e-5)
             assert (np.diff(scores) <= 0).all()
-    monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 1 << 30)      # numpy's path: the same slots
+    monkeypatch.setattr(NV, "EXACT_COMPILED_MIN", 1 << 30)      # numpy's path: the same slots
     q = rng.standard_normal(dim).astype(np.float32)
     assert view.exact_hits(q, 50, has)[0].tolist() == _brute(vecs, q, has, 50)
 
 
 def test_vectors_set_later_are_quantized_before_the_next_exact_query(monkeypatch):
-    monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 8)
-    assert NI.compiled(wait=True) is not None
+    monkeypatch.setattr(NV, "EXACT_COMPILED_MIN", 8)
+    assert TH.compiled(wait=True) is not None
     rng = np.random.default_rng(4)
     vecs = _vectors(rng, 40, 16)
     ix = NoteIndex(16)
@@ -72,7 +74,7 @@ def test_vectors_set_later_are_quantized_before_the_next_exact_query(monkeypatch
 
 
 def test_the_compiled_keyword_list_gives_numpys_floats(monkeypatch):
-    assert NI.compiled(wait=True) is not None
+    assert TH.compiled(wait=True) is not None
     rng = np.random.default_rng(9)
     words = ["cache", "proxy", "token", "retry", "yaml", "parse"]
     ix = NoteIndex(8)
@@ -85,7 +87,7 @@ def test_the_compiled_keyword_list_gives_numpys_floats(monkeypatch):
             for k in (1, 7, 50, 5000):
                 got = []
                 for at in (1, 1 << 30):
-                    monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", at)
+                    monkeypatch.setattr(NV, "EXACT_COMPILED_MIN", at)
                     got.append(view.keyword_hits(query, lambda t: idf.get(t, 1.0), 3.5, k, ok))
                 (a, sa), (b, sb) = got
                 assert a.tolist() == b.tolist() and sa.dtype == sb.dtype and sa.tobytes() == sb.tobytes()
@@ -95,19 +97,19 @@ def test_the_graph_starts_at_ann_min_and_answers_the_exact_notes_where_it_is_exa
     """At the default threshold no graph exists below ANN_MIN vectors (the exact list answers);
     with one, a small set (the graph's search list covers it) gives the exact list's notes, and
     a view that hides too many of the graph's slots falls back to the exact list."""
-    assert NI.ANN_MIN >= 10_000         # measured crossover (benchmarks/notes_vector_crossover.py)
+    assert NV.ANN_MIN >= 10_000         # measured crossover (benchmarks/notes_vector_crossover.py)
     rng = np.random.default_rng(2)
     ix = NoteIndex(4)
-    small = rng.standard_normal((NI.ANN_MIN, 4)).astype(np.float32)
+    small = rng.standard_normal((NV.ANN_MIN, 4)).astype(np.float32)
     with ix.deferred():
-        for j in range(NI.ANN_MIN - 1):
+        for j in range(NV.ANN_MIN - 1):
             ix.add(f"n{j:05d}", "", "rca", "", "a", small[j])
     ix.ensure_graph()
     assert ix._graph is None and not ix._building
     ix.add("last", "", "rca", "", "a", small[-1])
-    assert ix.wait_graph(60) and ix.graph_size == NI.ANN_MIN
+    assert ix.wait_graph(60) and ix.graph_size == NV.ANN_MIN
 
-    monkeypatch.setattr(NI, "ANN_MIN", 100)
+    monkeypatch.setattr(NV, "ANN_MIN", 100)
     monkeypatch.setattr(NI, "BUILD_THREADS", 1)     # one graph, not one per thread schedule (1 in ~8 missed)
     vecs = _vectors(rng, 400, 16)
     ix = NoteIndex(16)
@@ -133,10 +135,10 @@ def test_the_graph_starts_at_ann_min_and_answers_the_exact_notes_where_it_is_exa
 def test_numpy_answers_until_the_kernels_are_loaded(monkeypatch):
     """The first query over a large note set does not wait for numba (its loading runs on a
     background thread): it gets numpy's exact answer, the same notes."""
-    monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 8)
-    monkeypatch.setattr(NI, "_KERNELS", {"wanted": True})     # a server's (prepare_kernels)
+    monkeypatch.setattr(NV, "EXACT_COMPILED_MIN", 8)
+    monkeypatch.setattr(TH, "_KERNELS", {"wanted": True})     # a server's (prepare_kernels)
     started = []
-    monkeypatch.setattr(NI, "background", lambda fn, *a, name="": started.append(fn) or _Idle())
+    monkeypatch.setattr(TH, "background", lambda fn, *a, name="": started.append(fn) or _Idle())
     rng = np.random.default_rng(6)
     vecs = _vectors(rng, 60, 16)
     ix = NoteIndex(16)
@@ -145,11 +147,11 @@ def test_numpy_answers_until_the_kernels_are_loaded(monkeypatch):
     view = ix.view()
     q = vecs[9]
     assert view.exact_hits(q, 5, view.has_vector[:60].copy())[0].tolist() == _brute(vecs, q, np.ones(60, bool), 5)
-    assert ix._q8_pending and started == [NI._load_kernels]     # numpy answered; loading started once
+    assert ix._q8_pending and started == [TH._load_kernels]     # numpy answered; loading started once
     view.exact_hits(q, 5, view.has_vector[:60].copy())
-    assert started == [NI._load_kernels]
-    NI._load_kernels()
-    assert NI.compiled() is not None
+    assert started == [TH._load_kernels]
+    TH._load_kernels()
+    assert TH.compiled() is not None
     assert view.exact_hits(q, 5, view.has_vector[:60].copy())[0].tolist() == _brute(vecs, q, np.ones(60, bool), 5)
     assert not ix._q8_pending
 
@@ -162,10 +164,10 @@ class _Idle:
 def test_a_one_shot_process_answers_with_numpy_and_loads_no_kernels(monkeypatch):
     """Without ``prepare_kernels`` (a CLI search) no background load starts: its exit does not wait
     for numba; the exact list is numpy's, the same notes."""
-    monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 8)
-    monkeypatch.setattr(NI, "_KERNELS", {})
+    monkeypatch.setattr(NV, "EXACT_COMPILED_MIN", 8)
+    monkeypatch.setattr(TH, "_KERNELS", {})
     started = []
-    monkeypatch.setattr(NI, "background", lambda fn, *a, name="": started.append(fn) or _Idle())
+    monkeypatch.setattr(TH, "background", lambda fn, *a, name="": started.append(fn) or _Idle())
     vecs = _vectors(np.random.default_rng(7), 60, 16)
     ix = NoteIndex(16)
     with ix.deferred():
@@ -174,4 +176,4 @@ def test_a_one_shot_process_answers_with_numpy_and_loads_no_kernels(monkeypatch)
     view = ix.view()
     assert view.exact_hits(vecs[3], 5, view.has_vector[:60].copy())[0].tolist() == \
         _brute(vecs, vecs[3], np.ones(60, bool), 5)
-    assert started == [] and NI.compiled() is None
+    assert started == [] and TH.compiled() is None

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import stratum.noteindex as NI
+import stratum.notethreads as TH
+import stratum.noteview as NV
 from stratum import notekernels as K
 from stratum.noteindex import NoteIndex
 
@@ -119,9 +120,9 @@ def test_sign_codes_are_the_signs_about_the_center_word_by_word():
 
 
 def test_the_index_codes_its_notes_from_sign_min_and_answers_exactly_below(monkeypatch):
-    monkeypatch.setattr(NI, "EXACT_COMPILED_MIN", 8)
-    monkeypatch.setattr(NI, "SIGN_MIN", 100)
-    assert NI.compiled(wait=True) is not None
+    monkeypatch.setattr(NV, "EXACT_COMPILED_MIN", 8)
+    monkeypatch.setattr(NV, "SIGN_MIN", 100)
+    assert TH.compiled(wait=True) is not None
     rng = np.random.default_rng(8)
     vecs = _vectors(rng, 300, 24)
     ix = NoteIndex(24)
@@ -139,7 +140,7 @@ def test_the_index_codes_its_notes_from_sign_min_and_answers_exactly_below(monke
     view = ix.view()
     has = view.has_vector[:200]
     assert view.vector_hits(q, 20, view.eligible)[0].tolist() == _brute(vecs, q, has, 20)  # 16 x 20 >= 200
-    assert calls == [(20, NI.SIGN_DEPTH * 20)]
+    assert calls == [(20, NV.SIGN_DEPTH * 20)]
     assert ix.center is not None and np.allclose(ix.center, vecs[:200][has].mean(axis=0), atol=1e-6)
     for j in range(200, 300):                                         # arrive later (the arrays grow)
         ix.add(f"n{j:03d}", "", "rca", "", "a", vecs[j])
@@ -201,7 +202,7 @@ def _note_texts(n: int, seed: int = 1) -> list[str]:
 def test_recall_at_50_on_real_note_vectors_is_at_least_099():
     from stratum.embedder import StaticEmbedder
 
-    assert NI.compiled(wait=True) is not None
+    assert TH.compiled(wait=True) is not None
     emb = StaticEmbedder()
     vecs = np.asarray(emb.embed(_note_texts(10_000)), np.float32)
     ix = NoteIndex(384)
@@ -209,7 +210,7 @@ def test_recall_at_50_on_real_note_vectors_is_at_least_099():
         for j, v in enumerate(vecs):
             ix.add(f"n{j:05d}", "", "rca", "", "a", v)
     view = ix.view()
-    assert view.n >= NI.SIGN_MIN and view.n < NI.ANN_MIN
+    assert view.n >= NV.SIGN_MIN and view.n < NV.ANN_MIN
     rng = np.random.default_rng(2)
     near = vecs[rng.choice(len(vecs), 100, replace=False)] + rng.normal(0, 0.03, (100, 384)).astype(np.float32)
     queries = np.concatenate([np.asarray(emb.embed(QUESTIONS), np.float32), near])

@@ -325,8 +325,9 @@ def test_note_index_switches_to_an_hnsw_graph_for_many_notes(monkeypatch, embedd
     exact scoring (recall), hidden and inactive notes never returned, exact scoring again when
     most notes are filtered out."""
     import stratum.noteindex as NI
+    import stratum.noteview as NV
 
-    monkeypatch.setattr(NI, "ANN_MIN", 100)
+    monkeypatch.setattr(NV, "ANN_MIN", 100)
     rng = np.random.default_rng(3)
     vecs = rng.standard_normal((400, 32)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
