@@ -272,6 +272,29 @@ def test_search_tool_serves_the_steered_order_with_why(ledger, tmp_path):
 
 
 
+def test_a_note_matching_on_common_words_stays_below_code_that_matches_better(ledger, tmp_path):
+    """Notes share "fix", "crash", "empty" with most symptoms; RRF gives the best of them a full
+    score whatever they share, and a note's item ranks with the evidence it lends. Such a note stood
+    first, above the function the query describes (memory_transfer: "Fix parse_header_links on empty
+    header" led by a note about another file). It now ranks below code of other files whose own
+    text matches better; its lift of its own files is unchanged."""
+    tools, s = _open_copy(ledger, tmp_path)
+    try:
+        tools.remember(s, "rca", "Fix crash when the audit trail is empty: record() appended None.",
+                       about=["ledger/audit.py"])
+        tools.remember(s, "rca", "Fix the empty report header when the month is missing.", about=["ledger/report.py"])
+        items = tools.search(s, "crash on an empty CSV line", page_size=8).items
+        names = [f"{i.path}::{i.qualname}" if i.kind not in S.NOTE_KINDS else i.kind for i in items]
+        parse = names.index("ledger/parser.py::parse_row")
+        notes = [k for k, n in enumerate(names) if n == "rca"]
+        assert notes and all(k > parse for k in notes), names
+        # a note the query matches best of all still comes first (its own words)
+        own = tools.search(s, "the audit trail is empty and record appended None", page_size=3).items
+        assert own[0].kind == "rca" and own[0].path == "ledger/audit.py"
+    finally:
+        tools.close()
+
+
 _FILLER = "".join(f"    step_{i} = cart.get('item_{i}', 0) * 2\n" for i in range(60))
 PRICING = f'''"""Pricing of a cart."""
 
