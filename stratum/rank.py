@@ -512,6 +512,8 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     whys: dict = {}             # (plain why, standing's why) -> a note's why
     agent_at: list[int] = []    # the positions of the agent notes' items (_below_better_code)
     code_at: list[int] = []     # and of the code items
+    agent_t: list[float] = []   # their text scores
+    code_t: list[float] = []
     of = {AGENT: weights.notes, MINED: weights.mined, CHANGES: weights.changes}     # Weights.of, as a look
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:
@@ -531,6 +533,7 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
             score = c.score * stand + lent or c.score * 1e-3
             if not mined:
                 agent_at.append(len(out))
+                agent_t.append(c.score)
             if not mined and stand > 0:      # the best-matching agent note of each file only: the
                 # others about the same file keep their own order (else every note about a lifted
                 # file ties at the file's score and the one the query names is lost among them)
@@ -555,6 +558,7 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
             at.append(len(out))
         if h.kind in _CODE_KINDS:
             code_at.append(len(out))
+            code_t.append(c.score)
         r = _new(Ranked)
         r.id, r.row, r.score, r.file, r.added = c.id, c.row, c.score + lift, path, False
         r._why = fe if fe is not None and lift > 0 else "text"
@@ -581,7 +585,7 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
         if best >= out[0].score:
             out[0].score = best * (1 + 1e-6)
     if agent_at and code_at:
-        _below_better_code(out, candidates, hits, agent_at, code_at)
+        _below_better_code(out, hits, agent_at, agent_t, code_at, code_t)
     if tail:
         # a node both added and in the tail: once (the candidates' own items, first in out, are not added)
         added = {r.id for r in islice(out, len(candidates), None) if r.added}.union(taken)
@@ -596,38 +600,34 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     return out[:limit] if limit is not None else out
 
 
-def _below_better_code(out: list[Ranked], candidates: Sequence[Scored], hits: Sequence[Hit], notes: list[int],
-                       code: list[int]) -> None:
+def _below_better_code(out: list[Ranked], hits: Sequence[Hit], notes: list[int], tn: list[float],
+                       code: list[int], tc: list[float]) -> None:
     """Each agent note's item (``notes``: positions in ``out``, whose first entries are the
-    candidates' items in order) at most just below every code item (``code``: positions of the code
-    candidates) of another file whose text score beats the note's: lent evidence and the lead of
-    its files may raise a note among the code it out-matches and above the code it is about, never
-    over other code the query matches better. One merge of the two lists, best text first (the
-    fused order they come in; sorted when a caller's is not), so a search reads each once."""
-    tn = [candidates[i].score for i in notes]
-    tc = [candidates[j].score for j in code]
-    if any(a < b for a, b in zip(tn, tn[1:])) or any(a < b for a, b in zip(tc, tc[1:])):
-        notes = sorted(notes, key=lambda i: -candidates[i].score)      # stable: ties keep their order
-        code = sorted(code, key=lambda j: -candidates[j].score)
-        tn, tc = [candidates[i].score for i in notes], [candidates[j].score for j in code]
-    low, low_file = math.inf, ""            # the lowest item among the code that beats the note
-    per_file: dict[str, float] = {}         # and each file's lowest (a note's own files are exempt)
+    candidates' items in order; ``tn``: their text scores) at most just below every code item
+    (``code``, ``tc`` likewise) of another file whose text score beats the note's: lent evidence and
+    the lead of its files may raise a note among the code it out-matches and above the code it is
+    about, never over other code the query matches better. One merge of the two lists, best text
+    first (the fused order they come in; sorted when a caller's is not): ~0.01 ms a search."""
+    if tn != sorted(tn, reverse=True) or tc != sorted(tc, reverse=True):      # reverse sorts are stable
+        ns = sorted(zip(tn, notes), key=_FIRST, reverse=True)
+        cs = sorted(zip(tc, code), key=_FIRST, reverse=True)
+        tn, notes = [t for t, _ in ns], [i for _, i in ns]
+        tc, code = [t for t, _ in cs], [j for _, j in cs]
+    low, at = math.inf, -1                  # the lowest item among the code that beats the note
     k, m = 0, len(code)
     for i, t in zip(notes, tn):
         while k < m and tc[k] > t:          # ties do not beat it
-            j = code[k]
-            s, f = out[j].score, hits[j].file or ""
-            if s < per_file.get(f, math.inf):
-                per_file[f] = s
+            s = out[code[k]].score
             if s < low:
-                low, low_file = s, f
+                low, at = s, code[k]
             k += 1
-        if not k:
-            continue
-        mine = cast(tuple, hits[i].facts)[3]     # its files
-        cap = low if low_file not in mine else min((v for f, v in per_file.items() if f not in mine),
-                                                     default=math.inf)
         r = out[i]
+        if not k or r.score < low:          # below all of that code already (the cap is >= low)
+            continue
+        cap = low
+        mine = cast(tuple, hits[i].facts)[3]     # its files: their code does not hold it down
+        if hits[at].file in mine:
+            cap = min((out[j].score for j in code[:k] if hits[j].file not in mine), default=math.inf)
         if r.score >= cap:
             r.score = cap * (1 - 1e-6)
 
