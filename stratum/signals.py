@@ -225,6 +225,17 @@ class ShardSignals:
                 return out
         return {}
 
+    def named_in(self, query: str, candidates) -> dict[str, int]:
+        """id -> row of the definitions and files a prose query names by an identifier
+        (``parse_header_links``, ``TaggedJSONSerializer.register()``, ``app.py``: the name list's
+        candidates, ``rankplace.named_first``); a one-identifier query is ``exact_names``'. Only
+        code: a note or mined change whose title is the whole query, or a package folder that an
+        identifier-like word names (``urllib3``), is not what the query points at."""
+        if is_identifier(query):
+            return {}
+        kind = self.kind_of
+        return {c.id: c.row for c in candidates if "name" in c.sources and c.row >= 0 and kind(c.row) in CODE_ITEM_KINDS}
+
     def kind_of(self, row: int) -> str:
         """The node kind of a shard row (memoised with its hit)."""
         return self._memo.get("hit", row, lambda: self._row_hit(row)).kind

@@ -285,6 +285,7 @@ class Tools:
             ranked = rank.rerank(live, sig, add=not (kinds or path_prefix or language))   # items as candidates
             # `IntegerConverter`, `werkzeug.utils.redirect`: that node first
             ranked = rankplace.exact_first(ranked, sig.exact_names(query, live, dotted=not (kinds or path_prefix or language)))
+            ranked = rankplace.named_first(ranked, sig.named_in(query, live), sig)     # "fix parse_row on ...": parse_row
             ranked = rankplace.note_then_code(ranked, sig)     # a leading agent note: the code it names next
             o = view.of(sh) if view is not None else None
             # the frames' files as the session sees them: a changed file's frame is its branch version
@@ -300,6 +301,7 @@ class Tools:
                 bound += len(mine)
                 osig = signals.ShardSignals(o.shard)
                 theirs = rankplace.exact_first(rank.rerank(mine, osig, add=False), osig.exact_names(query, mine))
+                theirs = rankplace.named_first(theirs, osig.named_in(query, mine), osig)
                 if located:
                     theirs = rankplace.frames_first(theirs, [f for f in located if f.shard is o.shard])
                 lists.append((theirs, o.shard, None))

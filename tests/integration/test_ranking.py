@@ -295,6 +295,22 @@ def test_a_note_matching_on_common_words_stays_below_code_that_matches_better(le
         tools.close()
 
 
+def test_a_definition_a_prose_query_names_comes_first(ledger, tmp_path):
+    """A symptom that names a function (``rate_of``) in its prose puts that function first, as a
+    one-identifier query puts its exact match first: here a note about the audit trail had lifted
+    audit.py above it. A word that only looks like an identifier names no folder, note or change."""
+    tools, s = _open_copy(ledger, tmp_path)
+    try:
+        tools.remember(s, "rca", "Fix crash when the audit trail is empty: record() appended None.",
+                       about=["ledger/audit.py"])
+        items = tools.search(s, "the audit trail is empty when convert is called with rate_of missing", page_size=4).items
+        assert (items[0].path, items[0].qualname) == ("ledger/currency.py", "rate_of")
+        assert items[0].why.startswith("named in the query")
+        assert not any(i.why.startswith("named") for i in tools.search(s, "fix rates in ledger/v2", page_size=5).items)
+    finally:
+        tools.close()
+
+
 _FILLER = "".join(f"    step_{i} = cart.get('item_{i}', 0) * 2\n" for i in range(60))
 PRICING = f'''"""Pricing of a cart."""
 
