@@ -20,6 +20,8 @@ from stratum.codetokens import is_identifier
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
 from stratum.warm import NO_TIME
 
+MAX_NAMED = 3       # definitions a prose query may name at once (more: its names are too common to point)
+
 _WORDS = {("imports", True): "imported by", ("imports", False): "imports",      # (edge kind, outgoing)
           ("tests", True): "tested by", ("tests", False): "tests"}
 _NOTE_KINDS = frozenset(S.NOTE_KINDS)
@@ -234,7 +236,8 @@ class ShardSignals:
         if is_identifier(query):
             return {}
         kind = self.kind_of
-        return {c.id: c.row for c in candidates if "name" in c.sources and c.row >= 0 and kind(c.row) in CODE_ITEM_KINDS}
+        named = {c.id: c.row for c in candidates if "name" in c.sources and c.row >= 0 and kind(c.row) in CODE_ITEM_KINDS}
+        return named if len(named) <= MAX_NAMED else {}     # "fix __init__ of Cart": every __init__ is no pointer
 
     def kind_of(self, row: int) -> str:
         """The node kind of a shard row (memoised with its hit)."""

@@ -307,6 +307,9 @@ def test_a_definition_a_prose_query_names_comes_first(ledger, tmp_path):
         assert (items[0].path, items[0].qualname) == ("ledger/currency.py", "rate_of")
         assert items[0].why.startswith("named in the query")
         assert not any(i.why.startswith("named") for i in tools.search(s, "fix rates in ledger/v2", page_size=5).items)
+        # a sentence naming more definitions than MAX_NAMED points at none of them
+        many = tools.search(s, "rate_of, summary_header, parse_row and monthly_summary all break", page_size=8).items
+        assert not any(i.why.startswith("named") for i in many)
     finally:
         tools.close()
 
