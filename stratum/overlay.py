@@ -40,7 +40,7 @@ from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import InvalidArgument, ModelUnavailable, NotFound
 from stratum.noteindex import NoteIndex
-from stratum.notethreads import background, stop_requested
+from stratum.notethreads import background, searching, stop_requested, yield_to_searches
 from stratum.notevectors import decode_vector, encode_vector
 from stratum.noteview import NoteView
 from stratum.rankinfos import RankInfos
@@ -51,6 +51,7 @@ EMBED_BATCH = 64
 WARM_INLINE = 64            # newly indexed notes whose ranking facts the syncing search computes itself
 WARM_BATCH = 8              # the rest: this many per step on a background thread (~0.6 ms), then a pause
 WARM_PAUSE_S = 0.001
+WARM_YIELD_S = 0.02         # the longest it waits for running searches before its next note
 QUARANTINED = "quarantined"
 READ_REFRESH_S = 0.05      # reads see other processes' notes within this long
 
@@ -271,12 +272,14 @@ class NotesOverlay:
             return
 
         def run():
-            for i in range(0, len(rest), WARM_BATCH):
+            for i, nid in enumerate(rest, 1):
                 if stop_requested():
                     return
-                for nid in rest[i:i + WARM_BATCH]:
-                    self.rank_infos.get(nid)      # as this thread's identity sees it; a note it may not see is left
-                time.sleep(WARM_PAUSE_S)          # a search waiting for the GIL gets it here
+                self.rank_infos.get(nid)          # as this thread's identity sees it; a note it may not see is left
+                if i % WARM_BATCH == 0 or searching.n:
+                    # a search waiting for the GIL gets it here; beside a running search one note
+                    # a step, after waiting up to WARM_YIELD_S for it (a busy server still gets there)
+                    yield_to_searches(WARM_PAUSE_S, WARM_YIELD_S)
 
         background(run, name="stratum-note-warm")
 
