@@ -36,28 +36,20 @@ repositories' own past only: stores at an earlier commit C' (flask and werkzeug 
 2015-01-01), 545 commits between C' and the evaluation index commit C, coordinate ascent over a grid
 maximising file MRR; nothing after C is read (docs/bench/retrieval.md). ``mined`` (0.25) and
 ``changes`` (1.5) were refitted for the default day-one memory (fixes + changes) on the mean MRR of
-the day-one and all-memories conditions (past 0.629 -> 0.663); on the evaluation window (600 tasks)
-day one reaches file MRR 0.636 vs 0.493 for text alone (+0.143; mined fixes only: +0.027), all
-memories 0.628. On that past, co-change barely moves MRR (0.05 is within 0.001 of 0: it is kept
-small, so it re-orders little). ``file_text`` (1.0) was fitted the same way (grid 0-2): on the past
-it lifts Acc@5 (day one 0.807 -> 0.835, all 0.815 -> 0.828) with MRR flat (0.670 -> 0.669,
-0.656 -> 0.662); on the evaluation window +0.003-0.007 Acc@5 (within noise). History priors per
+the day-one and all-memories conditions (past 0.629 -> 0.663). On that past, co-change barely moves
+MRR (0.05 is within 0.001 of 0: kept small, it re-orders little). ``file_text`` (1.0) was fitted the
+same way (grid 0-2): on the past it lifts Acc@5 (day one 0.807 -> 0.835) with MRR flat. The
+evaluation window's tables are in docs/bench/retrieval.md. History priors per
 file (change and fix counts, recency-decayed: BugLocator-style), test-file rules, other note
 weightings and learned (pairwise, listwise) combinations were measured on the same past by
-``benchmarks/rank_diagnosis.py`` and not adopted: within noise, or worse held out
-(docs/bench/retrieval.md).
+``benchmarks/rank_diagnosis.py`` and not adopted: within noise, or worse held out (same doc).
 Every ranked entry carries ``why``: the signals that put it there, short enough for an agent (it
 counts in the item's tokens: a plain text hit says "text"; scores are in the item's own field).
 Items (``rerank``): a file's best item carries the file's lift, but an agent note about a function,
 class or method lends its share to that symbol's item, added if the text list lacks it
 (``stratum.ranksymbols``; file scores are the same). An active agent note stays above the files it
-lifts, and the one the query matches best of all (its own words, say) stays first; but no agent note
-ranks above a code item of another file whose own text score beats the note's (``_below_better_code``):
-a note's evidence counts among the code it out-matches, not over it. RRF gives the top of the notes' lists a
-full score whatever they share with the query, and notes written from fix subjects share "fix",
-"error", "test" with most queries: such a note stood first, its files lifted above the function the
-query names (memory_transfer on the pasts, 176 fixes: 12 ranked better and 3 worse than without the
-rule, MRR 0.564 -> 0.567).
+lifts, and the one the query matches best of all (its own words, say) stays first; but none ranks
+above code of another file that the query's text matches better (``stratum.ranknotes``).
 """
 
 from __future__ import annotations
@@ -71,6 +63,7 @@ from datetime import datetime
 from typing import NamedTuple, Protocol, Sequence, cast
 
 from stratum import schema as S
+from stratum.ranknotes import below_better_code
 from stratum.ranksymbols import EPS, lend_to_symbols, symbol_shares
 from stratum.rankwhy import (WHY_REASONS, Ranked, RankedFile,     # the outputs live with the words of their why
                              co_reasons, file_text_reasons, graph_reasons, note_reasons, symbol_reasons)
@@ -510,10 +503,8 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     seen_files: dict[str, int] = {}     # path -> its best or added item's position (ranksymbols edits it)
     at: list[int] = []                  # the positions of the code items of symbols in ``lifts``
     whys: dict = {}             # (plain why, standing's why) -> a note's why
-    agent_at: list[int] = []    # the positions of the agent notes' items (_below_better_code)
-    code_at: list[int] = []     # and of the code items
-    agent_t: list[float] = []   # their text scores
-    code_t: list[float] = []
+    agent_at, agent_t = [], []  # the agent notes' positions and text scores (ranknotes.below_better_code)
+    code_at, code_t = [], []    # the code items'
     of = {AGENT: weights.notes, MINED: weights.mined, CHANGES: weights.changes}     # Weights.of, as a look
     for c, h, st in zip(candidates, hits, stands):
         if st is not None:
@@ -585,7 +576,7 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
         if best >= out[0].score:
             out[0].score = best * (1 + 1e-6)
     if agent_at and code_at:
-        _below_better_code(out, hits, agent_at, agent_t, code_at, code_t)
+        below_better_code(out, hits, agent_at, agent_t, code_at, code_t)
     if tail:
         # a node both added and in the tail: once (the candidates' own items, first in out, are not added)
         added = {r.id for r in islice(out, len(candidates), None) if r.added}.union(taken)
@@ -598,38 +589,6 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     out.sort(key=_ID)
     out.sort(key=_SCORE, reverse=True)
     return out[:limit] if limit is not None else out
-
-
-def _below_better_code(out: list[Ranked], hits: Sequence[Hit], notes: list[int], tn: list[float],
-                       code: list[int], tc: list[float]) -> None:
-    """Each agent note's item (``notes``: positions in ``out``, whose first entries are the
-    candidates' items in order; ``tn``: their text scores) at most just below every code item
-    (``code``, ``tc`` likewise) of another file whose text score beats the note's: lent evidence and
-    the lead of its files may raise a note among the code it out-matches and above the code it is
-    about, never over other code the query matches better. One merge of the two lists, best text
-    first (the fused order they come in; sorted when a caller's is not): ~0.01 ms a search."""
-    if tn != sorted(tn, reverse=True) or tc != sorted(tc, reverse=True):      # reverse sorts are stable
-        ns = sorted(zip(tn, notes), key=_FIRST, reverse=True)
-        cs = sorted(zip(tc, code), key=_FIRST, reverse=True)
-        tn, notes = [t for t, _ in ns], [i for _, i in ns]
-        tc, code = [t for t, _ in cs], [j for _, j in cs]
-    low, at = math.inf, -1                  # the lowest item among the code that beats the note
-    k, m = 0, len(code)
-    for i, t in zip(notes, tn):
-        while k < m and tc[k] > t:          # ties do not beat it
-            s = out[code[k]].score
-            if s < low:
-                low, at = s, code[k]
-            k += 1
-        r = out[i]
-        if not k or r.score < low:          # below all of that code already (the cap is >= low)
-            continue
-        cap = low
-        mine = cast(tuple, hits[i].facts)[3]     # its files: their code does not hold it down
-        if hits[at].file in mine:
-            cap = min((out[j].score for j in code[:k] if hits[j].file not in mine), default=math.inf)
-        if r.score >= cap:
-            r.score = cap * (1 - 1e-6)
 
 
 def candidates_of(items) -> list[Candidate]:

@@ -14,9 +14,7 @@ before anything uses them; the caller is ``stratum.identity.current()``.
 
 from __future__ import annotations
 
-import functools
 import secrets
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from stratum import rank, rankplace, signals
@@ -33,41 +31,15 @@ from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_
                             check_kinds, check_len, check_list, check_page, echo, plain_name)
 from stratum.branchview import BranchView, StoreOverlay, depth_first
 from stratum.memory import Memory, Target, file_id
-from stratum.notethreads import searching
 from stratum.overlay import NotesOverlay
 from stratum.policies import policy_by_name
 from stratum.sessions import MAX_SESSIONS, MAX_SESSIONS_PER_IDENTITY, SESSION_TTL, Session, SessionRegistry
 from stratum.shard import Shard, ShardSet
+from stratum.toolspec import _SPECS, ToolSpec, tool
 
 DEFAULT_BUDGET = 32000
 MAX_OVERLAYS_LOADED = 32     # overlay shards kept for new sessions (a session keeps its own; oldest dropped)
 STATUS_ENTRIES = 50         # working-set entries listed by status (best S(v) first; entries_total counts all)
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    name: str
-    writes: bool            # False: never changes anything (MCP read-only hint)
-    agent: bool = True      # one of the agent tools (session management is not)
-
-
-_SPECS: list[ToolSpec] = []
-
-
-def tool(*, writes: bool, agent: bool = True):
-    """Mark a ``Tools`` method as a tool (definition order is the tools' order). A reading tool runs
-    as a search in flight (``notethreads.searching``): background note work waits between its steps."""
-    def mark(fn):
-        _SPECS.append(ToolSpec(fn.__name__, writes, agent))
-        if writes:
-            return fn
-
-        @functools.wraps(fn)
-        def read(*args, **kwargs):
-            with searching:
-                return fn(*args, **kwargs)
-        return read
-    return mark
 
 
 class Tools:
