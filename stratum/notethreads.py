@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+import time
 from typing import Any
 
 _STOP = threading.Event()               # set at exit: background loops check it between steps
@@ -59,8 +60,6 @@ searching = _InFlight()     # ``with searching:`` around a search; ``searching.n
 def yield_to_searches(pause: float, most: float = 1.0) -> None:
     """Sleep ``pause`` seconds, and on while searches run (at most ``most`` seconds in all: a
     server never idle still gets its background work done)."""
-    import time
-
     end = time.monotonic() + most
     time.sleep(pause)
     while searching.n and time.monotonic() < end and not _STOP.is_set():

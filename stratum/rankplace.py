@@ -42,6 +42,11 @@ def _put_first(ranked: list[Ranked], found: list[tuple[str, int, str]],
     return ranked
 
 
+def _above_text(_i: int, s: float | None) -> float:
+    """An exact or named match's score: EXACT_NAME over its own (above every fused score)."""
+    return EXACT_NAME if s is None else s + EXACT_NAME
+
+
 def exact_first(ranked: list[Ranked], exact: dict[str, int]) -> list[Ranked]:
     """An identifier query's exact matches (``exact``: id -> row, ``ShardSignals.exact_names``) go
     first, ahead of the files other memories lift (a test file whose 13 symbols mention converters
@@ -49,8 +54,7 @@ def exact_first(ranked: list[Ranked], exact: dict[str, int]) -> list[Ranked]:
     found by its name) is added. Their score gains EXACT_NAME."""
     if not exact:
         return ranked
-    return _put_first(ranked, [(nid, row, "exact name") for nid, row in exact.items()],
-                      lambda i, s: EXACT_NAME if s is None else s + EXACT_NAME)
+    return _put_first(ranked, [(nid, row, "exact name") for nid, row in exact.items()], _above_text)
 
 
 def named_first(ranked: list[Ranked], named: dict[str, int], signals: Signals) -> list[Ranked]:
@@ -66,7 +70,7 @@ def named_first(ranked: list[Ranked], named: dict[str, int], signals: Signals) -
     if ranked and _leading_note(ranked, signals) is not None and ranked[0].id not in named:
         top = ranked[0].score
         return _put_first(ranked, found, lambda i, _s: top * (1 - 1e-6 * (i + 1)))
-    return _put_first(ranked, found, lambda i, s: EXACT_NAME if s is None else s + EXACT_NAME)
+    return _put_first(ranked, found, _above_text)
 
 
 def _leading_note(ranked: list[Ranked], signals: Signals):

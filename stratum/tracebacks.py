@@ -19,6 +19,7 @@ the repository (the standard library, other packages) find no file and are left 
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, NamedTuple
 from weakref import WeakKeyDictionary
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
     from stratum.shard import Shard
 
 Place = tuple["Shard", int]     # (shard, row) of a file
+Spot = tuple[int, int]          # (which of the shards the tails were made from, row): FileTails keeps no shard,
+                                # as a value in a WeakKeyDictionary keyed by its shard would keep that alive
 
 MAX_FRAMES = 32          # a query is at most 2,000 characters; a frame is ~80: every frame it can hold
 
@@ -89,23 +92,24 @@ class FileTails:
     indexed file, and what comes before it in the repository must not be a package itself (the
     standard library's ``json/__init__.py`` is not ``src/flask/json/__init__.py``)."""
 
-    def __init__(self, files: Iterable[tuple[str, "Shard", int]]):
-        self.by_name: dict[str, list[tuple[list[str], Place]]] = {}
+    def __init__(self, files: Iterable[tuple[str, int, int]]):
+        self.by_name: dict[str, list[tuple[list[str], Spot]]] = {}
         self.packages: set[str] = set()         # folders holding an __init__.py
-        for p, sh, r in files:
+        for p, k, r in files:
             if p:
                 segs = p.split("/")
-                self.by_name.setdefault(segs[-1], []).append((segs, (sh, r)))
+                self.by_name.setdefault(segs[-1], []).append((segs, (k, r)))
                 if segs[-1] == "__init__.py":
                     self.packages.add("/".join(segs[:-1]))
 
     def row_of(self, path: str) -> int | None:
-        """The file row (in the shard these tails were made from) that ``place_of`` finds."""
+        """The file row (in the one shard these tails were made from) that ``place_of`` finds."""
         got = self.place_of(path)
         return None if got is None else got[1]
 
-    def place_of(self, path: str) -> Place | None:
-        """(shard, row) of the file whose path ends with the longest tail of ``path`` (None: none, or a tie)."""
+    def place_of(self, path: str) -> Spot | None:
+        """(which shard, row) of the file whose path ends with the longest tail of ``path`` (None:
+        none, or a tie); which: 0 the base, 1 a branch's overlay (``tails``)."""
         segs = [s for s in path.replace("\\", "/").split("/") if s and s != "."]
         lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
         if lib >= 0:
@@ -127,10 +131,10 @@ class FileTails:
                 tie = True
         return None if tie else best
 
-    def _exact(self, tail: list[str]) -> Place | None:
+    def _exact(self, tail: list[str]) -> Spot | None:
         return next((r for c, r in self.by_name.get(tail[-1], ()) if c == tail), None) if tail else None
 
-    def _from_root(self, tail: list[str]) -> Place | None:
+    def _from_root(self, tail: list[str]) -> Spot | None:
         """The one file whose path is ``<a folder that is no package>/<tail>``."""
         if not tail:
             return None
@@ -141,12 +145,13 @@ class FileTails:
 
 
 _TAILS: "WeakKeyDictionary[Shard, FileTails]" = WeakKeyDictionary()
-_VIEW_TAILS: "WeakKeyDictionary[Shard, tuple[Shard, FileTails]]" = WeakKeyDictionary()     # overlay shard -> (base, tails)
+# overlay shard -> (its base, weakly, and the tails of the two)
+_VIEW_TAILS: "WeakKeyDictionary[Shard, tuple[weakref.ref, FileTails]]" = WeakKeyDictionary()
 
 
-def _files(sh: "Shard") -> list[tuple[str, "Shard", int]]:
+def _files(sh: "Shard", which: int = 0) -> list[tuple[str, int, int]]:
     rows = pc.indices_nonzero(pc.equal(sh.col("kind").array, "file")).to_numpy()
-    return [(p, sh, r) for p, r in zip(sh.col("path").array.take(rows).to_pylist(), rows.tolist())]
+    return [(p, which, r) for p, r in zip(sh.col("path").array.take(rows).to_pylist(), rows.tolist())]
 
 
 def tails(sh: "Shard", overlay: "StoreOverlay | None" = None) -> FileTails:
@@ -161,10 +166,18 @@ def tails(sh: "Shard", overlay: "StoreOverlay | None" = None) -> FileTails:
             got = _TAILS[sh] = FileTails(_files(sh))
         return got
     held = _VIEW_TAILS.get(overlay.shard)
-    if held is None or held[0] is not sh:
+    if held is None or held[0]() is not sh:
         kept = [f for f in _files(sh) if f[0] not in overlay.hidden_paths]
-        held = _VIEW_TAILS[overlay.shard] = (sh, FileTails(kept + _files(overlay.shard)))
+        held = _VIEW_TAILS[overlay.shard] = (weakref.ref(sh), FileTails(kept + _files(overlay.shard, 1)))
     return held[1]
+
+
+def _place(spot: Spot | None, sh: "Shard", overlay: "StoreOverlay | None") -> Place | None:
+    """A ``place_of`` answer as (shard, row): 0 is ``sh``, 1 its ``overlay``'s shard."""
+    if spot is None:
+        return None
+    src = overlay.shard if spot[0] and overlay is not None and overlay.shard is not None else sh
+    return src, spot[1]
 
 
 def _named_in(sh: "Shard", file_row: int, name: str, line: int) -> int | None:
@@ -193,7 +206,8 @@ def printed_in_view(shards: list["Shard"], view: "BranchView", target: str) -> P
     for sh in shards:
         if sh.resolve(target) is not None:
             return None
-        got = tails(sh, view.of(sh)).place_of(target)
+        o = view.of(sh)
+        got = _place(tails(sh, o).place_of(target), sh, o)
         if got is not None:
             return got
     return None
@@ -215,7 +229,7 @@ def locate(sh: "Shard", fs: list[Frame], overlay: "StoreOverlay | None" = None) 
     t = tails(sh, overlay)
     out: dict[str, Located] = {}
     for i, f in enumerate(fs):
-        got = t.place_of(f.path)
+        got = _place(t.place_of(f.path), sh, overlay)
         if got is None:
             continue
         src, row = got

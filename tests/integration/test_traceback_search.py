@@ -122,3 +122,22 @@ def test_get_takes_a_path_as_the_traceback_printed_it(tools):
     assert t.get(s, "/home/me/work/shop/src/shop/cart.py", "summary").items[0].path == "src/shop/cart.py"
     with pytest.raises(NotFound):           # the standard library's json is not the shop's json package
         t.get(s, "/usr/lib/python3.11/json/__init__.py", "summary")
+
+
+def test_the_path_tails_do_not_keep_a_released_shard_alive(tools):
+    """A shard's tails are cached per shard (weakly, so an old version is freed after a reload): they
+    must hold no reference to the shard itself, or the cache would keep every version ever read."""
+    import gc
+    import weakref
+
+    from stratum.shard import Shard
+    from stratum.store import Store
+    from stratum.tracebacks import tails
+
+    t, _ = tools
+    sh = Shard(Store(next(iter(t.memory)).store.root))
+    assert tails(sh).row_of("/srv/venv/lib/python3.11/site-packages/shop/prices.py") is not None
+    gone = weakref.ref(sh)
+    del sh
+    gc.collect()
+    assert gone() is None
