@@ -314,7 +314,8 @@ def response_from_proto(msg: Message) -> Response:
 
 # Longest value of each request string field (the tools check again; these are the cheap bounds at the
 # door). Fields not named here get MAX_TARGET_CHARS, except a note's text (the note rules own it).
-_FIELD_LIMITS = {"session": limits.MAX_SESSION_ID_CHARS, "query": limits.MAX_QUERY_CHARS,
+_FIELD_LIMITS = {"session": limits.MAX_SESSION_ID_CHARS, "query": limits.MAX_TRACEBACK_CHARS,    # search says
+                 # which: a query up to MAX_QUERY_CHARS, a pasted traceback up to this
                  "page_token": limits.MAX_PAGE_TOKEN_CHARS, "author": limits.MAX_NAME_CHARS,
                  "model": limits.MAX_NAME_CHARS}
 _UNBOUNDED = {"text"}

@@ -11,6 +11,8 @@ from typing import Any
 from stratum.errors import InvalidArgument
 
 MAX_QUERY_CHARS = 2000        # search text (a paragraph; longer queries dilute BM25 and the vector)
+MAX_TRACEBACK_CHARS = 32000   # a search query that is a pasted traceback (a whole pytest failure is often
+                              # 3-10 KB): its frames are read, its text lists read ``tracebacks.condensed``
 MAX_TARGET_CHARS = 1024       # a node id, path or path::Qualified.name
 MAX_TARGETS = 64              # targets in one call (focus, about)
 MAX_SESSION_ID_CHARS = 64     # server-issued ids are 32 hex characters
@@ -70,6 +72,7 @@ def check_kinds(what: str, values: Any, allowed: tuple[str, ...]) -> list[str]:
     return values
 
 
-__all__ = ["MAX_QUERY_CHARS", "MAX_TARGET_CHARS", "MAX_TARGETS", "MAX_SESSION_ID_CHARS", "MAX_NAME_CHARS",
+__all__ = ["MAX_QUERY_CHARS", "MAX_TRACEBACK_CHARS", "MAX_TARGET_CHARS", "MAX_TARGETS", "MAX_SESSION_ID_CHARS",
+           "MAX_NAME_CHARS",
            "MAX_PAGE_SIZE", "MAX_PAGE_TOKEN_CHARS", "ECHO_CHARS", "echo", "check_len", "check_page", "check_list",
            "check_kinds", "plain_name"]

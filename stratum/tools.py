@@ -28,6 +28,7 @@ from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
 from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
 from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
+                            MAX_TRACEBACK_CHARS,
                             check_kinds, check_len, check_list, check_page, echo, plain_name)
 from stratum.branchview import BranchView, StoreOverlay, depth_first
 from stratum.memory import Memory, Target, file_id
@@ -223,11 +224,19 @@ class Tools:
         dotted paths work). Filters: kinds (file, class, function, method, rca, failure, insight;
         mined from history: fix, change), path_prefix, language. Notes written by earlier sessions
         rank with the code. A pasted traceback's frames (File "...", line N, in f; path:N) put the
-        code they name first."""
+        code they name first; a whole pasted failure may be up to 32,000 characters (the text
+        search then reads its error lines and the frames' function names)."""
         s = self._session(session)
-        query = check_len("query", query, MAX_QUERY_CHARS).strip()
+        query = check_len("query", query, MAX_TRACEBACK_CHARS).strip()
         if not query:
             raise InvalidArgument("query is empty")
+        found = TB.frames(query)    # a pasted traceback's (most queries: no regex pass)
+        text = query                # what the text lists read
+        if len(query) > MAX_QUERY_CHARS:        # a whole pasted failure: its frames, error lines and names
+            text = TB.condensed(query, found, MAX_QUERY_CHARS)
+            if not text:
+                raise InvalidArgument(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS} "
+                                      f"(a pasted traceback may be up to {MAX_TRACEBACK_CHARS})")
         kinds = check_kinds("kind", kinds, S.NODE_KINDS)
         path_prefix = check_len("path_prefix", path_prefix, MAX_TARGET_CHARS)
         while path_prefix.startswith("./"):      # repo-relative as `get` takes it (it matched nothing)
@@ -243,11 +252,11 @@ class Tools:
         exact, bound = True, 0
         view = s.view
         # a pasted traceback: its frames' definitions first (stratum.tracebacks; not under a filter)
-        frames = TB.frames(query) if not (kinds or path_prefix or language) else []
+        frames = found if not (kinds or path_prefix or language) else []
         for sh in self.memory:
             ov = self.memory.overlay(sh)
             # the whole fused list (rank.DEEP), so every page is cut from the same memory-steered order
-            page = sh.warm.search(query, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
+            page = sh.warm.search(text, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
                                   limit=max(want, rank.DEEP), offset=0, extra_docs=ov.search_docs())
             exact = exact and page.total_is_exact
             bound += page.total_or_lower_bound
@@ -266,8 +275,8 @@ class Tools:
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
             ranked = rank.rerank(live, sig, add=not (kinds or path_prefix or language))   # items as candidates
             # `IntegerConverter`, `werkzeug.utils.redirect`: that node first
-            ranked = rankplace.exact_first(ranked, sig.exact_names(query, live, dotted=not (kinds or path_prefix or language)))
-            ranked = rankplace.named_first(ranked, sig.named_in(query, live), sig)     # "fix parse_row on ...": parse_row
+            ranked = rankplace.exact_first(ranked, sig.exact_names(text, live, dotted=not (kinds or path_prefix or language)))
+            ranked = rankplace.named_first(ranked, sig.named_in(text, live), sig)     # "fix parse_row on ...": parse_row
             ranked = rankplace.note_then_code(ranked, sig)     # a leading agent note: the code it names next
             o = view.of(sh) if view is not None else None
             # the frames' files as the session sees them: a changed file's frame is its branch version
@@ -278,12 +287,12 @@ class Tools:
                 ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
             lists.append((ranked, sh, ov))
             if o is not None and o.shard is not None:
-                mine = view.search_overlay(sh, query, kinds=tuple(kinds), path_prefix=path_prefix,
+                mine = view.search_overlay(sh, text, kinds=tuple(kinds), path_prefix=path_prefix,
                                            language=language, limit=max(want, rank.DEEP), offset=0)
                 bound += len(mine)
                 osig = signals.ShardSignals(o.shard)
-                theirs = rankplace.exact_first(rank.rerank(mine, osig, add=False), osig.exact_names(query, mine))
-                theirs = rankplace.named_first(theirs, osig.named_in(query, mine), osig)
+                theirs = rankplace.exact_first(rank.rerank(mine, osig, add=False), osig.exact_names(text, mine))
+                theirs = rankplace.named_first(theirs, osig.named_in(text, mine), osig)
                 if located:
                     theirs = rankplace.frames_first(theirs, [f for f in located if f.shard is o.shard])
                 lists.append((theirs, o.shard, None))

@@ -36,7 +36,8 @@ Place = tuple["Shard", int]     # (shard, row) of a file
 Spot = tuple[int, int]          # (which of the shards the tails were made from, row): FileTails keeps no shard,
                                 # as a value in a WeakKeyDictionary keyed by its shard would keep that alive
 
-MAX_FRAMES = 32          # a query is at most 2,000 characters; a frame is ~80: every frame it can hold
+MAX_FRAMES = 32          # the innermost frames read (a recursion prints hundreds of the same few)
+MAX_ERROR_LINE = 300     # characters of one error line in ``condensed`` (a repr can be a whole object)
 
 _PATH = r"(?:[A-Za-z]:)?[\w.~/\\@+-]*[\w-]\.[A-Za-z]\w{0,5}"
 _PY = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d{{1,7}})(?:, in (?P<func>[\w<>.]+))?')
@@ -54,9 +55,9 @@ class Frame:
 
 
 def frames(query: str) -> list[Frame]:
-    """The frames a query holds, innermost first: Python and pytest print the innermost frame last,
-    a JavaScript (V8) stack prints it first (``at f (path:L:C)``, ``at path:L:C``). A place printed
-    twice counts once, at its innermost."""
+    """The frames a query holds, innermost first (at most MAX_FRAMES): Python and pytest print the
+    innermost frame last, a JavaScript (V8) stack prints it first (``at f (path:L:C)``, ``at
+    path:L:C``). A place printed twice counts once, at its innermost."""
     if ":" not in query and "line " not in query:      # most queries: no regex pass
         return []
     last_first: list[tuple[int, Frame]] = []           # Python, pytest, bare places: printed outermost first
@@ -82,6 +83,36 @@ def frames(query: str) -> list[Frame]:
     for f in ordered:
         out.setdefault((f.path, f.line), f)
     return list(out.values())[:MAX_FRAMES]
+
+
+# an exception line: Python's `KeyError: 'pear'`, `shop.errors.OutOfStock: ...`, pytest's `E   KeyError: ...`
+# and `E   assert 1 == 2`, JavaScript's `TypeError: Cannot read ...` (spaces and tabs only before it: `\s*`
+# would read on over the next lines, quadratic in a paste of blank lines)
+_ERROR_LINE = re.compile(r"^(?:E[ \t]+(?P<e>\S.*)|[ \t]*(?P<x>(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|"
+                         r"Interrupt|Fault|Failure)\b.*))$", re.M)
+
+
+def condensed(query: str, found: list[Frame], limit: int) -> str:
+    """What the text lists read of a traceback pasted whole (longer than a query may be, ``limit``
+    characters): the innermost frames' function names (a frame naming none: its file's name), then its error lines (the exception, pytest's
+    ``E`` lines) in printed order, the last ones kept when not all fit. A whole pytest failure is
+    mostly frame lines and echoed source, and the embedding model reads only its first ~256 word
+    pieces: the outermost frames."""
+    funcs = " ".join(dict.fromkeys(_named(f) for f in found))
+    room = limit - len(funcs)
+    kept: dict[str, int] = {}
+    for m in reversed(list(_ERROR_LINE.finditer(query))):
+        line = (m.group("e") or m.group("x")).strip()[:MAX_ERROR_LINE]
+        if line not in kept and len(line) + 1 <= room:
+            kept[line] = m.start()
+            room -= len(line) + 1
+    return "\n".join([funcs, *sorted(kept, key=kept.__getitem__)] if funcs else sorted(kept, key=kept.__getitem__))
+
+
+def _named(f: Frame) -> str:
+    if f.func and not f.func.startswith("<"):
+        return f.func.rsplit(".", 1)[-1]
+    return f.path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 class FileTails:
@@ -248,4 +279,4 @@ def locate(sh: "Shard", fs: list[Frame], overlay: "StoreOverlay | None" = None) 
     return list(out.values())
 
 
-__all__ = ["Frame", "Located", "frames", "FileTails", "tails", "locate", "printed_in_view", "MAX_FRAMES"]
+__all__ = ["Frame", "Located", "frames", "condensed", "FileTails", "tails", "locate", "printed_in_view", "MAX_FRAMES", "MAX_ERROR_LINE"]

@@ -213,6 +213,11 @@ def test_bad_requests_get_the_right_status_and_a_clear_message(running, client, 
     long_query = "price " * (MAX_QUERY_CHARS // 5)
     err = _rpc_error(stub.Search, pb.SearchRequest(session=session, query=long_query), timeout=30)
     assert err.code() == grpc.StatusCode.INVALID_ARGUMENT and str(MAX_QUERY_CHARS) in err.details()
+    # a whole pasted traceback may be longer than a query (its frames and error lines are read)
+    pasted = "".join(f'  File "/usr/lib/python3.11/shop_runner.py", line {i}, in run\n' for i in range(60)) + \
+        "KeyError: 'pear'\n"
+    assert len(pasted) > MAX_QUERY_CHARS
+    assert stub.Search(pb.SearchRequest(session=session, query=pasted, page_size=3), timeout=30).items
 
     huge = "x" * (2 << 20)                         # over the 1 MiB request limit: refused by gRPC
     err = _rpc_error(stub.Search, pb.SearchRequest(session=session, query=huge), timeout=30)

@@ -141,3 +141,21 @@ def test_the_path_tails_do_not_keep_a_released_shard_alive(tools):
     del sh
     gc.collect()
     assert gone() is None
+
+
+def test_a_whole_pytest_failure_longer_than_a_query_is_read(tools):
+    """An agent pastes the whole failure pytest printed (often 3-10 KB, over the 2,000 characters a
+    query may hold): its frames still lead, and a long text that is no traceback is still refused."""
+    from stratum.errors import InvalidArgument
+    from stratum.limits import MAX_QUERY_CHARS
+
+    t, s = tools
+    noise = "".join(f'  File "/usr/lib/python3.11/unittest/case.py", line {100 + i}, in run\n'
+                    f"    result = self._outcome.run(testMethod, self, {'x' * 40})\n" for i in range(30))
+    failure = ("=" * 30 + " FAILURES " + "=" * 30 + "\n" + noise + TRACE + "\n-- captured log --\n" + "debug line\n" * 50)
+    assert len(failure) > 2 * MAX_QUERY_CHARS
+    items = t.search(s, failure, page_size=5).items
+    assert [_name(i) for i in items[:2]] == ["src/shop/prices.py::unit_price", "src/shop/cart.py::Cart.total"]
+    assert items[0].why.startswith("traceback frame: src/shop/prices.py")
+    with pytest.raises(InvalidArgument, match=f"the limit is {MAX_QUERY_CHARS}"):
+        t.search(s, "price of a pear " * 200)

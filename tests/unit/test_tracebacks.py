@@ -43,3 +43,18 @@ def test_no_frames_in_plain_words_urls_or_times():
 def test_a_place_printed_twice_counts_once_at_its_innermost():
     q = 'File "a.py", line 3, in f\nFile "b.py", line 9, in g\nFile "a.py", line 3, in f'
     assert frames(q) == [Frame("a.py", 3, "f"), Frame("b.py", 9, "g")]
+
+
+def test_a_whole_failure_condenses_to_its_names_and_error_lines():
+    from stratum.tracebacks import condensed
+
+    q = ("    def test_total():\n>       assert cart.total() == 1\n\nsrc/shop/cart.py:18: in total\n"
+         "    return sum(unit_price(s) * q for s, q in self.lines)\nsrc/shop/prices.py:8: in unit_price\n"
+         "    return PRICES[sku]\nE   KeyError: 'pear'\n\nDuring handling of the above exception\n"
+         "shop.errors.OutOfStockError: pear is gone\n")
+    assert condensed(q, frames(q), 2000) == "unit_price total\nKeyError: 'pear'\nshop.errors.OutOfStockError: pear is gone"
+    # when not every error line fits, the last ones printed are kept (the exception raised last)
+    assert condensed(q, frames(q), 60) == "unit_price total\nshop.errors.OutOfStockError: pear is gone"
+    assert condensed("a wall of prose with no traceback in it " * 80, [], 2000) == ""
+    bare = "log line\n" * 300 + "src/shop/prices.py:8\n"       # a frame naming no function: its file's name
+    assert condensed(bare, frames(bare), 2000) == "prices"
