@@ -251,8 +251,8 @@ class Tools:
         lists: list[tuple[list[rank.Ranked], Shard, NotesOverlay | None]] = []
         exact, bound = True, 0
         view = s.view
-        # a pasted traceback: its frames' definitions first (stratum.tracebacks; not under a filter)
-        frames = found if not (kinds or path_prefix or language) else []
+        # a pasted traceback: its frames' definitions first (stratum.tracebacks), those passing the filters
+        frames = found
         for sh in self.memory:
             ov = self.memory.overlay(sh)
             # the whole fused list (rank.DEEP), so every page is cut from the same memory-steered order
@@ -281,6 +281,8 @@ class Tools:
             o = view.of(sh) if view is not None else None
             # the frames' files as the session sees them: a changed file's frame is its branch version
             located = TB.locate(sh, frames, o) if frames else []
+            if located and (kinds or path_prefix or language):
+                located = TB.passing(located, kinds, path_prefix, language)
             if located:
                 ranked = rankplace.frames_first(ranked, [f for f in located if f.shard is sh])
             if view is not None:                    # a hidden file lifted in by co-change or imports

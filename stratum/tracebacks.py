@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, NamedTuple
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 from weakref import WeakKeyDictionary
 
 import pyarrow.compute as pc
@@ -279,4 +279,22 @@ def locate(sh: "Shard", fs: list[Frame], overlay: "StoreOverlay | None" = None) 
     return list(out.values())
 
 
-__all__ = ["Frame", "Located", "frames", "condensed", "FileTails", "tails", "locate", "printed_in_view", "MAX_FRAMES", "MAX_ERROR_LINE"]
+def passing(located: list[Located], kinds: Sequence[str], path_prefix: str, language: str) -> list[Located]:
+    """The frames' definitions a search's filters let through, as its text lists filter rows: kind
+    among ``kinds``, path starting with ``path_prefix``, ``language`` (any case)."""
+    lang = language.lower()
+    out = []
+    for f in located:
+        col = f.shard.col
+        if kinds and col("kind")[f.row] not in kinds:
+            continue
+        if path_prefix and not (col("path")[f.row] or "").startswith(path_prefix):
+            continue
+        if lang and (col("language")[f.row] or "").lower() != lang:
+            continue
+        out.append(f)
+    return out
+
+
+__all__ = ["Frame", "Located", "frames", "condensed", "FileTails", "tails", "locate", "passing", "printed_in_view",
+           "MAX_FRAMES", "MAX_ERROR_LINE"]

@@ -159,3 +159,17 @@ def test_a_whole_pytest_failure_longer_than_a_query_is_read(tools):
     assert items[0].why.startswith("traceback frame: src/shop/prices.py")
     with pytest.raises(InvalidArgument, match=f"the limit is {MAX_QUERY_CHARS}"):
         t.search(s, "price of a pear " * 200)
+
+
+def test_under_a_filter_the_frames_that_pass_it_lead(tools):
+    t, s = tools
+    items = t.search(s, TRACE, path_prefix="src/shop/cart", page_size=3).items
+    assert _name(items[0]) == "src/shop/cart.py::Cart.total" and items[0].why.startswith("traceback frame:")
+    assert all(i.path.startswith("src/shop/cart") for i in items)
+    fns = t.search(s, TRACE, kinds=["function"], page_size=3).items      # unit_price is a function, total a method
+    assert _name(fns[0]) == "src/shop/prices.py::unit_price" and fns[0].why.startswith("traceback frame:")
+    assert all(i.kind == "function" for i in fns)
+    assert t.search(s, TRACE, language="python", page_size=1).items[0].why.startswith("traceback frame:")
+    from stratum.errors import InvalidArgument
+    with pytest.raises(InvalidArgument, match="no code in language"):     # no frame slips past the filter
+        t.search(s, TRACE, language="javascript")
