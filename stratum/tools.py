@@ -305,8 +305,10 @@ class Tools:
         hits = R.merged_head(lists, end + R.HINT_ITEMS)     # only what this page and its hint read
         items = []
         for score, nid, sh, row, holder, why in hits[offset:end]:
-            it = self._item(sh, row, holder.get(nid) if holder is not None else None, "summary", attach=False,
-                            view=view)
+            # a traceback frame's definition is where the agent will work: it carries the notes
+            # earlier sessions left there (what was tried), as `get` of it would
+            it = self._item(sh, row, holder.get(nid) if holder is not None else None, "summary",
+                            attach=why.startswith(TB.FRAME_WHY), view=view)
             it.score = round(float(score), 6)
             it.why = why
             it.tokens += T.count_cached(why)        # the agent reads it: it counts in the budget

@@ -36,6 +36,7 @@ Place = tuple["Shard", int]     # (shard, row) of a file
 Spot = tuple[int, int]          # (which of the shards the tails were made from, row): FileTails keeps no shard,
                                 # as a value in a WeakKeyDictionary keyed by its shard would keep that alive
 
+FRAME_WHY = "traceback frame: "    # how a frame's item says why it leads (search attaches its notes)
 MAX_FRAMES = 32          # the innermost frames read (a recursion prints hundreds of the same few)
 MAX_ERROR_LINE = 300     # characters of one error line in ``condensed`` (a repr can be a whole object)
 
@@ -275,7 +276,7 @@ def locate(sh: "Shard", fs: list[Frame], overlay: "StoreOverlay | None" = None) 
         nid = src.col("id")[at]
         if nid not in out:
             where = f"{path}:{f.line}" + (f" in {f.func}" if f.func else "")
-            out[nid] = Located(i, src, nid, int(at), f"traceback frame: {where}")
+            out[nid] = Located(i, src, nid, int(at), f"{FRAME_WHY}{where}")
     return list(out.values())
 
 
@@ -296,5 +297,5 @@ def passing(located: list[Located], kinds: Sequence[str], path_prefix: str, lang
     return out
 
 
-__all__ = ["Frame", "Located", "frames", "condensed", "FileTails", "tails", "locate", "passing", "printed_in_view",
-           "MAX_FRAMES", "MAX_ERROR_LINE"]
+__all__ = ["FRAME_WHY", "Frame", "Located", "frames", "condensed", "FileTails", "tails", "locate", "passing",
+           "printed_in_view", "MAX_FRAMES", "MAX_ERROR_LINE"]

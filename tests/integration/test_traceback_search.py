@@ -173,3 +173,22 @@ def test_under_a_filter_the_frames_that_pass_it_lead(tools):
     from stratum.errors import InvalidArgument
     with pytest.raises(InvalidArgument, match="no code in language"):     # no frame slips past the filter
         t.search(s, TRACE, language="javascript")
+
+
+def test_a_frame_carries_the_notes_left_on_its_code(tools):
+    """Last in this file: it writes a note to the shared store. An agent that pastes yesterday's
+    traceback sees, on the frame where the error was raised, what was tried there."""
+    t, s = tools
+    before = t.search(s, TRACE, page_size=5).items[0]
+    assert not before.notes
+    t.remember(s, "failure", "Defaulting unknown SKUs to price 0 hid missing prices in the totals; reverted",
+               about=["src/shop/prices.py::unit_price"])
+    items = t.search(s, TRACE, page_size=5).items
+    assert _name(items[0]) == "src/shop/prices.py::unit_price"
+    assert [n["kind"] for n in items[0].notes] == ["failure"] and "Defaulting unknown SKUs" in items[0].notes[0]["line"]
+    from stratum.tokens import count_cached
+    # the note line counts in its tokens (its why grew too: the note lends the function its evidence)
+    assert items[0].tokens - count_cached(items[0].why) == \
+        before.tokens - count_cached(before.why) + items[0].notes[0]["tokens"]
+    plain = t.search(s, "unit price of a sku", page_size=5).items       # no traceback: items carry no notes
+    assert all(not i.notes for i in plain)
