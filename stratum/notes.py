@@ -278,6 +278,21 @@ def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, 
     return note_from_body(uid, body)
 
 
+def identical(known: Mapping[str, Note], kind: str, text: str, targets: list[Target], author: str, *,
+              tags: Iterable[str] = (), supersedes: Iterable[str] = (), branch: str = "") -> Note | None:
+    """An active note of ``author``'s that says the same (kind, text as stored, targets, tags,
+    branch) and already supersedes ``supersedes``, or None. A client retrying a write that timed out,
+    or a script run twice (``make demo``), must not leave two copies of one finding: each copy lends
+    its files the same evidence again and takes another place on a page."""
+    body, nodes, tag_set, old = clean_text(text), sorted(t.node_id for t in targets), sorted(tags), set(supersedes)
+    for n in known.values():
+        if n.author == author and n.kind == kind and n.text == body and n.status == ACTIVE and \
+                n.branch == branch and sorted(t.node_id for t in n.about) == nodes and sorted(n.tags) == tag_set \
+                and old <= set(n.supersedes):
+            return n
+    return None
+
+
 def write_retract(log, note_id: str, *, author: str, reason: str = "", session: str | None = None,
                   note_exists: Callable[[str], bool] | None = None,
                   limits: NoteLimits = NoteLimits(), known: Mapping[str, "Note"] | None = None,
@@ -542,7 +557,7 @@ def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
     return {n["id"]: note_from_node(n) for n in nodes if n.get("kind") in AGENT_NOTE_KINDS}
 
 
-__all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "note_body", "write_note",
+__all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "note_body", "write_note",
            "write_retract", "write_confirm", "note_from_body", "fold", "fold_records", "staleness", "is_orphaned",
            "note_to_records", "note_from_node", "notes_from_nodes", "clean_text", "written_on", "check_may_change",
            "valid_confirmations", "retracted_before", "trusted_authors", "is_quarantined", "trust_of", "provenance",

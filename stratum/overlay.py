@@ -321,7 +321,18 @@ class NotesOverlay:
     def remember(self, *, kind: str, text: str, about: list[str], tags: list[str], supersedes: list[str],
                  author: str, session: str, model: str = "", authenticated: bool = False,
                  scope: NoteScope | None = None) -> str:
-        """``author``/``authenticated`` come from the caller's identity (the tools pass them), never
+        """The note's id (``remember_or_found``'s, without saying which)."""
+        return self.remember_or_found(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
+                                      author=author, session=session, model=model, authenticated=authenticated,
+                                      scope=scope)[0]
+
+    def remember_or_found(self, *, kind: str, text: str, about: list[str], tags: list[str], supersedes: list[str],
+                          author: str, session: str, model: str = "", authenticated: bool = False,
+                          scope: NoteScope | None = None) -> tuple[str, bool]:
+        """Write a note: (its id, True); or (the id of an identical active note of ``author``'s, False),
+        writing nothing (``notes.identical``: a retried or repeated write).
+
+        ``author``/``authenticated`` come from the caller's identity (the tools pass them), never
         from a request field; ``model`` is self-reported and recorded as such. Superseding
         another author's note needs the caller (``identity.current()``) to be a maintainer.
         ``scope``: a session on a branch, commit or worktree (``BranchView.note_scope``): targets
@@ -331,11 +342,16 @@ class NotesOverlay:
         # the maintainer role is the identity's: a note under another, claimed name (the local
         # CLI's --author) does not carry it (else any label became a trusted author under quarantine)
         maintainer = ident.is_maintainer and (ident.authenticated or author == ident.name)
+        branch = scope.branch if scope is not None else ""
+        targets = N.validate(kind, text, about, author, resolve=resolve, session=session,
+                             tags=tags, supersedes=supersedes, note_exists=self.exists)
+        same = N.identical(self.notes, kind, text, targets, author, tags=tags, supersedes=supersedes,
+                           branch=N.clean_text(branch)[:200] if branch else "")
+        if same is not None:
+            return same.id, False
         extra = None
         if self.embedder is not None and self._key is not None:   # a keyless vector is never read back
             # embedded here, before the append and outside every lock: concurrent writers overlap
-            targets = N.validate(kind, text, about, author, resolve=resolve, session=session,
-                                 tags=tags, supersedes=supersedes, note_exists=self.exists)
             fields = {"kind": kind, "path": targets[0].path if targets else "", "tags": list(tags),
                       "doc": N.clean_text(text)}
             try:
@@ -345,9 +361,9 @@ class NotesOverlay:
         note = N.write_note(self.log, kind, text, about, author, resolve=resolve, session=session,
                             tags=tags, supersedes=supersedes, known=self.notes, model=model,
                             authenticated=authenticated, commit=scope.commit if scope is not None else self.shard.manifest.indexed_commit,
-                            maintainer=maintainer, extra=extra, branch=scope.branch if scope is not None else "")
+                            maintainer=maintainer, extra=extra, branch=branch)
         self.refresh()   # the record is durable, so the tail sees it now
-        return note.id
+        return note.id, True
 
     def retract(self, note_id: str, *, author: str, reason: str = "", session: str | None = None) -> str:
         """Withdraw a note (a tombstone); another author's note needs the maintainer role."""

@@ -411,7 +411,8 @@ class Tools:
         """Write an experience note for later sessions and other agents: kind rca ("the cause of X is
         in F, function G, because ..."), failure ("tried fixing it in F; failed because ...") or
         insight. ABOUT names the code it concerns (node ids, paths or path::symbol; "" or "." for the
-        whole repository). Returns the note id once the note is durable on disk; it is searchable at once."""
+        whole repository). Returns the note id once the note is durable on disk; it is searchable at once.
+        Writing the same note again (a retry) returns the first one's id and writes nothing."""
         s = self._session(session)
         kind = check_len("kind", kind, MAX_NAME_CHARS)     # which kinds exist: the notes layer says
         about = check_list("about", about, MAX_TARGET_CHARS)
@@ -421,12 +422,21 @@ class Tools:
             raise InvalidArgument("text must be text")
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
         ov = self.memory.overlay(sh)
-        nid = ov.remember(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
-                          author=s.author, session=s.id, model=s.model, authenticated=s.authenticated,
-                          scope=s.view.note_scope(sh) if s.view is not None else None)
+        nid, written = ov.remember_or_found(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
+                                            author=s.author, session=s.id, model=s.model,
+                                            authenticated=s.authenticated,
+                                            scope=s.view.note_scope(sh) if s.view is not None else None)
+        said = [] if written else [f"an identical active {kind} note of yours exists ({nid}): it is returned, "
+                                   "nothing was written"]
         # the writer sees its own note, quarantined or not (an open server's caller is "anonymous"
         # while its session writes as the author it claimed: a durable note was reported as gone)
-        r = self._respond(s, [self._item(ov.shard, None, ov.get(nid, viewer=s.author), "summary")], R.Page("remember"))
+        found = ov.get(nid, viewer=s.author)
+        if found is not None or written:
+            it = self._item(ov.shard, None, found, "summary")
+        else:                       # the identical note was merged into the store by a re-index
+            t = self._target(s, nid)
+            it = self._item(t.shard, t.row, t.note, "summary")
+        r = self._respond(s, [it], R.Page("remember"), warnings=said)
         r.data["note_id"] = nid
         return r
 
