@@ -1,6 +1,7 @@
 """`make demo`: index this project's own checkout (with its git history) and answer agent-style
 queries from the store, the way an agent session would: status, tree, search, get, walk (imports,
-tests, co-change), remember a note, and find it again from a fresh session.
+tests, co-change), remember a note, and find it again from a fresh session (by words, and on the
+frame of a pasted traceback).
 
 Run: ``python -m stratum.demo [REPO] [--store PATH]`` (defaults: this checkout, its .stratum/).
 """
@@ -63,6 +64,14 @@ def main(argv: list[str] | None = None) -> int:
           tools.search(s2, "readers see a half-written index version", page_size=3))
     _show("(fresh session) walk stratum/store.py::Store.publish --edge notes",
           tools.walk(s2, "stratum/store.py::Store.publish", ["notes"]))
+    # the error as an agent would paste it, from an installed copy: the frame names Store.publish,
+    # and its item carries the note session 1 left there
+    line = tools.get(s2, "stratum/store.py::Store.publish", "summary").items[0].start_line
+    trace = ("Traceback (most recent call last):\n"
+             f'  File "/srv/venv/lib/python3.11/site-packages/stratum/store.py", line {line}, in publish\n'
+             "OSError: [Errno 28] No space left on device")
+    _show(f"(fresh session) search '<a traceback through site-packages/stratum/store.py:{line}>'",
+          tools.search(s2, trace, page_size=3))
     tools.close()
     print("\nThe note is in the delta log now; the next `stratum index` merges it into the store.")
     return 0
