@@ -2,7 +2,8 @@
 
 A traceback names definitions by place: Python's ``File "/venv/lib/python3.11/site-packages/flask/app.py",
 line 1511, in wsgi_app``, pytest's ``src/flask/app.py:1511: in wsgi_app`` or ``app.py:88: KeyError``, a
-JavaScript ``at render (src/view.js:40:7)``. Its words are mostly paths, so neither the text lists nor
+JavaScript ``at render (src/view.js:40:7)``, a JVM ``at com.shop.Cart.total(Cart.java:42)``, a Go panic's
+``shop.Total(...)`` over ``\t/src/shop/cart.go:12``. Its words are mostly paths, so neither the text lists nor
 the name list read it: the frames' functions came out anywhere in the answer. Here each frame whose
 file is in the index names the innermost definition around its line (``linerange.enclosing``, as
 ``get path:LINE`` does). A frame's path is matched by its longest tail that an indexed file ends with
@@ -18,6 +19,7 @@ the repository (the standard library, other packages) find no file and are left 
 
 from __future__ import annotations
 
+import bisect
 import re
 import weakref
 from dataclasses import dataclass
@@ -44,6 +46,11 @@ _PATH = r"(?:[A-Za-z]:)?[\w.~/\\@+-]*[\w-]\.[A-Za-z]\w{0,5}"
 _PY = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d{{1,7}})(?:, in (?P<func>[\w<>.]+))?')
 _COLON = re.compile(rf'(?<![\w.~/\\@+-])(?P<path>{_PATH}):(?P<line>\d{{1,7}})(?::\d{{1,5}})?(?::? in (?P<func>[\w<>.]+))?')
 _JS_AT = re.compile(r"\bat (?P<func>[\w$.<>]+) \($")
+# a JVM frame, `at com.shop.Cart.total(Cart.java:42)`, and a Go one, `main.total(...)` over `\t/src/cart.go:12 +0x1d`:
+# both printed innermost first
+_JVM = re.compile(r"\bat (?P<func>[\w$.<>/]+)\((?P<file>[\w$-]+\.(?:java|kt|kts|scala|groovy)):(?P<line>\d{1,7})\)")
+_GO = re.compile(r"^(?P<func>\S+)\((?:[^()\n]|\.\.\.)*\)\n\t(?P<path>\S+\.go):(?P<line>\d{1,7})", re.M)
+_GO_CLOSURE = re.compile(r"func\d+|gowrap\d+")
 _SYMBOLS = ("class", "function", "method")
 _LIB_ROOT = re.compile(r"site-packages|dist-packages|python\d\.\d+|node_modules")
 
@@ -57,18 +64,32 @@ class Frame:
 
 def frames(query: str) -> list[Frame]:
     """The frames a query holds, innermost first (at most MAX_FRAMES): Python and pytest print the
-    innermost frame last, a JavaScript (V8) stack prints it first (``at f (path:L:C)``, ``at
-    path:L:C``). A place printed twice counts once, at its innermost."""
+    innermost frame last; a JavaScript (V8) stack (``at f (path:L:C)``, ``at path:L:C``), a JVM one
+    (``at pkg.Class.method(File.java:L)``) and a Go panic (``pkg.f(...)`` over ``\tpath.go:L``)
+    print it first. A place printed twice counts once, at its innermost."""
     if ":" not in query and "line " not in query:      # most queries: no regex pass
         return []
     last_first: list[tuple[int, Frame]] = []           # Python, pytest, bare places: printed outermost first
-    first_first: list[tuple[int, Frame]] = []          # JavaScript stacks: printed innermost first
+    first_first: list[tuple[int, Frame]] = []          # JavaScript, JVM and Go stacks: printed innermost first
     taken: list[tuple[int, int]] = []
     for m in _PY.finditer(query):
         last_first.append((m.start(), Frame(m.group("path"), int(m.group("line")), m.group("func") or "")))
         taken.append(m.span())
-    for m in _COLON.finditer(query):
-        if any(a <= m.start() < b for a, b in taken):
+    if ".java:" in query or ".kt:" in query or ".scala:" in query or ".groovy:" in query or ".kts:" in query:
+        for m in _JVM.finditer(query):
+            first_first.append((m.start(), _jvm_frame(m.group("func"), m.group("file"), int(m.group("line")))))
+            taken.append(m.span())
+    if ".go:" in query:
+        for m in _GO.finditer(query):
+            name = re.sub(r"\(\*?\w+\)\.", "", m.group("func")).rsplit("/", 1)[-1].rsplit(".", 1)[-1]
+            first_first.append((m.start(), Frame(m.group("path"), int(m.group("line")),
+                                                 "" if _GO_CLOSURE.fullmatch(name) else name)))
+            taken.append((m.start("path"), m.end()))
+    taken.sort()
+    starts = [a for a, _ in taken]          # a bisect per place, not a scan of every frame: a JVM
+    for m in _COLON.finditer(query):        # stack overflow prints 1,024 (1,500 frames: 150 -> 13 ms)
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i >= 0 and m.start() < taken[i][1]:
             continue
         f = Frame(m.group("path"), int(m.group("line")), m.group("func") or "")
         head = query[max(0, m.start() - 120):m.start()]
@@ -79,18 +100,34 @@ def frames(query: str) -> list[Frame]:
             first_first.append((m.start(), f))
         else:
             last_first.append((m.start(), f))
-    ordered = [f for _, f in sorted(last_first, key=lambda x: -x[0])] + [f for _, f in sorted(first_first)]
+    # a JVM trace prints the exception's cause after it (`Caused by: ...`, innermost first again):
+    # the last cause is where it began, so its block comes first
+    causes = [m.start() for m in re.finditer(r"^[ \t]*Caused by: ", query, re.M)] if "Caused by: " in query else []
+    ordered = [f for _, f in sorted(last_first, key=lambda x: -x[0])] + \
+        [f for _, f in sorted(first_first, key=lambda x: (-bisect.bisect(causes, x[0]), x[0]))]
     out: dict[tuple[str, int], Frame] = {}
     for f in ordered:
         out.setdefault((f.path, f.line), f)
     return list(out.values())[:MAX_FRAMES]
 
 
+def _jvm_frame(func: str, file: str, line: int) -> Frame:
+    """A JVM frame's file under its class's package folder (``com.shop.Cart.total`` in ``Cart.java``:
+    ``com/shop/Cart.java``, a longer tail to match than the file's name), and its method's name."""
+    cls, _, method = func.rpartition(".")
+    package = cls.split("$", 1)[0].rpartition(".")[0]
+    path = f"{package.replace('.', '/')}/{file}" if package else file
+    return Frame(path, line, "" if method.startswith(("<", "lambda$")) else method)
+
+
 # an exception line: Python's `KeyError: 'pear'`, `shop.errors.OutOfStock: ...`, pytest's `E   KeyError: ...`
-# and `E   assert 1 == 2`, JavaScript's `TypeError: Cannot read ...` (spaces and tabs only before it: `\s*`
+# and `E   assert 1 == 2`, JavaScript's `TypeError: Cannot read ...`, Java's `Exception in thread "main"
+# java.lang.IllegalStateException: ...` and `Caused by: ...`, Go's `panic: ...`, Rust's `thread 'main' panicked
+# at ...` (spaces and tabs only before it: `\s*`
 # would read on over the next lines, quadratic in a paste of blank lines)
-_ERROR_LINE = re.compile(r"^(?:E[ \t]+(?P<e>\S.*)|[ \t]*(?P<x>(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|"
-                         r"Interrupt|Fault|Failure)\b.*))$", re.M)
+_ERROR_LINE = re.compile(r"^(?:E[ \t]+(?P<e>\S.*)|[ \t]*(?:Exception in thread \"[^\"\n]*\" |Caused by: )?"
+                         r"(?P<x>(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Fault|Failure)\b.*)"
+                         r"|(?P<p>(?:panic|fatal error): .*|thread '[^'\n]*' panicked at .*))$", re.M)
 
 
 def condensed(query: str, found: list[Frame], limit: int) -> str:
@@ -103,7 +140,7 @@ def condensed(query: str, found: list[Frame], limit: int) -> str:
     room = limit - len(funcs)
     kept: dict[str, int] = {}
     for m in reversed(list(_ERROR_LINE.finditer(query))):
-        line = (m.group("e") or m.group("x")).strip()[:MAX_ERROR_LINE]
+        line = (m.group("e") or m.group("x") or m.group("p")).strip()[:MAX_ERROR_LINE]
         if line not in kept and len(line) + 1 <= room:
             kept[line] = m.start()
             room -= len(line) + 1

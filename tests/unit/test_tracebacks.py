@@ -58,3 +58,24 @@ def test_a_whole_failure_condenses_to_its_names_and_error_lines():
     assert condensed("a wall of prose with no traceback in it " * 80, [], 2000) == ""
     bare = "log line\n" * 300 + "src/shop/prices.py:8\n"       # a frame naming no function: its file's name
     assert condensed(bare, frames(bare), 2000) == "prices"
+
+
+def test_jvm_and_go_stacks_are_innermost_first_and_a_cause_leads():
+    from stratum.tracebacks import condensed
+
+    java = ('Exception in thread "main" java.lang.IllegalStateException: cart is empty\n'
+            "\tat com.shop.Cart.total(Cart.java:42)\n\tat com.shop.Main.main(Main.java:9)\n"
+            "Caused by: java.io.IOException: disk\n\tat com.shop.Store.load(Store.java:5)\n\t... 1 more")
+    assert frames(java) == [Frame("com/shop/Store.java", 5, "load"), Frame("com/shop/Cart.java", 42, "total"),
+                            Frame("com/shop/Main.java", 9, "main")]
+    assert condensed(java, frames(java), 2000).splitlines()[1:] == [
+        "java.lang.IllegalStateException: cart is empty", "java.io.IOException: disk"]
+    go = ("panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n"
+          "main.total(...)\n\t/home/u/shop/cart.go:12\n"
+          "github.com/u/shop/pkg.(*Cart).Add(0xc000010000, {0x1, 0x2})\n\t/home/u/shop/pkg/cart.go:30 +0x1d\n"
+          "main.main.func1()\n\t/home/u/shop/main.go:20 +0x1d\nexit status 2")
+    assert frames(go) == [Frame("/home/u/shop/cart.go", 12, "total"), Frame("/home/u/shop/pkg/cart.go", 30, "Add"),
+                          Frame("/home/u/shop/main.go", 20, "")]       # a closure names no definition
+    assert condensed(go, frames(go), 2000).endswith("panic: runtime error: index out of range [3] with length 3")
+    rust = "thread 'main' panicked at src/cart.rs:5:5:\nindex out of bounds"
+    assert frames(rust) == [Frame("src/cart.rs", 5, "")]
