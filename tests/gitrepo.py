@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from pathlib import Path
+from typing import Iterator
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "Ada", "GIT_AUTHOR_EMAIL": "ada@example.com",
            "GIT_COMMITTER_NAME": "Ada", "GIT_COMMITTER_EMAIL": "ada@example.com",
@@ -53,6 +55,24 @@ class Repo:
     def mv(self, src: str, dst: str) -> None:
         (self.path / dst).parent.mkdir(parents=True, exist_ok=True)
         git(self.path, "mv", src, dst)
+
+
+@contextlib.contextmanager
+def indexed_tools(base: Path, files: dict[str, str | bytes], message: str = "initial") -> Iterator[tuple]:
+    """(Tools, an open session's id) over a one-commit repository of ``files`` under ``base``, indexed
+    in process by the real pipeline; the tools closed after."""
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from stratum.tools import Tools
+
+    r = Repo(base / "repo")
+    r.commit(message, files)
+    index_repository(r.path, base / "store", IndexConfig(num_cpus=1))
+    t = Tools.open([str(base / "store")])
+    try:
+        yield t, t.open_session(author="agent").data["session"]
+    finally:
+        t.close()
 
 
 def sample_python_repo(path: Path) -> Repo:

@@ -73,23 +73,13 @@ exit status 2
 
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory):
-    from pipeline.job import index_repository
-    from stratum.config import IndexConfig
-    from stratum.tools import Tools
-    from tests.gitrepo import Repo
+    from tests.gitrepo import indexed_tools
 
-    base = tmp_path_factory.mktemp("langs")
-    r = Repo(base / "shop")
-    r.commit("java and go shop", {"src/main/java/com/shop/Cart.java": CART_JAVA,
-                                  "src/main/java/com/shop/Main.java": MAIN_JAVA,
-                                  "src/main/java/com/legacy/Cart.java": OTHER_CART_JAVA,
-                                  "shop/cart.go": CART_GO, "cmd/main.go": MAIN_GO})
-    index_repository(r.path, base / "store", IndexConfig(num_cpus=1))
-    t = Tools.open([str(base / "store")])
-    try:
-        yield t, t.open_session(author="agent").data["session"]
-    finally:
-        t.close()
+    with indexed_tools(tmp_path_factory.mktemp("langs"), {
+            "src/main/java/com/shop/Cart.java": CART_JAVA, "src/main/java/com/shop/Main.java": MAIN_JAVA,
+            "src/main/java/com/legacy/Cart.java": OTHER_CART_JAVA, "shop/cart.go": CART_GO,
+            "cmd/main.go": MAIN_GO}, "java and go shop") as got:
+        yield got
 
 
 def test_a_jvm_trace_leads_with_the_method_that_threw(tools):

@@ -64,21 +64,12 @@ KeyError: 'pear'
 
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory):
-    from pipeline.job import index_repository
-    from stratum.config import IndexConfig
-    from stratum.tools import Tools
-    from tests.gitrepo import Repo
+    from tests.gitrepo import indexed_tools
 
-    base = tmp_path_factory.mktemp("trace")
-    r = Repo(base / "shop")
-    r.commit("initial shop", {"src/shop/__init__.py": "", "src/shop/cart.py": CART, "src/shop/prices.py": PRICES,
-                              "src/shop/json/__init__.py": JSONPKG, "README.md": "# shop\n"})
-    index_repository(r.path, base / "store", IndexConfig(num_cpus=1))
-    t = Tools.open([str(base / "store")])
-    try:
-        yield t, t.open_session(author="agent").data["session"]
-    finally:
-        t.close()
+    with indexed_tools(tmp_path_factory.mktemp("trace"), {
+            "src/shop/__init__.py": "", "src/shop/cart.py": CART, "src/shop/prices.py": PRICES,
+            "src/shop/json/__init__.py": JSONPKG, "README.md": "# shop\n"}, "initial shop") as got:
+        yield got
 
 
 def _name(it) -> str:
