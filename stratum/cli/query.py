@@ -42,12 +42,13 @@ def register(sub) -> None:
                                         page_size=a.page_size, page_token=a.page_token))
 
     p = sub.add_parser("search", help="hybrid (vector + keyword) search over code and notes")
-    p.add_argument("query")
+    p.add_argument("query", help='words, an identifier, or a pasted traceback; "-" reads it from standard '
+                                 'input (pytest -x 2>&1 | stratum search -)')
     p.add_argument("--kind", action="append", default=[], help="filter by node kind (repeatable)")
     p.add_argument("--path", default="", help="path prefix filter")
     p.add_argument("--language", default="")
     _paging(p, default=10)
-    p.set_defaults(func=lambda a: _call(a, "search", query=a.query, kinds=a.kind, path_prefix=a.path,
+    p.set_defaults(func=lambda a: _call(a, "search", query=_query(a.query), kinds=a.kind, path_prefix=a.path,
                                         language=a.language, page_size=a.page_size, page_token=a.page_token))
 
     p = sub.add_parser("status", help="loaded versions, staleness, and the session budget")
@@ -83,6 +84,23 @@ def _paging(p, default: int = 50) -> None:
     _conn(p)
     p.add_argument("--page-size", type=int, default=default)
     p.add_argument("--page-token", default="")
+
+
+def _query(q: str) -> str:
+    """The query, or with "-" standard input's text: a whole failure piped in as a command prints it.
+    More than a pasted traceback may hold is refused here, before anything is opened."""
+    if q != "-":
+        return q
+    import sys
+
+    from stratum.errors import InvalidArgument
+    from stratum.limits import MAX_TRACEBACK_CHARS
+
+    text = sys.stdin.read(MAX_TRACEBACK_CHARS + 1)
+    if len(text) > MAX_TRACEBACK_CHARS:
+        raise InvalidArgument(f"standard input holds more than {MAX_TRACEBACK_CHARS} characters, the most a "
+                              "pasted traceback may hold: pipe one failure (pytest -x) or its tail (| tail -c 30000)")
+    return text
 
 
 def _call(args, tool: str, **kw) -> int:

@@ -71,6 +71,26 @@ def test_user_errors_are_one_line_with_exit_2(indexed_store, tmp_path):
     assert p.returncode == 2 and "invalid choice" in p.stderr
 
 
+def test_search_reads_a_whole_failure_piped_in(indexed_store):
+    """`pytest -x 2>&1 | stratum search -`: the whole failure (over a query's 2,000 characters) from
+    standard input, its frame first; more than a pasted traceback may hold is one clear error."""
+    _, store, _ = indexed_store
+    got = json.loads(stratum("get", "shop/cart.py::Cart.total", "--level", "summary", "--json", "--store",
+                             str(store)).stdout)
+    line = got["items"][0]["start_line"] + 1
+    trace = "Traceback (most recent call last):\n" + "".join(
+        f'  File "/usr/lib/python3.11/runner{i}.py", line {10 + i}, in run\n    step()\n' for i in range(40)) + \
+        f'  File "/srv/venv/lib/python3.11/site-packages/shop/cart.py", line {line}, in total\nKeyError: \'x\'\n'
+    assert len(trace) > 2000
+    cmd = [sys.executable, "-m", "stratum.cli", "search", "-", "--json", "--store", str(store)]
+    p = subprocess.run(cmd, input=trace, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    first = json.loads(p.stdout)["items"][0]
+    assert first["qualname"] == "Cart.total" and first["why"].startswith("traceback frame: shop/cart.py")
+    p = subprocess.run(cmd, input="x" * 40000, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and "standard input holds more than 32000" in p.stderr and "Traceback" not in p.stderr
+
+
 def test_help_lists_every_command():
     p = stratum("--help")
     for cmd in ("index", "tree", "get", "walk", "search", "status", "remember", "notes", "cochange",
