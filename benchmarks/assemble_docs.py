@@ -11,7 +11,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ORDER = ["e1", "parse", "history", "embed", "e4", "retrieval", "grpc", "controller", "deltalog",
-         "notes_reliability", "memory_transfer", "index_speed", "tools", "freshness", "watch", "overlay", "serving_auth"]
+         "notes_reliability", "memory_transfer", "tracebacks", "index_speed", "tools", "freshness", "watch", "overlay",
+         "serving_auth"]
 HEAD = """# Benchmarks
 
 Measured tables only, each with its machine, exact command and definitions (the scripts in
@@ -33,6 +34,7 @@ sources are `docs/bench/*.md`.
 | delta log | [Delta log](#delta-log) | append latency/throughput with fsync |
 | notes reliability | [Notes reliability](#notes-reliability) | kill -9, concurrent writers |
 | memory transfer | [Memory transfer](#memory-transfer) | offline stand-in for E5 |
+| traceback reading | [Tracebacks](#tracebacks) | a pasted test failure finds the broken definition (mutants of flask) |
 | index speed | [Index speed](#index-speed) | flask cold <= 6 s, no-change <= 0.5 s, one-file commit <= 1.5 s |
 | tools layer | [Tools](#tools) | the split and attached notes: no regression beyond noise |
 | freshness | [Freshness](#freshness) | cost per call of the commit/stale check |
@@ -42,7 +44,7 @@ sources are `docs/bench/*.md`.
 """
 TITLES = {"e1": "E1", "freshness": "Freshness", "watch": "Watch", "overlay": "Overlays", "serving_auth": "Serving auth", "parse": "Parse", "history": "History", "embed": "Embedding", "e4": "E4", "retrieval": "Retrieval",
           "grpc": "gRPC", "controller": "Controller", "deltalog": "Delta log",
-          "notes_reliability": "Notes reliability", "memory_transfer": "Memory transfer",
+          "notes_reliability": "Notes reliability", "memory_transfer": "Memory transfer", "tracebacks": "Tracebacks",
           "index_speed": "Index speed", "tools": "Tools"}
 
 
