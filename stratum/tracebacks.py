@@ -123,19 +123,20 @@ def _jvm_frame(func: str, file: str, line: int) -> Frame:
 # an exception line: Python's `KeyError: 'pear'`, `shop.errors.OutOfStock: ...`, pytest's `E   KeyError: ...`
 # and `E   assert 1 == 2`, JavaScript's `TypeError: Cannot read ...`, Java's `Exception in thread "main"
 # java.lang.IllegalStateException: ...` and `Caused by: ...`, Go's `panic: ...`, Rust's `thread 'main' panicked
-# at ...` (spaces and tabs only before it: `\s*`
+# at ...`; inside an exception group's `|` margin too (spaces, tabs and `|` only before it: `\s*`
 # would read on over the next lines, quadratic in a paste of blank lines)
-_ERROR_LINE = re.compile(r"^(?:E[ \t]+(?P<e>\S.*)|[ \t]*(?:Exception in thread \"[^\"\n]*\" |Caused by: )?"
+_ERROR_LINE = re.compile(r"^(?:E[ \t]+(?P<e>\S.*)|[ \t]*(?:[|+][ \t]*)*(?:Exception in thread \"[^\"\n]*\" |Caused by: )?"
                          r"(?P<x>(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Warning|Exit|Interrupt|Fault|Failure)\b.*)"
                          r"|(?P<p>(?:panic|fatal error): .*|thread '[^'\n]*' panicked at .*))$", re.M)
 
 
 def condensed(query: str, found: list[Frame], limit: int) -> str:
     """What the text lists read of a traceback pasted whole (longer than a query may be, ``limit``
-    characters): the innermost frames' function names (a frame naming none: its file's name), then its error lines (the exception, pytest's
-    ``E`` lines) in printed order, the last ones kept when not all fit. A whole pytest failure is
-    mostly frame lines and echoed source, and the embedding model reads only its first ~256 word
-    pieces: the outermost frames."""
+    characters): the innermost frames' function names (a frame naming none: its file's name), its
+    error lines (the exception, pytest's ``E`` lines) in printed order, the last ones kept when not
+    all fit, then as much of the paste's end as still fits (the innermost frames' echoed source,
+    which may call the definition that returned a bad value). The embedding model reads only the
+    first ~256 word pieces of a text: in a whole pytest failure, the outermost frames."""
     funcs = " ".join(dict.fromkeys(_named(f) for f in found))
     room = limit - len(funcs)
     kept: dict[str, int] = {}
@@ -144,7 +145,11 @@ def condensed(query: str, found: list[Frame], limit: int) -> str:
         if line not in kept and len(line) + 1 <= room:
             kept[line] = m.start()
             room -= len(line) + 1
-    return "\n".join([funcs, *sorted(kept, key=kept.__getitem__)] if funcs else sorted(kept, key=kept.__getitem__))
+    head = "\n".join([funcs, *sorted(kept, key=kept.__getitem__)] if funcs else sorted(kept, key=kept.__getitem__))
+    if not head:
+        return ""
+    rest = limit - len(head) - 1
+    return f"{head}\n{query[-rest:]}" if rest > 0 else head
 
 
 def _named(f: Frame) -> str:

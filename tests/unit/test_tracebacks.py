@@ -52,12 +52,20 @@ def test_a_whole_failure_condenses_to_its_names_and_error_lines():
          "    return sum(unit_price(s) * q for s, q in self.lines)\nsrc/shop/prices.py:8: in unit_price\n"
          "    return PRICES[sku]\nE   KeyError: 'pear'\n\nDuring handling of the above exception\n"
          "shop.errors.OutOfStockError: pear is gone\n")
-    assert condensed(q, frames(q), 2000) == "unit_price total\nKeyError: 'pear'\nshop.errors.OutOfStockError: pear is gone"
+    head = "unit_price total\nKeyError: 'pear'\nshop.errors.OutOfStockError: pear is gone"
+    c = condensed(q, frames(q), 2000)       # then the paste's end, as much as fits (here all of it)
+    assert c == f"{head}\n{q}"
+    long = "x = 1\n" * 1000 + q
+    assert condensed(long, frames(long), 2000) == f"{head}\n{long[-(2000 - len(head) - 1):]}"
     # when not every error line fits, the last ones printed are kept (the exception raised last)
-    assert condensed(q, frames(q), 60) == "unit_price total\nshop.errors.OutOfStockError: pear is gone"
+    assert condensed(q, frames(q), 58) == "unit_price total\nshop.errors.OutOfStockError: pear is gone"
     assert condensed("a wall of prose with no traceback in it " * 80, [], 2000) == ""
     bare = "log line\n" * 300 + "src/shop/prices.py:8\n"       # a frame naming no function: its file's name
-    assert condensed(bare, frames(bare), 2000) == "prices"
+    assert condensed(bare, frames(bare), 2000).split("\n")[0] == "prices"
+    group = ("  + Exception Group Traceback (most recent call last):\n  | ExceptionGroup: two (2 sub-exceptions)\n"
+             "  +-+---------------- 1 ----------------\n    | Traceback (most recent call last):\n"
+             '    |   File "src/shop/prices.py", line 8, in unit_price\n    | KeyError: \'pear\'\n')
+    assert condensed(group, frames(group), 2000).split("\n")[:2] == ["unit_price", "KeyError: 'pear'"]
 
 
 def test_jvm_and_go_stacks_are_innermost_first_and_a_cause_leads():
@@ -68,7 +76,7 @@ def test_jvm_and_go_stacks_are_innermost_first_and_a_cause_leads():
             "Caused by: java.io.IOException: disk\n\tat com.shop.Store.load(Store.java:5)\n\t... 1 more")
     assert frames(java) == [Frame("com/shop/Store.java", 5, "load"), Frame("com/shop/Cart.java", 42, "total"),
                             Frame("com/shop/Main.java", 9, "main")]
-    assert condensed(java, frames(java), 2000).splitlines()[1:] == [
+    assert condensed(java, frames(java), 2000).splitlines()[1:3] == [
         "java.lang.IllegalStateException: cart is empty", "java.io.IOException: disk"]
     go = ("panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n"
           "main.total(...)\n\t/home/u/shop/cart.go:12\n"
@@ -76,6 +84,7 @@ def test_jvm_and_go_stacks_are_innermost_first_and_a_cause_leads():
           "main.main.func1()\n\t/home/u/shop/main.go:20 +0x1d\nexit status 2")
     assert frames(go) == [Frame("/home/u/shop/cart.go", 12, "total"), Frame("/home/u/shop/pkg/cart.go", 30, "Add"),
                           Frame("/home/u/shop/main.go", 20, "")]       # a closure names no definition
-    assert condensed(go, frames(go), 2000).endswith("panic: runtime error: index out of range [3] with length 3")
+    assert condensed(go, frames(go), 2000).splitlines()[:2] == [
+        "total Add main", "panic: runtime error: index out of range [3] with length 3"]
     rust = "thread 'main' panicked at src/cart.rs:5:5:\nindex out of bounds"
     assert frames(rust) == [Frame("src/cart.rs", 5, "")]
