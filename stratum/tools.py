@@ -253,6 +253,7 @@ class Tools:
         view = s.view
         # a pasted traceback: its frames' definitions first (stratum.tracebacks), those passing the filters
         frames = found
+        calls = TB.called(query) if found else []       # what its shown lines call (after the frames)
         for sh in self.memory:
             ov = self.memory.overlay(sh)
             # the whole fused list (rank.DEEP), so every page is cut from the same memory-steered order
@@ -281,6 +282,8 @@ class Tools:
             o = view.of(sh) if view is not None else None
             # the frames' files as the session sees them: a changed file's frame is its branch version
             located = TB.locate(sh, frames, o) if frames else []
+            if calls:
+                located += TB.callees(sh, calls, located)
             if located and (kinds or path_prefix or language):
                 located = TB.passing(located, kinds, path_prefix, language)
             if located:
@@ -305,10 +308,10 @@ class Tools:
         hits = R.merged_head(lists, end + R.HINT_ITEMS)     # only what this page and its hint read
         items = []
         for score, nid, sh, row, holder, why in hits[offset:end]:
-            # a traceback frame's definition is where the agent will work: it carries the notes
-            # earlier sessions left there (what was tried), as `get` of it would
+            # a traceback frame's definition (or one its lines call) is where the agent will work:
+            # it carries the notes earlier sessions left there (what was tried), as `get` of it would
             it = self._item(sh, row, holder.get(nid) if holder is not None else None, "summary",
-                            attach=why.startswith(TB.FRAME_WHY), view=view)
+                            attach=why.startswith((TB.FRAME_WHY, TB.CALLED_WHY)), view=view)
             it.score = round(float(score), 6)
             it.why = why
             it.tokens += T.count_cached(why)        # the agent reads it: it counts in the budget

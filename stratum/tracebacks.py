@@ -20,6 +20,7 @@ the repository (the standard library, other packages) find no file and are left 
 from __future__ import annotations
 
 import bisect
+import builtins
 import re
 import weakref
 from dataclasses import dataclass
@@ -39,7 +40,10 @@ Spot = tuple[int, int]          # (which of the shards the tails were made from,
                                 # as a value in a WeakKeyDictionary keyed by its shard would keep that alive
 
 FRAME_WHY = "traceback frame: "    # how a frame's item says why it leads (search attaches its notes)
+CALLED_WHY = "called on a traceback line: "    # and a definition a shown line calls (``callees``)
 MAX_FRAMES = 32          # the innermost frames read (a recursion prints hundreds of the same few)
+MAX_CALLED = 3           # definitions a traceback's lines call, placed after its frames (a page keeps text room)
+CALLED_DEFS = 2          # a name more definitions share is a common word, not a pointer
 MAX_ERROR_LINE = 300     # characters of one error line in ``condensed`` (a repr can be a whole object)
 
 _PATH = r"(?:[A-Za-z]:)?[\w.~/\\@+-]*[\w-]\.[A-Za-z]\w{0,5}"
@@ -52,6 +56,7 @@ _JVM = re.compile(r"\bat (?P<func>[\w$.<>/]+)\((?P<file>[\w$-]+\.(?:java|kt|kts|
 _GO = re.compile(r"^(?P<func>\S+)\((?:[^()\n]|\.\.\.)*\)\n\t(?P<path>\S+\.go):(?P<line>\d{1,7})", re.M)
 _GO_CLOSURE = re.compile(r"func\d+|gowrap\d+")
 _SYMBOLS = ("class", "function", "method")
+_CALLABLE = ("function", "method")
 _LIB_ROOT = re.compile(r"site-packages|dist-packages|python\d\.\d+|node_modules")
 
 
@@ -150,6 +155,49 @@ def condensed(query: str, found: list[Frame], limit: int) -> str:
         return ""
     rest = limit - len(head) - 1
     return f"{head}\n{query[-rest:]}" if rest > 0 else head
+
+
+_CALL = re.compile(r"\b(?P<name>[A-Za-z_]\w*)\(")
+_BUILTINS = frozenset(dir(builtins))
+
+
+def called(query: str) -> list[str]:
+    """The names a traceback's lines call (``self.get_source(env, name)``: ``get_source``), the last
+    printed first: the definition that returned a bad value has left the stack when its caller
+    trips over the value, but the line that called it is often shown (pytest echoes the innermost
+    frames' source). Builtins and dunders are left out."""
+    if "(" not in query:
+        return []
+    out: dict[str, None] = {}
+    for m in reversed(list(_CALL.finditer(query))):
+        n = m.group("name")
+        if n not in _BUILTINS and not n.startswith("__"):
+            out.setdefault(n, None)
+    return list(out)
+
+
+def callees(sh: "Shard", names: list[str], located: list[Located]) -> list[Located]:
+    """The functions and methods of this shard that ``names`` (``called``) name, after the frames
+    (``located``), at most MAX_CALLED, skipping the frames' own definitions and a name more than
+    CALLED_DEFS definitions share (``get``, ``run``: a common word, not a pointer)."""
+    kw = sh.warm.searcher.keywords if sh.warm is not None else None
+    if kw is None or not names:
+        return []
+    col = sh.col
+    taken = {f.id for f in located}
+    out: list[Located] = []
+    for name in names:
+        rows = [r for r in kw.name_rows(name).tolist() if col("name")[r] == name and col("kind")[r] in _CALLABLE]
+        if not rows or len(rows) > CALLED_DEFS:
+            continue
+        for r in rows:
+            nid = col("id")[r]
+            if nid not in taken:
+                taken.add(nid)
+                out.append(Located(MAX_FRAMES + len(out), sh, nid, int(r), f"{CALLED_WHY}{name}()"))
+        if len(out) >= MAX_CALLED:
+            break
+    return out[:MAX_CALLED]
 
 
 def _named(f: Frame) -> str:
@@ -339,5 +387,5 @@ def passing(located: list[Located], kinds: Sequence[str], path_prefix: str, lang
     return out
 
 
-__all__ = ["FRAME_WHY", "Frame", "Located", "frames", "condensed", "FileTails", "tails", "locate", "passing",
-           "printed_in_view", "MAX_FRAMES", "MAX_ERROR_LINE"]
+__all__ = ["FRAME_WHY", "CALLED_WHY", "Frame", "Located", "frames", "condensed", "called", "callees", "FileTails",
+           "tails", "locate", "passing", "printed_in_view", "MAX_FRAMES", "MAX_CALLED", "CALLED_DEFS", "MAX_ERROR_LINE"]

@@ -166,6 +166,19 @@ def test_under_a_filter_the_frames_that_pass_it_lead(tools):
         t.search(s, TRACE, language="javascript")
 
 
+def test_a_definition_a_shown_line_calls_follows_the_frames(tools):
+    """unit_price returned None and left the stack; the frame where the value blew up shows the
+    line that called it: it comes right after the frames, saying so."""
+    t, s = tools
+    trace = ("Traceback (most recent call last):\n"
+             f'  File "/srv/app/venv/lib/python3.11/site-packages/shop/cart.py", line {TOTAL_LINE}, in total\n'
+             "    return sum(unit_price(s) * q for s, q in self.lines)\n"
+             "TypeError: unsupported operand type(s) for *: 'NoneType' and 'int'\n")
+    items = t.search(s, trace, page_size=3).items
+    assert [_name(i) for i in items[:2]] == ["src/shop/cart.py::Cart.total", "src/shop/prices.py::unit_price"]
+    assert items[1].why.startswith("called on a traceback line: unit_price()")
+
+
 def test_a_frame_carries_the_notes_left_on_its_code(tools):
     """Last in this file: it writes a note to the shared store. An agent that pastes yesterday's
     traceback sees, on the frame where the error was raised, what was tried there."""

@@ -88,3 +88,13 @@ def test_jvm_and_go_stacks_are_innermost_first_and_a_cause_leads():
         "total Add main", "panic: runtime error: index out of range [3] with length 3"]
     rust = "thread 'main' panicked at src/cart.rs:5:5:\nindex out of bounds"
     assert frames(rust) == [Frame("src/cart.rs", 5, "")]
+
+
+def test_the_names_a_tracebacks_lines_call_last_printed_first():
+    from stratum.tracebacks import called
+
+    q = ('  File "src/shop/cart.py", line 18, in total\n    return sum(unit_price(s) * q for s in self.lines)\n'
+         "    self.__init__()\n    rows = self.load_rows(path)\n"
+         "TypeError: unsupported operand type(s) for *: 'NoneType' and 'int'")
+    assert called(q) == ["load_rows", "unit_price"]         # builtins (sum, type) and dunders left out
+    assert called("no call here") == []
