@@ -28,8 +28,7 @@ from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
 from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
 from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
-                            MAX_TRACEBACK_CHARS,
-                            check_kinds, check_len, check_list, check_page, echo, plain_name)
+                            MAX_TRACEBACK_CHARS, check_kinds, check_len, check_list, check_page, echo, plain_name)
 from stratum.branchview import BranchView, StoreOverlay, depth_first
 from stratum.memory import Memory, Target, file_id
 from stratum.overlay import NotesOverlay
@@ -230,13 +229,8 @@ class Tools:
         query = check_len("query", query, MAX_TRACEBACK_CHARS).strip()
         if not query:
             raise InvalidArgument("query is empty")
-        found = TB.frames(query)    # a pasted traceback's (most queries: no regex pass)
-        text = query                # what the text lists read
-        if len(query) > MAX_QUERY_CHARS:        # a whole pasted failure: its frames, error lines and names
-            text = TB.condensed(query, found, MAX_QUERY_CHARS)
-            if not text:
-                raise InvalidArgument(f"query is {len(query)} characters; the limit is {MAX_QUERY_CHARS} "
-                                      f"(a pasted traceback may be up to {MAX_TRACEBACK_CHARS})")
+        paste = TB.read(query, MAX_QUERY_CHARS)    # a pasted traceback's frames; what the text lists read
+        text = paste.text
         kinds = check_kinds("kind", kinds, S.NODE_KINDS)
         path_prefix = check_len("path_prefix", path_prefix, MAX_TARGET_CHARS)
         while path_prefix.startswith("./"):      # repo-relative as `get` takes it (it matched nothing)
@@ -251,9 +245,6 @@ class Tools:
         lists: list[tuple[list[rank.Ranked], Shard, NotesOverlay | None]] = []
         exact, bound = True, 0
         view = s.view
-        # a pasted traceback: its frames' definitions first (stratum.tracebacks), those passing the filters
-        frames = found
-        calls = TB.called(query) if found else []       # what its shown lines call (after the frames)
         for sh in self.memory:
             ov = self.memory.overlay(sh)
             # the whole fused list (rank.DEEP), so every page is cut from the same memory-steered order
@@ -280,12 +271,9 @@ class Tools:
             ranked = rankplace.named_first(ranked, sig.named_in(text, live), sig)     # "fix parse_row on ...": parse_row
             ranked = rankplace.note_then_code(ranked, sig)     # a leading agent note: the code it names next
             o = view.of(sh) if view is not None else None
-            # the frames' files as the session sees them: a changed file's frame is its branch version
-            located = TB.locate(sh, frames, o) if frames else []
-            if calls:
-                located += TB.callees(sh, calls, located)
-            if located and (kinds or path_prefix or language):
-                located = TB.passing(located, kinds, path_prefix, language)
+            # a pasted traceback: its frames' definitions first, then what their lines call, as the
+            # session sees the files (a changed file's frame is its branch version), under the filters
+            located = TB.placed(sh, paste, o, kinds, path_prefix, language)
             if located:
                 ranked = rankplace.frames_first(ranked, [f for f in located if f.shard is sh])
             if view is not None:                    # a hidden file lifted in by co-change or imports
@@ -311,7 +299,7 @@ class Tools:
             # a traceback frame's definition (or one its lines call) is where the agent will work:
             # it carries the notes earlier sessions left there (what was tried), as `get` of it would
             it = self._item(sh, row, holder.get(nid) if holder is not None else None, "summary",
-                            attach=why.startswith((TB.FRAME_WHY, TB.CALLED_WHY)), view=view)
+                            attach=TB.leads(why), view=view)
             it.score = round(float(score), 6)
             it.why = why
             it.tokens += T.count_cached(why)        # the agent reads it: it counts in the budget

@@ -206,6 +206,50 @@ def _named(f: Frame) -> str:
     return f.path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
 
 
+class Paste(NamedTuple):
+    """A search query read as a traceback (``read``)."""
+    frames: list[Frame]     # innermost first ([]: no traceback)
+    calls: list[str]        # the names its lines call (``called``; [] without frames)
+    text: str               # what the text lists read: the query, or ``condensed`` of a whole failure
+
+
+def read(query: str, limit: int) -> Paste:
+    """The query's frames, the names its lines call, and what the text lists read: the query itself
+    up to ``limit`` characters, ``condensed`` of a longer one (a whole pasted failure). A longer one
+    with no frame and no error line is an InvalidArgument naming both limits."""
+    from stratum.errors import InvalidArgument
+    from stratum.limits import MAX_TRACEBACK_CHARS
+
+    found = frames(query)
+    text = query
+    if len(query) > limit:
+        text = condensed(query, found, limit)
+        if not text:
+            raise InvalidArgument(f"query is {len(query)} characters; the limit is {limit} "
+                                  f"(a pasted traceback may be up to {MAX_TRACEBACK_CHARS})")
+    return Paste(found, called(query) if found else [], text)
+
+
+def placed(sh: "Shard", paste: Paste, overlay: "StoreOverlay | None" = None, kinds: Sequence[str] = (),
+           path_prefix: str = "", language: str = "") -> list["Located"]:
+    """What a search puts first for a pasted traceback, in this shard: its frames' definitions
+    (``locate``, as the session sees the files), then the definitions its lines call (``callees``),
+    those the filters let through (``passing``)."""
+    if not paste.frames:
+        return []
+    located = locate(sh, paste.frames, overlay)
+    if paste.calls:
+        located += callees(sh, paste.calls, located)
+    if located and (kinds or path_prefix or language):
+        located = passing(located, kinds, path_prefix, language)
+    return located
+
+
+def leads(why: str) -> bool:
+    """Whether a search item's why says a traceback put it first (it carries its notes then)."""
+    return why.startswith((FRAME_WHY, CALLED_WHY))
+
+
 class FileTails:
     """A shard's file paths by their last segment, to match a printed path by its longest tail.
 
@@ -387,5 +431,6 @@ def passing(located: list[Located], kinds: Sequence[str], path_prefix: str, lang
     return out
 
 
-__all__ = ["FRAME_WHY", "CALLED_WHY", "Frame", "Located", "frames", "condensed", "called", "callees", "FileTails",
-           "tails", "locate", "passing", "printed_in_view", "MAX_FRAMES", "MAX_CALLED", "CALLED_DEFS", "MAX_ERROR_LINE"]
+__all__ = ["FRAME_WHY", "CALLED_WHY", "Frame", "Located", "Paste", "read", "placed", "leads", "frames", "condensed",
+           "called", "callees", "FileTails", "tails", "locate", "passing", "printed_in_view", "MAX_FRAMES", "MAX_CALLED",
+           "CALLED_DEFS", "MAX_ERROR_LINE"]
