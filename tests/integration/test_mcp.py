@@ -56,6 +56,17 @@ async def _session_walk(params: StdioServerParameters, remember: bool = False) -
             out["found"] = _answer(await client.call_tool("search", {"query": "off by a cent rounding",
                                                                      "kinds": ["rca"]}))
             out["attached"] = _answer(await client.call_tool("get", {"target": "shop/pricing.py", "level": "api"}))
+            # the same note again (a client's retry) is the first one; a whole pasted failure is a query
+            out["retry"] = _answer(await client.call_tool("remember", {
+                "kind": "rca", "about": ["shop/pricing.py"],
+                "text": "Totals were off by a cent because discount() rounded before summing."}))
+            fn = _answer(await client.call_tool("get", {"target": "shop/pricing.py::discount", "level": "summary"}))
+            trace = "Traceback (most recent call last):\n" + "".join(
+                f'  File "/usr/lib/python3.11/runner{i}.py", line {10 + i}, in run\n    step()\n' for i in range(40)) + \
+                (f'  File "/srv/venv/lib/python3.11/site-packages/shop/pricing.py", '
+                 f'line {fn["items"][0]["start_line"] + 1}, in discount\nValueError: bad code\n')
+            assert len(trace) > 2000
+            out["trace"] = _answer(await client.call_tool("search", {"query": trace, "page_size": 3}))
     return out
 
 
@@ -104,6 +115,9 @@ def test_mcp_on_a_local_store(indexed_store, tmp_path):
     assert note["trust"] == "unauthenticated" and note["provenance"]["author"] == "claude"
     attached = [n for n in out["attached"]["items"][0].get("notes", []) if n.get("id") == nid]
     assert attached and "note_text" in attached[0] and "line" not in attached[0] and attached[0]["trust"]
+    assert out["retry"]["data"]["note_id"] == nid and any("identical" in w for w in out["retry"]["envelope"]["warnings"])
+    first = out["trace"]["items"][0]          # a 2,000+-character traceback: its frame leads
+    assert first["qualname"] == "discount" and first["why"].startswith("traceback frame: shop/pricing.py")
 
 
 def test_mcp_in_front_of_a_grpc_server(indexed_store, tmp_path):
