@@ -213,13 +213,19 @@ class Paste(NamedTuple):
     text: str               # what the text lists read: the query, or ``condensed`` of a whole failure
 
 
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")     # a terminal's colour and cursor codes (CSI sequences)
+
+
 def read(query: str, limit: int) -> Paste:
     """The query's frames, the names its lines call, and what the text lists read: the query itself
-    up to ``limit`` characters, ``condensed`` of a longer one (a whole pasted failure). A longer one
-    with no frame and no error line is an InvalidArgument naming both limits."""
+    up to ``limit`` characters, ``condensed`` of a longer one (a whole pasted failure); terminal
+    colour codes removed first. A longer one with no frame and no error line is an InvalidArgument
+    naming both limits."""
     from stratum.errors import InvalidArgument
     from stratum.limits import MAX_TRACEBACK_CHARS
 
+    if "\x1b" in query:                # colour codes (pytest --color=yes, a CI log): as the terminal shows it
+        query = _ANSI.sub("", query)
     found = frames(query)
     text = query
     if len(query) > limit:

@@ -98,3 +98,15 @@ def test_the_names_a_tracebacks_lines_call_last_printed_first():
          "TypeError: unsupported operand type(s) for *: 'NoneType' and 'int'")
     assert called(q) == ["load_rows", "unit_price"]         # builtins (sum, type) and dunders left out
     assert called("no call here") == []
+
+
+def test_colour_codes_are_read_as_the_terminal_shows_them():
+    from stratum.tracebacks import read
+
+    q = ('\x1b[1m\x1b[31msrc/shop/prices.py\x1b[0m:8: in \x1b[92munit_price\x1b[0m\n'
+         '\x1b[1m\x1b[31mE   KeyError: \'pear\'\x1b[0m')
+    p = read(q, 2000)
+    assert p.frames == [Frame("src/shop/prices.py", 8, "unit_price")] and "\x1b" not in p.text
+    # 10,000 characters, 1,060 of them shown: within a query's limit as shown, so read whole
+    long = read(q + "\n" + "\x1b[32m.\x1b[0m" * 1000, 2000)
+    assert long.frames == p.frames and long.text == p.text + "\n" + "." * 1000
