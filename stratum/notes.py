@@ -250,8 +250,13 @@ def note_body(kind: str, text: str, targets: list[Target], author: str, *, sessi
             "created_at": at.isoformat(), "model": clean_text(model or "")[:200],
             "authenticated": bool(authenticated), "commit": commit, "maintainer": bool(maintainer)}
     if branch:
-        body["branch"] = clean_text(branch)[:200]
+        body["branch"] = stored_branch(branch)
     return body
+
+
+def stored_branch(branch: str) -> str:
+    """A branch name as a note stores it (``Note.branch``)."""
+    return clean_text(branch)[:200]
 
 
 def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, resolve: Resolver,
@@ -285,6 +290,7 @@ def identical(known: Mapping[str, Note], kind: str, text: str, targets: list[Tar
     or a script run twice (``make demo``), must not leave two copies of one finding: each copy lends
     its files the same evidence again and takes another place on a page."""
     body, nodes, tag_set, old = clean_text(text), sorted(t.node_id for t in targets), sorted(tags), set(supersedes)
+    branch = stored_branch(branch) if branch else ""
     for n in known.values():
         if n.author == author and n.kind == kind and n.text == body and n.status == ACTIVE and \
                 n.branch == branch and sorted(t.node_id for t in n.about) == nodes and sorted(n.tags) == tag_set \
@@ -557,7 +563,8 @@ def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
     return {n["id"]: note_from_node(n) for n in nodes if n.get("kind") in AGENT_NOTE_KINDS}
 
 
-__all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "note_body", "write_note",
+__all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "stored_branch",
+           "note_body", "write_note",
            "write_retract", "write_confirm", "note_from_body", "fold", "fold_records", "staleness", "is_orphaned",
            "note_to_records", "note_from_node", "notes_from_nodes", "clean_text", "written_on", "check_may_change",
            "valid_confirmations", "retracted_before", "trusted_authors", "is_quarantined", "trust_of", "provenance",

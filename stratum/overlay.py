@@ -345,8 +345,7 @@ class NotesOverlay:
         branch = scope.branch if scope is not None else ""
         targets = N.validate(kind, text, about, author, resolve=resolve, session=session,
                              tags=tags, supersedes=supersedes, note_exists=self.exists)
-        same = N.identical(self.notes, kind, text, targets, author, tags=tags, supersedes=supersedes,
-                           branch=N.clean_text(branch)[:200] if branch else "")
+        same = N.identical(self.notes, kind, text, targets, author, tags=tags, supersedes=supersedes, branch=branch)
         if same is not None:
             return same.id, False
         extra = None

@@ -7,6 +7,8 @@ scores and evidence stay as they are for every other item, and ``rank_files`` ne
 - ``named_first``: the definitions a prose query names by an identifier (``parse_header_links``);
 - ``note_then_code``: the code a leading agent note is about, right after it;
 - ``frames_first``: a pasted traceback's frames (``stratum.tracebacks``), innermost first.
+
+``in_order`` applies them, in that order, to one shard's list (and a branch overlay's).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from stratum.rank import Candidate, Signals
 from stratum.rankwhy import Ranked
 
 if TYPE_CHECKING:
+    from stratum.signals import ShardSignals
     from stratum.tracebacks import Located
 
 EXACT_NAME = 1.0            # an identifier query's exact name matches: above every fused score (< 1)
@@ -134,4 +137,17 @@ def note_then_code(ranked: list[Ranked], signals: Signals) -> list[Ranked]:
     return ranked
 
 
-__all__ = ["exact_first", "named_first", "note_then_code", "frames_first", "EXACT_NAME", "FRAME_SCORE"]
+def in_order(ranked: list[Ranked], signals: "ShardSignals", text: str, candidates: Sequence,
+             located: "Sequence[Located]", *, dotted: bool = True, lead_note: bool = True) -> list[Ranked]:
+    """Every placement, in order, over one list ``rerank`` made from ``candidates`` for the query
+    ``text``: its exact names (``dotted``: a dotted name's tail too, not under a filter), the
+    definitions it names, the code a leading note is about (``lead_note``), a traceback's frames
+    (``located``: those of this list's shard)."""
+    ranked = exact_first(ranked, signals.exact_names(text, candidates, dotted=dotted))
+    ranked = named_first(ranked, signals.named_in(text, candidates), signals)
+    if lead_note:
+        ranked = note_then_code(ranked, signals)
+    return frames_first(ranked, located)
+
+
+__all__ = ["in_order", "exact_first", "named_first", "note_then_code", "frames_first", "EXACT_NAME", "FRAME_SCORE"]

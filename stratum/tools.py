@@ -266,16 +266,13 @@ class Tools:
             # notes lift the code they are about, co-change and imports/tests the strongest files'
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
             ranked = rank.rerank(live, sig, add=not (kinds or path_prefix or language))   # items as candidates
-            # `IntegerConverter`, `werkzeug.utils.redirect`: that node first
-            ranked = rankplace.exact_first(ranked, sig.exact_names(text, live, dotted=not (kinds or path_prefix or language)))
-            ranked = rankplace.named_first(ranked, sig.named_in(text, live), sig)     # "fix parse_row on ...": parse_row
-            ranked = rankplace.note_then_code(ranked, sig)     # a leading agent note: the code it names next
             o = view.of(sh) if view is not None else None
             # a pasted traceback: its frames' definitions first, then what their lines call, as the
             # session sees the files (a changed file's frame is its branch version), under the filters
             located = TB.placed(sh, paste, o, kinds, path_prefix, language)
-            if located:
-                ranked = rankplace.frames_first(ranked, [f for f in located if f.shard is sh])
+            # `IntegerConverter`, "fix parse_row on ...", a leading note's code, the frames: first
+            ranked = rankplace.in_order(ranked, sig, text, live, [f for f in located if f.shard is sh],
+                                        dotted=not (kinds or path_prefix or language))
             if view is not None:                    # a hidden file lifted in by co-change or imports
                 ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
             lists.append((ranked, sh, ov))
@@ -284,10 +281,8 @@ class Tools:
                                            language=language, limit=max(want, rank.DEEP), offset=0)
                 bound += len(mine)
                 osig = signals.ShardSignals(o.shard)
-                theirs = rankplace.exact_first(rank.rerank(mine, osig, add=False), osig.exact_names(text, mine))
-                theirs = rankplace.named_first(theirs, osig.named_in(text, mine), osig)
-                if located:
-                    theirs = rankplace.frames_first(theirs, [f for f in located if f.shard is o.shard])
+                theirs = rankplace.in_order(rank.rerank(mine, osig, add=False), osig, text, mine,
+                                            [f for f in located if f.shard is o.shard], lead_note=False)
                 lists.append((theirs, o.shard, None))
         end = offset + page_size
         n_hits = sum(len(ranked) for ranked, _, _ in lists)
@@ -422,12 +417,8 @@ class Tools:
         # the writer sees its own note, quarantined or not (an open server's caller is "anonymous"
         # while its session writes as the author it claimed: a durable note was reported as gone)
         found = ov.get(nid, viewer=s.author)
-        if found is not None or written:
-            it = self._item(ov.shard, None, found, "summary")
-        else:                       # the identical note was merged into the store by a re-index
-            t = self._target(s, nid)
-            it = self._item(t.shard, t.row, t.note, "summary")
-        r = self._respond(s, [it], R.Page("remember"), warnings=said)
+        t = self._target(s, nid) if found is None else Target(ov.shard, None, found)   # None: a re-index merged it
+        r = self._respond(s, [self._item(t.shard, t.row, t.note, "summary")], R.Page("remember"), warnings=said)
         r.data["note_id"] = nid
         return r
 

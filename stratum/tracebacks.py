@@ -29,6 +29,8 @@ from weakref import WeakKeyDictionary
 
 import pyarrow.compute as pc
 
+from stratum.errors import InvalidArgument
+from stratum.limits import MAX_TRACEBACK_CHARS
 from stratum.memory import Target
 
 if TYPE_CHECKING:
@@ -221,9 +223,6 @@ def read(query: str, limit: int) -> Paste:
     up to ``limit`` characters, ``condensed`` of a longer one (a whole pasted failure); terminal
     colour codes removed first. A longer one with no frame and no error line is an InvalidArgument
     naming both limits."""
-    from stratum.errors import InvalidArgument
-    from stratum.limits import MAX_TRACEBACK_CHARS
-
     if "\x1b" in query:                # colour codes (pytest --color=yes, a CI log): as the terminal shows it
         query = _ANSI.sub("", query)
     found = frames(query)
@@ -386,7 +385,8 @@ def printed_in_view(shards: list["Shard"], view: "BranchView", target: str) -> P
 
 
 class Located(NamedTuple):
-    frame: int              # its frame's place in ``frames``' order (0: the innermost)
+    frame: int              # its frame's place in ``frames``' order (0: the innermost); a callee's is
+                            # MAX_FRAMES + its place, so it ranks after every frame (``frames_first``)
     shard: "Shard"          # the base shard, or a branch's overlay shard
     id: str
     row: int
