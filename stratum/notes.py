@@ -273,6 +273,18 @@ def write_note(log, kind: str, text: str, about: Iterable[str], author: str, *, 
         note_exists = known.__contains__
     targets = validate(kind, text, about, author, resolve=resolve, session=session, tags=tags,
                        supersedes=supersedes, note_exists=note_exists, limits=limits)
+    return append_note(log, kind, text, targets, author, session=session, tags=tags, supersedes=supersedes,
+                       model=model, authenticated=authenticated, commit=commit, maintainer=maintainer,
+                       known=known, extra=extra, branch=branch)
+
+
+def append_note(log, kind: str, text: str, targets: list[Target], author: str, *, session: str | None = None,
+                tags: Iterable[str] = (), supersedes: Iterable[str] = (), model: str = "",
+                authenticated: bool = False, commit: str | None = None, maintainer: bool = False,
+                known: Mapping[str, "Note"] | None = None, extra: Mapping | None = None, branch: str = "") -> Note:
+    """``write_note`` after ``validate``: ``targets`` are what it returned for these arguments (a
+    caller that validated first, to look for an identical note, does not resolve every target again)."""
+    tags, supersedes = list(tags), list(supersedes)
     for old in supersedes:
         if known is not None and old in known:
             check_may_change(known[old], author, maintainer=maintainer, action="supersede",
@@ -564,7 +576,7 @@ def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
 
 
 __all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "stored_branch",
-           "note_body", "write_note",
+           "note_body", "write_note", "append_note",
            "write_retract", "write_confirm", "note_from_body", "fold", "fold_records", "staleness", "is_orphaned",
            "note_to_records", "note_from_node", "notes_from_nodes", "clean_text", "written_on", "check_may_change",
            "valid_confirmations", "retracted_before", "trusted_authors", "is_quarantined", "trust_of", "provenance",
