@@ -148,6 +148,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
            disk: dict[str, bytes | None], dest: Path, cfg: IndexConfig) -> None:
     """Parse, link, embed and write the changed files (from DISK when there, else ``sha:path``)."""
     from pipeline.files import content_skip_reason, name_skip_reason
+    from pipeline.calls import resolve as resolve_calls
     from pipeline.imports import FileImports, resolve
     from pipeline.job import InProcess, _noop, _parse_batch
     from pipeline.testlinks import link_tests
@@ -177,14 +178,20 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     imp_edges, externals = resolve(m.repo_name, fi, all_paths, {}, context=context)
     edges.extend(imp_edges)
     edges.extend(e for e in link_tests(m.repo_name, all_paths, imp_edges))
+    # the changed files' calls and bases, to their own definitions or the base's unchanged ones
+    known = snap.read("nodes", columns=["id", "path", "qualname", "kind", "language"],
+                      where="kind IN ('file', 'class', 'function', 'method')").to_pylist()
+    gone = set(mine) | set(deleted)
+    edges.extend(resolve_calls(nodes, imp_edges, fi, all_paths, context=context,
+                               known=[n for n in known if n["path"] not in gone]))
     cache_tab = None
     work = st.embed_plan(cfg, m, snap, nodes, rep)
     if work is not None:
         vectors: Any = InProcess().embed(work.plan.texts, cfg.embed, _noop) if work.plan.texts else []
         cache_tab = st.embed_attach(work, nodes, vectors)
-    # imports/tests edges with one end in the base: the overlay's graph keeps only its own nodes
+    # imports/tests/calls edges with one end in the base: the overlay's graph keeps only its own nodes
     mine_ids = {n["id"] for n in nodes}
-    cross = [[e["src"], e["dst"], e["kind"]] for e in edges if e["kind"] in ("imports", "tests")
+    cross = [[e["src"], e["dst"], e["kind"]] for e in edges if e["kind"] in ("imports", "tests", "calls", "inherits")
              and (e["src"] in mine_ids) != (e["dst"] in mine_ids)]
     _mkdir(dest.parent)
     (dest.parent / CROSS_FILE).write_text(json.dumps(cross))

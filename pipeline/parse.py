@@ -29,7 +29,9 @@ replacement characters (warning ``invalid_utf8``).
 
 from __future__ import annotations
 
+import functools
 import inspect
+import json
 import posixpath
 import re
 import textwrap
@@ -38,7 +40,7 @@ from typing import overload
 
 import tree_sitter as ts
 
-from pipeline import languages
+from pipeline import callrefs, languages
 from pipeline.imports import FileImports, ImportRef
 from stratum import npyio
 from stratum.config import ParseConfig
@@ -238,16 +240,33 @@ from pipeline.importrefs import IMPORTS as _IMPORTS, string_value as _string_val
 
 # -- the parse -------------------------------------------------------------------------------------
 
-def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes
-             ) -> tuple[list[_Def], list[ts.Node]]:
-    """Run the language's query: definitions (document order, nesting decided) and import nodes."""
+@functools.lru_cache(maxsize=None)
+def _query_with_refs(lang: str) -> ts.Query:
+    """The tags query and ``callrefs.patterns``: definitions, imports, calls and bases in one pass."""
+    return ts.Query(languages.language(lang), languages.query_source(lang) + "\n" + callrefs.patterns(lang))
+
+
+def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
+             refs: tuple[list[ts.Node], list[ts.Node]] | None = None) -> tuple[list[_Def], list[ts.Node]]:
+    """Run the language's query: definitions (document order, nesting decided) and import nodes;
+    with ``refs``, the call and base nodes too (appended to its two lists)."""
     defs: dict[int, _Def] = {}
     imports: dict[int, ts.Node] = {}
-    for _, caps in ts.QueryCursor(languages.query(lang)).matches(root):
+    query = languages.query(lang) if refs is None else _query_with_refs(lang)
+    for _, caps in ts.QueryCursor(query).matches(root):
         imp = caps.get("import")
         if imp:
             imports.setdefault(imp[0].id, imp[0])
             continue
+        if refs is not None:
+            got = caps.get("call")
+            if got:
+                refs[0].append(got[0])
+                continue
+            got = caps.get("base")
+            if got:
+                refs[1].append(got[0])
+                continue
         cap, node = "", None       # set together: node None means no definition capture
         for k, v in caps.items():
             if k.startswith("definition."):
@@ -498,7 +517,8 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     root = tree.root_node
     if root.has_error:
         out.warnings.append("syntax_error")
-    defs, import_nodes = _collect(lang, spec, root, src)
+    refs: tuple[list[ts.Node], list[ts.Node]] = ([], [])
+    defs, import_nodes = _collect(lang, spec, root, src, refs)
     emitted = _resolve(defs)
 
     # imports
@@ -540,6 +560,8 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         out.edges.append({"src": parent_id, "dst": d.nid, "kind": "contains"})
         spans.by_node[len(nodes) - 1] = bounds[id(d)]
 
+    _attach_refs(lang, src, emitted, [(d.outer.start_byte, d.outer.end_byte) for d in emitted], refs, nodes)
+
     doc = _file_doc(lang, src, root, spec)
     top = [d for d in emitted if d.parent is None]
     counts = [(sum(1 for d in emitted if d.kind == k), k) for k in ("class", "function", "method")]
@@ -560,6 +582,28 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     finish(nodes, cfg, spans)
     out.nodes = nodes
     return out
+
+
+def _attach_refs(lang: str, src: bytes, emitted: list[_Def], spans: list[tuple[int, int]],
+                 refs: tuple[list[ts.Node], list[ts.Node]], nodes: list[dict]) -> None:
+    """Each definition's calls and bases as written (``pipeline.callrefs``) into its node's ``meta``
+    (``nodes``: the file's node, then one per emitted def in order); the file's own calls (outside
+    every definition) into the file node's."""
+    receivers = None
+    if lang == "go":
+        receivers = {i: r for i, d in enumerate(emitted) if (r := callrefs.go_receiver(src, d.node))}
+    classes = {d.node.id: i for i, d in enumerate(emitted) if d.kind == "class"}
+    calls, bases = callrefs.collect(src, spans, refs[0], refs[1], receivers, classes)
+    for i, node in enumerate(nodes[1:]):
+        meta = {}
+        if calls[i]:
+            meta["calls"] = calls[i]
+        if bases[i]:
+            meta["bases"] = bases[i]
+        if meta:
+            node["meta"] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
+    if calls[-1]:
+        nodes[0]["meta"] = json.dumps({"calls": calls[-1]}, ensure_ascii=False, separators=(",", ":"))
 
 
 def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:

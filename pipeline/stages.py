@@ -155,8 +155,10 @@ def init_imports(snap, skip: set[str]) -> list:
 # ---- 3. tree, imports, tests --------------------------------------------------------------------
 def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges: list[dict],
          file_imports: dict, rep: RunReport) -> list[dict]:
-    """Tree nodes, import and test edges (added to ``nodes``/``edges``); returns external imports."""
+    """Tree nodes, import, test, call and inheritance edges (added to ``nodes``/``edges``); returns
+    external imports."""
     from pipeline.files import read_manifests
+    from pipeline.calls import resolve as resolve_calls
     from pipeline.imports import FileImports, resolve
     from pipeline.testlinks import link_tests
     from pipeline.tree import tree_nodes
@@ -170,6 +172,7 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
     imp_edges, externals = resolve(repo_name, fi, all_paths, read_manifests(root, all_paths))
     edges.extend(imp_edges)
     edges.extend(link_tests(repo_name, all_paths, imp_edges))
+    edges.extend(resolve_calls(nodes, imp_edges, fi, all_paths))
     rep.external_imports = len(externals)
     return externals
 

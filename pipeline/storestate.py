@@ -56,8 +56,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) 
 # The format of the parse output a store keeps for reuse (nodes, edges, each file's import records):
 # bumped when the parser's output for the same file changes, so a store indexed by an older parser
 # parses every file once again (``stages.read_sources``) instead of serving old records beside new
-# ones. 2: import records carry ``uses``/``bound`` (re-exports through a package __init__).
-PARSE_FORMAT = 2
+# ones. 2: import records carry ``uses``/``bound`` (re-exports through a package __init__); 3: code
+# nodes carry their calls and bases as written (``meta``, ``pipeline.callrefs``).
+PARSE_FORMAT = 3
 
 
 def config_key(cfg: IndexConfig) -> str:

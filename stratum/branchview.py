@@ -34,7 +34,7 @@ class StoreOverlay:
     deleted: frozenset[str]
     shard: Shard | None
 
-    cross: tuple = ()           # (src id, dst id, kind) imports/tests edges between overlay and base
+    cross: tuple = ()           # (src id, dst id, kind) imports/tests/calls edges between overlay and base
     base_version: int = 0       # the store version the overlay was built against
 
     def __post_init__(self) -> None:

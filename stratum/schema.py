@@ -36,7 +36,7 @@ NOTE_KIND_WORDS = {"rca": "root cause analysis", "failure": "failed attempt", "i
 ATTACHED_NOTE_KINDS = AGENT_NOTE_KINDS + ("fix",)
 NODE_KINDS = CODE_KINDS + NOTE_KINDS
 EDGE_KINDS = ("contains", "imports", "tests", "cochange", "about", "calls", "inherits")
-UNBUILT_EDGE_KINDS = ("calls", "inherits")      # in the schema; no pipeline stage makes them yet
+UNBUILT_EDGE_KINDS: tuple[str, ...] = ()     # edge kinds in the schema that no pipeline stage makes yet
 LEVELS = ("summary", "api", "full")
 
 EMBED_DIM = 384

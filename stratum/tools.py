@@ -333,8 +333,10 @@ class Tools:
     def walk(self, session: str, target: str, edges: Sequence[str] = (), direction: str = "out",
              page_size: int = 20, page_token: str = "") -> Response:
         """Follow edges from a node: contains, imports, tests, cochange (files changed together in
-        history), about (notes -> code). Use direction "in" to see who imports a file or which notes
-        are about it ("notes" is a shorthand for incoming about edges), "both" for either. A node
+        history), calls (a function or method -> the definitions it calls, resolved by name),
+        inherits (a class -> its bases), about (notes -> code). Use direction "in" to see who
+        imports a file, who calls a function or which notes are about it ("notes" is a shorthand
+        for incoming about edges), "both" for either. A node
         reached by several edges is one item: its edge lists them ("imports,tests") and its
         direction is out, in or both. Each item carries the active notes about it (walk with
         "notes" lists them all)."""

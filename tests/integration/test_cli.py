@@ -65,10 +65,27 @@ def test_user_errors_are_one_line_with_exit_2(indexed_store, tmp_path):
     assert p.returncode == 2 and "not inside a git repository" in p.stderr
     p = stratum("tree", "--store", str(tmp_path / "nothing"))
     assert p.returncode != 0 and "no index" in p.stderr
-    p = stratum("walk", "shop/cart.py", "--edge", "calls", "--store", str(store))     # in the schema, never built
-    assert p.returncode == 2 and "no calls edges are built" in p.stderr, p.stderr
+    p = stratum("walk", "shop/cart.py", "--edge", "callers", "--store", str(store))
+    assert p.returncode == 2 and "calls" in p.stderr and "Traceback" not in p.stderr, p.stderr
     p = stratum("notes", "list", "--status", "bogus", "--store", str(store))
     assert p.returncode == 2 and "invalid choice" in p.stderr
+
+
+def test_walk_follows_calls_both_ways(indexed_store):
+    """Who a method calls, and who calls a function: the edges an agent follows before changing it."""
+    _, store, _ = indexed_store
+    out = json.loads(stratum("walk", "shop/cart.py::Cart.total", "--edge", "calls", "--json", "--store",
+                             str(store)).stdout)
+    called = {(i["path"], i["qualname"]): i for i in out["items"]}
+    assert set(called) == {("shop/pricing.py", "discount"), ("shop/pricing.py", "price_of")}, called
+    assert all(i["edge"] == "calls" and i["direction"] == "out" for i in out["items"])
+    out = json.loads(stratum("walk", "shop/pricing.py::price_of", "--edge", "calls", "--direction", "in",
+                             "--json", "--store", str(store)).stdout)
+    assert {(i["path"], i["qualname"]) for i in out["items"]} == {("shop/cart.py", "Cart.total")}
+    out = json.loads(stratum("walk", "tests/test_cart.py::test_total", "--edge", "calls", "--json", "--store",
+                             str(store)).stdout)       # Cart() is its class; c.add/c.total: the only add/total
+    assert {(i["path"], i["qualname"]) for i in out["items"]} == {
+        ("shop/cart.py", "Cart"), ("shop/cart.py", "Cart.add"), ("shop/cart.py", "Cart.total")}
 
 
 def test_search_reads_a_whole_failure_piped_in(indexed_store):

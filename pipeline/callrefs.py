@@ -1,0 +1,222 @@
+"""Call sites and base classes as written, per definition: the raw input of ``calls`` and
+``inherits`` edges (``pipeline.calls`` resolves them to nodes once every file is known).
+
+A call is recorded as (name, receiver, line): ``h()`` -> ("h", ""), ``self.g()`` / ``this.g()`` ->
+("g", "self"), ``mod.k()`` / ``Mod::k()`` / ``ns::k()`` -> ("k", "mod"), ``a.b.c()`` -> ("c", "a.b"),
+``super().m()`` -> ("m", "super"), anything else before the name (a call's result, an index) ->
+("m", "."); ``new Foo()`` and
+``Foo()`` are calls of ``Foo``. A base class (``class A(B, m.C)``, ``extends``, ``implements``,
+C++ base clauses) is (name, receiver) the same way. A call belongs to the innermost emitted
+definition around it (a closure's calls are its function's, as its text is); calls outside every
+definition are the file's. Go: a method's receiver variable is ``self``.
+
+Only syntax is read here (query patterns per language, run with the tags query); nothing is resolved.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+import tree_sitter as ts
+
+
+MAX_CALLS = 256          # distinct (name, receiver) pairs kept per definition: a generated table's
+                         # thousands of calls add nothing a walk could page through usefully
+MAX_BASES = 16
+MAX_RECV = 80            # a longer receiver text is "." (not a name an import could bind)
+
+_JS_CALLS = "(call_expression function: (_) @call) (new_expression constructor: (_) @call)"
+_CALLS = {
+    "python": "(call function: (_) @call)",
+    "javascript": _JS_CALLS, "typescript": _JS_CALLS, "tsx": _JS_CALLS,
+    "go": "(call_expression function: (_) @call)",
+    "java": "(method_invocation) @call (object_creation_expression type: (_) @call)",
+    "rust": "(call_expression function: (_) @call)",
+    "c": "(call_expression function: (_) @call)",
+    "cpp": "(call_expression function: (_) @call) (new_expression type: (_) @call)",
+}
+_TS_BASES = "(extends_clause value: (_) @base) (implements_clause (_) @base) " \
+            "(extends_type_clause type: (_) @base)"
+_BASES = {
+    "python": "(class_definition superclasses: (argument_list (_) @base))",
+    "javascript": "(class_heritage (_) @base)",
+    "typescript": _TS_BASES, "tsx": _TS_BASES,
+    "java": "(superclass (_) @base) (super_interfaces (type_list (_) @base)) "
+            "(extends_interfaces (type_list (_) @base))",
+    "cpp": "(base_class_clause (_) @base)",
+}
+
+# the callee's name and what stands before it, by node type: (receiver field, name field); Java's
+# a.b.C (scoped_type_identifier) is read apart
+_PAIRS: dict[str, tuple[str, str]] = {
+    "attribute": ("object", "attribute"),              # python a.b
+    "member_expression": ("object", "property"),       # js/ts a.b
+    "selector_expression": ("operand", "field"),       # go a.b
+    "scoped_identifier": ("path", "name"),             # rust a::b
+    "qualified_identifier": ("scope", "name"),         # c++ a::b
+    "method_invocation": ("object", "name"),           # java a.b()
+    "nested_type_identifier": ("module", "name"),      # ts a.B in a type
+}
+_FIELD = {"field_expression": ("value", "argument")}   # rust/c a.b, a->b: the receiver field differs
+_WRAPPED = {"generic_function": "function", "template_function": "name", "generic_type": None,
+            "template_type": "name", "parenthesized_expression": None, "type_arguments": None,
+            "instantiation_expression": "function"}
+_NAMES = frozenset({"identifier", "property_identifier", "field_identifier", "type_identifier",
+                    "namespace_identifier", "package_identifier", "shorthand_property_identifier",
+                    "constant", "primitive_type"})
+_SELF = frozenset({"self", "this", "cls", "Self"})
+_RECV_PARTS = frozenset({"identifier", "this", "self", "super", "type_identifier", "namespace_identifier",
+                         "package_identifier", "field_identifier", "property_identifier", "crate"})
+
+
+def patterns(lang: str) -> str:
+    """The query patterns (captures ``@call``, ``@base``) that ``pipeline.parse`` appends to the
+    language's tags query: one pass over the tree for both (a query of its own cost as much as
+    the tags query again, ~+25% of the parse)."""
+    return "\n".join(p for p in (_CALLS.get(lang), _BASES.get(lang)) if p)
+
+
+def _text(src: bytes, n: ts.Node) -> str:
+    return src[n.start_byte:n.end_byte].decode("utf-8", "replace")
+
+
+def _receiver(src: bytes, n: ts.Node | None) -> str:
+    """A receiver's text when it is a dotted chain of names (``a``, ``a.b``, ``self``), else "."."""
+    if n is None:
+        return ""
+    if n.type in _RECV_PARTS:
+        t = _text(src, n)
+        return "self" if t in _SELF else t      # "super" stays: the bases' method, not the own one
+    if n.type == "call":        # python super().m()
+        f = n.child_by_field_name("function")
+        if f is not None and f.type == "identifier" and _text(src, f) == "super":
+            return "super"
+    if (n.type in _PAIRS and n.type != "method_invocation") or n.type in _FIELD:
+        name, recv = split(src, n)
+        if name and recv not in ("", "."):
+            t = f"{recv}.{name}"
+            return t if len(t) <= MAX_RECV else "."
+        if name and recv == "":
+            return name
+    return "."
+
+
+def split(src: bytes, n: ts.Node) -> tuple[str, str]:
+    """(name, receiver) of a callee or base expression; ("", "") when it names nothing (a lambda,
+    a subscript, a call's result called again)."""
+    for _ in range(4):                       # unwrap generics, templates, parentheses
+        w = _WRAPPED.get(n.type, "")
+        if w == "":
+            break
+        inner = n.child_by_field_name(w) if w else (n.named_children[0] if n.named_child_count else None)
+        if inner is None:
+            return "", ""
+        n = inner
+    t = n.type
+    if t in _NAMES:
+        return _text(src, n), ""
+    if t in ("this", "super", "self"):      # this(...) / super(...) in a constructor
+        return "", ""
+    if t == "scoped_type_identifier":       # java a.b.C
+        kids = n.named_children
+        if not kids:
+            return "", ""
+        return _text(src, kids[-1]), _receiver(src, kids[0]) if len(kids) > 1 else ""
+    pair = _PAIRS.get(t)
+    if pair is not None:
+        obj, name = n.child_by_field_name(pair[0]), n.child_by_field_name(pair[1])
+    elif t in _FIELD:
+        obj = n.child_by_field_name(_FIELD[t][0]) or n.child_by_field_name(_FIELD[t][1])
+        name = n.child_by_field_name("field")
+    else:
+        return "", ""
+    if name is None:
+        return "", ""
+    if name.type not in _NAMES:
+        return split(src, name)[0], "."
+    return _text(src, name), _receiver(src, obj)
+
+
+class _Owners:
+    """The innermost of the given definitions around a byte offset (spans properly nest)."""
+
+    def __init__(self, spans: list[tuple[int, int, int]]):
+        self.spans = sorted(spans)           # (start, -end, index)
+        self.starts = [s for s, _, _ in self.spans]
+
+    def at(self, pos: int) -> int:
+        """Index of the innermost span holding ``pos``, or -1."""
+        i = bisect.bisect_right(self.starts, pos) - 1
+        while i >= 0:
+            s, neg_end, k = self.spans[i]
+            if pos < -neg_end:
+                return k
+            i -= 1
+        return -1
+
+
+def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node], found_bases: list[ts.Node],
+            receivers: dict[int, str] | None = None, classes: dict[int, int] | None = None
+            ) -> tuple[list[list[list]], list[list[list]]]:
+    """Per definition span (index into ``spans``, plus one more for the file): its distinct calls
+    ``[name, receiver, line]`` in source order, and its bases ``[name, receiver]``, from the nodes
+    the ``patterns`` captured.
+    ``receivers``: span index -> the receiver variable that means ``self`` in it (Go methods);
+    ``classes``: the emitted classes' tree nodes (``Node.id``) -> span index: a base belongs to the
+    class whose declaration holds it (a class hidden in a function body is no node: its bases
+    are nobody's)."""
+    n = len(spans)
+    calls: list[list[list]] = [[] for _ in range(n + 1)]
+    bases: list[list[list]] = [[] for _ in range(n + 1)]
+    owners = _Owners([(a, -b, i) for i, (a, b) in enumerate(spans)])
+    if found_calls:
+        seen: list[set] = [set() for _ in range(n + 1)]
+        for node in sorted(found_calls, key=lambda x: x.start_byte):
+            name, recv = split(src, node)
+            if not name:
+                continue
+            k = owners.at(node.start_byte)
+            if receivers and recv and recv == receivers.get(k):
+                recv = "self"
+            slot = k if k >= 0 else n
+            if (name, recv) in seen[slot] or len(calls[slot]) >= MAX_CALLS:
+                continue
+            seen[slot].add((name, recv))
+            calls[slot].append([name, recv, node.start_point.row + 1])
+    if found_bases:
+        for node in sorted(found_bases, key=lambda x: x.start_byte):
+            if node.type == "access_specifier":
+                continue
+            name, recv = split(src, node)
+            k = _declaring(node, classes or {})
+            if name and k >= 0 and len(bases[k]) < MAX_BASES and [name, recv] not in bases[k]:
+                bases[k].append([name, recv])
+    return calls, bases
+
+
+def _declaring(node: ts.Node, classes: dict[int, int]) -> int:
+    """Span index of the class declaration a base clause belongs to, or -1."""
+    p = node.parent
+    for _ in range(3):                      # list, clause, heritage: the declaration is at most 3 up
+        if p is None:
+            return -1
+        k = classes.get(p.id)
+        if k is not None:
+            return k
+        p = p.parent
+    return -1
+
+
+def go_receiver(src: bytes, node: ts.Node) -> str:
+    """A Go method's receiver variable (``func (s *S) F()`` -> "s"), or ""."""
+    recv = node.child_by_field_name("receiver")
+    if recv is None:
+        return ""
+    for p in recv.named_children:
+        nm = p.child_by_field_name("name")
+        if nm is not None:
+            return _text(src, nm)
+    return ""
+
+
+__all__ = ["patterns", "collect", "split", "go_receiver", "MAX_CALLS", "MAX_BASES"]

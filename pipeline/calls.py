@@ -1,0 +1,276 @@
+"""``calls`` and ``inherits`` edges: the call sites and bases each definition's node carries
+(``pipeline.callrefs``, in its ``meta``) resolved to the definitions they name.
+
+Resolution is by name, the way a reader follows code without running it; a call is linked only
+when one definition fits, else it makes no edge (a wrong "who calls this" costs an agent more
+than a missing one). In order, the first rule that finds definitions decides:
+
+- ``self.m()`` (``this``, ``cls``, a Go receiver): ``m`` of the caller's class, then of its bases
+  (``inherits``, three levels); in Go, of the type's methods in the same package. ``super().m()``:
+  of the bases only.
+- ``f()``: a definition ``f`` of the same file; Go: of the package (its directory); Python: what
+  the file's ``from ... import f`` binds; else the one ``f`` among the files it imports; else the
+  one top-level ``f`` of its language in the repository.
+- ``x.f()`` with ``x`` a name: what ``x`` binds (Python ``import x`` / ``from p import x``) holding
+  ``f``; else ``x.f`` as a qualified name (a class's static method, a namespace's function, Rust
+  ``S::new``), in the same file, an imported one or the one in the repository; else (not Python,
+  whose bindings are read exactly) ``f`` in an imported file whose module or package is named
+  ``x`` (Go ``pkg.F``, ``import * as x``).
+- anything else before ``.f()`` (``client.get()``, ``make().f()``): the method ``f`` when it is the
+  repository's only method of that name in its language and lies in the file or one it imports
+  (no types are inferred: with two ``get`` methods, which one a variable holds is not known).
+
+Each edge's ``meta`` says which rule linked it (``how``), the call as written (``as``) and its
+first line; ``weight`` counts the distinct call expressions that reached that definition.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import posixpath
+from collections import defaultdict
+from typing import Iterable
+
+from pipeline.imports import FileImports, _resolved
+
+_CODE = ("class", "function", "method")
+INHERIT_DEPTH = 3
+
+
+@dataclasses.dataclass(slots=True)
+class _Def:
+    id: str
+    path: str
+    qual: str
+    kind: str
+    lang: str
+
+
+def _parent_qual(qual: str) -> str:
+    return qual.rsplit(".", 1)[0] if "." in qual else ""
+
+
+def _stem(path: str) -> tuple[str, str]:
+    """The names an import of ``path`` may bind: the module's (file stem, or the package folder's
+    for an ``__init__``/``index``/``mod`` file) and its folder's (a Go package)."""
+    d, base = posixpath.split(path)
+    stem = base.split(".", 1)[0]
+    folder = posixpath.basename(d)
+    return (folder if stem in ("__init__", "index", "mod", "lib") else stem), folder
+
+
+class _Index:
+    """Definitions by the keys the rules look up."""
+
+    def __init__(self, nodes: Iterable[dict]):
+        self.by_qual: dict[tuple[str, str], str] = {}
+        self.defs: dict[str, _Def] = {}
+        self.top: dict[tuple[str, str], list[str]] = defaultdict(list)          # (lang, name) -> ids
+        self.quals: dict[tuple[str, str], list[str]] = defaultdict(list)        # (lang, qual) -> ids
+        self.dir_qual: dict[tuple[str, str], list[str]] = defaultdict(list)     # (dir, qual) -> ids (Go)
+        self.methods: dict[tuple[str, str], list[str]] = defaultdict(list)      # (path, name) -> ids
+        self.method_names: dict[tuple[str, str], set[str]] = defaultdict(set)   # (lang, name) -> ids
+        for n in nodes:
+            if n["kind"] not in _CODE:
+                continue
+            d = _Def(n["id"], n["path"], n["qualname"], n["kind"], n.get("language") or "")
+            self.defs[d.id] = d
+            self.by_qual.setdefault((d.path, d.qual), d.id)
+            self.quals[(d.lang, d.qual)].append(d.id)
+            if "." not in d.qual:
+                self.top[(d.lang, d.qual)].append(d.id)
+            else:
+                name = d.qual.rsplit(".", 1)[1]
+                self.methods[(d.path, name)].append(d.id)
+                self.method_names[(d.lang, name)].add(d.id)
+            if d.lang == "go":
+                self.dir_qual[(posixpath.dirname(d.path), d.qual)].append(d.id)
+
+
+def _written(name: str, recv: str) -> str:
+    """The call as an agent reads it: ``h``, ``self.g``, ``a.b.c``, ``?.m`` (an expression's method)."""
+    return f"{'?' if recv == '.' else recv}.{name}" if recv else name
+
+
+def _one(ids: Iterable[str]) -> str | None:
+    got = set(ids)
+    return next(iter(got)) if len(got) == 1 else None
+
+
+class _Resolver:
+    def __init__(self, ix: _Index, imported: dict[str, list[str]], bound: dict[str, dict[str, tuple[str, list[str]]]]):
+        self.ix, self.imported, self.bound = ix, imported, bound
+        self.bases: dict[str, list[str]] = {}          # class id -> base class ids
+
+    def _named(self, path: str, lang: str, name: str) -> tuple[str | None, str]:
+        """A bare name: (definition id, rule) or (None, "")."""
+        ix = self.ix
+        got = ix.by_qual.get((path, name))
+        if got is not None:
+            return got, "same file"
+        if lang == "go":
+            got = _one(ix.dir_qual.get((posixpath.dirname(path), name), ()))
+            if got is not None:
+                return got, "same package"
+        orig, targets = self.bound.get(path, {}).get(name, (name, ()))
+        for t in targets:
+            got = ix.by_qual.get((t, orig))
+            if got is not None:
+                return got, "imported name"
+        got = _one(i for t in self.imported.get(path, ()) if (i := ix.by_qual.get((t, name))) is not None)
+        if got is not None:
+            return got, "imported file"
+        got = _one(ix.top.get((lang, name), ()))
+        return (got, "unique name") if got is not None else (None, "")
+
+    def _member(self, cls: str, name: str, depth: int = 0) -> str | None:
+        """Method ``name`` of class ``cls`` (an id) or of its bases."""
+        c = self.ix.defs[cls]
+        got = self.ix.by_qual.get((c.path, f"{c.qual}.{name}"))
+        if got is None and c.lang == "go":
+            got = _one(self.ix.dir_qual.get((posixpath.dirname(c.path), f"{c.qual}.{name}"), ()))
+        if got is not None or depth >= INHERIT_DEPTH:
+            return got
+        for b in self.bases.get(cls, ()):
+            got = self._member(b, name, depth + 1)
+            if got is not None:
+                return got
+        return None
+
+    def _class_of(self, caller: _Def | None) -> str | None:
+        """The class a method's ``self`` is (an id), or None."""
+        if caller is None or caller.kind != "method":
+            return None
+        q = _parent_qual(caller.qual)
+        got = self.ix.by_qual.get((caller.path, q))
+        if got is None and caller.lang == "go":
+            got = _one(self.ix.dir_qual.get((posixpath.dirname(caller.path), q), ()))
+        return got if got is not None and self.ix.defs[got].kind == "class" else None
+
+    def call(self, path: str, lang: str, caller: _Def | None, name: str, recv: str) -> tuple[str | None, str]:
+        ix = self.ix
+        if recv in ("self", "super"):
+            cls = self._class_of(caller)
+            if cls is None:
+                return None, ""
+            if recv == "self":
+                got = self._member(cls, name)
+                return (got, "own class") if got is not None else (None, "")
+            got = _one(g for b in self.bases.get(cls, ()) if (g := self._member(b, name, 1)) is not None)
+            return (got, "base class") if got is not None else (None, "")
+        if recv == "":
+            return self._named(path, lang, name)
+        if recv != ".":
+            orig, targets = self.bound.get(path, {}).get(recv, (recv, ()))
+            for t in targets:                                       # a module or class the file binds
+                got = ix.by_qual.get((t, name)) or ix.by_qual.get((t, f"{orig.rsplit('.', 1)[-1]}.{name}"))
+                if got is not None:
+                    return got, "imported module"
+            qual = f"{recv}.{name}"
+            got = ix.by_qual.get((path, qual))
+            if got is None:
+                got = _one(i for t in self.imported.get(path, ()) if (i := ix.by_qual.get((t, qual))) is not None)
+            if got is None:
+                got = _one(ix.quals.get((lang, qual), ()))
+            if got is not None:
+                return got, "qualified name"
+            if lang != "python" and "." not in recv:     # Python's bindings are known exactly (above)
+                got = _one(i for t in self.imported.get(path, ()) if recv in _stem(t)
+                           and (i := ix.by_qual.get((t, name))) is not None)
+                if got is not None:
+                    return got, "imported module"
+        if name.startswith("__") or len(ix.method_names.get((lang, name), ())) != 1:
+            return None, ""         # several classes define it: the receiver's type would decide
+        got = _one([*ix.methods.get((path, name), ()),
+                    *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ()))])
+        return (got, "method name") if got is not None else (None, "")
+
+    def base(self, path: str, lang: str, name: str, recv: str) -> tuple[str | None, str]:
+        got, how = self.call(path, lang, None, name, recv) if recv else self._named(path, lang, name)
+        return (got, how) if got is not None and self.ix.defs[got].kind == "class" else (None, "")
+
+
+def python_bindings(files: Iterable[FileImports], all_paths: Iterable[str], context: Iterable[FileImports] = ()
+                    ) -> dict[str, dict[str, tuple[str, list[str]]]]:
+    """Python file -> each name its imports bind -> (the name it has there, the files it may be:
+    a module, or the module defining what ``from m import name`` takes, re-exports through a
+    package followed)."""
+    split: list[FileImports] = []
+    names: dict[tuple[str, int], tuple[str, str]] = {}
+    for f in files:
+        if f.language != "python":
+            continue
+        refs = []
+        for ref in f.imports:
+            if ref.kind == "import":        # with its uses: ``flask.Flask`` lands on flask/app.py
+                if "." not in ref.target:
+                    refs.append(((ref.target, ref.target), ref))
+                continue
+            for i, n in enumerate(ref.names):
+                if n != "*":
+                    refs.append(((ref.bound[i] if ref.bound else n, n),
+                                 dataclasses.replace(ref, names=(n,), bound=(), uses=())))
+        for k, (bind, _) in enumerate(refs):
+            names[(f.path, k)] = bind
+        split.append(FileImports(f.path, f.language, tuple(r for _, r in refs)))
+    out: dict[str, dict[str, tuple[str, list[str]]]] = defaultdict(dict)
+    order: dict[str, int] = defaultdict(int)
+    for f, _ref, targets in _resolved(split, all_paths, None, context):
+        k = order[f.path]
+        order[f.path] += 1
+        if targets:
+            local, orig = names[(f.path, k)]
+            out[f.path][local] = (orig, [t for t, _ in targets])
+    return out
+
+
+def resolve(nodes: list[dict], import_edges: Iterable[dict], files: Iterable[FileImports],
+            all_paths: Iterable[str], context: Iterable[FileImports] = (), known: Iterable[dict] = ()
+            ) -> list[dict]:
+    """``calls`` and ``inherits`` edges of ``nodes`` (code nodes with ``meta`` call and base
+    records, plus their files); ``import_edges``: the resolved ``imports`` edges (file ids);
+    ``known``: further definitions that may be called but whose own calls are not resolved here
+    (an overlay's base)."""
+    ix = _Index([*known, *nodes])
+    path_of = {n["id"]: n["path"] for n in nodes if n["kind"] == "file"}
+    path_of.update({n["id"]: n["path"] for n in known if n["kind"] == "file"})
+    imported: dict[str, list[str]] = defaultdict(list)
+    for e in import_edges:
+        s, d = path_of.get(e["src"]), path_of.get(e["dst"])
+        if s is not None and d is not None:
+            imported[s].append(d)
+    r = _Resolver(ix, imported, python_bindings(files, all_paths, context))
+    refs = [(n, json.loads(n["meta"])) for n in nodes if n.get("meta") and n["kind"] in ("file", *_CODE)]
+    out: list[dict] = []
+    for n, meta in refs:            # bases first: a method call on self may go through them
+        for name, recv in meta.get("bases", ()):
+            got, how = r.base(n["path"], n.get("language") or "", name, recv)
+            if got is not None and got != n["id"]:
+                r.bases.setdefault(n["id"], []).append(got)
+                out.append({"src": n["id"], "dst": got, "kind": "inherits", "weight": 1.0,
+                            "meta": json.dumps({"how": how, "as": _written(name, recv)},
+                                               ensure_ascii=False)})
+    for n, meta in refs:
+        sites = meta.get("calls")
+        if not sites:
+            continue
+        caller = ix.defs.get(n["id"])
+        lang = n.get("language") or ""
+        found: dict[str, list] = {}
+        for name, recv, line in sites:
+            got, how = r.call(n["path"], lang, caller, name, recv)
+            if got is None or got == n["id"]:
+                continue
+            seen = found.get(got)
+            if seen is None:
+                found[got] = [how, _written(name, recv), line, 1]
+            else:
+                seen[3] += 1
+        for dst, (how, as_, line, k) in found.items():
+            out.append({"src": n["id"], "dst": dst, "kind": "calls", "weight": float(k),
+                        "meta": json.dumps({"how": how, "as": as_, "line": line}, ensure_ascii=False)})
+    return out
+
+
+__all__ = ["resolve", "python_bindings", "INHERIT_DEPTH"]

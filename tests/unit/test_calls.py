@@ -1,0 +1,119 @@
+"""Call sites and bases read from real tree-sitter parses, and their resolution to definitions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pipeline.calls import resolve
+from pipeline.imports import FileImports, resolve as resolve_imports
+from pipeline.parse import parse_file
+
+REPO = "r"
+
+
+def _refs(path: str, src: str) -> dict[str, dict]:
+    return {n["qualname"]: json.loads(n.get("meta") or "{}") for n in parse_file(REPO, path, src.encode()).nodes}
+
+
+def _calls(meta: dict) -> set[tuple[str, str]]:
+    return {(c[0], c[1]) for c in meta.get("calls", ())}
+
+
+@pytest.mark.parametrize("path,src,owner,calls,bases", [
+    ("a.py", "import m\nclass A(B, m.C):\n    def f(self):\n        def inner():\n            q()\n"
+             "        self.g(); h(); m.k(); a.b.c(); Foo(); super().init(); x[0]()\n",
+     "A.f", {("q", ""), ("g", "self"), ("h", ""), ("k", "m"), ("c", "a.b"), ("Foo", ""), ("init", "super"),
+             ("super", "")}, ("A", [["B", ""], ["C", "m"]])),
+    ("a.js", "class A extends B {\n  f() { this.g(); h(); mod.k(); new Foo(); }\n}\n",
+     "A.f", {("g", "self"), ("h", ""), ("k", "mod"), ("Foo", "")}, ("A", [["B", ""]])),
+    ("a.ts", "class A extends B implements I {\n  f(): void { this.g(); h<T>(); }\n}\n",
+     "A.f", {("g", "self"), ("h", "")}, ("A", [["B", ""], ["I", ""]])),
+    ("a.go", "package p\n\nfunc (s *S) F() {\n\ts.G()\n\th()\n\tfmt.Println()\n}\n",
+     "S.F", {("G", "self"), ("h", ""), ("Println", "fmt")}, None),
+    ("A.java", "class A extends B implements I {\n  void f() { this.g(); h(); Mod.k(); new Foo(); a.b().c(); }\n}\n",
+     "A.f", {("g", "self"), ("h", ""), ("k", "Mod"), ("Foo", ""), ("b", "a"), ("c", ".")},
+     ("A", [["B", ""], ["I", ""]])),
+    ("a.rs", "struct S;\nimpl S {\n    fn f(&self) { self.g(); h(); m::k(); S::new(); x.y(); }\n}\n",
+     "S.f", {("g", "self"), ("h", ""), ("k", "m"), ("new", "S"), ("y", "x")}, None),
+    ("a.c", "int f(void) {\n  g();\n  s->h();\n  return 0;\n}\n", "f", {("g", ""), ("h", "s")}, None),
+    ("a.cpp", "class A : public B, private ns::C {\n  void f() { g(); this->h(); ns::k(); new Foo(); }\n};\n",
+     "A.f", {("g", ""), ("h", "self"), ("k", "ns"), ("Foo", "")}, ("A", [["B", ""], ["C", "ns"]])),
+])
+def test_call_sites_and_bases_as_written(path, src, owner, calls, bases):
+    refs = _refs(path, src)
+    assert _calls(refs[owner]) == calls
+    if bases is not None:
+        cls, want = bases
+        assert refs[cls]["bases"] == want
+
+
+def test_a_closures_calls_are_its_functions_and_module_calls_the_files():
+    refs = _refs("a.py", "def f():\n    def g():\n        deep()\n    return g\n\nsetup()\n")
+    assert _calls(refs["f"]) == {("deep", "")}
+    assert _calls(refs[""]) == {("setup", "")}          # the file node's qualname is ""
+
+
+def test_a_class_hidden_in_a_function_lends_its_bases_to_nobody():
+    refs = _refs("a.py", "class Outer:\n    def test(self):\n        class Local(Base):\n            pass\n")
+    assert "bases" not in refs["Outer"] and "bases" not in refs["Outer.test"]
+
+
+def _index(files: dict[str, str]) -> tuple[list[dict], dict[tuple[str, str], str]]:
+    parsed = [parse_file(REPO, p, s.encode()) for p, s in files.items()]
+    nodes = [n for pf in parsed for n in pf.nodes]
+    fi = [pf.file_imports() for pf in parsed]
+    manifests = {p: s for p, s in files.items() if p.endswith("go.mod")}
+    imp_edges, _ = resolve_imports(REPO, fi, list(files), manifests)
+    edges = resolve(nodes, imp_edges, fi, list(files))
+    name = {n["id"]: (n["path"], n["qualname"]) for n in nodes}
+    return [{**e, "src": name[e["src"]], "dst": name[e["dst"]], "how": json.loads(e["meta"])["how"]}
+            for e in edges], name
+
+
+def _pairs(edges, kind="calls") -> set[tuple[tuple[str, str], tuple[str, str]]]:
+    return {(e["src"], e["dst"]) for e in edges if e["kind"] == kind}
+
+
+def test_python_calls_resolve_through_imports_classes_and_bases():
+    edges, _ = _index({
+        "pkg/__init__.py": "from pkg.core import make\n",
+        "pkg/core.py": "def make():\n    return Thing()\n\n\nclass Base:\n    def save(self):\n        pass\n\n\n"
+                       "class Thing(Base):\n    def run(self):\n        self.save()\n        self.step()\n\n"
+                       "    def step(self):\n        pass\n",
+        "pkg/other.py": "class Other:\n    def save(self):\n        pass\n",
+        "app.py": "import pkg\nfrom pkg.core import Thing as T\n\n\ndef main():\n    pkg.make()\n    T().run()\n"
+                  "    unknown()\n    obj.save()\n",
+    })
+    calls = _pairs(edges)
+    assert (("pkg/core.py", "make"), ("pkg/core.py", "Thing")) in calls                  # same file
+    assert (("pkg/core.py", "Thing.run"), ("pkg/core.py", "Base.save")) in calls         # inherited
+    assert (("pkg/core.py", "Thing.run"), ("pkg/core.py", "Thing.step")) in calls        # own class
+    assert (("app.py", "main"), ("pkg/core.py", "make")) in calls                        # pkg re-exports make
+    assert (("app.py", "main"), ("pkg/core.py", "Thing")) in calls                       # bound as T
+    # two classes define save: an expression's .save() is nobody's; unknown() is outside the repository
+    assert not {d for s, d in calls if s == ("app.py", "main")} - {("pkg/core.py", "make"), ("pkg/core.py", "Thing"),
+                                                                      ("pkg/core.py", "Thing.run")}
+    assert _pairs(edges, "inherits") == {(("pkg/core.py", "Thing"), ("pkg/core.py", "Base"))}
+
+
+def test_go_calls_resolve_within_the_package_and_through_an_imported_one():
+    edges, _ = _index({
+        "go.mod": "module example.com/m\n",
+        "srv/server.go": "package srv\n\nimport \"example.com/m/util\"\n\ntype S struct{}\n\n"
+                         "func (s *S) Start() {\n\ts.listen()\n\thelper()\n\tutil.Log()\n}\n",
+        "srv/listen.go": "package srv\n\nfunc (s *S) listen() {}\n\nfunc helper() {}\n",
+        "util/log.go": "package util\n\nfunc Log() {}\n",
+    })
+    assert {d for s, d in _pairs(edges) if s == ("srv/server.go", "S.Start")} == {
+        ("srv/listen.go", "S.listen"), ("srv/listen.go", "helper"), ("util/log.go", "Log")}
+
+
+def test_an_ambiguous_name_makes_no_edge():
+    edges, _ = _index({
+        "a.py": "def run():\n    go()\n",
+        "b.py": "def go():\n    pass\n",
+        "c.py": "def go():\n    pass\n",
+    })
+    assert not _pairs(edges)
