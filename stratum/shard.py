@@ -142,6 +142,20 @@ class Shard:
     def edge_attrs(self, src: int, dst: int, kind: str) -> dict:
         return self.warm.edge_attrs(src, dst, kind)
 
+    def link_meta(self, src: int, dst: int) -> dict:
+        """How a calls/inherits edge was resolved and the call as written (``WarmIndexes.link_meta``)."""
+        return self.warm.link_meta(int(src), int(dst))
+
+    def members(self, i: int) -> list[int]:
+        """The definitions inside a file or class row (its contains edges, down to methods)."""
+        out, todo = [], [int(i)]
+        while todo:
+            kids = [r for r, k, _, _ in self.neighbors(todo.pop(), ("contains",), "out")
+                    if self._col["kind"][r] in ("class", "function", "method")]
+            out += kids
+            todo += kids
+        return out
+
     def edge_attrs_many(self, src: int, dsts: list[int], kind: str) -> list[dict]:
         return self.warm.edge_attrs_many(src, dsts, kind)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 from typing import Callable, Sequence
 
-from stratum import rank, rankplace, signals
+from stratum import rank, rankplace, signals, walklinks
 from stratum import linerange as L
 from stratum import render as R
 from stratum import tokens as T
@@ -365,6 +365,7 @@ class Tools:
                     s.view.neighbors(base, sh.col("id")[row], tuple(kinds), direction)]
         elif row is not None:
             out += [(r, None, k, d, w, sh) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
+        via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out)
         if row is not None and (not kinds or "about" in kinds) and direction in ("in", "both"):
             out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
@@ -379,6 +380,8 @@ class Tools:
                 it.meta["edges"] = several
             if "cochange" in k.split(",") and r is not None and row is not None and ns is sh:
                 it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, "cochange").items() if vv is not None})
+            if r is not None and row is not None and ns is sh and not set(k.split(",")).isdisjoint(walklinks.LINKS):
+                it.meta.update(walklinks.link_meta(sh, row, r, d, via))
             items.append(it)
         hints = [R.label(t[5], t[0]) if t[0] is not None else R.note_label(t[1] or {}) for t in out[end:end + R.HINT_ITEMS]]
         said = []

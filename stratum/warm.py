@@ -352,6 +352,7 @@ class WarmIndexes:
         self._row_of = row_of_id
         self._cochange: tuple[np.ndarray, dict[str, np.ndarray]] | None = None
         self._cochange_lock = threading.Lock()     # two first searches at once read it once
+        self._linked: tuple[np.ndarray, pa.Array] | None = None     # calls/inherits edges' meta, on first use
         self.compiled_hops = graph.n_rows >= COMPILED_MIN_DOCS   # where stratum.kernels pays (Shard reads it)
         self.damage: str = ""               # set by the background check: then nothing is served
         self.checker: threading.Thread | None = None
@@ -543,6 +544,32 @@ class WarmIndexes:
         us = pc.cast(t.column("last_time"), pa.int64())
         cols["last_time"] = us.fill_null(_NO_TIME).to_numpy()
         return keys[order], cols
+
+    def link_meta(self, src: int, dst: int) -> dict:
+        """How a ``calls`` or ``inherits`` edge from ``src`` to ``dst`` was resolved and the call as
+        written (``pipeline.calls``: how, as, line), or {}. Read from the edges dataset on first use."""
+        got = self._linked
+        if got is None:
+            with self._cochange_lock:
+                if self._linked is None:
+                    self._linked = self._load_linked()
+                got = self._linked
+        keys, metas = got
+        want = (src << 32) | dst
+        i = int(keys.searchsorted(want))
+        if i >= len(keys) or keys[i] != want or not metas[i].is_valid:
+            return {}
+        return json.loads(metas[i].as_py())
+
+    def _load_linked(self) -> tuple[np.ndarray, pa.Array]:
+        if self._snapshot is None:
+            return np.empty(0, np.int64), pa.array([], pa.string())
+        t = self._snapshot.read("edges", columns=["src", "dst", "meta"], where="kind IN ('calls', 'inherits')")
+        a, b = self._row_of.get_many(t.column("src")), self._row_of.get_many(t.column("dst"))
+        ok = np.flatnonzero((a >= 0) & (b >= 0))
+        keys = (a[ok] << 32) | b[ok]
+        order = np.argsort(keys, kind="stable")
+        return keys[order], t.column("meta").combine_chunks().take(pa.array(ok[order]))
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, query: str, *, kinds=(), path_prefix="", language="", limit=10, offset=0, extra_docs=()):

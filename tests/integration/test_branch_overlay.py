@@ -274,3 +274,33 @@ def test_branch_session_follows_a_new_base_version(tmp_path):
     import gc
     gc.collect()
     assert prune(st) == old
+
+
+def test_branch_session_walks_calls_across_branch_and_base(tmp_path):
+    """A branch's new caller reaches base code, and a base caller reaches a function the branch
+    changed: calls edges between overlay and base are one graph in the session."""
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"pkg/a.py": "def alpha():\n    return 1\n",
+                      "pkg/b.py": "from pkg.a import alpha\n\n\ndef beta():\n    return alpha()\n"})
+    index_repository(r.path, tmp_path / "store", IndexConfig(num_cpus=1, ray=False))
+    git(r.path, "checkout", "-q", "-b", "feat")
+    r.commit("feat", {"pkg/a.py": "def alpha():\n    return 1\n\n\ndef zebra():\n    return alpha()\n",
+                      "pkg/new.py": "from pkg.a import zebra\nfrom pkg.b import beta\n\n\n"
+                                    "def gamma():\n    return zebra() + beta()\n"})
+    git(r.path, "checkout", "-q", "main")
+    t = Tools.open([str(tmp_path / "store")], overlay_builder=builder())
+    sid = t.open_session(branch="feat").data["session"]
+
+    def walk(target, direction="out"):
+        return {(i.path, i.qualname): dict(i.meta) for i in t.walk(sid, target, edges=["calls"], direction=direction).items}
+
+    gamma = walk("pkg/new.py::gamma")
+    assert set(gamma) == {("pkg/a.py", "zebra"), ("pkg/b.py", "beta")}       # a branch file and a base file
+    assert gamma[("pkg/a.py", "zebra")]["how"] == "imported name"
+    assert set(walk("pkg/a.py::alpha", "in")) == {("pkg/a.py", "zebra"), ("pkg/b.py", "beta")}
+    assert set(walk("pkg/b.py::beta", "in")) == {("pkg/new.py", "gamma")}
+    callers = walk("pkg/a.py", "in")            # the file: callers of any of its definitions
+    assert set(callers) == {("pkg/b.py", "beta"), ("pkg/new.py", "gamma")}
+    assert callers[("pkg/new.py", "gamma")]["from"] == "zebra"
+    base = t.open_session().data["session"]
+    assert {i.qualname for i in t.walk(base, "pkg/a.py::alpha", edges=["calls"], direction="in").items} == {"beta"}

@@ -79,6 +79,13 @@ def test_walk_follows_calls_both_ways(indexed_store):
     called = {(i["path"], i["qualname"]): i for i in out["items"]}
     assert set(called) == {("shop/pricing.py", "discount"), ("shop/pricing.py", "price_of")}, called
     assert all(i["edge"] == "calls" and i["direction"] == "out" for i in out["items"])
+    meta = called[("shop/pricing.py", "discount")]["meta"]     # how the index linked it, the call as written
+    assert (meta["how"], meta["as"]) == ("imported name", "discount") and int(meta["line"]) > 1, meta
+    # a file: who calls anything in it, and through which of its definitions
+    out = json.loads(stratum("walk", "shop/pricing.py", "--edge", "calls", "--direction", "in", "--json",
+                             "--store", str(store)).stdout)
+    assert [(i["path"], i["qualname"]) for i in out["items"]] == [("shop/cart.py", "Cart.total")]
+    assert out["items"][0]["meta"]["from"] in ("discount", "price_of")
     out = json.loads(stratum("walk", "shop/pricing.py::price_of", "--edge", "calls", "--direction", "in",
                              "--json", "--store", str(store)).stdout)
     assert {(i["path"], i["qualname"]) for i in out["items"]} == {("shop/cart.py", "Cart.total")}
