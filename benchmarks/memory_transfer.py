@@ -33,6 +33,11 @@ pages in order (C: interleaved with the walk's files as above), whether or not t
 earlier. success@k = an answer file among the first k files; recall@k = share of the answer
 files among them; MRR over the ranking (0 when absent).
 
+A run repeats (per fix, every column; measured in session 14): the notes' record ids, hence their
+note ids, are a sequence seeded by C, and the notes are written in sessions with fixed ids
+(``writer_session``). The store at C is indexed once and reused (``common.store_at``); B and P are
+fresh copies of it.
+
 Usage: .venv/bin/python benchmarks/memory_transfer.py [REPO ...] [--at NAME=DATE|SHA] [--max-fixes N]
 Writes benchmarks/results/memory_<name>.csv (one row per fix, ranks and tokens per condition), the
 pre-C fix list benchmarks/results/memory_<name>_notes.csv and memory_summary.json.
@@ -42,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import json
 import re
 import sys
@@ -56,6 +62,7 @@ import common as C  # noqa: E402
 PAGE_SIZE = 10
 MAX_CALLS = 5
 CONDITIONS = ("A", "B", "C", "P")
+IDS_FROM = 1_700_000_000_000     # the notes' record ids are times from here (Unix ms), one per id: see evaluate
 _TRAILER = re.compile(r"^(signed-off-by|co-authored-by|reviewed-by|cc|fixes|closes|refs?)\s*:", re.I)
 
 
@@ -89,6 +96,14 @@ def pre_c_fixes(checkout: Path, c_paths: set[str]) -> tuple[list[C.Task], dict]:
             continue
         out.append(C.Task(cm.sha, cm.time, cm.subject, "", targets, [], True, cm.message))
     return out, counts
+
+
+def writer_session(tools, c: str, condition: str) -> str:
+    """The session a condition's notes are written in, under the same id every run: a merged note is
+    keyword-searched by its header too, session id included (32 hex characters that split into a
+    varying number of tokens), so a fresh id each run moved P's ranks."""
+    sid = hashlib.blake2b(f"{c} {condition}".encode(), digest_size=16).hexdigest()
+    return tools.resume_session(sid, author="writer", budget=10 ** 9)
 
 
 # ---- the reader ---------------------------------------------------------------------------------
@@ -156,10 +171,21 @@ def read(tools, query: str, answers: list[str], *, cochange: bool = False, exclu
 # ---- the run ------------------------------------------------------------------------------------
 def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C.OUT, results: Path = C.RESULTS,
              log=print, num_cpus: int = 2) -> dict:
+    """Run the four conditions on ``repo`` at ``at`` (C). The notes' record ids, hence their note
+    ids, are the same sequence every run (seeded by C): ids order the merged notes' rows (and so
+    the HNSW graph over them) and break ranking ties; fresh ids moved P by about 0.02 MRR between
+    runs (docs/bench/memory_transfer.md, session 14)."""
+    from stratum.deltalog import reproducible_uids
+
+    c = C.resolve_commit(repo, at)
+    with reproducible_uids(int(c[:12], 16), IDS_FROM):
+        return _evaluate(repo, c, max_fixes, out=out, results=results, log=log, num_cpus=num_cpus)
+
+
+def _evaluate(repo: Path, c: str, max_fixes: int | None, *, out: Path, results: Path, log, num_cpus: int) -> dict:
     from stratum.tools import Tools
 
     t0 = time.perf_counter()
-    c = C.resolve_commit(repo, at)
     src, store = C.store_at(repo, c, log=log, num_cpus=num_cpus, out=out)
     history = C.load_history(repo)
     window = C.window_shas(repo, c)
@@ -172,7 +198,7 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
     # P: every note, merged into the store by a real re-index
     p_store = C.copy_store(store, base / "mt_P")
     tp = Tools.open([str(p_store)])
-    sp = tp.open_session(author="writer", budget=10 ** 9).data["session"]
+    sp = writer_session(tp, c, "P")
     p_note: dict[str, str] = {}          # fix sha -> note id
     note_time: dict[str, object] = {}    # note id -> fix time
     for t in before + fixes:
@@ -193,7 +219,7 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
     ta = Tools.open([str(store)])
     b_store = C.copy_store(store, base / "mt_B")
     tb = Tools.open([str(b_store)])
-    sb = tb.open_session(author="writer", budget=10 ** 9).data["session"]
+    sb = writer_session(tb, c, "B")
     b_time: dict[str, object] = {}
     pending = list(before) + list(fixes)   # notes in time order; each written before its first use
     pending.sort(key=lambda t: t.time)

@@ -44,9 +44,11 @@ import struct
 import threading
 import time
 import weakref
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from random import Random
+from typing import Any, Callable, Iterable, Iterator
 
 from stratum.errors import InvalidArgument, StoreError
 
@@ -73,6 +75,14 @@ _uid_lock = threading.Lock()
 _uid_last = [0, 0]                              # last (ms, random) handed out in this process
 
 
+def _wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+_clock_ms: Callable[[], int] = _wall_ms          # the sources of ids: swapped only by reproducible_uids
+_randbits: Callable[[int], int] = secrets.randbits
+
+
 def _reset_uid_state() -> None:
     global _uid_lock
     _uid_lock = threading.Lock()
@@ -89,15 +99,40 @@ def new_uid() -> str:
 
 def _new_uid_int() -> int:
     with _uid_lock:
-        ms = time.time_ns() // 1_000_000
+        ms = _clock_ms()
         if ms <= _uid_last[0]:                  # same millisecond (or clock stepped back): count up
             ms, rnd = _uid_last[0], _uid_last[1] + 1
             if rnd >= 1 << 80:
-                ms, rnd = ms + 1, secrets.randbits(79)
+                ms, rnd = ms + 1, _randbits(79)
         else:
-            rnd = secrets.randbits(79)          # leaves room to count up within the millisecond
+            rnd = _randbits(79)                 # leaves room to count up within the millisecond
         _uid_last[0], _uid_last[1] = ms, rnd
     return (ms << 80) | rnd
+
+
+@contextmanager
+def reproducible_uids(seed: int, start_ms: int) -> Iterator[None]:
+    """Within the block, the record ids this process hands out are one fixed sequence: times
+    ``start_ms`` (Unix ms, in the past: ids after the block come after it), ``start_ms + 1``, ...,
+    random parts drawn from ``seed``. For benchmarks that compare runs (a note's id is its
+    record's, and ids order merged notes and break ties); never for serving: two writers with one
+    seed would make the same ids. One writing thread gives one sequence; several share it in the
+    order they append."""
+    global _clock_ms, _randbits
+    if start_ms > _wall_ms():
+        raise InvalidArgument("reproducible_uids: start_ms must be a time in the past")
+    ticks, rng = iter(range(start_ms, 1 << 48)), Random(seed)
+    with _uid_lock:
+        saved = _clock_ms, _randbits, list(_uid_last)
+        _clock_ms, _randbits = ticks.__next__, rng.getrandbits
+        _uid_last[0] = _uid_last[1] = 0
+    try:
+        yield
+    finally:
+        with _uid_lock:
+            _clock_ms, _randbits = saved[0], saved[1]
+            if saved[2] > _uid_last:             # ids after the block come after every earlier one
+                _uid_last[:] = saved[2]
 
 
 _PAIRS = [a + b for a in _CROCKFORD for b in _CROCKFORD]      # 10 bits -> two characters
@@ -582,6 +617,6 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["DeltaLog", "LogTail", "Record", "Damage", "ScanReport", "RetireReport", "new_uid", "uid_time",
-           "encode_record", "parse_segment", "FORMAT_VERSION", "MAGIC", "OVERHEAD", "RECORD_TYPES",
+__all__ = ["DeltaLog", "LogTail", "Record", "Damage", "ScanReport", "RetireReport", "new_uid", "reproducible_uids",
+           "uid_time", "encode_record", "parse_segment", "FORMAT_VERSION", "MAGIC", "OVERHEAD", "RECORD_TYPES",
            "DEFAULT_SEGMENT_BYTES"]

@@ -50,9 +50,10 @@ MATRIX_FILE = "vectors.f16.npy"
 META_FILE = "vectors.json"
 
 RowPredicate = Callable[[np.ndarray], np.ndarray]   # rows (int64) -> bool mask of allowed rows
-SERIAL_ROWS = 5000           # graphs this small are built on one thread: single-threaded insertion is
-                             # deterministic, so a rebuild (repair, a damaged file) gives the same answers;
-                             # 5k rows cost ~0.4 s on one core (multi-threaded insertion order varies)
+SERIAL_ROWS = 5000           # graphs this small are built, and changes this small applied, on one thread:
+                             # single-threaded insertion is deterministic, so a rebuild (repair, a damaged
+                             # file) or the same re-index gives the same answers; 5k rows cost ~0.4 s on
+                             # one core (multi-threaded insertion order varies)
 GROUP_MIN_ROWS = 2048           # smaller labels are scored exactly (about a millisecond)
 GROUP_MAX_FRACTION = 0.25       # larger labels over-fetch from the shared graph (at most ~4x)
 _SAFE_LABEL = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -298,11 +299,13 @@ class VectorIndex:
         kept = np.flatnonzero(same)
         keep_keys = row_key[old_row[kept]]
         dead = np.setdiff1d(live, keep_keys)
+        add = np.flatnonzero(has & ~same)
+        if threads == 0 and len(add) + len(dead) <= SERIAL_ROWS:
+            threads = 1                     # as build: the same small change gives the same graph every time
         if len(dead):
             self._graph.remove(dead.astype(np.uint64), threads=threads)
         key_rows[dead] = -1
         key_rows[keep_keys] = kept
-        add = np.flatnonzero(has & ~same)
         free = np.flatnonzero(key_rows < 0)
         new_keys = np.concatenate([free, np.arange(len(key_rows), len(key_rows) + max(0, len(add) - len(free)))])[:len(add)]
         if len(new_keys) and new_keys.max() >= len(key_rows):
