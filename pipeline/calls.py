@@ -32,7 +32,6 @@ import posixpath
 from collections import defaultdict
 from typing import Iterable
 
-from pipeline.imports import FileImports, _resolved
 
 _CODE = ("class", "function", "method")
 INHERIT_DEPTH = 3
@@ -99,11 +98,24 @@ def _one(ids: Iterable[str]) -> str | None:
 
 
 class _Resolver:
-    def __init__(self, ix: _Index, imported: dict[str, list[str]], bound: dict[str, dict[str, tuple[str, list[str]]]]):
+    def __init__(self, ix: _Index, imported: dict[str, list[str]], bound: dict[str, dict[str, list]]):
         self.ix, self.imported, self.bound = ix, imported, bound
         self.bases: dict[str, list[str]] = {}          # class id -> base class ids
 
-    def _named(self, path: str, lang: str, name: str) -> tuple[str | None, str]:
+    def _binding(self, path: str, name: str, line: int) -> tuple[str, list[str]]:
+        """What ``name`` is bound to by an import of the file, as seen from ``line``: the import of
+        it nearest above the line (a function's own ``from .x import A as cls`` over another
+        function's), else its first; (name, []) when no import binds it."""
+        seen = self.bound.get(path, {}).get(name)
+        if not seen:
+            return name, []
+        best = seen[0]
+        for b in seen:
+            if best[0] < b[0] <= line:
+                best = b
+        return best[1], best[2]
+
+    def _named(self, path: str, lang: str, name: str, line: int = 0) -> tuple[str | None, str]:
         """A bare name: (definition id, rule) or (None, "")."""
         ix = self.ix
         got = ix.by_qual.get((path, name))
@@ -113,7 +125,7 @@ class _Resolver:
             got = _one(ix.dir_qual.get((posixpath.dirname(path), name), ()))
             if got is not None:
                 return got, "same package"
-        orig, targets = self.bound.get(path, {}).get(name, (name, ()))
+        orig, targets = self._binding(path, name, line)
         for t in targets:
             got = ix.by_qual.get((t, orig))
             if got is not None:
@@ -148,7 +160,8 @@ class _Resolver:
             got = _one(self.ix.dir_qual.get((posixpath.dirname(caller.path), q), ()))
         return got if got is not None and self.ix.defs[got].kind == "class" else None
 
-    def call(self, path: str, lang: str, caller: _Def | None, name: str, recv: str) -> tuple[str | None, str]:
+    def call(self, path: str, lang: str, caller: _Def | None, name: str, recv: str, line: int = 0
+             ) -> tuple[str | None, str]:
         ix = self.ix
         if recv in ("self", "super"):
             cls = self._class_of(caller)
@@ -160,9 +173,9 @@ class _Resolver:
             got = _one(g for b in self.bases.get(cls, ()) if (g := self._member(b, name, 1)) is not None)
             return (got, "base class") if got is not None else (None, "")
         if recv == "":
-            return self._named(path, lang, name)
+            return self._named(path, lang, name, line)
         if recv != ".":
-            orig, targets = self.bound.get(path, {}).get(recv, (recv, ()))
+            orig, targets = self._binding(path, recv, line)
             for t in targets:                                       # a module or class the file binds
                 got = ix.by_qual.get((t, name)) or ix.by_qual.get((t, f"{orig.rsplit('.', 1)[-1]}.{name}"))
                 if got is not None:
@@ -191,47 +204,13 @@ class _Resolver:
         return (got, how) if got is not None and self.ix.defs[got].kind == "class" else (None, "")
 
 
-def python_bindings(files: Iterable[FileImports], all_paths: Iterable[str], context: Iterable[FileImports] = ()
-                    ) -> dict[str, dict[str, tuple[str, list[str]]]]:
-    """Python file -> each name its imports bind -> (the name it has there, the files it may be:
-    a module, or the module defining what ``from m import name`` takes, re-exports through a
-    package followed)."""
-    split: list[FileImports] = []
-    names: dict[tuple[str, int], tuple[str, str]] = {}
-    for f in files:
-        if f.language != "python":
-            continue
-        refs = []
-        for ref in f.imports:
-            if ref.kind == "import":        # with its uses: ``flask.Flask`` lands on flask/app.py
-                if "." not in ref.target:
-                    refs.append(((ref.target, ref.target), ref))
-                continue
-            for i, n in enumerate(ref.names):
-                if n != "*":
-                    refs.append(((ref.bound[i] if ref.bound else n, n),
-                                 dataclasses.replace(ref, names=(n,), bound=(), uses=())))
-        for k, (bind, _) in enumerate(refs):
-            names[(f.path, k)] = bind
-        split.append(FileImports(f.path, f.language, tuple(r for _, r in refs)))
-    out: dict[str, dict[str, tuple[str, list[str]]]] = defaultdict(dict)
-    order: dict[str, int] = defaultdict(int)
-    for f, _ref, targets in _resolved(split, all_paths, None, context):
-        k = order[f.path]
-        order[f.path] += 1
-        if targets:
-            local, orig = names[(f.path, k)]
-            out[f.path][local] = (orig, [t for t, _ in targets])
-    return out
-
-
-def resolve(nodes: list[dict], import_edges: Iterable[dict], files: Iterable[FileImports],
-            all_paths: Iterable[str], context: Iterable[FileImports] = (), known: Iterable[dict] = ()
-            ) -> list[dict]:
+def resolve(nodes: list[dict], import_edges: Iterable[dict],
+            bindings: dict[str, dict[str, list]], known: Iterable[dict] = ()) -> list[dict]:
     """``calls`` and ``inherits`` edges of ``nodes`` (code nodes with ``meta`` call and base
     records, plus their files); ``import_edges``: the resolved ``imports`` edges (file ids);
-    ``known``: further definitions that may be called but whose own calls are not resolved here
-    (an overlay's base)."""
+    ``bindings``: the names Python imports bind (``imports.resolve(bindings=)``); ``known``:
+    further definitions that may be called but whose own calls are not resolved here (an
+    overlay's base)."""
     ix = _Index([*known, *nodes])
     path_of = {n["id"]: n["path"] for n in nodes if n["kind"] == "file"}
     path_of.update({n["id"]: n["path"] for n in known if n["kind"] == "file"})
@@ -240,7 +219,7 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict], files: Iterable[Fil
         s, d = path_of.get(e["src"]), path_of.get(e["dst"])
         if s is not None and d is not None:
             imported[s].append(d)
-    r = _Resolver(ix, imported, python_bindings(files, all_paths, context))
+    r = _Resolver(ix, imported, bindings)
     refs = [(n, json.loads(n["meta"])) for n in nodes if n.get("meta") and n["kind"] in ("file", *_CODE)]
     out: list[dict] = []
     for n, meta in refs:            # bases first: a method call on self may go through them
@@ -259,7 +238,7 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict], files: Iterable[Fil
         lang = n.get("language") or ""
         found: dict[str, list] = {}
         for name, recv, line in sites:
-            got, how = r.call(n["path"], lang, caller, name, recv)
+            got, how = r.call(n["path"], lang, caller, name, recv, line)
             if got is None or got == n["id"]:
                 continue
             seen = found.get(got)
@@ -273,4 +252,4 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict], files: Iterable[Fil
     return out
 
 
-__all__ = ["resolve", "python_bindings", "INHERIT_DEPTH"]
+__all__ = ["resolve", "INHERIT_DEPTH"]

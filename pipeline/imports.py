@@ -400,8 +400,18 @@ def external_target(language: str, ref: ImportRef) -> str:
     return tgt
 
 
+def _bound_names(ref: ImportRef) -> list[tuple[str, str]]:
+    """(the name a Python import binds in the importer, the name it has where it comes from):
+    ``import x`` binds x (``import a.b`` binds ``a``, a package, and is left out); ``from m import
+    n as k`` binds k, which is n in m."""
+    if ref.kind == "import":
+        return [(ref.target, ref.target)] if ref.target and "." not in ref.target else []
+    return [(ref.bound[i] if ref.bound else n, n) for i, n in enumerate(ref.names) if n != "*"]
+
+
 def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
-            manifests: dict[str, str] | None = None, context: Iterable[FileImports] = ()
+            manifests: dict[str, str] | None = None, context: Iterable[FileImports] = (),
+            bindings: dict[str, dict[str, list[tuple[int, str, list[str]]]]] | None = None
             ) -> tuple[list[dict], list[dict]]:
     """Resolve every file's raw imports.
 
@@ -414,12 +424,19 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
     ``go.mod`` / ``Cargo.toml`` files to their text (``pipeline.files.read_manifests``).
     A self-import (a package ``__init__`` importing its own names) makes no edge. ``context``:
     imports of files not resolved here (an overlay's unchanged base files), read only for what
-    their package ``__init__`` files re-export; ``files`` override them.
+    their package ``__init__`` files re-export; ``files`` override them. ``bindings``, when given,
+    is filled with each Python file's imported names -> each import of it (its line, the name where
+    it comes from, the files the import reaches: the module, what it re-exports the name from),
+    for ``pipeline.calls``.
     """
     edges: dict[tuple[str, str], dict] = {}
     metas: dict[tuple[str, str], dict] = {}
     externals: dict[tuple[str, str], dict] = {}
     for f, ref, targets in _resolved(files, all_paths, manifests, context):
+        if bindings is not None and targets and f.language == "python":
+            got = [t for t, _ in targets]
+            for local, orig in _bound_names(ref):
+                bindings.setdefault(f.path, {}).setdefault(local, []).append((ref.line, orig, got))
         if not targets:
             tgt = external_target(f.language or "", ref)
             if (f.path, tgt) not in externals:

@@ -175,15 +175,15 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     fi = [FileImports(p, lang, tuple(imps)) for p, (lang, imps) in sorted(file_imports.items())]
     # the base's package __init__ files, for the re-exports a changed file's imports go through
     context = st.init_imports(snap, set(mine) | set(deleted))
-    imp_edges, externals = resolve(m.repo_name, fi, all_paths, {}, context=context)
+    bindings: dict = {}
+    imp_edges, externals = resolve(m.repo_name, fi, all_paths, {}, context=context, bindings=bindings)
     edges.extend(imp_edges)
     edges.extend(e for e in link_tests(m.repo_name, all_paths, imp_edges))
     # the changed files' calls and bases, to their own definitions or the base's unchanged ones
     known = snap.read("nodes", columns=["id", "path", "qualname", "kind", "language"],
                       where="kind IN ('file', 'class', 'function', 'method')").to_pylist()
     gone = set(mine) | set(deleted)
-    edges.extend(resolve_calls(nodes, imp_edges, fi, all_paths, context=context,
-                               known=[n for n in known if n["path"] not in gone]))
+    edges.extend(resolve_calls(nodes, imp_edges, bindings, known=[n for n in known if n["path"] not in gone]))
     cache_tab = None
     work = st.embed_plan(cfg, m, snap, nodes, rep)
     if work is not None:

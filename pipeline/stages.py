@@ -169,10 +169,11 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
     nodes.extend(tnodes)
     edges.extend(tedges)
     fi = [FileImports(p, lang, tuple(imps)) for p, (lang, imps) in sorted(file_imports.items())]
-    imp_edges, externals = resolve(repo_name, fi, all_paths, read_manifests(root, all_paths))
+    bindings: dict = {}
+    imp_edges, externals = resolve(repo_name, fi, all_paths, read_manifests(root, all_paths), bindings=bindings)
     edges.extend(imp_edges)
     edges.extend(link_tests(repo_name, all_paths, imp_edges))
-    edges.extend(resolve_calls(nodes, imp_edges, fi, all_paths))
+    edges.extend(resolve_calls(nodes, imp_edges, bindings))
     rep.external_imports = len(externals)
     return externals
 

@@ -65,8 +65,9 @@ def _index(files: dict[str, str]) -> tuple[list[dict], dict[tuple[str, str], str
     nodes = [n for pf in parsed for n in pf.nodes]
     fi = [pf.file_imports() for pf in parsed]
     manifests = {p: s for p, s in files.items() if p.endswith("go.mod")}
-    imp_edges, _ = resolve_imports(REPO, fi, list(files), manifests)
-    edges = resolve(nodes, imp_edges, fi, list(files))
+    bindings: dict = {}
+    imp_edges, _ = resolve_imports(REPO, fi, list(files), manifests, bindings=bindings)
+    edges = resolve(nodes, imp_edges, bindings)
     name = {n["id"]: (n["path"], n["qualname"]) for n in nodes}
     return [{**e, "src": name[e["src"]], "dst": name[e["dst"]], "how": json.loads(e["meta"])["how"]}
             for e in edges], name
@@ -117,3 +118,12 @@ def test_an_ambiguous_name_makes_no_edge():
         "c.py": "def go():\n    pass\n",
     })
     assert not _pairs(edges)
+
+
+def test_a_name_imported_in_two_functions_is_each_ones_own():
+    edges, _ = _index({
+        "m.py": "class Client:\n    pass\n\n\nclass Runner:\n    pass\n",
+        "app.py": "def client():\n    from m import Client as cls\n    return cls()\n\n\n"
+                  "def runner():\n    from m import Runner as cls\n    return cls()\n",
+    })
+    assert _pairs(edges) == {(("app.py", "client"), ("m.py", "Client")), (("app.py", "runner"), ("m.py", "Runner"))}
