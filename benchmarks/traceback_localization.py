@@ -7,7 +7,9 @@ The index is of the unmutated commit (no future leakage: the store cannot know t
 Definitions (printed):
 - **store**: flask (benchmarks/.repos/flask) indexed at 2ac89889f4cc (benchmarks/.out/notes/runs/n0,
   the notes_scale store, MiniLM vectors, mined fix/change nodes); searched on a private copy
-  (benchmarks/.out/tbloc/store) through ``stratum.tools.Tools.search``, one session (author "bench",
+  (benchmarks/.out/tbloc/store), indexed again there by the code under test at the same commit
+  (its parse and edges, e.g. the calls edges a frame's callees follow; vectors from the store's
+  cache), through ``stratum.tools.Tools.search``, one session (author "bench",
   a budget no page can exceed, so no page is cut), page_size 50.
 - **test environment**: a clone of the indexed commit (benchmarks/.out/tbloc/flask) and a venv
   (benchmarks/.out/tbloc/venv) holding it editable, with the versions its ``uv.lock`` pins for its
@@ -458,6 +460,23 @@ def run_mutants(chosen: list[Mutant], clone: Path, py: Path, deselect: list[str]
     return kept, ran
 
 
+def reindex(store: Path) -> None:
+    """The copy indexed again by the code under test at the same commit (its parse and edges, e.g.
+    the calls edges a frame's callees follow; vectors from the store's cache, same model)."""
+    from dataclasses import replace
+
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from stratum.store import Store
+
+    m = Store(store).manifest()
+    cfg = IndexConfig(num_cpus=1, ray=False)
+    cfg = replace(cfg, embed=replace(cfg.embed, model=(m.embedding or {}).get("model") or cfg.embed.model))
+    index_repository(m.repo_path, store, cfg)
+    if Store(store).manifest().indexed_commit != m.indexed_commit:
+        raise SystemExit(f"{m.repo_path} is no longer at {m.indexed_commit[:12]}: the store would move")
+
+
 def localize(chosen: list[Mutant], kept: dict[str, dict]) -> tuple[list[dict], list[str], list[str]]:
     """Every mutant's row (a killed one's ranks in each condition), the answers the index names
     differently, the killed mutants with no answer in the index."""
@@ -465,6 +484,7 @@ def localize(chosen: list[Mutant], kept: dict[str, dict]) -> tuple[list[dict], l
     from stratum.tools import Tools
 
     store = C.copy_store(INDEX, OUT / "store")
+    reindex(store)
     notethreads.prepare_kernels()               # as stratum serve does (notes_scale does the same)
     tools = Tools.open([str(store)])
     try:

@@ -178,17 +178,37 @@ def called(query: str) -> list[str]:
     return list(out)
 
 
+CALL_EDGES = True           # a frame's calls edges name its callees first (False: by name only)
+
+
 def callees(sh: "Shard", names: list[str], located: list[Located]) -> list[Located]:
     """The functions and methods of this shard that ``names`` (``called``) name, after the frames
-    (``located``), at most MAX_CALLED, skipping the frames' own definitions and a name more than
-    CALLED_DEFS definitions share (``get``, ``run``: a common word, not a pointer)."""
+    (``located``), at most MAX_CALLED, skipping the frames' own definitions: first those a frame's
+    ``calls`` edges reach under one of the names (the index resolved ``self.save()`` in that
+    frame to its class's ``save``), innermost frame first; then, for the names left, the
+    definitions of that name unless more than CALLED_DEFS share it (``get``, ``run``: a common
+    word, not a pointer)."""
     kw = sh.warm.searcher.keywords if sh.warm is not None else None
     if kw is None or not names:
         return []
     col = sh.col
     taken = {f.id for f in located}
     out: list[Located] = []
-    for name in names:
+    left = dict.fromkeys(names)
+    for f in located if CALL_EDGES else ():
+        if f.shard is not sh:
+            continue
+        for r, _, _, _ in sh.neighbors(f.row, ("calls",), "out"):
+            name = col("name")[r]
+            if name in left and col("kind")[r] in _CALLABLE:
+                left.pop(name)
+                nid = col("id")[r]
+                if nid not in taken:
+                    taken.add(nid)
+                    out.append(Located(MAX_FRAMES + len(out), sh, nid, int(r), f"{CALLED_WHY}{name}()"))
+        if len(out) >= MAX_CALLED:
+            return out[:MAX_CALLED]
+    for name in left:
         rows = [r for r in kw.name_rows(name).tolist() if col("name")[r] == name and col("kind")[r] in _CALLABLE]
         if not rows or len(rows) > CALLED_DEFS:
             continue
