@@ -53,6 +53,8 @@ def main(argv: list[str] | None = None) -> int:
     _show("get stratum/store.py::Store.publish --level api", tools.get(s1, "stratum/store.py::Store.publish", "api"))
     _show("walk stratum/store.py --edge imports --direction in", tools.walk(s1, "stratum/store.py", ["imports"], "in", page_size=8))
     _show("walk stratum/tools.py --edge cochange", tools.walk(s1, "stratum/tools.py", ["cochange"], page_size=5))
+    _show("walk stratum/store.py::Store.publish --edge calls --direction in",
+          tools.walk(s1, "stratum/store.py::Store.publish", ["calls"], "in", page_size=5))
     note = tools.remember(s1, "rca", "Readers that see a half-written version: the cause is in "
                           "Store.publish, which must write the manifest with one atomic rename "
                           "(os.replace) after the datasets are written.", about=["stratum/store.py::Store.publish"],

@@ -33,10 +33,10 @@ def register(sub) -> None:
     p = sub.add_parser("walk", help="follow edges from a node")
     p.add_argument("target")
     p.add_argument("--edge", action="append", default=[],
-                   help="contains|imports|tests|cochange|about|notes (repeatable; default: all)")
+                   help="contains|imports|tests|cochange|calls|inherits|about|notes (repeatable; default: all)")
     p.add_argument("--direction", choices=("out", "in", "both"), default="out",
-                   help="out: what this node imports/tests/contains (default); in: who imports or tests it, "
-                        "and the notes about it; both")
+                   help="out: what this node imports/tests/contains/calls (default); in: who imports, tests "
+                        "or calls it, and the notes about it; both")
     _paging(p)
     p.set_defaults(func=lambda a: _call(a, "walk", target=a.target, edges=a.edge, direction=a.direction,
                                         page_size=a.page_size, page_token=a.page_token))
@@ -193,7 +193,8 @@ def render(resp) -> str:
         if it.repo:                     # several stores: whose item this is
             head = f"({it.repo}) {head}"
         if it.edge:
-            head = f"[{it.edge} {it.direction}] {head}"
+            link = ", ".join(f"{k} {it.meta[k]}" for k in ("from", "as", "line", "how") if it.meta.get(k))
+            head = f"[{it.edge} {it.direction}{': ' + link if link else ''}] {head}"
         if it.score is not None:
             head = f"{it.score:.4f}  {head}"
         lines.append(head)
