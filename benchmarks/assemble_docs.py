@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ORDER = ["e1", "parse", "history", "embed", "e4", "retrieval", "grpc", "controller", "deltalog",
-         "notes_reliability", "memory_transfer", "tracebacks", "index_speed", "tools", "freshness", "watch", "overlay",
+         "notes_reliability", "memory_transfer", "tracebacks", "calls", "index_speed", "tools", "freshness", "watch", "overlay",
          "serving_auth"]
 HEAD = """# Benchmarks
 
@@ -35,6 +35,7 @@ sources are `docs/bench/*.md`.
 | notes reliability | [Notes reliability](#notes-reliability) | kill -9, concurrent writers |
 | memory transfer | [Memory transfer](#memory-transfer) | offline stand-in for E5 |
 | traceback reading | [Tracebacks](#tracebacks) | a pasted test failure finds the broken definition (mutants of flask) |
+| calls edges | [Calls](#calls) | who calls what, linked by name: how many, by which rule, read by hand |
 | index speed | [Index speed](#index-speed) | flask cold <= 6 s, no-change <= 0.5 s, one-file commit <= 1.5 s |
 | tools layer | [Tools](#tools) | the split and attached notes: no regression beyond noise |
 | freshness | [Freshness](#freshness) | cost per call of the commit/stale check |
@@ -45,6 +46,7 @@ sources are `docs/bench/*.md`.
 TITLES = {"e1": "E1", "freshness": "Freshness", "watch": "Watch", "overlay": "Overlays", "serving_auth": "Serving auth", "parse": "Parse", "history": "History", "embed": "Embedding", "e4": "E4", "retrieval": "Retrieval",
           "grpc": "gRPC", "controller": "Controller", "deltalog": "Delta log",
           "notes_reliability": "Notes reliability", "memory_transfer": "Memory transfer", "tracebacks": "Tracebacks",
+          "calls": "Calls",
           "index_speed": "Index speed", "tools": "Tools"}
 
 
