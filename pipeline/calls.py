@@ -20,6 +20,8 @@ than a missing one). In order, the first rule that finds definitions decides:
   repository's only method of that name in its language and lies in the file or one it imports
   (no types are inferred: with two ``get`` methods, which one a variable holds is not known).
 
+A C/C++ call that lands on a prototype (an included header's declaration) links to the one
+definition with a body of that name instead, when there is one ("..., its definition").
 Each edge's ``meta`` says which rule linked it (``how``), the call as written (``as``) and its
 first line; ``weight`` counts the distinct call expressions that reached that definition.
 """
@@ -34,6 +36,7 @@ from typing import Iterable
 
 
 _CODE = ("class", "function", "method")
+_C_FAMILY = ("c", "cpp")
 INHERIT_DEPTH = 3
 
 
@@ -70,11 +73,18 @@ class _Index:
         self.dir_qual: dict[tuple[str, str], list[str]] = defaultdict(list)     # (dir, qual) -> ids (Go)
         self.methods: dict[tuple[str, str], list[str]] = defaultdict(list)      # (path, name) -> ids
         self.method_names: dict[tuple[str, str], set[str]] = defaultdict(set)   # (lang, name) -> ids
+        self.declared: set[str] = set()                                         # C/C++ prototypes
+        self.bodies: dict[str, list[str]] = defaultdict(list)                   # C/C++ qual -> defined ids
         for n in nodes:
             if n["kind"] not in _CODE:
                 continue
             d = _Def(n["id"], n["path"], n["qualname"], n["kind"], n.get("language") or "")
             self.defs[d.id] = d
+            if d.lang in _C_FAMILY and d.kind != "class" and n.get("full") is not None:
+                if "{" in n["full"]:
+                    self.bodies[d.qual].append(d.id)
+                else:
+                    self.declared.add(d.id)
             self.by_qual.setdefault((d.path, d.qual), d.id)
             self.quals[(d.lang, d.qual)].append(d.id)
             if "." not in d.qual:
@@ -85,6 +95,15 @@ class _Index:
                 self.method_names[(d.lang, name)].add(d.id)
             if d.lang == "go":
                 self.dir_qual[(posixpath.dirname(d.path), d.qual)].append(d.id)
+
+
+def _defined(ix: _Index, got: str | None, how: str) -> tuple[str | None, str]:
+    """A C/C++ prototype (a header's declaration, what an included file offers) as the one
+    definition with a body of that name, when there is one: where a reader goes to read it."""
+    if got is None or got not in ix.declared:
+        return got, how
+    body = _one(ix.bodies.get(ix.defs[got].qual, ()))
+    return (body, f"{how}, its definition") if body is not None else (got, how)
 
 
 def _written(name: str, recv: str) -> str:
@@ -238,7 +257,7 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
         lang = n.get("language") or ""
         found: dict[str, list] = {}
         for name, recv, line in sites:
-            got, how = r.call(n["path"], lang, caller, name, recv, line)
+            got, how = _defined(ix, *r.call(n["path"], lang, caller, name, recv, line))
             if got is None or got == n["id"]:
                 continue
             seen = found.get(got)

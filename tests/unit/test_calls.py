@@ -127,3 +127,14 @@ def test_a_name_imported_in_two_functions_is_each_ones_own():
                   "def runner():\n    from m import Runner as cls\n    return cls()\n",
     })
     assert _pairs(edges) == {(("app.py", "client"), ("m.py", "Client")), (("app.py", "runner"), ("m.py", "Runner"))}
+
+
+def test_a_c_call_through_a_header_links_to_the_definition():
+    edges, _ = _index({
+        "src/util.h": "int helper(int x);\nint declared_only(void);\n",
+        "src/util.c": '#include "util.h"\n\nint helper(int x) {\n    return x + 1;\n}\n',
+        "src/main.c": '#include "util.h"\n\nint main(void) {\n    declared_only();\n    return helper(1);\n}\n',
+    })
+    got = {e["dst"]: e["how"] for e in edges if e["src"] == ("src/main.c", "main")}
+    assert got == {("src/util.c", "helper"): "imported file, its definition",
+                   ("src/util.h", "declared_only"): "imported file"}      # no body anywhere: the prototype
