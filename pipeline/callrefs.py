@@ -6,7 +6,8 @@ A call is recorded as (name, receiver, line): ``h()`` -> ("h", ""), ``self.g()``
 ``super().m()`` -> ("m", "super"), anything else before the name (a call's result, an index) ->
 ("m", "."); ``new Foo()`` and
 ``Foo()`` are calls of ``Foo``. A base class (``class A(B, m.C)``, ``extends``, ``implements``,
-C++ base clauses) is (name, receiver) the same way. A call belongs to the innermost emitted
+C++ base clauses, a Go struct's embedded type, a Rust ``impl Trait for Type``) is (name, receiver)
+the same way. A call belongs to the innermost emitted
 definition around it (a closure's calls are its function's, as its text is); calls outside every
 definition are the file's. Go: a method's receiver variable is ``self``.
 
@@ -44,6 +45,8 @@ _BASES = {
     "java": "(superclass (_) @base) (super_interfaces (type_list (_) @base)) "
             "(extends_interfaces (type_list (_) @base))",
     "cpp": "(base_class_clause (_) @base)",
+    "go": "(field_declaration_list (field_declaration !name type: (_) @base))",    # an embedded type
+    "rust": "(impl_item trait: (_) @base)",                                        # impl Trait for Type
 }
 
 # the callee's name and what stands before it, by node type: (receiver field, name field); Java's
@@ -56,6 +59,7 @@ _PAIRS: dict[str, tuple[str, str]] = {
     "qualified_identifier": ("scope", "name"),         # c++ a::b
     "method_invocation": ("object", "name"),           # java a.b()
     "nested_type_identifier": ("module", "name"),      # ts a.B in a type
+    "qualified_type": ("package", "name"),             # go pkg.T in a type
 }
 _FIELD = {"field_expression": ("value", "argument")}   # rust/c a.b, a->b: the receiver field differs
 _WRAPPED = {"generic_function": "function", "template_function": "name", "generic_type": None,
@@ -194,15 +198,24 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
     return calls, bases
 
 
+_DECLARATIONS = frozenset({"class_definition", "class_declaration", "class", "class_specifier", "struct_specifier",
+                           "interface_declaration", "abstract_class_declaration", "enum_declaration",
+                           "type_declaration", "struct_item", "trait_item", "impl_item"})
+
+
 def _declaring(node: ts.Node, classes: dict[int, int]) -> int:
-    """Span index of the class declaration a base clause belongs to, or -1."""
+    """Span index of the class declaration a base clause belongs to (at most 5 up: Go's embedded
+    field sits in its struct's field list), or -1 at the first declaration that is no node (a
+    class hidden in a function body lends its bases to nobody)."""
     p = node.parent
-    for _ in range(3):                      # list, clause, heritage: the declaration is at most 3 up
+    for _ in range(5):
         if p is None:
             return -1
         k = classes.get(p.id)
         if k is not None:
             return k
+        if p.type in _DECLARATIONS:
+            return -1
         p = p.parent
     return -1
 

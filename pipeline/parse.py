@@ -560,7 +560,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         out.edges.append({"src": parent_id, "dst": d.nid, "kind": "contains"})
         spans.by_node[len(nodes) - 1] = bounds[id(d)]
 
-    _attach_refs(lang, src, emitted, [(d.outer.start_byte, d.outer.end_byte) for d in emitted], refs, nodes)
+    _attach_refs(lang, src, defs, emitted, [(d.outer.start_byte, d.outer.end_byte) for d in emitted], refs, nodes)
 
     doc = _file_doc(lang, src, root, spec)
     top = [d for d in emitted if d.parent is None]
@@ -584,15 +584,23 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     return out
 
 
-def _attach_refs(lang: str, src: bytes, emitted: list[_Def], spans: list[tuple[int, int]],
+def _attach_refs(lang: str, src: bytes, defs: list[_Def], emitted: list[_Def], spans: list[tuple[int, int]],
                  refs: tuple[list[ts.Node], list[ts.Node]], nodes: list[dict]) -> None:
     """Each definition's calls and bases as written (``pipeline.callrefs``) into its node's ``meta``
     (``nodes``: the file's node, then one per emitted def in order); the file's own calls (outside
-    every definition) into the file node's."""
+    every definition) into the file node's. A Rust ``impl Trait for S`` merged into ``S``'s node
+    (``defs``: all captured, aliases included) gives its trait to ``S``."""
     receivers = None
     if lang == "go":
         receivers = {i: r for i, d in enumerate(emitted) if (r := callrefs.go_receiver(src, d.node))}
     classes = {d.node.id: i for i, d in enumerate(emitted) if d.kind == "class"}
+    at = {id(d): i for i, d in enumerate(emitted)}
+    for d in defs:
+        real = d
+        while real.alias is not None:
+            real = real.alias
+        if real is not d and id(real) in at:
+            classes[d.node.id] = at[id(real)]
     calls, bases = callrefs.collect(src, spans, refs[0], refs[1], receivers, classes)
     for i, node in enumerate(nodes[1:]):
         meta = {}

@@ -138,3 +138,19 @@ def test_a_c_call_through_a_header_links_to_the_definition():
     got = {e["dst"]: e["how"] for e in edges if e["src"] == ("src/main.c", "main")}
     assert got == {("src/util.c", "helper"): "imported file, its definition",
                    ("src/util.h", "declared_only"): "imported file"}      # no body anywhere: the prototype
+
+
+def test_a_go_embedded_type_and_a_rust_trait_impl_are_bases():
+    edges, _ = _index({
+        "go.mod": "module example.com/m\n",
+        "srv/base.go": "package srv\n\ntype Base struct{}\n\nfunc (b *Base) Close() {}\n",
+        "srv/server.go": "package srv\n\ntype Server struct {\n\tBase\n\tname string\n}\n\n"
+                         "func (s *Server) Stop() {\n\ts.Close()\n}\n",
+        "src/lib.rs": "struct S;\n\ntrait Named {\n    fn name(&self) -> String { String::new() }\n}\n\n"
+                      "impl Named for S {}\n\nimpl S {\n    fn shout(&self) -> String { self.name() }\n}\n",
+    })
+    assert _pairs(edges, "inherits") == {(("srv/server.go", "Server"), ("srv/base.go", "Base")),
+                                         (("src/lib.rs", "S"), ("src/lib.rs", "Named"))}
+    calls = _pairs(edges)
+    assert (("srv/server.go", "Server.Stop"), ("srv/base.go", "Base.Close")) in calls     # a promoted method
+    assert (("src/lib.rs", "S.shout"), ("src/lib.rs", "Named.name")) in calls             # a trait's default
