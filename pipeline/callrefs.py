@@ -17,8 +17,11 @@ Only syntax is read here (query patterns per language, run with the tags query);
 from __future__ import annotations
 
 import bisect
+import json
 
 import tree_sitter as ts
+
+from pipeline import languages
 
 
 MAX_CALLS = 256          # distinct (name, receiver) pairs kept per definition: a generated table's
@@ -71,6 +74,53 @@ _NAMES = frozenset({"identifier", "property_identifier", "field_identifier", "ty
 _SELF = frozenset({"self", "this", "cls", "Self"})
 _RECV_PARTS = frozenset({"identifier", "this", "self", "super", "type_identifier", "namespace_identifier",
                          "package_identifier", "field_identifier", "property_identifier", "crate"})
+
+
+def query_with_refs(lang: str) -> ts.Query:
+    """The language's tags query and ``patterns``: definitions, imports, calls and bases in one pass."""
+    got = _QUERIES.get(lang)
+    if got is None:
+        got = _QUERIES[lang] = ts.Query(languages.language(lang), languages.query_source(lang) + "\n" + patterns(lang))
+    return got
+
+
+_QUERIES: dict[str, ts.Query] = {}      # per process (not picklable: a Ray worker builds its own)
+
+
+def attach(lang: str, src: bytes, defs: list, emitted: list, refs: tuple[list[ts.Node], list[ts.Node]],
+           nodes: list[dict]) -> None:
+    """Each definition's calls and bases (``collect`` of the nodes ``query_with_refs`` captured,
+    ``refs``) into its node's ``meta``, and ``"decl": 1`` for a body-less declaration (a C
+    prototype: ``pipeline.calls`` links a call through a header to the definition instead);
+    ``nodes``: the file's node, then one per ``emitted`` def (``pipeline.parse``'s) in order; the
+    file's own calls (outside every definition) into the file node's. A Rust ``impl Trait for S``
+    merged into ``S``'s node (``defs``: every captured def, aliases included) gives its trait to ``S``."""
+    receivers = {i: r for i, d in enumerate(emitted) if (r := go_receiver(src, d.node))} if lang == "go" else None
+    classes = {d.node.id: i for i, d in enumerate(emitted) if d.kind == "class"}
+    at = {id(d): i for i, d in enumerate(emitted)}
+    for d in defs:
+        real = d
+        while real.alias is not None:
+            real = real.alias
+        if real is not d and id(real) in at:
+            classes[d.node.id] = at[id(real)]
+    spans = [(d.outer.start_byte, d.outer.end_byte) for d in emitted]
+    calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes)
+    for i, (d, node) in enumerate(zip(emitted, nodes[1:])):
+        meta: dict = {}
+        if calls[i]:
+            meta["calls"] = calls[i]
+        if bases[i]:
+            meta["bases"] = bases[i]
+        if d.decl:
+            meta["decl"] = 1
+        if meta:
+            node["meta"] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
+    if calls[-1]:
+        nodes[0]["meta"] = json.dumps({"calls": calls[-1]}, ensure_ascii=False, separators=(",", ":"))
+
+
+DECL = '"decl":1'           # how a declaration's ``meta`` says so (a substring test: no JSON parse)
 
 
 def patterns(lang: str) -> str:
@@ -232,4 +282,5 @@ def go_receiver(src: bytes, node: ts.Node) -> str:
     return ""
 
 
-__all__ = ["patterns", "collect", "split", "go_receiver", "MAX_CALLS", "MAX_BASES"]
+__all__ = ["query_with_refs", "attach", "patterns", "collect", "split", "go_receiver", "DECL", "MAX_CALLS",
+           "MAX_BASES"]

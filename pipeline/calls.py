@@ -34,6 +34,8 @@ import posixpath
 from collections import defaultdict
 from typing import Iterable
 
+from pipeline.callrefs import DECL
+
 
 _CODE = ("class", "function", "method")
 _C_FAMILY = ("c", "cpp")
@@ -82,11 +84,11 @@ class _Index:
             d = _Def(n["id"], n["path"], n["qualname"], n["kind"], n.get("language") or "")
             self.defs[d.id] = d
             self.names.add(d.qual.rsplit(".", 1)[-1])
-            if d.lang in _C_FAMILY and d.kind != "class" and n.get("full") is not None:
-                if "{" in n["full"]:
-                    self.bodies[d.qual].append(d.id)
-                else:
+            if d.lang in _C_FAMILY and d.kind != "class":
+                if DECL in (n.get("meta") or ""):       # the parse's own word: a prototype
                     self.declared.add(d.id)
+                else:
+                    self.bodies[d.qual].append(d.id)
             self.by_qual.setdefault((d.path, d.qual), d.id)
             self.quals[(d.lang, d.qual)].append(d.id)
             if "." not in d.qual:

@@ -148,6 +148,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
            disk: dict[str, bytes | None], dest: Path, cfg: IndexConfig) -> None:
     """Parse, link, embed and write the changed files (from DISK when there, else ``sha:path``)."""
     from pipeline.files import content_skip_reason, name_skip_reason
+    from pipeline.callrefs import DECL
     from pipeline.calls import resolve as resolve_calls
     from pipeline.imports import FileImports, resolve
     from pipeline.job import InProcess, _noop, _parse_batch
@@ -182,6 +183,10 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     # the changed files' calls and bases, to their own definitions or the base's unchanged ones
     known = snap.read("nodes", columns=["id", "path", "qualname", "kind", "language"],
                       where="kind IN ('file', 'class', 'function', 'method')").to_pylist()
+    declared = set(snap.read("nodes", columns=["id"], where=f"language IN ('c', 'cpp') AND meta LIKE '%{DECL}%'")
+                   .column("id").to_pylist())          # the base's prototypes (their meta says so), not every meta
+    for n in known:
+        n["meta"] = DECL if n["id"] in declared else None
     gone = set(mine) | set(deleted)
     edges.extend(resolve_calls(nodes, imp_edges, bindings, known=[n for n in known if n["path"] not in gone]))
     cache_tab = None

@@ -29,9 +29,7 @@ replacement characters (warning ``invalid_utf8``).
 
 from __future__ import annotations
 
-import functools
 import inspect
-import json
 import posixpath
 import re
 import textwrap
@@ -240,19 +238,13 @@ from pipeline.importrefs import IMPORTS as _IMPORTS, string_value as _string_val
 
 # -- the parse -------------------------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
-def _query_with_refs(lang: str) -> ts.Query:
-    """The tags query and ``callrefs.patterns``: definitions, imports, calls and bases in one pass."""
-    return ts.Query(languages.language(lang), languages.query_source(lang) + "\n" + callrefs.patterns(lang))
-
-
 def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
              refs: tuple[list[ts.Node], list[ts.Node]] | None = None) -> tuple[list[_Def], list[ts.Node]]:
     """Run the language's query: definitions (document order, nesting decided) and import nodes;
     with ``refs``, the call and base nodes too (appended to its two lists)."""
     defs: dict[int, _Def] = {}
     imports: dict[int, ts.Node] = {}
-    query = languages.query(lang) if refs is None else _query_with_refs(lang)
+    query = languages.query(lang) if refs is None else callrefs.query_with_refs(lang)
     for _, caps in ts.QueryCursor(query).matches(root):
         imp = caps.get("import")
         if imp:
@@ -560,7 +552,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         out.edges.append({"src": parent_id, "dst": d.nid, "kind": "contains"})
         spans.by_node[len(nodes) - 1] = bounds[id(d)]
 
-    _attach_refs(lang, src, defs, emitted, [(d.outer.start_byte, d.outer.end_byte) for d in emitted], refs, nodes)
+    callrefs.attach(lang, src, defs, emitted, refs, nodes)
 
     doc = _file_doc(lang, src, root, spec)
     top = [d for d in emitted if d.parent is None]
@@ -582,36 +574,6 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     finish(nodes, cfg, spans)
     out.nodes = nodes
     return out
-
-
-def _attach_refs(lang: str, src: bytes, defs: list[_Def], emitted: list[_Def], spans: list[tuple[int, int]],
-                 refs: tuple[list[ts.Node], list[ts.Node]], nodes: list[dict]) -> None:
-    """Each definition's calls and bases as written (``pipeline.callrefs``) into its node's ``meta``
-    (``nodes``: the file's node, then one per emitted def in order); the file's own calls (outside
-    every definition) into the file node's. A Rust ``impl Trait for S`` merged into ``S``'s node
-    (``defs``: all captured, aliases included) gives its trait to ``S``."""
-    receivers = None
-    if lang == "go":
-        receivers = {i: r for i, d in enumerate(emitted) if (r := callrefs.go_receiver(src, d.node))}
-    classes = {d.node.id: i for i, d in enumerate(emitted) if d.kind == "class"}
-    at = {id(d): i for i, d in enumerate(emitted)}
-    for d in defs:
-        real = d
-        while real.alias is not None:
-            real = real.alias
-        if real is not d and id(real) in at:
-            classes[d.node.id] = at[id(real)]
-    calls, bases = callrefs.collect(src, spans, refs[0], refs[1], receivers, classes)
-    for i, node in enumerate(nodes[1:]):
-        meta = {}
-        if calls[i]:
-            meta["calls"] = calls[i]
-        if bases[i]:
-            meta["bases"] = bases[i]
-        if meta:
-            node["meta"] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
-    if calls[-1]:
-        nodes[0]["meta"] = json.dumps({"calls": calls[-1]}, ensure_ascii=False, separators=(",", ":"))
 
 
 def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:

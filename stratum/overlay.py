@@ -36,6 +36,7 @@ from stratum import identity, ids
 from stratum import notes as N
 from stratum import schema as S
 from stratum.branchnotes import NoteScope, pending, pending_warnings
+from stratum.codetokens import node_text
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import InvalidArgument, ModelUnavailable, NotFound
@@ -529,10 +530,10 @@ class _Nodes(Mapping):
 
 
 def _index_text(note: N.Note) -> str:
-    """What an unmerged note is keyword-searched by: its path, title, text and tags (the merged
-    node's ``codetokens.node_text`` adds the header and target list, which repeat these)."""
-    return "\n".join([note.about[0].path if note.about else "", N.clean_text(note.title(80)),
-                      N.clean_text(note.text), " ".join(note.tags)])
+    """What an unmerged note is keyword-searched by: ``codetokens.node_text`` of the fields its
+    merged node will have (path, title, text, tags), so a merge does not move it."""
+    return node_text({"kind": note.kind, "path": note.about[0].path if note.about else "",
+                      "name": N.clean_text(note.title(80)), "doc": N.clean_text(note.text), "tags": note.tags})
 
 
 def _embed_fields(note: N.Note) -> dict:

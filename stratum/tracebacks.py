@@ -178,9 +178,6 @@ def called(query: str) -> list[str]:
     return list(out)
 
 
-CALL_EDGES = True           # a frame's calls edges name its callees first (False: by name only)
-
-
 def callees(sh: "Shard", names: list[str], located: list[Located]) -> list[Located]:
     """The functions and methods of this shard that ``names`` (``called``) name, after the frames
     (``located``), at most MAX_CALLED, skipping the frames' own definitions: first those a frame's
@@ -195,7 +192,7 @@ def callees(sh: "Shard", names: list[str], located: list[Located]) -> list[Locat
     taken = {f.id for f in located}
     out: list[Located] = []
     left = dict.fromkeys(names)
-    for f in located if CALL_EDGES else ():
+    for f in located:
         if f.shard is not sh:
             continue
         for r, _, _, _ in sh.neighbors(f.row, ("calls",), "out"):

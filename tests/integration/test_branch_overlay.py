@@ -304,3 +304,20 @@ def test_branch_session_walks_calls_across_branch_and_base(tmp_path):
     assert callers[("pkg/new.py", "gamma")]["from"] == "zebra"
     base = t.open_session().data["session"]
     assert {i.qualname for i in t.walk(base, "pkg/a.py::alpha", edges=["calls"], direction="in").items} == {"beta"}
+
+
+def test_a_branch_c_call_through_a_header_reaches_the_base_definition(tmp_path):
+    """A changed C file's call through an unchanged header links to the base's definition, as the
+    full index links it (the base's prototypes are known by their meta, not by reading bodies)."""
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"src/util.h": "int helper(int x);\n",
+                      "src/util.c": '#include "util.h"\n\nint helper(int x) {\n    return x + 1;\n}\n',
+                      "src/main.c": '#include "util.h"\n\nint main(void) {\n    return 0;\n}\n'})
+    index_repository(r.path, tmp_path / "store", IndexConfig(num_cpus=1, ray=False))
+    git(r.path, "checkout", "-q", "-b", "feat")
+    r.commit("feat", {"src/main.c": '#include "util.h"\n\nint main(void) {\n    return helper(1);\n}\n'})
+    git(r.path, "checkout", "-q", "main")
+    t = Tools.open([str(tmp_path / "store")], overlay_builder=builder())
+    sid = t.open_session(branch="feat").data["session"]
+    assert [(i.path, i.qualname) for i in t.walk(sid, "src/main.c::main", edges=["calls"]).items] == \
+        [("src/util.c", "helper")]
