@@ -175,7 +175,7 @@ def evaluate(repo: Path, at: str, max_fixes: int | None = None, *, out: Path = C
     ids, are the same sequence every run (seeded by C): ids order the merged notes' rows (and so
     the HNSW graph over them) and break ranking ties; fresh ids moved P by about 0.02 MRR between
     runs (docs/bench/memory_transfer.md, session 14)."""
-    from stratum.deltalog import reproducible_uids
+    from stratum.uids import reproducible_uids
 
     c = C.resolve_commit(repo, at)
     with reproducible_uids(int(c[:12], 16), IDS_FROM):

@@ -44,13 +44,12 @@ import struct
 import threading
 import time
 import weakref
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from random import Random
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable
 
 from stratum.errors import InvalidArgument, StoreError
+from stratum.uids import new_uid, uid_int, uid_str
 
 log = logging.getLogger(__name__)
 
@@ -67,93 +66,6 @@ COMMIT_DELAY = 0.0005                           # seconds a group-commit leader 
 RECORD_TYPES = ("note", "retract", "confirm")
 
 _SYNC = getattr(os, "fdatasync", os.fsync)      # data + file size; enough to read the record back
-
-
-# ---- record ids ------------------------------------------------------------------------------
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-_uid_lock = threading.Lock()
-_uid_last = [0, 0]                              # last (ms, random) handed out in this process
-
-
-def _wall_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-_clock_ms: Callable[[], int] = _wall_ms          # the sources of ids: swapped only by reproducible_uids
-_randbits: Callable[[int], int] = secrets.randbits
-
-
-def _reset_uid_state() -> None:
-    global _uid_lock
-    _uid_lock = threading.Lock()
-    _uid_last[0] = _uid_last[1] = 0
-
-
-os.register_at_fork(after_in_child=_reset_uid_state)
-
-
-def new_uid() -> str:
-    """A 26-char, time-ordered, unique record id (ULID layout), monotonic within a process."""
-    return _uid_str(_new_uid_int())
-
-
-def _new_uid_int() -> int:
-    with _uid_lock:
-        ms = _clock_ms()
-        if ms <= _uid_last[0]:                  # same millisecond (or clock stepped back): count up
-            ms, rnd = _uid_last[0], _uid_last[1] + 1
-            if rnd >= 1 << 80:
-                ms, rnd = ms + 1, _randbits(79)
-        else:
-            rnd = _randbits(79)                 # leaves room to count up within the millisecond
-        _uid_last[0], _uid_last[1] = ms, rnd
-    return (ms << 80) | rnd
-
-
-@contextmanager
-def reproducible_uids(seed: int, start_ms: int) -> Iterator[None]:
-    """Within the block, the record ids this process hands out are one fixed sequence: times
-    ``start_ms`` (Unix ms, in the past: ids after the block come after it), ``start_ms + 1``, ...,
-    random parts drawn from ``seed``. For benchmarks that compare runs (a note's id is its
-    record's, and ids order merged notes and break ties); never for serving: two writers with one
-    seed would make the same ids. One writing thread gives one sequence; several share it in the
-    order they append."""
-    global _clock_ms, _randbits
-    if start_ms > _wall_ms():
-        raise InvalidArgument("reproducible_uids: start_ms must be a time in the past")
-    ticks, rng = iter(range(start_ms, 1 << 48)), Random(seed)
-    with _uid_lock:
-        saved = _clock_ms, _randbits, list(_uid_last)
-        _clock_ms, _randbits = ticks.__next__, rng.getrandbits
-        _uid_last[0] = _uid_last[1] = 0
-    try:
-        yield
-    finally:
-        with _uid_lock:
-            _clock_ms, _randbits = saved[0], saved[1]
-            if saved[2] > _uid_last:             # ids after the block come after every earlier one
-                _uid_last[:] = saved[2]
-
-
-_PAIRS = [a + b for a in _CROCKFORD for b in _CROCKFORD]      # 10 bits -> two characters
-
-
-def _uid_str(n: int) -> str:
-    """26 Crockford base32 characters, 10 bits at a time (reading a log of 10,000 records spent
-    a fifth of its time here one character at a time)."""
-    return "".join([_PAIRS[(n >> shift) & 1023] for shift in range(120, -1, -10)])
-
-
-def _uid_int(s: str) -> int:
-    n = 0
-    for ch in s:
-        n = (n << 5) | _CROCKFORD.index(ch)
-    return n
-
-
-def uid_time(uid: str) -> float:
-    """The Unix time (seconds) encoded in a record id."""
-    return (_uid_int(uid) >> 80) / 1000.0
 
 
 # ---- records and reports ---------------------------------------------------------------------
@@ -206,7 +118,7 @@ def encode_record(uid: str, type: str, body: dict) -> bytes:
         raise InvalidArgument(f"delta-log record body is not plain JSON: {e}") from None
     if len(payload) > MAX_PAYLOAD:
         raise InvalidArgument(f"delta-log record of {len(payload)} bytes exceeds {MAX_PAYLOAD} bytes")
-    header = _HEADER.pack(MAGIC, FORMAT_VERSION, 0, 0, len(payload), _uid_int(uid).to_bytes(16, "big"))
+    header = _HEADER.pack(MAGIC, FORMAT_VERSION, 0, 0, len(payload), uid_int(uid).to_bytes(16, "big"))
     check = hashlib.blake2b(header + payload, digest_size=CHECK_SIZE).digest()
     return header + check + payload
 
@@ -235,7 +147,7 @@ def _decode_at(buf: bytes, pos: int) -> tuple[str, Any]:
             raise ValueError("type/body")
     except (ValueError, KeyError, TypeError):
         return "bad_payload", end
-    return "ok", (_uid_str(int.from_bytes(uid_b, "big")), rtype, body, end)
+    return "ok", (uid_str(int.from_bytes(uid_b, "big")), rtype, body, end)
 
 
 def parse_segment(buf: bytes, name: str, start: int = 0, *, live: bool = False
@@ -617,6 +529,5 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["DeltaLog", "LogTail", "Record", "Damage", "ScanReport", "RetireReport", "new_uid", "reproducible_uids",
-           "uid_time", "encode_record", "parse_segment", "FORMAT_VERSION", "MAGIC", "OVERHEAD", "RECORD_TYPES",
+__all__ = ["DeltaLog", "LogTail", "Record", "Damage", "ScanReport", "RetireReport", "encode_record", "parse_segment", "FORMAT_VERSION", "MAGIC", "OVERHEAD", "RECORD_TYPES",
            "DEFAULT_SEGMENT_BYTES"]

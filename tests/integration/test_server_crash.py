@@ -15,7 +15,8 @@ import pytest
 from serving.client import Client
 from stratum import ids
 from stratum import notes as N
-from stratum.deltalog import DeltaLog, encode_record, new_uid
+from stratum.deltalog import DeltaLog, encode_record
+from stratum.uids import new_uid
 from stratum.errors import NotFound, StratumError
 from tests.integration.test_experience_e2e import TIMEOUT, bench, make_workspace
 

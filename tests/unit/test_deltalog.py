@@ -10,6 +10,7 @@ import time
 import pytest
 
 from stratum import deltalog as D
+from stratum import uids as U
 from stratum.errors import InvalidArgument
 
 
@@ -37,11 +38,11 @@ def test_append_then_a_fresh_reader_sees_every_record_in_order(tmp_path):
 
 def test_uids_are_unique_time_ordered_and_carry_their_time():
     before = time.time()
-    uids = [D.new_uid() for _ in range(5000)]
+    uids = [U.new_uid() for _ in range(5000)]
     after = time.time()
     assert len(set(uids)) == 5000 and uids == sorted(uids)
     assert all(len(u) == 26 for u in uids)
-    assert before - 0.002 <= D.uid_time(uids[0]) <= D.uid_time(uids[-1]) <= after + 0.002
+    assert before - 0.002 <= U.uid_time(uids[0]) <= U.uid_time(uids[-1]) <= after + 0.002
 
 
 def test_empty_or_missing_log_reads_as_empty(tmp_path):
@@ -122,7 +123,7 @@ def test_an_append_in_flight_is_not_damage_while_its_writer_lives(tmp_path):
     lg = _log(tmp_path)
     uid = lg.append("note", {"i": 0})
     seg = _only_segment(lg)
-    partial = D.encode_record(D.new_uid(), "note", {"i": 1})[:30]
+    partial = D.encode_record(U.new_uid(), "note", {"i": 1})[:30]
     with open(seg, "ab") as f:               # what a reader may see mid-write
         f.write(partial)
     rep = _log(tmp_path).scan()

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from stratum import deltalog as D
+from stratum import uids as U
 from stratum import ids
 from stratum.errors import InvalidArgument
 from stratum.vectorindex import GRAPH_FILE, VectorIndex
@@ -34,20 +35,20 @@ def test_the_same_small_update_gives_the_same_graph(tmp_path):
 
 def test_seeded_record_ids_repeat_and_stay_ordered_with_the_others(tmp_path):
     start_ms = 1_700_000_000_000
-    before = D.new_uid()
+    before = U.new_uid()
     runs = []
     for i in range(2):
-        with D.reproducible_uids(7, start_ms):
+        with U.reproducible_uids(7, start_ms):
             log = D.DeltaLog(tmp_path / f"log{i}")
             runs.append(log.append_many([("note", {"i": k}) for k in range(5)]))
             log.close()
-    after = D.new_uid()
+    after = U.new_uid()
     assert runs[0] == runs[1] == sorted(runs[0]) and len(set(runs[0])) == 5
     assert [ids.note_id(u) for u in runs[0]] == [ids.note_id(u) for u in runs[1]]
-    assert D.uid_time(runs[0][0]) == start_ms / 1000
+    assert U.uid_time(runs[0][0]) == start_ms / 1000
     assert after > before and after > max(runs[0])     # the clock is the wall's again, never behind
-    with D.reproducible_uids(8, start_ms):
-        assert D.new_uid() != runs[0][0]
-    with pytest.raises(InvalidArgument), D.reproducible_uids(7, int(time.time() * 1000) + 3_600_000):
+    with U.reproducible_uids(8, start_ms):
+        assert U.new_uid() != runs[0][0]
+    with pytest.raises(InvalidArgument), U.reproducible_uids(7, int(time.time() * 1000) + 3_600_000):
         pass
-    assert D.new_uid() > after
+    assert U.new_uid() > after
