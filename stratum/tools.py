@@ -342,10 +342,6 @@ class Tools:
         "notes" lists them all)."""
         s = self._session(session)
         kinds = check_kinds("edge kind", edges, S.EDGE_KINDS + ("notes",))
-        unbuilt = [k for k in kinds if k in S.UNBUILT_EDGE_KINDS]
-        if unbuilt:         # accepted, they would always answer nothing: say why instead
-            built = [k for k in S.EDGE_KINDS if k not in S.UNBUILT_EDGE_KINDS] + ["notes"]
-            raise InvalidArgument(f"no {'/'.join(unbuilt)} edges are built by the index yet; walk one of {built}")
         if direction not in ("out", "in", "both"):
             raise InvalidArgument("direction must be out, in or both")
         check_page(page_size)

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from stratum import npyio
 from stratum import integrity
 from stratum import schema as S
+from stratum.edgetables import LinkMeta, edges_keyed
 from stratum.errors import InvalidArgument, StoreDamaged, StoreError
 from stratum.keywordindex import COMPILED_MIN_DOCS   # the one size from which stratum.kernels pays its import
 
@@ -352,7 +353,7 @@ class WarmIndexes:
         self._row_of = row_of_id
         self._cochange: tuple[np.ndarray, dict[str, np.ndarray]] | None = None
         self._cochange_lock = threading.Lock()     # two first searches at once read it once
-        self._linked: tuple[np.ndarray, pa.Array] | None = None     # calls/inherits edges' meta, on first use
+        self.link_meta = LinkMeta(snapshot, row_of_id)     # calls/inherits edges' meta, read on first use
         self.compiled_hops = graph.n_rows >= COMPILED_MIN_DOCS   # where stratum.kernels pays (Shard reads it)
         self.damage: str = ""               # set by the background check: then nothing is served
         self.checker: threading.Thread | None = None
@@ -518,56 +519,26 @@ class WarmIndexes:
         return self._cochange_attrs()
 
     def _cochange_attrs(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        return self._once("_cochange", self._load_cochange)
-
-    def _once(self, attr: str, load):
-        """``self.<attr>``, loaded on first use (two first searches at once read it once)."""
-        got = getattr(self, attr)
+        got = self._cochange
         if got is None:
             with self._cochange_lock:
-                if getattr(self, attr) is None:
-                    setattr(self, attr, load())
-                got = getattr(self, attr)
+                if self._cochange is None:
+                    self._cochange = self._load_cochange()
+                got = self._cochange
         return got
-
-    def _edges_keyed(self, kinds: str, columns: list[str]) -> tuple[np.ndarray, pa.Table]:
-        """The edges of ``kinds`` (a Lance filter) between loaded rows, keyed (src row << 32 | dst
-        row) and sorted by key, with their ``columns`` in that order."""
-        t = self._snapshot.read("edges", columns=["src", "dst", *columns], where=kinds)
-        a, b = self._row_of.get_many(t.column("src")), self._row_of.get_many(t.column("dst"))
-        ok = np.flatnonzero((a >= 0) & (b >= 0))
-        keys = (a[ok] << 32) | b[ok]
-        order = np.argsort(keys, kind="stable")
-        return keys[order], t.take(pa.array(ok[order]))
 
     def _load_cochange(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Co-change edge attributes keyed by (src row << 32 | dst row), sorted: one read of the
         edges dataset into numpy columns, no Python object per edge (1.2M co-change edges at 1M
         nodes); a lookup reads five array cells (a one-row Arrow slice cost ~40 us, ~1.5 ms of
         every ranked search)."""
-        keys, t = self._edges_keyed("kind = 'cochange'", ["support", "confidence_fwd", "confidence_bwd",
-                                                          "lift", "last_time"])
+        keys, t = edges_keyed(self._snapshot, self._row_of, "kind = 'cochange'",
+                              ["support", "confidence_fwd", "confidence_bwd", "lift", "last_time"])
         cols = {c: t.column(c).to_numpy() for c in ("confidence_fwd", "confidence_bwd", "lift")}   # null: NaN
         cols["support"] = t.column("support").fill_null(0).to_numpy()
         us = pc.cast(t.column("last_time"), pa.int64())
         cols["last_time"] = us.fill_null(_NO_TIME).to_numpy()
         return keys, cols
-
-    def link_meta(self, src: int, dst: int) -> dict:
-        """How a ``calls`` or ``inherits`` edge from ``src`` to ``dst`` was resolved and the call as
-        written (``pipeline.calls``: how, as, line), or {}. Read from the edges dataset on first use."""
-        if self._snapshot is None:
-            return {}
-        keys, metas = self._once("_linked", self._load_linked)
-        want = (src << 32) | dst
-        i = int(keys.searchsorted(want))
-        if i >= len(keys) or keys[i] != want or not metas[i].is_valid:
-            return {}
-        return json.loads(metas[i].as_py())
-
-    def _load_linked(self) -> tuple[np.ndarray, pa.Array]:
-        keys, t = self._edges_keyed("kind IN ('calls', 'inherits')", ["meta"])
-        return keys, t.column("meta").combine_chunks()
 
     # ---- search -------------------------------------------------------------------------------
     def search(self, query: str, *, kinds=(), path_prefix="", language="", limit=10, offset=0, extra_docs=()):
