@@ -2,8 +2,8 @@
 seeded sample to read by hand (precision is judged by reading; see docs/bench/calls.md).
 
 Definitions (printed):
-- **store**: the repository (benchmarks/.repos/<name>, its checked-out HEAD) indexed by this code
-  into benchmarks/.out/calls/<name> (reused when it is at that commit and this parse format).
+- **store**: the repository (benchmarks/.repos/<name>) at its HEAD, indexed by this code with
+  ``common.store_at`` under benchmarks/.out/calls/ (reused while at that commit and parse format).
 - **call sites**: the distinct (name, receiver) pairs each definition (and each file's module
   level) records (``pipeline.callrefs``: one per pair and definition, not one per occurrence).
 - **linked**: ``calls`` edges (``pipeline.calls``; one per caller and callee: several call sites
@@ -28,27 +28,20 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+import common as C  # noqa: E402
 
 OUT = HERE / ".out" / "calls"
 
 
 def store_for(name: str) -> Path:
-    """This code's store of the repository at its HEAD (indexed once)."""
+    """This code's store of the repository at its HEAD (``common.store_at``: indexed once, again
+    when the parse format changes)."""
     from pipeline import gitio
-    from pipeline.job import index_repository
-    from pipeline.storestate import PARSE_FORMAT
-    from stratum.config import IndexConfig
-    from stratum.store import Store
 
     repo = HERE / ".repos" / name
-    store = OUT / name
-    st = Store(store)
-    if st.exists():
-        m = st.manifest()
-        if m.indexed_commit == gitio.head_commit(repo) and (m.report or {}).get("parse_format") == PARSE_FORMAT:
-            return store
-    index_repository(repo, store, IndexConfig(num_cpus=1, ray=False))
-    return store
+    return C.store_at(repo, gitio.head_commit(repo), out=OUT)[1]
 
 
 def main() -> int:

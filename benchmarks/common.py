@@ -280,7 +280,8 @@ def checkout_at(repo: str | os.PathLike, sha: str, dest: Path) -> Path:
 
 def store_at(repo: str | os.PathLike, sha: str, *, num_cpus: int = 2, out: Path = OUT, log=print,
              code_only: bool = False) -> tuple[Path, Path]:
-    """(checkout, store) of ``repo`` at ``sha``, indexing once; a store already at ``sha`` is reused.
+    """(checkout, store) of ``repo`` at ``sha``, indexing once; a store already at ``sha`` is reused
+    while this build loads it and parses as it did (else it is indexed again, incrementally).
     ``code_only``: the store holds no mined history nodes (``fix``/``change``: the index job's
     default mines them into the store), for benchmarks that add every memory themselves; such a
     store lives in its own folder (``<name>-<sha>-code``), so the two kinds never mix."""
@@ -292,9 +293,10 @@ def store_at(repo: str | os.PathLike, sha: str, *, num_cpus: int = 2, out: Path 
     store = base / "store"
     st = Store(store)
     if st.exists() and st.manifest().indexed_commit == sha:
-        if _loads(st):
+        if _loads(st) and _current_parse(st):
             return src, store
-        log(f"{store}: its warm indexes are from another build; re-indexing (vectors come from its cache)")
+        log(f"{store}: its warm indexes or parse output are from another build; re-indexing "
+            "(vectors come from its cache)")
     os.environ.setdefault("RAY_TMPDIR", str(ROOT / ".tmp" / "ray"))
     Path(os.environ["RAY_TMPDIR"]).mkdir(parents=True, exist_ok=True)
     from pipeline.job import index_repository
@@ -305,6 +307,14 @@ def store_at(repo: str | os.PathLike, sha: str, *, num_cpus: int = 2, out: Path 
     rep = index_repository(src, store, cfg)
     log(rep.summary())
     return src, store
+
+
+def _current_parse(st) -> bool:
+    """Whether the store's parse output is this parser's (``storestate.PARSE_FORMAT``): an older
+    one lacks what the parser records now (e.g. the calls edges)."""
+    from pipeline.storestate import PARSE_FORMAT
+
+    return (st.manifest().report or {}).get("parse_format", 1) == PARSE_FORMAT
 
 
 def _loads(st) -> bool:
