@@ -57,7 +57,7 @@ def _parent_qual(qual: str) -> str:
 
 def _stem(path: str) -> tuple[str, str]:
     """The names an import of ``path`` may bind: the module's (file stem, or the package folder's
-    for an ``__init__``/``index``/``mod`` file) and its folder's (a Go package)."""
+    for an ``__init__``/``index``/``mod``/``lib`` file) and its folder's (a Go package)."""
     d, base = posixpath.split(path)
     stem = base.split(".", 1)[0]
     folder = posixpath.basename(d)
