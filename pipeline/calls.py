@@ -6,8 +6,10 @@ when one definition fits, else it makes no edge (a wrong "who calls this" costs 
 than a missing one). In order, the first rule that finds definitions decides:
 
 - ``self.m()`` (``this``, ``cls``, a Go receiver): ``m`` of the caller's class, then of its bases
-  (``inherits``, three levels); in Go, of the type's methods in the same package. ``super().m()``:
-  of the bases only.
+  (``inherits``, three levels); in Go, of the type's methods in the same package; in a function
+  set on an object or prototype (JS ``res.json = function``) or of a Go type that is no struct,
+  ``res.m`` of the same file.
+  ``super().m()``: of the bases only.
 - ``f()``: a definition ``f`` of the same file; Go: of the package (its directory); Python: what
   the file's ``from ... import f`` binds; else the one ``f`` among the files it imports; else the
   one top-level ``f`` of its language in the repository.
@@ -18,7 +20,9 @@ than a missing one). In order, the first rule that finds definitions decides:
   ``x`` (Go ``pkg.F``, ``import * as x``).
 - anything else before ``.f()`` (``client.get()``, ``make().f()``): the method ``f`` when it is the
   repository's only method of that name in its language and lies in the file or one it imports
-  (no types are inferred: with two ``get`` methods, which one a variable holds is not known).
+  (no types are inferred: with two ``get`` methods, which one a variable holds is not known; a
+  JS function set on an object, ``res.get = function``, is reached as ``res.get`` or ``this.get``
+  only).
 
 A C/C++ call that lands on a prototype (an included header's declaration) links to the one
 definition with a body of that name instead, when there is one ("..., its definition").
@@ -39,6 +43,7 @@ from pipeline.callrefs import DECL
 
 _CODE = ("class", "function", "method")
 _C_FAMILY = ("c", "cpp")
+_JS_FAMILY = ("javascript", "typescript", "tsx")
 INHERIT_DEPTH = 3
 
 
@@ -93,12 +98,18 @@ class _Index:
             self.quals[(d.lang, d.qual)].append(d.id)
             if "." not in d.qual:
                 self.top[(d.lang, d.qual)].append(d.id)
-            else:
-                name = d.qual.rsplit(".", 1)[1]
-                self.methods[(d.path, name)].append(d.id)
-                self.method_names[(d.lang, name)].add(d.id)
             if d.lang == "go":
                 self.dir_qual[(posixpath.dirname(d.path), d.qual)].append(d.id)
+        for d in self.defs.values():
+            if "." not in d.qual:
+                continue
+            name = d.qual.rsplit(".", 1)[1]
+            self.method_names[(d.lang, name)].add(d.id)
+            if d.lang in _JS_FAMILY and d.kind == "method":
+                owner = self.by_qual.get((d.path, _parent_qual(d.qual)))
+                if owner is None or self.defs[owner].kind != "class":
+                    continue    # an object's own method (``res.get = function``): not app.get's
+            self.methods[(d.path, name)].append(d.id)
 
 
 def _defined(ix: _Index, got: str | None, how: str) -> tuple[str | None, str]:
@@ -196,6 +207,13 @@ class _Resolver:
         if recv in ("self", "super"):
             cls = self._class_of(caller)
             if cls is None:
+                if recv == "self" and caller is not None and caller.kind == "method":
+                    # a method set on an object or a prototype (JS ``res.json = function``, whose
+                    # ``this.send`` is ``res.send``), or of a Go type that is no struct (``type
+                    # errorMsgs []*Error``): its sibling of that name in the same file
+                    got = ix.by_qual.get((caller.path, f"{_parent_qual(caller.qual)}.{name}"))
+                    if got is not None:
+                        return got, ("own object" if lang in _JS_FAMILY else "own type")
                 return None, ""
             if recv == "self":
                 got = self._member(cls, name)

@@ -38,6 +38,22 @@
     name: (identifier) @name
     value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.function)
 
+; obj.f = function f () {} / obj.f = () => {} (an object's method, qualified by it: res.json)
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @receiver property: (property_identifier) @name)
+    right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @definition.method
+  (#not-match? @receiver "^(module|exports)$"))
+
+; F.prototype.f = function () {}: a method of F's instances (F.f)
+((expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (member_expression object: (identifier) @receiver property: (property_identifier) @_proto)
+      property: (property_identifier) @name)
+    right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @definition.method
+  (#eq? @_proto "prototype"))
+
 (class_body
   (method_definition
     name: (_) @name

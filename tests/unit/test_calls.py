@@ -154,3 +154,28 @@ def test_a_go_embedded_type_and_a_rust_trait_impl_are_bases():
     calls = _pairs(edges)
     assert (("srv/server.go", "Server.Stop"), ("srv/base.go", "Base.Close")) in calls     # a promoted method
     assert (("src/lib.rs", "S.shout"), ("src/lib.rs", "Named.name")) in calls             # a trait's default
+
+
+def test_js_functions_set_on_an_object_or_a_prototype_are_methods_reached_by_their_object():
+    # express's style: ``res.json = function json(obj) {...}``, ``View.prototype.render = ...``
+    edges, name = _index({
+        "lib/response.js": "var res = Object.create(null);\nmodule.exports = res;\n\n"
+                           "res.json = function json(obj) {\n  return this.send(stringify(obj));\n};\n\n"
+                           "res.send = (body) => body;\n\nres.get = function (field) { return field; };\n\n"
+                           "function stringify(v) { return JSON.stringify(v); }\n",
+        "lib/view.js": "function View(name) { this.name = name; }\n\n"
+                       "View.prototype.render = function render() {\n  return this.lookup(this.name);\n};\n\n"
+                       "View.prototype.lookup = function lookup(n) { return n; };\n\nmodule.exports = View;\n",
+        "lib/app.js": "var app = exports = module.exports = {};\n\n"
+                      "app.render = function render(res) {\n  app.get('x');\n  return res.json({});\n};\n",
+    })
+    defs = {q for p, q in name.values()}
+    assert {"res.json", "res.send", "res.get", "View.render", "View.lookup", "app.render"} <= defs
+    kinds = {n["qualname"]: n["kind"] for n in parse_file(REPO, "v.js", b"function V() {}\nV.prototype.f = () => 1;\n").nodes}
+    assert kinds == {"": "file", "V": "function", "V.f": "method"}
+    got = {(e["src"][1], e["dst"][1]): e["how"] for e in edges if e["kind"] == "calls"}
+    assert got[("res.json", "res.send")] == "own object"              # this.send
+    assert got[("res.json", "stringify")] == "same file"
+    assert got[("View.render", "View.lookup")] == "own object"        # this.lookup on a prototype
+    assert got[("app.render", "res.json")] == "qualified name"        # res.json(...) from another file
+    assert ("app.render", "res.get") not in got                       # app.get is not res.get
