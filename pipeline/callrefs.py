@@ -11,6 +11,13 @@ the same way. A call belongs to the innermost emitted
 definition around it (a closure's calls are its function's, as its text is); calls outside every
 definition are the file's. Go: a method's receiver variable is ``self``.
 
+A variable's type, where the syntax says it, is recorded too (``types``: [variable, name,
+receiver, line]): Python ``x = Foo(...)`` (any call: the nearest assignment above a call
+decides, and one whose callee is no class types nothing) and annotated parameters (``a: Foo``,
+``Optional[Foo]``, ``Foo | None``, ``"Foo"``), ``self.x = Foo()`` as variable ``self.x``;
+JS/TS ``const x = new Foo()`` and TS parameters ``a: Foo``; Java locals and parameters
+(``Foo x``). ``pipeline.calls`` resolves ``x.m()`` through them.
+
 Only syntax is read here (query patterns per language, run with the tags query); nothing is resolved.
 """
 
@@ -28,6 +35,7 @@ MAX_CALLS = 256          # distinct (name, receiver) pairs kept per definition: 
                          # thousands of calls add nothing a walk could page through usefully
 MAX_BASES = 16
 MAX_RECV = 80            # a longer receiver text is "." (not a name an import could bind)
+MAX_TYPES = 64           # typed variables kept per definition
 
 _JS_CALLS = "(call_expression function: (_) @call) (new_expression constructor: (_) @call)"
 _CALLS = {
@@ -51,6 +59,20 @@ _BASES = {
     "go": "(field_declaration_list (field_declaration !name type: (_) @base))",    # an embedded type
     "rust": "(impl_item trait: (_) @base)",                                        # impl Trait for Type
 }
+
+_TS_TYPES = "(variable_declarator value: (new_expression)) @vartype (required_parameter type: (_)) @vartype " \
+            "(optional_parameter type: (_)) @vartype"
+_TYPES = {
+    "python": "(assignment left: [(identifier) (attribute)] right: (call)) @vartype "
+              "(typed_parameter) @vartype (typed_default_parameter) @vartype",
+    "javascript": "(variable_declarator value: (new_expression)) @vartype",
+    "typescript": _TS_TYPES, "tsx": _TS_TYPES,
+    "java": "(local_variable_declaration) @vartype (formal_parameter) @vartype",
+}
+_WRAPPER_TYPES = frozenset({"Optional", "Final", "Annotated", "ClassVar"})     # Optional[Foo] is a Foo
+_PLAIN_TYPES = frozenset({"int", "str", "float", "bool", "bytes", "dict", "list", "set", "tuple", "object",
+                          "Any", "string", "number", "boolean", "any", "unknown", "String", "Object", "Integer",
+                          "Long", "Boolean"})        # no class of the repository: not kept
 
 # the callee's name and what stands before it, by node type: (receiver field, name field); Java's
 # a.b.C (scoped_type_identifier) is read apart
@@ -87,8 +109,8 @@ def query_with_refs(lang: str) -> ts.Query:
 _QUERIES: dict[str, ts.Query] = {}      # per process (not picklable: a Ray worker builds its own)
 
 
-def attach(lang: str, src: bytes, defs: list, emitted: list, refs: tuple[list[ts.Node], list[ts.Node]],
-           nodes: list[dict]) -> None:
+def attach(lang: str, src: bytes, defs: list, emitted: list,
+           refs: tuple[list[ts.Node], list[ts.Node], list[ts.Node]], nodes: list[dict]) -> None:
     """Each definition's calls and bases (``collect`` of the nodes ``query_with_refs`` captured,
     ``refs``) into its node's ``meta``, and ``"decl": 1`` for a body-less declaration (a C
     prototype: ``pipeline.calls`` links a call through a header to the definition instead);
@@ -106,28 +128,32 @@ def attach(lang: str, src: bytes, defs: list, emitted: list, refs: tuple[list[ts
             classes[d.node.id] = at[id(real)]
     spans = [(d.outer.start_byte, d.outer.end_byte) for d in emitted]
     calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes)
+    types = collect_types(src, spans, refs[2])
     for i, (d, node) in enumerate(zip(emitted, nodes[1:])):
         meta: dict = {}
         if calls[i]:
             meta["calls"] = calls[i]
         if bases[i]:
             meta["bases"] = bases[i]
+        if types[i]:
+            meta["types"] = types[i]
         if d.decl:
             meta["decl"] = 1
         if meta:
             node["meta"] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
-    if calls[-1]:
-        nodes[0]["meta"] = json.dumps({"calls": calls[-1]}, ensure_ascii=False, separators=(",", ":"))
+    top = {k: v for k, v in (("calls", calls[-1]), ("types", types[-1])) if v}
+    if top:
+        nodes[0]["meta"] = json.dumps(top, ensure_ascii=False, separators=(",", ":"))
 
 
 DECL = '"decl":1'           # how a declaration's ``meta`` says so (a substring test: no JSON parse)
 
 
 def patterns(lang: str) -> str:
-    """The query patterns (captures ``@call``, ``@base``) that ``pipeline.parse`` appends to the
-    language's tags query: one pass over the tree for both (a query of its own cost as much as
-    the tags query again, ~+25% of the parse)."""
-    return "\n".join(p for p in (_CALLS.get(lang), _BASES.get(lang)) if p)
+    """The query patterns (captures ``@call``, ``@base``, ``@vartype``) that ``pipeline.parse``
+    appends to the language's tags query: one pass over the tree for all (a query of its own cost
+    as much as the tags query again, ~+25% of the parse)."""
+    return "\n".join(p for p in (_CALLS.get(lang), _BASES.get(lang), _TYPES.get(lang)) if p)
 
 
 def _text(src: bytes, n: ts.Node) -> str:
@@ -248,6 +274,103 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
     return calls, bases
 
 
+def _type_expr(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
+    """The node naming an annotation's class (``Optional[Foo]``, ``Foo | None``: Foo), a string
+    annotation's text, or None when it names no single class (a union, a callable, a literal)."""
+    for _ in range(4):
+        if n is None:
+            return None
+        t = n.type
+        if t in ("type", "type_annotation"):
+            n = n.named_children[0] if n.named_child_count else None
+        elif t == "string":
+            text = _text(src, n).strip("\"'")
+            return text if text.replace(".", "").replace("_", "").isalnum() else None
+        elif t == "subscript":
+            value = n.child_by_field_name("value")
+            if value is None or split(src, value)[0] not in _WRAPPER_TYPES:
+                return None
+            n = n.child_by_field_name("subscript")
+        elif t == "binary_operator":             # Foo | None
+            right = n.child_by_field_name("right")
+            if right is None or right.type != "none":
+                return None
+            n = n.child_by_field_name("left")
+        else:
+            return n
+    return None
+
+
+def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
+    """(variable, type name, type receiver) of a ``@vartype`` capture; a variable given by a call
+    that names nothing (``x = a()()``) types it as ("", "") (it hides an earlier assignment)."""
+    t = node.type
+    pairs: list[tuple[ts.Node | None, ts.Node | str | None]] = []
+    if t == "assignment":                                    # python x = Foo(...), self.x = Foo()
+        right = node.child_by_field_name("right")
+        pairs.append((node.child_by_field_name("left"),
+                      right.child_by_field_name("function") if right is not None else None))
+    elif t == "typed_parameter":
+        pairs.append((node.named_children[0] if node.named_child_count else None,
+                      _type_expr(src, node.child_by_field_name("type"))))
+    elif t == "typed_default_parameter":
+        pairs.append((node.child_by_field_name("name"), _type_expr(src, node.child_by_field_name("type"))))
+    elif t == "variable_declarator":                         # js/ts const x = new Foo()
+        value = node.child_by_field_name("value")
+        pairs.append((node.child_by_field_name("name"),
+                      value.child_by_field_name("constructor") if value is not None else None))
+    elif t in ("required_parameter", "optional_parameter"):  # ts a: Foo
+        pairs.append((node.child_by_field_name("pattern"), _type_expr(src, node.child_by_field_name("type"))))
+    elif t == "formal_parameter":                            # java Foo a
+        pairs.append((node.child_by_field_name("name"), node.child_by_field_name("type")))
+    elif t == "local_variable_declaration":                  # java Foo a = ..., b;
+        declared = node.child_by_field_name("type")
+        pairs += [(d.child_by_field_name("name"), declared) for d in node.children_by_field_name("declarator")]
+    out = []
+    for var, ty in pairs:
+        if var is None:
+            continue
+        if var.type == "attribute":                          # self.x = ...
+            obj, attr = var.child_by_field_name("object"), var.child_by_field_name("attribute")
+            if obj is None or attr is None or _text(src, obj) not in _SELF:
+                continue
+            name = f"self.{_text(src, attr)}"
+        elif var.type == "identifier":
+            name = _text(src, var)
+        else:
+            continue
+        if isinstance(ty, str):
+            head, _, tname = ty.rpartition(".")
+            trecv = head
+        elif ty is None:
+            tname = trecv = ""
+        else:
+            tname, trecv = split(src, ty)
+            trecv = trecv if tname else ""
+        if tname not in _PLAIN_TYPES:
+            out.append((name, tname, trecv))
+        elif t == "assignment":             # x = str(x): what x held before no longer holds
+            out.append((name, "", ""))
+    return out
+
+
+def collect_types(src: bytes, spans: list[tuple[int, int]], found: list[ts.Node]) -> list[list[list]]:
+    """Per definition span (plus one more for the file, as ``collect``): its typed variables
+    ``[variable, type name, type receiver, line]`` in source order, distinct, at most MAX_TYPES."""
+    n = len(spans)
+    out: list[list[list]] = [[] for _ in range(n + 1)]
+    if not found:
+        return out
+    owners = _Owners([(a, -b, i) for i, (a, b) in enumerate(spans)])
+    for node in sorted(found, key=lambda x: x.start_byte):
+        k = owners.at(node.start_byte)
+        slot = out[k if k >= 0 else n]
+        for var, tname, trecv in typed(src, node):
+            rec = [var, tname, trecv, node.start_point.row + 1]
+            if len(slot) < MAX_TYPES and rec not in slot:
+                slot.append(rec)
+    return out
+
 _DECLARATIONS = frozenset({"class_definition", "class_declaration", "class", "class_specifier", "struct_specifier",
                            "interface_declaration", "abstract_class_declaration", "enum_declaration",
                            "type_declaration", "struct_item", "trait_item", "impl_item"})
@@ -282,5 +405,5 @@ def go_receiver(src: bytes, node: ts.Node) -> str:
     return ""
 
 
-__all__ = ["query_with_refs", "attach", "patterns", "collect", "split", "go_receiver", "DECL", "MAX_CALLS",
-           "MAX_BASES"]
+__all__ = ["query_with_refs", "attach", "patterns", "collect", "collect_types", "typed", "split", "go_receiver",
+           "DECL", "MAX_CALLS", "MAX_BASES", "MAX_TYPES"]

@@ -138,6 +138,7 @@ class _Resolver:
     def __init__(self, ix: _Index, imported: dict[str, list[str]], bound: dict[str, dict[str, list]]):
         self.ix, self.imported, self.bound = ix, imported, bound
         self.bases: dict[str, list[str]] = {}          # class id -> base class ids
+        self.attrs: dict[str, dict[str, tuple[str, str]]] = {}     # class id -> self.x -> its one (type, receiver)
 
     def _binding(self, path: str, name: str, line: int) -> tuple[str, list[str]]:
         """What ``name`` is bound to by an import of the file, as seen from ``line``: the import of
@@ -199,11 +200,43 @@ class _Resolver:
             got = _one(self.ix.dir_qual.get((posixpath.dirname(caller.path), q), ()))
         return got if got is not None and self.ix.defs[got].kind == "class" else None
 
-    def call(self, path: str, lang: str, caller: _Def | None, name: str, recv: str, line: int = 0
-             ) -> tuple[str | None, str]:
+    def _typed(self, path: str, lang: str, caller: _Def | None, recv: str, line: int,
+               types: dict[str, list[tuple[int, str, str]]]) -> tuple[str | None, str]:
+        """The class (an id) a variable or ``self`` attribute holds, where its assignment or
+        annotation names one (``pipeline.callrefs`` types): a variable's nearest typing at or
+        above ``line`` (one naming no class types nothing); an attribute's one type over the
+        class's methods (two different ones: unknown)."""
+        if recv.startswith("self."):
+            cls = self._class_of(caller)
+            got = self.attrs.get(cls, {}).get(recv[5:]) if cls is not None else None
+            how = "attribute's class"
+        else:
+            got, how = None, "variable's class"
+            for at, tname, trecv in types.get(recv, ()):
+                if at > line:
+                    break
+                got = (tname, trecv)
+        if got is None or not got[0]:
+            return None, ""
+        tname, trecv = got
+        cls, _ = self.call(path, lang, caller, tname, "" if trecv == "." else trecv, line)
+        if cls is None:
+            return None, ""
+        kind = self.ix.defs[cls].kind
+        # an ES5 constructor function's prototype methods are qualified by it (View.render)
+        return (cls, how) if kind == "class" or (kind == "function" and lang in _JS_FAMILY) else (None, "")
+
+    def call(self, path: str, lang: str, caller: _Def | None, name: str, recv: str, line: int = 0,
+             types: dict[str, list[tuple[int, str, str]]] | None = None) -> tuple[str | None, str]:
         ix = self.ix
         if recv and name not in ix.names:
             return None, ""         # every rule but a bare name's import alias looks it up as a definition's last part
+        if types is not None and recv not in ("", ".", "self", "super") and \
+                (recv in types or recv.startswith("self.")):
+            cls, how = self._typed(path, lang, caller, recv, line, types)
+            if cls is not None:     # a known class: its method (or its bases'), or no edge
+                got = self._member(cls, name)
+                return (got, how) if got is not None else (None, "")
         if recv in ("self", "super"):
             cls = self._class_of(caller)
             if cls is None:
@@ -252,6 +285,22 @@ class _Resolver:
         return (got, how) if got is not None and self.ix.defs[got].kind == "class" else (None, "")
 
 
+def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None:
+    """Each class's ``self.x = Foo()`` assignments over its methods: ``r.attrs`` keeps an
+    attribute's type when every assignment names the same one."""
+    seen: dict[str, dict[str, set[tuple[str, str]]]] = {}
+    for n, meta in refs:
+        if n["kind"] != "method" or "types" not in meta:
+            continue
+        cls = r._class_of(ix.defs.get(n["id"]))
+        if cls is None:
+            continue
+        for var, tname, trecv, _ in meta["types"]:
+            if var.startswith("self."):
+                seen.setdefault(cls, {}).setdefault(var[5:], set()).add((tname, trecv))
+    r.attrs = {c: {a: next(iter(t)) for a, t in attrs.items() if len(t) == 1} for c, attrs in seen.items()}
+
+
 def resolve(nodes: list[dict], import_edges: Iterable[dict],
             bindings: dict[str, dict[str, list]], known: Iterable[dict] = ()) -> list[dict]:
     """``calls`` and ``inherits`` edges of ``nodes`` (code nodes with ``meta`` call and base
@@ -278,15 +327,19 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
                 out.append({"src": n["id"], "dst": got, "kind": "inherits", "weight": 1.0,
                             "meta": json.dumps({"how": how, "as": _written(name, recv)},
                                                ensure_ascii=False)})
+    _attributes(r, ix, refs)
     for n, meta in refs:
         sites = meta.get("calls")
         if not sites:
             continue
         caller = ix.defs.get(n["id"])
         lang = n.get("language") or ""
+        types: dict[str, list[tuple[int, str, str]]] = {}
+        for var, tname, trecv, at in meta.get("types", ()):
+            types.setdefault(var, []).append((at, tname, trecv))
         found: dict[str, list] = {}
         for name, recv, line in sites:
-            got, how = _defined(ix, *r.call(n["path"], lang, caller, name, recv, line))
+            got, how = _defined(ix, *r.call(n["path"], lang, caller, name, recv, line, types))
             if got is None or got == n["id"]:
                 continue
             seen = found.get(got)

@@ -239,9 +239,9 @@ from pipeline.importrefs import IMPORTS as _IMPORTS, string_value as _string_val
 # -- the parse -------------------------------------------------------------------------------------
 
 def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
-             refs: tuple[list[ts.Node], list[ts.Node]] | None = None) -> tuple[list[_Def], list[ts.Node]]:
+             refs: tuple[list[ts.Node], list[ts.Node], list[ts.Node]] | None = None) -> tuple[list[_Def], list[ts.Node]]:
     """Run the language's query: definitions (document order, nesting decided) and import nodes;
-    with ``refs``, the call and base nodes too (appended to its two lists)."""
+    with ``refs``, the call, base and typed-variable nodes too (appended to its three lists)."""
     defs: dict[int, _Def] = {}
     imports: dict[int, ts.Node] = {}
     query = languages.query(lang) if refs is None else callrefs.query_with_refs(lang)
@@ -258,6 +258,10 @@ def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
             got = caps.get("base")
             if got:
                 refs[1].append(got[0])
+                continue
+            got = caps.get("vartype")
+            if got:
+                refs[2].append(got[0])
                 continue
         cap, node = "", None       # set together: node None means no definition capture
         for k, v in caps.items():
@@ -509,7 +513,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     root = tree.root_node
     if root.has_error:
         out.warnings.append("syntax_error")
-    refs: tuple[list[ts.Node], list[ts.Node]] = ([], [])
+    refs: tuple[list[ts.Node], list[ts.Node], list[ts.Node]] = ([], [], [])
     defs, import_nodes = _collect(lang, spec, root, src, refs)
     emitted = _resolve(defs)
 

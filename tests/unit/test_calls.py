@@ -179,3 +179,41 @@ def test_js_functions_set_on_an_object_or_a_prototype_are_methods_reached_by_the
     assert got[("View.render", "View.lookup")] == "own object"        # this.lookup on a prototype
     assert got[("app.render", "res.json")] == "qualified name"        # res.json(...) from another file
     assert ("app.render", "res.get") not in got                       # app.get is not res.get
+
+
+def test_a_variable_whose_class_the_syntax_says_reaches_that_class_method():
+    edges, _ = _index({
+        "m.py": "class Base:\n    def close(self):\n        pass\n\n\nclass Client(Base):\n    def get(self):\n"
+                "        pass\n\n\nclass Other:\n    def get(self):\n        pass\n\n    def close(self):\n        pass\n",
+        "app.py": "import typing as t\nfrom m import Client, Other\n\n\n"
+                  "def use(o: t.Optional[Other] = None, p: 'Client' = None):\n"
+                  "    c = Client()\n    c.get()\n    c.close()\n    o.get()\n    p.close()\n"
+                  "    c = make()\n    c.get()\n\n\n"
+                  "class Holder:\n    def __init__(self):\n        self.client = Client()\n\n"
+                  "    def run(self):\n        self.client.get()\n\n\n"
+                  "top = Other()\ntop.close()\n",
+    })
+    got = {(e["src"][1], e["dst"][0], e["dst"][1]): e["how"] for e in edges if e["kind"] == "calls"}
+    assert got[("use", "m.py", "Client.get")] == "variable's class"
+    assert got[("use", "m.py", "Base.close")] == "variable's class"          # through its base
+    assert got[("use", "m.py", "Other.get")] == "variable's class"           # Optional[Other]
+    assert ("use", "m.py", "Other.close") not in got                          # p is a Client: Base.close
+    assert got[("Holder.run", "m.py", "Client.get")] == "attribute's class"  # self.client = Client()
+    assert got[("", "m.py", "Other.close")] == "variable's class"            # module level
+    # ``c = make()`` retypes c (make names no class): the second c.get() links nowhere
+    sites = [e for e in edges if e["src"] == ("app.py", "use") and e["dst"] == ("m.py", "Client.get")]
+    assert [e["weight"] for e in sites] == [1.0]
+
+
+def test_js_and_java_variables_typed_by_new_or_declaration():
+    edges, _ = _index({
+        "lib/a.js": "class Store {\n  save() {}\n}\nclass Cache {\n  save() {}\n}\n"
+                    "function run() {\n  const s = new Store();\n  s.save();\n}\n",
+        "A.java": "class Writer {\n  void emit() {}\n}\nclass Reader {\n  void emit() {}\n}\n"
+                  "class Use {\n  void f(Reader r) {\n    Writer w = new Writer();\n    w.emit();\n    r.emit();\n  }\n}\n",
+    })
+    got = {(e["src"][1], e["dst"][1]): e["how"] for e in edges if e["kind"] == "calls"}
+    assert got[("run", "Store.save")] == "variable's class"
+    assert ("run", "Cache.save") not in got
+    assert got[("Use.f", "Writer.emit")] == "variable's class"
+    assert got[("Use.f", "Reader.emit")] == "variable's class"
