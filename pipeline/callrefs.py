@@ -16,7 +16,9 @@ receiver, line]): Python ``x = Foo(...)`` (any call: the nearest assignment abov
 decides, and one whose callee is no class types nothing) and annotated parameters (``a: Foo``,
 ``Optional[Foo]``, ``Foo | None``, ``"Foo"``), ``self.x = Foo()`` as variable ``self.x``;
 JS/TS ``const x = new Foo()`` and TS parameters ``a: Foo``; Java locals and parameters
-(``Foo x``). ``pipeline.calls`` resolves ``x.m()`` through them.
+(``Foo x``); Go parameters, ``var x Foo``, ``x := &Foo{}`` and ``x := NewFoo()``; Rust
+parameters, ``let x: Foo``, ``Foo { .. }`` and ``Foo::new()``. ``pipeline.calls`` resolves
+``x.m()`` through them.
 
 Only syntax is read here (query patterns per language, run with the tags query); nothing is resolved.
 """
@@ -68,6 +70,9 @@ _TYPES = {
     "javascript": "(variable_declarator value: (new_expression)) @vartype",
     "typescript": _TS_TYPES, "tsx": _TS_TYPES,
     "java": "(local_variable_declaration) @vartype (formal_parameter) @vartype",
+    "go": "(parameter_declaration type: (_)) @vartype (var_spec type: (_)) @vartype "
+          "(short_var_declaration right: (expression_list . [(composite_literal) (unary_expression) (call_expression)])) @vartype",
+    "rust": "(parameter pattern: (identifier) type: (_)) @vartype (let_declaration pattern: (identifier)) @vartype",
 }
 _WRAPPER_TYPES = frozenset({"Optional", "Final", "Annotated", "ClassVar"})     # Optional[Foo] is a Foo
 _PLAIN_TYPES = frozenset({"int", "str", "float", "bool", "bytes", "dict", "list", "set", "tuple", "object",
@@ -281,8 +286,10 @@ def _type_expr(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
         if n is None:
             return None
         t = n.type
-        if t in ("type", "type_annotation"):
+        if t in ("type", "type_annotation", "pointer_type"):     # go *Foo
             n = n.named_children[0] if n.named_child_count else None
+        elif t == "reference_type":                              # rust &Foo, &mut Foo
+            n = n.child_by_field_name("type")
         elif t == "string":
             text = _text(src, n).strip("\"'")
             return text if text.replace(".", "").replace("_", "").isalnum() else None
@@ -298,6 +305,33 @@ def _type_expr(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
             n = n.child_by_field_name("left")
         else:
             return n
+    return None
+
+
+def _made(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
+    """What a Go or Rust value expression makes, when its syntax says: ``&Foo{...}``, ``Foo{...}``,
+    ``NewFoo()`` / ``pkg.NewFoo()`` (Go's constructor convention), ``Foo { .. }``, ``Foo::new()`` /
+    ``Foo::default()``; else None."""
+    if n is None:
+        return None
+    if n.type == "unary_expression":
+        n = n.child_by_field_name("operand")
+        if n is None:
+            return None
+    if n.type == "composite_literal":
+        return n.child_by_field_name("type")
+    if n.type == "struct_expression":
+        return n.child_by_field_name("name")
+    if n.type == "call_expression":
+        fn = n.child_by_field_name("function")
+        if fn is None:
+            return None
+        name, recv = split(src, fn)
+        if fn.type == "scoped_identifier" and name in ("new", "default") and recv not in ("", "."):
+            head, _, last = recv.rpartition(".")
+            return f"{head}.{last}" if head else last
+        if name.startswith("New") and len(name) > 3 and name[3].isupper():
+            return f"{recv}.{name[3:]}" if recv not in ("", ".") else name[3:]
     return None
 
 
@@ -326,6 +360,19 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
     elif t == "local_variable_declaration":                  # java Foo a = ..., b;
         declared = node.child_by_field_name("type")
         pairs += [(d.child_by_field_name("name"), declared) for d in node.children_by_field_name("declarator")]
+    elif t in ("parameter_declaration", "var_spec"):         # go c *gin.Context, var z Baz
+        go_type = _type_expr(src, node.child_by_field_name("type"))
+        pairs += [(nm, go_type) for nm in node.children_by_field_name("name")]
+    elif t == "short_var_declaration":                       # go x := &Foo{}, y := NewBar()
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if left is not None and right is not None and left.named_child_count == 1 == right.named_child_count:
+            pairs.append((left.named_children[0], _made(src, right.named_children[0])))
+    elif t == "parameter":                                   # rust x: &Foo
+        pairs.append((node.child_by_field_name("pattern"), _type_expr(src, node.child_by_field_name("type"))))
+    elif t == "let_declaration":                             # rust let x: Foo / Foo { } / Foo::new()
+        declared = node.child_by_field_name("type")
+        pairs.append((node.child_by_field_name("pattern"), _type_expr(src, declared) if declared is not None
+                      else _made(src, node.child_by_field_name("value"))))
     out = []
     for var, ty in pairs:
         if var is None:

@@ -217,3 +217,24 @@ def test_js_and_java_variables_typed_by_new_or_declaration():
     assert ("run", "Cache.save") not in got
     assert got[("Use.f", "Writer.emit")] == "variable's class"
     assert got[("Use.f", "Reader.emit")] == "variable's class"
+
+
+def test_go_and_rust_variables_typed_by_parameters_and_literals():
+    edges, _ = _index({
+        "go.mod": "module example.com/m\n",
+        "web/context.go": "package web\n\ntype Context struct{}\n\nfunc (c *Context) JSON() {}\n\n"
+                          "type Router struct{}\n\nfunc NewRouter() *Router { return &Router{} }\n",
+        "web/router.go": "package web\n\nfunc (r *Router) JSON() {}\n\nfunc (r *Router) Handle() {}\n",
+        "app/main.go": "package app\n\nimport \"example.com/m/web\"\n\n"
+                       "func handler(c *web.Context) {\n\tc.JSON()\n}\n\n"
+                       "func setup() {\n\tr := web.NewRouter()\n\tr.Handle()\n\tr.JSON()\n}\n",
+        "src/lib.rs": "struct Store;\nimpl Store {\n    fn new() -> Store { Store }\n    fn save(&self) {}\n}\n"
+                      "struct Cache;\nimpl Cache {\n    fn save(&self) {}\n}\n"
+                      "fn run(c: &Cache) {\n    let s = Store::new();\n    s.save();\n    c.save();\n}\n",
+    })
+    got = {(e["src"][1], e["dst"][0], e["dst"][1]): e["how"] for e in edges if e["kind"] == "calls"}
+    assert got[("handler", "web/context.go", "Context.JSON")] == "variable's class"
+    assert got[("setup", "web/router.go", "Router.JSON")] == "variable's class"      # r := web.NewRouter()
+    assert ("setup", "web/context.go", "Context.JSON") not in got
+    assert got[("run", "src/lib.rs", "Store.save")] == "variable's class"            # let s = Store::new()
+    assert got[("run", "src/lib.rs", "Cache.save")] == "variable's class"            # c: &Cache
