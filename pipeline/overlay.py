@@ -31,7 +31,7 @@ from stratum.store import Manifest, Store
 
 OVERLAYS_DIR = "overlays"
 INFO_FILE = "overlay.json"
-CROSS_FILE = "cross_edges.json"       # [src id, dst id, kind] between overlay and base nodes
+CROSS_FILE = "cross_edges.json"       # [src id, dst id, kind, meta] between overlay and base nodes
 
 
 def overlay_dir(store_root: str | os.PathLike, base_version: int, sha: str, dirty_key: str = "") -> Path:
@@ -196,8 +196,8 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
         cache_tab = st.embed_attach(work, nodes, vectors)
     # imports/tests/calls edges with one end in the base: the overlay's graph keeps only its own nodes
     mine_ids = {n["id"] for n in nodes}
-    cross = [[e["src"], e["dst"], e["kind"]] for e in edges if e["kind"] in ("imports", "tests", "calls", "inherits")
-             and (e["src"] in mine_ids) != (e["dst"] in mine_ids)]
+    cross = [[e["src"], e["dst"], e["kind"], e.get("meta")] for e in edges
+             if e["kind"] in ("imports", "tests", "calls", "inherits") and (e["src"] in mine_ids) != (e["dst"] in mine_ids)]
     _mkdir(dest.parent)
     (dest.parent / CROSS_FILE).write_text(json.dumps(cross))
     store = Store(dest)

@@ -34,16 +34,19 @@ class StoreOverlay:
     deleted: frozenset[str]
     shard: Shard | None
 
-    cross: tuple = ()           # (src id, dst id, kind) imports/tests/calls edges between overlay and base
+    cross: tuple = ()           # (src id, dst id, kind[, meta]) imports/tests/calls edges between overlay and base
     base_version: int = 0       # the store version the overlay was built against
 
     def __post_init__(self) -> None:
         self.hidden_paths = self.changed | self.deleted
         self.cross_out: dict[str, list[tuple[str, str]]] = {}
         self.cross_in: dict[str, list[tuple[str, str]]] = {}
-        for src, dst, kind in self.cross:
+        self.cross_meta: dict[tuple[str, str], str] = {}     # a calls/inherits edge's meta (how, as, line)
+        for src, dst, kind, *meta in self.cross:            # an overlay built before meta has three fields
             self.cross_out.setdefault(src, []).append((dst, kind))
             self.cross_in.setdefault(dst, []).append((src, kind))
+            if meta and meta[0] and kind in ("calls", "inherits"):
+                self.cross_meta[(src, dst)] = meta[0]
 
     @classmethod
     def load(cls, store_root: str, info: dict, embedder=None) -> "StoreOverlay":
@@ -196,6 +199,21 @@ class BranchView:
                         if not kinds or k in kinds:
                             put(*through(other), k, d, 1.0)
         return list(out.values())
+
+    def link_meta(self, base: Shard, src: str, dst: str) -> dict:
+        """How the calls/inherits edge SRC -> DST that ``neighbors`` serves was linked (``pipeline.calls``:
+        how, as, line), or {}: an edge between overlay and base keeps it in ``cross``, the overlay's
+        own edges in its shard, a base edge (its source file unchanged) in the base's."""
+        o = self.of(base)
+        if o is not None:
+            got = o.cross_meta.get((src, dst))
+            if got:
+                return json.loads(got)
+            if o.shard is not None and (a := o.shard.resolve(src)) is not None \
+                    and (b := o.shard.resolve(dst)) is not None:
+                return o.shard.link_meta(a, b)
+        a, b = base.resolve(src), base.resolve(dst)
+        return base.link_meta(a, b) if a is not None and b is not None else {}
 
     def kids(self, base: Shard, nid: str) -> list[tuple[Shard, int]]:
         """``contains`` children of node NID through the view (the overlay's replace the base's)."""

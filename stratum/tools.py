@@ -355,13 +355,15 @@ class Tools:
         self.memory.refresh_notes()
         ov = self._notes_overlay(s, sh)
         out: list[tuple] = []         # (row, note, edge kind, direction, weight, the row's shard)
+        base = sh
         if row is not None and s.view is not None:
             base = s.view.base_of(sh, list(self.memory))
             out += [(r, None, k, d, w, ns) for ns, r, k, d, w in
                     s.view.neighbors(base, sh.col("id")[row], tuple(kinds), direction)]
         elif row is not None:
             out += [(r, None, k, d, w, sh) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
-        via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out)
+        via_ids: dict[str, str] = {}
+        via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out, via_ids)
         if row is not None and (not kinds or "about" in kinds) and direction in ("in", "both"):
             out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
@@ -376,8 +378,8 @@ class Tools:
                 it.meta["edges"] = several
             if "cochange" in k.split(",") and r is not None and row is not None and ns is sh:
                 it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, "cochange").items() if vv is not None})
-            if r is not None and row is not None and ns is sh and not set(k.split(",")).isdisjoint(walklinks.LINKS):
-                it.meta.update(walklinks.link_meta(sh, row, r, d, via))
+            if r is not None and row is not None:
+                it.meta.update(walklinks.item_meta(s.view, base, sh, row, ns, r, k, d, via, via_ids))
             items.append(it)
         hints = [R.label(t[5], t[0]) if t[0] is not None else R.note_label(t[1] or {}) for t in out[end:end + R.HINT_ITEMS]]
         said = []

@@ -12,10 +12,11 @@ LINKS = ("calls", "inherits")
 
 
 def members_links(view, shards: list, sh, row: int | None, kinds: list[str], direction: str,
-                  out: list[tuple]) -> dict[int, int]:
+                  out: list[tuple], ids: dict[str, str] | None = None) -> dict[int, int]:
     """For a file or class walked for calls/inherits: its definitions' edges too, appended to
     ``out`` as ``Tools.walk`` lists them (row, None, kind, direction, weight, shard), without the
-    ones inside it; returns each such neighbour's first member row in ``sh`` (for ``link_meta``)."""
+    ones inside it; returns each such neighbour's first member row in ``sh`` (for ``link_meta``);
+    ``ids``: filled with each neighbour's id -> that member's id (any shard: a branch session's)."""
     linked = tuple(k for k in kinds if k in LINKS)
     if row is None or not linked or sh.col("kind")[row] not in ("file", "class"):
         return {}
@@ -34,7 +35,29 @@ def members_links(view, shards: list, sh, row: int | None, kinds: list[str], dir
             out.append((r, None, k, d, w, ns))
             if ns is sh:
                 via.setdefault(r, m)
+            if ids is not None:
+                ids.setdefault(ns.col("id")[r], sh.col("id")[m])
     return via
+
+
+def item_meta(view, base, sh, row: int, ns, r: int, kind: str, direction: str, via: dict[int, int],
+              ids: dict[str, str]) -> dict[str, str]:
+    """``link_meta`` of a walk item reached by ``kind`` edges (none unless calls or inherits); in a
+    branch session (``view``) by ids through ``BranchView.link_meta``: either end may be the
+    overlay's or the base's."""
+    if set(kind.split(",")).isdisjoint(LINKS):
+        return {}
+    if view is None:
+        return link_meta(sh, row, r, direction, via) if ns is sh else {}
+    me, other = sh.col("id")[row], ns.col("id")[r]
+    m = ids.get(other, me)
+    got = view.link_meta(base, m, other) if direction in ("out", "both") else {}
+    if not got and direction in ("in", "both"):
+        got = view.link_meta(base, other, m)
+    out = {k: str(v) for k, v in got.items()}
+    if m != me and (mr := sh.resolve(m)) is not None:
+        out["from"] = sh.col("qualname")[mr] or ""
+    return out
 
 
 def link_meta(sh, row: int, r: int, direction: str, via: dict[int, int]) -> dict[str, str]:
@@ -50,4 +73,4 @@ def link_meta(sh, row: int, r: int, direction: str, via: dict[int, int]) -> dict
     return out
 
 
-__all__ = ["LINKS", "members_links", "link_meta"]
+__all__ = ["LINKS", "members_links", "link_meta", "item_meta"]

@@ -296,12 +296,19 @@ def test_branch_session_walks_calls_across_branch_and_base(tmp_path):
 
     gamma = walk("pkg/new.py::gamma")
     assert set(gamma) == {("pkg/a.py", "zebra"), ("pkg/b.py", "beta")}       # a branch file and a base file
-    assert gamma[("pkg/a.py", "zebra")]["how"] == "imported name"
-    assert set(walk("pkg/a.py::alpha", "in")) == {("pkg/a.py", "zebra"), ("pkg/b.py", "beta")}
-    assert set(walk("pkg/b.py::beta", "in")) == {("pkg/new.py", "gamma")}
+    # each edge says how it was linked, whichever side holds its ends
+    assert gamma[("pkg/a.py", "zebra")]["how"] == "imported name"                # overlay -> overlay
+    assert {k: gamma[("pkg/b.py", "beta")][k] for k in ("how", "as", "line")} == \
+        {"how": "imported name", "as": "beta", "line": "6"}                      # overlay -> base
+    alpha = walk("pkg/a.py::alpha", "in")
+    assert set(alpha) == {("pkg/a.py", "zebra"), ("pkg/b.py", "beta")}
+    assert alpha[("pkg/b.py", "beta")]["how"] == "imported name"                 # a base caller
+    assert alpha[("pkg/a.py", "zebra")]["how"] == "same file"
+    assert walk("pkg/b.py::beta", "in")[("pkg/new.py", "gamma")]["as"] == "beta"  # base <- overlay
     callers = walk("pkg/a.py", "in")            # the file: callers of any of its definitions
     assert set(callers) == {("pkg/b.py", "beta"), ("pkg/new.py", "gamma")}
     assert callers[("pkg/new.py", "gamma")]["from"] == "zebra"
+    assert callers[("pkg/b.py", "beta")]["from"] == "alpha" and callers[("pkg/b.py", "beta")]["how"] == "imported name"
     base = t.open_session().data["session"]
     assert {i.qualname for i in t.walk(base, "pkg/a.py::alpha", edges=["calls"], direction="in").items} == {"beta"}
 
