@@ -16,9 +16,11 @@ receiver, line]): Python ``x = Foo(...)`` (any call: the nearest assignment abov
 decides, and one whose callee is no class types nothing) and annotated parameters (``a: Foo``,
 ``Optional[Foo]``, ``Foo | None``, ``"Foo"``), ``self.x = Foo()`` as variable ``self.x``;
 JS/TS ``const x = new Foo()`` and TS parameters ``a: Foo``; Java locals and parameters
-(``Foo x``); Go parameters, ``var x Foo``, ``x := &Foo{}`` and ``x := NewFoo()``; Rust
+(``Foo x``); Go parameters, ``var x Foo``, ``x := &Foo{}`` and ``x, err := f()``; Rust
 parameters, ``let x: Foo``, ``Foo { .. }`` and ``Foo::new()``. ``pipeline.calls`` resolves
-``x.m()`` through them.
+``x.m()`` through them, and a definition's declared return type (``returns``: [name, receiver];
+Python, TS, Go's first result, Rust, Java), so ``c = app.test_client()`` types ``c`` as what
+``test_client`` says it returns.
 
 Only syntax is read here (query patterns per language, run with the tags query); nothing is resolved.
 """
@@ -74,7 +76,10 @@ _TYPES = {
           "(short_var_declaration right: (expression_list . [(composite_literal) (unary_expression) (call_expression)])) @vartype",
     "rust": "(parameter pattern: (identifier) type: (_)) @vartype (let_declaration pattern: (identifier)) @vartype",
 }
-_WRAPPER_TYPES = frozenset({"Optional", "Final", "Annotated", "ClassVar"})     # Optional[Foo] is a Foo
+_RETURNS = {"python": "return_type", "typescript": "return_type", "tsx": "return_type", "rust": "return_type",
+            "go": "result", "java": "type"}     # the field of a definition's node holding its return type
+_WRAPPER_TYPES = frozenset({"Optional", "Final", "Annotated", "ClassVar",        # Optional[Foo] is a Foo
+                            "Option", "Result", "Box", "Rc", "Arc", "Promise"})     # so are Box<Foo>, Promise<Foo>
 _PLAIN_TYPES = frozenset({"int", "str", "float", "bool", "bytes", "dict", "list", "set", "tuple", "object",
                           "Any", "string", "number", "boolean", "any", "unknown", "String", "Object", "Integer",
                           "Long", "Boolean"})        # no class of the repository: not kept
@@ -142,6 +147,9 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
             meta["bases"] = bases[i]
         if types[i]:
             meta["types"] = types[i]
+        ret = returns(lang, src, d.node) if d.kind != "class" else None
+        if ret:
+            meta["returns"] = ret
         if d.decl:
             meta["decl"] = 1
         if meta:
@@ -298,6 +306,11 @@ def _type_expr(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
             if value is None or split(src, value)[0] not in _WRAPPER_TYPES:
                 return None
             n = n.child_by_field_name("subscript")
+        elif t == "generic_type" and n.child_by_field_name("type_arguments") is not None:
+            base, args = n.child_by_field_name("type"), n.child_by_field_name("type_arguments")
+            if base is None or args is None or split(src, base)[0] not in _WRAPPER_TYPES:
+                return n                                 # Foo<T>: a Foo
+            n = args.named_children[0] if args.named_child_count else None
         elif t == "binary_operator":             # Foo | None
             right = n.child_by_field_name("right")
             if right is None or right.type != "none":
@@ -310,12 +323,13 @@ def _type_expr(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
 
 def _made(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
     """What a Go or Rust value expression makes, when its syntax says: ``&Foo{...}``, ``Foo{...}``,
-    ``NewFoo()`` / ``pkg.NewFoo()`` (Go's constructor convention), ``Foo { .. }``, ``Foo::new()`` /
-    ``Foo::default()``; else None."""
+    ``Foo { .. }``, ``Foo::new()`` / ``Foo::default()``; another call's callee (what it declares it
+    returns types the variable, ``pipeline.calls``); else None."""
     if n is None:
         return None
-    if n.type == "unary_expression":
-        n = n.child_by_field_name("operand")
+    if n.type in ("unary_expression", "try_expression"):       # &Foo{}, make()?
+        n = n.child_by_field_name("operand") if n.type == "unary_expression" else \
+            (n.named_children[0] if n.named_child_count else None)
         if n is None:
             return None
     if n.type == "composite_literal":
@@ -330,9 +344,29 @@ def _made(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
         if fn.type == "scoped_identifier" and name in ("new", "default") and recv not in ("", "."):
             head, _, last = recv.rpartition(".")
             return f"{head}.{last}" if head else last
-        if name.startswith("New") and len(name) > 3 and name[3].isupper():
-            return f"{recv}.{name[3:]}" if recv not in ("", ".") else name[3:]
+        return fn
     return None
+
+
+def returns(lang: str, src: bytes, node: ts.Node) -> list[str] | None:
+    """[type name, receiver] of a function's declared return type (``-> Foo``, ``Optional[Foo]``,
+    ``*Foo``, Go's first result), or None (none written, a union, a builtin)."""
+    field = _RETURNS.get(lang)
+    n = node.child_by_field_name(field) if field else None
+    if n is not None and n.type == "parameter_list":        # go (T, error)
+        first = n.named_children[0] if n.named_child_count else None
+        n = first.child_by_field_name("type") if first is not None else None
+    ty = _type_expr(src, n)
+    if ty is None:
+        return None
+    if isinstance(ty, str):
+        head, _, name = ty.rpartition(".")
+        recv = head
+    else:
+        name, recv = split(src, ty)
+    if not name or name in _PLAIN_TYPES:
+        return None
+    return [name, "" if recv == "." else recv]
 
 
 def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
@@ -361,11 +395,15 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
         declared = node.child_by_field_name("type")
         pairs += [(d.child_by_field_name("name"), declared) for d in node.children_by_field_name("declarator")]
     elif t in ("parameter_declaration", "var_spec"):         # go c *gin.Context, var z Baz
+        owner = node.parent.parent if node.parent is not None else None
+        if owner is not None and owner.type == "method_declaration" and \
+                node.parent == owner.child_by_field_name("receiver"):
+            return []                                        # the receiver: ``self`` already
         go_type = _type_expr(src, node.child_by_field_name("type"))
         pairs += [(nm, go_type) for nm in node.children_by_field_name("name")]
-    elif t == "short_var_declaration":                       # go x := &Foo{}, y := NewBar()
+    elif t == "short_var_declaration":                       # go x := &Foo{}, y, err := NewBar()
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if left is not None and right is not None and left.named_child_count == 1 == right.named_child_count:
+        if left is not None and right is not None and left.named_child_count and right.named_child_count == 1:
             pairs.append((left.named_children[0], _made(src, right.named_children[0])))
     elif t == "parameter":                                   # rust x: &Foo
         pairs.append((node.child_by_field_name("pattern"), _type_expr(src, node.child_by_field_name("type"))))
@@ -453,4 +491,4 @@ def go_receiver(src: bytes, node: ts.Node) -> str:
 
 
 __all__ = ["query_with_refs", "attach", "patterns", "collect", "collect_types", "typed", "split", "go_receiver",
-           "DECL", "MAX_CALLS", "MAX_BASES", "MAX_TYPES"]
+           "returns", "DECL", "MAX_CALLS", "MAX_BASES", "MAX_TYPES"]

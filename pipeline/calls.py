@@ -139,6 +139,7 @@ class _Resolver:
         self.ix, self.imported, self.bound = ix, imported, bound
         self.bases: dict[str, list[str]] = {}          # class id -> base class ids
         self.attrs: dict[str, dict[str, tuple[str, str]]] = {}     # class id -> self.x -> its one (type, receiver)
+        self.returns: dict[str, tuple[str, str]] = {}               # function id -> its declared return type
 
     def _binding(self, path: str, name: str, line: int) -> tuple[str, list[str]]:
         """What ``name`` is bound to by an import of the file, as seen from ``line``: the import of
@@ -201,11 +202,13 @@ class _Resolver:
         return got if got is not None and self.ix.defs[got].kind == "class" else None
 
     def _typed(self, path: str, lang: str, caller: _Def | None, recv: str, line: int,
-               types: dict[str, list[tuple[int, str, str]]]) -> tuple[str | None, str]:
+               types: dict[str, list[tuple[int, str, str]]], depth: int = 0) -> tuple[str | None, str]:
         """The class (an id) a variable or ``self`` attribute holds, where its assignment or
         annotation names one (``pipeline.callrefs`` types): a variable's nearest typing at or
         above ``line`` (one naming no class types nothing); an attribute's one type over the
-        class's methods (two different ones: unknown)."""
+        class's methods (two different ones: unknown). A variable given by a function's call holds
+        what the function declares it returns (``c = app.test_client()``: the callee found as any
+        call is, ``app`` by its own type)."""
         if recv.startswith("self."):
             cls = self._class_of(caller)
             got = self.attrs.get(cls, {}).get(recv[5:]) if cls is not None else None
@@ -215,11 +218,18 @@ class _Resolver:
             for at, tname, trecv in types.get(recv, ()):
                 if at > line:
                     break
-                got = (tname, trecv)
+                got, line = (tname, trecv), at - 1     # its right side reads the bindings above it
         if got is None or not got[0]:
             return None, ""
         tname, trecv = got
-        cls, _ = self.call(path, lang, caller, tname, "" if trecv == "." else trecv, line)
+        cls, _ = self.call(path, lang, caller, tname, trecv, line, types, depth + 1)
+        if cls is not None and cls in self.returns:         # a function: what it returns, named in its file
+            d = self.ix.defs[cls]
+            rname, rrecv = self.returns[cls]
+            if rname == "Self" and not rrecv:               # rust -> Self: the impl's type
+                cls = self._class_of(d)
+            else:
+                cls, _ = self.call(d.path, d.lang, d, rname, rrecv, 0, None, depth + 1)
         if cls is None:
             return None, ""
         kind = self.ix.defs[cls].kind
@@ -227,13 +237,13 @@ class _Resolver:
         return (cls, how) if kind == "class" or (kind == "function" and lang in _JS_FAMILY) else (None, "")
 
     def call(self, path: str, lang: str, caller: _Def | None, name: str, recv: str, line: int = 0,
-             types: dict[str, list[tuple[int, str, str]]] | None = None) -> tuple[str | None, str]:
+             types: dict[str, list[tuple[int, str, str]]] | None = None, depth: int = 0) -> tuple[str | None, str]:
         ix = self.ix
         if recv and name not in ix.names:
             return None, ""         # every rule but a bare name's import alias looks it up as a definition's last part
-        if types is not None and recv not in ("", ".", "self", "super") and \
+        if types is not None and depth < 3 and recv not in ("", ".", "self", "super") and \
                 (recv in types or recv.startswith("self.")):
-            cls, how = self._typed(path, lang, caller, recv, line, types)
+            cls, how = self._typed(path, lang, caller, recv, line, types, depth)
             if cls is not None:     # a known class: its method (or its bases'), or no edge
                 got = self._member(cls, name)
                 return (got, how) if got is not None else (None, "")
@@ -328,6 +338,10 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
                             "meta": json.dumps({"how": how, "as": _written(name, recv)},
                                                ensure_ascii=False)})
     _attributes(r, ix, refs)
+    for n in (*known, *nodes):      # declared return types, the base's too (an overlay's known nodes)
+        meta_text = n.get("meta") or ""
+        if '"returns"' in meta_text and (got := json.loads(meta_text).get("returns")):   # (or a call of returns())
+            r.returns[n["id"]] = (got[0], got[1])
     for n, meta in refs:
         sites = meta.get("calls")
         if not sites:

@@ -59,8 +59,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) 
 # ones. 2: import records carry ``uses``/``bound`` (re-exports through a package __init__); 3: code
 # nodes carry their calls and bases as written (``meta``, ``pipeline.callrefs``); 4: JavaScript and
 # TypeScript functions assigned to an object's or a prototype's property are definitions (``res.json``);
-# 5: code nodes carry their variables' types where the syntax says them (``types``); 6: Go's and Rust's too.
-PARSE_FORMAT = 6
+# 5: code nodes carry their variables' types where the syntax says them (``types``); 6: Go's and Rust's too;
+# 7: and their declared return types (``returns``).
+PARSE_FORMAT = 7
 
 
 def config_key(cfg: IndexConfig) -> str:

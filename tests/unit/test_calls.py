@@ -238,3 +238,30 @@ def test_go_and_rust_variables_typed_by_parameters_and_literals():
     assert ("setup", "web/context.go", "Context.JSON") not in got
     assert got[("run", "src/lib.rs", "Store.save")] == "variable's class"            # let s = Store::new()
     assert got[("run", "src/lib.rs", "Cache.save")] == "variable's class"            # c: &Cache
+
+
+def test_a_variable_holds_what_the_function_it_came_from_declares_it_returns():
+    edges, _ = _index({
+        "pkg/testing.py": "class FlaskClient:\n    def get(self):\n        pass\n",
+        "pkg/app.py": "from __future__ import annotations\nimport typing as t\n"
+                      "if t.TYPE_CHECKING:\n    from pkg.testing import FlaskClient\n\n\n"
+                      "class Flask:\n    def test_client(self) -> FlaskClient:\n        pass\n\n"
+                      "    def other(self) -> t.Optional[Flask]:\n        pass\n\n"
+                      "    def run(self):\n        me = self.other()\n        me.test_client()\n\n\n"
+                      "class Response:\n    def get(self):\n        pass\n",
+        "tests/test_app.py": "from pkg.app import Flask\n\n\ndef test_get():\n    app = Flask()\n"
+                             "    client = app.test_client()\n    client.get()\n    returns(1)\n",
+        "go.mod": "module example.com/m\n",
+        "web/engine.go": "package web\n\ntype Engine struct{}\n\nfunc New() (*Engine, error) { return &Engine{}, nil }\n\n"
+                         "func (e *Engine) GET() {}\n\ntype Other struct{}\n\nfunc (o *Other) GET() {}\n",
+        "app/main.go": "package app\n\nimport \"example.com/m/web\"\n\nfunc main() {\n\tr, _ := web.New()\n"
+                       "\tr.GET()\n\tvar e *web.Engine = nil\n\te.GET()\n}\n",
+    })
+    got = {(e["src"][1], e["dst"][0], e["dst"][1]): e["how"] for e in edges if e["kind"] == "calls"}
+    assert got[("test_get", "pkg/testing.py", "FlaskClient.get")] == "variable's class"   # client = app.test_client()
+    assert ("test_get", "pkg/app.py", "Response.get") not in got
+    assert got[("Flask.run", "pkg/app.py", "Flask.test_client")] == "variable's class"    # me = self.other()
+    assert got[("main", "web/engine.go", "Engine.GET")] == "variable's class"   # r, _ := web.New(); var e *web.Engine
+    assert ("main", "web/engine.go", "Other.GET") not in got
+    g = [e for e in edges if e["src"] == ("app/main.go", "main") and e["dst"] == ("web/engine.go", "Engine.GET")]
+    assert g[0]["weight"] == 2.0                                    # both calls
