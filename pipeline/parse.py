@@ -118,6 +118,9 @@ def _lines(text: str) -> str:
     return f"{n} line" if n == 1 else f"{n} lines"
 
 
+_DOC_BLOCK = re.compile(rb"/\*\*(\s|$)")      # ``/** doc */``, not a ``/*** banner ***/``
+
+
 def _leading(spec: languages.LanguageSpec, outer: ts.Node) -> tuple[ts.Node, list[ts.Node]]:
     """Attributes that belong to the definition (they extend its span) and its leading comments."""
     start = outer
@@ -128,7 +131,9 @@ def _leading(spec: languages.LanguageSpec, outer: ts.Node) -> tuple[ts.Node, lis
     comments: list[ts.Node] = []
     expect = start.start_point.row
     while sib is not None and (sib.type in spec.comment_types or sib.type in spec.attribute_types):
-        if _end_line(sib) < expect:          # a blank line separates it (rows are 0-based)
+        gap = expect - _end_line(sib)        # blank lines between it and what follows (rows are 0-based)
+        # a doc block (``/** ... */``) may stand one blank line above its definition (express's style)
+        if gap > 0 and not (gap == 1 and not comments and _DOC_BLOCK.match(sib.text or b"")):
             break
         prev = sib.prev_sibling
         if prev is not None and _end_line(prev) - 1 == sib.start_point.row and prev.type not in spec.comment_types:

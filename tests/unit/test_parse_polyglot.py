@@ -699,3 +699,14 @@ def test_a_one_line_file_summary_says_1_line():
     assert "(python, 1 line)" in py.nodes[0]["summary"]
     txt = parse_file("r", "notes.txt", b"just one\n")
     assert txt.nodes[0]["summary"] == "file notes.txt (1 line, not parsed)"
+
+
+def test_a_doc_block_one_blank_line_above_its_definition_is_its_doc():
+    # express writes ``/** ... */``, a blank line, then ``res.json = function json(obj) {``
+    src = (b"/**\n * Send JSON response.\n */\n\nres.json = function json(obj) {};\n\n"
+           b"/*** section banner ***/\n\nfunction banner() {}\n\n"
+           b"// a line comment\n\nfunction apart() {}\n\n/** too far */\n\n\nfunction far() {}\n\n"
+           b"/** next to it */\nfunction near() {}\n")
+    docs = {n["qualname"]: n.get("doc") for n in parse_file("r", "lib/response.js", src).nodes if n["kind"] != "file"}
+    assert docs == {"res.json": "Send JSON response.", "banner": None, "apart": None, "far": None,
+                    "near": "next to it"}
