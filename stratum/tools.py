@@ -333,8 +333,8 @@ class Tools:
     def walk(self, session: str, target: str, edges: Sequence[str] = (), direction: str = "out",
              page_size: int = 20, page_token: str = "") -> Response:
         """Follow edges from a node: contains, imports, tests, cochange (files changed together in
-        history), calls (a function or method -> the definitions it calls, resolved by name),
-        inherits (a class -> its bases), about (notes -> code). Use direction "in" to see who
+        history), calls (a function or method -> what it calls; an item's how, as and line say how
+        the call was linked), inherits (a class -> its bases), about (notes -> code). Use "in" to see who
         imports a file, who calls a function or which notes are about it ("notes" is a shorthand
         for incoming about edges), "both" for either. A node
         reached by several edges is one item: its edge lists them ("imports,tests") and its
