@@ -14,7 +14,9 @@ definition are the file's. Go: a method's receiver variable is ``self``.
 A variable's type, where the syntax says it, is recorded too (``types``: [variable, name,
 receiver, line]): Python ``x = Foo(...)`` (any call: the nearest assignment above a call
 decides, and one whose callee is no class types nothing) and annotated parameters (``a: Foo``,
-``Optional[Foo]``, ``Foo | None``, ``"Foo"``), ``self.x = Foo()`` as variable ``self.x``;
+``Optional[Foo]``, ``Foo | None``, ``"Foo"``) and variables (``x: Foo = ...``), ``self.x =
+Foo()`` as variable ``self.x`` (``self.x = app`` as ``=app``: what ``app`` holds there), a class
+body's ``x: Foo`` as the class's ``x``;
 JS/TS ``const x = new Foo()`` and TS parameters ``a: Foo``; Java locals and parameters
 (``Foo x``); Go parameters, ``var x Foo``, ``x := &Foo{}`` and ``x, err := f()``; Rust
 parameters, ``let x: Foo``, ``Foo { .. }`` and ``Foo::new()``. ``pipeline.calls`` resolves
@@ -68,6 +70,8 @@ _TS_TYPES = "(variable_declarator value: (new_expression)) @vartype (required_pa
             "(optional_parameter type: (_)) @vartype"
 _TYPES = {
     "python": "(assignment left: [(identifier) (attribute)] right: (call)) @vartype "
+              "(assignment left: (attribute) right: (identifier)) @vartype "
+              "(assignment left: [(identifier) (attribute)] type: (_)) @vartype "
               "(typed_parameter) @vartype (typed_default_parameter) @vartype",
     "javascript": "(variable_declarator value: (new_expression)) @vartype",
     "typescript": _TS_TYPES, "tsx": _TS_TYPES,
@@ -374,10 +378,15 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
     that names nothing (``x = a()()``) types it as ("", "") (it hides an earlier assignment)."""
     t = node.type
     pairs: list[tuple[ts.Node | None, ts.Node | str | None]] = []
-    if t == "assignment":                                    # python x = Foo(...), self.x = Foo()
-        right = node.child_by_field_name("right")
-        pairs.append((node.child_by_field_name("left"),
-                      right.child_by_field_name("function") if right is not None else None))
+    if t == "assignment":                # python x = Foo(...), self.x = Foo(), x: Foo = ..., self.x = x
+        left, right, declared = (node.child_by_field_name(f) for f in ("left", "right", "type"))
+        if declared is not None:
+            pairs.append((left, _type_expr(src, declared)))
+        elif right is not None and right.type == "identifier":
+            if left is not None and left.type == "attribute":
+                pairs.append((left, "=" + _text(src, right)))     # what that variable holds (pipeline.calls)
+        else:
+            pairs.append((left, right.child_by_field_name("function") if right is not None else None))
     elif t == "typed_parameter":
         pairs.append((node.named_children[0] if node.named_child_count else None,
                       _type_expr(src, node.child_by_field_name("type"))))

@@ -296,18 +296,30 @@ class _Resolver:
 
 
 def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None:
-    """Each class's ``self.x = Foo()`` assignments over its methods: ``r.attrs`` keeps an
-    attribute's type when every assignment names the same one."""
+    """Each class's attribute types: its methods' ``self.x = Foo()`` / ``self.x: Foo`` / ``self.x
+    = app`` (what the method's ``app`` holds there: ``def __init__(self, app: Flask)``) and its
+    body's ``x: Foo``; ``r.attrs`` keeps an attribute's type when every one names the same."""
     seen: dict[str, dict[str, set[tuple[str, str]]]] = {}
     for n, meta in refs:
-        if n["kind"] != "method" or "types" not in meta:
+        if n["kind"] not in ("method", "class") or "types" not in meta:
             continue
-        cls = r._class_of(ix.defs.get(n["id"]))
+        cls = n["id"] if n["kind"] == "class" else r._class_of(ix.defs.get(n["id"]))
         if cls is None:
             continue
-        for var, tname, trecv, _ in meta["types"]:
-            if var.startswith("self."):
-                seen.setdefault(cls, {}).setdefault(var[5:], set()).add((tname, trecv))
+        types = meta["types"]
+        for var, tname, trecv, at in types:
+            if n["kind"] == "class":
+                attr = var if "." not in var else ""
+            else:
+                attr = var[5:] if var.startswith("self.") else ""
+            if not attr:
+                continue
+            if tname.startswith("="):       # the method's variable of that name, as typed above
+                got = [(t, rc) for v, t, rc, a in types if v == tname[1:] and a <= at]
+                if not got or got[-1][0].startswith("="):
+                    continue
+                tname, trecv = got[-1]
+            seen.setdefault(cls, {}).setdefault(attr, set()).add((tname, trecv))
     r.attrs = {c: {a: next(iter(t)) for a, t in attrs.items() if len(t) == 1} for c, attrs in seen.items()}
 
 

@@ -265,3 +265,16 @@ def test_a_variable_holds_what_the_function_it_came_from_declares_it_returns():
     assert ("main", "web/engine.go", "Other.GET") not in got
     g = [e for e in edges if e["src"] == ("app/main.go", "main") and e["dst"] == ("web/engine.go", "Engine.GET")]
     assert g[0]["weight"] == 2.0                                    # both calls
+
+
+def test_an_attribute_holds_what_the_init_parameter_or_the_class_body_says():
+    edges, _ = _index({
+        "m.py": "class Flask:\n    def route(self):\n        pass\n\n\nclass Blueprint:\n    def route(self):\n"
+                "        pass\n",
+        "ext.py": "from m import Flask, Blueprint\n\n\nclass Ext:\n    bp: Blueprint\n\n"
+                  "    def __init__(self, app: Flask):\n        self.app = app\n\n"
+                  "    def setup(self):\n        self.app.route()\n        self.bp.route()\n",
+    })
+    got = {(e["src"][1], e["dst"][1]): e["how"] for e in edges if e["kind"] == "calls"}
+    assert got[("Ext.setup", "Flask.route")] == "attribute's class"      # self.app = app, app: Flask
+    assert got[("Ext.setup", "Blueprint.route")] == "attribute's class"  # the body's bp: Blueprint
