@@ -66,14 +66,17 @@ _BASES = {
     "rust": "(impl_item trait: (_) @base)",                                        # impl Trait for Type
 }
 
+_JS_THIS = "(assignment_expression left: (member_expression object: (this)) right: [(new_expression) (identifier)]) @vartype "
 _TS_TYPES = "(variable_declarator value: (new_expression)) @vartype (required_parameter type: (_)) @vartype " \
-            "(optional_parameter type: (_)) @vartype"
+            "(optional_parameter type: (_)) @vartype (public_field_definition type: (_)) @vartype " \
+            "(public_field_definition value: (new_expression)) @vartype " + _JS_THIS
 _TYPES = {
     "python": "(assignment left: [(identifier) (attribute)] right: (call)) @vartype "
               "(assignment left: (attribute) right: (identifier)) @vartype "
               "(assignment left: [(identifier) (attribute)] type: (_)) @vartype "
               "(typed_parameter) @vartype (typed_default_parameter) @vartype",
-    "javascript": "(variable_declarator value: (new_expression)) @vartype",
+    "javascript": "(variable_declarator value: (new_expression)) @vartype "
+                  "(field_definition value: (new_expression)) @vartype " + _JS_THIS,
     "typescript": _TS_TYPES, "tsx": _TS_TYPES,
     "java": "(local_variable_declaration) @vartype (formal_parameter) @vartype",
     "go": "(parameter_declaration type: (_)) @vartype (var_spec type: (_)) @vartype "
@@ -377,7 +380,7 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
     """(variable, type name, type receiver) of a ``@vartype`` capture; a variable given by a call
     that names nothing (``x = a()()``) types it as ("", "") (it hides an earlier assignment)."""
     t = node.type
-    pairs: list[tuple[ts.Node | None, ts.Node | str | None]] = []
+    pairs: list[tuple[ts.Node | str | None, ts.Node | str | None]] = []     # (variable, its type)
     if t == "assignment":                # python x = Foo(...), self.x = Foo(), x: Foo = ..., self.x = x
         left, right, declared = (node.child_by_field_name(f) for f in ("left", "right", "type"))
         if declared is not None:
@@ -397,7 +400,21 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
         pairs.append((node.child_by_field_name("name"),
                       value.child_by_field_name("constructor") if value is not None else None))
     elif t in ("required_parameter", "optional_parameter"):  # ts a: Foo
-        pairs.append((node.child_by_field_name("pattern"), _type_expr(src, node.child_by_field_name("type"))))
+        pattern, ts_type = node.child_by_field_name("pattern"), _type_expr(src, node.child_by_field_name("type"))
+        pairs.append((pattern, ts_type))
+        if pattern is not None and any(c.type == "accessibility_modifier" for c in node.children):
+            pairs.append((f"self.{_text(src, pattern)}", ts_type))     # constructor(private c: Client)
+    elif t == "assignment_expression":                       # js this.x = new Foo() / this.x = x
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        prop = left.child_by_field_name("property") if left is not None else None
+        if prop is not None and right is not None:
+            pairs.append((f"self.{_text(src, prop)}", "=" + _text(src, right) if right.type == "identifier"
+                          else right.child_by_field_name("constructor")))
+    elif t in ("public_field_definition", "field_definition"):     # class { store: Store; cache = new Cache() }
+        declared, value = node.child_by_field_name("type"), node.child_by_field_name("value")
+        name_node = node.child_by_field_name("name") or node.child_by_field_name("property")
+        pairs.append((name_node, _type_expr(src, declared) if declared is not None
+                      else value.child_by_field_name("constructor") if value is not None else None))
     elif t == "formal_parameter":                            # java Foo a
         pairs.append((node.child_by_field_name("name"), node.child_by_field_name("type")))
     elif t == "local_variable_declaration":                  # java Foo a = ..., b;
@@ -424,12 +441,14 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
     for var, ty in pairs:
         if var is None:
             continue
-        if var.type == "attribute":                          # self.x = ...
+        if isinstance(var, str):
+            name = var
+        elif var.type == "attribute":                        # self.x = ...
             obj, attr = var.child_by_field_name("object"), var.child_by_field_name("attribute")
             if obj is None or attr is None or _text(src, obj) not in _SELF:
                 continue
             name = f"self.{_text(src, attr)}"
-        elif var.type == "identifier":
+        elif var.type in ("identifier", "property_identifier"):
             name = _text(src, var)
         else:
             continue

@@ -61,8 +61,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) 
 # TypeScript functions assigned to an object's or a prototype's property are definitions (``res.json``);
 # 5: code nodes carry their variables' types where the syntax says them (``types``); 6: Go's and Rust's too;
 # 7: and their declared return types (``returns``); 8: a ``/** doc */`` one blank line above a
-# definition is its doc; 9: Python's annotated variables and ``self.x = y`` attributes.
-PARSE_FORMAT = 9
+# definition is its doc; 9: Python's annotated variables and ``self.x = y`` attributes; 10: JS/TS
+# ``this.x = ...`` attributes and class fields.
+PARSE_FORMAT = 10
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -278,3 +278,17 @@ def test_an_attribute_holds_what_the_init_parameter_or_the_class_body_says():
     got = {(e["src"][1], e["dst"][1]): e["how"] for e in edges if e["kind"] == "calls"}
     assert got[("Ext.setup", "Flask.route")] == "attribute's class"      # self.app = app, app: Flask
     assert got[("Ext.setup", "Blueprint.route")] == "attribute's class"  # the body's bp: Blueprint
+
+
+def test_js_and_ts_attributes_hold_what_the_constructor_or_class_body_gives_them():
+    edges, _ = _index({
+        "src/store.ts": "export class Store {\n  save(): void {}\n}\nexport class Cache {\n  save(): void {}\n}\n"
+                        "export class Client {\n  save(): void {}\n}\n",
+        "src/app.ts": "import {Store, Cache, Client} from './store';\n\nexport class App {\n  cache = new Cache();\n"
+                      "  constructor(private client: Client, store: Store) {\n    this.store = store;\n  }\n"
+                      "  run(): void {\n    this.store.save();\n    this.cache.save();\n    this.client.save();\n  }\n}\n",
+    })
+    got = {(e["src"][1], e["dst"][1]): e["how"] for e in edges if e["kind"] == "calls"}
+    assert got[("App.run", "Store.save")] == "attribute's class"      # this.store = store, store: Store
+    assert got[("App.run", "Cache.save")] == "attribute's class"      # cache = new Cache()
+    assert got[("App.run", "Client.save")] == "attribute's class"     # constructor(private client: Client)
