@@ -136,8 +136,9 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
             if not name:
                 continue
             k = owners.at(node.start_byte)
-            if receivers and recv and recv == receivers.get(k):
-                recv = "self"
+            me = receivers.get(k) if receivers and recv else None
+            if me and (recv == me or recv.startswith(me + ".")):
+                recv = "self" + recv[len(me):]              # e.router (a Go receiver's field): self.router
             slot = k if k >= 0 else n
             if (name, recv) in seen[slot] or len(calls[slot]) >= MAX_CALLS:
                 continue

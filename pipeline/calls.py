@@ -209,9 +209,9 @@ class _Resolver:
         class's methods (two different ones: unknown). A variable given by a function's call holds
         what the function declares it returns (``c = app.test_client()``: the callee found as any
         call is, ``app`` by its own type)."""
-        if recv.startswith("self."):
+        if recv.startswith("self.") or (lang == "java" and recv not in types):    # java: a field by its name
             cls = self._class_of(caller)
-            got = self.attrs.get(cls, {}).get(recv[5:]) if cls is not None else None
+            got = self.attrs.get(cls, {}).get(recv[5:] if recv.startswith("self.") else recv) if cls else None
             how = "attribute's class"
         else:
             got, how = None, "variable's class"
@@ -242,7 +242,7 @@ class _Resolver:
         if recv and name not in ix.names:
             return None, ""         # every rule but a bare name's import alias looks it up as a definition's last part
         if types is not None and depth < 3 and recv not in ("", ".", "self", "super") and \
-                (recv in types or recv.startswith("self.")):
+                (recv in types or recv.startswith("self.") or (lang == "java" and "." not in recv)):
             cls, how = self._typed(path, lang, caller, recv, line, types, depth)
             if cls is not None:     # a known class: its method (or its bases'), or no edge
                 got = self._member(cls, name)

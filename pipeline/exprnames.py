@@ -23,6 +23,7 @@ _PAIRS: dict[str, tuple[str, str]] = {
     "method_invocation": ("object", "name"),           # java a.b()
     "nested_type_identifier": ("module", "name"),      # ts a.B in a type
     "qualified_type": ("package", "name"),             # go pkg.T in a type
+    "field_access": ("object", "field"),               # java this.a / a.b as a receiver
 }
 _FIELD = {"field_expression": ("value", "argument")}   # rust/c a.b, a->b: the receiver field differs
 _WRAPPED = {"generic_function": "function", "template_function": "name", "generic_type": None,

@@ -62,8 +62,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) 
 # 5: code nodes carry their variables' types where the syntax says them (``types``); 6: Go's and Rust's too;
 # 7: and their declared return types (``returns``); 8: a ``/** doc */`` one blank line above a
 # definition is its doc; 9: Python's annotated variables and ``self.x = y`` attributes; 10: JS/TS
-# ``this.x = ...`` attributes and class fields.
-PARSE_FORMAT = 10
+# ``this.x = ...`` attributes and class fields; 11: Go struct and Java class fields, ``e.router`` of a
+# Go receiver as ``self.router``, Java ``this.a.m()`` as receiver ``self.a``.
+PARSE_FORMAT = 11
 
 
 def config_key(cfg: IndexConfig) -> str:

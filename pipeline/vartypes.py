@@ -8,7 +8,8 @@ decides, and one whose callee is no class types nothing) and annotated parameter
 Foo()`` as variable ``self.x`` (``self.x = app`` as ``=app``: what ``app`` holds there), a class
 body's ``x: Foo`` as the class's ``x``;
 JS/TS ``const x = new Foo()`` and TS parameters ``a: Foo``; Java locals and parameters
-(``Foo x``); Go parameters, ``var x Foo``, ``x := &Foo{}`` and ``x, err := f()``; Rust
+(``Foo x``) and fields; Go parameters, struct fields, ``var x Foo``, ``x := &Foo{}`` and ``x, err :=
+f()``; Rust
 parameters, ``let x: Foo``, ``Foo { .. }`` and ``Foo::new()``. ``pipeline.calls`` resolves
 ``x.m()`` through them, and a definition's declared return type (``returns``: [name, receiver];
 Python, TS, Go's first result, Rust, Java), so ``c = app.test_client()`` types ``c`` as what
@@ -38,8 +39,9 @@ TYPES = {
     "javascript": "(variable_declarator value: (new_expression)) @vartype "
                   "(field_definition value: (new_expression)) @vartype " + _JS_THIS,
     "typescript": _TS_TYPES, "tsx": _TS_TYPES,
-    "java": "(local_variable_declaration) @vartype (formal_parameter) @vartype",
+    "java": "(local_variable_declaration) @vartype (formal_parameter) @vartype (field_declaration) @vartype",
     "go": "(parameter_declaration type: (_)) @vartype (var_spec type: (_)) @vartype "
+          "(field_declaration name: (_) type: (_)) @vartype "
           "(short_var_declaration right: (expression_list . [(composite_literal) (unary_expression) (call_expression)])) @vartype",
     "rust": "(parameter pattern: (identifier) type: (_)) @vartype (let_declaration pattern: (identifier)) @vartype",
 }
@@ -175,6 +177,12 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
                       else value.child_by_field_name("constructor") if value is not None else None))
     elif t == "formal_parameter":                            # java Foo a
         pairs.append((node.child_by_field_name("name"), node.child_by_field_name("type")))
+    elif t == "field_declaration":                           # go struct { router *Router }, java Foo f;
+        declared = node.child_by_field_name("type")
+        declarators = node.children_by_field_name("declarator")
+        names = [d.child_by_field_name("name") for d in declarators] if declarators else \
+            node.children_by_field_name("name")
+        pairs += [(nm, _type_expr(src, declared)) for nm in names]
     elif t == "local_variable_declaration":                  # java Foo a = ..., b;
         declared = node.child_by_field_name("type")
         pairs += [(d.child_by_field_name("name"), declared) for d in node.children_by_field_name("declarator")]
@@ -206,7 +214,7 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
             if obj is None or attr is None or text(src, obj) not in SELF:
                 continue
             name = f"self.{text(src, attr)}"
-        elif var.type in ("identifier", "property_identifier"):
+        elif var.type in ("identifier", "property_identifier", "field_identifier"):
             name = text(src, var)
         else:
             continue

@@ -292,3 +292,20 @@ def test_js_and_ts_attributes_hold_what_the_constructor_or_class_body_gives_them
     assert got[("App.run", "Store.save")] == "attribute's class"      # this.store = store, store: Store
     assert got[("App.run", "Cache.save")] == "attribute's class"      # cache = new Cache()
     assert got[("App.run", "Client.save")] == "attribute's class"     # constructor(private client: Client)
+
+
+def test_go_struct_fields_and_java_fields_type_their_attributes():
+    edges, _ = _index({
+        "go.mod": "module example.com/m\n",
+        "web/router.go": "package web\n\ntype Router struct{}\n\nfunc (r *Router) Handle() {}\n\n"
+                         "type Pool struct{}\n\nfunc (p *Pool) Handle() {}\n",
+        "web/engine.go": "package web\n\ntype Engine struct {\n\trouter *Router\n}\n\n"
+                         "func (e *Engine) Run() {\n\te.router.Handle()\n}\n",
+        "A.java": "class Foo {\n  void go() {}\n}\nclass Bar {\n  void go() {}\n}\n"
+                  "class A {\n  private Foo foo;\n  private Bar bar;\n  void f() {\n    foo.go();\n    this.bar.go();\n  }\n}\n",
+    })
+    got = {(e["src"][1], e["dst"][1]): e["how"] for e in edges if e["kind"] == "calls"}
+    assert got[("Engine.Run", "Router.Handle")] == "attribute's class"     # e.router, router *Router
+    assert ("Engine.Run", "Pool.Handle") not in got
+    assert got[("A.f", "Foo.go")] == "attribute's class"                   # a field by its bare name
+    assert got[("A.f", "Bar.go")] == "attribute's class"                   # this.bar
