@@ -38,6 +38,7 @@ import posixpath
 from collections import defaultdict
 from typing import Iterable
 
+from pipeline import vartypes
 from pipeline.callrefs import DECL
 
 
@@ -83,6 +84,7 @@ class _Index:
         self.declared: set[str] = set()                                         # C/C++ prototypes
         self.names: set[str] = set()                                            # last parts of quals
         self.bodies: dict[str, list[str]] = defaultdict(list)                   # C/C++ qual -> defined ids
+        self.owners: set[tuple[str, str]] = set()                               # (path, qual) with members
         for n in nodes:
             if n["kind"] not in _CODE:
                 continue
@@ -103,6 +105,7 @@ class _Index:
         for d in self.defs.values():
             if "." not in d.qual:
                 continue
+            self.owners.add((d.path, _parent_qual(d.qual)))
             name = d.qual.rsplit(".", 1)[1]
             self.method_names[(d.lang, name)].add(d.id)
             if d.lang in _JS_FAMILY and d.kind == "method":
@@ -202,7 +205,8 @@ class _Resolver:
         return got if got is not None and self.ix.defs[got].kind == "class" else None
 
     def _typed(self, path: str, lang: str, caller: _Def | None, recv: str, line: int,
-               types: dict[str, list[tuple[int, str, str]]], depth: int = 0) -> tuple[str | None, str]:
+               types: dict[str, list[tuple[int, str, str]]], depth: int = 0, call: tuple[str, str] = ("", "")
+               ) -> tuple[str | None, str]:
         """The class (an id) a variable or ``self`` attribute holds, where its assignment or
         annotation names one (``pipeline.callrefs`` types): a variable's nearest typing at or
         above ``line`` (one naming no class types nothing); an attribute's one type over the
@@ -214,11 +218,24 @@ class _Resolver:
             got = self.attrs.get(cls, {}).get(recv[5:] if recv.startswith("self.") else recv) if cls else None
             how = "attribute's class"
         else:
-            got, how = None, "variable's class"
+            got, how, above = None, "variable's class", line
+            over = types.get(vartypes.OVERFLOW)
+            if over and line >= over[0][0]:
+                return None, ""     # past the definition's last kept typing: what x holds is not known
             for at, tname, trecv in types.get(recv, ()):
                 if at > line:
                     break
-                got, line = (tname, trecv), at - 1     # its right side reads the bindings above it
+                if at == line and (tname, trecv) == call:
+                    continue                            # x = x.clone(): this call is that typing's right side
+                got, above = (tname, trecv), at - 1    # its right side reads the bindings above it
+            if got is not None and got[0].startswith("="):     # x = y: what y holds there
+                alias, got = got[0][1:], None
+                for at, tname, trecv in types.get(alias, ()):
+                    if at > above:
+                        break
+                    got, line = ((tname, trecv) if not tname.startswith("=") else None), at - 1
+            else:
+                line = above
         if got is None or not got[0]:
             return None, ""
         tname, trecv = got
@@ -232,9 +249,11 @@ class _Resolver:
                 cls, _ = self.call(d.path, d.lang, d, rname, rrecv, 0, None, depth + 1)
         if cls is None:
             return None, ""
-        kind = self.ix.defs[cls].kind
-        # an ES5 constructor function's prototype methods are qualified by it (View.render)
-        return (cls, how) if kind == "class" or (kind == "function" and lang in _JS_FAMILY) else (None, "")
+        d = self.ix.defs[cls]
+        # an ES5 constructor function's prototype methods are qualified by it (View.render); a
+        # function with none (express's createApp()) is a factory whose result is not known
+        return (cls, how) if d.kind == "class" or (d.kind == "function" and lang in _JS_FAMILY
+                                                    and (d.path, d.qual) in self.ix.owners) else (None, "")
 
     def call(self, path: str, lang: str, caller: _Def | None, name: str, recv: str, line: int = 0,
              types: dict[str, list[tuple[int, str, str]]] | None = None, depth: int = 0) -> tuple[str | None, str]:
@@ -243,7 +262,7 @@ class _Resolver:
             return None, ""         # every rule but a bare name's import alias looks it up as a definition's last part
         if types is not None and depth < 3 and recv not in ("", ".", "self", "super") and \
                 (recv in types or recv.startswith("self.") or (lang == "java" and "." not in recv)):
-            cls, how = self._typed(path, lang, caller, recv, line, types, depth)
+            cls, how = self._typed(path, lang, caller, recv, line, types, depth, (name, recv))
             if cls is not None:     # a known class: its method (or its bases'), or no edge
                 got = self._member(cls, name)
                 return (got, how) if got is not None else (None, "")
@@ -307,11 +326,10 @@ def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None
         if cls is None:
             continue
         types = meta["types"]
+        if any(v == vartypes.OVERFLOW for v, *_ in types):
+            continue                        # some assignments were not kept: no attribute is sure
         for var, tname, trecv, at in types:
-            if n["kind"] == "class":
-                attr = var if "." not in var else ""
-            else:
-                attr = var[5:] if var.startswith("self.") else ""
+            attr = var[5:] if var.startswith("self.") else ""       # a class body's fields are self.x too
             if not attr:
                 continue
             if tname.startswith("="):       # the method's variable of that name, as typed above

@@ -132,8 +132,10 @@ def _leading(spec: languages.LanguageSpec, outer: ts.Node) -> tuple[ts.Node, lis
     expect = start.start_point.row
     while sib is not None and (sib.type in spec.comment_types or sib.type in spec.attribute_types):
         gap = expect - _end_line(sib)        # blank lines between it and what follows (rows are 0-based)
-        # a doc block (``/** ... */``) may stand one blank line above its definition (express's style)
-        if gap > 0 and not (gap == 1 and not comments and _DOC_BLOCK.match(sib.text or b"")):
+        # a doc block (``/** ... */``) may stand one blank line above its definition (express's
+        # style), unless it opens the file: that is the file's header (a licence, the module's doc)
+        header = sib.prev_sibling is None and sib.parent is not None and sib.parent.parent is None
+        if gap > 0 and not (gap == 1 and not comments and not header and _DOC_BLOCK.match(sib.text or b"")):
             break
         prev = sib.prev_sibling
         if prev is not None and _end_line(prev) - 1 == sib.start_point.row and prev.type not in spec.comment_types:

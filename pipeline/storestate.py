@@ -63,8 +63,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) 
 # 7: and their declared return types (``returns``); 8: a ``/** doc */`` one blank line above a
 # definition is its doc; 9: Python's annotated variables and ``self.x = y`` attributes; 10: JS/TS
 # ``this.x = ...`` attributes and class fields; 11: Go struct and Java class fields, ``e.router`` of a
-# Go receiver as ``self.router``, Java ``this.a.m()`` as receiver ``self.a``.
-PARSE_FORMAT = 11
+# Go receiver as ``self.router``, Java ``this.a.m()`` as receiver ``self.a``; 12: every reassignment
+# of a variable is recorded (the nearest decides), fields as ``self.x``, a file's opening doc block
+# stays the file's.
+PARSE_FORMAT = 12
 
 
 def config_key(cfg: IndexConfig) -> str:

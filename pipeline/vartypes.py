@@ -25,19 +25,21 @@ import tree_sitter as ts
 
 from pipeline.exprnames import SELF, Owners, split, text
 
-MAX_TYPES = 64           # typed variables kept per definition
+MAX_TYPES = 128          # typings kept per definition; then OVERFLOW at the first one not kept
+OVERFLOW = "*"           # its line: from there on, what a variable holds is not known
 
 _JS_THIS = "(assignment_expression left: (member_expression object: (this)) right: [(new_expression) (identifier)]) @vartype "
-_TS_TYPES = "(variable_declarator value: (new_expression)) @vartype (required_parameter type: (_)) @vartype " \
+_JS_VARS = "(variable_declarator value: [(new_expression) (call_expression) (await_expression)]) @vartype " \
+           "(assignment_expression left: (identifier)) @vartype " + _JS_THIS
+_TS_TYPES = "(variable_declarator type: (_)) @vartype (required_parameter type: (_)) @vartype " \
             "(optional_parameter type: (_)) @vartype (public_field_definition type: (_)) @vartype " \
-            "(public_field_definition value: (new_expression)) @vartype " + _JS_THIS
+            "(public_field_definition value: (new_expression)) @vartype " + _JS_VARS
 TYPES = {
-    "python": "(assignment left: [(identifier) (attribute)] right: (call)) @vartype "
+    "python": "(assignment left: (identifier) right: (_)) @vartype (assignment left: (attribute) right: (call)) @vartype "
               "(assignment left: (attribute) right: (identifier)) @vartype "
               "(assignment left: [(identifier) (attribute)] type: (_)) @vartype "
               "(typed_parameter) @vartype (typed_default_parameter) @vartype",
-    "javascript": "(variable_declarator value: (new_expression)) @vartype "
-                  "(field_definition value: (new_expression)) @vartype " + _JS_THIS,
+    "javascript": "(field_definition value: (new_expression)) @vartype " + _JS_VARS,
     "typescript": _TS_TYPES, "tsx": _TS_TYPES,
     "java": "(local_variable_declaration) @vartype (formal_parameter) @vartype (field_declaration) @vartype",
     "go": "(parameter_declaration type: (_)) @vartype (var_spec type: (_)) @vartype "
@@ -73,8 +75,11 @@ def _type_expr(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
             if value is None or split(src, value)[0] not in _WRAPPER_TYPES:
                 return None
             n = n.child_by_field_name("subscript")
-        elif t == "generic_type" and n.child_by_field_name("type_arguments") is not None:
-            base, args = n.child_by_field_name("type"), n.child_by_field_name("type_arguments")
+        elif t == "generic_type":                # Optional[Foo] (python), Promise<Foo>, Box<Foo>
+            kids = n.named_children
+            base = n.child_by_field_name("type") or n.child_by_field_name("name") or (kids[0] if kids else None)
+            args = n.child_by_field_name("type_arguments") or \
+                next((c for c in kids if c.type in ("type_arguments", "type_parameter")), None)
             if base is None or args is None or split(src, base)[0] not in _WRAPPER_TYPES:
                 return n                                 # Foo<T>: a Foo
             n = args.named_children[0] if args.named_child_count else None
@@ -136,6 +141,18 @@ def returns(lang: str, src: bytes, node: ts.Node) -> list[str] | None:
     return [name, "" if recv == "." else recv]
 
 
+def _js_made(value: ts.Node | None) -> ts.Node | None:
+    """What a JS/TS value expression makes: ``new Foo()``'s class, a call's callee (its declared
+    return type, ``pipeline.calls``); else None (``await``, a literal: the variable's class is not known)."""
+    if value is None:
+        return None
+    if value.type == "new_expression":
+        return value.child_by_field_name("constructor")
+    if value.type == "call_expression":
+        return value.child_by_field_name("function")
+    return None
+
+
 def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
     """(variable, type name, type receiver) of a ``@vartype`` capture; a variable given by a call
     that names nothing (``x = a()()``) types it as ("", "") (it hides an earlier assignment)."""
@@ -143,11 +160,13 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
     pairs: list[tuple[ts.Node | str | None, ts.Node | str | None]] = []     # (variable, its type)
     if t == "assignment":                # python x = Foo(...), self.x = Foo(), x: Foo = ..., self.x = x
         left, right, declared = (node.child_by_field_name(f) for f in ("left", "right", "type"))
-        if declared is not None:
-            pairs.append((left, _type_expr(src, declared)))
+        if declared is not None:                                 # a class body's x: Foo is a field
+            body = node.parent.parent if node.parent is not None else None
+            field = left is not None and left.type == "identifier" and body is not None and \
+                body.parent is not None and body.parent.type == "class_definition"
+            pairs.append((f"self.{text(src, left)}" if field and left is not None else left, _type_expr(src, declared)))
         elif right is not None and right.type == "identifier":
-            if left is not None and left.type == "attribute":
-                pairs.append((left, "=" + text(src, right)))     # what that variable holds (pipeline.calls)
+            pairs.append((left, "=" + text(src, right)))         # what that variable holds (pipeline.calls)
         else:
             pairs.append((left, right.child_by_field_name("function") if right is not None else None))
     elif t == "typed_parameter":
@@ -155,37 +174,40 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
                       _type_expr(src, node.child_by_field_name("type"))))
     elif t == "typed_default_parameter":
         pairs.append((node.child_by_field_name("name"), _type_expr(src, node.child_by_field_name("type"))))
-    elif t == "variable_declarator":                         # js/ts const x = new Foo()
-        value = node.child_by_field_name("value")
-        pairs.append((node.child_by_field_name("name"),
-                      value.child_by_field_name("constructor") if value is not None else None))
+    elif t == "variable_declarator":                         # js/ts const x = new Foo() / f() / x: Foo
+        declared = node.child_by_field_name("type")
+        pairs.append((node.child_by_field_name("name"), _type_expr(src, declared) if declared is not None
+                      else _js_made(node.child_by_field_name("value"))))
     elif t in ("required_parameter", "optional_parameter"):  # ts a: Foo
         pattern, ts_type = node.child_by_field_name("pattern"), _type_expr(src, node.child_by_field_name("type"))
         pairs.append((pattern, ts_type))
         if pattern is not None and any(c.type == "accessibility_modifier" for c in node.children):
             pairs.append((f"self.{text(src, pattern)}", ts_type))     # constructor(private c: Client)
-    elif t == "assignment_expression":                       # js this.x = new Foo() / this.x = x
+    elif t == "assignment_expression":                       # js this.x = new Foo() / this.x = x / x = ...
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        prop = left.child_by_field_name("property") if left is not None else None
-        if prop is not None and right is not None:
+        if left is not None and left.type == "identifier":
+            pairs.append((left, _js_made(right)))
+        elif (prop := left.child_by_field_name("property") if left is not None else None) is not None \
+                and right is not None:
             pairs.append((f"self.{text(src, prop)}", "=" + text(src, right) if right.type == "identifier"
                           else right.child_by_field_name("constructor")))
     elif t in ("public_field_definition", "field_definition"):     # class { store: Store; cache = new Cache() }
         declared, value = node.child_by_field_name("type"), node.child_by_field_name("value")
         name_node = node.child_by_field_name("name") or node.child_by_field_name("property")
-        pairs.append((name_node, _type_expr(src, declared) if declared is not None
-                      else value.child_by_field_name("constructor") if value is not None else None))
+        if name_node is not None:
+            pairs.append((f"self.{text(src, name_node)}", _type_expr(src, declared) if declared is not None
+                          else value.child_by_field_name("constructor") if value is not None else None))
     elif t == "formal_parameter":                            # java Foo a
-        pairs.append((node.child_by_field_name("name"), node.child_by_field_name("type")))
+        pairs.append((node.child_by_field_name("name"), _type_expr(src, node.child_by_field_name("type"))))
     elif t == "field_declaration":                           # go struct { router *Router }, java Foo f;
         declared = node.child_by_field_name("type")
         declarators = node.children_by_field_name("declarator")
         names = [d.child_by_field_name("name") for d in declarators] if declarators else \
             node.children_by_field_name("name")
-        pairs += [(nm, _type_expr(src, declared)) for nm in names]
+        pairs += [(f"self.{text(src, nm)}", _type_expr(src, declared)) for nm in names if nm is not None]
     elif t == "local_variable_declaration":                  # java Foo a = ..., b;
-        declared = node.child_by_field_name("type")
-        pairs += [(d.child_by_field_name("name"), declared) for d in node.children_by_field_name("declarator")]
+        java_type = _type_expr(src, node.child_by_field_name("type"))
+        pairs += [(d.child_by_field_name("name"), java_type) for d in node.children_by_field_name("declarator")]
     elif t in ("parameter_declaration", "var_spec"):         # go c *gin.Context, var z Baz
         owner = node.parent.parent if node.parent is not None else None
         if owner is not None and owner.type == "method_declaration" and \
@@ -228,14 +250,16 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
             trecv = trecv if tname else ""
         if tname not in _PLAIN_TYPES:
             out.append((name, tname, trecv))
-        elif t == "assignment":             # x = str(x): what x held before no longer holds
-            out.append((name, "", ""))
+        elif t in ("assignment", "assignment_expression", "variable_declarator"):
+            out.append((name, "", ""))      # x = str(x): what x held before no longer holds
     return out
 
 
 def collect_types(src: bytes, spans: list[tuple[int, int]], found: list[ts.Node]) -> list[list[list]]:
     """Per definition span (plus one more for the file, as ``collect``): its typed variables
-    ``[variable, type name, type receiver, line]`` in source order, distinct, at most MAX_TYPES."""
+    ``[variable, type name, type receiver, line]`` in source order, distinct, at most MAX_TYPES; then
+    one ``[OVERFLOW, "", "", line]`` where the first one not kept was (a variable retyped past the cap
+    must not keep its older class)."""
     n = len(spans)
     out: list[list[list]] = [[] for _ in range(n + 1)]
     if not found:
@@ -246,9 +270,12 @@ def collect_types(src: bytes, spans: list[tuple[int, int]], found: list[ts.Node]
         slot = out[k if k >= 0 else n]
         for var, tname, trecv in typed(src, node):
             rec = [var, tname, trecv, node.start_point.row + 1]
-            if len(slot) < MAX_TYPES and rec not in slot:
-                slot.append(rec)
+            if len(slot) < MAX_TYPES:
+                if rec not in slot:
+                    slot.append(rec)
+            elif len(slot) == MAX_TYPES:
+                slot.append([OVERFLOW, "", "", rec[3]])
     return out
 
 
-__all__ = ["TYPES", "returns", "typed", "collect_types", "MAX_TYPES"]
+__all__ = ["TYPES", "returns", "typed", "collect_types", "MAX_TYPES", "OVERFLOW"]

@@ -213,7 +213,9 @@ class BranchView:
                     and (b := o.shard.resolve(dst)) is not None:
                 return o.shard.link_meta(a, b)
         a, b = base.resolve(src), base.resolve(dst)
-        return base.link_meta(a, b) if a is not None and b is not None else {}
+        if a is None or b is None or self.hidden(base, a):
+            return {}                       # the source changed on the branch: the base's meta is stale
+        return base.link_meta(a, b)
 
     def kids(self, base: Shard, nid: str) -> list[tuple[Shard, int]]:
         """``contains`` children of node NID through the view (the overlay's replace the base's)."""

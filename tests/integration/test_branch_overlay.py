@@ -328,3 +328,29 @@ def test_a_branch_c_call_through_a_header_reaches_the_base_definition(tmp_path):
     sid = t.open_session(branch="feat").data["session"]
     assert [(i.path, i.qualname) for i in t.walk(sid, "src/main.c::main", edges=["calls"]).items] == \
         [("src/util.c", "helper")]
+
+
+def test_an_older_overlays_cross_edges_load_and_never_show_the_bases_stale_line(tmp_path):
+    """An overlay built before cross edges kept their meta ([src, dst, kind]) still loads; a changed
+    caller's edge to a base definition then says nothing rather than the base version's line."""
+    import json
+
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"pkg/a.py": "def alpha():\n    return 1\n",
+                      "pkg/b.py": "from pkg.a import alpha\n\n\ndef beta():\n    return alpha()\n"})
+    index_repository(r.path, tmp_path / "store", IndexConfig(num_cpus=1, ray=False))
+    git(r.path, "checkout", "-q", "-b", "feat")
+    r.commit("feat", {"pkg/b.py": "from pkg.a import alpha\n\n\ndef beta():\n    x = 1\n    y = 2\n    return alpha()\n"})
+    git(r.path, "checkout", "-q", "main")
+
+    def walk_beta() -> dict:
+        t = Tools.open([str(tmp_path / "store")], overlay_builder=builder())
+        sid = t.open_session(branch="feat").data["session"]
+        got = {(i.path, i.qualname): dict(i.meta) for i in t.walk(sid, "pkg/b.py::beta", edges=["calls"]).items}
+        t.close()
+        return got
+
+    assert walk_beta()[("pkg/a.py", "alpha")]["line"] == "7"          # the branch's line, from the cross meta
+    for f in (tmp_path / "store" / "overlays").glob("*/cross_edges.json"):
+        f.write_text(json.dumps([c[:3] for c in json.loads(f.read_text())]))    # as an older build wrote it
+    assert walk_beta()[("pkg/a.py", "alpha")].get("line") is None      # not the base's line 5

@@ -309,3 +309,59 @@ def test_go_struct_fields_and_java_fields_type_their_attributes():
     assert ("Engine.Run", "Pool.Handle") not in got
     assert got[("A.f", "Foo.go")] == "attribute's class"                   # a field by its bare name
     assert got[("A.f", "Bar.go")] == "attribute's class"                   # this.bar
+
+
+def _how(files: dict[str, str]) -> dict[tuple[str, str], str]:
+    edges, _ = _index(files)
+    return {(e["src"][1], e["dst"][1]): e["how"] for e in edges if e["kind"] == "calls"}
+
+
+@pytest.mark.parametrize("path,src,want,not_want", [
+    # the nearest typing above the call decides, not the first
+    ("a.py", "class A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"
+             "def f():\n    x = A()\n    x = B()\n    x.m()\n", "B.m", "A.m"),
+    ("a.js", "class A { m() {} }\nclass B { m() {} }\nfunction f() {\n  let x = new A();\n  x = new B();\n"
+             "  x.m();\n}\n", "B.m", "A.m"),
+    # x = y: what y holds there
+    ("a.py", "class A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"
+             "def f(y: B):\n    x = A()\n    x = y\n    x.m()\n", "B.m", "A.m"),
+    # a reassignment naming no class leaves x unknown
+    ("a.py", "class A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"
+             "async def f(g):\n    x = A()\n    x = await g()\n    x.m()\n", None, "A.m"),
+    ("a.ts", "class A { m(): void {} }\nclass B { m(): void {} }\nfunction f(x: A, y: any) {\n  x = y.clone();\n"
+             "  x.m();\n}\n", None, "A.m"),
+    # Optional[A] / Optional<A> is an A
+    ("a.py", "from typing import Optional\nclass A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"
+             "def f(a: Optional[A]):\n    a.m()\n", "A.m", "B.m"),
+    ("U.java", "class A { void m() {} }\nclass B { void m() {} }\n"
+               "class U { void f(Optional<A> o) { o.m(); } }\n", "A.m", "B.m"),
+    # names local to a class body are no fields: a static block's, an overload signature's parameter
+    ("a.js", "class Helper { init() {} }\nclass Other { init() {} }\nclass C {\n"
+             "  static { const h = new Helper(); }\n  run() { this.h.init(); }\n}\n", None, "Helper.init"),
+    ("a.ts", "class Request { send(): void {} }\nclass Other { send(): void {} }\nclass C {\n"
+             "  on(ev: Request): void;\n  on(ev: any): void {}\n  run() { this.ev.send(); }\n}\n", None, "Request.send"),
+])
+def test_a_variable_holds_only_what_the_nearest_typing_says(path, src, want, not_want):
+    got = {dst for (_, dst), how in _how({path: src}).items() if how in ("variable's class", "attribute's class")}
+    if want:
+        assert want in got
+    assert not_want not in got
+
+
+def test_past_the_typings_kept_a_variable_holds_nothing_known():
+    body = "".join(f"    v{i} = A()\n" for i in range(200))
+    got = _how({"a.py": "class A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"
+                        f"def f():\n    x = A()\n{body}    x = B()\n    x.m()\n"})
+    assert ("f", "A.m") not in got         # the x = B() above the call was past the cap: no stale A
+
+
+def test_a_js_factory_is_no_class_and_x_equals_x_clone_reads_the_x_above():
+    got = _how({
+        "lib/app.js": "var app = exports = module.exports = {};\napp.set = function set(k, v) {};\n",
+        "test/a.js": "function createApp() {\n  return {};\n}\nfunction t() {\n  var app = createApp();\n"
+                     "  app.set('x', 1);\n}\n",
+        "b.py": "class S:\n    def go(self): pass\nclass Other:\n    def clone(self): pass\n"
+                "def f():\n    s = S()\n    s = s.clone()\n    s.go()\n",
+    })
+    assert got[("t", "app.set")] == "qualified name"       # createApp() makes nothing known: app.set by name
+    assert ("f", "Other.clone") not in got                 # s.clone() on line 7 reads s = S() (no clone)

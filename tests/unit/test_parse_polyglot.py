@@ -703,10 +703,16 @@ def test_a_one_line_file_summary_says_1_line():
 
 def test_a_doc_block_one_blank_line_above_its_definition_is_its_doc():
     # express writes ``/** ... */``, a blank line, then ``res.json = function json(obj) {``
-    src = (b"/**\n * Send JSON response.\n */\n\nres.json = function json(obj) {};\n\n"
+    src = (b"'use strict';\n\n/**\n * Send JSON response.\n */\n\nres.json = function json(obj) {};\n\n"
            b"/*** section banner ***/\n\nfunction banner() {}\n\n"
            b"// a line comment\n\nfunction apart() {}\n\n/** too far */\n\n\nfunction far() {}\n\n"
            b"/** next to it */\nfunction near() {}\n")
     docs = {n["qualname"]: n.get("doc") for n in parse_file("r", "lib/response.js", src).nodes if n["kind"] != "file"}
     assert docs == {"res.json": "Send JSON response.", "banner": None, "apart": None, "far": None,
                     "near": "next to it"}
+
+
+def test_a_files_opening_doc_block_stays_the_files():
+    src = b"/**\n * @license MIT\n */\n\nfunction first() {}\n"
+    nodes = parse_file("r", "lib/a.js", src).nodes
+    assert [n.get("doc") for n in nodes if n["kind"] != "file"] == [None]
