@@ -335,8 +335,8 @@ class Tools:
         """Follow edges from a node: contains, imports, tests, cochange (files changed together in
         history), calls (a function or method -> what it calls; an item's how, as and line say how
         the call was linked), inherits (a class -> its bases), about (notes -> code). Use "in" to see who
-        imports a file, who calls a function or which notes are about it ("notes" is a shorthand
-        for incoming about edges), "both" for either. A node
+        imports a file, who calls a function (a method's callers include calls to what it overrides,
+        item meta "from") or the notes about it ("notes": incoming about edges), "both" for either. A node
         reached by several edges is one item: its edge lists them ("imports,tests") and its
         direction is out, in or both. Each item carries the active notes about it (walk with
         "notes" lists them all)."""

@@ -15,13 +15,22 @@ def members_links(view, shards: list, sh, row: int | None, kinds: list[str], dir
                   out: list[tuple], ids: dict[str, str] | None = None) -> dict[int, int]:
     """For a file or class walked for calls/inherits: its definitions' edges too, appended to
     ``out`` as ``Tools.walk`` lists them (row, None, kind, direction, weight, shard), without the
-    ones inside it; returns each such neighbour's first member row in ``sh`` (for ``link_meta``);
+    ones inside it; for a method walked for its callers: the callers of the methods it overrides
+    (``overridden``: a call through the base's type may reach it); returns each such neighbour's
+    first member (or overridden method) row in ``sh`` (for ``link_meta``, whose ``from`` names it);
     ``ids``: filled with each neighbour's id -> that member's id (any shard: a branch session's)."""
     linked = tuple(k for k in kinds if k in LINKS)
-    if row is None or not linked or sh.col("kind")[row] not in ("file", "class"):
+    kind = sh.col("kind")[row] if row is not None else ""
+    if row is None or not linked or kind not in ("file", "class", "method"):
         return {}
-    inside = sh.members(row)
-    mine = set(inside) | {row}
+    if kind == "method":
+        if "calls" not in linked or direction == "out":
+            return {}
+        inside, linked, direction = overridden(sh, row), ("calls",), "in"
+        mine = set(inside) | {row} | {r for r, _, _, _ in sh.neighbors(row, linked, "in")}   # its own callers
+    else:
+        inside = sh.members(row)
+        mine = set(inside) | {row}
     base = view.base_of(sh, shards) if view is not None else None
     via: dict[int, int] = {}
     for m in inside:
@@ -38,6 +47,22 @@ def members_links(view, shards: list, sh, row: int | None, kinds: list[str], dir
             if ids is not None:
                 ids.setdefault(ns.col("id")[r], sh.col("id")[m])
     return via
+
+
+def overridden(sh, row: int, depth: int = 3) -> list[int]:
+    """The methods of the same name that method ROW overrides: its class's bases' (``inherits``
+    edges of the index, up to DEPTH levels), nearest first, in this shard."""
+    name = sh.col("name")[row]
+    owners = [c for c, _, _, _ in sh.neighbors(row, ("contains",), "in") if sh.col("kind")[c] == "class"]
+    seen, out = set(owners), []
+    for _ in range(depth):
+        bases = [b for c in owners for b, _, _, _ in sh.neighbors(c, ("inherits",), "out") if b not in seen]
+        seen.update(bases)
+        for b in bases:
+            out += [m for m, _, _, _ in sh.neighbors(b, ("contains",), "out")
+                    if sh.col("kind")[m] == "method" and sh.col("name")[m] == name]
+        owners = bases
+    return out
 
 
 def item_meta(view, base, sh, row: int, ns, r: int, kind: str, direction: str, via: dict[int, int],
@@ -73,4 +98,4 @@ def link_meta(sh, row: int, r: int, direction: str, via: dict[int, int]) -> dict
     return out
 
 
-__all__ = ["LINKS", "members_links", "link_meta", "item_meta"]
+__all__ = ["LINKS", "members_links", "overridden", "link_meta", "item_meta"]
