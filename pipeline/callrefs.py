@@ -17,6 +17,7 @@ Only syntax is read here (query patterns per language, run with the tags query);
 
 from __future__ import annotations
 
+import bisect
 import json
 
 import tree_sitter as ts
@@ -83,8 +84,9 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
         if real is not d and id(real) in at:
             classes[d.node.id] = at[id(real)]
     spans = [(d.outer.start_byte, d.outer.end_byte) for d in emitted]
-    calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes)
     types = vartypes.collect_types(src, spans, refs[2])
+    typed_at = [_lines_of(t) for t in types]
+    calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes, typed_at)
     for i, (d, node) in enumerate(zip(emitted, nodes[1:])):
         meta: dict = {}
         if calls[i]:
@@ -115,16 +117,26 @@ def patterns(lang: str) -> str:
     return "\n".join(p for p in (_CALLS.get(lang), _BASES.get(lang), vartypes.TYPES.get(lang)) if p)
 
 
+def _lines_of(types: list[list]) -> dict[str, list[int]]:
+    """Variable -> the lines it is typed at (ascending), from one span's ``vartypes`` records."""
+    out: dict[str, list[int]] = {}
+    for var, _, _, line in types:
+        out.setdefault(var, []).append(line)
+    return out
+
+
 def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node], found_bases: list[ts.Node],
-            receivers: dict[int, str] | None = None, classes: dict[int, int] | None = None
-            ) -> tuple[list[list[list]], list[list[list]]]:
+            receivers: dict[int, str] | None = None, classes: dict[int, int] | None = None,
+            typed_at: list[dict[str, list[int]]] | None = None) -> tuple[list[list[list]], list[list[list]]]:
     """Per definition span (index into ``spans``, plus one more for the file): its distinct calls
     ``[name, receiver, line]`` in source order, and its bases ``[name, receiver]``, from the nodes
     the ``patterns`` captured.
     ``receivers``: span index -> the receiver variable that means ``self`` in it (Go methods);
     ``classes``: the emitted classes' tree nodes (``Node.id``) -> span index: a base belongs to the
     class whose declaration holds it (a class hidden in a function body is no node: its bases
-    are nobody's)."""
+    are nobody's). ``typed_at``: per span, the lines each variable is (re)typed at; a call is
+    distinct per typing of its receiver (``x.m()`` before and after ``x = B()`` are two, so each
+    resolves with the class it has there)."""
     n = len(spans)
     calls: list[list[list]] = [[] for _ in range(n + 1)]
     bases: list[list[list]] = [[] for _ in range(n + 1)]
@@ -140,10 +152,13 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
             if me and (recv == me or recv.startswith(me + ".")):
                 recv = "self" + recv[len(me):]              # e.router (a Go receiver's field): self.router
             slot = k if k >= 0 else n
-            if (name, recv) in seen[slot] or len(calls[slot]) >= MAX_CALLS:
+            line = node.start_point.row + 1
+            at = typed_at[slot].get(recv) if typed_at is not None and recv else None
+            key = (name, recv, bisect.bisect_left(at, line) if at else 0)   # x = x.clone(): its line's typing is after
+            if key in seen[slot] or len(calls[slot]) >= MAX_CALLS:
                 continue
-            seen[slot].add((name, recv))
-            calls[slot].append([name, recv, node.start_point.row + 1])
+            seen[slot].add(key)
+            calls[slot].append([name, recv, line])
     if found_bases:
         for node in sorted(found_bases, key=lambda x: x.start_byte):
             if node.type == "access_specifier":

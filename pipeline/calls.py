@@ -228,14 +228,15 @@ class _Resolver:
                 if at == line and (tname, trecv) == call:
                     continue                            # x = x.clone(): this call is that typing's right side
                 got, above = (tname, trecv), at - 1    # its right side reads the bindings above it
-            if got is not None and got[0].startswith("="):     # x = y: what y holds there
-                alias, got = got[0][1:], None
+            for _ in range(3):                  # x = y: what y holds there (its own line's too)
+                if got is None or not got[0].startswith("="):
+                    break
+                alias, got, at_most = got[0][1:], None, above + 1
                 for at, tname, trecv in types.get(alias, ()):
-                    if at > above:
+                    if at > at_most:
                         break
-                    got, line = ((tname, trecv) if not tname.startswith("=") else None), at - 1
-            else:
-                line = above
+                    got, above = (tname, trecv), at - 1
+            line = above
         if got is None or not got[0]:
             return None, ""
         tname, trecv = got
@@ -319,6 +320,7 @@ def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None
     = app`` (what the method's ``app`` holds there: ``def __init__(self, app: Flask)``) and its
     body's ``x: Foo``; ``r.attrs`` keeps an attribute's type when every one names the same."""
     seen: dict[str, dict[str, set[tuple[str, str]]]] = {}
+    unsure: set[str] = set()
     for n, meta in refs:
         if n["kind"] not in ("method", "class") or "types" not in meta:
             continue
@@ -327,7 +329,8 @@ def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None
             continue
         types = meta["types"]
         if any(v == vartypes.OVERFLOW for v, *_ in types):
-            continue                        # some assignments were not kept: no attribute is sure
+            unsure.add(cls)                 # some assignments were not kept: no attribute of it is sure
+            continue
         for var, tname, trecv, at in types:
             attr = var[5:] if var.startswith("self.") else ""       # a class body's fields are self.x too
             if not attr:
@@ -338,7 +341,8 @@ def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None
                     continue
                 tname, trecv = got[-1]
             seen.setdefault(cls, {}).setdefault(attr, set()).add((tname, trecv))
-    r.attrs = {c: {a: next(iter(t)) for a, t in attrs.items() if len(t) == 1} for c, attrs in seen.items()}
+    r.attrs = {c: {a: next(iter(t)) for a, t in attrs.items() if len(t) == 1}
+               for c, attrs in seen.items() if c not in unsure}
 
 
 def resolve(nodes: list[dict], import_edges: Iterable[dict],

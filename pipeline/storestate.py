@@ -65,8 +65,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) 
 # ``this.x = ...`` attributes and class fields; 11: Go struct and Java class fields, ``e.router`` of a
 # Go receiver as ``self.router``, Java ``this.a.m()`` as receiver ``self.a``; 12: every reassignment
 # of a variable is recorded (the nearest decides), fields as ``self.x``, a file's opening doc block
-# stays the file's.
-PARSE_FORMAT = 12
+# stays the file's; 13: for/with/tuple/destructuring rebindings, a call kept once per typing of its
+# receiver, type parameters are no classes.
+PARSE_FORMAT = 13
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -29,13 +29,16 @@ MAX_TYPES = 128          # typings kept per definition; then OVERFLOW at the fir
 OVERFLOW = "*"           # its line: from there on, what a variable holds is not known
 
 _JS_THIS = "(assignment_expression left: (member_expression object: (this)) right: [(new_expression) (identifier)]) @vartype "
-_JS_VARS = "(variable_declarator value: [(new_expression) (call_expression) (await_expression)]) @vartype " \
-           "(assignment_expression left: (identifier)) @vartype " + _JS_THIS
+_JS_VARS = "(variable_declarator value: [(new_expression) (call_expression) (await_expression) (identifier)]) @vartype " \
+           "(variable_declarator name: [(array_pattern) (object_pattern)]) @vartype (for_in_statement) @vartype " \
+           "(assignment_expression left: [(identifier) (array_pattern) (object_pattern)]) @vartype " + _JS_THIS
 _TS_TYPES = "(variable_declarator type: (_)) @vartype (required_parameter type: (_)) @vartype " \
             "(optional_parameter type: (_)) @vartype (public_field_definition type: (_)) @vartype " \
             "(public_field_definition value: (new_expression)) @vartype " + _JS_VARS
 TYPES = {
     "python": "(assignment left: (identifier) right: (_)) @vartype (assignment left: (attribute) right: (call)) @vartype "
+              "(assignment left: [(pattern_list) (tuple_pattern)]) @vartype (for_statement) @vartype "
+              "(for_in_clause) @vartype (as_pattern alias: (_)) @vartype (named_expression) @vartype "
               "(assignment left: (attribute) right: (identifier)) @vartype "
               "(assignment left: [(identifier) (attribute)] type: (_)) @vartype "
               "(typed_parameter) @vartype (typed_default_parameter) @vartype",
@@ -136,9 +139,48 @@ def returns(lang: str, src: bytes, node: ts.Node) -> list[str] | None:
         recv = head
     else:
         name, recv = split(src, ty)
-    if not name or name in _PLAIN_TYPES:
-        return None
+    if not name or name in _PLAIN_TYPES or (not recv and name in _type_params(src, node)):
+        return None                     # -> T of def f[T] / <T> f(): whatever the caller passes
     return [name, "" if recv == "." else recv]
+
+
+def _type_params(src: bytes, node: ts.Node) -> set[str]:
+    """The type parameters' names in scope at a definition: its own and its enclosing classes'
+    (``def f[T]``, ``<T> T get()``, ``fn f<T>``, ``func F[T any]``, ``class Box<T>``)."""
+    out: set[str] = set()
+    n: ts.Node | None = node
+    for _ in range(6):
+        if n is None:
+            break
+        params = n.child_by_field_name("type_parameters")
+        for p in params.named_children if params is not None else ():
+            c: ts.Node | None = p
+            while c is not None and c.type not in ("identifier", "type_identifier"):   # T, T extends Base
+                c = c.child_by_field_name("name") or c.child_by_field_name("left") or \
+                    (c.named_children[0] if c.named_child_count else None)
+            if c is not None:
+                out.add(text(src, c))
+        n = n.parent
+    return out
+
+
+def _bound(n: ts.Node | None) -> list[ts.Node]:
+    """The names a target pattern binds (``x``, ``x, y``, ``[a, b]``, ``{a, b: c}``, ``as x``)."""
+    out, stack = [], [n] if n is not None else []
+    while stack:
+        c = stack.pop()
+        if c.type in ("identifier", "shorthand_property_identifier_pattern"):
+            out.append(c)
+        elif c.type == "pair_pattern":
+            v = c.child_by_field_name("value")
+            stack += [v] if v is not None else []
+        else:
+            stack += c.named_children
+    return out
+
+
+_PARAMS = frozenset({"typed_parameter", "typed_default_parameter", "required_parameter", "optional_parameter",
+                     "formal_parameter", "parameter", "parameter_declaration"})
 
 
 def _js_made(value: ts.Node | None) -> ts.Node | None:
@@ -160,7 +202,9 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
     pairs: list[tuple[ts.Node | str | None, ts.Node | str | None]] = []     # (variable, its type)
     if t == "assignment":                # python x = Foo(...), self.x = Foo(), x: Foo = ..., self.x = x
         left, right, declared = (node.child_by_field_name(f) for f in ("left", "right", "type"))
-        if declared is not None:                                 # a class body's x: Foo is a field
+        if left is not None and left.type in ("pattern_list", "tuple_pattern"):
+            pairs += [(v, None) for v in _bound(left)]       # x, y = ...: not known which is what
+        elif declared is not None:                               # a class body's x: Foo is a field
             body = node.parent.parent if node.parent is not None else None
             field = left is not None and left.type == "identifier" and body is not None and \
                 body.parent is not None and body.parent.type == "class_definition"
@@ -169,15 +213,29 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
             pairs.append((left, "=" + text(src, right)))         # what that variable holds (pipeline.calls)
         else:
             pairs.append((left, right.child_by_field_name("function") if right is not None else None))
+    elif t in ("for_statement", "for_in_clause", "for_in_statement"):     # for x in items: x is unknown
+        pairs += [(v, None) for v in _bound(node.child_by_field_name("left"))]
+    elif t == "as_pattern":                                  # with cm as x, except E as x
+        pairs += [(v, None) for v in _bound(node.child_by_field_name("alias"))]
+    elif t == "named_expression":                            # (x := Foo())
+        value = node.child_by_field_name("value")
+        pairs.append((node.child_by_field_name("name"),
+                      value.child_by_field_name("function") if value is not None and value.type == "call" else None))
     elif t == "typed_parameter":
         pairs.append((node.named_children[0] if node.named_child_count else None,
                       _type_expr(src, node.child_by_field_name("type"))))
     elif t == "typed_default_parameter":
         pairs.append((node.child_by_field_name("name"), _type_expr(src, node.child_by_field_name("type"))))
-    elif t == "variable_declarator":                         # js/ts const x = new Foo() / f() / x: Foo
-        declared = node.child_by_field_name("type")
-        pairs.append((node.child_by_field_name("name"), _type_expr(src, declared) if declared is not None
-                      else _js_made(node.child_by_field_name("value"))))
+    elif t == "variable_declarator":                         # js/ts const x = new Foo() / f() / y / x: Foo
+        declared, target = node.child_by_field_name("type"), node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if target is not None and target.type in ("array_pattern", "object_pattern"):
+            pairs += [(v, None) for v in _bound(target)]
+        elif declared is not None:
+            pairs.append((target, _type_expr(src, declared)))
+        else:
+            pairs.append((target, "=" + text(src, value) if value is not None and value.type == "identifier"
+                          else _js_made(value)))
     elif t in ("required_parameter", "optional_parameter"):  # ts a: Foo
         pattern, ts_type = node.child_by_field_name("pattern"), _type_expr(src, node.child_by_field_name("type"))
         pairs.append((pattern, ts_type))
@@ -186,7 +244,10 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
     elif t == "assignment_expression":                       # js this.x = new Foo() / this.x = x / x = ...
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is not None and left.type == "identifier":
-            pairs.append((left, _js_made(right)))
+            pairs.append((left, "=" + text(src, right) if right is not None and right.type == "identifier"
+                          else _js_made(right)))
+        elif left is not None and left.type in ("array_pattern", "object_pattern"):
+            pairs += [(v, None) for v in _bound(left)]
         elif (prop := left.child_by_field_name("property") if left is not None else None) is not None \
                 and right is not None:
             pairs.append((f"self.{text(src, prop)}", "=" + text(src, right) if right.type == "identifier"
@@ -236,7 +297,8 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
             if obj is None or attr is None or text(src, obj) not in SELF:
                 continue
             name = f"self.{text(src, attr)}"
-        elif var.type in ("identifier", "property_identifier", "field_identifier"):
+        elif var.type in ("identifier", "property_identifier", "field_identifier",
+                          "shorthand_property_identifier_pattern"):
             name = text(src, var)
         else:
             continue
@@ -248,6 +310,8 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
         else:
             tname, trecv = split(src, ty)
             trecv = trecv if tname else ""
+        if t in _PARAMS and tname and not trecv and tname in _type_params(src, node):
+            continue                        # x: T of def f[T]: whatever the caller passes
         if tname not in _PLAIN_TYPES:
             out.append((name, tname, trecv))
         elif t in ("assignment", "assignment_expression", "variable_declarator"):

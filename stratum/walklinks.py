@@ -16,51 +16,61 @@ def members_links(view, shards: list, sh, row: int | None, kinds: list[str], dir
     """For a file or class walked for calls/inherits: its definitions' edges too, appended to
     ``out`` as ``Tools.walk`` lists them (row, None, kind, direction, weight, shard), without the
     ones inside it; for a method walked for its callers: the callers of the methods it overrides
-    (``overridden``: a call through the base's type may reach it); returns each such neighbour's
-    first member (or overridden method) row in ``sh`` (for ``link_meta``, whose ``from`` names it);
-    ``ids``: filled with each neighbour's id -> that member's id (any shard: a branch session's)."""
+    (``overridden``: a call through the base's type may reach it), not the ones it is linked with
+    itself; returns each such neighbour's first member (or overridden method) row in ``sh`` (for
+    ``link_meta``, whose ``from`` names it); ``ids``: filled with each neighbour's id -> that
+    member's id (any shard: a branch session's)."""
     linked = tuple(k for k in kinds if k in LINKS)
     kind = sh.col("kind")[row] if row is not None else ""
     if row is None or not linked or kind not in ("file", "class", "method"):
         return {}
+    base = view.base_of(sh, shards) if view is not None else None
+
+    def near(s, r: int, ks: tuple, d: str) -> list[tuple]:
+        """(shard, row, kind, direction, weight) one hop from row R of shard S, through the view."""
+        if view is not None:
+            return list(view.neighbors(base, s.col("id")[r], ks, d))
+        return [(s, y, k, dd, w) for y, k, dd, w in s.neighbors(r, ks, d)]
+
     if kind == "method":
         if "calls" not in linked or direction == "out":
             return {}
-        inside, linked, direction = overridden(sh, row), ("calls",), "in"
-        mine = set(inside) | {row} | {r for r, _, _, _ in sh.neighbors(row, linked, "in")}   # its own callers
+        inside = overridden(sh, row, near)
+        linked, walked = ("calls",), direction
+        direction = "in"
+        mine = {(sh, row)} | {(ns, r) for ns, r, *_ in near(sh, row, ("calls",), walked)}  # its own links
     else:
-        inside = sh.members(row)
-        mine = set(inside) | {row}
-    base = view.base_of(sh, shards) if view is not None else None
+        inside = [(sh, m) for m in sh.members(row)]
+        mine = set(inside) | {(sh, row)}
     via: dict[int, int] = {}
-    for m in inside:
-        if view is not None:
-            found = list(view.neighbors(base, sh.col("id")[m], linked, direction))
-        else:
-            found = [(sh, r, k, d, w) for r, k, d, w in sh.neighbors(m, linked, direction)]
-        for ns, r, k, d, w in found:
-            if ns is sh and r in mine:
+    for ms, m in inside:
+        for ns, r, k, d, w in near(ms, m, linked, direction):
+            if (ns, r) in mine:
                 continue
             out.append((r, None, k, d, w, ns))
-            if ns is sh:
+            if ns is sh and ms is sh:
                 via.setdefault(r, m)
             if ids is not None:
-                ids.setdefault(ns.col("id")[r], sh.col("id")[m])
+                ids.setdefault(ns.col("id")[r], ms.col("id")[m])
     return via
 
 
-def overridden(sh, row: int, depth: int = 3) -> list[int]:
-    """The methods of the same name that method ROW overrides: its class's bases' (``inherits``
-    edges of the index, up to DEPTH levels), nearest first, in this shard."""
+def overridden(sh, row: int, near, depth: int = 3) -> list[tuple]:
+    """(shard, row) of the methods of the same name that method ROW of SH overrides: its class's
+    bases' (``inherits`` edges through ``near``, so a branch session's too; up to DEPTH levels)."""
     name = sh.col("name")[row]
-    owners = [c for c, _, _, _ in sh.neighbors(row, ("contains",), "in") if sh.col("kind")[c] == "class"]
-    seen, out = set(owners), []
+    owners = [(s, c) for s, c, *_ in near(sh, row, ("contains",), "in") if s.col("kind")[c] == "class"]
+    seen, out = {(id(s), c) for s, c in owners}, []
     for _ in range(depth):
-        bases = [b for c in owners for b, _, _, _ in sh.neighbors(c, ("inherits",), "out") if b not in seen]
-        seen.update(bases)
-        for b in bases:
-            out += [m for m, _, _, _ in sh.neighbors(b, ("contains",), "out")
-                    if sh.col("kind")[m] == "method" and sh.col("name")[m] == name]
+        bases = []
+        for s, c in owners:
+            for bs, b, *_ in near(s, c, ("inherits",), "out"):
+                if (id(bs), b) not in seen:
+                    seen.add((id(bs), b))
+                    bases.append((bs, b))
+        for bs, b in bases:
+            out += [(ms, m) for ms, m, *_ in near(bs, b, ("contains",), "out")
+                    if ms.col("kind")[m] == "method" and ms.col("name")[m] == name]
         owners = bases
     return out
 
@@ -80,8 +90,11 @@ def item_meta(view, base, sh, row: int, ns, r: int, kind: str, direction: str, v
     if not got and direction in ("in", "both"):
         got = view.link_meta(base, other, m)
     out = {k: str(v) for k, v in got.items()}
-    if m != me and (mr := sh.resolve(m)) is not None:
-        out["from"] = sh.col("qualname")[mr] or ""
+    if m != me:
+        for s in (sh, base):
+            if s is not None and (mr := s.resolve(m)) is not None:
+                out["from"] = s.col("qualname")[mr] or ""
+                break
     return out
 
 
