@@ -205,8 +205,7 @@ class _Resolver:
         return got if got is not None and self.ix.defs[got].kind == "class" else None
 
     def _typed(self, path: str, lang: str, caller: _Def | None, recv: str, line: int,
-               types: dict[str, list[tuple[int, str, str]]], depth: int = 0, call: tuple[str, str] = ("", "")
-               ) -> tuple[str | None, str]:
+               types: dict[str, list[tuple[int, str, str]]], depth: int = 0) -> tuple[str | None, str]:
         """The class (an id) a variable or ``self`` attribute holds, where its assignment or
         annotation names one (``pipeline.callrefs`` types): a variable's nearest typing at or
         above ``line`` (one naming no class types nothing); an attribute's one type over the
@@ -220,22 +219,20 @@ class _Resolver:
         else:
             got, how, above = None, "variable's class", line
             over = types.get(vartypes.OVERFLOW)
-            if over and line >= over[0][0]:
+            if over and line > over[0][0]:
                 return None, ""     # past the definition's last kept typing: what x holds is not known
             for at, tname, trecv in types.get(recv, ()):
-                if at > line:
-                    break
-                if at == line and (tname, trecv) == call:
-                    continue                            # x = x.clone(): this call is that typing's right side
-                got, above = (tname, trecv), at - 1    # its right side reads the bindings above it
-            for _ in range(3):                  # x = y: what y holds there (its own line's too)
+                if at >= line:
+                    break                               # a typing holds from the line after its own
+                got, above = (tname, trecv), at         # its right side reads the bindings above it
+            for _ in range(3):                  # x = y: what y holds there
                 if got is None or not got[0].startswith("="):
                     break
-                alias, got, at_most = got[0][1:], None, above + 1
+                alias, got, at_most = got[0][1:], None, above
                 for at, tname, trecv in types.get(alias, ()):
-                    if at > at_most:
+                    if at >= at_most:
                         break
-                    got, above = (tname, trecv), at - 1
+                    got, above = (tname, trecv), at
             line = above
         if got is None or not got[0]:
             return None, ""
@@ -263,7 +260,7 @@ class _Resolver:
             return None, ""         # every rule but a bare name's import alias looks it up as a definition's last part
         if types is not None and depth < 3 and recv not in ("", ".", "self", "super") and \
                 (recv in types or recv.startswith("self.") or (lang == "java" and "." not in recv)):
-            cls, how = self._typed(path, lang, caller, recv, line, types, depth, (name, recv))
+            cls, how = self._typed(path, lang, caller, recv, line, types, depth)
             if cls is not None:     # a known class: its method (or its bases'), or no edge
                 got = self._member(cls, name)
                 return (got, how) if got is not None else (None, "")

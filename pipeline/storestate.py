@@ -66,8 +66,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) 
 # Go receiver as ``self.router``, Java ``this.a.m()`` as receiver ``self.a``; 12: every reassignment
 # of a variable is recorded (the nearest decides), fields as ``self.x``, a file's opening doc block
 # stays the file's; 13: for/with/tuple/destructuring rebindings, a call kept once per typing of its
-# receiver, type parameters are no classes.
-PARSE_FORMAT = 13
+# receiver, type parameters are no classes; 14: a parameter's typing is at the line before its
+# definition's, a statement's holds from its next line, comprehension variables stay their own.
+PARSE_FORMAT = 14
 
 
 def config_key(cfg: IndexConfig) -> str:

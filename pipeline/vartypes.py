@@ -38,7 +38,7 @@ _TS_TYPES = "(variable_declarator type: (_)) @vartype (required_parameter type: 
 TYPES = {
     "python": "(assignment left: (identifier) right: (_)) @vartype (assignment left: (attribute) right: (call)) @vartype "
               "(assignment left: [(pattern_list) (tuple_pattern)]) @vartype (for_statement) @vartype "
-              "(for_in_clause) @vartype (as_pattern alias: (_)) @vartype (named_expression) @vartype "
+              "(as_pattern alias: (_)) @vartype (named_expression) @vartype "
               "(assignment left: (attribute) right: (identifier)) @vartype "
               "(assignment left: [(identifier) (attribute)] type: (_)) @vartype "
               "(typed_parameter) @vartype (typed_default_parameter) @vartype",
@@ -149,7 +149,7 @@ def _type_params(src: bytes, node: ts.Node) -> set[str]:
     (``def f[T]``, ``<T> T get()``, ``fn f<T>``, ``func F[T any]``, ``class Box<T>``)."""
     out: set[str] = set()
     n: ts.Node | None = node
-    for _ in range(6):
+    for _ in range(24):                 # up through blocks to the function and its classes
         if n is None:
             break
         params = n.child_by_field_name("type_parameters")
@@ -164,8 +164,13 @@ def _type_params(src: bytes, node: ts.Node) -> set[str]:
     return out
 
 
+_PATTERNS = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "list_splat_pattern", "as_pattern_target",
+                       "array_pattern", "object_pattern", "rest_pattern", "tuple", "list", "parenthesized_expression"})
+
+
 def _bound(n: ts.Node | None) -> list[ts.Node]:
-    """The names a target pattern binds (``x``, ``x, y``, ``[a, b]``, ``{a, b: c}``, ``as x``)."""
+    """The names a target pattern binds (``x``, ``x, y``, ``[a, b]``, ``{a, b: c}``, ``{a = d}``,
+    ``as x``); not ``c`` of ``c.timeout, x = ...`` (an attribute is set, ``c`` stays) nor a default."""
     out, stack = [], [n] if n is not None else []
     while stack:
         c = stack.pop()
@@ -174,7 +179,10 @@ def _bound(n: ts.Node | None) -> list[ts.Node]:
         elif c.type == "pair_pattern":
             v = c.child_by_field_name("value")
             stack += [v] if v is not None else []
-        else:
+        elif c.type in ("assignment_pattern", "object_assignment_pattern"):   # [a = 1], {a = d}: a
+            v = c.child_by_field_name("left")
+            stack += [v] if v is not None else []
+        elif c.type in _PATTERNS:
             stack += c.named_children
     return out
 
@@ -213,7 +221,7 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
             pairs.append((left, "=" + text(src, right)))         # what that variable holds (pipeline.calls)
         else:
             pairs.append((left, right.child_by_field_name("function") if right is not None else None))
-    elif t in ("for_statement", "for_in_clause", "for_in_statement"):     # for x in items: x is unknown
+    elif t in ("for_statement", "for_in_statement"):        # for x in items: x is unknown
         pairs += [(v, None) for v in _bound(node.child_by_field_name("left"))]
     elif t == "as_pattern":                                  # with cm as x, except E as x
         pairs += [(v, None) for v in _bound(node.child_by_field_name("alias"))]
@@ -310,8 +318,8 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
         else:
             tname, trecv = split(src, ty)
             trecv = trecv if tname else ""
-        if t in _PARAMS and tname and not trecv and tname in _type_params(src, node):
-            continue                        # x: T of def f[T]: whatever the caller passes
+        if tname and not trecv and tname[:1].isupper() and tname in _type_params(src, node):
+            continue                        # x: T of def f[T] / class Box<T>: whatever the caller passes
         if tname not in _PLAIN_TYPES:
             out.append((name, tname, trecv))
         elif t in ("assignment", "assignment_expression", "variable_declarator"):
@@ -323,7 +331,9 @@ def collect_types(src: bytes, spans: list[tuple[int, int]], found: list[ts.Node]
     """Per definition span (plus one more for the file, as ``collect``): its typed variables
     ``[variable, type name, type receiver, line]`` in source order, distinct, at most MAX_TYPES; then
     one ``[OVERFLOW, "", "", line]`` where the first one not kept was (a variable retyped past the cap
-    must not keep its older class)."""
+    must not keep its older class). A statement's typing is at its line and holds from the next
+    (a call on that line runs first: ``for n in n.children()``); a parameter's is at the line before
+    its definition's (a one-line body sees it)."""
     n = len(spans)
     out: list[list[list]] = [[] for _ in range(n + 1)]
     if not found:
@@ -332,8 +342,9 @@ def collect_types(src: bytes, spans: list[tuple[int, int]], found: list[ts.Node]
     for node in sorted(found, key=lambda x: x.start_byte):
         k = owners.at(node.start_byte)
         slot = out[k if k >= 0 else n]
+        line = node.start_point.row + (0 if node.type in _PARAMS else 1)     # a parameter: before its line
         for var, tname, trecv in typed(src, node):
-            rec = [var, tname, trecv, node.start_point.row + 1]
+            rec = [var, tname, trecv, line]
             if len(slot) < MAX_TYPES:
                 if rec not in slot:
                     slot.append(rec)

@@ -353,14 +353,28 @@ def _how(files: dict[str, str]) -> dict[tuple[str, str], str]:
     ("a.py", "class A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"
              "def f(y):\n    x = A()\n    x, z = y, 1\n    x.m()\n", None, "A.m"),
     ("a.js", "class A { m() {} }\nclass B { m() {} }\nfunction f(items, y) {\n  var x = new A();\n"
-             "  for (x of items) { x.m(); }\n}\n", None, "A.m"),
+             "  for (x of items) {\n    x.m();\n  }\n}\n", None, "A.m"),
     ("a.js", "class A { m() {} }\nclass B { m() {} }\nfunction f(y) {\n  let x = new A();\n  [x] = [y];\n"
              "  x.m();\n}\n", None, "A.m"),
-    # a one-line alias reads a parameter of the same line; aliases chain
+    # a typing holds from the line after its statement: a call on that line is its right side
+    ("a.py", "class A:\n    def m(self): pass\n    def children(self): pass\nclass B:\n    def m(self): pass\n"
+             "    def children(self): pass\ndef f(n: A):\n    for n in n.children():\n        pass\n", "A.children", None),
+    # a parameter holds on its definition's own line (a one-line body); aliases chain
     ("a.py", "class A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"
-             "def f(a: A): b = a; return b.m()\n", "A.m", "B.m"),
+             "def f(a: A): return a.m()\n", "A.m", "B.m"),
     ("a.py", "class A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"
              "def f():\n    a = A()\n    b = a\n    c = b\n    c.m()\n", "A.m", "B.m"),
+    # an attribute or subscript target sets something on c, it does not rebind c; a comprehension's
+    # variable is its own; a destructuring default is read, not bound
+    ("a.py", "class Client:\n    def send(self): pass\nclass Other:\n    def send(self): pass\n"
+             "def f():\n    c = Client()\n    c.timeout, x = 1, 2\n    c.send()\n", "Client.send", None),
+    ("a.py", "class Client:\n    def send(self): pass\nclass Other:\n    def send(self): pass\n"
+             "def f(items):\n    x = Client()\n    names = [x.name for x in items]\n    x.send()\n", "Client.send", None),
+    ("a.js", "class Client { send() {} }\nclass Other { send() {} }\nfunction f(opts) {\n  const fallback = new Client();\n"
+             "  const { client = fallback } = opts;\n  fallback.send();\n}\n", "Client.send", None),
+    ("Box.java", "class Node { void render() {} }\nclass Leaf { void render() {} }\n"
+                 "class Box<Node> {\n  Node value;\n  void f() {\n    Node local = null;\n    local.render();\n"
+                 "    value.render();\n  }\n}\n", None, "Node.render"),
     # a return type that is the function's type parameter is no class of the repository
     ("a.ts", "class Node { visit(): void {} }\nclass Leaf { visit(): void {} }\n"
              "function first<Node>(xs: Node[]): Node { return xs[0]; }\n"
