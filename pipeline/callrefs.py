@@ -85,7 +85,7 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
             classes[d.node.id] = at[id(real)]
     spans = [(d.outer.start_byte, d.outer.end_byte) for d in emitted]
     types = vartypes.collect_types(src, spans, refs[2])
-    typed_at = [_lines_of(t) for t in types]
+    typed_at = [_positions_of(t) for t in types]
     calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes, typed_at)
     for i, (d, node) in enumerate(zip(emitted, nodes[1:])):
         meta: dict = {}
@@ -117,11 +117,12 @@ def patterns(lang: str) -> str:
     return "\n".join(p for p in (_CALLS.get(lang), _BASES.get(lang), vartypes.TYPES.get(lang)) if p)
 
 
-def _lines_of(types: list[list]) -> dict[str, list[int]]:
-    """Variable -> the lines it is typed at (ascending), from one span's ``vartypes`` records."""
+def _positions_of(types: list[list]) -> dict[str, list[int]]:
+    """Variable -> the byte positions its typings take effect at (ascending), from one span's
+    ``vartypes`` records."""
     out: dict[str, list[int]] = {}
-    for var, _, _, line in types:
-        out.setdefault(var, []).append(line)
+    for var, _, _, _, pos in types:
+        out.setdefault(var, []).append(pos)
     return out
 
 
@@ -134,9 +135,10 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
     ``receivers``: span index -> the receiver variable that means ``self`` in it (Go methods);
     ``classes``: the emitted classes' tree nodes (``Node.id``) -> span index: a base belongs to the
     class whose declaration holds it (a class hidden in a function body is no node: its bases
-    are nobody's). ``typed_at``: per span, the lines each variable is (re)typed at; a call is
-    distinct per typing of its receiver (``x.m()`` before and after ``x = B()`` are two, so each
-    resolves with the class it has there)."""
+    are nobody's). ``typed_at``: per span, the positions each variable's typings take effect at;
+    a call is distinct per typing of its receiver (``x.m()`` before and after ``x = B()`` are two,
+    so each resolves with the class it has there) and records its byte position
+    (``[name, receiver, line, position]``)."""
     n = len(spans)
     calls: list[list[list]] = [[] for _ in range(n + 1)]
     bases: list[list[list]] = [[] for _ in range(n + 1)]
@@ -152,13 +154,13 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
             if me and (recv == me or recv.startswith(me + ".")):
                 recv = "self" + recv[len(me):]              # e.router (a Go receiver's field): self.router
             slot = k if k >= 0 else n
-            line = node.start_point.row + 1
+            line, pos = node.start_point.row + 1, node.start_byte
             at = typed_at[slot].get(recv) if typed_at is not None and recv else None
-            key = (name, recv, bisect.bisect_left(at, line) if at else 0)   # x = x.clone(): its line's typing is after
+            key = (name, recv, bisect.bisect_left(at, pos) if at else 0)    # the typings in effect before it
             if key in seen[slot] or len(calls[slot]) >= MAX_CALLS:
                 continue
             seen[slot].add(key)
-            calls[slot].append([name, recv, line])
+            calls[slot].append([name, recv, line, pos])
     if found_bases:
         for node in sorted(found_bases, key=lambda x: x.start_byte):
             if node.type == "access_specifier":

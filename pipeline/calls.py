@@ -204,11 +204,12 @@ class _Resolver:
             got = _one(self.ix.dir_qual.get((posixpath.dirname(caller.path), q), ()))
         return got if got is not None and self.ix.defs[got].kind == "class" else None
 
-    def _typed(self, path: str, lang: str, caller: _Def | None, recv: str, line: int,
-               types: dict[str, list[tuple[int, str, str]]], depth: int = 0) -> tuple[str | None, str]:
+    def _typed(self, path: str, lang: str, caller: _Def | None, recv: str, line: int, pos: int,
+               types: dict[str, list[tuple[int, int, str, str]]], depth: int = 0) -> tuple[str | None, str]:
         """The class (an id) a variable or ``self`` attribute holds, where its assignment or
-        annotation names one (``pipeline.callrefs`` types): a variable's nearest typing at or
-        above ``line`` (one naming no class types nothing); an attribute's one type over the
+        annotation names one (``pipeline.vartypes``): a variable's typing in effect at byte ``pos``
+        (the last one taking effect before it; one naming no class types nothing: ``x = x.clone()``'s
+        call runs before its own typing takes effect); an attribute's one type over the
         class's methods (two different ones: unknown). A variable given by a function's call holds
         what the function declares it returns (``c = app.test_client()``: the callee found as any
         call is, ``app`` by its own type)."""
@@ -217,27 +218,31 @@ class _Resolver:
             got = self.attrs.get(cls, {}).get(recv[5:] if recv.startswith("self.") else recv) if cls else None
             how = "attribute's class"
         else:
-            got, how, above = None, "variable's class", line
+            got, how, above, above_pos, cur = None, "variable's class", line, pos, recv
             over = types.get(vartypes.OVERFLOW)
-            if over and line > over[0][0]:
+            if over and pos > over[0][1]:
                 return None, ""     # past the definition's last kept typing: what x holds is not known
-            for at, tname, trecv in types.get(recv, ()):
-                if at >= line:
-                    break                               # a typing holds from the line after its own
-                got, above = (tname, trecv), at         # its right side reads the bindings above it
-            for _ in range(3):                  # x = y: what y holds there
-                if got is None or not got[0].startswith("="):
+            for at, tpos, tname, trecv in types.get(recv, ()):
+                if tpos >= pos:
                     break
-                alias, got, at_most = got[0][1:], None, above
-                for at, tname, trecv in types.get(alias, ()):
-                    if at >= at_most:
+                got, above, above_pos = (tname, trecv), at, tpos    # its right side reads what came before
+            for _ in range(3):      # x = y: what y held there; ^p: what x held before comprehension p
+                if got is None or got[0][:1] not in ("=", "^"):
+                    break
+                if got[0][0] == "=":
+                    cur, limit = got[0][1:], above_pos
+                else:
+                    limit = int(got[0][1:])
+                got = None
+                for at, tpos, tname, trecv in types.get(cur, ()):
+                    if tpos >= limit:
                         break
-                    got, above = (tname, trecv), at
-            line = above
+                    got, above, above_pos = (tname, trecv), at, tpos
+            line, pos = above, above_pos
         if got is None or not got[0]:
             return None, ""
         tname, trecv = got
-        cls, _ = self.call(path, lang, caller, tname, trecv, line, types, depth + 1)
+        cls, _ = self.call(path, lang, caller, tname, trecv, line, types, depth + 1, pos)
         if cls is not None and cls in self.returns:         # a function: what it returns, named in its file
             d = self.ix.defs[cls]
             rname, rrecv = self.returns[cls]
@@ -254,13 +259,14 @@ class _Resolver:
                                                     and (d.path, d.qual) in self.ix.owners) else (None, "")
 
     def call(self, path: str, lang: str, caller: _Def | None, name: str, recv: str, line: int = 0,
-             types: dict[str, list[tuple[int, str, str]]] | None = None, depth: int = 0) -> tuple[str | None, str]:
+             types: dict[str, list[tuple[int, int, str, str]]] | None = None, depth: int = 0, pos: int = 0
+             ) -> tuple[str | None, str]:
         ix = self.ix
         if recv and name not in ix.names:
             return None, ""         # every rule but a bare name's import alias looks it up as a definition's last part
         if types is not None and depth < 3 and recv not in ("", ".", "self", "super") and \
                 (recv in types or recv.startswith("self.") or (lang == "java" and "." not in recv)):
-            cls, how = self._typed(path, lang, caller, recv, line, types, depth)
+            cls, how = self._typed(path, lang, caller, recv, line, pos, types, depth)
             if cls is not None:     # a known class: its method (or its bases'), or no edge
                 got = self._member(cls, name)
                 return (got, how) if got is not None else (None, "")
@@ -328,12 +334,12 @@ def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None
         if any(v == vartypes.OVERFLOW for v, *_ in types):
             unsure.add(cls)                 # some assignments were not kept: no attribute of it is sure
             continue
-        for var, tname, trecv, at in types:
+        for var, tname, trecv, at, *_ in types:
             attr = var[5:] if var.startswith("self.") else ""       # a class body's fields are self.x too
             if not attr:
                 continue
             if tname.startswith("="):       # the method's variable of that name, as typed above
-                got = [(t, rc) for v, t, rc, a in types if v == tname[1:] and a <= at]
+                got = [(t, rc) for v, t, rc, a, *_ in types if v == tname[1:] and a <= at]
                 if not got or got[-1][0].startswith("="):
                     continue
                 tname, trecv = got[-1]
@@ -379,12 +385,13 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
             continue
         caller = ix.defs.get(n["id"])
         lang = n.get("language") or ""
-        types: dict[str, list[tuple[int, str, str]]] = {}
-        for var, tname, trecv, at in meta.get("types", ()):
-            types.setdefault(var, []).append((at, tname, trecv))
+        types: dict[str, list[tuple[int, int, str, str]]] = {}
+        for var, tname, trecv, at, *eff in meta.get("types", ()):     # (line, position in effect)
+            types.setdefault(var, []).append((at, eff[0] if eff else at << 20, tname, trecv))
         found: dict[str, list] = {}
-        for name, recv, line in sites:
-            got, how = _defined(ix, *r.call(n["path"], lang, caller, name, recv, line, types))
+        for name, recv, line, *at in sites:     # a site's byte position (an older parse: its line's)
+            got, how = _defined(ix, *r.call(n["path"], lang, caller, name, recv, line, types, 0,
+                                            at[0] if at else line << 20))
             if got is None or got == n["id"]:
                 continue
             seen = found.get(got)

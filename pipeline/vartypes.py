@@ -38,7 +38,7 @@ _TS_TYPES = "(variable_declarator type: (_)) @vartype (required_parameter type: 
 TYPES = {
     "python": "(assignment left: (identifier) right: (_)) @vartype (assignment left: (attribute) right: (call)) @vartype "
               "(assignment left: [(pattern_list) (tuple_pattern)]) @vartype (for_statement) @vartype "
-              "(as_pattern alias: (_)) @vartype (named_expression) @vartype "
+              "(for_in_clause) @vartype (as_pattern alias: (_)) @vartype (named_expression) @vartype "
               "(assignment left: (attribute) right: (identifier)) @vartype "
               "(assignment left: [(identifier) (attribute)] type: (_)) @vartype "
               "(typed_parameter) @vartype (typed_default_parameter) @vartype",
@@ -221,7 +221,7 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
             pairs.append((left, "=" + text(src, right)))         # what that variable holds (pipeline.calls)
         else:
             pairs.append((left, right.child_by_field_name("function") if right is not None else None))
-    elif t in ("for_statement", "for_in_statement"):        # for x in items: x is unknown
+    elif t in ("for_statement", "for_in_statement", "for_in_clause"):     # for x in items: x is unknown
         pairs += [(v, None) for v in _bound(node.child_by_field_name("left"))]
     elif t == "as_pattern":                                  # with cm as x, except E as x
         pairs += [(v, None) for v in _bound(node.child_by_field_name("alias"))]
@@ -329,11 +329,11 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
 
 def collect_types(src: bytes, spans: list[tuple[int, int]], found: list[ts.Node]) -> list[list[list]]:
     """Per definition span (plus one more for the file, as ``collect``): its typed variables
-    ``[variable, type name, type receiver, line]`` in source order, distinct, at most MAX_TYPES; then
-    one ``[OVERFLOW, "", "", line]`` where the first one not kept was (a variable retyped past the cap
-    must not keep its older class). A statement's typing is at its line and holds from the next
-    (a call on that line runs first: ``for n in n.children()``); a parameter's is at the line before
-    its definition's (a one-line body sees it)."""
+    ``[variable, type name, type receiver, line, position]``, ordered by the byte position from which
+    each holds (``_effect``), distinct, at most MAX_TYPES; then one ``[OVERFLOW, "", "", line,
+    position]`` where the first one not kept was (a variable retyped past the cap must not keep its
+    older class). A comprehension's variable is unknown inside it and, from its end, ``^start``:
+    what the variable held before the comprehension."""
     n = len(spans)
     out: list[list[list]] = [[] for _ in range(n + 1)]
     if not found:
@@ -342,15 +342,36 @@ def collect_types(src: bytes, spans: list[tuple[int, int]], found: list[ts.Node]
     for node in sorted(found, key=lambda x: x.start_byte):
         k = owners.at(node.start_byte)
         slot = out[k if k >= 0 else n]
-        line = node.start_point.row + (0 if node.type in _PARAMS else 1)     # a parameter: before its line
-        for var, tname, trecv in typed(src, node):
-            rec = [var, tname, trecv, line]
+        line, eff = node.start_point.row + 1, _effect(node)
+        recs = [[var, tname, trecv, line, eff] for var, tname, trecv in typed(src, node)]
+        comp = node.parent if node.type == "for_in_clause" else None
+        if comp is not None:            # after the comprehension its variable is the outer one again
+            recs += [[r[0], f"^{comp.start_byte}", "", line, comp.end_byte] for r in recs]
+        for rec in recs:
             if len(slot) < MAX_TYPES:
                 if rec not in slot:
                     slot.append(rec)
             elif len(slot) == MAX_TYPES:
-                slot.append([OVERFLOW, "", "", rec[3]])
+                slot.append([OVERFLOW, "", "", rec[3], rec[4]])
+    for slot in out:
+        slot.sort(key=lambda r: r[4])   # by when each takes effect (a comprehension's: at its start)
     return out
+
+
+def _effect(node: ts.Node) -> int:
+    """The byte position from which a typing holds: a parameter's from its own; a loop variable's
+    from the loop's body; a comprehension's from the comprehension's start (its element comes
+    first in the text); any other from the statement's end (``x = x.clone()``: the call runs
+    with the old ``x``; ``for (Foo n = a; ...; n = n.next())``: the update sees ``n``)."""
+    t = node.type
+    if t in _PARAMS:
+        return node.start_byte
+    if t in ("for_statement", "for_in_statement"):
+        body = node.child_by_field_name("body")
+        return body.start_byte - 1 if body is not None else node.end_byte     # before its first statement
+    if t == "for_in_clause" and node.parent is not None:
+        return node.parent.start_byte
+    return node.end_byte
 
 
 __all__ = ["TYPES", "returns", "typed", "collect_types", "MAX_TYPES", "OVERFLOW"]

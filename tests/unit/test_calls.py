@@ -413,3 +413,26 @@ def test_a_js_factory_is_no_class_and_x_equals_x_clone_reads_the_x_above():
     })
     assert got[("t", "app.set")] == "qualified name"       # createApp() makes nothing known: app.set by name
     assert ("f", "Other.clone") not in got                 # s.clone() on line 7 reads s = S() (no clone)
+
+
+@pytest.mark.parametrize("path,src,want", [
+    # a typing holds from where it takes effect, not by line
+    ("U.java", "class Node { Node next() { return null; } }\nclass Other { Other next() { return null; } }\n"
+               "class U {\n  void f(Node head) {\n    for (Node n = head; n != null; n = n.next()) {}\n  }\n}\n", "Node.next"),
+    ("a.go", "package a\ntype A struct{}\nfunc (a *A) Ok() bool { return true }\ntype B struct{}\n"
+             "func (b *B) Ok() bool { return true }\nfunc NewA() *A { return nil }\n"
+             "func f() {\n\tif a := NewA(); a.Ok() {\n\t}\n}\n", "A.Ok"),
+    ("a.py", "class A:\n    def run(self): pass\nclass B:\n    def run(self): pass\n"
+             "def f():\n    if (a := A()) and a.run():\n        pass\n", "A.run"),
+    ("a.py", "def f(a: 'A'): a.m(); a = B(); return a.m()\nclass A:\n    def m(self): pass\n"
+             "class B:\n    def m(self): pass\n", "B.m"),
+])
+def test_a_typing_holds_from_where_it_takes_effect(path, src, want):
+    got = {dst for (_, dst), how in _how({path: src}).items() if how == "variable's class"}
+    assert want in got
+
+
+def test_inside_a_comprehension_its_variable_is_not_the_outer_one():
+    got = _how({"a.py": "class A:\n    def m(self): pass\nclass B:\n    def m(self): pass\n"
+                        "def f(items):\n    x = A()\n    ys = [x.m() for x in items]\n    return ys\n"})
+    assert ("f", "A.m") not in got
