@@ -375,9 +375,10 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
                             "meta": json.dumps({"how": how, "as": _written(name, recv)},
                                                ensure_ascii=False)})
     _attributes(r, ix, refs)
-    for n in (*known, *nodes):      # declared return types, the base's too (an overlay's known nodes)
-        meta_text = n.get("meta") or ""
-        if '"returns"' in meta_text and (got := json.loads(meta_text).get("returns")):   # (or a call of returns())
+    # declared return types: the parsed nodes' (their meta read above), an overlay base's known ones
+    said = [(n, json.loads(n["meta"])) for n in known if '"returns"' in (n.get("meta") or "")]
+    for n, meta in (*refs, *said):
+        if got := meta.get("returns"):
             r.returns[n["id"]] = (got[0], got[1])
     for n, meta in refs:
         sites = meta.get("calls")

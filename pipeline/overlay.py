@@ -183,12 +183,13 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     # the changed files' calls and bases, to their own definitions or the base's unchanged ones
     known = snap.read("nodes", columns=["id", "path", "qualname", "kind", "language"],
                       where="kind IN ('file', 'class', 'function', 'method')").to_pylist()
-    declared = set(snap.read("nodes", columns=["id"], where=f"language IN ('c', 'cpp') AND meta LIKE '%{DECL}%'")
-                   .column("id").to_pylist())          # the base's prototypes (their meta says so), not every meta
-    rets = {r["id"]: r["meta"] for r in snap.read("nodes", columns=["id", "meta"],
-                                                 where="meta LIKE '%\"returns\"%'").to_pylist()}
-    for n in known:                 # what their calls resolve by: a prototype's flag, a declared return type
-        n["meta"] = rets.get(n["id"]) or (DECL if n["id"] in declared else None)
+    # what the base's definitions are resolved by, in one read of the few metas that say it (not
+    # every meta): a C/C++ prototype's flag, a declared return type
+    said = {r["id"]: r["meta"] for r in snap.read(
+        "nodes", columns=["id", "meta"],
+        where=f"(language IN ('c', 'cpp') AND meta LIKE '%{DECL}%') OR meta LIKE '%\"returns\"%'").to_pylist()}
+    for n in known:
+        n["meta"] = said.get(n["id"])
     gone = set(mine) | set(deleted)
     edges.extend(resolve_calls(nodes, imp_edges, bindings, known=[n for n in known if n["path"] not in gone]))
     cache_tab = None

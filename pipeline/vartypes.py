@@ -97,9 +97,10 @@ def _type_expr(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
 
 
 def _made(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
-    """What a Go or Rust value expression makes, when its syntax says: ``&Foo{...}``, ``Foo{...}``,
-    ``Foo { .. }``, ``Foo::new()`` / ``Foo::default()``; another call's callee (what it declares it
-    returns types the variable, ``pipeline.calls``); else None."""
+    """What a value expression makes, when its syntax says: JS/TS ``new Foo()``, Go ``&Foo{...}`` /
+    ``Foo{...}``, Rust ``Foo { .. }`` / ``Foo::new()`` / ``Foo::default()``; another call's callee
+    (what it declares it returns types the variable, ``pipeline.calls``); else None (``await``, a
+    literal: the variable's class is not known)."""
     if n is None:
         return None
     if n.type in ("unary_expression", "try_expression"):       # &Foo{}, make()?
@@ -107,6 +108,8 @@ def _made(src: bytes, n: ts.Node | None) -> ts.Node | str | None:
             (n.named_children[0] if n.named_child_count else None)
         if n is None:
             return None
+    if n.type == "new_expression":
+        return n.child_by_field_name("constructor")
     if n.type == "composite_literal":
         return n.child_by_field_name("type")
     if n.type == "struct_expression":
@@ -191,18 +194,6 @@ _PARAMS = frozenset({"typed_parameter", "typed_default_parameter", "required_par
                      "formal_parameter", "parameter", "parameter_declaration"})
 
 
-def _js_made(value: ts.Node | None) -> ts.Node | None:
-    """What a JS/TS value expression makes: ``new Foo()``'s class, a call's callee (its declared
-    return type, ``pipeline.calls``); else None (``await``, a literal: the variable's class is not known)."""
-    if value is None:
-        return None
-    if value.type == "new_expression":
-        return value.child_by_field_name("constructor")
-    if value.type == "call_expression":
-        return value.child_by_field_name("function")
-    return None
-
-
 def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
     """(variable, type name, type receiver) of a ``@vartype`` capture; a variable given by a call
     that names nothing (``x = a()()``) types it as ("", "") (it hides an earlier assignment)."""
@@ -243,7 +234,7 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
             pairs.append((target, _type_expr(src, declared)))
         else:
             pairs.append((target, "=" + text(src, value) if value is not None and value.type == "identifier"
-                          else _js_made(value)))
+                          else _made(src, value)))
     elif t in ("required_parameter", "optional_parameter"):  # ts a: Foo
         pattern, ts_type = node.child_by_field_name("pattern"), _type_expr(src, node.child_by_field_name("type"))
         pairs.append((pattern, ts_type))
@@ -253,7 +244,7 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if left is not None and left.type == "identifier":
             pairs.append((left, "=" + text(src, right) if right is not None and right.type == "identifier"
-                          else _js_made(right)))
+                          else _made(src, right)))
         elif left is not None and left.type in ("array_pattern", "object_pattern"):
             pairs += [(v, None) for v in _bound(left)]
         elif (prop := left.child_by_field_name("property") if left is not None else None) is not None \

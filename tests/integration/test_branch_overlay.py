@@ -276,19 +276,26 @@ def test_branch_session_follows_a_new_base_version(tmp_path):
     assert prune(st) == old
 
 
+def _branched_store(tmp_path, main: dict[str, str], feat: dict[str, str]):
+    """The store of a repository whose main holds MAIN (indexed) and whose branch feat commits FEAT."""
+    r = Repo(tmp_path / "repo")
+    r.commit("init", main)
+    index_repository(r.path, tmp_path / "store", IndexConfig(num_cpus=1, ray=False))
+    git(r.path, "checkout", "-q", "-b", "feat")
+    r.commit("feat", feat)
+    git(r.path, "checkout", "-q", "main")
+    return tmp_path / "store"
+
+
 def test_branch_session_walks_calls_across_branch_and_base(tmp_path):
     """A branch's new caller reaches base code, and a base caller reaches a function the branch
     changed: calls edges between overlay and base are one graph in the session."""
-    r = Repo(tmp_path / "repo")
-    r.commit("init", {"pkg/a.py": "def alpha():\n    return 1\n",
-                      "pkg/b.py": "from pkg.a import alpha\n\n\ndef beta():\n    return alpha()\n"})
-    index_repository(r.path, tmp_path / "store", IndexConfig(num_cpus=1, ray=False))
-    git(r.path, "checkout", "-q", "-b", "feat")
-    r.commit("feat", {"pkg/a.py": "def alpha():\n    return 1\n\n\ndef zebra():\n    return alpha()\n",
-                      "pkg/new.py": "from pkg.a import zebra\nfrom pkg.b import beta\n\n\n"
-                                    "def gamma():\n    return zebra() + beta()\n"})
-    git(r.path, "checkout", "-q", "main")
-    t = Tools.open([str(tmp_path / "store")], overlay_builder=builder())
+    store = _branched_store(
+        tmp_path, {"pkg/a.py": "def alpha():\n    return 1\n",
+                   "pkg/b.py": "from pkg.a import alpha\n\n\ndef beta():\n    return alpha()\n"},
+        {"pkg/a.py": "def alpha():\n    return 1\n\n\ndef zebra():\n    return alpha()\n",
+         "pkg/new.py": "from pkg.a import zebra\nfrom pkg.b import beta\n\n\ndef gamma():\n    return zebra() + beta()\n"})
+    t = Tools.open([str(store)], overlay_builder=builder())
     sid = t.open_session(branch="feat").data["session"]
 
     def walk(target, direction="out"):
@@ -316,15 +323,12 @@ def test_branch_session_walks_calls_across_branch_and_base(tmp_path):
 def test_a_branch_c_call_through_a_header_reaches_the_base_definition(tmp_path):
     """A changed C file's call through an unchanged header links to the base's definition, as the
     full index links it (the base's prototypes are known by their meta, not by reading bodies)."""
-    r = Repo(tmp_path / "repo")
-    r.commit("init", {"src/util.h": "int helper(int x);\n",
-                      "src/util.c": '#include "util.h"\n\nint helper(int x) {\n    return x + 1;\n}\n',
-                      "src/main.c": '#include "util.h"\n\nint main(void) {\n    return 0;\n}\n'})
-    index_repository(r.path, tmp_path / "store", IndexConfig(num_cpus=1, ray=False))
-    git(r.path, "checkout", "-q", "-b", "feat")
-    r.commit("feat", {"src/main.c": '#include "util.h"\n\nint main(void) {\n    return helper(1);\n}\n'})
-    git(r.path, "checkout", "-q", "main")
-    t = Tools.open([str(tmp_path / "store")], overlay_builder=builder())
+    store = _branched_store(
+        tmp_path, {"src/util.h": "int helper(int x);\n",
+                   "src/util.c": '#include "util.h"\n\nint helper(int x) {\n    return x + 1;\n}\n',
+                   "src/main.c": '#include "util.h"\n\nint main(void) {\n    return 0;\n}\n'},
+        {"src/main.c": '#include "util.h"\n\nint main(void) {\n    return helper(1);\n}\n'})
+    t = Tools.open([str(store)], overlay_builder=builder())
     sid = t.open_session(branch="feat").data["session"]
     assert [(i.path, i.qualname) for i in t.walk(sid, "src/main.c::main", edges=["calls"]).items] == \
         [("src/util.c", "helper")]
@@ -335,13 +339,9 @@ def test_an_older_overlays_cross_edges_load_and_never_show_the_bases_stale_line(
     caller's edge to a base definition then says nothing rather than the base version's line."""
     import json
 
-    r = Repo(tmp_path / "repo")
-    r.commit("init", {"pkg/a.py": "def alpha():\n    return 1\n",
-                      "pkg/b.py": "from pkg.a import alpha\n\n\ndef beta():\n    return alpha()\n"})
-    index_repository(r.path, tmp_path / "store", IndexConfig(num_cpus=1, ray=False))
-    git(r.path, "checkout", "-q", "-b", "feat")
-    r.commit("feat", {"pkg/b.py": "from pkg.a import alpha\n\n\ndef beta():\n    x = 1\n    y = 2\n    return alpha()\n"})
-    git(r.path, "checkout", "-q", "main")
+    _branched_store(tmp_path, {"pkg/a.py": "def alpha():\n    return 1\n",
+                               "pkg/b.py": "from pkg.a import alpha\n\n\ndef beta():\n    return alpha()\n"},
+                    {"pkg/b.py": "from pkg.a import alpha\n\n\ndef beta():\n    x = 1\n    y = 2\n    return alpha()\n"})
 
     def walk_beta() -> dict:
         t = Tools.open([str(tmp_path / "store")], overlay_builder=builder())
@@ -354,3 +354,18 @@ def test_an_older_overlays_cross_edges_load_and_never_show_the_bases_stale_line(
     for f in (tmp_path / "store" / "overlays").glob("*/cross_edges.json"):
         f.write_text(json.dumps([c[:3] for c in json.loads(f.read_text())]))    # as an older build wrote it
     assert walk_beta()[("pkg/a.py", "alpha")].get("line") is None      # not the base's line 5
+
+
+def test_a_branch_variable_holds_what_a_base_function_declares_it_returns(tmp_path):
+    """A changed caller's ``c = make()`` where ``make`` lives unchanged in the base: the overlay reads
+    the base's declared return types, so ``c.send()`` links as the full index links it."""
+    store = _branched_store(
+        tmp_path, {"pkg/clients.py": "class Client:\n    def send(self):\n        pass\n\n\nclass Other:\n"
+                                     "    def send(self):\n        pass\n\n\ndef make() -> Client:\n    return Client()\n",
+                   "pkg/use.py": "def run():\n    return 1\n"},
+        {"pkg/use.py": "from pkg.clients import make\n\n\ndef run():\n    c = make()\n    return c.send()\n"})
+    t = Tools.open([str(store)], overlay_builder=builder())
+    sid = t.open_session(branch="feat").data["session"]
+    got = {(i.path, i.qualname): i.meta.get("how") for i in t.walk(sid, "pkg/use.py::run", edges=["calls"]).items}
+    assert got == {("pkg/clients.py", "make"): "imported name", ("pkg/clients.py", "Client.send"): "variable's class"}
+    t.close()
