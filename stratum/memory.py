@@ -212,7 +212,7 @@ class Memory:
             n = self.overlay(sh).get(target)
             if n is not None:
                 return Target(sh, None, n)
-        if _ID_PREFIX.fullmatch(target):        # a why's short id ("past change bb1d73f2")
+        if _ID_PREFIX.fullmatch(target):        # a why's short id ("rca note n583859b")
             found = self._by_prefix(shards, target)
             if found is not None:
                 return found

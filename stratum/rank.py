@@ -165,7 +165,7 @@ class NoteInfo:
         stands as it is): what a search reads of every note hit, in one tuple its ``Hit`` carries
         (``Hit.facts``; its attributes one by one were most of a note's cost)."""
         return (self.fresh, self.mined, self.files, self.targets, self.targets_root, self.channel, self.symbols_at,
-                self.root, f"{'mined ' if self.mined else ''}{self.kind} note")
+                self.root, f"past {self.kind}" if self.mined else f"{self.kind} note")
 
     @cached_property
     def fresh(self) -> bool:

@@ -46,11 +46,11 @@ class RankedFile:
     @property
     def lift_why(self) -> str:
         """The WHY_REASONS strongest of its non-text reasons, strongest first (what a served item
-        says of its file: every reason of a lifted file cost ~50 tokens an item)."""
+        says of its file: every reason of a lifted file cost ~50 tokens an item, and a "+2 more"
+        tail ~4 tokens on ~4 items of a page, naming nothing the agent could act on)."""
         brief = [b for _, b in self._says()]
         top = sorted(zip(self.parts.values(), range(len(brief)), brief), reverse=True)[:WHY_REASONS]
-        more = len(brief) - len(top)
-        return "; ".join(r for _, _, r in top) + (f"; +{more} more" if more > 0 else "")
+        return "; ".join(r for _, _, r in top)
 
 
 class Ranked:
@@ -99,8 +99,13 @@ def note_reasons(label: "tuple[str, Hit, str]", n: int) -> tuple[str, str]:
     its hit, so ranking never reads the NoteInfo of a fresh note) and how many notes lift it."""
     nid, h, why = label
     note = cast("NoteInfo", h.note)     # a label's hit is a note's
-    return note_label(nid, note, why) + (f" +{n - 1} more" if n > 1 else ""), \
-        note_label(nid, note, why, title=False) + (f" +{n - 1}" if n > 1 else "")
+    full = note_label(nid, note, why) + (f" +{n - 1} more" if n > 1 else "")
+    if note.mined:      # mined history's short reason is a count: its ids cost ~5 tokens each on most items
+        # of a page, `get` of the file shows its past fixes and a search the changes themselves; an
+        # agent note keeps its id, to open
+        return full, (f"{n} past {note.kind}{'es' if note.kind == 'fix' else 's'}" if n > 1 else
+                      f"a past {note.kind}") + (f" ({why})" if why else "")
+    return full, note_label(nid, note, why, title=False) + (f" +{n - 1}" if n > 1 else "")
 
 
 def file_text_reasons(j: int) -> tuple[str, str]:

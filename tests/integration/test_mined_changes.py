@@ -108,7 +108,7 @@ def test_a_change_is_found_on_a_fresh_index_and_lifts_its_file(bank):
         s = tools.open_session(author="agent").data["session"]
         items = tools.search(s, QUERY, page_size=5).items
         first = next(i for i in items if i.id == change["id"])
-        assert first.kind == "change" and first.trust == "mined" and "mined change note" in first.why
+        assert first.kind == "change" and first.trust == "mined" and first.why == "past change"
         code = [i for i in items if i.kind not in S.NOTE_KINDS]
         assert code[0].path == "bank/limits.py" and "past change" in code[0].why
         # pulled by search, not pushed: `get` of the file attaches no change lines

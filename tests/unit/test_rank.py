@@ -103,8 +103,28 @@ def test_mined_fixes_and_changes_take_their_own_weights():
     assert "rca note r" in out["rca.py"].why
     assert [f.path for f in R.rank_files(c, sig, w.only("changes"))] == ["chg.py"]
     items = {i.id: i for i in R.rerank(c, sig, w)}
-    assert items["c"].why.startswith("mined change note") and items["r"].why.startswith("rca note")
+    assert items["c"].why == "past change" and items["r"].why.startswith("rca note")
     assert items["c"].score > items["r"].score > items["f"].score     # each note ranks with what it lends
+
+
+def test_a_served_items_why_counts_mined_history_and_names_agent_notes():
+    """What a page's item says of its file's lift is short: mined history as a count (its ids cost
+    ~5 tokens each on most items of a page; `get` of the file shows the past fixes), an agent note
+    by its id (the agent can open it), the strongest WHY_REASONS reasons and no "+N more" tail."""
+    sig = TableSignals({"a": code("x.py", "f"), "c1": note(["x.py"], kind="change"),
+                        "c2": note(["x.py"], kind="change"), "c3": note(["x.py"], kind="change"),
+                        "f1": note(["x.py"], kind="fix"), "r1": note(["x.py"]), "b": code("y.py", "g")})
+    c = [R.Candidate(0, 0.03, (), "a"), R.Candidate(-1, 0.02, (), "c1"), R.Candidate(-1, 0.019, (), "c2"),
+         R.Candidate(-1, 0.018, (), "c3"), R.Candidate(-1, 0.005, (), "f1"), R.Candidate(-1, 0.016, (), "r1"),
+         R.Candidate(1, 0.015, (), "b")]
+    items = {i.id: i for i in R.rerank(c, sig, R.Weights(notes=1.0, mined=1.0, changes=3.0))}
+    why = items["a"].why
+    assert why == "text; 3 past changes; rca note r1", why       # the two strongest of three reasons
+    (f,) = [f for f in R.rank_files(c, sig, R.Weights(notes=1.0, mined=1.0, changes=3.0)) if f.path == "x.py"]
+    assert "past change c1 +2 more" in f.why and "past fix f1" in f.why     # the file-level why in full
+    one = TableSignals({"a": code("x.py", "f"), "f1": note(["x.py"], kind="fix")})
+    got = R.rerank([R.Candidate(0, 0.03, (), "a"), R.Candidate(-1, 0.02, (), "f1")], one, R.DEFAULT_WEIGHTS.only("mined"))
+    assert {i.id: i.why for i in got}["a"] == "text; a past fix"
 
 
 def test_an_agent_note_stays_above_the_file_it_explains_however_lifted():
