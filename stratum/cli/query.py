@@ -197,6 +197,8 @@ def render(resp) -> str:
             head = f"[{it.edge} {it.direction}{': ' + link if link else ''}] {head}"
         if it.score is not None:
             head = f"{it.score:.4f}  {head}"
+        if it.why and it.why != "text":     # what put it there beyond its words (counted in its tokens)
+            head += f"  (why: {it.why})"
         lines.append(head)
         lines.extend(f"    ! {w}" for w in it.warnings)
         lines.extend(f"    note: {_printable(n.get('line', ''))}" for n in it.notes)

@@ -44,6 +44,13 @@ def test_query_commands_answer_with_cost(indexed_store, tmp_path):
     assert p.returncode == 0, p.stderr
     p = stratum("remember", "rca", "rounding", "--store", str(store))
     assert p.returncode == 2 and "must say what code it is about" in p.stderr
+    p = stratum("remember", "rca", "Cart.total rounds each line before summing", "--about", "shop/cart.py::Cart.total",
+                "--store", str(store))
+    assert p.returncode == 0, p.stderr
+    # the human output says why an item ranks where its words alone would not (the why --json carries)
+    p = stratum("search", "why is the cart total rounded wrong", "--store", str(store))
+    whys = [ln for ln in p.stdout.splitlines() if "  (why: " in ln]
+    assert any("rca note" in ln and "shop/cart.py" in ln for ln in whys), p.stdout
     # the local CLI writes as the OS user, a maintainer; a claimed --author is recorded, not trusted
     p = stratum("remember", "insight", "claimed by someone else", "--author", "eve", "--store", str(store))
     assert p.returncode == 0, p.stderr
