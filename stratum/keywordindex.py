@@ -337,11 +337,15 @@ class KeywordIndex:
         return KeywordHits(cand[order], scores[order], is_name, matched, not truncated, proven)
 
     def idf(self, term: str) -> float:
-        """BM25 idf of one token under this index's statistics (the notes overlay's index scores
-        unmerged notes with it, so they rank consistently among the indexed rows)."""
-        slot = self._term_slot(term)
-        df = int(self.offsets[slot + 1] - self.offsets[slot]) if slot >= 0 else 0
+        """BM25 idf of one token under this index's statistics."""
+        df = self.df(term)
         return math.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+
+    def df(self, term: str) -> int:
+        """How many of the index's documents hold ``term`` (the notes overlay scores unmerged notes
+        with this and ``n_docs``, as one corpus with the indexed rows: ``noteview.union_idf``)."""
+        slot = self._term_slot(term)
+        return int(self.offsets[slot + 1] - self.offsets[slot]) if slot >= 0 else 0
 
     def score_texts(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """BM25 of ``query`` in documents outside the index (the unmerged-notes overlay), with this

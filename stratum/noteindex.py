@@ -6,7 +6,8 @@ stored once, when it arrives; a query costs one matrix-vector product over the n
 a walk of the postings of its own terms, then the top-k of each list joins the shard's lists.
 BM25 uses the shard keyword index's statistics (document count, document frequency, average
 length) so note scores rank consistently among the indexed rows (the same formula as
-``KeywordIndex.score_texts``).
+``KeywordIndex.score_texts``); the searcher adds the view's notes to the document counts
+(``noteview.union_idf``), as the index a merge builds would.
 
 Vectors travel with the note (``notevectors``: in the delta-log record), so a restarted server
 reads them instead of re-embedding every unmerged note before serving. How a query scores them

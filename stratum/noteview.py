@@ -18,6 +18,7 @@ over-fetches from it and drops slots the view may not see, scoring as below when
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -153,9 +154,14 @@ class NoteView(NamedTuple):
         return _top_arrays(cand, scores[cand], k)
 
     def keyword_hits(self, query: str, idf: Callable[[str], float], avgdl: float, k: int,
-                     ok: np.ndarray, tokens: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                     ok: np.ndarray, tokens: Sequence[str] | None = None,
+                     corpus: "tuple[int, Callable[[str], int]] | None" = None) -> tuple[np.ndarray, np.ndarray]:
         """The k best (slots, BM25 scores > 0) among ``ok`` slots, best first: what the searcher merges.
-        ``tokens``: ``tokenize(query)`` when the caller has it already."""
+        ``tokens``: ``tokenize(query)`` when the caller has it already. ``corpus``: (document count,
+        document frequency) of the shard the notes rank among; a term's idf is then the union's (the
+        shard's rows and this view's notes, ``union_idf``), what a re-index that merges them gives it,
+        instead of ``idf``: a word most notes say ("fix" in 300 rca notes of past fixes) weighs in
+        them what it will after the merge, not what its rarity in code says."""
         q: dict[str, int] = {}
         for t in tokenize(query) if tokens is None else tokens:
             q[t] = q.get(t, 0) + 1
@@ -164,14 +170,15 @@ class NoteView(NamedTuple):
         # each term's (slots, BM25 parts) in this view, kept while the view is the index's current
         # one (per term, the postings' cut and the parts' look-up cost ~5 us a term in a search)
         memo = self.ix._terms
-        if memo[0] is not self or memo[1] != idf or memo[2] != avgdl:
-            memo = self.ix._terms = (self, idf, avgdl, {})
+        how = idf if corpus is None else corpus
+        if memo[0] is not self or memo[1] != how or memo[2] != avgdl:
+            memo = self.ix._terms = (self, how, avgdl, {})
         parts = memo[3]
         posts = []
         for t, w in q.items():
             got = parts.get((t, w))
             if got is None:
-                got = self._term_part(t, w * idf(t), avgdl)
+                got = self._term_part(t, w, idf if corpus is None else None, avgdl, corpus)
                 if len(parts) < TERM_MEMO:
                     parts[(t, w)] = got
             if got:
@@ -191,8 +198,10 @@ class NoteView(NamedTuple):
         cand = np.flatnonzero((score > 0) & ok)
         return _top_arrays(cand, score[cand], k)
 
-    def _term_part(self, t: str, wi: float, avgdl: float) -> tuple:
-        """(slots, BM25 parts) of term ``t`` in this view's prefix (``wi``: its weight x idf), or ()."""
+    def _term_part(self, t: str, w: int, idf: Callable[[str], float] | None, avgdl: float,
+                   corpus: "tuple[int, Callable[[str], int]] | None" = None) -> tuple:
+        """(slots, BM25 parts) of term ``t`` in this view's prefix (``w``: its count in the query;
+        its idf ``idf(t)``, or with ``corpus`` the union's), or ()."""
         ix = self.ix
         p = ix.postings.get(t)
         if p is None:
@@ -200,7 +209,10 @@ class NoteView(NamedTuple):
         slots, tf, m = p.head()             # no copy: the prefix never changes
         if m and slots[m - 1] >= self.n:    # slots ascend: cut to this view's prefix (an int32
             m = int(np.searchsorted(slots[:m], np.int32(self.n)))   # key: no cast of the array)
-        return (slots[:m], ix.term_bm25(t, wi, avgdl, slots, tf, m)) if m else ()
+        if not m:
+            return ()
+        wi = w * (idf(t) if idf is not None else union_idf(corpus[0], corpus[1](t), self.n, m))  # type: ignore[index]
+        return slots[:m], ix.term_bm25(t, wi, avgdl, slots, tf, m)
 
     def id_positions(self, slots: Sequence[int], meta) -> list[int]:
         """``meta.id_position`` of these slots' note ids (``search.NodeMeta``: where each note sorts
@@ -230,6 +242,13 @@ def _dot(m: np.ndarray, q: np.ndarray) -> np.ndarray:
     """``m @ q`` without BLAS (einsum, one thread): OpenBLAS's threaded gemv fought the other
     threads for 2 loaded cores, 11-48 ms at 10,000 notes instead of 0.1 ms; einsum a steady ~0.6."""
     return np.einsum("ij,j->i", m, q)
+
+
+def union_idf(n_docs: int, df: int, n_notes: int, note_df: int) -> float:
+    """BM25 idf of a term in ``df`` of a shard's ``n_docs`` rows and ``note_df`` of ``n_notes``
+    unmerged notes: the idf ``KeywordIndex.idf`` gives it once a re-index merges them."""
+    n, d = n_docs + n_notes, df + note_df
+    return math.log1p((n - d + 0.5) / (d + 0.5))
 
 
 _NO_HITS = (np.empty(0, np.int64), np.empty(0, np.float32))

@@ -62,6 +62,8 @@ NOTES_WINDOW = 20          # the unmerged notes a list merges when the shard's o
                            # neutral on the pooled-notes quality rows (10 costs MRR), docs/bench/notes_reliability.md
 EXACT_LIMIT = 2048         # allowed sets up to this size are scored exhaustively (~1 ms; e4.md)
 MATERIALIZE_LIMIT = 131072 # a filter dimension this small is listed row by row (< 1 ms) to learn the exact set
+UNION_IDF = True           # unmerged notes' BM25 with the idf of the shard's rows and the notes together
+                           # (what a merge gives), not the rows' alone (docs/bench/memory_transfer.md, session 16)
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
 KEYWORD_HEAD_FACTOR = 16   # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
 KEYWORD_BY_IMPACT = True   # heads read in proportion to each term's top impact (e4.md, hybrid variants)
@@ -288,6 +290,9 @@ class HybridSearcher:
         self.meta = node_meta if isinstance(node_meta, NodeMeta) else NodeMeta(node_meta)
         self.vectors = vector_index
         self.keywords = keyword_index
+        # the shard's (document count, df): unmerged notes' keyword scores take the idf of the shard
+        # and the notes as one corpus (noteview.union_idf); one tuple, so a view's term memo holds
+        self._corpus = (keyword_index.n_docs, keyword_index.df) if keyword_index is not None else None
         self.embedder = embedder
         self.window = int(window)
         self.exact_limit = int(exact_limit)
@@ -390,7 +395,8 @@ class HybridSearcher:
                     out["name"] = kh.rows[kh.exact_name]
             if "keyword" in sources:
                 ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, _notes_window(W, krows), ok,
-                                        tokens=tokens) if extra is not None else None
+                                        tokens=tokens, corpus=self._corpus if UNION_IDF else None) \
+                    if extra is not None else None
                 out["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
             timings["keyword"] = (time.perf_counter() - t) * 1e3
             return out

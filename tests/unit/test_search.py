@@ -320,6 +320,40 @@ def test_incremental_note_index_scores_like_exhaustive_scoring(setup, embedder):
     assert notes and not {"n0001", "n0002"} & set(notes)
 
 
+def test_unmerged_notes_score_with_the_idf_a_merge_gives_them(setup, embedder, monkeypatch):
+    """A word every note says ("fix": notes of past fixes) is rare in code, so with the shard's idf
+    alone it lifted any note that said it; the searcher scores unmerged notes with the idf of the
+    shard's rows and the notes as one corpus, which is the idf of the index a re-index builds over both."""
+    from stratum import search as SE
+    from stratum.noteindex import NoteIndex
+    from stratum.noteview import union_idf
+
+    recs, table, hs, vi, ki = setup
+    texts = [f"fix {w} in the parser" for w in ("timeout", "proxy", "cache", "yaml", "retry", "jwt")] + \
+            ["the parse_file crash on a timeout"]
+    vecs = embedder.embed(texts)
+    ix = NoteIndex(vecs.shape[1])
+    for i, (t, v) in enumerate(zip(texts, vecs)):
+        ix.add(f"n{i:04d}", t, "rca", "src/parse/parser.py", "a", v)
+    merged = KeywordIndex.build([node_text(r) for r in recs] + texts)     # what a merge indexes
+    for term in ("fix", "timeout", "parser", "crash", "unknownword"):
+        note_df = sum(term in t.split() for t in texts)
+        assert union_idf(ki.n_docs, ki.df(term), len(texts), note_df) == pytest.approx(merged.idf(term))
+    view = ix.view("a")
+    query = "fix the timeout crash"
+    got = dict(_pairs(view.keyword_hits(query, ki.idf, ki.avgdl, 10, view.mask(), corpus=(ki.n_docs, ki.df))))
+    alone = dict(_pairs(view.keyword_hits(query, ki.idf, ki.avgdl, 10, view.mask())))
+    # "fix" (in six notes, no code) weighs less than with the rows' idf alone; the note that names
+    # the crash, and not "fix", now leads the note that says "fix" and "timeout"
+    assert alone[0] - got[0] > alone[6] - got[6] > 0
+    assert max(got, key=got.get) == 6 and max(alone, key=alone.get) == 0
+    scores = {}
+    for union in (False, True):        # the searcher's fused list: the crash note gains on the others
+        monkeypatch.setattr(SE, "UNION_IDF", union)
+        scores[union] = {it.id: it.score for it in hs.search(query, limit=30, extra_docs=view).items if it.row == -1}
+    assert scores[True]["n0006"] - scores[True]["n0000"] > scores[False]["n0006"] - scores[False]["n0000"]
+
+
 def test_note_index_switches_to_an_hnsw_graph_for_many_notes(monkeypatch, embedder):
     """Above ANN_MIN notes the vector list comes from a growing HNSW graph: the same top hits as
     exact scoring (recall), hidden and inactive notes never returned, exact scoring again when
