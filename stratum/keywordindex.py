@@ -348,21 +348,17 @@ class KeywordIndex:
         return int(self.offsets[slot + 1] - self.offsets[slot]) if slot >= 0 else 0
 
     def score_texts(self, query: str, texts: Sequence[str]) -> np.ndarray:
-        """BM25 of ``query`` in documents outside the index (the unmerged-notes overlay), with this
-        index's statistics (document count, term frequencies, average length), so their scores
-        rank consistently among the indexed rows'. A term the index never saw gets the idf of a
-        term in no document."""
+        """BM25 of ``query`` in documents outside the index, with this index's statistics (document
+        count, term frequencies, average length; the reference the notes' incremental index is tested
+        against, given the same idf), so their scores rank consistently among the indexed rows'.
+        A term the index never saw gets the idf of a term in no document."""
         out = np.zeros(len(texts), dtype=np.float32)
         q = {}
         for t in tokenize(query):
             q[t] = q.get(t, 0) + 1
         if not q or not len(texts):
             return out
-        idf = {}
-        for t in q:
-            slot = self._term_slot(t)
-            df = int(self.offsets[slot + 1] - self.offsets[slot]) if slot >= 0 else 0
-            idf[t] = math.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+        idf = {t: self.idf(t) for t in q}
         for i, text in enumerate(texts):
             toks = tokenize(text)
             if not toks:

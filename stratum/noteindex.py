@@ -79,7 +79,7 @@ class NoteIndex:
         self.slot: dict[str, int] = {}
         self.postings: dict[str, _Posting] = {}                  # term -> slots, term frequencies
         self._positions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # NodeMeta -> NotePlaces
-        self._bm25: dict[tuple[str, float, float], np.ndarray] = {}   # (term, weight x idf, avgdl) -> BM25 parts
+        self._bm25: dict[tuple[str, float], np.ndarray] = {}   # (term, avgdl) -> BM25 parts before the weight
         self._bm25_size = 0
         self._cap = 0
         self.vectors = np.zeros((0, dim), np.float32)
@@ -113,7 +113,7 @@ class NoteIndex:
         self._view: tuple[Any, Any] = (None, None)                  # ((viewer, _version), view)
         self._masks: tuple[Any, dict] = (None, {})                  # (view, filters -> mask)
         self._sel: tuple[Any, int, np.ndarray | None] = (None, -1, None)   # (view, _vectors_set, slots)
-        self._terms: tuple[Any, Any, float, dict] = (None, None, 0.0, {})  # (view, idf, avgdl, (term, count) -> part)
+        self._terms: tuple[Any, Any, float, dict] = (None, None, 0.0, {})  # (view, idf or corpus, avgdl, (term, count) -> part)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -304,24 +304,24 @@ class NoteIndex:
 
     def term_bm25(self, term: str, wi: float, avgdl: float, slots: np.ndarray, tf: np.ndarray, m: int) -> np.ndarray:
         """One query term's BM25 part in each of its first ``m`` postings (``wi``: its weight
-        times idf), kept per (term, wi, avgdl) and extended as notes arrive: the same floats as
-        computing them per query (elementwise, the same operations), without ~50 us of array
-        work a query at 10,000 notes. The cache is dropped whole past BM25_CACHE floats."""
-        key = (term, wi, avgdl)
+        times idf). The parts before the weight are kept per (term, avgdl) and extended as notes
+        arrive (a term's idf moves with every note: ``noteview.union_idf``), without ~50 us of array
+        work a query at 10,000 notes; the weight is one multiplication. The cache is dropped whole
+        past BM25_CACHE floats."""
+        key = (term, avgdl)
         have = self._bm25.get(key)
-        if have is not None and len(have) >= m:
-            return have[:m]
-        at = 0 if have is None else len(have)
-        t = tf[at:m].astype(np.float64)
-        norm = K1 * (1 - B + B * self.doc_len[slots[at:m]] / max(avgdl, 1e-9))
-        part = wi * t * (K1 + 1) / (t + norm)
-        out = part if have is None else np.concatenate([have, part])
-        if self._bm25_size + len(part) > BM25_CACHE:
-            self._bm25, self._bm25_size = {}, len(out)
-        else:
-            self._bm25_size += len(part)
-        self._bm25[key] = out
-        return out
+        if have is None or len(have) < m:
+            at = 0 if have is None else len(have)
+            t = tf[at:m].astype(np.float64)
+            norm = K1 * (1 - B + B * self.doc_len[slots[at:m]] / max(avgdl, 1e-9))
+            part = t * (K1 + 1) / (t + norm)
+            have = part if have is None else np.concatenate([have, part])
+            if self._bm25_size + len(part) > BM25_CACHE:
+                self._bm25, self._bm25_size = {}, len(have)
+            else:
+                self._bm25_size += len(part)
+            self._bm25[key] = have
+        return wi * have[:m]
 
     def set_state(self, note_id: str, *, active: bool, hidden: bool = False) -> None:
         with self._lock:

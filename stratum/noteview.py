@@ -211,7 +211,12 @@ class NoteView(NamedTuple):
             m = int(np.searchsorted(slots[:m], np.int32(self.n)))   # key: no cast of the array)
         if not m:
             return ()
-        wi = w * (idf(t) if idf is not None else union_idf(corpus[0], corpus[1](t), self.n, m))  # type: ignore[index]
+        if idf is not None:
+            wi = w * idf(t)
+        else:       # the notes a merge indexes with their words: not the withdrawn ones (rows of no
+            # text then), nor another author's quarantined ones (a viewer's scores do not move with them)
+            seen = int(np.count_nonzero(self.eligible[slots[:m]]))
+            wi = w * union_idf(corpus[0], corpus[1](t), self.n, seen)   # type: ignore[index]
         return slots[:m], ix.term_bm25(t, wi, avgdl, slots, tf, m)
 
     def id_positions(self, slots: Sequence[int], meta) -> list[int]:

@@ -101,10 +101,11 @@ def note_reasons(label: "tuple[str, Hit, str]", n: int) -> tuple[str, str]:
     note = cast("NoteInfo", h.note)     # a label's hit is a note's
     full = note_label(nid, note, why) + (f" +{n - 1} more" if n > 1 else "")
     if note.mined:      # mined history's short reason is a count: its ids cost ~5 tokens each on most items
-        # of a page, `get` of the file shows its past fixes and a search the changes themselves; an
-        # agent note keeps its id, to open
-        return full, (f"{n} past {note.kind}{'es' if note.kind == 'fix' else 's'}" if n > 1 else
-                      f"a past {note.kind}") + (f" ({why})" if why else "")
+        # of a page; `get` of the file shows its latest past fixes, `search --kind change --path F` its
+        # changes. An agent note keeps its id, to open. (A standing's why is its best note's alone.)
+        if n > 1:
+            return full, f"{n} past {note.kind}{'es' if note.kind == 'fix' else 's'}"
+        return full, f"a past {note.kind}" + (f" ({why})" if why else "")
     return full, note_label(nid, note, why, title=False) + (f" +{n - 1}" if n > 1 else "")
 
 

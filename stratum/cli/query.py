@@ -198,7 +198,7 @@ def render(resp) -> str:
         if it.score is not None:
             head = f"{it.score:.4f}  {head}"
         if it.why and it.why != "text":     # what put it there beyond its words (counted in its tokens)
-            head += f"  (why: {it.why})"
+            head += f"  (why: {_printable(it.why)})"
         lines.append(head)
         lines.extend(f"    ! {w}" for w in it.warnings)
         lines.extend(f"    note: {_printable(n.get('line', ''))}" for n in it.notes)

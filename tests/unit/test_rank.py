@@ -125,6 +125,15 @@ def test_a_served_items_why_counts_mined_history_and_names_agent_notes():
     one = TableSignals({"a": code("x.py", "f"), "f1": note(["x.py"], kind="fix")})
     got = R.rerank([R.Candidate(0, 0.03, (), "a"), R.Candidate(-1, 0.02, (), "f1")], one, R.DEFAULT_WEIGHTS.only("mined"))
     assert {i.id: i.why for i in got}["a"] == "text; a past fix"
+    # a standing's why is its best note's: it follows a single note, not a count of several
+    stale = "stale: x.py changed since"
+    two = TableSignals({"a": code("x.py", "f"), "f1": note(["x.py"], stale=stale, kind="fix"),
+                        "f2": note(["x.py"], stale=stale, kind="fix")})
+    for ids, want in ((["f1"], f"text; a past fix ({stale}"), (["f1", "f2"], "text; 2 past fixes")):
+        got = R.rerank([R.Candidate(0, 0.03, (), "a")] + [R.Candidate(-1, 0.02, (), i) for i in ids], two,
+                       R.DEFAULT_WEIGHTS.only("mined"))
+        why = {i.id: i.why for i in got}["a"]
+        assert why.startswith(want) and (len(ids) == 1 or "stale" not in why), why
 
 
 def test_an_agent_note_stays_above_the_file_it_explains_however_lifted():

@@ -323,26 +323,32 @@ def test_incremental_note_index_scores_like_exhaustive_scoring(setup, embedder):
 def test_unmerged_notes_score_with_the_idf_a_merge_gives_them(setup, embedder, monkeypatch):
     """A word every note says ("fix": notes of past fixes) is rare in code, so with the shard's idf
     alone it lifted any note that said it; the searcher scores unmerged notes with the idf of the
-    shard's rows and the notes as one corpus, which is the idf of the index a re-index builds over both."""
+    shard's rows and the notes as one corpus: the idf of the index a re-index builds over both, where
+    a withdrawn note is a row without words."""
     from stratum import search as SE
     from stratum.noteindex import NoteIndex
     from stratum.noteview import union_idf
 
     recs, table, hs, vi, ki = setup
     texts = [f"fix {w} in the parser" for w in ("timeout", "proxy", "cache", "yaml", "retry", "jwt")] + \
-            ["the parse_file crash on a timeout"]
+            ["the parse_file crash on a timeout", "fix the fix of a fix"]
     vecs = embedder.embed(texts)
     ix = NoteIndex(vecs.shape[1])
     for i, (t, v) in enumerate(zip(texts, vecs)):
         ix.add(f"n{i:04d}", t, "rca", "src/parse/parser.py", "a", v)
-    merged = KeywordIndex.build([node_text(r) for r in recs] + texts)     # what a merge indexes
+    ix.set_state("n0007", active=False)                                    # retracted since
+    merged = KeywordIndex.build([node_text(r) for r in recs] + texts[:7] + [""])    # what a merge indexes
     for term in ("fix", "timeout", "parser", "crash", "unknownword"):
-        note_df = sum(term in t.split() for t in texts)
+        note_df = sum(term in t.split() for t in texts[:7])
         assert union_idf(ki.n_docs, ki.df(term), len(texts), note_df) == pytest.approx(merged.idf(term))
     view = ix.view("a")
     query = "fix the timeout crash"
     got = dict(_pairs(view.keyword_hits(query, ki.idf, ki.avgdl, 10, view.mask(), corpus=(ki.n_docs, ki.df))))
     alone = dict(_pairs(view.keyword_hits(query, ki.idf, ki.avgdl, 10, view.mask())))
+    monkeypatch.setattr(ki, "idf", merged.idf)          # exhaustive BM25 with the merged index's idf
+    after = {j: float(x) for j, x in enumerate(ki.score_texts(query, texts[:7])) if x > 0}
+    monkeypatch.undo()
+    assert got.keys() == after.keys() and all(got[j] == pytest.approx(after[j], rel=1e-5) for j in after)
     # "fix" (in six notes, no code) weighs less than with the rows' idf alone; the note that names
     # the crash, and not "fix", now leads the note that says "fix" and "timeout"
     assert alone[0] - got[0] > alone[6] - got[6] > 0
