@@ -7,6 +7,8 @@ Layout of ``<store>/deltalog/``::
     <uid>-<pid>-<rand>.seg     one segment per writer (a DeltaLog object in one process); records
                                are appended only by the process that created it, under its lock
     .<name>.new                a segment being created (locked, then renamed into place)
+    .lock-NN                   empty files whose flocks order writers that must read before they
+                               append (``DeltaLog.exclusive``); never records
     retired/<name>.seg         segments whose every record was merged into a published version
 
 A segment is a plain concatenation of records::
@@ -44,9 +46,11 @@ import struct
 import threading
 import time
 import weakref
+import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from stratum.errors import InvalidArgument, StoreError
 from stratum.uids import new_uid, uid_int, uid_str
@@ -64,6 +68,7 @@ SEGMENT_SUFFIX = ".seg"
 DEFAULT_SEGMENT_BYTES = 8 << 20
 COMMIT_DELAY = 0.0005                           # seconds a group-commit leader may wait for company
 RECORD_TYPES = ("note", "retract", "confirm")
+LOCK_STRIPES = 64                               # files ``DeltaLog.exclusive`` spreads its keys over
 
 _SYNC = getattr(os, "fdatasync", os.fsync)      # data + file size; enough to read the record back
 
@@ -232,6 +237,21 @@ class DeltaLog:
         self.fsyncs = 0                      # how many syncs this writer issued (benchmarks)
 
     # ---- writing -----------------------------------------------------------------------------
+    @contextmanager
+    def exclusive(self, key: str) -> Iterator[None]:
+        """Hold, across the processes writing this log, a lock named by ``key``: a writer that must
+        see the others' records before it appends (``NotesOverlay.remember``: is this note written
+        already?) reads and appends inside it. Each writer still appends to its own segment; keys
+        are spread over LOCK_STRIPES files (a flock each), so writers of different keys rarely wait."""
+        self.dir.mkdir(parents=True, exist_ok=True)
+        stripe = zlib.crc32(key.encode("utf-8", "surrogatepass")) % LOCK_STRIPES     # stable across processes
+        fd = os.open(self.dir / f".lock-{stripe:02d}", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)                    # releases the flock
+
     def append(self, type: str, body: dict) -> str:
         """Append one record; returns its uid once it is durable. StoreError if it may not be."""
         return self.append_many([(type, body)])[0]

@@ -339,8 +339,8 @@ class NotesOverlay:
 
         Once per process: identical writes at the same moment (a retry racing the write it retries,
         each on a server thread) leave one note; the check is repeated under a write lock, right
-        before the append (the embedding stays outside it). Not across processes: each has its own
-        log segment and no lock is shared, so two CLI processes racing may both write.
+        before the append (the embedding stays outside it), and across processes (each has its
+        own log segment) under the log's lock of that note (``DeltaLog.exclusive``).
 
         ``author``/``authenticated`` come from the caller's identity (the tools pass them), never
         from a request field; ``model`` is self-reported and recorded as such. Superseding
@@ -370,7 +370,10 @@ class NotesOverlay:
                 extra = None
         # check again and append as one step: a copy another thread wrote while this one embedded
         # is found (unchanged ``notes`` need no second pass: a fold replaces the dict, never edits it)
-        with self._write_locks[hash((author, kind, N.clean_text(text))) % WRITE_STRIPES]:
+        key = f"{author}\0{kind}\0{N.clean_text(text)}"
+        # then across processes (replicas serving one store; a retry may reach another one): the
+        # same check and append, under the log's lock of that key
+        with self._write_locks[hash(key) % WRITE_STRIPES], self.log.exclusive(key):
             self.refresh()
             if self.notes is not checked:
                 same = N.identical(self.notes, kind, text, targets, author, tags=tags, supersedes=supersedes,

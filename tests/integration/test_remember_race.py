@@ -91,3 +91,37 @@ def test_identical_remembers_through_the_tools_answer_one_note(store):
         assert [i.id for i in t.walk(sessions[0], TARGET, ["notes"]).items if i.id == nid] == [nid]
     finally:
         t.close()
+
+
+PROCESSES = 3
+
+
+def _write_in_a_process(store: str, texts: list[str], gate, out) -> None:
+    """One server replica on the same store: its own overlay and log segment; each round starts
+    with the other processes' (a barrier right before the call)."""
+    ov = _overlay(store)
+    for text in texts:
+        gate.wait()
+        out.put(_remember(ov, text))
+
+
+def test_identical_writes_from_several_processes_leave_one_note(store):
+    """Replicas serving one store (a client's retry may reach another one) write through their own
+    log segments; an identical note written by two of them at once is still written once."""
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")       # lance is not fork-safe
+    texts = [f"price_of caches a stale SKU table across reloads (round {k})" for k in range(ROUNDS)]
+    gate, out = ctx.Barrier(PROCESSES), ctx.Queue()
+    procs = [ctx.Process(target=_write_in_a_process, args=(str(store), texts, gate, out)) for _ in range(PROCESSES)]
+    for p in procs:
+        p.start()
+    got = [out.get(timeout=120) for _ in range(PROCESSES * ROUNDS)]
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    ov = _overlay(store)
+    for text in texts:
+        assert len(_logged(ov, text)) == 1, text
+    assert sum(written for _, written in got) == ROUNDS
+    assert len({nid for nid, _ in got}) == ROUNDS
