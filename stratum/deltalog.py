@@ -216,9 +216,12 @@ class DeltaLog:
         _instances.add(self)
 
     def _after_fork_in_child(self) -> None:
-        """A forked child never writes to its parent's segment: it starts its own on first append."""
+        """A forked child never writes to its parent's segment: it starts its own on first append;
+        nor holds the parent's ``exclusive`` locks (a flock lives while any copy of its fd is open)."""
         if self._fd is not None:
             os.close(self._fd)              # the parent's descriptor (and its flock) stays open
+        for fd in list(self._held):
+            os.close(fd)
         self._init_writer_state()
 
     def _init_writer_state(self) -> None:
@@ -235,6 +238,7 @@ class DeltaLog:
         self._failed: list[tuple[int, int, str]] = []   # (first seq, last seq, error) of failed batches
         self._leader = False
         self.fsyncs = 0                      # how many syncs this writer issued (benchmarks)
+        self._held: set[int] = set()         # fds of the ``exclusive`` locks this process holds
 
     # ---- writing -----------------------------------------------------------------------------
     @contextmanager
@@ -243,14 +247,21 @@ class DeltaLog:
         see the others' records before it appends (``NotesOverlay.remember``: is this note written
         already?) reads and appends inside it. Each writer still appends to its own segment; keys
         are spread over LOCK_STRIPES files (a flock each), so writers of different keys rarely wait."""
-        self.dir.mkdir(parents=True, exist_ok=True)
         stripe = zlib.crc32(key.encode("utf-8", "surrogatepass")) % LOCK_STRIPES     # stable across processes
-        fd = os.open(self.dir / f".lock-{stripe:02d}", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            self._make_dir()
+            # read-only is enough for a flock; 0o666 so a group-writable log stays shared (umask decides)
+            fd = os.open(self.dir / f".lock-{stripe:02d}", os.O_RDONLY | os.O_CREAT, 0o666)
+        except OSError as err:
+            raise StoreError(f"delta log {self.dir}: cannot take a write lock: {err}", retryable=True) from err
+        self._held.add(fd)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
         finally:
-            os.close(fd)                    # releases the flock
+            if fd in self._held:            # not in a child forked inside (it closed its copy)
+                self._held.discard(fd)
+                os.close(fd)                # releases the flock
 
     def append(self, type: str, body: dict) -> str:
         """Append one record; returns its uid once it is durable. StoreError if it may not be."""
@@ -345,10 +356,7 @@ class DeltaLog:
 
     def _open_segment(self) -> None:
         self._close_segment()
-        fresh = not self.dir.exists()
-        self.dir.mkdir(parents=True, exist_ok=True)
-        if fresh and self.sync:
-            _fsync_dir(self.dir.parent)
+        self._make_dir()
         name = f"{new_uid()}-{os.getpid()}-{secrets.token_hex(3)}{SEGMENT_SUFFIX}"
         tmp = self.dir / f".{name}.new"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
@@ -361,6 +369,14 @@ class DeltaLog:
             os.close(fd)
             raise
         self._fd, self._seg_name, self._seg_size = fd, name, 0
+
+    def _make_dir(self) -> None:
+        """The log's directory, made durable in its parent when new (a note acknowledged in it must
+        survive a power cut)."""
+        if not self.dir.is_dir():
+            self.dir.mkdir(parents=True, exist_ok=True)
+            if self.sync:
+                _fsync_dir(self.dir.parent)
 
     def _close_segment(self) -> None:
         if self._fd is not None:

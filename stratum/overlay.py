@@ -384,7 +384,7 @@ class NotesOverlay:
                                  supersedes=supersedes, known=self.notes, model=model, authenticated=authenticated,
                                  commit=scope.commit if scope is not None else self.shard.manifest.indexed_commit,
                                  maintainer=maintainer, extra=extra, branch=branch)
-            self.refresh()      # the record is durable: folded before the next writer checks
+        self.refresh()          # the record is durable: folded for the caller (the next writer refreshes in its lock)
         return note.id, True
 
     def retract(self, note_id: str, *, author: str, reason: str = "", session: str | None = None) -> str:

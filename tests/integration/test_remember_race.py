@@ -101,7 +101,7 @@ def _write_in_a_process(store: str, texts: list[str], gate, out) -> None:
     with the other processes' (a barrier right before the call)."""
     ov = _overlay(store)
     for text in texts:
-        gate.wait()
+        gate.wait(timeout=120)
         out.put(_remember(ov, text))
 
 
@@ -113,13 +113,19 @@ def test_identical_writes_from_several_processes_leave_one_note(store):
     ctx = mp.get_context("spawn")       # lance is not fork-safe
     texts = [f"price_of caches a stale SKU table across reloads (round {k})" for k in range(ROUNDS)]
     gate, out = ctx.Barrier(PROCESSES), ctx.Queue()
-    procs = [ctx.Process(target=_write_in_a_process, args=(str(store), texts, gate, out)) for _ in range(PROCESSES)]
-    for p in procs:
-        p.start()
-    got = [out.get(timeout=120) for _ in range(PROCESSES * ROUNDS)]
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
+    procs = [ctx.Process(target=_write_in_a_process, args=(str(store), texts, gate, out), daemon=True)
+             for _ in range(PROCESSES)]
+    try:
+        for p in procs:
+            p.start()
+        got = [out.get(timeout=120) for _ in range(PROCESSES * ROUNDS)]
+        for p in procs:
+            p.join(timeout=60)
+            assert p.exitcode == 0
+    finally:                            # a child that failed must not keep the run waiting
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
     ov = _overlay(store)
     for text in texts:
         assert len(_logged(ov, text)) == 1, text

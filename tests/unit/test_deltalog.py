@@ -264,3 +264,45 @@ def test_a_failed_write_is_an_error_and_the_log_stays_readable(tmp_path):
     assert rep.records[-1].body["text"] == "after" and len(acked) >= 3
     assert [d.reason for d in rep.damage] in ([], ["torn_tail"])
     assert len(_log(tmp_path).segments()) == 2
+
+
+def test_an_exclusive_lock_keeps_the_logs_new_directory_durable_and_fails_clearly(tmp_path, monkeypatch):
+    """``exclusive`` may be the first to make ``deltalog/``: the first note's directory is still
+    fsynced into its parent (else an acknowledged note could vanish in a power cut); a lock it cannot
+    take is a retryable StoreError, not a raw OSError; the lock files are never read as records."""
+    from stratum.errors import StoreError
+
+    synced = []
+    real = D._fsync_dir
+    monkeypatch.setattr(D, "_fsync_dir", lambda p: (synced.append(p), real(p)))
+    lg = D.DeltaLog(tmp_path / "store" / "deltalog")
+    (tmp_path / "store").mkdir()
+    with lg.exclusive("author\0rca\0text"):
+        uid = lg.append("note", {"text": "x"})
+    assert tmp_path / "store" in synced and lg.dir in synced
+    assert [r.uid for r in D.DeltaLog(lg.dir).scan().records] == [uid]
+    assert any(p.name.startswith(".lock-") for p in lg.dir.iterdir())
+    (tmp_path / "file").write_text("")
+    bad = D.DeltaLog(tmp_path / "file" / "deltalog")
+    with pytest.raises(StoreError, match="cannot take a write lock") as e:
+        with bad.exclusive("k"):
+            pass
+    assert e.value.retryable
+
+
+def test_a_forked_child_does_not_hold_its_parents_exclusive_lock(tmp_path):
+    """A flock lives while any copy of its fd is open: a child forked while the parent holds a lock
+    closes its copy, so the parent's next writer does not wait for the child to exit."""
+    lg = D.DeltaLog(tmp_path / "deltalog")
+    with lg.exclusive("k"):
+        pid = os.fork()
+        if pid == 0:                                    # the child: outlives the parent's hold
+            time.sleep(2)
+            os._exit(0)
+    try:
+        t0 = time.monotonic()
+        with lg.exclusive("k"):
+            waited = time.monotonic() - t0
+        assert waited < 1.0, f"waited {waited:.1f} s for the child"
+    finally:
+        os.waitpid(pid, 0)
