@@ -73,5 +73,8 @@ def test_the_same_note_written_again_is_the_first_one(store):
         t.retract(s, nid, reason="wrong")   # a retracted note is no copy: writing it again is a new note
         fresh = t.remember(s, "failure", TEXT, about=["shop/prices.py::unit_price"])
         assert fresh.data["note_id"] != nid and not fresh.envelope.warnings
+        # and that one, written again after the retract re-folded every note, is found in its turn
+        assert t.remember(s, "failure", TEXT, about=["shop/prices.py::unit_price"]).data["note_id"] == \
+            fresh.data["note_id"]
     finally:
         t.close()
