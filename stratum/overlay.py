@@ -203,6 +203,7 @@ class NotesOverlay:
             else:
                 # the same fold as over all records (fold copies its base), at O(retracts) parsing
                 self.notes = N.fold(self._others, {**self._logged, **self._base})
+                self._same = (None, {})     # rebuilt on the next look-up (not the old notes kept alive)
                 self._rebuild()
             self._folded = True
 
@@ -400,14 +401,15 @@ class NotesOverlay:
 
     def _same_text(self, notes: dict[str, N.Note], author: str, kind: str, text: str) -> dict[str, N.Note]:
         """The notes of ``notes`` by ``author`` of ``kind`` whose stored text is ``text`` cleaned:
-        the only ones ``notes.identical`` can return. Its map is built once per fold that changes
-        other notes' state (a retract, a supersede), and extended by the plain ones."""
+        the only ones ``notes.identical`` can return. Its map is built after a fold that re-folds
+        every note (the first, a retract, supersede or confirm), and extended by the plain ones."""
         of, same = self._same
         if of is not notes:
             same = {}
             for n in notes.values():
                 same.setdefault((n.author, n.kind, n.text), []).append(n)
-            self._same = (notes, same)
+            if notes is self.notes:     # not a reader's older dict over a pair refresh just extended
+                self._same = (notes, same)
         return {n.id: n for n in same.get((author, kind, N.clean_text(text)), ())}
 
     def retract(self, note_id: str, *, author: str, reason: str = "", session: str | None = None) -> str:

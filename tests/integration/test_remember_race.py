@@ -131,3 +131,14 @@ def test_identical_writes_from_several_processes_leave_one_note(store):
         assert len(_logged(ov, text)) == 1, text
     assert sum(written for _, written in got) == ROUNDS
     assert len({nid for nid, _ in got}) == ROUNDS
+
+
+def test_a_plain_write_extends_the_look_up_of_identical_notes(store):
+    """``remember`` finds a copy by a map of the notes (author, kind, text); a write that changes no
+    other note's state extends it for the new notes dict instead of leaving it to a rebuild (a pass
+    over every note, what each remember paid before)."""
+    ov = _overlay(store)
+    first, _ = _remember(ov, "price_of rounds before it converts the currency")
+    second, written = _remember(ov, "price_of ignores the SKU's discount tier")
+    assert written and ov._same[0] is ov.notes            # extended by the fold of the second write
+    assert _remember(ov, "price_of rounds before it converts the currency") == (first, False)
