@@ -348,7 +348,7 @@ class NotesOverlay:
         """Write a note: (its id, True); or (the id of an identical active note of ``author``'s, False),
         writing nothing (``notes.identical``: a retried or repeated write).
 
-        Once per process: identical writes at the same moment (a retry racing the write it retries,
+        Once, whoever races: identical writes at the same moment (a retry racing the write it retries,
         each on a server thread) leave one note; the check is repeated under a write lock, right
         before the append (the embedding stays outside it), and across processes (each has its
         own log segment) under the log's lock of that note (``DeltaLog.exclusive``).
