@@ -218,27 +218,22 @@ class _Resolver:
             got = self.attrs.get(cls, {}).get(recv[5:] if recv.startswith("self.") else recv) if cls else None
             how = "attribute's class"
         else:
-            got, how, above, above_pos, cur = None, "variable's class", line, pos, recv
+            how, cur = "variable's class", recv
             over = types.get(vartypes.OVERFLOW)
             if over and pos > over[0][1]:
                 return None, ""     # past the definition's last kept typing: what x holds is not known
-            for at, tpos, tname, trecv in types.get(recv, ()):
-                if tpos >= pos:
-                    break
-                got, above, above_pos = (tname, trecv), at, tpos    # its right side reads what came before
+            hit = _before(types.get(recv, ()), pos)     # its right side reads what came before
             for _ in range(3):      # x = y: what y held there; ^p: what x held before comprehension p
-                if got is None or got[0][:1] not in ("=", "^"):
+                if hit is None or hit[2][:1] not in ("=", "^"):
                     break
-                if got[0][0] == "=":
-                    cur, limit = got[0][1:], above_pos
+                if hit[2][0] == "=":
+                    cur, limit = hit[2][1:], hit[1]
                 else:
-                    limit = int(got[0][1:])
-                got = None
-                for at, tpos, tname, trecv in types.get(cur, ()):
-                    if tpos >= limit:
-                        break
-                    got, above, above_pos = (tname, trecv), at, tpos
-            line, pos = above, above_pos
+                    limit = int(hit[2][1:])
+                hit = _before(types.get(cur, ()), limit)
+            got = None
+            if hit is not None:
+                line, pos, got = hit[0], hit[1], (hit[2], hit[3])
         if got is None or not got[0]:
             return None, ""
         tname, trecv = got
@@ -316,6 +311,17 @@ class _Resolver:
     def base(self, path: str, lang: str, name: str, recv: str) -> tuple[str | None, str]:
         got, how = self.call(path, lang, None, name, recv) if recv else self._named(path, lang, name)
         return (got, how) if got is not None and self.ix.defs[got].kind == "class" else (None, "")
+
+
+def _before(typings, limit: int) -> tuple[int, int, str, str] | None:
+    """The last of a variable's typings (line, byte position, type, receiver) taking effect before
+    byte ``limit`` (they come in position order), or None."""
+    got = None
+    for t in typings:
+        if t[1] >= limit:
+            break
+        got = t
+    return got
 
 
 def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None:

@@ -78,6 +78,12 @@ class KeywordHits:
     exact: bool = True        # the top-k is proven to be BM25's (False: stopped by max_rounds)
 
 
+def bm25_idf(n_docs: int, df: int) -> float:
+    """BM25 idf of a term in ``df`` of ``n_docs`` documents (the index's, and ``noteview.union_idf``'s
+    for the index a merge would build)."""
+    return math.log1p((n_docs - df + 0.5) / (df + 0.5))
+
+
 class KeywordIndex:
     """BM25 postings in CSR numpy arrays. Build with ``build``; open a saved one with ``load``."""
 
@@ -338,8 +344,7 @@ class KeywordIndex:
 
     def idf(self, term: str) -> float:
         """BM25 idf of one token under this index's statistics."""
-        df = self.df(term)
-        return math.log1p((self.n_docs - df + 0.5) / (df + 0.5))
+        return bm25_idf(self.n_docs, self.df(term))
 
     def df(self, term: str) -> int:
         """How many of the index's documents hold ``term`` (the notes overlay scores unmerged notes

@@ -18,12 +18,11 @@ over-fetches from it and drops slots the view may not see, scoring as below when
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 
 import numpy as np
 
-from stratum.keywordindex import _top
+from stratum.keywordindex import _top, bm25_idf
 from stratum.codetokens import tokenize
 from stratum.noteplaces import NotePlaces
 from stratum.notethreads import compiled
@@ -178,7 +177,7 @@ class NoteView(NamedTuple):
         for t, w in q.items():
             got = parts.get((t, w))
             if got is None:
-                got = self._term_part(t, w, idf if corpus is None else None, avgdl, corpus)
+                got = self._term_part(t, w, idf, avgdl, corpus)
                 if len(parts) < TERM_MEMO:
                     parts[(t, w)] = got
             if got:
@@ -198,7 +197,7 @@ class NoteView(NamedTuple):
         cand = np.flatnonzero((score > 0) & ok)
         return _top_arrays(cand, score[cand], k)
 
-    def _term_part(self, t: str, w: int, idf: Callable[[str], float] | None, avgdl: float,
+    def _term_part(self, t: str, w: int, idf: Callable[[str], float], avgdl: float,
                    corpus: "tuple[int, Callable[[str], int]] | None" = None) -> tuple:
         """(slots, BM25 parts) of term ``t`` in this view's prefix (``w``: its count in the query;
         its idf ``idf(t)``, or with ``corpus`` the union's), or ()."""
@@ -211,12 +210,12 @@ class NoteView(NamedTuple):
             m = int(np.searchsorted(slots[:m], np.int32(self.n)))   # key: no cast of the array)
         if not m:
             return ()
-        if idf is not None:
+        if corpus is None:
             wi = w * idf(t)
         else:       # the notes a merge indexes with their words: not the withdrawn ones (rows of no
             # text then), nor another author's quarantined ones (a viewer's scores do not move with them)
             seen = int(np.count_nonzero(self.eligible[slots[:m]]))
-            wi = w * union_idf(corpus[0], corpus[1](t), self.n, seen)   # type: ignore[index]
+            wi = w * union_idf(corpus[0], corpus[1](t), self.n, seen)
         return slots[:m], ix.term_bm25(t, wi, avgdl, slots, tf, m)
 
     def id_positions(self, slots: Sequence[int], meta) -> list[int]:
@@ -252,8 +251,7 @@ def _dot(m: np.ndarray, q: np.ndarray) -> np.ndarray:
 def union_idf(n_docs: int, df: int, n_notes: int, note_df: int) -> float:
     """BM25 idf of a term in ``df`` of a shard's ``n_docs`` rows and ``note_df`` of ``n_notes``
     unmerged notes: the idf ``KeywordIndex.idf`` gives it once a re-index merges them."""
-    n, d = n_docs + n_notes, df + note_df
-    return math.log1p((n - d + 0.5) / (d + 0.5))
+    return bm25_idf(n_docs + n_notes, df + note_df)
 
 
 _NO_HITS = (np.empty(0, np.int64), np.empty(0, np.float32))

@@ -362,8 +362,7 @@ class Tools:
                     s.view.neighbors(base, sh.col("id")[row], tuple(kinds), direction)]
         elif row is not None:
             out += [(r, None, k, d, w, sh) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
-        via_ids: dict[str, str] = {}
-        via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out, via_ids)
+        via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out)
         if row is not None and (not kinds or "about" in kinds) and direction in ("in", "both"):
             out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
@@ -379,7 +378,7 @@ class Tools:
             if "cochange" in k.split(",") and r is not None and row is not None and ns is sh:
                 it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, "cochange").items() if vv is not None})
             if r is not None and row is not None:
-                it.meta.update(walklinks.item_meta(s.view, base, sh, row, ns, r, k, d, via, via_ids))
+                it.meta.update(walklinks.item_meta(s.view, base, sh, row, ns, r, k, d, via))
             items.append(it)
         hints = [R.label(t[5], t[0]) if t[0] is not None else R.note_label(t[1] or {}) for t in out[end:end + R.HINT_ITEMS]]
         said = []

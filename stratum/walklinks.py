@@ -12,14 +12,13 @@ LINKS = ("calls", "inherits")
 
 
 def members_links(view, shards: list, sh, row: int | None, kinds: list[str], direction: str,
-                  out: list[tuple], ids: dict[str, str] | None = None) -> dict[int, int]:
+                  out: list[tuple]) -> dict[str, str]:
     """For a file or class walked for calls/inherits: its definitions' edges too, appended to
     ``out`` as ``Tools.walk`` lists them (row, None, kind, direction, weight, shard), without the
     ones inside it; for a method walked for its callers: the callers of the methods it overrides
     (``overridden``: a call through the base's type may reach it), not the ones it is linked with
-    itself; returns each such neighbour's first member (or overridden method) row in ``sh`` (for
-    ``link_meta``, whose ``from`` names it); ``ids``: filled with each neighbour's id -> that
-    member's id (any shard: a branch session's)."""
+    itself; returns each such neighbour's id -> its first member's (or overridden method's) id, in
+    any shard (a branch session's too; ``item_meta``, whose ``from`` names it)."""
     linked = tuple(k for k in kinds if k in LINKS)
     kind = sh.col("kind")[row] if row is not None else ""
     if row is None or not linked or kind not in ("file", "class", "method"):
@@ -42,16 +41,13 @@ def members_links(view, shards: list, sh, row: int | None, kinds: list[str], dir
     else:
         inside = [(sh, m) for m in sh.members(row)]
         mine = set(inside) | {(sh, row)}
-    via: dict[int, int] = {}
+    via: dict[str, str] = {}
     for ms, m in inside:
         for ns, r, k, d, w in near(ms, m, linked, direction):
             if (ns, r) in mine:
                 continue
             out.append((r, None, k, d, w, ns))
-            if ns is sh and ms is sh:
-                via.setdefault(r, m)
-            if ids is not None:
-                ids.setdefault(ns.col("id")[r], ms.col("id")[m])
+            via.setdefault(ns.col("id")[r], ms.col("id")[m])
     return via
 
 
@@ -75,17 +71,20 @@ def overridden(sh, row: int, near, depth: int = 3) -> list[tuple]:
     return out
 
 
-def item_meta(view, base, sh, row: int, ns, r: int, kind: str, direction: str, via: dict[int, int],
-              ids: dict[str, str]) -> dict[str, str]:
-    """``link_meta`` of a walk item reached by ``kind`` edges (none unless calls or inherits); in a
-    branch session (``view``) by ids through ``BranchView.link_meta``: either end may be the
-    overlay's or the base's."""
+def item_meta(view, base, sh, row: int, ns, r: int, kind: str, direction: str,
+              via: dict[str, str]) -> dict[str, str]:
+    """``link_meta`` of a walk item reached by ``kind`` edges (none unless calls or inherits; ``via``:
+    ``members_links``'s); in a branch session (``view``) by ids through ``BranchView.link_meta``:
+    either end may be the overlay's or the base's."""
     if set(kind.split(",")).isdisjoint(LINKS):
         return {}
-    if view is None:
-        return link_meta(sh, row, r, direction, via) if ns is sh else {}
     me, other = sh.col("id")[row], ns.col("id")[r]
-    m = ids.get(other, me)
+    m = via.get(other, me)
+    if view is None:
+        if ns is not sh:
+            return {}
+        mr = row if m == me else sh.resolve(m)
+        return link_meta(sh, row, r, direction, row if mr is None else mr)
     got = view.link_meta(base, m, other) if direction in ("out", "both") else {}
     if not got and direction in ("in", "both"):
         got = view.link_meta(base, other, m)
@@ -98,10 +97,10 @@ def item_meta(view, base, sh, row: int, ns, r: int, kind: str, direction: str, v
     return out
 
 
-def link_meta(sh, row: int, r: int, direction: str, via: dict[int, int]) -> dict[str, str]:
+def link_meta(sh, row: int, r: int, direction: str, m: int) -> dict[str, str]:
     """An item's calls/inherits edge as the index resolved it: how, the call as written (as), its
-    line in the caller, and which definition of the walked file or class it joins (from)."""
-    m = via.get(r, row)
+    line in the caller, and which definition of the walked file or class it joins (from: member
+    row ``m``, the walked ``row`` itself when it is not one of its members)."""
     got = sh.link_meta(m, r) if direction in ("out", "both") else {}
     if not got and direction in ("in", "both"):
         got = sh.link_meta(r, m)

@@ -2,7 +2,8 @@
 
 Parse rules live as data in the ``.scm`` files beside this module (tags-style captures:
 ``@definition.<kind>``, ``@scope.namespace``, ``@name``, ``@body``, ``@receiver``, ``@declarator``,
-``@import``). Grammars come from the per-language wheels (``tree_sitter_python`` ...), so nothing is
+``@import``); JavaScript and TypeScript read ``ecmascript.scm``, the patterns both grammars share,
+before their own file. Grammars come from the per-language wheels (``tree_sitter_python`` ...), so nothing is
 ever downloaded or compiled at run time. Languages, parsers and compiled queries are cached per
 process (they are not picklable; Ray workers build their own on first use).
 """
@@ -23,7 +24,7 @@ class LanguageSpec:
     module: str                      # the grammar wheel's import name
     function: str                    # its function returning the language pointer
     extensions: tuple[str, ...]
-    query: str                       # .scm file in this package
+    query: tuple[str, ...]           # .scm files in this package, read in order as one query
     function_types: frozenset[str]   # nodes whose bodies hide nested definitions (closures, locals)
     wrapper_types: frozenset[str]    # nodes wrapping a definition (decorators, export, template)
     comment_types: frozenset[str]
@@ -36,29 +37,29 @@ _JS_WRAP = frozenset({"export_statement", "lexical_declaration", "variable_decla
 _TS_WRAP = _JS_WRAP | {"ambient_declaration"}
 
 SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
-    LanguageSpec("python", "tree_sitter_python", "language", (".py", ".pyi"), "python.scm",
+    LanguageSpec("python", "tree_sitter_python", "language", (".py", ".pyi"), ("python.scm",),
                  frozenset({"function_definition", "lambda"}), frozenset({"decorated_definition"}),
                  frozenset({"comment"})),
     LanguageSpec("javascript", "tree_sitter_javascript", "language", (".js", ".jsx", ".mjs", ".cjs"),
-                 "javascript.scm", _JS_FUNCS, _JS_WRAP, frozenset({"comment"})),
+                 ("ecmascript.scm", "javascript.scm"), _JS_FUNCS, _JS_WRAP, frozenset({"comment"})),
     LanguageSpec("typescript", "tree_sitter_typescript", "language_typescript", (".ts", ".mts", ".cts"),
-                 "typescript.scm", _JS_FUNCS, _TS_WRAP, frozenset({"comment"})),
-    LanguageSpec("tsx", "tree_sitter_typescript", "language_tsx", (".tsx",), "typescript.scm",
+                 ("ecmascript.scm", "typescript.scm"), _JS_FUNCS, _TS_WRAP, frozenset({"comment"})),
+    LanguageSpec("tsx", "tree_sitter_typescript", "language_tsx", (".tsx",), ("ecmascript.scm", "typescript.scm"),
                  _JS_FUNCS, _TS_WRAP, frozenset({"comment"})),
-    LanguageSpec("c", "tree_sitter_c", "language", (".c", ".h"), "c.scm",
+    LanguageSpec("c", "tree_sitter_c", "language", (".c", ".h"), ("c.scm",),
                  frozenset({"function_definition"}), frozenset(), frozenset({"comment"})),
     LanguageSpec("cpp", "tree_sitter_cpp", "language",
                  (".cc", ".cpp", ".cxx", ".c++", ".hh", ".hpp", ".hxx", ".h++", ".ipp", ".inl", ".tpp"),
-                 "cpp.scm", frozenset({"function_definition", "lambda_expression"}),
+                 ("cpp.scm",), frozenset({"function_definition", "lambda_expression"}),
                  frozenset({"template_declaration"}), frozenset({"comment"})),
-    LanguageSpec("go", "tree_sitter_go", "language", (".go",), "go.scm",
+    LanguageSpec("go", "tree_sitter_go", "language", (".go",), ("go.scm",),
                  frozenset({"function_declaration", "method_declaration", "func_literal"}),
                  frozenset({"type_declaration"}), frozenset({"comment"})),
-    LanguageSpec("java", "tree_sitter_java", "language", (".java",), "java.scm",
+    LanguageSpec("java", "tree_sitter_java", "language", (".java",), ("java.scm",),
                  frozenset({"method_declaration", "constructor_declaration", "lambda_expression",
                             "compact_constructor_declaration", "object_creation_expression"}),
                  frozenset(), frozenset({"line_comment", "block_comment"})),
-    LanguageSpec("rust", "tree_sitter_rust", "language", (".rs",), "rust.scm",
+    LanguageSpec("rust", "tree_sitter_rust", "language", (".rs",), ("rust.scm",),
                  frozenset({"function_item", "closure_expression"}), frozenset(),
                  frozenset({"line_comment", "block_comment"}), frozenset({"attribute_item"})),
 )}
@@ -101,7 +102,8 @@ def parser(name: str) -> ts.Parser:
 
 @functools.lru_cache(maxsize=None)
 def query_source(name: str) -> str:
-    return resources.files(__name__).joinpath(SPECS[name].query).read_text(encoding="utf-8")
+    here = resources.files(__name__)
+    return "\n".join(here.joinpath(f).read_text(encoding="utf-8") for f in SPECS[name].query)
 
 
 @functools.lru_cache(maxsize=None)
