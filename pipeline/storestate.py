@@ -68,8 +68,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) 
 # stays the file's; 13: for/with/tuple/destructuring rebindings, a call kept once per typing of its
 # receiver, type parameters are no classes; 14: a parameter's typing is at the line before its
 # definition's, a statement's holds from its next line, comprehension variables stay their own; 15:
-# typings and calls carry byte positions (a typing holds from where it takes effect, not by line).
-PARSE_FORMAT = 15
+# typings and calls carry byte positions (a typing holds from where it takes effect, not by line); 16:
+# JavaScript's ``module.exports = function name() {}`` is a definition.
+PARSE_FORMAT = 16
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -712,6 +712,18 @@ def test_a_doc_block_one_blank_line_above_its_definition_is_its_doc():
                     "near": "next to it"}
 
 
+def test_a_function_assigned_to_module_exports_is_a_definition_by_its_own_name():
+    # express's test/support/tmpl.js: ``module.exports = function renderFile(fileName, ...) {``
+    src = (b"'use strict';\n\n/** Render a template file. */\nmodule.exports = function renderFile(name, cb) {\n"
+           b"  return cb(name);\n};\n\nexports = module.exports = function create() { return 1; };\n\n"
+           b"module.exports = function (parent) { return parent; };\n")
+    defs = [(n["kind"], n["qualname"], n["start_line"], n["end_line"], n.get("doc"))
+            for n in parse_file("r", "test/support/tmpl.js", src).nodes if n["kind"] != "file"]
+    # the anonymous one names nothing: it stays the file's code
+    assert defs == [("function", "renderFile", 4, 6, "Render a template file."),
+                    ("function", "create", 8, 8, None)]
+
+
 def test_a_files_opening_doc_block_stays_the_files():
     src = b"/**\n * @license MIT\n */\n\nfunction first() {}\n"
     nodes = parse_file("r", "lib/a.js", src).nodes
