@@ -79,6 +79,30 @@ def is_shallow(repo: str | os.PathLike) -> bool:
     return decode(run_git(repo, "rev-parse", "--is-shallow-repository", check=False)).strip() == "true"
 
 
+def shallow_boundary(repo: str | os.PathLike) -> list[str]:
+    """The boundary commits of a shallow clone (git's ``shallow`` file: commits whose parents were
+    not fetched), sorted; [] for a full clone. One git call; the file is read only when shallow."""
+    out = decode(run_git(repo, "rev-parse", "--is-shallow-repository", "--git-path", "shallow", check=False)).split("\n")
+    if not out or out[0].strip() != "true" or len(out) < 2:
+        return []
+    path = Path(out[1].strip())
+    try:
+        text = (path if path.is_absolute() else Path(repo) / path).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return []
+    return sorted({ln.strip() for ln in text.splitlines() if ln.strip()})
+
+
+def boundary_key(boundary: list[str]) -> str:
+    """A short fingerprint of ``shallow_boundary`` ("" for a full clone): a store records it, so a
+    clone deepened or unshallowed since its last index is mined again."""
+    if not boundary:
+        return ""
+    import hashlib
+
+    return hashlib.sha256("\n".join(boundary).encode()).hexdigest()[:16]
+
+
 def ls_files(repo: str | os.PathLike) -> list[str]:
     """Tracked files plus untracked, not-ignored ones (what the user would call 'the code')."""
     out = run_git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate")
@@ -252,7 +276,7 @@ class BlobReader:
         self.close()
 
 
-__all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "root_commits", "has_any_commit", "is_shallow", "ls_files",
+__all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "root_commits", "has_any_commit", "is_shallow", "shallow_boundary", "boundary_key", "ls_files",
            "ignored_files", "submodule_paths", "dirty", "worktree_clean",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
            "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader",

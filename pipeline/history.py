@@ -60,6 +60,7 @@ class MineResult:
     head_paths: list[str] = field(default_factory=list)   # files at HEAD (for exact rename following)
     counters: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    boundary: str = ""                     # gitio.boundary_key of the shallow boundary ("" for a full clone)
 
     @property
     def incremental(self) -> bool:
@@ -67,28 +68,34 @@ class MineResult:
 
     def summary(self) -> dict:
         """Plain dict for the run report."""
-        return {"head": self.head, "shallow": self.shallow, "rewritten": self.rewritten,
-                "incremental": self.incremental, "seconds": round(self.seconds, 3), **self.counters}
+        return {"head": self.head, "shallow": self.shallow, "shallow_boundary": self.boundary,
+                "rewritten": self.rewritten, "incremental": self.incremental, "seconds": round(self.seconds, 3),
+                **self.counters}
 
 
 _COUNTERS = ("commits", "merges", "merges_skipped", "empty_commits", "huge_commits", "file_changes",
              "renames", "binary_changes", "submodule_changes", "non_utf8_paths", "non_utf8_messages",
-             "bugfix_commits")
+             "bugfix_commits", "boundary_commits")
 
 
-def mine(repo_root: str | Path, cfg: HistoryConfig = HistoryConfig(), since: str | None = None) -> MineResult:
+def mine(repo_root: str | Path, cfg: HistoryConfig = HistoryConfig(), since: str | None = None,
+         boundary: list[str] | None = None) -> MineResult:
     """Read the history of ``repo_root`` (all of it, or after ``since``) into Arrow tables.
 
     A repository without commits gives empty tables; a path outside any git work tree raises
-    stratum.errors.NotARepository.
+    stratum.errors.NotARepository. ``boundary``: ``gitio.shallow_boundary`` when the caller has it.
+    A shallow clone's boundary commits are kept without their changes: git shows each as adding
+    its whole tree (its parents were not fetched), which would make every file a fix's or a
+    co-change's (``counters["boundary_commits"]``).
     """
     t0 = time.perf_counter()
     root = gitio.repo_root(repo_root)
     head = gitio.head_commit(root)
-    shallow = gitio.is_shallow(root)
+    bound = gitio.shallow_boundary(root) if boundary is None else boundary
+    shallow, key = bool(bound), gitio.boundary_key(bound)
     if head is None:                      # no commits (any stored history was rewritten away)
         return MineResult(empty_commits(), empty_file_changes(), None, shallow, since is not None, None,
-                          counters=dict.fromkeys(_COUNTERS, 0), seconds=time.perf_counter() - t0)
+                          counters=dict.fromkeys(_COUNTERS, 0), seconds=time.perf_counter() - t0, boundary=key)
     rewritten = False
     rev_range = "HEAD"
     if since is not None:
@@ -103,11 +110,31 @@ def mine(repo_root: str | Path, cfg: HistoryConfig = HistoryConfig(), since: str
                                       line_counts=cfg.line_counts):
         parser.feed(chunk)
     commits, changes = parser.finish()
+    if bound:
+        commits, changes = _without_boundary_changes(commits, changes, set(bound), parser.counters)
     head_paths = [_path_text(p)[0] for p in gitio.tree_paths(root, head)]
     changes = changes.set_column(changes.schema.get_field_index("current_path"), "current_path",
                                  pa.array(current_paths(changes, commits, head_paths), pa.string()))
     return MineResult(commits, changes, head, shallow, rewritten, since, head_paths, parser.counters,
-                      time.perf_counter() - t0)
+                      time.perf_counter() - t0, key)
+
+
+def _without_boundary_changes(commits: pa.Table, changes: pa.Table, boundary: set[str],
+                              counters: dict[str, int]) -> tuple[pa.Table, pa.Table]:
+    """``commits`` with the boundary commits' ``n_files`` 0, and ``changes`` without their rows."""
+    shas = commits.column("sha").to_pylist()
+    at = [i for i, s in enumerate(shas) if s in boundary]
+    counters["boundary_commits"] = len(at)
+    if not at:
+        return commits, changes
+    n_files = commits.column("n_files").to_pylist()
+    for i in at:
+        n_files[i] = 0
+    commits = commits.set_column(commits.schema.get_field_index("n_files"), commits.schema.field("n_files"),
+                                 pa.array(n_files, commits.schema.field("n_files").type))
+    keep = [s not in boundary for s in changes.column("sha").to_pylist()]
+    counters["file_changes"] = counters.get("file_changes", 0) - keep.count(False)
+    return commits, changes.filter(pa.array(keep, pa.bool_()))
 
 
 def combine(prev_commits: pa.Table, prev_file_changes: pa.Table, new: MineResult) -> tuple[pa.Table, pa.Table]:

@@ -375,7 +375,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         if rep.worktree == "dirty":     # the files are read from disk: say what the version holds
             rep.messages.append(f"the work tree has uncommitted changes: they are indexed, under HEAD "
                                 f"{(head or '')[:12]} (a session with --worktree sees edits without indexing them)")
-        why = storestate.up_to_date(head, store, prev, rep)
+        why = storestate.up_to_date(head, store, prev, rep, gitio.boundary_key(gitio.shallow_boundary(root)))
         if why:
             rep.up_to_date, rep.version, rep.incremental = True, prev.version, True
             rep.messages.append(why)

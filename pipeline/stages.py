@@ -184,9 +184,18 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
     from pipeline.cochange import compute_with_stats
     from pipeline.history import combine, mine
 
+    from pipeline import gitio
+    from pipeline.storestate import mined_boundary
+
     since = prev.history_watermark if prev else None
     progress("history", 0, 1)
-    res = mine(root, cfg.history, since=since)
+    boundary = gitio.shallow_boundary(root)
+    if since and mined_boundary(prev) != gitio.boundary_key(boundary):
+        # deepened, unshallowed or fetched shallow again: older commits may exist now, and the
+        # boundary commits' changes were not recorded; the watermark alone would not read them
+        rep.messages.append("the clone's shallow boundary moved since the last index: history re-mined in full")
+        since = None
+    res = mine(root, cfg.history, since=since, boundary=boundary)
     if res.rewritten and since:
         rep.messages.append(f"history was rewritten since {since[:12]} (force push?): re-mined in full")
     if res.incremental and prev_snap is not None and prev_snap.has("commits"):

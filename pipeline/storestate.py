@@ -85,12 +85,21 @@ def config_key(cfg: IndexConfig) -> str:
     return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunReport) -> str | None:
+def mined_boundary(prev: Manifest | None) -> str | None:
+    """The ``gitio.boundary_key`` the store's history was mined at ("" from a full clone; None:
+    unknown, a shallow clone indexed before it was recorded)."""
+    h = ((prev.report or {}).get("history") or {}) if prev is not None else {}
+    return h.get("shallow_boundary", None if h.get("shallow") else "")
+
+
+def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunReport,
+               boundary: str = "") -> str | None:
     """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
     HEAD is the indexed commit, the work tree is as HEAD now and was when indexed, the settings
     are the same, the delta log holds no record the published version lacks and no segment a
     live writer (a running server) still appends to, and the published data passes the quick
-    integrity check. The report's notes are the published ones.
+    integrity check. The report's notes are the published ones. ``boundary``: the clone's
+    ``gitio.boundary_key`` now (a clone deepened since has history to mine).
 
     Damaged data is never "up to date": the run goes on, and opening the version refuses it with
     what to run (`stratum repair`). The check is ``Store.verify``'s quick one (each recorded
@@ -107,6 +116,8 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
         return None
     if prev.repo_path != rep.repo:          # a moved or copied clone: freshness and worktrees read repo_path
         return None
+    if mined_boundary(prev) != boundary:    # `git fetch --unshallow` / `--deepen`: older commits to mine
+        return None
     if store.verify(prev, full=False):      # damaged: nothing retired, the run's open of it says what to run
         return None
     log = DeltaLog(store.root / "deltalog")
@@ -120,4 +131,4 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     return f"HEAD {head[:12]} is indexed, the work tree is clean and no note is unmerged"
 
 
-__all__ = ["held", "identity", "config_key", "up_to_date", "PARSE_FORMAT"]
+__all__ = ["held", "identity", "config_key", "up_to_date", "mined_boundary", "PARSE_FORMAT"]

@@ -263,6 +263,10 @@ def test_shallow_clone(tmp_path):
     boundary = r.commits.to_pylist()[-1]
     assert boundary["parents"] == []                                   # history before it is absent
     assert r.head == g.head()
+    # git shows the boundary adding its whole tree: its changes are not recorded (no fix or co-change of every file)
+    assert boundary["n_files"] == 0 and r.counters["boundary_commits"] == 1
+    assert {x["sha"] for x in rows(r)} == {r.commits.to_pylist()[0]["sha"]}
+    assert r.summary()["shallow_boundary"] and mine(g.root).summary()["shallow_boundary"] == ""
 
 
 def test_incremental_equals_full_and_rewrite_is_detected(tmp_path):
