@@ -92,8 +92,31 @@ class FixResult:
     counts: dict = field(default_factory=dict)
 
 
-def is_bugfix(message: str, rule: str = BUGFIX_RULE) -> bool:
-    return re.search(rule, message or "") is not None
+SQUASHED = "Squashed commit of the following:"     # `git merge --squash`'s default message
+
+
+def squashed_subjects(message: str) -> list[str] | None:
+    """The subjects of the commits a ``git merge --squash`` message lists (``commit <sha>``,
+    ``Author:``, ``Date:``, a blank line, then the message indented), or None for any other message."""
+    if not (message or "").startswith(SQUASHED):
+        return None
+    out, want = [], False
+    for ln in message.split("\n")[1:]:
+        if ln.startswith("commit "):
+            want = True
+        elif want and ln.startswith("    ") and ln.strip():
+            out.append(ln.strip())
+            want = False
+    return out
+
+
+def is_bugfix(message: str, rule: "str | re.Pattern[str]" = BUGFIX_RULE) -> bool:
+    """Whether the rule flags the message; a squash message is a fix when one of its commits is."""
+    rx = re.compile(rule) if isinstance(rule, str) else rule
+    squashed = squashed_subjects(message)
+    if squashed is not None:
+        return any(rx.search(s) for s in squashed)
+    return rx.search(message or "") is not None
 
 
 def has_content(text: str) -> bool:
@@ -104,7 +127,12 @@ def has_content(text: str) -> bool:
 
 
 def fix_text(message: str) -> str:
-    """The subject and the first body lines (trailers dropped), cut at TEXT_CHARS."""
+    """The subject and the first body lines (trailers dropped), cut at TEXT_CHARS; for a squash
+    message, the squashed commits' subjects (not its stock header, shas, authors and dates)."""
+    squashed = squashed_subjects(message)
+    if squashed:
+        text = "\n".join(squashed)
+        return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS].rsplit(" ", 1)[0] + " ..."
     lines = [ln.strip() for ln in (message or "").split("\n")]
     subject = lines[0] if lines else ""
     body = [ln for ln in lines[1:] if ln and not _TRAILER.match(ln)][:BODY_LINES]
@@ -155,7 +183,7 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     for i, (sha, msg, merge) in enumerate(zip(*cols.values())):
         if merge:
             continue
-        kind = kind_of.get(sha) or (KIND if rx.search(msg or "") else CHANGE)
+        kind = kind_of.get(sha) or (KIND if is_bugfix(msg, rx) else CHANGE)
         if kind == KIND:
             counts["bugfix"] += 1
         if not (fixes if kind == KIND else changes):
@@ -219,5 +247,6 @@ def _records(kind: str, nid: str, sha: str, text: str, when: datetime | None, wh
     return node, edges, prev is not None and all(prev.get(k) == node[k] for k in ("full", "meta", "status"))
 
 
-__all__ = ["BUGFIX_RULE", "KIND", "CHANGE", "GENERIC_WORDS", "FixResult", "is_bugfix", "has_content", "fix_text",
+__all__ = ["BUGFIX_RULE", "KIND", "CHANGE", "GENERIC_WORDS", "SQUASHED", "FixResult", "is_bugfix", "squashed_subjects",
+           "has_content", "fix_text",
            "fix_id", "mine_fixes"]

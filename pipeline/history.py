@@ -40,6 +40,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from pipeline import gitio
+from pipeline.fixes import is_bugfix
 from stratum import schema as S
 from stratum.config import HistoryConfig
 
@@ -286,7 +287,7 @@ class LogParser:
         self.c_msg.append(msg)
         merge = len(parents) > 1
         self.c_merge.append(merge)
-        bug = not merge and bool(self._bugfix.search(msg))
+        bug = not merge and is_bugfix(msg, self._bugfix)
         self.c_bugfix.append(bug)
         self._has_commit = True
         c = self.counters

@@ -6,7 +6,7 @@ import json
 import re
 from datetime import datetime, timezone
 
-from pipeline.fixes import BUGFIX_RULE, MAX_FILES, fix_id, fix_text, has_content, mine_fixes
+from pipeline.fixes import BUGFIX_RULE, MAX_FILES, fix_id, fix_text, has_content, is_bugfix, mine_fixes
 from stratum import schema as S
 
 
@@ -107,6 +107,33 @@ def test_incremental_reuses_previous_nodes():
 def test_fix_text_is_bounded():
     t = fix_text("Fix x\n\n" + "word " * 400)
     assert t.startswith("Fix x") and len(t) <= 604
+
+
+def test_a_squash_merge_is_read_by_the_commits_it_squashed(tmp_path):
+    """`git merge --squash` then `git commit --no-edit`: git's message lists each commit (sha,
+    author, date, its indented message). The node's text is their subjects, and it is a fix when
+    one of them is (a probe saw "Squashed commit of the following: / commit b562f5... / Author:" as
+    a change's text, the fix inside lost)."""
+    from pipeline.history import mine
+    from tests.gitrepo import Repo, git
+
+    r = Repo(tmp_path / "r")
+    r.commit("initial", {"src/app.py": "A = 1\n", "src/util.py": "U = 1\n"})
+    git(r.path, "checkout", "-q", "-b", "topic")
+    r.commit("Add a coupon list\n\nThe list is read from the config.", {"src/app.py": "A = 2\n"})
+    r.commit("fix crash when coupon list is empty", {"src/app.py": "A = 3\n"})
+    git(r.path, "checkout", "-q", "main")
+    git(r.path, "merge", "-q", "--squash", "topic")
+    git(r.path, "commit", "-q", "--no-edit")
+    h = mine(r.path)
+    msg = h.commits.to_pylist()[0]["message"]
+    assert msg.startswith("Squashed commit of the following:") and "Author: Ada" in msg
+    assert fix_text(msg) == "fix crash when coupon list is empty\nAdd a coupon list"
+    assert is_bugfix(msg) and h.commits.to_pylist()[0]["is_bugfix"]
+    res = mine_fixes(h.commits, h.file_changes, FILES, "r", changes=True)
+    squash = [n for n in res.nodes if "coupon" in n["doc"]]
+    assert [(n["kind"], n["doc"]) for n in squash] == [("fix", "fix crash when coupon list is empty\nAdd a coupon list")]
+    assert not is_bugfix("Squashed commit of the following:\n\ncommit 1234567\nAuthor: A\n\n    Add a list\n")
 
 
 def test_other_commits_become_change_nodes_when_asked():
