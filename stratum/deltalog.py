@@ -481,6 +481,70 @@ class DeltaLog:
         return rep
 
 
+    # ---- damage --------------------------------------------------------------------------------
+    def damage(self) -> list[Damage]:
+        """The damage in every segment, live and retired (a live writer's incomplete tail is an
+        append in flight, not damage): what ``stratum repair --check`` reports."""
+        out: list[Damage] = []
+        for path in self._all_segments():
+            try:
+                buf = path.read_bytes()
+            except FileNotFoundError:
+                continue
+            out.extend(parse_segment(buf, _label(self.dir, path), live=_is_locked(path))[1])
+        return out
+
+    def set_aside_damage(self) -> tuple[list[Damage], list[str]]:
+        """Rewrite each sealed segment (live or retired) that holds damage with its valid records
+        only, byte for byte, its original kept as ``damaged/<name>``: no note is lost (the skipped
+        bytes were never readable), and the damage is reported by this call, not by every later
+        index. Returns (the damage set aside, segments left because a live writer holds them)."""
+        done: list[Damage] = []
+        held: list[str] = []
+        aside = self.dir / "damaged"
+        for path in self._all_segments():
+            fd = _try_lock(path)
+            if fd is None:
+                if path.exists() and parse_segment(path.read_bytes(), path.name, live=True)[1]:
+                    held.append(_label(self.dir, path))
+                continue
+            try:
+                buf = path.read_bytes()
+                recs, dmg, _ = parse_segment(buf, path.name)
+                if not dmg:
+                    continue
+                aside.mkdir(exist_ok=True)
+                keep = aside / path.name
+                while keep.exists():
+                    keep = keep.with_name(keep.name + ".1")
+                clean = b"".join(buf[r.offset:r.offset + OVERHEAD + _HEADER.unpack_from(buf, r.offset)[4]] for r in recs)
+                for target, data in ((keep, buf), (aside / f".{path.name}.clean", clean)):
+                    wfd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+                    try:
+                        os.write(wfd, data)
+                        os.fsync(wfd)
+                    finally:
+                        os.close(wfd)
+                os.rename(aside / f".{path.name}.clean", path)
+                _fsync_dir(aside)
+                _fsync_dir(path.parent)
+                done.extend(Damage(_label(self.dir, path), d.offset, d.length, d.reason) for d in dmg)
+            finally:
+                os.close(fd)
+        return done, held
+
+    def _all_segments(self) -> list[Path]:
+        retired = self.dir / "retired"
+        more = sorted(p for p in retired.iterdir() if p.name.endswith(SEGMENT_SUFFIX) and p.is_file()) \
+            if retired.is_dir() else []
+        return self.segments() + more
+
+
+def _label(root: Path, path: Path) -> str:
+    """A segment's name as reports give it: ``retired/<name>`` for a retired one."""
+    return path.name if path.parent == root else f"{path.parent.name}/{path.name}"
+
+
 _instances: "weakref.WeakSet[DeltaLog]" = weakref.WeakSet()
 
 

@@ -13,6 +13,10 @@ What can be damaged and what repair does (under the writer lock, so no index run
   next index merges them again (merging is idempotent). The log's format is untouched: segments
   are read with ``deltalog.parse_segment`` and moved whole.
 - **manifest.json** unreadable: the newest readable ``manifests/NNNNNN.json`` is republished.
+- **Delta-log segments** with damaged bytes (a torn last record after a crash, a bad checksum):
+  every reader already skips them, and an index reported them on every run. Each sealed segment,
+  live or retired, is rewritten with its valid records only (``DeltaLog.set_aside_damage``), its
+  original bytes kept in ``deltalog/damaged/``; a segment a live writer holds is left and named.
 
 The core stays free of pipeline imports: the warm tier is rebuilt with ``stratum.warm``.
 """
@@ -42,13 +46,15 @@ class RepairReport:
     rolled_back_to: int | None = None       # the published version whose data is served again
     warm_rebuilt: bool = False
     segments_restored: list[str] = field(default_factory=list)
+    log_damage: list[str] = field(default_factory=list)    # delta-log damage found (repair: set aside)
+    log_held: list[str] = field(default_factory=list)      # damaged segments a live writer holds (left)
     notes: int = 0                          # notes visible after repair (merged + in the live log)
     pruned: dict | None = None
     checked_only: bool = False
 
     @property
     def damaged(self) -> bool:
-        return bool(self.lance_damage or self.warm_damage or self.manifest_damage)
+        return bool(self.lance_damage or self.warm_damage or self.manifest_damage or self.log_damage or self.log_held)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -57,6 +63,11 @@ class RepairReport:
         lines = [f"store {self.store}: version {self.version_before}"]
         for d in ([self.manifest_damage] if self.manifest_damage else []) + self.lance_damage + self.warm_damage:
             lines.append(f"  damaged: {d}")
+        for d in self.log_damage:
+            lines.append(f"  damaged: delta log {d} (no note in those bytes was readable)")
+        for name in self.log_held:
+            lines.append(f"  damaged: delta log {name}, held by a live writer (a running server or remember): "
+                         "repair it once that process has ended")
         if not self.damaged:
             lines.append("  every file checked intact")
         if self.checked_only:
@@ -74,6 +85,9 @@ class RepairReport:
                              "notes are served now and merged by the next `stratum index`")
             if self.warm_rebuilt:
                 lines.append("  warm indexes rebuilt from the Lance data")
+            if self.log_damage:
+                lines.append(f"  {len(self.log_damage)} damaged delta-log span(s) set aside: their segments now hold "
+                             "their valid records only; the original bytes are kept in deltalog/damaged/")
             lines.append(f"  notes visible: {self.notes}")
         if self.pruned is not None:
             gone = sum(len(v) for v in self.pruned.get("lance", {}).values())
@@ -101,6 +115,7 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
         rep.checked_only = True
         if current is not None:
             rep.lance_damage, rep.warm_damage = check(store, current)
+        rep.log_damage = [str(d) for d in _log(store).damage()]
         return rep
     with store.writer_lock():
         current, rep = _current(store)
@@ -108,6 +123,8 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
             raise StoreDamaged(f"no published manifest of {store.root} is readable; re-index with "
                                "`stratum index --full` (notes in the delta log are kept)")
         rep.lance_damage, rep.warm_damage = check(store, current)
+        done, rep.log_held = _log(store).set_aside_damage()
+        rep.log_damage = [str(d) for d in done]
         target = current
         if rep.lance_damage:
             target = _rollback_target(store, current)
@@ -229,6 +246,12 @@ def _restore_segments(store: Store, target: Manifest) -> list[str]:
             finally:
                 os.close(fd)
     return moved
+
+
+def _log(store: Store):
+    from stratum.deltalog import DeltaLog
+
+    return DeltaLog(store.root / "deltalog")
 
 
 def _note_ids(store: Store, m: Manifest) -> set[str]:

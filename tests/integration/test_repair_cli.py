@@ -85,3 +85,47 @@ def test_prune_keep_must_be_one_or_more_and_bare_prune_keeps_the_default(tmp_pat
     assert json.loads(capsys.readouterr().out)["pruned"]["versions"] == [3, 4, 5]      # DEFAULT_KEEP
     assert main(["repair", "--prune", "1", "--json", "--store", str(store)]) == 0
     assert json.loads(capsys.readouterr().out)["pruned"]["versions"] == [5]
+
+
+def test_repair_sets_delta_log_damage_aside_and_keeps_every_note(tmp_path):
+    """A probe: a segment with a torn record (a writer killed mid-append), live or retired, was
+    skipped by every reader, reported by every later index, and `repair --check` said "intact"."""
+    from stratum.deltalog import MAGIC
+    from tests.gitrepo import sample_python_repo
+
+    repo = sample_python_repo(tmp_path / "shop").path
+    store = tmp_path / "store"
+    assert stratum("index", str(repo), "--store", str(store), "--no-embed").returncode == 0
+    for i in range(2):
+        assert stratum("remember", "rca", f"cause {i}: totals round twice", "--about", "shop/cart.py",
+                       "--store", str(store)).returncode == 0
+    assert stratum("index", str(repo), "--store", str(store), "--no-embed", "--full").returncode == 0  # merged: retired
+    assert stratum("remember", "failure", "tried rounding per line: totals drift", "--about", "shop/cart.py",
+                   "--store", str(store)).returncode == 0
+    written = notes(store)
+    retired = sorted((store / "deltalog" / "retired").glob("*.seg"))[0]
+    live = sorted((store / "deltalog").glob("*.seg"))[0]
+    before = {p: p.read_bytes() for p in (retired, live)}
+    for p in (retired, live):
+        p.write_bytes(before[p] + MAGIC + b"\x01\x00\x00torn")
+
+    p = stratum("repair", "--check", "--json", "--store", str(store))
+    assert p.returncode == 1, p.stdout
+    found = json.loads(p.stdout)["log_damage"]
+    assert sorted(d.split(" @ ")[0] for d in found) == sorted([f"retired/{retired.name}", live.name])
+    assert all("torn_tail" in d for d in found)
+
+    p = stratum("repair", "--store", str(store))
+    assert p.returncode == 0, p.stderr
+    assert "2 damaged delta-log span(s) set aside" in p.stdout
+    assert {p: p.read_bytes() for p in (retired, live)} == before        # the valid records, byte for byte
+    kept = sorted(x.name for x in (store / "deltalog" / "damaged").iterdir())
+    assert kept == sorted([retired.name, live.name])                     # the original bytes are kept
+    assert notes(store) == written and len(written) == 3
+
+    p = stratum("repair", "--check", "--store", str(store))
+    assert p.returncode == 0 and "every file checked intact" in p.stdout, p.stdout
+    p = stratum("index", str(repo), "--store", str(store), "--no-embed", "--json")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["notes"]["log_damage"] == 0 and not any("damage" in m for m in out["messages"])
