@@ -244,6 +244,7 @@ class Tools:
         # (rank.rerank sorts by score, then id), the shard, the overlay holding its unmerged notes
         lists: list[tuple[list[rank.Ranked], Shard, NotesOverlay | None]] = []
         exact, bound = True, 0
+        filtered = bool(kinds or path_prefix or language)
         view = s.view
         for sh in self.memory:
             ov = self.memory.overlay(sh)
@@ -254,8 +255,15 @@ class Tools:
             bound += page.total_or_lower_bound
             sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos)
             status = ov.status_of           # None for code: a dict look, cheaper than the row's kind
+            items, served = page.items, None
+            if filtered and not (kinds and set(kinds) <= set(S.NOTE_KINDS)):
+                # a filter limits what is served, not what steers: the notes it leaves out (another
+                # kind, a path outside it, no language) still rank with the code that passes and
+                # lift it, and are dropped after the rerank (a probe: `--kind method` lost every note)
+                items, served = _with_notes(items, sh.warm.search(
+                    text, kinds=S.NOTE_KINDS, limit=rank.DEEP, offset=0, extra_docs=ov.search_docs()).items)
             live = []
-            for it in page.items:
+            for it in items:
                 if it.row >= 0 and status(it.id) not in (None, "active") and sig.kind_of(it.row) in S.NOTE_KINDS:
                     bound -= 1                      # merged, then retracted or superseded since
                 elif view is not None and it.row >= 0 and view.hidden(sh, it.row):
@@ -265,16 +273,18 @@ class Tools:
             sig.prefetch(live[:rank.RERANK])        # the rows the rerank reads (the rest keep text order)
             # notes lift the code they are about, co-change and imports/tests the strongest files'
             # partners (stratum.rank); a file only another memory found joins unless a filter is set
-            ranked = rank.rerank(live, sig, add=not (kinds or path_prefix or language))   # items as candidates
+            ranked = rank.rerank(live, sig, add=not filtered)   # items as candidates
             o = view.of(sh) if view is not None else None
             # a pasted traceback: its frames' definitions first, then what their lines call, as the
             # session sees the files (a changed file's frame is its branch version), under the filters
             located = TB.placed(sh, paste, o, kinds, path_prefix, language)
             # `IntegerConverter`, "fix parse_row on ...", a leading note's code, the frames: first
             ranked = rankplace.in_order(ranked, sig, text, live, [f for f in located if f.shard is sh],
-                                        dotted=not (kinds or path_prefix or language))
+                                        dotted=not filtered)
             if view is not None:                    # a hidden file lifted in by co-change or imports
                 ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
+            if served is not None:                  # the notes that only steered
+                ranked = [r for r in ranked if r.id in served]
             lists.append((ranked, sh, ov))
             if o is not None and o.shard is not None:
                 mine = view.search_overlay(sh, text, kinds=tuple(kinds), path_prefix=path_prefix,
@@ -586,6 +596,16 @@ class Tools:
         for ev in resp.envelope.evictions:      # what left the context, by name (probe P4: ids only)
             ev.label = R.entry_label(self.memory, ev.node_id)
         return resp
+
+
+def _with_notes(items: Sequence, notes: Sequence) -> tuple[list, set[str]]:
+    """A filtered search's items with the notes of an unfiltered notes-only search that it lacks,
+    in score order (each list's own fusion: the same scale), and the ids the filter serves."""
+    served = {it.id for it in items}
+    extra = [it for it in notes if it.id not in served]
+    if not extra:
+        return list(items), served
+    return sorted([*items, *extra], key=lambda it: -it.score), served
 
 
 TOOLS: tuple[ToolSpec, ...] = tuple(_SPECS)

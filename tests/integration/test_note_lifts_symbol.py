@@ -159,3 +159,27 @@ def test_a_note_about_a_symbol_the_text_list_lacks_brings_it_in(tools):
     assert vat in got and got[vat].qualname == "vat_for"
     assert got[vat].why.startswith("failure note ") and nid[:8] in got[vat].why
     assert not any(i.kind == "file" and i.path == "shop/tax.py" for i in items)    # the symbol, not its file
+
+
+def test_a_filter_limits_what_is_served_not_what_the_notes_lift(tools):
+    """A probe: `--kind function`, `--path` or `--language` dropped the notes before the rerank, so
+    the note an agent left stopped lifting the code that passes the filter (and its why lost it)."""
+    t, s = tools
+    filters = ({"kinds": ["function"]}, {"path_prefix": "shop/cart"}, {"language": "python"})
+    before = [{i.id: i for i in t.search(s, VOUCHER_Q, page_size=20, **f).items} for f in filters]
+    nid = t.remember(s, "rca", VOUCHER_RCA, about=["shop/cart.py::line_prices"]).data["note_id"]
+    for filt, was in zip(filters, before):
+        items = t.search(s, VOUCHER_Q, page_size=20, **filt).items
+        lifted = next(i for i in items if i.qualname == "line_prices")
+        assert "rca note" in lifted.why and nid[:8] in lifted.why, filt
+        assert lifted.score > was[lifted.id].score, filt
+        assert nid[:8] not in was[lifted.id].why
+        served_kinds = {i.kind for i in items}
+        if "kinds" in filt:
+            assert served_kinds == {"function"}           # the note steered, and is not served
+        if "language" in filt:
+            assert "rca" not in served_kinds               # notes have no language
+        if "path_prefix" in filt:
+            assert all(i.path.startswith("shop/cart") for i in items)
+    # a filter naming only note kinds serves the notes as before
+    assert [i.id for i in t.search(s, VOUCHER_Q, kinds=["rca"], page_size=5).items] == [nid]
