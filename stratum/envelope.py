@@ -120,19 +120,24 @@ class PageTokens:
         self.ttl = ttl
         self._clock = clock
 
-    def issue(self, *, tool: str, args: dict, offset: int, version: int, session: str, page: int = 0) -> str:
+    def issue(self, *, tool: str, args: dict, offset: int, version: int, session: str, page: int = 0,
+              notes: int = 0) -> str:
         """A token for the page starting at ``offset`` (``page``: its number, when the offset alone
-        cannot tell it: pages cut by the budget leave the grid of page_size)."""
+        cannot tell it: pages cut by the budget leave the grid of page_size; ``notes``: the stamp of
+        the unmerged notes the list was ranked with, ``Memory.notes_stamp``)."""
         fields = {"t": tool, "a": _digest(args), "o": offset, "v": version, "s": session, "i": int(self._clock())}
         if page:
             fields["p"] = page
+        if notes:
+            fields["n"] = notes
         body = json.dumps(fields, separators=(",", ":")).encode()
         sig = hmac.new(self._key, body, hashlib.sha256).digest()[:12]
         return base64.urlsafe_b64encode(body + sig).decode().rstrip("=")
 
     def check(self, token: str, *, tool: str, args: dict, version: int, session: str) -> int:
         """The offset the token points at (an ``Offset``, which knows its page number when the token
-        carried one); InvalidPageToken if it was not issued for this call."""
+        carried one, and the notes stamp it was issued with); InvalidPageToken if it was not issued
+        for this call."""
         if not isinstance(token, str) or len(token) > MAX_PAGE_TOKEN_CHARS:
             raise InvalidPageToken(f"page token is malformed (tokens are under {MAX_PAGE_TOKEN_CHARS} characters)")
         try:
@@ -158,7 +163,7 @@ class PageTokens:
         if d["v"] != version:
             raise InvalidPageToken(f"page token is stale: it was issued at store version {d['v']}, "
                                    f"now {version}; repeat the query without a token")
-        return Offset(int(d["o"]), int(d.get("p", 0)))
+        return Offset(int(d["o"]), int(d.get("p", 0)), int(d.get("n", 0)))
 
 
 class Offset(int):
@@ -166,10 +171,12 @@ class Offset(int):
     offset and the page size)."""
 
     page: int
+    notes: int                      # the notes stamp the list was ranked with (``Memory.notes_stamp``)
 
-    def __new__(cls, offset: int, page: int = 0) -> "Offset":
+    def __new__(cls, offset: int, page: int = 0, notes: int = 0) -> "Offset":
         o = super().__new__(cls, offset)
         o.page = page
+        o.notes = notes
         return o
 
 

@@ -145,6 +145,13 @@ class NotesOverlay:
         self._polled_at = 0.0
         self.refresh()
 
+    @property
+    def records(self) -> int:
+        """How many log records this overlay has folded: it grows with every note, retract and
+        confirm it reads (a search's page token carries the sum, so a later page can say the
+        notes moved under it)."""
+        return len(self._logged) + len(self._others)
+
     # ---- log ------------------------------------------------------------------------------
     def _read_refresh(self) -> None:
         """``refresh`` for reads, at most every READ_REFRESH_S: one search asks several times (the

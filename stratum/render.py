@@ -47,6 +47,7 @@ class Page:
     lower_bound: bool = False
     has_more: bool | None = None
     hints: list[str] = field(default_factory=list)
+    notes: int = 0                  # Memory.notes_stamp the list was ranked with (its next token carries it)
 
 
 def code_item(sh: Shard, row: int, level: str, ov: NotesOverlay, indent: int = 0) -> Item:
@@ -162,7 +163,7 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
     off_grid = cut or bool(getattr(page.offset, "page", 0)) or page.offset % size != 0
     num, pages = paged(total, page.offset, size, page.lower_bound, returned=len(items) if off_grid else None)
     token = tokens.issue(tool=page.tool, args=page.args, offset=page.offset + len(items), version=version,
-                         session=s.id, page=num + 1 if off_grid else 0) if more else ""
+                         session=s.id, page=num + 1 if off_grid else 0, notes=page.notes) if more else ""
     hint = ""
     if cut:
         b = s.controller.budget()

@@ -243,7 +243,7 @@ class Tools:
         # per list (each shard's, and a branch overlay's own): its reranked entries in rank order
         # (rank.rerank sorts by score, then id), the shard, the overlay holding its unmerged notes
         lists: list[tuple[list[rank.Ranked], Shard, NotesOverlay | None]] = []
-        exact, bound = True, 0
+        exact, bound, stamp = True, 0, 0
         filtered = bool(kinds or path_prefix or language)
         view = s.view
         for sh in self.memory:
@@ -255,6 +255,7 @@ class Tools:
             bound += page.total_or_lower_bound
             sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos)
             status = ov.status_of           # None for code: a dict look, cheaper than the row's kind
+            stamp += ov.records             # the notes this ranking saw (search_docs refreshed them)
             items, served = page.items, None
             if filtered and not (kinds and set(kinds) <= set(S.NOTE_KINDS)):
                 # a filter limits what is served, not what steers: the notes it leaves out (another
@@ -316,9 +317,14 @@ class Tools:
         said = [] if more or exact else [
             f"the ranking ends here ({n_hits} items); more weaker matches exist: narrow the query or "
             "filter by kind, path or language to reach them"]      # not "that is all" (probe P4)
+        if page_token and getattr(offset, "notes", stamp) != stamp:
+            # a probe: a note written between pages shifted the list (an item twice, one never shown)
+            said.append("notes were written or withdrawn since the first page, so the ranking moved: this page "
+                        "may repeat an item or skip one; repeat the query without a token for the current ranking")
         return self._respond(s, items, R.Page("search", args, offset, page_size,
                                               total=max(bound, n_hits, offset + len(items) + (1 if more else 0)),
-                                              lower_bound=not exact, has_more=more, hints=hints), warnings=said)
+                                              lower_bound=not exact, has_more=more, hints=hints, notes=stamp),
+                             warnings=said)
 
     @tool(writes=False)
     def get(self, session: str, target: str, level: str = "api", lines: str = "") -> Response:

@@ -183,3 +183,20 @@ def test_a_filter_limits_what_is_served_not_what_the_notes_lift(tools):
             assert all(i.path.startswith("shop/cart") for i in items)
     # a filter naming only note kinds serves the notes as before
     assert [i.id for i in t.search(s, VOUCHER_Q, kinds=["rca"], page_size=5).items] == [nid]
+
+
+def test_a_page_after_a_note_was_written_says_the_ranking_moved(tools):
+    """A probe: a note written between page 1 and page 2 shifted the list (page 2 repeated page 1's
+    last item, and the note was on no page) with no word of it."""
+    t, s = tools
+    first = t.search(s, VOUCHER_Q, page_size=3)
+    token = first.envelope.next_page_token
+    steady = t.search(s, VOUCHER_Q, page_size=3, page_token=token)
+    assert not any("ranking moved" in w for w in steady.envelope.warnings)
+    t.remember(s, "insight", "voucher discount applied twice to the cart total: check line_prices first",
+               about=["shop/cart.py::line_prices"])
+    moved = t.search(s, VOUCHER_Q, page_size=3, page_token=token)
+    assert any("ranking moved" in w and "repeat the query" in w for w in moved.envelope.warnings)
+    fresh = t.search(s, VOUCHER_Q, page_size=3)          # a new query pages the current ranking quietly
+    again = t.search(s, VOUCHER_Q, page_size=3, page_token=fresh.envelope.next_page_token)
+    assert not any("ranking moved" in w for w in again.envelope.warnings)
