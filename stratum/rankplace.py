@@ -3,7 +3,7 @@ evidence the agent handed over itself (``Tools.search`` applies them in this ord
 scores and evidence stay as they are for every other item, and ``rank_files`` never sees them.
 
 - ``exact_first``: an identifier query's exact matches (``IntegerConverter``,
-  ``werkzeug.utils.redirect``) above the files other memories lift;
+  ``werkzeug.utils.redirect``, ``shop/cart.py::Cart.total``) above the files other memories lift;
 - ``named_first``: the definitions a prose query names by an identifier (``parse_header_links``);
 - ``note_then_code``: the code a leading agent note is about, right after it;
 - ``frames_first``: a pasted traceback's frames (``stratum.tracebacks``), innermost first.
@@ -54,7 +54,8 @@ def exact_first(ranked: list[Ranked], exact: dict[str, int]) -> list[Ranked]:
     """An identifier query's exact matches (``exact``: id -> row, ``ShardSignals.exact_names``) go
     first, ahead of the files other memories lift (a test file whose 13 symbols mention converters
     outranked the class ``IntegerConverter``); one the fused list lacks (a dotted ``module.name``
-    found by its name) is added. Their score gains EXACT_NAME."""
+    found by its name, the node a ``path::Qualified.name`` target names) is added. Their score
+    gains EXACT_NAME."""
     if not exact:
         return ranked
     return _put_first(ranked, [(nid, row, "exact name") for nid, row in exact.items()], _above_text)

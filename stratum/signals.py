@@ -17,6 +17,7 @@ import numpy as np
 
 from stratum import schema as S
 from stratum.codetokens import is_identifier
+from stratum.ids import norm_path
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
 from stratum.warm import NO_TIME
 
@@ -201,13 +202,18 @@ class ShardSignals:
         return self
 
     def exact_names(self, query: str, candidates, dotted: bool = True) -> dict[str, int]:
-        """id -> row of an identifier query's exact matches (``rankplace.exact_first``): the name list's
-        candidates (the whole query is a node's name, qualified name or path), else for a dotted
-        ``module.name`` (``werkzeug.utils.redirect``, ``routing.Map``, as imports and tracebacks
-        write them) the nodes its tail names whose file lies under its head (``dotted``: not under a
-        filter, which those nodes were not checked against)."""
+        """id -> row of an identifier query's exact matches (``rankplace.exact_first``): the node a
+        target ``path::Qualified.name`` names (``_target``), else the name list's candidates (the
+        whole query is a node's name, qualified name or path), else for a dotted ``module.name``
+        (``werkzeug.utils.redirect``, ``routing.Map``, as imports and tracebacks write them) the
+        nodes its tail names whose file lies under its head (``dotted``: not under a filter, which
+        those nodes were not checked against; a target's node then counts only among the candidates)."""
         if not is_identifier(query):
             return {}
+        target = self._target(query.strip())
+        if target is not None:
+            rows = set(target.values())
+            return target if dotted or any(c.row in rows for c in candidates) else {}
         named = {c.id: c.row for c in candidates if "name" in c.sources and c.row >= 0}
         parts = [p for p in query.strip().replace("::", ".").split(".") if p]
         kw = self.shard.warm.searcher.keywords
@@ -226,6 +232,23 @@ class ShardSignals:
             if out:
                 return out
         return {}
+
+    def _target(self, query: str) -> dict[str, int] | None:
+        """{id: row} of the code node a ``path::Qualified.name`` query names, resolved as ``get``
+        resolves it (the form answers print and agents copy: ``shop/cart.py::Cart.total``; pytest's
+        ``tests/test_x.py::TestCart::test_total`` too); {} when its path is a path (a ``/`` in it,
+        or a file here) but the target names no node: a same-named node in another file is not
+        what it points at. None: not a target (no ``::``; no name after it, ``shop/cart.py::``, whose
+        file the name list has; or ``std::vec::Vec``-like module names, which the dotted reading takes)."""
+        path, sep, qual = query.partition("::")
+        if not sep or not qual.strip(":"):
+            return None
+        targets = [query] if "::" not in qual else [query, f"{path}::{qual.replace('::', '.')}"]
+        for t in targets:
+            row = self.shard.resolve(t)
+            if row is not None and self.kind_of(row) in CODE_ITEM_KINDS:
+                return {self.shard.col("id")[row]: int(row)}
+        return {} if "/" in path or self.locate(norm_path(path)) is not None else None
 
     def named_in(self, query: str, candidates) -> dict[str, int]:
         """id -> row of the definitions and files a prose query names by an identifier
