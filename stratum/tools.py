@@ -293,7 +293,8 @@ class Tools:
                 bound += len(mine)
                 osig = signals.ShardSignals(o.shard)
                 theirs = rankplace.in_order(rank.rerank(mine, osig, add=False), osig, text, mine,
-                                            [f for f in located if f.shard is o.shard], lead_note=False)
+                                            [f for f in located if f.shard is o.shard], lead_note=False,
+                                            dotted=not filtered)    # a dotted name's node is unchecked by the filter
                 lists.append((theirs, o.shard, None))
         end = offset + page_size
         n_hits = sum(len(ranked) for ranked, _, _ in lists)
