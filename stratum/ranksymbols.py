@@ -10,6 +10,11 @@ one found nowhere (renamed since) leaves its share with the file. The file's bes
 rest of its file's lift, without that share. File scores (``rank.rank_files``) are untouched: only
 the items' order changes.
 
+Each note is named once in an item's why: a symbol's item names its notes, and what its file kept
+names only the notes that file did not lend away (a note all of whose share of the file went to
+symbols), and not the symbol's own; "+N" counts those others. A probe saw "failure note n198af36
++2; failure note n198af36 +7": the file's leftover still said the note it had lent, counted with all.
+
 A note's share of a file is what it adds to the file's note evidence (its lift over j as the j-th
 best, as ``rank_files`` sums it) times ``Weights.notes``, split evenly among its targets in that
 file (a target that is the whole file keeps its part with the file's best item). Mined fixes and changes
@@ -34,13 +39,14 @@ _FIRST = itemgetter(0)
 _new = object.__new__
 
 
-def symbol_shares(agent: dict[str, list], weight: float) -> dict[str, list[tuple[float, tuple, str]]]:
-    """Symbol id -> [(lift, note label, the file it is taken from), ...], best first, from ``agent``:
-    file -> its agent notes' evidence, best first (the j-th counting 1/j, as ``rank_files`` sums
-    it): ``(share, (note id, its Hit, standing's why))``, and for a note about symbols a third
-    element, its ``NoteInfo.symbols_at`` entry for that file (read here without the note itself:
-    with 10,000 notes each note's objects were a cache miss or more, ~45 entries a search)."""
-    lifts: dict[str, list[tuple[float, tuple, str]]] = {}
+def symbol_shares(agent: dict[str, list], weight: float) -> dict[str, list[tuple[float, tuple, str, list]]]:
+    """Symbol id -> [(lift, note label, the file it is taken from, that file's evidence), ...], best
+    first, from ``agent``: file -> its agent notes' evidence, best first (the j-th counting 1/j, as
+    ``rank_files`` sums it): ``(share, (note id, its Hit, standing's why))``, and for a note about
+    symbols a third element, its ``NoteInfo.symbols_at`` entry for that file (read here without the
+    note itself: with 10,000 notes each note's objects were a cache miss or more, ~45 entries a
+    search). The evidence rides along for the why of what the file keeps (``_rest``)."""
+    lifts: dict[str, list[tuple[float, tuple, str, list]]] = {}
     get = lifts.get
     for f, ev in agent.items():
         for j, e in enumerate(ev, 1):
@@ -54,43 +60,62 @@ def symbol_shares(agent: dict[str, list], weight: float) -> dict[str, list[tuple
             for nid in ids:
                 got = get(nid)
                 if got is None:
-                    lifts[nid] = [(each, label, f)]
+                    lifts[nid] = [(each, label, f, ev)]
                 else:
-                    got.append((each, label, f))
+                    got.append((each, label, f, ev))
     for got in lifts.values():
         if len(got) > 1:
             got.sort(key=_FIRST, reverse=True)      # stable: ties keep their order
     return lifts
 
 
-def _rest(fe: RankedFile, moved: float) -> RankedFile:
-    """The file's entry without the lift moved to its symbols (its why says no note it lent away);
-    made as ``RankedFile(...)`` makes it, without its __init__."""
-    parts = dict(fe.parts)
+def _lent(e: tuple, lifts: dict) -> bool:
+    """Whether an evidence entry's note lent all its share of the file away: each of its targets
+    there is a symbol, and each one took its part (is still in ``lifts``: one found nowhere left
+    its part with the file)."""
+    mine = e[2] if len(e) > 2 else None
+    return mine is not None and e[0] > 0 and mine[0] == len(mine[1]) and all(i in lifts for i in mine[1])
+
+
+def _rest(fe: RankedFile, moved: float, ev: list, lifts: dict, named: Sequence[tuple] = ()) -> RankedFile:
+    """The file's entry without the lift moved to its symbols; its notes reason names the best of
+    the notes in its evidence ``ev`` that it did not lend away and ``named`` (a symbol's lift entries)
+    does not name, counting them, and is gone when there are none. Made as ``RankedFile(...)`` makes
+    it, without its __init__ (read only when a why is: no work for items never served)."""
+    parts, said = dict(fe.parts), fe.said
     left = parts.get("notes", 0.0) - moved
+    kept = []
     if left > EPS:
+        skip = {x[1][0] for x in named}
+        kept = [e for e in ev if e[1][0] not in skip and not _lent(e, lifts)]
+    if kept:
         parts["notes"] = left
+        said = {**said, "notes": (said["notes"][0], (kept[0][1], len(kept)))}
     else:
         parts.pop("notes", None)
     e = _new(RankedFile)
-    e.path, e.score, e.text, e.parts, e.said = fe.path, fe.score - moved, fe.text, parts, fe.said
+    e.path, e.score, e.text, e.parts, e.said = fe.path, fe.score - moved, fe.text, parts, said
     return e
 
 
-def _says(got: list, text: bool, fe: RankedFile | None = None, moved: float | None = None) -> str:
-    """The why of a symbol's item: its notes ("rca note n1234567 +1"), then what else lifts it (``fe``,
-    less ``moved`` when given). Items take it as ``partial(_says, ...)``, said only if read: a
-    partial is the cheapest deferred call (~18 symbol items a search with 10,000 notes)."""
+def _says(got: list, text: bool, fe: RankedFile | None = None,
+          gave: tuple[float, list, dict] | None = None) -> str:
+    """The why of a symbol's item: its notes ("rca note n1234567 +1"), then what else lifts it
+    (``fe``; when its file lent, ``gave`` is (the lift moved, the file's evidence, the lifts) and
+    ``_rest`` says what it kept, no note of ``got`` again). Items take it as ``partial(_says,
+    ...)``, said only if read: a partial is the cheapest deferred call (~18 symbol items a search
+    with 10,000 notes)."""
     head = note_reasons(got[0][1], len(got))[1]
-    rest = _rest(fe, moved) if fe is not None and moved is not None else fe
+    rest = _rest(fe, *gave, got) if fe is not None and gave is not None else fe
     tail = f"; {rest.lift_why}" if rest is not None and rest.parts else ""
     return ("text; " if text else "") + head + tail
 
 
-def _rest_says(fe: RankedFile, moved: float, added: bool) -> str:
+def _rest_says(fe: RankedFile, moved: float, ev: list, lifts: dict, added: bool) -> str:
     """The why of a file's item that lent to its symbols: what ``Ranked.why`` says of ``_rest(fe,
-    moved)`` (deferred as ``_says``: most items never reach a page)."""
-    return _rest(fe, moved).lift_why if added else f"text; {_rest(fe, moved).lift_why}"
+    moved, ev, lifts)`` (deferred as ``_says``: most items never reach a page)."""
+    why = _rest(fe, moved, ev, lifts).lift_why
+    return why if added else f"text; {why}"
 
 
 def lend_to_symbols(out: list[Ranked], candidates: Sequence["Scored"], hits: Sequence["Hit"],
@@ -124,9 +149,11 @@ def lend_to_symbols(out: list[Ranked], candidates: Sequence["Scored"], hits: Seq
             r._why = partial(_says, got, False)
             found.append(r)
     moved: dict[str, float] = {}        # file -> the lift its symbols take from it
+    held: dict[str, list] = {}          # file -> its agent notes' evidence (for the why of what it keeps)
     for got in lifts.values():
-        for x, _, f in got:
+        for x, _, f, ev in got:
             moved[f] = moved.get(f, 0.0) + x
+            held[f] = ev
     # the items to edit, each once: the best item of each file that lent (its path), the listed
     # symbols' (""); every other candidate keeps what rerank gave it
     n = len(candidates)
@@ -140,7 +167,7 @@ def lend_to_symbols(out: list[Ranked], candidates: Sequence["Scored"], hits: Seq
             todo[i] = f
         else:                           # an added file: without the lift it lent away
             r = out[i]
-            r.score, r._why = ranked[f].score - m, partial(_rest_says, ranked[f], m, True)
+            r.score, r._why = ranked[f].score - m, partial(_rest_says, ranked[f], m, held[f], lifts, True)
             low = low or r.score <= EPS
     if low:
         out[n:] = [r for r in out[n:] if r.score > EPS]
@@ -158,12 +185,12 @@ def lend_to_symbols(out: list[Ranked], candidates: Sequence["Scored"], hits: Seq
             m = moved[path]
             lift = fe.score - fe.text - m
             if lift > EPS:
-                r.score, r._why = c.score + lift, partial(_rest_says, fe, m, False)
+                r.score, r._why = c.score + lift, partial(_rest_says, fe, m, held[path], lifts, False)
             else:
                 r.score, r._why = c.score + 0.0, "text"
         if mine is not None:
             r.score += 0 + mine[0][0] if len(mine) == 1 else sum([e[0] for e in mine])
-            r._why = partial(_says, mine, True, fe, m) if fe is not None and lift > EPS else \
+            r._why = partial(_says, mine, True, fe, (m, held[path], lifts)) if fe is not None and lift > EPS else \
                 partial(_says, mine, True, r._why if isinstance(r._why, RankedFile) else None)
     for nid, c in deep.items():
         got = lifts[nid]

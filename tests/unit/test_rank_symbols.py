@@ -86,6 +86,39 @@ def test_a_note_about_a_symbol_and_its_file_splits_its_share():
     assert "rca note n" in items["good"].why
 
 
+
+def test_a_symbol_item_names_each_note_once():
+    """A probe: the symbol was its file's best item and its why named its failure note twice ("failure
+    note f; failure note f +1"), the file's leftover labelled with the note it had lent away. The
+    leftover names the notes the file kept, counting only them; a note split between the symbol and
+    its whole file is named once, by the symbol."""
+    sig = Table({"sym": fn("x.py"), "f": rca([("sym", "x.py")], kind="failure"),
+                 "i": rca([("", "x.py")], kind="insight"), "i2": rca([("", "x.py")], kind="insight")})
+    cands = [C("f", 0.03, -1), C("sym", 0.02, 1), C("i", 0.01, -1), C("i2", 0.005, -1)]
+    [x] = R.rank_files(cands, sig)
+    sym = next(r for r in R.rerank(cands, sig) if r.id == "sym")
+    assert sym.why == "text; failure note f; insight note i +1"
+    assert sym.score == pytest.approx(0.02 + x.score - x.text)          # the words changed, not the lift
+    split = Table({"sym": fn("x.py"), "n": rca([("sym", "x.py"), ("", "x.py")])})
+    sym = next(r for r in R.rerank([C("n", 0.03, -1), C("sym", 0.02, 1)], split) if r.id == "sym")
+    assert sym.why == "text; rca note n" and sym.score == pytest.approx(0.02 + 0.03)
+
+
+def test_a_file_that_lent_names_only_the_notes_it_kept():
+    """Its best item's why counted and named the notes it lent its symbols ("failure note f +1"): it
+    names the notes it kept, none when it kept none (the first test)."""
+    sig = Table({"good": fn("x.py"), "other": fn("x.py"), "f": rca([("other", "x.py")], kind="failure"),
+                 "i": rca([("", "x.py")], kind="insight")})
+    items = {r.id: r for r in R.rerank([C("good", 0.03), C("f", 0.025, -1), C("other", 0.01, 1),
+                                        C("i", 0.01, -1)], sig)}
+    assert items["good"].why == "text; insight note i; 2 symbols" and items["other"].why == "text; failure note f"
+    # a file the text list lacks: its added item, likewise
+    sig = Table({"a": fn("y.py"), "f": rca([("sym", "z.py")], kind="failure"),
+                 "i": rca([("", "z.py")], kind="insight")}, nodes={"sym": ("sym", 7)})
+    added = {r.id: r for r in R.rerank([C("a", 0.02), C("f", 0.03, -1), C("i", 0.01, -1)], sig) if r.added}
+    assert added["id:z.py"].why == "insight note i" and added["sym"].why == "failure note f"
+
+
 def test_a_symbol_past_the_rerank_depth_keeps_its_text_score():
     sig = Table({"a": fn("x.py"), "n": rca([("deep", "y.py")]), "deep": fn("y.py")}, nodes={"deep": ("deep", 5)})
     items = R.rerank([C("a", 0.03), C("n", 0.02, -1), C("deep", 0.001, 5)], sig, depth=2)
