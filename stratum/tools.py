@@ -382,6 +382,8 @@ class Tools:
         via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out)
         if row is not None and (not kinds or "about" in kinds) and direction in ("in", "both"):
             out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
+            if s.view is None and sh.col("kind")[row] == "file":
+                out += self._symbol_notes(s, sh, ov, row, out)
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
             out += [(r, None, "about", "out", 1.0, sh) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
         out = R.by_node(out)          # a node reached by several edges is one item: served and charged once
@@ -589,6 +591,21 @@ class Tools:
         if not token:
             return 0
         return self.tokens.check(token, tool=tool, args=args, version=self.memory.version, session=s.id)
+
+    def _symbol_notes(self, s: Session, sh: Shard, ov: NotesOverlay, row: int, out: list[tuple]) -> list[tuple]:
+        """The active notes about a file's symbols that ``out`` (the file's own about edges) lacks:
+        `get` of a file counts them ("9 notes in all: stratum walk ID --edge notes"), so the walk
+        its hint names lists them too (a probe found only the file's own there)."""
+        have = {sh.col("id")[t[0]] if t[0] is not None else (t[1] or {}).get("id") for t in out}
+        more: list[tuple] = []
+        for a in self.memory.notes_about(sh, row):
+            if a.id in have:
+                continue
+            r = sh.row_of.get(a.id)         # merged: its row; else the overlay's record of it
+            rec = None if r is not None else ov.get(a.id, current().name)
+            if r is not None or rec is not None:
+                more.append((r, rec, "about", "in", 1.0, sh))
+        return more
 
     def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, **kw) -> Response:
         self.memory.label_repos(items)

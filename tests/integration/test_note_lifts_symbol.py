@@ -200,3 +200,17 @@ def test_a_page_after_a_note_was_written_says_the_ranking_moved(tools):
     fresh = t.search(s, VOUCHER_Q, page_size=3)          # a new query pages the current ranking quietly
     again = t.search(s, VOUCHER_Q, page_size=3, page_token=fresh.envelope.next_page_token)
     assert not any("ranking moved" in w for w in again.envelope.warnings)
+
+
+def test_walk_notes_of_a_file_lists_the_notes_get_counts(tools):
+    """A probe: `get` of a file counted its symbols' notes ("9 notes in all: stratum walk ID --edge
+    notes"), and that walk listed only the file's own."""
+    t, s = tools
+    mine = {t.remember(s, "insight", f"the cart module rounds prices in two places ({i})",
+                       about=["shop/cart.py"]).data["note_id"] for i in range(3)}
+    mine |= {t.remember(s, "failure", f"tried rounding line_prices once more ({i}); totals still drift",
+                        about=["shop/cart.py::line_prices"]).data["note_id"] for i in range(3)}
+    got = t.get(s, "shop/cart.py", level="summary").items[0]
+    assert got.meta["notes_total"] == 6 and got.meta["notes_more"]
+    walked = t.walk(s, "shop/cart.py", ["notes"], page_size=50).items
+    assert mine <= {i.id for i in walked}
