@@ -28,6 +28,10 @@ without trusting O_APPEND atomicity for large writes or cross-process fcntl lock
 Threads of one process share their writer's segment through one lock, and their appends are
 group-committed: one write + one fdatasync acknowledges every record queued meanwhile.
 
+Records are read as Unicode text: a JSON escape of a lone surrogate (``\\udce9``, which builds
+before the rule wrote for a command-line byte that was not UTF-8) reads as U+FFFD, as a decoder
+with errors="replace" reads that byte; no UTF-8 writer after us (Arrow, protobuf, MCP) takes one.
+
 Readers never return a damaged record: a record whose checksum fails, whose header is malformed,
 or which ends past the end of the file is skipped and reported as ``Damage`` (segment, offset,
 bytes skipped); reading resumes at the next magic that starts a valid record. An incomplete
@@ -41,6 +45,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import secrets
 import struct
 import threading
@@ -71,6 +76,7 @@ RECORD_TYPES = ("note", "retract", "confirm")
 LOCK_STRIPES = 64                               # files ``DeltaLog.exclusive`` spreads its keys over
 
 _SYNC = getattr(os, "fdatasync", os.fsync)      # data + file size; enough to read the record back
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # ---- records and reports ---------------------------------------------------------------------
@@ -142,17 +148,32 @@ def _decode_at(buf: bytes, pos: int) -> tuple[str, Any]:
     check = buf[pos + HEADER_SIZE:pos + OVERHEAD]
     h = hashlib.blake2b(digest_size=CHECK_SIZE)
     h.update(buf[pos:pos + HEADER_SIZE])
-    h.update(buf[pos + OVERHEAD:end])
+    payload = buf[pos + OVERHEAD:end]
+    h.update(payload)
     if h.digest() != check:
         return "checksum", None
     try:
-        obj = json.loads(buf[pos + OVERHEAD:end].decode("ascii"))
+        obj = json.loads(payload.decode("ascii"))
         rtype, body = obj["type"], obj["body"]
         if not isinstance(body, dict) or not isinstance(rtype, str):
             raise ValueError("type/body")
     except (ValueError, KeyError, TypeError):
         return "bad_payload", end
+    if b"\\ud" in payload or b"\\uD" in payload:     # how ASCII JSON spells U+D000-U+DFFF: rare, then looked at
+        body = _as_text(body)
     return "ok", (uid_str(int.from_bytes(uid_b, "big")), rtype, body, end)
+
+
+def _as_text(v: Any) -> Any:
+    """``v`` (JSON data) with each lone surrogate in its strings replaced by U+FFFD: one record an
+    older build accepted failed every merge into Lance, and every answer serving it, for good."""
+    if isinstance(v, str):
+        return _LONE_SURROGATE.sub("\ufffd", v)
+    if isinstance(v, list):
+        return [_as_text(x) for x in v]
+    if isinstance(v, dict):
+        return {_as_text(k): _as_text(x) for k, x in v.items()}
+    return v
 
 
 def parse_segment(buf: bytes, name: str, start: int = 0, *, live: bool = False

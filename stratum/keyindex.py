@@ -47,8 +47,10 @@ for _p in _POW_PY:
 
 def hash_key(key: str) -> np.uint64:
     """The hash of one key: sum of (byte + 1) * P**position, mod 2**64 (for a short key with
-    Python ints, ~1 us; numpy's per-call set-up made it ~15 us, a tenth of a ranked search at 1M)."""
-    data = key.encode("utf-8")
+    Python ints, ~1 us; numpy's per-call set-up made it ~15 us, a tenth of a ranked search at 1M).
+    A lone surrogate (a command-line byte that is not UTF-8) is hashed, not an error: no stored key
+    holds one, so the look-up finds nothing and the caller says "unknown target"."""
+    data = key.encode("utf-8", "surrogatepass")
     if len(data) <= _PY_BYTES:
         return np.uint64((sum(map(operator.mul, data, _POW_PY)) + _POW_CUM[len(data)]) & _MASK)
     b = np.frombuffer(data, np.uint8)

@@ -63,8 +63,14 @@ MAX_TF = 65535           # term frequency cap (uint16 on disk; no node text repe
 RowPredicate = Callable[[np.ndarray], np.ndarray]
 
 def _hash(term: str) -> int:
-    return int.from_bytes(hashlib.blake2b(term.encode("utf-8", "surrogateescape"), digest_size=8).digest(),
-                          "little")
+    """A term's 64-bit key (the index's, warm.py, hashes its terms the same way). A query term with
+    a lone surrogate no escape stands for (JSON's "\\ud800" over MCP) matches no indexed term:
+    hashed, not an error."""
+    try:
+        data = term.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        data = term.encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little")
 
 
 # ---- the index ------------------------------------------------------------------------------------

@@ -56,10 +56,16 @@ def check_list(what: str, values: Any, max_chars: int) -> list[str]:
 
 def plain_name(what: str, value: str) -> str:
     """A name shown beside every note it signs: no control or format characters (a newline forged
-    a provenance line; U+202E reversed the trust marker after it; zero-width ones hid)."""
+    a provenance line; U+202E reversed the trust marker after it; zero-width ones hid), and no lone
+    surrogate (a byte that is not UTF-8, as Python hands it over): no store or wire can hold one, and
+    a name is matched exactly, so it is refused rather than replaced."""
     import unicodedata
 
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
+    cats = {unicodedata.category(ch) for ch in value}
+    if "Cs" in cats:
+        raise InvalidArgument(f"{what} {echo(value)!r} holds a byte that is not valid UTF-8 (a lone surrogate); "
+                              "give it as UTF-8 text")
+    if cats & {"Cc", "Cf", "Zl", "Zp"}:
         raise InvalidArgument(f"{what} {echo(value)!r} has control or invisible characters")
     return value
 

@@ -159,9 +159,10 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
     node once (``a.py`` and ``./a.py`` are one target). "" and "." name the repository."""
     if kind not in AGENT_NOTE_KINDS:
         raise NoteRejected(f"unknown note kind {echo(kind)!r}; use one of: {', '.join(AGENT_NOTE_KINDS)}")
-    if not isinstance(text, str) or not clean_text(text).strip():     # what would be stored
+    stored = clean_text(text) if isinstance(text, str) else ""
+    if not stored.strip():
         raise NoteRejected("note text is empty (or only control characters): say what you found")
-    size = len(text.encode("utf-8", "surrogatepass"))
+    size = len(stored.encode("utf-8"))          # what would be stored: a lone surrogate is U+FFFD by then
     if size > limits.max_text_bytes:
         raise NoteRejected(f"note text is {size} bytes, over the limit of {limits.max_text_bytes}; "
                            "shorten it or split it into several notes")
@@ -174,9 +175,12 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
         if not isinstance(t, str) or not t.strip() or len(t) > limits.max_tag_chars or _has_control(t):
             raise NoteRejected(f"bad tag {echo(t)!r}: tags are non-empty strings of at most "
                                f"{limits.max_tag_chars} printable characters")
+        _check_utf8("tag", t)
     about = list(dict.fromkeys(a.strip() if isinstance(a, str) else a for a in about))
     if any(not isinstance(a, str) for a in about):
         raise NoteRejected('targets must be strings: node ids, paths, path::qualname, or "" / "." for the repository')
+    for a in about:
+        _check_utf8("target", a)
     if len(about) > limits.max_targets:
         raise NoteRejected(f"note is about {len(about)} targets, over the limit of {limits.max_targets}")
     if not about and kind in NOTE_KINDS_NEED_ABOUT:
@@ -200,6 +204,7 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
     for s in supersedes:
         if not isinstance(s, str) or not s:
             raise NoteRejected(f"bad note id in supersedes: {echo(s)!r}")
+        _check_utf8("note id in supersedes", s)
         if note_exists is not None and not note_exists(s):
             raise NoteRejected(f"cannot supersede {echo(s)!r}: no such note")
     return targets
@@ -212,10 +217,28 @@ def _check_name(what: str, value, limits: NoteLimits, *, required: bool) -> None
         raise NoteRejected(f"note {what} is empty: say which agent/model (or person) wrote it")
     if len(value) > limits.max_name_chars or _has_control(value):
         raise NoteRejected(f"note {what} must be at most {limits.max_name_chars} printable characters")
+    _check_utf8(f"note {what}", value)
 
 
 def _has_control(s: str) -> bool:
     return any(unicodedata.category(c) == "Cc" for c in s)
+
+
+# A lone surrogate (U+D800-U+DFFF) is no character: Python hands a command-line byte that is not
+# UTF-8 over as one (surrogateescape: caf\xe9 -> "caf\udce9"), JSON may spell one ("\ud800"), and
+# no UTF-8 writer (Arrow, protobuf, an MCP answer) can take it.
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _check_utf8(what: str, value: str) -> None:
+    """Refuse a lone surrogate in an identifier (author, session, tag, target, note id). Unlike text,
+    these are matched exactly (who may retract or supersede, trust, quarantine, tag filters, the
+    target resolved): replacing the byte would silently make the writer someone else, and two
+    names one (``bob\\xe9`` and ``bob\\xe8`` both ``bob\\ufffd``); the writer can fix the encoding."""
+    m = _SURROGATES.search(value)
+    if m:
+        raise NoteRejected(f"{what} {echo(value)!r} holds a byte that is not valid UTF-8 (the lone surrogate "
+                           f"U+{ord(m.group()):04X}); it is matched exactly, so give it as UTF-8 text")
 
 
 # Terminal escape sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL|ESC \\", two-byte "ESC x"),
@@ -226,14 +249,21 @@ _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x
 # the BOM and the Unicode TAG block (ASCII hidden in plain sight)
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064"
                      "\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
+_DIRTY = re.compile(_UNSAFE.pattern[:-1] + "\ud800-\udfff]")     # unsafe or a lone surrogate: one scan
 
 
 def clean_text(s: str) -> str:
     """Note text as safe data: escape sequences and control characters (NUL, ESC, CR, DEL, C1,
-    bidi overrides) removed, newlines and tabs kept. Applied at write and again at display (for
-    notes written before this rule); text that is already clean is returned as is (one regex scan)."""
-    if not s or not _UNSAFE.search(s):
+    bidi overrides) removed, newlines and tabs kept, and each lone surrogate (a byte that was not
+    UTF-8) replaced by U+FFFD. Text is prose: a pasted log line saying ``caf\\xe9`` loses one
+    character, not the whole finding (as git's non-UTF-8 messages are read, ``pipeline.history``).
+    Applied at write and again at display (for notes written before this rule; the log reads a
+    lone surrogate as U+FFFD too); text that is already clean is returned as is (one regex scan)."""
+    if not s or not _DIRTY.search(s):
         return s or ""
+    s = _SURROGATES.sub("\ufffd", s)
+    if not _UNSAFE.search(s):
+        return s
     s = s.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
     return _UNSAFE.sub("", _ESCAPES.sub("", s))
 
@@ -320,11 +350,12 @@ def write_retract(log, note_id: str, *, author: str, reason: str = "", session: 
     _check_target_note(note_id, "retract", note_exists, known)
     _check_name("author", author, limits, required=True)
     _check_name("session", session, limits, required=False)
-    if len(reason.encode()) > limits.max_text_bytes:
+    reason = clean_text(reason)     # as stored (a lone surrogate failed this encode with a trace)
+    if len(reason.encode("utf-8")) > limits.max_text_bytes:
         raise NoteRejected(f"retract reason over the limit of {limits.max_text_bytes} bytes")
     if known is not None:
         check_may_change(known[note_id], author, maintainer=maintainer, action="retract", authenticated=authenticated)
-    return log.append("retract", {"note": note_id, "reason": clean_text(reason), "author": author,
+    return log.append("retract", {"note": note_id, "reason": reason, "author": author,
                                   "session": session, "created_at": datetime.now(timezone.utc).isoformat()})
 
 
@@ -351,6 +382,8 @@ def _check_target_note(note_id, action: str, note_exists, known) -> None:
 
 
 def note_from_body(uid: str, body: dict) -> Note:
+    """The note a delta-log record wrote (a lone surrogate an older build accepted is read as U+FFFD,
+    as ``clean_text`` writes it now: ``deltalog``; other characters are cleaned at display)."""
     return Note(
         id=ids.note_id(uid), record_uid=uid, kind=body["kind"], text=body["text"],
         about=[Target(**t) for t in body.get("about", [])], author=body["author"],

@@ -36,6 +36,21 @@ def test_append_then_a_fresh_reader_sees_every_record_in_order(tmp_path):
     assert all(r.type == "note" for r in rep.records)
 
 
+def test_a_lone_surrogate_an_older_build_wrote_reads_as_u_fffd(tmp_path):
+    """JSON can spell one ("\\udce9": a command-line byte that was not UTF-8), Arrow, protobuf and
+    MCP take none: one such note failed every index of its store for good."""
+    lg = _log(tmp_path)
+    lg.append("note", {"text": "caf\udce9 \ud800", "tags": ["t\udfff"], "about": [{"given": "a\udce9"}],
+                       "k\udce9": 1, "n": None})
+    kept = {"text": "a pair \U0001f600, U+D7FF \ud7ff and the text \\ud800 are kept", "n": 2}
+    lg.append("note", kept)
+    first, second = (r.body for r in _log(tmp_path).scan().records)
+    assert first == {"text": "caf\ufffd \ufffd", "tags": ["t\ufffd"], "about": [{"given": "a\ufffd"}],
+                     "k\ufffd": 1, "n": None}
+    assert second == kept
+    assert _log(tmp_path).damage() == []        # a record read so is whole, not damage
+
+
 def test_uids_are_unique_time_ordered_and_carry_their_time():
     before = time.time()
     uids = [U.new_uid() for _ in range(5000)]

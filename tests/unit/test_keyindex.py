@@ -53,6 +53,14 @@ def test_one_key_hashes_as_in_a_column():
     assert len({int(h) for h in hash_keys(arr)}) == len(keys)
 
 
+def test_a_key_with_a_lone_surrogate_is_not_found_not_an_error():
+    """A command-line byte that is not UTF-8 arrives as one ("caf\\xe9" -> "caf\\udce9"): `get` and
+    `remember --about` failed with a UnicodeEncodeError instead of "unknown target"."""
+    idx = KeyIndex(pa.array(["caf\u00e9.py", "caf\ufffd.py", "x"]))
+    assert idx.get("caf\udce9.py") is None and "caf\udce9.py" not in idx and idx.get("\ud800") is None
+    assert idx.get("caf\u00e9.py") == 0
+
+
 def test_get_many_agrees_with_get():
     keys = [f"id{i % 700}" for i in range(1000)] + [None]
     idx = KeyIndex(pa.array(keys))

@@ -285,3 +285,9 @@ def _with_round(index, round_fn, q, k, kw):
         return index.search(q, k, **kw)
     finally:
         K.numpy_round = saved
+
+
+def test_a_query_with_a_lone_surrogate_matches_nothing_for_that_term(index):
+    """JSON may spell "\\ud800" (an MCP query): the term is hashed, not a UnicodeEncodeError."""
+    assert index.search("\ud800", 5).rows.tolist() == []
+    assert index.search("parse_file \ud800", 5).rows[0] == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 
 import pytest
 
@@ -268,6 +269,31 @@ def test_control_characters_are_stripped_at_write_newlines_and_tabs_kept(log, co
     node, _ = N.note_to_records(note, REPO)
     assert all("\x1b" not in node[lvl] for lvl in ("summary", "api", "full"))
     assert "(unauthenticated)" in node["full"]
+
+
+def test_a_byte_that_is_not_utf8_is_u_fffd_in_text_and_refused_in_a_name(log, code):
+    """Python hands a command-line byte that is not UTF-8 over as a lone surrogate (caf\\xe9 ->
+    "caf\\udce9"); JSON may spell one. Text keeps its finding; a name, tag, target or note id is
+    matched exactly, so it is refused (nothing written) rather than made another name."""
+    note = write(log, code, text="log said caf\udce9 failed\x00 \ud800\u202e")
+    assert note.text == "log said caf\ufffd failed \ufffd"
+    assert log.scan().records[-1].body["text"] == note.text
+    S.to_table([N.note_to_records(note, REPO)[0]], S.NODES)       # Arrow takes it
+    assert N.clean_text("caf\udce9") == "caf\ufffd" and N.clean_text("caf\u00e9") == "caf\u00e9"
+    with pytest.raises(NoteRejected, match="over the limit of 9"):       # measured as stored: 3 bytes each
+        write(log, code, text="\udce9" * 4, limits=N.NoteLimits(max_text_bytes=9))
+    before = len(log.scan().records)
+    for kw, what in (({"author": "bob\udce9"}, "note author 'bob?'"), ({"session": "s\ud800"}, "note session 's?'"),
+                     ({"tags": ["ok", "caf\udce9"]}, "tag 'caf?'"), ({"about": ["shop/cart.py\udce9"]}, "target"),
+                     ({"supersedes": ["n\udce9"]}, "note id in supersedes")):
+        with pytest.raises(NoteRejected, match=f"{re.escape(what)}.*not valid UTF-8 .*U\\+D") as ei:
+            write(log, code, **kw)
+        assert ei.value.code == "note_rejected"
+    with pytest.raises(NoteRejected, match="not valid UTF-8"):
+        N.write_retract(log, note.id, author="r\udce9")
+    assert len(log.scan().records) == before
+    N.write_retract(log, note.id, author="r", reason="wrong: caf\udce9")       # a reason is text
+    assert N.fold(log.scan().records)[note.id].retraction["reason"] == "wrong: caf\ufffd"
 
 
 def test_superseding_or_retracting_another_authors_note_needs_a_maintainer(log, code):
