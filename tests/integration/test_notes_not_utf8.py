@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -24,35 +23,12 @@ from stratum.deltalog import DeltaLog
 from stratum.errors import InvalidArgument, NoteRejected
 from stratum.store import Store
 from stratum.tools import Tools
-from tests.gitrepo import sample_python_repo
+# the probe tests' CLI fixtures: the sample repository indexed once, a private store copy each test
+from tests.integration.test_notes_probe_mends import indexed, run, store  # noqa: F401
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 CAFE = "caf\udce9"          # what the CLI receives for the bytes caf\xe9
-
-
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory):
-    """(repository, store) of the sample repository indexed without vectors (the real pipeline)."""
-    base = tmp_path_factory.mktemp("notutf8")
-    repo = sample_python_repo(base / "shop")
-    store = base / "store"
-    assert main(["index", str(repo.path), "--store", str(store), "--no-embed", "--json"]) == 0
-    return repo, store
-
-
-@pytest.fixture()
-def store(indexed, tmp_path, capsys):
-    copy = tmp_path / "store"
-    shutil.copytree(indexed[1], copy, ignore=shutil.ignore_patterns("deltalog"))
-    capsys.readouterr()
-    return copy
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 def reindex(capsys, repo, store, *flags) -> dict:
