@@ -52,7 +52,7 @@ from serving import convert, lifecycle
 from serving._gen import stratum_pb2 as pb
 from serving.auth import UNAUTHENTICATED_LOOPBACK, ServerSecurity
 from stratum.errors import (BudgetExceeded, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
-                            StratumError, SystemError_, Unauthenticated, UserError)
+                            StoreReadOnly, StratumError, SystemError_, Unauthenticated, UserError)
 from stratum.identity import acting_as
 from stratum.limits import echo
 
@@ -78,6 +78,8 @@ def status_for(err: BaseException) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.RESOURCE_EXHAUSTED, err.message
     if isinstance(err, UserError):
         return grpc.StatusCode.INVALID_ARGUMENT, err.message
+    if isinstance(err, StoreReadOnly):          # how the store is mounted, not a fault of the server
+        return grpc.StatusCode.FAILED_PRECONDITION, err.message
     if isinstance(err, SystemError_):
         code = grpc.StatusCode.UNAVAILABLE if err.retryable else grpc.StatusCode.INTERNAL
         return code, f"internal error ({err.code}): {err.message}"

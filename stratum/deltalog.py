@@ -40,6 +40,7 @@ record at the end of a segment still held by a live writer is an append in fligh
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import json
@@ -57,7 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from stratum.errors import InvalidArgument, StoreError
+from stratum.errors import InvalidArgument, StoreError, StoreReadOnly
 from stratum.uids import new_uid, uid_int, uid_str
 
 log = logging.getLogger(__name__)
@@ -76,6 +77,8 @@ RECORD_TYPES = ("note", "retract", "confirm")
 LOCK_STRIPES = 64                               # files ``DeltaLog.exclusive`` spreads its keys over
 
 _SYNC = getattr(os, "fdatasync", os.fsync)      # data + file size; enough to read the record back
+_NOT_WRITABLE = {errno.EROFS, errno.EACCES, errno.EPERM}   # an append that no retry will mend
+_READ_ONLY = "read-only: "                      # marks such a failed batch's error
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -274,6 +277,9 @@ class DeltaLog:
             # read-only is enough for a flock; 0o666 so a group-writable log stays shared (umask decides)
             fd = os.open(self.dir / f".lock-{stripe:02d}", os.O_RDONLY | os.O_CREAT, 0o666)
         except OSError as err:
+            if err.errno in _NOT_WRITABLE:
+                raise StoreReadOnly(f"the store's delta log {self.dir} is not writable ({err.strerror}): writing "
+                                    "notes needs write access to it; reading works as it is") from err
             raise StoreError(f"delta log {self.dir}: cannot take a write lock: {err}", retryable=True) from err
         self._held.add(fd)
         try:
@@ -311,6 +317,10 @@ class DeltaLog:
                 else:
                     self._lead()
             for lo, hi, err in self._failed:
+                if lo <= seq <= hi and err.startswith(_READ_ONLY):
+                    raise StoreReadOnly(f"the store's delta log {self.dir} is not writable "
+                                        f"({err[len(_READ_ONLY):]}): writing notes needs write access to it; "
+                                        "reading works as it is")
                 if lo <= seq <= hi:
                     raise StoreError(f"delta log append to {self.dir} failed: {err}", retryable=True)
         return uids
@@ -344,6 +354,8 @@ class DeltaLog:
             self._write(b"".join(batch))
         except OSError as e:
             err = f"{e.strerror or e} ({type(e).__name__})"
+            if e.errno in _NOT_WRITABLE:
+                err = _READ_ONLY + err
             self._abandon_segment()
         except BaseException as e:  # noqa: BLE001 - waiters must be released, then it propagates
             err, unexpected = f"{type(e).__name__}: {e}", e

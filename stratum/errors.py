@@ -97,6 +97,12 @@ class StoreError(SystemError_):
     code = "store_error"
 
 
+class StoreReadOnly(StoreError):
+    """The store cannot be written where a write was asked (a read-only mount, no permission): an
+    operator's setting, not a fault, and not retryable; the message says what needs write access."""
+    code = "store_read_only"
+
+
 class StoreDamaged(StoreError):
     """Found damage, never served; the message names the file and the way out (``stratum repair``),
     so adapters print it without a trace."""
@@ -126,6 +132,6 @@ class Unavailable(SystemError_):
 
 __all__ = [
     "StratumError", "UserError", "NotARepository", "NotFound", "InvalidArgument",
-    "InvalidPageToken", "BudgetExceeded", "ResourceExhausted", "Unauthenticated", "PermissionDenied", "NoteRejected", "SystemError_", "StoreError", "StoreDamaged", "SchemaMismatch",
+    "InvalidPageToken", "BudgetExceeded", "ResourceExhausted", "Unauthenticated", "PermissionDenied", "NoteRejected", "SystemError_", "StoreError", "StoreReadOnly", "StoreDamaged", "SchemaMismatch",
     "ModelMismatch", "ModelUnavailable", "LogCorruption", "Unavailable",
 ]

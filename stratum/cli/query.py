@@ -145,23 +145,55 @@ def _call(args, tool: str, **kw) -> int:
 
 
 def _cli_secret(store: str) -> bytes:
-    """A per-store secret for CLI page tokens (created once, readable by the owner only)."""
+    """A per-store secret for CLI page tokens (created once, readable by the owner only), so a token
+    printed by one `stratum search` works in the next process. A store that is not writable (a
+    read-only mount) keeps it in the user's cache instead: queries there failed on creating it."""
+    import errno
+    import hashlib
     import os
-    import secrets
     from pathlib import Path
 
+    if not (Path(store) / "manifest.json").exists():
+        import secrets
+
+        return secrets.token_bytes(32)          # no store yet: the tool call will say so
     p = Path(store) / "cli.secret"
     try:
-        return p.read_bytes()
+        return _secret_at(p)
+    except OSError as e:
+        if e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
+    from stratum.embedder import cache_root
+
+    key = hashlib.sha256(str(Path(store).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return _secret_at(cache_root() / "cli-secrets" / key)
+
+
+def _secret_at(p) -> bytes:
+    """The secret in file ``p``, made whole and at once if it is missing (two processes racing to make
+    it both read the one that won: written aside, then linked into place)."""
+    import os
+    import secrets
+
+    try:
+        got = p.read_bytes()
+        if got:
+            return got
     except FileNotFoundError:
-        if not (Path(store) / "manifest.json").exists():
-            return secrets.token_bytes(32)     # no store yet: the tool call will say so
-        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        pass
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}-{secrets.token_hex(4)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
         with os.fdopen(fd, "wb") as f:
             f.write(secrets.token_bytes(32))
-        return p.read_bytes()
-    except FileExistsError:
-        return p.read_bytes()
+        try:
+            os.link(tmp, p)
+        except FileExistsError:
+            pass                                # another process's won
+    finally:
+        tmp.unlink(missing_ok=True)
+    return p.read_bytes()
 
 
 def _freshness():
