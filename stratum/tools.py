@@ -235,6 +235,9 @@ class Tools:
         path_prefix = check_len("path_prefix", path_prefix, MAX_TARGET_CHARS)
         while path_prefix.startswith("./"):      # repo-relative as `get` takes it (it matched nothing)
             path_prefix = path_prefix[2:]
+        if path_prefix.startswith("/"):          # it matched nothing, silently (a probe)
+            raise InvalidArgument(f"path_prefix {echo(path_prefix)!r} is absolute; paths are relative to the "
+                                  f"repository root, e.g. {echo(path_prefix.lstrip('/'))!r}")
         language = check_len("language", language, MAX_NAME_CHARS)
         check_page(page_size)
         args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}

@@ -95,7 +95,7 @@ class _View:
         from stratum.limits import echo
         from stratum.schema import MINED_NOTE_KINDS
 
-        n = self.notes.get(note_id)
+        n = self.notes.get(note_id) or self._by_prefix(note_id)
         if n is not None:
             return n
         node = self.node(note_id)
@@ -108,6 +108,20 @@ class _View:
             raise NotFound(f"{note_id} is a {node['kind']} node ({node['path'] or 'the repository'}), not a note: "
                            f"`stratum get {note_id}` shows it")
         raise NotFound(f"no note {echo(note_id)!r} in {self.root} (see `stratum notes list`)")
+
+    def _by_prefix(self, short: str):
+        """The note a why's short id names ("rca note n583859b": `get` takes it too), when one does."""
+        import re
+
+        from stratum.errors import InvalidArgument
+
+        if not re.fullmatch(r"n[0-9a-f]{6,19}", short or ""):
+            return None
+        found = [n for nid, n in self.notes.items() if nid.startswith(short)]
+        if len(found) > 1:
+            raise InvalidArgument(f"{short} names {len(found)} notes ({', '.join(sorted(n.id for n in found)[:5])}): "
+                                  "give more of the id")
+        return found[0] if found else None
 
     def node(self, node_id: str) -> dict | None:
         """A node of the published version by id (mined fix/change nodes are not notes here)."""

@@ -127,3 +127,12 @@ def test_the_reports_orphaned_count_agrees_with_by_status(tmp_path, capsys):
     notes = json.loads(out)["notes"]
     assert notes["by_status"] == {"active": 1, "orphaned": 1, "retracted": 1}
     assert notes["orphaned"] == notes["by_status"]["orphaned"] == 1
+
+
+def test_the_short_id_a_why_prints_opens_the_note(store, capsys):
+    """A probe: "rca note n5629ef2" in a search why worked with `stratum get`, not `notes show`."""
+    nid = remember(capsys, store, "rca", "totals round twice in cart", "shop/cart.py")["data"]["note_id"]
+    assert shown(capsys, store, nid[:8])["id"] == nid
+    rc, _, err = run(capsys, "notes", "retract", nid[:8], "--store", str(store))
+    assert rc == 0, err
+    assert shown(capsys, store, nid)["status"] == "retracted"

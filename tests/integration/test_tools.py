@@ -92,6 +92,8 @@ def test_search_finds_identifier_and_pages_are_stable(tools):
     assert got == [i.id for i in full.items]
     only = tools.search(s, "discount", kinds=["function"], path_prefix="shop/", page_size=10)
     assert only.items and all(i.kind == "function" and i.path.startswith("shop/") for i in only.items)
+    with pytest.raises(InvalidArgument, match="relative to the repository root, e.g. 'shop/'"):
+        tools.search(s, "discount", path_prefix="/shop/")       # it matched nothing, silently
 
 
 def test_bad_requests_get_clear_errors(tools):
