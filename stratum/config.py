@@ -13,12 +13,12 @@ DEFAULT_VENDORED = ("node_modules", "vendor", "third_party", "third-party", "ext
 # excluded. Precision 0.881 (0.860 before those exclusions; 0.49 for the old "fix|bug|issue|...|error
 # anywhere, or any #123" rule) on 102 labelled commits, 0.966 (0.933) on 30 held-out ones; of the 58
 # commits of flask, requests and werkzeug the exclusions un-flag, 5 were fixes (pipeline/fixes.py).
-DEFAULT_BUGFIX_RULE = (r"(?i)\A(?!\W*revert\b(?!\W*revert\b))"
+DEFAULT_BUGFIX_RULE = (r"(?i)\A(?!\W*revert\b(?!\W*revert\b))(?!\W*merge (pull request|(remote-tracking )?branch)\b)"
                        r"(?![^\n]*\b(typos?|docs?|docstrings?|document\w*|gramma\w*|spelling|comments?"
                        r"|lint(s|ing|er)?|flake8|pep8|pyflakes|mypy|pre-commit|style(check)?|whitespace|spacing"
                        r"|changelog|readme|release)\b)"
                        r"(?!\W*fix\w*\s+(the\s+)?(typing|type\s+(hints?|annotations?)|annotations?)\W*(\n|\Z))"
-                       r"[^\n]*?\b(fix(e[sd]|ing)?|bugs?|bugfix(es)?|regressions?|crash(es|ed)?|race condition)\b")
+                       r"[^\n]*?\b(fix(e[sd]|ing)?|hotfix(es)?|bugs?|bugfix(es)?|regressions?|crash(es|ed)?|race condition)\b")
 
 
 @dataclass(frozen=True)

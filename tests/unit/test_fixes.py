@@ -24,9 +24,10 @@ FILES = {"src/app.py": "F1", "src/util.py": "F2"}
 
 def test_rule_reads_the_subject_and_skips_cosmetic_work():
     yes = ["Fix crash when the list is empty", "fixed a regression in url_for", "Bugfix: header parsing",
-           "Avoid a race condition in the reloader"]
+           "Avoid a race condition in the reloader", "hotfix: null pointer in login handler"]
     no = ["Add a feature (#123)", "fix typo in docs", "Fix docstring of Request", "Bump version\n\nfixes #12",
-          "Merge pull request #12 from x/feature", "prefixed words do not count", "release 2.0.1 with fixes"]
+          "Merge pull request #12 from x/feature", "prefixed words do not count", "release 2.0.1 with fixes",
+          "Merge pull request #9 from bob/bugfix-login", "Merge branch 'hotfix/date' into develop"]
     assert all(re.search(BUGFIX_RULE, m) for m in yes)
     assert not any(re.search(BUGFIX_RULE, m) for m in no)
 
