@@ -345,7 +345,10 @@ class Tools:
         span = L.parse(lines)
         t = self._target(s, target)
         self.memory.refresh_notes()
-        it = self._item(t.shard, t.row, t.note, "full" if span else level, view=s.view)
+        in_file = span is not None and t.row is not None and s.view is None and t.shard.col("kind")[t.row] == "file"
+        it = self._item(t.shard, t.row, t.note, "full" if span else level, view=s.view, attach=not in_file)
+        if in_file:     # a part of a file: the file's own notes and those about symbols in those lines
+            R.attach_notes(it, self._notes_in_lines(t.shard, t.row, span), cap=self.notes_per_item)
         with L.part_hint(t, whole=level == "full" and span is None):   # a whole file that does not fit: read a part
             return self._respond(s, [L.cut(it, span, L.file_lines(t)) if span else it], R.Page("get"))
 
@@ -578,6 +581,19 @@ class Tools:
         elif attach and view is not None:
             R.attach_notes(it, self.memory.branch_notes(view, base, sh, row), cap=self.notes_per_item)
         return it
+
+    def _notes_in_lines(self, sh: Shard, row: int, span: tuple[int, int | None]) -> list:
+        """The notes about a file (``Memory.notes_about``) that concern lines ``span``: the whole
+        file's, and a symbol's whose lines meet them (3 lines of a file carried every note about
+        every function in it: a probe)."""
+        lo, hi = span[0], span[1] if span[1] is not None else 1 << 30
+        path = sh.col("path")[row]
+        keep = []
+        for a in self.memory.notes_about(sh, row):
+            r = sh.resolve(f"{path}::{a.about}") if a.about else None
+            if r is None or (sh.col("start_line")[r] <= hi and sh.col("end_line")[r] >= lo):
+                keep.append(a)
+        return keep
 
     def _notes_overlay(self, s: Session, sh: Shard):
         """The notes overlay of the base shard a (possibly overlay) shard answers for."""

@@ -214,3 +214,16 @@ def test_walk_notes_of_a_file_lists_the_notes_get_counts(tools):
     assert got.meta["notes_total"] == 6 and got.meta["notes_more"]
     walked = t.walk(s, "shop/cart.py", ["notes"], page_size=50).items
     assert mine <= {i.id for i in walked}
+
+
+def test_get_of_some_lines_of_a_file_carries_the_notes_about_those_lines(tools):
+    """A probe: `get FILE --lines 1-3` carried every note about every function of the file."""
+    t, s = tools
+    whole = t.remember(s, "insight", "cart.py rounds in two places", about=["shop/cart.py"]).data["note_id"]
+    about = t.remember(s, "failure", "tried rounding line_prices once; totals still drift",
+                       about=["shop/cart.py::line_prices"]).data["note_id"]
+    def noted(lines):
+        return {n["id"] for n in t.get(s, "shop/cart.py", lines=lines).items[0].notes}
+    assert noted("1-7") == {whole}                 # apply_voucher's lines: not line_prices' note
+    assert noted("10-12") == {whole, about}
+    assert {n["id"] for n in t.get(s, "shop/cart.py", level="full").items[0].notes} == {whole, about}
