@@ -347,8 +347,8 @@ class Tools:
         self.memory.refresh_notes()
         in_file = span is not None and t.row is not None and s.view is None and t.shard.col("kind")[t.row] == "file"
         it = self._item(t.shard, t.row, t.note, "full" if span else level, view=s.view, attach=not in_file)
-        if in_file:     # a part of a file: the file's own notes and those about symbols in those lines
-            R.attach_notes(it, self._notes_in_lines(t.shard, t.row, span), cap=self.notes_per_item)
+        if in_file and t.row is not None and span is not None:    # a part of a file: its own notes and
+            R.attach_notes(it, self._notes_in_lines(t.shard, t.row, span), cap=self.notes_per_item)  # its lines'
         with L.part_hint(t, whole=level == "full" and span is None):   # a whole file that does not fit: read a part
             return self._respond(s, [L.cut(it, span, L.file_lines(t)) if span else it], R.Page("get"))
 
