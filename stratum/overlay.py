@@ -497,9 +497,13 @@ class NotesOverlay:
         if rec.get("kind") in S.MINED_NOTE_KINDS:
             meta = json.loads(rec.get("meta") or "{}")
             it.trust = "mined"
-            it.provenance = {"source": "mined", "author": "", "authenticated": False, "model": "",
-                             "session": "", "commit": str(meta.get("commit") or meta.get("sha") or ""),
-                             "written_at": str(rec.get("created_at") or "")}
+            # the commit it was mined from, when that commit was made, by "history" (docs/notes.md);
+            # it said no author, the index's commit and a space-separated time (a probe)
+            when = rec.get("created_at")
+            it.provenance = {"source": "mined", "author": str(rec.get("author") or "history"), "authenticated": False,
+                             "model": "", "session": "", "commit": str(meta.get("sha") or meta.get("commit") or ""),
+                             "written_at": str(meta.get("time") or (when.isoformat() if hasattr(when, "isoformat")
+                                                                  else when or ""))}
             return
         note = self.notes.get(rec["id"])
         if note is None:

@@ -109,6 +109,9 @@ def test_a_change_is_found_on_a_fresh_index_and_lifts_its_file(bank):
         items = tools.search(s, QUERY, page_size=5).items
         first = next(i for i in items if i.id == change["id"])
         assert first.kind == "change" and first.trust == "mined" and first.why == "past change"
+        # its provenance: by "history", from its commit, when that commit was made (ISO, as agents' notes)
+        assert (first.provenance["author"], first.provenance["commit"]) == ("history", meta["sha"])
+        assert first.provenance["written_at"] == meta["time"] and "T" in meta["time"]
         code = [i for i in items if i.kind not in S.NOTE_KINDS]
         assert code[0].path == "bank/limits.py" and "past change" in code[0].why
         # pulled by search, not pushed: `get` of the file attaches no change lines
