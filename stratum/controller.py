@@ -186,7 +186,8 @@ class Controller:
                                           need_limit=self._used + delta - self.limit)
                 over = self._used + delta - freed - self.limit
                 if over > 0:
-                    raise BudgetExceeded(self._overrun_message(delta, freed, over, focus))
+                    lowest = all(a.level == LEVELS[0] for a in adds)
+                    raise BudgetExceeded(self._overrun_message(delta, freed, over, focus, lowest=lowest))
             # commit: nothing above changed state
             self._calls += 1
             if infer_focus:
@@ -564,7 +565,9 @@ class Controller:
         self._stats["tokens_freed"] += sum(e.tokens_freed for e in out)
         return out
 
-    def _overrun_message(self, delta: int, freed: int, over: int, focus: _Focus) -> str:
+    def _overrun_message(self, delta: int, freed: int, over: int, focus: _Focus, *, lowest: bool = False) -> str:
+        """What did not fit and what would make it fit (``lowest``: every item is at the lowest
+        level already, so a lower one is no advice: a probe was told to ask for one at summary)."""
         pinned = sum(e.tokens for nid, e in self._entries.items() if nid in self._pins)
         kept = self._used - pinned - freed
         why = f"{pinned} tokens are pinned"
@@ -572,9 +575,10 @@ class Controller:
             why += f" and {kept} more cannot be evicted under the {self.policy.name} policy"
             if isinstance(self.policy, ScorePolicy) and self.policy.strict_neighbours:
                 why += " (focus neighbours keep api level)"
+        ask = "a smaller page" if lowest else "a lower detail level or a smaller page"
         return (f"this response needs {delta} more tokens but the session budget of {self.limit} tokens "
-                f"cannot hold it: {why}; {over} tokens over the limit. Ask for a lower detail level or "
-                f"a smaller page, unpin nodes, or narrow the focus")
+                f"cannot hold it: {why}; {over} tokens over the limit. Ask for {ask}, unpin nodes, narrow "
+                f"the focus, or open a session with a larger budget")
 
 
 __all__ = ["GraphView", "RecordGraph", "ControllerConfig", "Budget", "Eviction", "Admitted", "AdmitResult",

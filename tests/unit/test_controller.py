@@ -650,3 +650,13 @@ def test_prefix_is_the_run_up_to_the_first_item_a_plain_admit_refuses(seed):
     assert r.count == want
     assert (r.budget, r.evictions, ctl.status()["entries"], ctl.focus_files()) == (
         p.budget, p.evictions, plain.status()["entries"], plain.focus_files())
+
+
+def test_an_overrun_at_the_lowest_level_does_not_advise_a_lower_one(graph):
+    """A probe: `get FILE --level summary --budget 30` was told to ask for a lower detail level."""
+    ctl = Controller(5, ScorePolicy(), graph)
+    with pytest.raises(BudgetExceeded) as ei:
+        ctl.admit([item("shop/app.py", "summary")])         # 8 tokens
+    assert "lower detail level" not in ei.value.message and "larger budget" in ei.value.message
+    with pytest.raises(BudgetExceeded, match="lower detail level"):
+        ctl.admit([item("shop/app.py", "full")])
