@@ -4,8 +4,11 @@ A session belongs to ``identity.current().name`` at open. A call on a session wh
 gets the same NotFound as an unknown id, so ids of other identities' sessions cannot be probed.
 State is bounded (an open port must not be a memory leak): idle sessions expire after ``ttl``
 seconds, and there are at most ``max_per_identity`` live sessions per identity and ``max_total``
-in all; expired sessions are swept before a cap is enforced, and a full cap is ResourceExhausted
-with what to do about it.
+in all; expired sessions are swept before a cap is enforced. An identity at its cap gets a new
+session in place of its session idle longest, once that one is idle ``reclaim_idle`` seconds: each
+paged `stratum search --server` leaves its session open for the next page, and on a server
+without tokens every client is "anonymous", so 64 such calls locked everyone out for 2 h (a
+probe). A full cap of sessions all in use is ResourceExhausted with what to do about it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from stratum.errors import InvalidArgument, NotFound, ResourceExhausted
 from stratum.limits import MAX_SESSION_ID_CHARS, check_len, echo
 
 SESSION_TTL = 2 * 3600.0       # idle seconds before a session expires (an agent's working session)
+RECLAIM_IDLE = 15 * 60.0       # idle seconds after which a full identity's oldest session gives way to a new one
 MAX_SESSIONS_PER_IDENTITY = 64  # one identity: a fleet of parallel agents, not an unbounded loop
 MAX_SESSIONS = 4096            # all identities (~20 KB each at rest; 10,000 cost ~190 MB)
 _SWEEP_EVERY = 60.0            # seconds between sweeps when no cap forces one
@@ -45,10 +49,12 @@ class SessionRegistry:
     """Live sessions by id. Thread-safe; the clock is injectable for tests of expiry."""
 
     def __init__(self, *, ttl: float = SESSION_TTL, max_per_identity: int = MAX_SESSIONS_PER_IDENTITY,
-                 max_total: int = MAX_SESSIONS, clock: Callable[[], float] = time.time):
+                 max_total: int = MAX_SESSIONS, clock: Callable[[], float] = time.time,
+                 reclaim_idle: float = RECLAIM_IDLE):
         if ttl <= 0 or max_per_identity < 1 or max_total < 1:
             raise InvalidArgument("session ttl and caps must be positive")
         self.ttl, self.max_per_identity, self.max_total = ttl, max_per_identity, max_total
+        self.reclaim_idle = min(reclaim_idle, ttl)
         self._clock = clock
         self._lock = threading.Lock()
         self._by_id: dict[str, Session] = {}
@@ -64,14 +70,16 @@ class SessionRegistry:
                     or self._per_owner[owner] >= self.max_per_identity):
                 self._sweep(now)
             if self._per_owner[owner] >= self.max_per_identity:
+                self._reclaim(owner, now)
+            if self._per_owner[owner] >= self.max_per_identity:
                 raise ResourceExhausted(
-                    f"{echo(owner)} already has {self._per_owner[owner]} open sessions (the limit is "
-                    f"{self.max_per_identity}); close sessions you no longer use (close_session) or wait "
-                    f"for idle ones to expire ({self.ttl / 3600:g} h)")
+                    f"{echo(owner)} already has {self._per_owner[owner]} open sessions in use (the limit is "
+                    f"{self.max_per_identity}); close sessions you no longer use (close_session), or one "
+                    f"gives way once idle {span(self.reclaim_idle)}")
             if len(self._by_id) >= self.max_total:
                 raise ResourceExhausted(
                     f"the server holds {len(self._by_id)} open sessions, its limit; retry after idle "
-                    f"sessions expire ({self.ttl / 3600:g} h) or ask the operator to raise the limit")
+                    f"sessions expire ({span(self.ttl)}) or ask the operator to raise the limit")
             sid = sid or uuid.uuid4().hex
             s = Session(sid, owner, author, authenticated, model, controller, created=now, last_used=now)
             self._by_id[sid] = s
@@ -131,6 +139,12 @@ class SessionRegistry:
         self._swept = now
         return len(gone)
 
+    def _reclaim(self, owner: str, now: float) -> None:
+        """Close ``owner``'s session idle longest, if it is idle ``reclaim_idle`` seconds or more."""
+        idle = min((s for s in self._by_id.values() if s.owner == owner), key=lambda s: s.last_used, default=None)
+        if idle is not None and now - idle.last_used >= self.reclaim_idle:
+            self._drop(idle)
+
     def _drop(self, s: Session) -> None:
         if self._by_id.pop(s.id, None) is not None:
             self._per_owner[s.owner] -= 1
@@ -138,4 +152,4 @@ class SessionRegistry:
                 del self._per_owner[s.owner]
 
 
-__all__ = ["Session", "SessionRegistry", "SESSION_TTL", "MAX_SESSIONS_PER_IDENTITY", "MAX_SESSIONS"]
+__all__ = ["Session", "SessionRegistry", "SESSION_TTL", "RECLAIM_IDLE", "MAX_SESSIONS_PER_IDENTITY", "MAX_SESSIONS"]

@@ -110,3 +110,20 @@ def test_caps_hold_under_concurrent_opens():
     # which opener wins the race differs run to run; the caps hold whatever the order
     assert reg.count("alice") <= 64 and len(reg) == 100 == len(ok) and len(refused) == 60
     assert all(reg.count(f"bot{i}") <= 20 for i in range(4, 8))
+
+
+def test_an_identity_at_its_cap_gets_a_session_in_place_of_one_idle_long_enough():
+    """A probe: each paged `stratum search --server` leaves its session open for the next page; on a
+    server without tokens all clients are "anonymous", and 64 such calls locked everyone out for 2 h."""
+    clock = Clock()
+    reg = SessionRegistry(ttl=7200, max_per_identity=2, clock=clock, reclaim_idle=900)
+    old = reg.add("anonymous", "x", False, "", _ctl())
+    clock.t += 10
+    mid = reg.add("anonymous", "x", False, "", _ctl())
+    with pytest.raises(ResourceExhausted, match="in use.*once idle 15 min"):
+        reg.add("anonymous", "x", False, "", _ctl())       # both used within the last 15 min
+    clock.t += 895                                          # old idle 905 s, mid 895 s
+    new = reg.add("anonymous", "x", False, "", _ctl())
+    assert reg.count("anonymous") == 2 and reg.get(mid.id, "anonymous") is mid and reg.get(new.id, "anonymous") is new
+    with pytest.raises(NotFound):
+        reg.get(old.id, "anonymous")
