@@ -228,7 +228,20 @@ def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model:
         fn = _make_tool(conn, name)
         server.add_tool(fn, name=name, description=fn.__doc__, annotations=_annotations(name),
                         structured_output=False)
+        _forbid_unknown(server._tool_manager.get_tool(name))
     return server
+
+
+def _forbid_unknown(tool: Any) -> None:
+    """An argument the tool does not take is refused, naming it: the SDK's model dropped it, so
+    `get {"target": ..., "levle": "full"}` answered at api level without a word (a probe). Clients
+    read ``additionalProperties: false`` from the schema too."""
+    from pydantic import ConfigDict
+
+    meta = tool.fn_metadata
+    base = meta.arg_model
+    meta.arg_model = type(base.__name__, (base,), {"model_config": ConfigDict(**{**base.model_config, "extra": "forbid"})})
+    tool.parameters["additionalProperties"] = False
 
 
 def run_stdio(open_backend: Callable[[], Any], **session_options: Any) -> None:

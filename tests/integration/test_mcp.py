@@ -49,6 +49,7 @@ async def _session_walk(params: StdioServerParameters, remember: bool = False) -
         out["status"] = _answer(await client.call_tool("status", {}))
         out["missing"] = await client.call_tool("get", {"target": "shop/nothing_here.py"})
         out["bad_args"] = await client.call_tool("get", {"level": "api"})
+        out["misspelled"] = await client.call_tool("get", {"target": "shop/pricing.py", "levle": "full"})
         if remember:
             out["note"] = _answer(await client.call_tool("remember", {
                 "kind": "rca", "about": ["shop/pricing.py"],
@@ -98,6 +99,10 @@ def _check(out: dict) -> None:
     missing = out["missing"]
     assert missing.is_error and "not_found" in missing.content[0].text and "Traceback" not in missing.content[0].text
     assert out["bad_args"].is_error and "target" in out["bad_args"].content[0].text
+    # a misspelled argument is refused by name (it was dropped, and the answer came at api level)
+    bad = out["misspelled"]
+    assert bad.is_error and "levle" in bad.content[0].text and "not permitted" in bad.content[0].text
+    assert all(t.input_schema.get("additionalProperties") is False for t in tools.values())
 
 
 def test_mcp_on_a_local_store(indexed_store, tmp_path):
