@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -502,7 +503,7 @@ class NotesOverlay:
             when = rec.get("created_at")
             it.provenance = {"source": "mined", "author": str(rec.get("author") or "history"), "authenticated": False,
                              "model": "", "session": "", "commit": str(meta.get("sha") or meta.get("commit") or ""),
-                             "written_at": str(meta.get("time") or (when.isoformat() if hasattr(when, "isoformat")
+                             "written_at": str(meta.get("time") or (when.isoformat() if isinstance(when, datetime)
                                                                   else when or ""))}
             return
         note = self.notes.get(rec["id"])
