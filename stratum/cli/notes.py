@@ -9,7 +9,7 @@ control characters and escape sequences, also for notes written before that rule
 
 from __future__ import annotations
 
-from stratum.cli import add_common, emit, resolve_store
+from stratum.cli import add_common, emit, linked_worktree, resolve_store
 
 
 def register(sub) -> None:
@@ -65,6 +65,10 @@ class _View:
 
         self.root = Path(root)
         store = Store(root)
+        if not store.exists() and not (self.root / "deltalog").is_dir():
+            from stratum.errors import NotFound
+
+            raise NotFound(f"no store at {root}: index the repository first (`stratum index`), or give --store")
         base, self.code, self.version, self.snap = {}, None, None, None
         if store.exists():
             snap = self.snap = store.snapshot()
@@ -148,7 +152,7 @@ class _View:
 def _list(args) -> int:
     from stratum import notes as N
 
-    v = _View(resolve_store(args))
+    v = _View(_store(args))
     want = set(args.status)
 
     def wanted(n) -> bool:
@@ -175,7 +179,7 @@ def _show(args) -> int:
     from stratum import notes as N
     from stratum.schema import MINED_NOTE_KINDS
 
-    v = _View(resolve_store(args))
+    v = _View(_store(args))
     if args.id not in v.notes:
         node = v.node(args.id)
         if node is not None and node["kind"] in MINED_NOTE_KINDS:
@@ -250,7 +254,7 @@ def _retract(args) -> int:
     from stratum.errors import NoteRejected
     from stratum.identity import current
 
-    v = _View(resolve_store(args))
+    v = _View(_store(args))
     n = v.get(args.id, "retract")
     if n.retraction is not None:
         raise NoteRejected(f"note {n.id} is already retracted")
@@ -266,7 +270,7 @@ def _confirm(args) -> int:
     from stratum import notes as N
     from stratum.identity import current
 
-    v = _View(resolve_store(args))
+    v = _View(_store(args))
     n = v.get(args.id, "confirm")
     me = current()
     uid = N.write_confirm(v.log, n.id, author=me.name, known=v.notes, maintainer=me.is_maintainer)
@@ -282,7 +286,7 @@ def _policy(args) -> int:
     from stratum.errors import NotFound
     from stratum.overlay import NotesPolicy
 
-    root = Path(resolve_store(args))
+    root = Path(_store(args))
     if not (root / "manifest.json").exists():
         raise NotFound(f"no store at {root}: index the repository first")
     pol = NotesPolicy.load(root)
@@ -292,6 +296,17 @@ def _policy(args) -> int:
     emit(args, asdict(pol), f"quarantine of new authors: {'on' if pol.quarantine else 'off'} "
          "(servers read the policy when they load a version)")
     return 0
+
+
+def _store(args) -> str:
+    """The store the notes commands read: --store, else (inside a linked worktree with no store of its
+    own) the main checkout's, where a note written there went, as queries find it; else this
+    repository's (`notes list` in a worktree said "0 notes" of the notes written from it: a probe)."""
+    if not getattr(args, "store", None):
+        linked = linked_worktree()
+        if linked is not None:
+            return linked[0]
+    return resolve_store(args)
 
 
 __all__ = ["register"]

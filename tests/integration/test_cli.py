@@ -188,4 +188,17 @@ def test_inside_a_linked_worktree_queries_answer_for_it_from_the_main_store(tmp_
     assert (first["path"], first["qualname"]) == ("pkg/b.py", "quokka_in_worktree")
     p = subprocess.run([sys.executable, "-m", "stratum.cli", "get", "pkg/a.py::alpha", "--json"], **run)
     assert p.returncode == 0 and json.loads(p.stdout)["items"][0]["qualname"] == "alpha", p.stderr
+    # a note written from the worktree is listed, shown and retracted from it (a probe: "0 note(s)")
+    p = subprocess.run([sys.executable, "-m", "stratum.cli", "remember", "insight", "alpha returns one",
+                        "--about", "pkg/a.py::alpha", "--json"], **run)
+    assert p.returncode == 0, p.stderr
+    nid = json.loads(p.stdout)["data"]["note_id"]
+    p = subprocess.run([sys.executable, "-m", "stratum.cli", "notes", "list", "--json"], **run)
+    assert p.returncode == 0 and nid in {n["id"] for n in json.loads(p.stdout)["notes"]}, p.stderr
+    p = subprocess.run([sys.executable, "-m", "stratum.cli", "notes", "retract", nid], **run)
+    assert p.returncode == 0, p.stderr
     assert not (wt / ".stratum").exists()           # the main store served it; nothing written here
+    # and a store that does not exist is said, not "0 note(s)"
+    p = subprocess.run([sys.executable, "-m", "stratum.cli", "notes", "list", "--store", str(tmp_path / "none")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and "no store at" in p.stderr, (p.returncode, p.stdout, p.stderr)
