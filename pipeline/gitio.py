@@ -79,6 +79,16 @@ def is_shallow(repo: str | os.PathLike) -> bool:
     return decode(run_git(repo, "rev-parse", "--is-shallow-repository", check=False)).strip() == "true"
 
 
+def main_worktree(repo: str | os.PathLike) -> Path | None:
+    """The main checkout's root when ``repo`` is a linked worktree (``git worktree add``), else None
+    (a main checkout, or a bare repository's worktrees, whose common dir is not a ``.git``)."""
+    out = decode(run_git(repo, "rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir",
+                         check=False)).split()
+    if len(out) != 2 or Path(out[0]) == Path(out[1]) or Path(out[1]).name != ".git":
+        return None
+    return Path(out[1]).parent
+
+
 def shallow_boundary(repo: str | os.PathLike) -> list[str]:
     """The boundary commits of a shallow clone (git's ``shallow`` file: commits whose parents were
     not fetched), sorted; [] for a full clone. One git call; the file is read only when shallow."""
@@ -276,7 +286,7 @@ class BlobReader:
         self.close()
 
 
-__all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "root_commits", "has_any_commit", "is_shallow", "shallow_boundary", "boundary_key", "ls_files",
+__all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "root_commits", "has_any_commit", "is_shallow", "main_worktree", "shallow_boundary", "boundary_key", "ls_files",
            "ignored_files", "submodule_paths", "dirty", "worktree_clean",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
            "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader",

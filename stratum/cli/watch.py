@@ -130,10 +130,16 @@ def run_install(args) -> int:
     from pipeline import gitio, hooks
 
     repo = str(gitio.repo_root(args.path))
+    said = []
+    main = gitio.main_worktree(repo)
+    if main is not None:        # hooks are shared by every worktree: from one, they took over the main
+        said.append(f"{repo} is a linked worktree; git hooks are shared by every worktree, so they index "
+                    f"the main checkout {main}")   # checkout's commits into the worktree's store (a probe)
+        repo = str(main)
     store = resolve_store(args, repo)
     opts = (("--no-embed",) if args.no_embed else ()) + (("--model", args.model) if args.model else ()) + \
         (("--no-ray",) if args.no_ray else ())
-    lines = hooks.install(repo, store, opts)
+    lines = said + hooks.install(repo, store, opts)
     emit(args, {"repo": repo, "store": store, "hooks": lines},
          "\n".join([f"hooks in {hooks.hooks_dir(repo)} (log: {store}/hooks.log)", *lines]))
     return 0

@@ -263,3 +263,18 @@ def test_watch_rejects_a_bad_interval(shop):
     repo, store = shop
     p = stratum("watch", str(repo.path), "--store", str(store), "--interval", "0")
     assert p.returncode == 2 and "--interval must be > 0" in p.stderr and not store.exists()
+
+
+def test_hooks_installed_from_a_linked_worktree_index_the_main_checkout(shop, tmp_path):
+    """A probe: `hooks install` in a `git worktree add` checkout wrote the shared hooks with the
+    worktree's root and store, so the main checkout's commits were indexed into the worktree's own new
+    store and the worktree's queries lost every note of the main store."""
+    repo, _ = shop
+    wt = tmp_path / "wt"
+    git(repo.path, "worktree", "add", "-q", "--detach", str(wt), "HEAD")
+    p = stratum("hooks", "install", "--no-embed", cwd=str(wt))
+    assert p.returncode == 0, p.stderr
+    assert "linked worktree" in p.stdout and str(repo.path) in p.stdout
+    hook = (repo.path / ".git" / "hooks" / "post-commit").read_text()
+    assert str(repo.path / ".stratum") in hook and str(wt) not in hook
+    assert stratum("hooks", "uninstall", cwd=str(wt)).returncode == 0
