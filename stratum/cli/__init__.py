@@ -136,8 +136,22 @@ def linked_worktree(start: str = ".") -> tuple[str, str] | None:
     return None
 
 
+def whole(least: int, what: str):
+    """An argparse type: a whole number of at least ``least`` (a probe: `--max-file-bytes -5` skipped
+    every file and was kept as the store's setting; `history --top -1` ended in a traceback)."""
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a whole number, not {text!r}") from None
+        if n < least:
+            raise argparse.ArgumentTypeError(f"{what} must be {least} or more, not {n}")
+        return n
+    return parse
+
+
 def emit(args, obj: dict, text: str) -> None:
     print(json.dumps(obj, indent=1, default=str) if getattr(args, "json", False) else text)
 
 
-__all__ = ["main", "build_parser", "add_common", "resolve_store", "linked_worktree", "emit"]
+__all__ = ["main", "build_parser", "add_common", "resolve_store", "linked_worktree", "whole", "emit"]

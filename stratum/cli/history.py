@@ -5,19 +5,19 @@ Thin over stratum.analysis (Polars is imported inside the handlers, so `stratum 
 
 from __future__ import annotations
 
-from stratum.cli import add_common, emit, resolve_store
+from stratum.cli import add_common, emit, resolve_store, whole
 
 
 def register(sub) -> None:
     p = sub.add_parser("cochange", help="files that change together with PATH (from the git history)")
     p.add_argument("path", help="a file of the repository (repo-relative, or a path on disk inside it)")
-    p.add_argument("--top", type=int, default=20, metavar="N", help="partners to show (default 20; 0: all)")
+    p.add_argument("--top", type=whole(0, "--top"), default=20, metavar="N", help="partners to show (default 20; 0: all)")
     p.add_argument("--parquet", metavar="OUT", default=None, help="also write all partners to this Parquet file")
     add_common(p)
     p.set_defaults(func=run_cochange)
 
     p = sub.add_parser("history", help="history summary: commits, authors, churn, hotspots, top coupled pairs")
-    p.add_argument("--top", type=int, default=10, metavar="N", help="hotspots and pairs to show (default 10)")
+    p.add_argument("--top", type=whole(1, "--top"), default=10, metavar="N", help="hotspots and pairs to show (default 10)")
     p.add_argument("--parquet", metavar="OUT", default=None,
                    help="export commits, file_changes, cochange (and symbol_cochange) as OUT/<name>.parquet")
     add_common(p)
@@ -31,14 +31,19 @@ def _repo_relative(path: str, repo_path: str | None) -> str:
 
     p = Path(path)
     if repo_path and (p.is_absolute() or p.exists()):
-        try:
-            return Path(os.path.abspath(p)).relative_to(Path(repo_path).resolve()).as_posix()
-        except ValueError:
-            pass
+        root = Path(repo_path).resolve()
+        # as typed, then with symlinked folders resolved (a checkout reached through a link: a probe)
+        for where in (Path(os.path.abspath(p)), Path(os.path.abspath(p)).parent.resolve() / p.name):
+            try:
+                return where.relative_to(root).as_posix()
+            except ValueError:
+                pass
     return p.as_posix().removeprefix("./")
 
 
 def run_cochange(args) -> int:
+    from pathlib import Path
+
     import polars as pl
 
     from stratum import analysis as A
@@ -53,6 +58,9 @@ def run_cochange(args) -> int:
         if path not in known:
             near = sorted(k for k in known if k.endswith("/" + path) or k == path)
             hint = f"; did you mean {', '.join(near[:5])}?" if near else ""
+            repo = snap.manifest.repo_path
+            if repo and (Path(repo) / path).is_file() and not near:    # indexed, never committed (a probe)
+                raise NotFound(f"{path} has no commits in the mined history yet: commit it, then index")
             raise NotFound(f"{path} has no history in the index (not a current file of the repository){hint}")
     if args.parquet:
         partners.write_parquet(args.parquet)
@@ -85,7 +93,8 @@ def run_history(args) -> int:
     s = A.summary(snap)
     hot = A.hotspots(snap, n=args.top).collect().to_dicts()
     pairs = A.top_pairs(snap, n=args.top).collect().to_dicts()
-    written = []
+    written: list[str] = []
+    removed: list[str] = []
     if args.parquet:
         out = Path(args.parquet)
         out.mkdir(parents=True, exist_ok=True)
@@ -93,7 +102,10 @@ def run_history(args) -> int:
             if snap.has(name):
                 A.dataset(snap, name).collect().write_parquet(out / f"{name}.parquet")
                 written.append(str(out / f"{name}.parquet"))
-    obj = {"summary": s, "hotspots": hot, "top_pairs": pairs, "parquet": written}
+            elif (out / f"{name}.parquet").exists():   # an earlier export's: no longer true (a probe)
+                (out / f"{name}.parquet").unlink()
+                removed.append(str(out / f"{name}.parquet"))
+    obj = {"summary": s, "hotspots": hot, "top_pairs": pairs, "parquet": written, "parquet_removed": removed}
     lines = [
         f"history of {snap.manifest.repo_name} (store version {s['version']}, mined to "
         f"{(s['history_watermark'] or '-')[:12]})",
@@ -113,6 +125,7 @@ def run_history(args) -> int:
         lines += [f"  {p['a']} <-> {p['b']}  support {p['support']}  conf {p['confidence_ab']:.2f}/"
                   f"{p['confidence_ba']:.2f}  lift {p['lift']:.2f}" for p in pairs]
     lines += [f"wrote {w}" for w in written]
+    lines += [f"removed {r} (an earlier export's; this version has no such data)" for r in removed]
     emit(args, obj, "\n".join(lines))
     return 0
 

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from stratum.cli import add_common, emit, resolve_store
+from stratum.cli import add_common, emit, resolve_store, whole
 
 
 def register(sub) -> None:
@@ -27,7 +27,7 @@ def register(sub) -> None:
     ray.add_argument("--ray", dest="ray", action="store_true", default=None,
                      help="run the stages on Ray even for small work (a local Ray if no address)")
     ray.add_argument("--no-ray", dest="ray", action="store_false", help="run every stage in this process")
-    p.add_argument("--num-cpus", type=int, default=None, help="CPUs for a local Ray (default: all)")
+    p.add_argument("--num-cpus", type=whole(1, "--num-cpus"), default=None, help="CPUs for a local Ray (default: all)")
     kept = p.add_argument_group("index settings", "a store keeps the settings it was last indexed with: a "
                                                   "plain re-index (hooks, watch) uses them; give a flag to change one")
     kept.add_argument("--embed", dest="embed", action=argparse.BooleanOptionalAction, default=None,
@@ -39,8 +39,8 @@ def register(sub) -> None:
                       help="mined fix nodes: past bug-fix commits about the files they touched (default: on)")
     kept.add_argument("--changes", dest="mine_changes", action=argparse.BooleanOptionalAction, default=None,
                       help="mined change nodes: other past commits of 1-5 code files, about those files (default: on)")
-    p.add_argument("--max-file-bytes", type=int, default=None, help="skip files larger than this (default 1 MiB)")
-    p.add_argument("--max-commit-files", type=int, default=None,
+    p.add_argument("--max-file-bytes", type=whole(1, "--max-file-bytes"), default=None, help="skip files larger than this (default 1 MiB)")
+    p.add_argument("--max-commit-files", type=whole(1, "--max-commit-files"), default=None,
                    help="commits touching more files are skipped for co-change (default 30)")
     p.add_argument("--keep", type=int, default=None, metavar="N",
                    help="published versions kept after the publish (default 3; 0: keep every version)")

@@ -134,3 +134,28 @@ def test_cli_history_and_export(store, capsys, tmp_path):
     assert main(["history", "--store", str(st.root), "--json"]) == 0
     obj = json.loads(capsys.readouterr().out)
     assert obj["summary"]["commits"] == 6 and obj["hotspots"][0]["path"] == "b.py"
+
+
+def test_cli_history_probe_mends(store, capsys, tmp_path):
+    """A probe: an export left an earlier export's symbol_cochange.parquet (no longer true), a
+    negative --top was a traceback or dropped a row, a path through a symlinked checkout had "no
+    history", and a number below its sense (--max-file-bytes -5) was taken and kept."""
+    g, st = store
+    exp = tmp_path / "exp"
+    exp.mkdir()
+    (exp / "symbol_cochange.parquet").write_bytes(b"an earlier export")
+    assert main(["history", "--store", str(st.root), "--parquet", str(exp), "--json"]) == 0
+    obj = json.loads(capsys.readouterr().out)
+    assert obj["parquet_removed"] == [str(exp / "symbol_cochange.parquet")]
+    assert not (exp / "symbol_cochange.parquet").exists()
+    for argv in (["history", "--top", "-1"], ["cochange", "a.py", "--top", "-1"]):
+        with pytest.raises(SystemExit) as ei:
+            main([*argv, "--store", str(st.root)])
+        assert ei.value.code == 2 and "--top must be" in capsys.readouterr().err
+    link = tmp_path / "link"
+    link.symlink_to(g.root)
+    assert main(["cochange", str(link / "b.py"), "--store", str(st.root), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["path"] == "b.py"
+    with pytest.raises(SystemExit):
+        main(["index", str(g.root), "--store", str(tmp_path / "s"), "--max-file-bytes", "-5"])
+    assert "--max-file-bytes must be 1 or more" in capsys.readouterr().err
