@@ -358,10 +358,46 @@ def request_to_kwargs(msg: Message) -> dict[str, Any]:
     return kwargs
 
 
+_INTS = {FieldDescriptor.TYPE_INT32: 31, FieldDescriptor.TYPE_INT64: 63, FieldDescriptor.TYPE_SINT32: 31,
+         FieldDescriptor.TYPE_SINT64: 63, FieldDescriptor.TYPE_UINT32: 32, FieldDescriptor.TYPE_UINT64: 64}
+
+
 def request_from_kwargs(message_type: type[Message], kwargs: dict[str, Any]) -> Message:
-    """A request message from tool keyword arguments (None leaves an ``optional`` field unset)."""
-    return message_type(**{k: (list(v) if isinstance(v, (tuple, set, frozenset)) else v)
-                           for k, v in kwargs.items() if v is not None})
+    """A request message from tool keyword arguments (None leaves an ``optional`` field unset).
+
+    Each argument is checked as the tools check it, so a client raises the tools' InvalidArgument,
+    not protobuf's TypeError or ValueError: a string where a list goes was split into its letters
+    (``edges="imports"``: "unknown edge kind(s) ['i', 'm', ...]"), "2" or True for a number, a
+    number past the field's range, and None for a field the tool requires (a probe)."""
+    fields = message_type.DESCRIPTOR.fields_by_name
+    out = {}
+    for k, v in kwargs.items():
+        f = fields.get(k)
+        if f is None:
+            raise InvalidArgument(f"unknown argument {k!r}")
+        if v is None:
+            if f.has_presence:
+                continue
+            raise InvalidArgument(f"{k} is required (got None)")
+        if f.is_repeated:
+            if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple, set, frozenset)):
+                raise InvalidArgument(f"{k} must be a list of strings, not {type(v).__name__} {limits.echo(v)!r}")
+            v = list(v)
+            if not all(isinstance(x, str) for x in v):
+                raise InvalidArgument(f"{k} must be a list of strings")
+        elif f.type in _INTS:
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise InvalidArgument(f"{k} must be a whole number, not {type(v).__name__} {limits.echo(v)!r}")
+            bits = _INTS[f.type]
+            lo = 0 if f.type in (FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64) else -(1 << bits)
+            if not lo <= v < (1 << bits):
+                raise InvalidArgument(f"{k} is out of range: {v}")
+        elif f.type == FieldDescriptor.TYPE_STRING and not isinstance(v, str):
+            raise InvalidArgument(f"{k} must be a string, not {type(v).__name__} {limits.echo(v)!r}")
+        elif f.type == FieldDescriptor.TYPE_BOOL and not isinstance(v, bool):
+            raise InvalidArgument(f"{k} must be true or false, not {type(v).__name__} {limits.echo(v)!r}")
+        out[k] = v
+    return message_type(**out)
 
 
 __all__ = ["dumps", "envelope_to_proto", "shard_status_to_proto", "response_to_proto", "envelope_from_proto",
