@@ -120,6 +120,9 @@ def _call(args, tool: str, **kw) -> int:
         finally:
             tools.close()
         resp.data["session"] = sess
+        if args.session and args.budget is not None:   # said, not silently ignored (a probe)
+            resp.envelope.warnings.append(f"--budget {args.budget} applies when a session opens; session "
+                                          f"{sess} keeps its own budget of {resp.envelope.budget.limit}")
     else:
         from stratum.tools import Tools
 

@@ -4,6 +4,7 @@ rules, and the CLI's connection flags."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -199,6 +200,14 @@ def test_cli_queries_a_token_server(pki, token_server, tmp_path):
     assert "shop/cart.py" in ok.stdout
     refused = subprocess.run(base, cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
     assert refused.returncode == 2 and "requires authentication" in refused.stderr
+    # --budget beside --session is said, not silently ignored (a probe)
+    paged = subprocess.run(base + ["--page-size", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                           env={**env, "STRATUM_TOKEN": TOKENS["bob"]})
+    sess = json.loads(paged.stdout)["data"]["session"]          # kept open for its next page
+    again = subprocess.run(base + ["--session", sess, "--budget", "100000"], cwd=tmp_path, capture_output=True,
+                           text=True, timeout=60, env={**env, "STRATUM_TOKEN": TOKENS["bob"]})
+    assert again.returncode == 0, again.stderr
+    assert any("--budget 100000 applies when a session opens" in w for w in json.loads(again.stdout)["envelope"]["warnings"])
 
 
 def _free_port() -> int:
