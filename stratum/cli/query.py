@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from stratum.cli import add_common, emit, linked_worktree, resolve_store
+from stratum.cli import add_common, emit, linked_worktree, resolve_store, whole
 from stratum.schema import AGENT_NOTE_KINDS
 from stratum.cli.serve import add_client_flags, client_from_args
 
@@ -74,7 +74,7 @@ def _conn(p) -> None:
     add_client_flags(p)                 # --server, --token, --tls-ca, --tls-client-cert/-key
     p.add_argument("--session", default="", help="with --server: reuse this server session (its budget, "
                    "working set and page tokens); a --server answer with more pages prints it in its 'more:' line")
-    p.add_argument("--budget", type=int, default=None, help="session token budget")
+    p.add_argument("--budget", type=whole(1, "--budget"), default=None, help="session token budget")
     p.add_argument("--branch", default="", help="answer for this branch (indexed version + an overlay of its changes)")
     p.add_argument("--commit", default="", help="answer for this commit (not with --branch)")
     p.add_argument("--worktree", default="", help="answer for this worktree of the repository, uncommitted edits too")

@@ -14,6 +14,8 @@ import argparse
 import os
 import sys
 
+from stratum.cli import whole
+
 DEFAULT_PORT = 50051
 SECRET_ENV = "STRATUM_PAGE_TOKEN_SECRET"   # shared by replicas so page tokens work across them
 TOKEN_ENV = "STRATUM_TOKEN"                # a client's bearer token (kept out of `ps` and shell history)
@@ -115,7 +117,7 @@ def _stores(p: argparse.ArgumentParser) -> None:
 
 
 def _session_defaults(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--budget", type=int, default=None, help="context budget of a session in tokens")
+    p.add_argument("--budget", type=whole(1, "--budget"), default=None, help="context budget of a session in tokens")
     p.add_argument("--policy", choices=("score", "lru"), default=None, help="eviction policy (default: score)")
 
 
