@@ -8,12 +8,19 @@ unchanged text come from the base's cache) and written as a small store of its o
 ``<store>/overlays/<commit>/`` with warm indexes. The base store is never written: its manifest,
 versions and datasets stay as they were. An overlay is built once per (base version, commit) and
 reused; ``stratum.branchview`` answers base + overlay as one.
+
+Folders: every folder above a changed, added or deleted file (and the repo node) is the overlay's
+too, listed and counted from the branch's whole file set (the base's files it kept plus its own),
+so a folder shows what the branch has, not only what it changed; its ``contains`` edges go to the
+overlay's own nodes (the view adds the base's unchanged children). A base folder the branch
+emptied is named in ``deleted_dirs``: the view hides it.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import posixpath
 import shutil
 import tempfile
 import time
@@ -30,12 +37,14 @@ from stratum.limits import echo
 from stratum.store import Manifest, Store
 
 OVERLAYS_DIR = "overlays"
+FORMAT = 2                            # in the folder name: an overlay built by older code is never read
 INFO_FILE = "overlay.json"
 CROSS_FILE = "cross_edges.json"       # [src id, dst id, kind, meta] between overlay and base nodes
 
 
 def overlay_dir(store_root: str | os.PathLike, base_version: int, sha: str, dirty_key: str = "") -> Path:
-    return Path(store_root) / OVERLAYS_DIR / (f"v{base_version}-{sha[:20]}" + (f"-w{dirty_key}" if dirty_key else ""))
+    return Path(store_root) / OVERLAYS_DIR / (f"v{base_version}-f{FORMAT}-{sha[:20]}"
+                                              + (f"-w{dirty_key}" if dirty_key else ""))
 
 
 def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | None = None, *,
@@ -43,7 +52,8 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
     """The overlay of REV (a branch, tag or commit), or of a WORKTREE of the store's repository (its
     HEAD plus its uncommitted changes, read from disk confined to it), over the store's published
     version: a dict with ``dir`` (a store loadable as a shard, or "" when nothing differs),
-    ``commit``, ``base_commit``, ``changed`` (changed or added paths), ``deleted``, ``dirty`` (the
+    ``commit``, ``base_commit``, ``changed`` (changed or added paths), ``deleted``, ``deleted_dirs``
+    (base folders the branch emptied), ``dirty`` (the
     worktree's uncommitted paths), ``branch`` (the worktree's checked-out branch, "" when detached or
     not a worktree: notes written there say where their code is), ``seconds`` and ``cached``."""
     t0 = time.perf_counter()
@@ -71,11 +81,11 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
     changed = sorted((set(changed) | set(disk)) - gone)
     deleted = sorted((set(deleted) | gone) - set(changed))
     info = {"commit": sha, "base_commit": m.indexed_commit, "base_version": m.version, "changed": changed,
-            "deleted": deleted, "dirty": sorted(disk), "dir": ""}
+            "deleted": deleted, "deleted_dirs": [], "dirty": sorted(disk), "dir": ""}
     tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=_mkdir(out.parent)))
     try:
-        if changed:
-            _index(store, m, sha, changed, deleted, disk, tmp / "store", cfg)
+        if changed or deleted:         # a deletion alone changes the folders above it
+            info["deleted_dirs"] = _index(store, m, sha, changed, deleted, disk, tmp / "store", cfg)
             info["dir"] = str(out / "store")
         info["build_seconds"] = round(time.perf_counter() - t0, 4)
         (tmp / INFO_FILE).write_text(json.dumps(info, indent=1))
@@ -92,9 +102,9 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
 
 
 def prune(store: Store) -> list[str]:
-    """Remove overlays built on base versions the store no longer keeps, unless a reader (any
-    process) still holds one open; returns the folders removed."""
-    kept = {f"v{v}-" for v in store.published_versions()}
+    """Remove overlays built on base versions the store no longer keeps or in an older format,
+    unless a reader (any process) still holds one open; returns the folders removed."""
+    kept = {f"v{v}-f{FORMAT}-" for v in store.published_versions()}
     gone = []
     for d in sorted((store.root / OVERLAYS_DIR).glob("v*")):
         if any(d.name.startswith(k) for k in kept) or Store(d / "store").held_versions():
@@ -145,15 +155,15 @@ def _config(config: IndexConfig | None, m: Manifest) -> IndexConfig:
 
 
 def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list[str],
-           disk: dict[str, bytes | None], dest: Path, cfg: IndexConfig) -> None:
-    """Parse, link, embed and write the changed files (from DISK when there, else ``sha:path``)."""
+           disk: dict[str, bytes | None], dest: Path, cfg: IndexConfig) -> list[str]:
+    """Parse, link, embed and write the changed files (from DISK when there, else ``sha:path``) and
+    the folders above them and the deleted ones; returns the base folders the branch emptied."""
     from pipeline.files import content_skip_reason, name_skip_reason
     from pipeline.callrefs import DECL
     from pipeline.calls import resolve as resolve_calls
     from pipeline.imports import FileImports, resolve
     from pipeline.job import InProcess, _noop, _parse_batch
     from pipeline.testlinks import link_tests
-    from pipeline.tree import tree_nodes
 
     rep = RunReport(repo=m.repo_path, store=str(dest))
     items = []
@@ -167,12 +177,11 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     parsed = _parse_batch(m.repo_name, items, cfg.parse)
     nodes, edges, file_imports = st.collect(parsed, rep)
     snap = base.snapshot(m)
-    base_paths = set(st.previous_files(snap)) - set(deleted)
+    base_langs = _file_languages(snap)
+    base_paths = set(base_langs) - set(deleted)
     mine = {n["path"]: n.get("language") for n in nodes if n["kind"] == "file"}
     all_paths = sorted(base_paths | set(mine))
-    tnodes, tedges = tree_nodes(m.repo_name, sorted(mine), cfg.parse, languages_by_path=mine)
-    nodes.extend(tnodes)
-    edges.extend(tedges)
+    gone_dirs = _folders(m.repo_name, base_langs, changed, deleted, mine, nodes, edges, cfg)
     fi = [FileImports(p, lang, tuple(imps)) for p, (lang, imps) in sorted(file_imports.items())]
     # the base's package __init__ files, for the re-exports a changed file's imports go through
     context = st.init_imports(snap, set(mine) | set(deleted))
@@ -209,6 +218,36 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
                            indexed_commit=sha, history_watermark=None, datasets=datasets,
                            token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None,
                            indexes=index_files, report=rep.to_dict(), integrity=checks))
+    return gone_dirs
+
+
+def _file_languages(snap) -> dict[str, str | None]:
+    """path -> language of every file node of the base version."""
+    tab = snap.read("nodes", columns=["path", "language"], where="kind = 'file'")
+    return dict(zip(tab.column("path").to_pylist(), tab.column("language").to_pylist()))
+
+
+def _folders(repo: str, base_langs: dict[str, str | None], changed: list[str], deleted: list[str],
+             mine: dict[str, str | None], nodes: list[dict], edges: list[dict], cfg: IndexConfig) -> list[str]:
+    """Add to NODES and EDGES the repo node and every folder above a changed or deleted path, as
+    the branch has them: built from its whole file set (the base's files it neither changed nor
+    deleted, plus the overlay's own MINE), with ``contains`` edges only to the overlay's nodes.
+    Returns the folders above those paths that the branch has no file under (sorted): emptied."""
+    from pipeline.tree import tree_nodes
+
+    drop = set(changed) | set(deleted)      # a changed file the overlay skipped is not the branch's either
+    langs = {p: lang for p, lang in base_langs.items() if p not in drop} | mine
+    touched = {""}
+    for p in drop:
+        while p:
+            p = posixpath.dirname(p)
+            touched.add(p)
+    tnodes, tedges = tree_nodes(repo, sorted(langs), cfg.parse, languages_by_path=langs)
+    kept = [n for n in tnodes if n["path"] in touched]
+    ids = {n["id"] for n in kept} | {n["id"] for n in nodes if n["kind"] == "file"}
+    nodes.extend(kept)
+    edges.extend(e for e in tedges if e["src"] in ids and e["dst"] in ids)
+    return sorted(touched - {n["path"] for n in kept})
 
 
 def builder(config: IndexConfig | None = None):

@@ -3,8 +3,11 @@
 An overlay (built by the pipeline, ``pipeline/overlay.py``, handed in through the composition root's
 callback) is a small store holding only the files a branch changed or added. Answering through a
 view: base rows of changed and deleted files are hidden, the overlay's rows take their place, added
-files appear; search runs on both and merges; get/walk/tree consult the overlay first. Notes about a
-changed file come from the base and are marked stale for this session only (the base is untouched).
+files appear; search runs on both and merges; get/walk/tree consult the overlay first. A folder above
+a changed, added or deleted file is the overlay's (listed and counted as the branch has it; its
+children are the base's unchanged ones plus the overlay's), and a folder the branch emptied is
+hidden. Notes about a changed file come from the base and are marked stale for this session only
+(the base is untouched).
 Core code: no git, no pipeline; ids are stable (``stratum.ids``), so base and overlay rows of the
 same node share an id.
 """
@@ -36,6 +39,7 @@ class StoreOverlay:
 
     cross: tuple = ()           # (src id, dst id, kind[, meta]) imports/tests/calls edges between overlay and base
     base_version: int = 0       # the store version the overlay was built against
+    deleted_dirs: frozenset[str] = frozenset()      # base folders the branch emptied
 
     def __post_init__(self) -> None:
         self.hidden_paths = self.changed | self.deleted
@@ -56,11 +60,21 @@ class StoreOverlay:
             cross = json.loads((Path(info["dir"]).parent / CROSS_FILE).read_text())
         return cls(store_root, info["commit"], frozenset(info.get("changed", ())),
                    frozenset(info.get("deleted", ())), sh, tuple(tuple(c) for c in cross),
-                   int(info.get("base_version", 0)))
+                   int(info.get("base_version", 0)), frozenset(info.get("deleted_dirs", ())))
 
     def hides(self, sh: Shard, row: int) -> bool:
-        """A base row of a changed or deleted file (directories stay: the overlay adds to them)."""
-        return sh.col("path")[row] in self.hidden_paths and sh.col("kind")[row] not in TREE_KINDS
+        """A base row of a changed or deleted file, or of a folder the branch emptied. A folder it
+        kept stays (the base's contains edges to its unchanged files hold); where one row is served,
+        the overlay's row of it stands in (``replaces``)."""
+        kind = sh.col("kind")[row]
+        if kind in TREE_KINDS:
+            return kind == "dir" and sh.col("path")[row] in self.deleted_dirs
+        return sh.col("path")[row] in self.hidden_paths
+
+    def replaces(self, sh: Shard, row: int) -> bool:
+        """A base folder or repo row the overlay has its own row of (the branch's listing and counts)."""
+        return self.shard is not None and sh.col("kind")[row] in TREE_KINDS \
+            and self.shard.row_of.get(sh.col("id")[row]) is not None
 
 
 def depth_first(start: tuple[Shard, int], kids, depth: int, order) -> list[tuple[Shard, int, int]]:
@@ -150,8 +164,9 @@ class BranchView:
             r = sh.resolve(target)
             if r is not None:
                 if self.hidden(sh, r):
-                    raise NotFound(f"{echo(target)!r} is not on {echo(self.rev)!r} (the branch changed or "
-                                   "deleted its file)")
+                    why = "deleted every file in this folder" if sh.col("kind")[r] in TREE_KINDS \
+                        else "changed or deleted its file"
+                    raise NotFound(f"{echo(target)!r} is not on {echo(self.rev)!r} (the branch {why})")
                 return sh, r
         return None
 
@@ -188,7 +203,8 @@ class BranchView:
             for y, k, d, w in base.neighbors(b, kinds, direction):
                 if self.hidden(base, b if d == "out" else y):
                     continue                      # the edge's source file changed or is gone
-                put(*(through(base.col("id")[y]) if self.hidden(base, y) else (base, y)), k, d, w)
+                swap = self.hidden(base, y) or (o is not None and o.replaces(base, y))   # a kept folder too
+                put(*(through(base.col("id")[y]) if swap else (base, y)), k, d, w)
         if osh is not None and (r := osh.resolve(nid)) is not None:
             for y, k, d, w in osh.neighbors(r, kinds, direction):
                 put(osh, y, k, d, w)
@@ -218,7 +234,8 @@ class BranchView:
         return base.link_meta(a, b)
 
     def kids(self, base: Shard, nid: str) -> list[tuple[Shard, int]]:
-        """``contains`` children of node NID through the view (the overlay's replace the base's)."""
+        """``contains`` children of node NID through the view: the base's the branch kept, and the
+        overlay's (its changed and added files, the folders above them)."""
         out: dict[str, tuple[Shard, int]] = {}
         b = base.resolve(nid)
         if b is not None:
@@ -234,15 +251,20 @@ class BranchView:
         return list(out.values())
 
     def tree_rows(self, base_shards: list[Shard], path: str, depth: int, order) -> list[tuple[Shard, int, int]]:
-        """(shard, row, depth) of the hierarchy under PATH, depth-first; ``order`` sorts siblings."""
+        """(shard, row, depth) of the hierarchy under PATH, depth-first; ``order`` sorts siblings.
+        Raises the view's NotFound (what the branch did to PATH) when no store has PATH on the branch."""
         rows: list[tuple[Shard, int, int]] = []
+        gone: NotFound | None = None
         for base in base_shards:
             try:
                 start = self.resolve([base], path)
-            except NotFound:
+            except NotFound as e:
+                gone = gone or e
                 continue
             if start is not None:
                 rows += depth_first(start, lambda sh, i, b=base: self.kids(b, sh.col("id")[i]), depth, order)
+        if not rows and gone is not None:
+            raise gone
         return rows
 
     def search_overlay(self, base: Shard, query: str, **kw) -> list:
