@@ -29,6 +29,9 @@ def _repo_relative(path: str, repo_path: str | None) -> str:
     import os
     from pathlib import Path
 
+    if any("\udc80" <= ch <= "\udcff" for ch in path):
+        # a name that is not UTF-8, typed as it is on disk: the datasets spell its bytes \xNN (a probe)
+        path = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     p = Path(path)
     if repo_path and (p.is_absolute() or p.exists()):
         root = Path(repo_path).resolve()

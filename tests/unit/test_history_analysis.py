@@ -159,3 +159,12 @@ def test_cli_history_probe_mends(store, capsys, tmp_path):
     with pytest.raises(SystemExit):
         main(["index", str(g.root), "--store", str(tmp_path / "s"), "--max-file-bytes", "-5"])
     assert "--max-file-bytes must be 1 or more" in capsys.readouterr().err
+
+
+def test_a_name_that_is_not_utf8_is_read_as_the_datasets_spell_it():
+    """`stratum cochange "$(printf 'src/caf\\xe9.py')"` had "no history": Python hands the byte over as
+    a surrogate, the datasets spell it \\xe9 (a probe)."""
+    from stratum.cli.history import _repo_relative
+
+    assert _repo_relative("src/caf\udce9.py", None) == "src/caf\\xe9.py"
+    assert _repo_relative("/r/src/caf\udce9.py", "/r") == "src/caf\\xe9.py"
