@@ -23,7 +23,9 @@ from typing import NamedTuple
 import numpy as np
 
 from stratum import schema as S
-from stratum.branchview import BranchView
+from stratum import notes as N
+from stratum.branchnotes import pending_warnings
+from stratum.branchview import BranchView, StoreOverlay
 from stratum.errors import InvalidArgument, NotFound
 from stratum.freshness import Freshness
 from stratum.ids import node_id
@@ -123,13 +125,15 @@ class Memory:
 
     # ---- freshness ------------------------------------------------------------------------
     def fresh(self, items: list[tuple[str, str, str]], *, everything: bool = False,
-              own: bool = False) -> tuple[dict, list[str], bool]:
+              checkout: bool = True) -> tuple[dict, list[str], bool]:
         """(commits, warnings, stale) for an answer returning ``items`` ((id, path, kind)): the
         indexed commit of every shard (keyed by repository name, or store path when two share a
         name), and warnings when a repository has moved on past it or has uncommitted changes touching
         the returned items (``everything``: any, for status). Each item is checked against its own
-        repository only: another store's path is no edit of this one's (``own``: check ownership
-        with one store too, e.g. a branch view's items that come from its overlay, not the store)."""
+        repository only: another store's path is no edit of this one's. ``checkout=False``: the
+        answer is a branch, commit or worktree session's, whose code is that revision's; the main
+        checkout's HEAD and work tree say nothing about it (a probe: an edit there, or a detached
+        HEAD, was reported as staleness of a --branch answer), so only the commits are given."""
         shards = self.shards.shards
         names = [sh.manifest.repo_name or str(sh.store.root) for sh in shards]
         commits, warnings, stale = {}, [], False
@@ -140,8 +144,8 @@ class Memory:
             key = name if names.count(name) == 1 else str(sh.store.root)
             if m.indexed_commit:
                 commits[key] = m.indexed_commit
-            if self.freshness is not None and m.repo_path:
-                paths = [(p, k) for _, p, k in items] if len(shards) == 1 and not own else self._own(sh, items)
+            if self.freshness is not None and m.repo_path and checkout:
+                paths = [(p, k) for _, p, k in items] if len(shards) == 1 else self._own(sh, items)
                 w, st = self.freshness.check(m.repo_path, m.indexed_commit, paths, store_root=str(sh.store.root),
                                              everything=everything, label=key if len(shards) > 1 else "")
                 warnings += w
@@ -316,34 +320,33 @@ class Memory:
                     found[nid] = att
         return sorted(found.values(), key=lambda a: (NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
 
+    def branch_code(self, view: BranchView, base: Shard) -> "BranchCode | None":
+        """The code a branch session sees in the store of ``base``, as its notes are judged against
+        (None: the view has no overlay there)."""
+        o = view.of(base)
+        return BranchCode(view, base, o) if o is not None else None
+
     def branch_notes(self, view: BranchView, base: Shard, sh: Shard, row: int) -> list[AttachedNote]:
-        """The notes a branch session's item of row ROW of ``sh`` (an overlay shard of ``base``)
-        carries: the base's notes about the same node, stale (the branch changed its file) unless
-        written against this very commit with the code as they saw it; and notes about code only a
-        branch has (pending on the default branch: ``stratum.branchnotes``), their staleness judged
-        against the branch's code. Ordered as ``notes_about``."""
-        from stratum import notes as N
-
-        ov, o, code_id = self.overlay(base), view.of(base), sh.col("id")[row]
-
-        def here(cid: str) -> str | None:           # a content hash as the session's branch has it
-            for s2 in ([o.shard] if o is not None and o.shard is not None else []) + [base]:
-                r = s2.row_of.get(cid)
-                if r is not None and (s2 is not base or not view.hidden(base, r)):
-                    return s2.col("content_hash")[r]
-            return None
+        """The notes a branch session's item of row ROW of ``sh`` (an overlay shard of ``base``, or
+        ``base`` itself for a file the branch did not change) carries: the base's notes about the
+        same node, and notes about code only a branch has (pending on the default branch:
+        ``stratum.branchnotes``), each one's staleness judged by ``BranchCode.staleness``, as the
+        session's note items are. Ordered as ``notes_about``."""
+        code = self.branch_code(view, base)
+        if code is None:
+            return self.notes_about(sh, row)
+        ov, code_id = self.overlay(base), sh.col("id")[row]
         found: dict[str, AttachedNote] = {}
         b = base.resolve(code_id)
         for a in self.notes_about(base, b) if b is not None else ():
-            note = ov.notes.get(a.id)
-            mine = note is not None and o is not None and note.commit == o.commit
-            found[a.id] = replace(a, stale=True if note is None or not mine else
-                                  N.staleness(note, here, branch_code=True) is not None)
+            note = ov.notes.get(a.id)       # None: a merged record the fold lacks (a mined one)
+            stale = view.hidden(base, b) if note is None else code.staleness(note) is not None
+            found[a.id] = replace(a, stale=stale)
         by_note, _ = self._by_path(base, ov)
         whole = sh.col("kind")[row] == "file"
         for nid, tid, qual, branch_only in by_note.get(sh.col("path")[row], ()):
             if branch_only and (tid == code_id or whole) and nid not in found and ov.status_of(nid) in (None, "active"):
-                att = self._attached(base, ov, nid, "" if tid == code_id else qual, here)
+                att = self._attached(base, ov, nid, "" if tid == code_id else qual, code)
                 if att is not None:
                     found[nid] = att
         return sorted(found.values(), key=lambda a: (NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
@@ -388,10 +391,9 @@ class Memory:
             self._about_targets[sh] = t
         return t
 
-    def _attached(self, sh: Shard, ov: NotesOverlay, nid: str, label: str, branch_code=None) -> AttachedNote | None:
-        """``branch_code``: content hashes as a branch session's code has them (else ``sh``'s)."""
-        from stratum import notes as N
-
+    def _attached(self, sh: Shard, ov: NotesOverlay, nid: str, label: str,
+                  code: "BranchCode | None" = None) -> AttachedNote | None:
+        """``code``: a branch session's, which judges the note's staleness (else ``sh``'s code)."""
         note = ov.notes.get(nid)
         if note is None:                     # a merged note row the overlay does not fold (no log record)
             r = sh.row_of.get(nid)
@@ -400,10 +402,60 @@ class Memory:
             rec = sh.row(r)
             return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "",
                                 _trust(rec["kind"], False), False, rec["name"] or rec["summary"] or "", label)
-        stale = N.staleness(note, branch_code or (lambda code_id: _hash_of(sh, code_id)),
-                            branch_code=branch_code is not None) is not None
+        stale = (code.staleness(note) if code is not None
+                 else N.staleness(note, lambda code_id: _hash_of(sh, code_id))) is not None
         return AttachedNote(nid, note.kind, _utc(note.created_at), note.author,
                             _trust(note.kind, getattr(note, "authenticated", False)), stale, note.title(120), label)
+
+
+class BranchCode:
+    """The code a branch, commit or worktree session sees in one store: what its notes' staleness
+    is judged against, one judge for get's attached notes and for the note items of remember, walk
+    and search (a probe: the note just written on a branch was stale in three of them, fresh in get,
+    and the reverse once the branch changed its code). A node's content hash is the overlay's, else
+    the base's unless the branch changed or deleted its file (docs/notes.md, "Notes about branch
+    code")."""
+
+    def __init__(self, view: BranchView, base: Shard, o: StoreOverlay):
+        self.view, self.base, self.o = view, base, o
+        scope = view.note_scope(base)
+        self.branch = scope.branch if scope is not None else ""     # as a note written here records it
+
+    def hash_of(self, node_id: str) -> str | None:
+        osh = self.o.shard
+        if osh is not None and node_id in osh.code:
+            return osh.code.hash_of(node_id)
+        r = self.base.row_of.get(node_id)
+        return None if r is None or self.view.hidden(self.base, r) else self.base.code.hash_of(node_id)
+
+    def __contains__(self, node_id: object) -> bool:
+        return isinstance(node_id, str) and self.hash_of(node_id) is not None
+
+    def staleness(self, note: N.Note) -> str | None:
+        """Why the note is stale in this session, or None. A note not written against the session's
+        very commit that is about base code in a file the branch changed or deleted is stale (the
+        file it saw is not the branch's); else each target's hash is compared with the session's,
+        absent being gone, except code only another branch has: it is pending there, not gone here."""
+        if note.commit != self.o.commit:
+            moved = [t.label() for t in note.about
+                     if (r := self.base.row_of.get(t.node_id)) is not None and self.o.hides(self.base, r)]
+            if moved:
+                return (f"stale: {', '.join(moved)} {'is' if len(moved) == 1 else 'are'} in a file "
+                        f"{echo(self.view.rev)!r} changed since this note was written "
+                        f"({note.created_at.date().isoformat()})")
+        mine = [t for t in note.about if not t.pending or t.node_id in self or self._ours(t)]
+        st = N.staleness(note if len(mine) == len(note.about) else replace(note, about=mine), self, branch_code=True)
+        return st["message"] if st else None
+
+    def warnings(self, note: N.Note) -> list[str]:
+        """What a note item says of its code in this session: stale, and pending on another branch."""
+        st = self.staleness(note)
+        return ([st] if st else []) + pending_warnings(note, lambda nid: nid in self or any(
+            t.node_id == nid and self._ours(t) for t in note.about))
+
+    def _ours(self, t: N.Target) -> bool:
+        """A pending target written in a session on this branch or at this commit: absent, it is gone."""
+        return t.branch_commit == self.o.commit or bool(self.branch and t.branch == self.branch)
 
 
 class MemoryGraph:
@@ -477,4 +529,4 @@ def _utc(t) -> datetime:
     return t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)
 
 
-__all__ = ["Memory", "MemoryGraph", "Target", "AttachedNote", "NOTE_ORDER", "file_id"]
+__all__ = ["Memory", "MemoryGraph", "BranchCode", "Target", "AttachedNote", "NOTE_ORDER", "file_id"]

@@ -24,7 +24,7 @@ import gc
 import json
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
@@ -514,24 +514,36 @@ class NotesOverlay:
         got = self._annotations.get(note.id)
         if got is None or got[0] is not note or got[1] != state:
             got = self._annotations[note.id] = (note, state, self._annotation(note, *state[:4]))
-        provenance, trust, meta, text, warnings = got[2]
+        provenance, trust, meta, text, warnings, of_code = got[2]
         it.provenance = {k: list(v) if isinstance(v, list) else v for k, v in provenance.items()}   # an item's own
         it.trust = trust
         it.meta.update(meta)
         if text is not None:
             it.text = text
-        it.warnings.extend(warnings)
+        it.warnings.extend(warnings + of_code)
+
+    def rejudge(self, it: Item, judge: Callable[[N.Note], list[str]]) -> None:
+        """A note item ``annotate`` made, with what it says of the note's code (stale, pending)
+        judged by ``judge`` instead: the code a branch session sees (``memory.BranchCode``), not
+        the served version's (a probe: the note just written on a branch was said stale there)."""
+        note = self.notes.get(it.id)
+        got = self._annotations.get(it.id)
+        if note is None or got is None or got[1][0]:
+            return                  # no agent note, or hidden: nothing was said of its code
+        said = set(got[2][5])
+        it.warnings[:] = [w for w in it.warnings if w not in said] + judge(note)
 
     def _annotation(self, note: N.Note, hidden: bool, quarantined: bool, status: str, merged: bool) -> tuple:
-        """What ``annotate`` puts on a note's item: (provenance, trust, meta, text or None, warnings).
-        Kept per note while its state holds (~30 us a note item: staleness looks up every target,
-        provenance and timestamps are formatted); the code served is fixed per overlay."""
+        """What ``annotate`` puts on a note's item: (provenance, trust, meta, text or None, warnings,
+        what it says of the note's code: stale, pending). Kept per note while its state holds (~30
+        us a note item: staleness looks up every target, provenance and timestamps are formatted);
+        the code served is fixed per overlay (a branch session's: ``rejudge``)."""
         meta = {"author": note.author, "created_at": note.created_at.isoformat(), "status": status,
                 "merged": str(merged).lower()}
         out = (N.provenance(note), N.trust_of(note, note.kind, quarantined=quarantined), meta)
         if hidden:
             return out + (f"{note.kind} note by {note.author}: awaiting confirmation (quarantine)",
-                          ("this note awaits confirmation by another identity or a maintainer",))
+                          ("this note awaits confirmation by another identity or a maintainer",), ())
         warnings = []
         if quarantined:
             warnings.append("only you see this note until another identity or a maintainer confirms it")
@@ -539,10 +551,8 @@ class NotesOverlay:
             warnings.append(f"this note is {status}")
         warnings += N.retracted_before(note, self.notes) if note.supersedes else []
         st = N.staleness(note, self.code)
-        if st:
-            warnings.append(st["message"])
-        warnings += pending_warnings(note, self.code.__contains__)
-        return out + (None, tuple(warnings))
+        of_code = ([st["message"]] if st else []) + pending_warnings(note, self.code.__contains__)
+        return out + (None, tuple(warnings), tuple(of_code))
 
 
 class _Nodes(Mapping):

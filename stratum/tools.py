@@ -445,7 +445,8 @@ class Tools:
         # while its session writes as the author it claimed: a durable note was reported as gone)
         found = ov.get(nid, viewer=s.author)
         t = self._target(s, nid) if found is None else Target(ov.shard, None, found)   # None: a re-index merged it
-        r = self._respond(s, [self._item(t.shard, t.row, t.note, "summary")], R.Page("remember"), warnings=said)
+        r = self._respond(s, [self._item(t.shard, t.row, t.note, "summary", view=s.view)], R.Page("remember"),
+                          warnings=said)
         r.data["note_id"] = nid
         return r
 
@@ -567,19 +568,24 @@ class Tools:
     # ---- helpers --------------------------------------------------------------------------
     def _item(self, sh: Shard, row: int | None, note: dict | None, level: str, attach: bool = True,
               view: BranchView | None = None):
-        """A code item carrying the notes about it (``attach``), or a note item. An overlay row
-        (``view``) carries the base's notes about the same node, marked stale: its code changed."""
+        """A code item carrying the notes about it (``attach``), or a note item. In a branch
+        session (``view``) a note's staleness, attached or an item of its own, is judged against
+        the code the session sees (``memory.BranchCode``): get, walk, search and remember agree."""
         base = view.base_of(sh, list(self.memory)) if view is not None else sh
         ov = self.memory.overlay(base)
+        code = self.memory.branch_code(view, base) if view is not None else None
         if row is None:
             if note is None:
                 raise NotFound("the note is gone (retracted or merged meanwhile); search again")
-            return ov.item(note, level)
-        it = R.code_item(sh, row, level, ov)
-        if attach and base is sh:
-            R.attach_notes(it, self.memory.notes_about(sh, row), cap=self.notes_per_item)
-        elif attach and view is not None:
-            R.attach_notes(it, self.memory.branch_notes(view, base, sh, row), cap=self.notes_per_item)
+            it = ov.item(note, level)
+        else:
+            it = R.code_item(sh, row, level, ov)
+        if it.kind in S.NOTE_KINDS:
+            if code is not None:
+                ov.rejudge(it, code.warnings)
+        elif attach and row is not None:
+            R.attach_notes(it, self.memory.notes_about(sh, row) if view is None or code is None else
+                           self.memory.branch_notes(view, base, sh, row), cap=self.notes_per_item)
         return it
 
     def _notes_in_lines(self, sh: Shard, row: int, span: tuple[int, int | None]) -> list:
@@ -630,8 +636,10 @@ class Tools:
         self.memory.label_repos(items)
 
         def fresh(kept: list) -> tuple[dict, list[str], bool]:        # of the items returned (a page may be cut)
+            # a branch, commit or worktree session's answer is that revision's code: the main
+            # checkout's HEAD and work tree are not its staleness (Memory.fresh ``checkout``)
             commits, fw, stale = self.memory.fresh([(it.id, it.path, it.kind) for it in kept], everything=everything,
-                                                   own=s.view is not None)     # a view's own items are not the store's files
+                                                   checkout=s.view is None)
             if s.view is None:           # else the branch's commit, and a word that it differs from the index
                 return commits, fw, stale
             return s.view.commits_for(commits, list(self.memory)), [s.view.warning()] + fw, stale
