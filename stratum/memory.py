@@ -498,6 +498,11 @@ class MemoryGraph:
         return {sh.col("id")[x]: float(w or 0.0) for x, _, _, w in sh.neighbors(r, ("cochange",), "both")}
 
     def levels(self, nid: str) -> dict[str, int]:
+        """Tokens of each level of a node; none for a line range's entry: it holds those lines at
+        full level and has no api or summary to step down to, so it is dropped whole (it was
+        "demoted" to its file's api, text the agent never received: a probe)."""
+        if RANGE_MARK in nid:
+            return {}
         sh, r = self._find(nid)
         if sh is None:
             return {}

@@ -127,12 +127,16 @@ def test_a_whole_file_over_the_budget_points_at_a_line_range(tools):
 
 
 def test_an_evicted_range_is_named_with_its_lines(tools):
-    s = _session(tools, budget=400)
+    s = _session(tools, budget=200)
     tools.get(s, "shop/cart.py", lines="13-15")
     evicted = []
-    for target in ("shop/pricing.py", "shop/invoice.py", "tests/test_cart.py", "shop/cart.py"):
+    for target in ("shop/pricing.py", "shop/invoice.py", "tests/test_cart.py", "shop/cart.py", "shop/pricing.py",
+                   "shop/invoice.py"):
         evicted += tools.get(s, target, "full").envelope.evictions
     assert "file shop/cart.py lines 13-15" in {e.label for e in evicted}, evicted
+    # dropped whole: a range has no api or summary level (it was "demoted" to its file's api, text
+    # the agent never received: a probe)
+    assert all(e.to_level == "cold" for e in evicted if "lines 13-15" in e.label), evicted
 
 
 def test_over_grpc_the_same_item_and_the_same_errors(tools):
