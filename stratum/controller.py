@@ -272,6 +272,10 @@ class Controller:
         e = self._entries.get(node_id)
         return e.level if e else None
 
+    def free(self) -> int:
+        """Tokens free above the reserve: what a prefetch may add without evicting anything."""
+        return max(0, self.limit - self._used - self.reserve)
+
     def headroom(self) -> int:
         """Most tokens one admission could add now without exceeding the limit (after evicting all
         the policy may evict). Tools use it to pick a detail level or a page size that fits."""
@@ -305,8 +309,8 @@ class Controller:
                       extra: Callable[[str], int] | None = None) -> list[PlannedItem]:
         """A working set to warm for ``focus`` (default: the current focus): the focus files and
         their imports/tests neighbours and co-change partners, best S(v) first, each at api level
-        (summary if api does not fit), within ``budget`` tokens (default: free budget above the
-        reserve), counting each item's whole cost (what the answer returns). ``extra(node_id)``:
+        (summary if api does not fit), within ``budget`` tokens and never more than the free budget
+        above the reserve (``free``: the default), counting each item's whole cost (what the answer returns). ``extra(node_id)``:
         tokens that travel with a node at any level (its attached notes), counted in its cost. Nodes already held at that level are skipped. Changes no state."""
         with self._lock:
             if focus is None:
@@ -314,10 +318,12 @@ class Controller:
             else:
                 files = tuple(dict.fromkeys(f for ref in focus
                                             if (f := self._file(ref) or self.graph.file_id(ref))))
-            if budget is None:
-                budget = max(0, self.limit - self._used - self.reserve)
-            if budget < 0:
+            if budget is not None and budget < 0:
                 raise InvalidArgument(f"prefetch budget must be >= 0, got {budget}")
+            # never more than the free room above the reserve: a prefetch warms the working set, it
+            # does not evict it (a budget over the session's evicted and demoted what it had just
+            # warmed: a probe)
+            budget = self.free() if budget is None else min(budget, self.free())
             info = self._focus_info(files)
             cands = {f for f, hops in info.hops.items() if hops <= 1} | set(info.affinity)
             scorer = self.policy if isinstance(self.policy, ScorePolicy) else ScorePolicy(DEFAULT_WEIGHTS)

@@ -484,13 +484,23 @@ class Tools:
         s.controller.set_focus(ids)
         self.memory.refresh_notes()
         items = []
+        free = s.controller.free()
         for p in s.controller.prefetch_plan(ids, budget, extra=self._notes_cost):
             try:
                 t = self._target(s, p.node_id)
             except NotFound:        # a planned neighbour in a file the session's branch deleted
                 continue
             items.append(self._item(t.shard, t.row, t.note, p.level, view=s.view))
-        return self._respond(s, items, R.Page("prefetch"), infer_focus=False)
+        said = []                   # an empty or smaller answer says why (a probe: nothing, no word)
+        if budget is not None and budget > free:
+            said.append(f"prefetch adds only into the session's free room ({free} of the {budget} tokens asked): "
+                        "it does not evict what the session holds; close or drop nodes to make room")
+        if not items:
+            said.append("nothing to prefetch: " + ("the session's context has no free room above its reserve"
+                                                   if free <= 0 or (budget is not None and budget <= 0) else
+                                                   "the focus and its neighbours are held already, or none fits in "
+                                                   f"{min(budget, free) if budget is not None else free} tokens"))
+        return self._respond(s, items, R.Page("prefetch"), infer_focus=False, warnings=said)
 
     @tool(writes=False)
     def status(self, session: str) -> Response:

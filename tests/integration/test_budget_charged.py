@@ -160,3 +160,17 @@ def test_over_grpc_the_envelope_charges_what_it_returns(tools):
             assert e.tokens_returned == sum(it.tokens for it in msg.items) == e.budget.used, (name, arg)
     finally:
         server.stop(None)
+
+
+def test_a_prefetch_fills_free_room_only_and_says_why_when_it_adds_nothing(tools):
+    """A probe: a prefetch budget above the session's evicted and demoted the working set it had
+    just warmed, and an empty prefetch never said why."""
+    s = _session(tools, budget=1000)
+    first = tools.prefetch(s, ["shop/cart.py"], budget=700)
+    assert first.items
+    held = _entries(tools, s)
+    more = tools.prefetch(s, ["shop/cart.py"], budget=10 ** 6)
+    assert not more.envelope.evictions and all(held[k] <= v for k, v in _entries(tools, s).items() if k in held)
+    assert any("free room" in w for w in more.envelope.warnings)
+    none = tools.prefetch(_session(tools, budget=1000), ["shop/cart.py"], budget=1)
+    assert not none.items and any(w.startswith("nothing to prefetch") for w in none.envelope.warnings)
