@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import weakref
+from dataclasses import replace
 from sys import intern
 from pathlib import PurePosixPath
 from typing import Callable, Mapping, TypeVar
@@ -432,4 +433,34 @@ class ShardSignals:
         return self.shard.col("id")[row], int(row)
 
 
-__all__ = ["ShardSignals"]
+class BranchSignals(ShardSignals):
+    """``ShardSignals`` for a branch, commit or worktree session: a note's staleness, which weighs its
+    evidence, judged against the code the session sees (``judge``: ``memory.BranchCode.staleness``),
+    as its item and the notes get attaches are. Ranked against the default branch's code, a note just
+    written on the branch counted half ("stale ... counted x0.5") while its item said fresh (a probe).
+    Only sessions on a branch pay for it: the shared caches hold the default branch's judgement."""
+
+    def __init__(self, shard, overlay, judge: Callable, extra: Mapping[str, NoteInfo] | None = None):
+        super().__init__(shard, overlay, extra)
+        self._judge = judge
+
+    def hit(self, c: Scored) -> Hit:
+        key = c.id or str(c.row)
+        h = self._cache.get(key)
+        if h is not None:
+            return h
+        h = super().hit(c)
+        info = h.note
+        note = self.overlay.notes.get(c.id) if info is not None and not info.mined else None
+        if info is not None and note is not None:
+            stale = self._judge(note) or ""
+            if stale != info.stale:
+                h = Hit(h.kind, h.file, note=replace(info, stale=stale))
+        self._cache[key] = h
+        return h
+
+    def hit_many(self, candidates) -> list[Hit]:
+        return [self.hit(c) for c in candidates]
+
+
+__all__ = ["ShardSignals", "BranchSignals"]

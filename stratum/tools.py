@@ -256,7 +256,9 @@ class Tools:
                                   limit=max(want, rank.DEEP), offset=0, extra_docs=ov.search_docs())
             exact = exact and page.total_is_exact
             bound += page.total_or_lower_bound
-            sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos)
+            code = self.memory.branch_code(view, sh) if view is not None else None
+            sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos) if code is None else \
+                signals.BranchSignals(sh, ov, code.staleness, extra=ov.rank_infos)
             status = ov.status_of           # None for code: a dict look, cheaper than the row's kind
             stamp += ov.records             # the notes this ranking saw (search_docs refreshed them)
             items, served = page.items, None

@@ -75,6 +75,10 @@ def test_a_notes_staleness_on_a_branch_is_judged_against_the_branchs_code_by_eve
     fresh = {"remember": False, "get": False, "walk": False, "search": False}
     for kind, text, target in notes:         # just written against the branch's code: fresh everywhere
         assert _four(t, sid, kind, text, target) == fresh, target
+    # and the ranking weighs it as fresh: it ranked 4th at half its score, "stale ... counted x0.5",
+    # while its item said fresh (signals.BranchSignals)
+    first = t.search(sid, "capping discount at zero broke rounding").items[0]
+    assert first.kind == "failure" and "x0.5" not in first.why, (first.kind, first.why)
     # on another branch the note about feature's redeem_points is pending there, not gone here
     other = t.open_session(branch="other").data["session"]
     it = next(i for i in t.search(other, "redeem caps points at fifty", kinds=["insight"]).items
