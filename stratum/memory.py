@@ -18,6 +18,7 @@ import time
 import weakref
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
@@ -227,9 +228,36 @@ class Memory:
                 r = tails(sh).row_of(target)
                 if r is not None:
                     return Target(sh, r, None)
+        skipped = self._skipped(shards, target)
+        if skipped:
+            raise NotFound(skipped)
         near = self._suggest(shards, target)
         raise NotFound(f"no node {echo(target)!r}: use a node id, a repo-relative path, or path::Qualified.name"
                        + (f"; did you mean {', '.join(near)}?" if near else ""))
+
+    def _skipped(self, shards: list[Shard], target: str) -> str:
+        """Why a file of the repository is not in the index, when it is one: the reason the last
+        index gave (its report keeps a few paths a reason), else that it exists but was skipped or is
+        new. An agent could not tell an oversized, binary or out-of-repository file from a typo: both
+        were "no node" (a probe)."""
+        path = target.partition("::")[0].removeprefix("./")
+        if not path or path.startswith("/"):
+            return ""
+        for sh in shards:
+            report = sh.manifest.report or {}
+            for reason, paths in (report.get("skipped_samples") or {}).items():
+                if path in paths:
+                    return (f"{echo(path)!r} is not in the index: the index skipped it ({reason.replace('_', ' ')}; "
+                            "`stratum index --json` lists what it skips)")
+            repo = sh.manifest.repo_path
+            if repo and (Path(repo) / path).is_file():
+                counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted((report.get("skipped") or {}).items())
+                                   if k != "gitignored")
+                return (f"{echo(path)!r} is in the repository but not in the index: new since the indexed commit "
+                        f"{(sh.manifest.indexed_commit or '')[:12]}, or skipped by the index"
+                        + (f" (it skipped: {counts})" if counts else "")
+                        + "; `stratum index` takes it in if it is new")
+        return ""
 
     def _by_prefix(self, shards: list[Shard], prefix: str) -> Target | None:
         """The one node or note whose id starts with ``prefix`` (None: none, or several)."""
