@@ -220,6 +220,9 @@ class ShardSignals:
         kw = self.shard.warm.searcher.keywords
         if named or not dotted or len(parts) < 2 or kw is None:
             return named
+        module = self._module(parts)
+        if module:
+            return module
         col = self.shard.col
         for k in range(1, len(parts)):
             tail, head = ".".join(parts[k:]), [p.lower() for p in parts[:k]]
@@ -232,6 +235,22 @@ class ShardSignals:
                     out[col("id")[r]] = int(r)
             if out:
                 return out
+        return {}
+
+    def _module(self, parts: list[str]) -> dict[str, int]:
+        """{id: row} of the file a dotted module name names, as an import writes it (``flask.helpers``
+        -> ``src/flask/helpers.py``, a package -> its ``__init__.py``), by its path's tail; {} when
+        none or several do. `flask.helpers` found no file, and `shop.cart` the class Cart (a probe)."""
+        if "::" in ".".join(parts) or not all(p.isidentifier() for p in parts):
+            return {}
+        from stratum.tracebacks import tails
+
+        t, base = tails(self.shard), "/".join(parts)
+        for path in (base + ".py", base + "/__init__.py"):
+            r = t.row_of(path)          # by its longest tail: the whole of this one must match
+            got = self.shard.col("path")[r] if r is not None else ""
+            if got and (got == path or got.endswith("/" + path)) and self.shard.col("kind")[r] == "file":
+                return {self.shard.col("id")[r]: int(r)}
         return {}
 
     def _target(self, query: str) -> dict[str, int] | None:

@@ -131,3 +131,12 @@ def test_under_a_filter_a_target_is_exact_only_where_it_passes(tools):
     assert _exact(t.search(s, "shop/cart.py::Cart.total", kinds=["function"], page_size=10).items) == []
     items = t.search(s, "shop/cart.py::Cart.total", kinds=["method"], page_size=10).items
     assert _name(items[0]) == "shop/cart.py::Cart.total" and items[0].why.startswith("exact name")
+
+
+@pytest.mark.parametrize("module, want", [("shop.cart", "shop/cart.py")])
+def test_a_dotted_module_name_is_its_file(tools, module, want):
+    """As an import writes it: `shop.cart` led with the class Cart, and a module with no same-named
+    definition (`flask.helpers`) found no file (a probe)."""
+    t, s = tools
+    first = t.search(s, module, page_size=5).items[0]
+    assert (first.kind, first.path) == ("file", want) and first.why.startswith("exact name"), (module, first)
