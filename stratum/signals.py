@@ -248,8 +248,10 @@ class ShardSignals:
         t, base = tails(self.shard), "/".join(parts)
         for path in (base + ".py", base + "/__init__.py"):
             r = t.row_of(path)          # by its longest tail: the whole of this one must match
-            got = self.shard.col("path")[r] if r is not None else ""
-            if got and (got == path or got.endswith("/" + path)) and self.shard.col("kind")[r] == "file":
+            if r is None:
+                continue
+            got = self.shard.col("path")[r] or ""
+            if (got == path or got.endswith("/" + path)) and self.shard.col("kind")[r] == "file":
                 return {self.shard.col("id")[r]: int(r)}
         return {}
 
