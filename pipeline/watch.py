@@ -96,7 +96,8 @@ class Watcher:
             if now_sig != seen:
                 seen, moved_at = now_sig, now
             if seen != indexed and now - moved_at >= self.debounce:
-                reason = "start" if not self.runs else _describe(seen)
+                # "start" only for the initial run: with --no-initial the first run is a move (a probe)
+                reason = "start" if initial and not self.runs else _describe(seen)
                 if self._index_once(reason):
                     indexed = seen
                 else:                        # retryable: try again once HEAD is still a while more

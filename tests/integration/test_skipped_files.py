@@ -38,4 +38,6 @@ def test_get_of_a_skipped_or_new_file_says_why_it_is_not_in_the_index(tmp_path):
         t.get(s, "src/new.py")
     with pytest.raises(NotFound, match=r"no node 'src/nope.py'"):          # a typo is still a typo
         t.get(s, "src/nope.py")
+    with pytest.raises(NotFound, match=r"no node 'src/app.py::nosuch'"):   # an indexed file's missing name
+        t.get(s, "src/app.py::nosuch")
     t.close()

@@ -278,3 +278,17 @@ def test_hooks_installed_from_a_linked_worktree_index_the_main_checkout(shop, tm
     hook = (repo.path / ".git" / "hooks" / "post-commit").read_text()
     assert str(repo.path / ".stratum") in hook and str(wt) not in hook
     assert stratum("hooks", "uninstall", cwd=str(wt)).returncode == 0
+
+
+def test_with_no_initial_run_the_first_reindex_says_what_moved(shop):
+    """A probe: with --no-initial, the first run after a commit was labelled "start"."""
+    repo, store = shop
+    assert stratum("index", str(repo.path), "--store", str(store), "--no-embed").returncode == 0
+    w = Watch(repo.path, store, "--debounce", "0.2", "--no-initial", "--no-embed")
+    try:
+        time.sleep(0.5)
+        repo.commit("coupons", {"shop/pricing.py": (repo.path / "shop/pricing.py").read_text() + COUPON})
+        line = w.next_run()
+        assert "HEAD -> refs/heads/main" in line and "start" not in line, line
+    finally:
+        w.stop()
