@@ -133,7 +133,7 @@ def part_hint(t: Target, whole: bool) -> Iterator[None]:
         if not n:
             raise
         raise BudgetExceeded(err.message + f"; or read only the lines you need: lines=\"START-END\" "
-                             f"(the file has {n} lines)") from None
+                             f"(--lines START-END on the command line; the file has {n} lines)") from None
 
 
 __all__ = ["parse", "at_line", "enclosing", "cut", "file_lines", "context_key", "split_key", "part_hint",

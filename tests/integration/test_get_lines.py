@@ -121,7 +121,7 @@ def test_path_colon_line_names_the_innermost_definition_around_it(tools):
 def test_a_whole_file_over_the_budget_points_at_a_line_range(tools):
     whole = tools.get(_session(tools), "shop/cart.py", "full").items[0]
     s = _session(tools, budget=whole.tokens - 1)
-    with pytest.raises(E.BudgetExceeded, match=r'lines="START-END" \(the file has 19 lines\)'):
+    with pytest.raises(E.BudgetExceeded, match=r'lines="START-END" \(--lines START-END on the command line; the file has 19 lines\)'):
         tools.get(s, "shop/cart.py", "full")
     assert tools.get(s, "shop/cart.py", lines="17-19").items[0].tokens < whole.tokens
 
