@@ -254,7 +254,10 @@ class ShardSet:
         for k, st in enumerate(self.stores):
             m = st.manifest()
             refused = self._refused.get(k)
-            if m.version != self.shards[k].version and not (
+            # a new version, or the same number published anew: a store deleted and indexed again at
+            # its path starts at version 1 again, and was never loaded (a probe: served from files gone)
+            held = self.shards[k].manifest
+            if (m.version != held.version or m.published_at != held.published_at) and not (
                     refused and refused[0] == m.version and time.monotonic() < refused[1]):
                 try:
                     new[k] = Shard(st, m, embedder=self._embedder)

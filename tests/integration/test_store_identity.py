@@ -74,3 +74,22 @@ def test_indexing_another_repository_into_a_store_is_refused(tmp_path):
         t.close()
     rep = index_repository(other.path, store, IndexConfig(embed=EmbedConfig(enabled=False), ray=False, replace=True))
     assert rep.version > 1 and _statuses(store)[nid] == "orphaned"      # asked for: kept, orphaned
+
+
+def test_a_store_deleted_and_indexed_again_at_its_path_is_loaded_by_a_running_server(tmp_path):
+    """A probe: the new store started at version 1 again, as the one loaded, so it was never
+    reloaded, and the server answered from data files that were gone (store_damaged) until restarted."""
+    repo = sample_python_repo(tmp_path / "shop")
+    store = tmp_path / "store"
+    index_repository(repo.path, store, CFG)
+    t = Tools.open([str(store)])
+    try:
+        shutil.rmtree(store)
+        repo.commit("helper", {"shop/helper.py": "def helper():\n    return 1\n"})
+        index_repository(repo.path, store, CFG)
+        assert Store(store).manifest().version == 1
+        assert t.reload()                                   # switched, though the number is the same
+        s = t.open_session().data["session"]
+        assert t.get(s, "shop/helper.py::helper").items[0].qualname == "helper"
+    finally:
+        t.close()
