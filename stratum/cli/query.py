@@ -112,9 +112,12 @@ def _call(args, tool: str, **kw) -> int:
     if args.server:
         tools = client_from_args(args)
         try:
-            sess = args.session or tools.open_session(author=author, budget=args.budget, branch=branch,
-                                                      commit=commit, worktree=worktree).data["session"]
+            opened = None if args.session else tools.open_session(author=author, budget=args.budget, branch=branch,
+                                                                  commit=commit, worktree=worktree)
+            sess = opened.data["session"] if opened is not None else args.session
             resp = getattr(tools, tool)(sess, **kw)
+            if opened is not None:          # what opening said ("author 'eve' ignored ...": a probe)
+                resp.envelope.warnings[:0] = [w for w in opened.envelope.warnings if w not in resp.envelope.warnings]
             if resp.envelope.has_more or args.session:
                 tools.detach(sess)      # the next page needs this session: --session SESSION
         finally:

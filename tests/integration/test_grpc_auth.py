@@ -208,6 +208,13 @@ def test_cli_queries_a_token_server(pki, token_server, tmp_path):
                            text=True, timeout=60, env={**env, "STRATUM_TOKEN": TOKENS["bob"]})
     assert again.returncode == 0, again.stderr
     assert any("--budget 100000 applies when a session opens" in w for w in json.loads(again.stdout)["envelope"]["warnings"])
+    # what opening the session said reaches the CLI's answer (a probe: --author eve, silently bob)
+    claimed = subprocess.run([sys.executable, "-m", "stratum.cli", "remember", "insight", "carts round twice",
+                              "--about", "shop/cart.py", "--author", "eve", "--server", token_server[0],
+                              "--tls-ca", str(ca_file), "--json"], cwd=tmp_path, capture_output=True, text=True,
+                             timeout=60, env={**env, "STRATUM_TOKEN": TOKENS["bob"]})
+    assert claimed.returncode == 0, claimed.stderr
+    assert any("author 'eve' ignored" in w for w in json.loads(claimed.stdout)["envelope"]["warnings"])
 
 
 def _free_port() -> int:
