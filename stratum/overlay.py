@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -49,6 +50,7 @@ from stratum.rankinfos import RankInfos
 from stratum.textprep import embed_text
 
 POLICY_FILE = "notes_policy.json"
+log = logging.getLogger(__name__)
 EMBED_BATCH = 64
 WARM_INLINE = 64            # newly indexed notes whose ranking facts the syncing search computes itself
 WARM_BATCH = 8              # the rest: this many per step on a background thread (~0.6 ms), then a pause
@@ -106,6 +108,8 @@ class NotesOverlay:
         self.embedder = shard.warm.searcher.embedder if embedder is not None else None
         self.log = log if log is not None else DeltaLog(shard.store.root / "deltalog")
         self.policy = policy if policy is not None else NotesPolicy.load(shard.store.root)
+        self._policy_given = policy is not None              # given by the caller: not re-read
+        self._policy_stamp = self._policy_file_stamp()
         self.code = shard.code                               # the one resolver (stratum.codelookup)
         self._annotations: dict[str, tuple] = {}             # note id -> (note, state, what annotate adds)
         self._merged = set(shard.manifest.deltalog_merged)
@@ -170,6 +174,7 @@ class NotesOverlay:
         ``remember`` could miss its own note), and the tail's offsets are not thread-safe."""
         with self._lock:
             self._polled_at = time.monotonic()
+            self._reread_policy()
             rep = self._tail.poll()
             new = [r for r in rep.records if r.uid not in self._merged]
             if not new and self._folded:
@@ -214,6 +219,32 @@ class NotesOverlay:
                 self._same = (None, {})     # rebuilt on the next look-up (not the old notes kept alive)
                 self._rebuild()
             self._folded = True
+
+    def _policy_file_stamp(self) -> tuple[int, int] | None:
+        try:
+            st = (Path(self.shard.store.root) / POLICY_FILE).stat()
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    def _reread_policy(self) -> None:
+        """`stratum notes policy --quarantine on` reaches a running server: the file is looked at with
+        each log poll (a stat), and a change re-folds every note, so who waits is decided again. It
+        was read once per loaded version, and an up-to-date index publishes none (a probe)."""
+        stamp = self._policy_file_stamp()
+        if self._policy_given or stamp == self._policy_stamp:
+            return
+        try:
+            policy = NotesPolicy.load(self.shard.store.root)
+        except InvalidArgument as e:        # a bad edit: keep the policy in force
+            log.warning("notes policy not reloaded: %s", e.message)
+            return
+        self._policy_stamp = stamp
+        if policy != self.policy:
+            self.policy = policy
+            if not policy.quarantine:
+                self.quarantined = frozenset()
+            self._folded = False            # the next fold is a full one
 
     def _plain(self, added: list[str]) -> bool:
         named = {o.body.get("note") for o in self._others}

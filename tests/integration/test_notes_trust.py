@@ -245,3 +245,24 @@ def test_concurrent_remembers_are_all_indexed(store, embedder):
                             range(40)))
     assert len(set(out)) == 40 and len(ov.search_docs()) == 40
     assert set(out) == set(ov.index.slot) and ov.index.has_vector[:40].all()
+
+
+def test_a_running_server_takes_the_quarantine_policy_as_it_is_set(store, capsys):
+    """A probe: `notes policy --quarantine on` reached a server only with a new store version, and an
+    up-to-date index publishes none: a new author's note was served to everyone meanwhile."""
+    from stratum.cli import main
+
+    ov = overlay(store)                      # loaded before the policy is set
+    assert ov.policy == NotesPolicy(quarantine=False)
+    assert main(["notes", "policy", "--quarantine", "on", "--store", str(store)]) == 0
+    capsys.readouterr()
+    ov.refresh()
+    assert ov.policy == NotesPolicy(quarantine=True)
+    first = remember(ov, MALLORY, "Cart.total is wrong, the tax is added twice")
+    with acting_as(BOB):
+        assert ov.get(first) is None and ov.status_of(first) == "quarantined"
+    assert main(["notes", "policy", "--quarantine", "off", "--store", str(store)]) == 0
+    capsys.readouterr()
+    ov.refresh()
+    with acting_as(BOB):                     # off again: nothing waits
+        assert ov.get(first) is not None
