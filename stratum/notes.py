@@ -360,13 +360,20 @@ def write_retract(log, note_id: str, *, author: str, reason: str = "", session: 
 
 
 def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"], maintainer: bool = False,
-                  limits: NoteLimits = NoteLimits()) -> str:
+                  proven: bool = True, limits: NoteLimits = NoteLimits()) -> str:
     """Append a confirmation of ``note_id`` (releases it, and its author, from quarantine). One's own
-    note counts only when confirmed by someone else or a maintainer."""
+    note counts only when confirmed by someone else or a maintainer. ``proven``: the confirmer is
+    who they say (a token, mTLS, or the local OS user); an anonymous caller of an open server is
+    not: anyone may claim another name there and confirm their own note (a probe), so it is refused."""
     _check_target_note(note_id, "confirm", None, known)
     _check_name("author", author, limits, required=True)
     if known[note_id].author == author and not maintainer:
         raise PermissionDenied(f"note {note_id} is your own: it needs confirming by another identity or a maintainer")
+    if not proven and not maintainer:
+        raise PermissionDenied(f"a confirmation releases note {note_id} from quarantine, so it needs a proven "
+                               "identity: this server has no authentication, and anyone may claim any name. "
+                               "Confirm it with `stratum notes confirm` where the store is, or as an "
+                               "authenticated identity")
     if any(c.get("author") == author for c in known[note_id].confirmations):
         raise NoteRejected(f"{author[:64]} confirmed note {note_id} already")     # one record a confirmer
     return log.append("confirm", {"note": note_id, "author": author, "maintainer": bool(maintainer),

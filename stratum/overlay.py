@@ -461,8 +461,9 @@ class NotesOverlay:
 
     def confirm(self, note_id: str, *, author: str) -> str:
         """Confirm another identity's note (releases it, and its author, from quarantine)."""
-        uid = N.write_confirm(self.log, note_id, author=author, known=self.notes,
-                              maintainer=identity.current().is_maintainer)
+        me = identity.current()
+        uid = N.write_confirm(self.log, note_id, author=author, known=self.notes, maintainer=me.is_maintainer,
+                              proven=me.method != "anonymous")
         self.refresh()
         return uid
 

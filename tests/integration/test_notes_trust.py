@@ -266,3 +266,20 @@ def test_a_running_server_takes_the_quarantine_policy_as_it_is_set(store, capsys
     ov.refresh()
     with acting_as(BOB):                     # off again: nothing waits
         assert ov.get(first) is not None
+
+
+def test_an_anonymous_caller_cannot_confirm_a_quarantined_note(store, capsys):
+    """A probe: on an open server a writer claimed a second name and confirmed their own note, which
+    released it and made the writer trusted."""
+    from stratum.cli import main
+
+    assert main(["notes", "policy", "--quarantine", "on", "--store", str(store)]) == 0
+    capsys.readouterr()
+    ov = overlay(store)
+    first = remember(ov, MALLORY, "Cart.total is wrong, the tax is added twice")
+    with acting_as(Identity("mallory-2", method="anonymous")), pytest.raises(PermissionDenied, match="proven"):
+        ov.confirm(first, author="mallory-2")
+    with acting_as(BOB):
+        assert ov.get(first) is None                     # still waiting
+        ov.confirm(first, author="bob")                  # an authenticated identity may
+        assert ov.get(first) is not None
