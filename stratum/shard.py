@@ -20,7 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from stratum import schema as S
-from stratum.errors import NotFound, StoreDamaged, StoreError
+from stratum.errors import InvalidArgument, NotFound, StoreDamaged, StoreError
 from stratum.codelookup import CodeLookup
 from stratum.graph import Neighbors
 from stratum.keyindex import Column, KeyIndex
@@ -246,6 +246,15 @@ class ShardSet:
         self._embedder = embedder
         self._refused: dict[int, tuple[int, float]] = {}   # store index -> (damaged version, retry after)
         self.shards: list[Shard] = [Shard(s, embedder=embedder) for s in self.stores]
+        seen: dict[str, Store] = {}
+        for st, sh in zip(self.stores, self.shards):
+            name = sh.manifest.repo_name
+            if name in seen:        # node ids are made from the name: every shared path's id would be one
+                raise InvalidArgument(
+                    f"the stores {seen[name].root} and {st.root} both hold a repository named {name!r}: their "
+                    f"node ids collide (`{name}:app.py` and every id would name the first one's). Serve them "
+                    f"from separate servers (a probe found the second unreachable)")
+            seen[name] = st
 
     def reload(self) -> list[tuple[str, int, int]]:
         """Load newly published versions; returns (store, old version, new version) for each switch.

@@ -93,3 +93,16 @@ def test_a_store_deleted_and_indexed_again_at_its_path_is_loaded_by_a_running_se
         assert t.get(s, "shop/helper.py::helper").items[0].qualname == "helper"
     finally:
         t.close()
+
+
+def test_two_stores_of_repositories_with_one_name_are_refused_together(tmp_path):
+    """A probe: served side by side, the second store's app.py was reachable only by node id (the
+    ids, made from the name, collided) and every item said the same repo."""
+    stores = []
+    for k in range(2):
+        repo = Repo(tmp_path / f"r{k}" / "shop")
+        repo.commit("app", {"app.py": f"def run():\n    return {k}\n"})
+        index_repository(repo.path, tmp_path / f"store{k}", CFG)
+        stores.append(str(tmp_path / f"store{k}"))
+    with pytest.raises(InvalidArgument, match="both hold a repository named 'shop'"):
+        Tools.open(stores)
