@@ -250,7 +250,11 @@ class Memory:
                     return (f"{echo(path)!r} is not in the index: the index skipped it ({reason.replace('_', ' ')}; "
                             "`stratum index --json` lists what it skips)")
             repo = sh.manifest.repo_path
-            if repo and (Path(repo) / path).is_file():
+            try:
+                on_disk = bool(repo) and (Path(repo) / path).is_file()
+            except (OSError, ValueError):   # a name too long, or a NUL in it (a fuzzed target): no file
+                on_disk = False
+            if on_disk:
                 counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted((report.get("skipped") or {}).items())
                                    if k != "gitignored")
                 return (f"{echo(path)!r} is in the repository but not in the index: new since the indexed commit "
