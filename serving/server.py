@@ -234,8 +234,10 @@ def _health_only(health_servicer: health.HealthServicer, host: str, port: int) -
                      options=[("grpc.so_reuseport", 0)])
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, hs)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    _bind(lambda: hs.add_insecure_port(address), address, "--health-port")
+    bound = _bind(lambda: hs.add_insecure_port(address), address, "--health-port")
     hs.start()
+    # the port bound, said: with --health-port 0 it was never known (a probe)
+    log.info("health checks (plaintext) on %s", f"[{host}]:{bound}" if ":" in host else f"{host}:{bound}")
     return hs
 
 

@@ -147,7 +147,8 @@ def _serve(args) -> int:
 
     def ready(host: str, port: int) -> None:
         shards = ", ".join(f"{sh.manifest.repo_name} v{sh.manifest.version}" for sh in tools.shards.shards)
-        print(f"stratum: serving {shards} ({security.mode}) on {host}:{port}", flush=True)
+        where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"     # as --server takes it (IPv6 too)
+        print(f"stratum: serving {shards} ({security.mode}) on {where}", flush=True)
 
     run(tools, args.host, args.port, grace=args.grace, on_ready=ready, workers=args.workers,
         reload_interval=args.reload_interval or None,
