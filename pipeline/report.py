@@ -98,7 +98,7 @@ class RunReport:
         if self.history:
             h = self.history
             lines.append("  history: " + ", ".join(f"{k} {v}" for k, v in sorted(h.items())
-                                                    if not isinstance(v, (dict, list))))
+                                                    if not isinstance(v, (dict, list)) and v != ""))
         if self.notes:
             lines.append("  notes: " + ", ".join(f"{k} {v}" for k, v in sorted(self.notes.items())))
         lines.append(f"  embedded: {self.embedded} new, {self.embed_cached} from cache")
