@@ -520,16 +520,17 @@ class DeltaLog:
         append in flight, not damage): what ``stratum repair --check`` reports."""
         out: list[Damage] = []
         for path in self._all_segments():
+            live = _is_locked(path)         # before reading, as scan: a sealed segment never grows again
             try:
                 buf = path.read_bytes()
             except FileNotFoundError:
                 continue
-            out.extend(parse_segment(buf, _label(self.dir, path), live=_is_locked(path))[1])
+            out.extend(parse_segment(buf, _label(self.dir, path), live=live)[1])
         return out
 
     def set_aside_damage(self) -> tuple[list[Damage], list[str]]:
         """Rewrite each sealed segment (live or retired) that holds damage with its valid records
-        only, byte for byte, its original kept as ``damaged/<name>``: no note is lost (the skipped
+        only, byte for byte, as ``<name>-r.seg``, its original kept as ``damaged/<name>``: no note is lost (the skipped
         bytes were never readable), and the damage is reported by this call, not by every later
         index. Returns (the damage set aside, segments left because a live writer holds them)."""
         done: list[Damage] = []
@@ -558,7 +559,13 @@ class DeltaLog:
                         os.fsync(wfd)
                     finally:
                         os.close(wfd)
-                os.rename(aside / f".{path.name}.clean", path)
+                # under a new name (sorting right after the old), the old one then removed: a running
+                # server's tail keeps a byte offset per segment name, and a shorter file of the same
+                # name hid the records it had not read yet (a review); it reads the new one whole
+                # (records it has are skipped by id)
+                os.rename(aside / f".{path.name}.clean", path.with_name(path.name[:-len(SEGMENT_SUFFIX)] + "-r" + SEGMENT_SUFFIX))
+                _fsync_dir(path.parent)
+                path.unlink()
                 _fsync_dir(aside)
                 _fsync_dir(path.parent)
                 done.extend(Damage(_label(self.dir, path), d.offset, d.length, d.reason) for d in dmg)

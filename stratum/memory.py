@@ -241,7 +241,9 @@ class Memory:
         new. An agent could not tell an oversized, binary or out-of-repository file from a typo: both
         were "no node" (a probe)."""
         path = target.partition("::")[0].removeprefix("./")
-        if not path or path.startswith("/") or any(sh.resolve(path) is not None for sh in shards):
+        if not path or path.startswith("/") or ".." in path.split("/") or "\\" in path:
+            return ""                   # never a look outside the repository (a client could probe the disk)
+        if any(sh.resolve(path) is not None for sh in shards):
             return ""                   # an indexed file: a name it lacks is a plain "no node"
         for sh in shards:
             report = sh.manifest.report or {}

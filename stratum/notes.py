@@ -360,16 +360,18 @@ def write_retract(log, note_id: str, *, author: str, reason: str = "", session: 
 
 
 def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"], maintainer: bool = False,
-                  proven: bool = True, limits: NoteLimits = NoteLimits()) -> str:
+                  proven: bool = True, refuse_unproven: bool = True, limits: NoteLimits = NoteLimits()) -> str:
     """Append a confirmation of ``note_id`` (releases it, and its author, from quarantine). One's own
     note counts only when confirmed by someone else or a maintainer. ``proven``: the confirmer is
     who they say (a token, mTLS, or the local OS user); an anonymous caller of an open server is
-    not: anyone may claim another name there and confirm their own note (a probe), so it is refused."""
+    not: anyone may claim another name there and confirm their own note (a probe). Such a
+    confirmation is refused (``refuse_unproven``: under quarantine), else recorded as unproven, and
+    never counts (``valid_confirmations``), even once quarantine is turned on."""
     _check_target_note(note_id, "confirm", None, known)
     _check_name("author", author, limits, required=True)
     if known[note_id].author == author and not maintainer:
         raise PermissionDenied(f"note {note_id} is your own: it needs confirming by another identity or a maintainer")
-    if not proven and not maintainer:
+    if not proven and not maintainer and refuse_unproven:
         raise PermissionDenied(f"a confirmation releases note {note_id} from quarantine, so it needs a proven "
                                "identity: this server has no authentication, and anyone may claim any name. "
                                "Confirm it with `stratum notes confirm` where the store is, or as an "
@@ -377,6 +379,7 @@ def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"]
     if any(c.get("author") == author for c in known[note_id].confirmations):
         raise NoteRejected(f"{author[:64]} confirmed note {note_id} already")     # one record a confirmer
     return log.append("confirm", {"note": note_id, "author": author, "maintainer": bool(maintainer),
+                                  "proven": bool(proven or maintainer),
                                   "created_at": datetime.now(timezone.utc).isoformat()})
 
 
@@ -445,6 +448,7 @@ def fold_records(records: Iterable, base: Mapping[str, Note] | None = None) -> F
             if all(c.get("uid") != r.uid for c in n.confirmations):
                 n.confirmations.append({"uid": r.uid, "author": r.body.get("author"),
                                         "maintainer": bool(r.body.get("maintainer")),
+                                        "proven": bool(r.body.get("proven", True)),    # older records: as before
                                         "created_at": r.body.get("created_at")})
         elif n.retraction is None:
             n.retraction = {"uid": r.uid, "reason": r.body.get("reason", ""), "author": r.body.get("author"),

@@ -39,8 +39,10 @@ def retracted_before(note: "Note", notes: Mapping[str, "Note"]) -> list[str]:
 
 
 def valid_confirmations(note: "Note") -> list[dict]:
-    """Confirmations that count: by another identity, or by a maintainer."""
-    return [c for c in note.confirmations if c.get("author") != note.author or c.get("maintainer")]
+    """Confirmations that count: by a maintainer, or by another identity that was proven (an
+    anonymous caller's, recorded while quarantine was off, does not count once it is on)."""
+    return [c for c in note.confirmations
+            if c.get("maintainer") or (c.get("author") != note.author and c.get("proven", True))]
 
 
 def trusted_authors(notes: Mapping[str, "Note"]) -> set[tuple[str, bool]]:

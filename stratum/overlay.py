@@ -77,6 +77,9 @@ class NotesPolicy:
             return cls()
         except (OSError, ValueError) as e:
             raise InvalidArgument(f"{p} is unreadable ({e}); fix or delete it") from None
+        if not isinstance(raw, dict):
+            raise InvalidArgument(f"{p} holds {type(raw).__name__}, not an object like "
+                                  '{"quarantine": true}; fix or delete it')
         return cls(quarantine=bool(raw.get("quarantine", False)))
 
     def save(self, store_root) -> None:
@@ -234,12 +237,12 @@ class NotesOverlay:
         stamp = self._policy_file_stamp()
         if self._policy_given or stamp == self._policy_stamp:
             return
+        self._policy_stamp = stamp          # a bad edit is said once, not at every poll
         try:
             policy = NotesPolicy.load(self.shard.store.root)
         except InvalidArgument as e:        # a bad edit: keep the policy in force
             log.warning("notes policy not reloaded: %s", e.message)
             return
-        self._policy_stamp = stamp
         if policy != self.policy:
             self.policy = policy
             if not policy.quarantine:
@@ -461,9 +464,9 @@ class NotesOverlay:
 
     def confirm(self, note_id: str, *, author: str) -> str:
         """Confirm another identity's note (releases it, and its author, from quarantine)."""
-        me = identity.current()     # an anonymous confirm matters (and is refused) only under quarantine
+        me = identity.current()     # an anonymous confirm is refused under quarantine, else kept as unproven
         uid = N.write_confirm(self.log, note_id, author=author, known=self.notes, maintainer=me.is_maintainer,
-                              proven=me.method != "anonymous" or not self.policy.quarantine)
+                              proven=me.method != "anonymous", refuse_unproven=self.policy.quarantine)
         self.refresh()
         return uid
 

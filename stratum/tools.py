@@ -270,10 +270,11 @@ class Tools:
                     text, kinds=S.NOTE_KINDS, limit=rank.DEEP, offset=0, extra_docs=ov.search_docs()).items)
             live = []
             for it in items:
+                counted = served is None or it.id in served     # a steering note was never in the bound
                 if it.row >= 0 and status(it.id) not in (None, "active") and sig.kind_of(it.row) in S.NOTE_KINDS:
-                    bound -= 1                      # merged, then retracted or superseded since
+                    bound -= counted                # merged, then retracted or superseded since
                 elif view is not None and it.row >= 0 and view.hidden(sh, it.row):
-                    bound -= 1                      # changed or deleted on the session's branch
+                    bound -= counted                # changed or deleted on the session's branch
                 else:
                     live.append(it)
             sig.prefetch(live[:rank.RERANK])        # the rows the rerank reads (the rest keep text order)
@@ -289,7 +290,8 @@ class Tools:
                                         dotted=not filtered)
             if view is not None:                    # a hidden file lifted in by co-change or imports
                 ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
-            if served is not None:                  # the notes that only steered
+            if served is not None:                  # the notes that only steered; the frames passed the filter
+                served |= {f.id for f in located if f.shard is sh}
                 ranked = [r for r in ranked if r.id in served]
             lists.append((ranked, sh, ov))
             if o is not None and o.shard is not None:
@@ -606,11 +608,16 @@ class Tools:
         every function in it: a probe)."""
         lo, hi = span[0], span[1] if span[1] is not None else 1 << 30
         path = sh.col("path")[row]
+        ov = self.memory.overlay(sh)
         keep = []
         for a in self.memory.notes_about(sh, row):
-            r = sh.resolve(f"{path}::{a.about}") if a.about else None
-            if r is None or (sh.col("start_line")[r] <= hi and sh.col("end_line")[r] >= lo):
-                keep.append(a)
+            note = ov.notes.get(a.id)       # every target it has in this file, not the one its line names
+            quals = [t.qualname for t in note.about if t.path == path] if note is not None else [a.about]
+            for q in quals or [""]:
+                r = sh.resolve(f"{path}::{q}") if q else None
+                if r is None or (sh.col("start_line")[r] <= hi and sh.col("end_line")[r] >= lo):
+                    keep.append(a)          # the whole file's, a symbol in those lines, or one gone
+                    break
         return keep
 
     def _notes_overlay(self, s: Session, sh: Shard):
@@ -661,11 +668,15 @@ class Tools:
         return resp
 
 
+STEERING_NOTES = 40         # notes a filtered search adds to steer: what an unfiltered one's two notes lists give
+
+
 def _with_notes(items: Sequence, notes: Sequence) -> tuple[list, set[str]]:
-    """A filtered search's items with the notes of an unfiltered notes-only search that it lacks,
+    """A filtered search's items with the best notes of an unfiltered notes-only search that it
+    lacks (at most STEERING_NOTES: more would push the filter's code out of the rerank's window),
     in score order (each list's own fusion: the same scale), and the ids the filter serves."""
     served = {it.id for it in items}
-    extra = [it for it in notes if it.id not in served]
+    extra = [it for it in notes if it.id not in served][:STEERING_NOTES]
     if not extra:
         return list(items), served
     return sorted([*items, *extra], key=lambda it: -it.score), served

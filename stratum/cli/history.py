@@ -29,19 +29,21 @@ def _repo_relative(path: str, repo_path: str | None) -> str:
     import os
     from pathlib import Path
 
-    if any("\udc80" <= ch <= "\udcff" for ch in path):
-        # a name that is not UTF-8, typed as it is on disk: the datasets spell its bytes \xNN (a probe)
-        path = path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     p = Path(path)
+    out = p.as_posix().removeprefix("./")
     if repo_path and (p.is_absolute() or p.exists()):
         root = Path(repo_path).resolve()
         # as typed, then with symlinked folders resolved (a checkout reached through a link: a probe)
         for where in (Path(os.path.abspath(p)), Path(os.path.abspath(p)).parent.resolve() / p.name):
             try:
-                return where.relative_to(root).as_posix()
+                out = where.relative_to(root).as_posix()
+                break
             except ValueError:
                 pass
-    return p.as_posix().removeprefix("./")
+    # a name that is not UTF-8, typed as it is on disk: the datasets spell its bytes \xNN (a probe);
+    # spelled so once it is repository-relative (from a subfolder it has to be found on disk first)
+    return out.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") \
+        if any("\udc80" <= ch <= "\udcff" for ch in out) else out
 
 
 def run_cochange(args) -> int:
@@ -63,6 +65,9 @@ def run_cochange(args) -> int:
             hint = f"; did you mean {', '.join(near[:5])}?" if near else ""
             repo = snap.manifest.repo_path
             if repo and (Path(repo) / path).is_file() and not near:    # indexed, never committed (a probe)
+                if ((snap.manifest.report or {}).get("history") or {}).get("shallow"):
+                    raise NotFound(f"{path} has no commits in the mined history: this is a shallow clone, and its "
+                                   "history lies beyond the boundary (`git fetch --unshallow`, then index)")
                 raise NotFound(f"{path} has no commits in the mined history yet: commit it, then index")
             raise NotFound(f"{path} has no history in the index (not a current file of the repository){hint}")
     if args.parquet:

@@ -181,10 +181,12 @@ def _secret_at(p) -> bytes:
     import os
     import secrets
 
+    empty = False
     try:
         got = p.read_bytes()
         if got:
             return got
+        empty = True                            # an older build's process died between create and write
     except FileNotFoundError:
         pass
     p.parent.mkdir(parents=True, exist_ok=True)
@@ -193,10 +195,13 @@ def _secret_at(p) -> bytes:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(secrets.token_bytes(32))
-        try:
-            os.link(tmp, p)
-        except FileExistsError:
-            pass                                # another process's won
+        if empty:
+            os.replace(tmp, p)                  # filled in (a review: an empty one was kept for good)
+        else:
+            try:
+                os.link(tmp, p)
+            except FileExistsError:
+                pass                            # another process's won
     finally:
         tmp.unlink(missing_ok=True)
     return p.read_bytes()

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from stratum import notes as N
-from stratum.errors import PermissionDenied
+from stratum.errors import InvalidArgument, PermissionDenied
 from stratum.identity import Identity, acting_as
 from stratum.overlay import NotesOverlay, NotesPolicy
 from stratum.shard import Shard
@@ -283,3 +283,32 @@ def test_an_anonymous_caller_cannot_confirm_a_quarantined_note(store, capsys):
         assert ov.get(first) is None                     # still waiting
         ov.confirm(first, author="bob")                  # an authenticated identity may
         assert ov.get(first) is not None
+
+
+def test_an_anonymous_confirm_made_before_quarantine_does_not_count_once_it_is_on(store, capsys):
+    """A review: with quarantine off an anonymous caller's confirm was recorded as any other, and
+    once quarantine was turned on it made the confirmed note's author trusted."""
+    from stratum.cli import main
+
+    ov = overlay(store)
+    eve = Identity("eve", method="anonymous")
+    first = remember(ov, eve, "Cart.total rounds twice")
+    with acting_as(Identity("mallory", method="anonymous")):
+        ov.confirm(first, author="mallory")                      # allowed, and recorded as unproven
+    assert main(["notes", "policy", "--quarantine", "on", "--store", str(store)]) == 0
+    capsys.readouterr()
+    ov.refresh()
+    second = remember(ov, eve, "Cart.total adds the tax twice")
+    with acting_as(BOB):
+        assert ov.get(second) is None                            # eve is still new here
+
+
+def test_a_policy_file_that_is_not_an_object_keeps_the_policy_in_force(store):
+    """A review: `["quarantine"]` in notes_policy.json broke every call with an AttributeError."""
+    ov = overlay(store)
+    (store / "notes_policy.json").write_text('["quarantine"]')
+    ov.refresh()                                                  # said once in the log, not raised
+    assert ov.policy == NotesPolicy(quarantine=False)
+    assert remember(ov, BOB, "Cart.total is fine") is not None
+    with pytest.raises(InvalidArgument, match="not an object"):
+        NotesPolicy.load(store)

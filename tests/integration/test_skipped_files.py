@@ -40,4 +40,8 @@ def test_get_of_a_skipped_or_new_file_says_why_it_is_not_in_the_index(tmp_path):
         t.get(s, "src/nope.py")
     with pytest.raises(NotFound, match=r"no node 'src/app.py::nosuch'"):   # an indexed file's missing name
         t.get(s, "src/app.py::nosuch")
+    # never a look outside the repository: a client could learn which files the server's disk holds
+    for outside in ("../outside.py", "src/../../outside.py"):
+        with pytest.raises(NotFound, match=r"^no node"):
+            t.get(s, outside)
     t.close()

@@ -196,3 +196,28 @@ def test_a_frame_carries_the_notes_left_on_its_code(tools):
         before.tokens - count_cached(before.why) + items[0].notes[0]["tokens"]
     plain = t.search(s, "unit price of a sku", page_size=5).items       # no traceback: items carry no notes
     assert all(not i.notes for i in plain)
+
+
+def test_a_filtered_search_keeps_the_frames_of_a_pasted_traceback(tmp_path):
+    """A review: a filter's search kept only its own items after the rerank, and dropped the frames
+    the traceback put first when its text list lacked them (many look-alike methods here)."""
+    from tests.gitrepo import indexed_tools
+
+    files = {"src/shop/__init__.py": ""}
+    for k in range(40):
+        files[f"src/shop/m{k:02d}.py"] = '"""Module."""\n\n' + "".join(
+            f"class C{k}_{j}:\n    def place(self, order):\n        \"\"\"Traceback, most recent call last: File "
+            f"srv app shop orders, line, in place. TypeError: NoneType object is not subscriptable.\"\"\"\n"
+            f"        return order.place_{k}_{j}()\n\n\n" for j in range(8))
+    orders = ('"""Orders."""\n\n\nclass Orders:\n    def place(self, order):\n        return self.keep(order)["id"]\n\n'
+              '    def keep(self, order):\n        return None\n')
+    files["src/shop/orders.py"] = orders
+    line = orders.splitlines().index('        return self.keep(order)["id"]') + 1
+    trace = ("Traceback (most recent call last):\n"
+             f'  File "/srv/app/shop/orders.py", line {line}, in place\n'
+             "TypeError: 'NoneType' object is not subscriptable\n")
+    with indexed_tools(tmp_path, files) as (t, s):
+        for filt in ({}, {"kinds": ["method"]}, {"path_prefix": "src/shop/"}):
+            first = t.search(s, trace, page_size=3, **filt).items[0]
+            assert (first.path, first.qualname) == ("src/shop/orders.py", "Orders.place"), filt
+            assert first.why.startswith("traceback frame"), filt

@@ -321,3 +321,28 @@ def test_a_forked_child_does_not_hold_its_parents_exclusive_lock(tmp_path):
         assert waited < 1.0, f"waited {waited:.1f} s for the child"
     finally:
         os.waitpid(pid, 0)
+
+
+def test_a_running_tail_reads_what_repair_kept_after_it_set_damage_aside(tmp_path):
+    """A review: `repair` rewrote a damaged segment shorter under its name, and a running server's
+    tail (a byte offset per name) never read the records it had not reached (r3 here)."""
+    w = D.DeltaLog(tmp_path / "log")
+    w.append("note", {"text": "r1"})
+    w.append("note", {"text": "r2"})
+    seg = w.segments()[0]
+    buf = bytearray(seg.read_bytes())
+    buf[D.OVERHEAD + 2] ^= 0xFF                     # r1's payload fails its checksum
+    with open(seg, "r+b") as f:
+        f.write(bytes(buf[:D.OVERHEAD + 4]))
+    tail = D.DeltaLog(tmp_path / "log").tail()
+    assert [r.body["text"] for r in tail.poll().records] == ["r2"]
+    w.append("note", {"text": "r3"})
+    w.seal()
+    original = seg.read_bytes()
+    done, held = D.DeltaLog(tmp_path / "log").set_aside_damage()
+    assert done and not held
+    assert "r3" in [r.body["text"] for r in tail.poll().records]
+    fresh = D.DeltaLog(tmp_path / "log")
+    assert [r.body["text"] for r in fresh.scan().records] == ["r2", "r3"] and not fresh.damage()
+    assert [p.name for p in fresh.segments()] == [seg.name[:-4] + "-r.seg"]
+    assert (tmp_path / "log" / "damaged" / seg.name).read_bytes() == original    # the original kept
