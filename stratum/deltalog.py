@@ -447,11 +447,17 @@ class DeltaLog:
     def scan(self) -> ScanReport:
         """Every valid record of every live segment, ordered by uid, and the damage found."""
         rep = ScanReport()
-        for path in self.segments():
+        todo, read, gone = self.segments(), set(), False
+        while todo:
+            path = todo.pop(0)
+            read.add(path.name)
             live = _is_locked(path)          # before reading: a sealed segment never grows again
             try:
                 buf = path.read_bytes()
-            except FileNotFoundError:        # retired while we listed
+            except FileNotFoundError:        # retired while we listed, or repaired (its copy has a new
+                if not gone:                 # name: list again once, so its records are not lost)
+                    gone = True
+                    todo += [p for p in self.segments() if p.name not in read and p not in todo]
                 continue
             except OSError as e:
                 raise StoreError(f"cannot read delta-log segment {path}: {e}") from None

@@ -252,9 +252,11 @@ class Memory:
                     return (f"{echo(path)!r} is not in the index: the index skipped it ({reason.replace('_', ' ')}; "
                             "`stratum index --json` lists what it skips)")
             repo = sh.manifest.repo_path
-            try:
-                on_disk = bool(repo) and (Path(repo) / path).is_file()
-            except (OSError, ValueError):   # a name too long, or a NUL in it (a fuzzed target): no file
+            try:                            # inside the repository once links are followed (a folder
+                root = Path(repo).resolve() if repo else None       # linked out of it: a review)
+                real = (Path(repo) / path).resolve() if repo else None
+                on_disk = root is not None and real is not None and real.is_relative_to(root) and real.is_file()
+            except (OSError, ValueError, RuntimeError):   # too long, a NUL, a link loop: no file
                 on_disk = False
             if on_disk:
                 counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted((report.get("skipped") or {}).items())

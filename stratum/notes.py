@@ -376,7 +376,8 @@ def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"]
                                "identity: this server has no authentication, and anyone may claim any name. "
                                "Confirm it with `stratum notes confirm` where the store is, or as an "
                                "authenticated identity")
-    if any(c.get("author") == author for c in known[note_id].confirmations):
+    if any(c.get("author") == author and c.get("proven", True) for c in known[note_id].confirmations):
+        # only a proven one: an anonymous caller's, under another's name, must not block the real one
         raise NoteRejected(f"{author[:64]} confirmed note {note_id} already")     # one record a confirmer
     return log.append("confirm", {"note": note_id, "author": author, "maintainer": bool(maintainer),
                                   "proven": bool(proven or maintainer),

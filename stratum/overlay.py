@@ -129,6 +129,7 @@ class NotesOverlay:
         self._folded = False                                 # the first fold has run
         self._logged: dict[str, N.Note] = {}                # note id -> note parsed from its record
         self._others: list = []                              # records other than notes (retracts, confirms)
+        self._other_uids: set[str] = set()                   # theirs: a segment read again (repair) adds none twice
         self.notes: dict[str, N.Note] = dict(self._base)   # every note, folded, with current status
         # (the notes dict it describes, (author, kind, text) -> its notes): what ``remember`` looks
         # a copy up in (a pass over every note was ~2.6 ms a remember at 10,000 notes)
@@ -196,7 +197,9 @@ class NotesOverlay:
                                 self._stored_vectors[nid] = r.body      # decoded when indexed
                             added.append(nid)
                     else:
-                        self._others.append(r)
+                        if r.uid not in self._other_uids:
+                            self._other_uids.add(r.uid)
+                            self._others.append(r)
             finally:
                 if bulk:
                     gc.enable()

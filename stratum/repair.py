@@ -131,12 +131,12 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
             rep.rolled_back_to = target.version
             rep.segments_restored = _restore_segments(store, target)
         if rep.lance_damage or rep.manifest_damage:
-            # the history facts stay (its shallow boundary: else the next index mined a shallow clone
-            # in full again, and never found it up to date: a review)
-            history = (target.report or {}).get("history")
+            # the report of the data served stays (the next index reads its parse format, settings,
+            # shallow boundary and skip reasons: without them it parsed every file again and mined a
+            # shallow clone in full: a review), with what the repair did
             new = dataclasses.replace(target, version=current.version + 1, published_at=time.time(),
-                                      report={"repair": {"from": current.version, "data_of": target.version},
-                                              **({"history": history} if history else {})})
+                                      report={**(target.report or {}),
+                                              "repair": {"from": current.version, "data_of": target.version}})
             # rolled back: the target's warm folder, not read yet; else the folder ``check`` just read
             damage = _warm_check(store, new) if rep.lance_damage else rep.warm_damage
             warm_bad = not (new.indexes or {}).get("dir") or bool(damage)

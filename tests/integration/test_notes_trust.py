@@ -312,3 +312,24 @@ def test_a_policy_file_that_is_not_an_object_keeps_the_policy_in_force(store):
     assert remember(ov, BOB, "Cart.total is fine") is not None
     with pytest.raises(InvalidArgument, match="not an object"):
         NotesPolicy.load(store)
+
+
+def test_an_anonymous_confirm_under_anothers_name_does_not_block_theirs(store, capsys):
+    """A review: an unproven confirm recorded as "bob" (quarantine off) made the real bob's confirm
+    "already" done once quarantine was on, and the note could never be released."""
+    from stratum.cli import main
+
+    ov = overlay(store)
+    eve = Identity("eve", method="anonymous")
+    first = remember(ov, eve, "Cart.total rounds twice")
+    with acting_as(Identity("bob", method="anonymous")):
+        ov.confirm(first, author="bob")                           # a claimed bob, unproven
+    assert main(["notes", "policy", "--quarantine", "on", "--store", str(store)]) == 0
+    capsys.readouterr()
+    ov.refresh()
+    with acting_as(ALICE):
+        assert ov.get(first) is None
+    with acting_as(BOB):
+        ov.confirm(first, author="bob")                           # the real bob: counted
+    with acting_as(ALICE):
+        assert ov.get(first) is not None

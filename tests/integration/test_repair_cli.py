@@ -53,6 +53,9 @@ def test_damaged_lance_file_index_refuses_repair_keeps_every_note(tmp_path):
     p = stratum("repair", "--store", str(store))
     assert p.returncode == 0, p.stderr
     assert "rolled back to the data of version 1" in p.stdout
+    # the report of the data served stays: the next index reads its parse format and settings from it
+    report = json.loads((store / "manifest.json").read_text())["report"]
+    assert report["repair"]["data_of"] == 1 and report["parse_format"] and report["config_key"]
     assert len(written) == 3 and notes(store) == written
     p = stratum("search", "totals round twice", "--json", "--store", str(store))
     assert p.returncode == 0 and any(i.get("kind") == "rca" for i in json.loads(p.stdout)["items"]), p.stderr

@@ -44,4 +44,9 @@ def test_get_of_a_skipped_or_new_file_says_why_it_is_not_in_the_index(tmp_path):
     for outside in ("../outside.py", "src/../../outside.py"):
         with pytest.raises(NotFound, match=r"^no node"):
             t.get(s, outside)
+    # not through a folder linked out of it either (created after the index: no skip record of it)
+    os.symlink(tmp_path, r.path / "ext")
+    with pytest.raises(NotFound) as ei:
+        t.get(s, "ext/outside.py")
+    assert "in the repository" not in str(ei.value)
     t.close()

@@ -346,3 +346,26 @@ def test_a_running_tail_reads_what_repair_kept_after_it_set_damage_aside(tmp_pat
     assert [r.body["text"] for r in fresh.scan().records] == ["r2", "r3"] and not fresh.damage()
     assert [p.name for p in fresh.segments()] == [seg.name[:-4] + "-r.seg"]
     assert (tmp_path / "log" / "damaged" / seg.name).read_bytes() == original    # the original kept
+
+
+def test_a_scan_that_meets_a_repair_between_listing_and_reading_keeps_every_record(tmp_path):
+    """A review: the repaired copy has a new name and the old file goes; a scan that listed before
+    and read after found neither and returned none of that segment's records."""
+    w = D.DeltaLog(tmp_path / "log")
+    w.append("note", {"text": "r1"})
+    w.append("note", {"text": "r2"})
+    w.seal()
+    seg = w.segments()[0]
+    with open(seg, "ab") as f:
+        f.write(D.MAGIC + b"\x01\x00\x00torn")                   # a torn tail to set aside
+    log = D.DeltaLog(tmp_path / "log")
+    listed = log.segments
+
+    def segments_then_repair():
+        out = listed()
+        if not getattr(log, "_repaired", False):
+            log._repaired = True
+            D.DeltaLog(tmp_path / "log").set_aside_damage()
+        return out
+    log.segments = segments_then_repair
+    assert sorted(r.body["text"] for r in log.scan().records) == ["r1", "r2"]
