@@ -439,6 +439,12 @@ class Tools:
             raise InvalidArgument("text must be text")
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
         ov = self.memory.overlay(sh)
+        for old in supersedes:          # "no such note" for one another store holds misled (a probe)
+            other = next((o for o in self.memory if o is not sh and self.memory.overlay(o).exists(old)), None)
+            if other is not None and not ov.exists(old):
+                raise InvalidArgument(f"note {echo(old)} is in the store of {other.manifest.repo_name}, and this note "
+                                      f"is about code of {sh.manifest.repo_name}: a note supersedes only notes "
+                                      "of its own store")
         nid, written = ov.remember_or_found(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
                                             author=s.author, session=s.id, model=s.model,
                                             authenticated=s.authenticated,

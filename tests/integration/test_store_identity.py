@@ -106,3 +106,21 @@ def test_two_stores_of_repositories_with_one_name_are_refused_together(tmp_path)
         stores.append(str(tmp_path / f"store{k}"))
     with pytest.raises(InvalidArgument, match="both hold a repository named 'shop'"):
         Tools.open(stores)
+
+
+def test_a_note_of_another_store_is_named_as_such_when_superseded(tmp_path):
+    """A probe: superseding a note another store holds said "no such note"."""
+    stores = []
+    for name, path in (("shop", "shop/cart.py"), ("lib", "lib/util.py")):
+        repo = Repo(tmp_path / name)
+        repo.commit("init", {path: "def run():\n    return 1\n"})
+        index_repository(repo.path, tmp_path / f"{name}_store", CFG)
+        stores.append(str(tmp_path / f"{name}_store"))
+    t = Tools.open(stores)
+    try:
+        s = t.open_session(author="writer").data["session"]
+        old = t.remember(s, "insight", "util run returns one", about=["lib/util.py"]).data["note_id"]
+        with pytest.raises(InvalidArgument, match="is in the store of lib.*its own store"):
+            t.remember(s, "insight", "cart run returns one", about=["shop/cart.py"], supersedes=[old])
+    finally:
+        t.close()
