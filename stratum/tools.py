@@ -238,9 +238,15 @@ class Tools:
         if path_prefix.startswith("/"):          # it matched nothing, silently (a probe)
             raise InvalidArgument(f"path_prefix {echo(path_prefix)!r} is absolute; paths are relative to the "
                                   f"repository root, e.g. {echo(path_prefix.lstrip('/'))!r}")
+        shards, rest = self.memory.in_repo(path_prefix) if ":" in path_prefix else (list(self.memory), path_prefix)
+        if len(shards) < len(list(self.memory)):     # `repo:path` as get takes it: that store, under path
+            args_path = path_prefix                  # (it found nothing, silently: a probe)
+            path_prefix = rest
+        else:
+            shards, args_path = list(self.memory), path_prefix
         language = check_len("language", language, MAX_NAME_CHARS)
         check_page(page_size)
-        args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}
+        args = {"q": query, "kinds": sorted(kinds), "path": args_path, "lang": language, "ps": page_size}
         offset = self._offset(page_token, "search", args, s)
         want = offset + page_size + 1          # fetch one more than we return: honest has_more
         # per list (each shard's, and a branch overlay's own): its reranked entries in rank order
@@ -249,7 +255,7 @@ class Tools:
         exact, bound, stamp = True, 0, 0
         filtered = bool(kinds or path_prefix or language)
         view = s.view
-        for sh in self.memory:
+        for sh in shards:
             ov = self.memory.overlay(sh)
             # the whole fused list (rank.DEEP), so every page is cut from the same memory-steered order
             page = sh.warm.search(text, kinds=tuple(kinds), path_prefix=path_prefix, language=language,

@@ -109,7 +109,8 @@ def test_two_stores_of_repositories_with_one_name_are_refused_together(tmp_path)
 
 
 def test_a_note_of_another_store_is_named_as_such_when_superseded(tmp_path):
-    """A probe: superseding a note another store holds said "no such note"."""
+    """A probe: superseding a note another store holds said "no such note", and `--path lib:lib/` found
+    nothing."""
     stores = []
     for name, path in (("shop", "shop/cart.py"), ("lib", "lib/util.py")):
         repo = Repo(tmp_path / name)
@@ -122,5 +123,8 @@ def test_a_note_of_another_store_is_named_as_such_when_superseded(tmp_path):
         old = t.remember(s, "insight", "util run returns one", about=["lib/util.py"]).data["note_id"]
         with pytest.raises(InvalidArgument, match="is in the store of lib.*its own store"):
             t.remember(s, "insight", "cart run returns one", about=["shop/cart.py"], supersedes=[old])
+        # a path filter as get takes a target, `repo:path`: that store, under that path (it found nothing)
+        items = t.search(s, "run returns one", path_prefix="lib:lib/", page_size=10).items
+        assert items and {i.repo for i in items} == {"lib"} and all(i.path.startswith("lib/") for i in items)
     finally:
         t.close()
