@@ -264,6 +264,15 @@ class Controller:
                 return True
             return False
 
+    def pinned(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._pins)
+
+    def held_ranges(self, node_id: str) -> list[str]:
+        """The line-range entries of ``node_id`` the session holds (``<id>#L<a>-<b>``)."""
+        with self._lock:
+            return [n for n in self._entries if n.startswith(node_id + "#L")]
+
     def budget(self) -> Budget:
         return Budget(self.limit, self._used, self.limit - self._used)
 

@@ -226,7 +226,7 @@ class Memory:
 
             for sh in shards:
                 r = tails(sh).row_of(target)
-                if r is not None:
+                if r is not None and _tail_names(target, sh.col("path")[r] or ""):
                     return Target(sh, r, None)
         skipped = self._skipped(shards, target)
         if skipped:
@@ -544,6 +544,18 @@ class MemoryGraph:
             return {}
         m = sh.meta
         return {lv: int(m.column(f"{lv}_tokens")[r].as_py() or 0) for lv in S.LEVELS}
+
+
+def _tail_names(target: str, path: str) -> bool:
+    """Whether a path as a traceback prints it names this file of the repository: their common tail
+    holds a folder too, or the whole repository path (a file at its root). A file name alone is no
+    name: `get nope/x.py` served deep/a/b/c/d/e/x.py, and a made-up folder another file (a probe)."""
+    target = re.sub(r":\d+$", "", target.partition("::")[0])      # path:LINE, path::symbol: the path
+    want, have = target.replace("\\", "/").split("/"), path.split("/")
+    k = 0
+    while k < min(len(want), len(have)) and want[-1 - k] == have[-1 - k]:
+        k += 1
+    return k >= 2 or k == len(have)
 
 
 def file_id(sh: Shard, row: int) -> str:

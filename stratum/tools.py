@@ -470,14 +470,29 @@ class Tools:
     def pin(self, session: str, target: str) -> Response:
         """Keep a node in context: pinned nodes are never evicted."""
         s = self._session(session)
-        s.controller.pin(self._target(s, target).id)
+        nid = self._target(s, target).id
+        s.controller.pin(nid)
+        for part in s.controller.held_ranges(nid):      # lines of it read: pinned with it (a probe: evicted)
+            s.controller.pin(part)
         return self._respond(s, [], R.Page("pin"))
 
     @tool(writes=True)
     def unpin(self, session: str, target: str) -> Response:
         """Release a pin so the node can be evicted again."""
         s = self._session(session)
-        was = s.controller.unpin(self._target(s, target).id)
+        try:
+            nid = self._target(s, target).id
+        except NotFound:
+            # a pinned node a re-index deleted resolves no more: by its id, or by the path it had (a
+            # probe: its tokens stayed pinned for the session's life, though the error said to unpin)
+            gone = target if target in s.controller.pinned() else file_id_of_path(self.memory, target,
+                                                                                    s.controller.pinned())
+            if gone is None:
+                raise
+            nid = gone
+        was = s.controller.unpin(nid)
+        for part in s.controller.held_ranges(nid):
+            was = s.controller.unpin(part) or was
         return self._respond(s, [], R.Page("unpin"), warnings=[] if was else [f"{target} was not pinned"])
 
     @tool(writes=True)
@@ -678,6 +693,17 @@ class Tools:
         for ev in resp.envelope.evictions:      # what left the context, by name (probe P4: ids only)
             ev.label = R.entry_label(self.memory, ev.node_id)
         return resp
+
+
+def file_id_of_path(memory: Memory, path: str, pinned: frozenset[str]) -> str | None:
+    """The pinned id a deleted file's path had (ids are made from the repository and the path)."""
+    from stratum.ids import node_id
+
+    for sh in memory:
+        nid = node_id(sh.repo, path.removeprefix("./"), "file", "")
+        if nid in pinned:
+            return nid
+    return None
 
 
 STEERING_NOTES = 40         # notes a filtered search adds to steer: what an unfiltered one's two notes lists give

@@ -122,7 +122,10 @@ def _call(args, tool: str, **kw) -> int:
                 tools.detach(sess)      # the next page needs this session: --session SESSION
         finally:
             tools.close()
-        resp.data["session"] = sess
+        if isinstance(resp.data.get("session"), dict):     # status: the session's budget and working set
+            resp.data["session_id"] = sess                   # (they were overwritten by its id: a probe)
+        else:
+            resp.data["session"] = sess
         if args.session and args.budget is not None:   # said, not silently ignored (a probe)
             resp.envelope.warnings.append(f"--budget {args.budget} applies when a session opens; session "
                                           f"{sess} keeps its own budget of {resp.envelope.budget.limit}")
@@ -220,7 +223,8 @@ def _overlay_builder():
 
 
 def _session_flag(resp) -> str:
-    return f"--session {resp.data['session']} " if resp.data.get("session") else ""
+    sid = resp.data.get("session_id") or resp.data.get("session")
+    return f"--session {sid} " if isinstance(sid, str) and sid else ""
 
 
 def render(resp) -> str:
