@@ -46,7 +46,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import secrets
 import struct
 import threading
@@ -56,10 +55,14 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from stratum.errors import InvalidArgument, StoreError, StoreReadOnly
+from stratum.notetext import LONE_SURROGATE
 from stratum.uids import new_uid, uid_int, uid_str
+
+if TYPE_CHECKING:
+    from stratum.logtail import LogTail
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +82,6 @@ LOCK_STRIPES = 64                               # files ``DeltaLog.exclusive`` s
 _SYNC = getattr(os, "fdatasync", os.fsync)      # data + file size; enough to read the record back
 _NOT_WRITABLE = {errno.EROFS, errno.EACCES, errno.EPERM}   # an append that no retry will mend
 _READ_ONLY = "read-only: "                      # marks such a failed batch's error
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # ---- records and reports ---------------------------------------------------------------------
@@ -171,7 +173,7 @@ def _as_text(v: Any) -> Any:
     """``v`` (JSON data) with each lone surrogate in its strings replaced by U+FFFD: one record an
     older build accepted failed every merge into Lance, and every answer serving it, for good."""
     if isinstance(v, str):
-        return _LONE_SURROGATE.sub("\ufffd", v)
+        return LONE_SURROGATE.sub("\ufffd", v)
     if isinstance(v, list):
         return [_as_text(x) for x in v]
     if isinstance(v, dict):
@@ -472,7 +474,10 @@ class DeltaLog:
         return rep
 
     def tail(self) -> "LogTail":
-        """An incremental reader: each ``poll()`` returns only what was appended since the last."""
+        """An incremental reader (``logtail.LogTail``): each ``poll()`` returns only what was appended
+        since the last."""
+        from stratum.logtail import LogTail
+
         return LogTail(self)
 
     # ---- retiring ----------------------------------------------------------------------------
@@ -520,77 +525,6 @@ class DeltaLog:
         return rep
 
 
-    # ---- damage --------------------------------------------------------------------------------
-    def damage(self) -> list[Damage]:
-        """The damage in every segment, live and retired (a live writer's incomplete tail is an
-        append in flight, not damage): what ``stratum repair --check`` reports."""
-        out: list[Damage] = []
-        for path in self._all_segments():
-            live = _is_locked(path)         # before reading, as scan: a sealed segment never grows again
-            try:
-                buf = path.read_bytes()
-            except FileNotFoundError:
-                continue
-            out.extend(parse_segment(buf, _label(self.dir, path), live=live)[1])
-        return out
-
-    def set_aside_damage(self) -> tuple[list[Damage], list[str]]:
-        """Rewrite each sealed segment (live or retired) that holds damage with its valid records
-        only, byte for byte, as ``<name>-r.seg``, its original kept as ``damaged/<name>``: no note is lost (the skipped
-        bytes were never readable), and the damage is reported by this call, not by every later
-        index. Returns (the damage set aside, segments left because a live writer holds them)."""
-        done: list[Damage] = []
-        held: list[str] = []
-        aside = self.dir / "damaged"
-        for path in self._all_segments():
-            fd = _try_lock(path)
-            if fd is None:
-                if path.exists() and parse_segment(path.read_bytes(), path.name, live=True)[1]:
-                    held.append(_label(self.dir, path))
-                continue
-            try:
-                buf = path.read_bytes()
-                recs, dmg, _ = parse_segment(buf, path.name)
-                if not dmg:
-                    continue
-                aside.mkdir(exist_ok=True)
-                keep = aside / path.name
-                while keep.exists():
-                    keep = keep.with_name(keep.name + ".1")
-                clean = b"".join(buf[r.offset:r.offset + OVERHEAD + _HEADER.unpack_from(buf, r.offset)[4]] for r in recs)
-                for target, data in ((keep, buf), (aside / f".{path.name}.clean", clean)):
-                    wfd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-                    try:
-                        os.write(wfd, data)
-                        os.fsync(wfd)
-                    finally:
-                        os.close(wfd)
-                # under a new name (sorting right after the old), the old one then removed: a running
-                # server's tail keeps a byte offset per segment name, and a shorter file of the same
-                # name hid the records it had not read yet (a review); it reads the new one whole
-                # (records it has are skipped by id)
-                os.rename(aside / f".{path.name}.clean", path.with_name(path.name[:-len(SEGMENT_SUFFIX)] + "-r" + SEGMENT_SUFFIX))
-                _fsync_dir(path.parent)
-                path.unlink()
-                _fsync_dir(aside)
-                _fsync_dir(path.parent)
-                done.extend(Damage(_label(self.dir, path), d.offset, d.length, d.reason) for d in dmg)
-            finally:
-                os.close(fd)
-        return done, held
-
-    def _all_segments(self) -> list[Path]:
-        retired = self.dir / "retired"
-        more = sorted(p for p in retired.iterdir() if p.name.endswith(SEGMENT_SUFFIX) and p.is_file()) \
-            if retired.is_dir() else []
-        return self.segments() + more
-
-
-def _label(root: Path, path: Path) -> str:
-    """A segment's name as reports give it: ``retired/<name>`` for a retired one."""
-    return path.name if path.parent == root else f"{path.parent.name}/{path.name}"
-
-
 _instances: "weakref.WeakSet[DeltaLog]" = weakref.WeakSet()
 
 
@@ -600,49 +534,6 @@ def _reset_logs_after_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_reset_logs_after_fork)
-
-
-class LogTail:
-    """Reads a log incrementally (for the serving overlay): remembers an offset per segment."""
-
-    def __init__(self, log_: DeltaLog):
-        self.log = log_
-        self._offsets: dict[str, int] = {}
-        self._reported: set[tuple[str, int]] = set()
-
-    def poll(self) -> ScanReport:
-        rep = ScanReport()
-        seen = set()
-        for path in self.log.segments():
-            name = path.name
-            seen.add(name)
-            start = self._offsets.get(name, 0)
-            try:
-                size = path.stat().st_size
-                if size <= start:
-                    continue
-                live = _is_locked(path)
-                with open(path, "rb") as f:
-                    f.seek(start)
-                    buf = f.read()
-            except FileNotFoundError:
-                continue
-            recs, dmg, resume = parse_segment(buf, name, live=live)
-            for r in recs:
-                rep.records.append(Record(r.uid, r.type, r.body, name, r.offset + start))
-            for d in dmg:
-                d = Damage(name, d.offset + start, d.length, d.reason)
-                if (name, d.offset) not in self._reported:
-                    self._reported.add((name, d.offset))
-                    rep.damage.append(d)
-                    log.warning("delta log %s: damage skipped: %s", self.log.dir, d)
-            self._offsets[name] = start + resume
-            rep.segments += 1
-            rep.bytes += resume
-        for gone in set(self._offsets) - seen:
-            del self._offsets[gone]
-        rep.records.sort(key=lambda r: r.uid)
-        return rep
 
 
 def _try_lock(path: Path) -> int | None:
@@ -675,5 +566,5 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["DeltaLog", "LogTail", "Record", "Damage", "ScanReport", "RetireReport", "encode_record", "parse_segment", "FORMAT_VERSION", "MAGIC", "OVERHEAD", "RECORD_TYPES",
+__all__ = ["DeltaLog", "Record", "Damage", "ScanReport", "RetireReport", "encode_record", "parse_segment", "FORMAT_VERSION", "MAGIC", "OVERHEAD", "RECORD_TYPES",
            "DEFAULT_SEGMENT_BYTES"]

@@ -15,8 +15,6 @@ Pure: no Lance, no I/O except through a ``DeltaLog`` passed in.
 from __future__ import annotations
 
 import json
-import re
-import unicodedata
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Mapping
@@ -24,6 +22,7 @@ from typing import Callable, Iterable, Mapping
 from stratum import ids, tokens
 from stratum.errors import NoteRejected, PermissionDenied
 from stratum.limits import echo
+from stratum.notetext import check_utf8, clean_text, has_control
 from stratum.notetrust import (check_may_change, is_quarantined, provenance, retracted_before, trust_of,
                                trusted_authors, valid_confirmations)
 from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
@@ -172,15 +171,15 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
     if len(tags) > limits.max_tags:
         raise NoteRejected(f"{len(tags)} tags, over the limit of {limits.max_tags}")
     for t in tags:
-        if not isinstance(t, str) or not t.strip() or len(t) > limits.max_tag_chars or _has_control(t):
+        if not isinstance(t, str) or not t.strip() or len(t) > limits.max_tag_chars or has_control(t):
             raise NoteRejected(f"bad tag {echo(t)!r}: tags are non-empty strings of at most "
                                f"{limits.max_tag_chars} printable characters")
-        _check_utf8("tag", t)
+        check_utf8("tag", t)
     about = list(dict.fromkeys(a.strip() if isinstance(a, str) else a for a in about))
     if any(not isinstance(a, str) for a in about):
         raise NoteRejected('targets must be strings: node ids, paths, path::qualname, or "" / "." for the repository')
     for a in about:
-        _check_utf8("target", a)
+        check_utf8("target", a)
     if len(about) > limits.max_targets:
         raise NoteRejected(f"note is about {len(about)} targets, over the limit of {limits.max_targets}")
     if not about and kind in NOTE_KINDS_NEED_ABOUT:
@@ -204,7 +203,7 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
     for s in supersedes:
         if not isinstance(s, str) or not s:
             raise NoteRejected(f"bad note id in supersedes: {echo(s)!r}")
-        _check_utf8("note id in supersedes", s)
+        check_utf8("note id in supersedes", s)
         if note_exists is not None and not note_exists(s):
             raise NoteRejected(f"cannot supersede {echo(s)!r}: no such note")
     return targets
@@ -215,57 +214,11 @@ def _check_name(what: str, value, limits: NoteLimits, *, required: bool) -> None
         return
     if not isinstance(value, str) or not value.strip():
         raise NoteRejected(f"note {what} is empty: say which agent/model (or person) wrote it")
-    if len(value) > limits.max_name_chars or _has_control(value):
+    if len(value) > limits.max_name_chars or has_control(value):
         raise NoteRejected(f"note {what} must be at most {limits.max_name_chars} printable characters")
-    _check_utf8(f"note {what}", value)
+    check_utf8(f"note {what}", value)
 
 
-def _has_control(s: str) -> bool:
-    return any(unicodedata.category(c) == "Cc" for c in s)
-
-
-# A lone surrogate (U+D800-U+DFFF) is no character: Python hands a command-line byte that is not
-# UTF-8 over as one (surrogateescape: caf\xe9 -> "caf\udce9"), JSON may spell one ("\ud800"), and
-# no UTF-8 writer (Arrow, protobuf, an MCP answer) can take it.
-_SURROGATES = re.compile("[\ud800-\udfff]")
-
-
-def _check_utf8(what: str, value: str) -> None:
-    """Refuse a lone surrogate in an identifier (author, session, tag, target, note id). Unlike text,
-    these are matched exactly (who may retract or supersede, trust, quarantine, tag filters, the
-    target resolved): replacing the byte would silently make the writer someone else, and two
-    names one (``bob\\xe9`` and ``bob\\xe8`` both ``bob\\ufffd``); the writer can fix the encoding."""
-    m = _SURROGATES.search(value)
-    if m:
-        raise NoteRejected(f"{what} {echo(value)!r} holds a byte that is not valid UTF-8 (the lone surrogate "
-                           f"U+{ord(m.group()):04X}); it is matched exactly, so give it as UTF-8 text")
-
-
-# Terminal escape sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL|ESC \\", two-byte "ESC x"),
-# then any other control character except newline and tab, and the bidirectional overrides that
-# make text read differently from what it is (CVE-2021-42574).
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
-# also invisible ones that hide or fake text: zero-width, word joiners, line/paragraph separators,
-# the BOM and the Unicode TAG block (ASCII hidden in plain sight)
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064"
-                     "\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
-_DIRTY = re.compile(_UNSAFE.pattern[:-1] + "\ud800-\udfff]")     # unsafe or a lone surrogate: one scan
-
-
-def clean_text(s: str) -> str:
-    """Note text as safe data: escape sequences and control characters (NUL, ESC, CR, DEL, C1,
-    bidi overrides) removed, newlines and tabs kept, and each lone surrogate (a byte that was not
-    UTF-8) replaced by U+FFFD. Text is prose: a pasted log line saying ``caf\\xe9`` loses one
-    character, not the whole finding (as git's non-UTF-8 messages are read, ``pipeline.history``).
-    Applied at write and again at display (for notes written before this rule; the log reads a
-    lone surrogate as U+FFFD too); text that is already clean is returned as is (one regex scan)."""
-    if not s or not _DIRTY.search(s):
-        return s or ""
-    s = _SURROGATES.sub("\ufffd", s)
-    if not _UNSAFE.search(s):
-        return s
-    s = s.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
-    return _UNSAFE.sub("", _ESCAPES.sub("", s))
 
 
 def note_body(kind: str, text: str, targets: list[Target], author: str, *, session: str | None = None,

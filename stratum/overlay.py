@@ -22,13 +22,10 @@ from __future__ import annotations
 
 import gc
 import json
-import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass
 from datetime import datetime
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -41,16 +38,15 @@ from stratum.branchnotes import NoteScope, pending, pending_warnings
 from stratum.codetokens import node_text
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
-from stratum.errors import InvalidArgument, ModelUnavailable, NotFound
+from stratum.errors import ModelUnavailable, NotFound
 from stratum.noteindex import NoteIndex
+from stratum.notepolicy import NotesPolicy, PolicyFile
 from stratum.notethreads import background, searching, stop_requested, yield_to_searches
 from stratum.notevectors import decode_vector, encode_vector
 from stratum.noteview import NoteView
 from stratum.rankinfos import RankInfos
 from stratum.textprep import embed_text
 
-POLICY_FILE = "notes_policy.json"
-log = logging.getLogger(__name__)
 EMBED_BATCH = 64
 WARM_INLINE = 64            # newly indexed notes whose ranking facts the syncing search computes itself
 WARM_BATCH = 8              # the rest: this many per step on a background thread (~0.6 ms), then a pause
@@ -61,32 +57,6 @@ READ_REFRESH_S = 0.05      # reads see other processes' notes within this long
 # remember's write locks, by author, kind and text: identical notes share one, different ones rarely,
 # so their appends still share a log sync (one lock for all: 8 threads' notes 0.35 -> 0.53 ms each)
 WRITE_STRIPES = 64
-
-
-@dataclass(frozen=True)
-class NotesPolicy:
-    """Store-level settings for notes (``<store>/notes_policy.json``; `stratum notes policy`)."""
-    quarantine: bool = False        # notes by authors new to the store wait for a confirmation
-
-    @classmethod
-    def load(cls, store_root) -> "NotesPolicy":
-        p = Path(store_root) / POLICY_FILE
-        try:
-            raw = json.loads(p.read_text())
-        except FileNotFoundError:
-            return cls()
-        except (OSError, ValueError) as e:
-            raise InvalidArgument(f"{p} is unreadable ({e}); fix or delete it") from None
-        if not isinstance(raw, dict):
-            raise InvalidArgument(f"{p} holds {type(raw).__name__}, not an object like "
-                                  '{"quarantine": true}; fix or delete it')
-        return cls(quarantine=bool(raw.get("quarantine", False)))
-
-    def save(self, store_root) -> None:
-        p = Path(store_root) / POLICY_FILE
-        tmp = p.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=1, sort_keys=True))
-        tmp.replace(p)
 
 
 def vector_key(embedder) -> str | None:
@@ -110,9 +80,11 @@ class NotesOverlay:
         # model; none when the version has no vectors (nothing would ever read a note's vector)
         self.embedder = shard.warm.searcher.embedder if embedder is not None else None
         self.log = log if log is not None else DeltaLog(shard.store.root / "deltalog")
-        self.policy = policy if policy is not None else NotesPolicy.load(shard.store.root)
-        self._policy_given = policy is not None              # given by the caller: not re-read
-        self._policy_stamp = self._policy_file_stamp()
+        self._policy_file: PolicyFile | None = None          # a policy given by the caller is not re-read
+        if policy is None:
+            self._policy_file = PolicyFile(shard.store.root)
+            policy = self._policy_file.policy
+        self.policy = policy
         self.code = shard.code                               # the one resolver (stratum.codelookup)
         self._annotations: dict[str, tuple] = {}             # note id -> (note, state, what annotate adds)
         self._merged = set(shard.manifest.deltalog_merged)
@@ -226,27 +198,11 @@ class NotesOverlay:
                 self._rebuild()
             self._folded = True
 
-    def _policy_file_stamp(self) -> tuple[int, int] | None:
-        try:
-            st = (Path(self.shard.store.root) / POLICY_FILE).stat()
-        except OSError:
-            return None
-        return st.st_mtime_ns, st.st_size
-
     def _reread_policy(self) -> None:
-        """`stratum notes policy --quarantine on` reaches a running server: the file is looked at with
-        each log poll (a stat), and a change re-folds every note, so who waits is decided again. It
-        was read once per loaded version, and an up-to-date index publishes none (a probe)."""
-        stamp = self._policy_file_stamp()
-        if self._policy_given or stamp == self._policy_stamp:
-            return
-        self._policy_stamp = stamp          # a bad edit is said once, not at every poll
-        try:
-            policy = NotesPolicy.load(self.shard.store.root)
-        except InvalidArgument as e:        # a bad edit: keep the policy in force
-            log.warning("notes policy not reloaded: %s", e.message)
-            return
-        if policy != self.policy:
+        """A policy file changed since (``notepolicy.PolicyFile``) re-folds every note at the next
+        fold, so who waits is decided again."""
+        policy = self._policy_file.changed() if self._policy_file is not None else None
+        if policy is not None and policy != self.policy:
             self.policy = policy
             if not policy.quarantine:
                 self.quarantined = frozenset()
@@ -630,4 +586,4 @@ def _embed_fields(note: N.Note) -> dict:
             "doc": N.clean_text(note.text)}
 
 
-__all__ = ["NotesOverlay", "RankInfos", "NotesPolicy", "vector_key", "QUARANTINED", "POLICY_FILE"]
+__all__ = ["NotesOverlay", "RankInfos", "vector_key", "QUARANTINED"]

@@ -15,7 +15,7 @@ What can be damaged and what repair does (under the writer lock, so no index run
 - **manifest.json** unreadable: the newest readable ``manifests/NNNNNN.json`` is republished.
 - **Delta-log segments** with damaged bytes (a torn last record after a crash, a bad checksum):
   every reader already skips them, and an index reported them on every run. Each sealed segment,
-  live or retired, is rewritten with its valid records only (``DeltaLog.set_aside_damage``), its
+  live or retired, is rewritten with its valid records only (``logdamage.set_aside_damage``), its
   original bytes kept in ``deltalog/damaged/``; a segment a live writer holds is left and named.
 
 The core stays free of pipeline imports: the warm tier is rebuilt with ``stratum.warm``.
@@ -32,6 +32,7 @@ from pathlib import Path
 from stratum import ids
 from stratum import schema as S
 from stratum.errors import StoreDamaged, StoreError
+from stratum import logdamage
 from stratum.store import Manifest, Snapshot, Store
 
 
@@ -115,7 +116,7 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
         rep.checked_only = True
         if current is not None:
             rep.lance_damage, rep.warm_damage = check(store, current)
-        rep.log_damage = [str(d) for d in _log(store).damage()]
+        rep.log_damage = [str(d) for d in logdamage.damage(_log(store))]
         return rep
     with store.writer_lock():
         current, rep = _current(store)
@@ -123,7 +124,7 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
             raise StoreDamaged(f"no published manifest of {store.root} is readable; re-index with "
                                "`stratum index --full` (notes in the delta log are kept)")
         rep.lance_damage, rep.warm_damage = check(store, current)
-        done, rep.log_held = _log(store).set_aside_damage()
+        done, rep.log_held = logdamage.set_aside_damage(_log(store))
         rep.log_damage = [str(d) for d in done]
         target = current
         if rep.lance_damage:

@@ -59,7 +59,7 @@ class _View:
         from stratum import notes as N
         from stratum.codelookup import CodeLookup
         from stratum.deltalog import DeltaLog
-        from stratum.overlay import NotesPolicy
+        from stratum.notepolicy import NotesPolicy
         from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS
         from stratum.store import Store
 
@@ -284,7 +284,7 @@ def _policy(args) -> int:
     from pathlib import Path
 
     from stratum.errors import NotFound
-    from stratum.overlay import NotesPolicy
+    from stratum.notepolicy import NotesPolicy
 
     root = Path(_store(args))
     if not (root / "manifest.json").exists():

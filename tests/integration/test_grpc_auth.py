@@ -285,7 +285,7 @@ def test_an_mcp_front_with_a_refused_token_answers_with_the_reason(pki, token_se
 def test_a_maintainer_reviews_quarantined_notes_over_grpc(pki, token_server):
     """A fleet's maintainer reaches the notes that await review (probe P3: over gRPC a quarantined
     note was NotFound to everyone but its author and no RPC could confirm or retract it)."""
-    from stratum.overlay import NotesPolicy
+    from stratum.notepolicy import NotesPolicy
 
     addr, tools = token_server
     sh = next(iter(tools.memory))

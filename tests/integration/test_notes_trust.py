@@ -13,7 +13,8 @@ import pytest
 from stratum import notes as N
 from stratum.errors import InvalidArgument, PermissionDenied
 from stratum.identity import Identity, acting_as
-from stratum.overlay import NotesOverlay, NotesPolicy
+from stratum.notepolicy import NotesPolicy
+from stratum.overlay import NotesOverlay
 from stratum.shard import Shard
 from stratum.store import Store
 

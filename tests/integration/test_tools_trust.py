@@ -234,7 +234,7 @@ def test_a_claimed_author_under_quarantine_gets_its_note_back(store):
     """An open server's caller is "anonymous" while its session writes as the author it claimed:
     under quarantine its `remember` answered "the note is gone" for a note it had written, and a
     retrying caller wrote duplicates (probe P3)."""
-    from stratum.overlay import NotesPolicy
+    from stratum.notepolicy import NotesPolicy
 
     NotesPolicy(quarantine=True).save(store)
     t = Tools.open([str(store)])

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from stratum import deltalog as D
+from stratum.logdamage import damage, set_aside_damage
 from stratum import uids as U
 from stratum.errors import InvalidArgument
 
@@ -48,7 +49,7 @@ def test_a_lone_surrogate_an_older_build_wrote_reads_as_u_fffd(tmp_path):
     assert first == {"text": "caf\ufffd \ufffd", "tags": ["t\ufffd"], "about": [{"given": "a\ufffd"}],
                      "k\ufffd": 1, "n": None}
     assert second == kept
-    assert _log(tmp_path).damage() == []        # a record read so is whole, not damage
+    assert damage(_log(tmp_path)) == []        # a record read so is whole, not damage
 
 
 def test_uids_are_unique_time_ordered_and_carry_their_time():
@@ -339,11 +340,11 @@ def test_a_running_tail_reads_what_repair_kept_after_it_set_damage_aside(tmp_pat
     w.append("note", {"text": "r3"})
     w.seal()
     original = seg.read_bytes()
-    done, held = D.DeltaLog(tmp_path / "log").set_aside_damage()
+    done, held = set_aside_damage(D.DeltaLog(tmp_path / "log"))
     assert done and not held
     assert "r3" in [r.body["text"] for r in tail.poll().records]
     fresh = D.DeltaLog(tmp_path / "log")
-    assert [r.body["text"] for r in fresh.scan().records] == ["r2", "r3"] and not fresh.damage()
+    assert [r.body["text"] for r in fresh.scan().records] == ["r2", "r3"] and not damage(fresh)
     assert [p.name for p in fresh.segments()] == [seg.name[:-4] + "-r.seg"]
     assert (tmp_path / "log" / "damaged" / seg.name).read_bytes() == original    # the original kept
 
@@ -365,7 +366,7 @@ def test_a_scan_that_meets_a_repair_between_listing_and_reading_keeps_every_reco
         out = listed()
         if not getattr(log, "_repaired", False):
             log._repaired = True
-            D.DeltaLog(tmp_path / "log").set_aside_damage()
+            set_aside_damage(D.DeltaLog(tmp_path / "log"))
         return out
     log.segments = segments_then_repair
     assert sorted(r.body["text"] for r in log.scan().records) == ["r1", "r2"]

@@ -1,0 +1,65 @@
+"""Note text as safe data, and the names around it: what is stripped from text an agent wrote (escape
+sequences, control and invisible characters, bidi overrides), a byte that is not UTF-8 (a lone
+surrogate) read as U+FFFD in text and refused in a name. Apart from ``stratum.notes`` so the delta
+log, which reads such records, takes the one definition of a lone surrogate from here.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from stratum.errors import NoteRejected
+from stratum.limits import echo
+
+
+def has_control(s: str) -> bool:
+    """Whether a name or tag holds a control character (a newline forged a provenance line)."""
+    return any(unicodedata.category(c) == "Cc" for c in s)
+
+
+# A lone surrogate (U+D800-U+DFFF) is no character: Python hands a command-line byte that is not
+# UTF-8 over as one (surrogateescape: caf\xe9 -> "caf\udce9"), JSON may spell one ("\ud800"), and
+# no UTF-8 writer (Arrow, protobuf, an MCP answer) can take it.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_utf8(what: str, value: str) -> None:
+    """Refuse a lone surrogate in an identifier (author, session, tag, target, note id). Unlike text,
+    these are matched exactly (who may retract or supersede, trust, quarantine, tag filters, the
+    target resolved): replacing the byte would silently make the writer someone else, and two
+    names one (``bob\\xe9`` and ``bob\\xe8`` both ``bob\\ufffd``); the writer can fix the encoding."""
+    m = LONE_SURROGATE.search(value)
+    if m:
+        raise NoteRejected(f"{what} {echo(value)!r} holds a byte that is not valid UTF-8 (the lone surrogate "
+                           f"U+{ord(m.group()):04X}); it is matched exactly, so give it as UTF-8 text")
+
+
+# Terminal escape sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL|ESC \\", two-byte "ESC x"),
+# then any other control character except newline and tab, and the bidirectional overrides that
+# make text read differently from what it is (CVE-2021-42574).
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[@-_]?")
+# also invisible ones that hide or fake text: zero-width, word joiners, line/paragraph separators,
+# the BOM and the Unicode TAG block (ASCII hidden in plain sight)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064"
+                     "\u2066-\u2069\ufeff\U000e0000-\U000e007f]")
+_DIRTY = re.compile(_UNSAFE.pattern[:-1] + "\ud800-\udfff]")     # unsafe or a lone surrogate: one scan
+
+
+def clean_text(s: str) -> str:
+    """Note text as safe data: escape sequences and control characters (NUL, ESC, CR, DEL, C1,
+    bidi overrides) removed, newlines and tabs kept, and each lone surrogate (a byte that was not
+    UTF-8) replaced by U+FFFD. Text is prose: a pasted log line saying ``caf\\xe9`` loses one
+    character, not the whole finding (as git's non-UTF-8 messages are read, ``pipeline.history``).
+    Applied at write and again at display (for notes written before this rule; the log reads a
+    lone surrogate as U+FFFD too); text that is already clean is returned as is (one regex scan)."""
+    if not s or not _DIRTY.search(s):
+        return s or ""
+    s = LONE_SURROGATE.sub("\ufffd", s)
+    if not _UNSAFE.search(s):
+        return s
+    s = s.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
+    return _UNSAFE.sub("", _ESCAPES.sub("", s))
+
+
+__all__ = ["LONE_SURROGATE", "has_control", "check_utf8", "clean_text"]
