@@ -360,7 +360,8 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         if inside:
             _ignore_store(store)
         held = storestate.held(store, cfg)
-        repo_name, roots = storestate.identity(root, store, held, cfg)
+        boundary = gitio.shallow_boundary(root)     # read once: identity, up_to_date and history use it
+        repo_name, roots = storestate.identity(root, store, held, cfg, shallow=bool(boundary))
         if held is not None and held.settings:
             cfg, taken = with_kept(cfg, held.settings)
             if taken:
@@ -375,7 +376,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         if rep.worktree == "dirty":     # the files are read from disk: say what the version holds
             rep.messages.append(f"the work tree has uncommitted changes: they are indexed, under HEAD "
                                 f"{(head or '')[:12]} (a session with --worktree sees edits without indexing them)")
-        why = storestate.up_to_date(head, store, prev, rep, gitio.boundary_key(gitio.shallow_boundary(root)))
+        why = storestate.up_to_date(head, store, prev, rep, gitio.boundary_key(boundary))
         if why:
             rep.up_to_date, rep.version, rep.incremental = True, prev.version, True
             rep.messages.append(why)
@@ -404,7 +405,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         if prev_snap is not None:
             prev_snap.lance_table("nodes")
         pool = ThreadPoolExecutor(1, thread_name_prefix="stratum-history")
-        mining = pool.submit(_timed, lambda: st.history(root, cfg, prev, prev_snap, rep, _noop))
+        mining = pool.submit(_timed, lambda: st.history(root, cfg, prev, prev_snap, rep, _noop, boundary))
         pool.shutdown(wait=False)           # the thread ends with its one call; result() waits for it
         try:
             with _stage(rep, "discover"):

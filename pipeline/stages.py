@@ -179,8 +179,10 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
 
 
 # ---- 4. history ---------------------------------------------------------------------------------
-def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progress: Progress):
-    """Commits, file changes and co-change (mined from the watermark on); returns (tables, watermark)."""
+def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progress: Progress,
+            boundary: list[str] | None = None):
+    """Commits, file changes and co-change (mined from the watermark on); returns (tables, watermark).
+    ``boundary``: ``gitio.shallow_boundary`` when the caller read it already."""
     from pipeline.cochange import compute_with_stats
     from pipeline.history import combine, mine
 
@@ -189,7 +191,8 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
 
     since = prev.history_watermark if prev else None
     progress("history", 0, 1)
-    boundary = gitio.shallow_boundary(root)
+    if boundary is None:
+        boundary = gitio.shallow_boundary(root)
     if since and mined_boundary(prev) != gitio.boundary_key(boundary):
         # deepened, unshallowed or fetched shallow again: older commits may exist now, and the
         # boundary commits' changes were not recorded; the watermark alone would not read them

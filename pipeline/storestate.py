@@ -35,16 +35,20 @@ def held(store: Store, cfg: IndexConfig) -> Manifest | None:
             return None
 
 
-def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig) -> tuple[str, list[str]]:
+def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
+             shallow: bool | None = None) -> tuple[str, list[str]]:
     """The repository name its node ids are made with, and its root commits. A store keeps the name
     it was first indexed under: a clone moved or copied to another folder (the store inside it)
     keeps its ids, so its notes stay attached. A store holding another repository (none of its
-    root commits here) is refused unless ``cfg.replace``: indexing would orphan all its notes."""
+    root commits here) is refused unless ``cfg.replace``: indexing would orphan all its notes.
+    ``shallow``: whether the clone is shallow, when the caller has read it already."""
+    if shallow is None:                     # the caller knows it (gitio.shallow_boundary): one git call
+        shallow = gitio.is_shallow(root)
     if held is None or cfg.replace:
-        return root.name, ([] if gitio.is_shallow(root) else gitio.root_commits(root))
+        return root.name, ([] if shallow else gitio.root_commits(root))
     if not held.root_commits:               # a store from before root commits were recorded
-        return held.repo_name, ([] if gitio.is_shallow(root) else gitio.root_commits(root))
-    if not gitio.has_any_commit(root, held.root_commits) and not gitio.is_shallow(root):
+        return held.repo_name, ([] if shallow else gitio.root_commits(root))
+    if not gitio.has_any_commit(root, held.root_commits) and not shallow:
         raise InvalidArgument(
             f"the store {store.root} holds the repository {held.repo_name!r} (from {held.repo_path}), whose "
             f"first commit {held.root_commits[0][:12]} is not in {root}: index into another --store, or pass "

@@ -250,28 +250,28 @@ class Controller:
         return self._explicit_focus or tuple(self._inferred)
 
     def pin(self, node_id: str) -> bool:
-        """Never evict ``node_id`` (in context now or when admitted later). True if newly pinned."""
+        """Never evict ``node_id`` (in context now or when admitted later), nor the lines of it held
+        (pinning a file left the lines just read of it to eviction: a probe). True if newly pinned."""
         with self._lock:
             new = node_id not in self._pins
             self._pins.add(node_id)
+            self._pins.update(self._ranges(node_id))
             return new
 
     def unpin(self, node_id: str) -> bool:
-        """Make ``node_id`` evictable again. True if it was pinned."""
+        """Make ``node_id`` (and the lines of it held) evictable again. True if it was pinned."""
         with self._lock:
-            if node_id in self._pins:
-                self._pins.discard(node_id)
-                return True
-            return False
+            was = node_id in self._pins
+            self._pins.discard(node_id)
+            self._pins.difference_update(self._ranges(node_id))
+            return was
 
     def pinned(self) -> frozenset[str]:
         with self._lock:
             return frozenset(self._pins)
 
-    def held_ranges(self, node_id: str) -> list[str]:
-        """The line-range entries of ``node_id`` the session holds (``<id>#L<a>-<b>``)."""
-        with self._lock:
-            return [n for n in self._entries if n.startswith(node_id + "#L")]
+    def _ranges(self, node_id: str) -> list[str]:      # its line-range entries held (``<id>#L<a>-<b>``)
+        return [n for n in self._entries if n.startswith(node_id + "#L")]
 
     def budget(self) -> Budget:
         return Budget(self.limit, self._used, self.limit - self._used)

@@ -124,6 +124,10 @@ class Memory:
                 self.overlays = {**self.overlays, key: ov}
             return ov
 
+    def note_store(self, note_id: str) -> Shard | None:
+        """The shard whose overlay holds an agent note (quarantined ones too), or None."""
+        return next((sh for sh in self.shards.shards if self.overlay(sh).exists(note_id)), None)
+
     # ---- freshness ------------------------------------------------------------------------
     def fresh(self, items: list[tuple[str, str, str]], *, everything: bool = False,
               checkout: bool = True) -> tuple[dict, list[str], bool]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 from typing import Callable, Sequence
 
-from stratum import rank, rankplace, signals, walklinks
+from stratum import answernotes, rank, searchlists, walklinks
 from stratum import linerange as L
 from stratum import render as R
 from stratum import tokens as T
@@ -238,77 +238,15 @@ class Tools:
         if path_prefix.startswith("/"):          # it matched nothing, silently (a probe)
             raise InvalidArgument(f"path_prefix {echo(path_prefix)!r} is absolute; paths are relative to the "
                                   f"repository root, e.g. {echo(path_prefix.lstrip('/'))!r}")
-        shards, rest = self.memory.in_repo(path_prefix) if ":" in path_prefix else (list(self.memory), path_prefix)
-        if len(shards) < len(list(self.memory)):     # `repo:path` as get takes it: that store, under path
-            args_path = path_prefix                  # (it found nothing, silently: a probe)
-            path_prefix = rest
-        else:
-            shards, args_path = list(self.memory), path_prefix
+        shards, where = searchlists.scope(self.memory, path_prefix)     # `repo:path`: that store, under path
         language = check_len("language", language, MAX_NAME_CHARS)
         check_page(page_size)
-        args = {"q": query, "kinds": sorted(kinds), "path": args_path, "lang": language, "ps": page_size}
+        args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}
         offset = self._offset(page_token, "search", args, s)
         want = offset + page_size + 1          # fetch one more than we return: honest has_more
-        # per list (each shard's, and a branch overlay's own): its reranked entries in rank order
-        # (rank.rerank sorts by score, then id), the shard, the overlay holding its unmerged notes
-        lists: list[tuple[list[rank.Ranked], Shard, NotesOverlay | None]] = []
-        exact, bound, stamp = True, 0, 0
-        filtered = bool(kinds or path_prefix or language)
         view = s.view
-        for sh in shards:
-            ov = self.memory.overlay(sh)
-            # the whole fused list (rank.DEEP), so every page is cut from the same memory-steered order
-            page = sh.warm.search(text, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
-                                  limit=max(want, rank.DEEP), offset=0, extra_docs=ov.search_docs())
-            exact = exact and page.total_is_exact
-            bound += page.total_or_lower_bound
-            code = self.memory.branch_code(view, sh) if view is not None else None
-            sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos) if code is None else \
-                signals.BranchSignals(sh, ov, code.staleness, extra=ov.rank_infos)
-            status = ov.status_of           # None for code: a dict look, cheaper than the row's kind
-            stamp += ov.records             # the notes this ranking saw (search_docs refreshed them)
-            items, served = page.items, None
-            if filtered and not (kinds and set(kinds) <= set(S.NOTE_KINDS)):
-                # a filter limits what is served, not what steers: the notes it leaves out (another
-                # kind, a path outside it, no language) still rank with the code that passes and
-                # lift it, and are dropped after the rerank (a probe: `--kind method` lost every note)
-                items, served = _with_notes(items, sh.warm.search(
-                    text, kinds=S.NOTE_KINDS, limit=rank.DEEP, offset=0, extra_docs=ov.search_docs()).items)
-            live = []
-            for it in items:
-                counted = served is None or it.id in served     # a steering note was never in the bound
-                if it.row >= 0 and status(it.id) not in (None, "active") and sig.kind_of(it.row) in S.NOTE_KINDS:
-                    bound -= counted                # merged, then retracted or superseded since
-                elif view is not None and it.row >= 0 and view.hidden(sh, it.row):
-                    bound -= counted                # changed or deleted on the session's branch
-                else:
-                    live.append(it)
-            sig.prefetch(live[:rank.RERANK])        # the rows the rerank reads (the rest keep text order)
-            # notes lift the code they are about, co-change and imports/tests the strongest files'
-            # partners (stratum.rank); a file only another memory found joins unless a filter is set
-            ranked = rank.rerank(live, sig, add=not filtered)   # items as candidates
-            o = view.of(sh) if view is not None else None
-            # a pasted traceback: its frames' definitions first, then what their lines call, as the
-            # session sees the files (a changed file's frame is its branch version), under the filters
-            located = TB.placed(sh, paste, o, kinds, path_prefix, language)
-            # `IntegerConverter`, "fix parse_row on ...", a leading note's code, the frames: first
-            ranked = rankplace.in_order(ranked, sig, text, live, [f for f in located if f.shard is sh],
-                                        dotted=not filtered)
-            if view is not None:                    # a hidden file lifted in by co-change or imports
-                ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
-            if served is not None:                  # the notes that only steered; the frames passed the filter
-                served |= {f.id for f in located if f.shard is sh}
-                ranked = [r for r in ranked if r.id in served]
-            lists.append((ranked, sh, ov))
-            if o is not None and o.shard is not None:
-                mine = view.search_overlay(sh, text, kinds=tuple(kinds), path_prefix=path_prefix,
-                                           language=language, limit=max(want, rank.DEEP), offset=0)
-                bound += len(mine)
-                osig = signals.ShardSignals(o.shard)
-                theirs = rankplace.in_order(rank.rerank(mine, osig, add=False), osig, text, mine,
-                                            [f for f in located if f.shard is o.shard], lead_note=False,
-                                            dotted=not filtered)    # a dotted name's node is unchecked by the filter
-                lists.append((theirs, o.shard, None))
+        got = searchlists.ranked_lists(self.memory, shards, view, text, paste, kinds, where, language, want)
+        lists, exact, bound, stamp = got.lists, got.exact, got.bound, got.stamp
         end = offset + page_size
         n_hits = sum(len(ranked) for ranked, _, _ in lists)
         if not n_hits and language:
@@ -358,7 +296,7 @@ class Tools:
         in_file = span is not None and t.row is not None and s.view is None and t.shard.col("kind")[t.row] == "file"
         it = self._item(t.shard, t.row, t.note, "full" if span else level, view=s.view, attach=not in_file)
         if in_file and t.row is not None and span is not None:    # a part of a file: its own notes and
-            R.attach_notes(it, self._notes_in_lines(t.shard, t.row, span), cap=self.notes_per_item)  # its lines'
+            R.attach_notes(it, answernotes.in_lines(self.memory, t.shard, t.row, span), cap=self.notes_per_item)  # its lines'
         with L.part_hint(t, whole=level == "full" and span is None):   # a whole file that does not fit: read a part
             return self._respond(s, [L.cut(it, span, L.file_lines(t)) if span else it], R.Page("get"))
 
@@ -399,7 +337,7 @@ class Tools:
         if row is not None and (not kinds or "about" in kinds) and direction in ("in", "both"):
             out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
             if s.view is None and sh.col("kind")[row] == "file":
-                out += self._symbol_notes(s, sh, ov, row, out)
+                out += answernotes.of_symbols(self.memory, sh, ov, row, out)
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
             out += [(r, None, "about", "out", 1.0, sh) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
         out = R.by_node(out)          # a node reached by several edges is one item: served and charged once
@@ -446,8 +384,8 @@ class Tools:
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
         ov = self.memory.overlay(sh)
         for old in supersedes:          # "no such note" for one another store holds misled (a probe)
-            other = next((o for o in self.memory if o is not sh and self.memory.overlay(o).exists(old)), None)
-            if other is not None and not ov.exists(old):
+            other = self.memory.note_store(old)
+            if other is not None and other is not sh:
                 raise InvalidArgument(f"note {echo(old)} is in the store of {other.manifest.repo_name}, and this note "
                                       f"is about code of {sh.manifest.repo_name}: a note supersedes only notes "
                                       "of its own store")
@@ -470,10 +408,7 @@ class Tools:
     def pin(self, session: str, target: str) -> Response:
         """Keep a node in context: pinned nodes are never evicted."""
         s = self._session(session)
-        nid = self._target(s, target).id
-        s.controller.pin(nid)
-        for part in s.controller.held_ranges(nid):      # lines of it read: pinned with it (a probe: evicted)
-            s.controller.pin(part)
+        s.controller.pin(self._target(s, target).id)
         return self._respond(s, [], R.Page("pin"))
 
     @tool(writes=True)
@@ -482,17 +417,11 @@ class Tools:
         s = self._session(session)
         try:
             nid = self._target(s, target).id
-        except NotFound:
-            # a pinned node a re-index deleted resolves no more: by its id, or by the path it had (a
-            # probe: its tokens stayed pinned for the session's life, though the error said to unpin)
-            gone = target if target in s.controller.pinned() else file_id_of_path(self.memory, target,
-                                                                                    s.controller.pinned())
-            if gone is None:
+        except NotFound:        # a pinned file a re-index deleted: by its id or the path it had
+            nid = answernotes.pinned_file(self.memory, target, s.controller.pinned()) or ""
+            if not nid:
                 raise
-            nid = gone
         was = s.controller.unpin(nid)
-        for part in s.controller.held_ranges(nid):
-            was = s.controller.unpin(part) or was
         return self._respond(s, [], R.Page("unpin"), warnings=[] if was else [f"{target} was not pinned"])
 
     @tool(writes=True)
@@ -579,11 +508,10 @@ class Tools:
         """The overlay holding an agent note, quarantined ones too (a reviewer must reach them)."""
         note_id = check_len("note_id", note_id, MAX_TARGET_CHARS)
         self.memory.refresh_notes()
-        for sh in self.memory:
-            ov = self.memory.overlay(sh)
-            if ov.exists(note_id):
-                return ov
-        raise NotFound(f"no note {echo(note_id)!r}: `stratum notes list` shows their ids")
+        sh = self.memory.note_store(note_id)
+        if sh is None:
+            raise NotFound(f"no note {echo(note_id)!r}: `stratum notes list` shows their ids")
+        return self.memory.overlay(sh)
 
     def _repo_status(self, m) -> dict:
         """The freshness source's status dict for a shard: from the look the answer's warnings
@@ -629,24 +557,6 @@ class Tools:
                            self.memory.branch_notes(view, base, sh, row), cap=self.notes_per_item)
         return it
 
-    def _notes_in_lines(self, sh: Shard, row: int, span: tuple[int, int | None]) -> list:
-        """The notes about a file (``Memory.notes_about``) that concern lines ``span``: the whole
-        file's, and a symbol's whose lines meet them (3 lines of a file carried every note about
-        every function in it: a probe)."""
-        lo, hi = span[0], span[1] if span[1] is not None else 1 << 30
-        path = sh.col("path")[row]
-        ov = self.memory.overlay(sh)
-        keep = []
-        for a in self.memory.notes_about(sh, row):
-            note = ov.notes.get(a.id)       # every target it has in this file, not the one its line names
-            quals = [t.qualname for t in note.about if t.path == path] if note is not None else [a.about]
-            for q in quals or [""]:
-                r = sh.resolve(f"{path}::{q}") if q else None
-                if r is None or (sh.col("start_line")[r] <= hi and sh.col("end_line")[r] >= lo):
-                    keep.append(a)          # the whole file's, a symbol in those lines, or one gone
-                    break
-        return keep
-
     def _notes_overlay(self, s: Session, sh: Shard):
         """The notes overlay of the base shard a (possibly overlay) shard answers for."""
         return self.memory.overlay(s.view.base_of(sh, list(self.memory)) if s.view is not None else sh)
@@ -663,21 +573,6 @@ class Tools:
             return 0
         return self.tokens.check(token, tool=tool, args=args, version=self.memory.version, session=s.id)
 
-    def _symbol_notes(self, s: Session, sh: Shard, ov: NotesOverlay, row: int, out: list[tuple]) -> list[tuple]:
-        """The active notes about a file's symbols that ``out`` (the file's own about edges) lacks:
-        `get` of a file counts them ("9 notes in all: stratum walk ID --edge notes"), so the walk
-        its hint names lists them too (a probe found only the file's own there)."""
-        have = {sh.col("id")[t[0]] if t[0] is not None else (t[1] or {}).get("id") for t in out}
-        more: list[tuple] = []
-        for a in self.memory.notes_about(sh, row):
-            if a.id in have:
-                continue
-            r = sh.row_of.get(a.id)         # merged: its row; else the overlay's record of it
-            rec = None if r is not None else ov.get(a.id, current().name)
-            if r is not None or rec is not None:
-                more.append((r, rec, "about", "in", 1.0, sh))
-        return more
-
     def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, **kw) -> Response:
         self.memory.label_repos(items)
 
@@ -693,31 +588,6 @@ class Tools:
         for ev in resp.envelope.evictions:      # what left the context, by name (probe P4: ids only)
             ev.label = R.entry_label(self.memory, ev.node_id)
         return resp
-
-
-def file_id_of_path(memory: Memory, path: str, pinned: frozenset[str]) -> str | None:
-    """The pinned id a deleted file's path had (ids are made from the repository and the path)."""
-    from stratum.ids import node_id
-
-    for sh in memory:
-        nid = node_id(sh.repo, path.removeprefix("./"), "file", "")
-        if nid in pinned:
-            return nid
-    return None
-
-
-STEERING_NOTES = 40         # notes a filtered search adds to steer: what an unfiltered one's two notes lists give
-
-
-def _with_notes(items: Sequence, notes: Sequence) -> tuple[list, set[str]]:
-    """A filtered search's items with the best notes of an unfiltered notes-only search that it
-    lacks (at most STEERING_NOTES: more would push the filter's code out of the rerank's window),
-    in score order (each list's own fusion: the same scale), and the ids the filter serves."""
-    served = {it.id for it in items}
-    extra = [it for it in notes if it.id not in served][:STEERING_NOTES]
-    if not extra:
-        return list(items), served
-    return sorted([*items, *extra], key=lambda it: -it.score), served
 
 
 TOOLS: tuple[ToolSpec, ...] = tuple(_SPECS)

@@ -3,7 +3,7 @@ note lost), and prune old versions (stratum.repair)."""
 
 from __future__ import annotations
 
-from stratum.cli import add_common, emit, resolve_store
+from stratum.cli import add_common, emit, resolve_store, whole
 
 
 def register(sub) -> None:
@@ -19,17 +19,7 @@ def register(sub) -> None:
 DEFAULT = object()      # --prune without KEEP: a sentinel no typed value can equal (-1 was taken as it)
 
 
-def _keep(text: str) -> int:
-    """KEEP as typed: a whole number of at least 1 (a clear error otherwise, never the default)."""
-    import argparse
-
-    try:
-        keep = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"KEEP must be a whole number of versions, not {text!r}") from None
-    if keep < 1:
-        raise argparse.ArgumentTypeError(f"KEEP is how many published versions to keep: 1 or more, not {keep}")
-    return keep
+_keep = whole(1, "KEEP")    # a whole number of versions, at least 1 (a clear error, never the default)
 
 
 def run(args) -> int:

@@ -1,0 +1,68 @@
+"""Notes an answer carries beyond its node's own (``Memory.notes_about`` gives those): for a part of a
+file, only the notes about those lines; for a walk of a file's notes, its symbols' notes too; and the
+pin a file a re-index deleted still holds. Each was a probe's finding: 3 lines of a file carried
+every note of every function in it; the walk `get`'s hint names listed only the file's own notes; a
+deleted file's pin could not be released.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from stratum.identity import current
+from stratum.ids import node_id
+
+if TYPE_CHECKING:
+    from stratum.memory import AttachedNote, Memory
+    from stratum.overlay import NotesOverlay
+    from stratum.shard import Shard
+
+
+def in_lines(memory: "Memory", sh: "Shard", row: int, span: tuple[int, int | None]) -> list["AttachedNote"]:
+    """The notes about a file that concern lines ``span``: the whole file's, and those with a target
+    symbol (any of its targets in this file) whose lines meet them; one whose symbol is gone stays."""
+    lo, hi = span[0], span[1] if span[1] is not None else 1 << 30
+    path = sh.col("path")[row]
+    ov = memory.overlay(sh)
+    keep = []
+    for a in memory.notes_about(sh, row):
+        note = ov.notes.get(a.id)       # every target it has in this file, not the one its line names
+        quals = [t.qualname for t in note.about if t.path == path] if note is not None else [a.about]
+        for q in quals or [""]:
+            r = sh.resolve(f"{path}::{q}") if q else None
+            if r is None or (sh.col("start_line")[r] <= hi and sh.col("end_line")[r] >= lo):
+                keep.append(a)
+                break
+    return keep
+
+
+def of_symbols(memory: "Memory", sh: "Shard", ov: "NotesOverlay", row: int, out: list[tuple]) -> list[tuple]:
+    """The active notes about a file's symbols that ``out`` (a walk's entries: the file's own about
+    edges) lacks, as walk entries: a merged one by its row, an unmerged one by its record."""
+    have = {sh.col("id")[t[0]] if t[0] is not None else (t[1] or {}).get("id") for t in out}
+    more: list[tuple] = []
+    for a in memory.notes_about(sh, row):
+        if a.id in have:
+            continue
+        r = sh.row_of.get(a.id)
+        rec = None if r is not None else ov.get(a.id, current().name)
+        if r is not None or rec is not None:
+            more.append((r, rec, "about", "in", 1.0, sh))
+    return more
+
+
+def pinned_file(memory: "Memory", target: str, pinned: frozenset[str]) -> str | None:
+    """The pinned id a target names though a re-index deleted its node: the id itself, or a file's
+    by the path it had (ids are made from the repository and the path, not looked up). Its tokens
+    stayed pinned for the session's life, though the budget error said to unpin (a probe)."""
+    if target in pinned:
+        return target
+    path = target
+    for sh in memory:
+        nid = node_id(sh.repo, path.removeprefix("./"), "file", "")
+        if nid in pinned:
+            return nid
+    return None
+
+
+__all__ = ["in_lines", "of_symbols", "pinned_file"]

@@ -1,0 +1,120 @@
+"""The ranked lists one search merges: for each shard, its fused text list reranked by every memory
+and placed (exact names, a leading note's code, a traceback's frames), and for a branch session the
+overlay's own list. Apart from ``stratum.tools`` (which checks the arguments, cuts the page and
+renders it) because this is the part of search that decides the order.
+
+A filter (kind, path, language) limits what is served, not what steers: the notes it leaves out
+still rank with the code that passes and lift it, and are dropped after the placements (a probe:
+`--kind method` lost every note's lift).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Sequence
+
+from stratum import rank, rankplace, signals
+from stratum import schema as S
+from stratum import tracebacks as TB
+
+if TYPE_CHECKING:
+    from stratum.branchview import BranchView
+    from stratum.memory import Memory
+    from stratum.overlay import NotesOverlay
+    from stratum.shard import Shard
+
+STEERING_NOTES = 40         # notes a filtered search adds to steer: what an unfiltered one's two notes lists give
+
+
+@dataclass
+class Lists:
+    """Each list's reranked entries in rank order (score, then id), its shard and the overlay that
+    holds its unmerged notes; whether the totals are exact, their bound, and the notes' stamp the
+    ranking saw (a page token carries it: a later page ranked with other notes warns)."""
+    lists: list[tuple[list[rank.Ranked], "Shard", "NotesOverlay | None"]] = field(default_factory=list)
+    exact: bool = True
+    bound: int = 0
+    stamp: int = 0
+
+
+def scope(memory: "Memory", path_prefix: str) -> tuple[list["Shard"], str]:
+    """The shards a search reads and the path filter within them: ``repo:path`` as ``get`` takes a
+    target names one store's path (with several stores; it found nothing, silently: a probe)."""
+    if ":" in path_prefix:
+        shards, rest = memory.in_repo(path_prefix)
+        if len(shards) < len(memory.shards.shards):
+            return shards, rest
+    return list(memory.shards.shards), path_prefix
+
+
+def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView | None", text: str,
+                 paste: "TB.Paste", kinds: Sequence[str], path_prefix: str, language: str, want: int) -> Lists:
+    """Every list a search merges (see the module docstring); ``want``: how deep pages reach."""
+    out = Lists()
+    filtered = bool(kinds or path_prefix or language)
+    for sh in shards:
+        ov = memory.overlay(sh)
+        # the whole fused list (rank.DEEP), so every page is cut from the same memory-steered order
+        page = sh.warm.search(text, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
+                              limit=max(want, rank.DEEP), offset=0, extra_docs=ov.search_docs())
+        out.exact = out.exact and page.total_is_exact
+        out.bound += page.total_or_lower_bound
+        code = memory.branch_code(view, sh) if view is not None else None
+        sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos) if code is None else \
+            signals.BranchSignals(sh, ov, code.staleness, extra=ov.rank_infos)
+        status = ov.status_of           # None for code: a dict look, cheaper than the row's kind
+        out.stamp += ov.records         # the notes this ranking saw (search_docs refreshed them)
+        items, served = page.items, None
+        if filtered and not (kinds and set(kinds) <= set(S.NOTE_KINDS)):
+            items, served = _with_notes(items, sh.warm.search(
+                text, kinds=S.NOTE_KINDS, limit=rank.DEEP, offset=0, extra_docs=ov.search_docs()).items)
+        live = []
+        for it in items:
+            counted = served is None or it.id in served     # a steering note was never in the bound
+            if it.row >= 0 and status(it.id) not in (None, "active") and sig.kind_of(it.row) in S.NOTE_KINDS:
+                out.bound -= counted            # merged, then retracted or superseded since
+            elif view is not None and it.row >= 0 and view.hidden(sh, it.row):
+                out.bound -= counted            # changed or deleted on the session's branch
+            else:
+                live.append(it)
+        sig.prefetch(live[:rank.RERANK])        # the rows the rerank reads (the rest keep text order)
+        # notes lift the code they are about, co-change and imports/tests the strongest files'
+        # partners (stratum.rank); a file only another memory found joins unless a filter is set
+        ranked = rank.rerank(live, sig, add=not filtered)   # items as candidates
+        o = view.of(sh) if view is not None else None
+        # a pasted traceback: its frames' definitions first, then what their lines call, as the
+        # session sees the files (a changed file's frame is its branch version), under the filters
+        located = TB.placed(sh, paste, o, kinds, path_prefix, language)
+        # `IntegerConverter`, "fix parse_row on ...", a leading note's code, the frames: first
+        ranked = rankplace.in_order(ranked, sig, text, live, [f for f in located if f.shard is sh],
+                                    dotted=not filtered)
+        if view is not None:                    # a hidden file lifted in by co-change or imports
+            ranked = [r for r in ranked if not view.hidden(sh, r.row if r.row >= 0 else None)]
+        if served is not None:                  # the notes that only steered; the frames passed the filter
+            served |= {f.id for f in located if f.shard is sh}
+            ranked = [r for r in ranked if r.id in served]
+        out.lists.append((ranked, sh, ov))
+        if view is not None and o is not None and o.shard is not None:
+            mine = view.search_overlay(sh, text, kinds=tuple(kinds), path_prefix=path_prefix,
+                                       language=language, limit=max(want, rank.DEEP), offset=0)
+            out.bound += len(mine)
+            osig = signals.ShardSignals(o.shard)
+            theirs = rankplace.in_order(rank.rerank(mine, osig, add=False), osig, text, mine,
+                                        [f for f in located if f.shard is o.shard], lead_note=False,
+                                        dotted=not filtered)    # a dotted name's node is unchecked by the filter
+            out.lists.append((theirs, o.shard, None))
+    return out
+
+
+def _with_notes(items: Sequence, notes: Sequence) -> tuple[list, set[str]]:
+    """A filtered search's items with the best notes of an unfiltered notes-only search that it
+    lacks (at most STEERING_NOTES: more would push the filter's code out of the rerank's window),
+    in score order (each list's own fusion: the same scale), and the ids the filter serves."""
+    served = {it.id for it in items}
+    extra = [it for it in notes if it.id not in served][:STEERING_NOTES]
+    if not extra:
+        return list(items), served
+    return sorted([*items, *extra], key=lambda it: -it.score), served
+
+
+__all__ = ["Lists", "scope", "ranked_lists", "STEERING_NOTES"]
