@@ -10,6 +10,7 @@ still rank with the code that passes and lift it, and are dropped after the plac
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
@@ -98,11 +99,45 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
             mine = view.search_overlay(sh, text, kinds=tuple(kinds), path_prefix=path_prefix,
                                        language=language, limit=max(want, rank.DEEP), offset=0)
             out.bound += len(mine)
-            osig = signals.ShardSignals(o.shard)
-            theirs = rankplace.in_order(rank.rerank(mine, osig, add=False), osig, text, mine,
-                                        [f for f in located if f.shard is o.shard], lead_note=False,
-                                        dotted=not filtered)    # a dotted name's node is unchecked by the filter
+            # the notes among the default branch's candidates steer the branch's code too (its own
+            # items stay in that list): a note about a function the branch changed lifts the
+            # branch's version of it, as it lifts the default branch's in a session there
+            notes = [it for it in live[:rank.RERANK] if it.row < 0 or sig.kind_of(it.row) in S.NOTE_KINDS]
+            ids = {it.id for it in notes}
+            own = signals.ShardSignals(o.shard)
+            osig = signals.BranchListSignals(own, sig, ids)
+            theirs = rank.rerank(sorted([*mine, *notes], key=_by_score), osig, add=not filtered)
+            if notes:
+                theirs = _under_notes(theirs, ids, {r.id: r.score for r in ranked if r.id in ids})
+            theirs = rankplace.in_order(theirs, own, text, mine, [f for f in located if f.shard is o.shard],
+                                        lead_note=False, dotted=not filtered)   # a dotted name's node is unchecked by the filter
             out.lists.append((theirs, o.shard, None))
+    return out
+
+
+def _by_score(it) -> float:
+    return -it.score
+
+
+def _under_notes(ranked: list[rank.Ranked], notes: set[str], served: dict[str, float]) -> list[rank.Ranked]:
+    """A branch's list ranked with the default branch's notes (``ranked``, best first; ``notes``:
+    their ids), without those notes, each code item kept below every note that ranked above it
+    there, at the score that note is served with (``served``: id -> its score in the default
+    branch's list; a note filtered out there holds nothing down). The order the rerank chose
+    between a note and the code it explains holds across the two lists: the note whose own words
+    the query is stays first, above the branch's code it lifts (a test saw that code served first)."""
+    out: list[rank.Ranked] = []
+    cap = prev = math.inf
+    moved = False                   # an item was held down: the ones after it stay below it
+    for r in ranked:
+        if r.id in notes:
+            cap = min(cap, served.get(r.id, math.inf))
+            continue
+        if r.score >= cap or (moved and r.score >= prev):
+            r.score = min(cap * (1 - 1e-6), prev * (1 - 1e-9))
+            moved = True
+        prev = r.score
+        out.append(r)
     return out
 
 
