@@ -41,9 +41,12 @@ def script(name: str, repo: Path, store: Path, options: tuple[str, ...] = ()) ->
     py = shlex.quote(sys.executable)
     opts = "".join(f" {shlex.quote(o)}" for o in options)
     log = shlex.quote(str(store / "hooks.log"))
+    # the comment names the paths as the shell would read them quoted: a newline in a path (a
+    # directory named "x\ntouch pwn\n#") had ended the comment and run its rest at every commit
+    said = f"{shlex.quote(str(repo))} into {shlex.quote(str(store))}".encode("unicode_escape").decode("ascii")
     return f"""#!/bin/sh
 {MARK}
-# Re-indexes {repo} into {store} in the background; never blocks or fails git.
+# Re-indexes {said} in the background; never blocks or fails git.
 rc=0
 chained="$(dirname "$0")/{name}{CHAINED}"
 if [ -x "$chained" ]; then "$chained" "$@"; rc=$?; fi

@@ -51,6 +51,7 @@ AUTH_HEADER = "authorization"
 MIN_SECRET_CHARS = 16              # shorter secrets are refused: they can be guessed
 RELOAD_CHECK_SECONDS = 2.0
 _NAME = re.compile(r"^[A-Za-z0-9._@:-]{1,%d}$" % MAX_NAME_CHARS)
+LOCAL_PREFIX = "os:"         # stratum.identity's names for this machine's users (an open server's)
 _ROLE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 
 
@@ -76,6 +77,9 @@ def _parse(text: str, source: str) -> tuple[list[_Entry], dict[str, frozenset[st
         roles = frozenset(r for r in (parts[2].split(",") if len(parts) == 3 else ()) if r)
         if not _NAME.match(name):
             raise InvalidArgument(f"{source}:{n}: identity name must match {_NAME.pattern}")
+        if name.startswith(LOCAL_PREFIX):
+            raise InvalidArgument(f"{source}:{n}: names starting {LOCAL_PREFIX!r} are this machine's users "
+                                  "(a note by it would pass for a local user's)")
         bad = [r for r in roles if not _ROLE.match(r)]
         if bad:
             raise InvalidArgument(f"{source}:{n}: bad role name(s): {', '.join(sorted(bad))[:80]}")
@@ -97,6 +101,10 @@ def _parse(text: str, source: str) -> tuple[list[_Entry], dict[str, frozenset[st
         if first is not None and first.identity.name != name:
             raise InvalidArgument(f"{source}:{n}: this token is already {first.identity.name!r}'s: one secret "
                                   f"names one identity")
+        if first is not None and first.identity.roles != roles:
+            # the first line's roles were the ones used, silently
+            raise InvalidArgument(f"{source}:{n}: this token is listed for {name!r} already, with other roles: "
+                                  "list it once")
         if name in names:
             log.info("%s:%d: a second token for %s (both are accepted)", source, n, name)
         names.add(name)
@@ -119,7 +127,7 @@ class TokenFile:
     def _load(self, first: bool = False) -> None:
         try:
             st = self.path.stat()
-            text = self.path.read_text(encoding="utf-8")
+            text = self.path.read_text(encoding="utf-8-sig")     # an editor's byte-order mark broke line 1's token
         except (OSError, UnicodeDecodeError) as err:
             if first:
                 raise InvalidArgument(f"cannot read the token file {self.path}: {err}") from None
@@ -290,7 +298,7 @@ class ServerSecurity:
             names = (context.auth_context() or {}).get("x509_common_name") or []
             if names:
                 name = names[0].decode("utf-8", "replace")
-                if not _NAME.match(name):
+                if not _NAME.match(name) or name.startswith(LOCAL_PREFIX):
                     raise Unauthenticated("the client certificate's CN is not a valid identity name")
                 roles = self.tokens.cert_roles(name) if self.tokens is not None else frozenset()
                 return Identity(name=name, roles=roles, authenticated=True, method="mtls")

@@ -69,15 +69,24 @@ def error_from_rpc(err: grpc.RpcError, rpc: str = "") -> E.StratumError:
     return cls(details, retryable=None if retryable is None else retryable == "true")
 
 
-def _host(address: str) -> str:
-    """The host part of a gRPC target ("h:p", "[v6]:p", "dns:///h:p", "ipv4:h:p"); unix sockets are local."""
-    if address.startswith("unix"):
-        return "localhost"
-    rest = address
+def _hosts(address: str) -> list[str]:
+    """The hosts a gRPC target reaches ("h:p", "[v6]:p", "dns:///h:p", "ipv4:a:p,b:p",
+    "ipv6:[a]:p,[b]:p"); a unix socket ("unix:path", "unix:///path", "unix-abstract:name") is local.
+    Every address of a list counts: a probe's "ipv6:[::1]:1,[2001:db8::7]:50051" sent its token in
+    plaintext to the second, and a host named "unixbuild.example.com" passed as a socket."""
+    if address.startswith(("unix:", "unix-abstract:")):
+        return ["localhost"]
+    rest, listed = address, False
     if "///" in rest:
         rest = rest.split("///", 1)[1]
     elif rest.startswith(("ipv4:", "ipv6:", "dns:")):
+        listed = not rest.startswith("dns:")
         rest = rest.split(":", 1)[1]
+    return [_host(a) for a in (rest.split(",") if listed else [rest])]
+
+
+def _host(rest: str) -> str:
+    """The host part of one "h:p" or "[v6]:p" (a bare IPv6 address: itself)."""
     if rest.startswith("["):
         return rest[1:].split("]", 1)[0]
     return rest.rsplit(":", 1)[0] if rest.count(":") == 1 else rest
@@ -102,7 +111,7 @@ class Client:
         if token is not None and (not token.strip() or any(c.isspace() for c in token.strip())):
             raise E.InvalidArgument("the token must be one word without spaces")
         secure = tls or root_cert is not None or client_cert is not None
-        if token and not secure and not plaintext_token and not is_loopback(_host(address)):
+        if token and not secure and not plaintext_token and not all(map(is_loopback, _hosts(address))):
             raise E.InvalidArgument(f"refusing to send a bearer token in plaintext to {echo(address)}: use TLS "
                                     "(root_cert=... or tls=True; --tls-ca on the command line)")
         if secure:

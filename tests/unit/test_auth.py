@@ -153,6 +153,14 @@ def test_the_client_never_sends_a_token_in_plaintext_off_this_machine():
     for address, kw in [("127.0.0.1:50051", {}), ("[::1]:50051", {}), ("localhost:1", {}),
                         ("10.0.0.7:50051", {"tls": True}), ("10.0.0.7:50051", {"plaintext_token": True})]:
         Client(address, token=ALICE, **kw).close()          # channels are lazy: nothing is dialled
+    # a host whose name starts with "unix" is no socket; every address of a list counts
+    for address in ("unixbuild.example.com:50051", "ipv6:[::1]:1,[2001:db8::7]:50051",
+                    "ipv4:127.0.0.1:1,10.0.0.7:50051", "dns:///unix.example.com:1"):
+        with pytest.raises(E.InvalidArgument, match="plaintext"):
+            Client(address, token=ALICE)
+    for address in ("unix:/tmp/stratum.sock", "unix:///tmp/stratum.sock", "ipv4:127.0.0.1:1,127.0.0.2:2",
+                    "ipv6:[::1]:1", "dns:///localhost:1"):
+        Client(address, token=ALICE).close()
     with pytest.raises(E.InvalidArgument, match="one word"):
         Client("127.0.0.1:1", token="two words")
     with pytest.raises(E.InvalidArgument, match="key"):
@@ -189,3 +197,25 @@ def test_a_port_in_use_is_a_clear_error_not_a_trace(tmp_path):
             serve(object(), port=taken.getsockname()[1], reload_interval=None)
     finally:
         taken.close()
+
+
+def test_token_file_edge_cases_are_read_or_refused_clearly(tmp_path):
+    # an editor's byte-order mark does not become part of the first token
+    p = tmp_path / "tokens"
+    p.write_bytes(b"\xef\xbb\xbf" + f"{ALICE} alice\n".encode())
+    os.chmod(p, 0o600)
+    got = TokenFile(p).lookup(ALICE)
+    assert got is not None and got.name == "alice"
+    # one secret listed twice for one name with other roles: which roles hold is not guessed
+    with pytest.raises(E.InvalidArgument, match="other roles") as info:
+        TokenFile(_file(tmp_path, f"{ALICE} alice\n{ALICE} alice maintainer\n"))
+    assert ":2:" in info.value.message and ALICE not in info.value.message
+    TokenFile(_file(tmp_path, f"{ALICE} alice maintainer\n{ALICE} alice maintainer\n"))     # the same line twice
+    # "os:" names are this machine's users: a token or a certificate cannot claim one
+    with pytest.raises(E.InvalidArgument, match="this machine's users"):
+        TokenFile(_file(tmp_path, f"{ALICE} os:root\n"))
+    with pytest.raises(E.InvalidArgument, match="this machine's users"):
+        TokenFile(_file(tmp_path, "cert os:root maintainer\n"))
+    sec = ServerSecurity(None, TokenFile(_file(tmp_path, f"{ALICE} alice\n")))
+    with pytest.raises(E.Unauthenticated):
+        sec.identify(_Ctx(cn=b"os:root"))
