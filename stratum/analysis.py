@@ -20,13 +20,14 @@ are in pipeline/cochange.py and docs/history.md.
 from __future__ import annotations
 
 import os
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Union
 
 import polars as pl
 
 from stratum import schema as S
+from stratum.config import HistoryConfig
 from stratum.errors import NotFound
 from stratum.store import Snapshot, Store
 
@@ -104,21 +105,40 @@ def coupled_with(src: Source, path: str, n: int | None = None) -> pl.LazyFrame:
     return out.head(n) if n else out
 
 
+def _lines(col: str) -> pl.Expr:
+    """A line-count column summed in Int64: stored as Int32, Polars kept Int32 for the sum and
+    4e9 lines of churn (a monorepo's vendored files) wrapped to -294967296."""
+    return pl.col(col).fill_null(0).cast(pl.Int64).sum()
+
+
+def _utc(t: datetime) -> datetime:
+    """``t`` comparable with ``committed_at`` (UTC): a naive time is taken as UTC (it raised Polars'
+    SchemaError)."""
+    return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
+
+
+def _max_commit_files(src: Source) -> int:
+    """The store's co-change bulk-commit bound (``index --max-commit-files``), 30 when not recorded."""
+    got = snapshot(src).manifest.settings.get("max_commit_files")
+    return int(got) if isinstance(got, int) and not isinstance(got, bool) else HistoryConfig().max_files_per_commit
+
+
 def hotspots(src: Source, n: int | None = 20, since: datetime | None = None) -> pl.LazyFrame:
     """Files by churn (lines added + deleted) over their whole history, renames followed.
 
     Columns: path (current), commits, added, deleted, churn, authors, first_change, last_change.
     Only files that still exist; merge diffs are not in file_changes unless merges were mined.
+    ``since``: only changes from then on (a naive time is UTC).
     """
     fc = file_changes(src).filter(pl.col("current_path").is_not_null())
     if since is not None:
-        fc = fc.filter(pl.col("committed_at") >= since)
+        fc = fc.filter(pl.col("committed_at") >= _utc(since))
     authors = commits(src).select("sha", "author_email")
     out = (fc.join(authors, on="sha", how="left")
            .group_by(pl.col("current_path").alias("path"))
            .agg(pl.col("sha").n_unique().alias("commits"),
-                pl.col("added").fill_null(0).sum().alias("added"),
-                pl.col("deleted").fill_null(0).sum().alias("deleted"),
+                _lines("added").alias("added"),
+                _lines("deleted").alias("deleted"),
                 pl.col("author_email").n_unique().alias("authors"),
                 pl.col("committed_at").min().alias("first_change"),
                 pl.col("committed_at").max().alias("last_change"))
@@ -127,15 +147,18 @@ def hotspots(src: Source, n: int | None = 20, since: datetime | None = None) -> 
     return out.head(n) if n else out
 
 
-def coupling_over_time(src: Source, path: str, every: str = "1y", max_files_per_commit: int = 30
+def coupling_over_time(src: Source, path: str, every: str = "1y", max_files_per_commit: int | None = None
                        ) -> pl.LazyFrame:
     """How ``path``'s coupling evolves: per period and partner, the commits they shared.
 
     ``every`` is a Polars duration ("1y", "6mo", "1q"...). Columns: period (start), partner,
     support (shared commits in the period), revs (commits changing ``path`` in the period),
     confidence = support / revs. Commits with more than ``max_files_per_commit`` files are left out,
-    as co-change does (merge commits have no rows unless merges were mined).
+    as co-change does (by default the store's own bound, ``index --max-commit-files``; merge commits
+    have no rows unless merges were mined).
     """
+    if max_files_per_commit is None:
+        max_files_per_commit = _max_commit_files(src)
     fc = file_changes(src).filter(pl.col("current_path").is_not_null())
     ok = commits(src).filter(pl.col("n_files") <= max_files_per_commit).select("sha")
     tx = (fc.join(ok, on="sha").select("sha", pl.col("current_path").alias("file"), "committed_at")
@@ -157,6 +180,7 @@ def summary(src: Source) -> dict:
     if not snap.has("commits"):
         raise NotFound(f"no history in {snap.store.root} (version {snap.manifest.version}): "
                        f"index a git repository first")
+    bound = _max_commit_files(snap)
     c = commits(snap).select(
         pl.len().alias("commits"),
         pl.col("is_merge").sum().alias("merges"),
@@ -164,7 +188,7 @@ def summary(src: Source) -> dict:
         pl.col("author_email").n_unique().alias("authors"),
         pl.col("committed_at").min().alias("first_commit"),
         pl.col("committed_at").max().alias("last_commit"),
-        (pl.col("n_files") > 30).sum().alias("commits_over_30_files"),
+        (pl.col("n_files") > bound).sum().alias("commits_over_max_files"),
     ).collect().to_dicts()[0]
     f = file_changes(snap).select(
         pl.len().alias("file_changes"),
@@ -172,10 +196,11 @@ def summary(src: Source) -> dict:
         pl.col("path").n_unique().alias("paths_ever"),
         (pl.col("change_type") == "R").sum().alias("renames"),
         pl.col("binary").sum().alias("binary_changes"),
-        (pl.col("added").fill_null(0).sum() + pl.col("deleted").fill_null(0).sum()).alias("churn"),
+        (_lines("added") + _lines("deleted")).alias("churn"),
     ).collect().to_dicts()[0]
     cc = cochange(snap).select(pl.len().alias("cochange_pairs"),
                                pl.col("support").max().alias("max_support")).collect().to_dicts()[0]
+    c["max_commit_files"] = bound           # the store's bound (a fixed 30 ignored --max-commit-files)
     out = {**c, **f, **cc, "symbol_cochange_pairs": snap.count("symbol_cochange"),
            "indexed_commit": snap.manifest.indexed_commit,
            "history_watermark": snap.manifest.history_watermark, "version": snap.manifest.version}

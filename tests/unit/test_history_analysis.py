@@ -7,6 +7,7 @@ import time
 from datetime import datetime, timezone
 
 import polars as pl
+import pyarrow as pa
 import pytest
 
 from pipeline.cochange import compute
@@ -75,6 +76,32 @@ def test_hotspots_follow_renames(store):
     since = A.hotspots(st, since=datetime(2025, 1, 1, tzinfo=timezone.utc)).collect()
     assert set(since["path"]) == {"a.py", "b.py", "c.py", "d.py"}
     assert since.filter(pl.col("path") == "a.py")["commits"][0] == 2
+    # a naive time is UTC (it raised Polars' SchemaError against the UTC column)
+    assert A.hotspots(st, since=datetime(2025, 1, 1)).collect().equals(since)
+    assert hot.schema["churn"] == pl.Int64 and hot.schema["added"] == pl.Int64
+
+
+def test_churn_past_two_billion_lines_does_not_wrap(tmp_path):
+    """Line counts are stored as Int32; their sums are Int64 (4e9 lines wrapped to -294967296)."""
+    g = GitRepo(tmp_path / "repo")
+    g.write("a.py", "1\n")
+    g.commit("start", day=1)
+    res = mine(g.root, HistoryConfig())
+    fc = res.file_changes
+    i = fc.schema.get_field_index("added")
+    big = pa.array([2_000_000_000] * fc.num_rows, fc.schema.field("added").type)
+    fc = fc.set_column(i, fc.schema.field("added"), big)
+    fc = pa.concat_tables([fc, fc])
+    st = Store(tmp_path / "store")
+    versions = {"commits": st.write_dataset("commits", res.commits), "file_changes": st.write_dataset("file_changes", fc)}
+    st.publish(Manifest(version=1, published_at=time.time(), repo_name="repo", repo_path=str(g.root),
+                        indexed_commit=res.head, history_watermark=res.head, datasets=versions,
+                        settings={"max_commit_files": 1}))
+    assert A.hotspots(st, n=1).collect()["churn"][0] == 2 * 2_000_000_000 + 2 * fc["deleted"][0].as_py()
+    s = A.summary(st)
+    assert s["churn"] >= 4_000_000_000
+    # the store's own bulk-commit bound (index --max-commit-files), not a fixed 30
+    assert s["max_commit_files"] == 1 and s["commits_over_max_files"] == 0
 
 
 def test_coupling_over_time(store):
