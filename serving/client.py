@@ -53,6 +53,7 @@ _BY_STATUS: dict[grpc.StatusCode, type[E.StratumError]] = {
     grpc.StatusCode.PERMISSION_DENIED: E.PermissionDenied,
     grpc.StatusCode.UNAVAILABLE: E.Unavailable,
     grpc.StatusCode.DEADLINE_EXCEEDED: E.Unavailable,
+    grpc.StatusCode.CANCELLED: E.Unavailable,     # the server went away mid-call (a drain): try again
 }
 
 
@@ -63,7 +64,7 @@ def error_from_rpc(err: grpc.RpcError, rpc: str = "") -> E.StratumError:
     cls = _BY_CODE.get(trailers.get(ERROR_CODE_KEY, "")) or _BY_STATUS.get(code, E.SystemError_)
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         details = f"{rpc or 'call'} did not finish within its deadline ({details})"
-    elif code == grpc.StatusCode.UNAVAILABLE and ERROR_CODE_KEY not in trailers:
+    elif code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) and ERROR_CODE_KEY not in trailers:
         details = f"server unavailable: {details}"
     retryable = trailers.get(RETRYABLE_KEY)
     return cls(details, retryable=None if retryable is None else retryable == "true")

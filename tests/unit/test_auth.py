@@ -219,3 +219,24 @@ def test_token_file_edge_cases_are_read_or_refused_clearly(tmp_path):
     sec = ServerSecurity(None, TokenFile(_file(tmp_path, f"{ALICE} alice\n")))
     with pytest.raises(E.Unauthenticated):
         sec.identify(_Ctx(cn=b"os:root"))
+
+
+def test_a_call_cancelled_by_a_draining_server_is_unavailable_and_retryable():
+    """A probe's drain (SIGTERM under 6 client threads): one call came back CANCELLED, which the
+    client made a non-retryable SystemError_; the server was only going away."""
+    import grpc
+
+    from serving.client import error_from_rpc
+
+    class Cancelled(grpc.RpcError):         # what grpc raises: an RpcError with the call's status
+        def code(self):
+            return grpc.StatusCode.CANCELLED
+
+        def details(self):
+            return "Cancelled"
+
+        def trailing_metadata(self):
+            return ()
+
+    err = error_from_rpc(Cancelled(), "Search")
+    assert isinstance(err, E.Unavailable) and err.retryable and "server unavailable" in err.message

@@ -188,7 +188,7 @@ def test_damaged_lance_file_rolls_back_and_keeps_every_note(store_copy, capsys):
     assert main(["repair", "--store", str(root)]) == 0
     out = capsys.readouterr().out
     assert "rolled back to the data of version 1, published as version 3" in out
-    assert f"notes visible: {len(notes)}" in out
+    assert f"agent notes kept (any status): {len(notes)}" in out
     shard = Shard(store)
     assert shard.version == 3
     overlay = NotesOverlay(shard)
