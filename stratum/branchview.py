@@ -3,7 +3,8 @@
 An overlay (built by the pipeline, ``pipeline/overlay.py``, handed in through the composition root's
 callback) is a small store holding only the files a branch changed or added. Answering through a
 view: base rows of changed and deleted files are hidden, the overlay's rows take their place, added
-files appear; search runs on both and merges; get/walk/tree consult the overlay first. A folder above
+files appear; search runs on both and merges (the overlay's rows scored among the base's lists,
+``stratum.branchscore``); get/walk/tree consult the overlay first. A folder above
 a changed, added or deleted file is the overlay's (listed and counted as the branch has it; its
 children are the base's unchanged ones plus the overlay's), and a folder the branch emptied is
 hidden. Notes about a changed file come from the base and are marked stale for this session only
@@ -14,15 +15,23 @@ same node share an id.
 
 from __future__ import annotations
 
+import bisect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import numpy as np
+
+from stratum import branchscore
 from stratum.branchnotes import TREE_KINDS, NoteScope
 from stratum.errors import NotFound
 from stratum.limits import echo
 from stratum.shard import Shard
 from stratum.store import Store
+
+if TYPE_CHECKING:
+    from stratum.noteindex import NoteIndex
 
 CROSS_FILE = "cross_edges.json"     # written by pipeline/overlay.py beside the overlay store
 
@@ -51,6 +60,8 @@ class StoreOverlay:
             self.cross_in.setdefault(dst, []).append((src, kind))
             if meta and meta[0] and kind in ("calls", "inherits"):
                 self.cross_meta[(src, dst)] = meta[0]
+        self._index: NoteIndex | None = None                    # branchscore.overlay_index, built on first search
+        self._hidden: tuple[int, np.ndarray] | None = None      # (base version, hidden_rows)
 
     @classmethod
     def load(cls, store_root: str, info: dict, embedder=None) -> "StoreOverlay":
@@ -70,6 +81,28 @@ class StoreOverlay:
         if kind in TREE_KINDS:
             return kind == "dir" and sh.col("path")[row] in self.deleted_dirs
         return sh.col("path")[row] in self.hidden_paths
+
+    def hidden_rows(self, sh: Shard) -> np.ndarray:
+        """The base rows ``hides``, sorted (kept per base version): a search drops them from the
+        default branch's lists in one pass when it ranks the branch's code among them."""
+        got = self._hidden
+        if got is None or got[0] != sh.version:
+            meta = sh.warm.searcher.meta
+            rows: list[int] = []
+            for p in self.hidden_paths | self.deleted_dirs:     # a path's rows: a slice of the path order
+                c = bisect.bisect_left(meta.path_names, p)
+                if c < len(meta.path_names) and meta.path_names[c] == p:
+                    rows += [r for r in meta.path_order[meta.path_cum[c]:meta.path_cum[c + 1]].tolist()
+                             if self.hides(sh, r)]
+            got = self._hidden = (sh.version, np.array(sorted(rows), np.int64))
+        return got[1]
+
+    def index(self) -> "NoteIndex":
+        """The overlay's rows indexed to be scored against the base's lists (``branchscore``)."""
+        if self._index is None:
+            assert self.shard is not None, "an overlay with no changed file has no rows to score"
+            self._index = branchscore.overlay_index(self.shard)
+        return self._index
 
     def replaces(self, sh: Shard, row: int) -> bool:
         """A base folder or repo row the overlay has its own row of (the branch's listing and counts)."""
@@ -267,14 +300,26 @@ class BranchView:
             raise gone
         return rows
 
-    def search_overlay(self, base: Shard, query: str, **kw) -> list:
-        """The overlay's own search items for QUERY (base dirs already answer for directories)."""
+    def search_overlay(self, base: Shard, query: str, *, kinds=(), path_prefix: str = "", language: str = "",
+                       limit: int = 10, offset: int = 0, extra_docs=None) -> list:
+        """The overlay's search items for QUERY, each scored as if the base's index held it, among
+        the base's lists without the rows the branch hides (``stratum.branchscore``: the overlay's
+        own fused list put every node of a changed file at the top); ``extra_docs``: the base's
+        unmerged notes, which hold places in those lists. Base dirs already answer for directories."""
         o = self.of(base)
         if o is None or o.shard is None:
             return []
-        page = o.shard.warm.search(query, **kw)
-        return [it for it in page.items
-                if it.row >= 0 and not (o.shard.col("kind")[it.row] in TREE_KINDS and base.resolve(it.id) is not None)]
+        base.warm.ensure_served()
+        o.shard.warm.ensure_served()
+        own = o.shard.warm.searcher.keywords
+        names = np.empty(0, np.int64)
+        if own is not None:             # the overlay's exact-name rows (boosted first in its own list)
+            kh = own.search(query, base.warm.searcher.window)
+            names = kh.rows[kh.exact_name]
+        items = branchscore.overlay_items(base.warm.searcher, o.index().view(), names, o.hidden_rows(base), query,
+                                          kinds, path_prefix, language, extra_docs=extra_docs)
+        return [it for it in items[offset:offset + limit]
+                if not (o.shard.col("kind")[it.row] in TREE_KINDS and base.resolve(it.id) is not None)]
 
 
 __all__ = ["depth_first", "BranchView", "StoreOverlay", "TREE_KINDS"]

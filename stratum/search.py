@@ -95,6 +95,15 @@ class SearchItem(NamedTuple):
     id: str
 
 
+class ListHits(NamedTuple):
+    """A query's lists before fusion (``HybridSearcher.list_hits``), each best first; rows >= ``n``
+    are extra docs (slot row - n)."""
+    vector: tuple[np.ndarray, np.ndarray]       # rows, cosines
+    keyword: tuple[np.ndarray, np.ndarray]      # rows, BM25 (an exact-name row's plus the name boost: first)
+    name: np.ndarray                            # the shard rows named by a query identifier, in keyword order
+    n: int
+
+
 @dataclass
 class SearchPage:
     items: list[SearchItem]
@@ -447,6 +456,39 @@ class HybridSearcher:
         return SearchPage(items=items, total_or_lower_bound=len(rows), total_is_exact=not truncated,
                           has_more=offset + limit < len(rows), offset=offset, limit=limit, timings_ms=timings)
 
+    def list_hits(self, query: str, kinds: Sequence[str] = (), path_prefix: str = "", language: str = "",
+                  depth: int = 0, *, extra_docs: NoteView | None = None) -> "ListHits":
+        """The lists ``search`` fuses, unfused: each best first with its own scores, cut at ``depth``
+        (at least the window), the unmerged notes merged by score as ``search`` merges them. For a
+        caller that places documents of its own among this shard's by raw score and fuses them as
+        if the shard held them (``stratum.branchscore``: a branch's changed code); ``search`` itself
+        does not call it (its lists are built inline, on the hot path)."""
+        n, W = self.meta.n, self.window
+        depth = max(depth, W)
+        filt = RowFilter(self.meta, kinds, path_prefix, language, self.exact_limit)
+        ok = extra_docs.mask(filt.kinds, path_prefix, language) if extra_docs is not None else None
+        vec = kw = (np.empty(0, np.int64), np.empty(0, np.float32))
+        names = np.empty(0, np.int64)
+        q = self.embed_query(query)
+        if q is not None and not filt.empty:
+            hits = self._vector_hits(q, depth, filt)
+            ex = extra_docs.vector_hits(q, _notes_window(W, hits.rows), ok) if extra_docs is not None else None
+            vec = _merge_scored(hits.rows, hits.scores, ex, n, depth)
+        if self.keywords is not None:
+            tokens = tokenize(query)
+            krows, kscores = kw
+            if not filt.empty:
+                kh = self.keywords.search(query, depth, tokens=tokens,
+                                          predicate=filt.predicate if filt.active else None,
+                                          selectivity=filt.selectivity, max_rounds=self.keyword_rounds,
+                                          head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact)
+                krows, kscores, names = kh.rows, kh.scores, kh.rows[kh.exact_name]
+            ex = extra_docs.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, _notes_window(W, krows), ok,
+                                         tokens=tokens, corpus=self._corpus if UNION_IDF else None) \
+                if extra_docs is not None else None
+            kw = _merge_scored(krows, kscores, ex, n, depth)
+        return ListHits(vec, kw, names, n)
+
     def _vector_hits(self, q: np.ndarray, k: int, filt: "RowFilter"):
         """The vector list under the filters: exact over a small allowed set; the kinds' own graphs
         when every asked kind has one (or is small enough to score exactly); else over-fetch
@@ -569,6 +611,18 @@ def _notes_window(W: int, shard_rows) -> int:
     return min(W, NOTES_WINDOW) if len(shard_rows) >= W else W
 
 
+def _merge_scored(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray, np.ndarray] | None, n: int,
+                  depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """``_merge_ranked`` keeping the scores (float64): (rows, scores) best first, cut at depth."""
+    rows = np.asarray(rows, dtype=np.int64)
+    scores = np.asarray(scores, dtype=np.float64)
+    if extra is not None and len(extra[0]):
+        rows = np.concatenate([rows, extra[0] + n])
+        scores = np.concatenate([scores, np.asarray(extra[1], np.float64)])
+    order = np.lexsort((rows, -scores))[:depth]
+    return rows[order], scores[order]
+
+
 def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray, np.ndarray] | None, n: int,
                   depth: int) -> np.ndarray:
     """Shard hits and extra docs' (slots, scores) (as rows n + slot) merged by score, ties: shard
@@ -581,5 +635,5 @@ def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray,
     return allrows[np.lexsort((allrows, -allscores))[:depth]]
 
 
-__all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ExtraDoc", "NodeMeta", "RowFilter", "RRF_K",
+__all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ListHits", "ExtraDoc", "NodeMeta", "RowFilter", "RRF_K",
            "DEFAULT_WINDOW", "EXACT_LIMIT", "KEYWORD_ROUNDS", "MATERIALIZE_LIMIT", "PARALLEL"]

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
-from stratum import rank, rankplace, signals
+from stratum import branchscore, rank, rankplace, signals
 from stratum import schema as S
 from stratum import tracebacks as TB
 
@@ -96,8 +96,8 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
             ranked = [r for r in ranked if r.id in served]
         out.lists.append((ranked, sh, ov))
         if view is not None and o is not None and o.shard is not None:
-            mine = view.search_overlay(sh, text, kinds=tuple(kinds), path_prefix=path_prefix,
-                                       language=language, limit=max(want, rank.DEEP), offset=0)
+            mine = view.search_overlay(sh, text, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
+                                       limit=max(want, rank.DEEP), offset=0, extra_docs=ov.search_docs())
             out.bound += len(mine)
             # the notes among the default branch's candidates steer the branch's code too (its own
             # items stay in that list): a note about a function the branch changed lifts the
@@ -106,7 +106,8 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
             ids = {it.id for it in notes}
             own = signals.ShardSignals(o.shard)
             osig = signals.BranchListSignals(own, sig, ids)
-            theirs = rank.rerank(sorted([*mine, *notes], key=_by_score), osig, add=not filtered)
+            cands = sorted([*mine, *notes], key=_by_score)     # reranked as deep as in the merged list
+            theirs = rank.rerank(cands, osig, add=not filtered, depth=branchscore.rerank_depth(cands, live, rank.RERANK))
             if notes:
                 theirs = _under_notes(theirs, ids, {r.id: r.score for r in ranked if r.id in ids})
             theirs = rankplace.in_order(theirs, own, text, mine, [f for f in located if f.shard is o.shard],
