@@ -13,8 +13,9 @@ than a missing one). In order, the first rule that finds definitions decides:
 - ``f()``: a definition ``f`` of the same file; Go: of the package (its directory); Python: what
   the file's ``from ... import f`` binds; else the one ``f`` among the files it imports; else the
   one top-level ``f`` of its language in the repository.
-- ``x.f()`` with ``x`` a name: what ``x`` binds (Python ``import x`` / ``from p import x``) holding
-  ``f``; else ``x.f`` as a qualified name (a class's static method, a namespace's function, Rust
+- ``x.f()`` with ``x`` a name: what ``x`` binds (Python ``import x``, ``import a.b as x``, ``from
+  p import x``; ``import a.b`` for ``a.b.f()``) holding ``f`` (``x.C.f()``: its class ``C``'s);
+  else ``x.f`` as a qualified name (a class's static method, a namespace's function, Rust
   ``S::new``), in the same file, an imported one or the one in the repository; else (not Python,
   whose bindings are read exactly) ``f`` in an imported file whose module or package is named
   ``x`` (Go ``pkg.F``, ``import * as x``).
@@ -289,6 +290,12 @@ class _Resolver:
                 got = ix.by_qual.get((t, name)) or ix.by_qual.get((t, f"{orig.rsplit('.', 1)[-1]}.{name}"))
                 if got is not None:
                     return got, "imported module"
+            if not targets and "." in recv:                         # x.C.f(): a class of a module x binds
+                head, cls = recv.rsplit(".", 1)
+                for t in self._binding(path, head, line)[1]:
+                    got = ix.by_qual.get((t, f"{cls}.{name}"))
+                    if got is not None:
+                        return got, "imported module"
             qual = f"{recv}.{name}"
             got = ix.by_qual.get((path, qual))
             if got is None:

@@ -113,19 +113,20 @@ def _imports_python(node: ts.Node, src: bytes, line: int, text: str) -> list[Imp
 
 
 def _python_import(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
-    """``import a``, ``import a.b as c``: one record a module, with the attributes the file reads
-    off the name bound to it (``import a.b`` binds ``a``, not the module: none read)."""
-    found: list[tuple[str, str | None]] = []
+    """``import a``, ``import a.b``, ``import a.b as c``: one record a module, with the name an
+    ``as`` binds (``bound``) and the attributes the file reads off the name it is used by (``c``;
+    ``a.b`` as written, ``a.b.f()``: ``import a.b`` binds the package ``a``, not the module)."""
+    found: list[tuple[str, str | None, str]] = []
     for c in node.children_by_field_name("name"):
         n = c.child_by_field_name("name") if c.type == "aliased_import" else c
         a = c.child_by_field_name("alias") if c.type == "aliased_import" else None
         if n is not None:
             target = _dotted(n, src)
-            name = _text(src, a.start_byte, a.end_byte) if a is not None else (target if "." not in target else None)
-            found.append((target, name if target.split(".")[0] not in _STDLIB else None))
-    uses = attribute_uses(node, src, [b for _, b in found if b])
-    return [ImportRef("import", t, line=line, text=text, uses=tuple(uses.get(b, ())) if b else ())
-            for t, b in found]
+            alias = _text(src, a.start_byte, a.end_byte) if a is not None else ""
+            found.append((target, (alias or target) if target.split(".")[0] not in _STDLIB else None, alias))
+    uses = attribute_uses(node, src, [b for _, b, _ in found if b])
+    return [ImportRef("import", t, line=line, text=text, bound=(alias,) if alias else (),
+                      uses=tuple(uses.get(b, ())) if b else ()) for t, b, alias in found]
 
 
 def _imports_js(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:

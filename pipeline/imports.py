@@ -50,7 +50,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from pipeline.pyimports import PythonModules, python_reexports
+from pipeline.pyimports import PythonModules, is_module, python_reexports
 from stratum.ids import node_id
 
 
@@ -63,7 +63,8 @@ class ImportRef:
     (``os.path``, ``./util``, ``util.h``, ``github.com/x/y``, ``com.x.Y``, ``crate::a::b``).
     ``names`` holds the names of a Python ``from`` import, or ``("*",)`` for a wildcard/glob.
     ``level`` is the number of leading dots of a Python relative import. Python only: ``bound``,
-    the names a ``from`` import binds, one per name, when an ``as`` renames one (else empty);
+    the names a ``from`` import binds, one per name, when an ``as`` renames one (else empty), or
+    the one ``import a.b as c`` binds;
     ``uses``, the attributes the file reads off what the import binds when that may be a module:
     ``import flask`` + ``flask.Flask`` -> ``("Flask",)``; ``from werkzeug import routing as r``
     + ``r.Map`` -> ``("routing.Map",)`` (the imported name, then the attribute).
@@ -400,12 +401,15 @@ def external_target(language: str, ref: ImportRef) -> str:
     return tgt
 
 
-def _bound_names(ref: ImportRef) -> list[tuple[str, str]]:
+def _bound_names(ref: ImportRef, landing: str) -> list[tuple[str, str]]:
     """(the name a Python import binds in the importer, the name it has where it comes from):
-    ``import x`` binds x (``import a.b`` binds ``a``, a package, and is left out); ``from m import
-    n as k`` binds k, which is n in m."""
+    ``import x`` binds x, ``import a.b as c`` c; ``import a.b`` binds the package a, kept here
+    under ``a.b``, the receiver its calls write (``a.b.f()``); each only when the import lands on
+    that module (``landing``), not on a package it fell back to. ``from m import n as k`` binds
+    k, which is n in m."""
     if ref.kind == "import":
-        return [(ref.target, ref.target)] if ref.target and "." not in ref.target else []
+        local = ref.bound[0] if ref.bound else ref.target
+        return [(local, ref.target)] if ref.target and is_module(landing, ref.target) else []
     return [(ref.bound[i] if ref.bound else n, n) for i, n in enumerate(ref.names) if n != "*"]
 
 
@@ -435,7 +439,7 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
     for f, ref, targets in _resolved(files, all_paths, manifests, context):
         if bindings is not None and targets and f.language == "python":
             got = [t for t, _ in targets]
-            for local, orig in _bound_names(ref):
+            for local, orig in _bound_names(ref, got[0]):
                 bindings.setdefault(f.path, {}).setdefault(local, []).append((ref.line, orig, got))
         if not targets:
             tgt = external_target(f.language or "", ref)

@@ -179,6 +179,16 @@ class PythonModules:
         return landing[0] if landing and landing[0] != module else None
 
 
+def is_module(path: str, target: str) -> bool:
+    """Whether ``path`` is the module ``target`` itself (``a/b.py``, ``a/b/__init__.py`` under a
+    root), not a package ``import a.b`` fell back to because ``a.b`` is no file of the repository."""
+    base = posixpath.splitext(path)[0]
+    if posixpath.basename(base) == "__init__":
+        base = _dir(base)
+    want = target.replace(".", "/")
+    return base == want or base.endswith("/" + want)
+
+
 class _Cycle(Exception):
     """Re-exports that lead back to where they started."""
 
@@ -204,4 +214,4 @@ def python_reexports(files: Iterable[FileImports]) -> dict[str, dict[str, Import
     return out
 
 
-__all__ = ["PythonModules", "python_reexports"]
+__all__ = ["PythonModules", "python_reexports", "is_module"]

@@ -73,8 +73,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # receiver, type parameters are no classes; 14: a parameter's typing is at the line before its
 # definition's, a statement's holds from its next line, comprehension variables stay their own; 15:
 # typings and calls carry byte positions (a typing holds from where it takes effect, not by line); 16:
-# JavaScript's ``module.exports = function name() {}`` is a definition.
-PARSE_FORMAT = 16
+# JavaScript's ``module.exports = function name() {}`` is a definition; 17: Python ``import a.b as
+# c`` records the name it binds, ``import a.b`` the attributes read off ``a.b``, and a file with a
+# long data line beside its code is no longer skipped as minified (``files.minified``).
+PARSE_FORMAT = 17
 
 
 def config_key(cfg: IndexConfig) -> str:
