@@ -37,7 +37,7 @@ from stratum.limits import echo
 from stratum.store import Manifest, Store
 
 OVERLAYS_DIR = "overlays"
-FORMAT = 2                            # in the folder name: an overlay built by older code is never read
+FORMAT = 3                            # in the folder name: an overlay built by older code is never read (3: links skipped)
 INFO_FILE = "overlay.json"
 CROSS_FILE = "cross_edges.json"       # [src id, dst id, kind, meta] between overlay and base nodes
 
@@ -167,9 +167,10 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
 
     rep = RunReport(repo=m.repo_path, store=str(dest))
     items = []
+    links = _not_files(m.repo_path, m.indexed_commit, sha)
     with gitio.BlobReader(m.repo_path) as blobs:
         for p in changed:
-            if name_skip_reason(p):
+            if name_skip_reason(p) or (p in links and p not in disk):
                 continue
             data = disk[p] if p in disk else blobs.read(f"{sha}:{p}")
             if data is not None and not content_skip_reason(data, cfg.parse):
@@ -219,6 +220,21 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
                            token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None,
                            indexes=index_files, report=rep.to_dict(), integrity=checks))
     return gone_dirs
+
+
+def _not_files(repo: str, base: str, sha: str) -> set[str]:
+    """The paths the diff from BASE to SHA leaves as a symlink (mode 120000) or a submodule
+    (160000): the index skips them (a link's blob is its target's path, and a link may point out of
+    the repository), so an overlay does too. A probe's `get newlink.py --branch feat` served a
+    committed link to /etc/passwd as a one-line Python file."""
+    out = gitio.run_git(repo, "-c", "core.quotepath=off", "diff", "--raw", "-z", "--no-renames", base, sha)
+    recs = out.split(b"\0")
+    found: set[str] = set()
+    for head, path in zip(recs[0::2], recs[1::2]):
+        modes = head.split(b" ")
+        if len(modes) > 1 and modes[1] in (b"120000", b"160000"):
+            found.add(gitio.decode(path))
+    return found
 
 
 def _file_languages(snap) -> dict[str, str | None]:
