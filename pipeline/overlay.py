@@ -167,7 +167,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
 
     rep = RunReport(repo=m.repo_path, store=str(dest))
     items = []
-    links = _not_files(m.repo_path, m.indexed_commit, sha)
+    links = _not_files(m.repo_path, m.indexed_commit or "", sha)     # build() refuses a store without one
     with gitio.BlobReader(m.repo_path) as blobs:
         for p in changed:
             if name_skip_reason(p) or (p in links and p not in disk):
