@@ -1,7 +1,9 @@
 """Note text as safe data, and the names around it: what is stripped from text an agent wrote (escape
 sequences, control and invisible characters, bidi overrides), a byte that is not UTF-8 (a lone
 surrogate) read as U+FFFD in text and refused in a name. Apart from ``stratum.notes`` so the delta
-log, which reads such records, takes the one definition of a lone surrogate from here.
+log, which reads such records, takes the one definition of a lone surrogate from here. The same
+characters are spelled out, not removed, wherever the CLI prints the repository's own data (file
+names, docstrings: ``terminal_safe``), so one definition says what may reach a terminal.
 """
 
 from __future__ import annotations
@@ -62,4 +64,33 @@ def clean_text(s: str) -> str:
     return _UNSAFE.sub("", _ESCAPES.sub("", s))
 
 
-__all__ = ["LONE_SURROGATE", "has_control", "check_utf8", "clean_text"]
+# one-line text spells out newline and tab too
+_DIRTY_LINE = re.compile(_DIRTY.pattern[:-1] + "\n\t]")
+
+
+def _spelled(m: re.Match) -> str:
+    o = ord(m.group())
+    if 0xDC80 <= o <= 0xDCFF:           # a byte that was not UTF-8 (surrogateescape), as git spells it
+        return f"\\x{o - 0xDC00:02x}"
+    return repr(m.group())[1:-1]        # \x1b, \n, \u202e, \U000e0041: as Python spells it
+
+
+def terminal_safe(s: str, *, lines: bool = False) -> str:
+    """``s`` as the CLI prints it: each character clean_text would remove (ESC, CSI, BEL, CR, C1,
+    bidi overrides, zero-width and TAG characters) and each lone surrogate spelled out visibly
+    (``\\x1b``, ``\\u202e``, ``\\xe9``) instead of reaching the terminal, so a file name or a
+    docstring can neither drive the terminal nor read as another name; newline and tab too unless
+    ``lines`` (a path or a one-line field must stay one line: a newline in it forged an output line),
+    where a CRLF line end is read as a newline (a CRLF source file) and a lone CR, which returns to
+    the line's start to overwrite it, is spelled out. Made visible rather than removed: two names
+    differing only in a hidden character stay apart (--json keeps the exact value). Text already
+    safe is returned as is (one regex scan)."""
+    pat = _DIRTY if lines else _DIRTY_LINE
+    if not s or not pat.search(s):
+        return s or ""
+    if lines:
+        s = s.replace("\r\n", "\n")
+    return pat.sub(_spelled, s)
+
+
+__all__ = ["LONE_SURROGATE", "has_control", "check_utf8", "clean_text", "terminal_safe"]

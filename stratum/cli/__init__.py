@@ -4,6 +4,9 @@ Each command module exposes ``register(subparsers)``; commands import heavy modu
 handler so `stratum --help` stays instant. Library errors become clean messages here, in one place:
 a user error prints one line and exits 2; a system error (the store, the disk, a model) prints one
 line and exits 1 (its traceback with STRATUM_DEBUG=1); a bug prints its traceback.
+
+Text output is terminal-safe (``emit``): what the index holds (file names, docstrings, commit
+messages, notes) is data, never terminal control; a note's own text is quoted (``quoted``).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import json
 import os
 import sys
 import traceback
+
+from stratum.notetext import terminal_safe
 
 COMMAND_MODULES = ("stratum.cli.index", "stratum.cli.query", "stratum.cli.history", "stratum.cli.notes",
                    "stratum.cli.serve", "stratum.cli.repair", "stratum.cli.watch")
@@ -83,7 +88,7 @@ def _debug_trace() -> None:
 def _fail(args, e, code: int) -> None:
     if getattr(args, "json", False):
         print(json.dumps({"error": e.to_dict()}))
-    print(f"stratum: error: {e.message}", file=sys.stderr)
+    print(f"stratum: error: {terminal_safe(e.message, lines=True)}", file=sys.stderr)
 
 
 def add_common(p: argparse.ArgumentParser, store: bool = True) -> None:
@@ -151,7 +156,29 @@ def whole(least: int, what: str):
 
 
 def emit(args, obj: dict, text: str) -> None:
-    print(json.dumps(obj, indent=1, default=str) if getattr(args, "json", False) else text)
+    """``obj`` as JSON with --json (exact values; JSON escapes controls), else ``text``, made
+    terminal-safe as a whole: a command that printed a field as it is (a file name holding ESC [31m
+    or an OSC title, a bidi override) cannot reach the terminal with it. A one-line field is best
+    passed through ``one_line`` by the command too, so a newline in it cannot start a line."""
+    print(json.dumps(obj, indent=1, default=str) if getattr(args, "json", False)
+          else terminal_safe(text, lines=True))
 
 
-__all__ = ["main", "build_parser", "add_common", "resolve_store", "linked_worktree", "whole", "emit"]
+def one_line(value: object) -> str:
+    """A field printed within a line (a path, a name, a warning): terminal-safe, its newlines and
+    tabs spelled out (``stratum.notetext.terminal_safe``)."""
+    return terminal_safe(str(value))
+
+
+QUOTE = "> "
+
+
+def quoted(text: str) -> str:
+    """A note's text (or a mined commit message) as data: terminal-safe, every line behind "> ",
+    so none can read as a line of the CLI's own output (an envelope's "-- ... that is all", a
+    "by maintainer [authenticated]" header): MCP sends it under ``note_text`` for the same reason."""
+    return "\n".join(QUOTE + ln if ln else QUOTE.rstrip() for ln in terminal_safe(text, lines=True).split("\n"))
+
+
+__all__ = ["main", "build_parser", "add_common", "resolve_store", "linked_worktree", "whole", "emit", "one_line",
+           "quoted", "QUOTE"]

@@ -1,11 +1,12 @@
 """`stratum cochange PATH` and `stratum history`: the history memory from the command line.
 
 Thin over stratum.analysis (Polars is imported inside the handlers, so `stratum --help` stays fast).
+Paths are printed terminal-safe, one per line (``stratum.cli.one_line``).
 """
 
 from __future__ import annotations
 
-from stratum.cli import add_common, emit, resolve_store, whole
+from stratum.cli import add_common, emit, one_line, resolve_store, whole
 
 
 def register(sub) -> None:
@@ -76,13 +77,13 @@ def run_cochange(args) -> int:
     rows = shown.to_dicts()
     obj = {"path": path, "total": partners.height, "returned": len(rows), "partners": rows,
            "version": snap.manifest.version}
-    lines = [f"{path}: {partners.height} co-changing files (support >= min_support; merges and bulk "
+    lines = [f"{one_line(path)}: {partners.height} co-changing files (support >= min_support; merges and bulk "
              f"commits skipped), showing {len(rows)}"]
     if rows:
         lines.append(f"  {'partner':<48} {'support':>7} {'P(p|f)':>7} {'P(f|p)':>7} {'lift':>7}  last")
         for r in rows:
             last = r["last_time"].date().isoformat() if r["last_time"] else "-"
-            lines.append(f"  {r['partner']:<48} {r['support']:>7} {r['confidence']:>7.2f} "
+            lines.append(f"  {one_line(r['partner']):<48} {r['support']:>7} {r['confidence']:>7.2f} "
                          f"{r['reverse_confidence']:>7.2f} {r['lift']:>7.2f}  {last}")
     if len(rows) < partners.height:
         lines.append(f"  ... {partners.height - len(rows)} more (--top 0 for all, --parquet OUT to export)")
@@ -115,7 +116,7 @@ def run_history(args) -> int:
                 removed.append(str(out / f"{name}.parquet"))
     obj = {"summary": s, "hotspots": hot, "top_pairs": pairs, "parquet": written, "parquet_removed": removed}
     lines = [
-        f"history of {snap.manifest.repo_name} (store version {s['version']}, mined to "
+        f"history of {one_line(snap.manifest.repo_name)} (store version {s['version']}, mined to "
         f"{(s['history_watermark'] or '-')[:12]})",
         f"  commits {s['commits']} ({s['merges']} merges, {s['bugfix_commits']} bug-fix by message rule), "
         f"{s['authors']} authors, {s['first_commit'] or '-'} .. {s['last_commit'] or '-'}",
@@ -126,11 +127,11 @@ def run_history(args) -> int:
     ]
     if hot:
         lines.append(f"hotspots (churn = lines added + deleted), top {len(hot)}:")
-        lines += [f"  {h['path']:<52} churn {h['churn']:>7}  commits {h['commits']:>5}  authors {h['authors']:>3}"
+        lines += [f"  {one_line(h['path']):<52} churn {h['churn']:>7}  commits {h['commits']:>5}  authors {h['authors']:>3}"
                   for h in hot]
     if pairs:
         lines.append(f"most coupled pairs (by support), top {len(pairs)}:")
-        lines += [f"  {p['a']} <-> {p['b']}  support {p['support']}  conf {p['confidence_ab']:.2f}/"
+        lines += [f"  {one_line(p['a'])} <-> {one_line(p['b'])}  support {p['support']}  conf {p['confidence_ab']:.2f}/"
                   f"{p['confidence_ba']:.2f}  lift {p['lift']:.2f}" for p in pairs]
     lines += [f"wrote {w}" for w in written]
     lines += [f"removed {r} (an earlier export's; this version has no such data)" for r in removed]

@@ -4,12 +4,14 @@ Reads the published version's notes and the unmerged delta log together (folded,
 confirms and supersedes show), and tells which notes are stale against the published code. The
 CLI acts as the OS user (``identity.os_user()``: a maintainer of their own store), so there is no
 ``--author``: a retract or confirm is recorded under that identity. Note text is printed cleaned of
-control characters and escape sequences, also for notes written before that rule.
+control characters and escape sequences, also for notes written before that rule, and quoted (each
+line behind "> ", as ``stratum get`` prints it) so it cannot pass for the lines around it; every other
+field is printed terminal-safe on its own line (``stratum.cli.one_line``).
 """
 
 from __future__ import annotations
 
-from stratum.cli import add_common, emit, linked_worktree, resolve_store
+from stratum.cli import add_common, emit, linked_worktree, one_line, quoted, resolve_store
 
 
 def register(sub) -> None:
@@ -168,8 +170,8 @@ def _list(args) -> int:
         flags += f" [{r['trust']}]"
         about = ", ".join(N.Target(**t).label() for t in r["about"]) or "-"
         title = (r["text"].strip().splitlines() or [""])[0][:90]
-        lines.append(f"{r['id']}  {r['kind']:<8} {r['created_at'][:10]}  {r['author']}{flags}\n"
-                     f"    {title}\n    about: {about}")
+        lines.append(one_line(f"{r['id']}  {r['kind']:<8} {r['created_at'][:10]}  {r['author']}{flags}") +
+                     f"\n    {quoted(title)}\n    about: {one_line(about)}")
     lines.append(f"{len(rows)} note(s)" + (f"; {len(v.damage)} damaged log region(s) skipped" if v.damage else ""))
     emit(args, {"notes": rows, "version": v.version, "log_damage": [str(d) for d in v.damage]}, "\n".join(lines))
     return 0
@@ -186,26 +188,27 @@ def _show(args) -> int:
             return _show_mined(args, v, node)
     n = v.get(args.id)
     r = v.row(n)
-    lines = [f"{n.id}  {n.kind}  status: {n.status}{'' if r['merged'] else ' (unmerged: in the delta log)'}",
-             f"by {n.author} [{r['trust']}]" + (f", model {r['model']}" if r["model"] else "") +
-             (f" (session {n.session})" if n.session else "") + f", {n.created_at.isoformat()}" +
-             (f", at commit {n.commit[:12]}" if n.commit else "")]
+    lines = [one_line(f"{n.id}  {n.kind}  status: {n.status}{'' if r['merged'] else ' (unmerged: in the delta log)'}"),
+             one_line(f"by {n.author} [{r['trust']}]" + (f", model {r['model']}" if r["model"] else "") +
+                      (f" (session {n.session})" if n.session else "") + f", {n.created_at.isoformat()}" +
+                      (f", at commit {n.commit[:12]}" if n.commit else ""))]
     if n.tags:
-        lines.append(f"tags: {', '.join(n.tags)}")
-    lines += ["", r["text"].strip(), "", "about:"]
-    lines += [f"  {t.label()}  (node {t.node_id}, hash at write {(t.content_hash or '-')[:12]})" for t in n.about] \
-        or ["  -"]
+        lines.append(one_line(f"tags: {', '.join(n.tags)}"))
+    lines += ["", quoted(r["text"].strip()), "", "about:"]
+    lines += ["  " + one_line(f"{t.label()}  (node {t.node_id}, hash at write {(t.content_hash or '-')[:12]})")
+              for t in n.about] or ["  -"]
     if n.supersedes:
-        lines.append(f"supersedes: {', '.join(n.supersedes)}")
-        lines += [f"warning: {w}" for w in N.retracted_before(n, v.notes)]
+        lines.append(one_line(f"supersedes: {', '.join(n.supersedes)}"))
+        lines += [f"warning: {one_line(w)}" for w in N.retracted_before(n, v.notes)]
     if n.superseded_by:
-        lines.append(f"superseded by: {', '.join(n.superseded_by)}")
+        lines.append(one_line(f"superseded by: {', '.join(n.superseded_by)}"))
     if n.retraction:
-        lines.append(f"retracted by {n.retraction.get('author')}: {N.clean_text(n.retraction.get('reason') or '-')}")
+        lines.append(one_line(f"retracted by {n.retraction.get('author')}: "
+                              f"{N.clean_text(n.retraction.get('reason') or '-')}"))
     if r["provenance"]["confirmed_by"]:
-        lines.append(f"confirmed by: {', '.join(r['provenance']['confirmed_by'])}")
+        lines.append(one_line(f"confirmed by: {', '.join(r['provenance']['confirmed_by'])}"))
     if r["stale"]:
-        lines.append(r["stale"]["message"])
+        lines.append(one_line(r["stale"]["message"]))
     elif v.code is None:
         lines.append("staleness not checked: no published version")
     emit(args, r, "\n".join(lines))
@@ -239,10 +242,11 @@ def _show_mined(args, v: _View, node: dict) -> int:
            "commit_author": author, "date": when, "files": files,
            "provenance": {"source": "mined", "author": "", "authenticated": False, "model": "", "session": "",
                           "commit": sha, "written_at": when}}
-    lines = [f"{node['id']}  {node['kind']}  mined from the history (not an agent's note)",
-             f"commit {sha[:12] or '-'}" + (f" by {author}" if author else "") + (f", {when}" if when else ""),
-             "", text, "", "files:"]
-    lines += [f"  {f['path']}" + ("" if f["exists"] else "  (gone from the published code)") for f in files] or ["  -"]
+    lines = [one_line(f"{node['id']}  {node['kind']}  mined from the history (not an agent's note)"),
+             one_line(f"commit {sha[:12] or '-'}" + (f" by {author}" if author else "") + (f", {when}" if when else "")),
+             "", quoted(text), "", "files:"]
+    lines += ["  " + one_line(f["path"]) + ("" if f["exists"] else "  (gone from the published code)")
+              for f in files] or ["  -"]
     lines.append("re-derived from the history at every index: it cannot be retracted or confirmed"
                  + (f"; `git show {sha[:12]}` shows the commit" if sha else ""))
     emit(args, out, "\n".join(lines))

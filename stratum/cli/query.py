@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 
-from stratum.cli import add_common, emit, linked_worktree, resolve_store, whole
+from stratum.cli import add_common, emit, linked_worktree, one_line, quoted, resolve_store, whole
+from stratum.notetext import terminal_safe
 from stratum.schema import AGENT_NOTE_KINDS
 from stratum.cli.serve import add_client_flags, client_from_args
 
@@ -228,37 +229,45 @@ def _session_flag(resp) -> str:
 
 
 def render(resp) -> str:
-    """Human text: one line per item, then the envelope (cost and what remains)."""
+    """Human text: one line per item, then the envelope (cost and what remains). Every string from
+    the index (paths, names, docstrings, code, notes, warnings) is printed terminal-safe: escape
+    sequences and invisible characters spelled out, a one-line field kept on one line. A note's
+    own text is quoted, each line behind "> ", with its author and trust on the item's own line, so
+    no line a note holds can pass for a line of this output (docs/notes.md)."""
+    from stratum.schema import NOTE_KINDS
+
     lines = []
     for it in resp.items:
         where = f"{it.path}::{it.qualname}" if it.qualname else it.path
-        head = (it.text + (f"  [{where}]" if where and where not in it.text else "")) if it.level == "summary" \
-            else f"--- {it.kind} {it.path}" + (
-            f"::{it.qualname}" if it.qualname else "") + (
-            f" lines {it.meta['lines']} of {it.meta.get('lines_total')}" if "lines" in it.meta else "") + (
-            f" [{it.level}, {it.tokens} tokens]\n{it.text}")
+        if it.level == "summary":
+            head = one_line(it.text + (f"  [{where}]" if where and where not in it.text else ""))
+        else:
+            head = one_line(f"--- {it.kind} {where}" + (
+                f" lines {it.meta['lines']} of {it.meta.get('lines_total')}" if "lines" in it.meta else "") +
+                f" [{it.level}, {it.tokens} tokens]" + (_by(it) if it.kind in NOTE_KINDS else ""))
+            head += "\n" + (quoted(it.text) if it.kind in NOTE_KINDS else terminal_safe(it.text, lines=True))
         if it.repo:                     # several stores: whose item this is
-            head = f"({it.repo}) {head}"
+            head = f"({one_line(it.repo)}) {head}"
         if it.edge:
             link = ", ".join(f"{k} {it.meta[k]}" for k in ("from", "as", "line", "how") if it.meta.get(k))
-            head = f"[{it.edge} {it.direction}{': ' + link if link else ''}] {head}"
+            head = one_line(f"[{it.edge} {it.direction}{': ' + link if link else ''}] ") + head
         if it.score is not None:
             head = f"{it.score:.4f}  {head}"
         if it.why and it.why != "text":     # what put it there beyond its words (counted in its tokens)
-            head += f"  (why: {_printable(it.why)})"
+            head += f"  (why: {one_line(it.why)})"
         lines.append(head)
-        lines.extend(f"    ! {w}" for w in it.warnings)
-        lines.extend(f"    note: {_printable(n.get('line', ''))}" for n in it.notes)
+        lines.extend(f"    ! {one_line(w)}" for w in it.warnings)
+        lines.extend(f"    note: {one_line(n.get('line', ''))}" for n in it.notes)
         if it.meta.get("notes_more"):
-            lines.append(f"    ({it.meta['notes_total']} notes in all: stratum walk {it.id} --edge notes)")
+            lines.append(f"    ({it.meta['notes_total']} notes in all: stratum walk {one_line(it.id)} --edge notes)")
     for k, v in resp.data.items():
         if k in ("session",):
             continue
         if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
             lines.append(f"{k}:")           # e.g. status's shards: one line each, key=value
-            lines.extend("  " + ", ".join(f"{a}={b}" for a, b in x.items()) for x in v)
+            lines.extend("  " + one_line(", ".join(f"{a}={b}" for a, b in x.items())) for x in v)
         else:
-            lines.append(f"{k}: {v}")
+            lines.append(one_line(f"{k}: {v}"))
     e = resp.envelope
     pg = f"page {e.page} of {e.pages}" if e.pages else f"page {e.page} (total >= {e.total})"
     lines.append(f"-- {e.returned} of {e.total}{'+' if e.total_is_lower_bound else ''} items, {pg}, "
@@ -266,24 +275,27 @@ def render(resp) -> str:
                  + (f"; more: {_session_flag(resp)}--page-token {e.next_page_token}" if e.has_more
                     else "; that is all"))
     if e.next_hint:
-        lines.append(f"-- next: {e.next_hint}")
+        lines.append(f"-- next: {one_line(e.next_hint)}")
     for ev in e.evictions:
-        lines.append(f"-- evicted {ev.label or ev.node_id}: {ev.from_level} -> {ev.to_level} ({ev.tokens_freed} tokens, {ev.reason})")
+        lines.append(one_line(f"-- evicted {ev.label or ev.node_id}: {ev.from_level} -> {ev.to_level} "
+                              f"({ev.tokens_freed} tokens, {ev.reason})"))
     fresh = [w for w in e.warnings if w.startswith(FRESHNESS_PREFIXES)]
     if fresh:       # one line: the index is behind, and which returned files differ
-        lines.append("-- stale: " + "; ".join(w.removeprefix("stale: ") for w in fresh))
+        lines.append(one_line("-- stale: " + "; ".join(w.removeprefix("stale: ") for w in fresh)))
     for w in e.warnings:
         if not w.startswith(FRESHNESS_PREFIXES):
-            lines.append(f"-- warning: {w}")
+            lines.append(f"-- warning: {one_line(w)}")
     return "\n".join(lines)
 
 
 FRESHNESS_PREFIXES = ("stale: ", "uncommitted changes")
 
 
-def _printable(text: str) -> str:
-    """Note text is data from another agent: never let it drive the terminal."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
+def _by(it) -> str:
+    """Who wrote a note item and how far that is proven, said on the CLI's own line (the note's
+    header inside its quoted text could be imitated by the text below it)."""
+    who = it.provenance.get("author") or it.meta.get("author") or "unknown"
+    return f" note by {who}, {it.trust or 'unknown'}"
 
 
 __all__ = ["register", "render"]
