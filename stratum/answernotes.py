@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from stratum.identity import current
 from stratum.ids import node_id
 
 if TYPE_CHECKING:
@@ -45,7 +44,7 @@ def of_symbols(memory: "Memory", sh: "Shard", ov: "NotesOverlay", row: int, out:
         if a.id in have:
             continue
         r = sh.row_of.get(a.id)
-        rec = None if r is not None else ov.get(a.id, current().name)
+        rec = None if r is not None else ov.get(a.id)      # as the session's author reads (identity.reader)
         if r is not None or rec is not None:
             more.append((r, rec, "about", "in", 1.0, sh))
     return more

@@ -9,6 +9,13 @@ sees only its own caller.
 
 Roles: ``maintainer`` may supersede or retract other identities' notes; everyone may write notes
 and manage their own sessions.
+
+The *reader* is whose notes a call may see beyond everyone's (quarantined ones: only their author
+sees them): the author of the session the call uses, as (name, proven). It is not always the
+caller: an open server's caller is ``anonymous`` and MCP over stdio's the OS user, while their
+sessions write notes as the author they name, and a note written as "bob" must be seen by the
+session that wrote it (a probe: its own note was NotFound to it). ``SessionRegistry.get`` sets
+it for the rest of the call (``reading_as``); ``acting_as`` scopes it to one call.
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ def os_user() -> Identity:
 ANONYMOUS = Identity(name="anonymous", method="anonymous")
 
 _current: contextvars.ContextVar[Identity | None] = contextvars.ContextVar("stratum_identity", default=None)
+_reader: contextvars.ContextVar[tuple[str, bool] | None] = contextvars.ContextVar("stratum_reader", default=None)
 
 
 def current() -> Identity:
@@ -59,13 +67,31 @@ def current() -> Identity:
     return ident if ident is not None else os_user()
 
 
+def reader() -> tuple[str, bool]:
+    """(name, proven) of whose quarantined notes this call sees: its session's author, once the
+    call named a session (``reading_as``), else the caller's own."""
+    got = _reader.get()
+    if got is not None:
+        return got
+    ident = current()
+    return ident.name, ident.authenticated
+
+
+def reading_as(author: str, authenticated: bool) -> None:
+    """The call reads notes as this session author from here on (until its ``acting_as`` ends;
+    library callers without one keep it in their thread until the next session sets its own)."""
+    _reader.set((author, authenticated))
+
+
 @contextlib.contextmanager
 def acting_as(identity: Identity) -> Iterator[Identity]:
-    token = _current.set(identity)
+    token, read = _current.set(identity), _reader.set(None)    # a pooled thread's last call reads as nobody
     try:
         yield identity
     finally:
+        _reader.reset(read)
         _current.reset(token)
 
 
-__all__ = ["Identity", "MAINTAINER", "ANONYMOUS", "MAX_NAME_CHARS", "os_user", "current", "acting_as"]
+__all__ = ["Identity", "MAINTAINER", "ANONYMOUS", "MAX_NAME_CHARS", "os_user", "current", "acting_as",
+           "reader", "reading_as"]

@@ -12,6 +12,7 @@ Tools never hold a shard or an overlay of their own; they ask this object. It an
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 import time
@@ -68,7 +69,7 @@ class AttachedNote:
     kind: str
     created_at: datetime
     author: str
-    trust: str                 # "authenticated", "unauthenticated" or "mined"
+    trust: str                 # "authenticated", "unauthenticated", "mined" or (its author's) "quarantined"
     stale: bool                # the code it is about changed since it was written
     title: str
     about: str                 # what it is about, when that is a symbol inside the item's file
@@ -216,7 +217,7 @@ class Memory:
         shards, target = self.in_repo(target)
         for sh in shards:
             r = sh.resolve(target)
-            if r is not None:
+            if r is not None and not self.hidden(sh, r):
                 return Target(sh, r, None)
             n = self.overlay(sh).get(target)
             if n is not None:
@@ -238,6 +239,16 @@ class Memory:
         near = self._suggest(shards, target)
         raise NotFound(f"no node {echo(target)!r}: use a node id, a repo-relative path, or path::Qualified.name"
                        + (f"; did you mean {', '.join(near)}?" if near else ""))
+
+    def hidden(self, sh: Shard, row: int) -> bool:
+        """Whether row ROW of ``sh`` is a merged note this call may not see (another author's,
+        quarantined: ``NotesOverlay.visible``): it is absent, as it was before the merge. Nothing
+        is looked up while no note waits (the common case: a dict get and a set's truth)."""
+        ov = self.overlays.get(str(sh.store.root))
+        if ov is None or not ov.quarantined:
+            return False
+        nid = sh.col("id")[row]
+        return nid in ov.quarantined and not ov.visible(nid)
 
     def _skipped(self, shards: list[Shard], target: str) -> str:
         """Why a file of the repository is not in the index, when it is one: the reason the last
@@ -278,7 +289,7 @@ class Memory:
         hits: list[Target] = []
         for sh in shards:
             rows = np.flatnonzero(pc.starts_with(sh.col("id").array, prefix).to_numpy(zero_copy_only=False))
-            hits += [Target(sh, int(r), None) for r in rows[:2]]
+            hits += list(itertools.islice((Target(sh, r, None) for r in rows.tolist() if not self.hidden(sh, r)), 2))
             ov = self.overlay(sh)      # its unmerged notes (merged ones are rows, found above)
             hits += [Target(sh, None, node) for n in list(ov.notes)
                      if n.startswith(prefix) and (node := ov.get(n)) is not None][:2]
@@ -444,8 +455,9 @@ class Memory:
                                 _trust(rec["kind"], False), False, rec["name"] or rec["summary"] or "", label)
         stale = (code.staleness(note) if code is not None
                  else N.staleness(note, lambda code_id: _hash_of(sh, code_id))) is not None
+        # its author sees it attached as `get` of its id says: quarantined (it said authenticated)
         return AttachedNote(nid, note.kind, _utc(note.created_at), note.author,
-                            _trust(note.kind, getattr(note, "authenticated", False)), stale, note.title(120), label)
+                            N.trust_of(note, note.kind, quarantined=nid in ov.quarantined), stale, note.title(120), label)
 
 
 class BranchCode:

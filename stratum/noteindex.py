@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
-from typing import Any, Sequence
+from typing import Any, Hashable, Sequence
 
 import numpy as np
 
@@ -74,7 +74,8 @@ class NoteIndex:
         self.dim = dim
         self.ids: list[str] = []
         self.paths: list[str] = []
-        self.authors: list[str] = []
+        self.authors: list[Hashable] = []                       # who sees a hidden slot (the overlay's
+                                                                 # (name, proven): identity.reader)
         self.languages: list[str] = []
         self.slot: dict[str, int] = {}
         self.postings: dict[str, _Posting] = {}                  # term -> slots, term frequencies
@@ -121,7 +122,7 @@ class NoteIndex:
     def __contains__(self, note_id: object) -> bool:
         return note_id in self.slot
 
-    def add(self, note_id: str, text: str, kind: str, path: str, author: str,
+    def add(self, note_id: str, text: str, kind: str, path: str, author: Hashable,
             vector: np.ndarray | None = None, active: bool = True, language: str = "") -> int:
         """Index one note (tokenised here, once); returns its slot. Adding an id again is a no-op."""
         toks = tokenize(text)
@@ -341,8 +342,9 @@ class NoteIndex:
         n = len(self.ids)
         return [self.ids[j] for j in np.flatnonzero(~self.has_vector[:n] & self.active[:n]).tolist()]
 
-    def view(self, viewer: str | None = None) -> NoteView:
-        """What one query sees: active notes, minus quarantined notes of other authors. The same
+    def view(self, viewer: Hashable | None = None) -> NoteView:
+        """What one query sees: active notes, minus quarantined notes of other authors (``viewer``:
+        compared with the ``author`` each note was added with). The same
         view object while nothing it reads has changed (no copy of the flags per search)."""
         with self._lock:
             key = (viewer, self._version)

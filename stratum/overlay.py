@@ -11,7 +11,8 @@ Notes are data, not instructions: every note item carries its provenance and a t
 (``annotate``), its text cleaned of control characters. Superseding or retracting another
 identity's note needs the maintainer role. Under the store's quarantine policy
 (``NotesPolicy``, default off) a note by an author new to the store is seen only by its author
-until another identity or a maintainer confirms it.
+(``identity.reader``: the session's author) until another identity or a maintainer confirms it;
+to everyone else it is absent, merged or not: an item built of it anyway says nothing of its text.
 
 A note's vector is computed in ``remember`` outside every lock and stored in its log record, so a
 restarted server reads vectors instead of re-embedding; notes without one (older records, or
@@ -31,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from stratum import identity, ids
+from stratum import identity, ids, tokens
 from stratum import notes as N
 from stratum import schema as S
 from stratum.branchnotes import NoteScope, pending, pending_warnings
@@ -39,6 +40,7 @@ from stratum.codetokens import node_text
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import ModelUnavailable, NotFound
+from stratum.limits import echo
 from stratum.noteindex import NoteIndex
 from stratum.notepolicy import NotesPolicy, PolicyFile
 from stratum.notethreads import background, searching, stop_requested, yield_to_searches
@@ -269,7 +271,7 @@ class NotesOverlay:
                         body = self._stored_vectors.pop(nid, None)
                         vec = decode_vector(body, self._key, self._dim) if body is not None else None
                         self.index.add(nid, _index_text(note), note.kind, note.about[0].path if note.about else "",
-                                       note.author, vec, active=active)
+                                       (note.author, note.authenticated), vec, active=active)
                     self.index.set_state(nid, active=active, hidden=nid in self.quarantined)
         if todo:
             self._warm_ranking(todo)
@@ -365,8 +367,11 @@ class NotesOverlay:
         # CLI's --author) does not carry it (else any label became a trusted author under quarantine)
         maintainer = ident.is_maintainer and (ident.authenticated or author == ident.name)
         branch = scope.branch if scope is not None else ""
-        targets = N.validate(kind, text, about, author, resolve=resolve, session=session,
-                             tags=tags, supersedes=supersedes, note_exists=self.exists)
+        # a note the caller may not see is no note to supersede (not "written by ...": that told a
+        # stranger it exists and who wrote it); a maintainer may, as they may retract it
+        targets = N.validate(kind, text, about, author, resolve=resolve, session=session, tags=tags,
+                             supersedes=supersedes, note_exists=lambda nid: self.exists(nid) and (
+                                 maintainer or self.visible(nid)))
         checked = self.notes
         same = N.identical(self._same_text(checked, author, kind, text), kind, text, targets, author, tags=tags,
                            supersedes=supersedes, branch=branch)
@@ -414,8 +419,11 @@ class NotesOverlay:
         return {n.id: n for n in same.get((author, kind, N.clean_text(text)), ())}
 
     def retract(self, note_id: str, *, author: str, reason: str = "", session: str | None = None) -> str:
-        """Withdraw a note (a tombstone); another author's note needs the maintainer role."""
+        """Withdraw a note (a tombstone); another author's note needs the maintainer role. A
+        quarantined note the caller may not see is NotFound, as an unknown id (a maintainer reaches it)."""
         ident = identity.current()
+        if not ident.is_maintainer and not self.visible(note_id):
+            raise no_such_note(note_id)
         uid = N.write_retract(self.log, note_id, author=author, reason=reason, session=session,
                               known=self.notes, maintainer=ident.is_maintainer, authenticated=ident.authenticated)
         self.refresh()
@@ -437,15 +445,19 @@ class NotesOverlay:
         return len(self._nodes)
 
     def visible(self, note_id: str, viewer: str | None = None) -> bool:
-        """Quarantined notes are seen by their author only."""
+        """Quarantined notes are seen by their author only: the reader (``identity.reader``, the
+        session's author, by name and whether proven: a claimed "ci" on an open server is not the
+        token's ci), or ``viewer``, an author's name."""
         if note_id not in self.quarantined:
             return True
-        viewer = viewer if viewer is not None else identity.current().name
         n = self.notes.get(note_id)
-        return n is not None and n.author == viewer
+        if n is None:
+            return False
+        return n.author == viewer if viewer is not None else (n.author, n.authenticated) == identity.reader()
 
     def status_of(self, note_id: str) -> str | None:
-        """The note's status; "quarantined" when the current caller may not see it yet."""
+        """The note's status; "quarantined" when the reader may not see it yet (readers of merged
+        rows drop it as they drop a withdrawn note)."""
         n = self.notes.get(note_id)
         if n is None:
             return None
@@ -463,7 +475,7 @@ class NotesOverlay:
         (``HybridSearcher.search(extra_docs=...)`` merges its top-k into each list)."""
         self._read_refresh()
         self._sync_index()
-        return self.index.view(identity.current().name)
+        return self.index.view(identity.reader())
 
     def notes_about(self, code_id: str, *, refresh: bool = True) -> list[dict]:
         """``refresh=False``: the caller refreshed once for a whole answer (one log poll, not one per item)."""
@@ -512,8 +524,8 @@ class NotesOverlay:
         it.provenance = {k: list(v) if isinstance(v, list) else v for k, v in provenance.items()}   # an item's own
         it.trust = trust
         it.meta.update(meta)
-        if text is not None:
-            it.text = text
+        if text is not None:        # hidden: nothing of its text, not its first line as name nor its length
+            it.text, it.name, it.tokens = text, f"{note.kind} note awaiting confirmation", tokens.count_cached(text)
         it.warnings.extend(warnings + of_code)
 
     def rejudge(self, it: Item, judge: Callable[[N.Note], list[str]]) -> None:
@@ -547,6 +559,12 @@ class NotesOverlay:
         st = N.staleness(note, self.code)
         of_code = ([st["message"]] if st else []) + pending_warnings(note, self.code.__contains__)
         return out + (None, tuple(warnings), tuple(of_code))
+
+
+def no_such_note(note_id: str) -> NotFound:
+    """What a caller hears of a note id it cannot reach: an unknown one, or another author's
+    quarantined note (the same words: neither its existence nor its author is said)."""
+    return NotFound(f"no note {echo(note_id)!r}: `stratum notes list` shows their ids")
 
 
 class _Nodes(Mapping):
@@ -586,4 +604,4 @@ def _embed_fields(note: N.Note) -> dict:
             "doc": N.clean_text(note.text)}
 
 
-__all__ = ["NotesOverlay", "RankInfos", "vector_key", "QUARANTINED"]
+__all__ = ["NotesOverlay", "RankInfos", "vector_key", "no_such_note", "QUARANTINED"]

@@ -2,6 +2,8 @@
 
 A session belongs to ``identity.current().name`` at open. A call on a session whose owner differs
 gets the same NotFound as an unknown id, so ids of other identities' sessions cannot be probed.
+A call on a session reads notes as the session's author (``identity.reading_as``, set by ``get``):
+its author sees the quarantined notes it wrote, whoever the transport says the caller is.
 State is bounded (an open port must not be a memory leak): idle sessions expire after ``ttl``
 seconds, and there are at most ``max_per_identity`` live sessions per identity and ``max_total``
 in all; expired sessions are swept before a cap is enforced. An identity at its cap gets a new
@@ -20,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from stratum import identity
 from stratum.controller import Controller
 from stratum.envelope import span
 from stratum.errors import InvalidArgument, NotFound, ResourceExhausted
@@ -101,7 +104,8 @@ class SessionRegistry:
                 raise NotFound(f"unknown session {echo(sid)!r}: it was closed, expired after "
                                f"{span(self.ttl)} idle, or the server restarted; open a new one")
             s.last_used = now
-            return s
+        identity.reading_as(s.author, s.authenticated)
+        return s
 
     def find(self, sid: str, owner: str) -> Session | None:
         """Like ``get`` but None instead of NotFound."""
