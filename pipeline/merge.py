@@ -3,7 +3,9 @@
 Pure and idempotent: note ids derive from log record ids, so merging the same records again (or
 records whose notes the previous version already holds) adds nothing twice. Retracts and
 supersedes are applied (``stratum.notes.fold_records``); a note whose code is all gone is kept and
-marked orphaned; ``about`` edges point only at code that exists in the new version. A note written
+marked orphaned; ``about`` edges point only at code that exists in the new version. A target whose
+code is gone is placed again where that code is now (``pipeline.notetargets``: the writer's own
+target when it is back, else where the renames since the note lead). A note written
 in a branch session about code only that branch had (a *pending* target, ``stratum.branchnotes``)
 is kept active and unattached until that code is in the new version; then its target lands (the
 branch marks are dropped, the content hash stays the writer's: stale if the code changed since)
@@ -20,6 +22,7 @@ from typing import Iterable, Mapping
 
 import pyarrow as pa
 
+from pipeline.notetargets import Existing, Renames, place, renames_of, with_written, written_targets
 from stratum import notes as N
 from stratum import tokens
 from stratum.codelookup import CodeLookup
@@ -50,7 +53,7 @@ class MergeResult:
 
 def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
           encoding: str = tokens.DEFAULT_ENCODING, prev_encoding: str = tokens.DEFAULT_ENCODING,
-          renames: Mapping[str, str] | None = None
+          renames: Renames | Mapping[str, str] | None = None
           ) -> MergeResult:
     """Notes of the previous version + log records -> the note nodes and edges of the new one.
 
@@ -61,8 +64,12 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     ``repo``: the repo name written on new note nodes (default: taken from the code nodes).
     ``encoding`` / ``prev_encoding``: token encodings of the new and the previous version (the
     manifests' ``token_encoding``); the previous counts are reused only when they are the same.
+    ``renames``: the history's (``renames_of(file_changes)``; a plain old -> new mapping applies
+    whenever the note was written).
     """
     prev_rows = _rows(prev_nodes)
+    log_records = list(log_records)         # read twice: folded, and for the writers' own targets
+    moves = renames if isinstance(renames, Renames) else Renames.untimed(renames or {})
     if repo is None and code is not None and not isinstance(code, CodeLookup):
         rows = _rows(code.select(["repo"]) if isinstance(code, pa.Table) and "repo" in code.column_names
                      else ([] if isinstance(code, pa.Table) else code))
@@ -73,63 +80,30 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     if repo is None:
         repo = next((r.get("repo") for r in prev_rows if r.get("kind") in AGENT_NOTE_KINDS and r.get("repo")), "")
     folded = N.fold_records(log_records, prev)
+    written = written_targets(prev_rows, log_records)
+    exists = Existing(index)
     out_nodes: list[dict] = []
     out_edges: list[dict] = []
     orphaned: list[str] = []
     pending: list[str] = []
     for nid in sorted(folded.notes):
         note = folded.notes[nid]
-        if renames:
-            _follow_renames(note, index, renames)
+        mine = place(note, index, exists, written, moves)
         if any(t.pending for t in note.about):
-            note.about = [replace(t, branch="", branch_commit="") if t.pending and t.node_id in index else t
+            note.about = [replace(t, branch="", branch_commit="") if t.pending and exists(t.node_id) else t
                           for t in note.about]          # branch code now indexed: it landed
             if any(t.pending for t in note.about):
                 pending.append(nid)
-        note.orphaned = N.is_orphaned(note, index.__contains__)
+        note.orphaned = N.is_orphaned(note, exists)
         if note.orphaned:
             orphaned.append(nid)
         node, edges = N.note_to_records(note, repo or "", encoding=encoding, prev=prev_node.get(nid))
-        out_nodes.append(node)
-        out_edges.extend(e for e in edges if e["dst"] in index)
+        out_nodes.append(with_written(node, mine) if mine is not None else node)
+        out_edges.extend(e for e in edges if exists(e["dst"]))
     return MergeResult(
         nodes=out_nodes, edges=out_edges, merged_record_ids=sorted(set(folded.applied)),
         new_ids=sorted(set(folded.notes) - set(prev)), orphaned=orphaned,
         unknown_retracts=folded.unknown_retracts, pending=pending)
-
-
-def _follow_renames(note: N.Note, index: CodeLookup, renames: Mapping[str, str]) -> None:
-    """A target whose code is gone under its old path follows a rename of its file (or of a folder
-    above it) to the same path::qualname at the new place: a `git mv` orphaned every agent note
-    on the file while the mined history followed it. Its content hash stays what the writer saw,
-    so the note goes stale only if the code itself changed."""
-    moved = []
-    for t in note.about:
-        if t.node_id in index or not t.path:
-            moved.append(t)
-            continue
-        path, hops = t.path, 0
-        while hops < 10:                     # a chain of renames, each one followed
-            new = renames.get(path) or next((n + path[len(o):] for o, n in renames.items()
-                                             if path.startswith(o + "/")), None)
-            if new is None or new == path:
-                break
-            path, hops = new, hops + 1
-        r = index.resolve(f"{path}::{t.qualname}" if t.qualname else path) if hops else None
-        moved.append(replace(t, node_id=r.node_id, path=r.path) if r is not None else t)
-    note.about = moved
-
-
-def renames_of(file_changes) -> dict[str, str]:
-    """old path -> new path of every rename in ``file_changes`` (schema.FILE_CHANGES), later ones last."""
-    if file_changes is None or not file_changes.num_rows:
-        return {}
-    import pyarrow.compute as pc
-
-    r = file_changes.filter(pc.equal(file_changes.column("change_type"), "R"))
-    if "committed_at" in r.column_names:
-        r = r.sort_by([("committed_at", "ascending")])
-    return {o: n for o, n in zip(r.column("old_path").to_pylist(), r.column("path").to_pylist()) if o and n}
 
 
 def _rows(x) -> list[Mapping]:
