@@ -179,7 +179,7 @@ class Tools:
         if s.view is not None:
             check_len("target", target, MAX_TARGET_CHARS)
             hit = s.view.resolve(list(self.memory), target)
-            if hit is not None:
+            if hit is not None and not self.memory.hidden(hit[0], hit[1]):
                 return Target(hit[0], hit[1], None)
             got = TB.printed_in_view(list(self.memory), s.view, target)    # the file as the branch has it
             if got is not None:
@@ -340,6 +340,7 @@ class Tools:
                 out += answernotes.of_symbols(self.memory, sh, ov, row, out)
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
             out += [(r, None, "about", "out", 1.0, sh) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
+        out = [t for t in out if t[0] is None or not self.memory.hidden(t[5], t[0])]    # quarantined from this reader
         out = R.by_node(out)          # a node reached by several edges is one item: served and charged once
         end = offset + page_size
         items = []

@@ -103,8 +103,6 @@ def test_its_author_sees_it_merged_as_quarantined(merged):
         assert [n["trust"] for n in attached] == ["quarantined"]     # as `get` of its id says
 
 
-@pytest.mark.xfail(strict=True, reason="walk lists a shard's about edges unfiltered: stratum/tools.py walk "
-                   "needs the Memory.hidden filter (fix-quarantine's report)")
 def test_walk_omits_a_merged_quarantined_note_of_another_author(merged):
     t, _, bs, nid = merged
     with acting_as(BOB):
