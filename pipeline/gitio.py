@@ -40,17 +40,46 @@ def decode(b: bytes) -> str:
 
 
 def repo_root(path: str | os.PathLike) -> Path:
-    """The top of the work tree containing ``path``; NotARepository if there is none."""
+    """The top of the work tree holding ``path``. A folder below the top is that repository's only
+    when the repository holds it: a folder it ignores, or one it tracks no file in (scratch space
+    inside another checkout), is NotARepository, never silently the enclosing repository. When git
+    cannot look (permission denied, "dubious ownership") the error says git's own reason."""
     p = Path(path)
     if not p.exists():
         raise NotARepository(f"{path} does not exist")
     if not p.is_dir():
         raise NotARepository(f"{path} is not a directory")
-    out = subprocess.run(["git", "-C", str(p), "rev-parse", "--show-toplevel"], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE)
+    try:                                # --show-cdup first: "../" steps, so a newline in the top's name is the top's
+        out = subprocess.run(["git", "-C", str(p), "rev-parse", "--show-cdup", "--show-toplevel"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH") from None
     if out.returncode != 0:
-        raise NotARepository(f"{path} is not inside a git repository (git init it, or pass a repository path)")
-    return Path(decode(out.stdout).strip())
+        said = " ".join(ln.strip() for ln in decode(out.stderr).splitlines() if ln.strip())   # with git's hint
+        reason = said.removeprefix("fatal: ") or f"git exited {out.returncode}"
+        if reason.startswith("not a git repository"):
+            raise NotARepository(f"{path} is not inside a git repository (git init it, or pass a repository path)")
+        raise NotARepository(f"git cannot read {path}: {reason}")
+    cdup, _, top = decode(out.stdout).partition("\n")
+    root = Path(top.removesuffix("\n"))
+    if cdup:
+        _held_by(root, p, path)
+    return root
+
+
+def _held_by(root: Path, folder: Path, path: str | os.PathLike) -> None:
+    """NotARepository unless the repository at ``root`` holds ``folder``, a folder below its top
+    (not ignored, at least one file tracked in it): ``path`` then stands for that repository."""
+    ignored = subprocess.run(["git", "-C", str(folder), "check-ignore", "-q", "--", "."],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
+    if ignored:
+        raise NotARepository(f"{path} is not a git repository: it is inside {root}, which ignores it")
+    with subprocess.Popen(["git", "-C", str(folder), "ls-files", "-z", "--cached", "--", "."],
+                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as ls:
+        tracked = ls.stdout.read(1) if ls.stdout else b""   # one byte answers it: no need to list a big folder
+        ls.kill()
+    if not tracked:
+        raise NotARepository(f"{path} is not a git repository: it is inside {root}, which tracks no file in it")
 
 
 def head_commit(repo: str | os.PathLike) -> str | None:

@@ -354,6 +354,8 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
     store = Store(store_path or default_store_path(root))
     rep = RunReport(repo=str(root), store=str(store.root))
     t0 = time.perf_counter()
+    if os.path.realpath(repo_path) != os.path.realpath(root):    # a folder the repository holds was named
+        rep.messages.append(f"{os.fspath(repo_path)} is inside {root}: indexing {root}")
 
     inside = _store_inside(root, store)
     with store.writer_lock():
@@ -379,6 +381,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         why = storestate.up_to_date(head, store, prev, rep, gitio.boundary_key(boundary))
         if why:
             rep.up_to_date, rep.version, rep.incremental = True, prev.version, True
+            rep.nodes = dict((prev.report or {}).get("nodes") or {})     # what the version it stays at holds
             rep.messages.append(why)
             rep.seconds["total"] = time.perf_counter() - t0
             return rep
@@ -524,7 +527,7 @@ def _index_one(repo: str, store: str, cfg: IndexConfig) -> RepoOutcome:
     t = time.perf_counter()
     try:
         rep = index_repository(repo, store, cfg)
-        return RepoOutcome(repo, store, time.perf_counter() - t, report=rep.to_dict())
+        return RepoOutcome(repo, store, time.perf_counter() - t, report=rep.to_dict(), root=rep.repo)
     except StratumError as e:
         err = {"code": e.code, "type": type(e).__name__, "message": e.message}
     except Exception as e:  # noqa: BLE001 - recorded as this repository's error, with its type
@@ -533,43 +536,66 @@ def _index_one(repo: str, store: str, cfg: IndexConfig) -> RepoOutcome:
 
 
 def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None,
-               progress: Progress | None = None) -> MultiReport:
+               progress: Progress | None = None, *, into: MultiReport | None = None,
+               on_outcome: Callable[[MultiReport, RepoOutcome], None] | None = None) -> MultiReport:
     """Index several repositories, each ``(repo path, store path)``, concurrently on Ray (one task
     per repository, each running its stages in-process on its worker) when a cluster is named or
-    ``--ray`` is given; else one after another in this process. One summary report."""
+    ``--ray`` is given; else one after another in this process. One summary report.
+
+    ``into``: the report to fill (``MultiReport.listing(targets)``): a caller stopped half-way (a
+    signal) still holds what finished. ``on_outcome(report, outcome)`` is called as each repository
+    finishes (a log line, the report file rewritten). A job that cannot start (no cluster answers)
+    returns with ``error`` set and every repository ``not_run``; it never raises for that."""
     from dataclasses import replace
 
     cfg = config or IndexConfig()
     progress = progress or _noop
     t0 = time.perf_counter()
+    out = into if into is not None else MultiReport.listing(targets)
     kind, why = choose_engine(cfg, 0)
     if kind != "ray" and cfg.ray is None:     # not a size decision here: say what decides it
         why = "one after another: no cluster named (--ray-address, RAY_ADDRESS) and no --ray"
-    out = MultiReport(engine=f"{kind} ({why})")
+    out.engine = f"{kind} ({why})"
     inner = replace(cfg, ray=False) if kind == "ray" else cfg   # on Ray: each task runs its stages in-process
-    progress("repositories", 0, len(targets))
+
+    def finish(i: int, outcome: RepoOutcome) -> None:
+        out.outcomes[i] = outcome
+        out.seconds = time.perf_counter() - t0
+        if on_outcome is not None:
+            on_outcome(out, outcome)
+
     if kind == "ray":
-        ray = ensure_ray(cfg)
+        try:
+            ray = ensure_ray(cfg)
+        except StratumError as e:            # nothing ran: the report says why, each repository not_run
+            out.error = {"code": e.code, "type": type(e).__name__, "message": e.message}
+            out.seconds, out.finished = time.perf_counter() - t0, True
+            return out
+        progress("repositories", 0, len(targets))
         remote = ray.remote(num_cpus=1)(_index_one)
         refs = {remote.remote(repo, store, inner): i for i, (repo, store) in enumerate(targets)}
-        results: dict[int, RepoOutcome] = {}
-        pending = list(refs)
+        for o in out.outcomes:
+            o.state = "running"
+        pending, n = list(refs), 0
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             for r in ready:
                 i = refs[r]
                 try:
-                    results[i] = ray.get(r)
+                    got = ray.get(r)
                 except ray.exceptions.RayError as e:   # the worker died (OOM, node lost)
-                    results[i] = RepoOutcome(*targets[i], error={"code": "internal", "type": type(e).__name__,
-                                                                 "message": str(e).splitlines()[0][:300]})
-            progress("repositories", len(results), len(targets))
-        out.outcomes = [results[i] for i in range(len(targets))]
+                    got = RepoOutcome(*targets[i], error={"code": "internal", "type": type(e).__name__,
+                                                          "message": str(e).splitlines()[0][:300]})
+                n += 1
+                finish(i, got)
+            progress("repositories", n, len(targets))
     else:
+        progress("repositories", 0, len(targets))
         for i, (repo, store) in enumerate(targets):
-            out.outcomes.append(_index_one(repo, store, inner))
+            out.outcomes[i].state = "running"
+            finish(i, _index_one(repo, store, inner))
             progress("repositories", i + 1, len(targets))
-    out.seconds = time.perf_counter() - t0
+    out.seconds, out.finished = time.perf_counter() - t0, True
     return out
 
 

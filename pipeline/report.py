@@ -8,6 +8,7 @@ of a job over several repositories.
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
@@ -109,54 +110,100 @@ class RunReport:
         return "\n".join(lines)
 
 
+# What a repository of a multi-repository job came to. "not_run" and "running" are what a report
+# written while the job runs (or left by a killed one) says of those not finished; a job stopped by a
+# signal turns its "running" ones into "interrupted".
+STATES = ("not_run", "running", "ok", "failed", "interrupted")
+
+
 @dataclass
 class RepoOutcome:
-    """One repository of a multi-repository job: its report, or why it failed."""
+    """One repository of a multi-repository job: its report, or why it failed, or that it never ran."""
 
-    repo: str
+    repo: str                        # as listed
     store: str
     seconds: float = 0.0
     report: dict | None = None       # RunReport.to_dict() when it succeeded
     error: dict | None = None        # {"code", "type", "message"} when it failed
+    state: str = ""                  # one of STATES; default: "failed" with an error, else "ok"
+    root: str = ""                   # the repository top level indexed (the listed path may be inside it)
+
+    def __post_init__(self) -> None:
+        if not self.state:
+            self.state = "failed" if self.error else "ok"
 
     @property
     def ok(self) -> bool:
-        return self.error is None
+        return self.state == "ok"
+
+    def line(self) -> str:
+        """One line: what came of this repository (the summary's, and a log's as each finishes)."""
+        if self.state == "failed":
+            return f"FAILED {self.repo}: {self.error.get('message') if self.error else ''}"
+        if self.state != "ok":
+            return f"{self.state.upper().replace('_', ' ')} {self.repo} -> {self.store}"
+        r = self.report or {}
+        nodes = sum((r.get("nodes") or {}).values())
+        inside = f" (inside {self.root}: indexed that repository)" if self.root and _inside(self.repo, self.root) else ""
+        if r.get("up_to_date"):
+            return f"ok {self.repo}{inside}: up to date (version {r.get('version')}, {nodes} nodes) -> {self.store}"
+        skips = sum((r.get("skipped") or {}).values())
+        errs = sum(1 for m in r.get("messages") or [] if str(m).startswith("parse_error:"))
+        return (f"ok {self.repo}{inside}: {self.seconds:.1f}s, version {r.get('version')}, {nodes} nodes, "
+                f"{skips} skipped, {errs} errors -> {self.store}")
+
+
+def _inside(listed: str, root: str) -> bool:
+    """The listed path is a folder below the repository's top level (not the top itself)."""
+    return os.path.realpath(listed) != os.path.realpath(root)
 
 
 @dataclass
 class MultiReport:
-    """The summary of one job over several repositories (one store each)."""
+    """The summary of one job over several repositories (one store each). ``error``: why the job
+    could not run at all (no cluster answered): then no repository ran. ``interrupted``: the signal
+    that stopped it (the outcomes say which finished)."""
 
     outcomes: list = field(default_factory=list)    # RepoOutcome, in the order given
     seconds: float = 0.0
     engine: str = ""
+    error: dict | None = None
+    interrupted: str = ""
+    finished: bool = False                          # False in a report written while the job runs
+
+    @classmethod
+    def listing(cls, targets: list[tuple[str, str]]) -> "MultiReport":
+        """A report with every ``(repo, store)`` not run yet."""
+        return cls(outcomes=[RepoOutcome(repo, store, state="not_run") for repo, store in targets])
 
     @property
     def ok(self) -> bool:
-        return all(o.ok for o in self.outcomes)
+        return self.finished and self.error is None and not self.interrupted and all(o.ok for o in self.outcomes)
+
+    def counts(self) -> dict:
+        c = Counter(o.state for o in self.outcomes)
+        return {s: c.get(s, 0) for s in STATES}
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "seconds": self.seconds, "engine": self.engine,
+        return {"ok": self.ok, "finished": self.finished, "error": self.error, "interrupted": self.interrupted,
+                "seconds": self.seconds, "engine": self.engine, "counts": self.counts(),
                 "repositories": [asdict(o) for o in self.outcomes]}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=1, sort_keys=True, default=str)
 
     def summary(self) -> str:
-        good = sum(1 for o in self.outcomes if o.ok)
-        lines = [f"indexed {good} of {len(self.outcomes)} repositories in {self.seconds:.1f}s ({self.engine})"]
-        for o in self.outcomes:
-            if o.ok:
-                r = o.report or {}
-                nodes = sum((r.get("nodes") or {}).values())
-                skips = sum((r.get("skipped") or {}).values())
-                errs = sum(1 for m in r.get("messages") or [] if str(m).startswith("parse_error:"))
-                lines.append(f"  ok     {o.repo}: {o.seconds:.1f}s, {nodes} nodes, {skips} skipped, "
-                             f"{errs} errors -> {o.store}")
-            else:
-                lines.append(f"  FAILED {o.repo}: {o.error.get('message') if o.error else ''}")
+        c = self.counts()
+        head = f"indexed {c['ok']} of {len(self.outcomes)} repositories in {self.seconds:.1f}s"
+        if self.error:
+            head = f"indexed none of {len(self.outcomes)} repositories: {self.error.get('message')}"
+        elif self.interrupted:
+            head += f", stopped by {self.interrupted}"
+        elif not self.finished:
+            head += ", still running"
+        lines = [head + (f" ({self.engine})" if self.engine else "")]
+        lines.extend(f"  {o.line()}" for o in self.outcomes)
         return "\n".join(lines)
 
 
-__all__ = ["RunReport", "RepoOutcome", "MultiReport", "SAMPLES_PER_REASON"]
+__all__ = ["RunReport", "RepoOutcome", "MultiReport", "STATES", "SAMPLES_PER_REASON"]

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from stratum.cli import add_common, emit, resolve_store, whole
 
@@ -82,55 +85,134 @@ def config_from(args):
 
 
 def repositories(args) -> list[str]:
-    """The paths given, then those of --repos-file (blank lines and # comments ignored)."""
+    """The paths given, then those of --repos-file (blank lines and # comments ignored). The file
+    is read as bytes: a line that is not UTF-8 is still a Linux path (``os.fsdecode``)."""
     from stratum.errors import InvalidArgument
 
     paths = list(args.paths)
     if args.repos_file:
         try:
-            text = Path(args.repos_file).read_text()
+            raw = Path(args.repos_file).read_bytes()
         except OSError as e:
             raise InvalidArgument(f"cannot read --repos-file {args.repos_file}: {e.strerror}") from None
         base = Path(args.repos_file).resolve().parent
-        for line in text.splitlines():
-            line = line.split("#", 1)[0].strip()
+        for n, line in enumerate(raw.splitlines(), 1):
+            line = line.split(b"#", 1)[0].strip()
+            if b"\0" in line:
+                raise InvalidArgument(f"--repos-file {args.repos_file}: line {n} holds a NUL byte, which no "
+                                      f"path can (is it a list of paths, one a line?)")
             if line:
-                paths.append(str(base / line) if not Path(line).is_absolute() else line)
+                path = os.fsdecode(line)
+                paths.append(str(base / path) if not Path(path).is_absolute() else path)
     return [os.path.normpath(p) for p in paths] or ["."]     # reported as given, without "a/../"
 
 
-def stores_for(paths: list[str], store_root: str | None) -> list[str]:
-    """One store per repository: DIR/<name> (names made unique), else each repository's own. A
-    repository already stored under DIR keeps its store whatever the order of the list (found by
-    the ``repo_path`` its manifest records): names by order alone gave a store to another
-    repository of the same name when the list changed."""
-    import json
+def top_level(path: str) -> str:
+    """The repository top level ``path`` stands for (a folder the repository holds is that
+    repository); the path itself, absolute, when it is none (its run then says why)."""
+    from pipeline import gitio
+    from stratum.errors import StratumError
 
+    try:
+        return str(gitio.repo_root(path))
+    except StratumError:
+        return str(Path(path).resolve())
+
+
+def stores_for(paths: list[str], store_root: str | None) -> list[str]:
+    """One store (an absolute path) per repository, keyed on its top level, so listing a folder of
+    it is listing the repository: ``<top>/.stratum``, or ``DIR/<name>`` with --store-root (names made
+    unique). A repository already stored under DIR keeps its store whatever the order of the list:
+    found by the top level its manifest records (``repo_path``), else, for a clone moved since (the
+    folder its store records holds no repository any more), by its root commits. Names by order
+    alone gave a store to another repository of the same name when the list changed; the path as
+    typed gave a listed subfolder a new full store on every run."""
     from stratum.config import default_store_path
 
+    tops = [top_level(p) for p in paths]
     if store_root is None:
-        return [str(default_store_path(p)) for p in paths]
-    root = Path(store_root)
-    held: dict[str, str] = {}           # repository path -> its store's folder name under DIR
-    for m in sorted(root.glob("*/manifest.json")) if root.is_dir() else ():
-        try:
-            held.setdefault(str(json.loads(m.read_text()).get("repo_path") or ""), m.parent.name)
-        except (OSError, ValueError):
-            continue                    # an unreadable store: its name stays taken, nothing else
-    used = {m.parent.name for m in root.glob("*/manifest.json")} if root.is_dir() else set()
+        return [str(default_store_path(t)) for t in tops]
+    root = Path(store_root).absolute()
+    stores = _stores_under(root)
+    held: dict[str, str] = {}           # repository top level -> its store's folder name under DIR
+    for name, repo_path, _ in stores:
+        held.setdefault(repo_path, name)
+    used = {name for name, _, _ in stores}
+    claimed = {held[t] for t in tops if t in held}
+    moved = {name: roots for name, repo_path, roots in stores
+             if roots and name not in claimed and not (Path(repo_path) / ".git").exists()}
     out = []
-    for p in paths:
-        at = str(Path(p).resolve())
-        name = held.get(at)
-        if name is None:
-            base = Path(at).name or "repo"
-            name, k = base, 2
-            while name in used:
-                name, k = f"{base}-{k}", k + 1
-            used.add(name)
-            held[at] = name
+    for top in tops:
+        name = held.get(top) or _moved_store(top, moved) or _new_name(Path(top).name or "repo", used)
+        held[top] = name
+        moved.pop(name, None)
         out.append(str(root / name))
     return out
+
+
+def _new_name(base: str, used: set[str]) -> str:
+    """``base``, else ``base-2``, ``base-3``...: the first no store under DIR has (now taken)."""
+    name, k = base, 2
+    while name in used:
+        name, k = f"{base}-{k}", k + 1
+    used.add(name)
+    return name
+
+
+def _stores_under(root: Path) -> list[tuple[str, str, list[str]]]:
+    """(folder name, recorded repository top level, root commits) of each store under ``root``."""
+    import json
+
+    out = []
+    for m in sorted(root.glob("*/manifest.json")) if root.is_dir() else ():
+        try:
+            man = json.loads(m.read_text())
+        except (OSError, ValueError):
+            man = {}                    # an unreadable store: its name stays taken, nothing else
+        out.append((m.parent.name, str(man.get("repo_path") or ""), list(man.get("root_commits") or [])))
+    return out
+
+
+def _moved_store(top: str, moved: dict[str, list[str]]) -> str | None:
+    """The store of a clone moved here: one whose recorded folder is gone, sharing a root commit."""
+    if not moved:
+        return None
+    from pipeline import gitio
+
+    roots = set(gitio.root_commits(top)) if (Path(top) / ".git").exists() else set()
+    return next((name for name, had in moved.items() if roots & set(had)), None)
+
+
+# Exit codes of a multi-repository run (docs/operations.md): each repository's outcome is in the report.
+SOME_FAILED = 1          # at least one repository failed; the others were indexed
+NOTHING_RAN = 3          # the job could not start (no Ray cluster answered): no repository was tried
+SIGNALLED: dict[int, int] = {signal.SIGTERM: 143, signal.SIGINT: 130}     # stopped: 128 + the signal, as a shell reports it
+
+
+class _Stopped(BaseException):
+    """A signal stopped a multi-repository run (BaseException: no repository's error handler takes it)."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """SIGTERM (a pod evicted, a deadline) and SIGINT end the run with its report written, not
+    silently; a second signal, once the handlers are restored, is the default (immediate) again."""
+    def stop(signum, frame):
+        raise _Stopped(signum)
+
+    try:
+        previous = {s: signal.signal(s, stop) for s in SIGNALLED}
+    except ValueError:                  # not the main thread (a caller's thread): no handlers there
+        previous = {}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
 
 
 def run(args) -> int:
@@ -148,19 +230,51 @@ def run(args) -> int:
         finally:
             bar.close()
         _write_report(args, rep.to_json())
-        emit(args, rep.to_dict(), rep.summary())
+        emit(args, rep.to_dict(), printable(rep.summary()))
         return 0
     if args.store:
         raise InvalidArgument("--store names one store; with several repositories use --store-root DIR")
-    from pipeline.job import index_many
+    return _run_many(args, cfg, paths, bar)
 
+
+def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
+    """Several repositories: the report file is written at the start (all not run), as each
+    repository finishes and at the end, so a run killed at any point has said what it finished;
+    a log gets one line per finished repository."""
+    from pipeline.job import index_many
+    from pipeline.report import MultiReport
+
+    targets = list(zip(paths, stores_for(paths, args.store_root)))
+    multi = MultiReport.listing(targets)
+    _write_report(args, multi.to_json())
+
+    def finished(report: MultiReport, outcome) -> None:
+        done = sum(1 for o in report.outcomes if o.state in ("ok", "failed"))
+        bar.line(printable(f"repositories: {done}/{len(report.outcomes)} {outcome.line()}"))
+        _write_report(args, report.to_json())
+
+    rc, t0 = 0, time.perf_counter()
     try:
-        multi = index_many(list(zip(paths, stores_for(paths, args.store_root))), cfg, progress=bar)
+        with _stop_on_signals():
+            index_many(targets, cfg, progress=bar, into=multi, on_outcome=finished)
+    except _Stopped as stop:
+        multi.interrupted, multi.seconds = signal.Signals(stop.signum).name, time.perf_counter() - t0
+        for o in multi.outcomes:
+            if o.state == "running":
+                o.state = "interrupted"
+        rc = SIGNALLED[stop.signum]
     finally:
         bar.close()
     _write_report(args, multi.to_json())
-    emit(args, multi.to_dict(), multi.summary())
-    return 0 if multi.ok else 1
+    emit(args, multi.to_dict(), printable(multi.summary()))
+    if rc:
+        return rc
+    return 0 if multi.ok else NOTHING_RAN if multi.error else SOME_FAILED
+
+
+def printable(text: str) -> str:
+    """``text`` safe for any stdout: a non-UTF-8 path's bytes (kept as surrogates) shown as ``\\xff``."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 class _NoPandas:
@@ -189,14 +303,18 @@ def arrow_without_pandas() -> None:
 
 
 def _write_report(args, text: str) -> None:
+    """Replace the --report file whole (a reader, or a run killed mid-write, never sees half of one)."""
     if args.report:
-        with open(args.report, "w") as f:
+        tmp = f"{args.report}.tmp"
+        with open(tmp, "w") as f:
             f.write(text)
+        os.replace(tmp, args.report)
 
 
 class Progress:
     """Stage progress on stderr (quiet under --json). On a terminal: a tqdm bar per stage with rate
-    and ETA; otherwise (a CI or pod log) one line when a stage starts and one when it ends."""
+    and ETA; otherwise (a CI or pod log) one line when a stage starts and one when it ends. A stage
+    cut short (an error, a signal) ends "stopped after X of N", never "done"."""
 
     def __init__(self, enabled: bool = True, stream=None):
         self.enabled = enabled
@@ -206,6 +324,7 @@ class Progress:
         self.bar = None
         self.started = 0.0
         self.total = 0
+        self.done = 0
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         if not self.enabled:
@@ -221,12 +340,22 @@ class Progress:
             else:
                 self.stream.write(f"{stage}: started ({total} items)\n")
                 self.stream.flush()
-        self.total = total
+        self.total, self.done = total, done
         if self.bar is not None:
             self.bar.total = total
             self.bar.update(done - self.bar.n)
         if done >= total:
             self._end()
+
+    def line(self, text: str) -> None:
+        """One line of its own (a repository finished), above the bar on a terminal."""
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.write(text, file=self.stream)
+        else:
+            self.stream.write(text + "\n")
+            self.stream.flush()
 
     def _end(self) -> None:
         if self.stage is None:
@@ -236,8 +365,11 @@ class Progress:
             self.bar = None
         else:
             took = time.monotonic() - self.started
-            rate = f", {self.total / took:.0f}/s" if took > 0 and self.total else ""
-            self.stream.write(f"{self.stage}: done ({self.total} items in {took:.1f}s{rate})\n")
+            if self.done < self.total:
+                self.stream.write(f"{self.stage}: stopped after {self.done} of {self.total} items ({took:.1f}s)\n")
+            else:
+                rate = f", {self.total / took:.0f}/s" if took > 0 and self.total else ""
+                self.stream.write(f"{self.stage}: done ({self.total} items in {took:.1f}s{rate})\n")
             self.stream.flush()
         self.stage = None
 
@@ -246,4 +378,5 @@ class Progress:
             self._end()
 
 
-__all__ = ["register", "run", "Progress", "config_from", "repositories", "stores_for"]
+__all__ = ["register", "run", "Progress", "config_from", "repositories", "stores_for", "top_level", "printable",
+           "SOME_FAILED", "NOTHING_RAN", "SIGNALLED"]
