@@ -23,8 +23,8 @@ from stratum import ids, tokens
 from stratum.errors import NoteRejected, PermissionDenied
 from stratum.limits import echo
 from stratum.notetext import check_utf8, clean_text, has_control
-from stratum.notetrust import (check_may_change, is_quarantined, provenance, retracted_before, trust_of,
-                               trusted_authors, valid_confirmations)
+from stratum.notetrust import (check_may_change, is_quarantined, provenance, retracted_before, session_label,
+                               trust_of, trusted_authors, valid_confirmations)
 from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
 
 ACTIVE, SUPERSEDED, RETRACTED, ORPHANED = "active", "superseded", "retracted", "orphaned"
@@ -299,7 +299,9 @@ def write_retract(log, note_id: str, *, author: str, reason: str = "", session: 
                   limits: NoteLimits = NoteLimits(), known: Mapping[str, "Note"] | None = None,
                   maintainer: bool = False, authenticated: bool | None = None) -> str:
     """Append a tombstone for ``note_id``; returns the record uid once durable. With ``known``,
-    retracting another author's note needs ``maintainer``."""
+    retracting another author's note needs ``maintainer``, and a note retracted already is
+    NoteRejected (a second tombstone changes nothing; the CLI refused it while gRPC wrote one per
+    call: a probe). Concurrent writers call ``retract_once``."""
     _check_target_note(note_id, "retract", note_exists, known)
     _check_name("author", author, limits, required=True)
     _check_name("session", session, limits, required=False)
@@ -308,8 +310,19 @@ def write_retract(log, note_id: str, *, author: str, reason: str = "", session: 
         raise NoteRejected(f"retract reason over the limit of {limits.max_text_bytes} bytes")
     if known is not None:
         check_may_change(known[note_id], author, maintainer=maintainer, action="retract", authenticated=authenticated)
+        if known[note_id].retraction is not None:
+            raise NoteRejected(f"note {note_id} is already retracted")
     return log.append("retract", {"note": note_id, "reason": reason, "author": author,
                                   "session": session, "created_at": datetime.now(timezone.utc).isoformat()})
+
+
+def retract_once(log, note_id: str, *, notes_now: Callable[[], Mapping[str, "Note"]], **kw) -> str:
+    """``write_retract`` under the log's lock of this note, checked against ``notes_now()``: the
+    notes folded once the lock is held, every writer's records in. Concurrent retracts of one note,
+    by any process sharing the log (replicas, the CLI), write one tombstone; the others are
+    NoteRejected "already retracted" (4 concurrent retracts wrote 4 tombstones: a probe)."""
+    with log.exclusive(f"retract\0{note_id}"):
+        return write_retract(log, note_id, known=notes_now(), **kw)
 
 
 def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"], maintainer: bool = False,
@@ -501,7 +514,8 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
     about = ", ".join(t.label() for t in note.about) or "-"
     when = note.created_at.strftime("%Y-%m-%d %H:%M UTC")
     who = note.author + ("" if note.authenticated else " (unauthenticated)") + \
-        (f", model {clean_text(note.model)}" if note.model else "") + (f", session {note.session}" if note.session else "")
+        (f", model {clean_text(note.model)}" if note.model else "") + \
+        (f", session {session_label(note.session)}" if note.session else "")     # a label: the id opens it
     status = "" if note.status == ACTIVE else f" [{note.status}]"
     summary = f"{note.kind}{status}: {clean_text(note.title(160))}"
     header = f"{note.kind} note{status} about {about}\nby {who}, {when}"
@@ -575,7 +589,9 @@ def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
 
 __all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "stored_branch",
            "note_body", "write_note", "append_note",
-           "write_retract", "write_confirm", "note_from_body", "fold", "fold_records", "staleness", "is_orphaned",
+           "write_retract", "retract_once", "write_confirm", "note_from_body", "fold", "fold_records", "staleness",
+           "is_orphaned",
            "note_to_records", "note_from_node", "notes_from_nodes", "clean_text", "written_on", "check_may_change",
            "valid_confirmations", "retracted_before", "trusted_authors", "is_quarantined", "trust_of", "provenance",
+           "session_label",
            "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED", "STATUSES"]

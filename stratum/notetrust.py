@@ -4,6 +4,7 @@ quarantine, the trust marker and provenance an answer carries. Part of the notes
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING, Mapping
 
 from stratum.errors import PermissionDenied
@@ -65,11 +66,23 @@ def trust_of(note: "Note | None", kind: str, *, quarantined: bool = False) -> st
     return "authenticated" if note is not None and note.authenticated else "unauthenticated"
 
 
+def session_label(session: str | None) -> str:
+    """What an answer says of the session a note was written in: a hash of its id, never the id.
+    On an open server the id is the only key to a session: shown in a note's provenance, it let any
+    agent read, write as and close the writer's session (a probe). The label is the same for every
+    note of one session, across merges and restarts, so notes still correlate; it opens nothing (a
+    random id is not recovered from 64 bits of its hash)."""
+    if not session:
+        return ""
+    digest = hashlib.sha256(b"stratum session label\0" + session.encode("utf-8", "surrogatepass"))
+    return "s-" + digest.hexdigest()[:16]
+
+
 def provenance(note: "Note") -> dict:
     """Where a note came from (``Item.provenance``): the identity, whether it was proven, the
-    self-reported model, the session, the commit the store was at, and when."""
+    self-reported model, the session's label (``session_label``), the commit the store was at, and when."""
     out = {"author": note.author, "authenticated": note.authenticated, "model": note.model,
-           "session": note.session or "", "commit": note.commit or "",
+           "session": session_label(note.session), "commit": note.commit or "",
            "written_at": note.created_at.isoformat(), "source": "agent",
            "confirmed_by": [c.get("author") for c in valid_confirmations(note)]}
     if note.branch:         # written in a branch session: ``commit`` is that branch's
@@ -78,4 +91,4 @@ def provenance(note: "Note") -> dict:
 
 
 __all__ = ["check_may_change", "retracted_before", "valid_confirmations", "trusted_authors",
-           "is_quarantined", "trust_of", "provenance"]
+           "is_quarantined", "trust_of", "session_label", "provenance"]

@@ -113,8 +113,11 @@ class NotesOverlay:
         self._nodes = _Nodes({}, {}, shard.repo, {})        # unmerged note id -> node record
         self._about: dict[str, list[str]] = {}               # code id -> unmerged note ids about it (and
                                                              # merged ones about code only a branch has)
-        self._key = vector_key(embedder)
-        self._dim = int(getattr(embedder, "dim", S.EMBED_DIM) or S.EMBED_DIM)
+        # the key and size of the vectors it makes: the embedder it embeds with, not the one given
+        # (a server's follows the store it opened first; after a re-index switched the model, its
+        # notes were labelled with the old model's key and other processes re-embedded them: a probe)
+        self._key = vector_key(self.embedder)
+        self._dim = int(getattr(self.embedder, "dim", S.EMBED_DIM) or S.EMBED_DIM)
         self._stored_vectors: dict[str, dict] = {}           # record bodies with a vector, until indexed
         # notes whose index entry is not current, in fold (log) order: a note's slot in the index is
         # the order it is added in, and slots break ties, so a set's hash order made a restarted
@@ -419,13 +422,19 @@ class NotesOverlay:
         return {n.id: n for n in same.get((author, kind, N.clean_text(text)), ())}
 
     def retract(self, note_id: str, *, author: str, reason: str = "", session: str | None = None) -> str:
-        """Withdraw a note (a tombstone); another author's note needs the maintainer role. A
-        quarantined note the caller may not see is NotFound, as an unknown id (a maintainer reaches it)."""
+        """Withdraw a note (a tombstone, once: ``notes.retract_once``); another author's note needs
+        the maintainer role. A quarantined note the caller may not see is NotFound, as an unknown id
+        (a maintainer reaches it)."""
         ident = identity.current()
         if not ident.is_maintainer and not self.visible(note_id):
             raise no_such_note(note_id)
-        uid = N.write_retract(self.log, note_id, author=author, reason=reason, session=session,
-                              known=self.notes, maintainer=ident.is_maintainer, authenticated=ident.authenticated)
+
+        def notes_now() -> dict[str, N.Note]:
+            self.refresh()          # another replica's (or the CLI's) retract of it counts
+            return self.notes
+
+        uid = N.retract_once(self.log, note_id, notes_now=notes_now, author=author, reason=reason, session=session,
+                             maintainer=ident.is_maintainer, authenticated=ident.authenticated)
         self.refresh()
         return uid
 
@@ -526,6 +535,8 @@ class NotesOverlay:
         it.meta.update(meta)
         if text is not None:        # hidden: nothing of its text, not its first line as name nor its length
             it.text, it.name, it.tokens = text, f"{note.kind} note awaiting confirmation", tokens.count_cached(text)
+        elif note.session and rec["id"] in self._base_rows:
+            it.text = _relabel(it.text, note.session)
         it.warnings.extend(warnings + of_code)
 
     def rejudge(self, it: Item, judge: Callable[[N.Note], list[str]]) -> None:
@@ -559,6 +570,15 @@ class NotesOverlay:
         st = N.staleness(note, self.code)
         of_code = ([st["message"]] if st else []) + pending_warnings(note, self.code.__contains__)
         return out + (None, tuple(warnings), tuple(of_code))
+
+
+def _relabel(text: str, session: str) -> str:
+    """A merged note's level text with its header's session id replaced by the session's label:
+    a version merged before labels (``notes.session_label``) stored the id itself, which let any
+    agent use the writer's session. The next index rewrites the header; the item keeps the
+    stored token count until then (a few tokens more than the text holds: never an under-count)."""
+    said = f", session {session}, "
+    return text.replace(said, f", session {N.session_label(session)}, ", 1) if said in text else text
 
 
 def no_such_note(note_id: str) -> NotFound:

@@ -84,11 +84,17 @@ class _View:
         self.log = DeltaLog(self.root / "deltalog")
         scan = self.log.scan()
         self.damage = scan.damage
-        self.merged = set(base)
+        self.merged, self._base = set(base), base
         self.notes = N.fold(scan.records, base)
         self.policy = NotesPolicy.load(self.root) if store.exists() else NotesPolicy()
         trusted = N.trusted_authors(self.notes)
         self.quarantined = {k for k, n in self.notes.items() if self.policy.quarantine and N.is_quarantined(n, trusted)}
+
+    def notes_now(self) -> dict:
+        """The notes folded again with what the log holds now (a server may have written since)."""
+        from stratum import notes as N
+
+        return N.fold(self.log.scan().records, self._base)
 
     def stale(self, note):
         from stratum import notes as N
@@ -142,6 +148,10 @@ class _View:
         from stratum import notes as N
 
         d = note.to_dict()
+        # a session is named by its label, as every answer names it (an id is a key to the session)
+        d["session"] = N.session_label(note.session)
+        if note.retraction is not None:
+            d["retraction"] = {**note.retraction, "session": N.session_label(note.retraction.get("session"))}
         d["text"] = N.clean_text(d["text"])
         d["model"] = N.clean_text(d.get("model") or "")
         d["merged"] = note.id in self.merged
@@ -190,7 +200,7 @@ def _show(args) -> int:
     r = v.row(n)
     lines = [one_line(f"{n.id}  {n.kind}  status: {n.status}{'' if r['merged'] else ' (unmerged: in the delta log)'}"),
              one_line(f"by {n.author} [{r['trust']}]" + (f", model {r['model']}" if r["model"] else "") +
-                      (f" (session {n.session})" if n.session else "") + f", {n.created_at.isoformat()}" +
+                      (f" (session {r['session']})" if r["session"] else "") + f", {n.created_at.isoformat()}" +
                       (f", at commit {n.commit[:12]}" if n.commit else ""))]
     if n.tags:
         lines.append(one_line(f"tags: {', '.join(n.tags)}"))
@@ -255,15 +265,13 @@ def _show_mined(args, v: _View, node: dict) -> int:
 
 def _retract(args) -> int:
     from stratum import notes as N
-    from stratum.errors import NoteRejected
     from stratum.identity import current
 
     v = _View(_store(args))
     n = v.get(args.id, "retract")
-    if n.retraction is not None:
-        raise NoteRejected(f"note {n.id} is already retracted")
-    me = current()
-    uid = N.write_retract(v.log, n.id, author=me.name, reason=args.reason, known=v.notes, maintainer=me.is_maintainer)
+    me = current()      # a retracted note is refused by the library, as on every adapter
+    uid = N.retract_once(v.log, n.id, notes_now=v.notes_now, author=me.name, reason=args.reason,
+                         maintainer=me.is_maintainer)
     emit(args, {"retracted": n.id, "record": uid, "by": me.name},
          f"retracted {n.id} as {me.name} (tombstone {uid}); it stops ranking now and is marked retracted "
          "at the next index")
@@ -297,8 +305,10 @@ def _policy(args) -> int:
     if args.quarantine is not None:
         pol = replace(pol, quarantine=args.quarantine == "on")
         pol.save(root)
+    # a server stats the file with each poll of the notes log (at most every 50 ms of reads): the
+    # words said it waited for a new version (a probe)
     emit(args, asdict(pol), f"quarantine of new authors: {'on' if pol.quarantine else 'off'} "
-         "(servers read the policy when they load a version)")
+         "(running servers apply it within about a second: their next call reads the policy again)")
     return 0
 
 

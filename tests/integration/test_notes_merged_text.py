@@ -12,6 +12,7 @@ pytestmark = pytest.mark.slow
 def test_a_merged_note_is_found_by_its_words_not_its_session_id(tmp_path):
     from pipeline.job import index_repository
     from stratum.config import IndexConfig
+    from stratum.notes import session_label
     from stratum.tools import Tools
     from tests.gitrepo import Repo
 
@@ -28,14 +29,15 @@ def test_a_merged_note_is_found_by_its_words_not_its_session_id(tmp_path):
     try:
         s = t.open_session(author="agent").data["session"]
         assert note in [i.id for i in t.search(s, "banker rounds half-cents", kinds=["rca"]).items]
-        assert sid in t.get(s, note, level="full").items[0].text      # the header still says who wrote it
+        header = t.get(s, note, level="full").items[0].text           # the header still says which session
+        assert f"session {session_label(sid)}" in header and sid not in header     # by its label, never its id
         searcher = next(iter(t.memory)).warm.searcher                 # the merged notes' keyword list
 
         def by_words(query):
             return [i.id for i in searcher.search(query, kinds=["rca"], sources=("keyword",)).items]
 
         assert by_words("banker half-cents") == [note]
-        for query in (sid, sid[:12], note):
+        for query in (sid, sid[:12], note, session_label(sid)):
             assert by_words(query) == [], query
     finally:
         t.close()
