@@ -22,10 +22,18 @@ Files written by ``save(dir)``::
     vectors.keys.npy             graph key -> row, for an index changed by ``updated`` (else key = row)
     vectors.json                 parameters, counts, groups and the format version
 
+Small graphs are scanned, not searched: a graph of EXACT_ROWS vectors or fewer (the shared one or
+a label's) answers by usearch's exhaustive scan of its own vectors, ties at the cut fetched past it
+and ordered by row. HNSW answers depend on the order the graph was built in (an updated graph and a
+fresh one return different rows for the same vectors) and missed up to a quarter of the true top
+30 on real code at ~2.6k vectors; the scan is exact and costs about as much up to ~1,000 vectors,
+at most ~0.17 ms more up to EXACT_ROWS (docs/bench/e4.md, "Small shards").
+
 Filters: usearch's Python API has no search-time predicate, so a filtered search either scores
 the allowed rows exactly when they are few, or searches a label's own graph (kind filters), or
 runs the shared graph with an over-fetch sized by the filter's selectivity and drops the rows the
-predicate refuses (doubling the fetch until ``k`` survive).
+predicate refuses (doubling the fetch until ``k`` survive; a scanned graph fetches every row at
+the second try).
 """
 
 from __future__ import annotations
@@ -54,6 +62,13 @@ SERIAL_ROWS = 5000           # graphs this small are built, and changes this sma
                              # single-threaded insertion is deterministic, so a rebuild (repair, a damaged
                              # file) or the same re-index gives the same answers; 5k rows cost ~0.4 s on
                              # one core (multi-threaded insertion order varies)
+EXACT_ROWS = 5000            # graphs this small answer by the graph's own exhaustive scan, not HNSW: exact, and
+                             # the same rows for the same vectors however the graph was built or updated (an
+                             # incremental and a full index of one commit searched alike). Measured (2 cores, k 50,
+                             # p50 us, interleaved; docs/bench/e4.md "Small shards"): the scan costs ~50-65 ns a
+                             # vector (1,000: 83, 2,657: 162, 4,659: 259, 8,000: 507), HNSW at ef 96 69-160 at
+                             # recall@50 0.95-0.99 (worst query 0.60); equal cost at ~500-1,000 vectors, and up to
+                             # 5,000 the exact list costs at most ~0.17 ms more (a quarter of a 1M graph search)
 GROUP_MIN_ROWS = 2048           # smaller labels are scored exactly (about a millisecond)
 GROUP_MAX_FRACTION = 0.25       # larger labels over-fetch from the shared graph (at most ~4x)
 _SAFE_LABEL = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -79,9 +94,12 @@ class HnswParams:
 
 
 def auto_expansion(n: int) -> int:
-    """Search breadth by index size: the smallest ef measured to reach recall@10 >= 0.95 on
-    in-distribution queries (e4.md: ef 48 suffices at 50k, ef 96 is needed at 1M)."""
-    return 48 if n <= 200_000 else 96
+    """Search breadth: ef 96 at every size. At 1M it is the smallest ef that reaches recall@10 >= 0.95
+    on in-distribution queries (e4.md). Below 200k it was 48, but the searcher asks for 50 rows
+    (usearch then searches at 50): on shards of 6k-100k vectors recall@50 at 48 was 0.87-0.91
+    (worst query 0.32-0.54), at 96 0.95-0.97 for 4-19% more time (e4.md, "Small shards"). Shards
+    of EXACT_ROWS vectors or fewer do not use it (scanned)."""
+    return 96
 
 
 @dataclass(frozen=True)
@@ -333,7 +351,8 @@ class VectorIndex:
     def search(self, query: np.ndarray, k: int, *, predicate: RowPredicate | None = None,
                selectivity: float = 1.0, allowed_rows: np.ndarray | None = None,
                fallback_rows: np.ndarray | None = None, max_fetch: int = 4096) -> VectorHits:
-        """The ``k`` nearest rows to ``query`` (a normalised vector), best first.
+        """The ``k`` nearest rows to ``query`` (a normalised vector), best first: exact when the
+        index holds EXACT_ROWS vectors or fewer (module docstring), else from the HNSW graph.
 
         Filtering, cheapest correct way first:
         - ``allowed_rows`` given (the exact allowed set, when it is small): exact scores over them.
@@ -374,16 +393,18 @@ class VectorIndex:
         """Over-fetch from ``graph`` and filter; past ``max_fetch``, exact over ``graph_rows``
         (the rows the graph holds, or a superset of the allowed rows) that the predicate allows."""
         size = int(graph.size)
+        exact = size <= EXACT_ROWS
         if predicate is None:
-            return _graph_search(graph, q, k, key_rows)
-        # enough that k survive with ~3 standard deviations to spare (binomial), else doubled
+            return _graph_search(graph, q, k, key_rows, exact)
+        # enough that k survive with ~3 standard deviations to spare (binomial), else doubled (an
+        # exhaustive scan costs the same for any fetch: the whole graph at once)
         fetch = min(size, max(k, math.ceil((k + 3 * math.sqrt(k)) / max(selectivity, 1e-6))))
-        while fetch <= max_fetch:
-            hits = _graph_search(graph, q, fetch, key_rows)
+        while fetch <= max(max_fetch, size if exact else 0):
+            hits = _graph_search(graph, q, fetch, key_rows, exact)
             keep = predicate(hits.rows)
             if int(keep.sum()) >= k or fetch >= size:
-                return VectorHits(hits.rows[keep][:k], hits.scores[keep][:k], fetch >= size)
-            fetch = min(size, fetch * 2)
+                return VectorHits(hits.rows[keep][:k], hits.scores[keep][:k], exact or fetch >= size)
+            fetch = size if exact else min(size, fetch * 2)
         rows = np.arange(self.n_rows, dtype=np.int64) if graph_rows is None else graph_rows
         return self.exact(q, k, rows=rows[predicate(rows)])
 
@@ -468,15 +489,32 @@ def _huge_copy(path: Path) -> _mmap.mmap:
     return buf
 
 
-def _graph_search(graph, q: np.ndarray, k: int, key_rows: np.ndarray | None = None) -> VectorHits:
+def _graph_search(graph, q: np.ndarray, k: int, key_rows: np.ndarray | None = None,
+                  exact: bool = False) -> VectorHits:
+    """The graph's ``k`` nearest: HNSW, or with ``exact`` its exhaustive scan, which is a function
+    of the vectors alone: ties at the k-th are fetched past it and every list is ordered by score,
+    then row, so the same vectors give the same rows however the graph was built or updated."""
     # The compiled call directly: usearch's Python wrapper costs more than the search itself
     # at this size (argument checks, result objects).
-    keys, dist, counts, _, _ = graph._compiled.search_many(q.reshape(1, -1), count=k, exact=False, threads=1)
-    n = int(counts[0])
+    size = int(graph.size)
+    if k <= 0 or size == 0:
+        return VectorHits(np.empty(0, np.int64), np.empty(0, np.float32), True)
+    fetch = min(k + 1, size) if exact else k
+    while True:
+        keys, dist, counts, _, _ = graph._compiled.search_many(q.reshape(1, -1), count=fetch, exact=exact, threads=1)
+        n = int(counts[0])
+        scores = (1.0 - dist[0, :n]).astype(np.float32)
+        # a tie across the cut: the scan may have kept any of the tied rows; fetch until it ends
+        if not exact or n < fetch or fetch >= size or scores[n - 1] != scores[k - 1]:
+            break
+        fetch = min(size, fetch * 2)
     rows = keys[0, :n].astype(np.int64)
     if key_rows is not None:                    # an updated index: keys are stable, rows move
         rows = key_rows[rows]
-    return VectorHits(rows, (1.0 - dist[0, :n]).astype(np.float32), False)
+    if exact:
+        order = np.lexsort((rows, -scores))[:k]
+        rows, scores = rows[order], scores[order]
+    return VectorHits(rows, scores, exact)
 
 
 def exact_knn(matrix: np.ndarray, queries: np.ndarray, k: int, chunk: int = 65536) -> np.ndarray:
@@ -506,4 +544,4 @@ def recall_at_k(found: list[np.ndarray] | np.ndarray, truth: np.ndarray) -> floa
 
 
 __all__ = ["HnswParams", "VectorHits", "VectorIndex", "exact_knn", "recall_at_k", "RowPredicate", "auto_expansion",
-           "GROUP_MIN_ROWS", "GROUP_MAX_FRACTION", "HUGE_MIN_BYTES", "huge_pages_offered"]
+           "EXACT_ROWS", "GROUP_MIN_ROWS", "GROUP_MAX_FRACTION", "HUGE_MIN_BYTES", "huge_pages_offered"]
