@@ -250,8 +250,8 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
 
     def finished(report: MultiReport, outcome) -> None:
         done = sum(1 for o in report.outcomes if o.state in ("ok", "failed"))
+        _write_report(args, report.to_json())       # first: a reader of the line finds it in the file
         bar.line(printable(f"repositories: {done}/{len(report.outcomes)} {outcome.line()}"))
-        _write_report(args, report.to_json())
 
     rc, t0 = 0, time.perf_counter()
     try:

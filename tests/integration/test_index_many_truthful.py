@@ -99,14 +99,19 @@ def test_git_says_why_it_cannot_read_a_repository(tmp_path, capsys):
     assert "not inside a git repository" not in msg
 
 
-def test_no_cluster_answering_is_its_own_exit_code_with_a_report_and_no_done_line(tmp_path, capsys):
+def test_no_cluster_answering_is_its_own_exit_code_with_a_report_and_no_done_line(tmp_path):
     a, b = _repo(tmp_path / "a"), _repo(tmp_path / "b")
     report = tmp_path / "r.json"
-    rc = main(["index", str(a.path), str(b.path), "--store-root", str(tmp_path / "s"), "--no-embed",
-               "--ray-address", "127.0.0.1:1", "--report", str(report)])
-    out = capsys.readouterr()
-    assert rc == NOTHING_RAN != SOME_FAILED
-    assert "done (" not in out.err and "indexed none of 2 repositories: no Ray cluster answers" in out.out
+    # a process of its own, as a user runs it: in the test process another test's Ray may be up,
+    # and a library caller already joined to a cluster keeps it
+    env = {**os.environ, "RAY_TMPDIR": str(ROOT / ".tmp" / "ray"), "RAY_USAGE_STATS_ENABLED": "0"}
+    env.pop("RAY_ADDRESS", None)
+    out = subprocess.run([sys.executable, "-m", "stratum.cli", "index", str(a.path), str(b.path), "--store-root",
+                          str(tmp_path / "s"), "--no-embed", "--ray-address", "127.0.0.1:1", "--report", str(report)],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    rc = out.returncode
+    assert rc == NOTHING_RAN != SOME_FAILED, (out.stdout, out.stderr)
+    assert "done (" not in out.stderr and "indexed none of 2 repositories: no Ray cluster answers" in out.stdout
     rep = json.loads(report.read_text())
     assert not rep["ok"] and rep["error"]["code"] == "unavailable"
     assert [r["state"] for r in rep["repositories"]] == ["not_run", "not_run"]
