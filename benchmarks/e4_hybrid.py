@@ -58,7 +58,7 @@ VARIANTS = [  # label, HybridSearcher keyword arguments
 def load(d: Path):
     from stratum.graph import Graph  # noqa: F401  (same imports as a shard)
     from stratum.keywordindex import KeywordIndex
-    from stratum.search import NodeMeta
+    from stratum.rowfilter import NodeMeta
     from stratum.store import Store
     from stratum.vectorindex import VectorIndex
 

@@ -397,7 +397,8 @@ def measure(args) -> None:
     from stratum.graph import Graph
     from stratum.keywordindex import KeywordIndex
     from stratum.codetokens import tokenize
-    from stratum.search import HybridSearcher, NodeMeta
+    from stratum.rowfilter import NodeMeta
+    from stratum.search import HybridSearcher
     from stratum.store import Store
     from stratum.vectorindex import VectorIndex, recall_at_k
 

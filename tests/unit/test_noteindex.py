@@ -10,7 +10,7 @@ import pyarrow as pa
 from stratum.keywordindex import B, K1
 from stratum.codetokens import tokenize
 from stratum.noteindex import NoteIndex
-from stratum.search import NodeMeta
+from stratum.rowfilter import NodeMeta
 
 
 def _pairs(hits):

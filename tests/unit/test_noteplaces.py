@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from stratum.noteplaces import NotePlaces
-from stratum.search import NodeMeta
+from stratum.rowfilter import NodeMeta
 
 
 def test_keys_follow_id_order_through_a_renumbered_gap():

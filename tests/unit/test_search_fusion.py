@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 
 from stratum import keywordindex as K
+from stratum import rowfilter as RF
 from stratum import search as S
 from stratum.noteindex import NoteIndex
 
@@ -26,11 +27,11 @@ def test_node_ids_read_alike_on_every_path(monkeypatch, string_type):
     ids = [f"n{int(x):06d}-ä{i % 3}" for i, x in enumerate(rng.integers(0, 10**6, 500))]
     t = _table(["skip"] * 3 + ids, string_type).slice(3)       # a buffer offset, as a sliced table has
     rows = rng.integers(0, len(ids), 150)
-    metas = [S.NodeMeta(t)]
-    monkeypatch.setattr(S, "ID_LIST_ROWS", 0)
-    metas.append(S.NodeMeta(t))                                 # Arrow buffers sliced
+    metas = [RF.NodeMeta(t)]
+    monkeypatch.setattr(RF, "ID_LIST_ROWS", 0)
+    metas.append(RF.NodeMeta(t))                                 # Arrow buffers sliced
     assert metas[0]._id_list is not None and metas[1]._id_off is not None
-    plain = S.NodeMeta(t)
+    plain = RF.NodeMeta(t)
     plain._id_off = None                                        # pyarrow's take
     metas.append(plain)
     want = [ids[r] for r in rows.tolist()]
