@@ -78,7 +78,7 @@ def node_text(rec: Mapping) -> str:
     Code: path, qualified name, signature, docstring, and the first BODY_CHARS of its source
     (functions, methods, classes; a file's source is its children's, so files add only their path
     and docstring). An agent's note: its path, title, text and tags, before a re-index merges it
-    (``overlay._index_text`` calls this) and after: its level texts' header (author, session id,
+    (``notedocs.index_text`` calls this) and after: its level texts' header (author, session id,
     dates, node ids, content hashes) put hex pieces in BM25 that a query holding a sha or an id
     matched. Mined notes (fix, change): summary, full text and tags.
     """

@@ -25,7 +25,7 @@ import gc
 import json
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 import numpy as np
@@ -36,11 +36,11 @@ from stratum import identity, ids, tokens
 from stratum import notes as N
 from stratum import schema as S
 from stratum.branchnotes import NoteScope, pending, pending_warnings
-from stratum.codetokens import node_text
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import ModelUnavailable, NotFound
 from stratum.limits import echo
+from stratum.notedocs import NoteNodes, embed_fields, index_text
 from stratum.noteindex import NoteIndex
 from stratum.notepolicy import NotesPolicy, PolicyFile
 from stratum.notethreads import background, searching, stop_requested, yield_to_searches
@@ -110,7 +110,7 @@ class NotesOverlay:
         self._same: tuple[dict | None, dict[tuple[str, str, str], list[N.Note]]] = (None, {})
         self.quarantined: frozenset[str] = frozenset()      # note ids hidden from all but their author
         self._trusted: set[tuple[str, bool]] = set()         # (author, authenticated) no longer new here
-        self._nodes = _Nodes({}, {}, shard.repo, {})        # unmerged note id -> node record
+        self._nodes = NoteNodes({}, {}, shard.repo, {})        # unmerged note id -> node record
         self._about: dict[str, list[str]] = {}               # code id -> unmerged note ids about it (and
                                                              # merged ones about code only a branch has)
         # the key and size of the vectors it makes: the embedder it embeds with, not the one given
@@ -221,7 +221,7 @@ class NotesOverlay:
     def _rebuild(self, only: list[str] | None = None) -> None:
         """The unmerged notes' node map, ``about`` map and index state, built aside and swapped in
         whole (readers do not take the lock, so they never see a half-built map). Node records are
-        built on first read and reused while a note's state holds (``_Nodes``): building and
+        built on first read and reused while a note's state holds (``notedocs.NoteNodes``): building and
         token-counting every note up front made a restart with 10,000 notes take tens of seconds,
         and re-counting on every write made each ``remember`` cost O(notes)."""
         self._update_quarantine(only)
@@ -246,7 +246,7 @@ class NotesOverlay:
         if only is None:        # forget records of states no note is in any more
             keep = set(state.values())
             built = {k: v for k, v in built.items() if k in keep}
-        self._nodes, self._about = _Nodes(state, self.notes, self.shard.repo, built), about
+        self._nodes, self._about = NoteNodes(state, self.notes, self.shard.repo, built), about
 
     def _update_quarantine(self, only: list[str] | None) -> None:
         """Which notes wait for a confirmation. A full fold recomputes who is trusted; new plain
@@ -273,7 +273,7 @@ class NotesOverlay:
                     if nid not in self.index:
                         body = self._stored_vectors.pop(nid, None)
                         vec = decode_vector(body, self._key, self._dim) if body is not None else None
-                        self.index.add(nid, _index_text(note), note.kind, note.about[0].path if note.about else "",
+                        self.index.add(nid, index_text(note), note.kind, note.about[0].path if note.about else "",
                                        (note.author, note.authenticated), vec, active=active)
                     self.index.set_state(nid, active=active, hidden=nid in self.quarantined)
         if todo:
@@ -321,7 +321,7 @@ class NotesOverlay:
                     todo = [n for n in todo if n in self.notes]
                     if not todo:
                         return
-                    vecs = bg.embed([embed_text(_embed_fields(self.notes[n])) for n in todo])
+                    vecs = bg.embed([embed_text(embed_fields(self.notes[n])) for n in todo])
                     for nid, v in zip(todo, vecs):
                         self.index.set_vector(nid, np.asarray(v, np.float32))
             except ModelUnavailable:
@@ -585,43 +585,6 @@ def no_such_note(note_id: str) -> NotFound:
     """What a caller hears of a note id it cannot reach: an unknown one, or another author's
     quarantined note (the same words: neither its existence nor its author is said)."""
     return NotFound(f"no note {echo(note_id)!r}: `stratum notes list` shows their ids")
-
-
-class _Nodes(Mapping):
-    """Unmerged note id -> its node record (``notes.note_to_records``), built on first read and
-    cached per note state (id, status, superseded_by, retraction) in ``built``."""
-
-    def __init__(self, state: dict[str, tuple], notes: dict, repo: str, built: dict):
-        self.state, self._notes, self._repo, self.built = state, notes, repo, built
-
-    def __getitem__(self, nid: str) -> dict:
-        key = self.state[nid]
-        recs = self.built.get(key)
-        if recs is None:
-            recs = self.built[key] = N.note_to_records(self._notes[nid], self._repo, lazy_tokens=True)
-        return recs[0]
-
-    def __iter__(self):
-        return iter(self.state)
-
-    def __len__(self) -> int:
-        return len(self.state)
-
-    def __contains__(self, nid: object) -> bool:
-        return nid in self.state
-
-
-def _index_text(note: N.Note) -> str:
-    """What an unmerged note is keyword-searched by: ``codetokens.node_text`` of the fields its
-    merged node will have (path, title, text, tags), so a merge does not move it."""
-    return node_text({"kind": note.kind, "path": note.about[0].path if note.about else "",
-                      "name": N.clean_text(note.title(80)), "doc": N.clean_text(note.text), "tags": note.tags})
-
-
-def _embed_fields(note: N.Note) -> dict:
-    """The fields ``textprep.embed_text`` reads for a note (the same as its node record's)."""
-    return {"kind": note.kind, "path": note.about[0].path if note.about else "", "tags": note.tags,
-            "doc": N.clean_text(note.text)}
 
 
 __all__ = ["NotesOverlay", "RankInfos", "vector_key", "no_such_note", "QUARANTINED"]
