@@ -455,8 +455,7 @@ class Memory:
                                 _trust(rec["kind"], False), False, rec["name"] or rec["summary"] or "", label)
         stale = (code.staleness(note) if code is not None
                  else N.staleness(note, lambda code_id: _hash_of(sh, code_id))) is not None
-        # its author sees it attached as `get` of its id says: quarantined (it said authenticated)
-        return AttachedNote(nid, note.kind, _utc(note.created_at), note.author,
+        return AttachedNote(nid, note.kind, _utc(note.created_at), note.author,      # trust as `get` of its id says
                             N.trust_of(note, note.kind, quarantined=nid in ov.quarantined), stale, note.title(120), label)
 
 

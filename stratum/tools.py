@@ -596,6 +596,5 @@ TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in TOOLS if t.agent)     # the 
 READ_ONLY: frozenset[str] = frozenset(t.name for t in TOOLS if not t.writes)
 WRITING: frozenset[str] = frozenset(t.name for t in TOOLS if t.writes)
 
-
 __all__ = ["Tools", "Session", "ToolSpec", "TOOLS", "TOOL_NAMES", "READ_ONLY", "WRITING", "MAX_QUERY_CHARS",
            "MAX_PAGE_SIZE", "DEFAULT_BUDGET", "tool"]

@@ -241,7 +241,7 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
     """Several repositories: the report file is written at the start (all not run), as each
     repository finishes and at the end, so a run killed at any point has said what it finished;
     a log gets one line per finished repository."""
-    from pipeline.job import index_many
+    from pipeline.many import index_many
     from pipeline.report import MultiReport
 
     targets = list(zip(paths, stores_for(paths, args.store_root)))

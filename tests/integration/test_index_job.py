@@ -149,7 +149,7 @@ def test_many_repositories_on_ray_one_broken(tmp_path):
     reported and the others are indexed."""
     from dataclasses import replace
 
-    from pipeline.job import index_many
+    from pipeline.many import index_many
 
     good = [sample_python_repo(tmp_path / "shop"), Repo(tmp_path / "tiny")]
     good[1].commit("one", {"m.py": "def f():\n    return 1\n"})
