@@ -56,6 +56,34 @@ class Run:
     ok: bool = True
 
 
+class SignalStop:
+    """A stop flag a signal handler may set: ``threading.Event.set`` takes the lock the interrupted
+    main thread may be holding (a handler runs between two bytecodes, and the main thread spends
+    its time inside ``Event.wait``), and a `watch` once hung for good on SIGTERM that way (a
+    full-suite run: the process outlived its test by 16 minutes, every thread in a futex wait).
+    Setting it takes no lock; ``wait`` sleeps in short steps (a signal ends a step early)."""
+
+    STEP = 0.05
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def wait(self, timeout: float | None = None) -> bool:
+        end = None if timeout is None else time.monotonic() + timeout
+        while not self._set:
+            left = self.STEP if end is None else min(self.STEP, end - time.monotonic())
+            if left <= 0:
+                break
+            time.sleep(left)
+        return self._set
+
+
 @dataclass
 class Watcher:
     """Call ``index()`` once HEAD has been still for ``debounce`` seconds after it moved.
@@ -70,7 +98,7 @@ class Watcher:
     report: Callable[[Run], None] = lambda run: None
     interval: float = 0.5
     debounce: float = 1.0
-    stop: threading.Event = field(default_factory=threading.Event)
+    stop: threading.Event | SignalStop = field(default_factory=threading.Event)
     runs: list[Run] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -128,4 +156,4 @@ def _describe(sig: tuple) -> str:
     return f"HEAD -> {head[5:].strip()}" if head.startswith("ref:") else f"HEAD -> {head[:12]} (detached)"
 
 
-__all__ = ["Watcher", "Run", "head_signature", "git_dirs"]
+__all__ = ["Watcher", "Run", "SignalStop", "head_signature", "git_dirs"]

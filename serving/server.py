@@ -254,13 +254,19 @@ def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10
     lifecycle.settle_process()      # a long-lived process: compiled kernels, the heap out of the collector
     stopping = threading.Event()
 
-    def _shutdown(signum, _frame):
-        if stopping.is_set():
-            return
-        stopping.set()
+    def _drain(signum: int) -> None:
         log.info("received %s; draining for up to %.1fs", signal.Signals(signum).name, grace)
         health_servicer.enter_graceful_shutdown()
         server.stop(grace)
+
+    def _shutdown(signum, _frame):
+        # the handler runs in the main thread between two bytecodes, maybe inside
+        # wait_for_termination's Event.wait holding that Event's lock, which server.stop sets:
+        # the drain runs on a thread of its own (a watch hung on SIGTERM in that way)
+        if stopping.is_set():
+            return
+        stopping.set()
+        threading.Thread(target=_drain, args=(signum,), name="stratum-drain", daemon=True).start()
 
     previous = {sig: signal.signal(sig, _shutdown) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:

@@ -93,10 +93,8 @@ def _stamp() -> str:
 
 
 def run_watch(args) -> int:
-    import threading
-
     from pipeline import gitio
-    from pipeline.watch import Run, Watcher
+    from pipeline.watch import Run, SignalStop, Watcher
 
     repo = str(gitio.repo_root(args.path))
     store = resolve_store(args, repo)
@@ -109,7 +107,7 @@ def run_watch(args) -> int:
         else:
             print(f"{_stamp()} {run.reason}: {what} in {run.seconds:.2f}s", flush=True)
 
-    stop = threading.Event()
+    stop = SignalStop()         # set by the handlers below: no lock the interrupted thread may hold
     w = Watcher(repo, _indexer(args, repo, store, warm_model=True), report, interval=args.interval, debounce=args.debounce,
                 stop=stop)
     previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
