@@ -18,6 +18,7 @@ import secrets
 from typing import Callable, Sequence
 
 from stratum import answernotes, rank, searchlists, walklinks
+from stratum.notetrust import session_label
 from stratum import linerange as L
 from stratum import render as R
 from stratum import tokens as T
@@ -85,12 +86,12 @@ class Tools:
         """Start a session: a token budget for the agent's context and a controller that tracks what
         it has seen. Pass the returned session id to every other tool. BRANCH, COMMIT or WORKTREE (a
         path): answer for that branch, commit or worktree with its uncommitted changes (the indexed
-        version plus an overlay of what differs)."""
+        version plus an overlay of what differs). ``label``: what its notes say of it (no capability)."""
         view = self._branch_view(branch, commit, worktree)
         s, warnings = self._open(author, model, budget, policy)
         s.view = view
         r = self._respond(s, [], R.Page("open_session"), warnings=warnings)
-        r.data.update(session=s.id, author=s.author, authenticated=s.authenticated)
+        r.data.update(session=s.id, author=s.author, authenticated=s.authenticated, label=session_label(s.id))
         return r
 
     def resume_session(self, session: str, author: str = "", budget: int | None = None,
@@ -141,9 +142,8 @@ class Tools:
 
     def _branch_view(self, branch: str, commit: str, worktree: str = "") -> BranchView | None:
         """The view of a branch, commit or worktree over every store (overlays built once, then shared)."""
-        branch = check_len("branch", branch, MAX_TARGET_CHARS).strip()
-        commit = check_len("commit", commit, MAX_TARGET_CHARS).strip()
-        worktree = check_len("worktree", worktree, MAX_TARGET_CHARS).strip()
+        branch, commit, worktree = (check_len(name, v, MAX_TARGET_CHARS).strip() for name, v in
+                                    (("branch", branch), ("commit", commit), ("worktree", worktree)))
         if sum(map(bool, (branch, commit, worktree))) > 1:
             raise InvalidArgument("give one of branch, commit or worktree")
         rev = branch or commit or worktree
@@ -479,11 +479,11 @@ class Tools:
             if self.freshness is not None:
                 info.update(self._repo_status(m))
             shards.append(info)
-        sess = s.controller.status()
-        # the working set best first, cut so a long session's status stays a small page
+        sess = s.controller.status()    # its working set best first, cut: a long session's status stays small
         sess["entries_total"] = len(sess["entries"])
         sess["entries"] = sess["entries"][:STATUS_ENTRIES]
-        r.data.update(shards=shards, session=sess, author=s.author, authenticated=s.authenticated)
+        r.data.update(shards=shards, session=sess, author=s.author, authenticated=s.authenticated,
+                      label=session_label(s.id))
         if s.view is not None:
             r.data["overlay"] = s.view.describe()
         return r
