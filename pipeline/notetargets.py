@@ -36,16 +36,23 @@ WRITTEN_KEY = "written_about"   # node meta: the writer's targets, stored only w
 class Renames(Mapping[str, str]):
     """The renames of a history, oldest first, grouped by commit (a swap a <-> b is one step).
 
-    ``steps``: (committed_at in µs or None, sha, old path -> new path). ``time_of`` gives a commit's
-    time from the file changes, so "since the note was written" is read on git's clock from the
-    note's commit; commits carry fixed or skewed dates the writer's wall clock knows nothing of.
+    ``steps``: (committed_at in µs or None, sha, old path -> new path). "Since the note was
+    written" is read on the commit graph when ``commits`` (schema.COMMITS) holds the note's commit:
+    a rename made before it is one of its ancestors. A pull request's rename committed before the
+    note but merged after it is not, and is followed (a time cut orphaned that note: a review).
+    Else on git's clock: ``time_of`` gives a commit's time from the file changes; commits carry
+    fixed or skewed dates the writer's wall clock knows nothing of.
     As a mapping (what ``renames_of`` returned before): old path -> the new path of its last rename.
     """
 
     def __init__(self, steps: Iterable[tuple[int | None, str, dict[str, str]]] = (),
-                 file_changes: pa.Table | None = None):
+                 file_changes: pa.Table | None = None, commits: pa.Table | None = None):
         self.steps = list(steps)
         self._changes = file_changes
+        self._commits = commits
+        self._children: dict[str, list[str]] | None = None
+        self._below: dict[str, set[str]] = {}
+        self._shas: set[str] | None = None
         self._times: dict[str, int | None] = {}
         self._last = {o: n for _, _, moves in self.steps for o, n in moves.items()}
 
@@ -74,28 +81,65 @@ class Renames(Mapping[str, str]):
             self._times[sha] = at
         return self._times[sha]
 
+    def _descendants(self, sha: str) -> set[str]:
+        """``sha`` and every commit of the history that has it as an ancestor (memoised: asked
+        only of a rename step a note's path meets, and few are)."""
+        if self._children is None:
+            self._children = {}
+            c = self._commits
+            if c is not None and "parents" in c.column_names:
+                for s, ps in zip(c.column("sha").to_pylist(), c.column("parents").to_pylist()):
+                    for p in ps or ():
+                        self._children.setdefault(p, []).append(s)
+        got = self._below.get(sha)
+        if got is None:
+            got, todo = {sha}, [sha]
+            while todo:
+                for ch in self._children.get(todo.pop(), ()):
+                    if ch not in got:
+                        got.add(ch)
+                        todo.append(ch)
+            self._below[sha] = got
+        return got
+
+    def knows(self, sha: str | None) -> bool:
+        """Is ``sha`` a commit of the history (its ancestry readable)?"""
+        c = self._commits
+        if not sha or c is None or "parents" not in c.column_names:
+            return False
+        if self._shas is None:
+            self._shas = set(c.column("sha").to_pylist())
+        return sha in self._shas
+
     def lead(self, path: str, since: int | None = None, after: str | None = None) -> list[str]:
-        """The paths a file at ``path`` moved through, in order, by renames committed at or after
-        ``since`` (µs; None: all) other than in commit ``after`` (the one it was seen at)."""
+        """The paths a file at ``path`` moved through, in order, by renames made since commit
+        ``after`` (the one it was seen at): not its ancestors when the history knows it, else those
+        committed at or after ``since`` (µs; None: all) other than ``after`` itself."""
         out = []
+        graph = self.knows(after)
         for at, sha, moves in self.steps:
-            if since is not None and at is not None and (at < since or sha == after):
-                continue
             new = moves.get(path) or next((n + path[len(o):] for o, n in moves.items()
                                            if path.startswith(o + "/")), None)
-            if new is not None and new != path:
-                path = new
-                out.append(path)
+            if new is None or new == path:
+                continue
+            if graph:
+                if after in self._descendants(sha):     # made before the note: its code had it
+                    continue
+            elif since is not None and at is not None and (at < since or sha == after):
+                continue
+            path = new
+            out.append(path)
         return out
 
 
-def renames_of(file_changes: pa.Table | None) -> Renames:
-    """The renames in ``file_changes`` (schema.FILE_CHANGES), oldest first."""
+def renames_of(file_changes: pa.Table | None, commits: pa.Table | None = None) -> Renames:
+    """The renames in ``file_changes`` (schema.FILE_CHANGES), oldest first; ``commits``
+    (schema.COMMITS) lets a note's renames be read on the commit graph (``Renames``)."""
     if file_changes is None or not file_changes.num_rows:
-        return Renames()
+        return Renames(commits=commits)
     r = file_changes.filter(pc.equal(file_changes.column("change_type"), "R"))
     if not r.num_rows:
-        return Renames(file_changes=file_changes)
+        return Renames(file_changes=file_changes, commits=commits)
     # the history is mined newest first: reversed, a stable sort keeps same-second commits in order
     r = r.take(pa.array(range(r.num_rows - 1, -1, -1)))
     timed = "committed_at" in r.column_names
@@ -110,7 +154,7 @@ def renames_of(file_changes: pa.Table | None) -> Renames:
         if not steps or steps[-1][1] != sha:
             steps.append((t, sha, {}))
         steps[-1][2][o] = n
-    return Renames(steps, file_changes)
+    return Renames(steps, file_changes, commits)
 
 
 class WrittenTargets:
