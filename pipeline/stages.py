@@ -280,7 +280,7 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
             and hist_tables.get("commits") is not None:
         prev_key = ((prev_snap.manifest.report or {}).get("config_key") if prev_snap is not None else None)
         _mined_fixes(hist_tables, code, prev_nodes, nodes, edges, rep, cfg, prev_key)
-    renames = renames_of(hist_tables.get("file_changes")) if hist_tables else {}
+    renames = renames_of(hist_tables.get("file_changes"), hist_tables.get("commits")) if hist_tables else {}
     result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None, renames=renames)
     nodes.extend(result.nodes)
     edges.extend(result.edges)

@@ -224,8 +224,6 @@ def test_on_the_graph_an_older_rename_still_moves_nothing(tmp_path):
     assert _merged_with_graph(repo, store)[note] == {"status": "orphaned", "about": ["util.py"]}
 
 
-@pytest.mark.xfail(strict=True, reason="pipeline/stages.py carry_notes calls renames_of without the commits "
-                                       "table, so the index still cuts renames by commit time")
 def test_the_index_follows_a_pull_requests_older_rename(tmp_path):
     repo, store, note = _pull_request_rename(tmp_path)
     assert _notes(store)[note]["about"] == ["basket.py::total"] and _notes(store)[note]["status"] == "active"
