@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Sequence, cast
 
 from stratum import branchscore, rank, rankplace, signals
 from stratum import schema as S
@@ -108,10 +108,20 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
             osig = signals.BranchListSignals(own, sig, ids)
             cands = sorted([*mine, *notes], key=_by_score)     # reranked as deep as in the merged list
             theirs = rank.rerank(cands, osig, add=not filtered, depth=branchscore.rerank_depth(cands, live, rank.RERANK))
-            if notes:
+            frames = [f for f in located if f.shard is o.shard]
+            if notes and ranked and theirs and theirs[0].id == ranked[0].id:
+                # the note leading both lists leads the merged one: placed with it, the code the
+                # query names stays right below it, as in one list (placed after it was dropped,
+                # that code rose above it: "named in the query" scores 1 over its own)
+                # osig: the notes' hits from the session's signals, the rest the overlay's (its __getattr__)
+                theirs = rankplace.in_order(theirs, cast(signals.ShardSignals, osig), text, mine, frames,
+                                            lead_note=False, dotted=not filtered)
                 theirs = _under_notes(theirs, ids, {r.id: r.score for r in ranked if r.id in ids})
-            theirs = rankplace.in_order(theirs, own, text, mine, [f for f in located if f.shard is o.shard],
-                                        lead_note=False, dotted=not filtered)   # a dotted name's node is unchecked by the filter
+            else:
+                if notes:
+                    theirs = _under_notes(theirs, ids, {r.id: r.score for r in ranked if r.id in ids})
+                theirs = rankplace.in_order(theirs, own, text, mine, frames,
+                                            lead_note=False, dotted=not filtered)   # a dotted name's node is unchecked by the filter
             out.lists.append((theirs, o.shard, None))
     return out
 

@@ -83,3 +83,20 @@ def test_a_note_the_branch_made_stale_lifts_the_branch_code_less_and_says_why(tm
     helpers = [i for i in items if i.path.startswith("shop/cart")]
     assert helpers and it.score > max(h.score for h in helpers)
     t.close()
+
+
+def test_a_leading_note_stays_above_the_branch_code_its_query_names(tmp_path):
+    # a query naming a function the branch added: on one list the note whose words the query is
+    # leads and the named code follows it (rankplace.named_first); placed apart from the note, the
+    # branch's function rose 1 above it ("named in the query")
+    _, store = _repo(tmp_path)
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    feature = t.open_session(branch="feature").data["session"]
+    query = "cart_count miscounts a cart whose coupons stacked"
+    nid = t.remember(feature, "rca", query, ["shop/cart0.py::cart_count"]).data["note_id"]
+    items = t.search(feature, query).items
+    assert [(i.kind, i.name) for i in items[:2]] == [("rca", query), ("function", "cart_count")], \
+        [(i.kind, i.name, i.score, i.why) for i in items[:3]]
+    assert "named in the query" in items[1].why and f"rca note {nid[:8]}" in items[1].why
+    assert items[1].score <= items[0].score < 1
+    t.close()
