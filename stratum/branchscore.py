@@ -102,8 +102,12 @@ def rerank_depth(candidates: Sequence, live: Sequence, depth: int) -> int:
     """How many of a branch list's ``candidates`` (best first) the memories rerank: those that
     would be among the first ``depth`` of the default branch's ``live`` items (best first) and
     them merged by score, as they would be in its list; the rest keep their text order (a file
-    the branch touched counted all of its hits in its symbols aggregate: "44 symbols")."""
-    head = sorted([it.score for it in live[:depth]] + [c.score for c in candidates[:depth]], reverse=True)
+    the branch touched counted all of its hits in its symbols aggregate: "44 symbols"). A candidate
+    that is one of ``live`` (a default branch's note steering the branch's list) counts once: twice,
+    45 notes cut the depth from 47 to 29."""
+    seen = {it.id for it in live[:depth]}
+    head = sorted([it.score for it in live[:depth]] + [c.score for c in candidates[:depth] if c.id not in seen],
+                  reverse=True)
     if len(head) < depth:
         return depth
     theta = head[depth - 1]
