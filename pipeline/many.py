@@ -8,7 +8,9 @@ each repository runs and keeps the run's account (what finished, what failed, wh
 
 from __future__ import annotations
 
+import os
 import time
+from dataclasses import replace
 from typing import Callable
 
 from pipeline.job import Progress, _noop, choose_engine, ensure_ray, index_repository
@@ -41,9 +43,11 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
     ``into``: the report to fill (``MultiReport.listing(targets)``): a caller stopped half-way (a
     signal) still holds what finished. ``on_outcome(report, outcome)`` is called as each repository
     finishes (a log line, the report file rewritten). A job that cannot start (no cluster answers)
-    returns with ``error`` set and every repository ``not_run``; it never raises for that."""
-    from dataclasses import replace
+    returns with ``error`` set and every repository ``not_run``; it never raises for that.
 
+    Listings of one store (a repository and a folder of it, or one repository twice: stores are
+    keyed on the top level) are indexed once, by the first of them, and each gets its outcome: two
+    tasks on one store at once had failed the second ("another index run holds ... lock")."""
     cfg = config or IndexConfig()
     progress = progress or _noop
     t0 = time.perf_counter()
@@ -54,11 +58,21 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
     out.engine = f"{kind} ({why})"
     inner = replace(cfg, ray=False) if kind == "ray" else cfg   # on Ray: each task runs its stages in-process
 
-    def finish(i: int, outcome: RepoOutcome) -> None:
-        out.outcomes[i] = outcome
-        out.seconds = time.perf_counter() - t0
-        if on_outcome is not None:
-            on_outcome(out, outcome)
+    group: dict[str, list[int]] = {}       # a store -> its listings, the first of them indexes it
+    for i, (_, store) in enumerate(targets):
+        group.setdefault(os.path.realpath(store), []).append(i)
+    runs = [ks for ks in group.values()]
+    done = 0
+
+    def finish(ks: list[int], outcome: RepoOutcome) -> None:
+        nonlocal done
+        for k in ks:
+            out.outcomes[k] = outcome if k == ks[0] else replace(outcome, repo=targets[k][0])
+            done += 1
+            out.seconds = time.perf_counter() - t0
+            if on_outcome is not None:
+                on_outcome(out, out.outcomes[k])
+        progress("repositories", done, len(targets))
 
     if kind == "ray":
         try:
@@ -69,28 +83,26 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
             return out
         progress("repositories", 0, len(targets))
         remote = ray.remote(num_cpus=1)(_index_one)
-        refs = {remote.remote(repo, store, inner): i for i, (repo, store) in enumerate(targets)}
+        refs = {remote.remote(*targets[ks[0]], inner): ks for ks in runs}
         for o in out.outcomes:
             o.state = "running"
-        pending, n = list(refs), 0
+        pending = list(refs)
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
             for r in ready:
-                i = refs[r]
+                ks = refs[r]
                 try:
                     got = ray.get(r)
                 except ray.exceptions.RayError as e:   # the worker died (OOM, node lost)
-                    got = RepoOutcome(*targets[i], error={"code": "internal", "type": type(e).__name__,
-                                                          "message": str(e).splitlines()[0][:300]})
-                n += 1
-                finish(i, got)
-            progress("repositories", n, len(targets))
+                    got = RepoOutcome(*targets[ks[0]], error={"code": "internal", "type": type(e).__name__,
+                                                              "message": str(e).splitlines()[0][:300]})
+                finish(ks, got)
     else:
         progress("repositories", 0, len(targets))
-        for i, (repo, store) in enumerate(targets):
-            out.outcomes[i].state = "running"
-            finish(i, _index_one(repo, store, inner))
-            progress("repositories", i + 1, len(targets))
+        for ks in runs:
+            for k in ks:
+                out.outcomes[k].state = "running"
+            finish(ks, _index_one(*targets[ks[0]], inner))
     out.seconds, out.finished = time.perf_counter() - t0, True
     return out
 
