@@ -246,17 +246,35 @@ def ensure_ray(cfg: IndexConfig):
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     kw = dict(include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
               runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
-    if address:
-        _reachable(address)
-        try:
-            ray.init(address=address, **kw)
-        except (ConnectionError, ValueError, RuntimeError) as err:     # Ray's own: a bare ConnectionError
-            raise Unavailable(f"cannot join the Ray cluster at {address!r}: {err}") from None
-    else:
-        ray.init(num_cpus=cfg.num_cpus or st.cpu_count(),
-                 object_store_memory=int(os.environ.get("STRATUM_RAY_OBJECT_STORE", 256 << 20)), **kw)
-        _start_reaper(ray)
+    with _callers_sigterm():
+        if address:
+            _reachable(address)
+            try:
+                ray.init(address=address, **kw)
+            except (ConnectionError, ValueError, RuntimeError) as err:     # Ray's own: a bare ConnectionError
+                raise Unavailable(f"cannot join the Ray cluster at {address!r}: {err}") from None
+        else:
+            ray.init(num_cpus=cfg.num_cpus or st.cpu_count(),
+                     object_store_memory=int(os.environ.get("STRATUM_RAY_OBJECT_STORE", 256 << 20)), **kw)
+            _start_reaper(ray)
     return ray
+
+
+@contextmanager
+def _callers_sigterm() -> Iterator[None]:
+    """Keep a SIGTERM handler the caller installed across ``ray.init``, which sets its own
+    (``sys.exit(15)``): `stratum index A B --ray` stopped by SIGTERM ended 1 with its report still
+    "running", and `watch` lost its stop. Without one of the caller's, Ray's stays."""
+    import signal
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    held = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        yield
+    finally:
+        if main and held is not None and held != signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, held)
 
 
 # Runs in its own process, watching the driver through a pipe. Every second it records the

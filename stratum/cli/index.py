@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import stat
 import sys
 import time
 from contextlib import contextmanager
@@ -189,8 +190,13 @@ NOTHING_RAN = 3          # the job could not start (no Ray cluster answered): no
 SIGNALLED: dict[int, int] = {signal.SIGTERM: 143, signal.SIGINT: 130}     # stopped: 128 + the signal, as a shell reports it
 
 
-class _Stopped(BaseException):
-    """A signal stopped a multi-repository run (BaseException: no repository's error handler takes it)."""
+class _Stopped(KeyboardInterrupt):
+    """A signal stopped a multi-repository run (no repository's error handler takes it). A
+    KeyboardInterrupt because Ray runs a handler inside its waits (``ray.wait``, ``ray.get``) and
+    turns only that (or SystemExit) into an exception of its own, a plain KeyboardInterrupt: any
+    other was dropped there and the run waited on. ``fired`` keeps which signal it was."""
+
+    fired: list[int] = []
 
     def __init__(self, signum: int):
         super().__init__(signum)
@@ -202,6 +208,7 @@ def _stop_on_signals() -> Iterator[None]:
     """SIGTERM (a pod evicted, a deadline) and SIGINT end the run with its report written, not
     silently; a second signal, once the handlers are restored, is the default (immediate) again."""
     def stop(signum, frame):
+        _Stopped.fired.append(signum)
         raise _Stopped(signum)
 
     try:
@@ -246,23 +253,24 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
 
     targets = list(zip(paths, stores_for(paths, args.store_root)))
     multi = MultiReport.listing(targets)
-    _write_report(args, multi.to_json())
+    _write_report(args, multi.to_json(), final=False)
 
     def finished(report: MultiReport, outcome) -> None:
         done = sum(1 for o in report.outcomes if o.state in ("ok", "failed"))
-        _write_report(args, report.to_json())       # first: a reader of the line finds it in the file
+        _write_report(args, report.to_json(), final=False)     # first: a reader of the line finds it
         bar.line(printable(f"repositories: {done}/{len(report.outcomes)} {outcome.line()}"))
 
     rc, t0 = 0, time.perf_counter()
     try:
         with _stop_on_signals():
             index_many(targets, cfg, progress=bar, into=multi, on_outcome=finished)
-    except _Stopped as stop:
-        multi.interrupted, multi.seconds = signal.Signals(stop.signum).name, time.perf_counter() - t0
+    except KeyboardInterrupt as stop:       # _Stopped, or Ray's KeyboardInterrupt raised for it
+        signum = stop.signum if isinstance(stop, _Stopped) else (_Stopped.fired or [signal.SIGINT])[-1]
+        multi.interrupted, multi.seconds = signal.Signals(signum).name, time.perf_counter() - t0
         for o in multi.outcomes:
             if o.state == "running":
                 o.state = "interrupted"
-        rc = SIGNALLED[stop.signum]
+        rc = SIGNALLED[signum]
     finally:
         bar.close()
     _write_report(args, multi.to_json())
@@ -302,13 +310,27 @@ def arrow_without_pandas() -> None:
         sys.meta_path.remove(hook)
 
 
-def _write_report(args, text: str) -> None:
-    """Replace the --report file whole (a reader, or a run killed mid-write, never sees half of one)."""
-    if args.report:
-        tmp = f"{args.report}.tmp"
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, args.report)
+def _write_report(args, text: str, final: bool = True) -> None:
+    """Replace the --report file whole (a reader, or a run killed mid-write, never sees half of one),
+    at its target when it is a symlink. A report that is no file (``/dev/stdout``, a FIFO a collector
+    reads) is written into, once, the final report only: replacing it had put a file in its place
+    (as root, over ``/dev/stdout``), and the reader of the FIFO got nothing."""
+    if not args.report:
+        return
+    target = os.path.realpath(args.report)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = stat.S_IFREG
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):       # a directory fails below, at the start
+        if final:
+            with open(args.report, "w") as f:
+                f.write(text)
+        return
+    tmp = f"{target}.tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, target)
 
 
 class Progress:

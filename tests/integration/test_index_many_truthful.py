@@ -117,8 +117,11 @@ def test_no_cluster_answering_is_its_own_exit_code_with_a_report_and_no_done_lin
     assert [r["state"] for r in rep["repositories"]] == ["not_run", "not_run"]
 
 
-def test_sigterm_after_the_first_repository_leaves_a_report_and_log_saying_what_finished(tmp_path):
-    """The second repository hangs (its refs are a FIFO nobody writes: a stuck mount) until SIGTERM."""
+@pytest.mark.parametrize("engine", ["--no-ray", "--ray"])
+def test_sigterm_after_the_first_repository_leaves_a_report_and_log_saying_what_finished(tmp_path, engine):
+    """The second repository hangs (its refs are a FIFO nobody writes: a stuck mount) until SIGTERM.
+    On Ray too (the nightly's path): ray.init had replaced the run's SIGTERM handler with its own
+    sys.exit(15), so the run ended 15 with its report still saying "running"."""
     first = _repo(tmp_path / "first")
     stuck = _repo(tmp_path / "stuck")
     subprocess.run(["git", "-C", str(stuck.path), "pack-refs", "--all"], check=True)
@@ -128,7 +131,8 @@ def test_sigterm_after_the_first_repository_leaves_a_report_and_log_saying_what_
     report = tmp_path / "r.json"
     env = {**os.environ, "RAY_TMPDIR": str(ROOT / ".tmp" / "ray"), "RAY_USAGE_STATS_ENABLED": "0"}
     p = subprocess.Popen([sys.executable, "-m", "stratum.cli", "index", str(first.path), str(stuck.path),
-                          "--store-root", str(tmp_path / "s"), "--report", str(report), *FAST],
+                          "--store-root", str(tmp_path / "s"), "--report", str(report), "--no-embed", engine,
+                          "--num-cpus", "1"],
                          cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     err_lines: queue.Queue = queue.Queue()
     threading.Thread(target=lambda: [err_lines.put(ln) for ln in p.stderr or ()] + [err_lines.put("")],
@@ -175,3 +179,31 @@ def test_a_repos_file_that_is_not_utf8_is_read_as_linux_paths(tmp_path, capsys):
     listing.write_bytes(b"shop\n\0\n")
     assert main(["index", "--repos-file", str(listing), "--store-root", str(tmp_path / "stores"), *FAST]) == 2
     assert "line 2 holds a NUL byte" in capsys.readouterr().err
+
+
+def test_a_report_that_is_a_fifo_or_a_symlink_stays_one(tmp_path, capsys):
+    """--report names a FIFO (a collector reads it) or a symlink: the atomic rewrite had put a file
+    in the FIFO's place (its reader got nothing; as root it did the same to /dev/stdout) and over
+    the link. A stream gets the final report once; a link's target is rewritten."""
+    a, b = _repo(tmp_path / "a"), _repo(tmp_path / "b")
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    try:
+        rc = main(["index", str(a.path), str(b.path), "--store-root", str(tmp_path / "s"), "--report", str(fifo), *FAST])
+    finally:
+        if reader.is_alive():           # nothing written: let the reader go
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    reader.join(10)
+    assert rc == 0 and fifo.is_fifo()
+    rep = json.loads(got[0])
+    assert rep["finished"] and [r["state"] for r in rep["repositories"]] == ["ok", "ok"]
+    target = tmp_path / "reports" / "nightly.json"
+    target.parent.mkdir()
+    link = tmp_path / "report.json"
+    link.symlink_to(target)
+    assert main(["index", str(a.path), "--report", str(link), *FAST]) == 0
+    assert link.is_symlink() and json.loads(target.read_text())["repo"] == str(a.path)
+    capsys.readouterr()
