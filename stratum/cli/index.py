@@ -211,6 +211,8 @@ def _stop_on_signals() -> Iterator[None]:
         _Stopped.fired.append(signum)
         raise _Stopped(signum)
 
+    _Stopped.fired.clear()              # a caller's earlier run in this process said nothing of this one
+
     try:
         previous = {s: signal.signal(s, stop) for s in SIGNALLED}
     except ValueError:                  # not the main thread (a caller's thread): no handlers there
