@@ -12,6 +12,7 @@ messages, notes) is data, never terminal control; a note's own text is quoted (`
 from __future__ import annotations
 
 import argparse
+import datetime
 import importlib
 import json
 import os
@@ -160,8 +161,14 @@ def emit(args, obj: dict, text: str) -> None:
     terminal-safe as a whole: a command that printed a field as it is (a file name holding ESC [31m
     or an OSC title, a bidi override) cannot reach the terminal with it. A one-line field is best
     passed through ``one_line`` by the command too, so a newline in it cannot start a line."""
-    print(json.dumps(obj, indent=1, default=str) if getattr(args, "json", False)
+    print(json.dumps(obj, indent=1, default=_json_value) if getattr(args, "json", False)
           else terminal_safe(text, lines=True))
+
+
+def _json_value(v: object) -> str:
+    """A value JSON lacks: a time in ISO 8601 (``str`` gave "2012-12-17 13:09:52+00:00", a space for
+    the ``T``: a data probe's co-change ``first_time``), anything else as ``str``."""
+    return v.isoformat() if isinstance(v, (datetime.date, datetime.time)) else str(v)
 
 
 def one_line(value: object) -> str:

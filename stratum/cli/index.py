@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Iterator
 
 from stratum.cli import add_common, emit, resolve_store, whole
+from stratum.notetext import terminal_safe
 
 
 def register(sub) -> None:
@@ -260,7 +261,7 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
     def finished(report: MultiReport, outcome) -> None:
         done = sum(1 for o in report.outcomes if o.state in ("ok", "failed"))
         _write_report(args, report.to_json(), final=False)     # first: a reader of the line finds it
-        bar.line(printable(f"repositories: {done}/{len(report.outcomes)} {outcome.line()}"))
+        bar.line(terminal_safe(printable(f"repositories: {done}/{len(report.outcomes)} {outcome.line()}")))
 
     rc, t0 = 0, time.perf_counter()
     try:

@@ -132,6 +132,9 @@ def test_cli_cochange(store, capsys, tmp_path):
     assert main(["cochange", str(g.root / "b.py"), "--store", str(st.root), "--json"]) == 0   # a disk path
     obj = json.loads(capsys.readouterr().out)
     assert obj["path"] == "b.py" and obj["partners"][0]["partner"] == "a.py" and obj["total"] == 1
+    # times in ISO 8601, as Polars and datetime.fromisoformat read them (a space stood for the T)
+    first = obj["partners"][0]["first_time"]
+    assert "T" in first and datetime.fromisoformat(first).tzinfo is not None
 
 
 def test_cli_cochange_unknown_path(store, capsys):
