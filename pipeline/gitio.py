@@ -74,9 +74,18 @@ def _held_by(root: Path, folder: Path, path: str | os.PathLike) -> None:
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0
     if ignored:
         raise NotARepository(f"{path} is not a git repository: it is inside {root}, which ignores it")
-    with subprocess.Popen(["git", "-C", str(folder), "ls-files", "-z", "--cached", "--", "."],
+    # the first entry that is not a gitlink answers it (no need to list a big folder): an
+    # uninitialised submodule's empty folder is "tracked" only as the superproject's gitlink (160000)
+    with subprocess.Popen(["git", "-C", str(folder), "ls-files", "-z", "--cached", "--stage", "--", "."],
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as ls:
-        tracked = ls.stdout.read(1) if ls.stdout else b""   # one byte answers it: no need to list a big folder
+        tracked, buf = False, b""
+        while ls.stdout is not None and not tracked:
+            chunk = os.read(ls.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            *entries, buf = (buf + chunk).split(b"\0")
+            tracked = any(e and not e.startswith(b"160000 ") for e in entries)
+        tracked = tracked or bool(buf) and not buf.startswith(b"160000 ")
         ls.kill()
     if not tracked:
         raise NotARepository(f"{path} is not a git repository: it is inside {root}, which tracks no file in it")

@@ -260,7 +260,10 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
 
     def finished(report: MultiReport, outcome) -> None:
         done = sum(1 for o in report.outcomes if o.state in ("ok", "failed"))
-        _write_report(args, report.to_json(), final=False)     # first: a reader of the line finds it
+        # the count and the report first: a reader of the line finds both (a signal right after
+        # it said "stopped after 0 of 2" when the count still lagged)
+        bar("repositories", done, len(report.outcomes))
+        _write_report(args, report.to_json(), final=False)
         bar.line(terminal_safe(printable(f"repositories: {done}/{len(report.outcomes)} {outcome.line()}")))
 
     rc, t0 = 0, time.perf_counter()

@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,9 @@ def test_sigterm_after_the_first_repository_leaves_a_report_and_log_saying_what_
                 break
         assert seen[-1].startswith(f"repositories: 1/2 ok {first.path}: "), seen
         assert json.loads(report.read_text())["repositories"][0]["state"] == "ok"   # written as it finished
+        # the second repository is under way once it waits on the FIFO, which it then does for
+        # good: a signal sent at the line itself could land before it started (then "not run")
+        time.sleep(1.0)
         p.send_signal(signal.SIGTERM)
         out = p.stdout.read() if p.stdout else ""
         p.wait(timeout=60)
