@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import stat
@@ -232,19 +233,42 @@ def run(args) -> int:
     paths = repositories(args)
     bar = Progress(enabled=not args.json)
     if len(paths) == 1 and not args.store_root:
-        from pipeline.job import index_repository
-
-        prepare = arrow_without_pandas if getattr(args, "console", False) else None
-        try:
-            rep = index_repository(paths[0], resolve_store(args, paths[0]), cfg, progress=bar, before_work=prepare)
-        finally:
-            bar.close()
-        _write_report(args, rep.to_json())
-        emit(args, rep.to_dict(), printable(rep.summary()))
-        return 0
+        return _run_one(args, cfg, paths[0], bar)
     if args.store:
         raise InvalidArgument("--store names one store; with several repositories use --store-root DIR")
     return _run_many(args, cfg, paths, bar)
+
+
+def _run_one(args, cfg, path: str, bar: "Progress") -> int:
+    """One repository. The --report file says "running" from the start, then the run report, or
+    "failed" with the error, or "interrupted" (exit 143/130) on SIGTERM/SIGINT: a run that failed or
+    was killed had left an earlier run's report in place, which read as today's success."""
+    from pipeline.job import index_repository
+    from stratum.errors import StratumError
+
+    prepare = arrow_without_pandas if getattr(args, "console", False) else None
+    store = resolve_store(args, path)
+    state = {"repo": path, "store": os.path.abspath(store), "state": "running"}
+    _write_report(args, json.dumps(state, indent=1), final=False)
+    try:
+        with _stop_on_signals():
+            rep = index_repository(path, store, cfg, progress=bar, before_work=prepare)
+    except KeyboardInterrupt as stop:       # _Stopped (SIGTERM/SIGINT)
+        signum = stop.signum if isinstance(stop, _Stopped) else (_Stopped.fired or [signal.SIGINT])[-1]
+        _write_report(args, json.dumps({**state, "state": "interrupted", "interrupted": signal.Signals(signum).name},
+                                       indent=1))
+        print(f"index of {printable(path)} stopped by {signal.Signals(signum).name}", file=sys.stderr)
+        return SIGNALLED[signum]
+    except Exception as e:                  # the CLI says it as ever; the report says it too
+        said = e.message if isinstance(e, StratumError) else f"{type(e).__name__}: {e}"
+        _write_report(args, json.dumps({**state, "state": "failed", "error": {
+            "code": getattr(e, "code", "internal"), "type": type(e).__name__, "message": said}}, indent=1))
+        raise
+    finally:
+        bar.close()
+    _write_report(args, rep.to_json())
+    emit(args, rep.to_dict(), printable(rep.summary()))
+    return 0
 
 
 def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
