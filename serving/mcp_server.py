@@ -235,12 +235,15 @@ def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model:
 def _forbid_unknown(tool: Any) -> None:
     """An argument the tool does not take is refused, naming it: the SDK's model dropped it, so
     `get {"target": ..., "levle": "full"}` answered at api level without a word (a probe). Clients
-    read ``additionalProperties: false`` from the schema too."""
+    read ``additionalProperties: false`` from the schema too. Types are strict, as the tools and the
+    gRPC client are: pydantic's lax mode ran `search {"page_size": true}` as page 1 of 1 item and
+    `tree {"depth": "2"}` as 2 (a probe), where the other adapters refuse them."""
     from pydantic import ConfigDict
 
     meta = tool.fn_metadata
     base = meta.arg_model
-    meta.arg_model = type(base.__name__, (base,), {"model_config": ConfigDict(**{**base.model_config, "extra": "forbid"})})
+    config = ConfigDict(**{**base.model_config, "extra": "forbid", "strict": True})
+    meta.arg_model = type(base.__name__, (base,), {"model_config": config})
     tool.parameters["additionalProperties"] = False
 
 

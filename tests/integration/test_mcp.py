@@ -50,6 +50,9 @@ async def _session_walk(params: StdioServerParameters, remember: bool = False) -
         out["missing"] = await client.call_tool("get", {"target": "shop/nothing_here.py"})
         out["bad_args"] = await client.call_tool("get", {"level": "api"})
         out["misspelled"] = await client.call_tool("get", {"target": "shop/pricing.py", "levle": "full"})
+        # wrong types are refused as the tools and the gRPC client refuse them (lax mode ran them)
+        out["wrong_types"] = [await client.call_tool("search", {"query": "discount", "page_size": True}),
+                              await client.call_tool("tree", {"depth": "2"})]
         if remember:
             out["note"] = _answer(await client.call_tool("remember", {
                 "kind": "rca", "about": ["shop/pricing.py"],
@@ -102,6 +105,7 @@ def _check(out: dict) -> None:
     # a misspelled argument is refused by name (it was dropped, and the answer came at api level)
     bad = out["misspelled"]
     assert bad.is_error and "levle" in bad.content[0].text and "not permitted" in bad.content[0].text
+    assert all(r.is_error for r in out["wrong_types"]), [r.content[0].text for r in out["wrong_types"]]
     assert all(t.input_schema.get("additionalProperties") is False for t in tools.values())
 
 
