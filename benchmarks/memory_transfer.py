@@ -112,7 +112,7 @@ def item_files(tools, item) -> list[str]:
     from stratum import schema as S
 
     if item.kind in S.NOTE_KINDS:
-        sh, row, note = tools._resolve(item.id)
+        sh, row, note = tools.memory.resolve(item.id)
         meta = json.loads((note or sh.row(row))["meta"] or "{}")
         return [t["path"] for t in meta.get("about", [])]
     if item.kind in ("dir", "repo"):

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from stratum.ids import node_id
 
 if TYPE_CHECKING:
+    from stratum.branchview import BranchView
     from stratum.memory import AttachedNote, Memory
     from stratum.overlay import NotesOverlay
     from stratum.shard import Shard
@@ -50,6 +51,24 @@ def of_symbols(memory: "Memory", sh: "Shard", ov: "NotesOverlay", row: int, out:
     return more
 
 
+def of_symbols_in_view(memory: "Memory", view: "BranchView", base: "Shard", sh: "Shard", ov: "NotesOverlay",
+                       row: int, out: list[tuple]) -> list[tuple]:
+    """``of_symbols`` in a branch session: the notes ``Memory.branch_notes`` attaches to the file's
+    item (row ROW of ``sh``, the overlay's or, for a file the branch did not change, ``base``), as
+    walk entries; a merged one by its row in ``base``. A branch session's walk left them out while
+    its get listed them (a probe)."""
+    have = {t[5].col("id")[t[0]] if t[0] is not None else (t[1] or {}).get("id") for t in out}
+    more: list[tuple] = []
+    for a in memory.branch_notes(view, base, sh, row):
+        if a.id in have:
+            continue
+        r = base.row_of.get(a.id)
+        rec = None if r is not None else ov.get(a.id)
+        if r is not None or rec is not None:
+            more.append((r, rec, "about", "in", 1.0, base))
+    return more
+
+
 def pinned_file(memory: "Memory", target: str, pinned: frozenset[str]) -> str | None:
     """The pinned id a target names though a re-index deleted its node: the id itself, or a file's
     by the path it had (ids are made from the repository and the path, not looked up). Its tokens
@@ -64,4 +83,4 @@ def pinned_file(memory: "Memory", target: str, pinned: frozenset[str]) -> str | 
     return None
 
 
-__all__ = ["in_lines", "of_symbols", "pinned_file"]
+__all__ = ["of_symbols_in_view", "in_lines", "of_symbols", "pinned_file"]

@@ -24,11 +24,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from stratum import branchscore
+from stratum import schema as S
 from stratum.branchnotes import TREE_KINDS, NoteScope
 from stratum.errors import NotFound
 from stratum.limits import echo
 from stratum.shard import Shard
 from stratum.store import Store
+
+_NOTE_KINDS = frozenset(S.NOTE_KINDS)
 
 if TYPE_CHECKING:
     from stratum.noteindex import NoteIndex
@@ -80,6 +83,8 @@ class StoreOverlay:
         kind = sh.col("kind")[row]
         if kind in TREE_KINDS:
             return kind == "dir" and sh.col("path")[row] in self.deleted_dirs
+        if kind in _NOTE_KINDS:     # a merged note carries its code's path, but it is no code of the
+            return False            # file: hidden, a branch's own notes vanished from it after a re-index
         return sh.col("path")[row] in self.hidden_paths
 
     def hidden_rows(self, sh: Shard) -> np.ndarray:

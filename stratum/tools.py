@@ -32,7 +32,7 @@ from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_
                             MAX_TRACEBACK_CHARS, check_kinds, check_len, check_list, check_page, echo, plain_name)
 from stratum.branchview import BranchView, StoreOverlay, depth_first
 from stratum.memory import Memory, Target, file_id
-from stratum.overlay import NotesOverlay
+from stratum.overlay import NotesOverlay, no_such_note
 from stratum.policies import policy_by_name
 from stratum.sessions import MAX_SESSIONS, MAX_SESSIONS_PER_IDENTITY, SESSION_TTL, Session, SessionRegistry
 from stratum.shard import Shard, ShardSet
@@ -336,8 +336,9 @@ class Tools:
         via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out)
         if row is not None and (not kinds or "about" in kinds) and direction in ("in", "both"):
             out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
-            if s.view is None and sh.col("kind")[row] == "file":
-                out += answernotes.of_symbols(self.memory, sh, ov, row, out)
+            if sh.col("kind")[row] == "file":       # and its symbols' notes, as get carries them
+                out += answernotes.of_symbols(self.memory, sh, ov, row, out) if s.view is None else \
+                    answernotes.of_symbols_in_view(self.memory, s.view, base, sh, ov, row, out)
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
             out += [(r, None, "about", "out", 1.0, sh) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
         out = [t for t in out if t[0] is None or not self.memory.hidden(t[5], t[0])]    # quarantined from this reader
@@ -511,7 +512,7 @@ class Tools:
         self.memory.refresh_notes()
         sh = self.memory.note_store(note_id)
         if sh is None:
-            raise NotFound(f"no note {echo(note_id)!r}: `stratum notes list` shows their ids")
+            raise no_such_note(note_id)     # the one wording of a note the caller cannot reach
         return self.memory.overlay(sh)
 
     def _repo_status(self, m) -> dict:
@@ -530,10 +531,6 @@ class Tools:
 
     def close(self) -> None:
         self.sessions.clear()
-
-    def _resolve(self, target: str):
-        """(shard, row, note) of a target (benchmarks use it; tools use ``memory.resolve``)."""
-        return self.memory.resolve(target)
 
     # ---- helpers --------------------------------------------------------------------------
     def _item(self, sh: Shard, row: int | None, note: dict | None, level: str, attach: bool = True,
