@@ -152,8 +152,8 @@ class Controller:
         An item may carry a fourth value, ``extra``: the part of ``tokens`` that travels with the node
         at every level (the notes attached to it), kept in its cost when it is demoted.
 
-        Items already held at that level or higher add nothing (``already``); a higher level
-        replaces a lower one. With ``infer_focus``, a file or symbol at full level joins the
+        Items held at a higher level, or at that level at the same size, add nothing (``already``);
+        another size is new content (a new version: a probe's re-indexed function went uncharged). With ``infer_focus``, a file or symbol at full level joins the
         inferred focus. Raises BudgetExceeded, changing nothing, if the items cannot fit.
 
         With ``prefix`` (a page cut to the budget), admits the leading items up to the first one
@@ -172,7 +172,7 @@ class Controller:
             already: list[str] = []
             for nid, (lvl, tok, _) in batch.items():
                 e = self._entries.get(nid)
-                if e is not None and RANK[e.level] >= RANK[lvl]:
+                if e is not None and (RANK[e.level] > RANK[lvl] or (e.level == lvl and e.tokens == tok)):
                     already.append(nid)
                 else:
                     prev = e.tokens if e else 0
