@@ -25,7 +25,7 @@ import numpy as np
 
 from stratum.codetokens import node_text
 from stratum.noteindex import NoteIndex
-from stratum.search import RRF_K, SearchItem
+from stratum.search import _SOURCES, RRF_K, SearchItem     # an item's lists, named as search names them
 
 if TYPE_CHECKING:
     from stratum.noteview import NoteView
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
     from stratum.shard import Shard
 
 TEXT_COLUMNS = ["id", "kind", "path", "name", "qualname", "signature", "doc", "full", "language"]
-_SOURCES = {b: tuple(name for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")) if b & bit)
-            for b in range(8)}     # an item's lists, in search's order
 HIDDEN_DEPTH = 4            # the shard's lists are read this many windows deep at most, so that the
                             # window is still full once the rows the branch hides are dropped
 

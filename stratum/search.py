@@ -435,26 +435,21 @@ def _notes_window(W: int, shard_rows) -> int:
 
 def _merge_scored(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray, np.ndarray] | None, n: int,
                   depth: int) -> tuple[np.ndarray, np.ndarray]:
-    """``_merge_ranked`` keeping the scores (float64): (rows, scores) best first, cut at depth."""
+    """Shard hits and extra docs' (slots, scores) (as rows n + slot) merged by score, ties: shard
+    rows first; cut at depth: (rows, scores) best first (a shard list alone stays in its order)."""
     rows = np.asarray(rows, dtype=np.int64)
-    scores = np.asarray(scores, dtype=np.float64)
-    if extra is not None and len(extra[0]):
-        rows = np.concatenate([rows, extra[0] + n])
-        scores = np.concatenate([scores, np.asarray(extra[1], np.float64)])
-    order = np.lexsort((rows, -scores))[:depth]
-    return rows[order], scores[order]
+    if extra is None or not len(extra[0]):
+        return rows[:depth], np.asarray(scores)[:depth]
+    allrows = np.concatenate([rows, extra[0] + n])
+    allscores = np.concatenate([scores, extra[1]])     # float32 or float64: the same order either way
+    order = np.lexsort((allrows, -allscores))[:depth]
+    return allrows[order], allscores[order]
 
 
 def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray, np.ndarray] | None, n: int,
                   depth: int) -> np.ndarray:
-    """Shard hits and extra docs' (slots, scores) (as rows n + slot) merged by score, ties: shard
-    rows first; cut at depth."""
-    rows = np.asarray(rows, dtype=np.int64)
-    if extra is None or not len(extra[0]):
-        return rows[:depth]
-    allrows = np.concatenate([rows, extra[0] + n])
-    allscores = np.concatenate([scores, extra[1]])     # float32 or float64: the same order either way
-    return allrows[np.lexsort((allrows, -allscores))[:depth]]
+    """``_merge_scored``'s rows: what search fuses."""
+    return _merge_scored(rows, scores, extra, n, depth)[0]
 
 
 __all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ListHits", "ExtraDoc", "RRF_K",

@@ -160,7 +160,7 @@ def _with_notes(items: Sequence, notes: Sequence) -> tuple[list, set[str]]:
     extra = [it for it in notes if it.id not in served][:STEERING_NOTES]
     if not extra:
         return list(items), served
-    return sorted([*items, *extra], key=lambda it: -it.score), served
+    return sorted([*items, *extra], key=_by_score), served
 
 
 __all__ = ["Lists", "scope", "ranked_lists", "STEERING_NOTES"]
