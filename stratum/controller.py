@@ -152,9 +152,9 @@ class Controller:
         An item may carry a fourth value, ``extra``: the part of ``tokens`` that travels with the node
         at every level (the notes attached to it), kept in its cost when it is demoted.
 
-        Items held at a higher level, or at that level at the same size, add nothing (``already``);
-        another size is new content (a new version: a probe's re-indexed function went uncharged). With ``infer_focus``, a file or symbol at full level joins the
-        inferred focus. Raises BudgetExceeded, changing nothing, if the items cannot fit.
+        Held at a higher level, or at that level at the same size, an item adds nothing (``already``);
+        another size is new content (a re-indexed function went uncharged: a probe). ``infer_focus``:
+        a full-level file or symbol joins the inferred focus. BudgetExceeded (nothing changed): no fit.
 
         With ``prefix`` (a page cut to the budget), admits the leading items up to the first one
         that would not fit, and ``count`` says how many: BudgetExceeded only if not even the first
@@ -318,9 +318,9 @@ class Controller:
                       extra: Callable[[str], int] | None = None) -> list[PlannedItem]:
         """A working set to warm for ``focus`` (default: the current focus): the focus files and
         their imports/tests neighbours and co-change partners, best S(v) first, each at api level
-        (summary if api does not fit), within ``budget`` tokens and never more than the free budget
-        above the reserve (``free``: the default), counting each item's whole cost (what the answer returns). ``extra(node_id)``:
-        tokens that travel with a node at any level (its attached notes), counted in its cost. Nodes already held at that level are skipped. Changes no state."""
+        (summary if api does not fit), within ``budget`` tokens, never over the free room above the
+        reserve (``free``, the default), each item at its whole cost (what the answer returns; with
+        ``extra(node_id)``, its attached notes). Nodes held at that level are skipped. No state changes."""
         with self._lock:
             if focus is None:
                 files = self.focus_files()
