@@ -39,16 +39,7 @@ def in_lines(memory: "Memory", sh: "Shard", row: int, span: tuple[int, int | Non
 def of_symbols(memory: "Memory", sh: "Shard", ov: "NotesOverlay", row: int, out: list[tuple]) -> list[tuple]:
     """The active notes about a file's symbols that ``out`` (a walk's entries: the file's own about
     edges) lacks, as walk entries: a merged one by its row, an unmerged one by its record."""
-    have = {sh.col("id")[t[0]] if t[0] is not None else (t[1] or {}).get("id") for t in out}
-    more: list[tuple] = []
-    for a in memory.notes_about(sh, row):
-        if a.id in have:
-            continue
-        r = sh.row_of.get(a.id)
-        rec = None if r is not None else ov.get(a.id)      # as the session's author reads (identity.reader)
-        if r is not None or rec is not None:
-            more.append((r, rec, "about", "in", 1.0, sh))
-    return more
+    return _entries(memory.notes_about(sh, row), sh, ov, out)
 
 
 def of_symbols_in_view(memory: "Memory", view: "BranchView", base: "Shard", sh: "Shard", ov: "NotesOverlay",
@@ -57,15 +48,21 @@ def of_symbols_in_view(memory: "Memory", view: "BranchView", base: "Shard", sh: 
     item (row ROW of ``sh``, the overlay's or, for a file the branch did not change, ``base``), as
     walk entries; a merged one by its row in ``base``. A branch session's walk left them out while
     its get listed them (a probe)."""
+    return _entries(memory.branch_notes(view, base, sh, row), base, ov, out)
+
+
+def _entries(attached: list["AttachedNote"], sh: "Shard", ov: "NotesOverlay", out: list[tuple]) -> list[tuple]:
+    """The ``attached`` notes ``out`` lacks, as walk entries: a merged one by its row in ``sh``, an
+    unmerged one by its record (as the session's author reads: identity.reader)."""
     have = {t[5].col("id")[t[0]] if t[0] is not None else (t[1] or {}).get("id") for t in out}
     more: list[tuple] = []
-    for a in memory.branch_notes(view, base, sh, row):
+    for a in attached:
         if a.id in have:
             continue
-        r = base.row_of.get(a.id)
+        r = sh.row_of.get(a.id)
         rec = None if r is not None else ov.get(a.id)
         if r is not None or rec is not None:
-            more.append((r, rec, "about", "in", 1.0, base))
+            more.append((r, rec, "about", "in", 1.0, sh))
     return more
 
 

@@ -259,8 +259,8 @@ def _log(store: Store):
     return DeltaLog(store.root / "deltalog")
 
 
-def _note_ids(store: Store, m: Manifest) -> set[str]:
-    kinds = ", ".join(f"'{k}'" for k in S.NOTE_KINDS)
+def _note_ids(store: Store, m: Manifest, kinds_of: tuple[str, ...] = S.NOTE_KINDS) -> set[str]:
+    kinds = ", ".join(f"'{k}'" for k in kinds_of)
     t = Snapshot(store, m, verify=False).read("nodes", columns=["id"], where=f"kind IN ({kinds})")
     return set(t.column("id").to_pylist())
 
@@ -268,12 +268,8 @@ def _note_ids(store: Store, m: Manifest) -> set[str]:
 def _visible_notes(store: Store, m: Manifest) -> int:
     """Agent notes kept, whatever their status (merged + in the live log): the mined history's fix
     and change nodes are not notes anyone wrote (counted, 5,109 stood beside `notes list`'s 3,276)."""
-    from stratum.deltalog import DeltaLog
-
-    kinds = ", ".join(f"'{k}'" for k in S.AGENT_NOTE_KINDS)
-    t = Snapshot(store, m, verify=False).read("nodes", columns=["id"], where=f"kind IN ({kinds})")
-    notes = set(t.column("id").to_pylist())
-    for r in DeltaLog(store.root / "deltalog").scan().records:
+    notes = _note_ids(store, m, S.AGENT_NOTE_KINDS)
+    for r in _log(store).scan().records:
         if r.type == "note":
             notes.add(ids.note_id(r.uid))
     return len(notes)
