@@ -219,8 +219,6 @@ def _check_name(what: str, value, limits: NoteLimits, *, required: bool) -> None
     check_utf8(f"note {what}", value)
 
 
-
-
 def note_body(kind: str, text: str, targets: list[Target], author: str, *, session: str | None = None,
               tags: Iterable[str] = (), supersedes: Iterable[str] = (),
               created_at: datetime | None = None, model: str = "", authenticated: bool = False,
