@@ -113,10 +113,6 @@ def has_any_commit(repo: str | os.PathLike, shas: list[str]) -> bool:
     return any(line and not line.endswith(b" missing") for line in out.splitlines())
 
 
-def is_shallow(repo: str | os.PathLike) -> bool:
-    return decode(run_git(repo, "rev-parse", "--is-shallow-repository", check=False)).strip() == "true"
-
-
 def main_worktree(repo: str | os.PathLike) -> Path | None:
     """The main checkout's root when ``repo`` is a linked worktree (``git worktree add``), else None
     (a main checkout, or a bare repository's worktrees, whose common dir is not a ``.git``)."""
@@ -324,7 +320,7 @@ class BlobReader:
         self.close()
 
 
-__all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "root_commits", "has_any_commit", "is_shallow", "main_worktree", "shallow_boundary", "boundary_key", "ls_files",
+__all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "root_commits", "has_any_commit", "main_worktree", "shallow_boundary", "boundary_key", "ls_files",
            "ignored_files", "submodule_paths", "dirty", "worktree_clean",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
            "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader",
@@ -473,15 +469,23 @@ def common_dir(repo: str | os.PathLike) -> Path:
     return Path(out).resolve()
 
 
-def diff_paths(repo: str | os.PathLike, base: str, target: str) -> tuple[list[str], list[str]]:
-    """(changed or added, deleted) paths between two commits (renames as delete + add)."""
-    out = run_git(repo, "-c", "core.quotepath=off", "diff", "--name-status", "-z", "--no-renames", base, target)
+def diff_paths(repo: str | os.PathLike, base: str, target: str) -> tuple[list[str], list[str], set[str]]:
+    """(changed or added, deleted) paths between two commits (renames as delete + add), and the
+    changed ones TARGET has as a symlink (mode 120000) or a submodule (160000), not a file."""
+    out = run_git(repo, "-c", "core.quotepath=off", "diff", "--raw", "-z", "--no-renames", base, target)
     recs = out.split(b"\0")
     changed: list[str] = []
     deleted: list[str] = []
-    for status, path in zip(recs[0::2], recs[1::2]):
-        (deleted if status.startswith(b"D") else changed).append(decode(path))
-    return sorted(changed), sorted(deleted)
+    not_files: set[str] = set()
+    for head, path in zip(recs[0::2], recs[1::2]):     # ":old_mode new_mode old_sha new_sha status"
+        fields = head.split(b" ")
+        if fields[-1].startswith(b"D"):
+            deleted.append(decode(path))
+            continue
+        changed.append(decode(path))
+        if len(fields) > 1 and fields[1] in (b"120000", b"160000"):
+            not_files.add(changed[-1])
+    return sorted(changed), sorted(deleted), not_files
 
 
 freshness = GitFreshness()

@@ -61,7 +61,7 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
     group: dict[str, list[int]] = {}       # a store -> its listings, the first of them indexes it
     for i, (_, store) in enumerate(targets):
         group.setdefault(os.path.realpath(store), []).append(i)
-    runs = [ks for ks in group.values()]
+    runs = list(group.values())
     done = 0
 
     def finish(ks: list[int], outcome: RepoOutcome) -> None:
@@ -70,9 +70,9 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
             out.outcomes[k] = outcome if k == ks[0] else replace(outcome, repo=targets[k][0])
             done += 1
             out.seconds = time.perf_counter() - t0
+            progress("repositories", done, len(targets))    # first: a signal right after a line finds it counted
             if on_outcome is not None:
                 on_outcome(out, out.outcomes[k])
-        progress("repositories", done, len(targets))
 
     if kind == "ray":
         try:

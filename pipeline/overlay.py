@@ -76,7 +76,7 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
         info = json.loads(info_path.read_text())
         info.update(cached=True, seconds=round(time.perf_counter() - t0, 4), branch=name)
         return info
-    changed, deleted = gitio.diff_paths(m.repo_path, m.indexed_commit, sha)
+    changed, deleted, links = gitio.diff_paths(m.repo_path, m.indexed_commit, sha)
     gone = {p for p, d in disk.items() if d is None and not os.path.lexists(wt / p)}
     changed = sorted((set(changed) | set(disk)) - gone)
     deleted = sorted((set(deleted) | gone) - set(changed))
@@ -85,7 +85,7 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
     tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=_mkdir(out.parent)))
     try:
         if changed or deleted:         # a deletion alone changes the folders above it
-            info["deleted_dirs"] = _index(store, m, sha, changed, deleted, disk, tmp / "store", cfg)
+            info["deleted_dirs"] = _index(store, m, sha, changed, deleted, links, disk, tmp / "store", cfg)
             info["dir"] = str(out / "store")
         info["build_seconds"] = round(time.perf_counter() - t0, 4)
         (tmp / INFO_FILE).write_text(json.dumps(info, indent=1))
@@ -154,10 +154,14 @@ def _config(config: IndexConfig | None, m: Manifest) -> IndexConfig:
     return cfg
 
 
-def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list[str],
+def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list[str], links: set[str],
            disk: dict[str, bytes | None], dest: Path, cfg: IndexConfig) -> list[str]:
     """Parse, link, embed and write the changed files (from DISK when there, else ``sha:path``) and
-    the folders above them and the deleted ones; returns the base folders the branch emptied."""
+    the folders above them and the deleted ones; returns the base folders the branch emptied.
+    LINKS: the changed paths SHA holds as a symlink or a submodule (``gitio.diff_paths``): the
+    index skips them (a link's blob is its target's path, and a link may point out of the
+    repository), so an overlay does too. A probe's `get newlink.py --branch feat` served a
+    committed link to /etc/passwd as a one-line Python file."""
     from pipeline.files import content_skip_reason, name_skip_reason
     from pipeline.callrefs import DECL
     from pipeline.calls import resolve as resolve_calls
@@ -167,7 +171,6 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
 
     rep = RunReport(repo=m.repo_path, store=str(dest))
     items = []
-    links = _not_files(m.repo_path, m.indexed_commit or "", sha)     # build() refuses a store without one
     with gitio.BlobReader(m.repo_path) as blobs:
         for p in changed:
             if name_skip_reason(p) or (p in links and p not in disk):
@@ -220,21 +223,6 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
                            token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None,
                            indexes=index_files, report=rep.to_dict(), integrity=checks))
     return gone_dirs
-
-
-def _not_files(repo: str, base: str, sha: str) -> set[str]:
-    """The paths the diff from BASE to SHA leaves as a symlink (mode 120000) or a submodule
-    (160000): the index skips them (a link's blob is its target's path, and a link may point out of
-    the repository), so an overlay does too. A probe's `get newlink.py --branch feat` served a
-    committed link to /etc/passwd as a one-line Python file."""
-    out = gitio.run_git(repo, "-c", "core.quotepath=off", "diff", "--raw", "-z", "--no-renames", base, sha)
-    recs = out.split(b"\0")
-    found: set[str] = set()
-    for head, path in zip(recs[0::2], recs[1::2]):
-        modes = head.split(b" ")
-        if len(modes) > 1 and modes[1] in (b"120000", b"160000"):
-            found.add(gitio.decode(path))
-    return found
 
 
 def _file_languages(snap) -> dict[str, str | None]:

@@ -180,9 +180,9 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
 
 # ---- 4. history ---------------------------------------------------------------------------------
 def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progress: Progress,
-            boundary: list[str] | None = None):
+            boundary: list[str]):
     """Commits, file changes and co-change (mined from the watermark on); returns (tables, watermark).
-    ``boundary``: ``gitio.shallow_boundary`` when the caller read it already."""
+    ``boundary``: ``gitio.shallow_boundary``, read once by the caller."""
     from pipeline.cochange import compute_with_stats
     from pipeline.history import combine, mine
 
@@ -191,8 +191,6 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
 
     since = prev.history_watermark if prev else None
     progress("history", 0, 1)
-    if boundary is None:
-        boundary = gitio.shallow_boundary(root)
     if since and mined_boundary(prev) != gitio.boundary_key(boundary):
         # deepened, unshallowed or fetched shallow again: older commits may exist now, and the
         # boundary commits' changes were not recorded; the watermark alone would not read them

@@ -36,14 +36,12 @@ def held(store: Store, cfg: IndexConfig) -> Manifest | None:
 
 
 def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
-             shallow: bool | None = None) -> tuple[str, list[str]]:
+             shallow: bool) -> tuple[str, list[str]]:
     """The repository name its node ids are made with, and its root commits. A store keeps the name
     it was first indexed under: a clone moved or copied to another folder (the store inside it)
     keeps its ids, so its notes stay attached. A store holding another repository (none of its
     root commits here) is refused unless ``cfg.replace``: indexing would orphan all its notes.
-    ``shallow``: whether the clone is shallow, when the caller has read it already."""
-    if shallow is None:                     # the caller knows it (gitio.shallow_boundary): one git call
-        shallow = gitio.is_shallow(root)
+    ``shallow``: whether the clone is shallow (the caller read ``gitio.shallow_boundary`` once)."""
     if held is None or cfg.replace:
         return root.name, ([] if shallow else gitio.root_commits(root))
     if not held.root_commits:               # a store from before root commits were recorded

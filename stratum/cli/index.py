@@ -13,8 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from stratum.cli import add_common, emit, resolve_store, whole
-from stratum.notetext import terminal_safe
+from stratum.cli import add_common, emit, one_line, resolve_store, whole
 
 
 def register(sub) -> None:
@@ -204,6 +203,12 @@ class _Stopped(KeyboardInterrupt):
         super().__init__(signum)
         self.signum = signum
 
+    @classmethod
+    def of(cls, stop: KeyboardInterrupt) -> int:
+        """The signal that stopped the run: its own, or (Ray's plain KeyboardInterrupt raised for it)
+        the last one fired; a bare Ctrl-C otherwise."""
+        return stop.signum if isinstance(stop, cls) else (cls.fired or [signal.SIGINT])[-1]
+
 
 @contextmanager
 def _stop_on_signals() -> Iterator[None]:
@@ -254,7 +259,7 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
         with _stop_on_signals():
             rep = index_repository(path, store, cfg, progress=bar, before_work=prepare)
     except KeyboardInterrupt as stop:       # _Stopped (SIGTERM/SIGINT)
-        signum = stop.signum if isinstance(stop, _Stopped) else (_Stopped.fired or [signal.SIGINT])[-1]
+        signum = _Stopped.of(stop)
         _write_report(args, json.dumps({**state, "state": "interrupted", "interrupted": signal.Signals(signum).name},
                                        indent=1))
         print(f"index of {printable(path)} stopped by {signal.Signals(signum).name}", file=sys.stderr)
@@ -284,18 +289,17 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
 
     def finished(report: MultiReport, outcome) -> None:
         done = sum(1 for o in report.outcomes if o.state in ("ok", "failed"))
-        # the count and the report first: a reader of the line finds both (a signal right after
-        # it said "stopped after 0 of 2" when the count still lagged)
-        bar("repositories", done, len(report.outcomes))
+        # the report first (index_many advanced the count): a reader of the line finds both (a
+        # signal right after it said "stopped after 0 of 2" when the count still lagged)
         _write_report(args, report.to_json(), final=False)
-        bar.line(terminal_safe(printable(f"repositories: {done}/{len(report.outcomes)} {outcome.line()}")))
+        bar.line(one_line(printable(f"repositories: {done}/{len(report.outcomes)} {outcome.line()}")))
 
     rc, t0 = 0, time.perf_counter()
     try:
         with _stop_on_signals():
             index_many(targets, cfg, progress=bar, into=multi, on_outcome=finished)
     except KeyboardInterrupt as stop:       # _Stopped, or Ray's KeyboardInterrupt raised for it
-        signum = stop.signum if isinstance(stop, _Stopped) else (_Stopped.fired or [signal.SIGINT])[-1]
+        signum = _Stopped.of(stop)
         multi.interrupted, multi.seconds = signal.Signals(signum).name, time.perf_counter() - t0
         for o in multi.outcomes:
             if o.state == "running":

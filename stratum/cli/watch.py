@@ -12,7 +12,7 @@ import signal
 import sys
 import time
 
-from stratum.cli import add_common, emit, resolve_store
+from stratum.cli import add_common, emit, one_line, resolve_store
 
 
 def register(sub) -> None:
@@ -95,7 +95,6 @@ def _stamp() -> str:
 def run_watch(args) -> int:
     from pipeline import gitio
     from pipeline.watch import Run, SignalStop, Watcher
-    from stratum.notetext import terminal_safe
 
     repo = str(gitio.repo_root(args.path))
     store = resolve_store(args, repo)
@@ -106,14 +105,14 @@ def run_watch(args) -> int:
             print(json.dumps({"at": _stamp(), "reason": run.reason, "seconds": round(run.seconds, 3),
                               "ok": run.ok, "summary": run.summary, "error": run.error}), flush=True)
         else:
-            print(terminal_safe(f"{_stamp()} {run.reason}: {what} in {run.seconds:.2f}s"), flush=True)   # a path's escapes
+            print(one_line(f"{_stamp()} {run.reason}: {what} in {run.seconds:.2f}s"), flush=True)   # a path's escapes
 
     stop = SignalStop()         # set by the handlers below: no lock the interrupted thread may hold
     w = Watcher(repo, _indexer(args, repo, store, warm_model=True), report, interval=args.interval, debounce=args.debounce,
                 stop=stop)
     previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
     if not args.json:
-        print(terminal_safe(f"watching {repo} -> {store} (every {args.interval}s, debounce {args.debounce}s; "
+        print(one_line(f"watching {repo} -> {store} (every {args.interval}s, debounce {args.debounce}s; "
                             "Ctrl-C stops)"), flush=True)
     try:
         runs = w.run(initial=not args.no_initial)

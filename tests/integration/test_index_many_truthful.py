@@ -176,8 +176,9 @@ def test_a_repos_file_that_is_not_utf8_is_read_as_linux_paths(tmp_path, capsys):
     listing = tmp_path / "repos.txt"
     listing.write_bytes(b"# nightly\n" + os.fsencode(good.path) + b"\nmissing\xff\n")
     rc = main(["index", "--repos-file", str(listing), "--store-root", str(tmp_path / "stores"), *FAST])
-    text = capsys.readouterr().out
+    text, log = capsys.readouterr()
     assert rc == SOME_FAILED
+    assert log.count("repositories: started (2 items)") == 1 and log.count("repositories: done (2 items") == 1
     assert "ok " + str(tmp_path) + "/caf\\xe9/shop: " in text and "missing\\xff does not exist" in text
     assert Store(tmp_path / "stores" / "shop").manifest().version == 1
     listing.write_bytes(b"shop\n\0\n")
