@@ -330,16 +330,19 @@ def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"]
     who they say (a token, mTLS, or the local OS user); an anonymous caller of an open server is
     not: anyone may claim another name there and confirm their own note (a probe). Such a
     confirmation is refused (``refuse_unproven``: under quarantine), else recorded as unproven, and
-    never counts (``valid_confirmations``), even once quarantine is turned on."""
-    _check_target_note(note_id, "confirm", None, known)
+    never counts (``valid_confirmations``), even once quarantine is turned on. That refusal comes
+    before any look at the note: the same words for a note that exists, is hidden or is unknown, so
+    an anonymous caller cannot learn which ids exist, or who wrote one (a probe)."""
+    _check_target_note(note_id, "confirm", None, None)
     _check_name("author", author, limits, required=True)
+    if not proven and not maintainer and refuse_unproven:
+        raise PermissionDenied(f"a confirmation releases note {note_id[:80]} from quarantine, so it needs a "
+                               "proven identity: this server has no authentication, and anyone may claim any "
+                               "name. Confirm it with `stratum notes confirm` where the store is, or as an "
+                               "authenticated identity")
+    _check_target_note(note_id, "confirm", None, known)
     if known[note_id].author == author and not maintainer:
         raise PermissionDenied(f"note {note_id} is your own: it needs confirming by another identity or a maintainer")
-    if not proven and not maintainer and refuse_unproven:
-        raise PermissionDenied(f"a confirmation releases note {note_id} from quarantine, so it needs a proven "
-                               "identity: this server has no authentication, and anyone may claim any name. "
-                               "Confirm it with `stratum notes confirm` where the store is, or as an "
-                               "authenticated identity")
     if any(c.get("author") == author and c.get("proven", True) for c in known[note_id].confirmations):
         # only a proven one: an anonymous caller's, under another's name, must not block the real one
         raise NoteRejected(f"{author[:64]} confirmed note {note_id} already")     # one record a confirmer

@@ -166,7 +166,10 @@ class Tools:
 
     def _target(self, s: Session, target: str) -> Target:
         """A target through the session's branch view (if any), else through the shared memory;
-        ``path:LINE`` names the innermost definition around that line (``stratum.linerange``)."""
+        ``path:LINE`` names the innermost definition around that line (``stratum.linerange``). The
+        delta logs and the notes policy are read first: a row resolved before them could be a merged
+        note that policy now hides (one call served it after quarantine was switched on)."""
+        self.memory.refresh_notes()
         try:
             return self._node(s, target)
         except NotFound:
@@ -292,7 +295,6 @@ class Tools:
             raise InvalidArgument(f"level must be one of {list(S.LEVELS)}, got {echo(level)!r}")
         span = L.parse(lines)
         t = self._target(s, target)
-        self.memory.refresh_notes()
         in_file = span is not None and t.row is not None and s.view is None and t.shard.col("kind")[t.row] == "file"
         it = self._item(t.shard, t.row, t.note, "full" if span else level, view=s.view, attach=not in_file)
         if in_file and t.row is not None and span is not None:    # a part of a file: its own notes and
@@ -323,7 +325,6 @@ class Tools:
         args = {"t": target, "e": sorted(kinds), "d": direction, "ps": page_size}
         offset = self._offset(page_token, "walk", args, s)
         sh, row, note = self._target(s, target)
-        self.memory.refresh_notes()
         ov = self._notes_overlay(s, sh)
         out: list[tuple] = []         # (row, note, edge kind, direction, weight, the row's shard)
         base = sh

@@ -165,7 +165,10 @@ def test_quarantine_hides_new_authors_until_someone_else_confirms(store, capsys)
         assert ov.rank_infos.hits([first])[0].note == fresh
     with acting_as(BOB):                     # her kept entry is not served to him
         assert ov.rank_infos.hits([first]) == [None] and ov.rank_infos.hit(first) is None
-    with acting_as(MALLORY), pytest.raises(PermissionDenied, match="your own"):
+    with acting_as(MALLORY), pytest.raises(PermissionDenied, match="proven"):
+        ov.confirm(first, author="mallory")      # anonymous: refused before the note is looked at
+    with acting_as(Identity("mallory", authenticated=True, method="token")), \
+            pytest.raises(PermissionDenied, match="your own"):
         ov.confirm(first, author="mallory")
     assert main(["notes", "list", "--status", "quarantined", "--json", "--store", str(store)]) == 0
     import json
@@ -280,6 +283,12 @@ def test_an_anonymous_caller_cannot_confirm_a_quarantined_note(store, capsys):
     first = remember(ov, MALLORY, "Cart.total is wrong, the tax is added twice")
     with acting_as(Identity("mallory-2", method="anonymous")), pytest.raises(PermissionDenied, match="proven"):
         ov.confirm(first, author="mallory-2")
+    said = []            # the same words for the hidden note, an unknown id, and under its author's name:
+    for nid, name in ((first, "mallory-2"), ("n0000000000000000000", "mallory-2"), (first, MALLORY.name)):
+        with acting_as(Identity(name, method="anonymous")), pytest.raises(PermissionDenied) as got:
+            ov.confirm(nid, author=name)    # an anonymous caller learns neither which ids exist nor who wrote one
+        said.append(str(got.value).replace(nid, "ID"))
+    assert len(set(said)) == 1, said
     with acting_as(BOB):
         assert ov.get(first) is None                     # still waiting
         ov.confirm(first, author="bob")                  # an authenticated identity may

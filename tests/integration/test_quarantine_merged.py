@@ -108,3 +108,36 @@ def test_walk_omits_a_merged_quarantined_note_of_another_author(merged):
     with acting_as(BOB):
         for code in ("o.py", "pkg/core.py::helper"):
             assert nid not in [i.id for i in t.walk(bs, code, edges=["notes"], direction="in").items], code
+
+
+def test_a_policy_switched_on_hides_a_merged_note_from_the_first_call(tmp_path):
+    """An operator turns quarantine on while the server runs: the very next `get` of another
+    author's merged note is NotFound (it resolved the row before the log and the policy were read
+    again, so one call still served the note)."""
+    import time
+
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+    from stratum.notepolicy import NotesPolicy
+    from stratum.tools import Tools
+    from tests.gitrepo import Repo
+
+    r = Repo(tmp_path / "repo")
+    r.commit("initial", {"o.py": "def run():\n    return 1\n"})
+    cfg, store = IndexConfig(num_cpus=1, ray=False), tmp_path / "store"
+    index_repository(r.path, store, cfg)
+    t = Tools.open([str(store)])
+    try:
+        with acting_as(CI):
+            nid = t.remember(t.open_session().data["session"], "rca", "wombat cause", ["o.py"]).data["note_id"]
+        index_repository(r.path, store, cfg)            # merged with no policy: everyone sees it
+        t.reload()
+        with acting_as(BOB):
+            bs = t.open_session().data["session"]
+            assert t.get(bs, nid).items[0].id == nid
+            NotesPolicy(quarantine=True).save(store)
+            time.sleep(0.2)                             # past the notes' poll interval
+            with pytest.raises(E.NotFound):
+                t.get(bs, nid)
+    finally:
+        t.close()
