@@ -89,6 +89,20 @@ def test_page_tokens_expire_and_say_so():
         pt.check("A" * 5000, tool="tree", args={"p": 1}, version=1, session="s")
 
 
+def test_a_page_token_does_not_carry_its_session_id():
+    """A token is readable base64 that agents log and hand on; the session id in it named the session
+    (whoever holds a session id writes as its author). It holds a keyed tag instead, still bound."""
+    import base64
+
+    pt = PageTokens(b"k" * 32)
+    sid = "s-7f3a9c2e1b5d4e6f"
+    tok = pt.issue(tool="search", args={"q": "x"}, offset=10, version=1, session=sid)
+    assert sid.encode() not in base64.urlsafe_b64decode(tok + "=" * (-len(tok) % 4))
+    assert pt.check(tok, tool="search", args={"q": "x"}, version=1, session=sid) == 10
+    with pytest.raises(InvalidPageToken, match="another session"):
+        pt.check(tok, tool="search", args={"q": "x"}, version=1, session="s-other")
+
+
 def test_caps_hold_under_concurrent_opens():
     import threading
 
