@@ -19,7 +19,9 @@ line to the definition's last line; ``full`` is that source (whole first line, s
 kept). ``doc`` is the docstring (Python) or the leading comment block (other languages). Detail
 levels: ``summary`` (one line: kind, qualified name, signature, first doc line), ``api``
 (signature and doc of the node and of its members; for a file, its top-level symbols' signatures
-and first doc lines) and ``full``; every level's exact token count is computed here.
+and first doc lines) and ``full``; every level's exact token count is computed here. The file's
+path, where it stands within a line of that text (its summary, the outline's ``# path`` header), is
+spelled terminal-safe: git allows a newline in a file name, which made the header two lines.
 
 Files in a language we do not parse still get a file node (``summary``/``full``; ``api`` is the
 summary) with ``skip_reason="unsupported_language"``, so they stay visible in the tree. A syntax
@@ -42,6 +44,7 @@ from pipeline.docblocks import file_doc as _file_doc, leading as _leading, pytho
 from pipeline.imports import FileImports, ImportRef
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
+from stratum.notetext import terminal_safe
 from pipeline.nodefields import Spans, dir_node_id, file_node_id, finish
 
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "record", "impl"})
@@ -417,6 +420,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     """Parse one file's bytes into nodes (file + definitions), contains edges and raw imports."""
     cfg = cfg or ParseConfig()
     text, bad_utf8, src = _source(data)
+    shown = terminal_safe(path)     # the path within a line: git allows a newline in a name ("a\nb.py")
     lang = languages.detect(path, data)
     out = ParsedFile(path=path, language=lang)
     if bad_utf8:
@@ -431,7 +435,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     }
     if lang is None:
         out.skip_reason = "unsupported_language"
-        file_node["summary"] = f"file {path} ({_lines(text)}, not parsed)"
+        file_node["summary"] = f"file {shown} ({_lines(text)}, not parsed)"
         file_node["api"] = file_node["summary"]
         finish([file_node], cfg)
         out.nodes.append(file_node)
@@ -493,11 +497,11 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     what = ", ".join(f"{n} {k}{'es' if k == 'class' and n != 1 else 's' if n != 1 else ''}"
                      for n, k in counts if n)
     file_node["doc"] = doc or None
-    summary = f"file {path} ({lang}, {_lines(text)}" + (f"; {what})" if what else ")")
+    summary = f"file {shown} ({lang}, {_lines(text)}" + (f"; {what})" if what else ")")
     if doc:
         summary += f" \u2014 {_first_line(doc)}"
     file_node["summary"] = _WS.sub(" ", summary)
-    api = [f"# {path}"]
+    api = [f"# {shown}"]
     if doc:
         api.append(_first_paragraph(doc))
     for d in top:

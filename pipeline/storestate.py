@@ -8,6 +8,7 @@ run with nothing new (same HEAD, clean work tree, same settings, no unmerged not
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from pipeline import gitio
@@ -35,6 +36,13 @@ def held(store: Store, cfg: IndexConfig) -> Manifest | None:
             return None
 
 
+def display_name(root: Path) -> str:
+    """The name a repository's folder gives it, always valid UTF-8: Arrow, JSON and gRPC refuse the
+    surrogate escapes Python reads a non-UTF-8 folder name as, so each such byte is spelled ``\\xff``
+    (as ``pipeline.history`` spells such paths): stable, and two such folders stay apart."""
+    return os.fsencode(root.name).decode("utf-8", "backslashreplace")
+
+
 def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
              shallow: bool) -> tuple[str, list[str]]:
     """The repository name its node ids are made with, and its root commits. A store keeps the name
@@ -43,7 +51,7 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
     root commits here) is refused unless ``cfg.replace``: indexing would orphan all its notes.
     ``shallow``: whether the clone is shallow (the caller read ``gitio.shallow_boundary`` once)."""
     if held is None or cfg.replace:
-        return root.name, ([] if shallow else gitio.root_commits(root))
+        return display_name(root), ([] if shallow else gitio.root_commits(root))
     if not held.root_commits:               # a store from before root commits were recorded
         return held.repo_name, ([] if shallow else gitio.root_commits(root))
     if not gitio.has_any_commit(root, held.root_commits) and not shallow:
@@ -73,8 +81,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # typings and calls carry byte positions (a typing holds from where it takes effect, not by line); 16:
 # JavaScript's ``module.exports = function name() {}`` is a definition; 17: Python ``import a.b as
 # c`` records the name it binds, ``import a.b`` the attributes read off ``a.b``, and a file with a
-# long data line beside its code is no longer skipped as minified (``files.minified``).
-PARSE_FORMAT = 17
+# long data line beside its code is no longer skipped as minified (``files.minified``); 18: a path
+# within a line of a file's text (its summary, its outline's ``# path`` header) is spelled terminal-safe
+# (``notetext.terminal_safe``): git allows a newline in a file name, which broke the header in two.
+PARSE_FORMAT = 18
 
 
 def config_key(cfg: IndexConfig) -> str:
@@ -135,4 +145,4 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     return f"HEAD {head[:12]} is indexed, the work tree is clean and no note is unmerged"
 
 
-__all__ = ["held", "identity", "config_key", "up_to_date", "mined_boundary", "PARSE_FORMAT"]
+__all__ = ["held", "display_name", "identity", "config_key", "up_to_date", "mined_boundary", "PARSE_FORMAT"]

@@ -21,6 +21,7 @@ from stratum.controller import AdmitResult, Controller
 from stratum.envelope import Envelope, Item, PageTokens, Response, paged
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.memory import AttachedNote, Memory
+from stratum.notetext import terminal_safe
 from stratum.overlay import NotesOverlay
 from stratum.sessions import Session
 from stratum.shard import Shard
@@ -74,9 +75,9 @@ def code_item(sh: Shard, row: int, level: str, ov: NotesOverlay, indent: int = 0
 
 
 def label(sh: Shard, row: int) -> str:
-    """``kind path::qualname``: how a hint names a row."""
+    """``kind path::qualname``: how a hint names a row (one line: a newline in a path is spelled)."""
     q = sh.col("qualname")[row]
-    return f"{sh.col('kind')[row]} {sh.col('path')[row]}" + (f"::{q}" if q else "")
+    return terminal_safe(f"{sh.col('kind')[row]} {sh.col('path')[row]}" + (f"::{q}" if q else ""))
 
 
 def note_label(note: dict) -> str:
@@ -205,7 +206,7 @@ def item_label(it: Item) -> str:
     """``kind path::qualname`` of an item (a note: its label), as hints name rows."""
     if it.kind in S.NOTE_KINDS:
         return note_label({"kind": it.kind, "id": it.id})
-    return f"{it.kind} {it.path}" + (f"::{it.qualname}" if it.qualname else "")
+    return terminal_safe(f"{it.kind} {it.path}" + (f"::{it.qualname}" if it.qualname else ""))
 
 
 def entry_label(memory: Memory, key: str) -> str:
