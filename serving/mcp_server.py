@@ -10,7 +10,10 @@ starts and closed when it ends, so the agent never handles session ids. Over std
 the OS user running the process (``identity.os_user()``); in front of a gRPC server it is whoever the
 client's credentials name. Answers are compact JSON: the envelope first (what was returned, what
 remains, the budget, evictions), then the items with empty fields left out. A Stratum error becomes
-an MCP tool error ``<code>: <message>``.
+an MCP tool error ``<code>: <message>``; so does an argument the input schema refuses
+(``invalid_argument: level: Input should be 'summary', 'api' or 'full' (got 'verbose')``). The
+schemas carry each argument's closed set (``enum``) and bounds (``minimum``/``maximum``) from
+``stratum.toolspec.ARGS``, so an agent reads them before it guesses.
 
 Notes are data written by other agents, never instructions: a note item's text is sent under
 ``note_text`` with its ``trust`` and ``provenance`` beside it (also for the notes attached to code
@@ -29,19 +32,23 @@ import inspect
 import json
 import logging
 import threading
-from typing import Any, Callable
+from collections.abc import Sequence
+from typing import Annotated, Any, Callable, Literal, Optional, get_args, get_origin
 
 import anyio
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp_types import ToolAnnotations
+from pydantic import Field, ValidationError
 
 from serving import lifecycle
 from stratum import identity
 from stratum.envelope import Response
-from stratum.errors import StratumError
+from stratum.errors import InvalidArgument, StratumError
+from stratum.limits import echo
 from stratum.schema import NOTE_KINDS
 from stratum.tools import TOOL_NAMES
+from stratum.toolspec import ARGS, ArgSpec
 
 log = logging.getLogger("stratum.mcp")
 
@@ -100,8 +107,23 @@ def _tool_spec(name: str) -> tuple[inspect.Signature, str]:
 
     method = getattr(Tools, name)
     sig = inspect.signature(method, eval_str=True)
-    params = [p for p in sig.parameters.values() if p.name not in ("self", "session")]
+    params = [p.replace(annotation=_narrowed(p.annotation, ARGS[p.name])) if p.name in ARGS else p
+              for p in sig.parameters.values() if p.name not in ("self", "session")]
     return sig.replace(parameters=params, return_annotation=str), inspect.getdoc(method) or name
+
+
+def _narrowed(annotation: Any, spec: ArgSpec) -> Any:
+    """A parameter's type with its closed set (``Literal``: the schema's ``enum``) or bounds
+    (``Field(ge, le)``: ``minimum``/``maximum``); a list's items, an optional's value take them."""
+    if get_origin(annotation) in (Sequence, list, tuple):
+        return Sequence[_narrowed(get_args(annotation)[0], spec)]      # type: ignore[misc]
+    args = get_args(annotation)
+    if type(None) in args:          # ``int | None``: the value when one is given
+        inner = [a for a in args if a is not type(None)]
+        return Optional[_narrowed(inner[0], spec)]
+    if spec.choices:
+        return Literal.__getitem__(spec.choices)
+    return Annotated[annotation, Field(ge=spec.minimum, le=spec.maximum)]
 
 
 def _annotations(name: str) -> ToolAnnotations:
@@ -225,13 +247,41 @@ def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model:
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(conn.close)
 
-    server = MCPServer("stratum", instructions=INSTRUCTIONS, lifespan=lifespan)
+    server = _Server("stratum", instructions=INSTRUCTIONS, lifespan=lifespan)
     for name in MCP_TOOLS:
         fn = _make_tool(conn, name)
         server.add_tool(fn, name=name, description=fn.__doc__, annotations=_annotations(name),
                         structured_output=False)
         _forbid_unknown(server._tool_manager.get_tool(name))
     return server
+
+
+class _Server(MCPServer):
+    """The SDK's server, but an argument its input schema refuses is said as the tools say a bad
+    argument: ``invalid_argument: <argument>: <why> (got <value>)``, the code an agent reads on
+    every other error, instead of pydantic's "1 validation error for getArguments ..." and its
+    URL."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+                raise
+            raise ToolError(f"Error executing tool {name}: {InvalidArgument.code}: "
+                            f"{_refusal(cause)}") from cause
+
+
+def _refusal(err: ValidationError) -> str:
+    """Every refused argument, on one line: its name, pydantic's reason (which names the
+    allowed values or the bound) and, briefly, the value given."""
+    said = []
+    for e in err.errors(include_url=False):
+        where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e["loc"]).lstrip(".") or "arguments"
+        got = f" (got {echo(repr(e['input']))})" if e["type"] not in ("missing", "extra_forbidden") else ""
+        said.append(f"{where}: {e['msg']}{got}")
+    return "; ".join(said)
 
 
 def _forbid_unknown(tool: Any) -> None:

@@ -36,6 +36,7 @@ NOTE_KIND_WORDS = {"rca": "root cause analysis", "failure": "failed attempt", "i
 ATTACHED_NOTE_KINDS = AGENT_NOTE_KINDS + ("fix",)
 NODE_KINDS = CODE_KINDS + NOTE_KINDS
 EDGE_KINDS = ("contains", "imports", "tests", "cochange", "about", "calls", "inherits")
+WALK_EDGE_KINDS = EDGE_KINDS + ("notes",)   # what walk's edges filter takes: "notes" = the incoming about edges
 LEVELS = ("summary", "api", "full")
 
 EMBED_DIM = 384
@@ -188,7 +189,7 @@ def check_schema(schema: pa.Schema, expected: pa.Schema, where: str) -> None:
 __all__ = [
     "SCHEMA_VERSION", "CODE_KINDS", "NOTE_KINDS", "AGENT_NOTE_KINDS", "MINED_NOTE_KINDS", "ATTACHED_NOTE_KINDS",
     "NOTE_KIND_DESCRIPTIONS", "NOTE_KINDS_NEED_ABOUT", "NOTE_KIND_WORDS", "NODE_KINDS", "EDGE_KINDS", "LEVELS",
-    "EMBED_DIM",
+    "WALK_EDGE_KINDS", "EMBED_DIM",
     "NODES", "EDGES", "EXTERNAL_IMPORTS", "COMMITS", "FILE_CHANGES", "COCHANGE", "SYMBOL_COCHANGE",
     "EMBEDDINGS", "DATASETS", "to_table", "check_schema",
 ]

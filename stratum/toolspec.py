@@ -1,12 +1,17 @@
 """The tools' registry: each ``Tools`` method marked ``@tool`` once, in definition order, and what
 the adapters derive from it (``tools.TOOLS``, ``TOOL_NAMES``, ``READ_ONLY``, ``WRITING``: the MCP
-tool list and read-only hints, the gRPC method map)."""
+tool list and read-only hints, the gRPC method map), and ``ARGS``: the closed sets and bounds of the
+tools' arguments, which an adapter can publish (the MCP input schemas' enums and minimum/maximum,
+the CLI's choices) while the tools still check every value themselves."""
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
 
+from stratum import schema as S
+from stratum.graph import DIRECTIONS
+from stratum.limits import MAX_PAGE_SIZE
 from stratum.notethreads import searching
 
 
@@ -36,4 +41,28 @@ def tool(*, writes: bool, agent: bool = True):
     return mark
 
 
-__all__ = ["ToolSpec", "tool"]
+@dataclass(frozen=True)
+class ArgSpec:
+    """What values a tool argument takes, beyond its type: one of ``choices`` (for a list argument,
+    each item), or an integer from ``minimum`` to ``maximum`` (None: unbounded on that side)."""
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+# By parameter name: a name means the same thing in every tool that takes it (page_size in tree,
+# search and walk). Each entry is a constant the tools check against, never a copy of it; that the
+# tools' own checks accept exactly these is tested (tests/integration/test_mcp_schema.py).
+ARGS: dict[str, ArgSpec] = {
+    "level": ArgSpec(choices=S.LEVELS),                      # get
+    "kinds": ArgSpec(choices=S.NODE_KINDS),                  # search's filter
+    "kind": ArgSpec(choices=S.AGENT_NOTE_KINDS),             # remember (notes.validate)
+    "edges": ArgSpec(choices=S.WALK_EDGE_KINDS),             # walk
+    "direction": ArgSpec(choices=DIRECTIONS),                # walk
+    "page_size": ArgSpec(minimum=1, maximum=MAX_PAGE_SIZE),  # limits.check_page
+    "depth": ArgSpec(minimum=1),                             # tree
+    "budget": ArgSpec(minimum=1),                            # prefetch, open_session: tokens
+}
+
+
+__all__ = ["ToolSpec", "tool", "ArgSpec", "ARGS"]

@@ -2,7 +2,9 @@
 
 Each runs against the local store (``--store``, default: this repository's) or a running server
 (``--server host:port``) through the same tool functions; every answer ends with its token cost
-and what remains.
+and what remains. A flag left out is not sent, so the tool's own default applies (page sizes,
+depth, level, direction), the one gRPC and MCP callers get; the choices are the tools' own too
+(``stratum.toolspec.ARGS``).
 """
 
 from __future__ import annotations
@@ -12,20 +14,22 @@ import os
 from stratum.cli import add_common, emit, linked_worktree, one_line, quoted, resolve_store, whole
 from stratum.notetext import terminal_safe
 from stratum.schema import AGENT_NOTE_KINDS
+from stratum.toolspec import ARGS
 from stratum.cli.serve import add_client_flags, client_from_args
 
 
 def register(sub) -> None:
     p = sub.add_parser("tree", help="the hierarchy under a path")
     p.add_argument("path", nargs="?", default="")
-    p.add_argument("--depth", type=int, default=2)
+    p.add_argument("--depth", type=int, default=None, help="levels below PATH (default: the tool's own)")
     _paging(p)
     p.set_defaults(func=lambda a: _call(a, "tree", path=a.path, depth=a.depth, page_size=a.page_size,
                                         page_token=a.page_token))
 
     p = sub.add_parser("get", help="one node at a detail level")
     p.add_argument("target", help="node id, path, or path::qualified.name")
-    p.add_argument("--level", choices=("summary", "api", "full"), default="api")
+    p.add_argument("--level", choices=ARGS["level"].choices, default=None,
+                   help="detail level (default: the tool's own)")
     p.add_argument("--lines", default="", metavar="START-END",
                    help="only these source lines of the file or symbol (file line numbers, e.g. 1200-1260)")
     _conn(p)
@@ -34,8 +38,8 @@ def register(sub) -> None:
     p = sub.add_parser("walk", help="follow edges from a node")
     p.add_argument("target")
     p.add_argument("--edge", action="append", default=[],
-                   help="contains|imports|tests|cochange|calls|inherits|about|notes (repeatable; default: all)")
-    p.add_argument("--direction", choices=("out", "in", "both"), default="out",
+                   help=", ".join(ARGS["edges"].choices) + " (repeatable; default: all)")
+    p.add_argument("--direction", choices=ARGS["direction"].choices, default=None,
                    help="out: what this node imports/tests/contains/calls (default); in: who imports, tests "
                         "or calls it, and the notes about it; both")
     _paging(p)
@@ -48,7 +52,7 @@ def register(sub) -> None:
     p.add_argument("--kind", action="append", default=[], help="filter by node kind (repeatable)")
     p.add_argument("--path", default="", help="path prefix filter")
     p.add_argument("--language", default="")
-    _paging(p, default=10)
+    _paging(p)
     p.set_defaults(func=lambda a: _call(a, "search", query=_query(a.query), kinds=a.kind, path_prefix=a.path,
                                         language=a.language, page_size=a.page_size, page_token=a.page_token))
 
@@ -81,9 +85,10 @@ def _conn(p) -> None:
     p.add_argument("--worktree", default="", help="answer for this worktree of the repository, uncommitted edits too")
 
 
-def _paging(p, default: int = 50) -> None:
+def _paging(p) -> None:
     _conn(p)
-    p.add_argument("--page-size", type=int, default=default)
+    p.add_argument("--page-size", type=int, default=None,
+                   help="items per page (default: the tool's own, as over gRPC and MCP)")
     p.add_argument("--page-token", default="")
 
 
@@ -107,6 +112,7 @@ def _query(q: str) -> str:
 def _call(args, tool: str, **kw) -> int:
     """One tool call. Locally, the CLI session has a stable id and page tokens are signed with a
     per-store secret, so a --page-token printed by one command works in the next."""
+    kw = {k: v for k, v in kw.items() if v is not None}     # a flag left out: the tool's default
     author = getattr(args, "author", "")
     branch, commit, worktree = getattr(args, "branch", ""), getattr(args, "commit", ""), getattr(args, "worktree", "")
     worktree = os.path.abspath(worktree) if worktree else ""

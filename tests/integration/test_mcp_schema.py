@@ -1,0 +1,167 @@
+"""The MCP input schemas publish each argument's closed set and bounds, a value outside them is
+refused as ``invalid_argument`` naming the allowed values, and every entry point pages alike.
+
+A probe: the schemas said ``"level": {"type": "string"}`` and ``"page_size": {"type": "integer"}``,
+so an agent guessed (``level: "verbose"``), and a refused argument came back in pydantic's words
+without the code every other error carries. And `stratum walk` paged 50 items where the tool (gRPC,
+MCP) pages 20. Here, on a real repository indexed by the real pipeline: the official MCP client
+over stdio (``stratum mcp``) reads the enums and bounds (``stratum.toolspec.ARGS``), gets
+``invalid_argument`` for a bad level or page size, the tools' own checks agree with what the
+schema says, and the CLI's, MCP's and the tool's first page of a walk are the same items.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from stratum.cli import main
+from stratum.errors import StratumError
+from stratum.limits import MAX_PAGE_SIZE
+from stratum.tools import TOOL_NAMES, Tools
+from stratum.toolspec import ARGS
+from tests.gitrepo import Repo
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+N_FUNCS = 60        # more than every tool's default page (tree 50, search 10, walk 20)
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory):
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+
+    base = tmp_path_factory.mktemp("mcpschema")
+    r = Repo(base / "repo")
+    body = "".join(f'def compute_value_{i}(x):\n    """Compute value number {i} of x."""\n    return x + {i}\n\n\n'
+                   for i in range(N_FUNCS))
+    r.commit("add big", {"big.py": body, "use.py": "import big\n\n\ndef run():\n    return big.compute_value_1(2)\n"})
+    store = base / "store"
+    index_repository(r.path, store, IndexConfig(num_cpus=1, ray=False))
+    return r, store
+
+
+def _schema_of(prop: dict) -> dict:
+    """The constrained part of a property: an array's items, an optional's non-null branch."""
+    if prop.get("type") == "array":
+        return prop["items"]
+    return next((b for b in prop.get("anyOf", []) if b.get("type") != "null"), prop)
+
+
+def test_schemas_show_enums_and_bounds_and_refuse_with_a_code(indexed, tmp_path):
+    _repo, store = indexed
+    params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), env={"PYTHONPATH": str(ROOT)},
+                                   args=["-m", "stratum.cli", "mcp", "--store", str(store), "--reload-interval", "0"])
+
+    async def run() -> tuple[dict, dict, dict]:
+        async with Client(params, read_timeout_seconds=120) as client:
+            tools = {t.name: t.input_schema for t in (await client.list_tools()).tools}
+            bad = {"level": await client.call_tool("get", {"target": "big.py", "level": "verbose"}),
+                   "page_size": await client.call_tool("walk", {"target": "big.py", "page_size": MAX_PAGE_SIZE + 1}),
+                   "edges": await client.call_tool("walk", {"target": "big.py", "edges": ["imports", "callz"]}),
+                   "missing": await client.call_tool("get", {"level": "api"})}
+            good = {lv: await client.call_tool("get", {"target": "big.py", "level": lv})
+                    for lv in ARGS["level"].choices}
+            good["walk"] = await client.call_tool("walk", {"target": "big.py"})
+            return tools, bad, good
+
+    tools, bad, good = anyio.run(run)
+    # every closed set and bound the tools check is in the schema an agent lists
+    shown = 0
+    for name in TOOL_NAMES:
+        for arg, prop in tools[name].get("properties", {}).items():
+            if arg not in ARGS:
+                continue
+            spec, sch = ARGS[arg], _schema_of(prop)
+            if spec.choices:
+                assert sch["enum"] == list(spec.choices), (name, arg, prop)
+            else:
+                assert (sch.get("minimum"), sch.get("maximum")) == (spec.minimum, spec.maximum), (name, arg, prop)
+            shown += 1
+    assert shown == sum(p in ARGS for t in TOOL_NAMES for p in inspect.signature(getattr(Tools, t)).parameters) >= 10
+    assert tools["get"]["properties"]["level"]["enum"] == ["summary", "api", "full"]
+    assert tools["walk"]["properties"]["page_size"]["maximum"] == MAX_PAGE_SIZE
+
+    texts = {k: r.content[0].text for k, r in bad.items()}
+    assert all(r.is_error for r in bad.values()), texts
+    # the tools' error shape and code, naming the argument, what it may be and what was given
+    assert texts["level"].startswith("Error executing tool get: invalid_argument: level: "), texts["level"]
+    assert all(f"'{lv}'" in texts["level"] for lv in ("summary", "api", "full")) and "verbose" in texts["level"]
+    assert "invalid_argument: page_size:" in texts["page_size"] and str(MAX_PAGE_SIZE) in texts["page_size"]
+    assert "invalid_argument: edges[1]:" in texts["edges"] and "'notes'" in texts["edges"]
+    assert "invalid_argument: target:" in texts["missing"]
+    assert not any("validation error" in t or "errors.pydantic.dev" in t for t in texts.values()), texts
+    for k, r in good.items():
+        assert not r.is_error, (k, r.content[0].text)
+    assert len(json.loads(good["walk"].content[0].text)["items"]) == _tool_default("walk")
+
+
+def _tool_default(tool: str, arg: str = "page_size"):
+    return inspect.signature(getattr(Tools, tool)).parameters[arg].default
+
+
+def test_the_tools_accept_what_the_schema_allows_and_refuse_the_rest(indexed, tmp_path):
+    """ARGS is what the tools check: every allowed value passes the tool's own check, and a value
+    just outside is refused by it (gRPC and the CLI rely on those checks, not on the schema)."""
+    _repo, src = indexed
+    store = tmp_path / "store"
+    shutil.copytree(src, store)            # remember writes the delta log
+    names = {p for t in TOOL_NAMES for p in inspect.signature(getattr(Tools, t)).parameters}
+    assert set(ARGS) <= names, set(ARGS) - names
+    tools = Tools.open([str(store)])
+    try:
+        sid = tools.open_session(author="schema").data["session"]
+        calls = {
+            "level": lambda v: tools.get(sid, "big.py", level=v),
+            "direction": lambda v: tools.walk(sid, "big.py", direction=v),
+            "edges": lambda v: tools.walk(sid, "big.py", edges=[v]),
+            "kinds": lambda v: tools.search(sid, "compute value", kinds=[v]),
+            "kind": lambda v: tools.remember(sid, v, f"a {v} note: compute_value_3 adds three", about=["big.py"]),
+            "page_size": lambda v: [tools.tree(sid, page_size=v), tools.search(sid, "compute", page_size=v),
+                                    tools.walk(sid, "big.py", page_size=v)],
+            "depth": lambda v: tools.tree(sid, depth=v),
+            "budget": lambda v: tools.prefetch(sid, ["big.py"], budget=v),
+        }
+        assert set(calls) == set(ARGS)
+        for arg, spec in ARGS.items():
+            allowed = list(spec.choices) or [b for b in (spec.minimum, spec.maximum) if b is not None]
+            outside = ["bogus"] if spec.choices else ([spec.minimum - 1] if spec.minimum is not None else []) + (
+                [spec.maximum + 1] if spec.maximum is not None else [])
+            for v in allowed:
+                calls[arg](v)
+            for v in outside:
+                with pytest.raises(StratumError):
+                    calls[arg](v)
+    finally:
+        tools.close()
+
+
+@pytest.mark.parametrize("argv,tool,kwargs", [
+    (("walk", "big.py"), "walk", {"target": "big.py"}),
+    (("tree",), "tree", {}),
+    (("search", "compute value"), "search", {"query": "compute value"}),
+])
+def test_cli_first_page_is_the_tools(indexed, capsys, argv, tool, kwargs):
+    """`stratum walk` without --page-size answers the tool's first page (it paged 50, the tool 20)."""
+    _repo, store = indexed
+    capsys.readouterr()
+    assert main([*argv, "--json", "--store", str(store)]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    tools = Tools.open([str(store)])
+    try:
+        got = getattr(tools, tool)(tools.open_session().data["session"], **kwargs).to_dict()
+    finally:
+        tools.close()
+    assert len(got["items"]) == _tool_default(tool) and got["envelope"]["has_more"]
+    assert [it["id"] for it in cli["items"]] == [it["id"] for it in got["items"]]
+    assert {k: cli["envelope"][k] for k in ("returned", "total", "pages", "has_more")} == \
+           {k: got["envelope"][k] for k in ("returned", "total", "pages", "has_more")}
