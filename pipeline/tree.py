@@ -1,7 +1,9 @@
 """The repo and directory nodes of the hierarchy, and their ``contains`` edges (repo -> dir -> file).
 
 Its own stage beside pipeline.parse (both build on pipeline.nodefields): directories have no
-source to parse; their detail levels list their children.
+source to parse; their detail levels list their children, one per line, each name spelled
+terminal-safe (git allows a newline or an escape in a name: it broke the listing into false lines).
+Rebuilt on every index (not kept by parse format), so no store needs a re-parse for it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 from pipeline.nodefields import dir_node_id, file_node_id, finish
 from pipeline.sourcetext import indent
 from stratum.config import ParseConfig
+from stratum.notetext import terminal_safe
 
 
 def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None = None,
@@ -44,11 +47,13 @@ def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None =
             langs[lang] = langs.get(lang, 0) + 1
     for d in sorted(children):
         kids = sorted(children[d], key=lambda k: (not k.endswith("/"), k))
-        listing = "\n".join(posixpath.basename(k.rstrip("/")) + ("/" if k.endswith("/") else "") for k in kids)
+        listing = "\n".join(terminal_safe(posixpath.basename(k.rstrip("/"))) + ("/" if k.endswith("/") else "")
+                            for k in kids)
+        shown = terminal_safe(d or name)
         n_dirs = sum(1 for k in kids if k.endswith("/"))
         nid = dir_node_id(repo, d)
         if d:
-            summary = f"dir {d}/ ({_count(len(kids) - n_dirs, 'file')}, {_count(n_dirs, 'dir')}; " \
+            summary = f"dir {shown}/ ({_count(len(kids) - n_dirs, 'file')}, {_count(n_dirs, 'dir')}; " \
                 f"{_count(files_under[d], 'file')} below)"
             node: dict[str, Any] = {"id": nid, "repo": repo, "kind": "dir", "path": d, "name": posixpath.basename(d),
                     "qualname": "", "parent_id": dir_node_id(repo, posixpath.dirname(d))}
@@ -58,8 +63,8 @@ def tree_nodes(repo: str, paths: list[str] | set[str], cfg: ParseConfig | None =
                 (f"; {lang_s})" if lang_s else ")")
             node = {"id": nid, "repo": repo, "kind": "repo", "path": "", "name": name, "qualname": "",
                     "parent_id": None}
-        node.update({"summary": summary, "api": f"{d or name}/\n{indent(listing, '  ')}",
-                     "full": f"{d or name}/\n{indent(listing, '  ')}", "subkind": None, "language": None})
+        node.update({"summary": summary, "api": f"{shown}/\n{indent(listing, '  ')}",
+                     "full": f"{shown}/\n{indent(listing, '  ')}", "subkind": None, "language": None})
         nodes.append(node)
         for k in kids:
             dst = dir_node_id(repo, k.rstrip("/")) if k.endswith("/") else file_node_id(repo, k)

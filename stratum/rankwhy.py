@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, cast
 
+from stratum.notetext import terminal_safe
+
 if TYPE_CHECKING:
     from stratum.rank import Hit, NoteInfo
 
@@ -114,10 +116,12 @@ def file_text_reasons(j: int) -> tuple[str, str]:
 
 
 def co_reasons(seed: str, support: int) -> tuple[str, str]:
+    seed = terminal_safe(seed)      # a path within the one-line why (git allows a newline in a name)
     return f"co-changes with {seed} (support {support})", f"co-changes with {seed}"
 
 
 def graph_reasons(seed: str, word: str) -> tuple[str, str]:
+    seed = terminal_safe(seed)
     return f"{word} {seed}", f"{word} {seed}"
 
 

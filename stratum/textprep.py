@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 
+from stratum.notetext import terminal_safe
 from stratum.schema import CODE_KINDS, NOTE_KIND_WORDS, NOTE_KINDS
 
 MAX_TOKENS = 256            # the model's input limit in word pieces (EmbedConfig.max_tokens)
@@ -57,8 +58,9 @@ def embed_text(node: dict, max_chars: int = DEFAULT_MAX_CHARS) -> str:
         api = node.get("api") or ""
         parsed = bool(node.get("language")) and api and api != node.get("summary")
         outline = api if parsed else (node.get("full") or "")
-        if outline.startswith(f"# {path}\n"):   # the file outline repeats the path
-            outline = outline[len(path) + 3:]
+        head_line = f"# {terminal_safe(path)}\n"     # the file outline repeats the path (as the parser spells it)
+        if outline.startswith(head_line):
+            outline = outline[len(head_line):]
         return _cut(_join([header, outline]), max_chars)
     sig = node.get("signature") or ""
     doc = node.get("doc") or ""

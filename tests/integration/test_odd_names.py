@@ -115,5 +115,11 @@ def test_a_file_name_with_a_newline_stays_one_line_wherever_a_line_names_it(tmp_
         assert t.get(sid, "notes\n.txt", "api").items[0].text == "file notes\\n.txt (1 line, not parsed)"
         hint = t.tree(sid, page_size=2).envelope.next_hint         # a hint names the next page's rows
         assert "function a\\nb.py::hello" in hint and "\n" not in hint
+        # the folder listing: one line a child (the name's newline made false lines: "a", "b.py")
+        root = t.get(sid, [i.id for i in t.tree(sid, page_size=20).items if i.kind == "repo"][0], "full").items[0]
+        assert sorted(root.text.split("\n")[1:]) == ["  a\\nb.py", "  notes\\n.txt", "  z.py"]
+        from stratum import textprep
+        node = {"kind": "file", "path": odd, "language": "python", "summary": "s", "api": api.text}
+        assert "# a" not in textprep.embed_text(node)      # the outline's header is not embedded twice
     finally:
         t.close()
