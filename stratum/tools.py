@@ -26,6 +26,7 @@ from stratum import tracebacks as TB
 from stratum import schema as S
 from stratum.controller import Controller
 from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
+from stratum.graph import DIRECTIONS
 from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
 from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
@@ -137,7 +138,7 @@ class Tools:
     def _session(self, sid: str) -> Session:
         s = self.sessions.get(sid, current().name)
         if s.view is not None and s.view.outdated(list(self.memory)):
-            s.view = self._branch_view(*s.view.args)       # the base moved on: diff against it again
+            s.view = s.view.then(lambda: self._branch_view(*s.view.args))    # the base or the branch moved
         return s
 
     def _branch_view(self, branch: str, commit: str, worktree: str = "") -> BranchView | None:
@@ -314,8 +315,8 @@ class Tools:
         direction is out, in or both. Each item carries the active notes about it (walk with
         "notes" lists them all)."""
         s = self._session(session)
-        kinds = check_kinds("edge kind", edges, S.EDGE_KINDS + ("notes",))
-        if direction not in ("out", "in", "both"):
+        kinds = check_kinds("edge kind", edges, S.WALK_EDGE_KINDS)
+        if direction not in DIRECTIONS:
             raise InvalidArgument("direction must be out, in or both")
         check_page(page_size)
         if "notes" in kinds:
@@ -341,7 +342,7 @@ class Tools:
                 out += answernotes.of_symbols(self.memory, sh, ov, row, out) if s.view is None else \
                     answernotes.of_symbols_in_view(self.memory, s.view, base, sh, ov, row, out)
         elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
-            out += [(r, None, "about", "out", 1.0, sh) for r in map(sh.resolve, ov.about_ids(note)) if r is not None]
+            out += walklinks.note_about(s.view, list(self.memory), sh, ov.about_ids(note))     # on a branch: its code
         out = [t for t in out if t[0] is None or not self.memory.hidden(t[5], t[0])]    # quarantined from this reader
         out = R.by_node(out)          # a node reached by several edges is one item: served and charged once
         end = offset + page_size

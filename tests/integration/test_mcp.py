@@ -151,7 +151,7 @@ def test_mcp_in_front_of_a_grpc_server(indexed_store, tmp_path):
 
 
 KNOWN_ERRORS = ("invalid_argument", "not_found", "note_rejected", "budget_exceeded", "resource_exhausted",
-                "invalid_page_token", "permission_denied", "validation error")
+                "invalid_page_token", "permission_denied")
 
 
 def test_mcp_tools_fuzzed_give_typed_errors_only(indexed_store, tmp_path):
