@@ -28,14 +28,20 @@ Definitions (documented, configurable through ``HistoryConfig``):
   an ancestor of HEAD, only ``since..HEAD`` is read; if not (history rewritten, or the commit is
   gone) the whole history is read and ``rewritten`` is True: replace the stored history, do not
   append. ``combine`` appends a ``since`` result to the stored tables.
+- **Stopping**: ``stop`` (any flag with ``is_set``) is looked at between chunks of git's output and
+  every few thousand commits of the rename walk; once set, the mine ends git and raises
+  ``RunStopped`` (nothing it read is kept). A full mine of a long history takes minutes, more than
+  a pod's grace period after SIGTERM (30 s by default).
 """
 
 from __future__ import annotations
 
 import re
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generator, Protocol, cast
 
 import pyarrow as pa
 
@@ -46,6 +52,24 @@ from stratum.config import HistoryConfig
 
 _US = 1_000_000
 _TS = pa.timestamp("us", tz="UTC")
+_STOP_EVERY = 4096          # commits of the rename walk between two looks at the stop flag
+
+
+class StopFlag(Protocol):
+    """What a run is stopped with: ``threading.Event``, ``pipeline.watch.SignalStop``."""
+
+    def is_set(self) -> bool: ...
+
+
+class RunStopped(Exception):
+    """The run's stop flag was set: it gave up before publishing, and the store is as it was.
+    Not a ``StratumError``: nothing failed, the caller asked (a signal, a watch stopping)."""
+
+
+def check_stop(stop: StopFlag | None, where: str) -> None:
+    """Raise ``RunStopped`` if ``stop`` is set (``where``: the step it stopped in, for the message)."""
+    if stop is not None and stop.is_set():
+        raise RunStopped(f"stopped during {where}")
 
 
 @dataclass
@@ -80,14 +104,14 @@ _COUNTERS = ("commits", "merges", "merges_skipped", "empty_commits", "huge_commi
 
 
 def mine(repo_root: str | Path, cfg: HistoryConfig = HistoryConfig(), since: str | None = None,
-         boundary: list[str] | None = None) -> MineResult:
+         boundary: list[str] | None = None, stop: StopFlag | None = None) -> MineResult:
     """Read the history of ``repo_root`` (all of it, or after ``since``) into Arrow tables.
 
     A repository without commits gives empty tables; a path outside any git work tree raises
     stratum.errors.NotARepository. ``boundary``: ``gitio.shallow_boundary`` when the caller has it.
     A shallow clone's boundary commits are kept without their changes: git shows each as adding
     its whole tree (its parents were not fetched), which would make every file a fix's or a
-    co-change's (``counters["boundary_commits"]``).
+    co-change's (``counters["boundary_commits"]``). ``stop``: see the module docstring.
     """
     t0 = time.perf_counter()
     root = gitio.repo_root(repo_root)
@@ -107,15 +131,21 @@ def mine(repo_root: str | Path, cfg: HistoryConfig = HistoryConfig(), since: str
     if rev_range == "HEAD":
         rev_range = head  # pin: a commit landing while we read cannot sneak in
     parser = LogParser(cfg)
-    for chunk in gitio.stream_history(root, rev_range, merge_diffs=not cfg.skip_merges,
-                                      line_counts=cfg.line_counts):
-        parser.feed(chunk)
+    # closed at once: a stop leaves the loop with git still writing, and closing its pipe ends it
+    # (SIGPIPE); left to the collector, it stays open while the error's traceback holds this frame
+    # (gitio types the generator as an Iterator)
+    with closing(cast(Generator[bytes, None, None], gitio.stream_history(
+            root, rev_range, merge_diffs=not cfg.skip_merges, line_counts=cfg.line_counts))) as stream:
+        for chunk in stream:
+            check_stop(stop, "the history mine")
+            parser.feed(chunk)
     commits, changes = parser.finish()
     if bound:
         commits, changes = _without_boundary_changes(commits, changes, set(bound), parser.counters)
+    check_stop(stop, "the history mine")
     head_paths = [_path_text(p)[0] for p in gitio.tree_paths(root, head)]
     changes = changes.set_column(changes.schema.get_field_index("current_path"), "current_path",
-                                 pa.array(current_paths(changes, commits, head_paths), pa.string()))
+                                 pa.array(current_paths(changes, commits, head_paths, stop), pa.string()))
     return MineResult(commits, changes, head, shallow, rewritten, since, head_paths, parser.counters,
                       time.perf_counter() - t0, key)
 
@@ -138,7 +168,8 @@ def _without_boundary_changes(commits: pa.Table, changes: pa.Table, boundary: se
     return commits, changes.filter(pa.array(keep, pa.bool_()))
 
 
-def combine(prev_commits: pa.Table, prev_file_changes: pa.Table, new: MineResult) -> tuple[pa.Table, pa.Table]:
+def combine(prev_commits: pa.Table, prev_file_changes: pa.Table, new: MineResult,
+            stop: StopFlag | None = None) -> tuple[pa.Table, pa.Table]:
     """The stored history plus an incremental result, with ``current_path`` re-resolved at the new HEAD.
 
     For a full (or rewritten) result the stored tables are ignored. The output equals what a full
@@ -154,7 +185,7 @@ def combine(prev_commits: pa.Table, prev_file_changes: pa.Table, new: MineResult
     changes = pa.concat_tables([new.file_changes.filter(pa.array(fresh_fc, pa.bool_())),
                                 prev_file_changes.cast(S.FILE_CHANGES)])
     changes = changes.set_column(changes.schema.get_field_index("current_path"), "current_path",
-                                 pa.array(current_paths(changes, commits, new.head_paths), pa.string()))
+                                 pa.array(current_paths(changes, commits, new.head_paths, stop), pa.string()))
     return commits, changes
 
 
@@ -441,8 +472,8 @@ def commit_order(commits: pa.Table) -> list[str]:
     return sorted(shas, key=lambda s: (-gen[s], -(tmap[s] or 0), s))
 
 
-def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[str] | None = None
-                  ) -> list[str | None]:
+def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[str] | None = None,
+                  stop: StopFlag | None = None) -> list[str | None]:
     """Each file change's path at HEAD after following renames (None: the file is gone).
 
     Walks commits newest first (``commit_order``) with a map "path at this point -> path at HEAD":
@@ -460,7 +491,8 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     HEAD, or, without ``head_paths``, only presumed alive) until the walk reaches a rename of ``p``
     within the same life of ``p``: then it takes the rename's current path, as git's merge did.
     Merge commits' diffs (mined when merges are not skipped) repeat their branches' adds and
-    renames, so they map paths but never start or end a file's life.
+    renames, so they map paths but never start or end a file's life. ``stop``: looked at every
+    ``_STOP_EVERY`` commits (a million-commit history walks for seconds).
     """
     n = file_changes.num_rows
     out: list[str | None] = [None] * n
@@ -477,7 +509,9 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     tentative: dict[str, list[int]] = {}   # path -> rows a later-met rename of the path re-points
     merges = {s for s, m in zip(commits.column("sha").to_pylist(), commits.column("is_merge").to_pylist()) if m}
 
-    for sha in commit_order(commits):
+    for k, sha in enumerate(commit_order(commits)):
+        if not k % _STOP_EVERY:
+            check_stop(stop, "the history mine")
         rows = rows_by_sha.get(sha)
         if not rows:
             continue
@@ -514,5 +548,5 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     return out
 
 
-__all__ = ["MineResult", "mine", "combine", "LogParser", "commit_order", "current_paths", "empty_commits",
+__all__ = ["MineResult", "mine", "combine", "StopFlag", "RunStopped", "check_stop", "LogParser", "commit_order", "current_paths", "empty_commits",
            "empty_file_changes"]

@@ -11,6 +11,10 @@ a local Ray costs ~5 s here, and on one machine it only adds parallel parsing (o
 embeds on every core in-process); docs/operations.md has the measurement. ``--ray``/``--no-ray``
 override. A local Ray this module starts is reaped by a watchdog process if the driver is killed.
 
+Stopping: a signal's exception (the CLI's handlers) or the caller's ``stop`` flag (``watch``) ends
+the run before its publish, within about a second in any stage, the history mine included (it
+runs on a thread of its own, told through a flag: ``_MineStop``); the store stays as it was.
+
 ``index_many`` indexes several repositories (one store each): one Ray task per repository on a
 cluster, or one after another in-process; one failing repository never stops the others.
 """
@@ -22,7 +26,7 @@ import os
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
@@ -31,6 +35,7 @@ import numpy as np
 
 from pipeline import gitio, storestate
 from pipeline import stages as st
+from pipeline.history import RunStopped, StopFlag, check_stop
 from pipeline.report import RunReport
 from stratum.config import EmbedConfig, IndexConfig, default_store_path, settings_of, with_kept
 from stratum.errors import InvalidArgument, StoreError, Unavailable
@@ -350,6 +355,50 @@ def _timed(fn):
     return out, time.perf_counter() - t
 
 
+class _MineStop:
+    """The history thread's stop flag: set when the run leaves early on the main thread (an error,
+    a signal handler's exception), or when the caller's ``stop`` is. A plain attribute: setting it
+    takes no lock, and the main thread may be unwinding from inside one (``pipeline.watch.SignalStop``)."""
+
+    def __init__(self, caller: StopFlag | None):
+        self.caller = caller
+        self.left = False
+
+    def set(self) -> None:
+        self.left = True
+
+    def is_set(self) -> bool:
+        return self.left or (self.caller is not None and self.caller.is_set())
+
+
+@contextmanager
+def _mine_ends_with_run(pool: ThreadPoolExecutor, stop: _MineStop) -> Iterator[None]:
+    """On any early way out, the history thread is told to stop and joined: it must not outlive
+    the run (it reads git and the store, after the writer lock is released otherwise), nor hold the
+    process at exit (a SIGTERM during a long mine waited for the whole mine, past a pod's 30 s
+    grace). It looks at the flag between chunks of git's output, so the join is short."""
+    try:
+        yield
+    except BaseException:
+        stop.set()
+        pool.shutdown(wait=True)
+        raise
+
+
+def _heeding(progress: Progress, stop: StopFlag | None) -> Progress:
+    """``progress`` that raises ``RunStopped`` once ``stop`` is set: parse, embed and symbols call it
+    per batch (on either engine), history and write as they start, so a caller's stop ends a long
+    stage at its next step."""
+    if stop is None:
+        return progress
+
+    def step(stage: str, done: int, total: int) -> None:
+        if done < total:            # a stage's last step is done work: the next stage's first looks
+            check_stop(stop, stage)
+        progress(stage, done, total)
+    return step
+
+
 @contextmanager
 def _stage(rep: RunReport, name: str) -> Iterator[None]:
     t = time.perf_counter()
@@ -361,13 +410,15 @@ def _stage(rep: RunReport, name: str) -> Iterator[None]:
 
 def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike | None = None,
                      config: IndexConfig | None = None, progress: Progress | None = None,
-                     before_work: Callable[[], None] | None = None) -> RunReport:
+                     before_work: Callable[[], None] | None = None, stop: StopFlag | None = None) -> RunReport:
     """Index (or re-index) one repository into a store and publish a new version; when nothing
     changed (``storestate.up_to_date``) the report says so and no version is published. ``before_work``:
     called once there is work, before Lance is imported (a process of its own prepares its
-    imports there, ``stratum.cli.index.arrow_without_pandas``; an up-to-date run skips them)."""
+    imports there, ``stratum.cli.index.arrow_without_pandas``; an up-to-date run skips them).
+    ``stop``: once set (a signal handler may set it), the run raises ``RunStopped`` at its next
+    step, before its publish: the store stays as it was (see the module docstring)."""
     cfg = config or IndexConfig()
-    progress = progress or _noop
+    progress = _heeding(progress or _noop, stop)
     root = gitio.repo_root(repo_path)
     store = Store(store_path or default_store_path(root))
     rep = RunReport(repo=str(root), store=str(store.root))
@@ -426,9 +477,11 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         if prev_snap is not None:
             prev_snap.lance_table("nodes")
         pool = ThreadPoolExecutor(1, thread_name_prefix="stratum-history")
-        mining = pool.submit(_timed, lambda: st.history(root, cfg, prev, prev_snap, rep, _noop, boundary))
-        pool.shutdown(wait=False)           # the thread ends with its one call; result() waits for it
-        try:
+        mine_stop = _MineStop(stop)
+        with _mine_ends_with_run(pool, mine_stop):
+            mining = pool.submit(_timed, lambda: st.history(root, cfg, prev, prev_snap, rep, _noop, boundary,
+                                                            mine_stop))
+            pool.shutdown(wait=False)       # the thread ends with its one call; result() waits for it
             with _stage(rep, "discover"):
                 src = st.read_sources(root, cfg, prev_snap, rep, inside)
             eng, rep.engine = engine_for(cfg, src.parse_bytes)
@@ -443,13 +496,11 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                     file_imports.update(old_imports)
             with _stage(rep, "link"):
                 externals = st.link(root, repo_name, cfg, nodes, edges, file_imports, rep)
-        except BaseException:                # the history thread must not outlive the run (it reads the
-            wait([mining])                   # store and git after the lock is released otherwise)
-            raise
         with st.Writer(store) as writer:       # Lance writes on a helper thread from here on
             with _stage(rep, "history"):           # the wait for it; history_mined: its own time
                 progress("history", 0, 1)
-                (hist_tables, watermark, head_paths), mined_s = mining.result()   # re-raises its error here
+                with _mine_ends_with_run(pool, mine_stop):       # a signal lands in this wait, mostly
+                    (hist_tables, watermark, head_paths), mined_s = mining.result()   # re-raises its error here
                 rep.timed("history_mined", mined_s)
                 progress("history", 1, 1)
                 edges.extend(st.cochange_edges(hist_tables, nodes))
@@ -538,5 +589,5 @@ def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, head_paths, rep: R
     return out
 
 
-__all__ = ["index_repository", "ensure_ray", "choose_engine", "engine_for", "InProcess", "OnRay",
+__all__ = ["index_repository", "RunStopped", "ensure_ray", "choose_engine", "engine_for", "InProcess", "OnRay",
            "PARSE_BATCH_FILES", "PARSE_BATCH_BYTES", "Progress"]

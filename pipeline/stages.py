@@ -180,11 +180,12 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
 
 # ---- 4. history ---------------------------------------------------------------------------------
 def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progress: Progress,
-            boundary: list[str]):
+            boundary: list[str], stop=None):
     """Commits, file changes and co-change (mined from the watermark on); returns (tables, watermark).
-    ``boundary``: ``gitio.shallow_boundary``, read once by the caller."""
+    ``boundary``: ``gitio.shallow_boundary``, read once by the caller. ``stop``: a flag looked at
+    while mining and between the steps (``pipeline.history.RunStopped`` once it is set)."""
     from pipeline.cochange import compute_with_stats
-    from pipeline.history import combine, mine
+    from pipeline.history import check_stop, combine, mine
 
     from pipeline import gitio
     from pipeline.storestate import mined_boundary
@@ -196,13 +197,14 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
         # boundary commits' changes were not recorded; the watermark alone would not read them
         rep.messages.append("the clone's shallow boundary moved since the last index: history re-mined in full")
         since = None
-    res = mine(root, cfg.history, since=since, boundary=boundary)
+    res = mine(root, cfg.history, since=since, boundary=boundary, stop=stop)
     if res.rewritten and since:
         rep.messages.append(f"history was rewritten since {since[:12]} (force push?): re-mined in full")
     if res.incremental and prev_snap is not None and prev_snap.has("commits"):
-        commits, changes = combine(prev_snap.read("commits"), prev_snap.read("file_changes"), res)
+        commits, changes = combine(prev_snap.read("commits"), prev_snap.read("file_changes"), res, stop)
     else:
         commits, changes = res.commits, res.file_changes
+    check_stop(stop, "the history mine")
     cochange, stats = compute_with_stats(changes, commits, cfg.history, head_paths=res.head_paths, resolved=True)
     rep.history = {**res.summary(), **{f"cochange_{k}": v for k, v in stats.items()},
                    "commits_total": commits.num_rows, "cochange_pairs": cochange.num_rows}

@@ -91,7 +91,9 @@ class Watcher:
     A storm of checkouts is one re-index (the timer restarts at each move); a move during an
     index is seen at the next poll and indexed after it settles. ``index`` returns a one-line
     summary; an exception is reported through ``report`` and watching goes on (a retryable one,
-    such as another run holding the writer lock, is retried after the next debounce)."""
+    such as another run holding the writer lock, is retried after the next debounce). ``index``
+    may heed ``stop`` itself (``index_repository(stop=)``): a run it gives up for the stop is not
+    reported, and ``abandoned`` says why it ran."""
 
     repo: str
     index: Callable[[], str]
@@ -100,6 +102,7 @@ class Watcher:
     debounce: float = 1.0
     stop: threading.Event | SignalStop = field(default_factory=threading.Event)
     runs: list[Run] = field(default_factory=list)
+    abandoned: str = ""                 # the reason of a run the stop cut short ("": none)
 
     def __post_init__(self) -> None:
         if self.interval <= 0 or self.debounce < 0:
@@ -141,6 +144,9 @@ class Watcher:
         try:
             summary = self.index()
         except Exception as e:       # noqa: BLE001 - reported, and watching goes on
+            if self.stop.is_set():   # the run gave up for the stop (pipeline.history.RunStopped): no failure
+                self.abandoned = reason
+                return True
             run = Run(reason, time.perf_counter() - t, error=f"{type(e).__name__}: {e}", ok=False)
             self.runs.append(run)
             self.report(run)

@@ -11,10 +11,12 @@ server (address, bearer token, TLS roots, client certificate); the query command
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
 
 from stratum.cli import whole
+from stratum.notetext import terminal_safe
 
 DEFAULT_PORT = 50051
 SECRET_ENV = "STRATUM_PAGE_TOKEN_SECRET"   # shared by replicas so page tokens work across them
@@ -134,13 +136,28 @@ def _open_tools(args):
                       overlay_builder=builder(), default_budget=args.budget or DEFAULT_BUDGET, policy=args.policy or "score")
 
 
-def _serve(args) -> int:
-    import logging
+class _TerminalSafeLog(logging.Formatter):
+    """Log records as the CLI prints text (``terminal_safe``): what a record carries from outside (a
+    file or repository name, a path, a caller's value inside an error's message or trace) is spelled
+    out (``\\x1b``) instead of driving the operator's terminal, and a message stays one line (a newline
+    in a value forged a log line); a trace keeps its own lines."""
 
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return terminal_safe(super().formatMessage(record))
+
+    def formatException(self, ei) -> str:
+        return terminal_safe(super().formatException(ei), lines=True)
+
+    def formatStack(self, stack_info: str) -> str:
+        return terminal_safe(super().formatStack(stack_info), lines=True)
+
+
+def _serve(args) -> int:
     from serving.server import MAX_REQUEST_BYTES, run
 
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_TerminalSafeLog("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
     security = _security(args)
     security.check_bind(args.host)            # refuse before loading the stores
     tools = _open_tools(args)
@@ -148,7 +165,8 @@ def _serve(args) -> int:
     def ready(host: str, port: int) -> None:
         shards = ", ".join(f"{sh.manifest.repo_name} v{sh.manifest.version}" for sh in tools.shards.shards)
         where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"     # as --server takes it (IPv6 too)
-        print(f"stratum: serving {shards} ({security.mode}) on {where}", flush=True)
+        # a repository's name is its folder's: outside data, as the log's
+        print(terminal_safe(f"stratum: serving {shards} ({security.mode}) on {where}"), flush=True)
 
     run(tools, args.host, args.port, grace=args.grace, on_ready=ready, workers=args.workers,
         reload_interval=args.reload_interval or None,

@@ -68,14 +68,15 @@ def _config(args):
     return cfg
 
 
-def _indexer(args, repo: str, store: str, warm_model: bool = False):
+def _indexer(args, repo: str, store: str, warm_model: bool = False, stop=None):
+    """``stop``: a flag that ends a run under way before its publish (watch's SignalStop)."""
     from pipeline.job import index_repository
 
     cfg = _config(args)
     warm = [not warm_model]
 
     def index() -> str:
-        rep = index_repository(repo, store, cfg)
+        rep = index_repository(repo, store, cfg, stop=stop)
         if not warm[0] and cfg.embed.enabled:    # load the model now, not in the first re-index
             from pipeline.job import InProcess
 
@@ -108,8 +109,9 @@ def run_watch(args) -> int:
             print(one_line(f"{_stamp()} {run.reason}: {what} in {run.seconds:.2f}s"), flush=True)   # a path's escapes
 
     stop = SignalStop()         # set by the handlers below: no lock the interrupted thread may hold
-    w = Watcher(repo, _indexer(args, repo, store, warm_model=True), report, interval=args.interval, debounce=args.debounce,
-                stop=stop)
+    # the run under way heeds it too: a long first index (a history mine) had outlasted a pod's grace
+    w = Watcher(repo, _indexer(args, repo, store, warm_model=True, stop=stop), report, interval=args.interval,
+                debounce=args.debounce, stop=stop)
     previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
     if not args.json:
         print(one_line(f"watching {repo} -> {store} (every {args.interval}s, debounce {args.debounce}s; "
@@ -120,7 +122,9 @@ def run_watch(args) -> int:
         for s, h in previous.items():
             signal.signal(s, h)
     if not args.json:
-        print(f"stopped after {len(runs)} index run(s)", flush=True)
+        cut = (one_line(f"; the run under way ({w.abandoned}) was stopped before its publish: the store "
+                        f"is as it was") if w.abandoned else "")
+        print(f"stopped after {len(runs)} index run(s){cut}", flush=True)
     return 0
 
 
