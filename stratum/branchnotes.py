@@ -9,18 +9,23 @@ durable in the delta log like any other; a session on that branch shows it on th
 on the default branch does not attach it to base code (there is none) but finds and lists it,
 saying where its code is. Ids are stable (``stratum.ids``), so once the branch is merged and the
 default branch re-indexed, ``pipeline.merge`` finds the target by its id (path::qualname) and
-attaches the note like any other (stale if the code changed since). Core code: no git.
+attaches the note like any other (stale if the code changed since). A session on the default
+branch reads a note written on an unmerged branch about code that branch changed as about the
+branch's version (``OnDefault``), not as stale. Core code: no git.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
-from typing import Callable
+from typing import Any, Callable
 
 from stratum import notes as N
 from stratum.codelookup import CodeLookup
 
 TREE_KINDS = ("repo", "dir")        # the branch adds to directories; it never hides them
+_SHA = re.compile(r"[0-9a-f]{7,64}")
+_MERGED_KEPT = 4096                 # commits whose answer is kept (a note's commit: few distinct ones)
 
 
 @dataclass(frozen=True)
@@ -62,4 +67,69 @@ def pending_warnings(note: N.Note, exists: Callable[[str], bool]) -> list[str]:
             "(it attaches once merged and re-indexed)"]
 
 
-__all__ = ["NoteScope", "pending", "pending_warnings"]
+class OnDefault:
+    """How a session on the default branch judges what a note says of its code. A note written on
+    a branch about code the branch changed holds the hash of the branch's version, so on the default
+    branch that code differs though nothing changed after the note: a probe's default session read
+    "stale: shop/pricing.py::discount changed since this note was written" of a note written a
+    minute before on the branch. While the note's commit is not in the default branch's history
+    (``merged``: the branch is not merged into the indexed commit), such a target is about that
+    branch's version, and is said to be (``warnings``, ``about``), not stale; once merged, a
+    difference is a change since, as for any note. A target the default branch lacks is gone, or
+    pending when it is branch-only code (``pending_warnings``)."""
+
+    def __init__(self, code: CodeLookup, merged: Callable[[str], bool]):
+        self.code, self.merged = code, merged
+
+    def judge(self, note: N.Note) -> tuple[dict | None, list[str]]:
+        """(``notes.staleness`` of what changed here, labels of the targets that are a branch's version)."""
+        st = N.staleness(note, self.code)
+        if st is None or not note.branch or not note.commit or self.merged(note.commit):
+            return st, []
+        theirs = {c["node_id"]: c["path"] for c in st["changes"] if c["reason"] == "changed"}
+        if not theirs:
+            return st, []
+        rest = [t for t in note.about if t.node_id not in theirs]
+        return (N.staleness(replace(note, about=rest), self.code) if rest else None), list(theirs.values())
+
+    def staleness(self, note: N.Note) -> dict | None:
+        return self.judge(note)[0]
+
+    def warnings(self, note: N.Note) -> list[str]:
+        """What a note item says of its code on the default branch: stale, a branch's version, pending."""
+        st, theirs = self.judge(note)
+        out = [st["message"]] if st else []
+        if theirs:
+            out.append(f"written on {N.written_on(note.branch, note.commit or '')}, about that version of "
+                       f"{', '.join(theirs)}: the default branch's differs (not merged into it yet)")
+        return out + pending_warnings(note, self.code.__contains__)
+
+    def about(self, note: N.Note, label: str) -> str:
+        """An attached note's ``about`` (LABEL: the symbol it is about in the item's file, or ""),
+        naming the branch when the note is about that branch's version of the code."""
+        if not self.judge(note)[1]:
+            return label
+        where = N.written_on(note.branch, note.commit or "")
+        return f"{label} on {where}" if label else where
+
+
+def merged_in(shard: Any) -> Callable[[str], bool]:
+    """Whether a commit is in the default branch's history (the indexed commit, or a row of the
+    store's mined ``commits``, which holds every commit reachable from it), read once per commit.
+    No history mined, or a commit beyond a shallow clone's boundary: not merged."""
+    seen: dict[str, bool] = {}
+
+    def merged(commit: str) -> bool:
+        got = seen.get(commit)
+        if got is None:
+            snap = shard.snapshot
+            got = commit == snap.manifest.indexed_commit or (
+                bool(_SHA.fullmatch(commit)) and snap.has("commits")
+                and snap.read("commits", columns=["sha"], where=f"sha = '{commit}'").num_rows > 0)
+            if len(seen) < _MERGED_KEPT:
+                seen[commit] = got
+        return got
+    return merged
+
+
+__all__ = ["NoteScope", "OnDefault", "merged_in", "pending", "pending_warnings"]

@@ -9,6 +9,11 @@ a changed, added or deleted file is the overlay's (listed and counted as the bra
 children are the base's unchanged ones plus the overlay's), and a folder the branch emptied is
 hidden. Notes about a changed file come from the base and are marked stale for this session only
 (the base is untouched).
+A branch session follows its branch: every call asks what the branch names now (the builder
+answers from git's ref files, ``pipeline.overlay``) and a new commit is served from that call
+on, said on its answer (``then``, ``warning``); a branch that can no longer be read (deleted,
+renamed) leaves the session at the commit it served, saying it is behind. A commit names one
+version; a worktree session holds what it read at open until the base moves.
 Core code: no git, no pipeline; ids are stable (``stratum.ids``), so base and overlay rows of the
 same node share an id.
 """
@@ -19,14 +24,14 @@ import bisect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from stratum import branchscore
 from stratum import schema as S
 from stratum.branchnotes import TREE_KINDS, NoteScope
-from stratum.errors import NotFound
+from stratum.errors import InvalidArgument, NotFound
 from stratum.limits import echo
 from stratum.shard import Shard
 from stratum.store import Store
@@ -139,6 +144,15 @@ class BranchView:
     overlays: dict[str, StoreOverlay] = field(default_factory=dict)
     args: tuple[str, str, str] = ("", "", "")     # (branch, commit, worktree) it was opened with
     name: str = ""              # a worktree's branch (the overlay builder's ``branch``), for notes
+    moved: dict[str, str] = field(default_factory=dict)     # store root -> commit served before a move (said once)
+    followed: list[tuple[str, str]] = field(default_factory=list)   # (from, to): each move this session followed
+    behind: str = ""            # why the branch's commit now is not the one served ("": it is)
+    rebase: bool = False        # ``outdated`` found a store's new version: the old overlay is no answer
+
+    @property
+    def follows(self) -> bool:
+        """A branch session: it serves what the branch names now (a commit names one version)."""
+        return bool(self.args[0])
 
     def note_scope(self, sh: Shard) -> NoteScope | None:
         """Where a note written in this session about store ``sh`` is written from (None: the
@@ -152,8 +166,36 @@ class BranchView:
                          o.shard.code if o.shard is not None else None, o.hidden_paths)
 
     def outdated(self, base_shards: list[Shard]) -> bool:
-        """A store published a new version since: the overlay must be diffed against it again."""
-        return any((o := self.of(sh)) is not None and o.base_version != sh.version for sh in base_shards)
+        """Whether to build the view again (``then``): a store published a new version since (the
+        overlay must be diffed against it), or this is a branch session, which asks every call
+        whether its branch moved (the builder answers from git's ref files in ~0.1 ms)."""
+        self.rebase = any((o := self.of(sh)) is not None and o.base_version != sh.version for sh in base_shards)
+        return self.rebase or self.follows
+
+    def then(self, build: Callable[[], "BranchView | None"]) -> "BranchView":
+        """The view to answer with from now on, given BUILD (``args`` built afresh): itself while
+        nothing moved; else the new view, remembering the commits it moved from, said on its next
+        answer (a probe: a session switched to the branch's new commit silently, at a re-index).
+        A branch that cannot be read any more (deleted, renamed) leaves this view, behind, saying
+        why, unless the base moved too (its overlay was diffed against a version no longer served)."""
+        try:
+            new = build()
+        except InvalidArgument as e:
+            if self.rebase or not self.follows:
+                raise
+            self.behind = f"{echo(self.rev)!r} cannot be followed ({e})"
+            return self
+        if new is None or (new.overlays.keys() == self.overlays.keys()
+                           and all(new.overlays[k] is o for k, o in self.overlays.items())):
+            self.behind = ""
+            return self
+        new.followed = list(self.followed)
+        for k, o in self.overlays.items():
+            n = new.overlays.get(k)
+            if n is not None and n.commit != o.commit:
+                new.moved[k] = self.moved.get(k, o.commit)
+                new.followed.append((o.commit, n.commit))
+        return new
 
     def of(self, sh: Shard) -> StoreOverlay | None:
         return self.overlays.get(str(sh.store.root))
@@ -174,17 +216,29 @@ class BranchView:
 
     def describe(self) -> dict:
         """What ``status`` shows of the view: per store, the commit and what the branch changed."""
-        return {"for": self.rev, "stores": {k: {"commit": o.commit, "base_version": o.base_version,
-                                                 "changed": sorted(o.changed), "deleted": sorted(o.deleted)}
-                                             for k, o in self.overlays.items()}}
+        out = {"for": self.rev, "follows": self.follows, "behind": bool(self.behind),
+               "followed": [list(m) for m in self.followed],
+               "stores": {k: {"commit": o.commit, "base_version": o.base_version,
+                              "changed": sorted(o.changed), "deleted": sorted(o.deleted)}
+                          for k, o in self.overlays.items()}}
+        if self.behind:
+            out["behind_because"] = self.behind
+        return out
 
     def warning(self) -> str:
         n = sum(len(o.changed | o.deleted) for o in self.overlays.values())
         c = sum(len(o.changed) for o in self.overlays.values())
         d = sum(len(o.deleted) for o in self.overlays.values())
         commit = next(iter(self.overlays.values())).commit[:12] if self.overlays else ""
-        return (f"branch overlay: {n} changed files ({c} changed or added, {d} deleted) vs the indexed "
+        said = (f"branch overlay: {n} changed files ({c} changed or added, {d} deleted) vs the indexed "
                 f"commit; answers reflect {echo(self.rev)!r} at {commit}")
+        if self.moved:          # said once, on the first answer from the new commit
+            was = ", ".join(sorted({m[:12] for m in self.moved.values()}))
+            said += f" (it moved from {was} since this session's last answer: a new commit on the branch)"
+            self.moved = {}
+        if self.behind:
+            said += f"; behind: {self.behind}, so answers still reflect the commit the session last served"
+        return said
 
     def hidden(self, sh: Shard, row: int | None) -> bool:
         o = self.of(sh)
@@ -243,6 +297,12 @@ class BranchView:
                     continue                      # the edge's source file changed or is gone
                 swap = self.hidden(base, y) or (o is not None and o.replaces(base, y))   # a kept folder too
                 put(*(through(base.col("id")[y]) if swap else (base, y)), k, d, w)
+        if b is not None and direction in ("out", "both") and (not kinds or "about" in kinds) \
+                and base.col("kind")[b] in _NOTE_KINDS:
+            # a merged note's targets as the branch has them: code only the branch has has no about
+            # edge in the base (a probe: `walk NOTE --edge about` of such a note listed nothing)
+            for t in json.loads(base.col("meta")[b] or "{}").get("about", []):
+                put(*through(t.get("node_id", "")), "about", "out", 1.0)
         if osh is not None and (r := osh.resolve(nid)) is not None:
             for y, k, d, w in osh.neighbors(r, kinds, direction):
                 put(osh, y, k, d, w)

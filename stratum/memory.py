@@ -453,10 +453,10 @@ class Memory:
             rec = sh.row(r)
             return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "",
                                 _trust(rec["kind"], False), False, rec["name"] or rec["summary"] or "", label)
-        stale = (code.staleness(note) if code is not None
-                 else N.staleness(note, lambda code_id: _hash_of(sh, code_id))) is not None
+        stale = (code or ov.judge).staleness(note) is not None      # ov.judge: the default branch's (branchnotes)
         return AttachedNote(nid, note.kind, _utc(note.created_at), note.author,      # trust as `get` of its id says
-                            N.trust_of(note, note.kind, quarantined=nid in ov.quarantined), stale, note.title(120), label)
+                            N.trust_of(note, note.kind, quarantined=nid in ov.quarantined), stale, note.title(120),
+                            label if code is not None else ov.judge.about(note, label))
 
 
 class BranchCode:
@@ -486,8 +486,9 @@ class BranchCode:
         """Why the note is stale in this session, or None. A note not written against the session's
         very commit that is about base code in a file the branch changed or deleted is stale (the
         file it saw is not the branch's); else each target's hash is compared with the session's,
-        absent being gone, except code only another branch has: it is pending there, not gone here."""
-        if note.commit != self.o.commit:
+        absent being gone, except code only another branch has: it is pending there, not gone here.
+        A note written on this branch saw the branch's file: its hashes judge it (the session follows)."""
+        if note.commit != self.o.commit and not (self.branch and note.branch == self.branch):
             moved = [t.label() for t in note.about
                      if (r := self.base.row_of.get(t.node_id)) is not None and self.o.hides(self.base, r)]
             if moved:
@@ -578,11 +579,6 @@ def file_id(sh: Shard, row: int) -> str:
     if sh.col("kind")[row] in ("file", "dir", "repo"):
         return sh.col("id")[row]
     return node_id(sh.repo, sh.col("path")[row], "file", "")
-
-
-def _hash_of(sh: Shard, code_id: str) -> str | None:
-    r = sh.row_of.get(code_id)
-    return None if r is None else sh.col("content_hash")[r]
 
 
 def _trust(kind: str, authenticated: bool) -> str:

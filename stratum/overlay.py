@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 from stratum import identity, ids, tokens
 from stratum import notes as N
 from stratum import schema as S
-from stratum.branchnotes import NoteScope, pending, pending_warnings
+from stratum.branchnotes import NoteScope, OnDefault, merged_in, pending
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import ModelUnavailable, NotFound
@@ -88,6 +88,7 @@ class NotesOverlay:
             policy = self._policy_file.policy
         self.policy = policy
         self.code = shard.code                               # the one resolver (stratum.codelookup)
+        self.judge = OnDefault(self.code, merged_in(shard))   # what a note says of its code here
         self._annotations: dict[str, tuple] = {}             # note id -> (note, state, what annotate adds)
         self._merged = set(shard.manifest.deltalog_merged)
         is_note = pc.is_in(shard.col("kind").array, pa.array(list(S.NOTE_KINDS))).fill_null(False)
@@ -567,9 +568,7 @@ class NotesOverlay:
         if status != N.ACTIVE:
             warnings.append(f"this note is {status}")
         warnings += N.retracted_before(note, self.notes) if note.supersedes else []
-        st = N.staleness(note, self.code)
-        of_code = ([st["message"]] if st else []) + pending_warnings(note, self.code.__contains__)
-        return out + (None, tuple(warnings), tuple(of_code))
+        return out + (None, tuple(warnings), tuple(self.judge.warnings(note)))
 
 
 def _relabel(text: str, session: str) -> str:

@@ -1,5 +1,5 @@
 """``walk`` over calls and inherits edges: a file's or class's definitions walked with it, and
-each item's edge as the index resolved it.
+each item's edge as the index resolved it; and a note's ``about`` targets in a branch session.
 
 Why apart from ``tools``: these edges join definitions, not files, so "who calls anything in
 cart.py" is a walk of cart.py's definitions, and an item says how its edge was linked
@@ -8,7 +8,27 @@ cart.py" is a walk of cart.py's definitions, and an item says how its edge was l
 
 from __future__ import annotations
 
+from stratum.errors import NotFound
+
 LINKS = ("calls", "inherits")
+
+
+def note_about(view, shards: list, sh, ids: list[str]) -> list[tuple]:
+    """An unmerged note's targets as ``Tools.walk`` lists them (row, None, "about", "out", 1.0,
+    shard): in a branch session through its view (the branch's version of code it changed, and
+    code only the branch has: a probe's `walk NOTE --edge about` of such a note listed nothing
+    there), else in ``sh``. A target in a file the branch deleted is left out."""
+    if view is None:
+        return [(r, None, "about", "out", 1.0, sh) for r in map(sh.resolve, ids) if r is not None]
+    out = []
+    for t in ids:
+        try:
+            hit = view.resolve(shards, t)
+        except NotFound:
+            continue
+        if hit is not None:
+            out.append((hit[1], None, "about", "out", 1.0, hit[0]))
+    return out
 
 
 def members_links(view, shards: list, sh, row: int | None, kinds: list[str], direction: str,
@@ -110,4 +130,4 @@ def link_meta(sh, row: int, r: int, direction: str, m: int) -> dict[str, str]:
     return out
 
 
-__all__ = ["LINKS", "members_links", "overridden", "link_meta", "item_meta"]
+__all__ = ["LINKS", "note_about", "members_links", "overridden", "link_meta", "item_meta"]
