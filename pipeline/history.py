@@ -169,18 +169,27 @@ def _without_boundary_changes(commits: pa.Table, changes: pa.Table, boundary: se
 
 
 def combine(prev_commits: pa.Table, prev_file_changes: pa.Table, new: MineResult,
-            stop: StopFlag | None = None) -> tuple[pa.Table, pa.Table]:
+            stop: StopFlag | None = None, rejudge: str | None = None) -> tuple[pa.Table, pa.Table]:
     """The stored history plus an incremental result, with ``current_path`` re-resolved at the new HEAD.
 
     For a full (or rewritten) result the stored tables are ignored. The output equals what a full
     mine at the new HEAD gives (same rows; order may differ: consumers order by commit generation).
+    ``rejudge``: the bug-fix rule, when the stored rows may have been judged by another (the
+    settings changed): their ``is_bugfix`` is decided again (one regex a commit), else a changed
+    rule counted fixes by the old one until ``--full`` (``stratum history``, the Polars tables).
     """
     if not new.incremental:
         return new.commits, new.file_changes
     known = set(prev_commits.column("sha").to_pylist())
     fresh = [s not in known for s in new.commits.column("sha").to_pylist()]
-    commits = pa.concat_tables([new.commits.filter(pa.array(fresh, pa.bool_())),
-                                prev_commits.cast(S.COMMITS)])
+    prev_commits = prev_commits.cast(S.COMMITS)
+    if rejudge is not None:
+        rx = re.compile(rejudge)
+        bug = [not merge and is_bugfix(msg or "", rx) for msg, merge in
+               zip(prev_commits.column("message").to_pylist(), prev_commits.column("is_merge").to_pylist())]
+        prev_commits = prev_commits.set_column(prev_commits.schema.get_field_index("is_bugfix"), "is_bugfix",
+                                               pa.array(bug, pa.bool_()))
+    commits = pa.concat_tables([new.commits.filter(pa.array(fresh, pa.bool_())), prev_commits])
     fresh_fc = [s not in known for s in new.file_changes.column("sha").to_pylist()]
     changes = pa.concat_tables([new.file_changes.filter(pa.array(fresh_fc, pa.bool_())),
                                 prev_file_changes.cast(S.FILE_CHANGES)])

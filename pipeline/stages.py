@@ -201,7 +201,9 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
     if res.rewritten and since:
         rep.messages.append(f"history was rewritten since {since[:12]} (force push?): re-mined in full")
     if res.incremental and prev_snap is not None and prev_snap.has("commits"):
-        commits, changes = combine(prev_snap.read("commits"), prev_snap.read("file_changes"), res, stop)
+        same = (prev_snap.manifest.report or {}).get("config_key") == rep.config_key    # the rule is in the key
+        commits, changes = combine(prev_snap.read("commits"), prev_snap.read("file_changes"), res, stop,
+                                   rejudge=None if same else cfg.history.bugfix_rule)
     else:
         commits, changes = res.commits, res.file_changes
     check_stop(stop, "the history mine")

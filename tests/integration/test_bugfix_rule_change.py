@@ -79,9 +79,9 @@ def test_mined_nodes_follow_the_new_rule_on_an_incremental_index(reindexed):
         tools.close()
 
 
-@pytest.mark.xfail(strict=True, reason="commits.is_bugfix of the commits mined before keeps the old rule's "
-                   "verdict: pipeline.history.combine appends the new rows to the stored ones as they are")
 def test_history_summary_counts_fixes_by_the_new_rule(reindexed):
+    """The stored commits' is_bugfix is judged again when the settings changed (it kept the old
+    rule's verdict until --full: pipeline.history.combine appended the new rows to the stored ones)."""
     from stratum import analysis
 
     _, store, _, _, _ = reindexed
