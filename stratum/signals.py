@@ -109,9 +109,9 @@ class ShardSignals:
             status = self.overlay.status_of(nid) or status
             note = self.overlay.notes.get(nid)
             if note is not None:
-                from stratum.notes import staleness
-
-                st = staleness(note, self.overlay.code)
+                # judged as the default branch's answers judge it: a branch's note about the code the
+                # branch changed is about that version, not stale (``branchnotes.OnDefault``)
+                st = self.overlay.judge.staleness(note)
                 stale = st["message"] if st else ""
                 created = note.created_at
         return NoteInfo(kind, files, status or "active", stale, created, title or "", nodes)

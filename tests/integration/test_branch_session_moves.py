@@ -94,6 +94,9 @@ def test_a_note_written_on_a_branch_is_about_its_version_on_the_default_branch(t
                   t.search(ms, text, kinds=["rca"]).items):
         said = next(i for i in items if i.id == nid).warnings
         assert not _stale(items, nid) and any(w.startswith(f"written on {where}") for w in said), said
+    # and ranking does not count it as stale either (it said "stale: ... counted x0.5")
+    ranked = next(i for i in t.search(ms, "discount floor negative").items if i.id == nid)
+    assert "stale" not in ranked.why, ranked.why
     t.close()
 
     # merged and re-indexed: the default branch has that version; a later change there is a change since
