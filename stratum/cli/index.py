@@ -129,6 +129,7 @@ def stores_for(paths: list[str], store_root: str | None) -> list[str]:
     folder its store records holds no repository any more), by its root commits. Names by order
     alone gave a store to another repository of the same name when the list changed; the path as
     typed gave a listed subfolder a new full store on every run."""
+    from pipeline.storestate import display_name
     from stratum.config import default_store_path
 
     tops = [top_level(p) for p in paths]
@@ -145,7 +146,8 @@ def stores_for(paths: list[str], store_root: str | None) -> list[str]:
              if roots and name not in claimed and not (Path(repo_path) / ".git").exists()}
     out = []
     for top in tops:
-        name = held.get(top) or _moved_store(top, moved) or _new_name(Path(top).name or "repo", used)
+        # the folder's name as the index spells it: a non-UTF-8 one made a store path Lance refuses
+        name = held.get(top) or _moved_store(top, moved) or _new_name(display_name(Path(top)) or "repo", used)
         held[top] = name
         moved.pop(name, None)
         out.append(str(root / name))

@@ -152,12 +152,18 @@ class _TerminalSafeLog(logging.Formatter):
         return terminal_safe(super().formatStack(stack_info), lines=True)
 
 
+def log_to_stderr(level: int) -> None:
+    """The process's log on stderr, terminal-safe (``_TerminalSafeLog``): ``serve``'s, and ``mcp``'s,
+    whose stdout is the protocol and whose warnings printed raw before."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_TerminalSafeLog("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
+
+
 def _serve(args) -> int:
     from serving.server import MAX_REQUEST_BYTES, run
 
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_TerminalSafeLog("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=logging.INFO, handlers=[handler])
+    log_to_stderr(logging.INFO)
     security = _security(args)
     security.check_bind(args.host)            # refuse before loading the stores
     tools = _open_tools(args)
@@ -178,6 +184,7 @@ def _serve(args) -> int:
 def _mcp(args) -> int:
     from serving.mcp_server import run_stdio
 
+    log_to_stderr(logging.WARNING)
     if args.server:
         def open_backend():
             return client_from_args(args, timeout=args.timeout)
@@ -192,4 +199,4 @@ def _mcp(args) -> int:
     return 0
 
 
-__all__ = ["register", "add_client_flags", "client_from_args", "DEFAULT_PORT", "SECRET_ENV", "TOKEN_ENV"]
+__all__ = ["register", "add_client_flags", "log_to_stderr", "client_from_args", "DEFAULT_PORT", "SECRET_ENV", "TOKEN_ENV"]

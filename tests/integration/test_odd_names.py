@@ -64,6 +64,19 @@ def test_a_repository_in_a_folder_named_with_non_utf8_bytes_indexes_under_a_clea
         t.close()
 
 
+def test_store_root_names_a_non_utf8_repositorys_store_as_the_index_names_it(tmp_path, capsys):
+    """`stratum index --store-root DIR` named the store after the raw folder name: a path Lance refuses."""
+    from stratum.cli.index import stores_for
+
+    repo = Repo(_odd_folder(tmp_path, b"shop\xff"))
+    repo.commit("init", {"pricing.py": "def discount(total):\n    return total * 0.9\n"})
+    [store] = stores_for([str(repo.path)], str(tmp_path / "stores"))
+    assert Path(store).name == "shop\\xff"
+    os.fsencode(store).decode("utf-8")                   # a UTF-8 path: the store opens
+    index_repository(repo.path, Path(store), CFG)
+    assert stores_for([str(repo.path)], str(tmp_path / "stores")) == [store]     # found again next run
+
+
 def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 

@@ -64,3 +64,14 @@ def test_serve_spells_out_escapes_in_its_ready_line_and_log(tmp_path):
     assert "shop\\x1b]0;owned\\x07\\x1b[2J\\x1b[31m v1" in ready, ready     # spelled out, still readable
     assert "is readable by group or others" in err and "tokens\\x1b]0;owned" in err, err
     assert "refused for" in err and "Traceback" not in err, err
+
+
+def test_the_mcp_servers_log_is_terminal_safe_too():
+    """`stratum mcp` set up no log of its own: its warnings went to stderr raw (its stdout is the
+    protocol). It logs through the same terminal-safe formatter (WARNING and up)."""
+    code = ("import logging; from stratum.cli.serve import log_to_stderr; log_to_stderr(logging.WARNING); "
+            f"logging.getLogger('stratum.x').info('quiet'); logging.getLogger('stratum.x').warning({'a' + ESC + 'b'!r})")
+    got = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert got.returncode == 0, got.stderr
+    assert "\x1b" not in got.stderr and "\x07" not in got.stderr and "a\\x1b]0;owned" in got.stderr
+    assert "quiet" not in got.stderr
