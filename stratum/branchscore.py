@@ -101,8 +101,8 @@ def rerank_depth(candidates: Sequence, live: Sequence, depth: int) -> int:
     would be among the first ``depth`` of the default branch's ``live`` items (best first) and
     them merged by score, as they would be in its list; the rest keep their text order (a file
     the branch touched counted all of its hits in its symbols aggregate: "44 symbols"). A candidate
-    that is one of ``live`` (a default branch's note steering the branch's list) counts once: twice,
-    45 notes cut the depth from 47 to 29."""
+    that is one of ``live`` (the default branch's notes and code the branch's list is ranked among)
+    counts once: twice, 45 notes cut the depth from 47 to 29."""
     seen = {it.id for it in live[:depth]}
     head = sorted([it.score for it in live[:depth]] + [c.score for c in candidates[:depth] if c.id not in seen],
                   reverse=True)

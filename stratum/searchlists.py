@@ -99,15 +99,18 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
             mine = view.search_overlay(sh, text, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
                                        limit=max(want, rank.DEEP), offset=0, extra_docs=ov.search_docs())
             out.bound += len(mine)
-            # the notes among the default branch's candidates steer the branch's code too (its own
-            # items stay in that list): a note about a function the branch changed lifts the
-            # branch's version of it, as it lifts the default branch's in a session there
-            notes = [it for it in live[:rank.RERANK] if it.row < 0 or sig.kind_of(it.row) in S.NOTE_KINDS]
-            ids = {it.id for it in notes}
+            # the branch's code reranked among the default branch's candidates, as one index holding
+            # it would rank it (those stay in their own list): a note about a function the branch
+            # changed lifts the branch's version of it, and a file the branch changed keeps the
+            # co-change and import lifts the default branch's strongest files give its path
+            head = live[:rank.RERANK]
+            notes = [it for it in head if it.row < 0 or sig.kind_of(it.row) in S.NOTE_KINDS]
+            ids, base_ids = {it.id for it in notes}, {it.id for it in head}
             own = signals.ShardSignals(o.shard)
-            osig = signals.BranchListSignals(own, sig, ids)
-            cands = sorted([*mine, *notes], key=_by_score)     # reranked as deep as in the merged list
+            osig = signals.BranchListSignals(own, sig, base_ids, o)
+            cands = sorted([*mine, *head], key=_by_score)     # reranked as deep as in the merged list
             theirs = rank.rerank(cands, osig, add=not filtered, depth=branchscore.rerank_depth(cands, live, rank.RERANK))
+            theirs = [r for r in theirs if r.id in ids or r.id not in base_ids]     # the notes: dropped below
             frames = [f for f in located if f.shard is o.shard]
             if notes and ranked and theirs and theirs[0].id == ranked[0].id:
                 # the note leading both lists leads the merged one: placed with it, the code the

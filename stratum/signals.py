@@ -12,7 +12,7 @@ import weakref
 from dataclasses import replace
 from sys import intern
 from pathlib import PurePosixPath
-from typing import Callable, Mapping, TypeVar
+from typing import Callable, Mapping, Protocol, TypeVar
 
 import numpy as np
 
@@ -486,16 +486,21 @@ class BranchSignals(ShardSignals):
 
 class BranchListSignals:
     """The signals of a branch session's own list (the overlay shard of the code the branch changed
-    or added), ranked with the default branch's notes among its candidates: a note's hit is read
-    from ``notes`` (the session's ``BranchSignals``: its staleness judged against the branch's code),
-    co-change from the default branch's history (the overlay has none), and the code's hits,
-    imports and locations from ``code`` (the overlay's ``ShardSignals``). Ranked with the overlay's
-    signals alone, a fresh rca note about a function the branch changed did not lift the branch's
-    version of it (a probe: 0.020, "text", under the note, where the default branch's lifted item
-    scored 0.042); the default branch's version is hidden from the session."""
+    or added), reranked among the default branch's candidates, as one index holding the branch's
+    version would rank it: the default branch's notes and code (``base_ids``) are read from
+    ``notes`` (the session's ``BranchSignals``: a note's staleness judged against the branch's
+    code), co-change from the default branch's history (the overlay has none), an unchanged file's
+    import and test neighbours from the default branch's graph as the branch has it (``structure``),
+    and the branch's code, its files' neighbours and locations from ``code`` (the overlay's
+    ``ShardSignals``: a file lifted in is the branch's version, never the default branch's, which
+    its own list serves). Ranked with the overlay's signals alone, a fresh rca note about a function
+    the branch changed did not lift the branch's version of it (0.020, "text", where the default
+    branch's lifted item scored 0.042), and a file the branch changed lost the lift its importer
+    among the default branch's hits gave it (flask: tag.py 42nd on main, "imported by sessions.py",
+    62nd on a branch that added a function to it)."""
 
-    def __init__(self, code: ShardSignals, notes: ShardSignals, note_ids: set[str]):
-        self._code, self._notes, self._ids = code, notes, note_ids
+    def __init__(self, code: ShardSignals, notes: ShardSignals, base_ids: set[str], view: "BranchEdges"):
+        self._code, self._notes, self._ids, self._view = code, notes, base_ids, view
 
     def hit(self, c: Scored) -> Hit:
         return self._notes.hit(c) if c.id in self._ids else self._code.hit(c)
@@ -509,8 +514,49 @@ class BranchListSignals:
     def cochange_terms(self, path: str, half_life_days: float) -> list[tuple[str, float, int, float]]:
         return self._notes.cochange_terms(path, half_life_days)
 
+    def structure(self, path: str) -> tuple[int, list[tuple[str, str]]]:
+        """A file's import and test neighbours as the branch has them: a file the branch changed,
+        the overlay's; an unchanged one, the default branch's, where an edge from a file the branch
+        changed (``imports``, ``tests``: the neighbour is its source) counts only if the branch's
+        version still has it, and one the branch added is added (``BranchView.neighbors``' rule).
+        The lift an unchanged seed gives reaches the branch's version of a changed file by its path."""
+        v = self._view
+        if path in v.changed:
+            return self._code.structure(path)
+        n, nbrs = self._notes.structure(path)
+        loc = self._notes.locate(path)
+        now = self._sources(loc[0]) if loc is not None else {}
+        keep = [(p, w) for p, w in nbrs if p not in v.changed or w not in _SOURCE_WORDS or now.get(p) == w]
+        listed = {p for p, _ in keep}
+        new = [(p, w) for p, w in now.items() if p not in listed]
+        return n - (len(nbrs) - len(keep)) + len(new), keep + new
+
+    def _sources(self, nid: str) -> dict[str, str]:
+        """path -> edge word of the branch's changed files that import or test file NID (the overlay's
+        edges to the default branch's nodes, ``StoreOverlay.cross_in``), a tests edge over an imports one."""
+        out: dict[str, str] = {}
+        osh = self._code.shard
+        for src, kind in self._view.cross_in.get(nid, ()):
+            r = osh.resolve(src) if kind in _SOURCE_KINDS else None
+            if r is None or osh.col("kind")[r] != "file":
+                continue                    # a calls or inherits edge, or one from a symbol
+            p = osh.col("path")[r]
+            if out.get(p) != "tests":       # a test that also imports the file is its test (as _structure says)
+                out[p] = _WORDS[(kind, False)]
+        return out
+
     def __getattr__(self, name: str):
-        return getattr(self._code, name)        # structure, locate*, placements: the branch's code
+        return getattr(self._code, name)        # locate*, placements: the branch's code
 
 
-__all__ = ["ShardSignals", "BranchSignals", "BranchListSignals"]
+class BranchEdges(Protocol):
+    """What ``BranchListSignals`` reads of a store's branch overlay (``branchview.StoreOverlay``)."""
+    changed: frozenset[str]                         # paths the branch changed or added
+    cross_in: dict[str, list[tuple[str, str]]]      # base node id -> (overlay node id, kind) of edges into it
+
+
+_SOURCE_KINDS = ("imports", "tests")
+_SOURCE_WORDS = frozenset(_WORDS[(k, False)] for k in _SOURCE_KINDS)    # the neighbour is the edge's source
+
+
+__all__ = ["ShardSignals", "BranchSignals", "BranchListSignals", "BranchEdges"]
