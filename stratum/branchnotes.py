@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from stratum import notes as N
 from stratum.codelookup import CodeLookup
@@ -67,6 +67,14 @@ def pending_warnings(note: N.Note, exists: Callable[[str], bool]) -> list[str]:
             "(it attaches once merged and re-indexed)"]
 
 
+class Hashes(Protocol):
+    """What a note's code is judged against: a content hash by node id (None: absent)."""
+
+    def hash_of(self, node_id: str) -> str | None: ...
+
+    def __contains__(self, node_id: object) -> bool: ...
+
+
 class OnDefault:
     """How a session on the default branch judges what a note says of its code. A note written on
     a branch about code the branch changed holds the hash of the branch's version, so on the default
@@ -78,19 +86,28 @@ class OnDefault:
     difference is a change since, as for any note. A target the default branch lacks is gone, or
     pending when it is branch-only code (``pending_warnings``)."""
 
-    def __init__(self, code: CodeLookup, merged: Callable[[str], bool]):
-        self.code, self.merged = code, merged
+    def __init__(self, code: Hashes, merged: Callable[[str], bool], *, here: str = "the default branch's",
+                 branch_code: bool = False):
+        # ``here``/``branch_code``: a session on another branch judges a note of this one the same way
+        # (``memory.BranchCode``: "this session's" code, where an absent target is gone)
+        self.code, self.merged, self.here, self.branch_code = code, merged, here, branch_code
 
     def judge(self, note: N.Note) -> tuple[dict | None, list[str]]:
         """(``notes.staleness`` of what changed here, labels of the targets that are a branch's version)."""
-        st = N.staleness(note, self.code)
+        st = N.staleness(note, self.code, branch_code=self.branch_code)
         if st is None or not note.branch or not note.commit or self.merged(note.commit):
             return st, []
         theirs = {c["node_id"]: c["path"] for c in st["changes"] if c["reason"] == "changed"}
         if not theirs:
             return st, []
         rest = [t for t in note.about if t.node_id not in theirs]
-        return (N.staleness(replace(note, about=rest), self.code) if rest else None), list(theirs.values())
+        return (N.staleness(replace(note, about=rest), self.code, branch_code=self.branch_code) if rest else None), \
+            list(theirs.values())
+
+    def theirs(self, note: N.Note, labels: list[str]) -> list[str]:
+        """The line saying the note is about its branch's version of ``labels`` (none when empty)."""
+        return [f"written on {N.written_on(note.branch, note.commit or '')}, about that version of "
+                f"{', '.join(labels)}: {self.here} differs (not merged into the default branch yet)"] if labels else []
 
     def staleness(self, note: N.Note) -> dict | None:
         return self.judge(note)[0]
@@ -98,11 +115,7 @@ class OnDefault:
     def warnings(self, note: N.Note) -> list[str]:
         """What a note item says of its code on the default branch: stale, a branch's version, pending."""
         st, theirs = self.judge(note)
-        out = [st["message"]] if st else []
-        if theirs:
-            out.append(f"written on {N.written_on(note.branch, note.commit or '')}, about that version of "
-                       f"{', '.join(theirs)}: the default branch's differs (not merged into it yet)")
-        return out + pending_warnings(note, self.code.__contains__)
+        return ([st["message"]] if st else []) + self.theirs(note, theirs) + pending_warnings(note, self.code.__contains__)
 
     def about(self, note: N.Note, label: str) -> str:
         """An attached note's ``about`` (LABEL: the symbol it is about in the item's file, or ""),

@@ -26,7 +26,7 @@ import numpy as np
 
 from stratum import schema as S
 from stratum import notes as N
-from stratum.branchnotes import pending_warnings
+from stratum.branchnotes import OnDefault, merged_in, pending_warnings
 from stratum.branchview import BranchView, StoreOverlay
 from stratum.errors import InvalidArgument, NotFound
 from stratum.freshness import Freshness
@@ -471,6 +471,7 @@ class BranchCode:
         self.view, self.base, self.o = view, base, o
         scope = view.note_scope(base)
         self.branch = scope.branch if scope is not None else ""     # as a note written here records it
+        self.other = OnDefault(self, merged_in(base), here="this session's", branch_code=True)  # another branch's notes
 
     def hash_of(self, node_id: str) -> str | None:
         osh = self.o.shard
@@ -484,10 +485,10 @@ class BranchCode:
 
     def staleness(self, note: N.Note) -> str | None:
         """Why the note is stale in this session, or None. A note not written against the session's
-        very commit that is about base code in a file the branch changed or deleted is stale (the
-        file it saw is not the branch's); else each target's hash is compared with the session's,
-        absent being gone, except code only another branch has: it is pending there, not gone here.
-        A note written on this branch saw the branch's file: its hashes judge it (the session follows)."""
+        commit about base code in a file the branch changed or deleted is stale; else each target's
+        hash is compared with the session's, absent being gone, but code only another branch has is
+        pending there. A note of this branch is judged by its hashes (the session follows); one of
+        another, unmerged branch is about that branch's version (``OnDefault``), not stale."""
         if note.commit != self.o.commit and not (self.branch and note.branch == self.branch):
             moved = [t.label() for t in note.about
                      if (r := self.base.row_of.get(t.node_id)) is not None and self.o.hides(self.base, r)]
@@ -495,15 +496,18 @@ class BranchCode:
                 return (f"stale: {', '.join(moved)} {'is' if len(moved) == 1 else 'are'} in a file "
                         f"{echo(self.view.rev)!r} changed since this note was written "
                         f"({note.created_at.date().isoformat()})")
+        return st["message"] if (st := self._judge(note)[0]) else None
+
+    def _judge(self, note: N.Note) -> tuple[dict | None, list[str]]:
         mine = [t for t in note.about if not t.pending or t.node_id in self or self._ours(t)]
-        st = N.staleness(note if len(mine) == len(note.about) else replace(note, about=mine), self, branch_code=True)
-        return st["message"] if st else None
+        note = note if len(mine) == len(note.about) else replace(note, about=mine)
+        return self.other.judge(note) if note.branch != self.branch else (N.staleness(note, self, branch_code=True), [])
 
     def warnings(self, note: N.Note) -> list[str]:
-        """What a note item says of its code in this session: stale, and pending on another branch."""
+        """What a note item says of its code in this session: stale, another branch's version, pending."""
         st = self.staleness(note)
-        return ([st] if st else []) + pending_warnings(note, lambda nid: nid in self or any(
-            t.node_id == nid and self._ours(t) for t in note.about))
+        return ([st] if st else []) + self.other.theirs(note, self._judge(note)[1]) + pending_warnings(
+            note, lambda nid: nid in self or any(t.node_id == nid and self._ours(t) for t in note.about))
 
     def _ours(self, t: N.Target) -> bool:
         """A pending target written in a session on this branch or at this commit: absent, it is gone."""

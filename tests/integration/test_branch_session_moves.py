@@ -157,3 +157,24 @@ def test_the_builder_answers_what_the_branch_names_now_however_git_stores_it(tmp
     assert build(store, "feature")["commit"] == c1
     git(r.path, "tag", "feature", c3)                 # a tag of the same name comes first for git
     assert build(store, "feature")["commit"] == git(r.path, "rev-parse", "feature").strip() == c3
+
+
+def test_a_note_written_on_one_branch_is_about_its_version_in_another_branchs_session(tmp_path):
+    """A session on branch "other" (which left discount alone) read feature's note about its changed
+    discount as "stale: ... changed since this note was written" (memory.BranchCode)."""
+    r, store, c1 = _repo(tmp_path)
+    git(r.path, "checkout", "-q", "-b", "other")
+    r.commit("unrelated", {"shop/tax.py": "def vat(x):\n    return x * 0.2\n"})
+    git(r.path, "checkout", "-q", "main")
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    try:
+        fs, os_ = t.open_session(branch="feature").data["session"], t.open_session(branch="other").data["session"]
+        nid = t.remember(fs, "rca", "the floor keeps discount from going negative", [DISCOUNT]).data["note_id"]
+        where = f"branch feature at {c1[:12]}"
+        attached = [n for n in t.get(os_, DISCOUNT).items[0].notes if n["id"] == nid]
+        assert [n["stale"] for n in attached] == [False], attached
+        said = t.get(os_, nid).items[0].warnings
+        assert not any(w.startswith("stale") for w in said), said
+        assert any(w.startswith(f"written on {where}") and "this session's differs" in w for w in said), said
+    finally:
+        t.close()
