@@ -207,7 +207,8 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
     else:
         commits, changes = res.commits, res.file_changes
     check_stop(stop, "the history mine")
-    cochange, stats = compute_with_stats(changes, commits, cfg.history, head_paths=res.head_paths, resolved=True)
+    cochange, stats = compute_with_stats(changes, commits, cfg.history, head_paths=res.head_paths, resolved=True,
+                                         stop=stop)
     rep.history = {**res.summary(), **{f"cochange_{k}": v for k, v in stats.items()},
                    "commits_total": commits.num_rows, "cochange_pairs": cochange.num_rows}
     if res.shallow:

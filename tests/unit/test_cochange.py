@@ -73,6 +73,23 @@ def test_exact_support_confidence_lift_degree(tmp_path):
     assert ac["degree"] == pytest.approx(100 * 2 / 4.5)
 
 
+def test_a_stop_ends_the_cochange_step_between_its_arrow_calls(tmp_path):
+    """SIGTERM after the mine waited for the whole co-change computation (seconds on a history of
+    millions of commits); the stop flag is looked at between its steps."""
+    import threading
+
+    from pipeline.history import RunStopped
+
+    g = scripted(tmp_path)
+    r = mine(g.root, CFG)
+    stop = threading.Event()
+    stop.set()
+    with pytest.raises(RunStopped, match="co-change"):
+        compute_with_stats(r.file_changes, r.commits, CFG, head_paths=r.head_paths, stop=stop)
+    assert compute_with_stats(r.file_changes, r.commits, CFG, head_paths=r.head_paths,
+                              stop=threading.Event())[0].num_rows == 2       # unset: computed as before
+
+
 def test_configuration_changes_the_counts(tmp_path):
     g = scripted(tmp_path)
     r = mine(g.root, CFG)
