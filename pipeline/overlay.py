@@ -261,10 +261,12 @@ def builder(config: IndexConfig | None = None):
     a branch is returned while git's ref files say the branch has not moved (``_Heads``)."""
     heads = _Heads()
 
-    def build_for(store_root: str, rev: str, worktree: str = "") -> dict:
+    def build_for(store_root: str, rev: str, worktree: str = "", *, branch: bool = False) -> dict:
         try:
             if worktree:
                 return build(store_root, rev, config, worktree=worktree)
+            if branch:      # a branch session's name is a branch's before a tag's (git's order puts tags first)
+                rev = heads.branch_ref(store_root, rev)
             key = heads.key(store_root, rev)
             got = heads.last(store_root, rev, key)
             if got is not None:
@@ -290,15 +292,36 @@ class _Heads:
         self._git: dict[str, tuple[tuple | None, str]] = {}          # store root -> (manifest stat, common dir/)
         self._last: dict[tuple[str, str], tuple[tuple, dict]] = {}
 
-    def key(self, store_root: str, rev: str) -> tuple | None:
-        if not _PLAIN_REF.fullmatch(rev) or ".." in rev or rev.endswith(".lock") or _PER_WORKTREE.match(rev):
-            return None
+    def _common(self, store_root: str) -> tuple[tuple | None, str]:
+        """(the manifest's stat, the repository's shared git directory + "/"), read again at a re-index."""
         mstat = _stat(os.path.join(store_root, "manifest.json"))
         got = self._git.get(store_root)
         if got is None or got[0] != mstat:
             m = Store(store_root).manifest()
             got = self._git[store_root] = (mstat, str(gitio.common_dir(m.repo_path)) + os.sep)
-        common = got[1]
+        return got
+
+    def branch_ref(self, store_root: str, name: str) -> str:
+        """``refs/heads/NAME`` when that branch exists (a loose ref file or a packed-refs line), else
+        NAME as given (a remote branch, a full ref): a tag of the same name is served otherwise, and
+        the session never follows the branch (a probe)."""
+        if not _PLAIN_REF.fullmatch(name) or name.startswith("refs/") or _PER_WORKTREE.match(name) or ".." in name:
+            return name
+        common = self._common(store_root)[1]
+        ref = f"refs/heads/{name}"
+        if os.path.isfile(common + ref):
+            return ref
+        try:
+            with open(common + "packed-refs", "rb") as f:
+                packed = f.read()
+        except OSError:
+            return name
+        return ref if re.search(rb"^[0-9a-f]{40,64} " + re.escape(ref.encode()) + rb"$", packed, re.M) else name
+
+    def key(self, store_root: str, rev: str) -> tuple | None:
+        if not _PLAIN_REF.fullmatch(rev) or ".." in rev or rev.endswith(".lock") or _PER_WORKTREE.match(rev):
+            return None
+        mstat, common = self._common(store_root)
         if os.path.exists(common + "reftable"):
             return None
         said = []

@@ -161,8 +161,8 @@ class BranchView:
         o = self.of(sh)
         if o is None:
             return None
-        branch, commit, _ = self.args
-        return NoteScope(branch or self.name or ("" if commit else "worktree"), o.commit,
+        branch, commit, _ = self.args       # one branch however it is spelled ("refs/heads/feature": a probe)
+        return NoteScope(branch.removeprefix("refs/heads/") or self.name or ("" if commit else "worktree"), o.commit,
                          o.shard.code if o.shard is not None else None, o.hidden_paths)
 
     def outdated(self, base_shards: list[Shard]) -> bool:
@@ -172,19 +172,29 @@ class BranchView:
         self.rebase = any((o := self.of(sh)) is not None and o.base_version != sh.version for sh in base_shards)
         return self.rebase or self.follows
 
-    def then(self, build: Callable[[], "BranchView | None"]) -> "BranchView":
+    def then(self, build: Callable[[], "BranchView | None"],
+             at: "Callable[[dict[str, str]], BranchView | None] | None" = None) -> "BranchView":
         """The view to answer with from now on, given BUILD (``args`` built afresh): itself while
         nothing moved; else the new view, remembering the commits it moved from, said on its next
         answer (a probe: a session switched to the branch's new commit silently, at a re-index).
         A branch that cannot be read any more (deleted, renamed) leaves this view, behind, saying
-        why, unless the base moved too (its overlay was diffed against a version no longer served)."""
+        why; if the base moved too (its overlay was diffed against a version no longer served), AT
+        builds the commits it served (store root -> commit) afresh on the new base (a probe: merge,
+        delete the branch, re-index, and every call of the session, status too, was refused)."""
         try:
             new = build()
         except InvalidArgument as e:
-            if self.rebase or not self.follows:
+            if not self.follows:
                 raise
-            self.behind = f"{echo(self.rev)!r} cannot be followed ({e})"
-            return self
+            behind = f"{echo(self.rev)!r} cannot be followed ({e})"
+            if not self.rebase:
+                self.behind = behind
+                return self
+            view = at(self.commits) if at is not None else None
+            if view is None:
+                raise
+            view.name, view.followed, view.behind = self.name, list(self.followed), behind   # its args: it follows
+            return view
         if new is None or (new.overlays.keys() == self.overlays.keys()
                            and all(new.overlays[k] is o for k, o in self.overlays.items())):
             self.behind = ""
@@ -234,7 +244,7 @@ class BranchView:
                 f"commit; answers reflect {echo(self.rev)!r} at {commit}")
         if self.moved:          # said once, on the first answer from the new commit
             was = ", ".join(sorted({m[:12] for m in self.moved.values()}))
-            said += f" (it moved from {was} since this session's last answer: a new commit on the branch)"
+            said += f" (it moved from {was} since this session's last answer)"     # a commit, a reset or a rewrite
             self.moved = {}
         if self.behind:
             said += f"; behind: {self.behind}, so answers still reflect the commit the session last served"

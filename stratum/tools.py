@@ -87,7 +87,7 @@ class Tools:
         """Start a session: a token budget for the agent's context and a controller that tracks what
         it has seen. Pass the returned session id to every other tool. BRANCH, COMMIT or WORKTREE (a
         path): answer for that branch, commit or worktree with its uncommitted changes (the indexed
-        version plus an overlay of what differs). ``label``: what its notes say of it (no capability)."""
+        version plus an overlay of what differs). ``label``: what its notes say of it."""
         view = self._branch_view(branch, commit, worktree)
         s, warnings = self._open(author, model, budget, policy)
         s.view = view
@@ -137,24 +137,25 @@ class Tools:
 
     def _session(self, sid: str) -> Session:
         s = self.sessions.get(sid, current().name)
-        if s.view is not None and s.view.outdated(list(self.memory)):
-            s.view = s.view.then(lambda: self._branch_view(*s.view.args))    # the base or the branch moved
+        if (v := s.view) is not None and v.outdated(list(self.memory)):     # the base or the branch moved
+            b, c, w = v.args
+            s.view = v.then(lambda: self._branch_view(b, c, w), lambda at: self._branch_view(b, c, w, at))
         return s
 
-    def _branch_view(self, branch: str, commit: str, worktree: str = "") -> BranchView | None:
-        """The view of a branch, commit or worktree over every store (overlays built once, then shared)."""
+    def _branch_view(self, branch: str, commit: str, worktree: str = "", at: dict | None = None) -> BranchView | None:
+        """The view of a branch, commit or worktree over every store (overlays built once, then shared); ``at``: root -> commit to build instead."""
         branch, commit, worktree = (check_len(name, v, MAX_TARGET_CHARS).strip() for name, v in
                                     (("branch", branch), ("commit", commit), ("worktree", worktree)))
         if sum(map(bool, (branch, commit, worktree))) > 1:
             raise InvalidArgument("give one of branch, commit or worktree")
-        rev = branch or commit or worktree
-        if not rev:
+        if not (rev := branch or commit or worktree):
             return None
         if self.overlay_builder is None:
             raise InvalidArgument("this server cannot build branch overlays (no repository access)")
         view = BranchView(rev, args=(branch, commit, worktree))
-        for sh in self.memory:
-            info = self.overlay_builder(str(sh.store.root), branch or commit, worktree)
+        for sh in (sh for sh in self.memory if at is None or str(sh.store.root) in at):
+            info = self.overlay_builder(str(sh.store.root), at[str(sh.store.root)], worktree) if at else \
+                self.overlay_builder(str(sh.store.root), branch or commit, worktree, **({"branch": True} if branch else {}))
             view.name = view.name or info.get("branch", "")       # a worktree's branch, for notes written there
             key = (str(sh.store.root), info["dir"], info["commit"])
             if key not in self._views:

@@ -178,3 +178,47 @@ def test_a_note_written_on_one_branch_is_about_its_version_in_another_branchs_se
         assert any(w.startswith(f"written on {where}") and "this session's differs" in w for w in said), said
     finally:
         t.close()
+
+
+def test_a_session_whose_branch_was_merged_deleted_and_reindexed_keeps_answering(tmp_path):
+    """Merge, delete the branch, re-index the default branch (a nightly job): every call of the open
+    branch session, status too, was refused ("no commit or branch 'feature'") until a restart."""
+    r, store, c1 = _repo(tmp_path)
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    try:
+        fs = t.open_session(branch="feature").data["session"]
+        assert t.get(fs, STACK).items[0].path == "shop/coupons.py"
+        git(r.path, "merge", "-q", "--no-ff", "-m", "merge feature", "feature")
+        git(r.path, "branch", "-q", "-d", "feature")
+        index_repository(r.path, store, CFG)
+        t.reload()
+        got = t.get(fs, STACK)
+        assert got.items[0].path == "shop/coupons.py" and got.envelope.commit.startswith(c1[:12])
+        said = " ".join(got.envelope.warnings)
+        assert "behind: 'feature' cannot be followed" in said, said
+        assert t.status(fs).data["overlay"]["behind"]
+        assert t.search(fs, "stack coupons").items
+    finally:
+        t.close()
+
+
+def test_a_branch_name_is_a_branchs_before_a_tags_and_one_branch_however_spelled(tmp_path):
+    """`--branch dup` served the tag `dup` (git's order puts tags first) and never followed the
+    branch; a note written in `--branch refs/heads/feature` read as another branch's in
+    `--branch feature` (fresh there after the branch changed its code)."""
+    r, store, c1 = _repo(tmp_path)
+    git(r.path, "tag", "feature", "main")                  # a tag named as the branch, at main
+    git(r.path, "pack-refs", "--all")                      # the branch in packed-refs only
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    try:
+        fs = t.open_session(branch="feature").data["session"]
+        assert t.get(fs, STACK).envelope.commit.startswith(c1[:12])          # the branch, not the tag
+        full = t.open_session(branch="refs/heads/feature").data["session"]
+        nid = t.remember(full, "insight", "stack_coupons sorts codes", [STACK]).data["note_id"]
+        c2 = _on_feature(r, {"shop/coupons.py": COUPONS.replace("sorted(codes)", "list(codes)")})
+        got = t.get(fs, STACK)
+        assert got.envelope.commit.startswith(c2[:12])                        # followed
+        assert [n["stale"] for n in got.items[0].notes if n["id"] == nid] == [True]
+        assert any(w.startswith("stale") for w in t.get(fs, nid).items[0].warnings)
+    finally:
+        t.close()
