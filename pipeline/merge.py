@@ -94,6 +94,9 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
                           for t in note.about]          # branch code now indexed: it landed
             if any(t.pending for t in note.about):
                 pending.append(nid)
+        if any(t.branch and not t.pending for t in note.about):     # a branch's version of changed code
+            note.about = [replace(t, branch="") if t.branch and not t.pending and index.hash_of(t.node_id)
+                          == t.content_hash else t for t in note.about]     # landed: merged, squashed or rebased
         note.orphaned = N.is_orphaned(note, exists)
         if note.orphaned:
             orphaned.append(nid)

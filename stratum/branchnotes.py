@@ -42,8 +42,9 @@ class NoteScope:
         comes back marked with the branch), then the base unless the branch changed or deleted it."""
         def resolve(target: str) -> N.Resolved | None:
             r = self.code.resolve(target) if self.code is not None else None
-            if r is not None:
-                return r if r.node_id in base_code else replace(r, branch=self.branch, branch_commit=self.commit)
+            if r is not None:       # the branch's version of code the default has too: marked with the branch
+                return replace(r, branch=self.branch) if r.node_id in base_code else \
+                    replace(r, branch=self.branch, branch_commit=self.commit)
             r = base_code.resolve(target)
             if r is not None and r.path in self.hidden and r.kind not in TREE_KINDS:
                 return None                 # the branch changed (the overlay had no such node) or deleted it
@@ -97,7 +98,8 @@ class OnDefault:
         st = N.staleness(note, self.code, branch_code=self.branch_code)
         if st is None or not note.branch or not note.commit or self.merged(note.commit):
             return st, []
-        theirs = {c["node_id"]: c["path"] for c in st["changes"] if c["reason"] == "changed"}
+        marked = {t.node_id for t in note.about if t.branch and not t.pending}     # read from the branch's files
+        theirs = {c["node_id"]: c["path"] for c in st["changes"] if c["reason"] == "changed" and c["node_id"] in marked}
         if not theirs:
             return st, []
         rest = [t for t in note.about if t.node_id not in theirs]

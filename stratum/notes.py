@@ -67,7 +67,9 @@ class Target:
     qualname: str = ""
     kind: str = ""
     # code seen only on a branch/commit/worktree (not in the default branch's index when written):
-    # the branch ("" for a commit) and its commit; cleared by the merge once the code is indexed
+    # the branch ("" for a commit) and its commit; cleared by the merge once the code is indexed.
+    # ``branch`` alone: the branch's version of code the default branch has too (a file it changed),
+    # cleared once the default branch's code is that version (``pipeline.merge``: it landed)
     branch: str = ""
     branch_commit: str = ""
 
@@ -87,7 +89,9 @@ class Target:
         default-branch code is stored as before."""
         d = dict(vars(self))
         if not self.branch_commit:
-            del d["branch"], d["branch_commit"]
+            del d["branch_commit"]
+            if not self.branch:
+                del d["branch"]
         return d
 
 

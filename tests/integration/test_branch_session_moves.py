@@ -222,3 +222,25 @@ def test_a_branch_name_is_a_branchs_before_a_tags_and_one_branch_however_spelled
         assert any(w.startswith("stale") for w in t.get(fs, nid).items[0].warnings)
     finally:
         t.close()
+
+
+def test_a_branch_note_about_code_the_branch_left_alone_goes_stale_on_main(tmp_path):
+    """A note written on feature about cart_total (feature changed pricing.py only) read on main as
+    "written on branch feature ..., about that version" and fresh after main changed cart_total,
+    lifting it at full weight; a note of main with the same history was stale."""
+    r, store, c1 = _repo(tmp_path)
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    fs = t.open_session(branch="feature").data["session"]
+    nid = t.remember(fs, "insight", "cart_total sums before the discount", ["shop/cart.py::cart_total"]
+                     ).data["note_id"]
+    t.close()
+    r.commit("cart sums twice", {"shop/cart.py": CART.replace("sum(items)", "sum(items) + sum(items)")})
+    index_repository(r.path, store, CFG)
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    try:
+        ms = t.open_session().data["session"]
+        said = t.get(ms, nid).items[0].warnings
+        assert any(w.startswith("stale: shop/cart.py::cart_total changed since") for w in said), said
+        assert not any(w.startswith("written on") for w in said), said
+    finally:
+        t.close()
