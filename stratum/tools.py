@@ -320,10 +320,10 @@ class Tools:
         if direction not in DIRECTIONS:
             raise InvalidArgument("direction must be out, in or both")
         check_page(page_size)
-        if "notes" in kinds:
+        if notes := "notes" in kinds:        # incoming about edges; the other kinds keep the direction asked
             kinds.remove("notes")
             kinds.append("about")
-            direction = "in" if direction == "out" and len(kinds) == 1 else "both"
+            direction = "in" if direction == "out" and len(kinds) == 1 else direction
         args = {"t": target, "e": sorted(kinds), "d": direction, "ps": page_size}
         offset = self._offset(page_token, "walk", args, s)
         sh, row, note = self._target(s, target)
@@ -337,7 +337,7 @@ class Tools:
         elif row is not None:
             out += [(r, None, k, d, w, sh) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
         via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out)
-        if row is not None and (not kinds or "about" in kinds) and direction in ("in", "both"):
+        if row is not None and (not kinds or "about" in kinds) and (direction in ("in", "both") or notes):
             out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
             if sh.col("kind")[row] == "file":       # and its symbols' notes, as get carries them
                 out += answernotes.of_symbols(self.memory, sh, ov, row, out) if s.view is None else \
