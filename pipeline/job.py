@@ -25,6 +25,7 @@ import atexit
 import os
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -522,16 +523,30 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                                                          cache_tab, rep, prev, writer=writer)
                 progress("write", 1, 1)
         rep.seconds["total"] = time.perf_counter() - t0
-        store.publish(Manifest(
-            version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root), root_commits=roots,
-            settings=settings_of(cfg),
-            indexed_commit=head, history_watermark=watermark, datasets=datasets,
-            token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None, indexes=index_files,
-            deltalog_merged=merged_ids, report=rep.to_dict(), integrity=checks))
-        st.retire_log(store, merged_ids)
-        if cfg.keep_versions > 0:
-            _prune(store, cfg.keep_versions, rep)
+        PUBLISHING.set()        # a stop handler defers to the end of it: the version goes live whole
+        try:
+            _publish(store, st, cfg, rep, Manifest(
+                version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root),
+                root_commits=roots, settings=settings_of(cfg),
+                indexed_commit=head, history_watermark=watermark, datasets=datasets,
+                token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None, indexes=index_files,
+                deltalog_merged=merged_ids, report=rep.to_dict(), integrity=checks), merged_ids)
+        finally:
+            PUBLISHING.clear()
     return rep
+
+
+# Set while a run publishes its version, retires the merged log and prunes: a signal that lands
+# there is for a run already done (the CLI's handler records it and the run reports ok; raised
+# there, the report said "interrupted" of a published version, a probe).
+PUBLISHING = threading.Event()
+
+
+def _publish(store: Store, st, cfg: IndexConfig, rep: RunReport, manifest: Manifest, merged_ids: list[str]) -> None:
+    store.publish(manifest)
+    st.retire_log(store, merged_ids)
+    if cfg.keep_versions > 0:
+        _prune(store, cfg.keep_versions, rep)
 
 
 def _prune(store: Store, keep: int, rep: RunReport) -> None:

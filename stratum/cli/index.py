@@ -200,6 +200,7 @@ class _Stopped(KeyboardInterrupt):
     other was dropped there and the run waited on. ``fired`` keeps which signal it was."""
 
     fired: list[int] = []
+    deferred: list[int] = []            # signals that landed while a version was published (the run is done)
 
     def __init__(self, signum: int):
         super().__init__(signum)
@@ -216,11 +217,17 @@ class _Stopped(KeyboardInterrupt):
 def _stop_on_signals() -> Iterator[None]:
     """SIGTERM (a pod evicted, a deadline) and SIGINT end the run with its report written, not
     silently; a second signal, once the handlers are restored, is the default (immediate) again."""
+    from pipeline.job import PUBLISHING
+
     def stop(signum, frame):
         _Stopped.fired.append(signum)
+        if PUBLISHING.is_set():         # the version is going live: the run ends published, then stops
+            _Stopped.deferred.append(signum)
+            return
         raise _Stopped(signum)
 
     _Stopped.fired.clear()              # a caller's earlier run in this process said nothing of this one
+    _Stopped.deferred.clear()
 
     try:
         previous = {s: signal.signal(s, stop) for s in SIGNALLED}
@@ -275,6 +282,9 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
         bar.close()
     _write_report(args, rep.to_json())
     emit(args, rep.to_dict(), printable(rep.summary()))
+    for signum in _Stopped.deferred[:1]:
+        print(f"{signal.Signals(signum).name} arrived while the new version was published: it is live; "
+              "the run ended there", file=sys.stderr)
     return 0
 
 
@@ -295,6 +305,8 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
         # signal right after it said "stopped after 0 of 2" when the count still lagged)
         _write_report(args, report.to_json(), final=False)
         bar.line(one_line(printable(f"repositories: {done}/{len(report.outcomes)} {outcome.line()}")))
+        if _Stopped.deferred:           # a signal held while that repository published: stop now
+            raise _Stopped(_Stopped.deferred[-1])
 
     rc, t0 = 0, time.perf_counter()
     try:

@@ -152,3 +152,38 @@ def test_watch_stopped_during_its_first_index_exits_at_once_without_publishing(i
     assert took < 3.0, f"exit took {took:.1f}s after SIGTERM"
     assert "stopped after 0 index run(s); the run under way (start) was stopped before its publish" in out, out
     assert not (store / "manifest.json").exists()
+
+
+DRIVER = """
+import os, signal, sys
+from pipeline import job
+real = job._publish
+
+def publish(*a, **k):           # the signal lands while the version is being published
+    os.kill(os.getpid(), signal.SIGTERM)
+    real(*a, **k)
+
+job._publish = publish
+from stratum.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_signal_while_the_version_is_published_reports_the_published_run(tmp_path):
+    """A probe: SIGTERM 5-30 ms after 'write: done' exited 143 with the report 'interrupted' while
+    the manifest had moved to the new version (published, the merged log retired)."""
+    import json
+
+    from stratum.store import Store
+    from tests.gitrepo import Repo
+
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"a.py": "def alpha():\n    return 1\n"})
+    store, report = tmp_path / "store", tmp_path / "report.json"
+    got = subprocess.run([sys.executable, "-c", DRIVER, "index", str(r.path), "--store", str(store), "--no-ray",
+                          "--no-embed", "--report", str(report)], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                         timeout=300)
+    assert got.returncode == 0, got.stderr
+    assert json.loads(report.read_text()).get("state", "ok") != "interrupted"
+    assert Store(store).manifest().version == 1
+    assert "SIGTERM arrived while the new version was published" in got.stderr
