@@ -98,7 +98,7 @@ class OnDefault:
         st = N.staleness(note, self.code, branch_code=self.branch_code)
         if st is None or not note.branch or not note.commit or self.merged(note.commit):
             return st, []
-        marked = {t.node_id for t in note.about if t.branch and not t.pending}     # read from the branch's files
+        marked = {t.node_id for t in note.about if t.branch}     # read from the branch's files (or only it had)
         theirs = {c["node_id"]: c["path"] for c in st["changes"] if c["reason"] == "changed" and c["node_id"] in marked}
         if not theirs:
             return st, []

@@ -456,7 +456,7 @@ class Memory:
         stale = (code or ov.judge).staleness(note) is not None      # ov.judge: the default branch's (branchnotes)
         return AttachedNote(nid, note.kind, _utc(note.created_at), note.author,      # trust as `get` of its id says
                             N.trust_of(note, note.kind, quarantined=nid in ov.quarantined), stale, note.title(120),
-                            label if code is not None else ov.judge.about(note, label))
+                            (ov.judge if code is None else code.other).about(note, label) if code is None or note.branch != code.branch else label)
 
 
 class BranchCode:
@@ -489,7 +489,7 @@ class BranchCode:
         hash is compared with the session's, absent being gone, but code only another branch has is
         pending there. A note of this branch is judged by its hashes (the session follows); one of
         another, unmerged branch is about that branch's version (``OnDefault``), not stale."""
-        if note.commit != self.o.commit and not (self.branch and note.branch == self.branch):
+        if note.commit != self.o.commit and not note.branch:      # a base note (a branch's: ``_judge``)
             moved = [t.label() for t in note.about
                      if (r := self.base.row_of.get(t.node_id)) is not None and self.o.hides(self.base, r)]
             if moved:

@@ -244,3 +244,28 @@ def test_a_branch_note_about_code_the_branch_left_alone_goes_stale_on_main(tmp_p
         assert not any(w.startswith("written on") for w in said), said
     finally:
         t.close()
+
+
+def test_another_branchs_note_about_code_both_branches_changed_is_about_its_version(tmp_path):
+    """feature and other both change discount and add stack_coupons, differently. In other's session
+    feature's notes read "stale: ... in a file 'other' changed" beside "written on branch feature"
+    (discount), or attached to other's stack_coupons as a plain note (a probe)."""
+    r, store, c1 = _repo(tmp_path)
+    git(r.path, "checkout", "-q", "-b", "other", "main")
+    r.commit("other", {"shop/pricing.py": PRICING.replace("pct / 100", "pct / 100.0"),
+                       "shop/coupons.py": "def stack_coupons(codes):\n    return list(codes)\n"})
+    git(r.path, "checkout", "-q", "main")
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    try:
+        fs, os_ = t.open_session(branch="feature").data["session"], t.open_session(branch="other").data["session"]
+        ids = [t.remember(fs, "insight", text, [target]).data["note_id"]
+               for text, target in (("the floor keeps discount positive", DISCOUNT),
+                                    ("stack_coupons sorts codes", STACK))]
+        for nid, target in zip(ids, (DISCOUNT, STACK)):
+            said = t.get(os_, nid).items[0].warnings
+            assert not any(w.startswith("stale") for w in said), said
+            assert any(w.startswith(f"written on branch feature at {c1[:12]}") for w in said), said
+            attached = [n for n in t.get(os_, target).items[0].notes if n["id"] == nid]
+            assert [n["stale"] for n in attached] == [False] and "on branch feature" in attached[0]["line"], attached
+    finally:
+        t.close()
