@@ -230,9 +230,16 @@ def by_node(edges: list[tuple]) -> list[tuple]:
     or in when every directed edge goes that way, both when they differ (co-change, stored both
     ways, has none of its own: alone it keeps the one it was found by); ``edges`` (several only):
     each kind with its direction, "imports in; tests in; cochange". Strongest first (co-change
-    weight, then kind, then stable order): a node sits where its strongest edge puts it."""
+    weight, then kind, notes in ``schema.NOTE_ORDER``, then stable order): a node sits where its
+    strongest edge puts it. (By row alone, a merged failure note fell behind a hundred mined changes.)"""
+    def note_rank(t: tuple) -> int:
+        if t[2] != "about" or t[3] != "in":
+            return 0
+        kind = t[1]["kind"] if t[0] is None else t[5].col("kind")[t[0]]
+        return S.NOTE_ORDER.get(kind, len(S.NOTE_ORDER))
+
     groups: dict[str, list[tuple]] = {}
-    for t in sorted(edges, key=lambda t: (-(t[4] or 0.0), t[2], t[0] if t[0] is not None else -1)):
+    for t in sorted(edges, key=lambda t: (-(t[4] or 0.0), t[2], note_rank(t), t[0] if t[0] is not None else -1)):
         groups.setdefault(t[5].col("id")[t[0]] if t[0] is not None else t[1]["id"], []).append(t)
     out = []
     for g in groups.values():

@@ -20,6 +20,9 @@ AGENT_NOTE_KINDS = ("rca", "failure", "insight")   # written by agents through r
 MINED_NOTE_KINDS = ("fix", "change")                 # derived from history at index time (pipeline/fixes.py): a past
                                                      # bug fix, or any other small commit, and the files it touched
 NOTE_KINDS = AGENT_NOTE_KINDS + MINED_NOTE_KINDS
+# the order notes are listed in wherever an agent reads them beside code: what failed and why first,
+# then insights, then mined fixes and changes (get's attached notes, walk --edge notes)
+NOTE_ORDER = {"failure": 0, "rca": 1, "insight": 2, "fix": 3, "change": 4}
 NOTE_KIND_DESCRIPTIONS = {
     "rca": "root-cause analysis: the cause of a symptom is in this code",
     "failure": "an approach that did not work here, and why",
@@ -35,6 +38,8 @@ NOTE_KIND_WORDS = {"rca": "root cause analysis", "failure": "failed attempt", "i
 # lines on every get would cost ~100 tokens an item for what `git log` says.
 ATTACHED_NOTE_KINDS = AGENT_NOTE_KINDS + ("fix",)
 NODE_KINDS = CODE_KINDS + NOTE_KINDS
+SEARCH_KINDS = tuple(k for k in NODE_KINDS if k != "repo")  # what search's kinds filter takes: the repo node
+                                                             # never ranks (stratum.warm), `tree` lists it
 EDGE_KINDS = ("contains", "imports", "tests", "cochange", "about", "calls", "inherits")
 WALK_EDGE_KINDS = EDGE_KINDS + ("notes",)   # what walk's edges filter takes: "notes" = the incoming about edges
 LEVELS = ("summary", "api", "full")
@@ -188,8 +193,8 @@ def check_schema(schema: pa.Schema, expected: pa.Schema, where: str) -> None:
 
 __all__ = [
     "SCHEMA_VERSION", "CODE_KINDS", "NOTE_KINDS", "AGENT_NOTE_KINDS", "MINED_NOTE_KINDS", "ATTACHED_NOTE_KINDS",
-    "NOTE_KIND_DESCRIPTIONS", "NOTE_KINDS_NEED_ABOUT", "NOTE_KIND_WORDS", "NODE_KINDS", "EDGE_KINDS", "LEVELS",
-    "WALK_EDGE_KINDS", "EMBED_DIM",
+    "NOTE_KIND_DESCRIPTIONS", "NOTE_KINDS_NEED_ABOUT", "NOTE_KIND_WORDS", "NODE_KINDS", "SEARCH_KINDS", "EDGE_KINDS",
+    "LEVELS", "WALK_EDGE_KINDS", "EMBED_DIM",
     "NODES", "EDGES", "EXTERNAL_IMPORTS", "COMMITS", "FILE_CHANGES", "COCHANGE", "SYMBOL_COCHANGE",
     "EMBEDDINGS", "DATASETS", "to_table", "check_schema",
 ]

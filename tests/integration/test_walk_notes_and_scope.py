@@ -46,3 +46,27 @@ def test_search_takes_repo_colon_path_on_a_single_store(tools):
     assert plain and [i.id for i in tools.search(s, "discount", path_prefix="shop:shop/").items] == plain
     assert [i.id for i in tools.search(s, "discount", path_prefix="shop:").items] == \
         [i.id for i in tools.search(s, "discount").items]
+
+
+def test_a_merged_agent_note_leads_walk_notes_ahead_of_mined_changes(tmp_path):
+    """A fleet probe: merged by a re-index, a failure note fell from position 0 to 124 of 158 in
+    `walk --edge notes` (behind the mined change nodes, by row), off the first page."""
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"app.py": "def run():\n    return 0\n"})
+    for i in range(12):                                       # mined "change" nodes about app.py
+        r.commit(f"tune run step {i}", {"app.py": f"def run():\n    return {i + 1}\n"})
+    store = tmp_path / "store"
+    index_repository(r.path, store, CFG)
+    t = Tools.open([str(store)])
+    try:
+        s = t.open_session(author="agent").data["session"]
+        nid = t.remember(s, "failure", "raising the return value broke the callers", ["app.py"]).data["note_id"]
+        before = [i.id for i in t.walk(s, "app.py", edges=["notes"], direction="in").items]
+        assert before[0] == nid and len(before) > 5, before
+        index_repository(r.path, store, CFG)
+        t.reload()
+        items = t.walk(s, "app.py", edges=["notes"], direction="in").items
+        assert items[0].id == nid and [i.kind for i in items[1:]] == ["change"] * (len(items) - 1), \
+            [(i.id, i.kind) for i in items]
+    finally:
+        t.close()
