@@ -20,6 +20,7 @@ are in pipeline/cochange.py and docs/history.md.
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Union
@@ -28,7 +29,7 @@ import polars as pl
 
 from stratum import schema as S
 from stratum.config import HistoryConfig
-from stratum.errors import NotFound
+from stratum.errors import InvalidArgument, NotFound
 from stratum.store import Snapshot, Store
 
 Source = Union[str, os.PathLike, Store, Snapshot]
@@ -44,8 +45,21 @@ def snapshot(src: Source) -> Snapshot:
     return store.snapshot()
 
 
+# what top_pairs ranks by (confidence: the larger of the two)
+RANK_BY = ("support", "lift", "degree", "decayed_weight", "confidence")
+_DURATION = re.compile(r"(?:[1-9][0-9]*(?:ns|us|ms|s|m|h|d|w|mo|q|y))+")
+
+
+def _check_n(n: int | None) -> None:
+    """Odd arguments said Polars' own words (a slice's ValueError, a query plan): a clear error here."""
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+        raise InvalidArgument(f"n must be a whole number >= 0 or None (all rows), got {n!r}")
+
+
 def dataset(src: Source, name: str) -> pl.LazyFrame:
     """Any dataset of the snapshot as a LazyFrame (an empty frame of the right schema if absent)."""
+    if name not in S.DATASETS:
+        raise InvalidArgument(f"no dataset {name!r}: one of {', '.join(sorted(S.DATASETS))}")
     snap = snapshot(src)
     table = snap.read(name) if snap.has(name) else S.DATASETS[name].empty_table()
     frame = pl.from_arrow(table)
@@ -77,6 +91,9 @@ def top_pairs(src: Source, n: int | None = 20, by: str = "support", min_support:
               ) -> pl.LazyFrame:
     """The most coupled file pairs, strongest first (``by``: support, lift, degree, decayed_weight,
     confidence = the larger of the two confidences)."""
+    _check_n(n)
+    if by not in RANK_BY:
+        raise InvalidArgument(f"by must be one of {', '.join(RANK_BY)}, got {by!r}")
     lf = cochange(src).with_columns(
         pl.max_horizontal("confidence_ab", "confidence_ba").alias("confidence"))
     if min_support is not None:
@@ -91,6 +108,7 @@ def coupled_with(src: Source, path: str, n: int | None = None) -> pl.LazyFrame:
     Columns: path, partner, support, revs (of path), partner_revs, confidence (P(partner | path)),
     reverse_confidence (P(path | partner)), lift, degree, first_time, last_time, decayed_weight.
     """
+    _check_n(n)
     lf = cochange(src)
     common = ["support", "lift", "degree", "first_time", "last_time", "decayed_weight"]
     fwd = lf.filter(pl.col("a") == path).select(
@@ -130,6 +148,7 @@ def hotspots(src: Source, n: int | None = 20, since: datetime | None = None) -> 
     Only files that still exist; merge diffs are not in file_changes unless merges were mined.
     ``since``: only changes from then on (a naive time is UTC).
     """
+    _check_n(n)
     fc = file_changes(src).filter(pl.col("current_path").is_not_null())
     if since is not None:
         fc = fc.filter(pl.col("committed_at") >= _utc(since))
@@ -157,6 +176,8 @@ def coupling_over_time(src: Source, path: str, every: str = "1y", max_files_per_
     as co-change does (by default the store's own bound, ``index --max-commit-files``; merge commits
     have no rows unless merges were mined).
     """
+    if not isinstance(every, str) or not _DURATION.fullmatch(every):     # "0y" made a period per commit
+        raise InvalidArgument(f"every must be a positive Polars duration such as 1y, 6mo, 1q, 2w, got {every!r}")
     if max_files_per_commit is None:
         max_files_per_commit = _max_commit_files(src)
     fc = file_changes(src).filter(pl.col("current_path").is_not_null())

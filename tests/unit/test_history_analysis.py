@@ -209,3 +209,21 @@ def test_a_name_that_is_not_utf8_typed_from_a_subfolder_is_found(tmp_path, monke
     (tmp_path / "sub").joinpath(b"caf\xe9.py".decode("utf-8", "surrogateescape")).write_text("x = 1\n")
     monkeypatch.chdir(tmp_path / "sub")
     assert _repo_relative("caf\udce9.py", str(tmp_path)) == "sub/caf\\xe9.py"
+
+
+def test_odd_arguments_are_clear_errors(store):
+    """A fleet probe: every="0y" made a period per commit, silently; "banana", by="nope", n=-1 and
+    an unknown dataset raised Polars' own errors (a query plan, a slice's ValueError, a KeyError)."""
+    from stratum.errors import InvalidArgument
+
+    store = store[1].root
+    for call, said in ((lambda: A.coupling_over_time(store, "src/a.py", every="0y"), "every"),
+                       (lambda: A.coupling_over_time(store, "src/a.py", every="banana"), "every"),
+                       (lambda: A.top_pairs(store, by="nope"), "support, lift"),
+                       (lambda: A.hotspots(store, n=-1), "n must"),
+                       (lambda: A.coupled_with(store, "src/a.py", n=-2), "n must"),
+                       (lambda: A.dataset(store, "bogus"), "commits")):
+        with pytest.raises(InvalidArgument, match=said):
+            call()
+    assert A.coupling_over_time(store, "src/a.py", every="6mo").collect().height >= 0
+    assert A.top_pairs(store, by="lift", n=0).collect().height >= 0
