@@ -21,7 +21,10 @@ items, whose provenance is their author: the note's own item has the rest), and 
 tells the agent so.
 
 The backend is opened inside the stdio transport, where the SDK has already pointed fd 1 at stderr,
-so nothing a library prints while loading a store can corrupt the JSON-RPC stream.
+so nothing a library prints while loading a store can corrupt the JSON-RPC stream. A line the SDK
+cannot read (a truncated JSON line, a lone surrogate escape ``\\ud800`` its parser refuses, a
+``method`` that is not a string) is answered with a JSON-RPC error and logged: the SDK drops it
+without a word, so the client waited for an answer that never came (``_Unreadable``).
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ from typing import Annotated, Any, Callable, Literal, Optional, get_args, get_or
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp_types import ToolAnnotations
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from serving import lifecycle
@@ -262,6 +266,14 @@ class _Server(MCPServer):
     every other error, instead of pydantic's "1 validation error for getArguments ..." and its
     URL."""
 
+    async def run_stdio_async(self) -> None:
+        """The SDK's stdio serving, with its read stream behind ``_Unreadable``."""
+        from mcp.server.stdio import stdio_server
+
+        async with stdio_server() as (read_stream, write_stream):
+            low = self._lowlevel_server     # what the SDK's own run_stdio_async serves
+            await low.run(_Unreadable(read_stream, write_stream), write_stream, low.create_initialization_options())
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
@@ -271,6 +283,90 @@ class _Server(MCPServer):
                 raise
             raise ToolError(f"Error executing tool {name}: {InvalidArgument.code}: "
                             f"{_refusal(cause)}") from cause
+
+
+class _Unreadable:
+    """The stdio transport's read stream, answering each line the SDK could not read.
+
+    The SDK's transport puts a line it cannot validate as a JSON-RPC message on the stream as an
+    exception, and its dispatcher drops that at debug level: a request with a lone surrogate escape
+    (``"\\ud800"``, valid JSON syntax that pydantic's reader refuses) or a truncated line got no
+    answer and left no trace (a probe). Here it is logged, and answered: with the request's own id
+    when Python's JSON reader can still find one (so the client's call fails at once instead of
+    timing out), else with ``"id": null``; a notification (no id) is only logged."""
+
+    def __init__(self, inner: Any, write: Any):
+        self._inner, self._write = inner, write
+
+    @property
+    def last_context(self) -> Any:          # the sender's context the SDK's loops read
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._answer(item)
+
+    async def _answer(self, exc: Exception) -> None:
+        rid, notification, code, why = _unreadable(exc)
+        log.warning("a JSON-RPC message the MCP SDK could not read (id %s): %s", echo(rid), why)
+        if notification:
+            return
+        reply = JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=code, message=why))
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):    # closing
+            await self._write.send(SessionMessage(reply))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def __aiter__(self) -> _Unreadable:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> _Unreadable:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        await self.aclose()
+
+
+def _unreadable(exc: Exception) -> tuple[int | str | None, bool, int, str]:
+    """What to answer to a message the SDK refused: (its id if one can be found, whether it was a
+    notification, the JSON-RPC code, why). Not JSON to pydantic is a parse error, JSON that is no
+    JSON-RPC message an invalid request."""
+    errors = exc.errors(include_url=False) if isinstance(exc, ValidationError) else []
+    parse = not errors or any(e["type"] == "json_invalid" for e in errors)
+    message = None
+    for e in errors:
+        got = e.get("input")
+        if isinstance(got, str) and e["type"] == "json_invalid":
+            with contextlib.suppress(ValueError):      # Python's reader takes a lone surrogate escape
+                got = json.loads(got)
+        if isinstance(got, dict):
+            message = got
+            break
+    rid = message.get("id") if message is not None else None
+    rid = rid if isinstance(rid, (int, str)) and not isinstance(rid, bool) else None
+    notification = message is not None and "id" not in message and "method" in message
+    if parse:
+        first = errors[0]["msg"] if errors else f"{type(exc).__name__}: {echo(exc)}"
+        why = f"Parse error: {first}" + (" (JSON text must be Unicode: a lone surrogate escape such as "
+                                         "\\ud800 is not; send the character itself, UTF-8 encoded)"
+                                         if message is not None and "escape" in first else "")
+    else:
+        why = "Invalid Request: not a JSON-RPC 2.0 message (" + "; ".join(
+            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors[:4]) + ")"
+    return rid, notification, PARSE_ERROR if parse else INVALID_REQUEST, why
 
 
 def _refusal(err: ValidationError) -> str:

@@ -19,6 +19,8 @@ MAX_SESSION_ID_CHARS = 64     # server-issued ids are 32 hex characters
 MAX_NAME_CHARS = 128          # author, model, identity names
 MAX_PAGE_SIZE = 200
 MAX_PAGE_TOKEN_CHARS = 1024
+MAX_DEPTH = 2**31 - 1         # tree depth: the wire's field is an int32 (proto/stratum/v1/stratum.proto)
+MAX_BUDGET = 2**63 - 1        # a token budget (a session's, a prefetch's): the wire's field is an int64
 ECHO_CHARS = 80               # how much of a bad value an error message may repeat
 
 
@@ -39,9 +41,17 @@ def check_len(what: str, value: str | None, limit: int) -> str:
     return v
 
 
+def check_range(what: str, value: object, least: int | None, most: int | None) -> None:
+    """A whole number (a bool is not one) from ``least`` to ``most`` (None: unbounded on that side)."""
+    if (isinstance(value, bool) or not isinstance(value, int) or (least is not None and value < least)
+            or (most is not None and value > most)):
+        said = (f"between {least} and {most}" if least is not None and most is not None
+                else f"at least {least}" if least is not None else f"at most {most}")
+        raise InvalidArgument(f"{what} must be {said}, got {echo(value)}")
+
+
 def check_page(page_size: int) -> None:
-    if isinstance(page_size, bool) or not isinstance(page_size, int) or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InvalidArgument(f"page_size must be between 1 and {MAX_PAGE_SIZE}, got {echo(page_size)}")
+    check_range("page_size", page_size, 1, MAX_PAGE_SIZE)
 
 
 def check_list(what: str, values: Any, max_chars: int) -> list[str]:
@@ -80,5 +90,6 @@ def check_kinds(what: str, values: Any, allowed: tuple[str, ...]) -> list[str]:
 
 __all__ = ["MAX_QUERY_CHARS", "MAX_TRACEBACK_CHARS", "MAX_TARGET_CHARS", "MAX_TARGETS", "MAX_SESSION_ID_CHARS",
            "MAX_NAME_CHARS",
-           "MAX_PAGE_SIZE", "MAX_PAGE_TOKEN_CHARS", "ECHO_CHARS", "echo", "check_len", "check_page", "check_list",
+           "MAX_PAGE_SIZE", "MAX_PAGE_TOKEN_CHARS", "MAX_DEPTH", "MAX_BUDGET", "ECHO_CHARS", "echo", "check_len",
+           "check_range", "check_page", "check_list",
            "check_kinds", "plain_name"]

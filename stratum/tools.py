@@ -225,7 +225,7 @@ class Tools:
     def search(self, session: str, query: str, kinds: Sequence[str] = (), path_prefix: str = "",
                language: str = "", page_size: int = 10, page_token: str = "") -> Response:
         """Find code and notes by meaning and by keyword (identifiers like snake_case, CamelCase and
-        dotted paths work). Filters: kinds (file, class, function, method, rca, failure, insight;
+        dotted paths work). Filters: kinds (dir, file, class, function, method, rca, failure, insight;
         mined from history: fix, change), path_prefix, language. Notes written by earlier sessions
         rank with the code. A pasted traceback's frames (File "...", line N, in f; path:N) put the
         code they name first; a whole pasted failure may be up to 32,000 characters (the text
@@ -236,7 +236,7 @@ class Tools:
             raise InvalidArgument("query is empty")
         paste = TB.read(query, MAX_QUERY_CHARS)    # a pasted traceback's frames; what the text lists read
         text = paste.text
-        kinds = check_kinds("kind", kinds, S.NODE_KINDS)
+        kinds = check_kinds("kind", kinds, S.SEARCH_KINDS)
         path_prefix = check_len("path_prefix", path_prefix, MAX_TARGET_CHARS)
         while path_prefix.startswith("./"):      # repo-relative as `get` takes it (it matched nothing)
             path_prefix = path_prefix[2:]

@@ -9,6 +9,7 @@ depth, level, direction), the one gRPC and MCP callers get; the choices are the 
 
 from __future__ import annotations
 
+import argparse
 import os
 
 from stratum.cli import add_common, emit, linked_worktree, one_line, quoted, resolve_store, whole
@@ -21,7 +22,8 @@ from stratum.cli.serve import add_client_flags, client_from_args
 def register(sub) -> None:
     p = sub.add_parser("tree", help="the hierarchy under a path")
     p.add_argument("path", nargs="?", default="")
-    p.add_argument("--depth", type=int, default=None, help="levels below PATH (default: the tool's own)")
+    p.add_argument("--depth", type=_bounded("--depth", "depth"), default=None,
+                   help="levels below PATH (default: the tool's own)")
     _paging(p)
     p.set_defaults(func=lambda a: _call(a, "tree", path=a.path, depth=a.depth, page_size=a.page_size,
                                         page_token=a.page_token))
@@ -49,7 +51,8 @@ def register(sub) -> None:
     p = sub.add_parser("search", help="hybrid (vector + keyword) search over code and notes")
     p.add_argument("query", help='words, an identifier, or a pasted traceback; "-" reads it from standard '
                                  'input (pytest -x 2>&1 | stratum search -)')
-    p.add_argument("--kind", action="append", default=[], help="filter by node kind (repeatable)")
+    p.add_argument("--kind", action="append", default=[], choices=ARGS["kinds"].choices, metavar="KIND",
+                   help=", ".join(ARGS["kinds"].choices) + " (repeatable; default: all)")
     p.add_argument("--path", default="", help="path prefix filter")
     p.add_argument("--language", default="")
     _paging(p)
@@ -79,10 +82,26 @@ def _conn(p) -> None:
     add_client_flags(p)                 # --server, --token, --tls-ca, --tls-client-cert/-key
     p.add_argument("--session", default="", help="with --server: reuse this server session (its budget, "
                    "working set and page tokens); a --server answer with more pages prints it in its 'more:' line")
-    p.add_argument("--budget", type=whole(1, "--budget"), default=None, help="session token budget")
+    p.add_argument("--budget", type=_bounded("--budget", "budget"), default=None, help="session token budget")
     p.add_argument("--branch", default="", help="answer for this branch (indexed version + an overlay of its changes)")
     p.add_argument("--commit", default="", help="answer for this commit (not with --branch)")
     p.add_argument("--worktree", default="", help="answer for this worktree of the repository, uncommitted edits too")
+
+
+def _bounded(flag: str, arg: str):
+    """An argparse type: a whole number within the tools' bounds of ``arg`` (``ARGS``, the wire's
+    limits), so a local run and a --server run refuse the same values (a probe: --depth 2147483648
+    answered locally and was refused by the client)."""
+    least, most = ARGS[arg].minimum, ARGS[arg].maximum
+    assert least is not None and most is not None, arg      # an argument bounded on both sides
+    parse = whole(least, flag)
+
+    def bounded(text: str) -> int:
+        n = parse(text)
+        if n > most:
+            raise argparse.ArgumentTypeError(f"{flag} must be {most} or less, not {n}")
+        return n
+    return bounded
 
 
 def _paging(p) -> None:
