@@ -70,9 +70,16 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
             out.outcomes[k] = outcome if k == ks[0] else replace(outcome, repo=targets[k][0])
             done += 1
             out.seconds = time.perf_counter() - t0
-            progress("repositories", done, len(targets))    # first: a signal right after a line finds it counted
+            # the count first: a signal right after a line finds it counted; but the last count ends
+            # the stage ("done"), so it follows its line (which came after "done"; the CLI counts it
+            # if a signal lands between)
+            last = done == len(targets)
+            if not last:
+                progress("repositories", done, len(targets))
             if on_outcome is not None:
                 on_outcome(out, out.outcomes[k])
+            if last:
+                progress("repositories", done, len(targets))
 
     if kind == "ray":
         try:

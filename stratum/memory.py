@@ -32,16 +32,15 @@ from stratum.errors import InvalidArgument, NotFound
 from stratum.freshness import Freshness
 from stratum.ids import node_id
 from stratum.limits import MAX_TARGET_CHARS, check_len, echo
+from stratum.notetext import LONE_SURROGATE, terminal_safe
 from stratum.overlay import NotesOverlay
 from stratum.shard import Shard, ShardSet
 
-# attached notes, most useful first: what failed, then root causes, then past fixes, then insights
 # what an agent opening the code reads first: what failed, root causes, what agents learnt, then the
 # past fixes mined from history (old and many: they pushed fresh insights out of the cap, probe P3)
 NOTE_ORDER = {"failure": 0, "rca": 1, "insight": 2, "fix": 3}
 NOTES_REFRESH_SECONDS = 0.1    # attached notes poll the delta log at most this often (a poll is ~50 us;
                                # this process's own writes are folded at once, others' within 0.1 s)
-
 
 RANGE_MARK = "#L"       # a line range's context entry: <node id>#L<start>-<end> (stratum.linerange)
 
@@ -251,32 +250,33 @@ class Memory:
         return nid in ov.quarantined and not ov.visible(nid)
 
     def _skipped(self, shards: list[Shard], target: str) -> str:
-        """Why a file of the repository is not in the index, when it is one: the reason the last
-        index gave (its report keeps a few paths a reason), else that it exists but was skipped or is
-        new. An agent could not tell an oversized, binary or out-of-repository file from a typo: both
-        were "no node" (a probe)."""
+        """Why a file of the repository is not in the index: the reason the last index gave (its report
+        keeps a few paths a reason), else that it exists but was skipped or is new (it read as a typo: a
+        probe). A name that is not UTF-8 is spelled as history spells it (``caf\\xe9``; it read ``caf?``)."""
         path = target.partition("::")[0].removeprefix("./")
         if not path or path.startswith("/") or ".." in path.split("/") or "\\" in path:
             return ""                   # never a look outside the repository (a client could probe the disk)
         if any(sh.resolve(path) is not None for sh in shards):
             return ""                   # an indexed file: a name it lacks is a plain "no node"
+        said = f"'{echo(terminal_safe(path))}'"     # no backslash in the path (above): \xe9 is one byte
         for sh in shards:
             report = sh.manifest.report or {}
             for reason, paths in (report.get("skipped_samples") or {}).items():
                 if path in paths:
-                    return (f"{echo(path)!r} is not in the index: the index skipped it ({reason.replace('_', ' ')}; "
+                    return (f"{said} is not in the index: the index skipped it ({reason.replace('_', ' ')}; "
                             "`stratum index --json` lists what it skips)")
             repo = sh.manifest.repo_path
-            try:                            # inside the repository once links are followed (a folder
-                root = Path(repo).resolve() if repo else None       # linked out of it: a review)
+            try:                            # inside the repository once links are followed (a link out: a review)
                 real = (Path(repo) / path).resolve() if repo else None
-                on_disk = root is not None and real is not None and real.is_relative_to(root) and real.is_file()
+                on_disk = real is not None and real.is_relative_to(Path(repo).resolve()) and real.is_file()
             except (OSError, ValueError, RuntimeError):   # too long, a NUL, a link loop: no file
                 on_disk = False
+            if on_disk and LONE_SURROGATE.search(path):    # never indexed (Arrow text is UTF-8); history keeps it
+                return f"{said} is not in the index: the index skips a name that is not UTF-8 (undecodable path)"
             if on_disk:
                 counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted((report.get("skipped") or {}).items())
                                    if k != "gitignored")
-                return (f"{echo(path)!r} is in the repository but not in the index: new since the indexed commit "
+                return (f"{said} is in the repository but not in the index: new since the indexed commit "
                         f"{(sh.manifest.indexed_commit or '')[:12]}, or skipped by the index"
                         + (f" (it skipped: {counts})" if counts else "")
                         + "; `stratum index` takes it in if it is new")

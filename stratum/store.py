@@ -84,7 +84,7 @@ class Store:
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
-        _refuse_non_utf8(self.root)
+        refuse_non_utf8(self.root)
         self.data_dir = self.root / FORMAT_DIR
         self._db = None
 
@@ -446,19 +446,22 @@ def _meta_of(lance_tbl) -> dict:
     return lance_tbl.schema.metadata or {}
 
 
-def _refuse_non_utf8(root: Path) -> None:
+def refuse_non_utf8(root: Path, advice: str = "pass --store with a UTF-8 path (several repositories: "
+                                                "--store-root with a UTF-8 folder)") -> None:
     """InvalidArgument when the store's absolute path is not valid UTF-8 (a folder named with other
     bytes, which Python reads as surrogate escapes). Lance and the vector index take only UTF-8
     paths: unchecked, every read failed as "damaged, run repair" and an index run failed midway.
-    Checked when a Store is made, before anything is read or written, so nothing is lost."""
+    Checked when a Store is made, before anything is read or written, so nothing is lost.
+    ``advice``: what to pass instead; the default names both flags (a multi-repository run refuses
+    --store, which alone was advised), and a caller that knows the flag used names it."""
     full = os.path.abspath(root)        # a relative path under a non-UTF-8 working folder fails too
     try:
         full.encode("utf-8")
     except UnicodeEncodeError:
         shown = os.fsencode(full).decode("utf-8", "backslashreplace")
         raise InvalidArgument(f"the store path {shown} is not valid UTF-8, and the store (Lance) can open "
-                              f"only UTF-8 paths: pass --store with a UTF-8 path (a store already there is "
-                              f"untouched: rename its folder to use it)") from None
+                              f"only UTF-8 paths: {advice}; a store already there is "
+                              f"untouched (rename its folder to use it)") from None
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -475,4 +478,4 @@ def _atomic_write(path: Path, text: str) -> None:
         os.close(dfd)
 
 
-__all__ = ["Manifest", "Store", "Snapshot", "FORMAT_DIR", "DEFAULT_KEEP", "lance_errors"]
+__all__ = ["Manifest", "Store", "Snapshot", "FORMAT_DIR", "DEFAULT_KEEP", "lance_errors", "refuse_non_utf8"]

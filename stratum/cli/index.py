@@ -10,6 +10,7 @@ import stat
 import sys
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
@@ -54,8 +55,6 @@ def register(sub) -> None:
 
 
 def config_from(args):
-    from dataclasses import replace
-
     from stratum.config import IndexConfig
 
     given = {"embed": args.embed, "model": args.model, "fixes": args.mine_fixes, "changes": args.mine_changes,
@@ -250,6 +249,10 @@ def run(args) -> int:
         return _run_one(args, cfg, paths[0], bar)
     if args.store:
         raise InvalidArgument("--store names one store; with several repositories use --store-root DIR")
+    if args.store_root:             # every store under it would fail alike: say it once, naming this flag
+        from stratum.store import refuse_non_utf8
+
+        refuse_non_utf8(Path(args.store_root), "pass --store-root with a UTF-8 folder")
     return _run_many(args, cfg, paths, bar)
 
 
@@ -271,7 +274,7 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
         signum = _Stopped.of(stop)
         _write_report(args, json.dumps({**state, "state": "interrupted", "interrupted": signal.Signals(signum).name},
                                        indent=1))
-        print(f"index of {printable(path)} stopped by {signal.Signals(signum).name}", file=sys.stderr)
+        print(f"index of {shown(path)} stopped by {signal.Signals(signum).name}", file=sys.stderr)
         return SIGNALLED[signum]
     except Exception as e:                  # the CLI says it as ever; the report says it too
         said = e.message if isinstance(e, StratumError) else f"{type(e).__name__}: {e}"
@@ -281,7 +284,7 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
     finally:
         bar.close()
     _write_report(args, rep.to_json())
-    emit(args, rep.to_dict(), printable(rep.summary()))
+    emit(args, rep.to_dict(), printable(replace(rep, repo=shown(rep.repo), store=shown(rep.store)).summary()))
     for signum in _Stopped.deferred[:1]:
         print(f"{signal.Signals(signum).name} arrived while the new version was published: it is live; "
               "the run ended there", file=sys.stderr)
@@ -304,7 +307,7 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
         # the report first (index_many advanced the count): a reader of the line finds both (a
         # signal right after it said "stopped after 0 of 2" when the count still lagged)
         _write_report(args, report.to_json(), final=False)
-        bar.line(one_line(printable(f"repositories: {done}/{len(report.outcomes)} {outcome.line()}")))
+        bar.line(one_line(printable(f"repositories: {done}/{len(report.outcomes)} {_named(outcome).line()}")))
         if _Stopped.deferred:           # a signal held while that repository published: stop now
             raise _Stopped(_Stopped.deferred[-1])
 
@@ -319,10 +322,12 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
             if o.state == "running":
                 o.state = "interrupted"
         rc = SIGNALLED[signum]
+        if bar.stage == "repositories":     # the last line said, not yet counted (index_many counts it after)
+            bar("repositories", sum(o.state in ("ok", "failed") for o in multi.outcomes), len(multi.outcomes))
     finally:
         bar.close()
     _write_report(args, multi.to_json())
-    emit(args, multi.to_dict(), printable(multi.summary()))
+    emit(args, multi.to_dict(), printable(replace(multi, outcomes=[_named(o) for o in multi.outcomes]).summary()))
     if rc:
         return rc
     return 0 if multi.ok else NOTHING_RAN if multi.error else SOME_FAILED
@@ -331,6 +336,20 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
 def printable(text: str) -> str:
     """``text`` safe for any stdout: a non-UTF-8 path's bytes (kept as surrogates) shown as ``\\xff``."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def shown(path: str) -> str:
+    """A path as the index's lines print it: a backslash doubled, then a non-UTF-8 byte spelled ``\\xff``.
+    A folder named ``shop\\xff`` (a backslash, x, f, f) and one named shop + the byte 0xFF printed
+    alike; now the first reads ``shop\\\\xff``. Names only: a message's text already spells its bytes."""
+    return printable(path.replace("\\", "\\\\"))
+
+
+def _named(o):
+    """A repository's outcome with its paths as :func:`shown` prints them (the report keeps them as
+    they are). Whether it was a folder inside its repository is judged on the real paths."""
+    inside = bool(o.root) and os.path.realpath(o.repo) != os.path.realpath(o.root)
+    return replace(o, repo=shown(o.repo), store=shown(o.store), root=shown(o.root) if inside else "")
 
 
 class _NoPandas:
@@ -438,7 +457,8 @@ class Progress:
             if self.done < self.total:
                 self.stream.write(f"{self.stage}: stopped after {self.done} of {self.total} items ({took:.1f}s)\n")
             else:
-                rate = f", {self.total / took:.0f}/s" if took > 0 and self.total else ""
+                per = self.total / took if took > 0 else 0.0      # 3 repositories in 13.9 s: 0.22/s, not 0/s
+                rate = "" if not per else f", {per:.0f}/s" if per >= 10 else f", {per:.2g}/s"
                 self.stream.write(f"{self.stage}: done ({self.total} items in {took:.1f}s{rate})\n")
             self.stream.flush()
         self.stage = None
