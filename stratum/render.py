@@ -108,6 +108,21 @@ def notes_cost(notes: list[AttachedNote], *, cap: int = NOTES_PER_ITEM, now: dat
     return sum(T.count_cached(note_line(a, now)) for a in _shown(notes, cap))
 
 
+def within(items: list, budget: int | None) -> list:
+    """The leading ``items`` whose tokens fit ``budget`` (all when None): a prefetch plans with the
+    notes each item will carry, and a note written by another session between the plan and the
+    items served went over (a fleet probe: budget 200 served 347 tokens)."""
+    if budget is None:
+        return items
+    out, used = [], 0
+    for it in items:
+        used += it.tokens
+        if used > budget:
+            break
+        out.append(it)
+    return out
+
+
 def _shown(notes: list[AttachedNote], cap: int) -> list[AttachedNote]:
     """The first ``cap`` notes (they come ordered: failure, rca, insight, then mined fixes), with at
     most MINED_PER_ITEM mined ones: a file with many past fixes carried five ~40-token lines on

@@ -465,7 +465,7 @@ class Tools:
                                                    if free <= 0 or (budget is not None and budget <= 0) else
                                                    "the focus and its neighbours are held already, or none fits in "
                                                    f"{min(budget, free) if budget is not None else free} tokens"))
-        return self._respond(s, items, R.Page("prefetch"), infer_focus=False, warnings=said)
+        return self._respond(s, R.within(items, budget), R.Page("prefetch"), infer_focus=False, warnings=said)
 
     @tool(writes=False)
     def status(self, session: str) -> Response:
