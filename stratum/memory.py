@@ -38,7 +38,7 @@ from stratum.shard import Shard, ShardSet
 
 # what an agent opening the code reads first: what failed, root causes, what agents learnt, then the
 # past fixes mined from history (old and many: they pushed fresh insights out of the cap, probe P3)
-NOTE_ORDER = {"failure": 0, "rca": 1, "insight": 2, "fix": 3}
+NOTE_ORDER = S.NOTE_ORDER        # one order wherever notes are listed (schema)
 NOTES_REFRESH_SECONDS = 0.1    # attached notes poll the delta log at most this often (a poll is ~50 us;
                                # this process's own writes are folded at once, others' within 0.1 s)
 
