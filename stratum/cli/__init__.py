@@ -142,9 +142,10 @@ def linked_worktree(start: str = ".") -> tuple[str, str] | None:
     return None
 
 
-def whole(least: int, what: str):
+def whole(least: int, what: str, most: int | None = None):
     """An argparse type: a whole number of at least ``least`` (a probe: `--max-file-bytes -5` skipped
-    every file and was kept as the store's setting; `history --top -1` ended in a traceback)."""
+    every file and was kept as the store's setting; `history --top -1` ended in a traceback), and at
+    most ``most`` (the wire's bound: `serve --budget 2**63` was every session's default)."""
     def parse(text: str) -> int:
         try:
             n = int(text)
@@ -152,6 +153,8 @@ def whole(least: int, what: str):
             raise argparse.ArgumentTypeError(f"{what} must be a whole number, not {text!r}") from None
         if n < least:
             raise argparse.ArgumentTypeError(f"{what} must be {least} or more, not {n}")
+        if most is not None and n > most:
+            raise argparse.ArgumentTypeError(f"{what} must be {most} or less, not {n}")
         return n
     return parse
 

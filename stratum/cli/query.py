@@ -9,7 +9,6 @@ depth, level, direction), the one gRPC and MCP callers get; the choices are the 
 
 from __future__ import annotations
 
-import argparse
 import os
 
 from stratum.cli import add_common, emit, linked_worktree, one_line, quoted, resolve_store, whole
@@ -94,14 +93,7 @@ def _bounded(flag: str, arg: str):
     answered locally and was refused by the client)."""
     least, most = ARGS[arg].minimum, ARGS[arg].maximum
     assert least is not None and most is not None, arg      # an argument bounded on both sides
-    parse = whole(least, flag)
-
-    def bounded(text: str) -> int:
-        n = parse(text)
-        if n > most:
-            raise argparse.ArgumentTypeError(f"{flag} must be {most} or less, not {n}")
-        return n
-    return bounded
+    return whole(least, flag, most)
 
 
 def _paging(p) -> None:

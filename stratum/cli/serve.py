@@ -16,6 +16,7 @@ import os
 import sys
 
 from stratum.cli import whole
+from stratum.limits import MAX_BUDGET
 from stratum.notetext import terminal_safe
 
 DEFAULT_PORT = 50051
@@ -119,7 +120,8 @@ def _stores(p: argparse.ArgumentParser) -> None:
 
 
 def _session_defaults(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--budget", type=whole(1, "--budget"), default=None, help="context budget of a session in tokens")
+    p.add_argument("--budget", type=whole(1, "--budget", MAX_BUDGET), default=None,
+                   help="context budget of a session in tokens")
     p.add_argument("--policy", choices=("score", "lru"), default=None, help="eviction policy (default: score)")
 
 

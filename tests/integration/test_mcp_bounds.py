@@ -68,7 +68,8 @@ def test_the_bounds_are_the_wires_and_every_entry_point_keeps_them(indexed, caps
         tools.close()
 
     # the CLI refuses them as it parses, so a local run and a --server run say the same
-    for argv in (["tree", "--depth", str(MAX_DEPTH + 1)], ["search", "total", "--budget", str(MAX_BUDGET + 1)]):
+    for argv in (["tree", "--depth", str(MAX_DEPTH + 1)], ["search", "total", "--budget", str(MAX_BUDGET + 1)],
+                 ["serve", "--budget", str(MAX_BUDGET + 1)], ["mcp", "--budget", str(MAX_BUDGET + 1)]):
         with pytest.raises(SystemExit) as ei:
             main([*argv, "--store", str(store)])
         assert ei.value.code == 2 and "or less, not" in capsys.readouterr().err
