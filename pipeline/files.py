@@ -223,7 +223,8 @@ def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None,
         try:
             path.encode("utf-8")
         except UnicodeEncodeError:
-            out.skip("undecodable_path", path.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+            # spelled as the history and `get` spell it (caf\xe9.py), not caf\ufffd.py: one name in every answer
+            out.skip("undecodable_path", path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
             continue
         try:
             st = os.lstat(root / path)

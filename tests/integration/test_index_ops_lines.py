@@ -56,7 +56,8 @@ def test_a_file_name_that_is_not_utf8_reads_in_gets_error_as_in_the_history(tmp_
     odd = os.fsdecode(b"app/caf\xe9.py")
     repo.commit("one", {"app/core.py": "def total(x):\n    return x\n", odd: "x = 1\n"})
     repo.commit("two", {"app/core.py": "def total(x):\n    return x + 1\n", odd: "x = 2\n"})
-    index_repository(repo.path, tmp_path / "store", CFG)
+    rep = index_repository(repo.path, tmp_path / "store", CFG)
+    assert rep.skipped_samples["undecodable_path"] == ["app/caf\\xe9.py"]    # it read caf\ufffd
     assert main(["cochange", "app/core.py", "--store", str(tmp_path / "store")]) == 0
     assert "app/caf\\xe9.py" in capsys.readouterr().out                # the history's spelling
     t = Tools.open([str(tmp_path / "store")])
