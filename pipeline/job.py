@@ -446,6 +446,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         head = gitio.head_commit(root)
         rep.worktree = "clean" if gitio.worktree_clean(root, inside) else "dirty"
         if rep.worktree == "dirty":     # the files are read from disk: say what the version holds
+            # which, so an answer can say so once the work tree lost them (stashed, reverted)
+            rep.dirty_paths = sorted(p for p in gitio.dirty_paths(root)
+                                     if not any(p == i or p.startswith(i.rstrip("/") + "/") for i in inside))[:DIRTY_PATHS_KEPT]
             rep.messages.append(f"the work tree has uncommitted changes: they are indexed, under HEAD "
                                 f"{(head or '')[:12]} (a session with --worktree sees edits without indexing them)")
         why = storestate.up_to_date(head, store, prev, rep, gitio.boundary_key(boundary))
@@ -535,6 +538,8 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             PUBLISHING.clear()
     return rep
 
+
+DIRTY_PATHS_KEPT = 5000     # uncommitted paths a version records (the manifest stays small)
 
 # Set while a run publishes its version, retires the merged log and prunes: a signal that lands
 # there is for a run already done (the CLI's handler records it and the run reports ok; raised

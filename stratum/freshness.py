@@ -101,10 +101,12 @@ class Freshness:
         return e.view if e is not None else None
 
     def check(self, repo_path: str, indexed: str | None, paths: Iterable[tuple[str, str]], *,
-              store_root: str = "", everything: bool = False, label: str = "") -> tuple[list[str], bool]:
+              store_root: str = "", everything: bool = False, label: str = "",
+              indexed_dirty: Iterable[str] = ()) -> tuple[list[str], bool]:
         """(warnings, stale) for an answer returning items at ``paths`` ((path, kind) pairs) from one
         shard. ``everything``: the answer is about the whole view (status), so every uncommitted path
-        counts. A returned file edited since the view was taken makes it be taken again."""
+        counts. A returned file edited since the view was taken makes it be taken again.
+        ``indexed_dirty``: the paths the version read with uncommitted edits (its run report)."""
         v = self.view(repo_path, indexed, store_root, force=everything)   # status looks afresh
         if v is None:
             return [], False
@@ -115,13 +117,16 @@ class Freshness:
             for p in _edited_since(repo_path, v, paths):     # git just looked: clean means clean
                 v.vouched[p] = _stat(os.path.join(repo_path, p))
             edited = []
-        return warnings_for(v, paths, everything=everything, label=label, edited=edited)
+        return warnings_for(v, paths, everything=everything, label=label, edited=edited, indexed_dirty=indexed_dirty)
 
 
 def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool = False,
-                 label: str = "", edited: Sequence[str] = ()) -> tuple[list[str], bool]:
+                 label: str = "", edited: Sequence[str] = (), indexed_dirty: Iterable[str] = ()
+                 ) -> tuple[list[str], bool]:
     """The warning lines for one view and the returned paths; ``stale`` when any was given.
-    ``edited``: returned files modified on disk after the view was taken (counted as uncommitted)."""
+    ``edited``: returned files modified on disk after the view was taken (counted as uncommitted).
+    ``indexed_dirty``: paths indexed with uncommitted edits; one the work tree no longer has dirty
+    (stashed, reverted: no hook fires) serves code that is neither HEAD's nor on disk (a probe)."""
     pre = f"{label}: " if label else ""
     out: list[str] = []
     if v.behind:
@@ -146,6 +151,12 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
             hit = sorted(set(_touched(v.dirty, paths)) | set(edited))
             if hit:
                 out.append(f"uncommitted changes in {pre}{_names(hit)} (returned here)")
+    gone = frozenset(p for p in indexed_dirty if p not in v.dirty and p not in edited
+                     and not (v.behind and v.changed is not None and p in v.changed))     # said above
+    hit = sorted(gone) if everything else _touched(gone, paths)
+    if hit:
+        out.append(f"stale: {pre}this version indexed uncommitted edits of {_names(hit)} that the work tree "
+                   "no longer has (stashed or reverted since): run `stratum index`")
     return out, bool(out)
 
 

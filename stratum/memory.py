@@ -140,8 +140,7 @@ class Memory:
         checkout's HEAD and work tree say nothing about it (a probe: an edit there, or a detached
         HEAD, was reported as staleness of a --branch answer), so only the commits are given."""
         shards = self.shards.shards
-        names = [sh.manifest.repo_name or str(sh.store.root) for sh in shards]
-        commits, warnings, stale = {}, [], False
+        names, commits, warnings, stale = [sh.manifest.repo_name or str(sh.store.root) for sh in shards], {}, [], False
         # a note about code only a branch has names a path the checkout does not hold: no edit of it
         items = [it for it in items if it[2] not in S.AGENT_NOTE_KINDS or not self._branch_only(it[0])]
         for sh, name in zip(shards, names):
@@ -152,7 +151,8 @@ class Memory:
             if self.freshness is not None and m.repo_path and checkout:
                 paths = [(p, k) for _, p, k in items] if len(shards) == 1 else self._own(sh, items)
                 w, st = self.freshness.check(m.repo_path, m.indexed_commit, paths, store_root=str(sh.store.root),
-                                             everything=everything, label=key if len(shards) > 1 else "")
+                                             everything=everything, label=key if len(shards) > 1 else "",
+                                             indexed_dirty=(m.report or {}).get("dirty_paths") or ())
                 warnings += w
                 stale = stale or st
         return commits, warnings, stale

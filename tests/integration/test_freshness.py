@@ -252,3 +252,32 @@ def test_several_shards_carry_one_commit_each_and_label_their_warnings(indexed, 
         t.remember(s, "insight", "both", about=["lib:lib/util.py", "shop:shop/pricing.py"])
     assert r.envelope.version != before      # lib published again: the stores' combined version moved
     t.close()
+
+
+def test_a_version_indexed_with_uncommitted_edits_says_so_once_they_are_gone(tmp_path):
+    """A dev probe: a hook indexed a work-in-progress edit (the files are read from disk), then
+    `git stash` put the work tree back to HEAD; every answer served the stashed code as HEAD's with
+    stale false and no word."""
+    from pipeline.job import index_repository
+    from stratum.config import EmbedConfig, IndexConfig
+    from tests.gitrepo import Repo
+
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"pricing.py": "def discount(x):\n    return round(x * 0.9, 2)\n", "util.py": "x = 1\n"})
+    (r.path / "pricing.py").write_text('def discount(x):\n    return "WIP-BROKEN"\n')
+    store = tmp_path / "store"
+    index_repository(r.path, store, IndexConfig(num_cpus=1, embed=EmbedConfig(enabled=False), ray=False))
+    t = Tools.open([str(store)], freshness=freshness)
+    t.memory.freshness.probe_seconds = 0
+    try:
+        s = t.open_session(author="agent").data["session"]
+        dirty = t.get(s, "pricing.py", "full")                  # the edit is there: said as uncommitted
+        assert any("uncommitted changes in pricing.py" in w for w in dirty.envelope.warnings)
+        git(r.path, "stash", "-q")
+        got = t.get(s, "pricing.py", "full")
+        assert "WIP-BROKEN" in got.items[0].text and got.envelope.stale, got.envelope.warnings
+        assert any("pricing.py" in w and "uncommitted edits" in w for w in got.envelope.warnings), got.envelope.warnings
+        other = t.get(s, "util.py", "full")                     # a file indexed as committed: nothing to say
+        assert not other.envelope.stale, other.envelope.warnings
+    finally:
+        t.close()
