@@ -12,6 +12,7 @@ a file modified after the view was taken makes it be taken again.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -190,6 +191,19 @@ def _edited_since(repo_path: str, v: RepoView, paths: list[tuple[str, str]]) -> 
         elif st[0] >= limit:
             out.append(p)
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def repo_at(store_root: str, recorded: str) -> str:
+    """The repository a store answers for: the folder holding it when it is that folder's default
+    store (``<repository>/.stratum`` beside a ``.git``): a copied or moved clone carries its store,
+    whose manifest still names the folder it was indexed in (a probe: a copy's answers were judged
+    against the original's HEAD, a moved one's against nothing). Else the path the manifest records."""
+    root = os.path.abspath(store_root) if store_root else ""
+    top = os.path.dirname(root)
+    if root and os.path.basename(root) == ".stratum" and os.path.exists(os.path.join(top, ".git")):
+        return top
+    return recorded
 
 
 def _stat(path: str) -> tuple[int, int] | None:

@@ -29,7 +29,7 @@ from stratum import notes as N
 from stratum.branchnotes import OnDefault, merged_in, pending_warnings
 from stratum.branchview import BranchView, StoreOverlay
 from stratum.errors import InvalidArgument, NotFound
-from stratum.freshness import Freshness
+from stratum.freshness import Freshness, repo_at
 from stratum.ids import node_id
 from stratum.limits import MAX_TARGET_CHARS, check_len, echo
 from stratum.notetext import LONE_SURROGATE, terminal_safe
@@ -150,7 +150,7 @@ class Memory:
                 commits[key] = m.indexed_commit
             if self.freshness is not None and m.repo_path and checkout:
                 paths = [(p, k) for _, p, k in items] if len(shards) == 1 else self._own(sh, items)
-                w, st = self.freshness.check(m.repo_path, m.indexed_commit, paths, store_root=str(sh.store.root),
+                w, st = self.freshness.check(repo_at(str(sh.store.root), m.repo_path), m.indexed_commit, paths, store_root=str(sh.store.root),
                                              everything=everything, label=key if len(shards) > 1 else "",
                                              indexed_dirty=(m.report or {}).get("dirty_paths") or ())
                 warnings += w

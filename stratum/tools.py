@@ -26,6 +26,7 @@ from stratum import tracebacks as TB
 from stratum import schema as S
 from stratum.controller import Controller
 from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
+from stratum.freshness import repo_at
 from stratum.graph import DIRECTIONS
 from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
@@ -481,7 +482,7 @@ class Tools:
                     "indexed_commit": m.indexed_commit, "nodes": len(sh),
                     "published_at": m.published_at, "unmerged_notes": ov.count()}
             if self.freshness is not None:
-                info.update(self._repo_status(m))
+                info.update(self._repo_status(m, repo_at(str(sh.store.root), m.repo_path)))
             shards.append(info)
         sess = s.controller.status()    # its working set best first, cut: a long session's status stays small
         sess["entries_total"] = len(sess["entries"])
@@ -518,14 +519,13 @@ class Tools:
             raise no_such_note(note_id)     # the one wording of a note the caller cannot reach
         return self.memory.overlay(sh)
 
-    def _repo_status(self, m) -> dict:
-        """The freshness source's status dict for a shard: from the look the answer's warnings
-        were just checked against (one set of git runs for both), else asked of the source."""
+    def _repo_status(self, m, repo: str) -> dict:
+        """REPO's status dict (``freshness.repo_at``): from the look the answer was just checked against, else asked."""
         f = self.memory.freshness
-        v = f.last(m.repo_path, m.indexed_commit) if f is not None and m.repo_path else None
+        v = f.last(repo, m.indexed_commit) if f is not None and repo else None
         if v is not None and v.status is not None:
             return dict(v.status)
-        return self.freshness(m.repo_path, m.indexed_commit) if self.freshness is not None else {}
+        return self.freshness(repo, m.indexed_commit) if self.freshness is not None else {}
 
     # ---- not agent tools ------------------------------------------------------------------
     def reload(self) -> list:

@@ -281,3 +281,33 @@ def test_a_version_indexed_with_uncommitted_edits_says_so_once_they_are_gone(tmp
         assert not other.envelope.stale, other.envelope.warnings
     finally:
         t.close()
+
+
+def test_a_copied_repository_judges_freshness_by_its_own_checkout(tmp_path):
+    """A dev probe: `cp -r orig copy` (the store inside), then a commit in orig: the copy's answers
+    said "stale: ... HEAD is <orig's>"; a moved one's said nothing while its HEAD moved on. The store
+    at <repository>/.stratum answers for the repository holding it (freshness.repo_at)."""
+    import shutil
+
+    from pipeline.job import index_repository
+    from stratum.config import EmbedConfig, IndexConfig
+    from tests.gitrepo import Repo
+
+    r = Repo(tmp_path / "orig")
+    r.commit("init", {"a.py": "def f():\n    return 1\n"})
+    index_repository(r.path, r.path / ".stratum", IndexConfig(num_cpus=1, embed=EmbedConfig(enabled=False), ray=False))
+    shutil.copytree(r.path, tmp_path / "copy", symlinks=True)
+    r.commit("orig moves on", {"a.py": "def f():\n    return 2\n"})
+    t = Tools.open([str(tmp_path / "copy" / ".stratum")], freshness=freshness)
+    t.memory.freshness.probe_seconds = 0
+    try:
+        s = t.open_session(author="agent").data["session"]
+        got = t.get(s, "a.py", "full")
+        assert not got.envelope.stale, got.envelope.warnings                # the copy did not move
+        copy = Repo(tmp_path / "copy")
+        copy.commit("the copy moves on", {"a.py": "def f():\n    return 3\n"})
+        got = t.get(s, "a.py", "full")
+        assert got.envelope.stale and any("a.py" in w for w in got.envelope.warnings), got.envelope.warnings
+        assert t.status(s).data["shards"][0]["head"] == _head(copy)
+    finally:
+        t.close()
