@@ -127,12 +127,14 @@ def _try_lock(path: Path) -> Iterator[bool]:
 
 
 def coalesced(store: str | os.PathLike, index: Callable[[], str], log: Callable[[str], None],
-              settle: float = 0.3, retries: int = 30, retry_wait: float = 1.0) -> int:
+              settle: float = 0.3, retries: int = 30, retry_wait: float = 1.0,
+              failures: list[str] | None = None) -> int:
     """Mark the store dirty, then index until it is clean, unless another runner does already.
 
     ``settle``: wait until no hook fired for this long first (a checkout storm is one run).
     The writer lock held by someone else (a manual `stratum index`, `stratum watch`) is waited
-    for, ``retries`` times ``retry_wait``. Returns how many indexes this runner made."""
+    for, ``retries`` times ``retry_wait``. Returns how many indexes this runner made; each failed
+    one's message goes to ``failures`` too (a person running the hook is told by its exit status)."""
     from stratum.errors import StratumError
 
     root = Path(store)
@@ -156,6 +158,8 @@ def coalesced(store: str | os.PathLike, index: Callable[[], str], log: Callable[
                     except StratumError as e:
                         if not e.retryable or attempt == retries:
                             log(f"index failed: {e.message}")
+                            if failures is not None:
+                                failures.append(e.message)
                             break
                         time.sleep(retry_wait)
                 runs += 1

@@ -121,7 +121,10 @@ def run_watch(args) -> int:
     finally:
         for s, h in previous.items():
             signal.signal(s, h)
-    if not args.json:
+    if args.json:       # the last line says so in JSON too (it said nothing: a probe)
+        print(json.dumps({"at": _stamp(), "stopped": True, "runs": len(runs), "abandoned": w.abandoned or None}),
+              flush=True)
+    else:
         cut = (one_line(f"; the run under way ({w.abandoned}) was stopped before its publish: the store "
                         f"is as it was") if w.abandoned else "")
         print(f"stopped after {len(runs)} index run(s){cut}", flush=True)
@@ -178,14 +181,20 @@ def run_hook(args) -> int:
     store = resolve_store(args, repo)
 
     def log(line: str) -> None:
-        print(f"{_stamp()} [{args.hook}] {line}", flush=True)
+        if getattr(args, "json", False):     # one JSON object a line (it printed text under --json)
+            print(json.dumps({"at": _stamp(), "hook": args.hook, "line": line}), flush=True)
+        else:
+            print(f"{_stamp()} [{args.hook}] {line}", flush=True)
 
+    failed: list[str] = []
     try:
-        hooks.coalesced(store, _indexer(args, repo, store), log, settle=args.settle)
+        hooks.coalesced(store, _indexer(args, repo, store), log, settle=args.settle, failures=failed)
     except Exception as e:     # noqa: BLE001 - a hook's failure is logged, never git's problem
         log(f"index failed: {type(e).__name__}: {e}")
         print(repr(e), file=sys.stderr)
-    return 0
+        failed.append(str(e))
+    # git ignores a hook's status, but a person running it (--hook manual) is told: it said 0
+    return 1 if failed and args.hook == "manual" else 0
 
 
 __all__ = ["register"]

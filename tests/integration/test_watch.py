@@ -292,3 +292,25 @@ def test_with_no_initial_run_the_first_reindex_says_what_moved(shop):
         assert "HEAD -> refs/heads/main" in line and "start" not in line, line
     finally:
         w.stop()
+
+
+def test_watch_json_ends_with_a_json_line_and_hooks_run_says_a_failure(shop, tmp_path):
+    """A dev probe: `watch --json` stopped by a signal printed nothing (text mode says how it
+    stopped); `hooks run` (by hand) exited 0 when the index failed and printed text under --json."""
+    repo, store = shop
+    w = Watch(repo.path, store, "--json", "--no-initial")
+    time.sleep(1.5)
+    rc, rest = w.stop()
+    assert rc == 0
+    last = json.loads(rest.strip().splitlines()[-1])
+    assert last["stopped"] is True and last["runs"] == 0, rest
+    from tests.gitrepo import Repo
+
+    other = Repo(tmp_path / "other")
+    other.commit("another repository", {"x.py": "def x():\n    return 1\n"})
+    assert stratum("index", str(other.path), "--store", str(tmp_path / "other-store"), "--no-embed",
+                   "--no-ray").returncode == 0
+    p = stratum("hooks", "run", str(repo.path), "--store", str(tmp_path / "other-store"), "--json")
+    assert p.returncode != 0, p.stdout                    # another repository's store: the index refuses it
+    line = json.loads(p.stdout.strip().splitlines()[-1])
+    assert line["hook"] == "manual" and "index failed" in line["line"], p.stdout
