@@ -50,6 +50,10 @@ def script(name: str, repo: Path, store: Path, options: tuple[str, ...] = ()) ->
 rc=0
 chained="$(dirname "$0")/{name}{CHAINED}"
 if [ -x "$chained" ]; then "$chained" "$@"; rc=$?; fi
+if [ ! -e {shlex.quote(str(repo))}/.git ]; then    # moved: no ghost folder, no silent staleness (a probe)
+    echo "stratum: this hook indexes {said}, which is gone (moved?): run 'stratum hooks install' again" >&2
+    exit $rc
+fi
 mkdir -p {shlex.quote(str(store))} 2>/dev/null
 ( {py} -m stratum.cli hooks run --store {shlex.quote(str(store))} --hook {name}{opts} {shlex.quote(str(repo))} \\
     </dev/null >>{log} 2>&1 & ) 2>/dev/null
@@ -109,6 +113,14 @@ def uninstall(repo: str | os.PathLike) -> list[str]:
 def installed(repo: str | os.PathLike) -> list[str]:
     d = hooks_dir(repo)
     return [n for n in HOOKS if ours(d / n)]
+
+
+def elsewhere(repo: str | os.PathLike) -> list[str]:
+    """Our installed hooks written for another folder than this repository's (it moved since: they
+    index the old path, which is gone)."""
+    root = gitio.main_worktree(repo) or gitio.repo_root(repo)      # from a linked worktree: the main checkout
+    said = "# Re-indexes " + shlex.quote(str(root)).encode("unicode_escape").decode("ascii") + " into "
+    return [n for n in installed(repo) if said not in (hooks_dir(repo) / n).read_text(errors="replace")]
 
 
 # ---- the background runner ----------------------------------------------------------------------

@@ -163,8 +163,11 @@ def run_status(args) -> int:
     from pipeline import gitio, hooks
 
     repo = str(gitio.repo_root(args.path))
-    on = hooks.installed(repo)
-    emit(args, {"repo": repo, "installed": on}, f"installed: {', '.join(on) or 'none'}")
+    on, stale = hooks.installed(repo), hooks.elsewhere(repo)
+    said = f"installed: {', '.join(on) or 'none'}" + (
+        f"; {', '.join(stale)} written for another folder (the repository moved?): run `stratum hooks install` "
+        "again" if stale else "")
+    emit(args, {"repo": repo, "installed": on, "elsewhere": stale}, said)
     return 0
 
 

@@ -314,3 +314,22 @@ def test_watch_json_ends_with_a_json_line_and_hooks_run_says_a_failure(shop, tmp
     assert p.returncode != 0, p.stdout                    # another repository's store: the index refuses it
     line = json.loads(p.stdout.strip().splitlines()[-1])
     assert line["hook"] == "manual" and "index failed" in line["line"], p.stdout
+
+
+def test_hooks_of_a_moved_repository_say_so_instead_of_indexing_a_ghost(shop, tmp_path):
+    """A dev probe: after `mv repo moved`, each commit's hook re-created the old folder, logged "not a
+    git repository" there and left the store stale; `hooks status` still said installed."""
+    import shutil
+
+    repo, _ = shop
+    assert stratum("hooks", "install", str(repo.path), "--no-embed").returncode == 0
+    moved = tmp_path / "moved"
+    shutil.move(str(repo.path), moved)
+    p = subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "after the move"], cwd=moved,
+                       capture_output=True, text=True, env=ENV, timeout=60)
+    assert p.returncode == 0 and "is gone (moved?)" in p.stderr, p.stderr
+    assert not repo.path.exists()                                       # no ghost folder
+    st = json.loads(stratum("hooks", "status", str(moved), "--json").stdout)
+    assert st["elsewhere"] == ["post-commit", "post-checkout", "post-merge"], st
+    assert stratum("hooks", "install", str(moved), "--no-embed").returncode == 0
+    assert json.loads(stratum("hooks", "status", str(moved), "--json").stdout)["elsewhere"] == []
