@@ -14,7 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterator
 
-from stratum.cli import add_common, emit, one_line, resolve_store, whole
+from stratum.cli import add_common, emit, linked_worktree, one_line, resolve_store, whole
 
 
 def register(sub) -> None:
@@ -265,6 +265,12 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
 
     prepare = arrow_without_pandas if getattr(args, "console", False) else None
     store = resolve_store(args, path)
+    linked = linked_worktree(path) if not args.store else None
+    if linked is not None:      # a dev probe: the main store's notes vanished from the worktree, silently
+        print(one_line(f"{shown(linked[1])} is a linked worktree: indexing it into its own store {shown(store)}; "
+                       f"queries here then use that store, not the main checkout's {shown(linked[0])} (its notes "
+                       "are not seen here). Without this index, queries here answer for the worktree from the main "
+                       "store"), file=sys.stderr)
     state = {"repo": path, "store": os.path.abspath(store), "state": "running"}
     _write_report(args, json.dumps(state, indent=1), final=False)
     try:

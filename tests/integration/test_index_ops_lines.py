@@ -95,3 +95,19 @@ def test_a_store_root_that_is_not_utf8_is_refused_once_naming_that_flag(tmp_path
     rc = main(["index", str(a.path), str(odd.path), *FAST])
     out = capsys.readouterr().out
     assert rc == 1 and "--store-root with a UTF-8 folder" in out, out
+
+
+def test_indexing_a_linked_worktree_says_it_leaves_the_main_store(tmp_path, capsys, monkeypatch):
+    """A dev probe: `stratum index` in a linked worktree made a store of its own, and the main
+    store's notes vanished from the worktree's queries without a word."""
+    from tests.gitrepo import git
+
+    r = _repo(tmp_path / "main")
+    index_repository(r.path, r.path / ".stratum", CFG)
+    git(r.path, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "wt")
+    monkeypatch.chdir(tmp_path / "wt")
+    assert main(["index", "--no-embed", "--no-ray"]) == 0
+    said = capsys.readouterr().err
+    assert "is a linked worktree: indexing it into its own store" in said and "main checkout" in said, said
+    assert main(["index", "--no-embed", "--no-ray"]) == 0                # its own store now: said once
+    assert "linked worktree" not in capsys.readouterr().err
