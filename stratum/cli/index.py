@@ -265,12 +265,7 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
 
     prepare = arrow_without_pandas if getattr(args, "console", False) else None
     store = resolve_store(args, path)
-    linked = linked_worktree(path) if not args.store else None
-    if linked is not None:      # a dev probe: the main store's notes vanished from the worktree, silently
-        print(one_line(f"{shown(linked[1])} is a linked worktree: indexing it into its own store {shown(store)}; "
-                       f"queries here then use that store, not the main checkout's {shown(linked[0])} (its notes "
-                       "are not seen here). Without this index, queries here answer for the worktree from the main "
-                       "store"), file=sys.stderr)
+    worktree_notice(args, path, store)
     state = {"repo": path, "store": os.path.abspath(store), "state": "running"}
     _write_report(args, json.dumps(state, indent=1), final=False)
     try:
@@ -342,6 +337,17 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
 def printable(text: str) -> str:
     """``text`` safe for any stdout: a non-UTF-8 path's bytes (kept as surrogates) shown as ``\\xff``."""
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def worktree_notice(args, path: str, store: str) -> None:
+    """Say so when an index (or watch) would give a linked worktree a store of its own: queries there
+    then leave the main checkout's store, whose notes vanished from that view without a word (a probe)."""
+    linked = linked_worktree(path) if not getattr(args, "store", None) else None
+    if linked is not None:
+        print(one_line(f"{shown(linked[1])} is a linked worktree: indexing it into its own store {shown(store)}; "
+                       f"queries here then use that store, not the main checkout's {shown(linked[0])} (its notes "
+                       "are not seen here). Without this index, queries here answer for the worktree from the main "
+                       "store"), file=sys.stderr)
 
 
 def shown(path: str) -> str:

@@ -97,8 +97,11 @@ def run_watch(args) -> int:
     from pipeline import gitio
     from pipeline.watch import Run, SignalStop, Watcher
 
+    from stratum.cli.index import worktree_notice
+
     repo = str(gitio.repo_root(args.path))
     store = resolve_store(args, repo)
+    worktree_notice(args, repo, store)
 
     def report(run: Run) -> None:
         what = run.summary if run.ok else f"index failed: {run.error} (still watching)"

@@ -333,3 +333,16 @@ def test_hooks_of_a_moved_repository_say_so_instead_of_indexing_a_ghost(shop, tm
     assert st["elsewhere"] == ["post-commit", "post-checkout", "post-merge"], st
     assert stratum("hooks", "install", str(moved), "--no-embed").returncode == 0
     assert json.loads(stratum("hooks", "status", str(moved), "--json").stdout)["elsewhere"] == []
+
+
+def test_watch_in_a_linked_worktree_says_it_leaves_the_main_store(shop, tmp_path):
+    """As `index` does there (a dev probe: the main store's notes vanished from the worktree)."""
+    repo, _ = shop
+    assert stratum("index", str(repo.path), "--no-embed", "--no-ray").returncode == 0     # the main store
+    git(repo.path, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "wt")
+    p = subprocess.Popen([sys.executable, "-m", "stratum.cli", "watch", str(tmp_path / "wt"), "--no-initial",
+                          "--interval", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    time.sleep(2.0)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert "is a linked worktree: indexing it into its own store" in err, err
