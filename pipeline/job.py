@@ -25,7 +25,6 @@ import atexit
 import os
 import subprocess
 import sys
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -34,7 +33,7 @@ from typing import Callable, Iterator
 
 import numpy as np
 
-from pipeline import gitio, storestate
+from pipeline import gitio, publish, storestate
 from pipeline import stages as st
 from pipeline.history import RunStopped, StopFlag, check_stop
 from pipeline.report import RunReport
@@ -526,52 +525,15 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                                                          cache_tab, rep, prev, writer=writer)
                 progress("write", 1, 1)
         rep.seconds["total"] = time.perf_counter() - t0
-        PUBLISHING.set()        # a stop handler defers to the end of it: the version goes live whole
-        try:
-            _publish(store, st, cfg, rep, Manifest(
-                version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root),
-                root_commits=roots, settings=settings_of(cfg),
-                indexed_commit=head, history_watermark=watermark, datasets=datasets,
-                token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None, indexes=index_files,
-                deltalog_merged=merged_ids, report=rep.to_dict(), integrity=checks), merged_ids)
-        finally:
-            PUBLISHING.clear()
+        publish.go_live(store, Manifest(
+            version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root), root_commits=roots,
+            settings=settings_of(cfg), indexed_commit=head, history_watermark=watermark, datasets=datasets,
+            token_encoding=cfg.parse.token_encoding, embedding=work.info if work else None, indexes=index_files,
+            deltalog_merged=merged_ids, report=rep.to_dict(), integrity=checks), merged_ids, cfg.keep_versions, rep)
     return rep
 
 
 DIRTY_PATHS_KEPT = 5000     # uncommitted paths a version records (the manifest stays small)
-
-# Set while a run publishes its version, retires the merged log and prunes: a signal that lands
-# there is for a run already done (the CLI's handler records it and the run reports ok; raised
-# there, the report said "interrupted" of a published version, a probe).
-PUBLISHING = threading.Event()
-
-
-def _publish(store: Store, st, cfg: IndexConfig, rep: RunReport, manifest: Manifest, merged_ids: list[str]) -> None:
-    store.publish(manifest)
-    st.retire_log(store, merged_ids)
-    if cfg.keep_versions > 0:
-        _prune(store, cfg.keep_versions, rep)
-
-
-def _prune(store: Store, keep: int, rep: RunReport) -> None:
-    """Old versions no reader holds go after a publish; a failure to prune never fails the run
-    (the new version is published; ``stratum repair --prune`` retries)."""
-    t0 = time.perf_counter()
-    try:
-        gone = store.prune(keep, locked=True)
-    except Exception as e:   # noqa: BLE001 - disk housekeeping must not undo a published index
-        rep.messages.append(f"pruning old versions failed ({type(e).__name__}: {str(e)[:160]}); "
-                            "run `stratum repair --prune`")
-        return
-    n = sum(len(v) for v in gone["lance"].values())
-    if n or gone["warm"]:
-        rep.messages.append(f"pruned {n} old dataset versions and {len(gone['warm'])} warm folders "
-                            f"(kept versions {gone['versions']})")
-    rep.seconds["prune"] = time.perf_counter() - t0
-
-
-
 
 def _store_inside(root: Path, store: Store) -> tuple[str, ...]:
     """The store's directory relative to the repository when it lives inside it, else ()."""

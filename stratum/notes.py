@@ -66,10 +66,9 @@ class Target:
     path: str
     qualname: str = ""
     kind: str = ""
-    # code seen only on a branch/commit/worktree (not in the default branch's index when written):
-    # the branch ("" for a commit) and its commit; cleared by the merge once the code is indexed.
-    # ``branch`` alone: the branch's version of code the default branch has too (a file it changed),
-    # cleared once the default branch's code is that version (``pipeline.merge``: it landed)
+    # code seen only on a branch/commit/worktree: the branch ("" for a commit) and its commit; ``branch``
+    # alone: the branch's version of code the default branch has too. The merge clears both once the
+    # default branch's index has that code (``pipeline.merge``: it landed)
     branch: str = ""
     branch_commit: str = ""
 
@@ -334,9 +333,8 @@ def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"]
     who they say (a token, mTLS, or the local OS user); an anonymous caller of an open server is
     not: anyone may claim another name there and confirm their own note (a probe). Such a
     confirmation is refused (``refuse_unproven``: under quarantine), else recorded as unproven, and
-    never counts (``valid_confirmations``), even once quarantine is turned on. That refusal comes
-    before any look at the note: the same words for a note that exists, is hidden or is unknown, so
-    an anonymous caller cannot learn which ids exist, or who wrote one (a probe)."""
+    never counts (``valid_confirmations``), even once quarantine is turned on. It is refused before
+    the note is looked at: an anonymous caller learns neither which ids exist nor who wrote one."""
     _check_target_note(note_id, "confirm", None, None)
     _check_name("author", author, limits, required=True)
     if not proven and not maintainer and refuse_unproven:

@@ -216,7 +216,7 @@ class _Stopped(KeyboardInterrupt):
 def _stop_on_signals() -> Iterator[None]:
     """SIGTERM (a pod evicted, a deadline) and SIGINT end the run with its report written, not
     silently; a second signal, once the handlers are restored, is the default (immediate) again."""
-    from pipeline.job import PUBLISHING
+    from pipeline.publish import PUBLISHING
 
     def stop(signum, frame):
         _Stopped.fired.append(signum)
