@@ -20,13 +20,13 @@ import weakref
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
 from stratum import schema as S
 from stratum import notes as N
-from stratum.branchnotes import OnDefault, merged_in, pending_warnings
+from stratum.branchnotes import OnDefault, pending_warnings
 from stratum.branchview import BranchView, StoreOverlay
 from stratum.errors import InvalidArgument, NotFound
 from stratum.freshness import Freshness, repo_at
@@ -196,12 +196,12 @@ class Memory:
         if language.lower() not in have:
             raise InvalidArgument(f"no code in language {echo(language)!r} here; the index has: {', '.join(have) or 'none'}")
 
-    def in_repo(self, target: str) -> tuple[list[Shard], str]:
-        """The shards to look in and the target itself: ``repo:target`` (several stores; an item's
-        ``repo``) names one store's node, e.g. ``werkzeug:CHANGES.rst``; else every shard, in order."""
+    def in_repo(self, target: str, prefix: bool = False) -> tuple[list[Shard], str]:
+        """The shards to look in and the target: ``repo:target`` (an item's ``repo``; one store too) names
+        one store's node, e.g. ``werkzeug:CHANGES.rst``; else every shard. ``prefix``: ``repo:`` alone too."""
         shards = self.shards.shards
         name, sep, rest = target.partition(":")
-        if sep and len(shards) > 1 and rest and not rest.startswith(":"):
+        if sep and (rest or prefix) and not rest.startswith(":"):
             named = [sh for sh in shards if sh.manifest.repo_name == name]
             if named:
                 return named, rest
@@ -375,7 +375,7 @@ class Memory:
         """The code a branch session sees in the store of ``base``, as its notes are judged against
         (None: the view has no overlay there)."""
         o = view.of(base)
-        return BranchCode(view, base, o) if o is not None else None
+        return BranchCode(view, base, o, self.overlay(base).judge.merged) if o is not None else None
 
     def branch_notes(self, view: BranchView, base: Shard, sh: Shard, row: int) -> list[AttachedNote]:
         """The notes a branch session's item of row ROW of ``sh`` (an overlay shard of ``base``, or
@@ -467,11 +467,11 @@ class BranchCode:
     the base's unless the branch changed or deleted its file (docs/notes.md, "Notes about branch
     code")."""
 
-    def __init__(self, view: BranchView, base: Shard, o: StoreOverlay):
+    def __init__(self, view: BranchView, base: Shard, o: StoreOverlay, merged: Callable[[str], bool]):
         self.view, self.base, self.o = view, base, o
         scope = view.note_scope(base)
         self.branch = scope.branch if scope is not None else ""     # as a note written here records it
-        self.other = OnDefault(self, merged_in(base), here="this session's", branch_code=True)  # another branch's notes
+        self.other = OnDefault(self, merged, here="this session's", branch_code=True)   # the overlay's merged: kept
 
     def hash_of(self, node_id: str) -> str | None:
         osh = self.o.shard

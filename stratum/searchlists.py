@@ -41,12 +41,8 @@ class Lists:
 def scope(memory: "Memory", path_prefix: str) -> tuple[list["Shard"], str]:
     """The shards a search reads and the path filter within them: ``repo:path`` as ``get`` takes a
     target names one store's path (with several stores; it found nothing, silently: a probe)."""
-    name, sep, rest = path_prefix.partition(":")
-    if sep and not rest.startswith(":"):        # one store too: "flask:src/" found nothing (a probe)
-        named = [sh for sh in memory.shards.shards if sh.manifest.repo_name == name]
-        if named:
-            return named, rest
-    return list(memory.shards.shards), path_prefix
+    shards, rest = memory.in_repo(path_prefix, prefix=True)     # one store too: "flask:src/" found nothing
+    return list(shards), rest
 
 
 def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView | None", text: str,

@@ -70,3 +70,11 @@ def test_a_merged_agent_note_leads_walk_notes_ahead_of_mined_changes(tmp_path):
             [(i.id, i.kind) for i in items]
     finally:
         t.close()
+
+
+def test_get_and_walk_take_repo_colon_path_on_a_single_store_as_search_does(tools):
+    """The review: search took `shop:` on one store (its own copy of the parsing), get and walk did not."""
+    s = tools.open_session(author="agent").data["session"]
+    assert tools.get(s, "shop:shop/cart.py").items[0].path == "shop/cart.py"
+    assert [i.id for i in tools.walk(s, "shop:shop/cart.py", edges=["imports"]).items] == \
+        [i.id for i in tools.walk(s, "shop/cart.py", edges=["imports"]).items]
