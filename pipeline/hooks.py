@@ -41,9 +41,7 @@ def script(name: str, repo: Path, store: Path, options: tuple[str, ...] = ()) ->
     py = shlex.quote(sys.executable)
     opts = "".join(f" {shlex.quote(o)}" for o in options)
     log = shlex.quote(str(store / "hooks.log"))
-    # the comment names the paths as the shell would read them quoted: a newline in a path (a
-    # directory named "x\ntouch pwn\n#") had ended the comment and run its rest at every commit
-    said = f"{shlex.quote(str(repo))} into {shlex.quote(str(store))}".encode("unicode_escape").decode("ascii")
+    said = f"{_named(repo)} into {_named(store)}"
     return f"""#!/bin/sh
 {MARK}
 # Re-indexes {said} in the background; never blocks or fails git.
@@ -119,8 +117,14 @@ def elsewhere(repo: str | os.PathLike) -> list[str]:
     """Our installed hooks written for another folder than this repository's (it moved since: they
     index the old path, which is gone)."""
     root = gitio.main_worktree(repo) or gitio.repo_root(repo)      # from a linked worktree: the main checkout
-    said = "# Re-indexes " + shlex.quote(str(root)).encode("unicode_escape").decode("ascii") + " into "
-    return [n for n in installed(repo) if said not in (hooks_dir(repo) / n).read_text(errors="replace")]
+    said, d = f"# Re-indexes {_named(root)} into ", hooks_dir(repo)
+    return [n for n in HOOKS if ours(d / n) and said not in (d / n).read_text(errors="replace")]
+
+
+def _named(path: str | os.PathLike) -> str:
+    """A path as a hook's header comment names it, quoted as the shell reads it, one line (a newline
+    in a path, "x\ntouch pwn\n#", had ended the comment and run its rest at every commit)."""
+    return shlex.quote(str(path)).encode("unicode_escape").decode("ascii")
 
 
 # ---- the background runner ----------------------------------------------------------------------

@@ -30,6 +30,7 @@ import polars as pl
 from stratum import schema as S
 from stratum.config import HistoryConfig
 from stratum.errors import InvalidArgument, NotFound
+from stratum.limits import check_range
 from stratum.store import Snapshot, Store
 
 Source = Union[str, os.PathLike, Store, Snapshot]
@@ -52,8 +53,8 @@ _DURATION = re.compile(r"(?:[1-9][0-9]*(?:ns|us|ms|s|m|h|d|w|mo|q|y))+")
 
 def _check_n(n: int | None) -> None:
     """Odd arguments said Polars' own words (a slice's ValueError, a query plan): a clear error here."""
-    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
-        raise InvalidArgument(f"n must be a whole number >= 0 or None (all rows), got {n!r}")
+    if n is not None:
+        check_range("n (None or 0: all rows)", n, 0, None)
 
 
 def dataset(src: Source, name: str) -> pl.LazyFrame:

@@ -26,6 +26,7 @@ from typing import Callable
 
 from stratum.errors import InvalidPageToken
 from stratum.limits import MAX_PAGE_TOKEN_CHARS
+from stratum.notetrust import session_label
 
 PAGE_TOKEN_TTL = 3600.0       # seconds a next-page token stays valid
 
@@ -125,7 +126,7 @@ class PageTokens:
         """A token for the page starting at ``offset`` (``page``: its number, when the offset alone
         cannot tell it: pages cut by the budget leave the grid of page_size; ``notes``: the stamp of
         the unmerged notes the list was ranked with, ``Memory.notes_stamp``)."""
-        fields = {"t": tool, "a": _digest(args), "o": offset, "v": version, "s": self._session_tag(session),
+        fields = {"t": tool, "a": _digest(args), "o": offset, "v": version, "s": session_label(session),
                   "i": int(self._clock())}
         if page:
             fields["p"] = page
@@ -134,12 +135,6 @@ class PageTokens:
         body = json.dumps(fields, separators=(",", ":")).encode()
         sig = hmac.new(self._key, body, hashlib.sha256).digest()[:12]
         return base64.urlsafe_b64encode(body + sig).decode().rstrip("=")
-
-    def _session_tag(self, session: str) -> str:
-        """The session a token belongs to, keyed: a token is readable base64, and agents log and pass
-        them around, where the session id itself (which names who writes) must not travel."""
-        return hmac.new(self._key, b"session\0" + session.encode("utf-8", "surrogatepass"),
-                        hashlib.sha256).hexdigest()[:16]
 
     def check(self, token: str, *, tool: str, args: dict, version: int, session: str) -> int:
         """The offset the token points at (an ``Offset``, which knows its page number when the token
@@ -155,7 +150,7 @@ class PageTokens:
         if len(raw) <= 12 or not hmac.compare_digest(sig, hmac.new(self._key, body, hashlib.sha256).digest()[:12]):
             raise InvalidPageToken("page token was tampered with or issued by another server")
         d = json.loads(body)
-        if not hmac.compare_digest(str(d["s"]), self._session_tag(session)):
+        if not hmac.compare_digest(str(d["s"]), session_label(session)):   # a token is readable: never the id
             raise InvalidPageToken("page token belongs to another session")
         age = self._clock() - d.get("i", 0)
         if age > self.ttl:

@@ -34,7 +34,7 @@ from stratum import schema as S
 from stratum.errors import InvalidArgument, StoreDamaged, StoreError
 
 FORMAT = 1
-DIRECTIONS = ("out", "in", "both")
+DIRECTIONS = S.DIRECTIONS
 _PARTS = ("ptr", "nbr", "kind", "weight")
 
 

@@ -23,6 +23,7 @@ NOTE_KINDS = AGENT_NOTE_KINDS + MINED_NOTE_KINDS
 # the order notes are listed in wherever an agent reads them beside code: what failed and why first,
 # then insights, then mined fixes and changes (get's attached notes, walk --edge notes)
 NOTE_ORDER = {"failure": 0, "rca": 1, "insight": 2, "fix": 3, "change": 4}
+DIRECTIONS = ("out", "in", "both")         # a walk's edge directions (graph, tools, the MCP schema)
 NOTE_KIND_DESCRIPTIONS = {
     "rca": "root-cause analysis: the cause of a symptom is in this code",
     "failure": "an approach that did not work here, and why",

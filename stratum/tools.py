@@ -27,7 +27,6 @@ from stratum import schema as S
 from stratum.controller import Controller
 from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
 from stratum.freshness import repo_at
-from stratum.graph import DIRECTIONS
 from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
 from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
@@ -201,8 +200,6 @@ class Tools:
         s = self._session(session)
         path = check_len("path", path, MAX_TARGET_CHARS)
         check_page(page_size)
-        if not isinstance(depth, int) or depth < 1:
-            raise InvalidArgument("depth must be >= 1")
         args = {"path": path, "depth": depth, "page_size": page_size}
         offset = self._offset(page_token, "tree", args, s)
         def order(sh: Shard, r: int) -> tuple:
@@ -318,7 +315,7 @@ class Tools:
         "notes" lists them all)."""
         s = self._session(session)
         kinds = check_kinds("edge kind", edges, S.WALK_EDGE_KINDS)
-        if direction not in DIRECTIONS:
+        if direction not in S.DIRECTIONS:
             raise InvalidArgument("direction must be out, in or both")
         check_page(page_size)
         if notes := "notes" in kinds:        # incoming about edges; the other kinds keep the direction asked
@@ -439,34 +436,33 @@ class Tools:
         focus = check_list("focus", focus, MAX_TARGET_CHARS)
         if not focus:
             raise InvalidArgument("prefetch needs at least one focus path or node id")
-        if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0):
-            raise InvalidArgument(f"prefetch budget must be a positive number of tokens, got {echo(budget)}")
         ids = []
         for ref in focus:
             t = self._target(s, ref)
             if t.row is None:
                 raise InvalidArgument(f"{echo(ref)} is a note; focus must be code")
             ids.append(file_id(t.shard, t.row))
-        s.controller.set_focus(ids)
-        self.memory.refresh_notes()
+        s.controller.set_focus(ids)          # (the focus's _target read the notes just now)
         items = []
         free = s.controller.free()
         for p in s.controller.prefetch_plan(ids, budget, extra=self._notes_cost):
             try:
-                t = self._target(s, p.node_id)
+                t = self._node(s, p.node_id)      # a node id: no notes read again between plan and items
             except NotFound:        # a planned neighbour in a file the session's branch deleted
                 continue
             items.append(self._item(t.shard, t.row, t.note, p.level, view=s.view))
-        said = []                   # an empty or smaller answer says why (a probe: nothing, no word)
+        kept = R.within(items, min(budget, free) if budget is not None else free)   # notes written meanwhile
+        said = [f"{len(items) - len(kept)} planned items left out: notes written since the plan made the rest "
+                "too large"] if len(kept) < len(items) else []   # an empty or smaller answer says why
         if budget is not None and budget > free:
             said.append(f"prefetch adds only into the session's free room ({free} of the {budget} tokens asked): "
                         "it does not evict what the session holds; close or drop nodes to make room")
-        if not items:
+        if not kept:
             said.append("nothing to prefetch: " + ("the session's context has no free room above its reserve"
                                                    if free <= 0 or (budget is not None and budget <= 0) else
                                                    "the focus and its neighbours are held already, or none fits in "
                                                    f"{min(budget, free) if budget is not None else free} tokens"))
-        return self._respond(s, R.within(items, budget), R.Page("prefetch"), infer_focus=False, warnings=said)
+        return self._respond(s, kept, R.Page("prefetch"), infer_focus=False, warnings=said)
 
     @tool(writes=False)
     def status(self, session: str) -> Response:

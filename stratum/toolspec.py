@@ -12,7 +12,6 @@ import inspect
 from dataclasses import dataclass
 
 from stratum import schema as S
-from stratum.graph import DIRECTIONS
 from stratum.limits import MAX_BUDGET, MAX_DEPTH, MAX_PAGE_SIZE, check_range
 from stratum.notethreads import searching
 
@@ -76,7 +75,7 @@ ARGS: dict[str, ArgSpec] = {
     "kinds": ArgSpec(choices=S.SEARCH_KINDS),                # search's filter
     "kind": ArgSpec(choices=S.AGENT_NOTE_KINDS),             # remember (notes.validate)
     "edges": ArgSpec(choices=S.WALK_EDGE_KINDS),             # walk
-    "direction": ArgSpec(choices=DIRECTIONS),                # walk
+    "direction": ArgSpec(choices=S.DIRECTIONS),                # walk
     "page_size": ArgSpec(minimum=1, maximum=MAX_PAGE_SIZE),  # limits.check_page
     "depth": ArgSpec(minimum=1, maximum=MAX_DEPTH),          # tree (checked by ``tool``)
     "budget": ArgSpec(minimum=1, maximum=MAX_BUDGET),        # prefetch, open_session: tokens (``tool``)

@@ -74,10 +74,10 @@ def test_a_merged_quarantined_note_is_absent_to_another_identity(merged):
         for code in ("o.py", "pkg/core.py::helper", "pkg/core.py"):
             assert nid not in [n["id"] for n in t.get(bs, code).items[0].notes], code
         assert nid not in [n["id"] for it in t.prefetch(bs, ["o.py"]).items for n in it.notes]
-        for code in ("o.py", "pkg/core.py::helper"):      # what a walk still lists says nothing of it
+        for code in ("o.py", "pkg/core.py::helper"):      # a walk leaves it out, and says nothing of it
             items = t.walk(bs, code, edges=["notes"], direction="in").items
+            assert nid not in [i.id for i in items], code
             assert all(SECRET not in i.name and SECRET not in i.text for i in items), code
-            assert all(i.tokens < 20 for i in items if i.id == nid)
 
 
 def test_retract_and_supersede_of_it_say_what_an_unknown_id_says(merged):
@@ -101,13 +101,6 @@ def test_its_author_sees_it_merged_as_quarantined(merged):
         assert nid in [i.id for i in t.walk(cs, "o.py", edges=["notes"], direction="in").items]
         attached = [n for n in t.get(cs, "pkg/core.py::helper").items[0].notes if n["id"] == nid]
         assert [n["trust"] for n in attached] == ["quarantined"]     # as `get` of its id says
-
-
-def test_walk_omits_a_merged_quarantined_note_of_another_author(merged):
-    t, _, bs, nid = merged
-    with acting_as(BOB):
-        for code in ("o.py", "pkg/core.py::helper"):
-            assert nid not in [i.id for i in t.walk(bs, code, edges=["notes"], direction="in").items], code
 
 
 def test_a_policy_switched_on_hides_a_merged_note_from_the_first_call(tmp_path):
