@@ -37,7 +37,7 @@ A known miss: "release" anywhere drops "Fix race condition in connection release
 excludes release chores only (and the README only where it is edited) adds 10 commits of the three
 histories, 9 of them fixes: 0.900, under the current rule's 0.915 over every labelled commit it
 flags, so not adopted (session 19, docs/bench/retrieval.md). A changed rule re-judges every mined
-node on the next index: the rule is part of the store's settings fingerprint, so ``same_rule`` is
+node on the next index: the run report records the rule (``stages.same_rule``), so ``same_rule`` is
 False then.
 
 Contentless commits are skipped (``has_content``; ``counts["contentless"]``): a text that, without

@@ -201,15 +201,14 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
     if res.rewritten and since:
         rep.messages.append(f"history was rewritten since {since[:12]} (force push?): re-mined in full")
     if res.incremental and prev_snap is not None and prev_snap.has("commits"):
-        same = (prev_snap.manifest.report or {}).get("config_key") == rep.config_key    # the rule is in the key
         commits, changes = combine(prev_snap.read("commits"), prev_snap.read("file_changes"), res, stop,
-                                   rejudge=None if same else cfg.history.bugfix_rule)
+                                   rejudge=None if same_rule(prev_snap, cfg) else cfg.history.bugfix_rule)
     else:
         commits, changes = res.commits, res.file_changes
     check_stop(stop, "the history mine")
     cochange, stats = compute_with_stats(changes, commits, cfg.history, head_paths=res.head_paths, resolved=True,
                                          stop=stop)
-    rep.history = {**res.summary(), **{f"cochange_{k}": v for k, v in stats.items()},
+    rep.history = {**res.summary(), **{f"cochange_{k}": v for k, v in stats.items()}, "bugfix_rule": cfg.history.bugfix_rule,
                    "commits_total": commits.num_rows, "cochange_pairs": cochange.num_rows}
     if res.shallow:
         rep.messages.append("repository is a shallow clone: history mined from what exists")
@@ -281,8 +280,7 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     code = [n for n in nodes if n["kind"] not in S.NOTE_KINDS]
     if cfg is not None and (cfg.mine_fixes or cfg.mine_changes) and hist_tables \
             and hist_tables.get("commits") is not None:
-        prev_key = ((prev_snap.manifest.report or {}).get("config_key") if prev_snap is not None else None)
-        _mined_fixes(hist_tables, code, prev_nodes, nodes, edges, rep, cfg, prev_key)
+        _mined_fixes(hist_tables, code, prev_nodes, nodes, edges, rep, cfg, same_rule(prev_snap, cfg))
     renames = renames_of(hist_tables.get("file_changes"), hist_tables.get("commits")) if hist_tables else {}
     result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None, renames=renames)
     nodes.extend(result.nodes)
@@ -300,19 +298,24 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     return result.merged_record_ids
 
 
-def _mined_fixes(hist_tables: dict, code: list[dict], prev_nodes: list[dict], nodes: list[dict], edges: list[dict],
-                 rep: RunReport, cfg: IndexConfig, prev_key: str | None = None) -> None:
-    """``prev_key``: the config key the previous version was indexed with (its mined nodes keep
-    their kinds when it is this run's: same rule, ``fixes.mine_fixes(same_rule=)``)."""
-    from pipeline.fixes import mine_fixes
+def same_rule(prev_snap, cfg: IndexConfig) -> bool:
+    """Whether the previous version judged bug fixes by this run's rule (its report records it; an
+    older report does not: judged again once). The whole settings key moved with any parse or embed
+    setting, and each such change re-judged every stored commit."""
+    prev = ((prev_snap.manifest.report or {}).get("history") or {}) if prev_snap is not None else {}
+    return prev.get("bugfix_rule") == cfg.history.bugfix_rule
 
-    same_rule = bool(prev_key) and prev_key == rep.config_key
+
+def _mined_fixes(hist_tables: dict, code: list[dict], prev_nodes: list[dict], nodes: list[dict], edges: list[dict],
+                 rep: RunReport, cfg: IndexConfig, same: bool = False) -> None:
+    """``same``: the previous version's mined nodes keep their kinds (``same_rule``; ``fixes.mine_fixes``)."""
+    from pipeline.fixes import mine_fixes
 
     file_ids = {n["path"]: n["id"] for n in code if n["kind"] == "file"}
     repo = code[0]["repo"] if code else ""
     fx = mine_fixes(hist_tables["commits"], hist_tables["file_changes"], file_ids, repo,
                     rule=cfg.history.bugfix_rule, prev=[n for n in prev_nodes if n.get("kind") in S.MINED_NOTE_KINDS],
-                    fixes=cfg.mine_fixes, changes=cfg.mine_changes, same_rule=same_rule)
+                    fixes=cfg.mine_fixes, changes=cfg.mine_changes, same_rule=same)
     nodes.extend(fx.nodes)
     edges.extend(fx.edges)
     rep.history["mined_fixes"] = fx.counts["fixes"]
