@@ -116,7 +116,10 @@ def run_watch(args) -> int:
     w = Watcher(repo, _indexer(args, repo, store, warm_model=True, stop=stop), report, interval=args.interval,
                 debounce=args.debounce, stop=stop)
     previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
-    if not args.json:
+    if args.json:       # a first object too: a reader knows it is watching (and its stop heeded)
+        print(json.dumps({"at": _stamp(), "watching": repo, "store": store, "interval": args.interval,
+                          "debounce": args.debounce}), flush=True)
+    else:
         print(one_line(f"watching {repo} -> {store} (every {args.interval}s, debounce {args.debounce}s; "
                             "Ctrl-C stops)"), flush=True)
     try:

@@ -42,7 +42,8 @@ class Watch:
                                    "--interval", "0.1", *extra], stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, env=ENV)
         self.lines: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
+        self._reader = threading.Thread(target=self._pump, daemon=True)
+        self._reader.start()
 
     def _pump(self) -> None:
         for line in self.p.stdout:
@@ -68,6 +69,7 @@ class Watch:
     def stop(self) -> tuple[int, str]:
         self.p.send_signal(signal.SIGTERM)
         rc = self.p.wait(timeout=30)
+        self._reader.join(timeout=10)        # its last lines are on the queue before they are read
         rest = []
         while not self.lines.empty():
             rest.append(self.lines.get())
@@ -299,7 +301,7 @@ def test_watch_json_ends_with_a_json_line_and_hooks_run_says_a_failure(shop, tmp
     stopped); `hooks run` (by hand) exited 0 when the index failed and printed text under --json."""
     repo, store = shop
     w = Watch(repo.path, store, "--json", "--no-initial")
-    time.sleep(1.5)
+    assert json.loads(w.lines.get(timeout=60))["watching"] == str(repo.path)     # up, its handlers set
     rc, rest = w.stop()
     assert rc == 0
     last = json.loads(rest.strip().splitlines()[-1])
@@ -341,8 +343,12 @@ def test_watch_in_a_linked_worktree_says_it_leaves_the_main_store(shop, tmp_path
     assert stratum("index", str(repo.path), "--no-embed", "--no-ray").returncode == 0     # the main store
     git(repo.path, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "wt")
     p = subprocess.Popen([sys.executable, "-m", "stratum.cli", "watch", str(tmp_path / "wt"), "--no-initial",
-                          "--interval", "0.1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
-    time.sleep(2.0)
-    p.send_signal(signal.SIGTERM)
-    _, err = p.communicate(timeout=30)
-    assert "is a linked worktree: indexing it into its own store" in err, err
+                          "--interval", "0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        said = [p.stderr.readline() for _ in range(1)]      # the notice comes before it watches
+        while said[-1] and "linked worktree" not in said[-1] and len(said) < 50:
+            said.append(p.stderr.readline())
+        assert "is a linked worktree: indexing it into its own store" in said[-1], said
+    finally:
+        p.kill()
+        p.wait(timeout=30)
