@@ -265,14 +265,15 @@ def builder(config: IndexConfig | None = None):
         try:
             if worktree:
                 return build(store_root, rev, config, worktree=worktree)
-            if branch:      # a branch session's name is a branch's before a tag's (git's order puts tags first)
-                rev = heads.branch_ref(store_root, rev)
-            key = heads.key(store_root, rev)
-            got = heads.last(store_root, rev, key)
+            key = heads.key(store_root, rev)        # the name's ref files, loose and packed, settle the cache
+            name = f"\0branch {rev}" if branch else rev    # a branch session's and a commit session's apart
+            got = heads.last(store_root, name, key)
             if got is not None:
                 return got
-            info = build(store_root, rev, config)
-            heads.keep(store_root, rev, key, info)
+            # a branch session's name is a branch's before a tag's (git's order puts tags first): read on a
+            # miss only (packed-refs may be megabytes)
+            info = build(store_root, heads.branch_ref(store_root, rev) if branch else rev, config)
+            heads.keep(store_root, name, key, info)
             return info
         except gitio.GitError as e:
             raise InvalidArgument(str(e)) from None
