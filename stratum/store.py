@@ -166,8 +166,8 @@ class Store:
         manifest.integrity = self._integrity(manifest)
         text = manifest.to_json()
         hist = self.root / "manifests" / f"{manifest.version:06d}.json"
-        _atomic_write(hist, text)
-        _atomic_write(self.root / "manifest.json", text)
+        atomic_write(hist, text)
+        atomic_write(self.root / "manifest.json", text)
         return manifest
 
     def _integrity(self, manifest: Manifest) -> dict:
@@ -464,7 +464,9 @@ def refuse_non_utf8(root: Path, advice: str = "pass --store with a UTF-8 path (s
                               f"untouched (rename its folder to use it)") from None
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str) -> None:
+    """Replace PATH whole with TEXT: a temporary file of its own (pid, clock), fsynced, renamed over it,
+    the folder fsynced (a reader, or a process killed mid-write, never sees half of it)."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
     with open(tmp, "w") as f:
         f.write(text)
@@ -478,4 +480,4 @@ def _atomic_write(path: Path, text: str) -> None:
         os.close(dfd)
 
 
-__all__ = ["Manifest", "Store", "Snapshot", "FORMAT_DIR", "DEFAULT_KEEP", "lance_errors", "refuse_non_utf8"]
+__all__ = ["Manifest", "Store", "Snapshot", "FORMAT_DIR", "DEFAULT_KEEP", "lance_errors", "refuse_non_utf8", "atomic_write"]

@@ -406,10 +406,9 @@ def _write_report(args, text: str, final: bool = True) -> None:
             with open(args.report, "w") as f:
                 f.write(text)
         return
-    tmp = f"{target}.tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, target)
+    from stratum.store import atomic_write
+
+    atomic_write(Path(target), text)
 
 
 class Progress:
