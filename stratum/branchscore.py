@@ -25,7 +25,7 @@ import numpy as np
 
 from stratum.codetokens import node_text
 from stratum.noteindex import NoteIndex
-from stratum.search import _SOURCES, RRF_K, SearchItem     # an item's lists, named as search names them
+from stratum.search import RRF_K, SOURCES, SearchItem     # an item's lists, named as search names them
 
 if TYPE_CHECKING:
     from stratum.noteview import NoteView
@@ -90,7 +90,7 @@ def overlay_items(base: "HybridSearcher", docs: "NoteView", own_names: np.ndarra
         add(names, at, 4, base.weights["name"])
     got = np.flatnonzero(bits)
     ids = docs.ix.ids
-    items = [SearchItem(r, s, _SOURCES[b], ids[r]) for r, s, b in
+    items = [SearchItem(r, s, SOURCES[b], ids[r]) for r, s, b in
              zip(got.tolist(), score[got].tolist(), bits[got].tolist())]
     items.sort(key=lambda it: (-it.score, it.id))
     return items

@@ -14,14 +14,20 @@ scores and evidence stay as they are for every other item, and ``rank_files`` ne
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
 from stratum.rank import Candidate, Signals
 from stratum.rankwhy import Ranked
 
 if TYPE_CHECKING:
-    from stratum.signals import ShardSignals
     from stratum.tracebacks import Located
+
+
+class Placing(Signals, Protocol):
+    """What the placements read beside the ranking signals: a shard's (``ShardSignals``) or a branch
+    list's (``BranchListSignals``, the branch's code) exact and named definitions."""
+    def exact_names(self, query: str, candidates, dotted: bool = True) -> dict[str, int]: ...
+    def named_in(self, query: str, candidates) -> dict[str, int]: ...
 
 EXACT_NAME = 1.0            # an identifier query's exact name matches: above every fused score (< 1)
 FRAME_SCORE = 4.0           # a frame scores FRAME_SCORE + 1 / (1 + its place): above exact names (< 2) and
@@ -138,7 +144,7 @@ def note_then_code(ranked: list[Ranked], signals: Signals) -> list[Ranked]:
     return ranked
 
 
-def in_order(ranked: list[Ranked], signals: "ShardSignals", text: str, candidates: Sequence,
+def in_order(ranked: list[Ranked], signals: Placing, text: str, candidates: Sequence,
              located: "Sequence[Located]", *, dotted: bool = True, lead_note: bool = True) -> list[Ranked]:
     """Every placement, in order, over one list ``rerank`` made from ``candidates`` for the query
     ``text``: its exact names (``dotted``: a dotted name's tail too, not under a filter), the

@@ -272,7 +272,7 @@ class HybridSearcher:
                 ids[k] = note_ids[j]
             item_rows = np.where(real, prow, -1).tolist()
         # the items as tuples made in C (SearchItem's own __new__ is a Python call per item)
-        sources = map(_SOURCES.__getitem__, bits[page].tolist())
+        sources = map(SOURCES.__getitem__, bits[page].tolist())
         items = list(map(_new_item, zip(item_rows, scores[page].tolist(), sources, ids)))
         timings["total"] = (time.perf_counter() - t0) * 1e3
         return SearchPage(items=items, total_or_lower_bound=len(rows), total_is_exact=not truncated,
@@ -423,8 +423,9 @@ def _tied(score: np.ndarray) -> np.ndarray:
 _new_item = functools.partial(tuple.__new__, SearchItem)
 # tuple.__new__ checks no field count: the items above are built with exactly these four
 assert SearchItem._fields == ("row", "score", "sources", "id"), "update search's item construction"
-_SOURCES = {b: tuple(name for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")) if b & bit)
-            for b in range(8)}
+# an item's lists by their bits (vector 1, keyword 2, name 4), named as items name them
+SOURCES = {b: tuple(name for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")) if b & bit)
+           for b in range(8)}
 
 
 def _notes_window(W: int, shard_rows) -> int:

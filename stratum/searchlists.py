@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence, cast
+from typing import TYPE_CHECKING, Sequence
 
 from stratum import branchscore, rank, rankplace, signals
 from stratum import schema as S
@@ -113,8 +113,8 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
                 # the note leading both lists leads the merged one: placed with it, the code the
                 # query names stays right below it, as in one list (placed after it was dropped,
                 # that code rose above it: "named in the query" scores 1 over its own)
-                # osig: the notes' hits from the session's signals, the rest the overlay's (its __getattr__)
-                theirs = rankplace.in_order(theirs, cast(signals.ShardSignals, osig), text, mine, frames,
+                # osig: the notes' hits from the session's signals, the names the overlay's code
+                theirs = rankplace.in_order(theirs, osig, text, mine, frames,
                                             lead_note=False, dotted=not filtered)
                 theirs = _under_notes(theirs, ids, {r.id: r.score for r in ranked if r.id in ids})
             else:

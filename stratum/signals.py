@@ -545,8 +545,14 @@ class BranchListSignals:
                 out[p] = _WORDS[(kind, False)]
         return out
 
+    def exact_names(self, query: str, candidates, dotted: bool = True) -> dict[str, int]:
+        return self._code.exact_names(query, candidates, dotted=dotted)     # placements: the branch's code
+
+    def named_in(self, query: str, candidates) -> dict[str, int]:
+        return self._code.named_in(query, candidates)
+
     def __getattr__(self, name: str):
-        return getattr(self._code, name)        # locate*, placements: the branch's code
+        return getattr(self._code, name)        # locate*: the branch's code
 
 
 class BranchEdges(Protocol):

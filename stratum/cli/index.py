@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 from stratum.cli import add_common, emit, linked_worktree, one_line, resolve_store, whole
+from stratum.notetext import terminal_safe
 
 
 def register(sub) -> None:
@@ -335,8 +336,9 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
 
 
 def printable(text: str) -> str:
-    """``text`` safe for any stdout: a non-UTF-8 path's bytes (kept as surrogates) shown as ``\\xff``."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    """``text`` safe for any terminal (``notetext.terminal_safe``, lines kept): a non-UTF-8 path's bytes
+    (kept as surrogates) shown as ``\\xff``, a control character in a name spelled out."""
+    return terminal_safe(text, lines=True)
 
 
 def worktree_notice(args, path: str, store: str) -> None:
