@@ -26,6 +26,7 @@ import numpy as np
 
 from stratum import schema as S
 from stratum import notes as N
+from stratum import whichstore as W
 from stratum.branchnotes import OnDefault, pending_warnings
 from stratum.branchview import BranchView, StoreOverlay
 from stratum.errors import InvalidArgument, NotFound
@@ -197,30 +198,26 @@ class Memory:
             raise InvalidArgument(f"no code in language {echo(language)!r} here; the index has: {', '.join(have) or 'none'}")
 
     def in_repo(self, target: str, prefix: bool = False) -> tuple[list[Shard], str]:
-        """The shards to look in and the target: ``repo:target`` (an item's ``repo``; one store too) names
-        one store's node, e.g. ``werkzeug:CHANGES.rst``; else every shard. ``prefix``: ``repo:`` alone too."""
-        shards = self.shards.shards
-        name, sep, rest = target.partition(":")
-        if sep and (rest or prefix) and not rest.startswith(":"):
-            named = [sh for sh in shards if sh.manifest.repo_name == name]
-            if named:
-                return named, rest
-        return shards, target
+        """The shards to look in and the target without its ``repo:`` (``whichstore.in_repo``)."""
+        return W.in_repo(self.shards.shards, target, prefix)
 
-    def resolve(self, target: str) -> Target:
-        """The node a node id, a path or path::symbol names (``repo:`` first with several stores), in
-        the first shard that has it."""
+    def resolve(self, target: str, asked: str = "") -> Target:
+        """The node a node id, a path or path::symbol names (``repo:`` first with several stores);
+        one that several stores hold is refused, naming each one's ``repo:`` spelling of ``asked``
+        (the target as the caller wrote it: a path:LINE's) (``stratum.whichstore``)."""
         check_len("target", target, MAX_TARGET_CHARS)
         if not target or not target.strip():
             raise InvalidArgument("target is empty: give a node id, a path or path::symbol")
         shards, target = self.in_repo(target)
+        hits: list[tuple[Shard, Target]] = []
         for sh in shards:
             r = sh.resolve(target)
             if r is not None and not self.hidden(sh, r):
-                return Target(sh, r, None)
-            n = self.overlay(sh).get(target)
-            if n is not None:
-                return Target(sh, None, n)
+                hits.append((sh, Target(sh, r, None)))
+            elif (n := self.overlay(sh).get(target)) is not None:
+                hits.append((sh, Target(sh, None, n)))
+        if hits:
+            return W.one(hits, asked or target)
         if _ID_PREFIX.fullmatch(target):        # a why's short id ("rca note n583859b")
             found = self._by_prefix(shards, target)
             if found is not None:
@@ -228,10 +225,10 @@ class Memory:
         if "/" in target or "\\" in target:     # a path as a traceback prints it: by its longest tail
             from stratum.tracebacks import tails
 
-            for sh in shards:
-                r = tails(sh).row_of(target)
-                if r is not None and _tail_names(target, sh.col("path")[r] or ""):
-                    return Target(sh, r, None)
+            hits = [(sh, Target(sh, r, None)) for sh in shards if (r := tails(sh).row_of(target)) is not None
+                    and _tail_names(target, sh.col("path")[r] or "")]
+            if hits:
+                return W.one(hits, asked or target)
         skipped = self._skipped(shards, target)
         if skipped:
             raise NotFound(skipped)
@@ -311,23 +308,9 @@ class Memory:
         return out[:3]
 
     def shard_for(self, about: list[str], view: BranchView | None = None) -> tuple[Shard, list[str]]:
-        """The shard a note about these targets belongs to (one named by ``repo:``, else the first
-        that has one of them, through the session's branch ``view`` if any), and the targets without
-        their ``repo:``."""
-        named = [self.in_repo(t) for t in about]
-        several = len(self.shards.shards) > 1
-        stores = {id(shards[0]): shards[0] for shards, _ in named if several and len(shards) == 1}
-        if len(stores) > 1:
-            raise InvalidArgument("a note belongs to one store: its targets name "
-                                  + " and ".join(sorted(sh.manifest.repo_name for sh in stores.values())))
-        plain = [t for _, t in named]
-        for shards, t in named:
-            for sh in shards:
-                o = view.of(sh) if view is not None else None
-                if sh.resolve(t) is not None or (o is not None and o.shard is not None
-                                                 and o.shard.resolve(t) is not None):
-                    return sh, plain
-        return (next(iter(stores.values())) if stores else self.shards.shards[0]), plain
+        """The shard a note about these targets belongs to, and the targets without their ``repo:``
+        (``whichstore.note_store``)."""
+        return W.note_store(self.shards.shards, about, view)
 
     # ---- notes where the agent works --------------------------------------------------------
     def refresh_notes(self) -> None:

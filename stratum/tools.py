@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 from typing import Callable, Sequence
 
-from stratum import answernotes, rank, searchlists, walklinks
+from stratum import answernotes, rank, searchlists, walklinks, whichstore as W
 from stratum.notetrust import session_label
 from stratum import linerange as L
 from stratum import render as R
@@ -29,8 +29,9 @@ from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
 from stratum.freshness import repo_at
 from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
-from stratum.limits import (MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
-                            MAX_TRACEBACK_CHARS, check_kinds, check_len, check_list, check_page, echo, plain_name)
+from stratum.limits import (MAX_BUDGET, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
+                            MAX_TRACEBACK_CHARS, check_kinds, check_len, check_list, check_page, check_range, echo,
+                            plain_name)
 from stratum.branchview import BranchView, StoreOverlay, depth_first
 from stratum.memory import Memory, Target, file_id
 from stratum.overlay import NotesOverlay, no_such_note
@@ -118,8 +119,7 @@ class Tools:
         model = plain_name("model", check_len("model", model, MAX_NAME_CHARS).strip())
         ctl_policy = policy_by_name(check_len("policy", policy, MAX_NAME_CHARS) or self.default_policy)
         budget = self.default_budget if budget is None else budget
-        if isinstance(budget, bool) or not isinstance(budget, int) or budget <= 0:
-            raise InvalidArgument(f"budget must be a positive number of tokens, got {echo(budget)}")
+        check_range("budget", budget, 1, MAX_BUDGET)    # as ``tool`` checks open_session's: resume_session too
         warnings = []
         if ident.authenticated:
             if author and author != ident.name:
@@ -178,18 +178,17 @@ class Tools:
             at = L.at_line(target)
             if at is None:
                 raise
-            return L.enclosing(self._node(s, at[0]), at[1], target)
+            return L.enclosing(self._node(s, at[0], asked=target), at[1], target)
 
-    def _node(self, s: Session, target: str) -> Target:
-        if s.view is not None:
+    def _node(self, s: Session, target: str, asked: str = "") -> Target:
+        """``asked``: the target as written (a path:LINE), for a refusal's ``repo:`` spellings (whichstore)."""
+        if s.view is not None:      # each store through the branch's view (``repo:`` too), else the base's
             check_len("target", target, MAX_TARGET_CHARS)
-            hit = s.view.resolve(list(self.memory), target)
-            if hit is not None and not self.memory.hidden(hit[0], hit[1]):
+            shards, rest = self.memory.in_repo(target)
+            hit = W.through_view(shards, s.view, rest, asked or target, self.memory.hidden)
+            if hit is not None:
                 return Target(hit[0], hit[1], None)
-            got = TB.printed_in_view(list(self.memory), s.view, target)    # the file as the branch has it
-            if got is not None:
-                return Target(got[0], got[1], None)
-        return self.memory.resolve(target)
+        return self.memory.resolve(target, asked)
 
     # ---- read tools -----------------------------------------------------------------------
     @tool(writes=False)
@@ -206,10 +205,11 @@ class Tools:
             return R.kind_rank(sh.col("kind")[r]), sh.col("path")[r], sh.col("qualname")[r]
 
         rows: list[tuple[Shard, int, int]] = []
+        shards, where = self.memory.in_repo(path, prefix=True)     # `repo:path`: that store's (get names it so)
         if s.view is not None:
-            rows = s.view.tree_rows(list(self.memory), path, depth, order)
-        for sh in (self.memory if s.view is None else ()):
-            start = sh.resolve(path)
+            rows = s.view.tree_rows(shards, where, depth, order)
+        for sh in (shards if s.view is None else ()):
+            start = sh.resolve(where)
             if start is not None:
                 rows += depth_first((sh, start), R.children, depth, order)
         if not rows:

@@ -1,0 +1,106 @@
+"""Which store a target names when a server serves several stores together.
+
+Two repositories both hold ``README.md``, ``setup.py``, ``src/app/__init__.py``. A target written
+``repo:path`` names that store's node; a plain target more than one store holds is refused (an
+``InvalidArgument``) naming each store's spelling, so the agent asks again: it was the first
+store's node, with no sign another existed (a probe). Node and note ids are never ambiguous: they
+are made from the repository's name, and two stores of one name are not served together
+(``ShardSet``). One place for the rule: ``Memory.resolve`` (get, walk, pin, prefetch), a branch
+session's targets (``through_view``) and a note's ``about`` (``note_store``) all use it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
+
+from stratum.errors import InvalidArgument
+from stratum.limits import echo
+
+if TYPE_CHECKING:
+    from stratum.branchview import BranchView
+    from stratum.shard import Shard
+
+T = TypeVar("T")
+
+
+def in_repo(shards: list["Shard"], target: str, prefix: bool = False) -> tuple[list["Shard"], str]:
+    """The shards to look in and the target: ``repo:target`` (an item's ``repo``; one store too) names
+    one store's node, e.g. ``werkzeug:CHANGES.rst``; else every shard. ``prefix``: ``repo:`` alone too."""
+    name, sep, rest = target.partition(":")
+    if sep and (rest or prefix) and not rest.startswith(":"):      # path::symbol is no repository
+        named = [sh for sh in shards if sh.manifest.repo_name == name]
+        if named:
+            return named, rest
+    return shards, target
+
+
+def ambiguous(stores: Sequence["Shard"], asked: str) -> InvalidArgument:
+    """The refusal of a plain target that several stores hold, with each store's spelling of it
+    (``.`` for the repository itself: ``repo:`` alone is no target)."""
+    names = [sh.manifest.repo_name for sh in stores]
+    said = ", ".join(echo(f"{n}:{asked.strip() or '.'}") for n in names)
+    return InvalidArgument(f"{echo(asked)!r} is in {len(names)} of the stores served here ({', '.join(names)}): "
+                           f"name one as repo:target, e.g. {said}")
+
+
+def one(hits: Sequence[tuple["Shard", T]], asked: str) -> T:
+    """The one hit's value; several (one per store holding the target): refused (``ambiguous``)."""
+    if len(hits) > 1:
+        raise ambiguous([sh for sh, _ in hits], asked)
+    return hits[0][1]
+
+
+def through_view(shards: list["Shard"], view: "BranchView", target: str, asked: str,
+                 hidden: Callable[["Shard", int], bool]) -> tuple["Shard", int] | None:
+    """(shard, row) a branch session's code target names, looked up in each store through the
+    view (its overlay first), else as a traceback printed it; None when no store has it there. A
+    store whose file the branch deleted does not hold it; if none does, that is the answer
+    (``BranchView.tree_rows``' NotFound). ``hidden``: quarantined merged notes the caller may not see."""
+    from stratum.tracebacks import printed_in_view      # it imports memory, which imports this
+
+    # a hierarchy 0 levels deep is the node in each store that has it on the branch (the one lookup
+    # ``tree`` makes); none, and a store whose branch deleted it: that NotFound ("not on 'feature'")
+    hits = [(view.base_of(sh, shards), (sh, r)) for sh, r, _ in view.tree_rows(shards, target, 0, None)
+            if not hidden(sh, r)]
+    if not hits:
+        hits = [(sh, got) for sh in shards if (got := printed_in_view([sh], view, target)) is not None]
+    return one(hits, asked) if hits else None
+
+
+def note_store(shards: list["Shard"], about: list[str], view: "BranchView | None" = None
+               ) -> tuple["Shard", list[str]]:
+    """The store a note about these targets belongs to, and the targets without their ``repo:``:
+    the one a ``repo:`` names, else the one holding the most of them (through a branch session's
+    ``view``, code only the branch has too). Stores tied on the same target: refused with each
+    one's spelling. No store holding any: the first (the note layer then says which are unknown)."""
+    named = [in_repo(shards, t) for t in about]
+    plain = [t for _, t in named]
+    if len(shards) < 2:
+        return shards[0], plain
+    stores = {id(s[0]): s[0] for s, _ in named if len(s) == 1}
+    if len(stores) > 1:
+        raise InvalidArgument("a note belongs to one store: its targets name "
+                              + " and ".join(sorted(sh.manifest.repo_name for sh in stores.values())))
+    if stores:
+        return next(iter(stores.values())), plain
+
+    def holds(sh: "Shard", t: str) -> bool:
+        o = view.of(sh) if view is not None else None
+        return sh.resolve(t) is not None or (o is not None and o.shard is not None and o.shard.resolve(t) is not None)
+
+    held = {id(sh): [t for t in plain if holds(sh, t)] for sh in shards}
+    most = max(len(h) for h in held.values())
+    best = [sh for sh in shards if most and len(held[id(sh)]) == most]
+    if not best:
+        return shards[0], plain
+    for t in plain if len(best) > 1 else ():
+        tied = [sh for sh in best if t in held[id(sh)]]
+        if len(tied) > 1:
+            raise ambiguous(tied, t)
+    if len(best) > 1:       # as many targets each, none shared: two stores' code in one note
+        raise InvalidArgument("a note belongs to one store: its targets are in "
+                              + " and ".join(sh.manifest.repo_name for sh in best))
+    return best[0], plain
+
+
+__all__ = ["in_repo", "ambiguous", "one", "through_view", "note_store"]
