@@ -43,6 +43,8 @@ from stratum.toolspec import _SPECS, ToolSpec, tool
 DEFAULT_BUDGET = 32000
 MAX_OVERLAYS_LOADED = 32     # overlay shards kept for new sessions (a session keeps its own; oldest dropped)
 STATUS_ENTRIES = 50         # working-set entries listed by status (best S(v) first; entries_total counts all)
+_MOVED = ("notes were written or withdrawn since the first page, so the ranking moved: this page may repeat an "
+          "item or skip one; repeat the query without a token for the current ranking")    # search's and walk's
 
 
 class Tools:
@@ -274,8 +276,7 @@ class Tools:
             "filter by kind, path or language to reach them"]      # not "that is all" (probe P4)
         if page_token and getattr(offset, "notes", stamp) != stamp:
             # a probe: a note written between pages shifted the list (an item twice, one never shown)
-            said.append("notes were written or withdrawn since the first page, so the ranking moved: this page "
-                        "may repeat an item or skip one; repeat the query without a token for the current ranking")
+            said.append(_MOVED)
         return self._respond(s, items, R.Page("search", args, offset, page_size,
                                               total=max(bound, n_hits, offset + len(items) + (1 if more else 0)),
                                               lower_bound=not exact, has_more=more, hints=hints, notes=stamp),
@@ -344,6 +345,7 @@ class Tools:
             out += walklinks.note_about(s.view, list(self.memory), sh, ov.about_ids(note))     # on a branch: its code
         out = [t for t in out if t[0] is None or not self.memory.hidden(t[5], t[0])]    # quarantined from this reader
         out = R.by_node(out)          # a node reached by several edges is one item: served and charged once
+        stamp = ov.records if any(t[0] is None for t in out) or "about" in kinds else 0     # a listing with notes
         end = offset + page_size
         items = []
         for r, n, k, d, _, ns, several in out[offset:end]:
@@ -365,8 +367,10 @@ class Tools:
                             f"direction \"in\" (e.g. the tests of a file, who imports it)")
             elif set(kinds) <= {"imports", "tests"} and sh.col("kind")[row] not in ("file", "dir", "repo"):
                 said.append(f"imports and tests edges join files: walk {sh.col('path')[row]} instead")
-        return self._respond(s, items, R.Page("walk", args, offset, page_size, total=len(out), hints=hints),
-                             warnings=said)
+        if page_token and getattr(offset, "notes", stamp) != stamp:
+            said.append(_MOVED)         # a probe: a note written between pages, one item twice and one never shown
+        return self._respond(s, items, R.Page("walk", args, offset, page_size, total=len(out), hints=hints,
+                                              notes=stamp), warnings=said)
 
     # ---- writing tools --------------------------------------------------------------------
     @tool(writes=True)

@@ -231,3 +231,30 @@ def test_get_of_some_lines_of_a_file_carries_the_notes_about_those_lines(tools):
         "shop/cart.py::apply_voucher", "shop/cart.py::line_prices"]).data["note_id"]
     assert both in noted("10-12") and both in noted("4-7")
     assert {n["id"] for n in t.get(s, "shop/cart.py", level="full").items[0].notes} == {whole, about, both}
+
+
+def test_a_walk_page_after_a_note_was_written_says_the_list_moved(tools):
+    """A probe: walking a file's notes page by page, a note another agent wrote between the pages
+    sorted first, so page 2 repeated page 1's last note and the new one was on no page, with no word."""
+    t, s = tools
+    for i in range(3):
+        t.remember(s, "insight", f"line_prices rounds each line before the discount, case {i}",
+                   about=["shop/cart.py::line_prices"])
+    first = t.walk(s, "shop/cart.py::line_prices", edges=["notes"], page_size=2)
+    token = first.envelope.next_page_token
+    steady = t.walk(s, "shop/cart.py::line_prices", edges=["notes"], page_size=2, page_token=token)
+    assert not any("ranking moved" in w for w in steady.envelope.warnings)
+    t.remember(s, "failure", "tried rounding after the discount in line_prices: totals drift by a cent",
+               about=["shop/cart.py::line_prices"])
+    moved = t.walk(s, "shop/cart.py::line_prices", edges=["notes"], page_size=2, page_token=token)
+    assert any("ranking moved" in w and "repeat the query" in w for w in moved.envelope.warnings)
+    fresh = t.walk(s, "shop/cart.py::line_prices", edges=["notes"], page_size=2)
+    assert fresh.items[0].kind == "failure"             # failure notes first: the one just written
+    again = t.walk(s, "shop/cart.py::line_prices", edges=["notes"], page_size=2,
+                   page_token=fresh.envelope.next_page_token)
+    assert not any("ranking moved" in w for w in again.envelope.warnings)
+    # a walk without notes in its list pages quietly across a note write
+    code = t.walk(s, "shop/cart.py", edges=["contains"], page_size=1)
+    t.remember(s, "insight", "cart totals are summed in checkout", about=["shop/cart.py"])
+    later = t.walk(s, "shop/cart.py", edges=["contains"], page_size=1, page_token=code.envelope.next_page_token)
+    assert not any("ranking moved" in w for w in later.envelope.warnings)
