@@ -514,7 +514,10 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             with _stage(rep, "notes"):
                 merged_ids = st.carry_notes(store, prev_snap, nodes, edges, rep, hist_tables, cfg)
             with _stage(rep, "embed"):
-                work = st.embed_plan(cfg, prev, prev_snap, nodes, rep, reused=src.reused)
+                # --full rebuilds what the source derives, not the content-addressed embedding cache
+                cache_from = st.full_cache(store, held, rep) if prev is None and cfg.embed.enabled else None
+                work = st.embed_plan(cfg, prev, prev_snap, nodes, rep, reused=src.reused, cache_from=cache_from)
+                del cache_from      # its hold on the previous version ends here, not after the publish
                 cache_tab = None
                 if work is not None:
                     vectors = eng.embed(work.plan.texts, cfg.embed, progress) if work.plan.texts else []

@@ -9,7 +9,7 @@ import contextlib
 import json
 import os
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -20,8 +20,8 @@ import pyarrow.compute as pc
 from pipeline.report import RunReport
 from stratum import schema as S
 from stratum.config import IndexConfig
-from stratum.errors import StoreError
-from stratum.store import Manifest, Store, lance_errors
+from stratum.errors import StoreError, StratumError
+from stratum.store import Manifest, Snapshot, Store, lance_errors
 from stratum.textprep import EMBED_KINDS
 
 Progress = Callable[[str, int, int], None]   # (stage, done, total)
@@ -240,8 +240,6 @@ def previous_notes(store: Store, prev_snap, rep: RunReport, vectors: bool = True
     """The note nodes of the previous version: the incremental base, else (``--full``, a model or
     schema change) the latest published version's, read as far as it is readable (``vectors``:
     with their vectors, see ``node_columns``)."""
-    from stratum.store import Snapshot
-
     where = _in_list("kind", S.NOTE_KINDS)
     m = prev_snap.manifest if prev_snap is not None else latest_published(store)
     if m is None or "nodes" not in m.datasets:
@@ -342,13 +340,15 @@ class EmbedWork:
 
 
 def embed_plan(cfg: IndexConfig, prev, prev_snap, nodes: list[dict], rep: RunReport,
-               reused: set[str] | None = None) -> EmbedWork | None:
+               reused: set[str] | None = None, cache_from: Snapshot | None = None) -> EmbedWork | None:
     """Which texts this run must embed: the tested ``pipeline.embed.plan`` over the cache of the
     previous version (same model key only). Repo and dir nodes are not embedded (``EMBED_KINDS``):
     their text is a path and a count of children, which the keyword tier matches exactly, and
     near-empty vectors only crowd vector results. ``reused``: paths whose nodes are the previous
     version's rows as they were (``reuse``); their text hashes are recovered (``known_hashes``)
-    instead of building their texts again."""
+    instead of building their texts again. ``cache_from``: without an incremental base
+    (``--full``), the version whose cache alone is read (``full_cache``); a cache it cannot read
+    is said in the report and every text embedded."""
     if not cfg.embed.enabled:
         return None
     from pipeline.embed import plan
@@ -358,20 +358,52 @@ def embed_plan(cfg: IndexConfig, prev, prev_snap, nodes: list[dict], rep: RunRep
     key = cache_key_for(cfg.embed)
     info["cache_key"] = key
     info["text_rules"] = text_rules()
-    if prev is not None and prev.embedding and prev.embedding.get("cache_key") != key:
-        rep.messages.append(f"embedding model changed ({prev.embedding.get('cache_key')} -> {key}): "
-                            "text is re-embedded")
+    base = prev_snap if prev_snap is not None else cache_from
+    was = (prev.embedding if prev is not None else base.manifest.embedding if base is not None else None) or {}
+    if was and was.get("cache_key") != key:
+        rep.messages.append(f"embedding model changed ({was.get('cache_key')} -> {key}): text is re-embedded")
     cached: dict = {}
     vectors = None
-    if prev_snap is not None and prev_snap.has("embeddings"):
-        tab = prev_snap.read("embeddings", where=f"model = {key!r}")
-        vectors = tab["vector"]       # the dict's values are views into these chunks (no copy)
-        cached = dict(zip(tab.column("text_hash").to_pylist(), vectors.to_numpy(zero_copy_only=False)))
+    if base is not None and base.has("embeddings"):
+        try:
+            tab = base.read("embeddings", where=f"model = {key!r}")
+        except StratumError as e:
+            if base is prev_snap:       # the incremental base must be whole: its other data is reused too
+                raise
+            _cache_not_reused(rep, f"{type(e).__name__}: {e}")
+        else:
+            vectors = tab["vector"]       # the dict's values are views into these chunks (no copy)
+            cached = dict(zip(tab.column("text_hash").to_pylist(), vectors.to_numpy(zero_copy_only=False)))
     known = known_hashes(prev_snap, info, cached, reused, vectors=vectors) if reused else None
     p = plan(nodes, cached, model=key, known=known)
     rep.embed_cached = p.cached
     rep.embedded = p.to_embed
     return EmbedWork(info, key, cached, p)
+
+
+def full_cache(store: Store, held: Manifest | None, rep: RunReport) -> Snapshot | None:
+    """``--full``: a Snapshot of the published version pinned to its ``embeddings`` dataset alone,
+    whose cache the run reads (``embed_plan(cache_from=)``), or None. ``--full`` rebuilds what is
+    derived from the source; the cache is keyed by the model's cache key (weights hash, graph,
+    precision, input limit) and the text's hash, so it cannot give a stale vector, and dropping it
+    made a --full run pay the whole embedding again (MiniLM on flask: docs/operations.md). Its
+    files are checked block by block first (the rest of the version is never read); a version of
+    another schema, or a damaged cache, is not read: every text is embedded, said in the report."""
+    if held is None or "embeddings" not in held.datasets:
+        return None
+    if held.schema_version != S.SCHEMA_VERSION:
+        _cache_not_reused(rep, f"schema version {held.schema_version}, this build reads {S.SCHEMA_VERSION}")
+        return None
+    only = replace(held, datasets={"embeddings": held.datasets["embeddings"]})
+    try:
+        return Snapshot(store, only, verify=True)
+    except StratumError as e:
+        _cache_not_reused(rep, f"{type(e).__name__}: {e}")
+        return None
+
+
+def _cache_not_reused(rep: RunReport, why: str) -> None:
+    rep.messages.append(f"the previous version's embedding cache is not reused ({why[:200]}): every text is embedded")
 
 
 def text_rules() -> str:
@@ -537,5 +569,5 @@ def cpu_count() -> int:
 
 
 __all__ = ["Sources", "read_sources", "previous_files", "collect", "node_columns", "reuse", "link", "history", "cochange_edges",
-           "latest_published", "previous_notes", "carry_notes", "retire_log", "EmbedWork", "embed_plan", "text_rules", "known_hashes",
+           "latest_published", "previous_notes", "carry_notes", "retire_log", "EmbedWork", "embed_plan", "full_cache", "text_rules", "known_hashes",
            "embed_attach", "dedupe_edges", "Writer", "write", "cpu_count", "Progress"]
