@@ -63,7 +63,7 @@ class IndexConfig:
     embed: EmbedConfig = field(default_factory=EmbedConfig)
     ray_address: str | None = None          # None: RAY_ADDRESS, else in-process or a local Ray (below)
     num_cpus: int | None = None             # local Ray only
-    full: bool = False                      # ignore incremental state
+    full: bool = False                      # ignore incremental state (the content-keyed embedding cache is still read)
     replace: bool = False                   # the store may hold another repository: index this one into it
     ray: bool | None = None                 # None: Ray for a named cluster or large work; True/False: force
     # Without a named cluster, Ray is started only when this much source is to be parsed: a local

@@ -26,7 +26,7 @@ def register(sub) -> None:
                    help="also index the repositories listed in FILE (one path a line; # comments)")
     p.add_argument("--store-root", metavar="DIR", default=None,
                    help="with several repositories: store each in DIR/<name> (default: <repo>/.stratum)")
-    p.add_argument("--full", action="store_true", help="ignore incremental state; re-parse and re-mine all")
+    p.add_argument("--full", action="store_true", help="ignore incremental state; re-parse and re-mine all (the embedding cache, keyed by model and text, is kept)")
     p.add_argument("--replace", action="store_true",
                    help="index into a store that holds another repository (refused without it)")
     p.add_argument("--ray-address", default=None, help="Ray cluster address (default: RAY_ADDRESS)")
