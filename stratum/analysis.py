@@ -14,14 +14,15 @@ Every function takes a *source*: a store root path, a ``stratum.store.Store`` or
 Datasets (stratum.schema): ``commits``, ``file_changes`` (``current_path`` is the file's path at
 the indexed HEAD, renames followed; null when the file is gone), ``cochange`` (one row per pair,
 ``a < b``) and, when mined, ``symbol_cochange``. Definitions of support, confidence, lift and degree
-are in pipeline/cochange.py and docs/history.md.
+are in pipeline/cochange.py and docs/history.md. A file's path is read as `stratum cochange` reads
+it (``current_path``: repository-relative or on disk; NotFound, saying why, when it has no history).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Union
 
@@ -30,7 +31,7 @@ import polars as pl
 from stratum import schema as S
 from stratum.config import HistoryConfig
 from stratum.errors import InvalidArgument, NotFound
-from stratum.limits import check_range
+from stratum.limits import check_range, echo
 from stratum.store import Snapshot, Store
 
 Source = Union[str, os.PathLike, Store, Snapshot]
@@ -55,6 +56,83 @@ def _check_n(n: int | None) -> None:
     """Odd arguments said Polars' own words (a slice's ValueError, a query plan): a clear error here."""
     if n is not None:
         check_range("n (None or 0: all rows)", n, 0, None)
+
+
+def _repo_relative(path: str, repo_path: str | None) -> str:
+    """A path as the user typed it -> the repository-relative posix path the datasets use."""
+    p = Path(path)
+    out = p.as_posix().removeprefix("./")
+    if repo_path and (p.is_absolute() or p.exists()):
+        root = Path(repo_path).resolve()
+        # as typed, then with symlinked folders resolved (a checkout reached through a link: a probe)
+        for where in (Path(os.path.abspath(p)), Path(os.path.abspath(p)).parent.resolve() / p.name):
+            try:
+                out = where.relative_to(root).as_posix()
+                break
+            except ValueError:
+                pass
+    # a name that is not UTF-8, typed as it is on disk: the datasets spell its bytes \xNN (a probe);
+    # spelled so once it is repository-relative (from a subfolder it has to be found on disk first)
+    return out.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") \
+        if any("\udc80" <= ch <= "\udcff" for ch in out) else out
+
+
+def current_path(src: Source, path: str | os.PathLike[str]) -> str:
+    """``path`` as the datasets name a file at the indexed HEAD (``current_path``): a repository-relative
+    path, or a path on disk inside the repository (absolute or from the working directory).
+
+    The one reading of a typed path for `stratum cochange` and the functions here, which took only
+    the datasets' exact spelling ("./src/app.py" gave an empty frame, a ``Path`` Polars' TypeError).
+    NotFound when no current file has history under it, naming candidates that end with it, the
+    file it was renamed to, or why a file on disk has none yet.
+    """
+    raw = os.fspath(path) if isinstance(path, os.PathLike) else path
+    if not isinstance(raw, str):
+        raise InvalidArgument(f"path must be a repository path (str or os.PathLike), got {echo(repr(path))} "
+                              f"({type(path).__name__})")
+    snap = snapshot(src)
+    rel = _repo_relative(raw, snap.manifest.repo_path)
+    current = _changes(snap, "current_path").get_column("current_path")
+    if (current == rel).any():
+        return rel
+    raise _no_history(snap, rel, current.drop_nulls().unique().to_list())
+
+
+def _changes(snap: Snapshot, *columns: str) -> pl.DataFrame:
+    """Some columns of ``file_changes``, only those read."""
+    if not snap.has("file_changes"):
+        return file_changes(snap).select(*columns).collect()
+    frame = pl.from_arrow(snap.read("file_changes", columns=list(columns)))
+    assert isinstance(frame, pl.DataFrame)   # a table (not an array) gives a DataFrame
+    return frame
+
+
+def _no_history(snap: Snapshot, path: str, known: list[str]) -> NotFound:
+    """Why ``path`` is no current file of the history, in the words `stratum cochange` has used."""
+    near = sorted(k for k in known if k.endswith("/" + path))
+    hint = f"; did you mean {', '.join(near[:5])}?" if near else ""
+    repo = snap.manifest.repo_path
+    if repo and (Path(repo) / path).is_file() and not near:    # indexed, never committed (a probe)
+        if ((snap.manifest.report or {}).get("history") or {}).get("shallow"):
+            return NotFound(f"{path} has no commits in the mined history: this is a shallow clone, and its "
+                            "history lies beyond the boundary (`git fetch --unshallow`, then index)")
+        return NotFound(f"{path} has no commits in the mined history yet: commit it, then index")
+    return NotFound(f"{path} has no history in the index (not a current file of the repository"
+                    f"{_renamed(snap, path)}){hint}")
+
+
+def _renamed(snap: Snapshot, path: str) -> str:
+    """", renamed to NEW in SHA" when the history saw ``path`` renamed (the latest such rename), with
+    where that file is now: an old name said only "not a current file" (a probe)."""
+    rows = (_changes(snap, "sha", "path", "old_path", "current_path", "change_type", "committed_at")
+            .filter((pl.col("change_type") == "R") & (pl.col("old_path") == path))
+            .sort("committed_at", descending=True).head(1).to_dicts())
+    if not rows:
+        return ""
+    r = rows[0]
+    now = "" if r["current_path"] == r["path"] else f", now {r['current_path']}" if r["current_path"] \
+        else ", since deleted"
+    return f": renamed to {r['path']} in {r['sha'][:12]}{now}"
 
 
 def dataset(src: Source, name: str) -> pl.LazyFrame:
@@ -103,14 +181,17 @@ def top_pairs(src: Source, n: int | None = 20, by: str = "support", min_support:
     return lf.head(n) if n else lf
 
 
-def coupled_with(src: Source, path: str, n: int | None = None) -> pl.LazyFrame:
-    """Files that change with ``path`` (its current path), by P(other changes | path changes).
+def coupled_with(src: Source, path: str | os.PathLike[str], n: int | None = None) -> pl.LazyFrame:
+    """Files that change with ``path`` by P(other changes | path changes); ``path`` is read by
+    ``current_path`` (repository-relative or on disk; NotFound when it has no history).
 
     Columns: path, partner, support, revs (of path), partner_revs, confidence (P(partner | path)),
     reverse_confidence (P(path | partner)), lift, degree, first_time, last_time, decayed_weight.
     """
     _check_n(n)
-    lf = cochange(src)
+    snap = snapshot(src)
+    path = current_path(snap, path)
+    lf = cochange(snap)
     common = ["support", "lift", "degree", "first_time", "last_time", "decayed_weight"]
     fwd = lf.filter(pl.col("a") == path).select(
         pl.col("a").alias("path"), pl.col("b").alias("partner"), pl.col("revs_a").alias("revs"),
@@ -130,9 +211,21 @@ def _lines(col: str) -> pl.Expr:
     return pl.col(col).fill_null(0).cast(pl.Int64).sum()
 
 
-def _utc(t: datetime) -> datetime:
-    """``t`` comparable with ``committed_at`` (UTC): a naive time is taken as UTC (it raised Polars'
-    SchemaError)."""
+SINCE_FORMS = "a datetime (naive: UTC), a date (its midnight UTC) or an ISO 8601 string (2025-01-01, 2025-01-01T12:00+02:00)"
+
+
+def _utc(t: object) -> datetime:
+    """``since`` as a UTC time comparable with ``committed_at``: a naive time is UTC (it raised Polars'
+    SchemaError); a date and an ISO string are read as such (they raised a bare AttributeError)."""
+    if isinstance(t, str):
+        try:
+            t = datetime.fromisoformat(t.strip())
+        except ValueError:
+            raise InvalidArgument(f"since must be {SINCE_FORMS}; {echo(t)!r} is not ISO 8601") from None
+    elif isinstance(t, date) and not isinstance(t, datetime):
+        t = datetime(t.year, t.month, t.day)
+    if not isinstance(t, datetime):
+        raise InvalidArgument(f"since must be {SINCE_FORMS}, got {echo(repr(t))} ({type(t).__name__})")
     return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
 
 
@@ -142,17 +235,19 @@ def _max_commit_files(src: Source) -> int:
     return int(got) if isinstance(got, int) and not isinstance(got, bool) else HistoryConfig().max_files_per_commit
 
 
-def hotspots(src: Source, n: int | None = 20, since: datetime | None = None) -> pl.LazyFrame:
+def hotspots(src: Source, n: int | None = 20, since: datetime | date | str | None = None) -> pl.LazyFrame:
     """Files by churn (lines added + deleted) over their whole history, renames followed.
 
     Columns: path (current), commits, added, deleted, churn, authors, first_change, last_change.
     Only files that still exist; merge diffs are not in file_changes unless merges were mined.
-    ``since``: only changes from then on (a naive time is UTC).
+    ``since``: only changes from then on: a datetime (naive: UTC), a date (its midnight UTC) or an
+    ISO 8601 string of either.
     """
     _check_n(n)
+    start = _utc(since) if since is not None else None
     fc = file_changes(src).filter(pl.col("current_path").is_not_null())
-    if since is not None:
-        fc = fc.filter(pl.col("committed_at") >= _utc(since))
+    if start is not None:
+        fc = fc.filter(pl.col("committed_at") >= start)
     authors = commits(src).select("sha", "author_email")
     out = (fc.join(authors, on="sha", how="left")
            .group_by(pl.col("current_path").alias("path"))
@@ -167,9 +262,10 @@ def hotspots(src: Source, n: int | None = 20, since: datetime | None = None) -> 
     return out.head(n) if n else out
 
 
-def coupling_over_time(src: Source, path: str, every: str = "1y", max_files_per_commit: int | None = None
-                       ) -> pl.LazyFrame:
-    """How ``path``'s coupling evolves: per period and partner, the commits they shared.
+def coupling_over_time(src: Source, path: str | os.PathLike[str], every: str = "1y",
+                       max_files_per_commit: int | None = None) -> pl.LazyFrame:
+    """How ``path``'s coupling evolves (``path`` read by ``current_path``): per period and partner,
+    the commits they shared.
 
     ``every`` is a Polars duration ("1y", "6mo", "1q"...). Columns: period (start), partner,
     support (shared commits in the period), revs (commits changing ``path`` in the period),
@@ -179,10 +275,12 @@ def coupling_over_time(src: Source, path: str, every: str = "1y", max_files_per_
     """
     if not isinstance(every, str) or not _DURATION.fullmatch(every):     # "0y" made a period per commit
         raise InvalidArgument(f"every must be a positive Polars duration such as 1y, 6mo, 1q, 2w, got {every!r}")
+    snap = snapshot(src)
+    path = current_path(snap, path)
     if max_files_per_commit is None:
-        max_files_per_commit = _max_commit_files(src)
-    fc = file_changes(src).filter(pl.col("current_path").is_not_null())
-    ok = commits(src).filter(pl.col("n_files") <= max_files_per_commit).select("sha")
+        max_files_per_commit = _max_commit_files(snap)
+    fc = file_changes(snap).filter(pl.col("current_path").is_not_null())
+    ok = commits(snap).filter(pl.col("n_files") <= max_files_per_commit).select("sha")
     tx = (fc.join(ok, on="sha").select("sha", pl.col("current_path").alias("file"), "committed_at")
           .unique(["sha", "file"])
           .with_columns(pl.col("committed_at").dt.truncate(every).alias("period")))
@@ -232,5 +330,5 @@ def summary(src: Source) -> dict:
     return {k: (int(v) if isinstance(v, (bool,)) else v) for k, v in out.items()}
 
 
-__all__ = ["Source", "snapshot", "dataset", "commits", "file_changes", "cochange", "symbol_cochange",
+__all__ = ["Source", "SINCE_FORMS", "snapshot", "current_path", "dataset", "commits", "file_changes", "cochange", "symbol_cochange",
            "top_pairs", "coupled_with", "hotspots", "coupling_over_time", "summary"]

@@ -42,9 +42,11 @@ def check_len(what: str, value: str | None, limit: int) -> str:
 
 
 def check_range(what: str, value: object, least: int | None, most: int | None) -> None:
-    """A whole number (a bool is not one) from ``least`` to ``most`` (None: unbounded on that side)."""
-    if (isinstance(value, bool) or not isinstance(value, int) or (least is not None and value < least)
-            or (most is not None and value > most)):
+    """A whole number (a bool is not one) from ``least`` to ``most`` (None: unbounded on that side).
+    Another type is told so, not given the range (1.5 was "must be at least 0, got 1.5")."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgument(f"{what} must be a whole number, got {echo(repr(value))} ({type(value).__name__})")
+    if (least is not None and value < least) or (most is not None and value > most):
         said = (f"between {least} and {most}" if least is not None and most is not None
                 else f"at least {least}" if least is not None else f"at most {most}")
         raise InvalidArgument(f"{what} must be {said}, got {echo(value)}")

@@ -25,52 +25,13 @@ def register(sub) -> None:
     p.set_defaults(func=run_history)
 
 
-def _repo_relative(path: str, repo_path: str | None) -> str:
-    """A path as the user typed it -> the repository-relative posix path the datasets use."""
-    import os
-    from pathlib import Path
-
-    p = Path(path)
-    out = p.as_posix().removeprefix("./")
-    if repo_path and (p.is_absolute() or p.exists()):
-        root = Path(repo_path).resolve()
-        # as typed, then with symlinked folders resolved (a checkout reached through a link: a probe)
-        for where in (Path(os.path.abspath(p)), Path(os.path.abspath(p)).parent.resolve() / p.name):
-            try:
-                out = where.relative_to(root).as_posix()
-                break
-            except ValueError:
-                pass
-    # a name that is not UTF-8, typed as it is on disk: the datasets spell its bytes \xNN (a probe);
-    # spelled so once it is repository-relative (from a subfolder it has to be found on disk first)
-    return out.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") \
-        if any("\udc80" <= ch <= "\udcff" for ch in out) else out
-
-
 def run_cochange(args) -> int:
-    from pathlib import Path
-
-    import polars as pl
-
     from stratum import analysis as A
-    from stratum.errors import NotFound
 
     snap = A.snapshot(resolve_store(args))
-    path = _repo_relative(args.path, snap.manifest.repo_path)
-    partners = A.coupled_with(snap, path).collect()
-    if partners.height == 0:
-        known = (A.file_changes(snap).filter(pl.col("current_path").is_not_null())
-                 .select(pl.col("current_path").unique()).collect().get_column("current_path").to_list())
-        if path not in known:
-            near = sorted(k for k in known if k.endswith("/" + path) or k == path)
-            hint = f"; did you mean {', '.join(near[:5])}?" if near else ""
-            repo = snap.manifest.repo_path
-            if repo and (Path(repo) / path).is_file() and not near:    # indexed, never committed (a probe)
-                if ((snap.manifest.report or {}).get("history") or {}).get("shallow"):
-                    raise NotFound(f"{path} has no commits in the mined history: this is a shallow clone, and its "
-                                   "history lies beyond the boundary (`git fetch --unshallow`, then index)")
-                raise NotFound(f"{path} has no commits in the mined history yet: commit it, then index")
-            raise NotFound(f"{path} has no history in the index (not a current file of the repository){hint}")
+    # one reading of a typed path, shared with the library (a clear error, "did you mean", a rename)
+    path = A.current_path(snap, args.path)
+    partners = A.coupled_with(snap, args.path).collect()
     if args.parquet:
         partners.write_parquet(args.parquet)
     shown = partners.head(args.top) if args.top else partners

@@ -194,7 +194,7 @@ def test_cli_history_probe_mends(store, capsys, tmp_path):
 def test_a_name_that_is_not_utf8_is_read_as_the_datasets_spell_it():
     """`stratum cochange "$(printf 'src/caf\\xe9.py')"` had "no history": Python hands the byte over as
     a surrogate, the datasets spell it \\xe9 (a probe)."""
-    from stratum.cli.history import _repo_relative
+    from stratum.analysis import _repo_relative
 
     assert _repo_relative("src/caf\udce9.py", None) == "src/caf\\xe9.py"
     assert _repo_relative("/r/src/caf\udce9.py", "/r") == "src/caf\\xe9.py"
@@ -203,7 +203,7 @@ def test_a_name_that_is_not_utf8_is_read_as_the_datasets_spell_it():
 def test_a_name_that_is_not_utf8_typed_from_a_subfolder_is_found(tmp_path, monkeypatch):
     """A review: spelled \\xNN before it was looked up on disk, a relative name from a subfolder
     was never made repository-relative."""
-    from stratum.cli.history import _repo_relative
+    from stratum.analysis import _repo_relative
 
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub").joinpath(b"caf\xe9.py".decode("utf-8", "surrogateescape")).write_text("x = 1\n")
