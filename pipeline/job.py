@@ -503,13 +503,12 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             with _stage(rep, "history"):           # the wait for it; history_mined: its own time
                 progress("history", 0, 1)
                 with _mine_ends_with_run(pool, mine_stop):       # a signal lands in this wait, mostly
-                    (hist_tables, watermark, head_paths), mined_s = mining.result()   # re-raises its error here
+                    (hist_tables, watermark, _), mined_s = mining.result()   # re-raises its error here
                 rep.timed("history_mined", mined_s)
                 progress("history", 1, 1)
                 edges.extend(st.cochange_edges(hist_tables, nodes))
                 if cfg.history.symbols:
-                    hist_tables["symbol_cochange"] = _symbols(eng, root, cfg, hist_tables, head_paths, rep,
-                                                              progress)
+                    _symbols(eng, root, cfg, hist_tables, prev_snap, rep, progress)
                 writer.history(hist_tables, externals)   # final now: written while notes and embed run
             with _stage(rep, "notes"):
                 merged_ids = st.carry_notes(store, prev_snap, nodes, edges, rep, hist_tables, cfg)
@@ -556,22 +555,30 @@ def _ignore_store(store: Store) -> None:
         gi.write_text("# a Stratum store: data, not code\n*\n")
 
 
-def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, head_paths, rep: RunReport, progress: Progress):
-    """Symbol-level co-change: the commits' diffs mapped to function spans, batches on the engine."""
+def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: RunReport, progress: Progress) -> None:
+    """Symbol-level co-change: the diffs of commits not mined before mapped to function spans
+    (batches on the engine), beside the previous version's rows (``st.symbol_base``); the pairs
+    recomputed over all of them. Adds ``symbol_changes`` and ``symbol_cochange`` to ``tables``."""
     import pyarrow as pa
 
-    from pipeline.symbols import compute, plan
-    from stratum import schema as S
+    from pipeline.storestate import PARSE_FORMAT
+    from pipeline.symbols import SYMBOL_CHANGES, compute, mine_key, plan
 
+    t = time.perf_counter()
     commits, changes = tables["commits"], tables["file_changes"]
+    kept, known = st.symbol_base(prev_snap, cfg, rep, commits)
     n = max(1, (cfg.num_cpus or st.cpu_count()) * 4)
-    batches = [b for b in plan(changes, commits, cfg.history, batches=n) if b]
+    batches = [b for b in plan(changes, commits, cfg.history, batches=n, known=known) if b]
     parts = eng.symbols(root, batches, progress)
-    if not parts:
-        return S.to_table([], S.SYMBOL_COCHANGE)
-    out = compute(pa.concat_tables(parts), changes, commits, cfg.history, head_paths=head_paths)
-    rep.history["symbol_pairs"] = out.num_rows
-    return out
+    pieces = ([kept] if kept is not None else []) + [p.cast(SYMBOL_CHANGES) for p in parts]
+    rows = pa.concat_tables(pieces) if pieces else SYMBOL_CHANGES.empty_table()
+    # current_path is resolved at HEAD by the history stage (mine, combine): no second rename walk
+    tables["symbol_cochange"] = out = compute(rows, changes, commits, cfg.history, resolved=True)
+    tables["symbol_changes"] = rows
+    rep.history.update(symbol_pairs=out.num_rows, symbol_commits_mined=sum(len(b) for b in batches),
+                       symbol_changes_kept=kept.num_rows if kept is not None else 0,
+                       symbols_key=mine_key(cfg.history, PARSE_FORMAT))
+    rep.timed("symbols", time.perf_counter() - t)
 
 
 __all__ = ["index_repository", "RunStopped", "ensure_ray", "choose_engine", "engine_for", "InProcess", "OnRay",

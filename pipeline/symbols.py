@@ -27,14 +27,20 @@ per commit); see docs/bench/history.md. Opt-in: ``HistoryConfig.symbols``.
 
 For parallel runs (the Ray job): ``plan`` splits the eligible commits into batches,
 ``changed_symbols`` is a pure function of (repository, batch), ``compute`` combines the batches.
+
+Incremental: a commit's rows are a pure function of its sha (its diff against its first parent) and
+of the rules here and in the parser, so the store keeps them (``schema.SYMBOL_CHANGES``) and a
+re-index mines only commits it has not seen (``plan(known=)``), then recomputes the pairs over all
+rows: equal to a full mine. ``mine_key`` names those rules; kept rows are reused only under the same key.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import OrderedDict
 from pathlib import Path
-from typing import Sequence
+from typing import Collection, Sequence
 
 import polars as pl
 import pyarrow as pa
@@ -44,14 +50,11 @@ from pipeline.history import current_paths
 from stratum import schema as S
 from stratum.config import HistoryConfig
 
-# one row per (commit, file, changed function or method); an intermediate, not a stored dataset
-SYMBOL_CHANGES = pa.schema([
-    pa.field("sha", pa.string(), nullable=False),
-    pa.field("path", pa.string(), nullable=False),        # the file's path in that commit
-    pa.field("qualname", pa.string(), nullable=False),
-    pa.field("kind", pa.string(), nullable=False),        # function / method
-    pa.field("committed_at", pa.timestamp("us", tz="UTC")),
-])
+# one row per (commit, file, changed function or method); stored, so a re-index mines only new commits
+SYMBOL_CHANGES = S.SYMBOL_CHANGES
+# bumped when what a commit's rows are changes (the patch reading, the span rule): stored rows of
+# another format are mined again (``mine_key``)
+FORMAT = 1
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _FUNC_KINDS = ("function", "method")
@@ -69,11 +72,22 @@ def pathspecs() -> list[str]:
     return sorted(f"*{ext}" for ext in languages.EXTENSIONS)
 
 
+def mine_key(cfg: HistoryConfig, parse_format: int) -> str:
+    """What a commit's stored rows depend on beyond its sha: this module's ``FORMAT``, the parser's
+    output format (``pipeline.storestate.PARSE_FORMAT``: spans and qualified names), the languages
+    parsed and the commit size mined. Rows stored under another key are mined again."""
+    rules = f"{FORMAT}|{parse_format}|{cfg.max_files_per_commit}|{','.join(pathspecs())}"
+    return hashlib.blake2b(rules.encode(), digest_size=6).hexdigest()
+
+
 def plan(file_changes: pa.Table, commits: pa.Table, cfg: HistoryConfig = HistoryConfig(),
-         batches: int = 1) -> list[list[str]]:
+         batches: int = 1, known: Collection[str] = ()) -> list[list[str]]:
     """Eligible commits (non-merge, not huge, touching a parsed language), in ``batches`` lists of
-    about equal size, oldest first within each (git reads neighbouring commits' blobs faster)."""
+    about equal size, oldest first within each (git reads neighbouring commits' blobs faster).
+    ``known``: shas whose rows are held already (a previous version's): left out."""
     cm = _frame(commits.select(["sha", "is_merge", "n_files", "committed_at"]))
+    if known:
+        cm = cm.join(pl.DataFrame({"sha": list(known)}, schema={"sha": pl.String}), on="sha", how="anti")
     ok = cm.filter(~pl.col("is_merge").fill_null(False)
                    & (pl.col("n_files").fill_null(0) <= cfg.max_files_per_commit))
     suffix = "(?i)(" + "|".join(re.escape(e) for e in sorted(languages.EXTENSIONS)) + ")$"
@@ -161,7 +175,7 @@ def changed_symbols(repo_root: str | Path, shas: Sequence[str]) -> pa.Table:
     t = pa.Table.from_pydict({k: v for k, v in cols.items() if k != "committed_at"},
                              schema=pa.schema([f for f in SYMBOL_CHANGES if f.name != "committed_at"]))
     ts = pa.array(cols["committed_at"], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
-    return t.append_column(SYMBOL_CHANGES.field("committed_at"), ts)
+    return t.append_column(SYMBOL_CHANGES.field("committed_at"), ts).replace_schema_metadata(SYMBOL_CHANGES.metadata)
 
 
 class _PatchParser:
@@ -296,12 +310,16 @@ def _c_unquote(s: bytes) -> bytes:
 
 
 def compute(symbol_changes: pa.Table, file_changes: pa.Table, commits: pa.Table,
-            cfg: HistoryConfig = HistoryConfig(), head_paths: list[str] | None = None) -> pa.Table:
+            cfg: HistoryConfig = HistoryConfig(), head_paths: list[str] | None = None,
+            resolved: bool = False) -> pa.Table:
     """Symbol co-change pairs (schema.SYMBOL_COCHANGE), sorted by (a, b).
 
     ``symbol_changes`` may be the concatenation of ``changed_symbols`` batches in any order.
+    ``resolved``: ``file_changes.current_path`` is already resolved at HEAD (``history.mine`` and
+    ``combine`` do it), so the rename walk is not repeated.
     """
-    cur = current_paths(file_changes, commits, head_paths)
+    cur = (file_changes.column("current_path").to_pylist() if resolved
+           else current_paths(file_changes, commits, head_paths))
     fmap = pl.DataFrame({"sha": file_changes.column("sha").to_pylist(),
                          "path": file_changes.column("path").to_pylist(),
                          "current": pl.Series(cur, dtype=pl.String)}).unique(["sha", "path"])
@@ -343,4 +361,4 @@ def mine_symbols(repo_root: str | Path, file_changes: pa.Table, commits: pa.Tabl
     return compute(changes, file_changes, commits, cfg, head_paths)
 
 
-__all__ = ["SYMBOL_CHANGES", "pathspecs", "plan", "definitions", "changed_symbols", "compute", "mine_symbols"]
+__all__ = ["SYMBOL_CHANGES", "FORMAT", "mine_key", "pathspecs", "plan", "definitions", "changed_symbols", "compute", "mine_symbols"]

@@ -160,6 +160,16 @@ SYMBOL_COCHANGE = _schema([
     pa.field("last_time", pa.timestamp("us", tz="UTC")),
 ], "symbol_cochange")
 
+# The functions and methods each commit changed (pipeline.symbols, opt-in with symbol co-change): kept
+# so that a re-index reads only the new commits' diffs and recomputes SYMBOL_COCHANGE over all of them.
+SYMBOL_CHANGES = _schema([
+    pa.field("sha", pa.string(), nullable=False),
+    pa.field("path", pa.string(), nullable=False),        # the file's path in that commit
+    pa.field("qualname", pa.string(), nullable=False),
+    pa.field("kind", pa.string(), nullable=False),        # function / method
+    pa.field("committed_at", pa.timestamp("us", tz="UTC")),
+], "symbol_changes")
+
 # Embedding cache: a re-index embeds only text whose hash it has not seen with this model.
 EMBEDDINGS = _schema([
     pa.field("model", pa.string(), nullable=False),
@@ -170,7 +180,7 @@ EMBEDDINGS = _schema([
 DATASETS: dict[str, pa.Schema] = {
     "nodes": NODES, "edges": EDGES, "external_imports": EXTERNAL_IMPORTS, "commits": COMMITS,
     "file_changes": FILE_CHANGES, "cochange": COCHANGE, "symbol_cochange": SYMBOL_COCHANGE,
-    "embeddings": EMBEDDINGS,
+    "symbol_changes": SYMBOL_CHANGES, "embeddings": EMBEDDINGS,
 }
 
 
@@ -197,5 +207,5 @@ __all__ = [
     "NOTE_KIND_DESCRIPTIONS", "NOTE_KINDS_NEED_ABOUT", "NOTE_KIND_WORDS", "NODE_KINDS", "SEARCH_KINDS", "EDGE_KINDS",
     "LEVELS", "WALK_EDGE_KINDS", "EMBED_DIM",
     "NODES", "EDGES", "EXTERNAL_IMPORTS", "COMMITS", "FILE_CHANGES", "COCHANGE", "SYMBOL_COCHANGE",
-    "EMBEDDINGS", "DATASETS", "to_table", "check_schema",
+    "SYMBOL_CHANGES", "EMBEDDINGS", "DATASETS", "to_table", "check_schema",
 ]
