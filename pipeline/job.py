@@ -448,8 +448,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             # which, so an answer can say so once the work tree lost them (stashed, reverted)
             rep.dirty_paths = sorted(p for p in gitio.dirty_paths(root)
                                      if not any(p == i or p.startswith(i.rstrip("/") + "/") for i in inside))[:DIRTY_PATHS_KEPT]
-            rep.messages.append(f"the work tree has uncommitted changes: they are indexed, under HEAD "
-                                f"{(head or '')[:12]} (a session with --worktree sees edits without indexing them)")
+            under = f"under HEAD {head[:12]}" if head else "in a repository with no commits yet"
+            rep.messages.append(f"the work tree has uncommitted changes: they are indexed, {under} "
+                                "(a session with --worktree sees edits without indexing them)")
         why = storestate.up_to_date(head, store, prev, rep, gitio.boundary_key(boundary))
         if why:
             rep.up_to_date, rep.version, rep.incremental = True, prev.version, True
