@@ -34,7 +34,8 @@ from serving.auth import is_loopback, read_pem
 from serving.server import ERROR_CODE_KEY, MAX_RESPONSE_BYTES, RETRYABLE_KEY
 from stratum import errors as E
 from stratum.envelope import Response
-from stratum.limits import echo
+from stratum.limits import echo, plain_name
+from stratum.notetext import LONE_SURROGATE, check_utf8
 
 def _tree(cls: type[E.StratumError]) -> list[type[E.StratumError]]:
     return [cls] + [c for sub in cls.__subclasses__() for c in _tree(sub)]
@@ -93,6 +94,31 @@ def _host(rest: str) -> str:
     return rest.rsplit(":", 1)[0] if rest.count(":") == 1 else rest
 
 
+# Free text: a byte that is not UTF-8 reads as U+FFFD, as the tools read it (docs/notes.md).
+_TEXT = frozenset({"text", "query", "reason"})
+# remember's note fields, in the words the tools use for them (``notes.validate``: NoteRejected)
+_NOTE_FIELDS = {"about": "target", "tags": "tag", "supersedes": "note id in supersedes"}
+
+
+def _utf8(rpc: str, field: str, value: Any) -> Any:
+    """``value`` as the wire can carry it, else the error the tools give for it. A lone surrogate
+    (a command-line byte that is not UTF-8: ``caf\\xe9`` -> "caf\\udce9") cannot be encoded into a
+    request, and every call with one ended in a UnicodeEncodeError traceback, where the local
+    tools keep the text (U+FFFD) and refuse a name, tag or target, which is matched exactly."""
+    if isinstance(value, str):
+        if field in _TEXT:
+            return LONE_SURROGATE.sub("\ufffd", value)
+        if field in ("author", "model"):
+            return plain_name(field, value)        # open_session's own check, its words
+        check_utf8(field, value, E.InvalidArgument)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        said = _NOTE_FIELDS.get(field) if rpc == "Remember" else None
+        for v in value:
+            if isinstance(v, str):
+                check_utf8(said or field, v, E.NoteRejected if said else E.InvalidArgument)
+    return value
+
+
 def _pem(what: str, value: bytes | str | os.PathLike | None) -> bytes | None:
     return None if value is None else read_pem(what, value)
 
@@ -111,6 +137,9 @@ class Client:
             raise E.InvalidArgument("a client certificate needs its key, and a key its certificate")
         if token is not None and (not token.strip() or any(c.isspace() for c in token.strip())):
             raise E.InvalidArgument("the token must be one word without spaces")
+        if token is not None and LONE_SURROGATE.search(token):     # never echoed: it is a secret
+            raise E.InvalidArgument("the token holds a byte that is not valid UTF-8; give it as UTF-8 text")
+        check_utf8("server address", address, E.InvalidArgument)    # neither reaches the wire (a traceback)
         secure = tls or root_cert is not None or client_cert is not None
         if token and not secure and not plaintext_token and not all(map(is_loopback, _hosts(address))):
             raise E.InvalidArgument(f"refusing to send a bearer token in plaintext to {echo(address)}: use TLS "
@@ -128,6 +157,7 @@ class Client:
 
     # ---- plumbing ----------------------------------------------------------------------------
     def _call(self, rpc: str, request_type: type, kwargs: dict[str, Any]) -> Response:
+        kwargs = {k: _utf8(rpc, k, v) for k, v in kwargs.items()}
         try:
             reply = getattr(self._stub, rpc)(convert.request_from_kwargs(request_type, kwargs),
                                              timeout=self.timeout, metadata=self._metadata)

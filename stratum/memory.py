@@ -31,10 +31,11 @@ from stratum.branchnotes import OnDefault, pending_warnings
 from stratum.branchview import BranchView, StoreOverlay
 from stratum.errors import InvalidArgument, NotFound
 from stratum.freshness import Freshness, repo_at
+from stratum.identity import current
 from stratum.ids import node_id
 from stratum.limits import MAX_TARGET_CHARS, check_len, echo
 from stratum.notetext import LONE_SURROGATE, terminal_safe
-from stratum.overlay import NotesOverlay
+from stratum.overlay import NotesOverlay, no_such_note
 from stratum.shard import Shard, ShardSet
 
 # what an agent opening the code reads first: what failed, root causes, what agents learnt, then the
@@ -128,6 +129,21 @@ class Memory:
     def note_store(self, note_id: str) -> Shard | None:
         """The shard whose overlay holds an agent note (quarantined ones too), or None."""
         return next((sh for sh in self.shards.shards if self.overlay(sh).exists(note_id)), None)
+
+    def note_holder(self, note_id: str, action: str) -> tuple[Shard, str]:
+        """The shard holding the note a reviewer names to ``action`` (retract, confirm), and its full id: its
+        id (quarantined notes too), or a short id of one the caller may see (``notes.by_prefix``, the CLI's
+        rule). A mined or code node's id is said to be one (``notes.not_a_note``), else ``no_such_note``."""
+        if (held := self.note_store(note_id)) is not None:
+            return held, note_id
+        sees_all = current().is_maintainer         # as ``NotesOverlay.retract`` reaches hidden notes
+        reach = {n: sh for sh in self.shards.shards for ov in (self.overlay(sh),) for n in ov.notes
+                 if n.startswith(note_id) and (sees_all or ov.visible(n))} if N.SHORT_ID.fullmatch(note_id) else {}
+        full = N.by_prefix(reach, note_id)
+        if full is not None:
+            return reach[full], full
+        node = next((sh.row(r) for sh in self.shards.shards if (r := sh.row_of.get(note_id)) is not None), None)
+        raise no_such_note(note_id) if node is None else N.not_a_note(node, action)
 
     # ---- freshness ------------------------------------------------------------------------
     def fresh(self, items: list[tuple[str, str, str]], *, everything: bool = False,
@@ -229,7 +245,7 @@ class Memory:
                     and _tail_names(target, sh.col("path")[r] or "")]
             if hits:
                 return W.one(hits, asked or target)
-        skipped = self._skipped(shards, target)
+        skipped = self.unindexed(shards, target)
         if skipped:
             raise NotFound(skipped)
         near = self._suggest(shards, target)
@@ -246,10 +262,11 @@ class Memory:
         nid = sh.col("id")[row]
         return nid in ov.quarantined and not ov.visible(nid)
 
-    def _skipped(self, shards: list[Shard], target: str) -> str:
+    def unindexed(self, shards: list[Shard], target: str) -> str:
         """Why a file of the repository is not in the index: the reason the last index gave (its report
         keeps a few paths a reason), else that it exists but was skipped or is new (it read as a typo: a
-        probe). A name that is not UTF-8 is spelled as history spells it (``caf\\xe9``; it read ``caf?``)."""
+        probe). A name that is not UTF-8 is spelled as history spells it (``caf\\xe9``; it read ``caf?``).
+        "" when it cannot say. `get` and `remember` say it of a target they do not know."""
         path = target.partition("::")[0].removeprefix("./")
         if not path or path.startswith("/") or ".." in path.split("/") or "\\" in path:
             return ""                   # never a look outside the repository (a client could probe the disk)

@@ -22,9 +22,10 @@ from typing import Callable, Iterable, Mapping
 from stratum import ids, tokens
 from stratum.errors import NoteRejected, PermissionDenied
 from stratum.limits import echo
-from stratum.notetext import check_utf8, clean_text, has_control
-from stratum.notetrust import (check_may_change, is_quarantined, provenance, retracted_before, session_label,
-                               trust_of, trusted_authors, valid_confirmations)
+from stratum.notetext import check_utf8, clean_text, not_plain
+from stratum.notetrust import (SHORT_ID, by_prefix, check_may_change, is_quarantined, not_a_note, provenance,
+                               retracted_before, same_writer, session_label, trust_of, trusted_authors,
+                               valid_confirmations)
 from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
 
 ACTIVE, SUPERSEDED, RETRACTED, ORPHANED = "active", "superseded", "retracted", "orphaned"
@@ -154,11 +155,11 @@ class Note:
 # ---- validation and writing ------------------------------------------------------------------
 def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve: Resolver,
              session: str | None = None, tags: Iterable[str] = (), supersedes: Iterable[str] = (),
-             note_exists: Callable[[str], bool] | None = None,
+             note_exists: Callable[[str], bool] | None = None, explain: Callable[[str], str] | None = None,
              limits: NoteLimits = NoteLimits()) -> list[Target]:
-    """Check a note before anything is written; NoteRejected says what is wrong. Returns the
-    resolved targets (each with the node id and content hash of the code at this moment), each
-    node once (``a.py`` and ``./a.py`` are one target). "" and "." name the repository."""
+    """Check a note before anything is written; NoteRejected says what is wrong. Returns the resolved targets
+    (each with the node id and content hash of the code now), each node once (``a.py`` and ``./a.py`` are one
+    target). "" and "." name the repository. ``explain``: why a target is unknown, as `get` says it."""
     if kind not in AGENT_NOTE_KINDS:
         raise NoteRejected(f"unknown note kind {echo(kind)!r}; use one of: {', '.join(AGENT_NOTE_KINDS)}")
     stored = clean_text(text) if isinstance(text, str) else ""
@@ -174,9 +175,9 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
     if len(tags) > limits.max_tags:
         raise NoteRejected(f"{len(tags)} tags, over the limit of {limits.max_tags}")
     for t in tags:
-        if not isinstance(t, str) or not t.strip() or len(t) > limits.max_tag_chars or has_control(t):
-            raise NoteRejected(f"bad tag {echo(t)!r}: tags are non-empty strings of at most "
-                               f"{limits.max_tag_chars} printable characters")
+        if not isinstance(t, str) or not t.strip() or len(t) > limits.max_tag_chars or not_plain(t):
+            raise NoteRejected(f"bad tag {echo(t)!r}: tags are non-empty strings of at most {limits.max_tag_chars} "
+                               "printable characters, none of them control or invisible (they are matched exactly)")
         check_utf8("tag", t)
     about = list(dict.fromkeys(a.strip() if isinstance(a, str) else a for a in about))
     if any(not isinstance(a, str) for a in about):
@@ -199,9 +200,10 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
                                   r.branch, r.branch_commit))
     if unknown:
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        hint = next(filter(None, map(explain, unknown)), "") if explain is not None else ""
         raise NoteRejected(f"unknown target{'s' if len(unknown) > 1 else ''}: "
                            f"{', '.join(repr(echo(u)) for u in unknown[:5])}{more}: not a node id, path or "
-                           "path::qualname of the indexed code")
+                           "path::qualname of the indexed code" + (f"; {hint}" if hint else ""))
     supersedes = list(dict.fromkeys(supersedes))
     for s in supersedes:
         if not isinstance(s, str) or not s:
@@ -217,7 +219,7 @@ def _check_name(what: str, value, limits: NoteLimits, *, required: bool) -> None
         return
     if not isinstance(value, str) or not value.strip():
         raise NoteRejected(f"note {what} is empty: say which agent/model (or person) wrote it")
-    if len(value) > limits.max_name_chars or has_control(value):
+    if len(value) > limits.max_name_chars or not_plain(value):
         raise NoteRejected(f"note {what} must be at most {limits.max_name_chars} printable characters")
     check_utf8(f"note {what}", value)
 
@@ -280,17 +282,17 @@ def append_note(log, kind: str, text: str, targets: list[Target], author: str, *
 
 
 def identical(known: Mapping[str, Note], kind: str, text: str, targets: list[Target], author: str, *,
-              tags: Iterable[str] = (), supersedes: Iterable[str] = (), branch: str = "") -> Note | None:
-    """An active note of ``author``'s that says the same (kind, text as stored, targets, tags,
-    branch) and already supersedes ``supersedes``, or None. A client retrying a write that timed out,
-    or a script run twice (``make demo``), must not leave two copies of one finding: each copy lends
-    its files the same evidence again and takes another place on a page."""
+              tags: Iterable[str] = (), supersedes: Iterable[str] = (), branch: str = "",
+              authenticated: bool = False, maintainer: bool = False) -> Note | None:
+    """An active note of this identity's (``same_writer``: proven or not, as the writer is) saying the
+    same (kind, text as stored, targets, tags, branch), already superseding ``supersedes``, or None: a
+    retried write, or a script run twice, must not leave two copies of one finding."""
     body, nodes, tag_set, old = clean_text(text), sorted(t.node_id for t in targets), sorted(tags), set(supersedes)
     branch = stored_branch(branch) if branch else ""
     for n in known.values():
-        if n.author == author and n.kind == kind and n.text == body and n.status == ACTIVE and \
-                n.branch == branch and sorted(t.node_id for t in n.about) == nodes and sorted(n.tags) == tag_set \
-                and old <= set(n.supersedes):
+        if same_writer(n, author, authenticated=authenticated, maintainer=maintainer) and n.kind == kind and \
+                n.text == body and n.status == ACTIVE and n.branch == branch and old <= set(n.supersedes) and \
+                sorted(t.node_id for t in n.about) == nodes and sorted(n.tags) == tag_set:
             return n
     return None
 
@@ -590,11 +592,9 @@ def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
     return {n["id"]: note_from_node(n) for n in nodes if n.get("kind") in AGENT_NOTE_KINDS}
 
 
-__all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "stored_branch",
-           "note_body", "write_note", "append_note",
-           "write_retract", "retract_once", "write_confirm", "note_from_body", "fold", "fold_records", "staleness",
-           "is_orphaned",
-           "note_to_records", "note_from_node", "notes_from_nodes", "clean_text", "written_on", "check_may_change",
-           "valid_confirmations", "retracted_before", "trusted_authors", "is_quarantined", "trust_of", "provenance",
-           "session_label",
-           "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED", "STATUSES"]
+__all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "stored_branch", "note_body",
+           "write_note", "append_note", "write_retract", "retract_once", "write_confirm", "note_from_body", "fold",
+           "fold_records", "staleness", "is_orphaned", "note_to_records", "note_from_node", "notes_from_nodes",
+           "clean_text", "written_on", "check_may_change", "valid_confirmations", "retracted_before", "trusted_authors",
+           "is_quarantined", "trust_of", "provenance", "session_label", "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED",
+           "STATUSES", "same_writer", "by_prefix", "not_a_note", "SHORT_ID"]

@@ -9,16 +9,9 @@ names, docstrings: ``terminal_safe``), so one definition says what may reach a t
 from __future__ import annotations
 
 import re
-import unicodedata
 
-from stratum.errors import NoteRejected
-from stratum.limits import echo
-
-
-def has_control(s: str) -> bool:
-    """Whether a name or tag holds a control character (a newline forged a provenance line)."""
-    return any(unicodedata.category(c) == "Cc" for c in s)
-
+from stratum.errors import InvalidArgument, NoteRejected, StratumError
+from stratum.limits import echo, plain_name
 
 # A lone surrogate (U+D800-U+DFFF) is no character: Python hands a command-line byte that is not
 # UTF-8 over as one (surrogateescape: caf\xe9 -> "caf\udce9"), JSON may spell one ("\ud800"), and
@@ -26,15 +19,30 @@ def has_control(s: str) -> bool:
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def check_utf8(what: str, value: str) -> None:
+def not_plain(s: str) -> bool:
+    """Whether a name or tag holds a character a session's author or model may not hold: the one
+    rule, ``limits.plain_name`` (control, format and separator characters: a newline forged a
+    provenance line, U+202E reversed what followed it, a zero-width one made two tags look one).
+    Tags took Cc only, so ``mo\u200bney`` was stored beside ``money`` (a probe). A lone surrogate
+    is left to ``check_utf8``, whose words say what to do about it."""
+    try:
+        plain_name("name", LONE_SURROGATE.sub("\ufffd", s))
+    except InvalidArgument:
+        return True
+    return False
+
+
+def check_utf8(what: str, value: str, error: type[StratumError] = NoteRejected) -> None:
     """Refuse a lone surrogate in an identifier (author, session, tag, target, note id). Unlike text,
     these are matched exactly (who may retract or supersede, trust, quarantine, tag filters, the
     target resolved): replacing the byte would silently make the writer someone else, and two
-    names one (``bob\\xe9`` and ``bob\\xe8`` both ``bob\\ufffd``); the writer can fix the encoding."""
+    names one (``bob\\xe9`` and ``bob\\xe8`` both ``bob\\ufffd``); the writer can fix the encoding.
+    ``error``: what is raised (a note's fields: NoteRejected; the gRPC client's other arguments:
+    InvalidArgument, ``serving.client``)."""
     m = LONE_SURROGATE.search(value)
     if m:
-        raise NoteRejected(f"{what} {echo(value)!r} holds a byte that is not valid UTF-8 (the lone surrogate "
-                           f"U+{ord(m.group()):04X}); it is matched exactly, so give it as UTF-8 text")
+        raise error(f"{what} {echo(value)!r} holds a byte that is not valid UTF-8 (the lone surrogate "
+                    f"U+{ord(m.group()):04X}); it is matched exactly, so give it as UTF-8 text")
 
 
 # Terminal escape sequences (CSI "ESC [ ... final", OSC "ESC ] ... BEL|ESC \\", two-byte "ESC x"),
@@ -93,4 +101,4 @@ def terminal_safe(s: str, *, lines: bool = False) -> str:
     return pat.sub(_spelled, s)
 
 
-__all__ = ["LONE_SURROGATE", "has_control", "check_utf8", "clean_text", "terminal_safe"]
+__all__ = ["LONE_SURROGATE", "not_plain", "check_utf8", "clean_text", "terminal_safe"]

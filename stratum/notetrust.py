@@ -1,13 +1,17 @@
 """Who may change whose note, and how far a note is trusted: authorship, confirmations,
-quarantine, the trust marker and provenance an answer carries. Part of the notes model
+quarantine, the trust marker and provenance an answer carries, and which note an id a reviewer
+gives reaches (a short id; a mined node's id is said to be one). Part of the notes model
 (``stratum.notes`` re-exports every name); pure."""
 
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Mapping
+import json
+import re
+from typing import TYPE_CHECKING, Iterable, Mapping
 
-from stratum.errors import PermissionDenied
+from stratum.errors import InvalidArgument, NoteRejected, NotFound, PermissionDenied
+from stratum.limits import echo
 from stratum.schema import MINED_NOTE_KINDS
 
 if TYPE_CHECKING:
@@ -17,13 +21,23 @@ if TYPE_CHECKING:
 def check_may_change(note: "Note", actor: str, *, maintainer: bool, action: str,
                      authenticated: bool | None = None) -> None:
     """Superseding or retracting hides a note: only its author or a maintainer may. The author is
-    the same identity only when proven the same way (``authenticated``, None: not compared): a
-    claimed "alice" on an open server is not the authenticated alice, nor the owner's maintainer notes."""
-    same = note.author == actor and (authenticated is None or
-                                     (note.authenticated == authenticated and (authenticated or not note.maintainer)))
+    the same identity only when proven the same way (``same_writer``; ``authenticated`` None: the
+    name alone is compared)."""
+    same = note.author == actor if authenticated is None else \
+        same_writer(note, actor, authenticated=authenticated, maintainer=maintainer)
     if not same and not maintainer:
         raise PermissionDenied(f"{actor[:64]} may not {action} note {note.id}, written by {note.author[:64]}: "
                                "only its author or a maintainer may")
+
+
+def same_writer(note: "Note", author: str, *, authenticated: bool, maintainer: bool) -> bool:
+    """Whether this identity wrote ``note``: the name, proven the same way (a claimed "erin", the
+    local CLI's ``--author erin`` or an open server's session, is not the token's erin), and for a
+    name no one proved, the same role (a claimed "os:alice" is not the owner's maintainer notes).
+    What the identical-note check (``notes.identical``) and ``check_may_change`` compare: a name
+    alone handed a claimed "erin" the token erin's quarantined note as "yours" (a probe)."""
+    return note.author == author and note.authenticated == authenticated and \
+        (authenticated or note.maintainer == maintainer)
 
 
 def retracted_before(note: "Note", notes: Mapping[str, "Note"]) -> list[str]:
@@ -90,5 +104,35 @@ def provenance(note: "Note") -> dict:
     return out
 
 
-__all__ = ["check_may_change", "retracted_before", "valid_confirmations", "trusted_authors",
-           "is_quarantined", "trust_of", "session_label", "provenance"]
+SHORT_ID = re.compile(r"n[0-9a-f]{6,19}")     # a note id's first characters, as a why prints it ("rca note n583859b")
+
+
+def by_prefix(ids: Iterable[str], short: str) -> str | None:
+    """The one id of ``ids`` (the notes the caller may reach) that ``short``, a note's short id,
+    starts; None when ``short`` is no short id or names none; InvalidArgument when it names several.
+    One rule for `stratum notes retract|confirm|show` and gRPC Retract/Confirm (``Memory.note_holder``):
+    the CLI retracted a 10-character prefix that gRPC called NotFound (a probe)."""
+    if not SHORT_ID.fullmatch(short or ""):
+        return None
+    found = sorted(i for i in ids if i.startswith(short))
+    if len(found) > 1:
+        raise InvalidArgument(f"{short} names {len(found)} notes ({', '.join(found[:5])}): give more of the id")
+    return found[0] if found else None
+
+
+def not_a_note(node: Mapping, action: str) -> NoteRejected | NotFound:
+    """What retracting or confirming (``action``) a node that is no agent note says, on every adapter:
+    a mined one is re-derived at every index (gRPC said only "no note", where the CLI explained: a
+    probe), a code node is shown by `get`. ``node``: its record (id, kind, path, meta)."""
+    nid, kind = node["id"], node["kind"]
+    if kind in MINED_NOTE_KINDS:
+        sha = str(json.loads(node.get("meta") or "{}").get("sha") or "")
+        return NoteRejected(f"{nid} is a mined {kind} node (from commit {sha[:12]}), not an agent's note: it is "
+                            f"re-derived from the history at every index, so it cannot be {action}ed "
+                            f"(`stratum notes show {nid}` shows it)")
+    return NotFound(f"{nid} is a {kind} node ({echo(node.get('path') or '') or 'the repository'}), not a note: "
+                    f"`stratum get {nid}` shows it")
+
+
+__all__ = ["check_may_change", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
+           "is_quarantined", "trust_of", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note"]

@@ -351,9 +351,11 @@ class NotesOverlay:
 
     def remember_or_found(self, *, kind: str, text: str, about: list[str], tags: list[str], supersedes: list[str],
                           author: str, session: str, model: str = "", authenticated: bool = False,
-                          scope: NoteScope | None = None) -> tuple[str, bool]:
-        """Write a note: (its id, True); or (the id of an identical active note of ``author``'s, False),
-        writing nothing (``notes.identical``: a retried or repeated write).
+                          scope: NoteScope | None = None, explain: Callable[[str], str] | None = None
+                          ) -> tuple[str, bool]:
+        """Write a note: (its id, True); or (the id of an identical active note of this identity's:
+        ``author`` proven as ``authenticated`` says, False), writing nothing (``notes.identical``: a
+        retried or repeated write).
 
         Once, whoever races: identical writes at the same moment (a retry racing the write it retries,
         each on a server thread) leave one note; the check is repeated under a write lock, right
@@ -364,7 +366,8 @@ class NotesOverlay:
         from a request field; ``model`` is self-reported and recorded as such. Superseding
         another author's note needs the caller (``identity.current()``) to be a maintainer.
         ``scope``: a session on a branch, commit or worktree (``BranchView.note_scope``): targets
-        resolve through its code, branch-only ones recorded as pending (``stratum.branchnotes``)."""
+        resolve through its code, branch-only ones recorded as pending (``stratum.branchnotes``).
+        ``explain``: why a target is unknown (``Memory.unindexed``: a file committed after the index)."""
         resolve = scope.resolver(self.code) if scope is not None else self.code.resolve
         ident = identity.current()
         # the maintainer role is the identity's: a note under another, claimed name (the local
@@ -374,11 +377,12 @@ class NotesOverlay:
         # a note the caller may not see is no note to supersede (not "written by ...": that told a
         # stranger it exists and who wrote it); a maintainer may, as they may retract it
         targets = N.validate(kind, text, about, author, resolve=resolve, session=session, tags=tags,
-                             supersedes=supersedes, note_exists=lambda nid: self.exists(nid) and (
+                             supersedes=supersedes, explain=explain, note_exists=lambda nid: self.exists(nid) and (
                                  maintainer or self.visible(nid)))
         checked = self.notes
+        # the same identity's (a claimed "erin" was handed the token erin's quarantined note: a probe)
         same = N.identical(self._same_text(checked, author, kind, text), kind, text, targets, author, tags=tags,
-                           supersedes=supersedes, branch=branch)
+                           supersedes=supersedes, branch=branch, authenticated=authenticated, maintainer=maintainer)
         if same is not None:
             return same.id, False
         extra = None
@@ -399,7 +403,8 @@ class NotesOverlay:
             self.refresh()
             if self.notes is not checked:
                 same = N.identical(self._same_text(self.notes, author, kind, text), kind, text, targets, author,
-                                   tags=tags, supersedes=supersedes, branch=branch)
+                                   tags=tags, supersedes=supersedes, branch=branch, authenticated=authenticated,
+                                   maintainer=maintainer)
                 if same is not None:
                     return same.id, False
             note = N.append_note(self.log, kind, text, targets, author, session=session, tags=tags,

@@ -34,7 +34,7 @@ from stratum.limits import (MAX_BUDGET, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY
                             plain_name)
 from stratum.branchview import BranchView, StoreOverlay, depth_first
 from stratum.memory import Memory, Target, file_id
-from stratum.overlay import NotesOverlay, no_such_note
+from stratum.overlay import NotesOverlay
 from stratum.policies import policy_by_name
 from stratum.sessions import MAX_SESSIONS, MAX_SESSIONS_PER_IDENTITY, SESSION_TTL, Session, SessionRegistry
 from stratum.shard import Shard, ShardSet
@@ -399,6 +399,7 @@ class Tools:
         nid, written = ov.remember_or_found(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
                                             author=s.author, session=s.id, model=s.model,
                                             authenticated=s.authenticated,
+                                            explain=(lambda a: self.memory.unindexed([sh], a)) if s.view is None else None,
                                             scope=s.view.note_scope(sh) if s.view is not None else None)
         said = [] if written else [f"an identical active {kind} note of yours exists ({nid}): it is returned, "
                                    "nothing was written"]
@@ -496,7 +497,7 @@ class Tools:
     @tool(writes=True, agent=False)
     def retract(self, session: str, note_id: str, reason: str = "") -> Response:
         """Review: withdraw a note (a tombstone in the delta log); another author's needs the maintainer role."""
-        s, ov = self._session(session), self._holder(note_id)
+        s, (ov, note_id) = self._session(session), self._holder(note_id, "retract")
         r = self._respond(s, [], R.Page("retract"))
         r.data.update(note_id=note_id, record=ov.retract(note_id, author=s.author, reason=check_len(
             "reason", reason, MAX_TARGET_CHARS), session=s.id))
@@ -505,19 +506,16 @@ class Tools:
     @tool(writes=True, agent=False)
     def confirm(self, session: str, note_id: str) -> Response:
         """Review: confirm another identity's note, releasing it (and its author) from quarantine."""
-        s, ov = self._session(session), self._holder(note_id)
+        s, (ov, note_id) = self._session(session), self._holder(note_id, "confirm")
         r = self._respond(s, [], R.Page("confirm"))
         r.data.update(note_id=note_id, record=ov.confirm(note_id, author=s.author))
         return r
 
-    def _holder(self, note_id: str) -> NotesOverlay:
-        """The overlay holding an agent note, quarantined ones too (a reviewer must reach them)."""
-        note_id = check_len("note_id", note_id, MAX_TARGET_CHARS)
+    def _holder(self, note_id: str, action: str) -> tuple[NotesOverlay, str]:
+        """The overlay holding an agent note, quarantined ones too, and its id (``Memory.note_holder``)."""
         self.memory.refresh_notes()
-        sh = self.memory.note_store(note_id)
-        if sh is None:
-            raise no_such_note(note_id)     # the one wording of a note the caller cannot reach
-        return self.memory.overlay(sh)
+        sh, note_id = self.memory.note_holder(check_len("note_id", note_id, MAX_TARGET_CHARS), action)
+        return self.memory.overlay(sh), note_id
 
     def _repo_status(self, m, repo: str) -> dict:
         """REPO's status dict (``freshness.repo_at``): from the look the answer was just checked against, else asked."""

@@ -102,38 +102,19 @@ class _View:
         return N.staleness(note, self.code) if self.code is not None else None
 
     def get(self, note_id: str, action: str = "show"):
-        """The note ``note_id``; a mined history node or a code node is named as such, not "no note"."""
-        from stratum.errors import NoteRejected, NotFound
+        """The note ``note_id`` names (its id, or a short id: ``notes.by_prefix``, gRPC's rule too); a mined
+        history node or a code node is named as such (``notes.not_a_note``, as gRPC says it), not "no note"."""
+        from stratum import notes as N
+        from stratum.errors import NotFound
         from stratum.limits import echo
-        from stratum.schema import MINED_NOTE_KINDS
 
-        n = self.notes.get(note_id) or self._by_prefix(note_id)
+        n = self.notes.get(note_id) or self.notes.get(N.by_prefix(self.notes, note_id) or "")
         if n is not None:
             return n
         node = self.node(note_id)
-        if node is not None and node["kind"] in MINED_NOTE_KINDS:
-            raise NoteRejected(f"{note_id} is a mined {node['kind']} node (from commit "
-                               f"{str(_meta(node).get('sha') or '')[:12]}), not an agent's note: it is re-derived "
-                               f"from the history at every index, so it cannot be {action}ed "
-                               f"(`stratum notes show {note_id}` shows it)")
         if node is not None:
-            raise NotFound(f"{note_id} is a {node['kind']} node ({node['path'] or 'the repository'}), not a note: "
-                           f"`stratum get {note_id}` shows it")
+            raise N.not_a_note(node, action)
         raise NotFound(f"no note {echo(note_id)!r} in {self.root} (see `stratum notes list`)")
-
-    def _by_prefix(self, short: str):
-        """The note a why's short id names ("rca note n583859b": `get` takes it too), when one does."""
-        import re
-
-        from stratum.errors import InvalidArgument
-
-        if not re.fullmatch(r"n[0-9a-f]{6,19}", short or ""):
-            return None
-        found = [n for nid, n in self.notes.items() if nid.startswith(short)]
-        if len(found) > 1:
-            raise InvalidArgument(f"{short} names {len(found)} notes ({', '.join(sorted(n.id for n in found)[:5])}): "
-                                  "give more of the id")
-        return found[0] if found else None
 
     def node(self, node_id: str) -> dict | None:
         """A node of the published version by id (mined fix/change nodes are not notes here)."""
