@@ -10,8 +10,9 @@ whose unknown keys ride in ``extra``, so ``Item`` round-trips equal.
 
 Requests: a request message -> keyword arguments for the tool. A field declared ``optional`` in the
 .proto and left unset is omitted, so the tool's own default applies; every other field is passed.
-``check_request`` bounds every string and list field first (stratum.limits), so an oversized value
-is a short InvalidArgument before any tool looks at it.
+``check_request`` bounds every string and list field first, each by the tools' own bound
+(``stratum.toolspec.ARGS``) and in their words, so an oversized value is a short InvalidArgument
+before any tool looks at it, the same one the tool gives over MCP.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from serving._gen import stratum_pb2 as pb
 from stratum import limits
 from stratum.envelope import Budget, Envelope, Eviction, Item, Response
 from stratum.errors import InvalidArgument
+from stratum.toolspec import ARGS, ArgSpec, check_arg
 
 # Typed response fields copied from Response.data when the message has them (and "shards").
 _TYPED_EXTRAS = ("session", "note_id")
@@ -312,33 +314,36 @@ def response_from_proto(msg: Message) -> Response:
 
 # ---- requests --------------------------------------------------------------------------------------
 
-# Longest value of each request string field (the tools check again; these are the cheap bounds at the
-# door). Fields not named here get MAX_TARGET_CHARS, except a note's text (the note rules own it).
-_FIELD_LIMITS = {"session": limits.MAX_SESSION_ID_CHARS, "query": limits.MAX_TRACEBACK_CHARS,    # search says
-                 # which: a query up to MAX_QUERY_CHARS, a pasted traceback up to this
-                 "page_token": limits.MAX_PAGE_TOKEN_CHARS, "author": limits.MAX_NAME_CHARS,
-                 "model": limits.MAX_NAME_CHARS}
-_UNBOUNDED = {"text"}
+# The door's bound of each request string field is the tool's own (``toolspec.ARGS``, checked by
+# ``toolspec.check_arg``, so the words and code are the tool's too: the door once gave ``lines`` and
+# ``language`` 1024 characters where the tools allow 32 and 128, and said "values" where the tools
+# say "entries"). A closed set's field with no length of its own (level, direction) is left to the
+# tool, which refuses any other value; the session id is bounded as the sessions bound it; a note's
+# text is the note rules' (``notes.validate``).
+_SESSION = ArgSpec(max_chars=limits.MAX_SESSION_ID_CHARS)
 
 
 @functools.cache
-def _string_limits(descriptor: Any) -> tuple[tuple[str, int, bool], ...]:
-    """A request type's bounded string fields: (name, longest value, repeated), read once per type."""
-    return tuple((f.name, _FIELD_LIMITS.get(f.name, limits.MAX_TARGET_CHARS), f.is_repeated)
-                 for f in descriptor.fields if f.type == f.TYPE_STRING and f.name not in _UNBOUNDED)
+def _string_limits(descriptor: Any) -> tuple[tuple[str, str, ArgSpec], ...]:
+    """A request type's bounded string fields: (field, name said, bound), read once per type. A
+    field with no bound at all is refused here, once per type, so none can slip past the door."""
+    out = []
+    for f in descriptor.fields:
+        if f.type != f.TYPE_STRING or f.name == "text":
+            continue
+        spec = _SESSION if f.name == "session" else ARGS.get(f.name)
+        if spec is None:
+            raise TypeError(f"{descriptor.name}.{f.name} has no bound in stratum.toolspec.ARGS")
+        if spec.max_chars is not None:
+            out.append((f.name, "session id" if spec is _SESSION else f.name, spec))
+    return tuple(out)
 
 
 def check_request(msg: Message) -> None:
-    """InvalidArgument when a string or list field of a request is over its limit (short message)."""
-    for name, limit, repeated in _string_limits(msg.DESCRIPTOR):
-        value = getattr(msg, name)
-        if repeated:
-            if len(value) > limits.MAX_TARGETS:
-                raise InvalidArgument(f"{name} has {len(value)} values; the limit is {limits.MAX_TARGETS}")
-            for v in value:
-                limits.check_len(f"a {name} value", v, limit)
-        else:
-            limits.check_len(name, value, limit)
+    """InvalidArgument when a string or list field of a request is over its limit (short message),
+    in the words the tool would use."""
+    for name, said, spec in _string_limits(msg.DESCRIPTOR):
+        check_arg(said, getattr(msg, name), spec)
 
 
 @functools.cache

@@ -25,18 +25,26 @@ so nothing a library prints while loading a store can corrupt the JSON-RPC strea
 cannot read (a truncated JSON line, a lone surrogate escape ``\\ud800`` its parser refuses, a
 ``method`` that is not a string) is answered with a JSON-RPC error and logged: the SDK drops it
 without a word, so the client waited for an answer that never came (``_Unreadable``).
+
+A line is at most ``MAX_REQUEST_BYTES`` (1 MiB, the gRPC server's bound on a request): the SDK read
+each line whole, so one 40 MB ``tools/call`` took the process to 1.5 GB (a probe). A longer line is
+read in pieces and dropped, answered with an Invalid Request error (with its id when the line's start
+or end shows one), and the next line is served (``_BoundedLines``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
 import inspect
 import json
 import logging
+import os
+import re
 import threading
-from collections.abc import Sequence
-from typing import Annotated, Any, Callable, Literal, Optional, get_args, get_origin
+from collections.abc import Iterator, Sequence
+from typing import Annotated, Any, BinaryIO, Callable, Literal, Optional, cast, get_args, get_origin
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -49,7 +57,7 @@ from serving import lifecycle
 from stratum import identity
 from stratum.envelope import Response
 from stratum.errors import InvalidArgument, StratumError
-from stratum.limits import echo
+from stratum.limits import MAX_TARGETS, echo
 from stratum.schema import NOTE_KINDS
 from stratum.tools import TOOL_NAMES
 from stratum.toolspec import ARGS, ArgSpec
@@ -118,16 +126,20 @@ def _tool_spec(name: str) -> tuple[inspect.Signature, str]:
 
 def _narrowed(annotation: Any, spec: ArgSpec) -> Any:
     """A parameter's type with its closed set (``Literal``: the schema's ``enum``) or bounds
-    (``Field(ge, le)``: ``minimum``/``maximum``); a list's items, an optional's value take them."""
+    (``Field(ge, le)``: ``minimum``/``maximum``); a list's items, an optional's value take them.
+    A string's longest value is published (``maxLength``; a list's ``maxItems``) but left to the
+    tool to refuse, so MCP says it in the tool's words, as gRPC's door does (``toolspec.check_arg``)."""
     if get_origin(annotation) in (Sequence, list, tuple):
-        return Sequence[_narrowed(get_args(annotation)[0], spec)]      # type: ignore[misc]
+        return Annotated[Sequence[_narrowed(get_args(annotation)[0], spec)],      # type: ignore[misc]
+                         Field(json_schema_extra={"maxItems": MAX_TARGETS})]
     args = get_args(annotation)
     if type(None) in args:          # ``int | None``: the value when one is given
         inner = [a for a in args if a is not type(None)]
         return Optional[_narrowed(inner[0], spec)]
     if spec.choices:
         return Literal.__getitem__(spec.choices)
-    return Annotated[annotation, Field(ge=spec.minimum, le=spec.maximum)]
+    shown: dict[str, Any] | None = {"maxLength": spec.max_chars} if spec.max_chars is not None else None
+    return Annotated[annotation, Field(ge=spec.minimum, le=spec.maximum, json_schema_extra=shown)]
 
 
 def _annotations(name: str) -> ToolAnnotations:
@@ -267,12 +279,19 @@ class _Server(MCPServer):
     URL."""
 
     async def run_stdio_async(self) -> None:
-        """The SDK's stdio serving, with its read stream behind ``_Unreadable``."""
+        """The SDK's stdio serving, reading stdin's lines through ``_BoundedLines``, with its read
+        stream behind ``_Unreadable``."""
         from mcp.server.stdio import stdio_server
 
-        async with stdio_server() as (read_stream, write_stream):
-            low = self._lowlevel_server     # what the SDK's own run_stdio_async serves
-            await low.run(_Unreadable(read_stream, write_stream), write_stream, low.create_initialization_options())
+        from serving.server import MAX_REQUEST_BYTES
+
+        with _stdin_wire() as wire:
+            # the SDK iterates the lines of the stdin it is given (an AsyncFile's ``async for``)
+            lines = cast(Any, _BoundedLines(wire, MAX_REQUEST_BYTES))
+            async with stdio_server(stdin=lines) as (read_stream, write_stream):
+                low = self._lowlevel_server     # what the SDK's own run_stdio_async serves
+                await low.run(_Unreadable(read_stream, write_stream), write_stream,
+                              low.create_initialization_options())
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
@@ -283,6 +302,75 @@ class _Server(MCPServer):
                 raise
             raise ToolError(f"Error executing tool {name}: {InvalidArgument.code}: "
                             f"{_refusal(cause)}") from cause
+
+
+@contextlib.contextmanager
+def _stdin_wire() -> Iterator[BinaryIO]:
+    """The client's requests on a private descriptor, fd 0 on the null device while serving: what
+    the SDK does with a stdin it opens itself (one handed to it it leaves alone), so a child process
+    or a library reading stdin gets end of file, never the client's requests."""
+    wire = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    try:
+        # never closed: a worker thread may still be blocked reading it when serving ends
+        yield os.fdopen(wire, "rb", buffering=_CHUNK, closefd=False)
+    finally:
+        os.dup2(wire, 0)
+
+
+_CHUNK = 64 << 10            # an over-long line is read and dropped this many bytes at a time
+_ID_HEAD = re.compile(rb'\s*\{(?:[^{}\[\]"]|"(?:[^"\\]|\\.)*")*?"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")')
+_ID_TAIL = re.compile(rb'"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$')
+
+
+@dataclasses.dataclass(frozen=True)
+class _TooLong:
+    """Stands for a dropped over-long line on the SDK's read path: not a str, so its reader refuses
+    it (a ValidationError whose input it is) and ``_Unreadable`` answers it."""
+    id: int | str | None
+    size: int             # bytes of the line, its newline left out
+    limit: int
+
+
+class _BoundedLines:
+    """stdin's lines for the SDK's reader (UTF-8, bad bytes replaced, as the SDK decodes them), none
+    longer than ``limit`` bytes: a longer one is read ``_CHUNK`` bytes at a time and dropped, and a
+    ``_TooLong`` comes in its place, so memory stays at ``limit`` whatever a client sends."""
+
+    def __init__(self, wire: BinaryIO, limit: int):
+        self._wire, self._limit = wire, limit
+
+    def __aiter__(self) -> _BoundedLines:
+        return self
+
+    async def __anext__(self) -> str | _TooLong:
+        line = await anyio.to_thread.run_sync(self._next)
+        if line == "":
+            raise StopAsyncIteration
+        return line
+
+    def _next(self) -> str | _TooLong:
+        head = self._wire.readline(self._limit + 1)
+        if len(head) <= self._limit or head.endswith(b"\n"):
+            return head.decode("utf-8", errors="replace")
+        size, tail = len(head), head[-1024:]
+        while not tail.endswith(b"\n"):
+            piece = self._wire.readline(_CHUNK)
+            if not piece:
+                break
+            size += len(piece)
+            tail = (tail + piece)[-1024:]
+        size -= tail.endswith(b"\n")
+        m = _ID_HEAD.match(head, 0, _CHUNK) or _ID_TAIL.search(tail)
+        rid = None
+        if m is not None:
+            with contextlib.suppress(ValueError):
+                rid = json.loads(m.group(1))
+        return _TooLong(rid if isinstance(rid, (int, str)) else None, size, self._limit)
 
 
 class _Unreadable:
@@ -343,8 +431,13 @@ class _Unreadable:
 def _unreadable(exc: Exception) -> tuple[int | str | None, bool, int, str]:
     """What to answer to a message the SDK refused: (its id if one can be found, whether it was a
     notification, the JSON-RPC code, why). Not JSON to pydantic is a parse error, JSON that is no
-    JSON-RPC message an invalid request."""
+    JSON-RPC message an invalid request, and so is a line over the size limit (``_TooLong``)."""
     errors = exc.errors(include_url=False) if isinstance(exc, ValidationError) else []
+    if errors and isinstance(big := errors[0].get("input"), _TooLong):
+        return big.id, False, INVALID_REQUEST, (
+            f"Invalid Request: the request is {big.size} bytes, over the {big.limit}-byte limit of one "
+            f"request (the gRPC server's too); it was dropped unread and nothing ran. Send less in "
+            f"one call (a shorter text or query, fewer list items)")
     parse = not errors or any(e["type"] == "json_invalid" for e in errors)
     message = None
     for e in errors:

@@ -111,6 +111,7 @@ class _Focus:
 
 
 _HIST_PRUNE_AT = 4096
+RANGE_MARK = "#L"      # a line range's entry: <node id>#L<a>-<b> (memory.RANGE_MARK; the controller imports no store)
 
 # ---- the controller ------------------------------------------------------------------------------
 
@@ -171,12 +172,12 @@ class Controller:
             adds: list[Admitted] = []
             already: list[str] = []
             for nid, (lvl, tok, _) in batch.items():
-                e = self._entries.get(nid)
-                if e is not None and (RANK[e.level] > RANK[lvl] or (e.level == lvl and e.tokens == tok)):
+                added = self._adds(nid, lvl, tok)
+                if added is None:
                     already.append(nid)
                 else:
-                    prev = e.tokens if e else 0
-                    adds.append(Admitted(nid, lvl, tok, e.level if e else None, tok - prev))
+                    e = self._entries.get(nid)
+                    adds.append(Admitted(nid, lvl, tok, e.level if e else None, added))
             delta = sum(a.tokens_added for a in adds)
             need = self.reserve - (self.limit - self._used - delta)
             steps: list[tuple[Signals, str | None, int]] = []
@@ -196,6 +197,10 @@ class Controller:
             for a in adds:
                 self._entries[a.node_id] = _Entry(a.level, a.tokens, 0, batch[a.node_id][2])
                 self._used += a.tokens_added
+                if a.node_id.partition(RANGE_MARK)[0] in self._pins:
+                    # lines of a pinned node read after the pin are pinned too (they were evicted,
+                    # "focus neighbour dropped", by the next read of the pinned file: a probe)
+                    self._pins.add(a.node_id)
             for nid in batch:
                 self._record_access(nid)
             self._stats["admits"] += 1
@@ -205,9 +210,11 @@ class Controller:
             free = self.limit - self._used
             short = max(0, self.reserve - free)
             notes = []
-            if any(s.focus_neighbour and to != "api" for s, to, _ in steps
-                   if isinstance(self.policy, ScorePolicy)):
-                notes.append("the budget ran out: focus neighbours were demoted below api as a last resort")
+            last = ({s.hops for s, to, _ in steps if s.focus_neighbour and to != "api"}
+                    if isinstance(self.policy, ScorePolicy) else set())
+            if last:        # the focus files' own entries (their lines read) are not "neighbours" (a probe)
+                who = " and ".join(w for w, h in (("focus files", 0), ("focus neighbours", 1)) if h in last)
+                notes.append(f"the budget ran out: {who} were demoted below api as a last resort")
             if short:
                 pinned = sum(e.tokens for n, e in self._entries.items() if n in self._pins)
                 mine = sum(self._entries[n].tokens for n in batch if n not in self._pins)
@@ -251,7 +258,8 @@ class Controller:
 
     def pin(self, node_id: str) -> bool:
         """Never evict ``node_id`` (in context now or when admitted later), nor the lines of it held
-        (pinning a file left the lines just read of it to eviction: a probe). True if newly pinned."""
+        or read later (pinning a file left the lines just read of it to eviction: a probe). True if
+        newly pinned."""
         with self._lock:
             new = node_id not in self._pins
             self._pins.add(node_id)
@@ -271,7 +279,7 @@ class Controller:
             return frozenset(self._pins)
 
     def _ranges(self, node_id: str) -> list[str]:      # its line-range entries held (``<id>#L<a>-<b>``)
-        return [n for n in self._entries if n.startswith(node_id + "#L")]
+        return [n for n in self._entries if n.startswith(node_id + RANGE_MARK)]
 
     def budget(self) -> Budget:
         return Budget(self.limit, self._used, self.limit - self._used)
@@ -405,7 +413,7 @@ class Controller:
         for i, (nid, lvl, tok, _) in enumerate(rows):
             prev = asked.get(nid)
             if prev is None or RANK[lvl] > RANK[prev[0]]:
-                delta += self._adds(nid, lvl, tok) - (self._adds(nid, *prev) if prev else 0)
+                delta += (self._adds(nid, lvl, tok) or 0) - ((self._adds(nid, *prev) or 0) if prev else 0)
                 held += can.get(nid, 0) if prev is None else 0
                 asked[nid] = (lvl, tok)
             if self._used + delta <= self.limit:
@@ -421,10 +429,15 @@ class Controller:
                 return i
         return len(rows)
 
-    def _adds(self, nid: str, lvl: str, tok: int) -> int:
-        """Tokens admitting ``nid`` at ``lvl`` adds to what is held (0 when held at that level or higher)."""
+    def _adds(self, nid: str, lvl: str, tok: int) -> int | None:
+        """Tokens admitting ``nid`` at ``lvl`` (``tok`` tokens) adds to what is held, maybe negative;
+        None when it adds nothing: held at a higher level, or at that level at that size. The one
+        rule of both ``admit`` and ``_leading_fit`` (the run finder counted a node held at the same
+        level as adding 0 where admit charged its other size, so it picked runs admit refused: a probe)."""
         e = self._entries.get(nid)
-        return 0 if e is not None and RANK[e.level] >= RANK[lvl] else tok - (e.tokens if e else 0)
+        if e is not None and (RANK[e.level] > RANK[lvl] or (e.level == lvl and e.tokens == tok)):
+            return None
+        return tok - (e.tokens if e else 0)
 
     def _file(self, node_id: str) -> str | None:
         if node_id not in self._file_cache:

@@ -26,8 +26,8 @@ from stratum.errors import BudgetExceeded, InvalidArgument
 from stratum.limits import check_len, echo
 from stratum.memory import RANGE_MARK, Target
 from stratum.schema import NOTE_KINDS
+from stratum.toolspec import MAX_LINES_CHARS      # the tools' bound of every argument is in one table
 
-MAX_LINES_CHARS = 32
 _RANGE = re.compile(r"(\d{1,9})(?:\s*-\s*(\d{0,9}))?")
 _AT_LINE = re.compile(r"(.+?):(\d{1,9})(?::\d{1,9})?")
 _SOURCE_KINDS = ("file", "class", "function", "method")

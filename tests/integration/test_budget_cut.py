@@ -109,3 +109,20 @@ def test_over_grpc_a_cut_page_keeps_the_envelope_and_a_refusal_is_resource_exhau
                 c.tree(tiny, "", depth=4)
     finally:
         server.stop(None)
+
+
+def test_a_page_of_items_held_at_another_size_is_cut_not_refused(tools):
+    """A probe: a tree filled the session, then a search's first hit (held by the tree at summary,
+    its `why` making it larger) fitted, yet the page was refused whole: the run finder counted the
+    held hits as adding nothing where the admission charged their larger size."""
+    s = _session(tools, 360)
+    tree = tools.tree(s, "", depth=4, page_size=50)
+    assert not tree.envelope.has_more and tree.envelope.budget.used > 300
+    held = {it.id: it.tokens for it in tree.items}
+    r = tools.search(s, "discount cart total", page_size=50)
+    e = r.envelope
+    assert any(it.id in held and it.tokens != held[it.id] for it in r.items)     # the case: another size
+    assert r.items and e.has_more and e.next_hint.startswith(f"cut by the budget: {len(r.items)} of ")
+    assert e.budget.used <= e.budget.limit
+    entries = tools.status(s).data["session"]["entries"]
+    assert sum(x["tokens"] for x in entries) == e.budget.used          # the ledger holds what it charged

@@ -172,3 +172,122 @@ def test_mcp_answers_what_it_cannot_read_and_refuses_past_the_bounds(indexed, tm
         mcp.close()
     logged = [ln for ln in err.read_text().splitlines() if "could not read" in ln]
     assert len(logged) == 3 and all("WARNING" in ln for ln in logged), err.read_text()
+
+
+def test_a_line_over_the_request_limit_is_answered_unread_and_the_next_is_served(indexed, tmp_path):
+    """A probe: one `tools/call` line of 40 MB took `stratum mcp` to 1.5 GB before it was refused
+    (gRPC refuses a request over 1 MiB before reading it). A line over MAX_REQUEST_BYTES is dropped
+    in pieces and answered with its id, whether the id leads the line or ends it."""
+    from serving.server import MAX_REQUEST_BYTES
+
+    _repo, store = indexed
+    mcp = _Stdio(store, tmp_path / "mcp.err")
+    big = "q " * (4 * MAX_REQUEST_BYTES)
+    try:
+        mcp.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+        assert mcp.reply()["id"] == 1
+        mcp.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        lead = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                           "params": {"name": "search", "arguments": {"query": big}}})
+        trail = json.dumps({"method": "tools/call", "params": {"name": "get", "arguments": {"target": big}},
+                            "jsonrpc": "2.0", "id": "last"})
+        for line, rid in ((lead, 7), (trail, "last")):
+            mcp.send(line)
+            got = mcp.reply(30)
+            assert got is not None and got["id"] == rid and got["error"]["code"] == -32600, got
+            assert got["error"]["message"].startswith(
+                f"Invalid Request: the request is {len(line.encode())} bytes, over the {MAX_REQUEST_BYTES}-byte limit")
+        at_limit = json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                               "params": {"name": "search", "arguments": {"query": "total"}}})
+        mcp.send(at_limit + " " * (MAX_REQUEST_BYTES - len(at_limit)))      # exactly the limit: served
+        got = mcp.reply()
+        assert got["id"] == 8 and not got["result"]["isError"], got
+    finally:
+        mcp.close()
+
+
+def test_an_over_long_line_is_read_in_pieces():
+    """What the stdio reader holds of a 40 MB line: the limit and a piece, never the line."""
+    import os
+    import threading
+    import tracemalloc
+
+    import anyio
+
+    from serving.mcp_server import _BoundedLines, _TooLong
+
+    big = b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"search","arguments":{"query":"' \
+        + b"q" * (40 << 20) + b'"}}}'
+    sent = big + b'\n{"next":1}\n'
+    r, w = os.pipe()
+
+    def write() -> None:
+        with open(w, "wb") as f:
+            f.write(sent)
+
+    async def read_two() -> list:
+        lines = _BoundedLines(open(r, "rb", buffering=64 << 10), 1 << 20)
+        return [await lines.__anext__(), await lines.__anext__()]
+
+    writer = threading.Thread(target=write)
+    tracemalloc.start()
+    writer.start()
+    try:
+        got = anyio.run(read_two)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        writer.join()
+    assert got == [_TooLong(9, len(big), 1 << 20), '{"next":1}\n']
+    assert peak < 4 << 20, peak          # the line is 40 MB
+
+
+def test_an_over_long_value_is_refused_alike_over_mcp_and_grpc(indexed, tmp_path):
+    """A probe: `lines` of 2,000 characters was "the limit is 32" over MCP and "the limit is 1024"
+    over gRPC (its door had a limit of its own), `language` 128 against 1024, a 1,025-character
+    page token invalid_page_token ("under 1024 characters", though 1,024 passes) against
+    invalid_argument, a list of 65 "entries" against "values". One bound per argument
+    (toolspec.ARGS), one refusal: the same code and words on both."""
+    from serving.client import Client
+    from serving.server import serve
+    from stratum.errors import StratumError
+
+    _repo, store = indexed
+    target = "billing/invoice.py"
+    cases = [("get", {"target": target, "lines": "1" * 2000}), ("get", {"target": target, "lines": "1-2" + " " * 30}),
+             ("search", {"query": "total", "language": "l" * 129}), ("tree", {"page_token": "x" * 1025}),
+             ("search", {"query": "total", "kinds": ["file"] * 65}), ("walk", {"target": target, "edges": ["imports"] * 65}),
+             ("prefetch", {"focus": ["f" * 1025]}), ("remember", {"kind": "rca", "text": "t", "about": [target], "tags": ["t" * 129]}),
+             ("search", {"query": "q" * 32001}), ("tree", {"path": "p" * 1025})]
+    mcp = _Stdio(store, tmp_path / "mcp.err")
+    over_mcp = []
+    try:
+        mcp.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+        mcp.reply()
+        mcp.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        for i, (name, args) in enumerate(cases, 1):
+            mcp.send(json.dumps({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                                 "params": {"name": name, "arguments": args}}))
+            got = mcp.reply()["result"]
+            assert got["isError"], (name, args)
+            over_mcp.append(got["content"][0]["text"].split(": ", 1)[1])     # after "Error executing tool X"
+    finally:
+        mcp.close()
+    tools = Tools.open([str(store)])
+    server, port = serve(tools, port=0, reload_interval=None)
+    try:
+        with Client(f"127.0.0.1:{port}", timeout=30) as c:
+            sid = c.open_session().data["session"]
+            for (name, args), said in zip(cases, over_mcp):
+                with pytest.raises(StratumError) as err:
+                    getattr(c, name)(sid, **args)
+                assert f"{err.value.code}: {err.value.message}" == said, (name, said)
+    finally:
+        server.stop(None)
+        tools.close()
+    assert over_mcp[0].startswith("invalid_argument: lines is 2000 characters; the limit is 32 ")
+    assert over_mcp[2].startswith("invalid_argument: language is 129 characters; the limit is 128 ")
+    assert over_mcp[3].startswith("invalid_argument: page_token is 1025 characters; the limit is 1024 ")
+    assert over_mcp[4] == "invalid_argument: kinds has 65 entries; the limit is 64"

@@ -25,8 +25,8 @@ from mcp.client.stdio import StdioServerParameters
 
 from stratum.cli import main
 from stratum.errors import InvalidArgument, NoteRejected
-from stratum.limits import MAX_PAGE_SIZE
-from stratum.tools import TOOL_NAMES, Tools
+from stratum.limits import MAX_PAGE_SIZE, MAX_TARGETS
+from stratum.tools import TOOL_NAMES, TOOLS, Tools
 from stratum.toolspec import ARGS
 from tests.gitrepo import Repo
 
@@ -86,6 +86,8 @@ def test_schemas_show_enums_and_bounds_and_refuse_with_a_code(indexed, tmp_path)
                 assert sch["enum"] == list(spec.choices), (name, arg, prop)
             else:
                 assert (sch.get("minimum"), sch.get("maximum")) == (spec.minimum, spec.maximum), (name, arg, prop)
+                assert sch.get("maxLength") == spec.max_chars, (name, arg, prop)    # shown; the tool refuses
+            assert prop.get("maxItems") == (MAX_TARGETS if spec.items else None), (name, arg, prop)
             shown += 1
     assert shown == sum(p in ARGS for t in TOOL_NAMES for p in inspect.signature(getattr(Tools, t)).parameters) >= 10
     assert tools["get"]["properties"]["level"]["enum"] == ["summary", "api", "full"]
@@ -115,7 +117,7 @@ def test_the_tools_accept_what_the_schema_allows_and_refuse_the_rest(indexed, tm
     _repo, src = indexed
     store = tmp_path / "store"
     shutil.copytree(src, store)            # remember writes the delta log
-    names = {p for t in TOOL_NAMES for p in inspect.signature(getattr(Tools, t)).parameters}
+    names = {p for t in TOOLS for p in inspect.signature(getattr(Tools, t.name)).parameters}
     assert set(ARGS) <= names, set(ARGS) - names
     tools = Tools.open([str(store)])
     try:
@@ -131,8 +133,8 @@ def test_the_tools_accept_what_the_schema_allows_and_refuse_the_rest(indexed, tm
             "depth": lambda v: tools.tree(sid, depth=v),
             "budget": lambda v: tools.prefetch(sid, ["big.py"], budget=v),
         }
-        assert set(calls) == set(ARGS)
-        for arg, spec in ARGS.items():
+        assert set(calls) == {a for a, spec in ARGS.items() if spec.choices or spec.max_chars is None}
+        for arg, spec in ((a, ARGS[a]) for a in calls):
             allowed = list(spec.choices) or [b for b in (spec.minimum, spec.maximum) if b is not None]
             outside = ["bogus"] if spec.choices else ([spec.minimum - 1] if spec.minimum is not None else []) + (
                 [spec.maximum + 1] if spec.maximum is not None else [])
@@ -141,6 +143,60 @@ def test_the_tools_accept_what_the_schema_allows_and_refuse_the_rest(indexed, tm
             for v in outside:
                 with pytest.raises((InvalidArgument, NoteRejected)):     # remember refuses a kind as a note
                     calls[arg](v)
+    finally:
+        tools.close()
+
+
+def test_every_string_argument_has_the_one_bound_the_tools_refuse_past(indexed, tmp_path):
+    """A string argument of ARGS.max_chars characters (a list: of that many each, MAX_TARGETS of them)
+    gets past the length check of every tool that takes it; one character (one item) more is refused
+    in the words the gRPC server's door uses too (convert.check_request): the door had limits of its
+    own (lines 1024 where get allows 32: a probe)."""
+    from serving import convert
+    from serving._gen import stratum_pb2 as pb
+
+    _repo, src = indexed
+    store = tmp_path / "store"
+    shutil.copytree(src, store)
+    tools = Tools.open([str(store)])
+    try:
+        sid = tools.open_session(author="chars").data["session"]
+        base = {"tree": {}, "search": {"query": "compute"}, "get": {"target": "big.py"}, "walk": {"target": "big.py"},
+                "remember": {"kind": "rca", "text": "a note on compute_value_3", "about": ["big.py"]},
+                "pin": {"target": "big.py"}, "unpin": {"target": "big.py"}, "prefetch": {"focus": ["big.py"]},
+                "retract": {"note_id": "n0"}, "confirm": {"note_id": "n0"}}
+        requests = {m[:-len("Request")].lower(): getattr(pb, m) for m in pb.DESCRIPTOR.message_types_by_name
+                    if m.endswith("Request")}
+        seen = set()
+        for t in TOOLS:
+            params = inspect.signature(getattr(Tools, t.name)).parameters
+            for arg in (a for a in params if a in ARGS and ARGS[a].max_chars is not None):
+                spec, seen = ARGS[arg], seen | {arg}
+                one = "x" * spec.max_chars
+                if arg == "query":          # its text is shorter (MAX_QUERY_CHARS): the bound is a pasted traceback's
+                    one = ("Traceback (most recent call last):\n" + '  File "big.py", line 2, in compute_value_1\n'
+                           * spec.max_chars)[:spec.max_chars]
+                ok, over = ([one] * MAX_TARGETS, [[one + "x"], [one] * (MAX_TARGETS + 1)]) if spec.items else (one, [one + "x"])
+
+                def call(value, t=t, arg=arg):
+                    kwargs = {**base.get(t.name, {}), arg: value}
+                    return getattr(tools, t.name)(**kwargs) if t.name == "open_session" else \
+                        getattr(tools, t.name)(sid, **kwargs)
+                try:
+                    call(ok)
+                except Exception as err:        # past the length check: refused for what it is, if at all
+                    assert "characters; the limit is" not in str(err) and "entries; the limit" not in str(err), (t.name, arg, err)
+                for value in over:
+                    with pytest.raises(InvalidArgument) as mine:
+                        call(value)
+                    said = (f"{arg} has {MAX_TARGETS + 1} entries; the limit is {MAX_TARGETS}" if len(value) == MAX_TARGETS + 1
+                            else f"{arg} is {spec.max_chars + 1} characters; the limit is {spec.max_chars} (")
+                    assert mine.value.message.startswith(said), (t.name, arg, mine.value.message)
+                    msg = requests[t.name.replace("_", "")](**{arg: value})
+                    with pytest.raises(InvalidArgument) as door:
+                        convert.check_request(msg)
+                    assert door.value.message == mine.value.message, (t.name, arg)
+        assert seen == {a for a, spec in ARGS.items() if spec.max_chars is not None}
     finally:
         tools.close()
 

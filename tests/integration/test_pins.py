@@ -61,3 +61,34 @@ def test_pinning_a_file_keeps_the_lines_read_of_it_and_a_made_up_path_names_no_f
     for made_up in ("nope/x.py", "made/up/config.py"):
         with pytest.raises(NotFound):
             t.get(s, made_up)
+
+
+def test_lines_of_a_pinned_file_read_after_the_pin_are_pinned_too(indexed):
+    """A probe: pin a file, read lines 100-250, then 250-400: the second read dropped the first
+    ("focus neighbour dropped", though it was the pinned file's own lines)."""
+    _, _, t = indexed
+    s = t.open_session(budget=600).data["session"]     # two reads of ~250 tokens fit, a third does not
+    t.pin(s, "app/config.py")
+    first = t.get(s, "app/config.py", lines="1-60").items[0]
+    r = t.get(s, "app/config.py", lines="61-120")
+    assert r.envelope.evictions == [] and r.envelope.budget.used == first.tokens + r.items[0].tokens
+    session = t.status(s).data["session"]
+    assert {n for n in session["pins"] if "#L" in n} == {e["node_id"] for e in session["entries"]}
+    with pytest.raises(BudgetExceeded, match="tokens are pinned"):
+        t.get(s, "app/config.py", lines="121-200")     # the pinned lines keep it out, said so
+    t.unpin(s, "app/config.py")                         # and unpinning releases them all
+    assert t.status(s).data["session"]["pins"] == []
+    assert t.get(s, "app/config.py", lines="121-200").envelope.evictions
+
+
+def test_lines_of_the_file_being_read_given_up_are_not_called_a_neighbours(indexed):
+    """A probe: reading more lines of the file being read (unpinned) dropped the lines read before,
+    and the answer said "focus neighbours were demoted": they were the focus file's own lines."""
+    _, _, t = indexed
+    s = t.open_session(budget=600).data["session"]
+    t.get(s, "app/config.py", lines="1-60")
+    t.get(s, "app/config.py", lines="61-120")
+    r = t.get(s, "app/config.py", lines="121-200")         # over the limit: one range read before goes
+    assert [e.label for e in r.envelope.evictions] == ["file app/config.py lines 1-60"]
+    assert any(w.startswith("the budget ran out: focus files were demoted") for w in r.envelope.warnings)
+    assert not any("neighbour" in w for w in r.envelope.warnings), r.envelope.warnings

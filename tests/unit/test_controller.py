@@ -8,6 +8,7 @@ import pickle
 
 import pytest
 
+from stratum import controller
 from stratum.controller import Controller, ControllerConfig, RecordGraph
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.ids import node_id, note_id
@@ -164,6 +165,23 @@ def test_pinned_nodes_are_never_evicted(graph):
     assert ctl.unpin(fid("shop/report.py")) is True and ctl.unpin(fid("shop/report.py")) is False
     r = ctl.admit([(NOTE, "full", 1900)])
     assert fid("shop/report.py") in [e.node_id for e in r.evictions]
+
+
+def test_a_pin_holds_the_lines_of_the_node_read_later(graph):
+    """Line ranges are entries of their own (``<id>#L<a>-<b>``); a pinned file's ranges admitted
+    after the pin are pinned as well (a probe: the next read of the pinned file dropped them)."""
+    from stratum.memory import RANGE_MARK
+
+    assert controller.RANGE_MARK == RANGE_MARK         # the key the tools build (linerange.context_key)
+    app = fid("shop/app.py")
+    ctl = Controller(1000, ScorePolicy(), graph)
+    ctl.pin(app)
+    ctl.admit([(app + "#L1-100", "full", 400)])
+    with pytest.raises(BudgetExceeded, match="400 tokens are pinned"):
+        ctl.admit([(app + "#L100-250", "full", 700)])
+    assert ctl.pinned() == {app, app + "#L1-100"}
+    ctl.unpin(app)
+    assert ctl.pinned() == set() and ctl.admit([(app + "#L100-250", "full", 700)]).evictions
 
 
 def test_focus_neighbours_are_demoted_to_api_not_dropped(graph):
@@ -602,6 +620,19 @@ def test_prefix_refuses_only_when_not_even_the_first_fits(graph):
     assert ctl.admit([], prefix=True).count == 0
 
 
+def test_prefix_charges_a_held_node_asked_at_another_size_as_admit_does():
+    """A probe: 30 files held at summary (a tree), then a page asking a new one and the same 30 at
+    summary 10 tokens larger each (a search's `why`) was refused whole though its first item fits:
+    the run finder counted the held ones as adding nothing, admit charged their 10 tokens."""
+    nodes = [{"id": f"f{i}", "kind": "file", "path": f"f{i}.py"} for i in range(30)]
+    ctl = Controller(1000, ScorePolicy(), RecordGraph(nodes + [{"id": "new", "kind": "file", "path": "new.py"}], []))
+    ctl.admit([(f"f{i}", "summary", 30) for i in range(30)])
+    r = ctl.admit([("new", "summary", 50)] + [(f"f{i}", "summary", 40) for i in range(30)], prefix=True)
+    # new (50) and 23 files (+10 each) fit once the 7 files left out (30 each) are dropped; one more does not
+    assert r.count == 24 and len(r.evictions) == 7 and r.budget.used == 900 + 50 + 230 - 210
+    assert sum(e["tokens"] for e in ctl.status()["entries"]) == r.budget.used
+
+
 @pytest.mark.parametrize("seed", range(60))
 def test_prefix_is_the_run_up_to_the_first_item_a_plain_admit_refuses(seed):
     """Against admitting each leading run on its own (a fresh controller per try): pins, focus
@@ -616,7 +647,9 @@ def test_prefix_is_the_run_up_to_the_first_item_a_plain_admit_refuses(seed):
     before = [item(rnd.choice(paths), rnd.choice(levels)) for _ in range(rnd.randint(0, 6))]
     pins = rnd.sample(paths, rnd.randint(0, 2))
     focus = rnd.choice([[], ["shop/app.py"], ["shop/db.py", "tests/test_app.py"]])
-    page = [item(rnd.choice(paths), rnd.choice(levels)) for _ in range(rnd.randint(1, 8))]
+    # a page row may be another size than the same level held (a search hit's `why`, a tree's indent)
+    page = [(n, lvl, tok + rnd.choice((0, 0, 5, 40)))
+            for n, lvl, tok in (item(rnd.choice(paths), rnd.choice(levels)) for _ in range(rnd.randint(1, 8)))]
     infer = rnd.random() < 0.7
 
     def fresh():

@@ -40,12 +40,24 @@ def test_a_busy_server_still_gets_its_background_work_done():
 
 
 def test_reading_tools_count_as_searches_in_flight():
-    """Every reading tool runs inside ``searching`` (the ``tool`` decorator), writing ones do not."""
+    """Every reading tool runs inside ``searching`` (the ``tool`` decorator), writing ones do not
+    (a writing tool is wrapped too when it has bounded arguments: the searches in flight are counted
+    as its body starts, where it looks up its session)."""
     from stratum import tools as T
 
-    seen = {}
-    for spec in T._SPECS:
-        fn = getattr(T.Tools, spec.name)
-        seen[spec.name] = hasattr(fn, "__wrapped__")
-    assert seen["search"] and seen["get"] and seen["walk"]
-    assert not seen["remember"]
+    class Body(Exception):
+        pass
+
+    class Stub:
+        def _session(self, sid):
+            raise Body(TH.searching.n)
+
+    def in_flight(name, *args):
+        try:
+            getattr(T.Tools, name)(Stub(), "s", *args)
+        except Body as b:
+            return b.args[0]
+        raise AssertionError(f"{name} did not look up its session")
+
+    assert in_flight("search", "q") == in_flight("get", "t") == in_flight("walk", "t") == 1
+    assert in_flight("remember", "rca", "a note", ["t"]) == 0
