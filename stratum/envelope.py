@@ -141,7 +141,7 @@ class PageTokens:
         carried one, and the notes stamp it was issued with); InvalidPageToken if it was not issued
         for this call."""
         if not isinstance(token, str) or len(token) > MAX_PAGE_TOKEN_CHARS:
-            raise InvalidPageToken(f"page token is malformed (tokens are under {MAX_PAGE_TOKEN_CHARS} characters)")
+            raise InvalidPageToken(f"page token is malformed (tokens are at most {MAX_PAGE_TOKEN_CHARS} characters)")
         try:
             raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
             body, sig = raw[:-12], raw[-12:]

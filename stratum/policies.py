@@ -149,7 +149,8 @@ class ScorePolicy(Policy):
     def reason(self, s: Signals, to_level: str | None) -> str:
         sc = f"S={self.score(s):.3f} (G={s.g:.2f} C={s.c:.2f} H={s.h:.2f})"
         if s.focus_neighbour and to_level != "api":
-            return (f"last resort, nothing else left to evict: focus neighbour "
+            who = "focus file" if s.hops == 0 else "focus neighbour"     # its own lines too (a probe)
+            return (f"last resort, nothing else left to evict: {who} "
                     f"{'dropped' if to_level is None else 'demoted to summary'}: {sc}")
         if to_level is None:
             return f"dropped to cold, coldest first: {sc}"

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Sequence
 from stratum import branchscore, rank, rankplace, signals
 from stratum import schema as S
 from stratum import tracebacks as TB
+from stratum.errors import InvalidArgument
+from stratum.limits import echo
 
 if TYPE_CHECKING:
     from stratum.branchview import BranchView
@@ -42,6 +44,9 @@ def scope(memory: "Memory", path_prefix: str) -> tuple[list["Shard"], str]:
     """The shards a search reads and the path filter within them: ``repo:path`` as ``get`` takes a
     target names one store's path (with several stores; it found nothing, silently: a probe)."""
     shards, rest = memory.in_repo(path_prefix, prefix=True)     # one store too: "flask:src/" found nothing
+    if ".." in rest.replace("\\", "/").split("/"):     # stored paths hold no "..": it matched nothing, silently
+        raise InvalidArgument(f"path_prefix {echo(path_prefix)!r} leaves the repository; paths are relative to "
+                              "the repository root (\"src/\", or \"\" for all of it)")
     return list(shards), rest
 
 

@@ -100,6 +100,10 @@ def test_search_finds_identifier_and_pages_are_stable(tools):
     assert only.items and all(i.kind == "function" and i.path.startswith("shop/") for i in only.items)
     with pytest.raises(InvalidArgument, match="relative to the repository root, e.g. 'shop/'"):
         tools.search(s, "discount", path_prefix="/shop/")       # it matched nothing, silently
+    for leaving in ("../", "..", "shop/../", "shop/../../x", "..\\shop"):    # so did these (a probe)
+        with pytest.raises(InvalidArgument, match="leaves the repository"):
+            tools.search(s, "discount", path_prefix=leaving)
+    assert tools.search(s, "discount", path_prefix="./shop").items      # "./" is still read as the root
 
 
 def test_bad_requests_get_clear_errors(tools):

@@ -12,7 +12,7 @@ from stratum import controller
 from stratum.controller import Controller, ControllerConfig, RecordGraph
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.ids import node_id, note_id
-from stratum.policies import LRUPolicy, ScorePolicy, ScoreWeights, policy_by_name
+from stratum.policies import LRUPolicy, ScorePolicy, ScoreWeights, Signals, policy_by_name
 
 REPO = "shop"
 
@@ -693,3 +693,13 @@ def test_an_overrun_at_the_lowest_level_does_not_advise_a_lower_one(graph):
     assert "lower detail level" not in ei.value.message and "larger budget" in ei.value.message
     with pytest.raises(BudgetExceeded, match="lower detail level"):
         ctl.admit([item("shop/app.py", "full")])
+
+
+def test_a_last_resort_eviction_names_a_focus_file_as_such():
+    """A probe: the focus file's own line range, dropped as a last resort, was called a 'focus
+    neighbour'."""
+    pol = ScorePolicy()
+    own = Signals("shop/cart.py#L100-250", "full", 900, 1.0, 0.0, 0.1, 0.0, 0, 7)
+    near = Signals("shop/tax.py", "api", 90, 0.5, 0.0, 0.1, 0.0, 1, 5)
+    assert "focus file dropped" in pol.reason(own, None)
+    assert "focus neighbour dropped" in pol.reason(near, None)
