@@ -94,6 +94,8 @@ def cut(it: Item, span: tuple[int, int | None], lines_total: int) -> Item:
     if a != lo or (b != hi and span[1] is not None):
         it.warnings.append(f"lines {lo}-{hi} asked; {where} spans lines {first}-{last}: served {a}-{b}")
     text = "\n".join(it.text.split("\n")[a - first:b - first + 1])
+    if text.endswith("\r"):        # a CRLF file's last line served: its line end is not part of it (a probe)
+        text = text[:-1]
     notes = sum(int(n.get("tokens", 0)) for n in it.notes)
     it.text, it.level, it.start_line, it.end_line = text, "full", a, b
     it.tokens = T.count(text) + notes

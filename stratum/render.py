@@ -235,6 +235,15 @@ def entry_label(memory: Memory, key: str) -> str:
     return name + (f" lines {span}" if span else "")
 
 
+def _when(t) -> float:
+    """A note's created_at (a datetime, or its ISO text in an unmerged record) as a timestamp."""
+    if isinstance(t, str):
+        t = datetime.fromisoformat(t)
+    if t is None:
+        return 0.0
+    return (t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)).timestamp()
+
+
 def by_node(edges: list[tuple]) -> list[tuple]:
     """Walk's edges (row, note, kind, direction, weight, shard) as one entry per neighbour node:
     (row, note, kinds, direction, weight, shard, edges). A node reached by several edges (a test file
@@ -245,13 +254,14 @@ def by_node(edges: list[tuple]) -> list[tuple]:
     or in when every directed edge goes that way, both when they differ (co-change, stored both
     ways, has none of its own: alone it keeps the one it was found by); ``edges`` (several only):
     each kind with its direction, "imports in; tests in; cochange". Strongest first (co-change
-    weight, then kind, notes in ``schema.NOTE_ORDER``, then stable order): a node sits where its
+    weight, then kind, notes as items carry them: ``schema.NOTE_ORDER``, newest first, id; then stable order): a node sits where its
     strongest edge puts it. (By row alone, a merged failure note fell behind a hundred mined changes.)"""
-    def note_rank(t: tuple) -> int:
+    def note_rank(t: tuple) -> tuple[int, float, str]:
+        """A note's place as items carry their notes (``Memory.notes_about``): kind, newest first, id."""
         if t[2] != "about" or t[3] != "in":
-            return 0
-        kind = t[1]["kind"] if t[0] is None else t[5].col("kind")[t[0]]
-        return S.NOTE_ORDER.get(kind, len(S.NOTE_ORDER))
+            return (0, 0.0, "")
+        rec = t[1] if t[0] is None else t[5].row(t[0])
+        return (S.NOTE_ORDER.get(rec["kind"], len(S.NOTE_ORDER)), -_when(rec.get("created_at")), rec["id"])
 
     groups: dict[str, list[tuple]] = {}
     for t in sorted(edges, key=lambda t: (-(t[4] or 0.0), t[2], note_rank(t), t[0] if t[0] is not None else -1)):

@@ -21,6 +21,7 @@ from serving.server import serve
 from stratum import errors as E
 from stratum import tokens
 from stratum.tools import Tools
+from tests.gitrepo import indexed_tools
 from tests.integration.test_branch_overlay import branched  # noqa: F401  (the fixture)
 
 pytestmark = pytest.mark.slow
@@ -225,3 +226,12 @@ def test_a_line_range_counts_as_its_node_for_proximity(tools):
     fid = tools.get(_session(tools), "shop/cart.py", "summary").items[0].id
     assert g.file_of(f"{fid}#L13-15") == g.file_of(fid) == fid
     assert g.neighbors(f"{fid}#L13-15") == g.neighbors(fid) != []
+
+
+def test_a_crlf_files_range_ends_without_a_stray_carriage_return(tmp_path):
+    """A probe: `get crlf.py --lines 5-6` ended its text with '\\r' (the last line's CRLF end half cut)."""
+    src = "import os\r\n\r\n\r\nclass CrlfClass:\r\n    def meth(self):\r\n        return os.sep\r\n"
+    with indexed_tools(tmp_path, {"crlf.py": src.encode()}) as (t, s):
+        it = t.get(s, "crlf.py", lines="4-5").items[0]
+        assert it.text == "class CrlfClass:\r\n    def meth(self):"
+        assert t.get(s, "crlf.py", lines="6").items[0].text == "        return os.sep"

@@ -78,3 +78,31 @@ def test_get_and_walk_take_repo_colon_path_on_a_single_store_as_search_does(tool
     assert tools.get(s, "shop:shop/cart.py").items[0].path == "shop/cart.py"
     assert [i.id for i in tools.walk(s, "shop:shop/cart.py", edges=["imports"]).items] == \
         [i.id for i in tools.walk(s, "shop/cart.py", edges=["imports"]).items]
+
+
+def test_walk_lists_the_notes_in_the_order_items_carry_them_merged_or_not(tmp_path):
+    """A notes probe: three insight notes were carried newest first by get, listed oldest first by
+    an unmerged walk, and in note-id (hash) order once a re-index merged them."""
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"app.py": "def run():\n    return 0\n"})
+    store = tmp_path / "store"
+    index_repository(r.path, store, CFG)
+    t = Tools.open([str(store)])
+    try:
+        s = t.open_session(author="agent").data["session"]
+        ids = [t.remember(s, "insight", f"run returns early in case {i}", ["app.py::run"]).data["note_id"]
+               for i in range(4)]
+        fail = t.remember(s, "failure", "tried returning None from run: callers broke", ["app.py::run"]).data["note_id"]
+        want = [fail, *ids[::-1]]                                # failure first, then the newest first
+
+        def both() -> tuple[list[str], list[str]]:
+            carried = [n["id"] for n in t.get(s, "app.py::run").items[0].notes]
+            walked = [i.id for i in t.walk(s, "app.py::run", edges=["notes"]).items]
+            return carried, walked
+
+        assert both() == (want, want)
+        index_repository(r.path, store, CFG)
+        t.reload()
+        assert both() == (want, want)
+    finally:
+        t.close()
