@@ -27,7 +27,8 @@ Definitions (documented, configurable through ``HistoryConfig``):
 - **Incremental**: ``since`` is the last mined sha (the manifest's ``history_watermark``). If it is
   an ancestor of HEAD, only ``since..HEAD`` is read; if not (history rewritten, or the commit is
   gone) the whole history is read and ``rewritten`` is True: replace the stored history, do not
-  append. ``combine`` appends a ``since`` result to the stored tables.
+  append. ``combine`` appends a ``since`` result to the stored tables. Stored rows read under other
+  ``MINED_AS`` settings are not extended (``remine_reason``): the caller mines in full.
 - **Stopping**: ``stop`` (any flag with ``is_set``) is looked at between chunks of git's output and
   every few thousand commits of the rename walk; once set, the mine ends git and raises
   ``RunStopped`` (nothing it read is kept). A full mine of a long history takes minutes, more than
@@ -148,6 +149,30 @@ def mine(repo_root: str | Path, cfg: HistoryConfig = HistoryConfig(), since: str
                                  pa.array(current_paths(changes, commits, head_paths, stop), pa.string()))
     return MineResult(commits, changes, head, shallow, rewritten, since, head_paths, parser.counters,
                       time.perf_counter() - t0, key)
+
+
+# The settings the stored rows were read under (the run report records them: ``mined_as``): a
+# merge's diff, line counts. Rows read under others are not what this run would read, so extending
+# them mixed the two until --full. The other settings act on every row each run (co-change, huge
+# commits) or are applied to the stored rows again (the bug-fix rule: ``combine(rejudge=)``).
+MINED_AS = ("skip_merges", "line_counts")
+
+
+def mined_as(cfg: HistoryConfig) -> dict[str, bool]:
+    return {k: bool(getattr(cfg, k)) for k in MINED_AS}
+
+
+def remine_reason(recorded: dict | None, cfg: HistoryConfig) -> str:
+    """Why a stored history recorded as mined under ``recorded`` (``mined_as`` of its run, None
+    when its report predates the record) cannot be extended under ``cfg``; "" when it can."""
+    now = mined_as(cfg)
+    if recorded == now:
+        return ""
+    if not isinstance(recorded, dict):
+        return ("history re-mined in full once: the previous version did not record the settings "
+                f"it was mined under ({', '.join(MINED_AS)})")
+    changed = ", ".join(f"{k} {recorded.get(k)} -> {v}" for k, v in now.items() if recorded.get(k) != v)
+    return f"history re-mined in full: {changed} since the previous version (its rows were read under the old settings)"
 
 
 def _without_boundary_changes(commits: pa.Table, changes: pa.Table, boundary: set[str],
@@ -557,5 +582,5 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     return out
 
 
-__all__ = ["MineResult", "mine", "combine", "StopFlag", "RunStopped", "check_stop", "LogParser", "commit_order", "current_paths", "empty_commits",
+__all__ = ["MineResult", "mine", "combine", "MINED_AS", "mined_as", "remine_reason", "StopFlag", "RunStopped", "check_stop", "LogParser", "commit_order", "current_paths", "empty_commits",
            "empty_file_changes"]

@@ -495,6 +495,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                 nodes, edges, file_imports = st.collect(parsed, rep)
                 if src.reused:
                     old_nodes, old_edges, old_imports = st.reuse(prev_snap, src.reused, vectors=not cfg.embed.enabled)
+                    rep.absorb_reused(old_nodes)
                     nodes.extend(old_nodes)
                     edges.extend(old_edges)
                     file_imports.update(old_imports)

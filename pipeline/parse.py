@@ -26,11 +26,14 @@ spelled terminal-safe: git allows a newline in a file name, which made the heade
 Files in a language we do not parse still get a file node (``summary``/``full``; ``api`` is the
 summary) with ``skip_reason="unsupported_language"``, so they stay visible in the tree. A syntax
 error keeps everything that parses (warning ``syntax_error``); invalid UTF-8 is decoded with
-replacement characters (warning ``invalid_utf8``).
+replacement characters (warning ``invalid_utf8``). A file's warnings, and the line its first syntax
+error starts at, stay in its node's ``meta`` (``warnings``, ``syntax_error_line``): a re-index that
+reuses the node counts them again, and ``get`` says where the outline may be incomplete.
 """
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 import textwrap
@@ -438,6 +441,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         file_node["summary"] = f"file {shown} ({_lines(text)}, not parsed)"
         file_node["api"] = file_node["summary"]
         finish([file_node], cfg)
+        _keep_warnings(file_node, out.warnings)
         out.nodes.append(file_node)
         return out
 
@@ -509,8 +513,33 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         api.append(d.sig + (f"\n    {first}" if first else ""))
     file_node["api"] = "\n".join(api)
     finish(nodes, cfg, spans)
+    _keep_warnings(file_node, out.warnings, _first_error_line(root) if root.has_error else 0)
     out.nodes = nodes
     return out
+
+
+def _first_error_line(root: ts.Node) -> int:
+    """The line (1-based) tree-sitter's first error starts at: the first ERROR or MISSING node in
+    source order, found by entering only the subtrees that hold one."""
+    node = root
+    while not (node.is_error or node.is_missing):
+        child = next((c for c in node.children if c.has_error), None)
+        if child is None:
+            break
+        node = child
+    return node.start_point.row + 1
+
+
+def _keep_warnings(file_node: dict, warnings: list[str], error_line: int = 0) -> None:
+    """The file's warnings (and where its syntax errors start) into its node's ``meta``: a reused
+    node is not parsed again, so this is what the next run's report and ``get`` read."""
+    if not warnings:
+        return
+    meta = json.loads(file_node.get("meta") or "{}")
+    meta["warnings"] = list(warnings)
+    if error_line:
+        meta["syntax_error_line"] = error_line
+    file_node["meta"] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
 
 
 def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:

@@ -1,8 +1,10 @@
 """The run report: what an index run did, skipped (with reasons) and cost, as JSON and as text.
 
 The report owns its bookkeeping: stages hand it what they found (``skip``, ``absorb_discovery``,
-``absorb_parsed``) instead of each keeping counters of their own. ``MultiReport`` is the one summary
-of a job over several repositories.
+``absorb_parsed``, ``absorb_reused``) instead of each keeping counters of their own. Its per-file
+warnings describe the version it publishes: a file reused unchanged counts the warnings its node
+kept when it was parsed (an incremental report said none where a ``--full`` one of the same commit
+said some). ``MultiReport`` is the one summary of a job over several repositories.
 """
 
 from __future__ import annotations
@@ -70,6 +72,13 @@ class RunReport:
             self.skip(pf.skip_reason, pf.path)
             return False
         return True
+
+    def absorb_reused(self, rows: list[dict]) -> None:
+        """The warnings of files reused from the previous version (``stages.reuse``'s rows), as their
+        file nodes' ``meta`` keeps them (``pipeline.parse``): one substring test a row, most have none."""
+        for r in rows:
+            if r["kind"] == "file" and '"warnings"' in (meta := r.get("meta") or ""):
+                self.warnings.update(json.loads(meta).get("warnings") or [])
 
     def timed(self, stage: str, seconds: float) -> None:
         self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds

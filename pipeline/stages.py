@@ -185,7 +185,7 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
     ``boundary``: ``gitio.shallow_boundary``, read once by the caller. ``stop``: a flag looked at
     while mining and between the steps (``pipeline.history.RunStopped`` once it is set)."""
     from pipeline.cochange import compute_with_stats
-    from pipeline.history import check_stop, combine, mine
+    from pipeline.history import check_stop, combine, mine, mined_as, remine_reason
 
     from pipeline import gitio
     from pipeline.storestate import mined_boundary
@@ -196,6 +196,10 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
         # deepened, unshallowed or fetched shallow again: older commits may exist now, and the
         # boundary commits' changes were not recorded; the watermark alone would not read them
         rep.messages.append("the clone's shallow boundary moved since the last index: history re-mined in full")
+        since = None
+    settings = remine_reason(((prev.report or {}).get("history") or {}).get("mined_as"), cfg.history) if since else ""
+    if settings:        # the same commits read again: symbol rows (a function of the sha) are kept
+        rep.messages.append(settings)
         since = None
     res = mine(root, cfg.history, since=since, boundary=boundary, stop=stop)
     if res.rewritten and since:
@@ -209,7 +213,8 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
     cochange, stats = compute_with_stats(changes, commits, cfg.history, head_paths=res.head_paths, resolved=True,
                                          stop=stop)
     rep.history = {**res.summary(), **{f"cochange_{k}": v for k, v in stats.items()}, "bugfix_rule": cfg.history.bugfix_rule,
-                   "commits_total": commits.num_rows, "cochange_pairs": cochange.num_rows}
+                   "commits_total": commits.num_rows, "cochange_pairs": cochange.num_rows,
+                   "mined_as": mined_as(cfg.history), **({"remined_for_settings": True} if settings else {})}
     if res.shallow:
         rep.messages.append("repository is a shallow clone: history mined from what exists")
     progress("history", 1, 1)
@@ -222,13 +227,15 @@ def symbol_base(prev_snap, cfg: IndexConfig, rep: RunReport, commits: pa.Table) 
     commit of that version: each was mined, most changed no function); (None, []) for a full mine.
 
     Extended only when the history itself was (``history``: the watermark is an ancestor of HEAD and
-    the shallow boundary did not move; a rewrite re-mines both in full) and the rows were mined
+    the shallow boundary did not move; a rewrite re-mines both in full), or was mined in full again
+    only for its ``MINED_AS`` settings (the same commits), and the rows were mined
     under this run's rules (``symbols.mine_key``). Symbols switched on (the previous version kept no
     rows), ``--full`` and a rewrite mine every commit."""
     from pipeline.storestate import PARSE_FORMAT
     from pipeline.symbols import mine_key
 
-    if prev_snap is None or not rep.history.get("incremental") or not prev_snap.has("commits"):
+    extends = rep.history.get("incremental") or rep.history.get("remined_for_settings")
+    if prev_snap is None or not extends or not prev_snap.has("commits"):
         return None, []
     if not prev_snap.has("symbol_changes"):
         if prev_snap.has("symbol_cochange"):

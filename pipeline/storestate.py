@@ -83,8 +83,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # c`` records the name it binds, ``import a.b`` the attributes read off ``a.b``, and a file with a
 # long data line beside its code is no longer skipped as minified (``files.minified``); 18: a path
 # within a line of a file's text (its summary, its outline's ``# path`` header) is spelled terminal-safe
-# (``notetext.terminal_safe``): git allows a newline in a file name, which broke the header in two.
-PARSE_FORMAT = 18
+# (``notetext.terminal_safe``): git allows a newline in a file name, which broke the header in two;
+# 19: a file node keeps its parse warnings and first syntax error line (``meta``): a reused file's
+# warnings are counted in the report (an incremental run said none) and ``get`` names the line.
+PARSE_FORMAT = 19
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 from typing import Callable, Sequence
 
-from stratum import answernotes, rank, searchlists, walklinks, whichstore as W
+from stratum import answernotes, rank, searchlists, syntaxwarn, walklinks, whichstore as W
 from stratum.notetrust import session_label
 from stratum import linerange as L
 from stratum import render as R
@@ -297,7 +297,7 @@ class Tools:
         span = L.parse(lines)
         t = self._target(s, target)
         in_file = span is not None and t.row is not None and s.view is None and t.shard.col("kind")[t.row] == "file"
-        it = self._item(t.shard, t.row, t.note, "full" if span else level, view=s.view, attach=not in_file)
+        it = syntaxwarn.flag(self._item(t.shard, t.row, t.note, "full" if span else level, view=s.view, attach=not in_file), t)
         if in_file and t.row is not None and span is not None:    # a part of a file: its own notes and
             R.attach_notes(it, answernotes.in_lines(self.memory, t.shard, t.row, span), cap=self.notes_per_item)  # its lines'
         with L.part_hint(t, whole=level == "full" and span is None):   # a whole file that does not fit: read a part
