@@ -559,16 +559,16 @@ def _ignore_store(store: Store) -> None:
 
 def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: RunReport, progress: Progress) -> None:
     """Symbol-level co-change: the diffs of commits not mined before mapped to function spans
-    (batches on the engine), beside the previous version's rows (``st.symbol_base``); the pairs
+    (batches on the engine), beside the previous version's rows (``symbols.stored_base``); the pairs
     recomputed over all of them. Adds ``symbol_changes`` and ``symbol_cochange`` to ``tables``."""
     import pyarrow as pa
 
     from pipeline.storestate import PARSE_FORMAT
-    from pipeline.symbols import SYMBOL_CHANGES, compute, mine_key, plan
+    from pipeline.symbols import SYMBOL_CHANGES, compute, mine_key, plan, stored_base
 
     t = time.perf_counter()
     commits, changes = tables["commits"], tables["file_changes"]
-    kept, known = st.symbol_base(prev_snap, cfg, rep, commits)
+    kept, known = stored_base(prev_snap, cfg, rep, commits)
     n = max(1, (cfg.num_cpus or st.cpu_count()) * 4)
     batches = [b for b in plan(changes, commits, cfg.history, batches=n, known=known) if b]
     parts = eng.symbols(root, batches, progress)

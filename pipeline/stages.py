@@ -222,37 +222,6 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
     return tables, (res.head or (prev.history_watermark if prev else None)), res.head_paths
 
 
-def symbol_base(prev_snap, cfg: IndexConfig, rep: RunReport, commits: pa.Table) -> tuple[pa.Table | None, list[str]]:
-    """The previous version's symbol changes this run extends, and the commits they cover (every
-    commit of that version: each was mined, most changed no function); (None, []) for a full mine.
-
-    Extended only when the history itself was (``history``: the watermark is an ancestor of HEAD and
-    the shallow boundary did not move; a rewrite re-mines both in full), or was mined in full again
-    only for its ``MINED_AS`` settings (the same commits), and the rows were mined
-    under this run's rules (``symbols.mine_key``). Symbols switched on (the previous version kept no
-    rows), ``--full`` and a rewrite mine every commit."""
-    from pipeline.storestate import PARSE_FORMAT
-    from pipeline.symbols import mine_key
-
-    extends = rep.history.get("incremental") or rep.history.get("remined_for_settings")
-    if prev_snap is None or not extends or not prev_snap.has("commits"):
-        return None, []
-    if not prev_snap.has("symbol_changes"):
-        if prev_snap.has("symbol_cochange"):
-            rep.messages.append("symbol changes mined over the whole history once: the previous version "
-                                "kept none (indexed by an older build)")
-        return None, []
-    was = ((prev_snap.manifest.report or {}).get("history") or {}).get("symbols_key")
-    if was != mine_key(cfg.history, PARSE_FORMAT):
-        rep.messages.append("symbol changes mined over the whole history again: the parser or the symbol "
-                            "settings changed since the previous version")
-        return None, []
-    known = prev_snap.read("commits", columns=["sha"]).column("sha")
-    rows = prev_snap.read("symbol_changes")
-    rows = rows.filter(pc.is_in(rows["sha"], value_set=commits["sha"].combine_chunks())).cast(S.SYMBOL_CHANGES)
-    return rows, known.to_pylist()
-
-
 def cochange_edges(tables: dict, nodes: list[dict]) -> list[dict]:
     from pipeline.cochange import cochange_edges as edges_of
 
@@ -604,6 +573,6 @@ def cpu_count() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-__all__ = ["Sources", "read_sources", "previous_files", "collect", "node_columns", "reuse", "link", "history", "symbol_base", "cochange_edges",
+__all__ = ["Sources", "read_sources", "previous_files", "collect", "node_columns", "reuse", "link", "history", "cochange_edges",
            "latest_published", "previous_notes", "carry_notes", "retire_log", "EmbedWork", "embed_plan", "full_cache", "text_rules", "known_hashes",
            "embed_attach", "dedupe_edges", "Writer", "write", "cpu_count", "Progress"]

@@ -40,7 +40,7 @@ import hashlib
 import re
 from collections import OrderedDict
 from pathlib import Path
-from typing import Collection, Sequence
+from typing import TYPE_CHECKING, Collection, Sequence
 
 import polars as pl
 import pyarrow as pa
@@ -48,7 +48,10 @@ import pyarrow as pa
 from pipeline import gitio, languages
 from pipeline.history import current_paths
 from stratum import schema as S
-from stratum.config import HistoryConfig
+from stratum.config import HistoryConfig, IndexConfig
+
+if TYPE_CHECKING:
+    from pipeline.report import RunReport
 
 # one row per (commit, file, changed function or method); stored, so a re-index mines only new commits
 SYMBOL_CHANGES = S.SYMBOL_CHANGES
@@ -361,4 +364,35 @@ def mine_symbols(repo_root: str | Path, file_changes: pa.Table, commits: pa.Tabl
     return compute(changes, file_changes, commits, cfg, head_paths)
 
 
-__all__ = ["SYMBOL_CHANGES", "FORMAT", "mine_key", "pathspecs", "plan", "definitions", "changed_symbols", "compute", "mine_symbols"]
+def stored_base(prev_snap, cfg: IndexConfig, rep: "RunReport", commits: pa.Table) -> tuple[pa.Table | None, list[str]]:
+    """The previous version's symbol changes this run extends, and the commits they cover (every
+    commit of that version: each was mined, most changed no function); (None, []) for a full mine.
+
+    Extended only when the history itself was (``history``: the watermark is an ancestor of HEAD and
+    the shallow boundary did not move; a rewrite re-mines both in full), or was mined in full again
+    only for its ``MINED_AS`` settings (the same commits), and the rows were mined
+    under this run's rules (``symbols.mine_key``). Symbols switched on (the previous version kept no
+    rows), ``--full`` and a rewrite mine every commit."""
+    import pyarrow.compute as pc
+
+    from pipeline.storestate import PARSE_FORMAT
+
+    extends = rep.history.get("incremental") or rep.history.get("remined_for_settings")
+    if prev_snap is None or not extends or not prev_snap.has("commits"):
+        return None, []
+    if not prev_snap.has("symbol_changes"):
+        if prev_snap.has("symbol_cochange"):
+            rep.messages.append("symbol changes mined over the whole history once: the previous version "
+                                "kept none (indexed by an older build)")
+        return None, []
+    was = ((prev_snap.manifest.report or {}).get("history") or {}).get("symbols_key")
+    if was != mine_key(cfg.history, PARSE_FORMAT):
+        rep.messages.append("symbol changes mined over the whole history again: the parser or the symbol "
+                            "settings changed since the previous version")
+        return None, []
+    known = prev_snap.read("commits", columns=["sha"]).column("sha")
+    rows = prev_snap.read("symbol_changes")
+    rows = rows.filter(pc.is_in(rows["sha"], value_set=commits["sha"].combine_chunks())).cast(S.SYMBOL_CHANGES)
+    return rows, known.to_pylist()
+
+__all__ = ["stored_base", "SYMBOL_CHANGES", "FORMAT", "mine_key", "pathspecs", "plan", "definitions", "changed_symbols", "compute", "mine_symbols"]
