@@ -10,15 +10,24 @@ than a missing one). In order, the first rule that finds definitions decides:
   set on an object or prototype (JS ``res.json = function``) or of a Go type that is no struct,
   ``res.m`` of the same file.
   ``super().m()``: of the bases only.
-- ``f()``: a definition ``f`` of the same file; Go: of the package (its directory); Python: what
-  the file's ``from ... import f`` binds; else the one ``f`` among the files it imports; else the
-  one top-level ``f`` of its language in the repository.
+- ``f()`` (and a base class by its bare name): first in the scopes around it, innermost out, as
+  its language reads them: C++ the enclosing classes' members (and their bases') and namespaces
+  (``f`` of namespace ``geo`` in the same file or an included one), Java the enclosing classes'
+  members, Rust and TypeScript the file's own ``mod``/``namespace`` blocks (a class's members
+  need ``Self::``/``this.``); a class's own name there is the class. Then a definition ``f`` of
+  the same file; Go: of the package (its directory); Python: what the file's ``from ... import
+  f`` binds (through a package ``__init__`` that re-exports it under another name, ``from .api
+  import Client as PublicClient``); else the one ``f`` among the files it imports; else (C++)
+  the one ``f`` of an enclosing namespace in the repository (a prototype and its one body count
+  as one); else the one top-level ``f`` of its language in the repository.
 - ``x.f()`` with ``x`` a name: what ``x`` binds (Python ``import x``, ``import a.b as x``, ``from
-  p import x``; ``import a.b`` for ``a.b.f()``) holding ``f`` (``x.C.f()``: its class ``C``'s);
-  else ``x.f`` as a qualified name (a class's static method, a namespace's function, Rust
-  ``S::new``), in the same file, an imported one or the one in the repository; else (not Python,
-  whose bindings are read exactly) ``f`` in an imported file whose module or package is named
-  ``x`` (Go ``pkg.F``, ``import * as x``).
+  p import x``; ``import a.b`` for ``a.b.f()``) holding ``f`` (``x.C.f()``: its class ``C``'s;
+  ``pkg.PublicClient()``: what ``pkg`` re-exports as it); else ``x.f`` as a qualified name (a
+  class's static method, a namespace's function, Rust ``S::new``), within the scopes around the
+  call first (``Shape::area()`` inside namespace ``geo`` is ``geo.Shape.area``), in the same
+  file, an imported one or the one in the repository; else (not Python, whose bindings are read
+  exactly) ``f`` in an imported file whose module or package is named ``x`` (Go ``pkg.F``,
+  ``import * as x``).
 - anything else before ``.f()`` (``client.get()``, ``make().f()``): the method ``f`` when it is the
   repository's only method of that name in its language and lies in the file or one it imports
   (no types are inferred: with two ``get`` methods, which one a variable holds is not known; a
@@ -46,7 +55,12 @@ from pipeline.callrefs import DECL
 _CODE = ("class", "function", "method")
 _C_FAMILY = ("c", "cpp")
 _JS_FAMILY = ("javascript", "typescript", "tsx")
+_MODULES = ("rust", "typescript", "tsx")    # an inline ``mod`` / ``namespace``: a file's own scope
+_SCOPED = ("cpp", "java", *_MODULES)        # a bare name is looked up in the scopes around it first
 INHERIT_DEPTH = 3
+REEXPORT_DEPTH = 3          # package __init__ re-exports followed from one import (a cycle ends there)
+_LAST_LINE = 1 << 62        # below every import: a module's last binding of a name, as Python leaves it
+_INITS = ("__init__.py", "__init__.pyi")
 
 
 @dataclasses.dataclass(slots=True)
@@ -86,6 +100,7 @@ class _Index:
         self.names: set[str] = set()                                            # last parts of quals
         self.bodies: dict[str, list[str]] = defaultdict(list)                   # C/C++ qual -> defined ids
         self.owners: set[tuple[str, str]] = set()                               # (path, qual) with members
+        self.spaces: set[tuple[str, str]] = set()       # (path, qual) of a Rust mod / TS namespace (no node)
         for n in nodes:
             if n["kind"] not in _CODE:
                 continue
@@ -107,6 +122,13 @@ class _Index:
             if "." not in d.qual:
                 continue
             self.owners.add((d.path, _parent_qual(d.qual)))
+            if d.lang in _MODULES and d.kind != "method":
+                # what holds a function or a class and is no definition is a module: a method's
+                # owner may be an object (JS-style ``res.json = function``), whose names no bare call sees
+                parts = d.qual.split(".")
+                for k in range(1, len(parts)):
+                    if (d.path, q := ".".join(parts[:k])) not in self.by_qual:
+                        self.spaces.add((d.path, q))
             name = d.qual.rsplit(".", 1)[1]
             self.method_names[(d.lang, name)].add(d.id)
             if d.lang in _JS_FAMILY and d.kind == "method":
@@ -138,12 +160,26 @@ def _one(ids: Iterable[str]) -> str | None:
     return next(iter(got)) if len(got) == 1 else None
 
 
+def _unique(ix: _Index, ids: Iterable[str]) -> str | None:
+    """The one definition among ``ids``, a C/C++ prototype counted as the one body of its name
+    (a header's declaration and its .cpp's definition are one function); a prototype nothing
+    defines is none (an outside API, or a member of a class the parse did not read as one:
+    ``class EXPORT_MACRO Batch { void Put(); }``)."""
+    got = _one(_defined(ix, i, "")[0] or i for i in ids)
+    return None if got in ix.declared else got
+
+
 class _Resolver:
     def __init__(self, ix: _Index, imported: dict[str, list[str]], bound: dict[str, dict[str, list]]):
         self.ix, self.imported, self.bound = ix, imported, bound
         self.bases: dict[str, list[str]] = {}          # class id -> base class ids
         self.attrs: dict[str, dict[str, tuple[str, str]]] = {}     # class id -> self.x -> its one (type, receiver)
         self.returns: dict[str, tuple[str, str]] = {}               # function id -> its declared return type
+        self.scoped: dict[str, list[tuple[str, str | None]]] = {}   # definition id -> the scopes around it
+        # names a package __init__ binds under another name (``from .api import Client as
+        # PublicClient``): ``pkg.PublicClient()`` names no definition, yet may reach one
+        self.aliases = {local for p, names in bound.items() if posixpath.basename(p) in _INITS
+                        for local, seen in names.items() if any(b[1] != local for b in seen)}
 
     def _binding(self, path: str, name: str, line: int) -> tuple[str, list[str]]:
         """What ``name`` is bound to by an import of the file, as seen from ``line``: the import of
@@ -158,11 +194,93 @@ class _Resolver:
                 best = b
         return best[1], best[2]
 
-    def _named(self, path: str, lang: str, name: str, line: int = 0) -> tuple[str | None, str]:
-        """A bare name: (definition id, rule) or (None, "")."""
+    def _reexported(self, targets: Iterable[str], name: str, depth: int = 0) -> str | None:
+        """``name`` read off a package ``__init__`` among ``targets`` that binds it by an import of
+        its own (``from .api import Client as PublicClient``): the definition that import reaches,
+        by the name it has there. The files are those ``pipeline.pyimports`` followed the re-exports
+        to (the import's targets); only the name is read here, from the ``__init__``'s binding (its
+        last, as Python runs the file)."""
+        for t in targets:
+            if posixpath.basename(t) not in _INITS:
+                continue
+            orig, further = self._binding(t, name, _LAST_LINE)
+            for f in further:
+                got = self.ix.by_qual.get((f, orig))
+                if got is not None:
+                    return got
+            if further and depth < REEXPORT_DEPTH:
+                got = self._reexported(further, orig, depth + 1)
+                if got is not None:
+                    return got
+        return None
+
+    def _scopes(self, d: _Def) -> list[tuple[str, str | None]]:
+        """The scopes around ``d`` a bare name written in it is looked up in before its file's top
+        level, innermost first, as its language reads them: (qualified name, the class's id, or None
+        for a namespace). C++: every enclosing class (its members and its bases') and namespace (a
+        scope that is no class of the file nor of an included header is a namespace, or a class
+        whose out-of-line members this file defines); Java: the enclosing classes; Rust, TypeScript:
+        the file's own ``mod``/``namespace`` blocks (not a class: ``Self::f``, ``this.f``)."""
+        if d.lang not in _SCOPED or "." not in d.qual:
+            return []
+        got = self.scoped.get(d.id)
+        if got is not None:
+            return got
+        ix, got = self.ix, []
+        parts = d.qual.split(".")
+        for k in range(len(parts) - 1, 0, -1):
+            s = ".".join(parts[:k])
+            own = ix.by_qual.get((d.path, s))
+            cls = own if own is not None and ix.defs[own].kind == "class" else None
+            if d.lang == "cpp":
+                if own is None:     # ``void Shape::area() {...}`` with Shape in an included header
+                    cls = _one(i for t in self.imported.get(d.path, ())
+                               if (i := ix.by_qual.get((t, s))) is not None and ix.defs[i].kind == "class")
+                got.append((s, cls))
+            elif d.lang == "java":
+                if cls is not None:
+                    got.append((s, cls))
+            elif own is None and (d.path, s) in ix.spaces:
+                got.append((s, None))
+        self.scoped[d.id] = got
+        return got
+
+    def _in_scope(self, d: _Def, scope: str, cls: str | None, name: str) -> tuple[str | None, str]:
+        """``name`` in one of ``d``'s scopes (``_scopes``): a class's member (or its bases'; its
+        own name is the class), a namespace's definition in the file or (C++) an included one."""
+        ix = self.ix
+        if cls is not None:
+            how = "own class" if d.kind != "class" and scope == _parent_qual(d.qual) else "enclosing class"
+            if ix.defs[cls].qual.rsplit(".", 1)[-1] == name:
+                return cls, how     # C++/Java: a class's name inside it is the class (not its constructor)
+            got = self._member(cls, name)
+            if got is not None and (c := ix.defs[got]).kind != "class" and c.qual.endswith(f"{name}.{name}"):
+                # a base's name in its derived class is that base (found as its constructor)
+                got, how = ix.by_qual.get((c.path, _parent_qual(c.qual)), got), "base class"
+            return (got, how) if got is not None else (None, "")
+        qual = f"{scope}.{name}"
+        got = ix.by_qual.get((d.path, qual))
+        if got is not None:
+            return got, "same file"
+        if d.lang == "cpp":         # a namespace spans files: the one in an included header
+            got = _one(i for t in self.imported.get(d.path, ()) if (i := ix.by_qual.get((t, qual))) is not None)
+            if got is not None:
+                return got, "imported file"
+        return None, ""
+
+    def _named(self, path: str, lang: str, name: str, line: int = 0, at: _Def | None = None) -> tuple[str | None, str]:
+        """A bare name written in ``at`` (a definition; None: the file's own code): (definition
+        id, rule) or (None, "")."""
         ix = self.ix
         if name not in ix.names and name not in self.bound.get(path, ()):
             return None, ""         # printf, len: nothing here defines it (~40% of call sites)
+        scopes: list[tuple[str, str | None]] = []
+        if at is not None:
+            scopes = self._scopes(at)
+            for scope, cls in scopes:
+                got, how = self._in_scope(at, scope, cls, name)
+                if got is not None:
+                    return got, how
         got = ix.by_qual.get((path, name))
         if got is not None:
             return got, "same file"
@@ -175,9 +293,17 @@ class _Resolver:
             got = ix.by_qual.get((t, orig))
             if got is not None:
                 return got, "imported name"
+        got = self._reexported(targets, orig)
+        if got is not None:
+            return got, "imported name"
         got = _one(i for t in self.imported.get(path, ()) if (i := ix.by_qual.get((t, name))) is not None)
         if got is not None:
             return got, "imported file"
+        if lang == "cpp":           # a namespace's one definition of it, none of its files included here
+            for scope, cls in scopes:
+                got = _unique(ix, ix.quals.get((lang, f"{scope}.{name}"), ())) if cls is None else None
+                if got is not None:
+                    return got, "unique name"
         got = _one(ix.top.get((lang, name), ()))
         return (got, "unique name") if got is not None else (None, "")
 
@@ -258,8 +384,8 @@ class _Resolver:
              types: dict[str, list[tuple[int, int, str, str]]] | None = None, depth: int = 0, pos: int = 0
              ) -> tuple[str | None, str]:
         ix = self.ix
-        if recv and name not in ix.names:
-            return None, ""         # every rule but a bare name's import alias looks it up as a definition's last part
+        if recv and name not in ix.names and name not in self.aliases:
+            return None, ""         # every rule but an import alias looks it up as a definition's last part
         if types is not None and depth < 3 and recv not in ("", ".", "self", "super") and \
                 (recv in types or recv.startswith("self.") or (lang == "java" and "." not in recv)):
             cls, how = self._typed(path, lang, caller, recv, line, pos, types, depth)
@@ -283,13 +409,16 @@ class _Resolver:
             got = _one(g for b in self.bases.get(cls, ()) if (g := self._member(b, name, 1)) is not None)
             return (got, "base class") if got is not None else (None, "")
         if recv == "":
-            return self._named(path, lang, name, line)
+            return self._named(path, lang, name, line, caller)
         if recv != ".":
             orig, targets = self._binding(path, recv, line)
             for t in targets:                                       # a module or class the file binds
                 got = ix.by_qual.get((t, name)) or ix.by_qual.get((t, f"{orig.rsplit('.', 1)[-1]}.{name}"))
                 if got is not None:
                     return got, "imported module"
+            got = self._reexported(targets, name)                   # pkg.PublicClient: pkg's re-export of Client
+            if got is not None:
+                return got, "imported module"
             if not targets and "." in recv:                         # x.C.f(): a class of a module x binds
                 head, cls = recv.rsplit(".", 1)
                 for t in self._binding(path, head, line)[1]:
@@ -297,9 +426,18 @@ class _Resolver:
                     if got is not None:
                         return got, "imported module"
             qual = f"{recv}.{name}"
-            got = ix.by_qual.get((path, qual))
-            if got is None:
-                got = _one(i for t in self.imported.get(path, ()) if (i := ix.by_qual.get((t, qual))) is not None)
+            # geo::Shape::area() inside namespace geo, m::k() inside mod util: geo.Shape.area, util.m.k first
+            quals = [f"{s}.{qual}" for s, _ in self._scopes(caller)] if caller is not None else []
+            quals.append(qual)
+            got = None
+            for q in quals:
+                got = ix.by_qual.get((path, q))
+                if got is None and (lang == "cpp" or q is qual):
+                    got = _one(i for t in self.imported.get(path, ()) if (i := ix.by_qual.get((t, q))) is not None)
+                if got is not None:
+                    break
+            if got is None and lang == "cpp":
+                got = next((g for q in quals[:-1] if (g := _unique(ix, ix.quals.get((lang, q), ()))) is not None), None)
             if got is None:
                 got = _one(ix.quals.get((lang, qual), ()))
             if got is not None:
@@ -315,8 +453,9 @@ class _Resolver:
                     *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ()))])
         return (got, "method name") if got is not None else (None, "")
 
-    def base(self, path: str, lang: str, name: str, recv: str) -> tuple[str | None, str]:
-        got, how = self.call(path, lang, None, name, recv) if recv else self._named(path, lang, name)
+    def base(self, cls: _Def | None, path: str, lang: str, name: str, recv: str) -> tuple[str | None, str]:
+        """A base of class ``cls`` (its enclosing scopes are looked in first) as written."""
+        got, how = self.call(path, lang, cls, name, recv) if recv else self._named(path, lang, name, 0, cls)
         return (got, how) if got is not None and self.ix.defs[got].kind == "class" else (None, "")
 
 
@@ -381,7 +520,7 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
     out: list[dict] = []
     for n, meta in refs:            # bases first: a method call on self may go through them
         for name, recv in meta.get("bases", ()):
-            got, how = r.base(n["path"], n.get("language") or "", name, recv)
+            got, how = r.base(ix.defs.get(n["id"]), n["path"], n.get("language") or "", name, recv)
             if got is not None and got != n["id"]:
                 r.bases.setdefault(n["id"], []).append(got)
                 out.append({"src": n["id"], "dst": got, "kind": "inherits", "weight": 1.0,

@@ -85,8 +85,11 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # within a line of a file's text (its summary, its outline's ``# path`` header) is spelled terminal-safe
 # (``notetext.terminal_safe``): git allows a newline in a file name, which broke the header in two;
 # 19: a file node keeps its parse warnings and first syntax error line (``meta``): a reused file's
-# warnings are counted in the report (an incremental run said none) and ``get`` names the line.
-PARSE_FORMAT = 19
+# warnings are counted in the report (an incremental run said none) and ``get`` names the line; 20:
+# no parse output changed, but unchanged files' calls and inherits edges did (a bare name in a C++
+# namespace or class, a Rust mod, a TypeScript namespace, a Java class; a Python class re-exported
+# under another name): the bump makes a store indexed at the same commit re-link once.
+PARSE_FORMAT = 20
 
 
 def config_key(cfg: IndexConfig) -> str:
