@@ -21,6 +21,7 @@ Rules (docs/controller.md has the worked details):
   in the same lock, and says how many (``count``).
 - Focus (the files being edited) is set explicitly, or inferred from the last file (or symbol's
   file; ``max_inferred_focus`` of them) admitted at full level. An explicit focus wins while set.
+  What it reaches in the graph (the G and C signals' facts) is ``stratum.focusreach``'s.
 - Access history: each access adds 1 to a node's count, which halves every ``half_life`` calls (one
   call = one ``admit`` or ``touch``) or seconds (``now`` clock), per ``half_life_unit``.
 """
@@ -32,11 +33,12 @@ import math
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
 
 from stratum.envelope import Budget, Eviction
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
+from stratum.focusreach import Focus, reach
 from stratum.graphview import GraphView, RecordGraph
 from stratum.policies import DEFAULT_WEIGHTS, RANK, Policy, ScorePolicy, Signals
 from stratum.schema import LEVELS
@@ -103,13 +105,6 @@ class _Entry:
     extra: int = 0        # tokens of what travels with the node at every level (its attached notes)
 
 
-@dataclass
-class _Focus:
-    files: tuple[str, ...]
-    hops: dict[str, int] = field(default_factory=dict)      # file -> hops to the nearest focus file
-    affinity: dict[str, float] = field(default_factory=dict)  # file -> normalised co-change, [0, 1]
-
-
 _HIST_PRUNE_AT = 4096
 RANGE_MARK = "#L"      # a line range's entry: <node id>#L<a>-<b> (memory.RANGE_MARK; the controller imports no store)
 
@@ -142,7 +137,7 @@ class Controller:
         self._seq = 0          # access sequence (LRU order)
         self._calls = 0        # admit/touch calls (history clock in "calls" mode)
         self._file_cache: dict[str, str | None] = {}
-        self._focus_cache: _Focus | None = None
+        self._focus_cache: Focus | None = None
         self._stats = {"admits": 0, "items": 0, "hits": 0, "tokens_admitted": 0, "evictions": 0,
                        "tokens_freed": 0}
 
@@ -463,32 +458,10 @@ class Controller:
                     q.remove(f)
                 q.append(f)
 
-    def _focus_info(self, files: tuple[str, ...]) -> _Focus:
-        if self._focus_cache is not None and self._focus_cache.files == files:
-            return self._focus_cache
-        info = _Focus(files)
-        frontier = list(files)
-        for f in files:
-            info.hops[f] = 0
-        for d in range(1, self.config.max_hops + 1):
-            nxt = []
-            for f in frontier:
-                for n in self.graph.neighbors(f, self.config.proximity_kinds):
-                    if n not in info.hops:
-                        info.hops[n] = d
-                        nxt.append(n)
-            frontier = nxt
-        for f in files:
-            cc = self.graph.cochange(f)
-            top = max(cc.values(), default=0.0)
-            if top > 0:
-                for g, w in cc.items():
-                    if w > 0:
-                        info.affinity[g] = max(info.affinity.get(g, 0.0), min(1.0, w / top))
-        for f in files:
-            info.affinity[f] = 1.0
-        self._focus_cache = info
-        return info
+    def _focus_info(self, files: tuple[str, ...]) -> Focus:
+        if self._focus_cache is None or self._focus_cache.files != files:
+            self._focus_cache = reach(self.graph, files, self.config.max_hops, self.config.proximity_kinds)
+        return self._focus_cache
 
     def _history(self, node_id: str) -> float:
         h = self._hist.get(node_id)
@@ -511,7 +484,7 @@ class Controller:
         if e is not None:
             e.last_access = self._seq
 
-    def _signals(self, node_id: str, e: _Entry, focus: _Focus) -> Signals:
+    def _signals(self, node_id: str, e: _Entry, focus: Focus) -> Signals:
         f = self._file(node_id)
         hops = focus.hops.get(f) if f is not None else None
         g = 1.0 / (1 + hops) if hops is not None else 0.0
@@ -520,7 +493,7 @@ class Controller:
         return Signals(node_id, e.level, e.tokens, g, c, h / (1.0 + h),
                        1.0 if node_id in self._pins else 0.0, hops, e.last_access)
 
-    def _plan(self, need: float, *, exclude: set[str], focus: _Focus,
+    def _plan(self, need: float, *, exclude: set[str], focus: Focus,
               need_limit: float | None = None) -> tuple[list, int]:
         """Steps (signals, to_level, tokens_freed) that free at least ``need`` tokens in policy
         order, round by round down each victim's ladder; all possible steps if ``need`` is more.
@@ -593,7 +566,7 @@ class Controller:
         self._stats["tokens_freed"] += sum(e.tokens_freed for e in out)
         return out
 
-    def _overrun_message(self, delta: int, freed: int, over: int, focus: _Focus, *, lowest: bool = False) -> str:
+    def _overrun_message(self, delta: int, freed: int, over: int, focus: Focus, *, lowest: bool = False) -> str:
         """What did not fit and what would make it fit (``lowest``: every item is at the lowest
         level already, so a lower one is no advice: a probe was told to ask for one at summary)."""
         pinned = sum(e.tokens for nid, e in self._entries.items() if nid in self._pins)
