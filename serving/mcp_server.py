@@ -409,9 +409,6 @@ class _Unreadable:
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    def close(self) -> None:
-        self._inner.close()
-
     def __aiter__(self) -> _Unreadable:
         return self
 
