@@ -121,8 +121,9 @@ class OnDefault:
 
     def about(self, note: N.Note, label: str) -> str:
         """An attached note's ``about`` (LABEL: the symbol it is about in the item's file, or ""),
-        naming the branch when the note is about that branch's version of the code."""
-        if not self.judge(note)[1]:
+        naming the branch when the note is about that branch's version of the code. A note written
+        on no branch is judged no further: get asks this of every attached note, after its staleness."""
+        if not (note.branch and note.commit) or not self.judge(note)[1]:
             return label
         where = N.written_on(note.branch, note.commit or "")
         return f"{label} on {where}" if label else where

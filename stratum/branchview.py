@@ -173,7 +173,7 @@ class BranchView:
         return self.rebase or self.follows
 
     def then(self, build: Callable[[], "BranchView | None"],
-             at: "Callable[[dict[str, str]], BranchView | None] | None" = None) -> "BranchView":
+             at: Callable[[dict[str, str]], "BranchView | None"]) -> "BranchView":
         """The view to answer with from now on, given BUILD (``args`` built afresh): itself while
         nothing moved; else the new view, remembering the commits it moved from, said on its next
         answer (a probe: a session switched to the branch's new commit silently, at a re-index).
@@ -190,7 +190,7 @@ class BranchView:
             if not self.rebase:
                 self.behind = behind
                 return self
-            view = at(self.commits) if at is not None else None
+            view = at(self.commits)
             if view is None:
                 raise
             view.name, view.followed, view.behind = self.name, list(self.followed), behind   # its args: it follows

@@ -154,7 +154,7 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
                 out.append(f"uncommitted changes in {pre}{_names(hit)} (returned here)")
     gone = frozenset(p for p in indexed_dirty if p not in v.dirty and p not in edited
                      and not (v.behind and v.changed is not None and p in v.changed))     # said above
-    hit = sorted(gone) if everything else _touched(gone, paths)
+    hit = (sorted(gone) if everything else _touched(gone, paths)) if gone else []    # every answer: none, mostly
     if hit:
         out.append(f"stale: {pre}this version indexed uncommitted edits of {_names(hit)} that the work tree "
                    "no longer has (stashed or reverted since): run `stratum index`")
