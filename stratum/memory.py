@@ -38,9 +38,6 @@ from stratum.notetext import LONE_SURROGATE, terminal_safe
 from stratum.overlay import NotesOverlay, no_such_note
 from stratum.shard import Shard, ShardSet
 
-# what an agent opening the code reads first: what failed, root causes, what agents learnt, then the
-# past fixes mined from history (old and many: they pushed fresh insights out of the cap, probe P3)
-NOTE_ORDER = S.NOTE_ORDER        # one order wherever notes are listed (schema)
 NOTES_REFRESH_SECONDS = 0.1    # attached notes poll the delta log at most this often (a poll is ~50 us;
                                # this process's own writes are folded at once, others' within 0.1 s)
 
@@ -343,7 +340,7 @@ class Memory:
         """Active notes about a code node (and, for a file, about its symbols): merged ones from the
         shard's incoming ``about`` edges, unmerged ones from the overlay as of the last
         ``refresh_notes``; retracted, superseded and orphaned ones left out. Ordered failure, rca,
-        insight, fix (``NOTE_ORDER``), newest first."""
+        insight, fix (``schema.NOTE_ORDER``), newest first."""
         ov = self.overlay(sh)
         by_note, by_edge = self._by_path(sh, ov)
         if not by_note and not by_edge:
@@ -369,7 +366,7 @@ class Memory:
                 att = self._attached(sh, ov, nid, label)
                 if att is not None:
                     found[nid] = att
-        return sorted(found.values(), key=lambda a: (NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
+        return sorted(found.values(), key=lambda a: (S.NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
 
     def branch_code(self, view: BranchView, base: Shard) -> "BranchCode | None":
         """The code a branch session sees in the store of ``base``, as its notes are judged against
@@ -400,7 +397,7 @@ class Memory:
                 att = self._attached(base, ov, nid, "" if tid == code_id else qual, code)
                 if att is not None:
                     found[nid] = att
-        return sorted(found.values(), key=lambda a: (NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
+        return sorted(found.values(), key=lambda a: (S.NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
 
     def _by_path(self, sh: Shard, ov: NotesOverlay) -> tuple[dict, dict]:
         """Where notes are, by the path of the file they concern (a symbol's path is its file's):
@@ -454,9 +451,10 @@ class Memory:
             return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "",
                                 _trust(rec["kind"], False), False, rec["name"] or rec["summary"] or "", label)
         stale = (code or ov.judge).staleness(note) is not None      # ov.judge: the default branch's (branchnotes)
-        return AttachedNote(nid, note.kind, _utc(note.created_at), note.author,      # trust as `get` of its id says
-                            N.trust_of(note, note.kind, quarantined=nid in ov.quarantined), stale, note.title(120),
-                            (ov.judge if code is None else code.other).about(note, label) if code is None or note.branch != code.branch else label)
+        if note.branch and (code is None or note.branch != code.branch):   # judged again only if another branch's
+            label = (ov.judge if code is None else code.other).about(note, label)     # (its version: said so)
+        return AttachedNote(nid, note.kind, _utc(note.created_at), note.author, N.trust_of(   # trust as `get` says
+            note, note.kind, quarantined=nid in ov.quarantined), stale, note.title(120), label)
 
 
 class BranchCode:
@@ -505,8 +503,8 @@ class BranchCode:
 
     def warnings(self, note: N.Note) -> list[str]:
         """What a note item says of its code in this session: stale, another branch's version, pending."""
-        st = self.staleness(note)
-        return ([st] if st else []) + self.other.theirs(note, self._judge(note)[1]) + pending_warnings(
+        st, other = self.staleness(note), note.branch and note.branch != self.branch    # judged again: only then
+        return ([st] if st else []) + self.other.theirs(note, self._judge(note)[1] if other else []) + pending_warnings(
             note, lambda nid: nid in self or any(t.node_id == nid and self._ours(t) for t in note.about))
 
     def _ours(self, t: N.Target) -> bool:
@@ -597,4 +595,4 @@ def _utc(t) -> datetime:
     return t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)
 
 
-__all__ = ["Memory", "MemoryGraph", "BranchCode", "Target", "AttachedNote", "NOTE_ORDER", "file_id"]
+__all__ = ["Memory", "MemoryGraph", "BranchCode", "Target", "AttachedNote", "file_id"]
