@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from stratum.ids import node_id
+from stratum.memory import file_id
 
 if TYPE_CHECKING:
     from stratum.envelope import Item
@@ -26,7 +26,7 @@ def flag(it: "Item", t: "Target") -> "Item":
     sh, row = t.shard, t.row
     if row is None or it.kind not in ("file", "class", "function", "method"):
         return it
-    line = error_line(sh, node_id(sh.repo, sh.col("path")[row], "file", ""))
+    line = error_line(sh, row)
     if not line:
         return it
     if it.kind == "file":
@@ -37,15 +37,17 @@ def flag(it: "Item", t: "Target") -> "Item":
     return it
 
 
-def error_line(sh: "Shard", file_id: str) -> int:
-    """The line the file's first syntax error starts at, 0 when it parsed cleanly (or is not there)."""
+def error_line(sh: "Shard", row: int) -> int:
+    """The line the first syntax error of row ROW's file starts at, 0 when it parsed cleanly (or is not
+    there). The version's report is asked first: a get pays nothing more when no file had one."""
     if not ((sh.manifest.report or {}).get("warnings") or {}).get("syntax_error"):
         return 0
-    row = sh.row_of.get(file_id)
-    if row is None:
+    fid = file_id(sh, row)
+    at = sh.row_of.get(fid)
+    if at is None:
         return 0
-    rec = sh.snapshot.take("nodes", [int(row)], ["id", "meta"]).to_pylist()[0]
-    if rec["id"] != file_id or not rec["meta"]:
+    rec = sh.snapshot.take("nodes", [int(at)], ["id", "meta"]).to_pylist()[0]
+    if rec["id"] != fid or not rec["meta"]:
         return 0
     return int(json.loads(rec["meta"]).get("syntax_error_line") or 0)
 
