@@ -194,6 +194,10 @@ class _Resolver:
                 best = b
         return best[1], best[2]
 
+    def _in_imports(self, path: str, qual: str) -> str | None:
+        """The one definition ``qual`` among the files ``path`` imports."""
+        return _one(i for t in self.imported.get(path, ()) if (i := self.ix.by_qual.get((t, qual))) is not None)
+
     def _reexported(self, targets: Iterable[str], name: str, depth: int = 0) -> str | None:
         """``name`` read off a package ``__init__`` among ``targets`` that binds it by an import of
         its own (``from .api import Client as PublicClient``): the definition that import reaches,
@@ -263,7 +267,7 @@ class _Resolver:
         if got is not None:
             return got, "same file"
         if d.lang == "cpp":         # a namespace spans files: the one in an included header
-            got = _one(i for t in self.imported.get(d.path, ()) if (i := ix.by_qual.get((t, qual))) is not None)
+            got = self._in_imports(d.path, qual)
             if got is not None:
                 return got, "imported file"
         return None, ""
@@ -296,7 +300,7 @@ class _Resolver:
         got = self._reexported(targets, orig)
         if got is not None:
             return got, "imported name"
-        got = _one(i for t in self.imported.get(path, ()) if (i := ix.by_qual.get((t, name))) is not None)
+        got = self._in_imports(path, name)
         if got is not None:
             return got, "imported file"
         if lang == "cpp":           # a namespace's one definition of it, none of its files included here
@@ -433,7 +437,7 @@ class _Resolver:
             for q in quals:
                 got = ix.by_qual.get((path, q))
                 if got is None and (lang == "cpp" or q is qual):
-                    got = _one(i for t in self.imported.get(path, ()) if (i := ix.by_qual.get((t, q))) is not None)
+                    got = self._in_imports(path, q)
                 if got is not None:
                     break
             if got is None and lang == "cpp":

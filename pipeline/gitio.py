@@ -11,7 +11,7 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Iterator
+from typing import Generator, Iterator
 
 from stratum.errors import NotARepository, StratumError
 
@@ -208,7 +208,7 @@ def history_log_args(rev_range: str = "HEAD", *, merge_diffs: bool = False, line
 
 
 def stream_git(repo: str | os.PathLike, args: list[str], chunk_size: int = 1 << 20,
-               stdin: bytes | None = None) -> Iterator[bytes]:
+               stdin: bytes | None = None) -> Generator[bytes, None, None]:
     """Yield git's stdout in chunks as it is produced; GitError (with git's message) on failure.
 
     stderr goes to a temporary file, so a chatty git (rename-limit warnings on huge commits) can
@@ -241,7 +241,7 @@ def stream_git(repo: str | os.PathLike, args: list[str], chunk_size: int = 1 << 
 
 
 def stream_history(repo: str | os.PathLike, rev_range: str = "HEAD", *, merge_diffs: bool = False,
-                   line_counts: bool = True) -> Iterator[bytes]:
+                   line_counts: bool = True) -> Generator[bytes, None, None]:
     """The history log of ``rev_range`` as raw chunks (see ``history_log_args``)."""
     return stream_git(repo, history_log_args(rev_range, merge_diffs=merge_diffs, line_counts=line_counts))
 

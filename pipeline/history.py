@@ -42,7 +42,7 @@ import time
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generator, Protocol, cast
+from typing import Protocol
 
 import pyarrow as pa
 
@@ -134,9 +134,8 @@ def mine(repo_root: str | Path, cfg: HistoryConfig = HistoryConfig(), since: str
     parser = LogParser(cfg)
     # closed at once: a stop leaves the loop with git still writing, and closing its pipe ends it
     # (SIGPIPE); left to the collector, it stays open while the error's traceback holds this frame
-    # (gitio types the generator as an Iterator)
-    with closing(cast(Generator[bytes, None, None], gitio.stream_history(
-            root, rev_range, merge_diffs=not cfg.skip_merges, line_counts=cfg.line_counts))) as stream:
+    with closing(gitio.stream_history(root, rev_range, merge_diffs=not cfg.skip_merges,
+                                      line_counts=cfg.line_counts)) as stream:
         for chunk in stream:
             check_stop(stop, "the history mine")
             parser.feed(chunk)

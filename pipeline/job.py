@@ -29,17 +29,19 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import numpy as np
 
 from pipeline import gitio, publish, storestate
 from pipeline import stages as st
-from pipeline.history import RunStopped, StopFlag, check_stop
 from pipeline.report import RunReport
 from stratum.config import EmbedConfig, IndexConfig, default_store_path, settings_of, with_kept
 from stratum.errors import InvalidArgument, StoreError, Unavailable
 from stratum.store import Manifest, Store
+
+if TYPE_CHECKING:          # pipeline.history is imported once there is work (an up-to-date run skips it)
+    from pipeline.history import StopFlag
 
 Progress = st.Progress
 
@@ -391,6 +393,7 @@ def _heeding(progress: Progress, stop: StopFlag | None) -> Progress:
     stage at its next step."""
     if stop is None:
         return progress
+    from pipeline.history import check_stop
 
     def step(stage: str, done: int, total: int) -> None:
         if done < total:            # a stage's last step is done work: the next stage's first looks
@@ -415,7 +418,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
     changed (``storestate.up_to_date``) the report says so and no version is published. ``before_work``:
     called once there is work, before Lance is imported (a process of its own prepares its
     imports there, ``stratum.cli.index.arrow_without_pandas``; an up-to-date run skips them).
-    ``stop``: once set (a signal handler may set it), the run raises ``RunStopped`` at its next
+    ``stop``: once set (a signal handler may set it), the run raises ``history.RunStopped`` at its next
     step, before its publish: the store stays as it was (see the module docstring)."""
     cfg = config or IndexConfig()
     progress = _heeding(progress or _noop, stop)
@@ -446,8 +449,10 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         rep.worktree = "clean" if gitio.worktree_clean(root, inside) else "dirty"
         if rep.worktree == "dirty":     # the files are read from disk: say what the version holds
             # which, so an answer can say so once the work tree lost them (stashed, reverted)
-            rep.dirty_paths = sorted(p for p in gitio.dirty_paths(root)
-                                     if not any(p == i or p.startswith(i.rstrip("/") + "/") for i in inside))[:DIRTY_PATHS_KEPT]
+            from pipeline.files import inside as within
+
+            rep.dirty_paths = [p for p in gitio.dirty_paths(root)       # sorted there
+                               if not any(within(p, i) for i in inside)][:DIRTY_PATHS_KEPT]
             under = f"under HEAD {head[:12]}" if head else "in a repository with no commits yet"
             rep.messages.append(f"the work tree has uncommitted changes: they are indexed, {under} "
                                 "(a session with --worktree sees edits without indexing them)")
@@ -539,6 +544,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
 
 DIRTY_PATHS_KEPT = 5000     # uncommitted paths a version records (the manifest stays small)
 
+
 def _store_inside(root: Path, store: Store) -> tuple[str, ...]:
     """The store's directory relative to the repository when it lives inside it, else ()."""
     from pipeline.files import inside
@@ -583,5 +589,5 @@ def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: Ru
     rep.timed("symbols", time.perf_counter() - t)
 
 
-__all__ = ["index_repository", "RunStopped", "ensure_ray", "choose_engine", "engine_for", "InProcess", "OnRay",
+__all__ = ["index_repository", "ensure_ray", "choose_engine", "engine_for", "InProcess", "OnRay",
            "PARSE_BATCH_FILES", "PARSE_BATCH_BYTES", "Progress"]
