@@ -41,7 +41,7 @@ from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.focusreach import Focus, reach
 from stratum.graphview import GraphView, RecordGraph
 from stratum.policies import DEFAULT_WEIGHTS, RANK, Policy, ScorePolicy, Signals
-from stratum.schema import LEVELS
+from stratum.schema import LEVELS, RANGE_MARK
 
 
 # ---- values handed back to callers ---------------------------------------------------------------
@@ -106,7 +106,6 @@ class _Entry:
 
 
 _HIST_PRUNE_AT = 4096
-RANGE_MARK = "#L"      # a line range's entry: <node id>#L<a>-<b> (memory.RANGE_MARK; the controller imports no store)
 
 # ---- the controller ------------------------------------------------------------------------------
 

@@ -24,14 +24,13 @@ from stratum import tokens as T
 from stratum.envelope import Item
 from stratum.errors import BudgetExceeded, InvalidArgument
 from stratum.limits import check_len, echo
-from stratum.memory import RANGE_MARK, Target
-from stratum.schema import NOTE_KINDS
+from stratum.memory import Target
+from stratum.schema import NOTE_KINDS, RANGE_MARK
 from stratum.toolspec import MAX_LINES_CHARS      # the tools' bound of every argument is in one table
 
 _RANGE = re.compile(r"(\d{1,9})(?:\s*-\s*(\d{0,9}))?")
 _AT_LINE = re.compile(r"(.+?):(\d{1,9})(?::\d{1,9})?")
 _SOURCE_KINDS = ("file", "class", "function", "method")
-KEY_MARK = RANGE_MARK    # context_key: <node id>#L<start>-<end>
 
 
 def parse(lines: str) -> tuple[int, int | None] | None:
@@ -116,12 +115,12 @@ def file_lines(t: Target) -> int:
 
 def context_key(it: Item) -> str:
     """The session context entry an item fills: its node, or ``<node id>#L<a>-<b>`` for a range."""
-    return f"{it.id}{KEY_MARK}{it.meta['lines']}" if "lines" in it.meta and it.level == "full" else it.id
+    return f"{it.id}{RANGE_MARK}{it.meta['lines']}" if "lines" in it.meta and it.level == "full" else it.id
 
 
 def split_key(key: str) -> tuple[str, str]:
     """(node id, "a-b" or "") of a context entry key."""
-    node, _, span = key.partition(KEY_MARK)
+    node, _, span = key.partition(RANGE_MARK)
     return node, span
 
 
@@ -139,4 +138,4 @@ def part_hint(t: Target, whole: bool) -> Iterator[None]:
 
 
 __all__ = ["parse", "at_line", "enclosing", "cut", "file_lines", "context_key", "split_key", "part_hint",
-           "KEY_MARK", "MAX_LINES_CHARS"]
+           "MAX_LINES_CHARS"]

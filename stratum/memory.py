@@ -41,7 +41,6 @@ from stratum.shard import Shard, ShardSet
 NOTES_REFRESH_SECONDS = 0.1    # attached notes poll the delta log at most this often (a poll is ~50 us;
                                # this process's own writes are folded at once, others' within 0.1 s)
 
-RANGE_MARK = "#L"       # a line range's context entry: <node id>#L<start>-<end> (stratum.linerange)
 
 
 class Target(NamedTuple):
@@ -521,7 +520,7 @@ class MemoryGraph:
     def _find(self, nid: str):
         # a line range's context entry (``<node id>#L<a>-<b>``, stratum.linerange) is its node's
         # for proximity and co-change: else it scored 0 on both and was evicted first
-        nid = nid.partition(RANGE_MARK)[0]
+        nid = nid.partition(S.RANGE_MARK)[0]
         for sh in self.memory.shards.shards:
             r = sh.row_of.get(nid)
             if r is not None:
@@ -555,7 +554,7 @@ class MemoryGraph:
         """Tokens of each level of a node; none for a line range's entry: it holds those lines at
         full level and has no api or summary to step down to, so it is dropped whole (it was
         "demoted" to its file's api, text the agent never received: a probe)."""
-        if RANGE_MARK in nid:
+        if S.RANGE_MARK in nid:
             return {}
         sh, r = self._find(nid)
         if sh is None:

@@ -370,12 +370,12 @@ def note_from_body(uid: str, body: dict) -> Note:
         id=ids.note_id(uid), record_uid=uid, kind=body["kind"], text=body["text"],
         about=[Target(**t) for t in body.get("about", [])], author=body["author"],
         session=body.get("session"), tags=list(body.get("tags") or []),
-        created_at=_parse_time(body["created_at"]), supersedes=list(body.get("supersedes") or []),
+        created_at=parse_time(body["created_at"]), supersedes=list(body.get("supersedes") or []),
         model=body.get("model") or "", authenticated=bool(body.get("authenticated")),
         commit=body.get("commit"), maintainer=bool(body.get("maintainer")), branch=body.get("branch") or "")
 
 
-def _parse_time(v) -> datetime:
+def parse_time(v) -> datetime:
     if v is None:   # a note node written without a time (e.g. imported): sort it first, do not fail
         return datetime.fromtimestamp(0, timezone.utc)
     if isinstance(v, datetime):
@@ -578,7 +578,7 @@ def note_from_node(node: Mapping) -> Note:
         id=node["id"], record_uid=meta.get("record_uid", ""), kind=node["kind"], text=node.get("doc") or "",
         about=[Target(**t) for t in meta.get("about", [])], author=node.get("author") or "",
         session=node.get("session"), tags=list(node.get("tags") or []),
-        created_at=_parse_time(node["created_at"]), supersedes=list(meta.get("supersedes") or []),
+        created_at=parse_time(node["created_at"]), supersedes=list(meta.get("supersedes") or []),
         superseded_by=list(meta.get("superseded_by") or []), retraction=meta.get("retraction"),
         orphaned=bool(meta.get("orphaned")), model=meta.get("model") or "",
         authenticated=bool(meta.get("authenticated")), commit=meta.get("commit"),
@@ -597,4 +597,4 @@ __all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate",
            "fold_records", "staleness", "is_orphaned", "note_to_records", "note_from_node", "notes_from_nodes",
            "clean_text", "written_on", "check_may_change", "valid_confirmations", "retracted_before", "trusted_authors",
            "is_quarantined", "trust_of", "provenance", "session_label", "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED",
-           "STATUSES", "same_writer", "by_prefix", "not_a_note", "SHORT_ID"]
+           "STATUSES", "parse_time", "same_writer", "by_prefix", "not_a_note", "SHORT_ID"]

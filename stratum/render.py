@@ -21,6 +21,7 @@ from stratum.controller import AdmitResult, Controller
 from stratum.envelope import Envelope, Item, PageTokens, Response, paged
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.memory import AttachedNote, Memory
+from stratum.notes import parse_time
 from stratum.notetext import terminal_safe
 from stratum.overlay import NotesOverlay
 from stratum.sessions import Session
@@ -235,15 +236,6 @@ def entry_label(memory: Memory, key: str) -> str:
     return name + (f" lines {span}" if span else "")
 
 
-def _when(t) -> float:
-    """A note's created_at (a datetime, or its ISO text in an unmerged record) as a timestamp."""
-    if isinstance(t, str):
-        t = datetime.fromisoformat(t)
-    if t is None:
-        return 0.0
-    return (t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)).timestamp()
-
-
 def by_node(edges: list[tuple]) -> list[tuple]:
     """Walk's edges (row, note, kind, direction, weight, shard) as one entry per neighbour node:
     (row, note, kinds, direction, weight, shard, edges). A node reached by several edges (a test file
@@ -261,7 +253,7 @@ def by_node(edges: list[tuple]) -> list[tuple]:
         if t[2] != "about" or t[3] != "in":
             return (0, 0.0, "")
         rec = t[1] if t[0] is None else t[5].row(t[0])
-        return (S.NOTE_ORDER.get(rec["kind"], len(S.NOTE_ORDER)), -_when(rec.get("created_at")), rec["id"])
+        return (S.NOTE_ORDER.get(rec["kind"], len(S.NOTE_ORDER)), -parse_time(rec.get("created_at")).timestamp(), rec["id"])
 
     groups: dict[str, list[tuple]] = {}
     for t in sorted(edges, key=lambda t: (-(t[4] or 0.0), t[2], note_rank(t), t[0] if t[0] is not None else -1)):

@@ -44,6 +44,7 @@ SEARCH_KINDS = tuple(k for k in NODE_KINDS if k != "repo")  # what search's kind
 EDGE_KINDS = ("contains", "imports", "tests", "cochange", "about", "calls", "inherits")
 WALK_EDGE_KINDS = EDGE_KINDS + ("notes",)   # what walk's edges filter takes: "notes" = the incoming about edges
 LEVELS = ("summary", "api", "full")
+RANGE_MARK = "#L"          # a line range's context entry: <node id>#L<start>-<end> (linerange.context_key)
 
 EMBED_DIM = 384
 
@@ -205,7 +206,7 @@ def check_schema(schema: pa.Schema, expected: pa.Schema, where: str) -> None:
 __all__ = [
     "SCHEMA_VERSION", "CODE_KINDS", "NOTE_KINDS", "AGENT_NOTE_KINDS", "MINED_NOTE_KINDS", "ATTACHED_NOTE_KINDS",
     "NOTE_KIND_DESCRIPTIONS", "NOTE_KINDS_NEED_ABOUT", "NOTE_KIND_WORDS", "NODE_KINDS", "SEARCH_KINDS", "EDGE_KINDS",
-    "LEVELS", "WALK_EDGE_KINDS", "EMBED_DIM",
+    "LEVELS", "RANGE_MARK", "WALK_EDGE_KINDS", "EMBED_DIM",
     "NODES", "EDGES", "EXTERNAL_IMPORTS", "COMMITS", "FILE_CHANGES", "COCHANGE", "SYMBOL_COCHANGE",
     "SYMBOL_CHANGES", "EMBEDDINGS", "DATASETS", "to_table", "check_schema",
 ]

@@ -40,14 +40,23 @@ class Lists:
     stamp: int = 0
 
 
-def scope(memory: "Memory", path_prefix: str) -> tuple[list["Shard"], str]:
-    """The shards a search reads and the path filter within them: ``repo:path`` as ``get`` takes a
-    target names one store's path (with several stores; it found nothing, silently: a probe)."""
+def scope(memory: "Memory", path_prefix: str) -> tuple[list["Shard"], str, str]:
+    """The shards a search reads, the path filter within them and the prefix as read (``./`` dropped,
+    as ``get`` reads a path): ``repo:path`` names one store's path (with several stores; it found
+    nothing, silently: a probe). A path that is absolute or leaves the repository matched nothing,
+    silently (probes): refused, after any ``repo:``."""
+    while path_prefix.startswith("./"):
+        path_prefix = path_prefix[2:]
     shards, rest = memory.in_repo(path_prefix, prefix=True)     # one store too: "flask:src/" found nothing
-    if ".." in rest.replace("\\", "/").split("/"):     # stored paths hold no "..": it matched nothing, silently
+    while rest.startswith("./"):
+        rest = rest[2:]
+    if rest.startswith("/"):
+        raise InvalidArgument(f"path_prefix {echo(path_prefix)!r} is absolute; paths are relative to the "
+                              f"repository root, e.g. {echo(rest.lstrip('/'))!r}")
+    if ".." in rest.replace("\\", "/").split("/"):     # stored paths hold no ".."
         raise InvalidArgument(f"path_prefix {echo(path_prefix)!r} leaves the repository; paths are relative to "
                               "the repository root (\"src/\", or \"\" for all of it)")
-    return list(shards), rest
+    return list(shards), rest, path_prefix
 
 
 def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView | None", text: str,

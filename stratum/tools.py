@@ -238,12 +238,7 @@ class Tools:
         text = paste.text
         kinds = check_kinds("kind", kinds, S.SEARCH_KINDS)
         path_prefix = check_len("path_prefix", path_prefix, MAX_TARGET_CHARS)
-        while path_prefix.startswith("./"):      # repo-relative as `get` takes it (it matched nothing)
-            path_prefix = path_prefix[2:]
-        if path_prefix.startswith("/"):          # it matched nothing, silently (a probe)
-            raise InvalidArgument(f"path_prefix {echo(path_prefix)!r} is absolute; paths are relative to the "
-                                  f"repository root, e.g. {echo(path_prefix.lstrip('/'))!r}")
-        shards, where = searchlists.scope(self.memory, path_prefix)     # `repo:path`: that store, under path
+        shards, where, path_prefix = searchlists.scope(self.memory, path_prefix)    # `repo:path`: that store
         language = check_len("language", language, MAX_NAME_CHARS)
         check_page(page_size)
         args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}

@@ -104,6 +104,11 @@ def test_search_finds_identifier_and_pages_are_stable(tools):
         with pytest.raises(InvalidArgument, match="leaves the repository"):
             tools.search(s, "discount", path_prefix=leaving)
     assert tools.search(s, "discount", path_prefix="./shop").items      # "./" is still read as the root
+    repo = tools.memory.shards.shards[0].manifest.repo_name             # its `repo:` name (items say "" with one store)
+    with pytest.raises(InvalidArgument, match="is absolute"):              # after the store's name too
+        tools.search(s, "discount", path_prefix=f"{repo}:/shop/")
+    assert [i.id for i in tools.search(s, "discount", path_prefix=f"{repo}:./shop/").items] == \
+        [i.id for i in tools.search(s, "discount", path_prefix="shop/").items]
 
 
 def test_bad_requests_get_clear_errors(tools):

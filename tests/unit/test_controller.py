@@ -170,10 +170,13 @@ def test_pinned_nodes_are_never_evicted(graph):
 def test_a_pin_holds_the_lines_of_the_node_read_later(graph):
     """Line ranges are entries of their own (``<id>#L<a>-<b>``); a pinned file's ranges admitted
     after the pin are pinned as well (a probe: the next read of the pinned file dropped them)."""
-    from stratum.memory import RANGE_MARK
+    from stratum import linerange
+    from stratum.envelope import Item
 
-    assert controller.RANGE_MARK == RANGE_MARK         # the key the tools build (linerange.context_key)
+    # the key the tools build for a range (linerange.context_key) is what the controller reads as one
     app = fid("shop/app.py")
+    key = linerange.context_key(Item(id=app, kind="file", path="shop/app.py", level="full", meta={"lines": "1-100"}))
+    assert key == app + "#L1-100" and key.partition(controller.RANGE_MARK)[0] == app
     ctl = Controller(1000, ScorePolicy(), graph)
     ctl.pin(app)
     ctl.admit([(app + "#L1-100", "full", 400)])
