@@ -8,11 +8,13 @@ function's ``full`` text, not nodes). Namespaces (C++ ``namespace``, Rust inline
 
 Qualified names join the enclosing scopes with ``.``: ``Outer.Inner.method``; Go methods sit under
 their receiver type (``Server.Start``), Rust impl methods under the impl's type (``Point.new``),
-C++ out-of-line definitions under their scope (``Shape::area`` -> ``Shape.area``). When two
-definitions of a file share kind and qualified name (overloads, property setters, conditional
-definitions), a body-less declaration (prototype, signature, ``@overload`` stub) yields to the
-definition with a body; otherwise later ones get ``#2``, ``#3``... in source order, so ids stay
-unique and stable.
+C++ out-of-line definitions under their scope (``Shape::area`` -> ``Shape.area``, ``struct
+Outer::Inner {`` -> ``Outer.Inner``), a nested namespace as its parts (``namespace a::b`` ->
+``a.b``); a macro before a C++ class's name (``class LEVELDB_EXPORT DB``) is read past
+(``languages.cppmacros``). When two definitions of a file share kind and qualified name
+(overloads, property setters, conditional definitions), a body-less declaration (prototype,
+signature, ``@overload`` stub) yields to the definition with a body; otherwise later ones get
+``#2``, ``#3``... in source order, so ids stay unique and stable.
 
 Spans are 1-based inclusive lines, from the first decorator / attribute / ``export`` / ``template``
 line to the definition's last line; ``full`` is that source (whole first line, so indentation is
@@ -126,6 +128,7 @@ def _lines(text: str) -> str:
 
 _NAME_LEAVES = frozenset({"identifier", "field_identifier", "qualified_identifier", "destructor_name",
                           "operator_name", "template_function", "operator_cast", "type_identifier"})
+_SCOPED_NAMES = frozenset({"qualified_identifier", "nested_namespace_specifier"})     # C++ a::b as a name
 
 
 def _declarator_name(d: ts.Node | None) -> ts.Node | None:
@@ -222,6 +225,9 @@ def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
             if n.type == "string":
                 name = _string_value(n, src)
             name = _WS.sub("", name)
+            if n.type in _SCOPED_NAMES:        # C++ `struct Outer::Inner {`, `namespace a::b {`
+                parts = _split_scoped(name)
+                name, owner = parts[-1], parts[:-1]
             if "receiver" in caps:
                 r = caps["receiver"][0]
                 owner = [_text(src, r.start_byte, r.end_byte)]
@@ -270,7 +276,9 @@ def _resolve(defs: list[_Def]) -> list[_Def]:
     for d in defs:
         if d.cap in CLASS_KINDS and d.cap != "impl":
             classes.setdefault(d.raw, d)
-        elif d.cap == "namespace":
+        elif d.cap == "namespace":              # `namespace a::b` opens `a` too
+            enc_raw = d.enclosing.raw if d.enclosing is not None else ""
+            namespaces.update(".".join(p for p in (enc_raw, *d.owner[:i]) if p) for i in range(1, len(d.owner) + 1))
             namespaces.add(d.raw)
     for d in defs:
         if d.cap == "impl":
@@ -319,7 +327,7 @@ def _resolve(defs: list[_Def]) -> list[_Def]:
         if enc is None:
             return ""
         if enc.cap == "namespace":
-            return ".".join(p for p in (prefix(enc.enclosing), enc.name) if p)
+            return ".".join(p for p in (prefix(enc.enclosing), *enc.owner, enc.name) if p)
         enc = real(enc)
         return enc.qual or enc.raw
 
@@ -446,7 +454,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         return out
 
     spec = languages.SPECS[lang]
-    tree = languages.parser(lang).parse(src)
+    tree = languages.parse_tree(lang, src)
     root = tree.root_node
     if root.has_error:
         out.warnings.append("syntax_error")
@@ -551,7 +559,7 @@ def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
         return []
     _, _, src = _source(data)
     spec = languages.SPECS[lang]
-    defs, _ = _collect(lang, spec, languages.parser(lang).parse(src).root_node, src)
+    defs, _ = _collect(lang, spec, languages.parse_tree(lang, src).root_node, src)
     out = []
     for d in _resolve(defs):
         start, _ = _leading(spec, d.outer)

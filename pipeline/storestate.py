@@ -88,8 +88,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # warnings are counted in the report (an incremental run said none) and ``get`` names the line; 20:
 # no parse output changed, but unchanged files' calls and inherits edges did (a bare name in a C++
 # namespace or class, a Rust mod, a TypeScript namespace, a Java class; a Python class re-exported
-# under another name): the bump makes a store indexed at the same commit re-link once.
-PARSE_FORMAT = 20
+# under another name): the bump makes a store indexed at the same commit re-link once; 21: C++ classes
+# with a macro before their name (``class LEVELDB_EXPORT DB``) are classes (``languages.cppmacros``),
+# ``namespace a::b`` and ``struct Outer::Inner {`` name their scopes ``a.b`` / ``Outer.Inner``.
+PARSE_FORMAT = 21
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -17,6 +17,8 @@ from importlib import resources
 
 import tree_sitter as ts
 
+from pipeline.languages import cppmacros
+
 
 @dataclass(frozen=True)
 class LanguageSpec:
@@ -100,6 +102,14 @@ def parser(name: str) -> ts.Parser:
     return ts.Parser(language(name))
 
 
+def parse_tree(name: str, src: bytes) -> ts.Tree:
+    """The syntax tree of ``src`` in language ``name``; C++ class-name macros (``class
+    LEVELDB_EXPORT DB``) are hidden from the grammar first (``cppmacros``), offsets unchanged."""
+    if name == "cpp":
+        return cppmacros.unmask(parser(name), src)
+    return parser(name).parse(src)
+
+
 @functools.lru_cache(maxsize=None)
 def query_source(name: str) -> str:
     here = resources.files(__name__)
@@ -112,4 +122,4 @@ def query(name: str) -> ts.Query:
 
 
 __all__ = ["LanguageSpec", "SPECS", "EXTENSIONS", "language_for_path", "detect", "language", "parser",
-           "query_source", "query"]
+           "parse_tree", "query_source", "query"]
