@@ -16,12 +16,15 @@ branch's version (``OnDefault``), not as stale. Core code: no git.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol
 
 from stratum import notes as N
 from stratum.codelookup import CodeLookup
+from stratum.errors import InvalidArgument
+from stratum.limits import ECHO_CHARS, plain_name
 
 TREE_KINDS = ("repo", "dir")        # the branch adds to directories; it never hides them
 _SHA = re.compile(r"[0-9a-f]{7,64}")
@@ -50,6 +53,36 @@ class NoteScope:
                 return None                 # the branch changed (the overlay had no such node) or deleted it
             return r
         return resolve
+
+
+def about_ids(meta: str | None) -> list[str]:
+    """The node ids a note record is about, read from its ``meta`` (a merged note row's, or the
+    record an unmerged one folds to): the one reading of it, for ``walk NOTE --edge about`` on
+    and off a branch (``BranchView.note_targets``)."""
+    return [t["node_id"] for t in json.loads(meta or "{}").get("about", []) if t.get("node_id")]
+
+
+def check_branch(name: str, what: str = "branch") -> str:
+    """NAME, when a note may record it as its branch: ``limits.plain_name``'s rule, the one for
+    authors, models, sessions and tags (a name shown beside notes and matched exactly is refused,
+    never changed). Git allows a zero-width character in a branch name; a session on it read fine,
+    then ``remember`` was refused on the CLI (its session id holds the name) while a Tools session
+    stored the note as written on another branch (``fe\\u200bat`` as ``feat``). Refused at open,
+    naming the character and what to do."""
+    for i, ch in enumerate(name):
+        try:
+            plain_name(what, ch)
+        except InvalidArgument:
+            import unicodedata
+
+            said = "a byte that is not valid UTF-8" if "\ud800" <= ch <= "\udfff" else \
+                f"U+{ord(ch):04X} {unicodedata.name(ch, '(a control character)')}, an invisible character"
+            raise InvalidArgument(
+                f"{what} {name[:ECHO_CHARS]!r} holds {said} (character {i + 1}): notes written "
+                "in a branch session record the branch, and a name there must be plain text (it is shown "
+                "and matched exactly); rename the branch (git branch -m) or open the session on its "
+                "commit instead") from None
+    return name
 
 
 def pending(note: N.Note, exists: Callable[[str], bool]) -> list[N.Target]:
@@ -148,4 +181,4 @@ def merged_in(shard: Any) -> Callable[[str], bool]:
     return merged
 
 
-__all__ = ["NoteScope", "OnDefault", "merged_in", "pending", "pending_warnings"]
+__all__ = ["NoteScope", "OnDefault", "about_ids", "check_branch", "merged_in", "pending", "pending_warnings"]

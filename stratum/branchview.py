@@ -24,13 +24,13 @@ import bisect
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 
 from stratum import branchscore
 from stratum import schema as S
-from stratum.branchnotes import TREE_KINDS, NoteScope
+from stratum.branchnotes import TREE_KINDS, NoteScope, about_ids, check_branch
 from stratum.errors import InvalidArgument, NotFound
 from stratum.limits import echo
 from stratum.shard import Shard
@@ -57,6 +57,7 @@ class StoreOverlay:
     cross: tuple = ()           # (src id, dst id, kind[, meta]) imports/tests/calls edges between overlay and base
     base_version: int = 0       # the store version the overlay was built against
     deleted_dirs: frozenset[str] = frozenset()      # base folders the branch emptied
+    base_moved: frozenset[str] = frozenset()        # changed/deleted paths only the default branch changed since the fork
 
     def __post_init__(self) -> None:
         self.hidden_paths = self.changed | self.deleted
@@ -79,7 +80,8 @@ class StoreOverlay:
             cross = json.loads((Path(info["dir"]).parent / CROSS_FILE).read_text())
         return cls(store_root, info["commit"], frozenset(info.get("changed", ())),
                    frozenset(info.get("deleted", ())), sh, tuple(tuple(c) for c in cross),
-                   int(info.get("base_version", 0)), frozenset(info.get("deleted_dirs", ())))
+                   int(info.get("base_version", 0)), frozenset(info.get("deleted_dirs", ())),
+                   frozenset(info.get("base_moved", ())))
 
     def hides(self, sh: Shard, row: int) -> bool:
         """A base row of a changed or deleted file, or of a folder the branch emptied. A folder it
@@ -91,6 +93,14 @@ class StoreOverlay:
         if kind in _NOTE_KINDS:     # a merged note carries its code's path, but it is no code of the
             return False            # file: hidden, a branch's own notes vanished from it after a re-index
         return sh.col("path")[row] in self.hidden_paths
+
+    def branch_changed(self, sh: Shard, row: int) -> bool:
+        """A base row ``hides`` whose file the branch itself changed or deleted since it forked, not
+        one only the default branch changed since (``base_moved``): a base note about code there is
+        not about the branch's code as the note saw it (``memory.BranchCode``), while one about
+        code main moved after the fork is judged by its hashes, the branch having that code as it
+        was (it read "in a file 'feature' changed since this note was written")."""
+        return self.hides(sh, row) and sh.col("path")[row] not in self.base_moved
 
     def hidden_rows(self, sh: Shard) -> np.ndarray:
         """The base rows ``hides``, sorted (kept per base version): a search drops them from the
@@ -148,6 +158,10 @@ class BranchView:
     followed: list[tuple[str, str]] = field(default_factory=list)   # (from, to): each move this session followed
     behind: str = ""            # why the branch's commit now is not the one served ("": it is)
     rebase: bool = False        # ``outdated`` found a store's new version: the old overlay is no answer
+
+    def __post_init__(self) -> None:
+        if self.args[0]:            # refused before any git work: notes written here would record it
+            check_branch(self.args[0])
 
     @property
     def follows(self) -> bool:
@@ -272,6 +286,21 @@ class BranchView:
                 return sh, r
         return None
 
+    def note_targets(self, base_shards: list[Shard], ids: Iterable[str]) -> list[tuple[Shard, int]]:
+        """(shard, row) of the code a note's targets (node IDS) name as the branch has it: its
+        version of code it changed, code only it has, the base's code it left alone; a target in a
+        file it deleted is left out. The one reading of a note's targets through a view, for a
+        merged note (``neighbors``) and an unmerged one (``walklinks.note_about``)."""
+        out = []
+        for t in ids:
+            try:
+                hit = self.resolve(base_shards, t)
+            except NotFound:
+                continue
+            if hit is not None:
+                out.append(hit)
+        return out
+
     def base_of(self, sh: Shard, base_shards: list[Shard]) -> Shard:
         """The base shard an overlay shard belongs to (itself for a base shard)."""
         for b in base_shards:
@@ -311,8 +340,8 @@ class BranchView:
                 and base.col("kind")[b] in _NOTE_KINDS:
             # a merged note's targets as the branch has them: code only the branch has has no about
             # edge in the base (a probe: `walk NOTE --edge about` of such a note listed nothing)
-            for t in json.loads(base.col("meta")[b] or "{}").get("about", []):
-                put(*through(t.get("node_id", "")), "about", "out", 1.0)
+            for tsh, tr in self.note_targets([base], about_ids(base.col("meta")[b])):
+                put(tsh, tr, "about", "out", 1.0)
         if osh is not None and (r := osh.resolve(nid)) is not None:
             for y, k, d, w in osh.neighbors(r, kinds, direction):
                 put(osh, y, k, d, w)

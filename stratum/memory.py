@@ -488,7 +488,7 @@ class BranchCode:
         another, unmerged branch is about that branch's version (``OnDefault``), not stale."""
         if note.commit != self.o.commit and not note.branch:      # a base note (a branch's: ``_judge``)
             moved = [t.label() for t in note.about
-                     if (r := self.base.row_of.get(t.node_id)) is not None and self.o.hides(self.base, r)]
+                     if (r := self.base.row_of.get(t.node_id)) is not None and self.o.branch_changed(self.base, r)]
             if moved:
                 return (f"stale: {', '.join(moved)} {'is' if len(moved) == 1 else 'are'} in a file "
                         f"{echo(self.view.rev)!r} changed since this note was written "

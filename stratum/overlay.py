@@ -35,7 +35,7 @@ import pyarrow.compute as pc
 from stratum import identity, ids, tokens
 from stratum import notes as N
 from stratum import schema as S
-from stratum.branchnotes import NoteScope, OnDefault, merged_in, pending
+from stratum.branchnotes import NoteScope, OnDefault, about_ids, merged_in, pending
 from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import ModelUnavailable, NotFound
@@ -500,7 +500,7 @@ class NotesOverlay:
                 for n in self._about.get(code_id, []) if self.visible(n)]
 
     def about_ids(self, node: dict) -> list[str]:
-        return [t["node_id"] for t in json.loads(node.get("meta") or "{}").get("about", [])]
+        return about_ids(node.get("meta"))
 
     def item(self, node: dict, level: str) -> Item:
         if node is None:

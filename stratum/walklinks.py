@@ -8,8 +8,6 @@ cart.py" is a walk of cart.py's definitions, and an item says how its edge was l
 
 from __future__ import annotations
 
-from stratum.errors import NotFound
-
 LINKS = ("calls", "inherits")
 
 
@@ -17,18 +15,10 @@ def note_about(view, shards: list, sh, ids: list[str]) -> list[tuple]:
     """An unmerged note's targets as ``Tools.walk`` lists them (row, None, "about", "out", 1.0,
     shard): in a branch session through its view (the branch's version of code it changed, and
     code only the branch has: a probe's `walk NOTE --edge about` of such a note listed nothing
-    there), else in ``sh``. A target in a file the branch deleted is left out."""
+    there; ``BranchView.note_targets``, which a merged note's walk reads too), else in ``sh``."""
     if view is None:
         return [(r, None, "about", "out", 1.0, sh) for r in map(sh.resolve, ids) if r is not None]
-    out = []
-    for t in ids:
-        try:
-            hit = view.resolve(shards, t)
-        except NotFound:
-            continue
-        if hit is not None:
-            out.append((hit[1], None, "about", "out", 1.0, hit[0]))
-    return out
+    return [(r, None, "about", "out", 1.0, s) for s, r in view.note_targets(shards, ids)]
 
 
 def members_links(view, shards: list, sh, row: int | None, kinds: list[str], direction: str,
