@@ -28,10 +28,14 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline import gitio
 from pipeline.languages import language_for_path
 from stratum.config import ParseConfig
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SAMPLES_PER_REASON = 5
 
@@ -188,6 +192,23 @@ def confinement_reason(root_real: str, path: str) -> str | None:
     return None if real == claimed else "symlink"
 
 
+def named_as_files(table: pa.Table | None, columns: tuple[str, ...]) -> pa.Table | None:
+    """``table`` (history rows, pyarrow; None passes) with ``columns`` holding each file's name as
+    a node names it (``gitio.structure_path``; null for a name that is not UTF-8, which is no node),
+    for matching them with file nodes and note targets: only a name with a backslash differs."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if table is None:
+        return None
+    for c in columns:
+        col = table.column(c)
+        if pc.any(pc.match_substring(col, "\\")).as_py():
+            names = [None if v is None else gitio.structure_path(v) for v in col.to_pylist()]
+            table = table.set_column(table.schema.get_field_index(c), table.schema.field(c), pa.array(names, pa.string()))
+    return table
+
+
 def _vendored(path: str, vendored: frozenset[str]) -> bool:
     return any(part in vendored for part in path.split("/")[:-1])
 
@@ -224,7 +245,7 @@ def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None,
             path.encode("utf-8")
         except UnicodeEncodeError:
             # spelled as the history and `get` spell it (caf\xe9.py), not caf\ufffd.py: one name in every answer
-            out.skip("undecodable_path", path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+            out.skip("undecodable_path", gitio.path_text(path))
             continue
         try:
             st = os.lstat(root / path)

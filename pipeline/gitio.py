@@ -1,13 +1,15 @@
 """All git access of the project lives here (subprocess `git`, byte-exact, -z separated).
 
 Paths come back as ``str`` decoded with ``surrogateescape`` so non-UTF-8 file names survive a
-round trip; callers never shell out to git themselves.
+round trip; callers never shell out to git themselves. ``path_text`` is how a path is spelled where
+it must be UTF-8 text (the history datasets, a report's samples); ``structure_path`` reads it back.
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -37,6 +39,37 @@ def run_git(repo: str | os.PathLike, *args: str, check: bool = True, input: byte
 
 def decode(b: bytes) -> str:
     return b.decode(ENC, ERRS)
+
+
+def path_text(b: bytes | str) -> str:
+    """A path (git's bytes, or ``decode``'s str) as UTF-8 text: a byte that is not UTF-8 spelled
+    ``\\xNN`` and a backslash ``\\\\``, everything else as it is. With the backslash kept single,
+    ``caf\\xe9.py`` (a backslash, x, e, 9: a valid name) and ``caf<E9>.py`` read the same, and their
+    histories merged into one file; escaped, each text names one file (``structure_path``)."""
+    if isinstance(b, str):
+        b = b.encode(ENC, ERRS)
+    if b"\\" in b:
+        b = b.replace(b"\\", b"\\\\")
+    try:
+        return b.decode(ENC)
+    except UnicodeDecodeError:
+        return b.decode(ENC, "backslashreplace")
+
+
+_ESCAPED = re.compile(rb"\\(\\|x[0-9a-f]{2})")
+
+
+def structure_path(text: str) -> str | None:
+    """The file name ``path_text`` spelled as ``text``, as the structure side names it (the name
+    itself: files.discover indexes UTF-8 names only); None for a name that is not UTF-8, which is
+    no node (``undecodable_path``) and must match none."""
+    if "\\" not in text:
+        return text
+    raw = _ESCAPED.sub(lambda m: b"\\" if m[1] == b"\\" else bytes([int(m[1][1:], 16)]), text.encode(ENC))
+    try:
+        return raw.decode(ENC)
+    except UnicodeDecodeError:
+        return None
 
 
 def repo_root(path: str | os.PathLike) -> Path:
@@ -320,7 +353,7 @@ class BlobReader:
         self.close()
 
 
-__all__ = ["GitError", "run_git", "decode", "repo_root", "head_commit", "root_commits", "has_any_commit", "main_worktree", "shallow_boundary", "boundary_key", "ls_files",
+__all__ = ["GitError", "run_git", "decode", "path_text", "structure_path", "repo_root", "head_commit", "root_commits", "has_any_commit", "main_worktree", "shallow_boundary", "boundary_key", "ls_files",
            "ignored_files", "submodule_paths", "dirty", "worktree_clean",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
            "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader",

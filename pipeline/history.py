@@ -21,9 +21,9 @@ Definitions (documented, configurable through ``HistoryConfig``):
   commit (a merge's message names a branch or pull request, and its fix is the branch's commits).
 - **Huge commits** (more than ``cfg.max_files_per_commit`` files) are kept here, counted in
   ``counters["huge_commits"]``, and skipped by co-change (pipeline.cochange).
-- Non-UTF-8 paths are stored with ``\\xNN`` escapes for the undecodable bytes (Arrow strings must
-  be UTF-8, and escapes keep distinct paths distinct); non-UTF-8 messages and names are decoded
-  with U+FFFD replacement. Both are counted.
+- Paths are stored as ``gitio.path_text`` spells them: ``\\xNN`` for a byte that is not UTF-8 (Arrow
+  strings must be UTF-8) and ``\\\\`` for a backslash, so one text names one file (``PATH_FORMAT``);
+  non-UTF-8 messages and names are decoded with U+FFFD replacement. Both are counted.
 - **Incremental**: ``since`` is the last mined sha (the manifest's ``history_watermark``). If it is
   an ancestor of HEAD, only ``since..HEAD`` is read; if not (history rewritten, or the commit is
   gone) the whole history is read and ``rewritten`` is True: replace the stored history, do not
@@ -155,6 +155,12 @@ def mine(repo_root: str | Path, cfg: HistoryConfig = HistoryConfig(), since: str
 # them mixed the two until --full. The other settings act on every row each run (co-change, huge
 # commits) or are applied to the stored rows again (the bug-fix rule: ``combine(rejudge=)``).
 MINED_AS = ("skip_merges", "line_counts")
+
+
+# How stored rows spell a path (``gitio.path_text``; the run report records it). 2: a backslash is
+# ``\\`` (1 kept it single, and a name holding ``\xe9`` read as the byte E9): rows of 1 holding a
+# backslash are mined again (``stages.history``), rows without one are spelled alike.
+PATH_FORMAT = 2
 
 
 def mined_as(cfg: HistoryConfig) -> dict[str, bool]:
@@ -377,11 +383,8 @@ class LogParser:
             status = meta[sp:sp + 1].decode()
             if meta.startswith(b":160000") or meta[8:14] == b"160000":
                 c["submodule_changes"] += 1
-            try:
-                path = path_b.decode("utf-8")
-            except UnicodeDecodeError:
-                path = path_b.decode("utf-8", "backslashreplace")
-                c["non_utf8_paths"] += 1
+            path, bad = _path_text(path_b)
+            c["non_utf8_paths"] += bad
             if old_b is not None:
                 old, bad = _path_text(old_b)
                 c["non_utf8_paths"] += bad
@@ -439,11 +442,18 @@ class LogParser:
 
 
 def _path_text(b: bytes) -> tuple[str, bool]:
-    """A path as Arrow-safe text: UTF-8, or ``\\xNN`` escapes for bytes that are not (flagged)."""
+    """A path as ``gitio.path_text`` spells it, and whether it is not UTF-8 (counted); one decode
+    for a UTF-8 path without a backslash, as nearly every path is."""
+    if b"\\" not in b:
+        try:
+            return b.decode("utf-8"), False
+        except UnicodeDecodeError:
+            return gitio.path_text(b), True
     try:
-        return b.decode("utf-8"), False
+        b.decode("utf-8")
     except UnicodeDecodeError:
-        return b.decode("utf-8", "backslashreplace"), True
+        return gitio.path_text(b), True
+    return gitio.path_text(b), False
 
 
 def empty_commits() -> pa.Table:
@@ -581,5 +591,5 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     return out
 
 
-__all__ = ["MineResult", "mine", "combine", "MINED_AS", "mined_as", "remine_reason", "StopFlag", "RunStopped", "check_stop", "LogParser", "commit_order", "current_paths", "empty_commits",
+__all__ = ["MineResult", "mine", "combine", "MINED_AS", "PATH_FORMAT", "mined_as", "remine_reason", "StopFlag", "RunStopped", "check_stop", "LogParser", "commit_order", "current_paths", "empty_commits",
            "empty_file_changes"]

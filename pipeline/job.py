@@ -510,12 +510,12 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             with _stage(rep, "history"):           # the wait for it; history_mined: its own time
                 progress("history", 0, 1)
                 with _mine_ends_with_run(pool, mine_stop):       # a signal lands in this wait, mostly
-                    (hist_tables, watermark, _), mined_s = mining.result()   # re-raises its error here
+                    (hist_tables, watermark, known), mined_s = mining.result()   # re-raises its error here
                 rep.timed("history_mined", mined_s)
                 progress("history", 1, 1)
                 edges.extend(st.cochange_edges(hist_tables, nodes))
                 if cfg.history.symbols:
-                    _symbols(eng, root, cfg, hist_tables, prev_snap, rep, progress)
+                    _symbols(eng, root, cfg, hist_tables, prev_snap, rep, progress, known)
                 writer.history(hist_tables, externals)   # final now: written while notes and embed run
             with _stage(rep, "notes"):
                 merged_ids = st.carry_notes(store, prev_snap, nodes, edges, rep, hist_tables, cfg)
@@ -563,10 +563,12 @@ def _ignore_store(store: Store) -> None:
         gi.write_text("# a Stratum store: data, not code\n*\n")
 
 
-def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: RunReport, progress: Progress) -> None:
+def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: RunReport, progress: Progress,
+             known=None) -> None:
     """Symbol-level co-change: the diffs of commits not mined before mapped to function spans
-    (batches on the engine), beside the previous version's rows (``symbols.stored_base``); the pairs
-    recomputed over all of them. Adds ``symbol_changes`` and ``symbol_cochange`` to ``tables``."""
+    (batches on the engine), beside the previous version's rows (``symbols.stored_base``; ``known``:
+    its commit shas, as the history stage read them); the pairs recomputed over all of them. Adds
+    ``symbol_changes`` and ``symbol_cochange`` to ``tables``."""
     import pyarrow as pa
 
     from pipeline.storestate import PARSE_FORMAT
@@ -574,7 +576,7 @@ def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: Ru
 
     t = time.perf_counter()
     commits, changes = tables["commits"], tables["file_changes"]
-    kept, known = stored_base(prev_snap, cfg, rep, commits)
+    kept, known = stored_base(prev_snap, cfg, rep, commits, known)
     n = max(1, (cfg.num_cpus or st.cpu_count()) * 4)
     batches = [b for b in plan(changes, commits, cfg.history, batches=n, known=known) if b]
     parts = eng.symbols(root, batches, progress)

@@ -14,6 +14,8 @@ import os
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
+from stratum.config import DEFAULT_BUGFIX_RULE
+
 SAMPLES_PER_REASON = 5
 
 
@@ -107,7 +109,8 @@ class RunReport:
         lines.append("  edges: " + ", ".join(f"{k} {v}" for k, v in sorted(self.edges.items()))
                      + f"; external imports {self.external_imports}")
         if self.history:
-            h = self.history
+            h = {**self.history, **({"bugfix_rule": _rule_name(self.history["bugfix_rule"])}
+                                    if "bugfix_rule" in self.history else {})}
             lines.append("  history: " + ", ".join(f"{k} {v}" for k, v in sorted(h.items())
                                                     if not isinstance(v, (dict, list)) and v != ""))
         if self.notes:
@@ -118,6 +121,14 @@ class RunReport:
         lines.append("  time: " + ", ".join(f"{k} {v:.1f}s" for k, v in self.seconds.items()))
         lines.extend(f"  note: {m}" for m in self.messages)
         return "\n".join(lines)
+
+
+def _rule_name(rule: str) -> str:
+    """The bug-fix rule as the report's text names it (the regex is ~600 characters of lookaheads, and
+    filled the history line; ``--json`` keeps it whole): the default, or a custom one and where it is set."""
+    if rule == DEFAULT_BUGFIX_RULE:
+        return "default (stratum.config.DEFAULT_BUGFIX_RULE)"
+    return "custom (HistoryConfig.bugfix_rule; --json shows the regex)"
 
 
 # What a repository of a multi-repository job came to. "not_run" and "running" are what a report

@@ -181,11 +181,12 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
 # ---- 4. history ---------------------------------------------------------------------------------
 def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progress: Progress,
             boundary: list[str], stop=None):
-    """Commits, file changes and co-change (mined from the watermark on); returns (tables, watermark).
+    """Commits, file changes and co-change (mined from the watermark on); returns (tables, watermark,
+    the previous version's commit shas when this read them: ``symbols.stored_base`` needs them too).
     ``boundary``: ``gitio.shallow_boundary``, read once by the caller. ``stop``: a flag looked at
     while mining and between the steps (``pipeline.history.RunStopped`` once it is set)."""
     from pipeline.cochange import compute_with_stats
-    from pipeline.history import check_stop, combine, mine, mined_as, remine_reason
+    from pipeline.history import PATH_FORMAT, check_stop, combine, mine, mined_as, remine_reason
 
     from pipeline import gitio
     from pipeline.storestate import mined_boundary
@@ -198,14 +199,20 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
         rep.messages.append("the clone's shallow boundary moved since the last index: history re-mined in full")
         since = None
     settings = remine_reason(((prev.report or {}).get("history") or {}).get("mined_as"), cfg.history) if since else ""
+    if since and not settings and _spelled_before(prev, prev_snap, PATH_FORMAT):
+        settings = ("history re-mined in full once: a backslash in a path is spelled \\\\ now (a name "
+                    "holding \\xe9 and one with the byte E9 were one file before)")
     if settings:        # the same commits read again: symbol rows (a function of the sha) are kept
         rep.messages.append(settings)
         since = None
     res = mine(root, cfg.history, since=since, boundary=boundary, stop=stop)
     if res.rewritten and since:
         rep.messages.append(f"history was rewritten since {since[:12]} (force push?): re-mined in full")
+    known = None
     if res.incremental and prev_snap is not None and prev_snap.has("commits"):
-        commits, changes = combine(prev_snap.read("commits"), prev_snap.read("file_changes"), res, stop,
+        prev_commits = prev_snap.read("commits")
+        known = prev_commits.column("sha")
+        commits, changes = combine(prev_commits, prev_snap.read("file_changes"), res, stop,
                                    rejudge=None if same_rule(prev_snap, cfg) else cfg.history.bugfix_rule)
     else:
         commits, changes = res.commits, res.file_changes
@@ -214,20 +221,32 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
                                          stop=stop)
     rep.history = {**res.summary(), **{f"cochange_{k}": v for k, v in stats.items()}, "bugfix_rule": cfg.history.bugfix_rule,
                    "commits_total": commits.num_rows, "cochange_pairs": cochange.num_rows,
-                   "mined_as": mined_as(cfg.history), **({"remined_for_settings": True} if settings else {})}
+                   "mined_as": mined_as(cfg.history), "path_format": PATH_FORMAT,
+                   **({"remined_for_settings": True} if settings else {})}
     if res.shallow:
         rep.messages.append("repository is a shallow clone: history mined from what exists")
     progress("history", 1, 1)
     tables: dict[str, Any] = {"commits": commits, "file_changes": changes, "cochange": cochange}
-    return tables, (res.head or (prev.history_watermark if prev else None)), res.head_paths
+    return tables, (res.head or (prev.history_watermark if prev else None)), known
+
+
+def _spelled_before(prev, prev_snap, path_format: int) -> bool:
+    """The stored rows hold a backslash, spelled otherwise by their ``history.PATH_FORMAT`` (else alike)."""
+    if ((prev.report or {}).get("history") or {}).get("path_format") == path_format \
+            or prev_snap is None or not prev_snap.has("file_changes"):
+        return False
+    t = prev_snap.read("file_changes", columns=["path", "old_path"])
+    return any(pc.any(pc.match_substring(t.column(c), "\\")).as_py() for c in ("path", "old_path"))
 
 
 def cochange_edges(tables: dict, nodes: list[dict]) -> list[dict]:
+    """Co-change edges between file nodes, the pairs' paths read as the nodes name them."""
     from pipeline.cochange import cochange_edges as edges_of
+    from pipeline.files import named_as_files
 
     if tables.get("cochange") is None:
         return []
-    return edges_of(tables["cochange"], {n["path"]: n["id"] for n in nodes if n["kind"] == "file"})
+    return edges_of(named_as_files(tables["cochange"], ("a", "b")), {n["path"]: n["id"] for n in nodes if n["kind"] == "file"})
 
 
 # ---- 5. notes -----------------------------------------------------------------------------------
@@ -272,6 +291,7 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     day-one experience). Adds note nodes and
     about edges; returns the record ids now merged (their live segments are retired after the
     publish)."""
+    from pipeline.files import named_as_files
     from pipeline.merge import merge, renames_of
     from stratum.deltalog import DeltaLog
 
@@ -284,7 +304,8 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     if cfg is not None and (cfg.mine_fixes or cfg.mine_changes) and hist_tables \
             and hist_tables.get("commits") is not None:
         _mined_fixes(hist_tables, code, prev_nodes, nodes, edges, rep, cfg, same_rule(prev_snap, cfg))
-    renames = renames_of(hist_tables.get("file_changes"), hist_tables.get("commits")) if hist_tables else {}
+    renames = renames_of(named_as_files(hist_tables.get("file_changes"), ("path", "old_path")),
+                         hist_tables.get("commits")) if hist_tables else {}
     result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None, renames=renames)
     nodes.extend(result.nodes)
     edges.extend(result.edges)
@@ -312,11 +333,12 @@ def same_rule(prev_snap, cfg: IndexConfig) -> bool:
 def _mined_fixes(hist_tables: dict, code: list[dict], prev_nodes: list[dict], nodes: list[dict], edges: list[dict],
                  rep: RunReport, cfg: IndexConfig, same: bool = False) -> None:
     """``same``: the previous version's mined nodes keep their kinds (``same_rule``; ``fixes.mine_fixes``)."""
+    from pipeline.files import named_as_files
     from pipeline.fixes import mine_fixes
 
     file_ids = {n["path"]: n["id"] for n in code if n["kind"] == "file"}
     repo = code[0]["repo"] if code else ""
-    fx = mine_fixes(hist_tables["commits"], hist_tables["file_changes"], file_ids, repo,
+    fx = mine_fixes(hist_tables["commits"], named_as_files(hist_tables["file_changes"], ("current_path",)), file_ids, repo,
                     rule=cfg.history.bugfix_rule, prev=[n for n in prev_nodes if n.get("kind") in S.MINED_NOTE_KINDS],
                     fixes=cfg.mine_fixes, changes=cfg.mine_changes, same_rule=same)
     nodes.extend(fx.nodes)

@@ -46,7 +46,7 @@ import polars as pl
 import pyarrow as pa
 
 from pipeline import gitio, languages
-from pipeline.history import current_paths
+from pipeline.history import PATH_FORMAT, current_paths
 from stratum import schema as S
 from stratum.config import HistoryConfig, IndexConfig
 
@@ -142,7 +142,7 @@ def definitions(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
     text, bad = P._decode(data)
     src = text.encode("utf-8") if (bad or len(text) != len(data)) else data
     spec = languages.SPECS[lang]
-    root = languages.parser(lang).parse(src).root_node
+    root = languages.parse_tree(lang, src).root_node
     defs, _ = P._collect(lang, spec, root, src)
     out = []
     for d in P._resolve(defs):
@@ -282,11 +282,7 @@ def _patch_path(raw: bytes) -> str | None:
         return None
     if raw[:1] == b'"':
         raw = _c_unquote(raw[1:-1])
-    b = raw[2:] if raw[:2] in (b"a/", b"b/") else raw
-    try:
-        return b.decode("utf-8")
-    except UnicodeDecodeError:
-        return b.decode("utf-8", "backslashreplace")      # as pipeline.history stores it
+    return gitio.path_text(raw[2:] if raw[:2] in (b"a/", b"b/") else raw)      # as pipeline.history stores it
 
 
 _ESC = {b"n": b"\n", b"t": b"\t", b'"': b'"', b"\\": b"\\", b"a": b"\a", b"b": b"\b", b"f": b"\f",
@@ -364,15 +360,18 @@ def mine_symbols(repo_root: str | Path, file_changes: pa.Table, commits: pa.Tabl
     return compute(changes, file_changes, commits, cfg, head_paths)
 
 
-def stored_base(prev_snap, cfg: IndexConfig, rep: "RunReport", commits: pa.Table) -> tuple[pa.Table | None, list[str]]:
+def stored_base(prev_snap, cfg: IndexConfig, rep: "RunReport", commits: pa.Table,
+                known: pa.ChunkedArray | None = None) -> tuple[pa.Table | None, list[str]]:
     """The previous version's symbol changes this run extends, and the commits they cover (every
-    commit of that version: each was mined, most changed no function); (None, []) for a full mine.
+    commit of that version: each was mined, most changed no function; ``known``: their shas, when
+    the history stage read them already); (None, []) for a full mine.
 
     Extended only when the history itself was (``history``: the watermark is an ancestor of HEAD and
     the shallow boundary did not move; a rewrite re-mines both in full), or was mined in full again
     only for its ``MINED_AS`` settings (the same commits), and the rows were mined
-    under this run's rules (``symbols.mine_key``). Symbols switched on (the previous version kept no
-    rows), ``--full`` and a rewrite mine every commit."""
+    under this run's rules (``symbols.mine_key``) and path spelling (``history.PATH_FORMAT``, when a
+    row's path holds a backslash). Symbols switched on (the previous version kept no rows), ``--full``
+    and a rewrite mine every commit."""
     import pyarrow.compute as pc
 
     from pipeline.storestate import PARSE_FORMAT
@@ -385,13 +384,18 @@ def stored_base(prev_snap, cfg: IndexConfig, rep: "RunReport", commits: pa.Table
             rep.messages.append("symbol changes mined over the whole history once: the previous version "
                                 "kept none (indexed by an older build)")
         return None, []
-    was = ((prev_snap.manifest.report or {}).get("history") or {}).get("symbols_key")
-    if was != mine_key(cfg.history, PARSE_FORMAT):
+    was = (prev_snap.manifest.report or {}).get("history") or {}
+    if was.get("symbols_key") != mine_key(cfg.history, PARSE_FORMAT):
         rep.messages.append("symbol changes mined over the whole history again: the parser or the symbol "
                             "settings changed since the previous version")
         return None, []
-    known = prev_snap.read("commits", columns=["sha"]).column("sha")
     rows = prev_snap.read("symbol_changes")
+    if was.get("path_format") != PATH_FORMAT and pc.any(pc.match_substring(rows["path"], "\\")).as_py():
+        rep.messages.append("symbol changes mined over the whole history again: a backslash in a path is "
+                            "spelled \\\\ now")
+        return None, []
+    if known is None:
+        known = prev_snap.read("commits", columns=["sha"]).column("sha")
     rows = rows.filter(pc.is_in(rows["sha"], value_set=commits["sha"].combine_chunks())).cast(S.SYMBOL_CHANGES)
     return rows, known.to_pylist()
 

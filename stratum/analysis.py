@@ -60,6 +60,11 @@ def _check_n(n: int | None) -> None:
 
 def _repo_relative(path: str, repo_path: str | None) -> str:
     """A path as the user typed it -> the repository-relative posix path the datasets use."""
+    return _spelled(_relative(path, repo_path))
+
+
+def _relative(path: str, repo_path: str | None) -> str:
+    """A path as the user typed it -> repository-relative and posix, as typed otherwise."""
     p = Path(path)
     out = p.as_posix().removeprefix("./")
     if repo_path and (p.is_absolute() or p.exists()):
@@ -71,10 +76,22 @@ def _repo_relative(path: str, repo_path: str | None) -> str:
                 break
             except ValueError:
                 pass
-    # a name that is not UTF-8, typed as it is on disk: the datasets spell its bytes \xNN (a probe);
-    # spelled so once it is repository-relative (from a subfolder it has to be found on disk first)
-    return out.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace") \
-        if any("\udc80" <= ch <= "\udcff" for ch in out) else out
+    return out
+
+
+def _spelled(path: str) -> str:
+    """A repository-relative name as the datasets spell it (``pipeline.gitio.path_text``: the core
+    imports no pipeline; a test keeps the two equal): a byte that is not UTF-8, typed as it is on
+    disk, as ``\\xNN`` (a probe) and a backslash as ``\\\\``, so ``caf\\xe9.py`` typed (a backslash, x,
+    e, 9) and ``caf<E9>.py`` find two files. Spelled once the name is repository-relative (from a
+    subfolder it has to be found on disk first)."""
+    if "\\" not in path and not any("\udc80" <= ch <= "\udcff" for ch in path):
+        return path
+    try:
+        raw = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:      # a lone surrogate no byte stands for (JSON's "\\ud800"): no file's name
+        return path
+    return raw.replace(b"\\", b"\\\\").decode("utf-8", "backslashreplace")
 
 
 def current_path(src: Source, path: str | os.PathLike[str]) -> str:
@@ -91,10 +108,13 @@ def current_path(src: Source, path: str | os.PathLike[str]) -> str:
         raise InvalidArgument(f"path must be a repository path (str or os.PathLike), got {echo(repr(path))} "
                               f"({type(path).__name__})")
     snap = snapshot(src)
-    rel = _repo_relative(raw, snap.manifest.repo_path)
+    typed = _relative(raw, snap.manifest.repo_path)
+    rel = _spelled(typed)
     current = _changes(snap, "current_path").get_column("current_path")
     if (current == rel).any():
         return rel
+    if typed != rel and (current == typed).any():     # the spelling copied from an answer (caf\\xe9.py)
+        return typed
     raise _no_history(snap, rel, current.drop_nulls().unique().to_list())
 
 
@@ -190,8 +210,14 @@ def coupled_with(src: Source, path: str | os.PathLike[str], n: int | None = None
     """
     _check_n(n)
     snap = snapshot(src)
-    path = current_path(snap, path)
-    lf = cochange(snap)
+    return partners(snap, current_path(snap, path), n)
+
+
+def partners(src: Source, path: str, n: int | None = None) -> pl.LazyFrame:
+    """``coupled_with`` for a ``path`` ``current_path`` gave already: `stratum cochange` reads the typed
+    path once, to print it too (it read the ``current_path`` column twice)."""
+    _check_n(n)
+    lf = cochange(src)
     common = ["support", "lift", "degree", "first_time", "last_time", "decayed_weight"]
     fwd = lf.filter(pl.col("a") == path).select(
         pl.col("a").alias("path"), pl.col("b").alias("partner"), pl.col("revs_a").alias("revs"),
@@ -331,4 +357,4 @@ def summary(src: Source) -> dict:
 
 
 __all__ = ["Source", "SINCE_FORMS", "snapshot", "current_path", "dataset", "commits", "file_changes", "cochange", "symbol_cochange",
-           "top_pairs", "coupled_with", "hotspots", "coupling_over_time", "summary"]
+           "top_pairs", "coupled_with", "partners", "hotspots", "coupling_over_time", "summary"]

@@ -31,7 +31,7 @@ def run_cochange(args) -> int:
     snap = A.snapshot(resolve_store(args))
     # one reading of a typed path, shared with the library (a clear error, "did you mean", a rename)
     path = A.current_path(snap, args.path)
-    partners = A.coupled_with(snap, args.path).collect()
+    partners = A.partners(snap, path).collect()
     if args.parquet:
         partners.write_parquet(args.parquet)
     shown = partners.head(args.top) if args.top else partners
