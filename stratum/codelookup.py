@@ -74,7 +74,12 @@ class CodeLookup:
         t = target.strip()
         if "::" in t:
             p, q = t.split("::", 1)
-            return self.by_qual.get(norm_path(p) + "\x00" + q.strip())
+            # a stored path as typed first: a backslash is a name's own character on POSIX
+            row = self.by_qual.get(p.strip() + "\x00" + q.strip())
+            return row if row is not None else self.by_qual.get(norm_path(p) + "\x00" + q.strip())
+        row = self.by_path.get(t)
+        if row is not None:
+            return row
         t = norm_path(t)
         return self.by_path.get("" if t == "." else t)
 

@@ -65,6 +65,9 @@ def test_the_two_names_are_two_files_in_history_edges_and_mined_nodes(repo, tmp_
         assert [i["path"] for i in _walk(t, sid, files["a.py"], "cochange")] == []
         mined = sorted(i["name"] for i in _walk(t, sid, node, "about", "in"))
         assert mined == ["rework the literal coffee order 0", "rework the literal coffee order 1"]
+        # get by the literal name (a backslash in it is not a Windows separator) and by its symbol
+        assert t.get(sid, LITERAL).to_dict()["items"][0]["id"] == node
+        assert t.get(sid, LITERAL + "::brew").to_dict()["items"][0]["qualname"] == "brew"
     finally:
         t.close()
 
