@@ -34,8 +34,9 @@ from serving.auth import is_loopback, read_pem
 from serving.server import ERROR_CODE_KEY, MAX_RESPONSE_BYTES, RETRYABLE_KEY
 from stratum import errors as E
 from stratum.envelope import Response
-from stratum.limits import echo, plain_name
+from stratum.limits import echo
 from stratum.notetext import LONE_SURROGATE, check_utf8
+from stratum.toolspec import check_arg
 
 def _tree(cls: type[E.StratumError]) -> list[type[E.StratumError]]:
     return [cls] + [c for sub in cls.__subclasses__() for c in _tree(sub)]
@@ -59,10 +60,14 @@ _BY_STATUS: dict[grpc.StatusCode, type[E.StratumError]] = {
 
 
 def error_from_rpc(err: grpc.RpcError, rpc: str = "") -> E.StratumError:
-    """The Stratum error a failed call stands for."""
+    """The Stratum error a failed call stands for, with the tool's message: the words the server put
+    before a system error's for a plain gRPC caller (``internal error (store_damaged): ``,
+    ``serving.server.status_for``) are the error's type here, so they are dropped (an MCP or
+    ``--json`` caller read the code twice); the server log's ``(ref ...)`` after it is kept."""
     code, details = err.code(), err.details() or ""
     trailers = dict(err.trailing_metadata() or ())
     cls = _BY_CODE.get(trailers.get(ERROR_CODE_KEY, "")) or _BY_STATUS.get(code, E.SystemError_)
+    details = details.removeprefix(f"internal error ({trailers.get(ERROR_CODE_KEY)}): ")
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         details = f"{rpc or 'call'} did not finish within its deadline ({details})"
     elif code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) and ERROR_CODE_KEY not in trailers:
@@ -92,31 +97,6 @@ def _host(rest: str) -> str:
     if rest.startswith("["):
         return rest[1:].split("]", 1)[0]
     return rest.rsplit(":", 1)[0] if rest.count(":") == 1 else rest
-
-
-# Free text: a byte that is not UTF-8 reads as U+FFFD, as the tools read it (docs/notes.md).
-_TEXT = frozenset({"text", "query", "reason"})
-# remember's note fields, in the words the tools use for them (``notes.validate``: NoteRejected)
-_NOTE_FIELDS = {"about": "target", "tags": "tag", "supersedes": "note id in supersedes"}
-
-
-def _utf8(rpc: str, field: str, value: Any) -> Any:
-    """``value`` as the wire can carry it, else the error the tools give for it. A lone surrogate
-    (a command-line byte that is not UTF-8: ``caf\\xe9`` -> "caf\\udce9") cannot be encoded into a
-    request, and every call with one ended in a UnicodeEncodeError traceback, where the local
-    tools keep the text (U+FFFD) and refuse a name, tag or target, which is matched exactly."""
-    if isinstance(value, str):
-        if field in _TEXT:
-            return LONE_SURROGATE.sub("\ufffd", value)
-        if field in ("author", "model"):
-            return plain_name(field, value)        # open_session's own check, its words
-        check_utf8(field, value, E.InvalidArgument)
-    elif isinstance(value, (list, tuple, set, frozenset)):
-        said = _NOTE_FIELDS.get(field) if rpc == "Remember" else None
-        for v in value:
-            if isinstance(v, str):
-                check_utf8(said or field, v, E.NoteRejected if said else E.InvalidArgument)
-    return value
 
 
 def _pem(what: str, value: bytes | str | os.PathLike | None) -> bytes | None:
@@ -157,7 +137,10 @@ class Client:
 
     # ---- plumbing ----------------------------------------------------------------------------
     def _call(self, rpc: str, request_type: type, kwargs: dict[str, Any]) -> Response:
-        kwargs = {k: _utf8(rpc, k, v) for k, v in kwargs.items()}
+        # each argument as the tools check it (``toolspec.check_arg``), before a request is built: a byte
+        # that is not UTF-8 cannot be sent (it was a UnicodeEncodeError traceback), and a value the
+        # wire cannot hold or the door would refuse is refused in the tools' words, not protobuf's
+        kwargs = {k: v if v is None else check_arg(k, v, sending=True) for k, v in kwargs.items()}
         try:
             reply = getattr(self._stub, rpc)(convert.request_from_kwargs(request_type, kwargs),
                                              timeout=self.timeout, metadata=self._metadata)

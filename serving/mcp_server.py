@@ -10,7 +10,9 @@ starts and closed when it ends, so the agent never handles session ids. Over std
 the OS user running the process (``identity.os_user()``); in front of a gRPC server it is whoever the
 client's credentials name. Answers are compact JSON: the envelope first (what was returned, what
 remains, the budget, evictions), then the items with empty fields left out. A Stratum error becomes
-an MCP tool error ``<code>: <message>``; so does an argument the input schema refuses
+an MCP tool error ``<code>: <message>`` (after the SDK's "Error executing tool <name>: "), with the
+CLI's ``--json`` error object (code, message, retryable) as its structured content (``error_result``);
+so does an argument the input schema refuses
 (``invalid_argument: level: Input should be 'summary', 'api' or 'full' (got 'verbose')``). The
 schemas carry each argument's closed set (``enum``) and bounds (``minimum``/``maximum``) from
 ``stratum.toolspec.ARGS``, so an agent reads them before it guesses.
@@ -50,13 +52,14 @@ import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, ToolAnnotations
+from mcp_types import (INVALID_REQUEST, PARSE_ERROR, CallToolResult, ErrorData, JSONRPCError, TextContent,
+                       ToolAnnotations)
 from pydantic import Field, ValidationError
 
 from serving import lifecycle
 from stratum import identity
 from stratum.envelope import Response
-from stratum.errors import InvalidArgument, StratumError
+from stratum.errors import InvalidArgument, StratumError, SystemError_
 from stratum.limits import MAX_TARGETS, echo
 from stratum.schema import NOTE_KINDS
 from stratum.tools import TOOL_NAMES
@@ -214,12 +217,14 @@ class _Connection:
             self.open()                # the server may be up, or the token fixed, by now
             if self.backend is None:
                 err = self.error
-                raise ToolError(f"{err.code}: {err.message}" if err else "the Stratum backend is not open")
+                if err is None:
+                    raise ToolError("the Stratum backend is not open")
+                raise ToolError(f"{err.code}: {err.message}") from err     # answered by ``_Server.call_tool``
         try:
             with identity.acting_as(self.caller):
                 resp = getattr(self.backend, name)(self.session, **kwargs)
         except StratumError as err:
-            raise ToolError(f"{err.code}: {err.message}") from None
+            raise ToolError(f"{err.code}: {err.message}") from err
         return render(resp)
 
 
@@ -273,10 +278,11 @@ def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model:
 
 
 class _Server(MCPServer):
-    """The SDK's server, but an argument its input schema refuses is said as the tools say a bad
-    argument: ``invalid_argument: <argument>: <why> (got <value>)``, the code an agent reads on
-    every other error, instead of pydantic's "1 validation error for getArguments ..." and its
-    URL."""
+    """The SDK's server, but every Stratum error a tool call ends in is answered by ``error_result``
+    (its code and message as text and as a structured error object), and an argument the input
+    schema refuses is said as the tools say a bad argument: ``invalid_argument: <argument>: <why>
+    (got <value>)``, the code an agent reads on every other error, instead of pydantic's "1
+    validation error for getArguments ..." and its URL."""
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio serving, reading stdin's lines through ``_BoundedLines``, with its read
@@ -297,11 +303,10 @@ class _Server(MCPServer):
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
-            cause = exc.__cause__
-            if isinstance(exc, UnexpectedToolError) or not isinstance(cause, ValidationError):
+            err = None if isinstance(exc, UnexpectedToolError) else _stratum_error(exc)
+            if err is None:
                 raise
-            raise ToolError(f"Error executing tool {name}: {InvalidArgument.code}: "
-                            f"{_refusal(cause)}") from cause
+            return error_result(name, err)
 
 
 @contextlib.contextmanager
@@ -459,6 +464,33 @@ def _unreadable(exc: Exception) -> tuple[int | str | None, bool, int, str]:
     return rid, notification, PARSE_ERROR if parse else INVALID_REQUEST, why
 
 
+def _stratum_error(exc: ToolError) -> StratumError | None:
+    """The Stratum error a tool call's ToolError stands for: the one ``_Connection.call`` raised (the
+    SDK wraps that ToolError once more), or an argument the input schema refused, as the tools'
+    InvalidArgument (``_refusal``); None for any other."""
+    cause = exc.__cause__
+    if isinstance(cause, ValidationError):
+        return InvalidArgument(_refusal(cause))
+    while cause is not None and not isinstance(cause, StratumError):
+        cause = cause.__cause__
+    return cause
+
+
+def error_result(name: str, err: StratumError) -> CallToolResult:
+    """A Stratum error as an MCP tool error: the text the SDK gives a tool error (``Error executing
+    tool <name>: <code>: <message>``) and, as structured content, the error object of the CLI's
+    ``--json`` (``{"error": {"code", "message", "retryable"}}``), which the gRPC trailers carry too:
+    the text alone held no field an MCP client could read the code from, nor whether a retry can
+    help. A system error's trace is logged here, as the gRPC server logs it."""
+    if isinstance(err, SystemError_):
+        log.error("%s failed: %s", name, err.code, exc_info=err)
+    else:
+        log.info("%s refused: %s", name, err.code)
+    text = f"Error executing tool {name}: {err.code}: {err.message}"
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"error": err.to_dict()},
+                          is_error=True)
+
+
 def _refusal(err: ValidationError) -> str:
     """Every refused argument, on one line: its name, pydantic's reason (which names the
     allowed values or the bound) and, briefly, the value given."""
@@ -490,4 +522,4 @@ def run_stdio(open_backend: Callable[[], Any], **session_options: Any) -> None:
     build_server(open_backend, settle=True, **session_options).run("stdio")
 
 
-__all__ = ["build_server", "run_stdio", "render", "MCP_TOOLS", "INSTRUCTIONS"]
+__all__ = ["build_server", "run_stdio", "render", "error_result", "MCP_TOOLS", "INSTRUCTIONS"]

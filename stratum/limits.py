@@ -25,10 +25,49 @@ ECHO_CHARS = 80               # how much of a bad value an error message may rep
 
 
 def echo(value: object) -> str:
-    """A short, printable prefix of a value for an error message."""
+    """A short, printable prefix of a value for an error message. A character that cannot be shown is
+    spelled out as everywhere else (``notetext.terminal_safe``, git, the history): a byte that is not
+    UTF-8 (a lone surrogate, as Python hands such a byte over) as that byte, ``caf\\xe9``, another
+    as Python spells it (``\\x1b``, ``\\u202e``, ``\\ud800``). Each was ``?``: ``caf\\xe9`` and
+    ``caf\\xe8`` read alike, and neither as the name the user typed. Quoted (``{echo(v)!r}``, as most
+    messages quote it) it reads as Python quotes a string: a real backslash doubled, the spelled
+    byte not (``'caf\\xe9'``, never ``'caf\\\\xe9'``)."""
     s = str(value)
-    s = "".join(ch if ch.isprintable() else "?" for ch in s[:ECHO_CHARS])
-    return s + ("..." if len(str(value)) > ECHO_CHARS else "")
+    cut = "..." if len(s) > ECHO_CHARS else ""
+    return _Echo(_spelled(s[:ECHO_CHARS]) + cut, _quoted(s[:ECHO_CHARS], cut))
+
+
+class _Echo(str):
+    """A spelled value whose ``repr`` is its quoted spelling (``echo``): the text is already
+    printable, and repr's escaping would double the backslash of each spelled character."""
+
+    _quoted: str
+
+    def __new__(cls, text: str, quoted: str | None = None) -> "_Echo":
+        self = super().__new__(cls, text)
+        self._quoted = quoted if quoted is not None else str.__repr__(text)
+        return self
+
+    def __repr__(self) -> str:
+        return self._quoted
+
+
+def _spell(ch: str) -> str:
+    o = ord(ch)
+    if 0xDC80 <= o <= 0xDCFF:           # a byte that was not UTF-8 (surrogateescape), as git spells it
+        return f"\\x{o - 0xDC00:02x}"
+    return str.__repr__(ch)[1:-1]       # \x1b, \n, \u202e, \ud800: as Python spells it
+
+
+def _spelled(s: str) -> str:
+    return s if s.isprintable() else "".join(ch if ch.isprintable() else _spell(ch) for ch in s)
+
+
+def _quoted(s: str, cut: str) -> str:
+    """``s`` (+ ``cut``) quoted as ``repr`` quotes a string, unprintable characters spelled by ``_spell``."""
+    q = '"' if "'" in s and '"' not in s else "'"
+    body = "".join("\\" + ch if ch in ("\\", q) else ch if ch.isprintable() else _spell(ch) for ch in s)
+    return q + body + cut + q
 
 
 def check_len(what: str, value: str | None, limit: int) -> str:
@@ -73,10 +112,11 @@ def plain_name(what: str, value: str) -> str:
     a name is matched exactly, so it is refused rather than replaced."""
     import unicodedata
 
+    from stratum.notetext import check_utf8     # it imports this module
+
     cats = {unicodedata.category(ch) for ch in value}
-    if "Cs" in cats:
-        raise InvalidArgument(f"{what} {echo(value)!r} holds a byte that is not valid UTF-8 (a lone surrogate); "
-                              "give it as UTF-8 text")
+    if "Cs" in cats:        # in the words every other name's refusal uses (the tools' and the gRPC client's)
+        check_utf8(what, value, InvalidArgument)
     if cats & {"Cc", "Cf", "Zl", "Zp"}:
         raise InvalidArgument(f"{what} {echo(value)!r} has control or invisible characters")
     return value

@@ -293,7 +293,7 @@ class Memory:
         return ""
 
     def _by_prefix(self, shards: list[Shard], prefix: str) -> Target | None:
-        """The one node or note whose id starts with ``prefix`` (None: none, or several)."""
+        """The one node or note whose id starts with ``prefix`` (None: none; several: refused, ``whichstore.by_prefix``)."""
         import pyarrow.compute as pc
 
         hits: list[Target] = []
@@ -303,7 +303,7 @@ class Memory:
             ov = self.overlay(sh)      # its unmerged notes (merged ones are rows, found above)
             hits += [Target(sh, None, node) for n in list(ov.notes)
                      if n.startswith(prefix) and (node := ov.get(n)) is not None][:2]
-        return hits[0] if len(hits) == 1 else None
+        return W.by_prefix(hits, prefix)
 
     def _suggest(self, shards: list[Shard], target: str) -> list[str]:
         """Up to 3 ``path::qualname`` of nodes named like the target's last part (``get_netrc_auth``,

@@ -50,6 +50,7 @@ from stratum.limits import MAX_QUERY_CHARS   # one limit for every caller (the t
 from stratum.noteindex import NoteIndex
 from stratum.noteview import NoteView
 from stratum.rowfilter import EXACT_LIMIT, NodeMeta, RowFilter
+from stratum.schema import NOTE_KINDS
 from stratum.vectorindex import VectorIndex
 
 RRF_K = 60
@@ -107,6 +108,7 @@ class SearchPage:
     offset: int = 0
     limit: int = 10
     timings_ms: dict = field(default_factory=dict)
+    notes_cut: bool = False     # a list took only its first NOTES_WINDOW unmerged notes: more may match
 
 
 class HybridSearcher:
@@ -185,6 +187,8 @@ class HybridSearcher:
             extra = NoteIndex.of_docs(list(extra_docs)).view() if len(extra_docs) else None
         ok = extra.mask(filt.kinds, path_prefix, language) if extra is not None else None
         lists: dict[str, np.ndarray] = {}     # source -> node rows best first (extra doc j is row n + j)
+        notes_only = _notes_only(filt.kinds)
+        cut: list[bool] = []                  # per notes' list: it was cut at its window
 
         want_vec = "vector" in sources and self.vectors is not None and \
             (self.embedder is not None or query_vector is not None)
@@ -208,7 +212,11 @@ class HybridSearcher:
             # The notes' part runs on the calling thread (with notes in view nothing runs on a
             # helper): beside another thread its numpy calls queued for the GIL (~5 ms a switch).
             t = time.perf_counter()
-            ex = extra.vector_hits(q, _notes_window(W, shard_hits[0]), ok) if extra is not None else None
+            ex = None
+            if extra is not None:
+                m = _notes_window(W, shard_hits[0], notes_only)
+                ex = extra.vector_hits(q, m, ok)
+                cut.append(m < W and len(ex[0]) >= m)
             timings["vector_notes"] = (time.perf_counter() - t) * 1e3
             return _merge_ranked(*shard_hits, ex, n, W)
 
@@ -225,9 +233,12 @@ class HybridSearcher:
                 if "name" in sources and kh.exact_name.any():
                     out["name"] = kh.rows[kh.exact_name]
             if "keyword" in sources:
-                ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, _notes_window(W, krows), ok,
-                                        tokens=tokens, corpus=self._corpus if UNION_IDF else None) \
-                    if extra is not None else None
+                ex = None
+                if extra is not None:
+                    m = _notes_window(W, krows, notes_only)
+                    ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, m, ok,
+                                            tokens=tokens, corpus=self._corpus if UNION_IDF else None)
+                    cut.append(m < W and len(ex[0]) >= m)
                 out["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
             timings["keyword"] = (time.perf_counter() - t) * 1e3
             return out
@@ -276,7 +287,8 @@ class HybridSearcher:
         items = list(map(_new_item, zip(item_rows, scores[page].tolist(), sources, ids)))
         timings["total"] = (time.perf_counter() - t0) * 1e3
         return SearchPage(items=items, total_or_lower_bound=len(rows), total_is_exact=not truncated,
-                          has_more=offset + limit < len(rows), offset=offset, limit=limit, timings_ms=timings)
+                          has_more=offset + limit < len(rows), offset=offset, limit=limit, timings_ms=timings,
+                          notes_cut=any(cut))
 
     def list_hits(self, query: str, kinds: Sequence[str] = (), path_prefix: str = "", language: str = "",
                   depth: int = 0, *, extra_docs: NoteView | None = None) -> "ListHits":
@@ -294,7 +306,8 @@ class HybridSearcher:
         q = self.embed_query(query)
         if q is not None and not filt.empty:
             hits = self._vector_hits(q, depth, filt)
-            ex = extra_docs.vector_hits(q, _notes_window(W, hits.rows), ok) if extra_docs is not None else None
+            ex = extra_docs.vector_hits(q, _notes_window(W, hits.rows, _notes_only(filt.kinds)), ok) \
+                if extra_docs is not None else None
             vec = _merge_scored(hits.rows, hits.scores, ex, n, depth)
         if self.keywords is not None:
             tokens = tokenize(query)
@@ -305,7 +318,8 @@ class HybridSearcher:
                                           selectivity=filt.selectivity, max_rounds=self.keyword_rounds,
                                           head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact)
                 krows, kscores, names = kh.rows, kh.scores, kh.rows[kh.exact_name]
-            ex = extra_docs.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, _notes_window(W, krows), ok,
+            ex = extra_docs.keyword_hits(query, self.keywords.idf, self.keywords.avgdl,
+                                         _notes_window(W, krows, _notes_only(filt.kinds)), ok,
                                          tokens=tokens, corpus=self._corpus if UNION_IDF else None) \
                 if extra_docs is not None else None
             kw = _merge_scored(krows, kscores, ex, n, depth)
@@ -428,10 +442,19 @@ SOURCES = {b: tuple(name for bit, name in ((1, "vector"), (2, "keyword"), (4, "n
            for b in range(8)}
 
 
-def _notes_window(W: int, shard_rows) -> int:
+def _notes_window(W: int, shard_rows, notes_only: bool = False) -> int:
     """The notes a list merges: NOTES_WINDOW when the shard's own list is full (its cut at W then
-    holds W rows whatever the notes), else W (the notes fill it: the totals and pages stay right)."""
-    return min(W, NOTES_WINDOW) if len(shard_rows) >= W else W
+    holds W rows whatever the notes), else W (the notes fill it: the totals and pages stay right).
+    A search for notes alone (every kind asked a note kind) takes W, as code does: there the notes
+    are the answer, and "filter by kind" is how a mixed search's hint says to reach more of them."""
+    return min(W, NOTES_WINDOW) if len(shard_rows) >= W and not notes_only else W
+
+
+_NOTE_KIND_SET = frozenset(NOTE_KINDS)
+
+
+def _notes_only(kinds: Sequence[str]) -> bool:
+    return bool(kinds) and all(k in _NOTE_KIND_SET for k in kinds)
 
 
 def _merge_scored(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray, np.ndarray] | None, n: int,

@@ -38,6 +38,7 @@ class Lists:
     exact: bool = True
     bound: int = 0
     stamp: int = 0
+    notes_cut: bool = False     # a list merged only its first unmerged notes (search.NOTES_WINDOW)
 
 
 def scope(memory: "Memory", path_prefix: str) -> tuple[list["Shard"], str, str]:
@@ -70,6 +71,7 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
         page = sh.warm.search(text, kinds=tuple(kinds), path_prefix=path_prefix, language=language,
                               limit=max(want, rank.DEEP), offset=0, extra_docs=ov.search_docs())
         out.exact = out.exact and page.total_is_exact
+        out.notes_cut = out.notes_cut or page.notes_cut
         out.bound += page.total_or_lower_bound
         code = memory.branch_code(view, sh) if view is not None else None
         sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos) if code is None else \

@@ -8,14 +8,16 @@ the controller made. Read-only tools never write; ``remember`` appends to the du
 
 The tools are thin: the loaded memory (shards, overlays, reload, target resolution) is
 ``stratum.memory.Memory``, sessions are ``stratum.sessions.SessionRegistry``, items and envelopes
-are ``stratum.render``. Each tool checks its arguments once, here, against ``stratum.limits``
-before anything uses them; the caller is ``stratum.identity.current()``.
+are ``stratum.render``. Each argument is checked once, by ``@tool`` (``toolspec.check_arg``: its
+bytes, type and bounds, the ones every adapter applies), before the tool runs, which then checks
+only what is its own (a closed set's choices, an empty query); the caller is
+``stratum.identity.current()``.
 """
 
 from __future__ import annotations
 
 import secrets
-from typing import Callable, Sequence
+from typing import Callable, Sequence, cast
 
 from stratum import answernotes, rank, searchlists, syntaxwarn, walklinks, whichstore as W
 from stratum.notetrust import session_label
@@ -29,16 +31,14 @@ from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
 from stratum.freshness import repo_at
 from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
-from stratum.limits import (MAX_BUDGET, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS,
-                            MAX_TRACEBACK_CHARS, check_kinds, check_len, check_list, check_page, check_range, echo,
-                            plain_name)
+from stratum.limits import MAX_PAGE_SIZE, MAX_QUERY_CHARS, check_kinds, echo, plain_name
 from stratum.branchview import BranchView, StoreOverlay, depth_first
 from stratum.memory import Memory, Target, file_id
 from stratum.overlay import NotesOverlay
 from stratum.policies import policy_by_name
 from stratum.sessions import MAX_SESSIONS, MAX_SESSIONS_PER_IDENTITY, SESSION_TTL, Session, SessionRegistry
 from stratum.shard import Shard, ShardSet
-from stratum.toolspec import _SPECS, ToolSpec, tool
+from stratum.toolspec import _SPECS, ToolSpec, check_arg, tool
 
 DEFAULT_BUDGET = 32000
 MAX_OVERLAYS_LOADED = 32     # overlay shards kept for new sessions (a session keeps its own; oldest dropped)
@@ -117,11 +117,11 @@ class Tools:
     def _open(self, author: str, model: str, budget: int | None, policy: str,
               sid: str | None = None) -> tuple[Session, list[str]]:
         ident = current()
-        author = plain_name("author", check_len("author", author, MAX_NAME_CHARS).strip())
-        model = plain_name("model", check_len("model", model, MAX_NAME_CHARS).strip())
-        ctl_policy = policy_by_name(check_len("policy", policy, MAX_NAME_CHARS) or self.default_policy)
-        budget = self.default_budget if budget is None else budget
-        check_range("budget", budget, 1, MAX_BUDGET)    # as ``tool`` checks open_session's: resume_session too
+        # ``tool`` checked open_session's arguments; resume_session's get the same check here
+        author = plain_name("author", check_arg("author", author).strip())
+        model = plain_name("model", check_arg("model", model).strip())
+        ctl_policy = policy_by_name(check_arg("policy", policy) or self.default_policy)
+        budget = check_arg("budget", self.default_budget if budget is None else budget)
         warnings = []
         if ident.authenticated:
             if author and author != ident.name:
@@ -146,7 +146,7 @@ class Tools:
 
     def _branch_view(self, branch: str, commit: str, worktree: str = "", at: dict | None = None) -> BranchView | None:
         """The view of a branch, commit or worktree over every store (overlays built once, then shared); ``at``: root -> commit to build instead."""
-        branch, commit, worktree = (check_len(name, v, MAX_TARGET_CHARS).strip() for name, v in
+        branch, commit, worktree = (check_arg(name, v).strip() for name, v in      # resume_session's too
                                     (("branch", branch), ("commit", commit), ("worktree", worktree)))
         if sum(map(bool, (branch, commit, worktree))) > 1:
             raise InvalidArgument("give one of branch, commit or worktree")
@@ -185,7 +185,6 @@ class Tools:
     def _node(self, s: Session, target: str, asked: str = "") -> Target:
         """``asked``: the target as written (a path:LINE), for a refusal's ``repo:`` spellings (whichstore)."""
         if s.view is not None:      # each store through the branch's view (``repo:`` too), else the base's
-            check_len("target", target, MAX_TARGET_CHARS)
             shards, rest = self.memory.in_repo(target)
             hit = W.through_view(shards, s.view, rest, asked or target, self.memory.hidden)
             if hit is not None:
@@ -199,8 +198,6 @@ class Tools:
         """The repository hierarchy (dirs, files, classes, functions) under PATH, DEPTH levels deep,
         one summary line each. Start here to see the layout of a repository."""
         s = self._session(session)
-        path = check_len("path", path, MAX_TARGET_CHARS)
-        check_page(page_size)
         args = {"path": path, "depth": depth, "page_size": page_size}
         offset = self._offset(page_token, "tree", args, s)
         def order(sh: Shard, r: int) -> tuple:
@@ -231,16 +228,13 @@ class Tools:
         code they name first; a whole pasted failure may be up to 32,000 characters (the text
         search then reads its error lines and the frames' function names)."""
         s = self._session(session)
-        query = check_len("query", query, MAX_TRACEBACK_CHARS).strip()
+        query = query.strip()
         if not query:
             raise InvalidArgument("query is empty")
         paste = TB.read(query, MAX_QUERY_CHARS)    # a pasted traceback's frames; what the text lists read
         text = paste.text
         kinds = check_kinds("kind", kinds, S.SEARCH_KINDS)
-        path_prefix = check_len("path_prefix", path_prefix, MAX_TARGET_CHARS)
         shards, where, path_prefix = searchlists.scope(self.memory, path_prefix)    # `repo:path`: that store
-        language = check_len("language", language, MAX_NAME_CHARS)
-        check_page(page_size)
         args = {"q": query, "kinds": sorted(kinds), "path": path_prefix, "lang": language, "ps": page_size}
         offset = self._offset(page_token, "search", args, s)
         want = offset + page_size + 1          # fetch one more than we return: honest has_more
@@ -269,6 +263,10 @@ class Tools:
         said = [] if more or exact else [
             f"the ranking ends here ({n_hits} items); more weaker matches exist: narrow the query or "
             "filter by kind, path or language to reach them"]      # not "that is all" (probe P4)
+        if got.notes_cut and not more:      # stronger notes than the last ones shown exist (a fleet probe)
+            said.append("more unmerged notes match than this mixed ranking holds (each list merges only its "
+                        "best notes while code fills it): search with kinds=['rca', 'failure', 'insight'] "
+                        "to page through them")
         if page_token and getattr(offset, "notes", stamp) != stamp:
             # a probe: a note written between pages shifted the list (an item twice, one never shown)
             said.append(_MOVED)
@@ -313,7 +311,6 @@ class Tools:
         kinds = check_kinds("edge kind", edges, S.WALK_EDGE_KINDS)
         if direction not in S.DIRECTIONS:
             raise InvalidArgument("direction must be out, in or both")
-        check_page(page_size)
         if notes := "notes" in kinds:        # incoming about edges; the other kinds keep the direction asked
             kinds.remove("notes")
             kinds.append("about")
@@ -376,13 +373,11 @@ class Tools:
         insight. ABOUT names the code it concerns (node ids, paths or path::symbol; "" or "." for the
         whole repository). Returns the note id once the note is durable on disk; it is searchable at once.
         Writing the same note again (a retry) returns the first one's id and writes nothing."""
-        s = self._session(session)
-        kind = check_len("kind", kind, MAX_NAME_CHARS)     # which kinds exist: the notes layer says
-        about = check_list("about", about, MAX_TARGET_CHARS)
-        tags = check_list("tags", tags, MAX_NAME_CHARS)
-        supersedes = check_list("supersedes", supersedes, MAX_TARGET_CHARS)
+        s = self._session(session)       # which kinds exist: the notes layer says (notes.validate)
         if not isinstance(text, str):
             raise InvalidArgument("text must be text")
+        # lists of checked strings (``@tool``)
+        about, tags, supersedes = cast(list, about), cast(list, tags), cast(list, supersedes)
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
         ov = self.memory.overlay(sh)
         for old in supersedes:          # "no such note" for one another store holds misled (a probe)
@@ -433,7 +428,6 @@ class Tools:
         that historically change with them, at the detail each deserves, within BUDGET tokens.
         Each item carries the active notes about it: what was tried there before."""
         s = self._session(session)
-        focus = check_list("focus", focus, MAX_TARGET_CHARS)
         if not focus:
             raise InvalidArgument("prefetch needs at least one focus path or node id")
         ids = []
@@ -494,8 +488,7 @@ class Tools:
         """Review: withdraw a note (a tombstone in the delta log); another author's needs the maintainer role."""
         s, (ov, note_id) = self._session(session), self._holder(note_id, "retract")
         r = self._respond(s, [], R.Page("retract"))
-        r.data.update(note_id=note_id, record=ov.retract(note_id, author=s.author, reason=check_len(
-            "reason", reason, MAX_TARGET_CHARS), session=s.id))
+        r.data.update(note_id=note_id, record=ov.retract(note_id, author=s.author, reason=reason, session=s.id))
         return r
 
     @tool(writes=True, agent=False)
@@ -509,7 +502,7 @@ class Tools:
     def _holder(self, note_id: str, action: str) -> tuple[NotesOverlay, str]:
         """The overlay holding an agent note, quarantined ones too, and its id (``Memory.note_holder``)."""
         self.memory.refresh_notes()
-        sh, note_id = self.memory.note_holder(check_len("note_id", note_id, MAX_TARGET_CHARS), action)
+        sh, note_id = self.memory.note_holder(note_id, action)
         return self.memory.overlay(sh), note_id
 
     def _repo_status(self, m, repo: str) -> dict:

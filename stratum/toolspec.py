@@ -5,20 +5,32 @@ tools' arguments, which an adapter can publish (the MCP input schemas' enums and
 the CLI's choices) while the tools still check every value themselves: a bound here is checked by
 ``tool`` on every call, so no adapter can admit what another refuses. A string argument's longest
 value (``max_chars``) is checked there too, by ``check_arg``, which the gRPC server's door
-(``serving.convert.check_request``) calls as well: one limit per argument, refused with one code and
-the same words on every surface (the door gave ``lines`` 1024 characters where get allows 32, and
-said "kinds has 65 values" where the tool said "entries": a probe)."""
+(``serving.convert.check_request``) and the gRPC client (before it builds a request) call as well:
+one limit per argument, refused with one code and the same words on every surface (the door gave
+``lines`` 1024 characters where get allows 32, and said "kinds has 65 values" where the tool said
+"entries": a probe).
+
+A byte that is not UTF-8 in an argument (a lone surrogate: Python's spelling of a command-line byte,
+JSON's ``"\\ud800"``) follows one rule there too (``utf8``): free text (``PROSE``) reads it as
+U+FFFD; any other string is matched exactly, so it is refused, as ``NoteRejected`` in remember's note
+fields (``NOTE_FIELDS``) and ``InvalidArgument`` elsewhere, but for a code target (``CODE_TARGETS``),
+which the tools look up to say the index skipped such a name. The gRPC client must apply it before a
+request is built (no wire carries one), and the tools answered otherwise: a bad byte in remember's
+kind was NoteRejected "unknown note kind" locally and InvalidArgument over gRPC, one in ``lines``
+"must be START-END" against "not valid UTF-8", one in ``path_prefix`` was searched locally (probes)."""
 
 from __future__ import annotations
 
 import functools
 import inspect
 from dataclasses import dataclass
-from typing import cast
+from typing import Any
 
 from stratum import schema as S
+from stratum.errors import InvalidArgument, NoteRejected
 from stratum.limits import (MAX_BUDGET, MAX_DEPTH, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_PAGE_TOKEN_CHARS,
                             MAX_TARGET_CHARS, MAX_TRACEBACK_CHARS, check_len, check_list, check_range)
+from stratum.notetext import LONE_SURROGATE, check_utf8
 from stratum.notethreads import searching
 
 
@@ -35,42 +47,95 @@ _SPECS: list[ToolSpec] = []
 def tool(*, writes: bool, agent: bool = True):
     """Mark a ``Tools`` method as a tool (definition order is the tools' order). A reading tool runs
     as a search in flight (``notethreads.searching``): background note work waits between its steps.
-    Every bounded argument (``ARGS``) given is checked first (``check_arg``): the bounds are the
-    wire's, so a value the local tools took (depth 2**31) is refused as gRPC refuses it (a probe)."""
+    Every argument ``ARGS`` names (and the session and a note's text) is checked first
+    (``check_arg``), given or left to its default, and the tool gets the checked value: a string
+    (None is ""), a list of strings, a number; None stays None only where it is the default (budget:
+    the session's). The bounds are the wire's, so a value the local tools took (depth 2**31) is
+    refused as gRPC refuses it (a probe), and the tool need not check any of it again."""
     def mark(fn):
         _SPECS.append(ToolSpec(fn.__name__, writes, agent))
-        bounded = _bounded(fn)
-        if writes and not bounded:
-            return fn
+        checked = _checked(fn)
 
         @functools.wraps(fn)
         def call(*args, **kwargs):
-            for name, at, spec in bounded:
-                value = kwargs[name] if name in kwargs else args[at] if at < len(args) else None
-                if value is not None:       # None: the tool's default (budget: the session's)
-                    check_arg(name, value, spec)
+            given = list(args)
+            for name, at, spec, default in checked:
+                if name in kwargs:
+                    value = kwargs[name]
+                elif at < len(given):
+                    value = given[at]
+                elif default is inspect.Parameter.empty:
+                    continue                # missing: calling ``fn`` raises Python's own TypeError
+                else:
+                    value = default
+                if value is None and default is None:
+                    continue
+                value = check_arg(name, value, spec)
+                if at < len(given) and name not in kwargs:
+                    given[at] = value
+                else:
+                    kwargs[name] = value
             if writes:
-                return fn(*args, **kwargs)
+                return fn(*given, **kwargs)
             with searching:
-                return fn(*args, **kwargs)
+                return fn(*given, **kwargs)
         return call
     return mark
 
 
-def _bounded(fn) -> list[tuple[str, int, ArgSpec]]:
-    """The bounded ``ARGS`` among ``fn``'s parameters: (name, position counting ``self``, spec)."""
-    params = list(inspect.signature(fn).parameters)
-    return [(p, i, ARGS[p]) for i, p in enumerate(params) if p in ARGS and ARGS[p].bounded]
+def _checked(fn) -> list[tuple[str, int, ArgSpec, Any]]:
+    """``fn``'s parameters ``check_arg`` sees: (name, position counting ``self``, spec, default)."""
+    params = inspect.signature(fn).parameters.values()
+    return [(p.name, i, ARGS.get(p.name, _TEXT), p.default) for i, p in enumerate(params)
+            if p.name in ARGS or p.name in ("session", "text")]
 
 
-def check_arg(name: str, value: object, spec: ArgSpec) -> None:
-    """InvalidArgument when ``value`` is outside ``spec``'s bounds (its choices are the tool's to check)."""
+# Free text: a byte that is not UTF-8 reads as U+FFFD, as a decoder with errors="replace" reads it
+# (docs/notes.md): a note's text, a search query, a retract reason.
+PROSE = frozenset({"text", "query", "reason"})
+# remember's note fields, refused as the note rules refuse them (``notes.validate``: NoteRejected),
+# in the words those rules use for them
+NOTE_FIELDS = {"kind": "note kind", "about": "target", "tags": "tag", "supersedes": "note id in supersedes"}
+# code targets: git allows a file name that is not UTF-8 (the index skips it), and the tools look such
+# a target up to say so ("the index skips a name that is not UTF-8", ``Memory.unindexed``); only a
+# caller that must send it over a wire (``sending``: the gRPC client) refuses it
+CODE_TARGETS = frozenset({"target", "focus"})
+
+
+def utf8(name: str, value: Any, *, sending: bool = False) -> Any:
+    """``value`` (a string or a list of them) under the one rule for a byte that is not UTF-8 (module
+    docstring): free text with each lone surrogate as U+FFFD, any other string refused when it holds
+    one (``notetext.check_utf8``'s words; remember's note fields as NoteRejected), a code target
+    only when ``sending``. Another type is returned as it is, for the type checks to name."""
+    if isinstance(value, str) and name in PROSE:
+        return LONE_SURROGATE.sub("\ufffd", value)
+    if name in CODE_TARGETS and not sending:
+        return value
+    said, error = NOTE_FIELDS.get(name, name), NoteRejected if name in NOTE_FIELDS else InvalidArgument
+    for v in [value] if isinstance(value, str) else value if isinstance(value, (list, tuple, set, frozenset)) else ():
+        if isinstance(v, str):
+            check_utf8(said, v, error)
+    return value
+
+
+def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bool = False) -> Any:
+    """``value`` as the tool takes it, else InvalidArgument: a byte that is not UTF-8 first
+    (``utf8``), then the bounds of ``spec`` (default: ``ARGS[name]``): a whole number within them,
+    a string of at most ``max_chars`` (None: ""), a list of at most ``limits.MAX_TARGETS`` such
+    strings; a closed set's value must be text (which one, the tool says). The tools (``tool``),
+    the gRPC door and the gRPC client (``sending``) all call this: each refusal has one class and
+    one wording."""
+    spec = ARGS.get(name, _TEXT) if spec is None else spec
+    value = utf8(name, value, sending=sending)
     if spec.max_chars is None:
-        check_range(name, value, spec.minimum, spec.maximum)
-    elif spec.items:
-        check_list(name, value, spec.max_chars)
-    else:
-        check_len(name, cast(str, value), spec.max_chars)    # it refuses a value that is not text
+        if spec.minimum is not None or spec.maximum is not None:
+            check_range(name, value, spec.minimum, spec.maximum)
+        elif spec.choices and not isinstance(value, str):   # level, direction: which words, the tool's
+            raise InvalidArgument(f"{name} must be text")
+        return value
+    if spec.items:
+        return check_list(name, value, spec.max_chars)
+    return check_len(name, value, spec.max_chars)    # it refuses a value that is not text
 
 
 @dataclass(frozen=True)
@@ -87,10 +152,11 @@ class ArgSpec:
 
     @property
     def bounded(self) -> bool:
-        """Checked by ``tool`` (``check_arg``) on every call."""
+        """Whether ``check_arg`` checks more than the argument's bytes (a number's range, a length)."""
         return self.minimum is not None or self.maximum is not None or self.max_chars is not None
 
 
+_TEXT = ArgSpec()       # the session id (the sessions bound it) and a note's text (the note rules do)
 MAX_LINES_CHARS = 32          # get's lines: "START-END", 9 digits each, with spaces around the dash
 
 
@@ -130,4 +196,5 @@ ARGS: dict[str, ArgSpec] = {
 }
 
 
-__all__ = ["ToolSpec", "tool", "ArgSpec", "ARGS", "check_arg", "MAX_LINES_CHARS"]
+__all__ = ["ToolSpec", "tool", "ArgSpec", "ARGS", "check_arg", "utf8", "PROSE", "NOTE_FIELDS", "CODE_TARGETS",
+           "MAX_LINES_CHARS"]

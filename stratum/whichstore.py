@@ -5,8 +5,10 @@ Two repositories both hold ``README.md``, ``setup.py``, ``src/app/__init__.py``.
 ``InvalidArgument``) naming each store's spelling, so the agent asks again: it was the first
 store's node, with no sign another existed (a probe). Node and note ids are never ambiguous: they
 are made from the repository's name, and two stores of one name are not served together
-(``ShardSet``). One place for the rule: ``Memory.resolve`` (get, walk, pin, prefetch), a branch
-session's targets (``through_view``) and a note's ``about`` (``note_store``) all use it.
+(``ShardSet``). A short id (an id's first characters, as a why prints one) can be: the start of
+ids in two stores (or two in one) is refused naming each (``by_prefix``). One place for the rule:
+``Memory.resolve`` (get, walk, pin, prefetch), a branch session's targets (``through_view``) and a
+note's ``about`` (``note_store``) all use it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from stratum.limits import echo
 
 if TYPE_CHECKING:
     from stratum.branchview import BranchView
+    from stratum.memory import Target
     from stratum.shard import Shard
 
 T = TypeVar("T")
@@ -48,6 +51,27 @@ def one(hits: Sequence[tuple["Shard", T]], asked: str) -> T:
     if len(hits) > 1:
         raise ambiguous([sh for sh, _ in hits], asked)
     return hits[0][1]
+
+
+def by_prefix(hits: Sequence["Target"], prefix: str) -> "Target | None":
+    """The one node or note whose id starts with ``prefix`` (a short id, as a why prints one); None
+    when none does. Several (in one store or in several) are refused, naming each one's whole id,
+    what it is and its store, so the agent asks again with one of them: it was "no node", as if the
+    id were wrong (a probe, on two stores served together)."""
+    if len(hits) < 2:
+        return hits[0] if hits else None
+    said = " and ".join(f"{t.id} ({_what(t)}) in {t.shard.manifest.repo_name}" for t in hits[:4])
+    more = " and more" if len(hits) > 4 else ""
+    raise InvalidArgument(f"{echo(prefix)!r} is ambiguous: it matches {said}{more}; give the whole id")
+
+
+def _what(t: "Target") -> str:
+    """A node's ``path::qualname`` (a note's kind) for a refusal's list."""
+    if t.row is None:
+        return f"{(t.note or {}).get('kind') or 'note'} note"
+    sh, row = t.shard, t.row
+    kind, path, qual = sh.col("kind")[row], sh.col("path")[row] or ".", sh.col("qualname")[row]
+    return echo(f"{kind} {path}::{qual}" if qual else f"{kind} {path}")
 
 
 def through_view(shards: list["Shard"], view: "BranchView", target: str, asked: str,
@@ -103,4 +127,4 @@ def note_store(shards: list["Shard"], about: list[str], view: "BranchView | None
     return best[0], plain
 
 
-__all__ = ["in_repo", "ambiguous", "one", "through_view", "note_store"]
+__all__ = ["in_repo", "ambiguous", "one", "by_prefix", "through_view", "note_store"]

@@ -81,9 +81,9 @@ def test_a_non_utf8_byte_in_note_text_is_stored_as_u_fffd_and_the_store_indexes_
 
 
 @pytest.mark.parametrize("flag, value, what", [
-    ("--tag", CAFE, "tag 'caf?'"),
-    ("--author", "bob\udce9", "author 'bob?'"),
-    ("--about", f"shop/{CAFE}.py", "target 'shop/caf?.py'"),
+    ("--tag", CAFE, "tag 'caf\\xe9'"),
+    ("--author", "bob\udce9", "author 'bob\\xe9'"),
+    ("--about", f"shop/{CAFE}.py", "target 'shop/caf\\xe9.py'"),
 ])
 def test_a_non_utf8_byte_in_a_name_tag_or_target_is_refused_from_the_cli(store, capsys, flag, value, what):
     """Matched exactly (trust, ownership, tag filters): replacing the byte would make bob\\xe9 and
