@@ -158,7 +158,8 @@ def _call(args, tool: str, **kw) -> int:
                            overlay_builder=_overlay_builder())
         try:
             rev = branch or commit or worktree
-            if len(rev) > 48:           # a worktree's path: session ids are at most 64 characters
+            if len(rev) > 48 or not rev.isprintable():    # a worktree's path (session ids are at most 64
+                # characters), or a rev whose name holds an invisible character: the id is a digest of it
                 import hashlib
 
                 rev = hashlib.blake2b(rev.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()

@@ -70,3 +70,15 @@ def test_a_branch_with_an_invisible_character_is_refused_up_front_naming_it(tmp_
     t = Tools.open([str(r.path / ".stratum")], overlay_builder=builder(CFG))
     assert _notes(t) == 1                   # nothing written by the refused calls
     t.close()
+
+
+def test_the_commit_a_hidden_branch_names_takes_notes_from_the_cli(tmp_path):
+    """`--commit` names a commit, not a branch to record: a rev with an invisible character still
+    works (the CLI's session id is a digest of it; the id itself refused the character)."""
+    r = _repo(tmp_path)
+    p = _cli("remember", "insight", "alpha is two on that commit", "--about", "a.py::alpha", "--commit", HIDDEN,
+             cwd=r.path)
+    assert p.returncode == 0, p.stderr
+    t = Tools.open([str(r.path / ".stratum")], overlay_builder=builder(CFG))
+    assert _notes(t) == 1
+    t.close()
