@@ -50,6 +50,7 @@ from typing import Iterable
 
 from pipeline import vartypes
 from pipeline.callrefs import DECL
+from pipeline.parse import TEST_MARK
 
 
 _CODE = ("class", "function", "method")
@@ -101,11 +102,15 @@ class _Index:
         self.bodies: dict[str, list[str]] = defaultdict(list)                   # C/C++ qual -> defined ids
         self.owners: set[tuple[str, str]] = set()                               # (path, qual) with members
         self.spaces: set[tuple[str, str]] = set()       # (path, qual) of a Rust mod / TS namespace (no node)
+        self.tests: set[str] = set()                    # gtest tests: callers, never a call's target
         for n in nodes:
             if n["kind"] not in _CODE:
                 continue
             d = _Def(n["id"], n["path"], n["qualname"], n["kind"], n.get("language") or "")
             self.defs[d.id] = d
+            if TEST_MARK in (n.get("meta") or ""):     # TEST(Logging, NumberToString) is no NumberToString()
+                self.tests.add(d.id)
+                continue
             self.names.add(d.qual.rsplit(".", 1)[-1])
             if d.lang in _C_FAMILY and d.kind != "class":
                 if DECL in (n.get("meta") or ""):       # the parse's own word: a prototype
@@ -119,7 +124,7 @@ class _Index:
             if d.lang == "go":
                 self.dir_qual[(posixpath.dirname(d.path), d.qual)].append(d.id)
         for d in self.defs.values():
-            if "." not in d.qual:
+            if "." not in d.qual or d.id in self.tests:
                 continue
             self.owners.add((d.path, _parent_qual(d.qual)))
             if d.lang in _MODULES and d.kind != "method":

@@ -189,6 +189,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     committed link to /etc/passwd as a one-line Python file."""
     from pipeline.files import content_skip_reason, name_skip_reason
     from pipeline.callrefs import DECL
+    from pipeline.parse import TEST_MARK
     from pipeline.calls import resolve as resolve_calls
     from pipeline.imports import FileImports, resolve
     from pipeline.job import InProcess, _noop, _parse_batch
@@ -223,10 +224,11 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     known = snap.read("nodes", columns=["id", "path", "qualname", "kind", "language"],
                       where="kind IN ('file', 'class', 'function', 'method')").to_pylist()
     # what the base's definitions are resolved by, in one read of the few metas that say it (not
-    # every meta): a C/C++ prototype's flag, a declared return type
+    # every meta): a C/C++ prototype's flag, a gtest test's mark, a declared return type
     said = {r["id"]: r["meta"] for r in snap.read(
         "nodes", columns=["id", "meta"],
-        where=f"(language IN ('c', 'cpp') AND meta LIKE '%{DECL}%') OR meta LIKE '%\"returns\"%'").to_pylist()}
+        where=f"(language IN ('c', 'cpp') AND (meta LIKE '%{DECL}%' OR meta LIKE '%{TEST_MARK}%')) "
+              "OR meta LIKE '%\"returns\"%'").to_pylist()}
     for n in known:
         n["meta"] = said.get(n["id"])
     gone = set(mine) | set(deleted)

@@ -10,11 +10,14 @@ Qualified names join the enclosing scopes with ``.``: ``Outer.Inner.method``; Go
 their receiver type (``Server.Start``), Rust impl methods under the impl's type (``Point.new``),
 C++ out-of-line definitions under their scope (``Shape::area`` -> ``Shape.area``, ``struct
 Outer::Inner {`` -> ``Outer.Inner``), a nested namespace as its parts (``namespace a::b`` ->
-``a.b``); a macro before a C++ class's name (``class LEVELDB_EXPORT DB``) is read past
-(``languages.cppmacros``). When two definitions of a file share kind and qualified name
-(overloads, property setters, conditional definitions), a body-less declaration (prototype,
-signature, ``@overload`` stub) yields to the definition with a body; otherwise later ones get
-``#2``, ``#3``... in source order, so ids stay unique and stable.
+``a.b``); a macro before a C++ class's name (``class LEVELDB_EXPORT DB``) or after a declarator
+(``int x_ GUARDED_BY(mu_);``) is read past (``languages.cppmacros``); a googletest ``TEST_F(Fixture,
+Name) {`` is the function ``Fixture.Name``, as gtest names it (unique in the file across kinds:
+``Fixture.Name#2`` beside the fixture's own ``Name`` method), marked ``TEST_MARK``. When two
+definitions of a file share kind and qualified name (overloads, property setters, conditional
+definitions), a body-less declaration (prototype, signature, ``@overload`` stub) yields to the
+definition with a body; otherwise later ones get ``#2``, ``#3``... in source order, so ids stay
+unique and stable.
 
 Spans are 1-based inclusive lines, from the first decorator / attribute / ``export`` / ``template``
 line to the definition's last line; ``full`` is that source (whole first line, so indentation is
@@ -47,6 +50,7 @@ import tree_sitter as ts
 from pipeline import callrefs, languages
 from pipeline.docblocks import file_doc as _file_doc, leading as _leading, python_docstring as _python_docstring
 from pipeline.imports import FileImports, ImportRef
+from pipeline.languages import cppmacros
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
 from stratum.notetext import terminal_safe
@@ -63,6 +67,7 @@ _CLOSE_SP = re.compile(r" ([)\]>}])")
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
 _OVERLOAD = re.compile(r"^@\s*(\w+\.)*overload\s*$")
 _MAX_IMPORT_TEXT = 300
+TEST_MARK = '"test":1'      # in a gtest test's ``meta`` (a substring test, as ``callrefs.DECL``)
 
 
 @dataclass(slots=True)
@@ -87,7 +92,7 @@ class _Def:
 
     __slots__ = ("node", "cap", "name", "body", "owner", "decl", "outer", "start", "enclosing",
                  "hidden", "raw", "alias", "parent", "kind", "subkind", "qual", "doc", "sig",
-                 "members", "nid")
+                 "members", "nid", "test")
 
     def __init__(self, node: ts.Node, cap: str, name: str, body: ts.Node | None, owner: list[str]):
         self.node = node
@@ -110,6 +115,7 @@ class _Def:
         self.sig = ""
         self.members: list[_Def] = []
         self.nid = ""
+        self.test = False                # a googletest test (``TEST_F(Fixture, Name) {``)
 
 
 from pipeline.sourcetext import (  # noqa: E402
@@ -213,12 +219,16 @@ def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
             continue
         body = caps["body"][0] if "body" in caps else node.child_by_field_name("body")
         owner: list[str] = []
+        test: str | None = None
         if "declarator" in caps:
             nm = _declarator_name(caps["declarator"][0])
             if nm is None:
                 continue
             parts = _split_scoped(_text(src, nm.start_byte, nm.end_byte))
             name, owner = parts[-1], parts[:-1]
+            if lang == "cpp" and name.isupper():       # gtest's TEST_F(Fixture, Name) {: `Fixture.Name`
+                test = cppmacros.test_name(node, src)
+                name = test or name
         elif "name" in caps:
             n = caps["name"][0]
             name = _text(src, n.start_byte, n.end_byte)
@@ -235,7 +245,8 @@ def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
             continue
         if not name:
             continue
-        defs[node.id] = _Def(node, cap, name, body, owner)
+        defs[node.id] = d = _Def(node, cap, name, body, owner)
+        d.test = test is not None
     ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
     for d in ordered:
         # the wrapper nodes (decorators, export, template, single declarations) belong to the def
@@ -332,11 +343,15 @@ def _resolve(defs: list[_Def]) -> list[_Def]:
         return enc.qual or enc.raw
 
     seen: dict[tuple[str, str], int] = {}
-    for d in out:
-        base = ".".join(p for p in (prefix(d.enclosing), *d.owner, d.name) if p)
-        n = seen.get((d.kind, base), 0) + 1
+    taken: set[str] = set()
+    for d in sorted(out, key=lambda d: d.test):     # a gtest test last, and unique across kinds too:
+        base = ".".join(p for p in (prefix(d.enclosing), *d.owner, d.name) if p)   # beside its fixture's
+        n = seen.get((d.kind, base), 0) + 1                                        # method of its name
+        while d.test and (base if n == 1 else f"{base}#{n}") in taken:            # it is ``Suite.Name#2``
+            n += 1
         seen[(d.kind, base)] = n
         d.qual = base if n == 1 else f"{base}#{n}"
+        taken.add(d.qual)
     for d in out:
         if d.parent is not None:
             d.parent.members.append(d)
@@ -502,6 +517,10 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         spans.by_node[len(nodes) - 1] = bounds[id(d)]
 
     callrefs.attach(lang, src, defs, emitted, refs, nodes)
+    for node, d in zip(nodes[1:], emitted):
+        if d.test:                  # a gtest test is called by no code: TEST_MARK says so to the linker
+            node["meta"] = json.dumps({**json.loads(str(node.get("meta") or "{}")), "test": 1},
+                                      ensure_ascii=False, separators=(",", ":"))
 
     doc = _file_doc(lang, src, root, spec)
     top = [d for d in emitted if d.parent is None]
@@ -568,4 +587,4 @@ def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
 
 
 __all__ = ["ParsedFile", "parse_file", "definition_spans", "file_node_id", "dir_node_id",
-           "CLASS_KINDS"]
+           "CLASS_KINDS", "TEST_MARK"]

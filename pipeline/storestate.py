@@ -90,8 +90,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # namespace or class, a Rust mod, a TypeScript namespace, a Java class; a Python class re-exported
 # under another name): the bump makes a store indexed at the same commit re-link once; 21: C++ classes
 # with a macro before their name (``class LEVELDB_EXPORT DB``) are classes (``languages.cppmacros``),
-# ``namespace a::b`` and ``struct Outer::Inner {`` name their scopes ``a.b`` / ``Outer.Inner``.
-PARSE_FORMAT = 21
+# ``namespace a::b`` and ``struct Outer::Inner {`` name their scopes ``a.b`` / ``Outer.Inner``; 22: an
+# annotation macro after a C++ declarator (``int x_ GUARDED_BY(mu_);``) names no node and the member
+# keeps its name and body; googletest tests are ``Suite.Name`` (were ``TEST_F#n``), marked ``"test":1``.
+PARSE_FORMAT = 22
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -7,8 +7,9 @@ repository), as an item that says which lines it holds (``start_line``/``end_lin
 and how many the file has (``meta.lines_total``). Line numbers are the file's, also when the target
 is a symbol (the range is then clipped to the symbol's lines, and the item says so).
 
-``path:LINE`` (``path:LINE:COL`` too) names the innermost class or function around that line of the
-file, or the file itself when no definition holds it (module-level code).
+``path:LINE`` (``path:LINE:COL`` too) names the innermost class or function whose own lines hold that
+line of the file (a C++ member defined after its class, a Go method: that member, not the file),
+or the file itself when no definition holds it (module-level code).
 
 In the session's context a line range is its own entry (``context_key``: ``<node id>#L<a>-<b>``),
 so its cost is counted as served and never mistaken for the whole node at full level.
@@ -58,8 +59,11 @@ def at_line(target: str) -> tuple[str, int] | None:
 
 
 def enclosing(t: Target, line: int, asked: str) -> Target:
-    """The innermost definition of file ``t`` whose lines hold ``line`` (the file itself if none):
-    down the contains edges, a few rows per level."""
+    """The innermost definition of file ``t`` whose own lines hold ``line`` (the file itself if
+    none): down the contains edges, a few rows per level. A member defined outside its class's
+    lines (C++ ``void K::m() {}`` after ``class K {...};``, a Go method, a Rust ``impl`` beside its
+    struct) is the class's child but not within it: when no child holds the line, the classes'
+    members are looked at too, down the classes only (a function holds no out-of-line member)."""
     sh, row = t.shard, t.row
     if row is None or sh.col("kind")[row] != "file":
         what = "a note" if row is None else f"a {sh.col('kind')[row]}"
@@ -67,11 +71,19 @@ def enclosing(t: Target, line: int, asked: str) -> Target:
     total = int(sh.col("end_line")[row] or 0)
     if line < 1 or line > total:
         raise InvalidArgument(f"{echo(asked)!r}: {sh.col('path')[row]} has {total} lines")
+    kind, first, last = sh.col("kind"), sh.col("start_line"), sh.col("end_line")
     while True:
-        for n, _, _, _ in sh.neighbors(row, ("contains",), "out"):
-            if sh.col("kind")[n] in _SOURCE_KINDS and (sh.col("start_line")[n] or 0) <= line <= (sh.col("end_line")[n] or 0):
-                row = n
+        level = [n for n, _, _, _ in sh.neighbors(row, ("contains",), "out") if kind[n] in _SOURCE_KINDS]
+        seen = {row}
+        while level:
+            hit = next((n for n in level if (first[n] or 0) <= line <= (last[n] or 0)), None)
+            if hit is not None:
+                row = hit
                 break
+            seen.update(level)
+            level = [m for n in level if kind[n] == "class"
+                     for m, _, _, _ in sh.neighbors(n, ("contains",), "out")
+                     if kind[m] in _SOURCE_KINDS and m not in seen]
         else:
             return Target(sh, row, None)
 

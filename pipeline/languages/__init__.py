@@ -103,8 +103,9 @@ def parser(name: str) -> ts.Parser:
 
 
 def parse_tree(name: str, src: bytes) -> ts.Tree:
-    """The syntax tree of ``src`` in language ``name``; C++ class-name macros (``class
-    LEVELDB_EXPORT DB``) are hidden from the grammar first (``cppmacros``), offsets unchanged."""
+    """The syntax tree of ``src`` in language ``name``; C++ macros the grammar reads as names
+    (``class LEVELDB_EXPORT DB``, ``int x_ GUARDED_BY(mu_);``) are hidden from it first
+    (``cppmacros``), offsets unchanged."""
     if name == "cpp":
         return cppmacros.unmask(parser(name), src)
     return parser(name).parse(src)
