@@ -360,11 +360,24 @@ __all__ = ["GitError", "run_git", "decode", "path_text", "structure_path", "repo
            "GitFreshness", "freshness", "dirty_paths"]
 
 
+def _top_head(repo_path: str) -> tuple[bool, str | None]:
+    """(whether ``repo_path`` is itself a repository's top, HEAD's sha or None without commits), in
+    one git call. git searches upward: a store's folder deleted or moved away answered
+    ``repo_available`` with no HEAD, and the same folder left without its ``.git`` inside another
+    checkout answered with that checkout's HEAD, as if it were the store's repository."""
+    try:
+        out = run_git(repo_path, "rev-parse", "--show-cdup", "--verify", "-q", "HEAD", check=False)
+    except (GitError, OSError):
+        return False, None
+    if not out or out[:1] != b"\n":   # no repository at all ("" ), or the top is above it ("../")
+        return False, None
+    return True, decode(out[1:].strip()) or None
+
+
 def _status(repo_path: str, indexed_commit: str | None) -> dict:
     """Whether a repository has moved on since it was indexed: new commits, uncommitted changes."""
-    try:
-        head = head_commit(repo_path)
-    except (GitError, OSError):
+    here, head = _top_head(repo_path)
+    if not here:
         return {"repo_available": False}
     return _status_of(head, indexed_commit, _count_new(repo_path, indexed_commit, head), dirty(repo_path))
 
@@ -450,10 +463,10 @@ class GitFreshness:
     def view(self, repo_path: str, indexed_commit: str | None) -> dict | None:
         """head, new_commits (-1: the indexed commit is not an ancestor of HEAD), ``changed``: paths
         that differ between the indexed commit and HEAD (None when unknown), ``dirty``: paths with
-        staged, unstaged or untracked changes; None when the repository is not there."""
-        try:
-            head = head_commit(repo_path)
-        except (GitError, OSError):
+        staged, unstaged or untracked changes; None when the repository is not there (its folder
+        gone, or no longer a repository's top)."""
+        here, head = _top_head(repo_path)
+        if not here:
             return None
         new = 0
         changed: list[str] | None = []          # None: the diff failed (unknown)

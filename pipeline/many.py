@@ -2,27 +2,33 @@
 per repository, its stages in-process on its worker) or one after another here, into one report
 a stopped caller still holds (org-wide nightly indexing, `stratum index A B C`).
 
-Why apart from ``pipeline.job``: that module runs one repository's stages; this one decides where
-each repository runs and keeps the run's account (what finished, what failed, what never ran).
+Why apart from ``pipeline.job``: that module runs one repository's stages; this one decides which
+store each repository gets (``--store-root``) and where it runs, and keeps the run's account (what
+finished, what failed, what never ran).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import replace
-from typing import Callable
+from pathlib import Path
+from typing import Callable, NamedTuple
 
+from pipeline import gitio
 from pipeline.job import Progress, _noop, choose_engine, ensure_ray, index_repository
 from pipeline.report import MultiReport, RepoOutcome
-from stratum.config import IndexConfig
-from stratum.errors import StratumError
+from pipeline.storestate import display_name
+from stratum.config import IndexConfig, default_store_path
+from stratum.errors import InvalidArgument, StratumError
 
 
 def _index_one(repo: str, store: str, cfg: IndexConfig) -> RepoOutcome:
     """One repository of a multi-repository job. Its failure is its outcome, never the job's:
     this is the job's isolation boundary per repository."""
     t = time.perf_counter()
+    new = not os.path.lexists(store)
     try:
         rep = index_repository(repo, store, cfg)
         return RepoOutcome(repo, store, time.perf_counter() - t, report=rep.to_dict(), root=rep.repo)
@@ -30,19 +36,195 @@ def _index_one(repo: str, store: str, cfg: IndexConfig) -> RepoOutcome:
         err = {"code": e.code, "type": type(e).__name__, "message": e.message}
     except Exception as e:  # noqa: BLE001 - recorded as this repository's error, with its type
         err = {"code": "internal", "type": type(e).__name__, "message": f"{type(e).__name__}: {e}"}
+    if new:
+        drop_empty_store(store)
     return RepoOutcome(repo, store, time.perf_counter() - t, error=err)
+
+
+def drop_empty_store(store: str | os.PathLike) -> None:
+    """Remove a store folder a failed first run left holding only its writer ``lock`` (a stray
+    ``stores/<name>/`` that took the name from the repository's next, working run). Call it only
+    for a folder that run made: anything else in it, or a folder that was there, stays."""
+    try:
+        if os.listdir(store) == ["lock"]:
+            os.unlink(os.path.join(store, "lock"))
+            os.rmdir(store)
+    except OSError:                     # gone already, or another run came in: leave it as it is
+        pass
+
+
+def top_level(path: str) -> str:
+    """The repository top level ``path`` stands for (a folder the repository holds is that
+    repository); the path itself, absolute, when it is none (its run then says why)."""
+    try:
+        return str(gitio.repo_root(path))
+    except StratumError:
+        return str(Path(path).resolve())
+
+
+def stores_for(paths: list[str], store_root: str | None) -> list[str]:
+    """One store (an absolute path) per repository (see :func:`store_choices`); a repository whose
+    store cannot be chosen raises its error."""
+    out = []
+    for choice in store_choices(paths, store_root):
+        if not isinstance(choice, str):
+            raise choice
+        out.append(choice)
+    return out
+
+
+def store_choices(paths: list[str], store_root: str | None) -> list[str | StratumError]:
+    """One store (an absolute path) per repository, keyed on its top level, so listing a folder of
+    it is listing the repository: ``<top>/.stratum``, or ``DIR/<name>`` with --store-root (names made
+    unique). A repository already stored under DIR keeps its store whatever the order of the list:
+    found by the top level its manifest records (``repo_path``), else, for a clone moved since (the
+    folder its store records holds no repository any more), by :func:`_moved_stores`. Names by order
+    alone gave a store to another repository of the same name when the list changed; the path as
+    typed gave a listed subfolder a new full store on every run. A repository with no store yet
+    whose name a store with an unreadable manifest has gets that store (its index then fails with
+    the way out, `stratum repair`): it was given a new ``<name>-2`` store, its notes left behind
+    (the store is found by the newest readable copy of its manifest first, by name only without one).
+    An entry is a ``StratumError`` instead of a path when the store cannot be chosen (that
+    repository then fails, the others run)."""
+    tops = [top_level(p) for p in paths]
+    if store_root is None:
+        return [str(default_store_path(t)) for t in tops]
+    root = Path(store_root).absolute()
+    stores = _stores_under(root)
+    held: dict[str, str] = {}           # repository top level -> its store's folder name under DIR
+    for st in stores:
+        if st.repo_path:
+            held.setdefault(st.repo_path, st.name)
+    used = {st.name for st in stores}
+    damaged = [st.name for st in stores if not st.readable and not st.repo_path]
+    chosen: dict[str, str | StratumError] = dict(held)
+    claimed = {held[t] for t in tops if t in held}
+    chosen.update(_moved_stores([t for t in dict.fromkeys(tops) if t not in held], stores, claimed, root))
+    out: list[str | StratumError] = []
+    for top in tops:
+        name = chosen.get(top)
+        if name is None:
+            # the folder's name as the index spells it: a non-UTF-8 one made a store path Lance refuses
+            base = display_name(Path(top)) or "repo"
+            name = next((d for d in damaged if d == base or d.startswith(base + "-") and
+                         d[len(base) + 1:].isdigit()), None)
+            if name is not None:
+                damaged.remove(name)
+            else:
+                name = _new_name(base, used)
+            chosen[top] = name
+        out.append(name if isinstance(name, StratumError) else str(root / name))
+    return out
+
+
+def _new_name(base: str, used: set[str]) -> str:
+    """``base``, else ``base-2``, ``base-3``...: the first no store under DIR has (now taken)."""
+    name, k = base, 2
+    while name in used:
+        name, k = f"{base}-{k}", k + 1
+    used.add(name)
+    return name
+
+
+class _Stored(NamedTuple):
+    """What a store under --store-root says of itself (``readable``: False when its manifest is not)."""
+
+    name: str
+    repo_path: str
+    roots: list[str]
+    commit: str
+    readable: bool
+
+
+def _stores_under(root: Path) -> list[_Stored]:
+    """Each store under ``root``: its folder name and what its manifest records; for one whose
+    manifest is unreadable, what the newest readable copy under ``manifests/`` records (so its
+    repository still finds it, and fails with the way out)."""
+    out = []
+    for m in sorted(root.glob("*/manifest.json")) if root.is_dir() else ():
+        man = _json_dict(m)
+        readable = man is not None
+        for copy in [] if readable else sorted((m.parent / "manifests").glob("*.json"), reverse=True):
+            man = _json_dict(copy)
+            if man is not None:
+                break
+        man = man or {}
+        out.append(_Stored(m.parent.name, str(man.get("repo_path") or ""), list(man.get("root_commits") or []),
+                           str(man.get("indexed_commit") or ""), readable))
+    return out
+
+
+def _json_dict(path: Path) -> dict | None:
+    try:
+        got = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return got if isinstance(got, dict) else None
+
+
+def _moved_stores(tops: list[str], stores: list[_Stored], claimed: set[str], root: Path
+                  ) -> dict[str, str | StratumError]:
+    """The stores of clones moved here: top level -> store name, or -> the error saying why none can
+    be chosen. A store is a moved clone's when the folder it records holds no repository any more,
+    it shares a root commit with the repository, and the commit it was indexed at is in the
+    repository. Forks of one project share their root commits: taking the first such store had
+    swapped two forks' stores (and notes) when their folder moved. A pair is taken when each is the
+    other's only candidate, else when that holds among the pairs whose folder name is the same;
+    a repository still left with several is refused, never guessed."""
+    moved = [st for st in stores if st.roots and st.commit and st.name not in claimed
+             and not (Path(st.repo_path) / ".git").exists()]
+    if not moved or not tops:
+        return {}
+    cands: dict[str, list[_Stored]] = {}
+    for top in tops:
+        roots = set(gitio.root_commits(top)) if (Path(top) / ".git").exists() else set()
+        shared = [st for st in moved if roots & set(st.roots)]
+        cands[top] = [st for st in shared if gitio.has_any_commit(top, [st.commit])]
+    out: dict[str, str | StratumError] = {}
+    progress = True
+    while progress:
+        progress = False
+        for same_name in (False, True):
+            for top, mine in cands.items():
+                if top in out:
+                    continue
+                mine = [st for st in mine if Path(st.repo_path).name == Path(top).name] if same_name else mine
+                if len(mine) != 1:
+                    continue
+                st = mine[0]
+                rivals = [t for t, c in cands.items() if t not in out and st in c
+                          and (not same_name or Path(st.repo_path).name == Path(t).name)]
+                if rivals == [top]:
+                    out[top] = st.name
+                    for t in cands:
+                        cands[t] = [c for c in cands[t] if c is not st]
+                    progress = True
+            if progress:
+                break
+    for top, mine in cands.items():
+        if top not in out and mine:
+            said = ", ".join(f"{st.name} (was {st.repo_path})" for st in mine)
+            out[top] = InvalidArgument(
+                f"{top}: more than one store under {root} could be this repository's (clones of one "
+                f"project, their folders moved): {said}; index it once with --store {root}/NAME to say "
+                f"which (--store-root then finds it)")
+    return out
 
 
 def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None,
                progress: Progress | None = None, *, into: MultiReport | None = None,
+               on_start: Callable[[MultiReport], None] | None = None,
                on_outcome: Callable[[MultiReport, RepoOutcome], None] | None = None) -> MultiReport:
     """Index several repositories, each ``(repo path, store path)``, concurrently on Ray (one task
     per repository, each running its stages in-process on its worker) when a cluster is named or
     ``--ray`` is given; else one after another in this process. One summary report.
 
     ``into``: the report to fill (``MultiReport.listing(targets)``): a caller stopped half-way (a
-    signal) still holds what finished. ``on_outcome(report, outcome)`` is called as each repository
-    finishes (a log line, the report file rewritten). A job that cannot start (no cluster answers)
+    signal) still holds what finished; a listing it already holds as ``failed`` (its store could not
+    be chosen) is not run, and counts as finished first. ``on_start(report)`` is called when
+    repositories turn ``running`` (each in turn here, all at once on Ray), ``on_outcome(report,
+    outcome)`` as each finishes (a log line, the report file rewritten: a run killed with SIGKILL
+    leaves a file that says which it was indexing). A job that cannot start (no cluster answers)
     returns with ``error`` set and every repository ``not_run``; it never raises for that.
 
     Listings of one store (a repository and a folder of it, or one repository twice: stores are
@@ -58,9 +240,11 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
     out.engine = f"{kind} ({why})"
     inner = replace(cfg, ray=False) if kind == "ray" else cfg   # on Ray: each task runs its stages in-process
 
+    decided = [i for i, o in enumerate(out.outcomes) if o.state == "failed"]
     group: dict[str, list[int]] = {}       # a store -> its listings, the first of them indexes it
     for i, (_, store) in enumerate(targets):
-        group.setdefault(os.path.realpath(store), []).append(i)
+        if i not in decided:
+            group.setdefault(os.path.realpath(store), []).append(i)
     runs = list(group.values())
     done = 0
 
@@ -89,10 +273,15 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
             out.seconds, out.finished = time.perf_counter() - t0, True
             return out
         progress("repositories", 0, len(targets))
+        for k in decided:
+            finish([k], out.outcomes[k])
         remote = ray.remote(num_cpus=1)(_index_one)
         refs = {remote.remote(*targets[ks[0]], inner): ks for ks in runs}
-        for o in out.outcomes:
-            o.state = "running"
+        for ks in runs:
+            for k in ks:
+                out.outcomes[k].state = "running"
+        if on_start is not None and runs:
+            on_start(out)
         pending = list(refs)
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
@@ -106,12 +295,16 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
                 finish(ks, got)
     else:
         progress("repositories", 0, len(targets))
+        for k in decided:
+            finish([k], out.outcomes[k])
         for ks in runs:
             for k in ks:
                 out.outcomes[k].state = "running"
+            if on_start is not None:
+                on_start(out)
             finish(ks, _index_one(*targets[ks[0]], inner))
     out.seconds, out.finished = time.perf_counter() - t0, True
     return out
 
 
-__all__ = ["index_many"]
+__all__ = ["index_many", "drop_empty_store", "store_choices", "stores_for", "top_level"]

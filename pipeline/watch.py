@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from pipeline import gitio
+from stratum.errors import NotARepository
 
 
 def git_dirs(repo: str | os.PathLike) -> tuple[Path, Path]:
@@ -93,7 +94,9 @@ class Watcher:
     summary; an exception is reported through ``report`` and watching goes on (a retryable one,
     such as another run holding the writer lock, is retried after the next debounce). ``index``
     may heed ``stop`` itself (``index_repository(stop=)``): a run it gives up for the stop is not
-    reported, and ``abandoned`` says why it ran."""
+    reported, and ``abandoned`` says why it ran. A repository gone from its folder (moved or
+    deleted; still gone after ``debounce``) ends ``run`` with ``NotARepository``: it had been
+    reported as "HEAD ->  (detached): index failed: NotARepository" and watched for good."""
 
     repo: str
     index: Callable[[], str]
@@ -115,15 +118,28 @@ class Watcher:
     def signature(self) -> tuple:
         return head_signature(self.git_dir, self.common_dir)
 
+    def gone(self) -> bool:
+        """The work tree or its git dir is no longer there (two stats)."""
+        return not (os.path.isdir(self.repo) and (self.git_dir / "HEAD").exists())
+
     def run(self, initial: bool = True) -> list[Run]:
         """Watch until ``stop`` is set. ``initial``: first bring the store up to HEAD (the fast
         no-change path answers at once when it already is)."""
         seen = self.signature()
         indexed = None if initial else seen
         moved_at = time.monotonic() - (self.debounce if initial else 0.0)   # initial: index at once
+        gone_at: float | None = None
         while not self.stop.is_set():
             now_sig = self.signature()
             now = time.monotonic()
+            if self.gone():             # a checkout replaced in place comes back within the debounce
+                gone_at = now if gone_at is None else gone_at
+                if now - gone_at >= self.debounce:
+                    raise NotARepository(f"repository gone: {self.repo} (moved or deleted); watch stopped "
+                                         f"after {len(self.runs)} index run(s): start it where the repository is now")
+                self.stop.wait(self.interval)
+                continue
+            gone_at = None
             if now_sig != seen:
                 seen, moved_at = now_sig, now
             if seen != indexed and now - moved_at >= self.debounce:
@@ -147,6 +163,8 @@ class Watcher:
             if self.stop.is_set():   # the run gave up for the stop (pipeline.history.RunStopped): no failure
                 self.abandoned = reason
                 return True
+            if self.gone():          # removed under the run: the loop says so (or indexes it once back)
+                return False
             run = Run(reason, time.perf_counter() - t, error=f"{type(e).__name__}: {e}", ok=False)
             self.runs.append(run)
             self.report(run)
@@ -159,6 +177,8 @@ class Watcher:
 
 def _describe(sig: tuple) -> str:
     head = sig[0]
+    if not head:
+        return "HEAD unreadable"
     return f"HEAD -> {head[5:].strip()}" if head.startswith("ref:") else f"HEAD -> {head[:12]} (detached)"
 
 

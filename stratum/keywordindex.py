@@ -179,12 +179,12 @@ class KeywordIndex:
         d.mkdir(parents=True, exist_ok=True)
         files = []
         for name in self._ARRAYS:
-            np.save(d / f"kw.{name}.npy", np.ascontiguousarray(getattr(self, name)))
+            npyio.save(d / f"kw.{name}.npy", np.ascontiguousarray(getattr(self, name)))
             files.append(f"kw.{name}.npy")
         state = getattr(self, "_update_state", None)
         if state is not None:                   # term frequencies and lengths, for ``updated``
-            np.save(d / "kw.tf.npy", state[0])
-            np.save(d / "kw.dl.npy", state[1])
+            npyio.save(d / "kw.tf.npy", state[0])
+            npyio.save(d / "kw.dl.npy", state[1])
             files += ["kw.tf.npy", "kw.dl.npy"]
         (d / "kw.json").write_text(json.dumps(self.meta, indent=1, sort_keys=True))
         return files + ["kw.json"]

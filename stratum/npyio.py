@@ -1,4 +1,5 @@
-"""``np.load`` and ``ast.literal_eval`` safe beside other threads: every AST our code builds.
+"""``np.load`` and ``ast.literal_eval`` safe beside other threads: every AST our code builds; and
+``np.save`` whose failed write names its errno.
 
 numpy parses an .npy header with ``ast.literal_eval``; CPython before 3.11.8 keeps the AST
 constructor's recursion depth in shared module state (gh-106905), so two threads building AST
@@ -50,6 +51,29 @@ def load(path: str | Path, mmap_mode: Literal["r", "r+", "c"] | None = None) -> 
         return data.reshape(shape, order=order)
 
 
+def save(path: str | Path, array: Any) -> None:
+    """Write ``array`` as an .npy file, byte for byte what ``np.save`` writes (no pickled objects).
+    A failed write says why with its errno and the file (``No space left on device``, ``File too
+    large``): ``np.save`` hands the data to C ``fwrite``, whose short write raised "1211 requested
+    and 992 written" on a full disk, naming neither. The data goes through Python's file object
+    as one buffer (no copy of a contiguous array)."""
+    arr = np.asarray(array)
+    if arr.dtype.hasobject:
+        raise ValueError(f"{path}: object arrays are not written here")
+    if not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+        arr = np.ascontiguousarray(arr)
+    header = npf.header_data_from_array_1_0(arr)
+    data = arr.T if header["fortran_order"] else arr        # either way C-contiguous: the file's order
+    try:
+        with open(path, "wb") as f:
+            npf.write_array_header_1_0(f, header)
+            f.write(data.reshape(-1).view(np.uint8).data if data.size else b"")
+    except OSError as e:
+        if e.filename is None and e.errno is not None:      # a write's error names no file: name it
+            raise OSError(e.errno, e.strerror, str(path)) from None
+        raise
+
+
 def literal_eval(text: str) -> Any:
     """``ast.literal_eval(text)``, under the lock of every other AST built here (same value,
     same errors)."""
@@ -57,4 +81,4 @@ def literal_eval(text: str) -> Any:
         return ast.literal_eval(text)
 
 
-__all__ = ["literal_eval", "load"]
+__all__ = ["literal_eval", "load", "save"]

@@ -79,7 +79,7 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
     if scheme is None:
         previous, scheme = None, (_polars_scheme() if len(nodes) >= POLARS_ROWS else BLAKE2B)
     id_hash = _hashes([n["id"] for n in nodes], scheme)
-    np.save(out_dir / "rows.id.npy", id_hash)
+    npyio.save(out_dir / "rows.id.npy", id_hash)
     prev = _previous(previous, id_hash)
     previous = Path(previous) if previous is not None else Path()
     info = {"dir": rel_dir, "rows": len(nodes), "keyword": True, "vector": False,
@@ -98,7 +98,7 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
         # row and the keys are only computed for the rows that are (re)indexed
         doc_hash = _hashes([f"{t}\x00{n['kind']}\x00{n.get('name') or ''}\x00{n.get('qualname') or ''}" if k else ""
                             for t, n, k in zip(texts, nodes, ok)], scheme)
-        np.save(out_dir / "rows.doc.npy", doc_hash)
+        npyio.save(out_dir / "rows.doc.npy", doc_hash)
         files = ["rows.id.npy", "rows.doc.npy"]
         lap("prepare")
         if prev is not None:

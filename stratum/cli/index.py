@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import stat
 import sys
@@ -88,7 +89,8 @@ def config_from(args):
 
 def repositories(args) -> list[str]:
     """The paths given, then those of --repos-file (blank lines and # comments ignored). The file
-    is read as bytes: a line that is not UTF-8 is still a Linux path (``os.fsdecode``)."""
+    is read as bytes: a line that is not UTF-8 is still a Linux path (``os.fsdecode``). A file that
+    lists none is refused: an empty list had indexed the current folder instead."""
     from stratum.errors import InvalidArgument
 
     paths = list(args.paths)
@@ -98,6 +100,7 @@ def repositories(args) -> list[str]:
         except OSError as e:
             raise InvalidArgument(f"cannot read --repos-file {args.repos_file}: {e.strerror}") from None
         base = Path(args.repos_file).resolve().parent
+        listed = len(paths)
         for n, line in enumerate(raw.splitlines(), 1):
             line = line.split(b"#", 1)[0].strip()
             if b"\0" in line:
@@ -106,85 +109,16 @@ def repositories(args) -> list[str]:
             if line:
                 path = os.fsdecode(line)
                 paths.append(str(base / path) if not Path(path).is_absolute() else path)
+        if len(paths) == listed:        # an empty list (its generator failed) had indexed the current folder
+            raise InvalidArgument(f"no repositories listed in {args.repos_file} (one path a line; # comments)")
     return [os.path.normpath(p) for p in paths] or ["."]     # reported as given, without "a/../"
 
 
-def top_level(path: str) -> str:
-    """The repository top level ``path`` stands for (a folder the repository holds is that
-    repository); the path itself, absolute, when it is none (its run then says why)."""
-    from pipeline import gitio
-    from stratum.errors import StratumError
-
-    try:
-        return str(gitio.repo_root(path))
-    except StratumError:
-        return str(Path(path).resolve())
-
-
 def stores_for(paths: list[str], store_root: str | None) -> list[str]:
-    """One store (an absolute path) per repository, keyed on its top level, so listing a folder of
-    it is listing the repository: ``<top>/.stratum``, or ``DIR/<name>`` with --store-root (names made
-    unique). A repository already stored under DIR keeps its store whatever the order of the list:
-    found by the top level its manifest records (``repo_path``), else, for a clone moved since (the
-    folder its store records holds no repository any more), by its root commits. Names by order
-    alone gave a store to another repository of the same name when the list changed; the path as
-    typed gave a listed subfolder a new full store on every run."""
-    from pipeline.storestate import display_name
-    from stratum.config import default_store_path
+    """One store per repository (``pipeline.many.stores_for``)."""
+    from pipeline.many import stores_for as chosen
 
-    tops = [top_level(p) for p in paths]
-    if store_root is None:
-        return [str(default_store_path(t)) for t in tops]
-    root = Path(store_root).absolute()
-    stores = _stores_under(root)
-    held: dict[str, str] = {}           # repository top level -> its store's folder name under DIR
-    for name, repo_path, _ in stores:
-        held.setdefault(repo_path, name)
-    used = {name for name, _, _ in stores}
-    claimed = {held[t] for t in tops if t in held}
-    moved = {name: roots for name, repo_path, roots in stores
-             if roots and name not in claimed and not (Path(repo_path) / ".git").exists()}
-    out = []
-    for top in tops:
-        # the folder's name as the index spells it: a non-UTF-8 one made a store path Lance refuses
-        name = held.get(top) or _moved_store(top, moved) or _new_name(display_name(Path(top)) or "repo", used)
-        held[top] = name
-        moved.pop(name, None)
-        out.append(str(root / name))
-    return out
-
-
-def _new_name(base: str, used: set[str]) -> str:
-    """``base``, else ``base-2``, ``base-3``...: the first no store under DIR has (now taken)."""
-    name, k = base, 2
-    while name in used:
-        name, k = f"{base}-{k}", k + 1
-    used.add(name)
-    return name
-
-
-def _stores_under(root: Path) -> list[tuple[str, str, list[str]]]:
-    """(folder name, recorded repository top level, root commits) of each store under ``root``."""
-    import json
-
-    out = []
-    for m in sorted(root.glob("*/manifest.json")) if root.is_dir() else ():
-        try:
-            man = json.loads(m.read_text())
-        except (OSError, ValueError):
-            man = {}                    # an unreadable store: its name stays taken, nothing else
-        out.append((m.parent.name, str(man.get("repo_path") or ""), list(man.get("root_commits") or [])))
-    return out
-
-
-def _moved_store(top: str, moved: dict[str, list[str]]) -> str | None:
-    """The store of a clone moved here: one whose recorded folder is gone, sharing a root commit."""
-    if not moved:
-        return None
-    from pipeline import gitio
-
-    roots = set(gitio.root_commits(top)) if (Path(top) / ".git").exists() else set()
-    return next((name for name, had in moved.items() if roots & set(had)), None)
+    return chosen(paths, store_root)
 
 
 # Exit codes of a multi-repository run (docs/operations.md): each repository's outcome is in the report.
@@ -245,6 +179,8 @@ def run(args) -> int:
 
     cfg = config_from(args)
     paths = repositories(args)
+    if args.report:                 # before any work: a folder, or a file in a missing folder, is refused
+        report_target(args.report)
     bar = Progress(enabled=not args.json)
     if len(paths) == 1 and not args.store_root:
         return _run_one(args, cfg, paths[0], bar)
@@ -267,6 +203,7 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
     prepare = arrow_without_pandas if getattr(args, "console", False) else None
     store = resolve_store(args, path)
     worktree_notice(args, path, store)
+    new = not os.path.lexists(store)
     state = {"repo": path, "store": os.path.abspath(store), "state": "running"}
     _write_report(args, json.dumps(state, indent=1), final=False)
     try:
@@ -279,6 +216,10 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
         print(f"index of {shown(path)} stopped by {signal.Signals(signum).name}", file=sys.stderr)
         return SIGNALLED[signum]
     except Exception as e:                  # the CLI says it as ever; the report says it too
+        if new:                             # no folder holding only a lock left behind
+            from pipeline.many import drop_empty_store
+
+            drop_empty_store(store)
         said = e.message if isinstance(e, StratumError) else f"{type(e).__name__}: {e}"
         _write_report(args, json.dumps({**state, "state": "failed", "error": {
             "code": getattr(e, "code", "internal"), "type": type(e).__name__, "message": said}}, indent=1))
@@ -295,14 +236,22 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
 
 def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
     """Several repositories: the report file is written at the start (all not run), as each
-    repository finishes and at the end, so a run killed at any point has said what it finished;
-    a log gets one line per finished repository."""
-    from pipeline.many import index_many
+    repository starts (``running``: what a run killed with SIGKILL was doing) and finishes, and at
+    the end, so a run killed at any point has said what it finished; a log gets one line per
+    finished repository. A repository whose store cannot be chosen fails before the others run."""
+    from pipeline.many import index_many, store_choices
     from pipeline.report import MultiReport
 
-    targets = list(zip(paths, stores_for(paths, args.store_root)))
+    choices = store_choices(paths, args.store_root)
+    targets = [(p, c if isinstance(c, str) else "") for p, c in zip(paths, choices)]
     multi = MultiReport.listing(targets)
+    for o, c in zip(multi.outcomes, choices):
+        if not isinstance(c, str):
+            o.state, o.error = "failed", {"code": c.code, "type": type(c).__name__, "message": c.message}
     _write_report(args, multi.to_json(), final=False)
+
+    def started(report: MultiReport) -> None:
+        _write_report(args, report.to_json(), final=False)
 
     def finished(report: MultiReport, outcome) -> None:
         done = sum(1 for o in report.outcomes if o.state in ("ok", "failed"))
@@ -316,7 +265,7 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
     rc, t0 = 0, time.perf_counter()
     try:
         with _stop_on_signals():
-            index_many(targets, cfg, progress=bar, into=multi, on_outcome=finished)
+            index_many(targets, cfg, progress=bar, into=multi, on_start=started, on_outcome=finished)
     except KeyboardInterrupt as stop:       # _Stopped, or Ray's KeyboardInterrupt raised for it
         signum = _Stopped.of(stop)
         multi.interrupted, multi.seconds = signal.Signals(signum).name, time.perf_counter() - t0
@@ -394,23 +343,60 @@ def arrow_without_pandas() -> None:
 def _write_report(args, text: str, final: bool = True) -> None:
     """Replace the --report file whole (a reader, or a run killed mid-write, never sees half of one),
     at its target when it is a symlink. A report that is no file (``/dev/stdout``, a FIFO a collector
-    reads) is written into, once, the final report only: replacing it had put a file in its place
-    (as root, over ``/dev/stdout``), and the reader of the FIFO got nothing."""
+    reads, a descriptor under ``/proc``) gets the final report only, once, written into it in
+    place: renaming a file over ``/dev/stdout`` (as root) put a file in its place, and over
+    ``/proc/self/fd/1`` (``--report /dev/stdout >> nightly.log``) replaced the log itself."""
     if not args.report:
         return
-    target = os.path.realpath(args.report)
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        mode = stat.S_IFREG
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):       # a directory fails below, at the start
-        if final:
-            with open(args.report, "w") as f:
-                f.write(text)
-        return
-    from stratum.store import atomic_write
+    kind, where = report_target(args.report)
+    if kind == "file":
+        from stratum.store import atomic_write
 
-    atomic_write(Path(target), text)
+        atomic_write(Path(where), text)
+        return
+    if not final:
+        return
+    text = text if text.endswith("\n") else text + "\n"
+    if kind == "fd":                    # one of ours: its own offset and flags (O_APPEND for `>>`)
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        data = text.encode()
+        while data:
+            data = data[os.write(int(where), data):]
+        return
+    with open(where, "a") as f:         # a FIFO, a terminal, another process's descriptor: never truncated
+        f.write(text)
+
+
+def report_target(path: str) -> tuple[str, str]:
+    """How --report PATH is written: ``("file", target)`` (a regular file or none yet: replaced
+    atomically), ``("fd", N)`` (a descriptor of this process: ``/dev/stdout``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``, or a link to one), ``("stream", path)`` (a FIFO, a device, anything else
+    under ``/proc``). Links are followed one at a time: ``realpath`` read ``/proc/self/fd/1`` as
+    the file the shell opened, so the log was renamed over. A folder, or a file in a folder that
+    does not exist, is an InvalidArgument naming it (it was an error naming a temporary file)."""
+    from stratum.errors import InvalidArgument
+
+    p = os.path.abspath(path)
+    for _ in range(40):                 # link hops, as the kernel allows
+        p = os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
+        own = re.fullmatch(r"/proc/(\d+)(?:/task/\d+)?/fd/(\d+)", p)
+        if own and int(own[1]) == os.getpid():
+            return "fd", own[2]
+        if p.startswith("/proc/"):
+            return "stream", p
+        if not os.path.islink(p):
+            break
+        p = os.path.join(os.path.dirname(p), os.readlink(p))
+    try:
+        mode = os.stat(p).st_mode
+    except FileNotFoundError:
+        if not os.path.isdir(os.path.dirname(p)):
+            raise InvalidArgument(f"--report {path}: folder {os.path.dirname(p)} does not exist") from None
+        return "file", p
+    if stat.S_ISDIR(mode):
+        raise InvalidArgument(f"--report {path} is a folder; give a file path")
+    return ("file" if stat.S_ISREG(mode) else "stream"), p
 
 
 class Progress:
@@ -481,5 +467,5 @@ class Progress:
             self._end()
 
 
-__all__ = ["register", "run", "Progress", "config_from", "repositories", "stores_for", "top_level", "printable",
+__all__ = ["register", "run", "Progress", "config_from", "repositories", "stores_for", "printable",
            "SOME_FAILED", "NOTHING_RAN", "SIGNALLED"]
