@@ -40,6 +40,7 @@ from stratum.envelope import Budget, Eviction
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.focusreach import Focus, reach
 from stratum.graphview import GraphView, RecordGraph
+from stratum.pinnames import PinNames
 from stratum.policies import DEFAULT_WEIGHTS, RANK, Policy, ScorePolicy, Signals
 from stratum.schema import LEVELS, RANGE_MARK
 
@@ -129,6 +130,7 @@ class Controller:
         self._entries: dict[str, _Entry] = {}
         self._used = 0
         self._pins: set[str] = set()
+        self._named = PinNames()     # what the agent called each pin; those the served version lacks
         self._explicit_focus: tuple[str, ...] = ()
         self._inferred: deque[str] = deque(maxlen=self.config.max_inferred_focus or None)
         self._hist: dict[str, tuple[float, float]] = {}   # node -> (count at time t, t)
@@ -186,7 +188,7 @@ class Controller:
             # commit: nothing above changed state
             self._calls += 1
             if infer_focus:
-                self._commit_inferred(batch)
+                self._push_inferred(self._inferred, batch)
             evictions = self._apply(steps)
             for a in adds:
                 self._entries[a.node_id] = _Entry(a.level, a.tokens, 0, batch[a.node_id][2])
@@ -250,14 +252,15 @@ class Controller:
         """The effective focus: the explicit one if set, else the inferred one (oldest first)."""
         return self._explicit_focus or tuple(self._inferred)
 
-    def pin(self, node_id: str) -> bool:
+    def pin(self, node_id: str, names: Iterable[str] = ()) -> bool:
         """Never evict ``node_id`` (in context now or when admitted later), nor the lines of it held
         or read later (pinning a file left the lines just read of it to eviction: a probe). True if
-        newly pinned."""
+        newly pinned. ``names``: what the agent called it, kept for ``pinned_as``."""
         with self._lock:
             new = node_id not in self._pins
             self._pins.add(node_id)
             self._pins.update(self._ranges(node_id))
+            self._named.add(node_id, names)
             return new
 
     def unpin(self, node_id: str) -> bool:
@@ -266,11 +269,24 @@ class Controller:
             was = node_id in self._pins
             self._pins.discard(node_id)
             self._pins.difference_update(self._ranges(node_id))
+            self._named.drop(node_id)
             return was
 
     def pinned(self) -> frozenset[str]:
         with self._lock:
             return frozenset(self._pins)
+
+    def pinned_as(self, name: str) -> str | None:
+        """The pinned node the agent called ``name`` (``stratum.pinnames``): a deleted one has no node to look up."""
+        with self._lock:
+            return self._named.find(name, self._pins)
+
+    def mark_gone(self, present: Callable[[str], bool], every: bool = False) -> list[dict]:
+        """Mark the pins the served version lacks (not ``present``); ``status`` lists them (``pins_gone``).
+        The newly gone (``every``: all), for the answer to say (``PinNames.info``: id, name pinned, tokens held)."""
+        with self._lock:
+            new = self._named.mark(self._pins, present)
+            return [self._named.info(n, self._entries) for n in (sorted(self._named.gone) if every else new)]
 
     def _ranges(self, node_id: str) -> list[str]:      # its line-range entries held (``<id>#L<a>-<b>``)
         return [n for n in self._entries if n.startswith(node_id + RANGE_MARK)]
@@ -314,7 +330,8 @@ class Controller:
                     "reserve_fraction": self.config.reserve_fraction,
                     "focus": {"files": list(focus.files), "source": "explicit" if self._explicit_focus
                               else ("inferred" if focus.files else "none")},
-                    "pins": sorted(self._pins), "entries": rows, "stats": dict(self._stats)}
+                    "pins": sorted(self._pins), "entries": rows, "stats": dict(self._stats),
+                    "pins_gone": [self._named.info(n, self._entries) for n in sorted(self._named.gone & self._pins)]}
 
     def prefetch_plan(self, focus: Iterable[str] | None = None, budget: int | None = None, *,
                       extra: Callable[[str], int] | None = None) -> list[PlannedItem]:
@@ -445,9 +462,6 @@ class Controller:
         self._push_inferred(q, batch)
         return tuple(q)
 
-    def _commit_inferred(self, batch: Mapping[str, tuple]) -> None:
-        self._push_inferred(self._inferred, batch)
-
     def _push_inferred(self, q: deque, batch: Mapping[str, tuple]) -> None:
         if not self.config.max_inferred_focus:
             return
@@ -570,7 +584,7 @@ class Controller:
         level already, so a lower one is no advice: a probe was told to ask for one at summary)."""
         pinned = sum(e.tokens for nid, e in self._entries.items() if nid in self._pins)
         kept = self._used - pinned - freed
-        why = f"{pinned} tokens are pinned"
+        why = f"{pinned} tokens are pinned{self._named.gone_note(self._entries)}"
         if kept:
             why += f" and {kept} more cannot be evicted under the {self.policy.name} policy"
             if isinstance(self.policy, ScorePolicy) and self.policy.strict_neighbours:

@@ -102,7 +102,7 @@ class Memory:
     def reload(self) -> list:
         """Pick up newly published store versions; calls already running keep their old shard."""
         switched = self.shards.reload()
-        for sh in self.shards.shards:    # build the new versions' overlays now, not on the next call
+        for sh in self.shards.live:    # build the new versions' overlays now, not on the next call
             self.overlay(sh)
         return switched
 

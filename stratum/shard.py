@@ -11,10 +11,14 @@ note is searchable, walkable and gettable the moment ``remember`` acknowledges i
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import logging
 import threading
 import time
 from collections import OrderedDict
+from contextvars import ContextVar
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -237,7 +241,10 @@ class Shard:
 
 
 class ShardSet:
-    """Several shards answered together (e.g. one per repository or monorepo subtree)."""
+    """Several shards answered together (e.g. one per repository or monorepo subtree).
+
+    ``shards`` is what a call answers from: inside ``pinned`` (a tool call) the list the call
+    started with, whatever ``reload`` switches meanwhile; elsewhere the newest loaded (``live``)."""
 
     def __init__(self, stores: list[str], embedder=None):
         if not stores:
@@ -245,9 +252,10 @@ class ShardSet:
         self.stores = [Store(s) for s in stores]
         self._embedder = embedder
         self._refused: dict[int, tuple[int, float]] = {}   # store index -> (damaged version, retry after)
-        self.shards: list[Shard] = [Shard(s, embedder=embedder) for s in self.stores]
+        self.live: list[Shard] = [Shard(s, embedder=embedder) for s in self.stores]
+        self._call: ContextVar[list[Shard] | None] = ContextVar(f"shards-{id(self)}", default=None)
         seen: dict[str, Store] = {}
-        for st, sh in zip(self.stores, self.shards):
+        for st, sh in zip(self.stores, self.live):
             name = sh.manifest.repo_name
             if name in seen:        # node ids are made from the name: every shared path's id would be one
                 raise InvalidArgument(
@@ -256,16 +264,39 @@ class ShardSet:
                     f"from separate servers (a probe found the second unreachable)")
             seen[name] = st
 
+    @property
+    def shards(self) -> list[Shard]:
+        """The shards of the running call (``pinned``), else the newest loaded."""
+        held = self._call.get()
+        return self.live if held is None else held
+
+    @contextlib.contextmanager
+    def pinned(self) -> Iterator[list[Shard]]:
+        """Hold the shards loaded now for one call (a call within a call keeps the outer one's): every
+        part of its answer, text, version, commits and freshness, is then of one version. Each part
+        used to read the newest shards: a reload landing mid-call (the server's reload thread, any
+        moment) labelled the old version's text with the new commit, stale false (a fleet probe)."""
+        held = self._call.get()
+        if held is not None:
+            yield held
+            return
+        live = self.live                # read once: a reload may swap it at any moment
+        token = self._call.set(live)
+        try:
+            yield live
+        finally:
+            self._call.reset(token)
+
     def reload(self) -> list[tuple[str, int, int]]:
         """Load newly published versions; returns (store, old version, new version) for each switch.
-        In-flight calls keep the Shard object they started with, so they never fail mid-way."""
-        switched, new = [], list(self.shards)
+        In-flight calls keep the shards they started with (``pinned``), so they never fail mid-way."""
+        switched, new = [], list(self.live)
         for k, st in enumerate(self.stores):
             m = st.manifest()
             refused = self._refused.get(k)
             # a new version, or the same number published anew: a store deleted and indexed again at
             # its path starts at version 1 again, and was never loaded (a probe: served from files gone)
-            held = self.shards[k].manifest
+            held = self.live[k].manifest
             if (m.version != held.version or m.published_at != held.published_at) and not (
                     refused and refused[0] == m.version and time.monotonic() < refused[1]):
                 try:
@@ -277,8 +308,8 @@ class ShardSet:
                     self._refused[k] = (m.version, time.monotonic() + RETRY_DAMAGED)
                     log.warning("not switching %s to version %d: %s", st.root, m.version, e.message)
                     continue
-                switched.append((str(st.root), self.shards[k].version, m.version))
-        self.shards = new
+                switched.append((str(st.root), self.live[k].version, m.version))
+        self.live = new
         return switched
 
     @property
@@ -294,4 +325,23 @@ class ShardSet:
         return int.from_bytes(hashlib.blake2b(key, digest_size=6).digest(), "big") or 1
 
 
-__all__ = ["Shard", "ShardSet", "WARM_COLUMNS", "FULL_CACHE_ENTRIES"]
+def one_version_per_call(specs: Iterable[Any]) -> Callable[[type], type]:
+    """A class decorator: each method the ``specs`` name (``toolspec._SPECS``: read once the class body
+    has marked its tools) runs inside ``self.shards.pinned()``, so its whole answer, the envelope's
+    version, commits and freshness too, is of the version loaded when it started."""
+    def held(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def call(self, *args, **kwargs):
+            shards = getattr(self, "shards", None)       # None: a stand-in self (a test's) holds none
+            with shards.pinned() if shards is not None else contextlib.nullcontext():
+                return fn(self, *args, **kwargs)
+        return call
+
+    def apply(cls: type) -> type:
+        for name in {t.name for t in specs} & set(vars(cls)):
+            setattr(cls, name, held(vars(cls)[name]))
+        return cls
+    return apply
+
+
+__all__ = ["Shard", "ShardSet", "WARM_COLUMNS", "FULL_CACHE_ENTRIES", "one_version_per_call"]

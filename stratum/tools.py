@@ -19,7 +19,7 @@ from __future__ import annotations
 import secrets
 from typing import Callable, Sequence, cast
 
-from stratum import answernotes, rank, searchlists, syntaxwarn, walklinks, whichstore as W
+from stratum import answernotes, pinnames, rank, searchlists, syntaxwarn, walklinks, whichstore as W
 from stratum.notetrust import session_label
 from stratum import linerange as L
 from stratum import render as R
@@ -37,7 +37,7 @@ from stratum.memory import Memory, Target, file_id
 from stratum.overlay import NotesOverlay
 from stratum.policies import policy_by_name
 from stratum.sessions import MAX_SESSIONS, MAX_SESSIONS_PER_IDENTITY, SESSION_TTL, Session, SessionRegistry
-from stratum.shard import Shard, ShardSet
+from stratum.shard import Shard, ShardSet, one_version_per_call
 from stratum.toolspec import _SPECS, ToolSpec, check_arg, tool
 
 DEFAULT_BUDGET = 32000
@@ -47,6 +47,7 @@ _MOVED = ("notes were written or withdrawn since the first page, so the ranking 
           "item or skip one; repeat the query without a token for the current ranking")    # search's and walk's
 
 
+@one_version_per_call(_SPECS)       # each tool answers from the shards loaded when it starts
 class Tools:
     """The nine tools over a set of read-only shards, with per-session controllers."""
 
@@ -406,7 +407,8 @@ class Tools:
     def pin(self, session: str, target: str) -> Response:
         """Keep a node in context: pinned nodes are never evicted."""
         s = self._session(session)
-        s.controller.pin(self._target(s, target).id)
+        t = self._target(s, target)
+        s.controller.pin(t.id, names=pinnames.spellings(target, t))     # unpin by name once it is gone
         return self._respond(s, [], R.Page("pin"))
 
     @tool(writes=True)
@@ -415,10 +417,12 @@ class Tools:
         s = self._session(session)
         try:
             nid = self._target(s, target).id
-        except NotFound:        # a pinned file a re-index deleted: by its id or the path it had
-            nid = answernotes.pinned_file(self.memory, target, s.controller.pinned()) or ""
-            if not nid:
-                raise
+        except NotFound as e:   # code a re-index deleted: by the name it was pinned with, its id, a file's path
+            nid = s.controller.pinned_as(target) or answernotes.pinned_file(self.memory, target, s.controller.pinned()) or ""
+            if not nid:         # naming the session's pins whose code is gone
+                raise NotFound(e.message + pinnames.unpin_hint(self._gone_pins(s, every=True))) from None
+        if nid not in s.controller.pinned():     # the name now names other code (path:LINE after an edit)
+            nid = s.controller.pinned_as(target) or nid
         was = s.controller.unpin(nid)
         return self._respond(s, [], R.Page("unpin"), warnings=[] if was else [f"{target} was not pinned"])
 
@@ -515,7 +519,7 @@ class Tools:
 
     # ---- not agent tools ------------------------------------------------------------------
     def reload(self) -> list:
-        """Pick up newly published store versions; calls already running keep their old shard."""
+        """Pick up newly published store versions; calls already running keep their old shards."""
         return self.memory.reload()
 
     def close(self) -> None:
@@ -560,8 +564,18 @@ class Tools:
             return 0
         return self.tokens.check(token, tool=tool, args=args, version=self.memory.version, session=s.id)
 
+    def _gone_pins(self, s: Session, every: bool = False) -> list[dict]:
+        """Mark the session's pins the version served (through its branch view) lacks; the newly gone (or ``every``)."""
+        def present(nid: str) -> bool:
+            try:
+                return self._node(s, nid) is not None
+            except NotFound:
+                return False
+        return s.controller.mark_gone(present, every=every)
+
     def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, **kw) -> Response:
         self.memory.label_repos(items)
+        kw["warnings"] = [*(kw.get("warnings") or ()), *pinnames.said(self._gone_pins(s))]    # said once
 
         def fresh(kept: list) -> tuple[dict, list[str], bool]:        # of the items returned (a page may be cut)
             # a branch, commit or worktree session's answer is that revision's code: the main
