@@ -128,7 +128,7 @@ class Graph:
         d.mkdir(parents=True, exist_ok=True)
         files = []
         for key, arr in self.a.items():
-            np.save(d / f"graph.{key}.npy", np.ascontiguousarray(arr))
+            npyio.save(d / f"graph.{key}.npy", np.ascontiguousarray(arr))
             files.append(f"graph.{key}.npy")
         meta = {"format": FORMAT, "n_rows": self.n_rows, "n_edges": self.n_edges,
                 "kind_names": list(self.kind_names), "dropped": self.dropped}

@@ -156,7 +156,7 @@ class Store:
         _refuse_nonfinite_vectors(name, table)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         uri = self.data_dir / f"{name}.lance"
-        with lance_errors(f"dataset {name} in {self.root}", self.root):
+        with lance_errors(f"dataset {name} in {self.root}", self.root, writing=True):
             ds = lance.write_dataset(table, str(uri), mode="overwrite" if uri.exists() else "create")
         return int(ds.version)
 
@@ -422,15 +422,22 @@ def _refuse_nonfinite_vectors(name: str, table: pa.Table, shown: int = 5) -> Non
 
 
 @contextlib.contextmanager
-def lance_errors(what: str, root) -> Iterator[None]:
+def lance_errors(what: str, root, *, writing: bool = False) -> Iterator[None]:
     """Translate whatever Lance raises (ValueError, OSError, a Rust panic surfacing as
-    pyo3's PanicException, a BaseException) into one StoreDamaged saying what to do."""
+    pyo3's PanicException, a BaseException) into one error saying what to do: a failed read
+    may be damage (StoreDamaged: run repair); a failed write (``writing``: a full disk, a file size
+    limit) published nothing, so the store is as it was (StoreError: fix the cause, index again;
+    it said "reading ... may be damaged: run repair", a probe)."""
     try:
         yield
     except (KeyboardInterrupt, SystemExit, GeneratorExit, StratumError):
         raise
     except BaseException as e:  # noqa: BLE001 - translated, not swallowed
         text = " ".join(str(e).split())[:300]
+        if writing:
+            raise StoreError(f"writing {what} failed ({type(e).__name__}: {text}); nothing was published: the "
+                             "store still serves its last version (free space or lift the limit, then index "
+                             "again)") from None
         raise StoreDamaged(f"reading {what} failed ({type(e).__name__}: {text}); the store may be damaged: "
                            f"run `stratum repair --store {root}`") from None
 

@@ -210,22 +210,22 @@ class VectorIndex:
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         with ThreadPoolExecutor(1, thread_name_prefix="vector-save") as pool:   # both writes release the GIL
-            matrix_saved = pool.submit(np.save, d / MATRIX_FILE, np.ascontiguousarray(self.matrix))
+            matrix_saved = pool.submit(npyio.save, d / MATRIX_FILE, np.ascontiguousarray(self.matrix))
             self._graph.save(str(d / GRAPH_FILE))
             matrix_saved.result()
         files = [GRAPH_FILE, MATRIX_FILE, META_FILE]
         meta: dict[str, Any] = {"format": FORMAT, "n_rows": self.n_rows, "dim": self.dim, "size": self.size,
                 "params": asdict(self.params)}
         if self.present is not None:
-            np.save(d / "vectors.present.npy", self.present)
+            npyio.save(d / "vectors.present.npy", self.present)
             files.append("vectors.present.npy")
         if self.key_rows is not None:
-            np.save(d / "vectors.keys.npy", self.key_rows)
+            npyio.save(d / "vectors.keys.npy", self.key_rows)
             files.append("vectors.keys.npy")
         meta["groups"] = {}
         for name, (g, rows) in self.groups.items():
             g.save(str(d / f"vectors.group.{name}.usearch"))
-            np.save(d / f"vectors.group.{name}.rows.npy", rows)
+            npyio.save(d / f"vectors.group.{name}.rows.npy", rows)
             files += [f"vectors.group.{name}.usearch", f"vectors.group.{name}.rows.npy"]
             meta["groups"][name] = int(len(rows))
         (d / META_FILE).write_text(json.dumps(meta, indent=1, sort_keys=True))

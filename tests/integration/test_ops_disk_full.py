@@ -44,3 +44,22 @@ def test_a_reindex_that_runs_out_of_room_says_why_and_keeps_the_store(tmp_path, 
     assert "kept through a full disk" in capsys.readouterr().out
     assert main(["index", str(r.path), "--store", str(store), "--no-ray", "--no-embed"]) == 0   # room again
     assert Store(store).manifest().version == 2
+
+
+
+def test_a_dataset_write_cut_short_says_it_was_a_write_and_not_to_repair(tmp_path):
+    """Lance's write cut short said "reading dataset nodes ... failed ... the store may be damaged:
+    run repair" (a probe, under a file-size limit); the store was intact and nothing published."""
+    import errno
+
+    import pytest
+
+    from stratum.errors import StoreDamaged, StoreError
+    from stratum.store import lance_errors
+
+    with pytest.raises(StoreError) as e:
+        with lance_errors(f"dataset nodes in {tmp_path}", tmp_path, writing=True):
+            raise OSError(errno.EFBIG, "File too large")
+    assert not isinstance(e.value, StoreDamaged)
+    said = str(e.value)
+    assert said.startswith("writing dataset nodes") and "nothing was published" in said and "repair" not in said
