@@ -491,8 +491,10 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             mining = pool.submit(_timed, lambda: st.history(root, cfg, prev, prev_snap, rep, _noop, boundary,
                                                             mine_stop))
             pool.shutdown(wait=False)       # the thread ends with its one call; result() waits for it
-            with _stage(rep, "discover"):
+            with _stage(rep, "discover"):       # each stage says when it starts and ends (a long
+                progress("discover", 0, 1)        # history's discover, link and notes were silent: a probe)
                 src = st.read_sources(root, cfg, prev_snap, rep, inside)
+                progress("discover", 1, 1)
             eng, rep.engine = engine_for(cfg, src.parse_bytes)
             with _stage(rep, "parse"):
                 parsed = eng.parse(repo_name, src.to_parse, cfg.parse, progress)
@@ -505,7 +507,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                     edges.extend(old_edges)
                     file_imports.update(old_imports)
             with _stage(rep, "link"):
+                progress("link", 0, 1)
                 externals = st.link(root, repo_name, cfg, nodes, edges, file_imports, rep)
+                progress("link", 1, 1)
         with st.Writer(store) as writer:       # Lance writes on a helper thread from here on
             with _stage(rep, "history"):           # the wait for it; history_mined: its own time
                 progress("history", 0, 1)
@@ -518,7 +522,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                     _symbols(eng, root, cfg, hist_tables, prev_snap, rep, progress, known)
                 writer.history(hist_tables, externals)   # final now: written while notes and embed run
             with _stage(rep, "notes"):
+                progress("notes", 0, 1)
                 merged_ids = st.carry_notes(store, prev_snap, nodes, edges, rep, hist_tables, cfg)
+                progress("notes", 1, 1)
             with _stage(rep, "embed"):
                 # --full rebuilds what the source derives, not the content-addressed embedding cache
                 cache_from = st.full_cache(store, held, rep) if prev is None and cfg.embed.enabled else None
