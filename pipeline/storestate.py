@@ -119,10 +119,15 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
                boundary: str = "") -> str | None:
     """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
     HEAD is the indexed commit, the work tree is as HEAD now and was when indexed, the settings
-    are the same, the delta log holds no record the published version lacks and no segment a
-    live writer (a running server) still appends to, and the published data passes the quick
-    integrity check. The report's notes are the published ones. ``boundary``: the clone's
-    ``gitio.boundary_key`` now (a clone deepened since has history to mine).
+    are the same, the delta log holds no record the published version lacks, and the published
+    data passes the quick integrity check. The report's notes are the published ones.
+    ``boundary``: the clone's ``gitio.boundary_key`` now (a clone deepened since has history to mine).
+
+    A segment a live writer (a running server) holds does not make the run go on: it was, and
+    every run next to a server that had written one note published a version with nothing new
+    (each a reload, and every page token it had served stale). Nothing is lost by stopping: a
+    record appended after the scan is unmerged in the log, served from there, and merged by the
+    next run; the held segment retires once its writer is gone and a run finds it all merged.
 
     Damaged data is never "up to date": the run goes on, and opening the version refuses it with
     what to run (`stratum repair`). The check is ``Store.verify``'s quick one (each recorded
@@ -148,8 +153,7 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
         merged = set(prev.deltalog_merged)
         if any(r.uid not in merged for r in log.scan().records):
             return None
-        if log.retire(merged).kept:   # sealed merged segments retire now; one a live writer holds
-            return None               # may grow at any moment: merge what is there
+        log.retire(merged)            # sealed merged segments retire now; a held one stays (it may grow)
     rep.notes = {**(last.get("notes") or {}), "new": 0}
     return f"HEAD {head[:12]} is indexed, the work tree is clean and no note is unmerged"
 

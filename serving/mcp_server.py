@@ -60,7 +60,7 @@ from serving import lifecycle
 from stratum import identity
 from stratum.envelope import Response
 from stratum.errors import InvalidArgument, StratumError, SystemError_
-from stratum.limits import MAX_TARGETS, echo
+from stratum.limits import echo
 from stratum.schema import NOTE_KINDS
 from stratum.tools import TOOL_NAMES
 from stratum.toolspec import ARGS, ArgSpec
@@ -134,7 +134,7 @@ def _narrowed(annotation: Any, spec: ArgSpec) -> Any:
     tool to refuse, so MCP says it in the tool's words, as gRPC's door does (``toolspec.check_arg``)."""
     if get_origin(annotation) in (Sequence, list, tuple):
         return Annotated[Sequence[_narrowed(get_args(annotation)[0], spec)],      # type: ignore[misc]
-                         Field(json_schema_extra={"maxItems": MAX_TARGETS})]
+                         Field(json_schema_extra={"maxItems": spec.max_items})]
     args = get_args(annotation)
     if type(None) in args:          # ``int | None``: the value when one is given
         inner = [a for a in args if a is not type(None)]

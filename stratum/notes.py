@@ -23,9 +23,9 @@ from stratum import ids, tokens
 from stratum.errors import NoteRejected, PermissionDenied
 from stratum.limits import echo
 from stratum.notetext import check_utf8, clean_text, not_plain
-from stratum.notetrust import (SHORT_ID, by_prefix, check_may_change, is_quarantined, not_a_note, provenance,
-                               retracted_before, same_writer, session_label, trust_of, trusted_authors,
-                               valid_confirmations)
+from stratum.notetrust import (SHORT_ID, awaiting_confirmation, by_prefix, check_may_change, check_may_confirm,
+                               is_quarantined, not_a_note, provenance, retracted_before, same_writer, session_label,
+                               trust_of, trusted_authors, valid_confirmations)
 from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
 
 ACTIVE, SUPERSEDED, RETRACTED, ORPHANED = "active", "superseded", "retracted", "orphaned"
@@ -330,13 +330,13 @@ def retract_once(log, note_id: str, *, notes_now: Callable[[], Mapping[str, "Not
 
 def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"], maintainer: bool = False,
                   proven: bool = True, refuse_unproven: bool = True, limits: NoteLimits = NoteLimits()) -> str:
-    """Append a confirmation of ``note_id`` (releases it, and its author, from quarantine). One's own
-    note counts only when confirmed by someone else or a maintainer. ``proven``: the confirmer is
-    who they say (a token, mTLS, or the local OS user); an anonymous caller of an open server is
-    not: anyone may claim another name there and confirm their own note (a probe). Such a
-    confirmation is refused (``refuse_unproven``: under quarantine), else recorded as unproven, and
-    never counts (``valid_confirmations``), even once quarantine is turned on. It is refused before
-    the note is looked at: an anonymous caller learns neither which ids exist nor who wrote one."""
+    """Append a confirmation of ``note_id`` (releases it, and its author, from quarantine; a retracted note
+    awaits nothing and is refused). One's own note counts only when confirmed by someone else or a
+    maintainer. ``proven``: the confirmer is who they say (a token, mTLS, or the local OS user); an
+    anonymous caller of an open server is not: anyone may claim another name there and confirm their own
+    note (a probe). Such a confirmation is refused (``refuse_unproven``: under quarantine), else recorded
+    as unproven, and never counts (``valid_confirmations``), even once quarantine is turned on. It is
+    refused before the note is looked at: an anonymous caller learns neither which ids exist nor who wrote one."""
     _check_target_note(note_id, "confirm", None, None)
     _check_name("author", author, limits, required=True)
     if not proven and not maintainer and refuse_unproven:
@@ -345,11 +345,7 @@ def write_confirm(log, note_id: str, *, author: str, known: Mapping[str, "Note"]
                                "name. Confirm it with `stratum notes confirm` where the store is, or as an "
                                "authenticated identity")
     _check_target_note(note_id, "confirm", None, known)
-    if known[note_id].author == author and not maintainer:
-        raise PermissionDenied(f"note {note_id} is your own: it needs confirming by another identity or a maintainer")
-    if any(c.get("author") == author and c.get("proven", True) for c in known[note_id].confirmations):
-        # only a proven one: an anonymous caller's, under another's name, must not block the real one
-        raise NoteRejected(f"{author[:64]} confirmed note {note_id} already")     # one record a confirmer
+    check_may_confirm(known[note_id], author, maintainer=maintainer)    # own, already, retracted
     return log.append("confirm", {"note": note_id, "author": author, "maintainer": bool(maintainer),
                                   "proven": bool(proven or maintainer),
                                   "created_at": datetime.now(timezone.utc).isoformat()})
@@ -597,4 +593,5 @@ __all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate",
            "fold_records", "staleness", "is_orphaned", "note_to_records", "note_from_node", "notes_from_nodes",
            "clean_text", "written_on", "check_may_change", "valid_confirmations", "retracted_before", "trusted_authors",
            "is_quarantined", "trust_of", "provenance", "session_label", "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED",
-           "STATUSES", "parse_time", "same_writer", "by_prefix", "not_a_note", "SHORT_ID"]
+           "STATUSES", "parse_time", "same_writer", "by_prefix", "not_a_note", "SHORT_ID", "awaiting_confirmation",
+           "check_may_confirm"]

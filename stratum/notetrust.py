@@ -30,6 +30,21 @@ def check_may_change(note: "Note", actor: str, *, maintainer: bool, action: str,
                                "only its author or a maintainer may")
 
 
+def check_may_confirm(note: "Note", actor: str, *, maintainer: bool) -> None:
+    """A confirmation releases a note, and its author, from quarantine: one's own needs the maintainer
+    role, a confirmer confirms once (only a proven confirmation counts here: an anonymous caller's,
+    under another's name, must not block the real one), and a retracted note is refused
+    (``awaiting_confirmation``): confirming one made its author trusted while the CLI said "others
+    see it" of a note no one is shown (a probe)."""
+    if note.author == actor and not maintainer:
+        raise PermissionDenied(f"note {note.id} is your own: it needs confirming by another identity or a maintainer")
+    if any(c.get("author") == actor and c.get("proven", True) for c in note.confirmations):
+        raise NoteRejected(f"{actor[:64]} confirmed note {note.id} already")     # one record a confirmer
+    if note.retraction is not None:
+        raise NoteRejected(f"note {note.id} is retracted: no one is shown it, so there is nothing to confirm "
+                           "(confirm one of its author's notes that stands to release them from quarantine)")
+
+
 def same_writer(note: "Note", author: str, *, authenticated: bool, maintainer: bool) -> bool:
     """Whether this identity wrote ``note``: the name, proven the same way (a claimed "erin", the
     local CLI's ``--author erin`` or an open server's session, is not the token's erin), and for a
@@ -72,6 +87,13 @@ def is_quarantined(note: "Note", trusted: set[tuple[str, bool]]) -> bool:
     return not (note.maintainer or (note.author, note.authenticated) in trusted or valid_confirmations(note))
 
 
+def awaiting_confirmation(note: "Note", trusted: set[tuple[str, bool]]) -> bool:
+    """Whether a reviewer's confirmation is what ``note`` waits for (`stratum notes list --status
+    quarantined`): quarantined and not retracted. A retracted note is shown to no one whatever a
+    confirmation says, so it awaits nothing (``notes.write_confirm`` refuses to confirm one)."""
+    return note.retraction is None and is_quarantined(note, trusted)
+
+
 def trust_of(note: "Note | None", kind: str, *, quarantined: bool = False) -> str:
     if kind in MINED_NOTE_KINDS:
         return "mined"
@@ -104,7 +126,10 @@ def provenance(note: "Note") -> dict:
     return out
 
 
-SHORT_ID = re.compile(r"n[0-9a-f]{6,19}")     # a note id's first characters, as a why prints it ("rca note n583859b")
+# A note's short id: its first 8 characters or more, as a why prints it ("rca note n583859b"), the
+# shortest any answer prints. One rule for every tool (get, walk, pin, remember's supersedes, retract,
+# confirm, `stratum notes show`): `notes show` took "n" and 6 hex digits that get called no node (a probe).
+SHORT_ID = re.compile(r"n[0-9a-f]{7,19}")
 
 
 def by_prefix(ids: Iterable[str], short: str) -> str | None:
@@ -134,5 +159,5 @@ def not_a_note(node: Mapping, action: str) -> NoteRejected | NotFound:
                     f"`stratum get {nid}` shows it")
 
 
-__all__ = ["check_may_change", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
-           "is_quarantined", "trust_of", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note"]
+__all__ = ["check_may_change", "check_may_confirm", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
+           "is_quarantined", "awaiting_confirmation", "trust_of", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import secrets
 from typing import Callable, Sequence, cast
 
-from stratum import answernotes, pinnames, rank, searchlists, syntaxwarn, walklinks, whichstore as W
+from stratum import answernotes, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
 from stratum.notetrust import session_label
 from stratum import linerange as L
 from stratum import render as R
@@ -378,7 +378,7 @@ class Tools:
         if not isinstance(text, str):
             raise InvalidArgument("text must be text")
         # lists of checked strings (``@tool``)
-        about, tags, supersedes = cast(list, about), cast(list, tags), cast(list, supersedes)
+        about, tags, supersedes = cast(list, about), cast(list, tags), [W.superseded_id(self.memory, o) for o in cast(list, supersedes)]
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
         ov = self.memory.overlay(sh)
         for old in supersedes:          # "no such note" for one another store holds misled (a probe)

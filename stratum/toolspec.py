@@ -29,7 +29,8 @@ from typing import Any
 from stratum import schema as S
 from stratum.errors import InvalidArgument, NoteRejected
 from stratum.limits import (MAX_BUDGET, MAX_DEPTH, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_PAGE_TOKEN_CHARS,
-                            MAX_TARGET_CHARS, MAX_TRACEBACK_CHARS, check_len, check_list, check_range)
+                            MAX_TARGET_CHARS, MAX_TARGETS, MAX_TRACEBACK_CHARS, check_len, check_list, check_range)
+from stratum.notes import NoteLimits
 from stratum.notetext import LONE_SURROGATE, check_utf8
 from stratum.notethreads import searching
 
@@ -122,7 +123,8 @@ def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bo
     """``value`` as the tool takes it, else InvalidArgument: a byte that is not UTF-8 first
     (``utf8``), then the bounds of ``spec`` (default: ``ARGS[name]``): a whole number within them,
     a string of at most ``max_chars`` (None: ""), a list of at most ``limits.MAX_TARGETS`` such
-    strings; a closed set's value must be text (which one, the tool says). The tools (``tool``),
+    strings (``max_items``: a note's tags and targets, the note rules' count); a closed set's value
+    must be text (which one, the tool says). The tools (``tool``),
     the gRPC door and the gRPC client (``sending``) all call this: each refusal has one class and
     one wording."""
     spec = ARGS.get(name, _TEXT) if spec is None else spec
@@ -134,6 +136,10 @@ def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bo
             raise InvalidArgument(f"{name} must be text")
         return value
     if spec.items:
+        if spec.max_items < MAX_TARGETS and not isinstance(value, str):    # one string: check_list says so
+            value = list(value or ())
+            if len(value) > spec.max_items:         # in check_list's words, at this argument's count
+                raise InvalidArgument(f"{name} has {len(value)} entries; the limit is {spec.max_items}")
         return check_list(name, value, spec.max_chars)
     return check_len(name, value, spec.max_chars)    # it refuses a value that is not text
 
@@ -142,13 +148,15 @@ def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bo
 class ArgSpec:
     """What values a tool argument takes, beyond its type: one of ``choices`` (for a list argument,
     each item), an integer from ``minimum`` to ``maximum`` (None: unbounded on that side), or a
-    string of at most ``max_chars`` characters (``items``: a list of at most ``limits.MAX_TARGETS``
-    such strings)."""
+    string of at most ``max_chars`` characters (``items``: a list of at most ``max_items`` such
+    strings, ``limits.MAX_TARGETS`` unless a rule of its own says fewer: MCP publishes it as
+    ``maxItems``)."""
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
     max_chars: int | None = None
     items: bool = False
+    max_items: int = MAX_TARGETS
 
     @property
     def bounded(self) -> bool:
@@ -181,8 +189,10 @@ ARGS: dict[str, ArgSpec] = {
     "language": ArgSpec(max_chars=MAX_NAME_CHARS),           # search
     "lines": ArgSpec(max_chars=MAX_LINES_CHARS),             # get (linerange.parse)
     "page_token": ArgSpec(max_chars=MAX_PAGE_TOKEN_CHARS),   # tree, search, walk (envelope.PageTokens)
-    "about": ArgSpec(max_chars=MAX_TARGET_CHARS, items=True),        # remember
-    "tags": ArgSpec(max_chars=MAX_NAME_CHARS, items=True),           # remember
+    # remember: a note's targets and tags, at the note rules' bounds (``notes.NoteLimits``, which
+    # ``notes.validate`` checks too): the schema said 64 tags of 128 characters, remember took 16 of 64
+    "about": ArgSpec(max_chars=MAX_TARGET_CHARS, items=True, max_items=NoteLimits.max_targets),
+    "tags": ArgSpec(max_chars=NoteLimits.max_tag_chars, items=True, max_items=NoteLimits.max_tags),
     "supersedes": ArgSpec(max_chars=MAX_TARGET_CHARS, items=True),   # remember
     "focus": ArgSpec(max_chars=MAX_TARGET_CHARS, items=True),        # prefetch
     "author": ArgSpec(max_chars=MAX_NAME_CHARS),             # open_session

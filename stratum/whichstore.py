@@ -127,4 +127,20 @@ def note_store(shards: list["Shard"], about: list[str], view: "BranchView | None
     return best[0], plain
 
 
-__all__ = ["in_repo", "ambiguous", "one", "by_prefix", "through_view", "note_store"]
+def superseded_id(memory, given: str) -> str:
+    """The note a superseded id names: a short id, as a why prints it ("insight note n5126351"), read
+    as retract and confirm read it (``Memory.note_holder``; remember took only a whole id: a docs
+    probe); an id no note has is left to the note rules ("no such note")."""
+    from stratum.errors import NotFound
+    from stratum.notetrust import SHORT_ID
+
+    if not SHORT_ID.fullmatch(given) or memory.note_store(given) is not None:
+        return given
+    memory.refresh_notes()
+    try:
+        return memory.note_holder(given, "supersede")[1]
+    except NotFound:
+        return given
+
+
+__all__ = ["in_repo", "ambiguous", "one", "by_prefix", "through_view", "note_store", "superseded_id"]

@@ -92,12 +92,41 @@ def _fail(args, e, code: int) -> None:
     print(f"stratum: error: {terminal_safe(e.message, lines=True)}", file=sys.stderr)
 
 
-def add_common(p: argparse.ArgumentParser, store: bool = True) -> None:
-    """--json and --store on every command."""
+def add_common(p: argparse.ArgumentParser, store: bool = True, many: bool = False) -> None:
+    """--json and --store on every command. ``many``: --store is repeatable and every store given is
+    answered from together (the query commands, as `stratum serve` serves them); else a command reads
+    one store and a second --store is refused (``_OneStore``): argparse kept the last one silently,
+    so `stratum status --store A --store B` listed B alone (a probe)."""
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    if store:
-        p.add_argument("--store", metavar="PATH", default=None,
-                       help="store root (default: <repository>/.stratum of the current directory)")
+    if not store:
+        return
+    default = "default: <repository>/.stratum of the current directory"
+    if many:
+        p.add_argument("--store", metavar="PATH", action="append", default=None,
+                       help=f"store root (repeatable: answers span every store given, as `stratum serve` "
+                            f"serves them; {default})")
+    else:
+        p.add_argument("--store", metavar="PATH", action=_OneStore, default=None,
+                       help=f"store root (one; {default})")
+
+
+class _OneStore(argparse.Action):
+    """--store of a command that reads one store: a second, other path is an error naming both."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        before = getattr(namespace, self.dest, None)
+        if before is not None and before != values:
+            raise argparse.ArgumentError(self, f"given twice ({before!r}, then {values!r}): `{parser.prog}` takes "
+                                               "one store (the queries search, get, walk, tree, status and "
+                                               "remember take several, as serve and mcp do)")
+        setattr(namespace, self.dest, values)
+
+
+def resolve_stores(args) -> list[str]:
+    """The stores a query command answers from: each --store given, in order (a path given twice
+    once), else the current repository's own store (``resolve_store``)."""
+    given = list(dict.fromkeys(getattr(args, "store", None) or ()))
+    return given or [resolve_store(argparse.Namespace(store=None))]
 
 
 def resolve_store(args, repo: str | None = None) -> str:
@@ -190,5 +219,5 @@ def quoted(text: str) -> str:
     return "\n".join(QUOTE + ln if ln else QUOTE.rstrip() for ln in terminal_safe(text, lines=True).split("\n"))
 
 
-__all__ = ["main", "build_parser", "add_common", "resolve_store", "linked_worktree", "whole", "emit", "one_line",
+__all__ = ["main", "build_parser", "add_common", "resolve_store", "resolve_stores", "linked_worktree", "whole", "emit", "one_line",
            "quoted", "QUOTE"]

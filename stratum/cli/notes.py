@@ -89,6 +89,7 @@ class _View:
         self.policy = NotesPolicy.load(self.root) if store.exists() else NotesPolicy()
         trusted = N.trusted_authors(self.notes)
         self.quarantined = {k for k, n in self.notes.items() if self.policy.quarantine and N.is_quarantined(n, trusted)}
+        self.awaiting = {k for k in self.quarantined if N.awaiting_confirmation(self.notes[k], trusted)}
 
     def notes_now(self) -> dict:
         """The notes folded again with what the log holds now (a server may have written since)."""
@@ -148,8 +149,8 @@ def _list(args) -> int:
     v = _View(_store(args))
     want = set(args.status)
 
-    def wanted(n) -> bool:
-        return not want or n.status in want or ("quarantined" in want and n.id in v.quarantined)
+    def wanted(n) -> bool:          # quarantined: awaiting confirmation (a retracted note awaits nothing)
+        return not want or n.status in want or ("quarantined" in want and n.id in v.awaiting)
 
     rows = [v.row(n) for n in sorted(v.notes.values(), key=lambda n: n.record_uid)
             if wanted(n) and (not args.kind or n.kind in args.kind)]
@@ -267,8 +268,16 @@ def _confirm(args) -> int:
     n = v.get(args.id, "confirm")
     me = current()
     uid = N.write_confirm(v.log, n.id, author=me.name, known=v.notes, maintainer=me.is_maintainer)
-    emit(args, {"confirmed": n.id, "record": uid, "by": me.name},
-         f"confirmed {n.id} (by {n.author}) as {me.name}: others see it, and {n.author}'s notes, now")
+    if not v.policy.quarantine:
+        said = "quarantine is off, so everyone saw it already; the confirmation counts if it is turned on"
+    elif n.id not in v.awaiting:
+        said = f"it was not awaiting confirmation: everyone saw it already ({n.author}'s notes are trusted)"
+    elif n.status == N.ACTIVE:
+        said = f"others see it, and {n.author}'s notes, now"
+    else:           # superseded or orphaned: it does not rank; its author's notes are released
+        said = f"others see {n.author}'s notes now (this one is {n.status})"
+    emit(args, {"confirmed": n.id, "record": uid, "by": me.name, "released": n.id in v.awaiting},
+         one_line(f"confirmed {n.id} (by {n.author}) as {me.name}: {said}"))
     return 0
 
 

@@ -1,7 +1,8 @@
 """Agent-style queries from the shell: tree, get, walk, search, status, remember.
 
-Each runs against the local store (``--store``, default: this repository's) or a running server
-(``--server host:port``) through the same tool functions; every answer ends with its token cost
+Each runs against the local stores (``--store``, repeatable: answers span them all, as `stratum
+serve` serves several; default: this repository's) or a running server (``--server host:port``)
+through the same tool functions; every answer ends with its token cost
 and what remains. A flag left out is not sent, so the tool's own default applies (page sizes,
 depth, level, direction), the one gRPC and MCP callers get; the choices are the tools' own too
 (``stratum.toolspec.ARGS``).
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from stratum.cli import add_common, emit, linked_worktree, one_line, quoted, resolve_store, whole
+from stratum.cli import add_common, emit, linked_worktree, one_line, quoted, resolve_stores, whole
 from stratum.notetext import terminal_safe
 from stratum.schema import AGENT_NOTE_KINDS
 from stratum.toolspec import ARGS
@@ -77,7 +78,7 @@ def register(sub) -> None:
 
 
 def _conn(p) -> None:
-    add_common(p)
+    add_common(p, many=True)            # --store repeatable: every store given is answered from
     add_client_flags(p)                 # --server, --token, --tls-ca, --tls-client-cert/-key
     p.add_argument("--session", default="", help="with --server: reuse this server session (its budget, "
                    "working set and page tokens); a --server answer with more pages prints it in its 'more:' line")
@@ -150,11 +151,11 @@ def _call(args, tool: str, **kw) -> int:
     else:
         from stratum.tools import Tools
 
-        store = resolve_store(args)
+        stores = resolve_stores(args)
         linked = None if args.store or branch or commit or worktree else linked_worktree()
         if linked is not None:              # inside `git worktree add`'s checkout: the main store, this worktree
-            store, worktree = linked
-        tools = Tools.open([store], freshness=_freshness(), secret=_cli_secret(store),
+            stores, worktree = [linked[0]], linked[1]
+        tools = Tools.open(stores, freshness=_freshness(), secret=_stores_secret(stores),
                            overlay_builder=_overlay_builder())
         try:
             rev = branch or commit or worktree
@@ -170,6 +171,20 @@ def _call(args, tool: str, **kw) -> int:
             tools.close()
     emit(args, resp.to_dict(), render(resp))
     return 0
+
+
+def _stores_secret(stores: list[str]) -> bytes:
+    """The page-token secret of a CLI call over ``stores``: one store's own (``_cli_secret``); for
+    several, a digest of theirs in the order given, so a token printed by `stratum search --store A
+    --store B` works in the next call given the same stores."""
+    if len(stores) == 1:
+        return _cli_secret(stores[0])
+    import hashlib
+
+    h = hashlib.sha256(b"stratum cli stores\0")
+    for store in stores:
+        h.update(_cli_secret(store))
+    return h.digest()
 
 
 def _cli_secret(store: str) -> bytes:

@@ -208,7 +208,8 @@ def test_no_change_is_up_to_date_without_a_new_version(tmp_path):
     N.write_note(log, "insight", "cart totals are cached", ["shop/cart.py"], "a", resolve=code.resolve)
     noted = index_repository(r.path, None, NO_EMBED)
     assert not noted.up_to_date and noted.notes["new"] == 1
-    assert not index_repository(r.path, None, NO_EMBED).up_to_date   # a live writer holds its segment
+    held = index_repository(r.path, None, NO_EMBED)                  # a live writer holds its segment: nothing
+    assert held.up_to_date and held.version == noted.version and log.segments()   # new, and it stays
     log.seal()                                                       # the writer is gone
     done = index_repository(r.path, None, NO_EMBED)
     assert done.up_to_date and done.notes["notes"] == 1 and done.notes["new"] == 0

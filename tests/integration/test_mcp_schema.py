@@ -25,7 +25,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from stratum.cli import main
 from stratum.errors import InvalidArgument, NoteRejected
-from stratum.limits import MAX_PAGE_SIZE, MAX_TARGETS
+from stratum.limits import MAX_PAGE_SIZE
 from stratum.tools import TOOL_NAMES, TOOLS, Tools
 from stratum.toolspec import ARGS
 from tests.gitrepo import Repo
@@ -87,7 +87,7 @@ def test_schemas_show_enums_and_bounds_and_refuse_with_a_code(indexed, tmp_path)
             else:
                 assert (sch.get("minimum"), sch.get("maximum")) == (spec.minimum, spec.maximum), (name, arg, prop)
                 assert sch.get("maxLength") == spec.max_chars, (name, arg, prop)    # shown; the tool refuses
-            assert prop.get("maxItems") == (MAX_TARGETS if spec.items else None), (name, arg, prop)
+            assert prop.get("maxItems") == (spec.max_items if spec.items else None), (name, arg, prop)
             shown += 1
     assert shown == sum(p in ARGS for t in TOOL_NAMES for p in inspect.signature(getattr(Tools, t)).parameters) >= 10
     assert tools["get"]["properties"]["level"]["enum"] == ["summary", "api", "full"]
@@ -148,7 +148,7 @@ def test_the_tools_accept_what_the_schema_allows_and_refuse_the_rest(indexed, tm
 
 
 def test_every_string_argument_has_the_one_bound_the_tools_refuse_past(indexed, tmp_path):
-    """A string argument of ARGS.max_chars characters (a list: of that many each, MAX_TARGETS of them)
+    """A string argument of ARGS.max_chars characters (a list: of that many each, max_items of them)
     gets past the length check of every tool that takes it; one character (one item) more is refused
     in the words the gRPC server's door uses too (convert.check_request): the door had limits of its
     own (lines 1024 where get allows 32: a probe)."""
@@ -176,7 +176,8 @@ def test_every_string_argument_has_the_one_bound_the_tools_refuse_past(indexed, 
                 if arg == "query":          # its text is shorter (MAX_QUERY_CHARS): the bound is a pasted traceback's
                     one = ("Traceback (most recent call last):\n" + '  File "big.py", line 2, in compute_value_1\n'
                            * spec.max_chars)[:spec.max_chars]
-                ok, over = ([one] * MAX_TARGETS, [[one + "x"], [one] * (MAX_TARGETS + 1)]) if spec.items else (one, [one + "x"])
+                most = spec.max_items
+                ok, over = ([one] * most, [[one + "x"], [one] * (most + 1)]) if spec.items else (one, [one + "x"])
 
                 def call(value, t=t, arg=arg):
                     kwargs = {**base.get(t.name, {}), arg: value}
@@ -189,7 +190,7 @@ def test_every_string_argument_has_the_one_bound_the_tools_refuse_past(indexed, 
                 for value in over:
                     with pytest.raises(InvalidArgument) as mine:
                         call(value)
-                    said = (f"{arg} has {MAX_TARGETS + 1} entries; the limit is {MAX_TARGETS}" if len(value) == MAX_TARGETS + 1
+                    said = (f"{arg} has {most + 1} entries; the limit is {most}" if spec.items and len(value) == most + 1
                             else f"{arg} is {spec.max_chars + 1} characters; the limit is {spec.max_chars} (")
                     assert mine.value.message.startswith(said), (t.name, arg, mine.value.message)
                     msg = requests[t.name.replace("_", "")](**{arg: value})
