@@ -82,7 +82,7 @@ def _quiet_stdout() -> None:
 
 def _debug_trace() -> None:
     """Tracebacks are for developers: shown with STRATUM_DEBUG=1, the one-line error always."""
-    if os.environ.get("STRATUM_DEBUG"):
+    if os.environ.get("STRATUM_DEBUG", "").strip() not in ("", "0"):      # STRATUM_DEBUG=0 is off
         traceback.print_exc()
 
 
