@@ -9,7 +9,8 @@ calls in this process) or ``OnRay``. Without a named cluster (``--ray-address``/
 job stays in-process unless the parse work is large (``IndexConfig.ray_min_parse_bytes``): starting
 a local Ray costs ~5 s here, and on one machine it only adds parallel parsing (onnxruntime already
 embeds on every core in-process); docs/operations.md has the measurement. ``--ray``/``--no-ray``
-override. A local Ray this module starts is reaped by a watchdog process if the driver is killed.
+override. A local Ray this module starts is reaped by a watchdog process (``pipeline.reaper``) if the
+driver is killed, or its start is cut short.
 
 Stopping: a signal's exception (the CLI's handlers) or the caller's ``stop`` flag (``watch``) ends
 the run before its publish, within about a second in any stage, the history mine included (it
@@ -21,10 +22,7 @@ cluster, or one after another in-process; one failing repository never stops the
 
 from __future__ import annotations
 
-import atexit
 import os
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -143,9 +141,9 @@ class OnRay:
 
     name = "ray"
 
-    def __init__(self, cfg: IndexConfig):
+    def __init__(self, cfg: IndexConfig, say: Callable[[str], None] | None = None):
         self.cfg = cfg
-        self.ray = ensure_ray(cfg)
+        self.ray = ensure_ray(cfg, say)
 
     def parse(self, repo: str, items: list[tuple[str, bytes]], parse_cfg, progress: Progress) -> list:
         if not items:
@@ -204,28 +202,59 @@ def _address(cfg: IndexConfig) -> str | None:
     return cfg.ray_address or os.environ.get("RAY_ADDRESS") or None
 
 
+def local_cpus(cfg: IndexConfig) -> int:
+    return cfg.num_cpus or st.cpu_count()
+
+
 def choose_engine(cfg: IndexConfig, parse_bytes: int) -> tuple[str, str]:
-    """("ray" | "in-process", why): Ray for a named cluster, large work or ``--ray``."""
+    """("ray" | "in-process", why): Ray for a named cluster, ``--ray``, or large work with more than
+    one CPU for a local Ray: with one (``--num-cpus 1``, a 1-CPU machine) there is no parallel parse,
+    so the ~5 s start would buy nothing (onnxruntime embeds on every core in-process anyway)."""
     mb, lim = parse_bytes / 2**20, cfg.ray_min_parse_bytes / 2**20
     if cfg.ray is False:
         return "in-process", "--no-ray"
+    if _address(cfg):           # the setting that names the cluster, --ray or not
+        return "ray", f"--ray-address {cfg.ray_address}" if cfg.ray_address else f"RAY_ADDRESS={_address(cfg)}"
     if cfg.ray is True:
         return "ray", "--ray"
-    if _address(cfg):
-        return "ray", "a cluster address is given"
     if parse_bytes >= cfg.ray_min_parse_bytes:
+        if local_cpus(cfg) < 2:
+            return "in-process", (f"{mb:.1f} MiB to parse, but a local Ray would have 1 CPU "
+                                  "(--num-cpus or the machine): no parallel parse to pay for its start")
         return "ray", f"{mb:.1f} MiB to parse (>= {lim:.0f} MiB: a local Ray pays off)"
     return "in-process", (f"{mb:.1f} MiB to parse (< {lim:.0f} MiB: a local Ray "
                           "start would cost more than it saves)")
 
 
-def engine_for(cfg: IndexConfig, parse_bytes: int):
+def engine_for(cfg: IndexConfig, parse_bytes: int, rep: RunReport | None = None,
+               say: Callable[[str], None] | None = None):
+    """The engine and its report text; a Ray start is said (``say``) and timed (``ray_start``)."""
     kind, why = choose_engine(cfg, parse_bytes)
-    eng = OnRay(cfg) if kind == "ray" else InProcess()
+    if kind != "ray":
+        return InProcess(), f"{kind} ({why})"
+    t = time.perf_counter()
+    eng = OnRay(cfg, say)
+    if rep is not None:
+        rep.timed("ray_start", time.perf_counter() - t)
     return eng, f"{kind} ({why})"
 
 
 # ---- Ray ----------------------------------------------------------------------------------------
+OBJECT_STORE_MIN = 75 << 20     # Ray's own minimum (ray_constants.OBJECT_STORE_MINIMUM_MEMORY_BYTES)
+
+
+def object_store_bytes() -> int:
+    """STRATUM_RAY_OBJECT_STORE (bytes; default 256 MiB) for a local Ray, refused clearly when it is
+    no number or below Ray's minimum (Ray's own ValueError was a traceback)."""
+    raw = os.environ.get("STRATUM_RAY_OBJECT_STORE", "").strip()
+    if not raw:
+        return 256 << 20
+    if not raw.isdigit() or int(raw) < OBJECT_STORE_MIN:
+        raise InvalidArgument(f"STRATUM_RAY_OBJECT_STORE={raw!r}: give the local Ray's object store size in "
+                              f"bytes, at least {OBJECT_STORE_MIN} (75 MiB, Ray's minimum); unset: 256 MiB")
+    return int(raw)
+
+
 def _reachable(address: str, timeout: float = 5.0) -> None:
     """A ``host:port`` cluster address that nothing listens on, said at once: Ray's own join
     retried for ~14 minutes and then said only "ConnectionError"."""
@@ -242,9 +271,15 @@ def _reachable(address: str, timeout: float = 5.0) -> None:
                           f"index in this process") from None
 
 
-def ensure_ray(cfg: IndexConfig):
-    """Join the cluster at cfg.ray_address / RAY_ADDRESS, or start a small local Ray whose
-    processes a watchdog kills if this process dies without shutting it down (kill -9)."""
+_RAY_FAILED = (ConnectionError, ValueError, RuntimeError, OSError, TimeoutError)
+
+
+def ensure_ray(cfg: IndexConfig, say: Callable[[str], None] | None = None):
+    """Join the cluster at cfg.ray_address / RAY_ADDRESS, or start a small local Ray of our own
+    (``address="local"``: a `ray start --head` cluster on this machine, or its leftover
+    ``ray_current_cluster`` file, had made ``ray.init`` try to join it and refuse ``num_cpus``),
+    watched by ``pipeline.reaper`` from before the start. ``say``: one line before and after the
+    start (it takes seconds, and the progress was silent). A start that fails is ``Unavailable``."""
     import ray
 
     if ray.is_initialized():
@@ -253,100 +288,33 @@ def ensure_ray(cfg: IndexConfig):
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     kw = dict(include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
               runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
-    with _callers_sigterm():
+    say = say or (lambda text: None)
+    t = time.perf_counter()
+    from pipeline.reaper import callers_sigterm
+
+    with callers_sigterm():
         if address:
             _reachable(address)
+            say(f"ray: joining the cluster at {address}")
             try:
                 ray.init(address=address, **kw)
-            except (ConnectionError, ValueError, RuntimeError) as err:     # Ray's own: a bare ConnectionError
+            except _RAY_FAILED as err:     # Ray's own: a bare ConnectionError
                 raise Unavailable(f"cannot join the Ray cluster at {address!r}: {err}") from None
         else:
-            ray.init(num_cpus=cfg.num_cpus or st.cpu_count(),
-                     object_store_memory=int(os.environ.get("STRATUM_RAY_OBJECT_STORE", 256 << 20)), **kw)
-            _start_reaper(ray)
-    return ray
+            from pipeline.reaper import start_reaper
 
-
-@contextmanager
-def _callers_sigterm() -> Iterator[None]:
-    """Keep a SIGTERM handler the caller installed across ``ray.init``, which sets its own
-    (``sys.exit(15)``): `stratum index A B --ray` stopped by SIGTERM ended 1 with its report still
-    "running", and `watch` lost its stop. Without one of the caller's, Ray's stays."""
-    import signal
-    import threading
-
-    main = threading.current_thread() is threading.main_thread()
-    held = signal.getsignal(signal.SIGTERM) if main else None
-    try:
-        yield
-    finally:
-        if main and held is not None and held != signal.SIG_DFL:
-            signal.signal(signal.SIGTERM, held)
-
-
-# Runs in its own process, watching the driver through a pipe. Every second it records the
-# driver's descendants (Ray's gcs, raylet, agents, workers) with their start times; EOF without
-# b"done" means the driver died (kill -9): it kills every recorded process still running (a start
-# time that differs is a reused pid, never hit). Recording ahead matters: once the raylet dies its
-# agents are re-parented and no longer look like the driver's.
-_REAPER = r"""
-import os, select, signal, sys
-driver, me = int(sys.argv[1]), os.getpid()
-def stat(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-seen = {}
-def record():
-    kids = {}
-    for d in os.listdir("/proc"):
-        if d.isdigit():
-            s = stat(d)
-            if s:
-                kids.setdefault(int(s[1]), []).append((int(d), s[19]))
-    todo = [driver]
-    while todo:
-        for pid, start in kids.get(todo.pop(), []):
-            if pid != me and pid not in seen:
-                seen[pid] = start
-                todo.append(pid)
-while True:
-    record()
-    if select.select([sys.stdin], [], [], 1.0)[0]:
-        data = os.read(sys.stdin.fileno(), 16)
-        if data.startswith(b"done"):
-            sys.exit(0)
-        if not data:
-            break
-for pid, start in seen.items():
-    s = stat(pid)
-    if s and s[19] == start:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-"""
-
-
-def _start_reaper(ray) -> None:
-    if not os.path.isdir("/proc"):
-        return   # not Linux: see docs/operations.md (ray stop) for what may remain after kill -9
-    reaper = subprocess.Popen([sys.executable, "-c", _REAPER, str(os.getpid())], stdin=subprocess.PIPE,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-
-    def release() -> None:   # a clean exit: Ray shuts itself down; the reaper leaves quietly
-        if reaper.stdin is not None and not reaper.stdin.closed:
-            ray.shutdown()
+            store_bytes = object_store_bytes()
+            n = local_cpus(cfg)
+            say(f"ray: starting a local Ray ({n} CPU{'s' if n != 1 else ''})")
+            ready = start_reaper(ray.shutdown)
             try:
-                reaper.stdin.write(b"done")
-                reaper.stdin.close()
-                reaper.wait(timeout=5)
-            except (OSError, subprocess.TimeoutExpired):
-                pass   # the reaper is gone already: nothing left to release
-
-    atexit.register(release)
+                ray.init(address="local", num_cpus=local_cpus(cfg), object_store_memory=store_bytes, **kw)
+            except _RAY_FAILED as err:
+                raise Unavailable(f"cannot start a local Ray: {type(err).__name__}: {err} (RAY_TMPDIR="
+                                  f"{os.environ.get('RAY_TMPDIR', '/tmp')}; --no-ray indexes in this process)") from None
+            ready()
+    say(f"ray: {'joined' if address else 'started'} in {time.perf_counter() - t:.1f}s")
+    return ray
 
 
 # ---- one repository -----------------------------------------------------------------------------
@@ -413,14 +381,17 @@ def _stage(rep: RunReport, name: str) -> Iterator[None]:
 
 def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike | None = None,
                      config: IndexConfig | None = None, progress: Progress | None = None,
-                     before_work: Callable[[], None] | None = None, stop: StopFlag | None = None) -> RunReport:
+                     before_work: Callable[[], None] | None = None, stop: StopFlag | None = None,
+                     engine: str = "") -> RunReport:
     """Index (or re-index) one repository into a store and publish a new version; when nothing
     changed (``storestate.up_to_date``) the report says so and no version is published. ``before_work``:
     called once there is work, before Lance is imported (a process of its own prepares its
     imports there, ``stratum.cli.index.arrow_without_pandas``; an up-to-date run skips them).
     ``stop``: once set (a signal handler may set it), the run raises ``history.RunStopped`` at its next
-    step, before its publish: the store stays as it was (see the module docstring)."""
+    step, before its publish: the store stays as it was (see the module docstring). ``engine``: the
+    report's engine when the caller chose it (``index_many``'s Ray task, whose stages run in-process)."""
     cfg = config or IndexConfig()
+    say = getattr(progress, "line", None)       # the CLI's progress prints lines of its own (the Ray start)
     progress = _heeding(progress or _noop, stop)
     root = gitio.repo_root(repo_path)
     store = Store(store_path or default_store_path(root))
@@ -495,7 +466,8 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                 progress("discover", 0, 1)        # history's discover, link and notes were silent: a probe)
                 src = st.read_sources(root, cfg, prev_snap, rep, inside)
                 progress("discover", 1, 1)
-            eng, rep.engine = engine_for(cfg, src.parse_bytes)
+            eng, said = engine_for(cfg, src.parse_bytes, rep, say)
+            rep.engine = engine or said
             with _stage(rep, "parse"):
                 parsed = eng.parse(repo_name, src.to_parse, cfg.parse, progress)
                 rep.files_parsed, rep.files_reused = len(parsed), len(src.reused)
@@ -597,5 +569,5 @@ def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: Ru
     rep.timed("symbols", time.perf_counter() - t)
 
 
-__all__ = ["index_repository", "ensure_ray", "choose_engine", "engine_for", "InProcess", "OnRay",
+__all__ = ["index_repository", "ensure_ray", "choose_engine", "engine_for", "object_store_bytes", "InProcess", "OnRay",
            "PARSE_BATCH_FILES", "PARSE_BATCH_BYTES", "Progress"]

@@ -17,20 +17,21 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from pipeline import gitio
-from pipeline.job import Progress, _noop, choose_engine, ensure_ray, index_repository
+from pipeline.job import Progress, _noop, choose_engine, ensure_ray, index_repository, local_cpus
 from pipeline.report import MultiReport, RepoOutcome
 from pipeline.storestate import display_name
 from stratum.config import IndexConfig, default_store_path
 from stratum.errors import InvalidArgument, StratumError
 
 
-def _index_one(repo: str, store: str, cfg: IndexConfig) -> RepoOutcome:
+def _index_one(repo: str, store: str, cfg: IndexConfig, engine: str = "") -> RepoOutcome:
     """One repository of a multi-repository job. Its failure is its outcome, never the job's:
-    this is the job's isolation boundary per repository."""
+    this is the job's isolation boundary per repository. ``engine``: what runs it, when not its own
+    choice (a Ray task runs its stages in-process: its report said "in-process (--no-ray)")."""
     t = time.perf_counter()
     new = not os.path.lexists(store)
     try:
-        rep = index_repository(repo, store, cfg)
+        rep = index_repository(repo, store, cfg, engine=engine)
         return RepoOutcome(repo, store, time.perf_counter() - t, report=rep.to_dict(), root=rep.repo)
     except StratumError as e:
         err = {"code": e.code, "type": type(e).__name__, "message": e.message}
@@ -39,6 +40,10 @@ def _index_one(repo: str, store: str, cfg: IndexConfig) -> RepoOutcome:
     if new:
         drop_empty_store(store)
     return RepoOutcome(repo, store, time.perf_counter() - t, error=err)
+
+
+def _cpus(n: int) -> str:
+    return f"{n} CPU" + ("s" if n != 1 else "")
 
 
 def drop_empty_store(store: str | os.PathLike) -> None:
@@ -266,17 +271,22 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
                 progress("repositories", done, len(targets))
 
     if kind == "ray":
+        t = time.perf_counter()
         try:
-            ray = ensure_ray(cfg)
+            ray = ensure_ray(cfg, getattr(progress, "line", None))
         except StratumError as e:            # nothing ran: the report says why, each repository not_run
             out.error = {"code": e.code, "type": type(e).__name__, "message": e.message}
             out.seconds, out.finished = time.perf_counter() - t0, True
             return out
+        out.ray_start = time.perf_counter() - t
+        address = cfg.ray_address or os.environ.get("RAY_ADDRESS")
+        task = (f"a Ray task on {address}" if address else f"a Ray task on a local Ray ({_cpus(local_cpus(cfg))})") + \
+            ", its stages in-process"
         progress("repositories", 0, len(targets))
         for k in decided:
             finish([k], out.outcomes[k])
         remote = ray.remote(num_cpus=1)(_index_one)
-        refs = {remote.remote(*targets[ks[0]], inner): ks for ks in runs}
+        refs = {remote.remote(*targets[ks[0]], inner, task): ks for ks in runs}
         for ks in runs:
             for k in ks:
                 out.outcomes[k].state = "running"

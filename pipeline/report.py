@@ -41,7 +41,7 @@ class RunReport:
     embed_cached: int = 0
     seconds: dict = field(default_factory=dict)            # stage -> wall seconds
     messages: list = field(default_factory=list)           # clear one-line notices (shallow clone, ...)
-    engine: str = ""                                       # "in-process" or "ray" (and why)
+    engine: str = ""                                       # "in-process" or "ray" (and why); seconds["ray_start"]
     up_to_date: bool = False                               # nothing changed: no new version published
     worktree: str = ""                                     # "clean" (as HEAD) or "dirty" when indexed
     dirty_paths: list = field(default_factory=list)        # the uncommitted paths read then (DIRTY_PATHS_KEPT)
@@ -191,6 +191,7 @@ class MultiReport:
     error: dict | None = None
     interrupted: str = ""
     finished: bool = False                          # False in a report written while the job runs
+    ray_start: float = 0.0                          # seconds to start or join Ray (0: none)
 
     @classmethod
     def listing(cls, targets: list[tuple[str, str]]) -> "MultiReport":
@@ -207,7 +208,7 @@ class MultiReport:
 
     def to_dict(self) -> dict:
         return {"ok": self.ok, "finished": self.finished, "error": self.error, "interrupted": self.interrupted,
-                "seconds": self.seconds, "engine": self.engine, "counts": self.counts(),
+                "seconds": self.seconds, "ray_start": self.ray_start, "engine": self.engine, "counts": self.counts(),
                 "repositories": [asdict(o) for o in self.outcomes]}
 
     def to_json(self) -> str:
@@ -222,7 +223,8 @@ class MultiReport:
             head += f", stopped by {self.interrupted}"
         elif not self.finished:
             head += ", still running"
-        lines = [head + (f" ({self.engine})" if self.engine else "")]
+        ray = f", Ray start {self.ray_start:.1f}s" if self.ray_start else ""
+        lines = [head + (f" ({self.engine}{ray})" if self.engine else "")]
         lines.extend(f"  {o.line()}" for o in self.outcomes)
         return "\n".join(lines)
 

@@ -136,7 +136,7 @@ def test_in_process_and_ray_build_the_same_index(tmp_path):
     assert small.engine.startswith("in-process") and "MiB to parse" in small.engine
     forced = index_repository(r.path, tmp_path / "ray", replace(cfg, ray=True))
     assert forced.engine == "ray (--ray)"
-    large = index_repository(r.path, tmp_path / "auto", replace(cfg, ray_min_parse_bytes=1))
+    large = index_repository(r.path, tmp_path / "auto", replace(cfg, ray_min_parse_bytes=1, num_cpus=2))   # 2 CPUs: one would stay in-process
     assert large.engine.startswith("ray") and "pays off" in large.engine
     assert _index_view(tmp_path / "local") == _index_view(tmp_path / "ray") == _index_view(tmp_path / "auto")
     assert small.history["symbol_pairs"] == forced.history["symbol_pairs"] > 0

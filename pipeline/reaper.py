@@ -1,0 +1,149 @@
+"""The watchdog of a local Ray this process starts (Linux): it kills Ray's processes when the
+driver dies without shutting Ray down (kill -9), or when the start itself was cut short (a signal
+during ``ray.init``'s seconds). Apart from ``pipeline.job`` because it imports no Ray: it watches
+processes, whatever they run.
+
+It is started *before* ``ray.init``: started after it (as it was), a signal or kill -9 in the
+4-6 s of the start left ``ray::DashboardAgent`` and ``ray::RuntimeEnvAgent`` behind (they ignore
+SIGTERM), with no watchdog yet to kill them.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+from contextlib import contextmanager
+from typing import Callable, Iterator
+
+# Runs in its own process, watching the driver through a pipe. Every half second it records the
+# driver's descendants (Ray's gcs, raylet, agents, workers) with their start times; EOF without
+# b"done" means the driver died (kill -9) or its Ray start never finished: one last look (from the
+# driver and every process recorded, so agents started since the last look are found under their
+# raylet) and it kills every recorded process still running (a start time that differs is a
+# reused pid, never hit). Recording ahead matters: once the raylet dies its agents are re-parented
+# and no longer look like the driver's.
+_REAPER = r"""
+import os, select, signal, sys
+driver, me = int(sys.argv[1]), os.getpid()
+def stat(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+seen = {}
+def alive(pid, start):
+    s = stat(pid)
+    return s is not None and s[19] == start
+def record(final=False):
+    kids = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            s = stat(d)
+            if s:
+                kids.setdefault(int(s[1]), []).append((int(d), s[19]))
+    todo = [driver] + ([p for p, start in seen.items() if alive(p, start)] if final else [])
+    while todo:
+        for pid, start in kids.get(todo.pop(), []):
+            if pid != me and pid not in seen:
+                seen[pid] = start
+                todo.append(pid)
+while True:
+    record()
+    if select.select([sys.stdin], [], [], 0.5)[0]:
+        data = os.read(sys.stdin.fileno(), 16)
+        if data.startswith(b"done"):
+            sys.exit(0)
+        if not data:
+            break
+record(final=True)
+for pid, start in seen.items():
+    if alive(pid, start):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+"""
+
+
+_EXIT: list[int] = []      # the exit code of a run stopped during the start (``stopping``)
+
+
+def stopping(code: int) -> None:
+    """A signal stopped the run during the Ray start: it exits with ``code``, before the reaper kills
+    the half-started Ray (whose threads in this process abort when its raylet dies under them)."""
+    _EXIT[:] = [code]
+
+
+def start_reaper(shutdown: Callable[[], None]) -> Callable[[], None]:
+    """Start the watchdog; returns ``ready``, to call once Ray started. At this process's exit
+    ``shutdown`` (``ray.shutdown``) runs; then a ready watchdog is told "done" and leaves quietly.
+    One whose start never finished kills what it recorded, and is waited for, and ``shutdown`` is
+    not run (Ray's own exit hook for it is dropped too): nothing is left running when this process
+    ends, and it ends with its own code."""
+    if not os.path.isdir("/proc"):
+        return lambda: None      # not Linux: see docs/operations.md (ray stop) for what may remain
+    reaper = subprocess.Popen([sys.executable, "-c", _REAPER, str(os.getpid())], stdin=subprocess.PIPE,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    started: list[bool] = []
+
+    def release() -> None:
+        if reaper.stdin is None or reaper.stdin.closed:
+            return
+        if started:
+            shutdown()
+        else:       # a start cut short (a signal in ray.init): its half-made worker's teardown, here or
+            atexit.unregister(shutdown)      # at Ray's own exit hook, aborted (exit -6 in 1 of 3 runs)
+            if _EXIT:           # and so did its threads when the reaper killed the raylet under them:
+                reaper.stdin.close()            # the pipe's end tells the reaper; this process ends first
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(_EXIT[0])
+        try:
+            if started:
+                reaper.stdin.write(b"done")
+            reaper.stdin.close()
+            reaper.wait(timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            pass   # the reaper is gone already (or still killing): nothing left to release here
+
+    atexit.register(release)
+    return lambda: started.append(True)
+
+
+@contextmanager
+def callers_sigterm() -> Iterator[None]:
+    """Keep a SIGTERM handler the caller installed across ``ray.init``, which sets its own
+    (``sys.exit(15)``): `stratum index A B --ray` stopped by SIGTERM ended 1 with its report still
+    "running", and `watch` lost its stop. A SIGTERM *during* the start met Ray's handler (exit 15,
+    the report "running"): its ``SystemExit(15)`` is handed to the caller's handler (the CLI's
+    raises its stop: exit 143, "interrupted"). Without one of the caller's, Ray's stays. A stop
+    during the start ends the process with its code before the reaper kills the half-started Ray
+    (``stopping``); a handler that only sets a flag (watch's) leaves the ending to its caller."""
+    import signal
+    import threading
+
+    main = threading.current_thread() is threading.main_thread()
+    held = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        yield
+    except KeyboardInterrupt:
+        stopping(128 + signal.SIGINT)
+        raise
+    except SystemExit as ended:
+        if ended.code != signal.SIGTERM or not callable(held):
+            raise
+        stopping(128 + signal.SIGTERM)
+        held(signal.SIGTERM, None)          # the CLI's raises; one that only sets a flag (watch):
+        _EXIT.clear()
+        from pipeline.history import RunStopped
+
+        raise RunStopped("stopped during the Ray start") from None
+    finally:
+        if main and held is not None and held != signal.SIG_DFL:
+            signal.signal(signal.SIGTERM, held)
+
+
+__all__ = ["start_reaper", "stopping", "callers_sigterm"]
