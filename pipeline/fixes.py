@@ -85,6 +85,7 @@ _STOCK = re.compile(r"\b(?:pre-commit\.ci\] auto fixes from pre-commit\.com hook
                     r"|merge (?:pull request|remote-tracking branch|branch|commit)\b(?: from (?:fork\b|[\w.-]+/))?"
                     r"|https?://\S+|ghsa(?:-\w{4}){3}\b|(?=[a-f]*\d)[0-9a-f]{7,40}\b|\d[\w.]*)")  # over lower case
 _WORD = re.compile(r"[^\W\d]\w*")
+_CHERRY_PICKED = re.compile(r"^\(cherry picked from commit [0-9a-f]+\)$", re.M)     # `git cherry-pick -x`'s line
 GENERIC_WORDS = frozenset("""
     fix fixes fixed fixing fixup bug bugs bugfix bugfixes issue issues wip todo oops test tests cleanup cleanups
     clean up minor small tiny some more various few misc stuff change changes update updates updated tweak tweaks
@@ -164,14 +165,16 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     text: counting is the cost here; ``counts["reused"]``: nodes identical to the previous version's).
     A commit counts only when it changed 1..max_files code files, at least one still exists and its
     text has content (``counts``: ``no_code_file`` / ``too_many_files`` / ``no_current_file`` /
-    ``contentless`` over the commits of the kinds asked for). ``same_rule``: ``prev`` was mined under this ``rule`` (the same index
+    ``contentless`` over the commits of the kinds asked for), and a commit repeating another's text on
+    the same files (a backport; ``_one_per_commit_group``) joins that commit's node (``counts["duplicates"]``). ``same_rule``: ``prev`` was mined under this ``rule`` (the same index
     settings), so a commit with a previous node keeps that node's kind without the rule being
     searched again (the search was a quarter of this function on a re-index). ``contentless``: keep
     the commits whose text has no content too (for measuring what skipping them does)."""
     rx = re.compile(rule)
     old = {n["id"]: n for n in prev if n.get("kind") in (KIND, CHANGE)}
     metas = {nid: json.loads(n.get("meta") or "{}") for nid, n in old.items()}
-    kind_of = {m.get("sha"): old[nid]["kind"] for nid, m in metas.items() if m.get("sha")} if same_rule else {}
+    kind_of = {sha: old[nid]["kind"] for nid, m in metas.items() for sha in (m.get("commits") or [m.get("sha")]) if sha} \
+        if same_rule else {}
     files_of: dict[str, list[str]] = {}
     sha_col, cur_col, path_col = (file_changes.column(c).to_pylist() for c in ("sha", "current_path", "path"))
     is_code: dict[str, bool] = {}       # a path recurs in many commits: its language is looked up once
@@ -182,12 +185,13 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
         if code:
             files_of.setdefault(sha, []).append(cur or "")
     counts = {"commits": commits.num_rows, "bugfix": 0, "no_code_file": 0, "too_many_files": 0,
-              "no_current_file": 0, "contentless": 0, "fixes": 0, "changes": 0, "reused": 0}
-    nodes, edges = [], []
+              "no_current_file": 0, "contentless": 0, "duplicates": 0, "fixes": 0, "changes": 0, "reused": 0}
     # times and authors are read only for nodes built anew (converting every timestamp was a third
     # of the mining on a re-index, where nearly every node is the previous version's)
     when_col, who_col = commits.column("committed_at"), commits.column("author_name")
     cols = {c: commits.column(c).to_pylist() for c in ("sha", "message", "is_merge")}
+    found: list[tuple[int, str, str, str, list[str]]] = []     # (row, sha, kind, text, paths) to mine
+    groups: dict[tuple, list[int]] = {}         # (kind, subject, files) -> positions in found
     for i, (sha, msg, merge) in enumerate(zip(*cols.values())):
         if merge:
             continue
@@ -208,10 +212,19 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
         if not (contentless or has_content(text)):
             counts["contentless"] += 1
             continue
+        groups.setdefault((kind, _CHERRY_PICKED.sub("", text).strip(), frozenset(paths)), []).append(len(found))
+        found.append((i, sha, kind, text, paths))
+    keep = _one_per_commit_group(found, groups, when_col)
+    counts["duplicates"] = len(found) - len(keep)
+    nodes, edges = [], []
+    for k, (i, sha, kind, text, paths) in enumerate(found):
+        if k not in keep:
+            continue                    # a copy of another commit's node (a backport)
+        shas = keep[k]
         nid = fix_id(repo, sha, kind)
-        same = _unchanged(old.get(nid), metas.get(nid), text, paths, file_ids, repo)
+        same = _unchanged(old.get(nid), metas.get(nid), text, paths, file_ids, repo, shas)
         node, es, reused = same or _records(kind, nid, sha, text, when_col[i].as_py(), who_col[i].as_py(), paths,
-                                            file_ids, repo, old.get(nid))
+                                            file_ids, repo, old.get(nid), shas)
         counts["reused"] += reused
         counts["fixes" if kind == KIND else "changes"] += 1
         nodes.append(node)
@@ -219,8 +232,25 @@ def mine_fixes(commits: pa.Table, file_changes: pa.Table, file_ids: Mapping[str,
     return FixResult(nodes, edges, counts)
 
 
+def _one_per_commit_group(found: list[tuple], groups: dict[tuple, list[int]], when_col) -> dict[int, list[str] | None]:
+    """Position in ``found`` -> the commits its node stands for (None: its own alone) of the one
+    commit kept per (kind, text, files), a cherry-pick's "(cherry picked from ...)" line aside: a
+    backport repeats its commit's message on the same files (werkzeug: 26 such pairs, "Fix: slow multipart parsing ..." twice), and two
+    nodes counted one fix twice as evidence and took two places of a page. The oldest is kept (by
+    commit time, then sha), so its id stays when a later copy arrives; the node lists every sha."""
+    keep: dict[int, list[str] | None] = {}
+    for group in groups.values():
+        if len(group) == 1:
+            keep[group[0]] = None
+            continue
+        group = sorted(group, key=lambda k: (when_col[found[k][0]].as_py() or datetime.min.replace(tzinfo=timezone.utc),
+                                             found[k][1]))
+        keep[group[0]] = [found[k][1] for k in group]
+    return keep
+
+
 def _unchanged(prev: Mapping | None, meta: dict | None, text: str, paths: list[str], file_ids: Mapping[str, str],
-               repo: str) -> tuple[dict, list[dict], bool] | None:
+               repo: str, shas: list[str] | None = None) -> tuple[dict, list[dict], bool] | None:
     """The previous version's node as it is (and its edges), when its text and targets are the same:
     a re-index after a one-file commit re-derives thousands of mined nodes, and rebuilding each
     (texts, JSON, hashes) was ~60 us of the one-file path per node."""
@@ -228,7 +258,8 @@ def _unchanged(prev: Mapping | None, meta: dict | None, text: str, paths: list[s
             or prev.get("doc") != text:
         return None
     about = (meta or {}).get("about") or []
-    if [(t.get("path"), t.get("node_id")) for t in about] != [(p, file_ids[p]) for p in paths]:
+    if [(t.get("path"), t.get("node_id")) for t in about] != [(p, file_ids[p]) for p in paths] \
+            or (meta or {}).get("commits") != shas:
         return None
     edges = [{"src": prev["id"], "dst": file_ids[p], "kind": "about", "weight": 1.0, "meta": _about_meta(p)}
              for p in paths]
@@ -243,7 +274,8 @@ def _about_meta(path: str) -> str:
 
 
 def _records(kind: str, nid: str, sha: str, text: str, when: datetime | None, who: str | None, paths: list[str],
-             file_ids: Mapping[str, str], repo: str, prev: Mapping | None) -> tuple[dict, list[dict], bool]:
+             file_ids: Mapping[str, str], repo: str, prev: Mapping | None,
+             shas: list[str] | None = None) -> tuple[dict, list[dict], bool]:
     when = when or datetime.fromtimestamp(0, timezone.utc)
     targets = [N.Target(given=p, node_id=file_ids[p], content_hash=None, path=p, kind="file") for p in paths]
     note = N.Note(id=nid, record_uid="", kind=kind, text=text, about=targets, author=AUTHOR,
@@ -251,6 +283,8 @@ def _records(kind: str, nid: str, sha: str, text: str, when: datetime | None, wh
     node, edges = N.note_to_records(note, repo, prev=prev)
     meta = json.loads(node["meta"])
     meta.update(mined=True, sha=sha, time=when.isoformat(), commit_author=who or "")
+    if shas:                            # the backports and cherry-picks of the same change
+        meta["commits"] = shas
     node["meta"] = json.dumps(meta, sort_keys=True, ensure_ascii=False)
     return node, edges, prev is not None and all(prev.get(k) == node[k] for k in ("full", "meta", "status"))
 

@@ -129,6 +129,9 @@ def _changes(snap: Snapshot, *columns: str) -> pl.DataFrame:
 
 def _no_history(snap: Snapshot, path: str, known: list[str]) -> NotFound:
     """Why ``path`` is no current file of the history, in the words `stratum cochange` has used."""
+    file, sym, _ = path.partition("::")
+    if sym and file in known:   # `cochange path::Func` said "not a current file" of a file that is (a probe)
+        return NotFound(f"{path} names a symbol, and co-change history is per file: ask for its file, {file}")
     near = sorted(k for k in known if k.endswith("/" + path))
     hint = f"; did you mean {', '.join(near[:5])}?" if near else ""
     repo = snap.manifest.repo_path

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from stratum import schema as S
 from stratum.ids import node_id
 
 if TYPE_CHECKING:
@@ -37,9 +38,22 @@ def in_lines(memory: "Memory", sh: "Shard", row: int, span: tuple[int, int | Non
 
 
 def of_symbols(memory: "Memory", sh: "Shard", ov: "NotesOverlay", row: int, out: list[tuple]) -> list[tuple]:
-    """The active notes about a file's symbols that ``out`` (a walk's entries: the file's own about
-    edges) lacks, as walk entries: a merged one by its row, an unmerged one by its record."""
-    return _entries(memory.notes_about(sh, row), sh, ov, out)
+    """The notes about a file's symbols that ``out`` (a walk's entries: the file's own about edges)
+    lacks, as walk entries: a merged one by its row, an unmerged one by its record. Whatever their
+    status, as the walk of each symbol lists them (each item says retracted or superseded): the
+    file's walk listed only the active ones (a steering probe; docs/notes.md). Mined ``change``
+    nodes stay the file's own, as items carry them (``schema.ATTACHED_NOTE_KINDS``)."""
+    path, file_id = sh.col("path")[row], sh.col("id")[row]
+    ids = [a.id for a in memory.notes_about(sh, row)]           # the active ones, as get carries them
+    for nid, n in ov.notes.items():                             # the others, unmerged or merged
+        if not n.active and any(t.path == path and t.node_id != file_id and not (t.pending and t.node_id not in ov.code)
+                                for t in n.about):
+            ids.append(nid)
+    for r in memory.by_path(sh, ov)[1].get(path, ()):           # merged ones the fold lacks (no log record)
+        if r != row:
+            ids += [sh.col("id")[n] for n, k, _, _ in sh.neighbors(r, (), "in")
+                    if k == "about" and sh.col("kind")[n] in S.ATTACHED_NOTE_KINDS]
+    return _entries(list(dict.fromkeys(ids)), sh, ov, out)
 
 
 def of_symbols_in_view(memory: "Memory", view: "BranchView", base: "Shard", sh: "Shard", ov: "NotesOverlay",
@@ -48,19 +62,19 @@ def of_symbols_in_view(memory: "Memory", view: "BranchView", base: "Shard", sh: 
     item (row ROW of ``sh``, the overlay's or, for a file the branch did not change, ``base``), as
     walk entries; a merged one by its row in ``base``. A branch session's walk left them out while
     its get listed them (a probe)."""
-    return _entries(memory.branch_notes(view, base, sh, row), base, ov, out)
+    return _entries([a.id for a in memory.branch_notes(view, base, sh, row)], base, ov, out)
 
 
-def _entries(attached: list["AttachedNote"], sh: "Shard", ov: "NotesOverlay", out: list[tuple]) -> list[tuple]:
-    """The ``attached`` notes ``out`` lacks, as walk entries: a merged one by its row in ``sh``, an
+def _entries(ids: list[str], sh: "Shard", ov: "NotesOverlay", out: list[tuple]) -> list[tuple]:
+    """The notes ``ids`` that ``out`` lacks, as walk entries: a merged one by its row in ``sh``, an
     unmerged one by its record (as the session's author reads: identity.reader)."""
     have = {t[5].col("id")[t[0]] if t[0] is not None else (t[1] or {}).get("id") for t in out}
     more: list[tuple] = []
-    for a in attached:
-        if a.id in have:
+    for nid in ids:
+        if nid in have:
             continue
-        r = sh.row_of.get(a.id)
-        rec = None if r is not None else ov.get(a.id)
+        r = sh.row_of.get(nid)
+        rec = None if r is not None else ov.get(nid)
         if r is not None or rec is not None:
             more.append((r, rec, "about", "in", 1.0, sh))
     return more

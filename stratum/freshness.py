@@ -120,6 +120,19 @@ class Freshness:
             edited = []
         return warnings_for(v, paths, everything=everything, label=label, edited=edited, indexed_dirty=indexed_dirty)
 
+    def uncommitted(self, repo_path: str, indexed: str | None, paths: Sequence[str], *,
+                    store_root: str = "") -> list[str]:
+        """Which of these files the checkout holds in another version than the indexed commit's:
+        uncommitted (a file modified since the view was taken makes it be taken again), or changed
+        by a commit after it. A note about them is about that version (``stratum.checkoutnotes``)."""
+        v = self.view(repo_path, indexed, store_root)
+        if v is None:
+            return []
+        if _edited_since(repo_path, v, [(p, "file") for p in paths]):
+            v = self.view(repo_path, indexed, store_root, force=True) or v
+        moved = (v.changed or frozenset()) if v.behind else frozenset()
+        return sorted(p for p in set(paths) if p in v.dirty or p in moved)
+
 
 def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool = False,
                  label: str = "", edited: Sequence[str] = (), indexed_dirty: Iterable[str] = ()

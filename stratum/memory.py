@@ -341,7 +341,7 @@ class Memory:
         ``refresh_notes``; retracted, superseded and orphaned ones left out. Ordered failure, rca,
         insight, fix (``schema.NOTE_ORDER``), newest first."""
         ov = self.overlay(sh)
-        by_note, by_edge = self._by_path(sh, ov)
+        by_note, by_edge = self.by_path(sh, ov)
         if not by_note and not by_edge:
             return []                        # no notes in this version at all
         path = sh.col("path")[row]
@@ -389,7 +389,7 @@ class Memory:
             note = ov.notes.get(a.id)       # None: a merged record the fold lacks (a mined one)
             stale = view.hidden(base, b) if note is None else code.staleness(note) is not None
             found[a.id] = replace(a, stale=stale)
-        by_note, _ = self._by_path(base, ov)
+        by_note, _ = self.by_path(base, ov)
         whole = sh.col("kind")[row] == "file"
         for nid, tid, qual, branch_only in by_note.get(sh.col("path")[row], ()):
             if branch_only and (tid == code_id or whole) and nid not in found and ov.status_of(nid) in (None, "active"):
@@ -398,7 +398,7 @@ class Memory:
                     found[nid] = att
         return sorted(found.values(), key=lambda a: (S.NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
 
-    def _by_path(self, sh: Shard, ov: NotesOverlay) -> tuple[dict, dict]:
+    def by_path(self, sh: Shard, ov: NotesOverlay) -> tuple[dict, dict]:
         """Where notes are, by the path of the file they concern (a symbol's path is its file's):
         path -> [(note id, target id, target qualname, is code only a branch has)] over the overlay's
         folded notes, rebuilt when the fold changes (it swaps in a new ``notes`` map); path -> [rows

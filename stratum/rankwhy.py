@@ -8,6 +8,7 @@ the objects that format them when read. ``stratum.ranksymbols`` makes and edits 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, cast
 
@@ -49,10 +50,17 @@ class RankedFile:
     def lift_why(self) -> str:
         """The WHY_REASONS strongest of its non-text reasons, strongest first (what a served item
         says of its file: every reason of a lifted file cost ~50 tokens an item, and a "+2 more"
-        tail ~4 tokens on ~4 items of a page, naming nothing the agent could act on)."""
+        tail ~4 tokens on ~4 items of a page, naming nothing the agent could act on). An agent
+        note that lifts the file is always one of them: it is what agents read a why for, and an rca
+        note about two files, weaker here than this file's mined past and symbols, went unnamed on
+        ``MultiPartParser.__init__`` while the other file's item named it (a probe)."""
         brief = [b for _, b in self._says()]
-        top = sorted(zip(self.parts.values(), range(len(brief)), brief), reverse=True)[:WHY_REASONS]
-        return "; ".join(r for _, _, r in top)
+        top = sorted(zip(self.parts.values(), range(len(brief)), brief), reverse=True)
+        if len(top) > WHY_REASONS and "notes" in self.parts:
+            at = list(self.parts).index("notes")
+            if all(i != at for _, i, _ in top[:WHY_REASONS]):
+                top = sorted([*top[:WHY_REASONS - 1], next(t for t in top if t[1] == at)], reverse=True)
+        return "; ".join(r for _, _, r in top[:WHY_REASONS])
 
 
 class Ranked:
@@ -107,8 +115,25 @@ def note_reasons(label: "tuple[str, Hit, str]", n: int) -> tuple[str, str]:
         # changes. An agent note keeps its id, to open. (A standing's why is its best note's alone.)
         if n > 1:
             return full, f"{n} past {note.kind}{'es' if note.kind == 'fix' else 's'}"
-        return full, f"a past {note.kind}" + (f" ({why})" if why else "")
-    return full, note_label(nid, note, why, title=False) + (f" +{n - 1}" if n > 1 else "")
+        return full, f"a past {note.kind}" + (f" ({short_standing(note, why)})" if why else "")
+    return full, note_label(nid, note, short_standing(note, why), title=False) + (f" +{n - 1}" if n > 1 else "")
+
+
+_STALE = re.compile(r"stale: (.*) since this note was written \((\d{4}-\d{2}-\d{2})\)(: counted (x[\d.]+))?", re.S)
+
+
+def short_standing(note: NoteInfo, why: str) -> str:
+    """A stale note's standing in a served item's why, short: "stale: code changed since 2026-12-05,
+    x0.5". The whole reason ("stale: src/werkzeug/serving.py::WSGIRequestHandler.log changed since
+    this note was written (2026-12-05): counted x0.5", ~35 tokens) repeated the item's own
+    path::qualname; the note's own item and ``get`` say it whole. Any other standing as it is."""
+    m = _STALE.fullmatch(why) if note.stale else None
+    if m is None:
+        return why
+    what = m.group(1)
+    changed, gone = " changed" in what, " no longer exists" in what
+    word = "changed or gone" if changed and gone else "gone" if gone else "changed"
+    return f"stale: code {word} since {m.group(2)}" + (f", {m.group(4)}" if m.group(4) else "")
 
 
 def file_text_reasons(j: int) -> tuple[str, str]:
@@ -131,5 +156,5 @@ def note_label(nid: str, n: NoteInfo, note_why: str, title: bool = True) -> str:
 
 
 __all__ = ["RankedFile", "Ranked", "WHY_REASONS", "symbol_reasons", "note_reasons", "file_text_reasons", "co_reasons",
-           "graph_reasons", "note_label",
+           "graph_reasons", "note_label", "short_standing",
            "TITLE_CHARS"]

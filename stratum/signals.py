@@ -17,7 +17,7 @@ from typing import Callable, Mapping, Protocol, TypeVar
 import numpy as np
 
 from stratum import schema as S
-from stratum.codetokens import is_identifier
+from stratum.codetokens import COMPOUND, is_identifier, looks_like_identifier
 from stratum.ids import norm_path
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
 from stratum.warm import NO_TIME
@@ -277,12 +277,24 @@ class ShardSignals:
         (``parse_header_links``, ``TaggedJSONSerializer.register()``, ``app.py``: the name list's
         candidates, ``rankplace.named_first``); a one-identifier query is ``exact_names``'. Only
         code: a note or mined change whose title is the whole query, or a package folder that an
-        identifier-like word names (``urllib3``), is not what the query points at."""
+        identifier-like word names (``urllib3``), is not what the query points at. Only as the code
+        spells it: the name list folds case, and "IPv6 SERVER_NAME is not wrapped" named the environ
+        key, not ``EnvironBuilder.server_name`` (a probe: it led the page, "named in the query")."""
         if is_identifier(query):
             return {}
         kind = self.kind_of
         named = {c.id: c.row for c in candidates if "name" in c.sources and c.row >= 0 and kind(c.row) in CODE_ITEM_KINDS}
+        if named:
+            spelt = {m for w in query.split() for m in COMPOUND.findall(w) if looks_like_identifier(m)}
+            named = {nid: r for nid, r in named.items() if self._spelt(r, spelt)}
         return named if len(named) <= MAX_NAMED else {}     # "fix __init__ of Cart": every __init__ is no pointer
+
+    def _spelt(self, row: int, spelt: set[str]) -> bool:
+        """Whether the query writes the row's name, qualified name or (a file's) path as it is
+        written in the code (``codetokens.node_names``' keys, case kept)."""
+        col = self.shard.col
+        return bool(spelt.intersection((col("name")[row], col("qualname")[row],
+                                        col("path")[row] if self.kind_of(row) == "file" else None)))
 
     def kind_of(self, row: int) -> str:
         """The node kind of a shard row (memoised with its hit)."""

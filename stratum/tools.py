@@ -19,7 +19,7 @@ from __future__ import annotations
 import secrets
 from typing import Callable, Sequence, cast
 
-from stratum import answernotes, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
+from stratum import answernotes, checkoutnotes, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
 from stratum.notetrust import session_label
 from stratum import linerange as L
 from stratum import render as R
@@ -380,6 +380,8 @@ class Tools:
         # lists of checked strings (``@tool``)
         about, tags, supersedes = cast(list, about), cast(list, tags), [W.superseded_id(self.memory, o) for o in cast(list, supersedes)]
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
+        view, said = (s.view, []) if s.view is not None else checkoutnotes.edited_view(  # edited code: as it is seen
+            self.memory, sh, about, self.overlay_builder)
         ov = self.memory.overlay(sh)
         for old in supersedes:          # "no such note" for one another store holds misled (a probe)
             other = self.memory.note_store(old)
@@ -390,16 +392,14 @@ class Tools:
         nid, written = ov.remember_or_found(kind=kind, text=text, about=about, tags=tags, supersedes=supersedes,
                                             author=s.author, session=s.id, model=s.model,
                                             authenticated=s.authenticated,
-                                            explain=(lambda a: self.memory.unindexed([sh], a)) if s.view is None else None,
-                                            scope=s.view.note_scope(sh) if s.view is not None else None)
-        said = [] if written else [f"an identical active {kind} note of yours exists ({nid}): it is returned, "
-                                   "nothing was written"]
+                                            explain=(lambda a: self.memory.unindexed([sh], a)) if view is None else None,
+                                            scope=view.note_scope(sh) if view is not None else None)
+        said += [] if written else [f"an identical active {kind} note of yours exists ({nid}): it is returned, nothing was written"]
         # the writer sees its own note, quarantined or not (an open server's caller is "anonymous"
         # while its session writes as the author it claimed: a durable note was reported as gone)
         found = ov.get(nid, viewer=s.author)
         t = self._target(s, nid) if found is None else Target(ov.shard, None, found)   # None: a re-index merged it
-        r = self._respond(s, [self._item(t.shard, t.row, t.note, "summary", view=s.view)], R.Page("remember"),
-                          warnings=said)
+        r = self._respond(s, [self._item(t.shard, t.row, t.note, "summary", view=view)], R.Page("remember"), warnings=said)
         r.data["note_id"] = nid
         return r
 

@@ -29,8 +29,12 @@ def run_cochange(args) -> int:
     from stratum import analysis as A
 
     snap = A.snapshot(resolve_store(args))
-    # one reading of a typed path, shared with the library (a clear error, "did you mean", a rename)
-    path = A.current_path(snap, args.path)
+    # one reading of a typed path, shared with the library (a clear error, "did you mean", a rename);
+    # a symbol (path::Func, as walk and get take) is answered for its file, saying so (a probe)
+    typed, sym = args.path, ""
+    if "::" in typed:
+        typed, _, sym = typed.partition("::")
+    path = A.current_path(snap, typed if sym and typed else args.path)
     partners = A.partners(snap, path).collect()
     if args.parquet:
         partners.write_parquet(args.parquet)
@@ -38,7 +42,10 @@ def run_cochange(args) -> int:
     rows = shown.to_dicts()
     obj = {"path": path, "total": partners.height, "returned": len(rows), "partners": rows,
            "version": snap.manifest.version}
-    lines = [f"{one_line(path)}: {partners.height} co-changing files (support >= min_support; merges and bulk "
+    said = f"co-change history is per file: answering for {path}, the file of {sym}" if sym else ""
+    if said:
+        obj["note"] = said
+    lines = ([f"({one_line(said)})"] if said else []) + [f"{one_line(path)}: {partners.height} co-changing files (support >= min_support; merges and bulk "
              f"commits skipped), showing {len(rows)}"]
     if rows:
         lines.append(f"  {'partner':<48} {'support':>7} {'P(p|f)':>7} {'P(f|p)':>7} {'lift':>7}  last")
