@@ -153,7 +153,7 @@ def not_a_note(node: Mapping, action: str) -> NoteRejected | NotFound:
     if kind in MINED_NOTE_KINDS:
         sha = str(json.loads(node.get("meta") or "{}").get("sha") or "")
         return NoteRejected(f"{nid} is a mined {kind} node (from commit {sha[:12]}), not an agent's note: it is "
-                            f"re-derived from the history at every index, so it cannot be {action}ed "
+                            f"re-derived from the history at every index, so it cannot be {action.removesuffix('e')}ed "
                             f"(`stratum notes show {nid}` shows it)")
     return NotFound(f"{nid} is a {kind} node ({echo(node.get('path') or '') or 'the repository'}), not a note: "
                     f"`stratum get {nid}` shows it")
