@@ -229,13 +229,16 @@ def _show_mined(args, v: _View, node: dict) -> int:
              for t in meta.get("about") or [] if isinstance(t, dict)]
     text = N.clean_text(node.get("doc") or node.get("name") or "").strip()
     author = N.clean_text(str(meta.get("commit_author") or ""))
-    out = {"id": node["id"], "kind": node["kind"], "mined": True, "trust": "mined",
+    also = [str(c) for c in meta.get("commits") or [] if str(c) != sha]     # a backport's copies, same text
+    out = {"id": node["id"], "kind": node["kind"], "mined": True, "trust": "mined", "also_commits": also,
            "subject": N.clean_text(node.get("name") or ""), "text": text, "commit": sha,
            "commit_author": author, "date": when, "files": files,
            "provenance": {"source": "mined", "author": "", "authenticated": False, "model": "", "session": "",
                           "commit": sha, "written_at": when}}
     lines = [one_line(f"{node['id']}  {node['kind']}  mined from the history (not an agent's note)"),
              one_line(f"commit {sha[:12] or '-'}" + (f" by {author}" if author else "") + (f", {when}" if when else "")),
+             *([one_line("also in " + ", ".join(c[:12] for c in also) + " (the same change, backported)")]
+               if also else []),
              "", quoted(text), "", "files:"]
     lines += ["  " + one_line(f["path"]) + ("" if f["exists"] else "  (gone from the published code)")
               for f in files] or ["  -"]

@@ -129,6 +129,10 @@ def _call(args, tool: str, **kw) -> int:
     branch, commit, worktree = getattr(args, "branch", ""), getattr(args, "commit", ""), getattr(args, "worktree", "")
     worktree = os.path.abspath(worktree) if worktree else ""
     if args.server:
+        if getattr(args, "store", None):        # it was ignored silently: the server serves its own stores
+            from stratum.errors import InvalidArgument
+            raise InvalidArgument("--store and --server are two ways to name the index: the server answers "
+                                  "from the stores it serves; drop --store (or --server to read a store here)")
         tools = client_from_args(args)
         try:
             opened = None if args.session else tools.open_session(author=author, budget=args.budget, branch=branch,
