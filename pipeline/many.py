@@ -50,12 +50,23 @@ def drop_empty_store(store: str | os.PathLike) -> None:
     """Remove a store folder a failed first run left holding only its writer ``lock`` (a stray
     ``stores/<name>/`` that took the name from the repository's next, working run). Call it only
     for a folder that run made: anything else in it, or a folder that was there, stays."""
+    import fcntl
+
     try:
+        fd = os.open(os.path.join(store, "lock"), os.O_RDWR)
+    except OSError:                     # gone already, or never made: nothing to drop
+        return
+    try:
+        # under the writer lock: a run that failed because another holds it must not unlink that
+        # run's lock and folder (a third run could then take the lock beside it: a review)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         if os.listdir(store) == ["lock"]:
             os.unlink(os.path.join(store, "lock"))
             os.rmdir(store)
-    except OSError:                     # gone already, or another run came in: leave it as it is
+    except OSError:                     # another run holds it, or came in: leave it as it is
         pass
+    finally:
+        os.close(fd)
 
 
 def top_level(path: str) -> str:

@@ -6,6 +6,7 @@ at most ``ECHO_CHARS`` of the input (a 500 KB id must not come back in an error 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from stratum.errors import InvalidArgument
@@ -95,13 +96,16 @@ def check_page(page_size: int) -> None:
     check_range("page_size", page_size, 1, MAX_PAGE_SIZE)
 
 
-def check_list(what: str, values: Any, max_chars: int) -> list[str]:
-    """A list argument: at most MAX_TARGETS strings of at most ``max_chars`` each."""
+def check_list(what: str, values: Any, max_chars: int, max_items: int = MAX_TARGETS) -> list[str]:
+    """A list argument: at most ``max_items`` strings of at most ``max_chars`` each (a number or a
+    mapping given for it was a TypeError, or read as its keys: a review)."""
     if isinstance(values, str):
         raise InvalidArgument(f"{what} must be a list of strings, not one string")
+    if values is not None and (isinstance(values, (Mapping, bytes)) or not isinstance(values, Iterable)):
+        raise InvalidArgument(f"{what} must be a list of strings")      # a wire's repeated field is one
     values = list(values or ())
-    if len(values) > MAX_TARGETS:
-        raise InvalidArgument(f"{what} has {len(values)} entries; the limit is {MAX_TARGETS}")
+    if len(values) > max_items:
+        raise InvalidArgument(f"{what} has {len(values)} entries; the limit is {max_items}")
     return [check_len(what, v, max_chars) for v in values]
 
 

@@ -108,7 +108,7 @@ class SearchPage:
     offset: int = 0
     limit: int = 10
     timings_ms: dict = field(default_factory=dict)
-    notes_cut: bool = False     # a list took only its first NOTES_WINDOW unmerged notes: more may match
+    notes_cut: bool = False     # the keyword list took only its first NOTES_WINDOW unmerged notes: more match
 
 
 class HybridSearcher:
@@ -188,7 +188,7 @@ class HybridSearcher:
         ok = extra.mask(filt.kinds, path_prefix, language) if extra is not None else None
         lists: dict[str, np.ndarray] = {}     # source -> node rows best first (extra doc j is row n + j)
         notes_only = _notes_only(filt.kinds)
-        cut: list[bool] = []                  # per notes' list: it was cut at its window
+        cut: list[bool] = []                  # the notes' keyword list was cut at its window (a real match)
 
         want_vec = "vector" in sources and self.vectors is not None and \
             (self.embedder is not None or query_vector is not None)
@@ -215,8 +215,7 @@ class HybridSearcher:
             ex = None
             if extra is not None:
                 m = _notes_window(W, shard_hits[0], notes_only)
-                ex = extra.vector_hits(q, m, ok)
-                cut.append(m < W and len(ex[0]) >= m)
+                ex = extra.vector_hits(q, m, ok)     # the k nearest however weak: no sign of a cut
             timings["vector_notes"] = (time.perf_counter() - t) * 1e3
             return _merge_ranked(*shard_hits, ex, n, W)
 

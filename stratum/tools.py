@@ -266,7 +266,7 @@ class Tools:
             "filter by kind, path or language to reach them"]      # not "that is all" (probe P4)
         if got.notes_cut and not more:      # stronger notes than the last ones shown exist (a fleet probe)
             said.append("more unmerged notes match than this mixed ranking holds (each list merges only its "
-                        "best notes while code fills it): search with kinds=['rca', 'failure', 'insight'] "
+                        f"best notes while code fills it): search with kinds={list(S.AGENT_NOTE_KINDS)} "
                         "to page through them")
         if page_token and getattr(offset, "notes", stamp) != stamp:
             # a probe: a note written between pages shifted the list (an item twice, one never shown)

@@ -136,11 +136,7 @@ def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bo
             raise InvalidArgument(f"{name} must be text")
         return value
     if spec.items:
-        if spec.max_items < MAX_TARGETS and not isinstance(value, str):    # one string: check_list says so
-            value = list(value or ())
-            if len(value) > spec.max_items:         # in check_list's words, at this argument's count
-                raise InvalidArgument(f"{name} has {len(value)} entries; the limit is {spec.max_items}")
-        return check_list(name, value, spec.max_chars)
+        return check_list(name, value, spec.max_chars, spec.max_items)
     return check_len(name, value, spec.max_chars)    # it refuses a value that is not text
 
 

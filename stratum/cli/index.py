@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import re
@@ -382,6 +383,12 @@ def report_target(path: str) -> tuple[str, str]:
         p = os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
         own = re.fullmatch(r"/proc/(\d+)(?:/task/\d+)?/fd/(\d+)", p)
         if own and int(own[1]) == os.getpid():
+            try:        # a descriptor not open (or read-only) took the report into whatever got its number
+                flags = fcntl.fcntl(int(own[2]), fcntl.F_GETFL)
+            except OSError:
+                raise InvalidArgument(f"--report {path}: descriptor {own[2]} is not open") from None
+            if flags & os.O_ACCMODE == os.O_RDONLY:
+                raise InvalidArgument(f"--report {path}: descriptor {own[2]} is open for reading only")
             return "fd", own[2]
         if p.startswith("/proc/"):
             return "stream", p
@@ -394,6 +401,8 @@ def report_target(path: str) -> tuple[str, str]:
         if not os.path.isdir(os.path.dirname(p)):
             raise InvalidArgument(f"--report {path}: folder {os.path.dirname(p)} does not exist") from None
         return "file", p
+    except OSError as e:                # a link loop, no permission
+        raise InvalidArgument(f"--report {path}: {e.strerror or e}") from None
     if stat.S_ISDIR(mode):
         raise InvalidArgument(f"--report {path} is a folder; give a file path")
     return ("file" if stat.S_ISREG(mode) else "stream"), p
