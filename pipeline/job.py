@@ -167,7 +167,7 @@ class OnRay:
 
         cfg = self.cfg
         n_actors = max(1, embed_cfg.actors)
-        cpus = max(1, (cfg.num_cpus or st.cpu_count()) // n_actors) if not _address(cfg) else 1
+        cpus = max(1, local_cpus(cfg) // n_actors) if not cluster_address(cfg) else 1
         actor = self.ray.remote(num_cpus=cpus)(_Embedder)
         pool = ActorPool([actor.remote(embed_cfg) for _ in range(n_actors)])
         bs = embed_cfg.batch_size
@@ -198,12 +198,16 @@ class OnRay:
         return parts
 
 
-def _address(cfg: IndexConfig) -> str | None:
+def cluster_address(cfg: IndexConfig) -> str | None:
     return cfg.ray_address or os.environ.get("RAY_ADDRESS") or None
 
 
 def local_cpus(cfg: IndexConfig) -> int:
     return cfg.num_cpus or st.cpu_count()
+
+
+def cpus_text(n: int) -> str:
+    return f"{n} CPU" + ("s" if n != 1 else "")
 
 
 def choose_engine(cfg: IndexConfig, parse_bytes: int) -> tuple[str, str]:
@@ -213,8 +217,8 @@ def choose_engine(cfg: IndexConfig, parse_bytes: int) -> tuple[str, str]:
     mb, lim = parse_bytes / 2**20, cfg.ray_min_parse_bytes / 2**20
     if cfg.ray is False:
         return "in-process", "--no-ray"
-    if _address(cfg):           # the setting that names the cluster, --ray or not
-        return "ray", f"--ray-address {cfg.ray_address}" if cfg.ray_address else f"RAY_ADDRESS={_address(cfg)}"
+    if cluster_address(cfg):           # the setting that names the cluster, --ray or not
+        return "ray", f"--ray-address {cfg.ray_address}" if cfg.ray_address else f"RAY_ADDRESS={cluster_address(cfg)}"
     if cfg.ray is True:
         return "ray", "--ray"
     if parse_bytes >= cfg.ray_min_parse_bytes:
@@ -284,7 +288,7 @@ def ensure_ray(cfg: IndexConfig, say: Callable[[str], None] | None = None):
 
     if ray.is_initialized():
         return ray
-    address = _address(cfg)
+    address = cluster_address(cfg)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     kw = dict(include_dashboard=False, log_to_driver=False, ignore_reinit_error=True,
               runtime_env={"env_vars": {"RAY_USAGE_STATS_ENABLED": "0"}})
@@ -305,10 +309,10 @@ def ensure_ray(cfg: IndexConfig, say: Callable[[str], None] | None = None):
 
             store_bytes = object_store_bytes()
             n = local_cpus(cfg)
-            say(f"ray: starting a local Ray ({n} CPU{'s' if n != 1 else ''})")
+            say(f"ray: starting a local Ray ({cpus_text(n)})")
             ready = start_reaper(ray.shutdown)
             try:
-                ray.init(address="local", num_cpus=local_cpus(cfg), object_store_memory=store_bytes, **kw)
+                ray.init(address="local", num_cpus=n, object_store_memory=store_bytes, **kw)
             except _RAY_FAILED as err:
                 raise Unavailable(f"cannot start a local Ray: {type(err).__name__}: {err} (RAY_TMPDIR="
                                   f"{os.environ.get('RAY_TMPDIR', '/tmp')}; --no-ray indexes in this process)") from None
@@ -555,7 +559,7 @@ def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: Ru
     t = time.perf_counter()
     commits, changes = tables["commits"], tables["file_changes"]
     kept, known = stored_base(prev_snap, cfg, rep, commits, known)
-    n = max(1, (cfg.num_cpus or st.cpu_count()) * 4)
+    n = max(1, local_cpus(cfg) * 4)
     batches = [b for b in plan(changes, commits, cfg.history, batches=n, known=known) if b]
     parts = eng.symbols(root, batches, progress)
     pieces = ([kept] if kept is not None else []) + [p.cast(SYMBOL_CHANGES) for p in parts]

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Callable, NamedTuple
 
 from pipeline import gitio
-from pipeline.job import Progress, _noop, choose_engine, ensure_ray, index_repository, local_cpus
+from pipeline.job import (Progress, _noop, choose_engine, cluster_address, cpus_text, ensure_ray, index_repository,
+                          local_cpus)
 from pipeline.report import MultiReport, RepoOutcome
 from pipeline.storestate import display_name
 from stratum.config import IndexConfig, default_store_path
@@ -40,10 +41,6 @@ def _index_one(repo: str, store: str, cfg: IndexConfig, engine: str = "") -> Rep
     if new:
         drop_empty_store(store)
     return RepoOutcome(repo, store, time.perf_counter() - t, error=err)
-
-
-def _cpus(n: int) -> str:
-    return f"{n} CPU" + ("s" if n != 1 else "")
 
 
 def drop_empty_store(store: str | os.PathLike) -> None:
@@ -290,8 +287,8 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
             out.seconds, out.finished = time.perf_counter() - t0, True
             return out
         out.ray_start = time.perf_counter() - t
-        address = cfg.ray_address or os.environ.get("RAY_ADDRESS")
-        task = (f"a Ray task on {address}" if address else f"a Ray task on a local Ray ({_cpus(local_cpus(cfg))})") + \
+        address = cluster_address(cfg)
+        task = (f"a Ray task on {address}" if address else f"a Ray task on a local Ray ({cpus_text(local_cpus(cfg))})") + \
             ", its stages in-process"
         progress("repositories", 0, len(targets))
         for k in decided:

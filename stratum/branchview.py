@@ -426,4 +426,24 @@ class BranchView:
                 if not (o.shard.col("kind")[it.row] in TREE_KINDS and base.resolve(it.id) is not None)]
 
 
-__all__ = ["depth_first", "BranchView", "StoreOverlay", "TREE_KINDS"]
+class OverlayCache:
+    """Loaded overlay shards by (store, overlay folder, commit), the oldest dropped past ``limit``:
+    the sessions' views and ``remember``'s view of edited code share them (a load opens a shard;
+    ``checkoutnotes`` loaded one per call: a review)."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._loaded: dict[tuple, StoreOverlay] = {}
+
+    def get(self, store_root: str, info: dict, embedder=None) -> StoreOverlay:
+        key = (store_root, info["dir"], info["commit"])
+        hit = self._loaded.get(key)
+        if hit is None:
+            hit = StoreOverlay.load(store_root, info, embedder=embedder)
+            while len(self._loaded) >= self.limit:
+                self._loaded.pop(next(iter(self._loaded)), None)
+            self._loaded[key] = hit
+        return hit
+
+
+__all__ = ["depth_first", "BranchView", "StoreOverlay", "OverlayCache", "TREE_KINDS"]

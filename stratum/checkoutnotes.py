@@ -19,17 +19,18 @@ from __future__ import annotations
 
 from typing import Callable
 
-from stratum.branchview import BranchView, StoreOverlay
+from stratum.branchview import BranchView, OverlayCache
 from stratum.errors import InvalidArgument
 from stratum.freshness import repo_at
 from stratum.limits import echo
 from stratum.shard import Shard
 
 
-def edited_view(memory, sh: Shard, about: list[str], builder: Callable[..., dict] | None
-                ) -> tuple[BranchView | None, list[str]]:
+def edited_view(memory, sh: Shard, about: list[str], builder: Callable[..., dict] | None,
+                loaded: OverlayCache) -> tuple[BranchView | None, list[str]]:
     """(the view to write a note about ``about`` of store ``sh`` through, what to tell the writer).
-    (None, []) when no file it names differs in the checkout: the indexed version is the one seen."""
+    (None, []) when no file it names differs in the checkout: the indexed version is the one seen.
+    ``loaded``: the overlays the sessions' views hold (the tools'), shared."""
     f, m = memory.freshness, sh.manifest
     if f is None or not m.repo_path:
         return None, []
@@ -42,11 +43,11 @@ def edited_view(memory, sh: Shard, about: list[str], builder: Callable[..., dict
     if builder is not None:
         try:
             info = builder(str(sh.store.root), "", repo)
-        except InvalidArgument:
+        except (InvalidArgument, OSError):     # no work tree to read: tied to the indexed version
             info = None
         if info is not None:
             view = BranchView(repo, args=("", "", repo), name=info.get("branch", ""))
-            view.overlays[str(sh.store.root)] = StoreOverlay.load(str(sh.store.root), info, embedder=memory.embedder)
+            view.overlays[str(sh.store.root)] = loaded.get(str(sh.store.root), info, memory.embedder)
             return view, [f"written against the work tree's version of {names} (it differs from the indexed "
                           "commit): the note stays fresh once that version is committed and indexed"]
     return None, [f"{names} differs in the checkout from the indexed commit {(m.indexed_commit or '')[:12]}, and "

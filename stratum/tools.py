@@ -32,7 +32,7 @@ from stratum.freshness import repo_at
 from stratum.errors import InvalidArgument, NotFound
 from stratum.identity import current
 from stratum.limits import MAX_PAGE_SIZE, MAX_QUERY_CHARS, check_kinds, echo, plain_name
-from stratum.branchview import BranchView, StoreOverlay, depth_first
+from stratum.branchview import BranchView, OverlayCache, depth_first
 from stratum.memory import Memory, Target, file_id
 from stratum.overlay import NotesOverlay
 from stratum.policies import policy_by_name
@@ -61,7 +61,7 @@ class Tools:
         self.shards = shards
         # (store root, branch/commit, worktree path) -> overlay info (pipeline/overlay.py, from the composition root)
         self.overlay_builder = overlay_builder
-        self._views: dict[tuple, StoreOverlay] = {}
+        self._views = OverlayCache(MAX_OVERLAYS_LOADED)
         self.memory = Memory(shards, embedder=embedder, freshness=freshness)
         self.sessions = SessionRegistry(ttl=session_ttl, max_per_identity=max_sessions_per_identity,
                                         max_total=max_sessions)
@@ -160,13 +160,7 @@ class Tools:
             info = self.overlay_builder(str(sh.store.root), at[str(sh.store.root)], worktree) if at else \
                 self.overlay_builder(str(sh.store.root), branch or commit, worktree, **({"branch": True} if branch else {}))
             view.name = view.name or info.get("branch", "")       # a worktree's branch, for notes written there
-            key = (str(sh.store.root), info["dir"], info["commit"])
-            if key not in self._views:
-                loaded = StoreOverlay.load(str(sh.store.root), info, embedder=self.memory.embedder)
-                while len(self._views) >= MAX_OVERLAYS_LOADED:
-                    self._views.pop(next(iter(self._views)), None)
-                self._views[key] = loaded
-            view.overlays[str(sh.store.root)] = self._views[key]
+            view.overlays[str(sh.store.root)] = self._views.get(str(sh.store.root), info, self.memory.embedder)
         return view
 
     def _target(self, s: Session, target: str) -> Target:
@@ -381,7 +375,7 @@ class Tools:
         about, tags, supersedes = cast(list, about), cast(list, tags), [W.superseded_id(self.memory, o) for o in cast(list, supersedes)]
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
         view, said = (s.view, []) if s.view is not None else checkoutnotes.edited_view(  # edited code: as it is seen
-            self.memory, sh, about, self.overlay_builder)
+            self.memory, sh, about, self.overlay_builder, self._views)
         ov = self.memory.overlay(sh)
         for old in supersedes:          # "no such note" for one another store holds misled (a probe)
             other = self.memory.note_store(old)

@@ -115,13 +115,6 @@ def repositories(args) -> list[str]:
     return [os.path.normpath(p) for p in paths] or ["."]     # reported as given, without "a/../"
 
 
-def stores_for(paths: list[str], store_root: str | None) -> list[str]:
-    """One store per repository (``pipeline.many.stores_for``)."""
-    from pipeline.many import stores_for as chosen
-
-    return chosen(paths, store_root)
-
-
 # Exit codes of a multi-repository run (docs/operations.md): each repository's outcome is in the report.
 SOME_FAILED = 1          # at least one repository failed; the others were indexed
 NOTHING_RAN = 3          # the job could not start (no Ray cluster answered): no repository was tried
@@ -476,5 +469,5 @@ class Progress:
             self._end()
 
 
-__all__ = ["register", "run", "Progress", "config_from", "repositories", "stores_for", "printable",
+__all__ = ["register", "run", "Progress", "config_from", "repositories", "printable",
            "SOME_FAILED", "NOTHING_RAN", "SIGNALLED"]

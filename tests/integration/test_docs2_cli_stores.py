@@ -12,38 +12,18 @@ import shutil
 
 import pytest
 
-from stratum.cli import main
-from stratum.config import EmbedConfig, IndexConfig
-from tests.gitrepo import Repo
+from tests.clirun import indexed_repo, run
 
 pytestmark = pytest.mark.slow
-NO_EMBED = IndexConfig(num_cpus=2, embed=EmbedConfig(enabled=False))
 
 
 @pytest.fixture(scope="module")
 def two(tmp_path_factory):
     """Two repositories (``alpha``, ``beta``), each indexed into its own store: their store paths."""
-    from pipeline.job import index_repository
-
     root = tmp_path_factory.mktemp("two")
-    stores = []
-    for name, body in (("alpha", "def alpha_cookie_jar():\n    return 1\n"),
-                       ("beta", "def beta_cookie_jar():\n    return 2\n")):
-        r = Repo(root / name)
-        r.commit("init", {f"{name}.py": body})
-        index_repository(r.path, None, NO_EMBED)
-        stores.append(str(r.path / ".stratum"))
-    return stores
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    try:
-        rc = main(list(argv))
-    except SystemExit as e:             # argparse refusals
-        rc = int(e.code or 0)
-    out = capsys.readouterr()
-    return rc, out.out, out.err
+    return [indexed_repo(root / name, {f"{name}.py": body})[1]
+            for name, body in (("alpha", "def alpha_cookie_jar():\n    return 1\n"),
+                               ("beta", "def beta_cookie_jar():\n    return 2\n"))]
 
 
 def test_query_commands_answer_from_every_store_given(two, capsys):

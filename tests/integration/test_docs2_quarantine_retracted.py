@@ -11,34 +11,19 @@ import json
 
 import pytest
 
-from stratum.cli import main
-from stratum.config import EmbedConfig, IndexConfig
 from stratum.deltalog import DeltaLog
 from stratum.errors import NoteRejected
 from stratum.identity import Identity, acting_as
-from tests.gitrepo import Repo
+from tests.clirun import indexed_repo, run
 
 pytestmark = pytest.mark.slow
-NO_EMBED = IndexConfig(num_cpus=2, embed=EmbedConfig(enabled=False))
 BOB = Identity("bob", authenticated=True, method="token")
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 @pytest.fixture()
 def store(tmp_path, capsys):
     """A store under quarantine holding zed's retracted note: (store path, the note's id)."""
-    from pipeline.job import index_repository
-
-    r = Repo(tmp_path / "q")
-    r.commit("init", {"a.py": "def f():\n    pass\n"})
-    index_repository(r.path, None, NO_EMBED)
-    st = str(r.path / ".stratum")
+    _, st = indexed_repo(tmp_path / "q", {"a.py": "def f():\n    pass\n"})
     assert run(capsys, "notes", "policy", "--quarantine", "on", "--store", st)[0] == 0
     rc, out, err = run(capsys, "remember", "insight", "zed's note", "--about", "a.py", "--author", "zed",
                        "--json", "--store", st)

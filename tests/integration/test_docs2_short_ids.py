@@ -11,31 +11,16 @@ import json
 
 import pytest
 
-from stratum.cli import main
-from stratum.config import EmbedConfig, IndexConfig
 from stratum.errors import NotFound
-from tests.gitrepo import Repo
+from tests.clirun import indexed_repo, run
 
 pytestmark = pytest.mark.slow
-NO_EMBED = IndexConfig(num_cpus=2, embed=EmbedConfig(enabled=False))
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    rc = main(list(argv))
-    out = capsys.readouterr()
-    return rc, out.out, out.err
 
 
 @pytest.fixture()
 def noted(tmp_path, capsys):
     """A store with one insight about wombat.py: (store path, the note's id)."""
-    from pipeline.job import index_repository
-
-    r = Repo(tmp_path / "w")
-    r.commit("init", {"wombat.py": "def burrow():\n    return 1\n"})
-    index_repository(r.path, None, NO_EMBED)
-    st = str(r.path / ".stratum")
+    _, st = indexed_repo(tmp_path / "w", {"wombat.py": "def burrow():\n    return 1\n"})
     rc, out, err = run(capsys, "remember", "insight", "wombats burrow under the cache", "--about", "wombat.py",
                        "--json", "--store", st)
     assert rc == 0, err

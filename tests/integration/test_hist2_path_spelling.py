@@ -72,15 +72,20 @@ def test_the_two_names_are_two_files_in_history_edges_and_mined_nodes(repo, tmp_
         t.close()
 
 
+def _as_older(store) -> None:
+    """The store as one indexed before the path format was recorded (its report has none)."""
+    path = store / "manifest.json"
+    m = json.loads(path.read_text())
+    del m["report"]["history"]["path_format"]
+    path.write_text(json.dumps(m))
+
+
 def test_an_older_store_with_a_backslash_is_mined_again_once(repo, tmp_path):
     """A store from before the record (its report has no path_format) spelled the two names alike:
     its rows are not extended, and what the next index holds equals a full index."""
     store = tmp_path / "store"
     index_repository(repo.path, store, CFG)
-    path = store / "manifest.json"
-    m = json.loads(path.read_text())
-    del m["report"]["history"]["path_format"]
-    path.write_text(json.dumps(m))
+    _as_older(store)
     repo.commit("rework the literal coffee order 2", {LITERAL: "def brew():\n    return 2\n", "b.py": "def order():\n    return 2\n"})
 
     rep = index_repository(repo.path, store, CFG)
@@ -104,10 +109,7 @@ def test_an_older_store_without_a_backslash_is_extended(tmp_path):
     r.commit("add the menu", {"menu.py": "x = 1\n", "cart.py": "y = 1\n"})
     store = tmp_path / "store"
     index_repository(r.path, store, CFG)
-    path = store / "manifest.json"
-    m = json.loads(path.read_text())
-    del m["report"]["history"]["path_format"]
-    path.write_text(json.dumps(m))
+    _as_older(store)
     r.commit("grow the menu", {"menu.py": "x = 2\n", "cart.py": "y = 2\n"})
 
     rep = index_repository(r.path, store, CFG)

@@ -66,7 +66,7 @@ def test_a_repository_in_a_folder_named_with_non_utf8_bytes_indexes_under_a_clea
 
 def test_store_root_names_a_non_utf8_repositorys_store_as_the_index_names_it(tmp_path, capsys):
     """`stratum index --store-root DIR` named the store after the raw folder name: a path Lance refuses."""
-    from stratum.cli.index import stores_for
+    from pipeline.many import stores_for
 
     repo = Repo(_odd_folder(tmp_path, b"shop\xff"))
     repo.commit("init", {"pricing.py": "def discount(total):\n    return total * 0.9\n"})

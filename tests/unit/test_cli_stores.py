@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from stratum.cli.index import stores_for
+from pipeline.many import stores_for
 
 
 def test_a_stored_repository_keeps_its_store_whatever_the_order(tmp_path):

@@ -1,0 +1,35 @@
+"""`stratum` run in this process as a user types it, and the small indexed repository the CLI
+tests start from (each test file wrote both again)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from stratum.config import EmbedConfig, IndexConfig
+from tests.gitrepo import Repo
+
+NO_EMBED = IndexConfig(num_cpus=2, embed=EmbedConfig(enabled=False))
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of `stratum ARGV`; an argparse refusal gives its exit code."""
+    from stratum.cli import main
+
+    capsys.readouterr()
+    try:
+        rc = main(list(argv))
+    except SystemExit as e:
+        rc = int(e.code or 0)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def indexed_repo(path: Path, files: dict[str, str]) -> tuple[Repo, str]:
+    """A one-commit repository of ``files`` at ``path``, indexed without embeddings into its own
+    ``.stratum``: (the repository, that store's path)."""
+    from pipeline.job import index_repository
+
+    r = Repo(path)
+    r.commit("init", files)
+    index_repository(r.path, None, NO_EMBED)
+    return r, str(r.path / ".stratum")
