@@ -15,11 +15,19 @@ A target goes, in this order, to:
 Else it stays where it is: a note none of whose targets exist is orphaned by the merge, and comes
 back by step 1 or 2 when its code does. Only ``node_id`` and ``path`` of a target change; its
 ``given``, qualname and content hash stay the writer's (stale only if the code itself changed).
+
+Same-named definitions of one scope (overloads, a Rust type's ``fmt`` of Debug and of Display, a
+property's getter and setter) are named in source order: ``add``, ``add#2``, ``add#3``. One added
+above the others renumbers them, and the id a note names then holds a neighbour's code (a probe saw
+an rca note about ``add(item, n)`` shown, stale, on a new ``add(item, coupon)``). So a target whose
+id now holds other code, or is gone, goes first to the one same-named node of its file holding the
+code it was written about (its content hash); then the target's qualname is that node's too.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from typing import Iterable, Iterator, Mapping
 
@@ -31,6 +39,8 @@ from stratum.codelookup import CodeLookup
 from stratum.schema import AGENT_NOTE_KINDS
 
 WRITTEN_KEY = "written_about"   # node meta: the writer's targets, stored only while ``about`` differs
+_NUMBERED = re.compile(r"#\d+$")  # ``add#2``: the second definition of ``add`` in its scope (pipeline.parse)
+MAX_SAME_NAMED = 256            # same-named definitions of one scope read when renumbering is looked for
 
 
 class Renames(Mapping[str, str]):
@@ -213,24 +223,57 @@ class Existing:
 
 def place(note: N.Note, index: CodeLookup, exists: Existing, written: WrittenTargets,
           renames: Renames) -> list[N.Target] | None:
-    """Move ``note``'s targets whose code is gone (module docstring); returns the writer's targets
-    when the note's now differ from them (to keep in its meta), else None."""
-    if all(not t.path or exists(t.node_id) for t in note.about):
+    """Move ``note``'s targets whose code is gone or renumbered (module docstring); returns the
+    writer's targets when the note's now differ from them (to keep in its meta), else None."""
+    if all(not t.path or (exists(t.node_id) and not _renumbered(t, index)) for t in note.about):
         return written.of(note) if written.moved(note) else None
     mine = written.of(note)
     since: list[int | None] = []            # when it was written, on git's clock: read once, if needed
     out = []
     for t, w in zip(note.about, mine):
-        if not t.path or exists(t.node_id):
+        if not t.path:
             out.append(t)
+        elif exists(t.node_id):
+            out.append(_same_named(t, index) or t)
         elif exists(w.node_id):
-            out.append(replace(t, node_id=w.node_id, path=w.path))
+            at = replace(t, node_id=w.node_id, path=w.path)
+            out.append(_same_named(at, index) or at)
         else:
             if not since:
                 since.append(_written_at(note, renames))
-            out.append(_led(t, w, index, renames, since[0], note.commit) or t)
+            out.append(_same_named(t, index) or _led(t, w, index, renames, since[0], note.commit) or t)
     note.about = out
     return mine if [t.node_id for t in out] != [w.node_id for w in mine] else None
+
+
+def _renumbered(t: N.Target, index: CodeLookup) -> bool:
+    """Whether ``t``'s id holds other code than it was written about while a same-named node of its
+    file may hold that code (a cheap test first: a numbered name, or a second definition of it)."""
+    if not t.content_hash or not t.qualname or index.hash_of(t.node_id) == t.content_hash:
+        return False
+    return bool(_NUMBERED.search(t.qualname)) or index.resolve(f"{t.path}::{t.qualname}#2") is not None
+
+
+def _same_named(t: N.Target, index: CodeLookup) -> N.Target | None:
+    """The one same-named node of ``t``'s file (``name``, ``name#2``... in source order) holding the
+    code ``t`` was written about, when ``t``'s own id does not (gone or holding other code)."""
+    if not t.content_hash or not t.qualname or index.hash_of(t.node_id) == t.content_hash:
+        return None
+    base = _NUMBERED.sub("", t.qualname)
+    found = []
+    for n in range(1, MAX_SAME_NAMED + 1):
+        qual = base if n == 1 else f"{base}#{n}"
+        r = index.resolve(f"{t.path}::{qual}")
+        if r is None:
+            if n > 1:
+                break               # numbering is contiguous from #2 (the first keeps the plain name)
+            continue
+        if r.content_hash == t.content_hash:
+            found.append((r, qual))
+    if len(found) != 1:
+        return None                 # none holds it (the code changed), or two hold the same code
+    r, qual = found[0]
+    return replace(t, node_id=r.node_id, path=r.path, qualname=r.qualname or qual)
 
 
 def _led(t: N.Target, w: N.Target, index: CodeLookup, renames: Renames, since: int | None,
