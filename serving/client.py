@@ -36,7 +36,6 @@ from stratum import errors as E
 from stratum.envelope import Response
 from stratum.limits import echo
 from stratum.notetext import LONE_SURROGATE, check_utf8
-from stratum.toolspec import check_arg
 
 def _tree(cls: type[E.StratumError]) -> list[type[E.StratumError]]:
     return [cls] + [c for sub in cls.__subclasses__() for c in _tree(sub)]
@@ -139,11 +138,11 @@ class Client:
     def _call(self, rpc: str, request_type: type, kwargs: dict[str, Any]) -> Response:
         # each argument as the tools check it (``toolspec.check_arg``), before a request is built: a byte
         # that is not UTF-8 cannot be sent (it was a UnicodeEncodeError traceback), and a value the
-        # wire cannot hold or the door would refuse is refused in the tools' words, not protobuf's
-        kwargs = {k: v if v is None else check_arg(k, v, sending=True) for k, v in kwargs.items()}
+        # wire cannot hold or the door would refuse is refused in the tools' words, not protobuf's;
+        # None is not sent (the server answers as for a request without it)
+        request = convert.request_for(request_type, kwargs, sending=True)
         try:
-            reply = getattr(self._stub, rpc)(convert.request_from_kwargs(request_type, kwargs),
-                                             timeout=self.timeout, metadata=self._metadata)
+            reply = getattr(self._stub, rpc)(request, timeout=self.timeout, metadata=self._metadata)
         except grpc.RpcError as err:
             raise error_from_rpc(err, rpc) from None
         return convert.response_from_proto(reply)

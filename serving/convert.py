@@ -368,12 +368,15 @@ _INTS = {FieldDescriptor.TYPE_INT32: 31, FieldDescriptor.TYPE_INT64: 63, FieldDe
 
 
 def request_from_kwargs(message_type: type[Message], kwargs: dict[str, Any]) -> Message:
-    """A request message from tool keyword arguments (None leaves an ``optional`` field unset).
+    """A request message from tool keyword arguments; None leaves a field unset, as a request
+    without it (the tool's default; a required field's is empty, and the server's refusal of a
+    missing one is the answer: the client said "target is required (got None)" where the server
+    and the tools said "target is empty: give a node id, ...", a probe).
 
     Each argument is checked as the tools check it, so a client raises the tools' InvalidArgument,
     not protobuf's TypeError or ValueError: a string where a list goes was split into its letters
     (``edges="imports"``: "unknown edge kind(s) ['i', 'm', ...]"), "2" or True for a number, a
-    number past the field's range, and None for a field the tool requires (a probe)."""
+    number past the field's range (a probe)."""
     fields = message_type.DESCRIPTOR.fields_by_name
     out = {}
     for k, v in kwargs.items():
@@ -381,9 +384,7 @@ def request_from_kwargs(message_type: type[Message], kwargs: dict[str, Any]) -> 
         if f is None:
             raise InvalidArgument(f"unknown argument {k!r}")
         if v is None:
-            if f.has_presence:
-                continue
-            raise InvalidArgument(f"{k} is required (got None)")
+            continue
         if f.is_repeated:
             if isinstance(v, (str, bytes)) or not isinstance(v, (list, tuple, set, frozenset)):
                 raise InvalidArgument(f"{k} must be a list of strings, not {type(v).__name__} {limits.echo(v)!r}")
@@ -405,5 +406,27 @@ def request_from_kwargs(message_type: type[Message], kwargs: dict[str, Any]) -> 
     return message_type(**out)
 
 
+def request_for(message_type: type[Message], kwargs: dict[str, Any], *, sending: bool = False) -> Message:
+    """The request a caller's tool arguments make, refused in the tools' words: each argument given
+    checked as the tools check it (``toolspec.check_arg``; ``sending``: for a wire, which cannot
+    hold a byte that is not UTF-8), then typed into the message (``request_from_kwargs``). The gRPC
+    client sends it; the MCP server reads its arguments back from it (``request_to_kwargs``), so a
+    bad or missing argument is answered alike on both (MCP said pydantic's "Field required" and
+    "Input should be a valid integer": a probe)."""
+    fields = message_type.DESCRIPTOR.fields_by_name
+    for k in kwargs:
+        if k not in fields:
+            raise InvalidArgument(f"unknown argument {k!r}")
+    return request_from_kwargs(message_type, {k: v if v is None else check_arg(k, v, sending=sending)
+                                              for k, v in kwargs.items()})
+
+
+def request_type(tool: str) -> type[Message]:
+    """A tool's request message (``open_session`` -> ``OpenSessionRequest``): one RPC per tool,
+    named alike (the server's ``_tool_name`` reads the other way)."""
+    return getattr(pb, "".join(w.title() for w in tool.split("_")) + "Request")
+
+
 __all__ = ["dumps", "envelope_to_proto", "shard_status_to_proto", "response_to_proto", "envelope_from_proto",
-           "item_from_proto", "response_from_proto", "check_request", "request_to_kwargs", "request_from_kwargs"]
+           "item_from_proto", "response_from_proto", "check_request", "request_to_kwargs", "request_from_kwargs",
+           "request_for", "request_type"]

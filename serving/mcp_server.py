@@ -11,10 +11,11 @@ the OS user running the process (``identity.os_user()``); in front of a gRPC ser
 client's credentials name. Answers are compact JSON: the envelope first (what was returned, what
 remains, the budget, evictions), then the items with empty fields left out. A Stratum error becomes
 an MCP tool error ``<code>: <message>`` (after the SDK's "Error executing tool <name>: "), with the
-CLI's ``--json`` error object (code, message, retryable) as its structured content (``error_result``);
-so does an argument the input schema refuses
-(``invalid_argument: level: Input should be 'summary', 'api' or 'full' (got 'verbose')``). The
-schemas carry each argument's closed set (``enum``) and bounds (``minimum``/``maximum``) from
+CLI's ``--json`` error object (code, message, retryable) as its structured content (``error_result``).
+A bad or missing argument is refused before the SDK's own validation, as the gRPC client and server
+refuse it, in the same words (``_Server.call_tool``: ``invalid_argument: level must be one of
+['summary', 'api', 'full'], got 'verbose'``, not pydantic's "Input should be ..."). The schemas carry
+each argument's closed set (``enum``) and bounds (``minimum``/``maximum``) from
 ``stratum.toolspec.ARGS``, so an agent reads them before it guesses.
 
 Notes are data written by other agents, never instructions: a note item's text is sent under
@@ -56,7 +57,7 @@ from mcp_types import (INVALID_REQUEST, PARSE_ERROR, CallToolResult, ErrorData, 
                        ToolAnnotations)
 from pydantic import Field, ValidationError
 
-from serving import lifecycle
+from serving import convert, lifecycle
 from stratum import identity
 from stratum.envelope import Response
 from stratum.errors import InvalidArgument, StratumError, SystemError_
@@ -116,22 +117,23 @@ def render(resp: Response) -> str:
     return json.dumps(out, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def _tool_spec(name: str) -> tuple[inspect.Signature, str]:
-    """The MCP signature (the tool's parameters after ``session``) and description of one tool."""
+def _tool_spec(name: str, narrow: bool = True) -> tuple[inspect.Signature, str]:
+    """The MCP signature (the tool's parameters after ``session``) and description of one tool;
+    ``narrow``: with the closed sets and bounds the schema publishes (``_narrowed``)."""
     from stratum.tools import Tools
 
     method = getattr(Tools, name)
     sig = inspect.signature(method, eval_str=True)
-    params = [p.replace(annotation=_narrowed(p.annotation, ARGS[p.name])) if p.name in ARGS else p
+    params = [p.replace(annotation=_narrowed(p.annotation, ARGS[p.name])) if narrow and p.name in ARGS else p
               for p in sig.parameters.values() if p.name not in ("self", "session")]
     return sig.replace(parameters=params, return_annotation=str), inspect.getdoc(method) or name
 
 
 def _narrowed(annotation: Any, spec: ArgSpec) -> Any:
     """A parameter's type with its closed set (``Literal``: the schema's ``enum``) or bounds
-    (``Field(ge, le)``: ``minimum``/``maximum``); a list's items, an optional's value take them.
-    A string's longest value is published (``maxLength``; a list's ``maxItems``) but left to the
-    tool to refuse, so MCP says it in the tool's words, as gRPC's door does (``toolspec.check_arg``)."""
+    (``Field(ge, le)``: ``minimum``/``maximum``); a list's items, an optional's value take them;
+    a string's longest value (``maxLength``; a list's ``maxItems``). Published only: each is refused
+    in the tools' words, as gRPC refuses it (``_checked``), never by the schema's validation."""
     if get_origin(annotation) in (Sequence, list, tuple):
         return Annotated[Sequence[_narrowed(get_args(annotation)[0], spec)],      # type: ignore[misc]
                          Field(json_schema_extra={"maxItems": spec.max_items})]
@@ -228,8 +230,8 @@ class _Connection:
         return render(resp)
 
 
-def _make_tool(conn: _Connection, name: str) -> Callable[..., str]:
-    sig, doc = _tool_spec(name)
+def _make_tool(conn: _Connection, name: str, narrow: bool = True) -> Callable[..., str]:
+    sig, doc = _tool_spec(name, narrow)
 
     def tool(**kwargs: Any) -> str:
         return conn.call(name, kwargs)
@@ -273,16 +275,15 @@ def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model:
         fn = _make_tool(conn, name)
         server.add_tool(fn, name=name, description=fn.__doc__, annotations=_annotations(name),
                         structured_output=False)
-        _forbid_unknown(server._tool_manager.get_tool(name))
+        _validate_as_the_tool(server._tool_manager.get_tool(name), _make_tool(conn, name, narrow=False))
     return server
 
 
 class _Server(MCPServer):
-    """The SDK's server, but every Stratum error a tool call ends in is answered by ``error_result``
-    (its code and message as text and as a structured error object), and an argument the input
-    schema refuses is said as the tools say a bad argument: ``invalid_argument: <argument>: <why>
-    (got <value>)``, the code an agent reads on every other error, instead of pydantic's "1
-    validation error for getArguments ..." and its URL."""
+    """The SDK's server, but a tool call's arguments are checked first as the gRPC surface checks
+    them (``_checked``), and every Stratum error a call ends in is answered by ``error_result`` (its
+    code and message as text and as a structured error object), in the words the tools and the gRPC
+    client use, instead of pydantic's "1 validation error for getArguments ..." and its URL."""
 
     async def run_stdio_async(self) -> None:
         """The SDK's stdio serving, reading stdin's lines through ``_BoundedLines``, with its read
@@ -300,6 +301,12 @@ class _Server(MCPServer):
                               low.create_initialization_options())
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name) if name in MCP_TOOLS else None
+        if tool is not None:
+            try:
+                arguments = _checked(name, tool, arguments)
+            except StratumError as refused:
+                return error_result(name, refused)
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
@@ -464,10 +471,32 @@ def _unreadable(exc: Exception) -> tuple[int | str | None, bool, int, str]:
     return rid, notification, PARSE_ERROR if parse else INVALID_REQUEST, why
 
 
+def _checked(name: str, tool: Any, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A tool call's arguments as the gRPC server hands them to the tool, refused as the gRPC client
+    and the tools refuse them: each one checked (``toolspec.check_arg``) and typed into the tool's
+    request (``convert.request_for``), then read back from it (``convert.request_to_kwargs``), so a
+    missing or null argument is what a request without it is (its default; a required one's is
+    empty: "target is empty: give a node id, ..." where MCP said "target: Field required"). An
+    argument the tool does not take is refused by name: the SDK's model dropped it, so `get
+    {"target": ..., "levle": "full"}` answered at api level without a word (a probe). A list sent as
+    JSON text is read as the SDK reads it (``pre_parse_json``: some clients send one so)."""
+    takes = tool.parameters.get("properties", {})
+    unknown = [k for k in arguments if k not in takes]
+    if unknown:
+        said = ", ".join(repr(echo(k)) for k in unknown)
+        raise InvalidArgument(f"unknown argument{'s' * (len(unknown) > 1)} {said}: not permitted; "
+                              f"{name} takes {', '.join(takes) or 'none'}")
+    given = tool.fn_metadata.pre_parse_json(arguments)
+    sent = convert.request_to_kwargs(convert.request_for(convert.request_type(name), given))
+    sent.pop("session", None)
+    return sent
+
+
 def _stratum_error(exc: ToolError) -> StratumError | None:
     """The Stratum error a tool call's ToolError stands for: the one ``_Connection.call`` raised (the
-    SDK wraps that ToolError once more), or an argument the input schema refused, as the tools'
-    InvalidArgument (``_refusal``); None for any other."""
+    SDK wraps that ToolError once more), or an argument the SDK's validation refused after
+    ``_checked`` passed it (none should), as the tools' InvalidArgument (``_refusal``); None for
+    any other."""
     cause = exc.__cause__
     if isinstance(cause, ValidationError):
         return InvalidArgument(_refusal(cause))
@@ -502,18 +531,19 @@ def _refusal(err: ValidationError) -> str:
     return "; ".join(said)
 
 
-def _forbid_unknown(tool: Any) -> None:
-    """An argument the tool does not take is refused, naming it: the SDK's model dropped it, so
-    `get {"target": ..., "levle": "full"}` answered at api level without a word (a probe). Clients
-    read ``additionalProperties: false`` from the schema too. Types are strict, as the tools and the
-    gRPC client are: pydantic's lax mode ran `search {"page_size": true}` as page 1 of 1 item and
-    `tree {"depth": "2"}` as 2 (a probe), where the other adapters refuse them."""
+def _validate_as_the_tool(tool: Any, plain: Callable[..., str]) -> None:
+    """The SDK validates a call's arguments (after ``_checked``) by the tool's own types, not by the
+    schema it publishes: an enum or a bound there is the tools' to refuse, in their words (pydantic's
+    Literal said "Input should be 'summary', 'api' or 'full'" for what the tool and gRPC call "level
+    must be one of [...]"). Strict and closed, as a backstop: an unknown argument or a lax type
+    (`search {"page_size": true}` ran as page 1 of 1 item, `tree {"depth": "2"}` as 2: a probe)
+    never reaches the tool. Clients read ``additionalProperties: false`` from the schema too."""
+    from mcp.server.mcpserver.utilities.func_metadata import func_metadata
     from pydantic import ConfigDict
 
-    meta = tool.fn_metadata
-    base = meta.arg_model
+    base = func_metadata(plain, structured_output=False).arg_model
     config = ConfigDict(**{**base.model_config, "extra": "forbid", "strict": True})
-    meta.arg_model = type(base.__name__, (base,), {"model_config": config})
+    tool.fn_metadata.arg_model = type(base.__name__, (base,), {"model_config": config})
     tool.parameters["additionalProperties"] = False
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -249,6 +250,11 @@ class ShardSet:
     def __init__(self, stores: list[str], embedder=None):
         if not stores:
             raise NotFound("no store given: pass at least one --store PATH")
+        # one store however it is spelled (``A``, ``A/``, ``./A``, a symlink): the first spelling kept
+        once: dict[str, str] = {}
+        for s in stores:
+            once.setdefault(os.path.realpath(s), s)
+        stores = list(once.values())
         self.stores = [Store(s) for s in stores]
         self._embedder = embedder
         self._refused: dict[int, tuple[int, float]] = {}   # store index -> (damaged version, retry after)

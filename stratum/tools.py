@@ -369,8 +369,6 @@ class Tools:
         whole repository). Returns the note id once the note is durable on disk; it is searchable at once.
         Writing the same note again (a retry) returns the first one's id and writes nothing."""
         s = self._session(session)       # which kinds exist: the notes layer says (notes.validate)
-        if not isinstance(text, str):
-            raise InvalidArgument("text must be text")
         # lists of checked strings (``@tool``)
         about, tags, supersedes = cast(list, about), cast(list, tags), [W.superseded_id(self.memory, o) for o in cast(list, supersedes)]
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too

@@ -49,10 +49,14 @@ def tool(*, writes: bool, agent: bool = True):
     """Mark a ``Tools`` method as a tool (definition order is the tools' order). A reading tool runs
     as a search in flight (``notethreads.searching``): background note work waits between its steps.
     Every argument ``ARGS`` names (and the session and a note's text) is checked first
-    (``check_arg``), given or left to its default, and the tool gets the checked value: a string
-    (None is ""), a list of strings, a number; None stays None only where it is the default (budget:
-    the session's). The bounds are the wire's, so a value the local tools took (depth 2**31) is
-    refused as gRPC refuses it (a probe), and the tool need not check any of it again."""
+    (``check_arg``), given or left to its default, and the tool gets the checked value: a string, a
+    list of strings, a number. None given is the argument left out, as on the wire (an unset field, a
+    JSON null over MCP): its default, and a required one's is empty ("", no items), so the tool says
+    what an empty one lacks; None stays None only where it is the default (budget: the session's).
+    Locally `tree(depth=None)` was refused and `get(target=None)` read as "", while the gRPC client
+    sent the default and refused the other ("target is required (got None)"): a probe. The bounds are
+    the wire's, so a value the local tools took (depth 2**31) is refused as gRPC refuses it (a
+    probe), and the tool need not check any of it again."""
     def mark(fn):
         _SPECS.append(ToolSpec(fn.__name__, writes, agent))
         checked = _checked(fn)
@@ -69,8 +73,10 @@ def tool(*, writes: bool, agent: bool = True):
                     continue                # missing: calling ``fn`` raises Python's own TypeError
                 else:
                     value = default
-                if value is None and default is None:
-                    continue
+                if value is None and default is not inspect.Parameter.empty:
+                    if default is None:
+                        continue
+                    value = default             # None: left out
                 value = check_arg(name, value, spec)
                 if at < len(given) and name not in kwargs:
                     given[at] = value
@@ -124,15 +130,18 @@ def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bo
     (``utf8``), then the bounds of ``spec`` (default: ``ARGS[name]``): a whole number within them,
     a string of at most ``max_chars`` (None: ""), a list of at most ``limits.MAX_TARGETS`` such
     strings (``max_items``: a note's tags and targets, the note rules' count); a closed set's value
-    must be text (which one, the tool says). The tools (``tool``),
-    the gRPC door and the gRPC client (``sending``) all call this: each refusal has one class and
-    one wording."""
+    and any other string (a note's text, the session id; None: "") must be text (which word, the
+    tool says). The tools (``tool``), the gRPC door, the gRPC client (``sending``) and the MCP
+    server all call this: each refusal has one class and one wording (the client said "text must
+    be a string, not int '3'" where the tools said "text must be text": a probe)."""
     spec = ARGS.get(name, _TEXT) if spec is None else spec
     value = utf8(name, value, sending=sending)
     if spec.max_chars is None:
         if spec.minimum is not None or spec.maximum is not None:
             check_range(name, value, spec.minimum, spec.maximum)
-        elif spec.choices and not isinstance(value, str):   # level, direction: which words, the tool's
+        elif value is None:
+            return ""
+        elif not isinstance(value, str):    # level, direction: which words, the tool's; text: the note rules'
             raise InvalidArgument(f"{name} must be text")
         return value
     if spec.items:

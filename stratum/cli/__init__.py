@@ -44,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     args.console = argv is None      # a real process of its own (not a caller's main([...]))
+    if isinstance(getattr(args, "store", None), list):      # every command taking several, serve and mcp too
+        args.store = once_each(args.store)
     try:
         rc = args.func(args)
         sys.stdout.flush()                  # here, not at exit: a closed pipe is then caught below
@@ -115,17 +117,28 @@ class _OneStore(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
         before = getattr(namespace, self.dest, None)
-        if before is not None and before != values:
+        if before is not None and once_each([before, values]) != [before]:      # A, then A/: one store
             raise argparse.ArgumentError(self, f"given twice ({before!r}, then {values!r}): `{parser.prog}` takes "
                                                "one store (the queries search, get, walk, tree, status and "
                                                "remember take several, as serve and mcp do)")
         setattr(namespace, self.dest, values)
 
 
+def once_each(stores: list[str]) -> list[str]:
+    """The stores given, each once, in the order given, by the folder each path names (its first
+    spelling kept): `--store A --store A/` (or ./A, or a symlink to A) is one store. Two were opened,
+    and every node's id collided with itself ("the stores A and A/ both hold a repository named
+    'A'"): each command refused the same store given twice (a probe)."""
+    seen: dict[str, str] = {}
+    for store in stores:
+        seen.setdefault(os.path.realpath(store), store)
+    return list(seen.values())
+
+
 def resolve_stores(args) -> list[str]:
-    """The stores a query command answers from: each --store given, in order (a path given twice
-    once), else the current repository's own store (``resolve_store``)."""
-    given = list(dict.fromkeys(getattr(args, "store", None) or ()))
+    """The stores a query command answers from: each --store given, in order (the same store given
+    twice once: ``once_each``), else the current repository's own store (``resolve_store``)."""
+    given = once_each(getattr(args, "store", None) or [])
     return given or [resolve_store(argparse.Namespace(store=None))]
 
 
@@ -219,5 +232,5 @@ def quoted(text: str) -> str:
     return "\n".join(QUOTE + ln if ln else QUOTE.rstrip() for ln in terminal_safe(text, lines=True).split("\n"))
 
 
-__all__ = ["main", "build_parser", "add_common", "resolve_store", "resolve_stores", "linked_worktree", "whole", "emit", "one_line",
-           "quoted", "QUOTE"]
+__all__ = ["main", "build_parser", "add_common", "resolve_store", "resolve_stores", "once_each", "linked_worktree",
+           "whole", "emit", "one_line", "quoted", "QUOTE"]

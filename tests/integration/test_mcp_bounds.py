@@ -162,12 +162,12 @@ def test_mcp_answers_what_it_cannot_read_and_refuses_past_the_bounds(indexed, tm
                              "params": {"name": "tree", "arguments": {"depth": MAX_DEPTH + 1}}}))
         got = mcp.reply()
         assert got["id"] == 5 and got["result"]["isError"]
-        assert "invalid_argument: depth:" in got["result"]["content"][0]["text"]
+        assert "invalid_argument: depth must be between 1 and" in got["result"]["content"][0]["text"]
         mcp.send(json.dumps({"jsonrpc": "2.0", "id": 6, "method": "tools/call",
                              "params": {"name": "prefetch", "arguments": {"focus": ["README.md"], "budget": 10**30}}}))
         got = mcp.reply()
         assert got["id"] == 6 and got["result"]["isError"], got
-        assert "invalid_argument: budget:" in got["result"]["content"][0]["text"]
+        assert "invalid_argument: budget must be between 1 and" in got["result"]["content"][0]["text"]
     finally:
         mcp.close()
     logged = [ln for ln in err.read_text().splitlines() if "could not read" in ln]

@@ -96,11 +96,11 @@ def test_schemas_show_enums_and_bounds_and_refuse_with_a_code(indexed, tmp_path)
     texts = {k: r.content[0].text for k, r in bad.items()}
     assert all(r.is_error for r in bad.values()), texts
     # the tools' error shape and code, naming the argument, what it may be and what was given
-    assert texts["level"].startswith("Error executing tool get: invalid_argument: level: "), texts["level"]
+    assert texts["level"].startswith("Error executing tool get: invalid_argument: level must be one of "), texts["level"]
     assert all(f"'{lv}'" in texts["level"] for lv in ("summary", "api", "full")) and "verbose" in texts["level"]
-    assert "invalid_argument: page_size:" in texts["page_size"] and str(MAX_PAGE_SIZE) in texts["page_size"]
-    assert "invalid_argument: edges[1]:" in texts["edges"] and "'notes'" in texts["edges"]
-    assert "invalid_argument: target:" in texts["missing"]
+    assert "invalid_argument: page_size must be between 1 and" in texts["page_size"] and str(MAX_PAGE_SIZE) in texts["page_size"]
+    assert "invalid_argument: unknown edge kind(s) ['callz']" in texts["edges"] and "'notes'" in texts["edges"]
+    assert "invalid_argument: target is empty" in texts["missing"]
     assert not any("validation error" in t or "errors.pydantic.dev" in t for t in texts.values()), texts
     for k, r in good.items():
         assert not r.is_error, (k, r.content[0].text)
