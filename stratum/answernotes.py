@@ -7,7 +7,7 @@ deleted file's pin could not be released.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from stratum import schema as S
 from stratum.ids import node_id
@@ -43,34 +43,48 @@ def of_symbols(memory: "Memory", sh: "Shard", ov: "NotesOverlay", row: int, out:
     status, as the walk of each symbol lists them (each item says retracted or superseded): the
     file's walk listed only the active ones (a steering probe; docs/notes.md). Mined ``change``
     nodes stay the file's own, as items carry them (``schema.ATTACHED_NOTE_KINDS``)."""
-    path, file_id = sh.col("path")[row], sh.col("id")[row]
     ids = [a.id for a in memory.notes_about(sh, row)]           # the active ones, as get carries them
-    for nid, n in ov.notes.items():                             # the others, unmerged or merged
-        if not n.active and any(t.path == path and t.node_id != file_id and not (t.pending and t.node_id not in ov.code)
-                                for t in n.about):
-            ids.append(nid)
-    for r in memory.by_path(sh, ov)[1].get(path, ()):           # merged ones the fold lacks (no log record)
-        if r != row:
-            ids += [sh.col("id")[n] for n, k, _, _ in sh.neighbors(r, (), "in")
-                    if k == "about" and sh.col("kind")[n] in S.ATTACHED_NOTE_KINDS]
-    return _entries(list(dict.fromkeys(ids)), sh, ov, out)
+    return _entries(ids + _others(memory, sh, ov, sh.col("path")[row], sh.col("id")[row], row), sh, ov, out)
 
 
 def of_symbols_in_view(memory: "Memory", view: "BranchView", base: "Shard", sh: "Shard", ov: "NotesOverlay",
                        row: int, out: list[tuple]) -> list[tuple]:
     """``of_symbols`` in a branch session: the notes ``Memory.branch_notes`` attaches to the file's
-    item (row ROW of ``sh``, the overlay's or, for a file the branch did not change, ``base``), as
-    walk entries; a merged one by its row in ``base``. A branch session's walk left them out while
-    its get listed them (a probe)."""
-    return _entries([a.id for a in memory.branch_notes(view, base, sh, row)], base, ov, out)
+    item (row ROW of ``sh``, the overlay's or, for a file the branch did not change, ``base``), and
+    the others about its symbols whatever their status, as walk entries; a merged one by its row in
+    ``base``. A branch session's walk left them all out while its get listed them (a probe), then
+    the withdrawn ones while the walk of each symbol, and a default session's, listed them."""
+    code = memory.branch_code(view, base)
+    path, file_id = sh.col("path")[row], sh.col("id")[row]
+    ids = [a.id for a in memory.branch_notes(view, base, sh, row)]
+    ids += _others(memory, base, ov, path, file_id, base.resolve(file_id),
+                   code.__contains__ if code is not None else None)
+    return _entries(ids, base, ov, out)
+
+
+def _others(memory: "Memory", sh: "Shard", ov: "NotesOverlay", path: str, file_id: str, row: int | None,
+            sees: Callable[[str], bool] | None = None) -> list[str]:
+    """The notes about the symbols of the file at ``path`` (row ROW of ``sh``, None: not there) beyond
+    the active ones items carry: unmerged ones not active (by path: ``Memory.by_path``, not a pass
+    over every note), and merged ones by their about edges (the fold lacks a merged note with no
+    log record). A target that is code only a branch has counts when ``sees`` (a branch session's
+    code) holds it: it is no code of the default branch's version."""
+    noted = memory.by_path(sh, ov)
+    ids = [nid for nid, tid, branch_only in noted.others.get(path, ())
+           if tid != file_id and (not branch_only or (sees is not None and sees(tid)))]
+    for r in noted.merged.get(path, ()):
+        if r != row:
+            ids += [sh.col("id")[n] for n, k, _, _ in sh.neighbors(r, (), "in")
+                    if k == "about" and sh.col("kind")[n] in S.ATTACHED_NOTE_KINDS]
+    return ids
 
 
 def _entries(ids: list[str], sh: "Shard", ov: "NotesOverlay", out: list[tuple]) -> list[tuple]:
-    """The notes ``ids`` that ``out`` lacks, as walk entries: a merged one by its row in ``sh``, an
+    """The notes ``ids`` (once each) that ``out`` lacks, as walk entries: a merged one by its row in ``sh``, an
     unmerged one by its record (as the session's author reads: identity.reader)."""
     have = {t[5].col("id")[t[0]] if t[0] is not None else (t[1] or {}).get("id") for t in out}
     more: list[tuple] = []
-    for nid in ids:
+    for nid in dict.fromkeys(ids):
         if nid in have:
             continue
         r = sh.row_of.get(nid)

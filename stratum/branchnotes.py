@@ -165,13 +165,14 @@ class OnDefault:
 def merged_in(shard: Any) -> Callable[[str], bool]:
     """Whether a commit is in the default branch's history (the indexed commit, or a row of the
     store's mined ``commits``, which holds every commit reachable from it), read once per commit.
-    No history mined, or a commit beyond a shallow clone's boundary: not merged."""
+    No history mined, or a commit beyond a shallow clone's boundary: not merged. Holds the shard's
+    snapshot, not the shard (an overlay keeps it: ``NotesOverlay.loosen``)."""
     seen: dict[str, bool] = {}
+    snap = shard.snapshot
 
     def merged(commit: str) -> bool:
         got = seen.get(commit)
         if got is None:
-            snap = shard.snapshot
             got = commit == snap.manifest.indexed_commit or (
                 bool(_SHA.fullmatch(commit)) and snap.has("commits")
                 and snap.read("commits", columns=["sha"], where=f"sha = '{commit}'").num_rows > 0)

@@ -34,6 +34,7 @@ from stratum.freshness import Freshness, repo_at
 from stratum.identity import current
 from stratum.ids import node_id
 from stratum.limits import MAX_TARGET_CHARS, check_len, echo
+from stratum.notedpaths import Noted, NotedPaths
 from stratum.notetext import LONE_SURROGATE, terminal_safe
 from stratum.overlay import NotesOverlay, no_such_note
 from stratum.shard import Shard, ShardSet
@@ -85,11 +86,13 @@ class Memory:
         self.embedder = embedder
         self._lock = threading.Lock()
         self.overlays: dict[str, NotesOverlay] = {str(s.store.root): NotesOverlay(s, embedder=embedder)
-                                                  for s in shards.shards}
+                                                  for s in shards.shards}      # each store's newest version's
+        # every loaded version's overlay, while a call holds that version (``overlay``)
+        self._versions: weakref.WeakKeyDictionary[Shard, NotesOverlay] = weakref.WeakKeyDictionary(
+            (ov.shard, ov) for ov in self.overlays.values())
         self.graph = MemoryGraph(self)
         self._polled: dict[str, float] = {}
-        self._about_targets: weakref.WeakKeyDictionary[Shard, np.ndarray] = weakref.WeakKeyDictionary()
-        self._noted: weakref.WeakKeyDictionary[Shard, tuple] = weakref.WeakKeyDictionary()
+        self._noted = NotedPaths()
 
     @property
     def version(self) -> int:
@@ -110,16 +113,30 @@ class Memory:
         """The notes overlay of this very shard object. After a reload the first call with the new
         shard builds its overlay (others wait for it), so no call pairs a new version with the old
         version's unmerged notes: those were merged into it, and would show twice. A call still
-        holding an older shard gets the current overlay. A new overlay keeps the old one's log writer."""
+        holding an older shard (it started before the reload: ``ShardSet.pinned``) keeps that
+        version's overlay, as long as a call holds the shard (``NotesOverlay.loosen``): with the new
+        one, the notes the new version merged were neither its rows nor unmerged (get said NotFound,
+        walk left them out) and its notes were judged against the new code (stale beside the code it
+        served them with). A new overlay keeps the old one's log writer."""
         key = str(sh.store.root)
         ov = self.overlays.get(key)
-        if ov is not None and (ov.shard is sh or ov.shard.version > sh.version):
+        if ov is not None and ov.shard is sh:
+            return ov
+        ov = self._versions.get(sh)
+        if ov is not None:
             return ov
         with self._lock:
-            ov = self.overlays.get(key)
-            if ov is None or (ov.shard is not sh and ov.shard.version < sh.version):
-                ov = NotesOverlay(sh, embedder=self.embedder, log=ov.log if ov is not None else None)
-                self.overlays = {**self.overlays, key: ov}
+            ov = self._versions.get(sh)
+            if ov is None:
+                cur = self.overlays.get(key)
+                log = cur.log if cur is not None else None
+                ov = self._versions[sh] = NotesOverlay(sh, embedder=self.embedder, log=log)
+                if any(s is sh for s in self.shards.live):      # the store's newest version
+                    self.overlays = {**self.overlays, key: ov}
+                    if cur is not None:
+                        cur.loosen()
+                else:           # an older one, no overlay built for it yet (two reloads during a call)
+                    ov.loosen()
             return ov
 
     def note_store(self, note_id: str) -> Shard | None:
@@ -331,8 +348,9 @@ class Memory:
         now = time.monotonic()
         for sh in self.shards.shards:
             key = str(sh.store.root)
-            if now - self._polled.get(key, -1e9) >= NOTES_REFRESH_SECONDS:
-                self.overlay(sh).refresh()
+            ov = self.overlay(sh)       # a write of a call on another version's overlay: at once
+            if now - self._polled.get(key, -1e9) >= NOTES_REFRESH_SECONDS or ov.behind():
+                ov.refresh()
                 self._polled[key] = now
 
     def notes_about(self, sh: Shard, row: int) -> list[AttachedNote]:
@@ -341,7 +359,7 @@ class Memory:
         ``refresh_notes``; retracted, superseded and orphaned ones left out. Ordered failure, rca,
         insight, fix (``schema.NOTE_ORDER``), newest first."""
         ov = self.overlay(sh)
-        by_note, by_edge = self.by_path(sh, ov)
+        by_note, by_edge, _ = self.by_path(sh, ov)
         if not by_note and not by_edge:
             return []                        # no notes in this version at all
         path = sh.col("path")[row]
@@ -389,7 +407,7 @@ class Memory:
             note = ov.notes.get(a.id)       # None: a merged record the fold lacks (a mined one)
             stale = view.hidden(base, b) if note is None else code.staleness(note) is not None
             found[a.id] = replace(a, stale=stale)
-        by_note, _ = self.by_path(base, ov)
+        by_note = self.by_path(base, ov).active
         whole = sh.col("kind")[row] == "file"
         for nid, tid, qual, branch_only in by_note.get(sh.col("path")[row], ()):
             if branch_only and (tid == code_id or whole) and nid not in found and ov.status_of(nid) in (None, "active"):
@@ -398,45 +416,11 @@ class Memory:
                     found[nid] = att
         return sorted(found.values(), key=lambda a: (S.NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
 
-    def by_path(self, sh: Shard, ov: NotesOverlay) -> tuple[dict, dict]:
-        """Where notes are, by the path of the file they concern (a symbol's path is its file's):
-        path -> [(note id, target id, target qualname, is code only a branch has)] over the overlay's
-        folded notes, rebuilt when the fold changes (it swaps in a new ``notes`` map); path -> [rows
-        merged notes are about], once per version. A file's item then finds its symbols' notes
-        without walking its symbols, and an item in a file nothing is noted on costs one dict lookup."""
-        cached = self._noted.get(sh)
-        if cached is not None and cached[0] is ov.notes:
-            return cached[1], cached[2]
-        notes = ov.notes
-        if cached is None:
-            rows = np.flatnonzero(self._targets(sh))
-            by_edge: dict[str, list[int]] = {}
-            for r, p in zip(rows.tolist(), sh.col("path").array.take(rows).to_pylist()):
-                by_edge.setdefault(p or "", []).append(r)
-        else:
-            by_edge = cached[2]
-        by_note: dict[str, list[tuple[str, str, str, bool]]] = {}
-        for nid, n in notes.items():
-            if n.active:
-                for t in n.about:       # code only a branch has is not this version's (branch_notes)
-                    by_note.setdefault(t.path or "", []).append(
-                        (nid, t.node_id, t.qualname, t.pending and t.node_id not in ov.code))
-        self._noted[sh] = (notes, by_note, by_edge)
-        return by_note, by_edge
-
-    def _targets(self, sh: Shard) -> np.ndarray:
-        """Per row: is it the target of an ``about`` edge (a merged note about it)? One vectorised pass
-        over the version's out-edges, once, so a file's symbols without notes cost no graph lookup."""
-        t = self._about_targets.get(sh)
-        if t is None:
-            sh.warm.ensure_served()             # a tier the background check found damaged answers nothing
-            g = sh.warm.graph
-            t = np.zeros(len(sh), dtype=bool)
-            if "about" in g.kind_names:
-                code = g.kind_names.index("about")
-                t[np.asarray(g.a["out.nbr"])[np.asarray(g.a["out.kind"]) == code]] = True
-            self._about_targets[sh] = t
-        return t
+    def by_path(self, sh: Shard, ov: NotesOverlay) -> Noted:
+        """Where notes are, by the path of the file they concern (``notedpaths.Noted``): a file's item
+        then finds its symbols' notes without walking its symbols, and an item in a file nothing is
+        noted on costs one dict lookup."""
+        return self._noted.of(sh, ov)
 
     def _attached(self, sh: Shard, ov: NotesOverlay, nid: str, label: str,
                   code: "BranchCode | None" = None) -> AttachedNote | None:

@@ -89,9 +89,11 @@ def is_quarantined(note: "Note", trusted: set[tuple[str, bool]]) -> bool:
 
 def awaiting_confirmation(note: "Note", trusted: set[tuple[str, bool]]) -> bool:
     """Whether a reviewer's confirmation is what ``note`` waits for (`stratum notes list --status
-    quarantined`): quarantined and not retracted. A retracted note is shown to no one whatever a
-    confirmation says, so it awaits nothing (``notes.write_confirm`` refuses to confirm one)."""
-    return note.retraction is None and is_quarantined(note, trusted)
+    quarantined`): quarantined, neither retracted nor superseded. A retracted note is shown to no one
+    whatever a confirmation says (``notes.write_confirm`` refuses to confirm one); a superseded one
+    was replaced by its successor, which is what awaits a review (it was listed beside it). Confirming
+    a superseded note still releases its author."""
+    return note.retraction is None and not note.superseded_by and is_quarantined(note, trusted)
 
 
 def trust_of(note: "Note | None", kind: str, *, quarantined: bool = False) -> str:

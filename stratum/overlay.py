@@ -22,17 +22,16 @@ written with no embedder) are embedded on a background thread and rank by keywor
 from __future__ import annotations
 
 import gc
-import json
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable
-from datetime import datetime
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from stratum import identity, ids, tokens
+from stratum import identity, ids
 from stratum import notes as N
 from stratum import schema as S
 from stratum.branchnotes import NoteScope, OnDefault, about_ids, merged_in, pending
@@ -41,6 +40,7 @@ from stratum.envelope import Item
 from stratum.errors import ModelUnavailable, NotFound
 from stratum.limits import echo
 from stratum.notedocs import NoteNodes, embed_fields, index_text
+from stratum.noteitems import NoteItems
 from stratum.noteindex import NoteIndex
 from stratum.notepolicy import NotesPolicy, PolicyFile
 from stratum.notethreads import background, searching, stop_requested, yield_to_searches
@@ -77,7 +77,8 @@ class NotesOverlay:
     def __init__(self, shard, embedder=None, log: DeltaLog | None = None, policy: NotesPolicy | None = None):
         """``log``: the writer of the overlay this one replaces (a reload keeps writing to the same
         segment; a new DeltaLog would leave the old one's segment open and locked for good)."""
-        self.shard = shard
+        self._held, self._shard = shard, weakref.ref(shard)      # see ``shard`` and ``loosen``
+        self._repo, self._commit = shard.repo, shard.manifest.indexed_commit
         # embed with the shard's query embedder: the one checked against (or following) the store's
         # model; none when the version has no vectors (nothing would ever read a note's vector)
         self.embedder = shard.warm.searcher.embedder if embedder is not None else None
@@ -89,7 +90,7 @@ class NotesOverlay:
         self.policy = policy
         self.code = shard.code                               # the one resolver (stratum.codelookup)
         self.judge = OnDefault(self.code, merged_in(shard))   # what a note says of its code here
-        self._annotations: dict[str, tuple] = {}             # note id -> (note, state, what annotate adds)
+        self.items = NoteItems(self)                         # its notes as items say them (``noteitems``)
         self._merged = set(shard.manifest.deltalog_merged)
         is_note = pc.is_in(shard.col("kind").array, pa.array(list(S.NOTE_KINDS))).fill_null(False)
         note_rows = np.flatnonzero(np.asarray(is_note.to_numpy(zero_copy_only=False), bool))
@@ -130,7 +131,21 @@ class NotesOverlay:
         self._embed_failed = False                           # the model could not load: not retried per search
         self._tail = self.log.tail()
         self._polled_at = 0.0
+        self._writes = _writes_of(self.log)
+        self._seen_writes = -1
         self.refresh()
+
+    @property
+    def shard(self):
+        """The version this overlay folds the notes against: its merged notes are that version's rows,
+        the others this overlay's, and their staleness is judged against its code."""
+        return self._held if self._held is not None else self._shard()
+
+    def loosen(self) -> None:
+        """Stop holding the shard: the overlay of a version a reload replaced (``Memory.overlay``),
+        kept for the calls still holding that version (``ShardSet.pinned``), lives as long as they
+        hold it, not beside every later version."""
+        self._held = None
 
     @property
     def records(self) -> int:
@@ -144,9 +159,14 @@ class NotesOverlay:
         """``refresh`` for reads, at most every READ_REFRESH_S: one search asks several times (the
         note list, then each note hit), and each poll lists and stats the log's segments (0.3 ms
         on a loaded machine). Another process's note is therefore seen within that interval; this
-        process's own writes refresh at once."""
-        if time.monotonic() - self._polled_at >= READ_REFRESH_S:
+        process's own writes refresh at once, also those of another version's overlay (a call that
+        straddled a reload: ``_LogWrites``)."""
+        if time.monotonic() - self._polled_at >= READ_REFRESH_S or self.behind():
             self.refresh()
+
+    def behind(self) -> bool:
+        """Whether an overlay sharing this one's log writer appended since this one last polled."""
+        return self._writes.n != self._seen_writes
 
     def refresh(self) -> None:
         """Read what other writers appended since the last call and re-fold.
@@ -155,7 +175,7 @@ class NotesOverlay:
         another thread, finding nothing new, answers from the notes (else a concurrent
         ``remember`` could miss its own note), and the tail's offsets are not thread-safe."""
         with self._lock:
-            self._polled_at = time.monotonic()
+            self._polled_at, self._seen_writes = time.monotonic(), self._writes.n
             self._reread_policy()
             rep = self._tail.poll()
             new = [r for r in rep.records if r.uid not in self._merged]
@@ -247,7 +267,7 @@ class NotesOverlay:
         if only is None:        # forget records of states no note is in any more
             keep = set(state.values())
             built = {k: v for k, v in built.items() if k in keep}
-        self._nodes, self._about = NoteNodes(state, self.notes, self.shard.repo, built), about
+        self._nodes, self._about = NoteNodes(state, self.notes, self._repo, built), about
 
     def _update_quarantine(self, only: list[str] | None) -> None:
         """Which notes wait for a confirmation. A full fold recomputes who is trusted; new plain
@@ -296,7 +316,8 @@ class NotesOverlay:
 
         def run():
             for i, nid in enumerate(rest, 1):
-                if stop_requested():
+                held = self.shard       # None: a replaced version no call holds any more (held for the step)
+                if stop_requested() or held is None:
                     return
                 self.rank_infos.get(nid)          # as this thread's identity sees it; a note it may not see is left
                 if i % WARM_BATCH == 0 or searching.n:
@@ -409,9 +430,9 @@ class NotesOverlay:
                     return same.id, False
             note = N.append_note(self.log, kind, text, targets, author, session=session, tags=tags,
                                  supersedes=supersedes, known=self.notes, model=model, authenticated=authenticated,
-                                 commit=scope.commit if scope is not None else self.shard.manifest.indexed_commit,
+                                 commit=scope.commit if scope is not None else self._commit,
                                  maintainer=maintainer, extra=extra, branch=branch)
-        self.refresh()          # the record is durable: folded for the caller (the next writer refreshes in its lock)
+        self._wrote()           # the record is durable: folded for the caller (the next writer refreshes in its lock)
         return note.id, True
 
     def _same_text(self, notes: dict[str, N.Note], author: str, kind: str, text: str) -> dict[str, N.Note]:
@@ -441,7 +462,7 @@ class NotesOverlay:
 
         uid = N.retract_once(self.log, note_id, notes_now=notes_now, author=author, reason=reason, session=session,
                              maintainer=ident.is_maintainer, authenticated=ident.authenticated)
-        self.refresh()
+        self._wrote()
         return uid
 
     def confirm(self, note_id: str, *, author: str) -> str:
@@ -449,8 +470,13 @@ class NotesOverlay:
         me = identity.current()     # an anonymous confirm is refused under quarantine, else kept as unproven
         uid = N.write_confirm(self.log, note_id, author=author, known=self.notes, maintainer=me.is_maintainer,
                               proven=me.method != "anonymous", refuse_unproven=self.policy.quarantine)
-        self.refresh()
+        self._wrote()
         return uid
+
+    def _wrote(self) -> None:
+        """After an append: folded here at once, and by every overlay sharing the log writer at its next read."""
+        self._writes.bump()
+        self.refresh()
 
     # ---- reads ----------------------------------------------------------------------------
     def exists(self, note_id: str) -> bool:
@@ -496,93 +522,50 @@ class NotesOverlay:
         """``refresh=False``: the caller refreshed once for a whole answer (one log poll, not one per item)."""
         if refresh:
             self._read_refresh()
-        return [self._nodes[n] if n in self._nodes else N.note_to_records(self.notes[n], self.shard.repo)[0]
+        return [self._nodes[n] if n in self._nodes else N.note_to_records(self.notes[n], self._repo)[0]
                 for n in self._about.get(code_id, []) if self.visible(n)]
 
     def about_ids(self, node: dict) -> list[str]:
         return about_ids(node.get("meta"))
 
+    def in_version(self, note_id: str) -> bool:
+        """Whether the note is a row of this overlay's version (merged by its index)."""
+        return note_id in self._base_rows
+
     def item(self, node: dict, level: str) -> Item:
-        if node is None:
-            raise NotFound("no such note (or it awaits confirmation)")
-        text = node[level] if level != "summary" else node["summary"]
-        it = Item(id=node["id"], kind=node["kind"], path=node["path"] or "", name=node["name"] or "",
-                  level=level, text=text, tokens=int(node[f"{level}_tokens"] or 0))
-        self.annotate(it, node)
-        return it
+        return self.items.item(node, level)
 
     def annotate(self, it: Item, rec: dict) -> None:
-        """Provenance, trust, status and staleness of a note item (merged or not), from the current
-        fold and the served code; the text cleaned for display (notes written before the rule)."""
-        it.text = N.clean_text(it.text)
-        it.name = N.clean_text(it.name)
-        if rec.get("kind") in S.MINED_NOTE_KINDS:
-            meta = json.loads(rec.get("meta") or "{}")
-            it.trust = "mined"
-            # the commit it was mined from, when that commit was made, by "history" (docs/notes.md);
-            # it said no author, the index's commit and a space-separated time (a probe)
-            when = rec.get("created_at")
-            it.provenance = {"source": "mined", "author": str(rec.get("author") or "history"), "authenticated": False,
-                             "model": "", "session": "", "commit": str(meta.get("sha") or meta.get("commit") or ""),
-                             "written_at": str(meta.get("time") or (when.isoformat() if isinstance(when, datetime)
-                                                                  else when or ""))}
-            return
-        note = self.notes.get(rec["id"])
-        if note is None:
-            return
-        state = (not self.visible(note.id), note.id in self.quarantined, note.status, rec["id"] in self._base_rows,
-                 len(note.confirmations))      # a fold may confirm or supersede a note in place
-        got = self._annotations.get(note.id)
-        if got is None or got[0] is not note or got[1] != state:
-            got = self._annotations[note.id] = (note, state, self._annotation(note, *state[:4]))
-        provenance, trust, meta, text, warnings, of_code = got[2]
-        it.provenance = {k: list(v) if isinstance(v, list) else v for k, v in provenance.items()}   # an item's own
-        it.trust = trust
-        it.meta.update(meta)
-        if text is not None:        # hidden: nothing of its text, not its first line as name nor its length
-            it.text, it.name, it.tokens = text, f"{note.kind} note awaiting confirmation", tokens.count_cached(text)
-        elif note.session and rec["id"] in self._base_rows:
-            it.text = _relabel(it.text, note.session)
-        it.warnings.extend(warnings + of_code)
+        self.items.annotate(it, rec)
 
     def rejudge(self, it: Item, judge: Callable[[N.Note], list[str]]) -> None:
-        """A note item ``annotate`` made, with what it says of the note's code (stale, pending)
-        judged by ``judge`` instead: the code a branch session sees (``memory.BranchCode``), not
-        the served version's (a probe: the note just written on a branch was said stale there)."""
-        note = self.notes.get(it.id)
-        got = self._annotations.get(it.id)
-        if note is None or got is None or got[1][0]:
-            return                  # no agent note, or hidden: nothing was said of its code
-        said = set(got[2][5])
-        it.warnings[:] = [w for w in it.warnings if w not in said] + judge(note)
-
-    def _annotation(self, note: N.Note, hidden: bool, quarantined: bool, status: str, merged: bool) -> tuple:
-        """What ``annotate`` puts on a note's item: (provenance, trust, meta, text or None, warnings,
-        what it says of the note's code: stale, pending). Kept per note while its state holds (~30
-        us a note item: staleness looks up every target, provenance and timestamps are formatted);
-        the code served is fixed per overlay (a branch session's: ``rejudge``)."""
-        meta = {"author": note.author, "created_at": note.created_at.isoformat(), "status": status,
-                "merged": str(merged).lower()}
-        out = (N.provenance(note), N.trust_of(note, note.kind, quarantined=quarantined), meta)
-        if hidden:
-            return out + (f"{note.kind} note by {note.author}: awaiting confirmation (quarantine)",
-                          ("this note awaits confirmation by another identity or a maintainer",), ())
-        warnings = []
-        if quarantined:
-            warnings.append("only you see this note until another identity or a maintainer confirms it")
-        if status != N.ACTIVE:
-            warnings.append(f"this note is {status}")
-        warnings += N.retracted_before(note, self.notes) if note.supersedes else []
-        return out + (None, tuple(warnings), tuple(self.judge.warnings(note)))
+        self.items.rejudge(it, judge)
 
 
-def _relabel(text: str, session: str) -> str:
-    """A merged note's level text with its header's session id replaced by the session's label:
-    a version merged before labels (``notes.session_label``) stored the id itself, which let any
-    agent use the writer's session. The next index rewrites the header; the item keeps the
-    stored token count until then (a few tokens more than the text holds: never an under-count)."""
-    said = f", session {session}, "
-    return text.replace(said, f", session {N.session_label(session)}, ", 1) if said in text else text
+class _LogWrites:
+    """How many records this process appended through one log writer, for every overlay sharing it
+    (a version's, and the one a reload replaced, which calls still holding that version read): a
+    note written in a call that straddled a reload is seen by the next call at once, as any of this
+    process's own writes, not within ``READ_REFRESH_S``."""
+
+    def __init__(self) -> None:
+        self.n, self._lock = 0, threading.Lock()
+
+    def bump(self) -> None:
+        with self._lock:
+            self.n += 1
+
+
+_WRITES: "weakref.WeakKeyDictionary[DeltaLog, _LogWrites]" = weakref.WeakKeyDictionary()
+_WRITES_LOCK = threading.Lock()
+
+
+def _writes_of(log: DeltaLog) -> _LogWrites:
+    with _WRITES_LOCK:
+        w = _WRITES.get(log)
+        if w is None:
+            w = _WRITES[log] = _LogWrites()
+        return w
 
 
 def no_such_note(note_id: str) -> NotFound:

@@ -273,13 +273,13 @@ def _confirm(args) -> int:
     uid = N.write_confirm(v.log, n.id, author=me.name, known=v.notes, maintainer=me.is_maintainer)
     if not v.policy.quarantine:
         said = "quarantine is off, so everyone saw it already; the confirmation counts if it is turned on"
-    elif n.id not in v.awaiting:
+    elif n.id not in v.quarantined:
         said = f"it was not awaiting confirmation: everyone saw it already ({n.author}'s notes are trusted)"
     elif n.status == N.ACTIVE:
         said = f"others see it, and {n.author}'s notes, now"
     else:           # superseded or orphaned: it does not rank; its author's notes are released
         said = f"others see {n.author}'s notes now (this one is {n.status})"
-    emit(args, {"confirmed": n.id, "record": uid, "by": me.name, "released": n.id in v.awaiting},
+    emit(args, {"confirmed": n.id, "record": uid, "by": me.name, "released": n.id in v.quarantined},
          one_line(f"confirmed {n.id} (by {n.author}) as {me.name}: {said}"))
     return 0
 
