@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from stratum.config import EmbedConfig
+from stratum.schema import AGENT_NOTE_KINDS
 from stratum.textprep import DEFAULT_MAX_CHARS, EMBED_KINDS, embed_text, text_hash
 
 
@@ -40,7 +41,8 @@ class EmbedPlan:
     hashes: list[str | None] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     text_hashes: list[str] = field(default_factory=list)
-    cached: int = 0        # nodes whose vector comes from the cache
+    cached: int = 0        # nodes whose vector comes from the cache (or came with the node: ``given``)
+    given: dict[str, np.ndarray] = field(default_factory=dict)   # text hash -> a note node's own vector
 
     @property
     def to_embed(self) -> int:
@@ -51,8 +53,10 @@ def plan(nodes: list[dict], cached: Mapping[str, object], *, model: str,
          kinds: Collection[str] = EMBED_KINDS, max_chars: int = DEFAULT_MAX_CHARS,
          known: Mapping[str, str] | None = None) -> EmbedPlan:
     """Hash each node's text under ``model`` (an embedder's ``cache_key``) and list the new texts.
-    ``known``: node id -> the hash its text is known to have (``pipeline.stages.known_hashes``),
-    used when the cache holds it: the text need not be built."""
+    ``known``: node id -> the hash its text is known to have (``pipeline.embedreuse.known_hashes``),
+    used when the cache holds it: the text need not be built. An agent note node that comes with a
+    ``vector`` (its delta-log record's, made by this model from this text:
+    ``pipeline.embedreuse.log_vectors``) keeps it: its text is not embedded again."""
     p = EmbedPlan()
     pending: set[str] = set()
     for n in nodes:
@@ -67,7 +71,11 @@ def plan(nodes: list[dict], cached: Mapping[str, object], *, model: str,
         text = embed_text(n, max_chars)
         h = text_hash(model, text)
         p.hashes.append(h)
-        if h in cached:
+        own = n.get("vector") if n.get("kind") in AGENT_NOTE_KINDS else None
+        if h in cached or h in p.given:
+            p.cached += 1
+        elif own is not None and h not in pending:
+            p.given[h] = np.asarray(own, np.float32)
             p.cached += 1
         elif h not in pending:
             pending.add(h)
@@ -77,9 +85,10 @@ def plan(nodes: list[dict], cached: Mapping[str, object], *, model: str,
 
 
 def attach(nodes: list[dict], p: EmbedPlan, cached: Mapping[str, object], vectors, *, model: str) -> list[dict]:
-    """Set ``node["vector"]`` from the cache or the new ``vectors`` (row i for ``p.texts[i]``) and
-    return the cache rows this version keeps (``schema.EMBEDDINGS``): the hashes still in use, so
-    the cache does not grow with text that no longer exists."""
+    """Set ``node["vector"]`` from the cache, the plan's ``given`` or the new ``vectors`` (row i for
+    ``p.texts[i]``) and return the cache rows this version keeps (``schema.EMBEDDINGS``): the
+    hashes still in use, so the cache does not grow with text that no longer exists (and a given
+    vector is the cache's from now on)."""
     if len(vectors) != len(p.texts):
         raise ValueError(f"{len(vectors)} vectors for {len(p.texts)} texts")
     fresh = {h: v for h, v in zip(p.text_hashes, vectors)}
@@ -87,7 +96,7 @@ def attach(nodes: list[dict], p: EmbedPlan, cached: Mapping[str, object], vector
     for n, h in zip(nodes, p.hashes):
         if h is None:
             continue
-        v = fresh[h] if h in fresh else cached[h]
+        v = fresh[h] if h in fresh else p.given[h] if h in p.given else cached[h]
         v = np.asarray(v, dtype=np.float32)
         n["vector"] = v
         if h not in seen:

@@ -47,8 +47,13 @@ def index_text(note: N.Note) -> str:
 
 def embed_fields(note: N.Note) -> dict:
     """The fields ``textprep.embed_text`` reads for a note (the same as its node record's)."""
-    return {"kind": note.kind, "path": note.about[0].path if note.about else "", "tags": note.tags,
-            "doc": N.clean_text(note.text)}
+    return fields_of(note.kind, note.about[0].path if note.about else "", note.tags, note.text)
 
 
-__all__ = ["NoteNodes", "index_text", "embed_fields"]
+def fields_of(kind: str, path: str, tags, text: str) -> dict:
+    """``embed_fields`` before the note exists (``remember`` embeds first, then appends): one rule,
+    so a record's vector is what a merge would embed (``pipeline.embedreuse.log_vectors``)."""
+    return {"kind": kind, "path": path, "tags": list(tags), "doc": N.clean_text(text)}
+
+
+__all__ = ["NoteNodes", "index_text", "embed_fields", "fields_of"]

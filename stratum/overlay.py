@@ -39,7 +39,7 @@ from stratum.deltalog import DeltaLog
 from stratum.envelope import Item
 from stratum.errors import ModelUnavailable, NotFound
 from stratum.limits import echo
-from stratum.notedocs import NoteNodes, embed_fields, index_text
+from stratum.notedocs import NoteNodes, embed_fields, fields_of, index_text
 from stratum.noteitems import NoteItems
 from stratum.noteindex import NoteIndex
 from stratum.notepolicy import NotesPolicy, PolicyFile
@@ -409,8 +409,7 @@ class NotesOverlay:
         extra = None
         if self.embedder is not None and self._key is not None:   # a keyless vector is never read back
             # embedded here, before the append and outside every lock: concurrent writers overlap
-            fields = {"kind": kind, "path": targets[0].path if targets else "", "tags": list(tags),
-                      "doc": N.clean_text(text)}
+            fields = fields_of(kind, targets[0].path if targets else "", tags, text)
             try:
                 extra = encode_vector(np.asarray(self.embedder.embed([embed_text(fields)])[0]), self._key)
             except ModelUnavailable:
