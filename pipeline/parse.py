@@ -11,7 +11,9 @@ their receiver type (``Server.Start``), Rust impl methods under the impl's type 
 C++ out-of-line definitions under their scope (``Shape::area`` -> ``Shape.area``, ``struct
 Outer::Inner {`` -> ``Outer.Inner``), a nested namespace as its parts (``namespace a::b`` ->
 ``a.b``); a macro before a C++ class's name (``class LEVELDB_EXPORT DB``) or after a declarator
-(``int x_ GUARDED_BY(mu_);``) is read past (``languages.cppmacros``); a googletest ``TEST_F(Fixture,
+(``int x_ GUARDED_BY(mu_);``) is read past (``languages.cppmacros``), so is a conditional group the
+grammar cannot hold (``#if`` in a constructor's initialiser list), and a type-less macro statement
+(``FRIEND_TEST(A, B);``) is no node; a googletest ``TEST_F(Fixture,
 Name) {`` is the function ``Fixture.Name``, as gtest names it (unique in the file across kinds:
 ``Fixture.Name#2`` beside the fixture's own ``Name`` method), marked ``TEST_MARK``. When two
 definitions of a file share kind and qualified name (overloads, property setters, conditional
@@ -228,6 +230,8 @@ def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
             name, owner = parts[-1], parts[:-1]
             if lang == "cpp" and name.isupper():       # gtest's TEST_F(Fixture, Name) {: `Fixture.Name`
                 test = cppmacros.test_name(node, src)
+                if test is None and body is None and cppmacros.macro_statement(node, name):
+                    continue                            # `FRIEND_TEST(A, B);`: a macro, no member
                 name = test or name
         elif "name" in caps:
             n = caps["name"][0]

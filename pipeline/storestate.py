@@ -92,8 +92,11 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # with a macro before their name (``class LEVELDB_EXPORT DB``) are classes (``languages.cppmacros``),
 # ``namespace a::b`` and ``struct Outer::Inner {`` name their scopes ``a.b`` / ``Outer.Inner``; 22: an
 # annotation macro after a C++ declarator (``int x_ GUARDED_BY(mu_);``) names no node and the member
-# keeps its name and body; googletest tests are ``Suite.Name`` (were ``TEST_F#n``), marked ``"test":1``.
-PARSE_FORMAT = 22
+# keeps its name and body; googletest tests are ``Suite.Name`` (were ``TEST_F#n``), marked ``"test":1``;
+# 23: C++ members inside an ``#if`` in a class are members, a conditional group tree-sitter cannot hold
+# no longer nests the rest of the file in a class, ``FRIEND_TEST(A, B);`` and other type-less macro
+# statements are no nodes; JS/TS ``this.#name()`` calls are recorded.
+PARSE_FORMAT = 23
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -28,9 +28,9 @@
 (declaration
   declarator: [(function_declarator) (pointer_declarator) (reference_declarator)] @declarator) @definition.function
 
-(field_declaration_list
-  (field_declaration
-    declarator: [(function_declarator) (pointer_declarator) (reference_declarator)] @declarator) @definition.method)
+; a field_declaration only stands in a class body, also inside an #if / #ifdef / #else there
+(field_declaration
+  declarator: [(function_declarator) (pointer_declarator) (reference_declarator)] @declarator) @definition.method
 
 (field_declaration_list
   (declaration

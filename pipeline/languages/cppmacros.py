@@ -28,11 +28,19 @@ stay, ``EXPORT Status NYI();`` (a macro before the type) keeps its ``NYI``. ``__
 ``__attribute__((...))`` and ``[[...]]`` parse natively.
 
 ``TEST_F(DBTest, Empty) {`` reads as a function named ``TEST_F`` (each file's ``TEST_F#2``,
-``#3``...); ``test_name`` gives it gtest's own name, ``DBTest.Empty``.
+``#3``...); ``test_name`` gives it gtest's own name, ``DBTest.Empty``. A macro's statement with no
+type (``FRIEND_TEST(DBTest, Empty);``, ``DISALLOW_COPY_AND_ASSIGN(DB);``) reads as a member
+function named after the macro; ``macro_statement`` says it is none.
+
+A conditional group where the grammar cannot hold one (``#if`` inside a constructor's initialiser
+list, or opening a brace another group closes) swallows its ``#endif``, and the rest of the file
+reads inside the class around it; such a group's directives are blanked too, and where its branches
+are alternatives of one construct, all branches but the first (``_Conditionals``).
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 
 import tree_sitter as ts
@@ -47,41 +55,50 @@ _SPECIFIERS = frozenset({"class_specifier", "struct_specifier", "union_specifier
 # initialiser, a constructor's initialiser list, a comma
 _ANNOTATION = re.compile(rb"(([A-Z_][A-Z0-9_]*)(?:[ \t]*\((?:[^()]|\([^()]*\))*\))?)(?=\s*(?:[;{=,]|:(?!:)))")
 _AFTER_DECLARATOR = re.compile(rb"[\w)\]]\s+\Z")      # a name, `)` or `]`, then space: `f() GUARDED_BY(mu)`
+_DECLARATIONS = frozenset({"declaration", "field_declaration"})
 _STATEMENT_LISTS = frozenset({"translation_unit", "field_declaration_list", "declaration_list", "compound_statement"})
 _MACRO_TYPE = re.compile(rb"[A-Z][A-Z0-9_]{3,}")     # `EXPORT` before a type, read as the type
 _DECLARATORS = frozenset({"function_declarator", "identifier", "field_identifier", "qualified_identifier",
                           "destructor_name"})
 _GTEST = frozenset({b"TEST", b"TEST_F", b"TEST_P", b"TYPED_TEST", b"TYPED_TEST_P", b"GTEST_TEST"})
-_ROUNDS = 4             # a nested class's macro may only show as a misreading once its outer class reads
-                        # right; a chain of annotations shows one at a time, from the last
+_ROUNDS = 8             # a nested class's macro may only show as a misreading once its outer class reads
+                        # right; a chain of annotations shows one at a time, from the last; nested
+                        # conditional groups are done one level a round, innermost first
 
 
 def unmask(parser: ts.Parser, src: bytes) -> ts.Tree:
-    """The tree of ``src`` with class-name and trailing annotation macros blanked (``src`` itself
-    is not changed); one parse when the file has neither."""
+    """The tree of ``src`` with class-name and trailing annotation macros, and the conditional
+    groups the grammar cannot hold, blanked (``src`` itself is not changed); one parse when the file
+    has none."""
     tree = parser.parse(src)
     found = list(_CANDIDATE.finditer(src))
     if not found and not tree.root_node.has_error:      # a misread annotation always leaves an error
         return tree
     masked = bytearray(src)
+    groups = _Conditionals(tree.root_node, src)
+    lines: list[int] = []               # where each newline is, once a span is blanked
     for _ in range(_ROUNDS):
         root = tree.root_node
         spans = [s for m in found if (s := _misread(root, m))]
         if root.has_error:
             spans += [s for a in _after_errors(root) if (s := _misread_annotation(root, masked, a))]
+            spans += groups.misread(root, masked)
         if not spans:
             break
+        lines = lines or [m.start() for m in re.finditer(b"\n", src)]
         for a, b in spans:          # same length, newlines kept: the edit moves no byte and no line
             masked[a:b] = re.sub(rb"[^\n]", b" ", masked[a:b])
-            tree.edit(a, b, b, _point(masked, a), _point(masked, b), _point(masked, b))
+            tree.edit(a, b, b, _point(lines, a), _point(lines, b), _point(lines, b))
         found = [m for m in found if not any(a == m.start(1) for a, _ in spans)]
         tree = parser.parse(bytes(masked), tree)        # incremental: only the edited regions again
     return tree
 
 
-def _point(src: bytearray, at: int) -> tuple[int, int]:
-    """(row, byte column) of a byte offset, as tree-sitter counts them."""
-    return src.count(b"\n", 0, at), at - (src.rfind(b"\n", 0, at) + 1)
+def _point(lines: list[int], at: int) -> tuple[int, int]:
+    """(row, byte column) of a byte offset, as tree-sitter counts them (``lines``: where the
+    newlines are)."""
+    row = bisect.bisect_left(lines, at)
+    return row, at - (lines[row - 1] + 1 if row else 0)
 
 
 def _after_errors(root: ts.Node) -> list[int]:
@@ -98,6 +115,9 @@ def _after_errors(root: ts.Node) -> list[int]:
                 last = c.child(c.child_count - 1) if c.child_count else None
                 if c.is_error or (last is not None and last.is_missing):
                     out.append(nxt.start_byte)
+                    decl = nxt.child_by_field_name("declarator") if nxt.type in _DECLARATIONS else None
+                    if decl is not None and decl.type == "function_declarator":
+                        out.append(decl.start_byte)     # `MACRO_TYPE(x) y_ GUARDED_BY(mu_);`
             elif n.is_error and c.type in _DECLARATORS:     # `K() LOCK_FUNCTION(mu) {}` in a class
                 out.append(nxt.start_byte)
         todo += [c for c in kids if c.has_error]
@@ -170,7 +190,124 @@ def _misread_annotation(root: ts.Node, src: bytearray, a: int) -> tuple[int, int
     if prev.is_error or (prev.child_count > 0 and prev.children[-1].is_missing):
         return a, b
     up = at.parent
-    return (a, b) if up is not None and up.is_error and prev.type in _DECLARATORS else None
+    if up is not None and up.is_error and prev.type in _DECLARATORS:
+        return a, b
+    return (a, b) if _after_macro_type(at, prev) else None
+
+
+def _after_macro_type(at: ts.Node, prev: ts.Node) -> bool:
+    """Whether the annotation ``at`` follows a declarator read as a type because a macro took the
+    type's place: ``MACRO_TYPE(x) y_ GUARDED_BY(mu_);`` reads as ``MACRO_TYPE (x)`` lacking its
+    ``;``, then a declaration of ``GUARDED_BY(mu_)`` typed ``y_``, on the same line."""
+    decl = at.parent
+    if decl is None or decl.type not in _DECLARATIONS or prev.type != "type_identifier" \
+            or not _is(decl.child_by_field_name("type"), prev):
+        return False
+    before = decl.prev_sibling
+    if before is None or before.child_count < 2 or not before.children[-1].is_missing:
+        return False
+    return before.children[-2].end_point.row == prev.start_point.row
+
+
+# a conditional directive with its continuation lines; group 1 from its `#`, group 2 its word
+_CONDITIONAL = re.compile(rb"^[ \t]*(#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b(?:\\\r?\n|[^\n])*)", re.M)
+_GROUP_NODES = frozenset({"preproc_if", "preproc_ifdef"})
+# a directive's word and its condition when that is a constant (`#if 0`, `#elif 1`)
+_CONDITION = re.compile(rb"#[ \t]*(\w+)(?:[ \t]+([01])\b)?.*", re.S)
+_LITERALS = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+class _Conditionals:
+    """The conditional groups of a file (``#if``/``#ifdef``/``#ifndef`` ... ``#elif``/``#else`` ...
+    ``#endif``), blanked where the grammar cannot hold them.
+
+    tree-sitter-cpp reads a conditional group only where whole statements, members or declarations
+    stand; one inside an expression or a constructor's initialiser list (``Limiter(int n) : #if
+    !defined(NDEBUG) max_(n), #endif count_(n) {``) or one that opens a brace another closes
+    (``#ifdef X extern "C" { #endif``) is an error, and its ``#endif`` is swallowed there, so all
+    that follows can read inside it: the class's later members are lost and the file's later
+    classes nest in the class. A group is read right when a ``preproc_if``/``preproc_ifdef`` node
+    starts at its ``#if`` and ends with its own ``#endif``, its branches holding no ERROR of their
+    own. For another, innermost first (the group around it may read right once it is done), the
+    preprocessor's work is done as lightly as the text allows: its directive lines are blanked, so
+    every branch is read, and nothing is lost when each branch holds whole definitions; when a
+    branch leaves a bracket open or closes one it did not open, the branches are alternatives of
+    one construct (``void f(HANDLE h) {`` / ``#else`` / ``void f(int fd) {``), read one after
+    another they would nest, so only one is kept, as one configuration compiles the file: the
+    first (``#if 0`` skipped), so the definition's span holds every alternative."""
+
+    def __init__(self, root: ts.Node, src: bytes):
+        self.src = src
+        self.groups: list[list[tuple[int, int]]] = []      # each (start of its `#`, end of its text) per directive
+        self.done: set[int] = set()
+        if not root.has_error:
+            return
+        open_: list[list[tuple[int, int]]] = []
+        for m in _CONDITIONAL.finditer(src):
+            at = root.descendant_for_byte_range(m.start(1), m.start(1) + 1)
+            if at is not None and (at.type == "comment" or "string" in at.type or "char" in at.type):
+                continue                 # in a comment or a string: no directive
+            word, d = m.group(2), (m.start(1), m.end(1))
+            if word.startswith(b"if"):
+                open_.append([d])
+            elif open_:
+                open_[-1].append(d)
+                if word == b"endif":
+                    self.groups.append(open_.pop())
+        self.groups.sort()               # an unclosed group is no group
+
+    def misread(self, root: ts.Node, src: bytearray) -> list[tuple[int, int]]:
+        """The byte spans of ``src`` (as blanked so far) to blank now."""
+        wrong = [i for i, g in enumerate(self.groups)
+                 if i not in self.done and not _read_right(root, g[0][0], g[-1][0])]
+        spans: list[tuple[int, int]] = []
+        for i, nxt in zip(wrong, wrong[1:] + [None]):
+            g = self.groups[i]
+            if nxt is not None and self.groups[nxt][0][0] < g[-1][1]:
+                continue                 # a group inside it goes first (groups nest)
+            self.done.add(i)
+            spans += g
+            branches = [(b, c) for (_, b), (c, _) in zip(g, g[1:])]
+            if len(branches) > 1 and any(_open_brackets(bytes(src[b:c])) for b, c in branches):
+                keep = self._kept(g)
+                spans += [(b, c) for k, (b, c) in enumerate(branches) if k != keep and b < c]
+        return spans
+
+    def _kept(self, g: list[tuple[int, int]]) -> int | None:
+        """The branch of a group kept: the first one a build can take (not ``#if 0``), so the
+        definition's span starts where its first alternative does and holds them all."""
+        heads = [_CONDITION.fullmatch(self.src[a:b]) for a, b in g[:-1]]
+        return next((k for k, m in enumerate(heads) if m is None or m.group(2) != b"0"), None)
+
+
+def _open_brackets(text: bytes) -> bool:
+    """Whether C++ text leaves a bracket (``{``, ``(``, ``[``) open or closes one it did not open,
+    comments and literals aside."""
+    text = _LITERALS.sub(b" ", text)
+    return any(text.count(o) != text.count(c) for o, c in ((b"{", b"}"), (b"(", b")"), (b"[", b"]")))
+
+
+def _read_right(root: ts.Node, first: int, last: int) -> bool:
+    """Whether the tree reads the group whose ``#if`` starts at ``first`` and whose ``#endif``
+    starts at ``last`` as one node: a ``preproc_if``/``preproc_ifdef`` from the one to the other
+    whose branches hold no ERROR of their own (``#ifdef X }  #endif``: a brace the group does not
+    open); an error inside a definition there is that definition's."""
+    tok = root.descendant_for_byte_range(first, first + 1)
+    node = tok.parent if tok is not None and tok.start_byte == first else None
+    if node is None or node.type not in _GROUP_NODES or node.start_byte != first or not node.child_count:
+        return False
+    end = node.child(node.child_count - 1)
+    if end is None or end.type != "#endif" or end.is_missing or end.start_byte != last:
+        return False
+    return not any(c.is_error for b in _branches(node) for c in b.children)
+
+
+def _branches(node: ts.Node) -> list[ts.Node]:
+    """A ``preproc_if`` and its ``#elif``/``#else`` branches (its ``alternative`` chain)."""
+    out = [node]
+    while (alt := out[-1].child_by_field_name("alternative")) is not None:
+        out.append(alt)
+    return out
 
 
 def test_name(fn: ts.Node, src: bytes) -> str | None:
@@ -192,6 +329,23 @@ def test_name(fn: ts.Node, src: bytes) -> str | None:
     return ".".join(src[p.start_byte:p.end_byte].decode() for p in parts if p is not None)
 
 
+def macro_statement(node: ts.Node, name: str) -> bool:
+    """Whether a body-less declaration named ``name`` (ALL_CAPS) is a macro's statement, as
+    ``FRIEND_TEST(DBTest, Empty);`` or ``DISALLOW_COPY_AND_ASSIGN(DBTest);`` in a class or
+    ``DECLARE_bool(verbose);`` at namespace level: tree-sitter reads a declaration with no type,
+    which C++ allows only for a class's own constructor (``class RGB { RGB(); };`` stays)."""
+    if node.type not in _DECLARATIONS or node.child_by_field_name("type") is not None \
+            or not _WORD.fullmatch(name.encode()):       # `~DB();` is the destructor of `DB`
+        return False
+    up = node.parent
+    while up is not None and up.type not in _SPECIFIERS:
+        if up.type in ("translation_unit", "namespace_definition", "function_definition"):
+            return True
+        up = up.parent
+    cls = up.child_by_field_name("name") if up is not None else None
+    return cls is None or (cls.text or b"").split(b"<")[0].split(b"::")[-1].decode("utf-8", "replace") != name
+
+
 def _names_only(params: ts.Node | None) -> bool:
     """Whether a parameter list reads as a macro's arguments (``(mu_)``, ``(a, b)``, ``()``): bare
     names, no parameter of a type with a name (``(int n)``) or of a built-in type (``(int)``)."""
@@ -205,4 +359,4 @@ def _is(node: ts.Node | None, other: ts.Node) -> bool:
     return node is not None and node.id == other.id
 
 
-__all__ = ["unmask", "test_name"]
+__all__ = ["unmask", "test_name", "macro_statement"]
