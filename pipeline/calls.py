@@ -15,21 +15,28 @@ than a missing one). In order, the first rule that finds definitions decides:
   (``f`` of namespace ``geo`` in the same file or an included one), Java the enclosing classes'
   members, Rust and TypeScript the file's own ``mod``/``namespace`` blocks (a class's members
   need ``Self::``/``this.``); a class's own name there is the class. Then a definition ``f`` of
-  the same file; Go: of the package (its directory); Python: what the file's ``from ... import
-  f`` binds (through a package ``__init__`` that re-exports it under another name, ``from .api
-  import Client as PublicClient``); else the one ``f`` among the files it imports; else (C++)
-  the one ``f`` of an enclosing namespace in the repository (a prototype and its one body count
-  as one); else the one top-level ``f`` of its language in the repository.
+  the same file; Go: of the package (its directory); what the file's import binds as ``f``
+  (Python ``from ... import f``, through a package ``__init__`` that re-exports it under another
+  name, ``from .api import Client as PublicClient``; JS/TS ``{percent as f}``, through a barrel's
+  ``export {A as f} from`` or ``export * from``); none when an outside module's import binds it
+  (``{setTimeout as delay} from 'node:timers/promises'``); else the one ``f`` among the files it
+  imports; else (C++) the one ``f`` of an enclosing namespace in the repository (a prototype and
+  its one body count as one); else the one top-level ``f`` of its language family in the
+  repository (JavaScript, JSX, TypeScript and TSX are one family).
 - ``x.f()`` with ``x`` a name: what ``x`` binds (Python ``import x``, ``import a.b as x``, ``from
-  p import x``; ``import a.b`` for ``a.b.f()``) holding ``f`` (``x.C.f()``: its class ``C``'s;
-  ``pkg.PublicClient()``: what ``pkg`` re-exports as it); else ``x.f`` as a qualified name (a
+  p import x``; ``import a.b`` for ``a.b.f()``; JS/TS ``import * as x``, ``{Account as x}``
+  for its class's ``f``, through barrels; Go a package's name or alias, ``c
+  "example.com/shop/pkg/cart"``) holding ``f`` (``x.C.f()``: its class ``C``'s;
+  ``pkg.PublicClient()``: what ``pkg`` re-exports as it); none when an outside module's import
+  binds ``x`` (``fmt.Println``), or a variable's written type or the call that gave it is an
+  outside module's (``t *testing.T``); else ``x.f`` as a qualified name (a
   class's static method, a namespace's function, Rust ``S::new``), within the scopes around the
   call first (``Shape::area()`` inside namespace ``geo`` is ``geo.Shape.area``), in the same
   file, an imported one or the one in the repository; else (not Python, whose bindings are read
   exactly) ``f`` in an imported file whose module or package is named ``x`` (Go ``pkg.F``,
   ``import * as x``).
 - anything else before ``.f()`` (``client.get()``, ``make().f()``): the method ``f`` when it is the
-  repository's only method of that name in its language and lies in the file or one it imports
+  repository's only method of that name in its language family and lies in the file or one it imports
   (no types are inferred: with two ``get`` methods, which one a variable holds is not known; a
   JS function set on an object, ``res.get = function``, is reached as ``res.get`` or ``this.get``
   only).
@@ -42,39 +49,24 @@ first line; ``weight`` counts the distinct call expressions that reached that de
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import posixpath
 from collections import defaultdict
 from typing import Iterable
 
 from pipeline import vartypes
-from pipeline.callrefs import DECL
-from pipeline.parse import TEST_MARK
+from pipeline.callindex import (CODE as _CODE, JS_FAMILY as _JS_FAMILY, MODULES as _MODULES, Def as _Def,
+                                Index as _Index, defined as _defined, family as _family, one as _one,
+                                parent_qual as _parent_qual, unique as _unique)
+from pipeline.testlinks import tests_edge, used_by_tests
 
 
-_CODE = ("class", "function", "method")
-_C_FAMILY = ("c", "cpp")
-_JS_FAMILY = ("javascript", "typescript", "tsx")
-_MODULES = ("rust", "typescript", "tsx")    # an inline ``mod`` / ``namespace``: a file's own scope
+_JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")      # a module that may re-export
 _SCOPED = ("cpp", "java", *_MODULES)        # a bare name is looked up in the scopes around it first
 INHERIT_DEPTH = 3
 REEXPORT_DEPTH = 3          # package __init__ re-exports followed from one import (a cycle ends there)
 _LAST_LINE = 1 << 62        # below every import: a module's last binding of a name, as Python leaves it
 _INITS = ("__init__.py", "__init__.pyi")
-
-
-@dataclasses.dataclass(slots=True)
-class _Def:
-    id: str
-    path: str
-    qual: str
-    kind: str
-    lang: str
-
-
-def _parent_qual(qual: str) -> str:
-    return qual.rsplit(".", 1)[0] if "." in qual else ""
 
 
 def _stem(path: str) -> tuple[str, str]:
@@ -86,92 +78,12 @@ def _stem(path: str) -> tuple[str, str]:
     return (folder if stem in ("__init__", "index", "mod", "lib") else stem), folder
 
 
-class _Index:
-    """Definitions by the keys the rules look up."""
-
-    def __init__(self, nodes: Iterable[dict]):
-        self.by_qual: dict[tuple[str, str], str] = {}
-        self.defs: dict[str, _Def] = {}
-        self.top: dict[tuple[str, str], list[str]] = defaultdict(list)          # (lang, name) -> ids
-        self.quals: dict[tuple[str, str], list[str]] = defaultdict(list)        # (lang, qual) -> ids
-        self.dir_qual: dict[tuple[str, str], list[str]] = defaultdict(list)     # (dir, qual) -> ids (Go)
-        self.methods: dict[tuple[str, str], list[str]] = defaultdict(list)      # (path, name) -> ids
-        self.method_names: dict[tuple[str, str], set[str]] = defaultdict(set)   # (lang, name) -> ids
-        self.declared: set[str] = set()                                         # C/C++ prototypes
-        self.names: set[str] = set()                                            # last parts of quals
-        self.bodies: dict[str, list[str]] = defaultdict(list)                   # C/C++ qual -> defined ids
-        self.owners: set[tuple[str, str]] = set()                               # (path, qual) with members
-        self.spaces: set[tuple[str, str]] = set()       # (path, qual) of a Rust mod / TS namespace (no node)
-        self.tests: set[str] = set()                    # gtest tests: callers, never a call's target
-        for n in nodes:
-            if n["kind"] not in _CODE:
-                continue
-            d = _Def(n["id"], n["path"], n["qualname"], n["kind"], n.get("language") or "")
-            self.defs[d.id] = d
-            if TEST_MARK in (n.get("meta") or ""):     # TEST(Logging, NumberToString) is no NumberToString()
-                self.tests.add(d.id)
-                continue
-            self.names.add(d.qual.rsplit(".", 1)[-1])
-            if d.lang in _C_FAMILY and d.kind != "class":
-                if DECL in (n.get("meta") or ""):       # the parse's own word: a prototype
-                    self.declared.add(d.id)
-                else:
-                    self.bodies[d.qual].append(d.id)
-            self.by_qual.setdefault((d.path, d.qual), d.id)
-            self.quals[(d.lang, d.qual)].append(d.id)
-            if "." not in d.qual:
-                self.top[(d.lang, d.qual)].append(d.id)
-            if d.lang == "go":
-                self.dir_qual[(posixpath.dirname(d.path), d.qual)].append(d.id)
-        for d in self.defs.values():
-            if "." not in d.qual or d.id in self.tests:
-                continue
-            self.owners.add((d.path, _parent_qual(d.qual)))
-            if d.lang in _MODULES and d.kind != "method":
-                # what holds a function or a class and is no definition is a module: a method's
-                # owner may be an object (JS-style ``res.json = function``), whose names no bare call sees
-                parts = d.qual.split(".")
-                for k in range(1, len(parts)):
-                    if (d.path, q := ".".join(parts[:k])) not in self.by_qual:
-                        self.spaces.add((d.path, q))
-            name = d.qual.rsplit(".", 1)[1]
-            self.method_names[(d.lang, name)].add(d.id)
-            if d.lang in _JS_FAMILY and d.kind == "method":
-                owner = self.by_qual.get((d.path, _parent_qual(d.qual)))
-                if owner is None or self.defs[owner].kind != "class":
-                    continue    # an object's own method (``res.get = function``): not app.get's
-            self.methods[(d.path, name)].append(d.id)
-
-
-def _defined(ix: _Index, got: str | None, how: str) -> tuple[str | None, str]:
-    """A C/C++ prototype (a header's declaration, what an included file offers) as the one
-    definition with a body of that name, when there is one: where a reader goes to read it."""
-    if got is None or got not in ix.declared:
-        return got, how
-    body = _one(ix.bodies.get(ix.defs[got].qual, ()))
-    return (body, f"{how}, its definition") if body is not None else (got, how)
-
-
 _quoted = json.encoder.encode_basestring       # a JSON string as json.dumps(ensure_ascii=False) writes it
 
 
 def _written(name: str, recv: str) -> str:
     """The call as an agent reads it: ``h``, ``self.g``, ``a.b.c``, ``?.m`` (an expression's method)."""
     return f"{'?' if recv == '.' else recv}.{name}" if recv else name
-
-
-def _one(ids: Iterable[str]) -> str | None:
-    got = set(ids)
-    return next(iter(got)) if len(got) == 1 else None
-
-
-def _unique(ix: _Index, ids: Iterable[str]) -> str | None:
-    """The one definition among ``ids``, a C/C++ prototype counted as the one body of its name
-    (a header's declaration and its .cpp's definition are one function); a prototype nothing
-    defines is none (an outside API, or a member of a class the parse did not read as one:
-    ``class EXPORT_MACRO Batch { void Put(); }``)."""
-    got = _one(_defined(ix, i, "")[0] or i for i in ids)
-    return None if got in ix.declared else got
 
 
 class _Resolver:
@@ -183,7 +95,8 @@ class _Resolver:
         self.scoped: dict[str, list[tuple[str, str | None]]] = {}   # definition id -> the scopes around it
         # names a package __init__ binds under another name (``from .api import Client as
         # PublicClient``): ``pkg.PublicClient()`` names no definition, yet may reach one
-        self.aliases = {local for p, names in bound.items() if posixpath.basename(p) in _INITS
+        self.aliases = {local for p, names in bound.items()
+                        if posixpath.basename(p) in _INITS or p.endswith(_JS_EXTS)
                         for local, seen in names.items() if any(b[1] != local for b in seen)}
 
     def _binding(self, path: str, name: str, line: int) -> tuple[str, list[str]]:
@@ -199,18 +112,26 @@ class _Resolver:
                 best = b
         return best[1], best[2]
 
+    def _outside(self, path: str, name: str, line: int) -> bool:
+        """``name`` is bound by an import of a module outside the repository (JS/TS, Go: ``import
+        {setTimeout as delay} from 'node:timers/promises'``): no definition here is what it names."""
+        return bool(self.bound.get(path, {}).get(name)) and not self._binding(path, name, line)[1]
+
     def _in_imports(self, path: str, qual: str) -> str | None:
         """The one definition ``qual`` among the files ``path`` imports."""
         return _one(i for t in self.imported.get(path, ()) if (i := self.ix.by_qual.get((t, qual))) is not None)
 
     def _reexported(self, targets: Iterable[str], name: str, depth: int = 0) -> str | None:
-        """``name`` read off a package ``__init__`` among ``targets`` that binds it by an import of
-        its own (``from .api import Client as PublicClient``): the definition that import reaches,
+        """``name`` read off a package ``__init__`` (or a JavaScript/TypeScript module, a barrel)
+        among ``targets`` that binds it by an import of its own (``from .api import Client as
+        PublicClient``, ``export {Account as Acct} from``): the definition that import reaches,
         by the name it has there. The files are those ``pipeline.pyimports`` followed the re-exports
         to (the import's targets); only the name is read here, from the ``__init__``'s binding (its
-        last, as Python runs the file)."""
+        last, as Python runs the file). A barrel's ``export * from './x'``: the one module among
+        its starred ones that defines (or re-exports) it."""
         for t in targets:
-            if posixpath.basename(t) not in _INITS:
+            js = t.endswith(_JS_EXTS)
+            if not js and posixpath.basename(t) not in _INITS:
                 continue
             orig, further = self._binding(t, name, _LAST_LINE)
             for f in further:
@@ -219,6 +140,12 @@ class _Resolver:
                     return got
             if further and depth < REEXPORT_DEPTH:
                 got = self._reexported(further, orig, depth + 1)
+                if got is not None:
+                    return got
+            if js and not further and depth < REEXPORT_DEPTH:
+                stars = [f for _, star, files in self.bound.get(t, {}).get("*", ()) if star == "*" for f in files]
+                got = _one(g for f in stars if (g := self.ix.by_qual.get((f, name))
+                                                or self._reexported([f], name, depth + 1)) is not None)
                 if got is not None:
                     return got
         return None
@@ -298,6 +225,8 @@ class _Resolver:
             if got is not None:
                 return got, "same package"
         orig, targets = self._binding(path, name, line)
+        if not targets and self._outside(path, name, line):
+            return None, ""
         for t in targets:
             got = ix.by_qual.get((t, orig))
             if got is not None:
@@ -313,7 +242,7 @@ class _Resolver:
                 got = _unique(ix, ix.quals.get((lang, f"{scope}.{name}"), ())) if cls is None else None
                 if got is not None:
                     return got, "unique name"
-        got = _one(ix.top.get((lang, name), ()))
+        got = _one(ix.top.get((_family(lang), name), ()))
         return (got, "unique name") if got is not None else (None, "")
 
     def _member(self, cls: str, name: str, depth: int = 0) -> str | None:
@@ -348,7 +277,9 @@ class _Resolver:
         call runs before its own typing takes effect); an attribute's one type over the
         class's methods (two different ones: unknown). A variable given by a function's call holds
         what the function declares it returns (``c = app.test_client()``: the callee found as any
-        call is, ``app`` by its own type)."""
+        call is, ``app`` by its own type). A type or a call an outside module's import names (Go
+        ``t *testing.T``, ``f, _ := os.Create(p)``) is (None, "outside"): not ours, so no rule
+        guesses its method (``t.Error()`` was cobra's only ``Error`` method)."""
         if recv.startswith("self.") or (lang == "java" and recv not in types):    # java: a field by its name
             cls = self._class_of(caller)
             got = self.attrs.get(cls, {}).get(recv[5:] if recv.startswith("self.") else recv) if cls else None
@@ -373,6 +304,8 @@ class _Resolver:
         if got is None or not got[0]:
             return None, ""
         tname, trecv = got
+        if self._outside(path, trecv.split(".", 1)[0] or tname, line):
+            return None, "outside"      # t *testing.T, f := os.Create(): an outside module's, not ours
         cls, _ = self.call(path, lang, caller, tname, trecv, line, types, depth + 1, pos)
         if cls is not None and cls in self.returns:         # a function: what it returns, named in its file
             d = self.ix.defs[cls]
@@ -401,6 +334,8 @@ class _Resolver:
             if cls is not None:     # a known class: its method (or its bases'), or no edge
                 got = self._member(cls, name)
                 return (got, how) if got is not None else (None, "")
+            if how == "outside":
+                return None, ""
         if recv in ("self", "super"):
             cls = self._class_of(caller)
             if cls is None:
@@ -421,13 +356,21 @@ class _Resolver:
             return self._named(path, lang, name, line, caller)
         if recv != ".":
             orig, targets = self._binding(path, recv, line)
+            if not targets and self._outside(path, recv, line):
+                return None, ""                                     # an outside module's namespace or class
+            named = lang in _JS_FAMILY and orig not in ("*", "")   # JS {Account as Acct}: a name, no module
             for t in targets:                                       # a module or class the file binds
-                got = ix.by_qual.get((t, name)) or ix.by_qual.get((t, f"{orig.rsplit('.', 1)[-1]}.{name}"))
+                got = None if named else ix.by_qual.get((t, name))
+                got = got or ix.by_qual.get((t, f"{orig.rsplit('.', 1)[-1]}.{name}"))
                 if got is not None:
                     return got, "imported module"
-            got = self._reexported(targets, name)                   # pkg.PublicClient: pkg's re-export of Client
+            got = self._reexported(targets, name) if not named else None    # pkg.PublicClient: pkg's re-export
             if got is not None:
                 return got, "imported module"
+            if named and (cls := self._reexported(targets, orig)) is not None and ix.defs[cls].kind == "class":
+                got = self._member(cls, name)                       # Acct.open(), Acct a barrel's re-export
+                if got is not None:
+                    return got, "imported module"
             if not targets and "." in recv:                         # x.C.f(): a class of a module x binds
                 head, cls = recv.rsplit(".", 1)
                 for t in self._binding(path, head, line)[1]:
@@ -448,7 +391,7 @@ class _Resolver:
             if got is None and lang == "cpp":
                 got = next((g for q in quals[:-1] if (g := _unique(ix, ix.quals.get((lang, q), ()))) is not None), None)
             if got is None:
-                got = _one(ix.quals.get((lang, qual), ()))
+                got = _one(ix.quals.get((_family(lang), qual), ()))
             if got is not None:
                 return got, "qualified name"
             if lang != "python" and "." not in recv:     # Python's bindings are known exactly (above)
@@ -456,7 +399,7 @@ class _Resolver:
                            and (i := ix.by_qual.get((t, name))) is not None)
                 if got is not None:
                     return got, "imported module"
-        if name.startswith("__") or len(ix.method_names.get((lang, name), ())) != 1:
+        if name.startswith("__") or len(ix.method_names.get((_family(lang), name), ())) != 1:
             return None, ""         # several classes define it: the receiver's type would decide
         got = _one([*ix.methods.get((path, name), ()),
                     *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ()))])
@@ -512,8 +455,10 @@ def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None
 def resolve(nodes: list[dict], import_edges: Iterable[dict],
             bindings: dict[str, dict[str, list]], known: Iterable[dict] = ()) -> list[dict]:
     """``calls`` and ``inherits`` edges of ``nodes`` (code nodes with ``meta`` call and base
-    records, plus their files); ``import_edges``: the resolved ``imports`` edges (file ids);
-    ``bindings``: the names Python imports bind (``imports.resolve(bindings=)``); ``known``:
+    records, plus their files), and the ``tests`` edges a Go test's calls make (``by: "use"``,
+    ``pipeline.testlinks.used_by_tests``: a Go import lands on every file of the package, what
+    the test calls says which it tests); ``import_edges``: the resolved ``imports`` edges (file
+    ids); ``bindings``: the names imports bind (``imports.resolve(bindings=)``); ``known``:
     further definitions that may be called but whose own calls are not resolved here (an
     overlay's base)."""
     ix = _Index([*known, *nodes])
@@ -564,6 +509,13 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
         for dst, (how, as_, line, k) in found.items():     # json.dumps's text, without its per-call cost
             out.append({"src": n["id"], "dst": dst, "kind": "calls", "weight": float(k),
                         "meta": f'{{"how": {_quoted(how)}, "as": {_quoted(as_)}, "line": {int(line)}}}'})
+    file_id = {p: i for i, p in path_of.items()}
+    # a method-name guess (``err.Error()``: cobra's one Error method) is no evidence of what a test tests
+    used = {(t, ix.defs[e["dst"]].path) for e in out
+            if (t := path_of.get(e["src"]) or ix.defs[e["src"]].path).endswith("_test.go")
+            and '"how": "method name"' not in e["meta"]}
+    out.extend(tests_edge(file_id[t], file_id[d], "use") for t, d in used_by_tests(used, imported)
+               if t in file_id and d in file_id)
     return out
 
 

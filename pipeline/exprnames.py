@@ -31,7 +31,8 @@ _WRAPPED = {"generic_function": "function", "template_function": "name", "generi
             "instantiation_expression": "function"}
 _NAMES = frozenset({"identifier", "property_identifier", "field_identifier", "type_identifier",
                     "namespace_identifier", "package_identifier", "shorthand_property_identifier",
-                    "constant", "primitive_type"})
+                    "constant", "primitive_type",
+                    "private_property_identifier"})     # js/ts this.#m(): the method node is ``C.#m``
 SELF = frozenset({"self", "this", "cls", "Self"})
 _RECV_PARTS = frozenset({"identifier", "this", "self", "super", "type_identifier", "namespace_identifier",
                          "package_identifier", "field_identifier", "property_identifier", "crate"})

@@ -129,6 +129,42 @@ def _python_import(node: ts.Node, src: bytes, line: int, text: str) -> list[Impo
                       uses=tuple(uses.get(b, ())) if b else ()) for t, b, alias in found]
 
 
+def _js_names(node: ts.Node, src: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(the names an ES import or ``export ... from`` takes from its module, the names they have
+    here): ``import d, {a as b} from`` -> (default, a), (d, b); ``import * as F`` -> (*), (F);
+    ``export {A as B} from`` -> (A), (B); ``export * from`` -> (*), (*): every name of that module,
+    re-exported. For ``pipeline.calls``: ``pct(1)`` after ``{percent as pct}`` is ``percent``."""
+    names: list[str] = []
+    bound: list[str] = []
+
+    def add(name: ts.Node | None, alias: ts.Node | None) -> None:
+        if name is not None:
+            names.append(_text(src, name.start_byte, name.end_byte))
+            bound.append(_text(src, alias.start_byte, alias.end_byte) if alias is not None else names[-1])
+
+    for c in node.named_children:
+        if c.type == "import_clause":
+            for k in c.named_children:
+                if k.type == "identifier":
+                    names.append("default")
+                    bound.append(_text(src, k.start_byte, k.end_byte))
+                elif k.type == "namespace_import":
+                    add(k.child(0), k.named_children[-1] if k.named_child_count else None)
+                elif k.type == "named_imports":
+                    for s in k.named_children:
+                        if s.type == "import_specifier":
+                            add(s.child_by_field_name("name"), s.child_by_field_name("alias"))
+        elif c.type == "namespace_export":          # export * as N from
+            add(c.child(0), c.named_children[-1] if c.named_child_count else None)
+        elif c.type == "export_clause":
+            for s in c.named_children:
+                if s.type == "export_specifier":
+                    add(s.child_by_field_name("name"), s.child_by_field_name("alias"))
+    if node.type == "export_statement" and not names and any(c.type == "*" for c in node.children):
+        names, bound = ["*"], ["*"]                 # export * from
+    return tuple(names), tuple(bound)
+
+
 def _imports_js(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
     if node.type in ("import_statement", "export_statement"):
         s = node.child_by_field_name("source")
@@ -137,7 +173,11 @@ def _imports_js(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportR
             req = next((c for c in node.named_children if c.type == "import_require_clause"), None)
             s = req.child_by_field_name("source") if req is not None else None
             kind = "require"
-        return [ImportRef(kind, string_value(s, src), line=line, text=text)] if s is not None else []
+        if s is None:
+            return []
+        names, bound = _js_names(node, src) if kind != "require" else ((), ())
+        return [ImportRef(kind, string_value(s, src), names, line=line, text=text,
+                          bound=bound if bound != names else ())]
     if node.type == "import_require_clause":
         if node.parent is not None and node.parent.type == "import_statement":
             return []                        # handled with its statement
@@ -167,7 +207,10 @@ def _imports_go(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportR
     p = node.child_by_field_name("path")
     if p is None:
         return []
-    return [ImportRef("import", string_value(p, src), line=line, text=text)]
+    # c "example.com/shop/pkg/cart": the package is ``c`` here (not ``_``, ``.``: no name to call through)
+    a = node.child_by_field_name("name")
+    alias = _text(src, a.start_byte, a.end_byte) if a is not None and a.type == "package_identifier" else ""
+    return [ImportRef("import", string_value(p, src), line=line, text=text, bound=(alias,) if alias else ())]
 
 
 def _imports_java(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:

@@ -27,7 +27,10 @@ Resolution rules, per language (one edge per (importer, imported file) pair; sel
 - JavaScript/TypeScript: relative specifiers (``./``, ``../``, ``/``) with the exact file, then the
   extensions ``.ts .tsx .d.ts .js .jsx .mjs .cjs .mts .cts``, then ``index.*``; an ESM ``./x.js``
   also finds ``x.ts``. Bare specifiers (packages, ``node:``) are external; tsconfig ``paths`` aliases
-  are not read.
+  are not read. Through a barrel: a name imported from a module that re-exports it by name
+  (``export {HTTPError} from './errors/HTTPError.js'`` in ``index.ts``) also reaches the module it
+  is re-exported from (followed through further barrels); ``export * from`` is not followed here
+  (which names it brings is not known from imports alone; ``pipeline.calls`` follows it for calls).
 - C/C++: ``#include "x.h"`` against the including directory, then the include roots (repository
   root, ``include/``, ``src/`` and every directory named ``include``), then a unique path-suffix
   match; ``#include <x.h>`` only against directories named ``include``; otherwise external.
@@ -48,7 +51,7 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pipeline.pyimports import PythonModules, is_module, python_reexports
 from stratum.ids import node_id
@@ -61,10 +64,12 @@ class ImportRef:
     ``kind``: python import/from; js import/export/require/dynamic; c quote/angle; go import;
     java import/static; rust mod/use/extern. ``target`` is the module or specifier as written
     (``os.path``, ``./util``, ``util.h``, ``github.com/x/y``, ``com.x.Y``, ``crate::a::b``).
-    ``names`` holds the names of a Python ``from`` import, or ``("*",)`` for a wildcard/glob.
-    ``level`` is the number of leading dots of a Python relative import. Python only: ``bound``,
-    the names a ``from`` import binds, one per name, when an ``as`` renames one (else empty), or
-    the one ``import a.b as c`` binds;
+    ``names`` holds the names of a Python ``from`` import, or ``("*",)`` for a wildcard/glob;
+    JavaScript/TypeScript: the names an ES import or ``export ... from`` takes (``default`` for a
+    default import, ``*`` for ``* as F`` and ``export *``).
+    ``level`` is the number of leading dots of a Python relative import. ``bound``: the names a
+    ``from`` import (JS/TS: an ES import or re-export) binds, one per name, when an ``as`` renames
+    one (else empty), or the one ``import a.b as c`` (Go: ``c "a/b"``) binds. Python only:
     ``uses``, the attributes the file reads off what the import binds when that may be a module:
     ``import flask`` + ``flask.Flask`` -> ``("Flask",)``; ``from werkzeug import routing as r``
     + ``r.Map`` -> ``("routing.Map",)`` (the imported name, then the attribute).
@@ -97,8 +102,11 @@ class FileImports:
 
 
 _JS_LANGS = ("javascript", "typescript", "tsx")
+_REEXPORT_DEPTH = 3          # JS/TS barrels followed from one import
 _JS_EXTS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_ESM_SWAP = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+_GO_MAJOR = re.compile(r"v[0-9]+")
+_GO_DOTTED_VERSION = re.compile(r"\.v[0-9]+$")
 _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
 _CARGO_NAME = re.compile(r"^\s*name\s*=\s*\"([^\"]+)\"", re.M)
 
@@ -122,9 +130,11 @@ def _norm(path: str) -> str | None:
 
 class _Resolver:
     def __init__(self, paths: set[str], manifests: dict[str, str],
-                 reexports: dict[str, dict[str, ImportRef]] | None = None):
+                 reexports: dict[str, dict[str, ImportRef]] | None = None,
+                 js_reexports: dict[str, dict[str, ImportRef]] | None = None):
         self.paths = paths
         self.reexports = reexports or {}
+        self.js_reexports = js_reexports or {}
         dirs: set[str] = set()
         by_dir: dict[str, list[str]] = defaultdict(list)
         for p in paths:
@@ -170,6 +180,23 @@ class _Resolver:
             if c in self.paths:
                 return [c]
         return []
+
+    def js_through(self, path: str, names: Iterable[str], depth: int = 0) -> list[tuple[str, str | None]]:
+        """The modules a JS/TS module (a barrel, ``path``) re-exports ``names`` from by name
+        (``export {HTTPError} from './errors/HTTPError.js'``), followed through further barrels (a
+        cycle ends), each with the barrel it was reached through."""
+        out: list[tuple[str, str | None]] = []
+        table = self.js_reexports.get(path, {})
+        for n in names:
+            ref = table.get(n)
+            if ref is None:
+                continue
+            for t in self.js(path, ref):
+                if t != path:
+                    out.append((t, path))
+                    if depth < _REEXPORT_DEPTH:
+                        out.extend(self.js_through(t, ref.names, depth + 1))
+        return out
 
     # -- c / c++ ------------------------------------------------------------------------------
     def c(self, path: str, ref: ImportRef) -> list[str]:
@@ -376,9 +403,10 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
               context: Iterable[FileImports] = ()
               ) -> Iterator[tuple[FileImports, ImportRef, list[tuple[str, str | None]]]]:
     """Yield (file, ref, targets) for every import of every file in a supported language; a
-    target is (path, the package ``__init__`` it was reached through, else None)."""
+    target is (path, the package ``__init__`` or JS/TS barrel it was reached through, else None)."""
     files = list(files)
-    r = _Resolver(set(all_paths), manifests or {}, python_reexports([*context, *files]))
+    r = _Resolver(set(all_paths), manifests or {}, python_reexports([*context, *files]),
+                  js_reexports([*context, *files]))
     by_lang = {"javascript": r.js, "typescript": r.js, "tsx": r.js, "c": r.c,
                "cpp": r.c, "go": r.go, "java": r.java, "rust": r.rust}
     for f in files:
@@ -390,7 +418,28 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
         if fn is None:
             continue
         for ref in f.imports:
-            yield f, ref, [(t, None) for t in fn(f.path, ref)]
+            got: list[tuple[str, str | None]] = [(t, None) for t in fn(f.path, ref)]
+            if got and f.language in _JS_LANGS and ref.kind in ("import", "export"):
+                got += r.js_through(got[0][0], ref.names)
+            yield f, ref, got
+
+
+def js_reexports(files: Iterable[FileImports]) -> dict[str, dict[str, ImportRef]]:
+    """JS/TS module path -> each name it re-exports by name (``export {Account as Acct} from
+    './account'``) -> that record, of the one name (``Account``). ``export *`` is left out: which
+    names it re-exports is not known from the imports alone (``pipeline.calls`` reads it against
+    the definitions)."""
+    out: dict[str, dict[str, ImportRef]] = {}
+    for f in files:
+        if f.language not in _JS_LANGS:
+            continue
+        table = out[f.path] = {}                 # a file given twice: the later one
+        for ref in f.imports:
+            if ref.kind == "export":
+                for i, n in enumerate(ref.names):
+                    if n != "*":
+                        table[ref.bound[i] if ref.bound else n] = replace(ref, names=(n,), bound=())
+    return out
 
 
 def external_target(language: str, ref: ImportRef) -> str:
@@ -401,12 +450,31 @@ def external_target(language: str, ref: ImportRef) -> str:
     return tgt
 
 
-def _bound_names(ref: ImportRef, landing: str) -> list[tuple[str, str]]:
-    """(the name a Python import binds in the importer, the name it has where it comes from):
+def _go_package(path: str) -> str:
+    """The name a Go import path's package goes by, as its path says it: the last part, below a
+    major version (``a/b/v2`` -> b), without ``go-`` or a ``.vN`` (``gopkg.in/yaml.v3`` -> yaml)."""
+    parts = path.split("/")
+    name = parts[-2] if len(parts) > 1 and _GO_MAJOR.fullmatch(parts[-1]) else parts[-1]
+    name = name.removeprefix("go-")
+    return _GO_DOTTED_VERSION.sub("", name)
+
+
+def _bound_names(language: str, ref: ImportRef, landing: str) -> list[tuple[str, str]]:
+    """(the name an import binds in the importer, the name it has where it comes from). Python:
     ``import x`` binds x, ``import a.b as c`` c; ``import a.b`` binds the package a, kept here
     under ``a.b``, the receiver its calls write (``a.b.f()``); each only when the import lands on
     that module (``landing``), not on a package it fell back to. ``from m import n as k`` binds
-    k, which is n in m."""
+    k, which is n in m. JavaScript/TypeScript: ``{percent as pct}`` binds pct (percent there),
+    ``* as F`` F (the module: ``*``), a default import its local name (``default``); ``export
+    ... from`` re-exports likewise (a barrel's ``export *`` as ``*``, every name of that module).
+    Go: a package binds its name (``c "example.com/shop/pkg/cart"``: c; else its path's last
+    part, as packages are named: ``example.com/shop`` binds shop) to the package ("")."""
+    if language in _JS_LANGS:
+        return list(zip(ref.bound or ref.names, ref.names))
+    if language == "go":
+        return [(ref.bound[0] if ref.bound else _go_package(ref.target), "")]
+    if language != "python":
+        return []
     if ref.kind == "import":
         local = ref.bound[0] if ref.bound else ref.target
         return [(local, ref.target)] if ref.target and is_module(landing, ref.target) else []
@@ -431,15 +499,18 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
     their package ``__init__`` files re-export; ``files`` override them. ``bindings``, when given,
     is filled with each Python file's imported names -> each import of it (its line, the name where
     it comes from, the files the import reaches: the module, what it re-exports the name from),
-    for ``pipeline.calls``.
+    and likewise each JavaScript/TypeScript file's imported and re-exported names and each Go
+    file's imported packages (``_bound_names``; an outside module's with no files), for
+    ``pipeline.calls``.
     """
     edges: dict[tuple[str, str], dict] = {}
     metas: dict[tuple[str, str], dict] = {}
     externals: dict[tuple[str, str], dict] = {}
     for f, ref, targets in _resolved(files, all_paths, manifests, context):
-        if bindings is not None and targets and f.language == "python":
+        if bindings is not None and (targets or f.language != "python"):
+            # JS/TS, Go: a name bound by an outside module's import too (no files): it is none of ours
             got = [t for t, _ in targets]
-            for local, orig in _bound_names(ref, got[0]):
+            for local, orig in _bound_names(f.language or "", ref, got[0] if got else ""):
                 bindings.setdefault(f.path, {}).setdefault(local, []).append((ref.line, orig, got))
         if not targets:
             tgt = external_target(f.language or "", ref)
@@ -472,4 +543,4 @@ def resolve_paths(files: Iterable[FileImports], all_paths: Iterable[str],
             for t, _ in targets if t != f.path}
 
 
-__all__ = ["ImportRef", "FileImports", "resolve", "resolve_paths", "external_target"]
+__all__ = ["ImportRef", "FileImports", "resolve", "resolve_paths", "external_target", "js_reexports"]

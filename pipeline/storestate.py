@@ -95,7 +95,8 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # keeps its name and body; googletest tests are ``Suite.Name`` (were ``TEST_F#n``), marked ``"test":1``;
 # 23: C++ members inside an ``#if`` in a class are members, a conditional group tree-sitter cannot hold
 # no longer nests the rest of the file in a class, ``FRIEND_TEST(A, B);`` and other type-less macro
-# statements are no nodes; JS/TS ``this.#name()`` calls are recorded.
+# statements are no nodes; JS/TS ``this.#name()`` calls are recorded; JS/TS imports and ``export ... from``
+# record the imported and local names, Go imports their alias (for calls through them).
 PARSE_FORMAT = 23
 
 

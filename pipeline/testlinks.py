@@ -1,20 +1,29 @@
-"""Test file -> the file it tests, by naming convention and by what the test imports.
+"""Test file -> the file it tests, by naming convention and by what the test imports or calls.
 
 A file is a test when its name follows its language's convention (``test_x.py``, ``x_test.py``,
 ``x.test.ts``, ``x.spec.js``, anything under ``__tests__/``, ``x_test.go``, ``XTest.java``,
 ``XTests.java``, ``TestX.java``, ``XIT.java``, ``x_test.rs``, a ``.rs`` file directly in a
-``tests/`` directory, ``test_x.c``, ``x_unittest.cc`` ..., and Django-style ``tests.py``).
+``tests/`` directory, ``test_x.c``, ``x_unittest.cc`` ..., and Django-style ``tests.py``); a
+JavaScript/TypeScript file in a ``test/`` or ``tests/`` folder at the repository's top or a
+package's (beside a ``package.json``), as AVA, mocha and tap keep them (``test/retry.ts``), unless
+it is a helper (in a ``helpers``/``fixtures``/... folder below, ``_x.js``, ``index``, ``setup``).
 
 - ``by: "name"``: the test's subject (``x``) is matched to a non-test file of the same language
   family named ``x`` (Go: only in the test's own directory). When several match, the one whose
   directories best mirror the test's wins (``tests/pkg/test_mod.py`` -> ``src/pkg/mod.py``), then
-  the one sharing the longest directory prefix with it, then the shortest path.
+  the one sharing the longest directory prefix with it, then the shortest path. Weight 2: listed
+  before the other links of a file.
 - ``by: "import"``: every in-repository file the test imports that is neither a test nor inside a
   test directory (fixtures and helpers are not what a test tests). A pair found both ways is
   recorded once, as ``name``. The imports include the modules a package's ``__init__`` re-exports
   the test's names from (``from flask import Blueprint`` -> ``flask/blueprints.py`` as well as
   ``flask/__init__.py``; ``import flask`` + ``flask.Flask`` -> ``flask/app.py``; see
   ``pipeline.imports``), so a test of a re-exported class links to the class's module.
+- ``by: "use"`` (Go, in place of ``import``): a Go import lands on every file of the package, so
+  a test is linked to the files of its own package or an imported one whose definitions its code
+  calls (``used_by_tests``, from ``pipeline.calls``' edges): cobra's ``doc/*_test.go`` import
+  cobra but test the doc package; ``completions_test.go`` calls ``MarkFlagFilename`` in
+  ``shell_completions.go``.
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ import json
 import posixpath
 import re
 from collections import defaultdict
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 from pipeline.languages import EXTENSIONS
 from stratum.ids import node_id
@@ -41,6 +50,14 @@ _JAVA = re.compile(r"^(?:(?P<a>[A-Z]\w*?)(?:Tests?|IT|TestCase)|Test(?P<b>[A-Z]\
 _RS = re.compile(r"^(?:test_(?P<a>.+)|(?P<b>.+?)_tests?)$")
 _C = re.compile(r"^(?:test_(?P<a>.+)|(?P<b>.+?)_(?:unit)?tests?)$")
 _RULES = {"py": _PY, "js": _JS, "go": _GO, "java": _JAVA, "rs": _RS, "c": _C}
+_JS_TEST_FOLDERS = ("test", "tests")
+# a test folder's helpers, not tests: folders below it and file stems (AVA leaves out helpers,
+# fixtures and _-prefixed files)
+_JS_AIDS = frozenset({"helpers", "helper", "fixtures", "fixture", "__fixtures__", "support", "mocks", "__mocks__",
+                      "utils", "util", "testdata", "types"})
+_JS_AID_STEMS = frozenset({"helpers", "helper", "fixtures", "fixture", "support", "mocks", "utils", "util", "index",
+                           "setup", "teardown", "globals", "global-setup", "common"})
+BY_NAME_WEIGHT = 2.0            # a file's name-linked test before those that import or call it
 
 
 def _split(path: str) -> tuple[str, str, str]:
@@ -60,8 +77,25 @@ def in_test_dir(path: str) -> bool:
     return any(part in TEST_DIRS for part in path.split("/")[:-1])
 
 
-def subject(path: str) -> str | None:
-    """The name of what a test file tests (``test_app.py`` -> ``app``), else None."""
+def js_roots(paths: Iterable[str]) -> set[str]:
+    """The folders a JavaScript/TypeScript test folder may sit in: the repository's top and every
+    package's (a folder holding a ``package.json``)."""
+    return {""} | {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "package.json"}
+
+
+def _in_js_test_folder(path: str, roots: Collection[str]) -> bool:
+    """``test/retry.ts``, ``packages/a/tests/unit/x.js`` (ROOTS: ``js_roots``), not a helper there."""
+    parts = path.split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in _JS_TEST_FOLDERS and "/".join(parts[:i]) in roots:
+            stem = _split(path)[1]
+            return not (stem.startswith("_") or stem in _JS_AID_STEMS or any(p in _JS_AIDS for p in parts[i + 1:-1]))
+    return False
+
+
+def subject(path: str, roots: Collection[str] = ("",)) -> str | None:
+    """The name of what a test file tests (``test_app.py`` -> ``app``), else None. ``roots``:
+    ``js_roots``, where a JavaScript/TypeScript test folder counts (default: the top only)."""
     d, stem, _ = _split(path)
     fam = family(path)
     if fam is None:
@@ -69,17 +103,17 @@ def subject(path: str) -> str | None:
     m = _RULES[fam].match(stem)
     if m:
         return next(g for g in m.groups() if g)
-    if fam == "js" and "__tests__" in path.split("/")[:-1]:
+    if fam == "js" and ("__tests__" in path.split("/")[:-1] or _in_js_test_folder(path, roots)):
         return stem
     if fam == "rs" and posixpath.basename(d) == "tests":
         return stem
     return None
 
 
-def is_test_path(path: str, packages: Collection[str] = ()) -> bool:
+def is_test_path(path: str, packages: Collection[str] = (), roots: Collection[str] = ("",)) -> bool:
     """``packages``: folders holding an ``__init__.py``. A ``test.py`` module inside one (outside a
     test folder) is the package's own code, e.g. werkzeug's test client ``src/werkzeug/test.py``;
-    ``tests.py`` there stays a test (Django apps keep their tests so)."""
+    ``tests.py`` there stays a test (Django apps keep their tests so). ``roots``: ``js_roots``."""
     fam = family(path)
     if fam is None:
         return False
@@ -88,7 +122,7 @@ def is_test_path(path: str, packages: Collection[str] = ()) -> bool:
         if base == "test.py" and posixpath.dirname(path) in packages and not in_test_dir(path):
             return False
         return base != "conftest.py"
-    return subject(path) is not None
+    return subject(path, roots) is not None
 
 
 def _score(test: str, cand: str) -> tuple[int, int, int]:
@@ -107,8 +141,8 @@ def _score(test: str, cand: str) -> tuple[int, int, int]:
     return mirror, prefix, -len(cand)
 
 
-def _name_targets(test: str, index: dict[tuple[str, str], list[str]]) -> list[str]:
-    subj = subject(test)
+def _name_targets(test: str, index: dict[tuple[str, str], list[str]], roots: Collection[str] = ("",)) -> list[str]:
+    subj = subject(test, roots)
     fam = family(test)
     if not subj or fam is None:
         return []
@@ -126,10 +160,12 @@ def _name_targets(test: str, index: dict[tuple[str, str], list[str]]) -> list[st
 
 
 def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) -> list[dict]:
-    """``tests`` edges (src: test file id, dst: tested file id, meta ``{"by": "name"|"import"}``)."""
+    """``tests`` edges (src: test file id, dst: tested file id, meta ``{"by": "name"|"import"}``;
+    a Go test's other links are ``used_by_tests``')."""
     paths = sorted(set(paths))
     packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
-    tests = {p for p in paths if is_test_path(p, packages)}
+    roots = js_roots(paths)
+    tests = {p for p in paths if is_test_path(p, packages, roots)}
     index: dict[tuple[str, str], list[str]] = defaultdict(list)
     for p in paths:
         fam = family(p)
@@ -143,15 +179,42 @@ def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) ->
             index[(fam, posixpath.basename(d))].append(p)
     found: dict[tuple[str, str], str] = {}
     for t in sorted(tests):
-        for target in _name_targets(t, index):
+        for target in _name_targets(t, index, roots):
             found[(t, target)] = "name"
     by_id = {node_id(repo, p, "file", ""): p for p in paths}
     for e in import_edges:
         src, dst = by_id.get(e["src"]), by_id.get(e["dst"])
-        if src in tests and dst is not None and dst not in tests and not in_test_dir(dst):
+        if src in tests and dst is not None and dst not in tests and not in_test_dir(dst) and family(src) != "go":
             found.setdefault((src, dst), "import")
-    return [{"src": node_id(repo, s, "file", ""), "dst": node_id(repo, d, "file", ""), "kind": "tests",
-             "meta": json.dumps({"by": by})} for (s, d), by in sorted(found.items())]
+    return [tests_edge(node_id(repo, s, "file", ""), node_id(repo, d, "file", ""), by)
+            for (s, d), by in sorted(found.items())]
 
 
-__all__ = ["link_tests", "is_test_path", "subject", "in_test_dir", "family", "TEST_DIRS"]
+def tests_edge(src: str, dst: str, by: str) -> dict:
+    """A ``tests`` edge between two file ids, linked ``by`` name (listed first), import or use."""
+    return {"src": src, "dst": dst, "kind": "tests", "weight": BY_NAME_WEIGHT if by == "name" else 1.0,
+            "meta": json.dumps({"by": by})}
+
+
+def used_by_tests(used: Iterable[tuple[str, str]], imported: Mapping[str, Collection[str]]) -> list[tuple[str, str]]:
+    """Go ``by: "use"`` links: the (test, file) pairs among USED (a file's code calls, or embeds, a
+    definition of the other: ``pipeline.calls``, a method-name guess left out) whose test is a
+    ``_test.go`` file and whose other end is code of the test's own package or one it imports
+    (IMPORTED: path -> the paths its imports land on), not a test, a test folder's file or the
+    test's name-linked file (that pair is ``name``'s)."""
+    out = set()
+    for t, dst in used:
+        if t == dst or not t.endswith("_test.go") or not dst.endswith(".go") or dst.endswith("_test.go") \
+                or in_test_dir(dst):
+            continue
+        d = posixpath.dirname(t)
+        if posixpath.dirname(dst) != d and dst not in imported.get(t, ()):
+            continue
+        if dst == posixpath.join(d, f"{subject(t)}.go"):
+            continue
+        out.add((t, dst))
+    return sorted(out)
+
+
+__all__ = ["link_tests", "used_by_tests", "tests_edge", "is_test_path", "subject", "in_test_dir", "family",
+           "js_roots", "TEST_DIRS", "BY_NAME_WEIGHT"]

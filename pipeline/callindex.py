@@ -1,0 +1,124 @@
+"""The definitions ``pipeline.calls`` links calls to, by the keys its name rules look up: a
+file's qualified names, a language family's top-level names and qualified names, a Go package's
+names, the method names, C/C++ prototypes and bodies. Split from ``pipeline.calls``: what is
+known before any call is read."""
+
+from __future__ import annotations
+
+import dataclasses
+import posixpath
+from collections import defaultdict
+from typing import Iterable
+
+from pipeline.callrefs import DECL
+from pipeline.parse import TEST_MARK
+
+
+CODE = ("class", "function", "method")
+C_FAMILY = ("c", "cpp")
+JS_FAMILY = ("javascript", "typescript", "tsx")
+# the languages one name rule spans: a .tsx file calls the .ts files' functions, and a project that
+# mixes JS and TS calls across them (the key of the by-name tables; "tsx" alone matched nothing in "typescript")
+FAMILY = {"tsx": "typescript", "javascript": "typescript"}
+MODULES = ("rust", "typescript", "tsx")    # an inline ``mod`` / ``namespace``: a file's own scope
+
+
+@dataclasses.dataclass(slots=True)
+class Def:
+    id: str
+    path: str
+    qual: str
+    kind: str
+    lang: str
+
+
+def family(lang: str) -> str:
+    return FAMILY.get(lang, lang)
+
+
+def parent_qual(qual: str) -> str:
+    return qual.rsplit(".", 1)[0] if "." in qual else ""
+
+
+class Index:
+    """Definitions by the keys the rules look up."""
+
+    def __init__(self, nodes: Iterable[dict]):
+        self.by_qual: dict[tuple[str, str], str] = {}
+        self.defs: dict[str, Def] = {}
+        self.top: dict[tuple[str, str], list[str]] = defaultdict(list)          # (family, name) -> ids
+        self.quals: dict[tuple[str, str], list[str]] = defaultdict(list)        # (family, qual) -> ids
+        self.dir_qual: dict[tuple[str, str], list[str]] = defaultdict(list)     # (dir, qual) -> ids (Go)
+        self.methods: dict[tuple[str, str], list[str]] = defaultdict(list)      # (path, name) -> ids
+        self.method_names: dict[tuple[str, str], set[str]] = defaultdict(set)   # (family, name) -> ids
+        self.declared: set[str] = set()                                         # C/C++ prototypes
+        self.names: set[str] = set()                                            # last parts of quals
+        self.bodies: dict[str, list[str]] = defaultdict(list)                   # C/C++ qual -> defined ids
+        self.owners: set[tuple[str, str]] = set()                               # (path, qual) with members
+        self.spaces: set[tuple[str, str]] = set()       # (path, qual) of a Rust mod / TS namespace (no node)
+        self.tests: set[str] = set()                    # gtest tests: callers, never a call's target
+        for n in nodes:
+            if n["kind"] not in CODE:
+                continue
+            d = Def(n["id"], n["path"], n["qualname"], n["kind"], n.get("language") or "")
+            self.defs[d.id] = d
+            if TEST_MARK in (n.get("meta") or ""):     # TEST(Logging, NumberToString) is no NumberToString()
+                self.tests.add(d.id)
+                continue
+            self.names.add(d.qual.rsplit(".", 1)[-1])
+            if d.lang in C_FAMILY and d.kind != "class":
+                if DECL in (n.get("meta") or ""):       # the parse's own word: a prototype
+                    self.declared.add(d.id)
+                else:
+                    self.bodies[d.qual].append(d.id)
+            self.by_qual.setdefault((d.path, d.qual), d.id)
+            self.quals[(family(d.lang), d.qual)].append(d.id)
+            if "." not in d.qual:
+                self.top[(family(d.lang), d.qual)].append(d.id)
+            if d.lang == "go":
+                self.dir_qual[(posixpath.dirname(d.path), d.qual)].append(d.id)
+        for d in self.defs.values():
+            if "." not in d.qual or d.id in self.tests:
+                continue
+            self.owners.add((d.path, parent_qual(d.qual)))
+            if d.lang in MODULES and d.kind != "method":
+                # what holds a function or a class and is no definition is a module: a method's
+                # owner may be an object (JS-style ``res.json = function``), whose names no bare call sees
+                parts = d.qual.split(".")
+                for k in range(1, len(parts)):
+                    if (d.path, q := ".".join(parts[:k])) not in self.by_qual:
+                        self.spaces.add((d.path, q))
+            name = d.qual.rsplit(".", 1)[1]
+            self.method_names[(family(d.lang), name)].add(d.id)
+            if d.lang in JS_FAMILY and d.kind == "method":
+                owner = self.by_qual.get((d.path, parent_qual(d.qual)))
+                if owner is None or self.defs[owner].kind != "class":
+                    continue    # an object's own method (``res.get = function``): not app.get's
+            self.methods[(d.path, name)].append(d.id)
+
+
+def defined(ix: Index, got: str | None, how: str) -> tuple[str | None, str]:
+    """A C/C++ prototype (a header's declaration, what an included file offers) as the one
+    definition with a body of that name, when there is one: where a reader goes to read it."""
+    if got is None or got not in ix.declared:
+        return got, how
+    body = one(ix.bodies.get(ix.defs[got].qual, ()))
+    return (body, f"{how}, its definition") if body is not None else (got, how)
+
+
+def one(ids: Iterable[str]) -> str | None:
+    got = set(ids)
+    return next(iter(got)) if len(got) == 1 else None
+
+
+def unique(ix: Index, ids: Iterable[str]) -> str | None:
+    """The one definition among ``ids``, a C/C++ prototype counted as the one body of its name
+    (a header's declaration and its .cpp's definition are one function); a prototype nothing
+    defines is none (an outside API, or a member of a class the parse did not read as one:
+    ``class EXPORT_MACRO Batch { void Put(); }``)."""
+    got = one(defined(ix, i, "")[0] or i for i in ids)
+    return None if got in ix.declared else got
+
+
+__all__ = ["Index", "Def", "family", "parent_qual", "defined", "one", "unique", "CODE", "C_FAMILY",
+           "JS_FAMILY", "MODULES"]
