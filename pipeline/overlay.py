@@ -254,7 +254,8 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
 
 
 def _init_bindings(repo: str, context: list, fi: list, all_paths: list[str], bindings: dict) -> None:
-    """Add to BINDINGS what the base's unchanged package ``__init__`` files (CONTEXT) bind, those the
+    """Add to BINDINGS what the base's unchanged package ``__init__`` files and JS/TS barrels (CONTEXT,
+    ``stages.init_imports``) bind, those the
     changed files' imports reach and those their re-exports reach in turn, resolved against the
     branch's paths: a changed file's ``pkg.start()`` or ``from pkg import start`` then reaches the
     ``run`` that ``from .impl import run as start`` names, as a full index of the branch links it

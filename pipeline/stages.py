@@ -136,14 +136,16 @@ def stored_imports(meta: str | None) -> list:
 
 
 def init_imports(snap, skip: set[str]) -> list:
-    """The raw imports of the previous version's package ``__init__`` files not in ``skip``, as
-    ``FileImports``: what an overlay (which resolves only its changed files) passes to
-    ``imports.resolve(context=)`` so a changed test's ``from pkg import Name`` still reaches the
-    module ``pkg/__init__.py`` re-exports ``Name`` from."""
+    """The raw imports of the previous version's re-exporting files not in ``skip`` (Python package
+    ``__init__`` files, JS/TS files with an ``export ... from``: barrels), as ``FileImports``: what an
+    overlay (which resolves only its changed files) passes to ``imports.resolve(context=)`` so a
+    changed test's ``from pkg import Name`` (``import { pct } from './lib'``) still reaches the module
+    the unchanged package or barrel re-exports ``Name`` from."""
     from pipeline.imports import FileImports
 
     tab = snap.read("nodes", columns=["path", "language", "meta"],
-                    where="kind = 'file' AND (path LIKE '%/__init__.py' OR path = '__init__.py')")
+                    where="kind = 'file' AND (path LIKE '%/__init__.py' OR path = '__init__.py' OR "
+                          "(language IN ('javascript', 'typescript', 'tsx') AND meta LIKE '%\"kind\": \"export\"%'))")
     out = []
     for r in tab.to_pylist():
         if r["path"] in skip:

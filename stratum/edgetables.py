@@ -25,7 +25,8 @@ def edges_keyed(snapshot, row_of, where: str, columns: list[str]) -> tuple[np.nd
 
 class LinkMeta:
     """``link_meta(src, dst)``: how a calls or inherits edge was resolved and the call as written
-    (``pipeline.calls``: how, as, line), or {}; the edges' meta is read once, when first asked."""
+    (``pipeline.calls``: how, as, line), or a tests edge's rule (``by``: name, import or use), or {};
+    the edges' meta is read once, when first asked."""
 
     def __init__(self, snapshot, row_of):
         self._snapshot, self._row_of = snapshot, row_of
@@ -39,7 +40,7 @@ class LinkMeta:
         if got is None:
             with self._lock:
                 if self._got is None:
-                    keys, t = edges_keyed(self._snapshot, self._row_of, "kind IN ('calls', 'inherits')", ["meta"])
+                    keys, t = edges_keyed(self._snapshot, self._row_of, "kind IN ('calls', 'inherits', 'tests')", ["meta"])
                     self._got = keys, t.column("meta").combine_chunks()
                 got = self._got
         keys, metas = got

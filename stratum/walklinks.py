@@ -9,6 +9,7 @@ cart.py" is a walk of cart.py's definitions, and an item says how its edge was l
 from __future__ import annotations
 
 LINKS = ("calls", "inherits")
+LINKED = LINKS + ("tests",)     # edges whose items say how they were linked (tests: by name, import or use)
 
 
 def note_about(view, shards: list, sh, ids: list[str]) -> list[tuple]:
@@ -83,10 +84,10 @@ def overridden(sh, row: int, near, depth: int = 3) -> list[tuple]:
 
 def item_meta(view, base, sh, row: int, ns, r: int, kind: str, direction: str,
               via: dict[str, str]) -> dict[str, str]:
-    """``link_meta`` of a walk item reached by ``kind`` edges (none unless calls or inherits; ``via``:
+    """``link_meta`` of a walk item reached by ``kind`` edges (none unless calls, inherits or tests; ``via``:
     ``members_links``'s); in a branch session (``view``) by ids through ``BranchView.link_meta``:
     either end may be the overlay's or the base's."""
-    if set(kind.split(",")).isdisjoint(LINKS):
+    if set(kind.split(",")).isdisjoint(LINKED):
         return {}
     me, other = sh.col("id")[row], ns.col("id")[r]
     m = via.get(other, me)
@@ -120,4 +121,4 @@ def link_meta(sh, row: int, r: int, direction: str, m: int) -> dict[str, str]:
     return out
 
 
-__all__ = ["LINKS", "note_about", "members_links", "overridden", "link_meta", "item_meta"]
+__all__ = ["LINKS", "LINKED", "note_about", "members_links", "overridden", "link_meta", "item_meta"]
