@@ -470,6 +470,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                 progress("discover", 0, 1)        # history's discover, link and notes were silent: a probe)
                 src = st.read_sources(root, cfg, prev_snap, rep, inside)
                 progress("discover", 1, 1)
+            if stop is not None:            # a stop set during discover: no engine (a Ray start) begun for it
+                from pipeline.history import check_stop
+                check_stop(stop, "discover")
             eng, said = engine_for(cfg, src.parse_bytes, rep, say)
             rep.engine = engine or said
             with _stage(rep, "parse"):

@@ -43,6 +43,15 @@ def _index_one(repo: str, store: str, cfg: IndexConfig, engine: str = "") -> Rep
     return RepoOutcome(repo, store, time.perf_counter() - t, error=err)
 
 
+def _index_one_told(repo: str, store: str, cfg: IndexConfig, engine: str = ""):
+    """:func:`_index_one` as a Ray task that says when it begins: a streaming generator whose first
+    item (``None``) comes as its run starts on a worker, its second is the outcome. The report then
+    says ``running`` from that moment and ``queued`` before: every submitted repository had said
+    ``running`` at once, the ones waiting for a free CPU too."""
+    yield None
+    yield _index_one(repo, store, cfg, engine)
+
+
 def drop_empty_store(store: str | os.PathLike) -> None:
     """Remove a store folder a failed first run left holding only its writer ``lock`` (a stray
     ``stores/<name>/`` that took the name from the repository's next, working run). Call it only
@@ -234,11 +243,13 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
 
     ``into``: the report to fill (``MultiReport.listing(targets)``): a caller stopped half-way (a
     signal) still holds what finished; a listing it already holds as ``failed`` (its store could not
-    be chosen) is not run, and counts as finished first. ``on_start(report)`` is called when
-    repositories turn ``running`` (each in turn here, all at once on Ray), ``on_outcome(report,
-    outcome)`` as each finishes (a log line, the report file rewritten: a run killed with SIGKILL
-    leaves a file that says which it was indexing). A job that cannot start (no cluster answers)
-    returns with ``error`` set and every repository ``not_run``; it never raises for that.
+    be chosen) is not run, and counts as finished first. Once the job has started (Ray up), the
+    repositories to run are ``queued``, each ``running`` when its run begins (in turn here, as a
+    worker takes it on Ray). ``on_start(report)`` is called at each of those changes,
+    ``on_outcome(report, outcome)`` as each finishes (a log line, the report file rewritten: a run
+    killed with SIGKILL leaves a file that says which it was indexing and which waited). A job that
+    cannot start (no cluster answers) returns with ``error`` set and every repository ``not_run``;
+    it never raises for that.
 
     Listings of one store (a repository and a folder of it, or one repository twice: stores are
     keyed on the top level) are indexed once, by the first of them, and each gets its outcome: two
@@ -278,6 +289,13 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
             if last:
                 progress("repositories", done, len(targets))
 
+    def mark(which: list[list[int]], state: str) -> None:
+        for ks in which:
+            for k in ks:
+                out.outcomes[k].state = state
+        if on_start is not None and which:
+            on_start(out)
+
     if kind == "ray":
         t = time.perf_counter()
         try:
@@ -293,33 +311,33 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
         progress("repositories", 0, len(targets))
         for k in decided:
             finish([k], out.outcomes[k])
-        remote = ray.remote(num_cpus=1)(_index_one)
-        refs = {remote.remote(*targets[ks[0]], inner, task): ks for ks in runs}
-        for ks in runs:
-            for k in ks:
-                out.outcomes[k].state = "running"
-        if on_start is not None and runs:
-            on_start(out)
-        pending = list(refs)
+        remote = ray.remote(num_cpus=1)(_index_one_told)
+        told = {remote.remote(*targets[ks[0]], inner, task): ks for ks in runs}
+        mark(runs, "queued")
+        pending = list(told)
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
-            for r in ready:
-                ks = refs[r]
+            for gen in ready:
+                ks = told[gen]
                 try:
-                    got = ray.get(r)
+                    got = ray.get(next(gen))
                 except ray.exceptions.RayError as e:   # the worker died (OOM, node lost)
                     got = RepoOutcome(*targets[ks[0]], error={"code": "internal", "type": type(e).__name__,
                                                               "message": str(e).splitlines()[0][:300]})
-                finish(ks, got)
+                if got is None:                         # its run began on a worker: the outcome follows
+                    mark([ks], "running")
+                    pending.append(gen)
+                else:
+                    finish(ks, got)
     else:
         progress("repositories", 0, len(targets))
         for k in decided:
             finish([k], out.outcomes[k])
         for ks in runs:
             for k in ks:
-                out.outcomes[k].state = "running"
-            if on_start is not None:
-                on_start(out)
+                out.outcomes[k].state = "queued"
+        for ks in runs:
+            mark([ks], "running")
             finish(ks, _index_one(*targets[ks[0]], inner))
     out.seconds, out.finished = time.perf_counter() - t0, True
     return out

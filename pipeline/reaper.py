@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
 import subprocess
 import sys
 from contextlib import contextmanager
-from typing import Callable, Iterator
+from typing import Callable, Iterator, NoReturn
 
 # Runs in its own process, watching the driver through a pipe. Every half second it records the
 # driver's descendants (Ray's gcs, raylet, agents, workers) with their start times; EOF without
@@ -93,8 +94,12 @@ def start_reaper(shutdown: Callable[[], None]) -> Callable[[], None]:
         if reaper.stdin is None or reaper.stdin.closed:
             return
         if started:
-            shutdown()
-        else:       # a start cut short (a signal in ray.init): its half-made worker's teardown, here or
+            try:
+                shutdown()
+            except KeyboardInterrupt:   # a Ctrl-C in its seconds (the first one stopped the run; the
+                started.clear()         # handlers are Python's again): traceback twice, Ray's own hook
+                stopping(128 + signal.SIGINT)       # ran it again. Now: the reaper ends Ray, exit 130
+        if not started:  # a start cut short (a signal in ray.init): its half-made worker's teardown, here or
             atexit.unregister(shutdown)      # at Ray's own exit hook, aborted (exit -6 in 1 of 3 runs)
             if _EXIT:           # and so did its threads when the reaper killed the raylet under them:
                 reaper.stdin.close()            # the pipe's end tells the reaper; this process ends first
@@ -115,35 +120,62 @@ def start_reaper(shutdown: Callable[[], None]) -> Callable[[], None]:
 
 @contextmanager
 def callers_sigterm() -> Iterator[None]:
-    """Keep a SIGTERM handler the caller installed across ``ray.init``, which sets its own
-    (``sys.exit(15)``): `stratum index A B --ray` stopped by SIGTERM ended 1 with its report still
-    "running", and `watch` lost its stop. A SIGTERM *during* the start met Ray's handler (exit 15,
-    the report "running"): its ``SystemExit(15)`` is handed to the caller's handler (the CLI's
-    raises its stop: exit 143, "interrupted"). Without one of the caller's, Ray's stays. A stop
-    during the start ends the process with its code before the reaper kills the half-started Ray
-    (``stopping``); a handler that only sets a flag (watch's) leaves the ending to its caller."""
-    import signal
+    """The caller's stop signals across ``ray.init``. Its SIGTERM handler is kept, though Ray sets
+    its own (``sys.exit(15)``): `stratum index A B --ray` stopped by SIGTERM ended 1 with its report
+    still "running", and `watch` lost its stop. A SIGTERM *during* the start met Ray's handler (exit
+    15, the report "running"): its ``SystemExit(15)`` is handed to the caller's handler (the CLI's
+    raises its stop: exit 143, "interrupted"). Without one of the caller's, Ray's stays. A SIGINT
+    during the start runs the caller's handler too; one that only sets a flag (watch's) left the
+    start running for its 4-12 s (a Ctrl-C seemed ignored), so the start is cut there as well.
+
+    A stop during the start ends the process before the reaper kills the half-started Ray
+    (``stopping``): with the CLI's code (143, 130), or, when the caller's handler only set a flag
+    (watch), with 0, as a stop heeded anywhere else ends it ("stopped"); this context then raises
+    ``RunStopped`` to its caller, whose run gives up as at any other step."""
     import threading
 
     main = threading.current_thread() is threading.main_thread()
     held = signal.getsignal(signal.SIGTERM) if main else None
+    held_int = signal.getsignal(signal.SIGINT) if main else None
+    flagged: list[int] = []             # a signal the caller's handler took without raising (watch's)
+
+    def interrupt(signum, frame) -> None:
+        assert callable(held_int)
+        held_int(signum, frame)         # the CLI's raises its stop; Python's default, KeyboardInterrupt
+        flagged.append(signum)
+        raise KeyboardInterrupt         # Ray re-raises only this (or SystemExit) from inside its waits
+
+    if callable(held_int):
+        signal.signal(signal.SIGINT, interrupt)
     try:
         yield
     except KeyboardInterrupt:
-        stopping(128 + signal.SIGINT)
-        raise
+        if not flagged:
+            stopping(128 + signal.SIGINT)
+            raise
+        _flag_stop()
     except SystemExit as ended:
         if ended.code != signal.SIGTERM or not callable(held):
             raise
         stopping(128 + signal.SIGTERM)
         held(signal.SIGTERM, None)          # the CLI's raises; one that only sets a flag (watch):
-        _EXIT.clear()
-        from pipeline.history import RunStopped
-
-        raise RunStopped("stopped during the Ray start") from None
+        _flag_stop()
     finally:
+        if callable(held_int):
+            signal.signal(signal.SIGINT, held_int)
         if main and held is not None and held != signal.SIG_DFL:
             signal.signal(signal.SIGTERM, held)
+
+
+def _flag_stop() -> NoReturn:
+    """The caller's handler only set its flag: its run gives up here, and the process, which ends
+    for that stop, ends 0 (watch's "stopped") before the half-started Ray is killed. Waiting for the
+    reaper instead (the exit code left to the caller) kept the process alive while the raylet
+    died under Ray's threads in it."""
+    from pipeline.history import RunStopped
+
+    stopping(0)
+    raise RunStopped("stopped during the Ray start") from None
 
 
 __all__ = ["start_reaper", "stopping", "callers_sigterm"]

@@ -131,10 +131,11 @@ def _rule_name(rule: str) -> str:
     return "custom (HistoryConfig.bugfix_rule; --json shows the regex)"
 
 
-# What a repository of a multi-repository job came to. "not_run" and "running" are what a report
-# written while the job runs (or left by a killed one) says of those not finished; a job stopped by a
-# signal turns its "running" ones into "interrupted".
-STATES = ("not_run", "running", "ok", "failed", "interrupted")
+# What a repository of a multi-repository job came to. A report written while the job runs (or left
+# by a killed one) says "not_run" before the job started (Ray up), then "queued" for one waiting its
+# turn (on Ray: for a free worker) and "running" for one under way; a job stopped by a signal turns its
+# "running" ones into "interrupted" and its "queued" ones back into "not_run" (they never ran).
+STATES = ("not_run", "queued", "running", "ok", "failed", "interrupted")
 
 
 @dataclass

@@ -41,8 +41,11 @@ def main(argv: list[str] | None = None) -> int:
         # before numpy loads: OpenBLAS starting its thread pool cost ~60 ms of a 1.2 s one-file
         # re-index; the index does no BLAS work worth threads (onnxruntime and usearch have their own)
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)  # the command modules load pyarrow: ~1 s to Ctrl-C in
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     args.console = argv is None      # a real process of its own (not a caller's main([...]))
     if isinstance(getattr(args, "store", None), list):      # every command taking several, serve and mcp too
         args.store = once_each(args.store)

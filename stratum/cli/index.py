@@ -229,10 +229,11 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
 
 
 def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
-    """Several repositories: the report file is written at the start (all not run), as each
-    repository starts (``running``: what a run killed with SIGKILL was doing) and finishes, and at
-    the end, so a run killed at any point has said what it finished; a log gets one line per
-    finished repository. A repository whose store cannot be chosen fails before the others run."""
+    """Several repositories: the report file is written at the start (all not run), as the job
+    queues them and each starts (``queued``, ``running``: what a run killed with SIGKILL was doing)
+    and finishes, and at the end, so a run killed at any point has said what it finished; a log gets
+    one line per finished repository. A repository whose store cannot be chosen fails before the
+    others run."""
     from pipeline.many import index_many, store_choices
     from pipeline.report import MultiReport
 
@@ -263,9 +264,8 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
     except KeyboardInterrupt as stop:       # _Stopped, or Ray's KeyboardInterrupt raised for it
         signum = _Stopped.of(stop)
         multi.interrupted, multi.seconds = signal.Signals(signum).name, time.perf_counter() - t0
-        for o in multi.outcomes:
-            if o.state == "running":
-                o.state = "interrupted"
+        for o in multi.outcomes:        # under way: interrupted; waiting its turn: it never ran
+            o.state = {"running": "interrupted", "queued": "not_run"}.get(o.state, o.state)
         rc = SIGNALLED[signum]
         if bar.stage == "repositories":     # the last line said, not yet counted (index_many counts it after)
             bar("repositories", sum(o.state in ("ok", "failed") for o in multi.outcomes), len(multi.outcomes))

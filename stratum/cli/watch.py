@@ -94,8 +94,23 @@ def _stamp() -> str:
 
 
 def run_watch(args) -> int:
+    """Watch until SIGINT/SIGTERM: whenever one lands (the start-up's imports, the first index, a
+    Ray start, a wait) the watch ends the same way, "stopped", exit 0. Its handlers are set first:
+    a Ctrl-C while the index job's modules were still being imported ended 130 "interrupted"."""
+    from pipeline.watch import SignalStop
+
+    stop = SignalStop()         # set by the handlers: no lock the interrupted thread may hold
+    previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return _watch(args, stop)
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def _watch(args, stop) -> int:
     from pipeline import gitio
-    from pipeline.watch import Run, SignalStop, Watcher
+    from pipeline.watch import Run, Watcher
 
     from stratum.cli.index import worktree_notice
 
@@ -111,22 +126,16 @@ def run_watch(args) -> int:
         else:
             print(one_line(f"{_stamp()} {run.reason}: {what} in {run.seconds:.2f}s"), flush=True)   # a path's escapes
 
-    stop = SignalStop()         # set by the handlers below: no lock the interrupted thread may hold
-    # the run under way heeds it too: a long first index (a history mine) had outlasted a pod's grace
+    # the run under way heeds the stop too: a long first index (a history mine) had outlasted a pod's grace
     w = Watcher(repo, _indexer(args, repo, store, warm_model=True, stop=stop), report, interval=args.interval,
                 debounce=args.debounce, stop=stop)
-    previous = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
     if args.json:       # a first object too: a reader knows it is watching (and its stop heeded)
         print(json.dumps({"at": _stamp(), "watching": repo, "store": store, "interval": args.interval,
                           "debounce": args.debounce}), flush=True)
     else:
         print(one_line(f"watching {repo} -> {store} (every {args.interval}s, debounce {args.debounce}s; "
                             "Ctrl-C stops)"), flush=True)
-    try:
-        runs = w.run(initial=not args.no_initial)
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
+    runs = w.run(initial=not args.no_initial)
     if args.json:       # the last line says so in JSON too (it said nothing: a probe)
         print(json.dumps({"at": _stamp(), "stopped": True, "runs": len(runs), "abandoned": w.abandoned or None}),
               flush=True)

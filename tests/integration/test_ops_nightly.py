@@ -172,8 +172,8 @@ def test_a_damaged_manifest_under_a_store_root_fails_with_the_way_out(tmp_path, 
     assert sorted(p.name for p in stores.iterdir()) == ["yrepo", "yrepo-2"]
 
 
-@pytest.mark.parametrize("engine,expected", [("--no-ray", ["running", "not_run"]),
-                                             ("--ray", ["running", "running"])])     # on Ray: both submitted
+@pytest.mark.parametrize("engine,expected", [("--no-ray", ["running", "queued"]),
+                                             ("--ray", ["running", "queued"])])     # one CPU: the other waits its turn
 def test_a_run_killed_with_sigkill_leaves_a_report_saying_which_repository_was_running(tmp_path, engine, expected):
     """The report file was rewritten only as repositories finished: the one being indexed read
     `not_run`. The first repository hangs (its refs are a FIFO nobody writes) until the kill."""
