@@ -1,5 +1,6 @@
 """A definition's and a file's doc as the source writes them: a definition's leading comments
-(a ``/** doc */`` block may stand one blank line above it) and the attributes that extend its span,
+(a ``/** doc */`` block may stand one blank line above it) and the attributes that extend its span
+(Rust ``#[...]``, a TypeScript class member's decorators),
 a Python docstring, a file's first comment block that is not a licence. ``pipeline.parse`` reads
 them per definition.
 """
@@ -17,18 +18,22 @@ from stratum import npyio
 
 _LICENSE = re.compile(r"(?i)\b(copyright|spdx-license|licen[sc]ed?\b|all rights reserved)")
 _DOC_BLOCK = re.compile(rb"/\*\*(\s|$)")      # ``/** doc */``, not a ``/*** banner ***/``
+# TypeScript's grammar puts a class member's decorators beside it in the class body (``@HostListener('k')``
+# then ``onKey() {}``); JavaScript's and Python's hold them inside the definition
+_SIBLING_DECORATORS = {"typescript": frozenset({"decorator"}), "tsx": frozenset({"decorator"})}
 
 
 def leading(spec: languages.LanguageSpec, outer: ts.Node) -> tuple[ts.Node, list[ts.Node]]:
     """Attributes that belong to the definition (they extend its span) and its leading comments."""
+    attributes = spec.attribute_types | _SIBLING_DECORATORS.get(spec.name, frozenset())
     start = outer
     sib = outer.prev_named_sibling
-    while sib is not None and sib.type in spec.attribute_types and sib.end_point.row >= start.start_point.row - 1:
+    while sib is not None and sib.type in attributes and sib.end_point.row >= start.start_point.row - 1:
         start = sib
         sib = sib.prev_named_sibling
     comments: list[ts.Node] = []
     expect = start.start_point.row
-    while sib is not None and (sib.type in spec.comment_types or sib.type in spec.attribute_types):
+    while sib is not None and (sib.type in spec.comment_types or sib.type in attributes):
         gap = expect - end_line(sib)        # blank lines between it and what follows (rows are 0-based)
         # a doc block (``/** ... */``) may stand one blank line above its definition (express's
         # style), unless it opens the file: that is the file's header (a licence, the module's doc)

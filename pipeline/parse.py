@@ -1,13 +1,19 @@
 """One file -> its code nodes, ``contains`` edges and raw imports (pure: no I/O, picklable result).
 
 What becomes a node: the file, and every class-like definition (class, struct, interface, trait,
-enum, union, record; a Rust ``impl`` only when its type is not defined in the same file), function
-and method that is not hidden inside a function body (closures and local helpers are part of their
-function's ``full`` text, not nodes). Namespaces (C++ ``namespace``, Rust inline ``mod``, TypeScript
-``namespace``) prefix qualified names but are not nodes.
+enum, union, record; a TypeScript ``type X = ...`` and a Go named type that is no struct or
+interface, subkind ``type``; a Rust ``impl`` block when its type is not defined in the same file, a
+Java anonymous class a field holds), function (a Rust ``macro_rules!``, subkind ``macro``) and
+method that is not hidden inside a function body (closures and local helpers are part of their
+function's ``full`` text, not nodes). Namespaces (C++ ``namespace``, Rust inline ``mod``,
+TypeScript ``namespace``) prefix qualified names but are not nodes. Which definitions a file has
+and what each is called is ``pipeline.definitions``'s (its docstring: Rust impl blocks, Java
+anonymous classes).
 
 Qualified names join the enclosing scopes with ``.``: ``Outer.Inner.method``; Go methods sit under
-their receiver type (``Server.Start``), Rust impl methods under the impl's type (``Point.new``),
+their receiver type (``Server.Start``; one declared in another file of the package hangs under its
+type by a ``contains`` edge the link stage adds: ``pipeline.gopackage``), Rust impl methods under
+the impl's type (``Point.new``),
 C++ out-of-line definitions under their scope (``Shape::area`` -> ``Shape.area``, ``struct
 Outer::Inner {`` -> ``Outer.Inner``), a nested namespace as its parts (``namespace a::b`` ->
 ``a.b``); a macro before a C++ class's name (``class LEVELDB_EXPORT DB``) or after a declarator
@@ -18,11 +24,13 @@ Name) {`` is the function ``Fixture.Name``, as gtest names it (unique in the fil
 ``Fixture.Name#2`` beside the fixture's own ``Name`` method), marked ``TEST_MARK``. When two
 definitions of a file share kind and qualified name (overloads, property setters, conditional
 definitions), a body-less declaration (prototype, signature, ``@overload`` stub) yields to the
-definition with a body; otherwise later ones get ``#2``, ``#3``... in source order, so ids stay
-unique and stable.
+definition with a body; otherwise later ones get ``#2``, ``#3``... in source order: unique, but
+renumbered by an insertion above (a note follows its code by content hash:
+``pipeline.notetargets``).
 
 Spans are 1-based inclusive lines, from the first decorator / attribute / ``export`` / ``template``
-line to the definition's last line; ``full`` is that source (whole first line, so indentation is
+line (a TypeScript class member's decorators stand beside it in the class body and count too) to
+the definition's last line; ``full`` is that source (whole first line, so indentation is
 kept). ``doc`` is the docstring (Python) or the leading comment block (other languages). Detail
 levels: ``summary`` (one line: kind, qualified name, signature, first doc line), ``api``
 (signature and doc of the node and of its members; for a file, its top-level symbols' signatures
@@ -45,30 +53,32 @@ import posixpath
 import re
 import textwrap
 from dataclasses import dataclass, field
-from typing import overload
 
 import tree_sitter as ts
 
 from pipeline import callrefs, languages
+from pipeline.definitions import CLASS_KINDS, Def, collect, resolve
 from pipeline.docblocks import file_doc as _file_doc, leading as _leading, python_docstring as _python_docstring
+from pipeline.importrefs import IMPORTS as _IMPORTS
 from pipeline.imports import FileImports, ImportRef
-from pipeline.languages import cppmacros
+from pipeline.sourcetext import (
+    clean_comment as _clean_comment, end_line as _end_line, first_line as _first_line,
+    first_paragraph as _first_paragraph, indent as _indent, line_count as _line_count, one_line as _one_line,
+    text as _text)
 from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
 from stratum.notetext import terminal_safe
 from pipeline.nodefields import Spans, dir_node_id, file_node_id, finish
 
-CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "record", "impl"})
 # Kinds whose declaration text is itself the interface (fields, variants, member signatures).
 _DECL_IS_API = {"struct": {"c", "cpp", "go", "rust"}, "union": {"c", "cpp", "rust"},
                 "enum": {"c", "cpp", "rust", "typescript", "tsx"},
-                "interface": {"go", "typescript", "tsx"}}
+                "interface": {"go", "typescript", "tsx"}, "type": {"go", "typescript", "tsx"}}
+_LABELS = {"anonymous": "anonymous class"}      # a summary's first word, where the subkind is not it
 _WS = re.compile(r"\s+")
-_OPEN_SP = re.compile(r"([(\[<{]) ")
-_CLOSE_SP = re.compile(r" ([)\]>}])")
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
-_OVERLOAD = re.compile(r"^@\s*(\w+\.)*overload\s*$")
 _MAX_IMPORT_TEXT = 300
+_SHORT_TYPE = 160           # a ``type X = ...`` up to this long is its own signature, whole
 TEST_MARK = '"test":1'      # in a gtest test's ``meta`` (a substring test, as ``callrefs.DECL``)
 
 
@@ -89,294 +99,45 @@ class ParsedFile:
         return FileImports(self.path, self.language, tuple(self.imports))
 
 
-class _Def:
-    """One captured definition while a file is being parsed."""
-
-    __slots__ = ("node", "cap", "name", "body", "owner", "decl", "outer", "start", "enclosing",
-                 "hidden", "raw", "alias", "parent", "kind", "subkind", "qual", "doc", "sig",
-                 "members", "nid", "test")
-
-    def __init__(self, node: ts.Node, cap: str, name: str, body: ts.Node | None, owner: list[str]):
-        self.node = node
-        self.cap = cap                   # definition kind from the query, or "namespace"
-        self.name = name
-        self.body = body
-        self.owner = owner               # explicit scope parts (Go receiver, C++ A::B::f)
-        self.decl = body is None         # declaration only (prototype, signature)
-        self.outer = node
-        self.start = node
-        self.enclosing: _Def | None = None
-        self.hidden = False
-        self.raw = ""
-        self.alias: _Def | None = None
-        self.parent: _Def | None = None
-        self.kind = ""
-        self.subkind: str | None = None
-        self.qual = ""
-        self.doc = ""
-        self.sig = ""
-        self.members: list[_Def] = []
-        self.nid = ""
-        self.test = False                # a googletest test (``TEST_F(Fixture, Name) {``)
-
-
-from pipeline.sourcetext import (  # noqa: E402
-    clean_comment as _clean_comment, end_line as _end_line, first_line as _first_line,
-    first_paragraph as _first_paragraph, indent as _indent, line_count as _line_count, one_line as _one_line,
-    text as _text)
-
-
 def _lines(text: str) -> str:
     """"1 line" / "27 lines": a file summary's size as a person writes it."""
     n = _line_count(text)
     return f"{n} line" if n == 1 else f"{n} lines"
 
 
-# -- names -----------------------------------------------------------------------------------------
-
-_NAME_LEAVES = frozenset({"identifier", "field_identifier", "qualified_identifier", "destructor_name",
-                          "operator_name", "template_function", "operator_cast", "type_identifier"})
-_SCOPED_NAMES = frozenset({"qualified_identifier", "nested_namespace_specifier"})     # C++ a::b as a name
-
-
-def _declarator_name(d: ts.Node | None) -> ts.Node | None:
-    """Follow a C/C++ declarator chain down to the declared function's name (None if not a function)."""
-    while d is not None:
-        t = d.type
-        if t == "function_declarator":
-            inner = d.child_by_field_name("declarator")
-            if inner is not None and inner.type in _NAME_LEAVES:
-                return inner
-            return None                        # e.g. a function pointer: (*fp)(int)
-        if t in ("pointer_declarator", "reference_declarator", "attributed_declarator"):
-            d = d.child_by_field_name("declarator") or (d.named_children[-1] if d.named_child_count else None)
-            continue
-        return None
-    return None
-
-
-def _split_scoped(name: str) -> list[str]:
-    """``geo::Shape<T>::area`` -> ["geo", "Shape", "area"] (template arguments dropped)."""
-    out: list[str] = []
-    cur: list[str] = []
-    depth = i = 0
-    while i < len(name):
-        ch = name[i]
-        if ch == "<":
-            depth += 1
-        elif ch == ">":
-            depth = max(0, depth - 1)
-        elif ch == ":" and depth == 0 and name.startswith("::", i):
-            out.append("".join(cur))
-            cur = []
-            i += 2
-            continue
-        elif depth == 0:
-            cur.append(ch)
-        i += 1
-    out.append("".join(cur))
-    parts = [_WS.sub("", p) for p in out]
-    return [p for p in parts if p] or [name]
-
-
-from pipeline.importrefs import IMPORTS as _IMPORTS, string_value as _string_value  # noqa: E402
-
-
-# -- the parse -------------------------------------------------------------------------------------
-
-def _collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
-             refs: tuple[list[ts.Node], list[ts.Node], list[ts.Node]] | None = None) -> tuple[list[_Def], list[ts.Node]]:
-    """Run the language's query: definitions (document order, nesting decided) and import nodes;
-    with ``refs``, the call, base and typed-variable nodes too (appended to its three lists)."""
-    defs: dict[int, _Def] = {}
-    imports: dict[int, ts.Node] = {}
-    query = languages.query(lang) if refs is None else callrefs.query_with_refs(lang)
-    for _, caps in ts.QueryCursor(query).matches(root):
-        imp = caps.get("import")
-        if imp:
-            imports.setdefault(imp[0].id, imp[0])
-            continue
-        if refs is not None:
-            got = caps.get("call")
-            if got:
-                refs[0].append(got[0])
-                continue
-            got = caps.get("base")
-            if got:
-                refs[1].append(got[0])
-                continue
-            got = caps.get("vartype")
-            if got:
-                refs[2].append(got[0])
-                continue
-        cap, node = "", None       # set together: node None means no definition capture
-        for k, v in caps.items():
-            if k.startswith("definition."):
-                cap, node = k[11:], v[0]
-                break
-            if k == "scope.namespace":
-                cap, node = "namespace", v[0]
-                break
-        if node is None or node.id in defs:
-            continue
-        body = caps["body"][0] if "body" in caps else node.child_by_field_name("body")
-        owner: list[str] = []
-        test: str | None = None
-        if "declarator" in caps:
-            nm = _declarator_name(caps["declarator"][0])
-            if nm is None:
-                continue
-            parts = _split_scoped(_text(src, nm.start_byte, nm.end_byte))
-            name, owner = parts[-1], parts[:-1]
-            if lang == "cpp" and name.isupper():       # gtest's TEST_F(Fixture, Name) {: `Fixture.Name`
-                test = cppmacros.test_name(node, src)
-                if test is None and body is None and cppmacros.macro_statement(node, name):
-                    continue                            # `FRIEND_TEST(A, B);`: a macro, no member
-                name = test or name
-        elif "name" in caps:
-            n = caps["name"][0]
-            name = _text(src, n.start_byte, n.end_byte)
-            if n.type == "string":
-                name = _string_value(n, src)
-            name = _WS.sub("", name)
-            if n.type in _SCOPED_NAMES:        # C++ `struct Outer::Inner {`, `namespace a::b {`
-                parts = _split_scoped(name)
-                name, owner = parts[-1], parts[:-1]
-            if "receiver" in caps:
-                r = caps["receiver"][0]
-                owner = [_text(src, r.start_byte, r.end_byte)]
-        else:
-            continue
-        if not name:
-            continue
-        defs[node.id] = d = _Def(node, cap, name, body, owner)
-        d.test = test is not None
-    ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
-    for d in ordered:
-        # the wrapper nodes (decorators, export, template, single declarations) belong to the def
-        outer = d.node
-        while outer.parent is not None and outer.parent.type in spec.wrapper_types:
-            wrap = outer.parent
-            if wrap.type in ("lexical_declaration", "variable_declaration", "type_declaration") \
-                    and wrap.named_child_count != 1:
-                break
-            outer = wrap
-        d.outer = outer
-        if outer.type == "decorated_definition" and any(
-                _OVERLOAD.search(_text(src, c.start_byte, c.end_byte)) for c in outer.named_children
-                if c.type == "decorator"):
-            d.decl = True                    # typing.overload stubs yield to the implementation
-        # the innermost enclosing definition; hidden if any function body lies in between
-        p = d.node.parent
-        while p is not None:
-            enc = defs.get(p.id)
-            if enc is not None:
-                d.enclosing = enc
-                d.hidden = enc.hidden or enc.cap in ("function", "method")
-                break
-            if p.type in spec.function_types:
-                d.hidden = True
-                break
-            p = p.parent
-    return [d for d in ordered if not d.hidden], list(imports.values())
-
-
-def _resolve(defs: list[_Def]) -> list[_Def]:
-    """Qualified names, kinds, parents, impl merging and duplicates; returns the emitted defs."""
-    for d in defs:
-        enc_raw = d.enclosing.raw if d.enclosing is not None else ""
-        d.raw = ".".join(p for p in (enc_raw, *d.owner, d.name) if p)
-    classes: dict[str, _Def] = {}
-    namespaces: set[str] = set()
-    for d in defs:
-        if d.cap in CLASS_KINDS and d.cap != "impl":
-            classes.setdefault(d.raw, d)
-        elif d.cap == "namespace":              # `namespace a::b` opens `a` too
-            enc_raw = d.enclosing.raw if d.enclosing is not None else ""
-            namespaces.update(".".join(p for p in (enc_raw, *d.owner[:i]) if p) for i in range(1, len(d.owner) + 1))
-            namespaces.add(d.raw)
-    for d in defs:
-        if d.cap == "impl":
-            target = classes.get(d.raw)
-            if target is None:
-                classes[d.raw] = d           # the first impl of a foreign type is its node
-            elif target is not d:
-                d.alias = target
-
-    @overload                          # a def always resolves to a def (the end of its alias chain)
-    def real(x: _Def) -> _Def: ...
-    @overload
-    def real(x: _Def | None) -> _Def | None: ...
-
-    def real(x: _Def | None) -> _Def | None:
-        while x is not None and x.alias is not None:
-            x = x.alias
-        return x
-
-    out: list[_Def] = []
-    for d in defs:
-        if d.cap == "namespace" or d.alias is not None:
-            continue
-        enc = d.enclosing
-        while enc is not None and enc.cap == "namespace":
-            enc = enc.enclosing
-        enc = real(enc)
-        if d.owner:
-            scope = ".".join(p for p in ((d.enclosing.raw if d.enclosing else ""), *d.owner) if p)
-            owner_cls = real(classes.get(scope))
-            d.parent = owner_cls if owner_cls is not None else enc
-            member = owner_cls is not None or scope not in namespaces
-        else:
-            d.parent = enc
-            member = enc is not None
-        if d.cap in CLASS_KINDS:
-            d.kind, d.subkind = "class", d.cap
-        else:
-            d.kind = "method" if d.cap == "method" or member else "function"
-        out.append(d)
-    # a declaration yields to a definition with a body of the same kind and name
-    with_body = {(d.kind, d.raw) for d in out if not d.decl}
-    out = [d for d in out if not (d.decl and (d.kind, d.raw) in with_body)]
-
-    def prefix(enc: _Def | None) -> str:
-        if enc is None:
-            return ""
-        if enc.cap == "namespace":
-            return ".".join(p for p in (prefix(enc.enclosing), *enc.owner, enc.name) if p)
-        enc = real(enc)
-        return enc.qual or enc.raw
-
-    seen: dict[tuple[str, str], int] = {}
-    taken: set[str] = set()
-    for d in sorted(out, key=lambda d: d.test):     # a gtest test last, and unique across kinds too:
-        base = ".".join(p for p in (prefix(d.enclosing), *d.owner, d.name) if p)   # beside its fixture's
-        n = seen.get((d.kind, base), 0) + 1                                        # method of its name
-        while d.test and (base if n == 1 else f"{base}#{n}") in taken:            # it is ``Suite.Name#2``
-            n += 1
-        seen[(d.kind, base)] = n
-        d.qual = base if n == 1 else f"{base}#{n}"
-        taken.add(d.qual)
-    for d in out:
-        if d.parent is not None:
-            d.parent.members.append(d)
-    return out
-
-
-def _signature(lang: str, src: bytes, d: _Def) -> str:
-    """The definition's head on one line: from its first decorator/modifier to its body."""
+def _signature(lang: str, src: bytes, d: Def) -> str:
+    """The definition's head on one line: from its first decorator/modifier to its body; a short
+    ``type X = ...`` whole, a Go type of a grouped ``type (...)`` with its ``type`` keyword."""
+    begin = d.start.start_byte if d.start.type == "decorator" else d.outer.start_byte
     end = d.body.start_byte if d.body is not None else d.node.end_byte
-    s = _one_line(_text(src, d.outer.start_byte, end))
-    s = re.sub(r"\s*(:|=>|\{|;|=)$", "", s)
+    if d.cap == "type" and len(_one_line(_text(src, begin, d.node.end_byte))) <= _SHORT_TYPE:
+        end = d.node.end_byte
+    s = _one_line(_text(src, begin, end))
+    s = re.sub(r"\s*(:|=>|\{|;|=)$", "", s).removesuffix(",")     # Rust's `where C: Display,`
+    if lang == "go" and d.outer.type in ("type_spec", "type_alias"):
+        s = f"type {s}"
     if d.name not in s:                      # typedef struct {...} name_t
         s = f"{s} {d.name}"
     return s
 
 
-def _decl_is_api(d: _Def, lang: str) -> bool:
+def _more_blocks(emitted: list[Def]) -> dict[int, str]:
+    """The lines that end the api of a Rust type's first impl block in this file (the node
+    ``path::Type`` finds) when the type has more: each other block's name and signature, so an
+    api that shows one block says where the rest are."""
+    blocks: dict[tuple[int, str], list[Def]] = {}
+    for d in emitted:
+        if d.cap == "impl" and not d.blanket:
+            blocks.setdefault((id(d.parent), d.qual.partition("#")[0]), []).append(d)
+    return {id(ds[0]): "".join(f"\n    // also {o.qual}: {o.sig}" for o in ds[1:])
+            for ds in blocks.values() if len(ds) > 1}
+
+
+def _decl_is_api(d: Def, lang: str) -> bool:
     return d.kind == "class" and lang in _DECL_IS_API.get(d.subkind or "", ())
 
 
-def _api(d: _Def, lang: str, full: str) -> str:
+def _api(d: Def, lang: str, full: str) -> str:
     """Signature and doc of a definition and of its members (recursively).
 
     For data types whose declaration is their interface (C/Go/Rust structs, TypeScript
@@ -392,7 +153,7 @@ def _api(d: _Def, lang: str, full: str) -> str:
     return "\n".join(parts)
 
 
-def _api_member(m: _Def) -> str:
+def _api_member(m: Def) -> str:
     parts = [m.sig] + ([_indent(m.doc)] if m.doc else [])
     parts += [_indent(_api_member(c)) for c in m.members]
     return "\n".join(parts)
@@ -478,8 +239,8 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     if root.has_error:
         out.warnings.append("syntax_error")
     refs: tuple[list[ts.Node], list[ts.Node], list[ts.Node]] = ([], [], [])
-    defs, import_nodes = _collect(lang, spec, root, src, refs)
-    emitted = _resolve(defs)
+    defs, import_nodes = collect(lang, spec, root, src, refs)
+    emitted = resolve(defs)
 
     # imports
     fn = _IMPORTS[lang]
@@ -504,17 +265,18 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         fulls[id(d)] = _text(src, line_start, d.outer.end_byte)
         bounds[id(d)] = (line_start, d.outer.end_byte)
         d.nid = node_id(repo, path, d.kind, d.qual)
+    more = _more_blocks(emitted)
     for d in emitted:
         full = fulls[id(d)]
-        label = d.subkind if d.kind == "class" else d.kind
+        label = _LABELS.get(d.subkind, d.subkind) if d.subkind else d.kind
         parent_id = d.parent.nid if d.parent is not None else file_id
         nodes.append({
             "id": d.nid, "repo": repo, "kind": d.kind, "subkind": d.subkind, "path": path,
             "name": d.name, "qualname": d.qual, "language": lang, "parent_id": parent_id,
             "start_line": d.start.start_point.row + 1, "end_line": _end_line(d.outer),
             "signature": d.sig, "doc": d.doc or None,
-            "summary": _summary(label or d.kind, d.qual, d.sig, d.doc),
-            "api": _api(d, lang, full), "full": full,
+            "summary": _summary(label, d.qual, d.sig, d.doc),
+            "api": _api(d, lang, full) + more.get(id(d), ""), "full": full,
             "file_hash": file_node["file_hash"], "size_bytes": len(full.encode("utf-8")),
         })
         out.edges.append({"src": parent_id, "dst": d.nid, "kind": "contains"})
@@ -582,9 +344,9 @@ def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
         return []
     _, _, src = _source(data)
     spec = languages.SPECS[lang]
-    defs, _ = _collect(lang, spec, languages.parse_tree(lang, src).root_node, src)
+    defs, _ = collect(lang, spec, languages.parse_tree(lang, src).root_node, src)
     out = []
-    for d in _resolve(defs):
+    for d in resolve(defs):
         start, _ = _leading(spec, d.outer)
         out.append((start.start_point.row + 1, _end_line(d.outer), d.qual, d.kind))
     return out

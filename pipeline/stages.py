@@ -161,6 +161,7 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
     external imports."""
     from pipeline.files import read_manifests
     from pipeline.calls import resolve as resolve_calls
+    from pipeline.gopackage import package_methods
     from pipeline.imports import FileImports, resolve
     from pipeline.testlinks import link_tests
     from pipeline.tree import tree_nodes
@@ -170,6 +171,7 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
     tnodes, tedges = tree_nodes(repo_name, all_paths, cfg.parse, languages_by_path=languages)
     nodes.extend(tnodes)
     edges.extend(tedges)
+    edges.extend(package_methods(nodes, cfg.parse.token_encoding))    # a Go type's methods in its package's other files
     fi = [FileImports(p, lang, tuple(imps)) for p, (lang, imps) in sorted(file_imports.items())]
     bindings: dict = {}
     imp_edges, externals = resolve(repo_name, fi, all_paths, read_manifests(root, all_paths), bindings=bindings)

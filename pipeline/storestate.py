@@ -96,8 +96,13 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # 23: C++ members inside an ``#if`` in a class are members, a conditional group tree-sitter cannot hold
 # no longer nests the rest of the file in a class, ``FRIEND_TEST(A, B);`` and other type-less macro
 # statements are no nodes; JS/TS ``this.#name()`` calls are recorded; JS/TS imports and ``export ... from``
-# record the imported and local names, Go imports their alias (for calls through them).
-PARSE_FORMAT = 23
+# record the imported and local names, Go imports their alias (for calls through them); 24: new nodes
+# (``type X = ...`` and Go named types as classes of subkind ``type``, Rust ``macro_rules!`` as
+# functions of subkind ``macro``, a Java anonymous class a field holds), each Rust impl block of a
+# type defined elsewhere its own node (were merged into the first; a blanket impl is named by its
+# trait), a TypeScript member's decorators and the doc above them in its span, Rust ``where ...,``
+# signatures without the trailing comma.
+PARSE_FORMAT = 24
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -131,25 +131,12 @@ class _Spans:
 def definitions(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
     """(start_line, end_line, qualname, kind) of every function and method node of a file.
 
-    Uses pipeline.parse's definition collector (the same nesting, qualified names and spans as the
-    code nodes) without what a code node also needs (detail texts, token counts): about 10x less.
+    pipeline.parse's definition view (the same nesting, qualified names and spans as the code
+    nodes) without what a code node also needs (detail texts, token counts): about 10x less.
     """
-    from pipeline import parse as P
+    from pipeline.parse import definition_spans
 
-    lang = languages.detect(path, data)
-    if lang is None:
-        return []
-    text, bad = P._decode(data)
-    src = text.encode("utf-8") if (bad or len(text) != len(data)) else data
-    spec = languages.SPECS[lang]
-    root = languages.parse_tree(lang, src).root_node
-    defs, _ = P._collect(lang, spec, root, src)
-    out = []
-    for d in P._resolve(defs):
-        if d.kind in _FUNC_KINDS:
-            start, _ = P._leading(spec, d.outer)
-            out.append((start.start_point.row + 1, P._end_line(d.outer), d.qual, d.kind))
-    return out
+    return [s for s in definition_spans(path, data) if s[3] in _FUNC_KINDS]
 
 
 def _hit(spans: list[tuple[int, int, str, str]], lo: int, hi: int, found: dict[str, str]) -> None:

@@ -71,9 +71,11 @@ def enclosing(t: Target, line: int, asked: str) -> Target:
     total = int(sh.col("end_line")[row] or 0)
     if line < 1 or line > total:
         raise InvalidArgument(f"{echo(asked)!r}: {sh.col('path')[row]} has {total} lines")
-    kind, first, last = sh.col("kind"), sh.col("start_line"), sh.col("end_line")
+    kind, first, last, path = sh.col("kind"), sh.col("start_line"), sh.col("end_line"), sh.col("path")
+    here = path[row]            # a Go type's methods in other files of its package are its children too
     while True:
-        level = [n for n, _, _, _ in sh.neighbors(row, ("contains",), "out") if kind[n] in _SOURCE_KINDS]
+        level = [n for n, _, _, _ in sh.neighbors(row, ("contains",), "out")
+                 if kind[n] in _SOURCE_KINDS and path[n] == here]
         seen = {row}
         while level:
             hit = next((n for n in level if (first[n] or 0) <= line <= (last[n] or 0)), None)
@@ -83,7 +85,7 @@ def enclosing(t: Target, line: int, asked: str) -> Target:
             seen.update(level)
             level = [m for n in level if kind[n] == "class"
                      for m, _, _, _ in sh.neighbors(n, ("contains",), "out")
-                     if kind[m] in _SOURCE_KINDS and m not in seen]
+                     if kind[m] in _SOURCE_KINDS and m not in seen and path[m] == here]
         else:
             return Target(sh, row, None)
 

@@ -154,9 +154,11 @@ class Shard:
     def members(self, i: int) -> list[int]:
         """The definitions inside a file or class row (its contains edges, down to methods)."""
         out, todo = [], [int(i)]
+        path = self._col["path"][i] if self._col["kind"][i] == "file" else None    # a file: its own rows
         while todo:
             kids = [r for r, k, _, _ in self.neighbors(todo.pop(), ("contains",), "out")
-                    if self._col["kind"][r] in ("class", "function", "method")]
+                    if self._col["kind"][r] in ("class", "function", "method")
+                    and (path is None or self._col["path"][r] == path)]
             out += kids
             todo += kids
         return out

@@ -375,7 +375,7 @@ def _named_in(sh: "Shard", file_row: int, name: str, line: int) -> int | None:
     while todo:
         r = todo.pop()
         for n, _, _, _ in sh.neighbors(r, ("contains",), "out"):
-            if sh.col("kind")[n] not in _SYMBOLS:
+            if sh.col("kind")[n] not in _SYMBOLS or sh.col("path")[n] != sh.col("path")[file_row]:
                 continue
             todo.append(n)
             if sh.col("name")[n] == name:

@@ -11,6 +11,19 @@
     name: (type_identifier) @name
     type: (interface_type "{" @body)) @definition.interface)
 
+; any other named type (`type Directive int`, `type Args func(...) error`, `type A = B`): a class of
+; subkind type, so the methods declared on it hang under it
+(type_declaration
+  (type_spec
+    name: (type_identifier) @name
+    type: [(type_identifier) (qualified_type) (generic_type) (pointer_type) (function_type) (map_type)
+           (slice_type) (array_type) (channel_type) (parenthesized_type)] @body) @definition.type)
+
+(type_declaration
+  (type_alias
+    name: (type_identifier) @name
+    type: (_) @body) @definition.type)
+
 (function_declaration
   name: (identifier) @name
   body: (_) @body) @definition.function

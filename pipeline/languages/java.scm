@@ -32,3 +32,21 @@
   body: (_) @body) @definition.method
 
 (import_declaration) @import
+
+; an anonymous class a field holds (`static final X F = new X() {...}`, `new X() {...}.nullSafe()`): a
+; class named by the field, so its methods are nodes (one inside a method stays that method's code)
+(field_declaration
+  declarator: (variable_declarator
+    name: (identifier) @name
+    value: (object_creation_expression (class_body) @body) @definition.anonymous))
+
+(field_declaration
+  declarator: (variable_declarator
+    name: (identifier) @name
+    value: (method_invocation
+      object: (object_creation_expression (class_body) @body) @definition.anonymous)))
+
+(constant_declaration
+  declarator: (variable_declarator
+    name: (identifier) @name
+    value: (object_creation_expression (class_body) @body) @definition.anonymous))

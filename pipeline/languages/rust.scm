@@ -1,6 +1,7 @@
 ; Rust: definitions and imports (tags-style).
 ; impl blocks are scopes named after their type: their methods are qualified as Type.method and
-; attach to the type's node when the type is defined in the same file (else the impl is the node).
+; attach to the type's node when the type is defined in the same file (else each impl block is a node;
+; a blanket `impl<E> Trait for E` is named by its trait: pipeline/definitions.py).
 
 (struct_item
   name: (type_identifier) @name) @definition.struct
@@ -33,6 +34,12 @@
 (declaration_list
   (function_signature_item
     name: (identifier) @name) @definition.method)
+
+; macro_rules! name { ... }: a function of subkind macro (its delimiter stands for the body: the
+; signature is `macro_rules! name`)
+(macro_definition
+  name: (identifier) @name
+  ["{" "(" "["] @body) @definition.macro
 
 (mod_item
   name: (identifier) @name

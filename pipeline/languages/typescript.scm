@@ -12,6 +12,11 @@
   name: (_) @name
   body: (_) @body) @definition.enum
 
+; type X = ...: a class of subkind type (its declaration is its api)
+(type_alias_declaration
+  name: (type_identifier) @name
+  value: (_) @body) @definition.type
+
 ; overload / ambient declarations without a body
 (function_signature
   name: (identifier) @name) @definition.function

@@ -60,7 +60,7 @@ def test_cpp_namespaces_prefix_and_out_of_line_methods():
     assert parents["Other.Other"] == "<file>"
 
 
-def test_rust_impl_of_a_foreign_type_is_its_own_node_and_merges():
+def test_rust_impl_of_a_foreign_type_is_its_own_node_block_by_block():
     got, parents = names("a.rs", (
         "impl Remote { fn a(&self) {} }\n"
         "impl Display for Remote { fn fmt(&self) {} }\n"
@@ -71,9 +71,10 @@ def test_rust_impl_of_a_foreign_type_is_its_own_node_and_merges():
         "#[cfg(test)]\n"
         "mod tests { #[test] fn t() { fn helper() {} } }\n"))
     assert got == [("class", "impl", "Remote", 1), ("method", None, "Remote.a", 1),
+                   ("class", "impl", "Remote#2", 2),
                    ("method", None, "Remote.fmt", 2), ("class", "struct", "inner.Local", 4),
                    ("method", None, "inner.Local.new", 5), ("function", None, "tests.t", 8)]
-    assert parents == {"Remote": "<file>", "Remote.a": "Remote", "Remote.fmt": "Remote",
+    assert parents == {"Remote": "<file>", "Remote.a": "Remote", "Remote#2": "<file>", "Remote.fmt": "Remote#2",
                        "inner.Local": "<file>", "inner.Local.new": "inner.Local", "tests.t": "<file>"}
 
 

@@ -1,0 +1,351 @@
+"""A file's definitions: what the language's query captures (``collect``) and what each is called,
+what kind it is and where it hangs (``resolve``). ``pipeline.parse`` turns them into node records;
+``parse.definition_spans`` (the symbol miner's view) reads them alone.
+
+Rules beyond nesting (the parse module's docstring has the general ones):
+
+- Rust: the impl blocks of a type defined in the same file merge into the type's node; each impl
+  block of a type defined elsewhere is a node of its own (``Point``, ``Point#2``: one node's span
+  and text are one block), its methods named by the type as before (``Point.fmt``,
+  ``Point.fmt#2``); a blanket ``impl<E> Trait for E`` is named by its trait (``Trait``, or
+  ``Trait#2`` beside the trait itself), not by its type parameter.
+- Java: an anonymous class a field holds (``static final X F = new X() {...}``, also as
+  ``new X() {...}.nullSafe()``) is a class named by the field (subkind ``anonymous``: ``Outer.F``,
+  its methods ``Outer.F.read``); one inside a method stays that method's code.
+- The kinds a query may capture beyond the class kinds: ``type`` (a TypeScript ``type X = ...``, a
+  Go named type that is no struct or interface) is a class of subkind ``type``; ``macro`` (Rust
+  ``macro_rules!``) a function of subkind ``macro``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import overload
+
+import tree_sitter as ts
+
+from pipeline import callrefs, languages
+from pipeline.importrefs import string_value
+from pipeline.languages import cppmacros
+from pipeline.sourcetext import text
+
+CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "record", "impl", "type",
+                         "anonymous"})
+FUNCTION_SUBKINDS = frozenset({"macro"})       # captured kinds that are functions with a subkind
+_WS = re.compile(r"\s+")
+_OVERLOAD = re.compile(r"^@\s*(\w+\.)*overload\s*$")
+_HOLDERS = frozenset({"field_declaration", "constant_declaration"})     # Java: a field holding an anonymous class
+
+
+class Def:
+    """One captured definition while a file is being parsed."""
+
+    __slots__ = ("node", "cap", "name", "body", "owner", "decl", "outer", "start", "enclosing",
+                 "hidden", "raw", "alias", "parent", "kind", "subkind", "qual", "doc", "sig",
+                 "members", "nid", "test", "blanket")
+
+    def __init__(self, node: ts.Node, cap: str, name: str, body: ts.Node | None, owner: list[str]):
+        self.node = node
+        self.cap = cap                   # definition kind from the query, or "namespace"
+        self.name = name
+        self.body = body
+        self.owner = owner               # explicit scope parts (Go receiver, C++ A::B::f)
+        self.decl = body is None         # declaration only (prototype, signature)
+        self.outer = node
+        self.start = node
+        self.enclosing: Def | None = None
+        self.hidden = False
+        self.raw = ""
+        self.alias: Def | None = None
+        self.parent: Def | None = None
+        self.kind = ""
+        self.subkind: str | None = None
+        self.qual = ""
+        self.doc = ""
+        self.sig = ""
+        self.members: list[Def] = []
+        self.nid = ""
+        self.test = False                # a googletest test (``TEST_F(Fixture, Name) {``)
+        self.blanket = ""                # a Rust blanket impl (``impl<E> Trait for E``): its type parameter
+
+
+# -- names -----------------------------------------------------------------------------------------
+
+_NAME_LEAVES = frozenset({"identifier", "field_identifier", "qualified_identifier", "destructor_name",
+                          "operator_name", "template_function", "operator_cast", "type_identifier"})
+_SCOPED_NAMES = frozenset({"qualified_identifier", "nested_namespace_specifier"})     # C++ a::b as a name
+
+
+def _declarator_name(d: ts.Node | None) -> ts.Node | None:
+    """Follow a C/C++ declarator chain down to the declared function's name (None if not a function)."""
+    while d is not None:
+        t = d.type
+        if t == "function_declarator":
+            inner = d.child_by_field_name("declarator")
+            if inner is not None and inner.type in _NAME_LEAVES:
+                return inner
+            return None                        # e.g. a function pointer: (*fp)(int)
+        if t in ("pointer_declarator", "reference_declarator", "attributed_declarator"):
+            d = d.child_by_field_name("declarator") or (d.named_children[-1] if d.named_child_count else None)
+            continue
+        return None
+    return None
+
+
+def _split_scoped(name: str) -> list[str]:
+    """``geo::Shape<T>::area`` -> ["geo", "Shape", "area"] (template arguments dropped)."""
+    out: list[str] = []
+    cur: list[str] = []
+    depth = i = 0
+    while i < len(name):
+        ch = name[i]
+        if ch == "<":
+            depth += 1
+        elif ch == ">":
+            depth = max(0, depth - 1)
+        elif ch == ":" and depth == 0 and name.startswith("::", i):
+            out.append("".join(cur))
+            cur = []
+            i += 2
+            continue
+        elif depth == 0:
+            cur.append(ch)
+        i += 1
+    out.append("".join(cur))
+    parts = [_WS.sub("", p) for p in out]
+    return [p for p in parts if p] or [name]
+
+
+def _blanket_trait(impl: ts.Node, name: str, src: bytes) -> str | None:
+    """The trait's name when Rust ``impl`` is a blanket one (``impl<E> Trait for E``: its type is
+    one of its own type parameters), else None."""
+    typ, params, trait = (impl.child_by_field_name(f) for f in ("type", "type_parameters", "trait"))
+    if typ is None or typ.type != "type_identifier" or params is None or trait is None:
+        return None
+    for p in params.named_children:
+        ident = p if p.type == "type_identifier" else next(
+            (c for c in p.named_children if c.type == "type_identifier"), None)
+        if ident is not None and text(src, ident.start_byte, ident.end_byte) == name:
+            while trait.type in ("generic_type", "scoped_type_identifier"):
+                inner = trait.child_by_field_name("type" if trait.type == "generic_type" else "name")
+                if inner is None:
+                    break
+                trait = inner
+            return text(src, trait.start_byte, trait.end_byte)
+    return None
+
+
+def _holder(node: ts.Node) -> ts.Node:
+    """The field declaration holding a Java anonymous class (its span, doc and signature)."""
+    p = node.parent
+    while p is not None and p.type not in _HOLDERS:
+        p = p.parent
+    return p or node
+
+
+# -- the query -------------------------------------------------------------------------------------
+
+def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
+            refs: tuple[list[ts.Node], list[ts.Node], list[ts.Node]] | None = None) -> tuple[list[Def], list[ts.Node]]:
+    """Run the language's query: definitions (document order, nesting decided) and import nodes;
+    with ``refs``, the call, base and typed-variable nodes too (appended to its three lists)."""
+    defs: dict[int, Def] = {}
+    imports: dict[int, ts.Node] = {}
+    query = languages.query(lang) if refs is None else callrefs.query_with_refs(lang)
+    for _, caps in ts.QueryCursor(query).matches(root):
+        imp = caps.get("import")
+        if imp:
+            imports.setdefault(imp[0].id, imp[0])
+            continue
+        if refs is not None:
+            got = caps.get("call")
+            if got:
+                refs[0].append(got[0])
+                continue
+            got = caps.get("base")
+            if got:
+                refs[1].append(got[0])
+                continue
+            got = caps.get("vartype")
+            if got:
+                refs[2].append(got[0])
+                continue
+        cap, node = "", None       # set together: node None means no definition capture
+        for k, v in caps.items():
+            if k.startswith("definition."):
+                cap, node = k[11:], v[0]
+                break
+            if k == "scope.namespace":
+                cap, node = "namespace", v[0]
+                break
+        if node is None or node.id in defs:
+            continue
+        body = caps["body"][0] if "body" in caps else node.child_by_field_name("body")
+        owner: list[str] = []
+        test: str | None = None
+        if "declarator" in caps:
+            nm = _declarator_name(caps["declarator"][0])
+            if nm is None:
+                continue
+            parts = _split_scoped(text(src, nm.start_byte, nm.end_byte))
+            name, owner = parts[-1], parts[:-1]
+            if lang == "cpp" and name.isupper():       # gtest's TEST_F(Fixture, Name) {: `Fixture.Name`
+                test = cppmacros.test_name(node, src)
+                if test is None and body is None and cppmacros.macro_statement(node, name):
+                    continue                            # `FRIEND_TEST(A, B);`: a macro, no member
+                name = test or name
+        elif "name" in caps:
+            n = caps["name"][0]
+            name = text(src, n.start_byte, n.end_byte)
+            if n.type == "string":
+                name = string_value(n, src)
+            name = _WS.sub("", name)
+            if n.type in _SCOPED_NAMES:        # C++ `struct Outer::Inner {`, `namespace a::b {`
+                parts = _split_scoped(name)
+                name, owner = parts[-1], parts[:-1]
+            if "receiver" in caps:
+                r = caps["receiver"][0]
+                owner = [text(src, r.start_byte, r.end_byte)]
+        else:
+            continue
+        if not name:
+            continue
+        blanket = _blanket_trait(node, name, src) if cap == "impl" else None
+        defs[node.id] = d = Def(node, cap, blanket or name, body, owner)
+        d.test = test is not None
+        if blanket:
+            d.blanket = name
+    ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    for d in ordered:
+        # the wrapper nodes (decorators, export, template, single declarations) belong to the def
+        outer = d.node
+        while outer.parent is not None and outer.parent.type in spec.wrapper_types:
+            wrap = outer.parent
+            if wrap.type in ("lexical_declaration", "variable_declaration", "type_declaration") \
+                    and wrap.named_child_count != 1:
+                break
+            if wrap.type == "type_declaration" and wrap.child_count > 2:      # Go `type ( X int )`: a group
+                break
+            outer = wrap
+        d.outer = _holder(outer) if d.cap == "anonymous" else outer
+        if outer.type == "decorated_definition" and any(
+                _OVERLOAD.search(text(src, c.start_byte, c.end_byte)) for c in outer.named_children
+                if c.type == "decorator"):
+            d.decl = True                    # typing.overload stubs yield to the implementation
+        # the innermost enclosing definition; hidden if any function body lies in between
+        p = d.node.parent
+        while p is not None:
+            enc = defs.get(p.id)
+            if enc is not None:
+                d.enclosing = enc
+                d.hidden = enc.hidden or enc.cap in ("function", "method", "macro")
+                break
+            if p.type in spec.function_types:
+                d.hidden = True
+                break
+            p = p.parent
+    return [d for d in ordered if not d.hidden], list(imports.values())
+
+
+# -- names, kinds, parents -------------------------------------------------------------------------
+
+@overload                          # a def always resolves to a def (the end of its alias chain)
+def _real(x: Def) -> Def: ...
+@overload
+def _real(x: Def | None) -> Def | None: ...
+
+
+def _real(x: Def | None) -> Def | None:
+    while x is not None and x.alias is not None:
+        x = x.alias
+    return x
+
+
+def resolve(defs: list[Def]) -> list[Def]:
+    """Qualified names, kinds, parents, impl merging and duplicates; returns the emitted defs."""
+    for d in defs:
+        enc_raw = d.enclosing.raw if d.enclosing is not None else ""
+        d.raw = ".".join(p for p in (enc_raw, *d.owner, d.name) if p)
+        if d.blanket:                   # its own scope: neither merged nor a prototype's definition
+            d.raw += f" for {d.blanket}"
+    classes: dict[str, Def] = {}
+    namespaces: set[str] = set()
+    for d in defs:
+        if d.cap in CLASS_KINDS and d.cap != "impl":
+            classes.setdefault(d.raw, d)
+        elif d.cap == "namespace":              # `namespace a::b` opens `a` too
+            enc_raw = d.enclosing.raw if d.enclosing is not None else ""
+            namespaces.update(".".join(p for p in (enc_raw, *d.owner[:i]) if p) for i in range(1, len(d.owner) + 1))
+            namespaces.add(d.raw)
+    for d in defs:                       # an impl of a type of this file is that type's node; one of a
+        if d.cap == "impl":              # type defined elsewhere is a node of its own, block by block
+            target = classes.get(d.raw)
+            if target is not None:
+                d.alias = target
+
+    out: list[Def] = []
+    for d in defs:
+        if d.cap == "namespace" or d.alias is not None:
+            continue
+        enc = d.enclosing
+        while enc is not None and enc.cap == "namespace":
+            enc = enc.enclosing
+        enc = _real(enc)
+        if d.owner:
+            scope = ".".join(p for p in ((d.enclosing.raw if d.enclosing else ""), *d.owner) if p)
+            owner_cls = _real(classes.get(scope))
+            d.parent = owner_cls if owner_cls is not None else enc
+            member = owner_cls is not None or scope not in namespaces
+        else:
+            d.parent = enc
+            member = enc is not None
+        if d.cap in CLASS_KINDS:
+            d.kind, d.subkind = "class", d.cap
+        elif d.cap in FUNCTION_SUBKINDS:
+            d.kind, d.subkind = "function", d.cap
+        else:
+            d.kind = "method" if d.cap == "method" or member else "function"
+        out.append(d)
+    # a declaration yields to a definition with a body of the same kind and name
+    with_body = {(d.kind, d.raw) for d in out if not d.decl}
+    out = [d for d in out if not (d.decl and (d.kind, d.raw) in with_body)]
+
+    bases: dict[int, str] = {}
+
+    def prefix(enc: Def | None) -> str:
+        if enc is None:
+            return ""
+        if enc.cap == "namespace":
+            return ".".join(p for p in (prefix(enc.enclosing), *enc.owner, enc.name) if p)
+        enc = _real(enc)
+        if enc.cap == "impl":           # an impl block's members are named by its type, unnumbered
+            return bases.get(id(enc)) or enc.raw
+        return enc.qual or enc.raw
+
+    def late(d: Def) -> tuple[bool, bool]:
+        """A gtest test, then a blanket impl and what it holds, are numbered after the rest: a
+        test is ``Suite.Name#2`` beside its fixture's method ``Name``, an impl ``Trait#2``
+        beside the trait it implements."""
+        blanket, p = False, d        # type: bool, Def | None
+        while p is not None and not blanket:
+            blanket, p = bool(p.blanket), p.parent
+        return d.test, blanket
+
+    seen: dict[tuple[str, str], int] = {}
+    taken: set[str] = set()
+    for d in sorted(out, key=late):
+        base = ".".join(p for p in (prefix(d.enclosing), *d.owner, d.name) if p)
+        bases[id(d)] = base
+        n = seen.get((d.kind, base), 0) + 1
+        while d.test and (base if n == 1 else f"{base}#{n}") in taken:     # unique across kinds too
+            n += 1
+        seen[(d.kind, base)] = n
+        d.qual = base if n == 1 else f"{base}#{n}"
+        taken.add(d.qual)
+    for d in out:
+        if d.parent is not None:
+            d.parent.members.append(d)
+    return out
+
+
+__all__ = ["Def", "CLASS_KINDS", "FUNCTION_SUBKINDS", "collect", "resolve"]
