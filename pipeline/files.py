@@ -3,7 +3,7 @@
 Two steps, so content is read once and by whoever parses it:
 
 - :func:`discover` works from git's file list (``.gitignore`` honoured) and file metadata only:
-  it drops submodules, nested repositories, vendored trees, paths that resolve outside the
+  it drops submodules, nested repositories, vendored trees (:class:`Vendored`), paths that resolve outside the
   repository (a symlinked parent directory, a link to an absolute path or up through ``..``),
   symlinks (never followed, so loops are harmless), lockfiles, files generated or minified by
   name, binary formats by extension and oversized files. Files in languages we cannot parse stay in ``files`` (with ``language=None``):
@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from pipeline import gitio
 from pipeline.languages import language_for_path
-from stratum.config import ParseConfig
+from stratum.config import ParseConfig, keep_dirs_of
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -93,6 +93,7 @@ class Discovery:
     skipped: dict[str, int] = field(default_factory=dict)
     not_parsed: dict[str, int] = field(default_factory=dict)
     samples: dict[str, list[str]] = field(default_factory=dict)
+    vendored: dict[str, int] = field(default_factory=dict)     # folder -> files skipped as vendored in it
 
     def skip(self, reason: str, path: str) -> None:
         """Count a skipped file (also usable by later stages, e.g. content checks)."""
@@ -116,7 +117,8 @@ class Discovery:
         return {"files": len(self.files), "parsed": sum(1 for f in self.files if f.language),
                 "skipped": dict(sorted(self.skipped.items())),
                 "not_parsed": dict(sorted(self.not_parsed.items())),
-                "samples": {k: list(v) for k, v in sorted(self.samples.items())}}
+                "samples": {k: list(v) for k, v in sorted(self.samples.items())},
+                "vendored": dict(sorted(self.vendored.items()))}
 
 
 def name_skip_reason(path: str) -> str | None:
@@ -209,8 +211,58 @@ def named_as_files(table: pa.Table | None, columns: tuple[str, ...]) -> pa.Table
     return table
 
 
-def _vendored(path: str, vendored: frozenset[str]) -> bool:
-    return any(part in vendored for part in path.split("/")[:-1])
+# What shows a folder holds a copied-in project (Vendored): its license (LICENSE, COPYING.txt,
+# LICENSE-MIT; not code such as license.py), or its package manifest.
+LICENSE_NAME = re.compile(r"(?i)(licen[cs]e|copying|notice)([._-].*)?")
+PROJECT_MANIFEST = re.compile(r"(?i)package\.json|setup\.py|pyproject\.toml|cargo\.toml|go\.mod|composer\.json"
+                              r"|.*\.gemspec|.*\.podspec")
+
+
+class Vendored:
+    """Which files lie in other projects' code, over one listing of the repository's paths.
+
+    A folder named in ``cfg.vendored_dirs`` (node_modules, vendor, third_party...) is vendored
+    wherever it sits. One named in ``cfg.maybe_vendored_dirs`` (``external``: first-party code uses
+    the name too, as sympy/external does) is vendored only where third-party code sits: at the
+    repository root, or holding a copied-in project (a license or package manifest in it or in a
+    folder right under it: external/glfw/LICENSE.md), and never when it is a Python package (an
+    ``__init__.py`` in it: its parent's code imports it as its own). Below a folder of
+    ``cfg.keep_dirs`` (``--keep-dir``) that folder and those above it do not count; a vendored
+    folder further down still does. Measured on the repositories at hand (docs/operations.md): only sympy's
+    ``sympy/external`` (16 files, a Python package) changed, from skipped to kept."""
+
+    def __init__(self, paths: list[str], cfg: ParseConfig):
+        self.always = frozenset(cfg.vendored_dirs)
+        self.maybe = frozenset(cfg.maybe_vendored_dirs) - self.always
+        self.keep = tuple(d + "/" for d in keep_dirs_of(cfg.keep_dirs))
+        self.packages: set[str] = set()         # folders holding an __init__.py
+        self.projects: set[str] = set()         # folders holding, or right above, a license or manifest
+        if self.maybe:
+            for p in paths:
+                parent, _, base = p.rpartition("/")
+                if base == "__init__.py":
+                    self.packages.add(parent)
+                elif PROJECT_MANIFEST.fullmatch(base) or (LICENSE_NAME.fullmatch(base)
+                                                          and language_for_path(base) is None):
+                    self.projects.add(parent)
+                    self.projects.add(parent.rpartition("/")[0])
+
+    def folder(self, path: str) -> str | None:
+        """The folder that makes ``path`` vendored (None: it is not)."""
+        parts = path.split("/")
+        depth = 0                               # folders at or above a kept one do not count
+        for k in self.keep:
+            if path.startswith(k):
+                depth = max(depth, k.count("/"))
+        for i in range(depth, len(parts) - 1):
+            name = parts[i]
+            if name in self.always:
+                return "/".join(parts[:i + 1])
+            if name in self.maybe:
+                folder = "/".join(parts[:i + 1])
+                if folder not in self.packages and (i == 0 or folder in self.projects):
+                    return folder
+        return None
 
 
 def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None,
@@ -226,10 +278,11 @@ def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None,
         if not any(p.rstrip("/") == e.rstrip("/") or p.startswith(e.rstrip("/") + "/") for e in exclude):
             out.skip("gitignored", p)
     submodules = set(gitio.submodule_paths(root))
-    vendored = frozenset(cfg.vendored_dirs)
     root_real = os.path.realpath(root)
     prefixes = tuple(e.rstrip("/") + "/" for e in exclude)
-    for path in gitio.ls_files(root):
+    listed = gitio.ls_files(root)
+    vendored = Vendored(listed, cfg)
+    for path in listed:
         if prefixes and path.startswith(prefixes):
             continue
         if path in submodules:
@@ -238,8 +291,9 @@ def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None,
         if path.endswith("/"):
             out.skip("nested_repository", path.rstrip("/"))
             continue
-        if _vendored(path, vendored):
+        if (folder := vendored.folder(path)) is not None:
             out.skip("vendored", path)
+            out.vendored[folder] = out.vendored.get(folder, 0) + 1
             continue
         try:
             path.encode("utf-8")
@@ -358,6 +412,6 @@ def read_manifests(repo_root: str | os.PathLike, paths: list[str] | set[str]) ->
     return out
 
 
-__all__ = ["SourceFile", "Source", "Discovery", "discover", "read_source", "read_manifests", "open_confined",
-           "confinement_reason", "inside",
+__all__ = ["SourceFile", "Source", "Discovery", "Vendored", "discover", "read_source", "read_manifests",
+           "open_confined", "confinement_reason", "inside",
            "name_skip_reason", "content_skip_reason", "minified", "LOCKFILES", "BINARY_EXTENSIONS", "MANIFESTS"]

@@ -21,7 +21,7 @@ from pipeline.job import (Progress, _noop, choose_engine, cluster_address, cpus_
                           local_cpus)
 from pipeline.report import MultiReport, RepoOutcome
 from pipeline.storestate import display_name
-from stratum.config import IndexConfig, default_store_path
+from stratum.config import IndexConfig, default_store_path, task_memory
 from stratum.errors import InvalidArgument, StratumError
 
 
@@ -50,6 +50,23 @@ def _index_one_told(repo: str, store: str, cfg: IndexConfig, engine: str = ""):
     ``running`` at once, the ones waiting for a free CPU too."""
     yield None
     yield _index_one(repo, store, cfg, engine)
+
+
+def task_request(ray, cfg: IndexConfig, address: str | None) -> tuple[int, str]:
+    """The memory (bytes; 0: none) each repository's Ray task asks, so Ray starts no more of them on
+    a worker than its memory holds (a sympy-sized repository peaks at ~2.5 GB: four on one 4-CPU
+    8 GiB worker, packed by CPUs alone, need ~10 GB), and what the report says of it ("": nothing
+    to say). A local Ray has no node to add: a request over its memory is cut to what it has (one
+    task at a time; asked as is, no task would ever start). A cluster's autoscaler may add a larger
+    worker, so there the request stands."""
+    want = task_memory(cfg)
+    if not want or address:
+        return want, ""
+    has = max((float(n.get("Resources", {}).get("memory", 0)) for n in ray.nodes() if n.get("Alive")), default=0.0)
+    if has <= 0 or want <= has:
+        return want, ""
+    return int(has), (f"each task asked {want / 2**30:.1f} GiB of memory, more than the local Ray has "
+                      f"({has / 2**30:.1f} GiB): one repository at a time")
 
 
 def drop_empty_store(store: str | os.PathLike) -> None:
@@ -297,6 +314,7 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
             on_start(out)
 
     if kind == "ray":
+        task_memory(cfg)                    # a bad --task-memory / STRATUM_TASK_MEMORY: refused before Ray starts
         t = time.perf_counter()
         try:
             ray = ensure_ray(cfg, getattr(progress, "line", None))
@@ -311,7 +329,10 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
         progress("repositories", 0, len(targets))
         for k in decided:
             finish([k], out.outcomes[k])
-        remote = ray.remote(num_cpus=1)(_index_one_told)
+        memory, said = task_request(ray, cfg, address)
+        if said:
+            out.engine += f"; {said}"
+        remote = ray.remote(num_cpus=1, memory=memory or None)(_index_one_told)
         told = {remote.remote(*targets[ks[0]], inner, task): ks for ks in runs}
         mark(runs, "queued")
         pending = list(told)

@@ -62,6 +62,14 @@ class RunReport:
         for reason, paths in disc.samples.items():
             self.skipped_samples[reason] = list(paths)[:SAMPLES_PER_REASON]
         self.not_parsed = dict(disc.not_parsed)
+        if disc.vendored:                   # which folders, why, and the way back (--keep-dir)
+            from stratum.config import VENDORED_RULE
+
+            where = ", ".join(f"{f}/ ({n})" for f, n in sorted(disc.vendored.items())[:5])
+            more = f" and {len(disc.vendored) - 5} more folders" if len(disc.vendored) > 5 else ""
+            n = sum(disc.vendored.values())
+            self.messages.append(f"{n} file{'s' if n != 1 else ''} skipped as vendored in {where}{more}: "
+                                 + VENDORED_RULE.removeprefix("vendored: "))
 
     def absorb_parsed(self, pf) -> bool:
         """A ``ParsedFile``'s warnings and skip; True when its nodes are kept."""

@@ -234,6 +234,12 @@ def partners(src: Source, path: str, n: int | None = None) -> pl.LazyFrame:
     return out.head(n) if n else out
 
 
+def indexed_files(src: Source) -> list[str]:
+    """The paths of the snapshot's file nodes: what `walk` and `get` know (a co-change partner the
+    index skipped, vendored or a lockfile, has history and no node)."""
+    return snapshot(src).read("nodes", columns=["path"], where="kind = 'file'").column("path").to_pylist()
+
+
 def _lines(col: str) -> pl.Expr:
     """A line-count column summed in Int64: stored as Int32, Polars kept Int32 for the sum and
     4e9 lines of churn (a monorepo's vendored files) wrapped to -294967296."""
@@ -359,5 +365,5 @@ def summary(src: Source) -> dict:
     return {k: (int(v) if isinstance(v, (bool,)) else v) for k, v in out.items()}
 
 
-__all__ = ["Source", "SINCE_FORMS", "snapshot", "current_path", "dataset", "commits", "file_changes", "cochange", "symbol_cochange",
+__all__ = ["Source", "SINCE_FORMS", "snapshot", "current_path", "indexed_files", "dataset", "commits", "file_changes", "cochange", "symbol_cochange",
            "top_pairs", "coupled_with", "partners", "hotspots", "coupling_over_time", "summary"]

@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+import posixpath
+import re
+from typing import Any, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-DEFAULT_VENDORED = ("node_modules", "vendor", "third_party", "third-party", "external", "bower_components",
+from stratum.errors import InvalidArgument
+
+# Folders of other projects' code, skipped wherever they sit (reason ``vendored``; pipeline.files).
+DEFAULT_VENDORED = ("node_modules", "vendor", "third_party", "third-party", "bower_components",
                     ".venv", "venv", "site-packages")
+# Names first-party code uses too (sympy/external holds sympy's own wrappers of gmpy and mpmath; an
+# app's clients of outside services): vendored only where third-party code sits, at the repository
+# root or holding a copied-in project's license or manifest, and never as a Python package
+# (pipeline.files.Vendored; skipped as vendored, sympy's 16 external files lost 267 imports).
+DEFAULT_MAYBE_VENDORED = ("external",)
+# What `get` and the run report say of a file skipped as vendored: the rule and the way back.
+VENDORED_RULE = ("vendored: in a folder of other projects' code (" + ", ".join(DEFAULT_VENDORED) + " anywhere; "
+                 + ", ".join(DEFAULT_MAYBE_VENDORED) + " at the repository root or holding a license or "
+                 "package manifest, never as a Python package); `stratum index --keep-dir FOLDER` indexes it")
+# The memory a Ray task indexing one repository asks (bytes; pipeline.many): Ray then starts no
+# more of them on a worker than its memory holds. Peak RSS measured: flask, werkzeug, requests
+# 0.4-0.5 GB, redis 0.7 GB, sympy (30 MB of source, 77k nodes, 62k commits) 2.1-2.5 GB
+# (docs/operations.md, "Index memory"). STRATUM_TASK_MEMORY or --task-memory sets another.
+DEFAULT_TASK_MEMORY = 2 << 30
+TASK_MEMORY_ENV = "STRATUM_TASK_MEMORY"
 # A bug fix by its subject (first line) only; cosmetic, lint/mypy, bare typing and revert subjects
 # excluded. Precision 0.881 (0.860 before those exclusions; 0.49 for the old "fix|bug|issue|...|error
 # anywhere, or any #123" rule) on 102 labelled commits, 0.966 (0.933) on 30 held-out ones; of the 58
@@ -28,6 +48,10 @@ DEFAULT_BUGFIX_RULE = (r"(?i)\A(?!\W*revert\b(?!\W*revert\b))(?!\W*merge (pull r
 class ParseConfig:
     max_file_bytes: int = 1 << 20          # files over 1 MiB are skipped (reason: oversized)
     vendored_dirs: tuple[str, ...] = DEFAULT_VENDORED
+    maybe_vendored_dirs: tuple[str, ...] = DEFAULT_MAYBE_VENDORED
+    # repository-relative folders indexed though a vendored rule names them (`index --keep-dir`);
+    # a vendored folder below one is still skipped (keep_dirs_of normalises and checks them)
+    keep_dirs: tuple[str, ...] = ()
     binary_probe_bytes: int = 8000          # a NUL in the first 8,000 bytes means binary (as git does)
     token_encoding: str = "cl100k_base"
 
@@ -81,6 +105,9 @@ class IndexConfig:
     # (the same mining). Most later tasks are not bug fixes: day-one file MRR +0.14 over text alone
     # with changes, +0.03 with fixes only (docs/bench/retrieval.md); one node per such commit.
     mine_changes: bool = True
+    # The memory each Ray task of a many-repository job asks, in bytes (pipeline.many): None:
+    # STRATUM_TASK_MEMORY, else DEFAULT_TASK_MEMORY; 0: none (Ray packs tasks by CPU alone).
+    task_memory: int | None = None
     # The KEPT_SETTINGS this config sets on purpose; the others follow what the store was last
     # indexed with (so a plain `stratum index`, a hook or watch after `--model X` or `--no-changes`
     # does not switch back). None: every setting here is meant (API callers, the default).
@@ -94,7 +121,8 @@ class IndexConfig:
 KEPT_SETTINGS = {"embed": ("embed", "enabled"), "model": ("embed", "model"), "fixes": ("", "mine_fixes"),
                  "changes": ("", "mine_changes"), "symbols": ("history", "symbols"),
                  "max_file_bytes": ("parse", "max_file_bytes"),
-                 "max_commit_files": ("history", "max_files_per_commit")}
+                 "max_commit_files": ("history", "max_files_per_commit"),
+                 "keep_dirs": ("parse", "keep_dirs")}
 
 
 def settings_of(cfg: IndexConfig) -> dict:
@@ -115,6 +143,8 @@ def with_kept(cfg: IndexConfig, recorded: dict) -> tuple[IndexConfig, dict]:
         if name not in KEPT_SETTINGS or name in explicit:
             continue
         sec, f = KEPT_SETTINGS[name]
+        if isinstance(value, list):         # a tuple setting, as JSON gives it back
+            value = tuple(value)
         part: Any = getattr(cfg, sec) if sec else cfg
         if getattr(part, f) == value:
             continue
@@ -124,11 +154,53 @@ def with_kept(cfg: IndexConfig, recorded: dict) -> tuple[IndexConfig, dict]:
     return cfg, taken
 
 
+def keep_dirs_of(values: Iterable[str]) -> tuple[str, ...]:
+    """``--keep-dir`` values as the index matches them: repository-relative folders in git's
+    spelling (``./a/b/`` is ``a/b``), each once, sorted; an empty value is dropped (``--keep-dir ''``
+    clears a store's list). A path that leaves the repository, an absolute one (one setting serves
+    every repository of a run) or the repository itself is refused: InvalidArgument."""
+    out = set()
+    for raw in values:
+        v = raw.strip()
+        if not v:
+            continue
+        norm = posixpath.normpath(v)
+        if "\0" in v or posixpath.isabs(norm) or norm == ".." or norm.startswith("../") or norm == ".":
+            raise InvalidArgument(f"--keep-dir {v!r}: name a folder inside the repository, relative to its top "
+                                  "(e.g. src/external); '' clears the list")
+        out.add(norm)
+    return tuple(sorted(out))
+
+
+def parse_size(text: str, what: str = "a size") -> int:
+    """Bytes from ``2G``, ``2.5GiB``, ``800M``, ``512MB`` or a plain count (K, M, G, T are powers of
+    1024, as Kubernetes' Gi; case ignored); ``0`` is zero. Anything else is InvalidArgument."""
+    m = _SIZE.fullmatch(text.strip())
+    if m is None:
+        raise InvalidArgument(f"{what} must be a size such as 2G, 2.5GiB, 800M or a byte count, not {text!r}")
+    return int(float(m.group(1)) * 1024 ** " KMGT".index((m.group(2) or " ").upper()))
+
+
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:([kKmMgGtT])(?:i?[bB])?|[bB])?")
+
+
+def task_memory(cfg: IndexConfig, environ: Mapping[str, str] = os.environ) -> int:
+    """The bytes a Ray task indexing one repository asks: ``cfg.task_memory``, else
+    ``$STRATUM_TASK_MEMORY``, else DEFAULT_TASK_MEMORY (0: no request)."""
+    if cfg.task_memory is not None:
+        if cfg.task_memory < 0:
+            raise InvalidArgument(f"task_memory must be 0 (no request) or more bytes, not {cfg.task_memory}")
+        return cfg.task_memory
+    got = environ.get(TASK_MEMORY_ENV, "").strip()
+    return parse_size(got, TASK_MEMORY_ENV) if got else DEFAULT_TASK_MEMORY
+
+
 def default_store_path(repo: str | os.PathLike) -> Path:
     """The memory lives with the repository unless told otherwise."""
     return Path(repo).resolve() / ".stratum"
 
 
 __all__ = ["ParseConfig", "HistoryConfig", "EmbedConfig", "IndexConfig", "default_store_path",
-           "KEPT_SETTINGS", "settings_of", "with_kept",
-           "DEFAULT_VENDORED", "DEFAULT_BUGFIX_RULE"]
+           "KEPT_SETTINGS", "settings_of", "with_kept", "keep_dirs_of", "parse_size", "task_memory",
+           "DEFAULT_VENDORED", "DEFAULT_MAYBE_VENDORED", "VENDORED_RULE", "DEFAULT_TASK_MEMORY", "TASK_MEMORY_ENV",
+           "DEFAULT_BUGFIX_RULE"]

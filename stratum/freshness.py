@@ -153,37 +153,58 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
             msg += f"; {len(v.changed)} file{'s' if len(v.changed) != 1 else ''} changed since" + (
                 f": {_names(sorted(v.changed))}" if v.changed else "")
         else:
-            hit = _touched(v.changed, paths)
-            msg += (f"; these returned files changed since: {_names(hit)}" if hit
-                    else "; none of the returned files changed since")
+            hit, under = _touched(v.changed, paths)
+            msg += (f"; these returned files changed since: {_names(hit)}" if hit else "") + (
+                f"; files changed since below the returned folders: {_folders(under)}" if under else "") + (
+                "" if hit or under else "; none of the returned files changed since")
         out.append(msg)
     if v.dirty or edited:
         if everything:
             out.append(f"uncommitted changes: {pre}{len(v.dirty)} file{'s' if len(v.dirty) != 1 else ''}: "
                        f"{_names(sorted(v.dirty))}")
         else:
-            hit = sorted(set(_touched(v.dirty, paths)) | set(edited))
+            hit, under = _touched(v.dirty, paths)
+            hit = sorted(set(hit) | set(edited))
             if hit:
                 out.append(f"uncommitted changes in {pre}{_names(hit)} (returned here)")
+            if under:
+                out.append(f"uncommitted changes below the returned folders: {pre}{_folders(under)}")
     gone = frozenset(p for p in indexed_dirty if p not in v.dirty and p not in edited
                      and not (v.behind and v.changed is not None and p in v.changed))     # said above
-    hit = (sorted(gone) if everything else _touched(gone, paths)) if gone else []    # every answer: none, mostly
-    if hit:
-        out.append(f"stale: {pre}this version indexed uncommitted edits of {_names(hit)} that the work tree "
-                   "no longer has (stashed or reverted since): run `stratum index`")
+    if gone:                                    # every answer: none, mostly
+        hit, under = (sorted(gone), {}) if everything else _touched(gone, paths)
+        if hit or under:
+            said = (_names(hit) if hit else "") + (" and " if hit and under else "") + (
+                f"files below the returned folders {_folders(under)}" if under else "")
+            out.append(f"stale: {pre}this version indexed uncommitted edits of {said} that the work tree "
+                       "no longer has (stashed or reverted since): run `stratum index`")
     return out, bool(out)
 
 
-def _touched(changed: frozenset[str], paths: list[tuple[str, str]]) -> list[str]:
-    """Changed paths that are returned files, or lie under a returned directory."""
+def _touched(changed: frozenset[str], paths: list[tuple[str, str]]) -> tuple[list[str], dict[str, int]]:
+    """(the changed paths that are returned files, {returned folder: how many changed paths lie
+    below it}). A warning names only what the answer returned: a folder's files are counted under
+    it, not named as returned (a tree page of .ci/, bin/, doc/ said "these returned files changed
+    since: sympy/core/numbers.py"), and the repository's own item is the repository that moved on,
+    which the warning says first (its summary counts everything: every change lay below it)."""
     hit: set[str] = set()
+    under: dict[str, int] = {}
     for p, kind in paths:
-        if p in changed:
-            hit.add(p)
         if kind in DIR_KINDS:
-            pre = p.rstrip("/") + "/" if p else ""
-            hit.update(c for c in changed if c.startswith(pre))
-    return sorted(hit)
+            if kind == "dir" and p and p not in under:
+                pre = p.rstrip("/") + "/"
+                n = sum(1 for c in changed if c.startswith(pre))
+                if n:
+                    under[p] = n
+        elif p in changed:
+            hit.add(p)
+    return sorted(hit), under
+
+
+def _folders(under: dict[str, int]) -> str:
+    """``docs/ (1), src/ (14)``: returned folders, each with how many of the files below it changed."""
+    items = [f"{p.rstrip('/')}/ ({n})" for p, n in sorted(under.items())]
+    return _names(items)
 
 
 def _edited_since(repo_path: str, v: RepoView, paths: list[tuple[str, str]]) -> list[str]:

@@ -30,6 +30,7 @@ from stratum import whichstore as W
 from stratum.branchnotes import OnDefault, pending_warnings
 from stratum.branchview import BranchView, StoreOverlay
 from stratum.errors import InvalidArgument, NotFound
+from stratum.config import VENDORED_RULE
 from stratum.freshness import Freshness, repo_at
 from stratum.identity import current
 from stratum.ids import node_id
@@ -290,7 +291,8 @@ class Memory:
             report = sh.manifest.report or {}
             for reason, paths in (report.get("skipped_samples") or {}).items():
                 if path in paths:
-                    return (f"{said} is not in the index: the index skipped it ({reason.replace('_', ' ')}; "
+                    why = VENDORED_RULE if reason == "vendored" else reason.replace('_', ' ')
+                    return (f"{said} is not in the index: the index skipped it ({why}; "
                             "`stratum index --json` lists what it skips)")
             repo = sh.manifest.repo_path
             try:                            # inside the repository once links are followed (a link out: a review)
@@ -301,8 +303,10 @@ class Memory:
             if on_disk and LONE_SURROGATE.search(path):    # never indexed (Arrow text is UTF-8); history keeps it
                 return f"{said} is not in the index: the index skips a name that is not UTF-8 (undecodable path)"
             if on_disk:
-                counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted((report.get("skipped") or {}).items())
-                                   if k != "gitignored")
+                skipped = report.get("skipped") or {}
+                counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(skipped.items()) if k != "gitignored")
+                if skipped.get("vendored"):
+                    counts += f"; {VENDORED_RULE}"
                 return (f"{said} is in the repository but not in the index: new since the indexed commit "
                         f"{(sh.manifest.indexed_commit or '')[:12]}, or skipped by the index"
                         + (f" (it skipped: {counts})" if counts else "")

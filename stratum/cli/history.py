@@ -26,6 +26,8 @@ def register(sub) -> None:
 
 
 def run_cochange(args) -> int:
+    import polars as pl
+
     from stratum import analysis as A
 
     snap = A.snapshot(resolve_store(args))
@@ -36,23 +38,31 @@ def run_cochange(args) -> int:
         typed, _, sym = typed.partition("::")
     path = A.current_path(snap, typed if sym and typed else args.path)
     partners = A.partners(snap, path).collect()
+    # a partner the index skipped (vendored, a lockfile, binary...) has history but no node: said
+    # here, as `walk --edge cochange` (nodes only) cannot list it (the counts differed, unexplained)
+    indexed = A.indexed_files(snap)
+    partners = partners.with_columns(pl.col("partner").is_in(indexed).alias("indexed"))
+    unindexed = partners.height - int(partners["indexed"].sum())
     if args.parquet:
         partners.write_parquet(args.parquet)
     shown = partners.head(args.top) if args.top else partners
     rows = shown.to_dicts()
-    obj = {"path": path, "total": partners.height, "returned": len(rows), "partners": rows,
+    obj = {"path": path, "total": partners.height, "not_indexed": unindexed, "returned": len(rows), "partners": rows,
            "version": snap.manifest.version}
     said = f"co-change history is per file: answering for {path}, the file of {sym}" if sym else ""
     if said:
         obj["note"] = said
     lines = ([f"({one_line(said)})"] if said else []) + [f"{one_line(path)}: {partners.height} co-changing files (support >= min_support; merges and bulk "
-             f"commits skipped), showing {len(rows)}"]
+             f"commits skipped), showing {len(rows)}" + (f"; {unindexed} of them not indexed (the index skipped them: "
+                                                         f"`stratum walk {one_line(path)} --edge cochange` lists the others)"
+                                                         if unindexed else "")]
     if rows:
         lines.append(f"  {'partner':<48} {'support':>7} {'P(p|f)':>7} {'P(f|p)':>7} {'lift':>7}  last")
         for r in rows:
             last = r["last_time"].date().isoformat() if r["last_time"] else "-"
             lines.append(f"  {one_line(r['partner']):<48} {r['support']:>7} {r['confidence']:>7.2f} "
-                         f"{r['reverse_confidence']:>7.2f} {r['lift']:>7.2f}  {last}")
+                         f"{r['reverse_confidence']:>7.2f} {r['lift']:>7.2f}  {last}"
+                         + ("" if r["indexed"] else "  (not indexed)"))
     if len(rows) < partners.height:
         lines.append(f"  ... {partners.height - len(rows)} more (--top 0 for all, --parquet OUT to export)")
     if args.parquet:

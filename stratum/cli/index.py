@@ -48,6 +48,12 @@ def register(sub) -> None:
                       help="mined fix nodes: past bug-fix commits about the files they touched (default: on)")
     kept.add_argument("--changes", dest="mine_changes", action=argparse.BooleanOptionalAction, default=None,
                       help="mined change nodes: other past commits of 1-5 code files, about those files (default: on)")
+    kept.add_argument("--keep-dir", dest="keep_dir", action="append", default=None, metavar="FOLDER",
+                      help="index this repository-relative folder though a vendored rule skips it (repeatable; "
+                           "'' clears the list; docs/operations.md names the rule)")
+    p.add_argument("--task-memory", type=_size("--task-memory"), default=None, metavar="SIZE",
+                   help="memory each repository's Ray task asks, e.g. 3G (default: $STRATUM_TASK_MEMORY, else 2G; "
+                        "0: none)")
     p.add_argument("--max-file-bytes", type=whole(1, "--max-file-bytes"), default=None, help="skip files larger than this (default 1 MiB)")
     p.add_argument("--max-commit-files", type=whole(1, "--max-commit-files"), default=None,
                    help="commits touching more files are skipped for co-change (default 30)")
@@ -62,9 +68,14 @@ def config_from(args):
 
     given = {"embed": args.embed, "model": args.model, "fixes": args.mine_fixes, "changes": args.mine_changes,
              "symbols": args.symbols, "max_file_bytes": args.max_file_bytes,
-             "max_commit_files": args.max_commit_files}
+             "max_commit_files": args.max_commit_files, "keep_dirs": args.keep_dir}
     cfg = IndexConfig(ray_address=args.ray_address, num_cpus=args.num_cpus, full=args.full, ray=args.ray,
-                      replace=args.replace, explicit=frozenset(k for k, v in given.items() if v is not None))
+                      replace=args.replace, explicit=frozenset(k for k, v in given.items() if v is not None),
+                      task_memory=args.task_memory)
+    if args.keep_dir is not None:
+        from stratum.config import keep_dirs_of
+
+        cfg = replace(cfg, parse=replace(cfg.parse, keep_dirs=keep_dirs_of(args.keep_dir)))
     if args.mine_fixes is not None:
         cfg = replace(cfg, mine_fixes=args.mine_fixes)
     if args.mine_changes is not None:
@@ -86,6 +97,19 @@ def config_from(args):
     if args.max_commit_files:
         cfg = replace(cfg, history=replace(cfg.history, max_files_per_commit=args.max_commit_files))
     return cfg
+
+
+def _size(flag: str):
+    """An argparse type: a size (2G, 2.5GiB, 800M, bytes; ``config.parse_size``), refused as usage."""
+    def size(text: str) -> int:
+        from stratum.config import parse_size
+        from stratum.errors import InvalidArgument
+
+        try:
+            return parse_size(text, flag)
+        except InvalidArgument as e:
+            raise argparse.ArgumentTypeError(e.message) from None
+    return size
 
 
 def repositories(args) -> list[str]:
