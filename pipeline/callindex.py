@@ -6,10 +6,13 @@ known before any call is read."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import posixpath
+import re
 from collections import defaultdict
 from typing import Iterable
 
+from pipeline import javaargs
 from pipeline.callrefs import DECL
 from pipeline.parse import TEST_MARK
 
@@ -21,6 +24,9 @@ JS_FAMILY = ("javascript", "typescript", "tsx")
 # mixes JS and TS calls across them (the key of the by-name tables; "tsx" alone matched nothing in "typescript")
 FAMILY = {"tsx": "typescript", "javascript": "typescript"}
 MODULES = ("rust", "typescript", "tsx")    # an inline ``mod`` / ``namespace``: a file's own scope
+_OVERLOAD = re.compile(r"#\d+$")           # ``Gson.toJson#2``: the second of its name in the file
+_ARITY_KEY = '{"arity":'
+_ARITY = re.compile(r'\{"arity":\[(-?\d+),(-?\d+)\],"params":(\[(?:"[^"]*",?)*\])')    # without the calls' JSON
 
 
 @dataclasses.dataclass(slots=True)
@@ -57,11 +63,21 @@ class Index:
         self.owners: set[tuple[str, str]] = set()                               # (path, qual) with members
         self.spaces: set[tuple[str, str]] = set()       # (path, qual) of a Rust mod / TS namespace (no node)
         self.tests: set[str] = set()                    # gtest tests: callers, never a call's target
+        self.arity: dict[str, tuple[int, int]] = {}     # an overload's [fewest, most] arguments (Java)
+        self.params: dict[str, list[str]] = {}          # an overload's parameters' simple types
+        self.overloads: dict[tuple[str, str, str], list[str]] = defaultdict(list)   # (path, kind, name) -> ids
         for n in nodes:
             if n["kind"] not in CODE:
                 continue
             d = Def(n["id"], n["path"], n["qualname"], n["kind"], n.get("language") or "")
             self.defs[d.id] = d
+            if (meta := n.get("meta") or "").startswith(_ARITY_KEY):     # an overload (callrefs writes it first)
+                m = _ARITY.match(meta)
+                a, params = (((int(m[1]), int(m[2])), json.loads(m[3])) if m else
+                             ((got := json.loads(meta))["arity"], got.get("params") or []))
+                self.arity[d.id] = (a[0], a[1])
+                self.params[d.id] = params
+                self.overloads[(d.path, d.kind, _OVERLOAD.sub("", d.qual))].append(d.id)
             if TEST_MARK in (n.get("meta") or ""):     # TEST(Logging, NumberToString) is no NumberToString()
                 self.tests.add(d.id)
                 continue
@@ -106,6 +122,55 @@ def defined(ix: Index, got: str | None, how: str) -> tuple[str | None, str]:
     return (body, f"{how}, its definition") if body is not None else (got, how)
 
 
+def by_arity(ix: Index, got: str | None, how: str, args: int, types: str = "",
+             known: dict[str, set[str]] | None = None) -> list[tuple[str | None, str]]:
+    """A call of ``args`` arguments (-1: not counted) of the types ``types`` says ("String,,Class":
+    "" unknown; ``pipeline.javaargs``) that landed on an overload (``got``): the one overload of its
+    name in that file that takes them (``how`` says ``by argument count``, or ``by argument
+    types``, also when the types match one overload's exactly, as Java picks the most specific),
+    else each that may (or, when none may, each of them), ``how`` saying ``one of N overloads``.
+    ``known``: ``javaargs.fits``' (``classes``)."""
+    if got is None or args < 0 or got not in ix.arity:
+        return [(got, how)]
+    d = ix.defs[got]
+    sibs = ix.overloads.get((d.path, d.kind, _OVERLOAD.sub("", d.qual)), [got])
+    if len(sibs) < 2:
+        return [(got, how)]
+    fit = [i for i in sibs if (a := ix.arity[i])[0] <= args and (a[1] < 0 or args <= a[1])]
+    if len(fit) == 1:
+        return [(fit[0], f"{how}, by argument count")]
+    if types and fit:
+        said = types.split(",")
+        fit = [i for i in fit if all(javaargs.fits(t, p, known) for t, p in zip(said, ix.params[i]))] or fit
+        if len(fit) > 1:        # the most specific: most parameters of the argument's own type
+            score = {i: sum(javaargs.exact(t, p) for t, p in zip(said, ix.params[i])) for i in fit}
+            best = max(score.values())
+            if best and sum(v == best for v in score.values()) == 1:
+                fit = [i for i in fit if score[i] == best]
+        if len(fit) == 1:
+            return [(fit[0], f"{how}, by argument types")]
+    pool = fit or sibs
+    return [(i, f"{how}, one of {len(pool)} overloads") for i in pool]
+
+
+def classes(ix: Index, bases: dict[str, list[str]], lang: str = "java") -> dict[str, set[str]]:
+    """The classes of ``lang`` by simple name -> the simple names of what each is (itself, its
+    bases' and theirs, from ``bases``: class id -> resolved base ids), for ``javaargs.fits``."""
+    out: dict[str, set[str]] = {}
+    for d in ix.defs.values():
+        if d.kind != "class" or d.lang != lang:
+            continue
+        got, todo = set(), [d.id]
+        while todo:
+            c = todo.pop()
+            name = ix.defs[c].qual.rsplit(".", 1)[-1]
+            if name not in got:
+                got.add(name)
+                todo.extend(bases.get(c, ()))
+        out.setdefault(d.qual.rsplit(".", 1)[-1], set()).update(got)
+    return out
+
+
 def one(ids: Iterable[str]) -> str | None:
     got = set(ids)
     return next(iter(got)) if len(got) == 1 else None
@@ -120,5 +185,5 @@ def unique(ix: Index, ids: Iterable[str]) -> str | None:
     return None if got in ix.declared else got
 
 
-__all__ = ["Index", "Def", "family", "parent_qual", "defined", "one", "unique", "CODE", "C_FAMILY",
+__all__ = ["Index", "Def", "family", "parent_qual", "defined", "by_arity", "classes", "one", "unique", "CODE", "C_FAMILY",
            "JS_FAMILY", "MODULES"]

@@ -7,7 +7,10 @@ A call is recorded as (name, receiver, line): ``h()`` -> ("h", ""), ``self.g()``
 ("m", "."); ``new Foo()`` and
 ``Foo()`` are calls of ``Foo``. A base class (``class A(B, m.C)``, ``extends``, ``implements``,
 C++ base clauses, a Go struct's embedded type, a Rust ``impl Trait for Type``) is (name, receiver)
-the same way. A call belongs to the innermost emitted
+the same way. A Rust macro's arguments are read for calls (``assert_eq!(f(x), 1)``:
+``pipeline.macrocalls``); a Java call also records its arguments' count and the types the syntax
+says, and an overloaded method its parameters (``arity``, ``params``: ``pipeline.javaargs``), so
+``pipeline.calls`` can tell overloads apart. A call belongs to the innermost emitted
 definition around it (a closure's calls are its function's, as its text is); calls outside every
 definition are the file's. Go: a method's receiver variable is ``self``. The same pass records
 each definition's typed variables and declared return type (``pipeline.vartypes``) beside them.
@@ -19,16 +22,20 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 
 import tree_sitter as ts
 
-from pipeline import languages, vartypes
+from pipeline import javaargs, languages, vartypes
 from pipeline.exprnames import Owners, split, text
+from pipeline.macrocalls import macro_calls
 
 
 MAX_CALLS = 256          # distinct (name, receiver) pairs kept per definition: a generated table's
                          # thousands of calls add nothing a walk could page through usefully
 MAX_BASES = 16
+ARITY = ("java",)         # overloads told apart by a call's argument count: its calls record it
+_OVERLOAD = re.compile(r"#\d+$")
 
 _JS_CALLS = "(call_expression function: (_) @call) (new_expression constructor: (_) @call)"
 _CALLS = {
@@ -36,7 +43,7 @@ _CALLS = {
     "javascript": _JS_CALLS, "typescript": _JS_CALLS, "tsx": _JS_CALLS,
     "go": "(call_expression function: (_) @call)",
     "java": "(method_invocation) @call (object_creation_expression type: (_) @call)",
-    "rust": "(call_expression function: (_) @call)",
+    "rust": "(call_expression function: (_) @call) (macro_invocation) @call",
     "c": "(call_expression function: (_) @call)",
     "cpp": "(call_expression function: (_) @call) (new_expression type: (_) @call)",
 }
@@ -86,9 +93,13 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
     spans = [(d.outer.start_byte, d.outer.end_byte) for d in emitted]
     types = vartypes.collect_types(src, spans, refs[2])
     typed_at = [_positions_of(t) for t in types]
-    calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes, typed_at)
+    counted = lang in ARITY
+    calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes, typed_at, refs[2] if counted else None)
+    overloaded = _overloaded(emitted) if counted else set()
     for i, (d, node) in enumerate(zip(emitted, nodes[1:])):
         meta: dict = {}
+        if i in overloaded and (got := javaargs.parameters(src, d.node)) is not None:
+            meta["arity"], meta["params"] = got
         if calls[i]:
             meta["calls"] = calls[i]
         if bases[i]:
@@ -110,6 +121,18 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
 DECL = '"decl":1'           # how a declaration's ``meta`` says so (a substring test: no JSON parse)
 
 
+def _overloaded(emitted: list) -> set[int]:
+    """Indexes of the definitions that share kind and name with another of the file (Java
+    overloads: ``Gson.toJson``, ``Gson.toJson#2``...)."""
+    seen: dict[tuple[str, str], list[int]] = {}
+    for i, d in enumerate(emitted):
+        if d.kind != "class":
+            seen.setdefault((d.kind, _OVERLOAD.sub("", d.qual)), []).append(i)
+    return {i for got in seen.values() if len(got) > 1 for i in got}
+
+
+
+
 def patterns(lang: str) -> str:
     """The query patterns (captures ``@call``, ``@base``, ``@vartype``) that ``pipeline.parse``
     appends to the language's tags query: one pass over the tree for all (a query of its own cost
@@ -128,7 +151,8 @@ def _positions_of(types: list[list]) -> dict[str, list[int]]:
 
 def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node], found_bases: list[ts.Node],
             receivers: dict[int, str] | None = None, classes: dict[int, int] | None = None,
-            typed_at: list[dict[str, list[int]]] | None = None) -> tuple[list[list[list]], list[list[list]]]:
+            typed_at: list[dict[str, list[int]]] | None = None, typed: list[ts.Node] | None = None
+            ) -> tuple[list[list[list]], list[list[list]]]:
     """Per definition span (index into ``spans``, plus one more for the file): its distinct calls
     ``[name, receiver, line]`` in source order, and its bases ``[name, receiver]``, from the nodes
     the ``patterns`` captured.
@@ -138,17 +162,19 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
     are nobody's). ``typed_at``: per span, the positions each variable's typings take effect at;
     a call is distinct per typing of its receiver (``x.m()`` before and after ``x = B()`` are two,
     so each resolves with the class it has there) and records its byte position
-    (``[name, receiver, line, position]``)."""
+    (``[name, receiver, line, position]``). ``typed`` (the typed-variable nodes, given for the
+    ``ARITY`` languages): a call also records how many arguments it passes and their types where
+    the syntax says them (``[..., position, count, "String,Class"]``, ``pipeline.javaargs``), and
+    is distinct per those (``add(x)`` and ``add(x, 2)`` may reach two overloads). A Rust macro's
+    arguments (``assert_eq!(f(x), 2)``) are read for the calls they hold (``pipeline.macrocalls``)."""
     n = len(spans)
     calls: list[list[list]] = [[] for _ in range(n + 1)]
     bases: list[list[list]] = [[] for _ in range(n + 1)]
     owners = Owners([(a, -b, i) for i, (a, b) in enumerate(spans)])
+    declared = javaargs.Declared(src, typed, owners.at) if typed is not None else None
     if found_calls:
         seen: list[set] = [set() for _ in range(n + 1)]
-        for node in sorted(found_calls, key=lambda x: x.start_byte):
-            name, recv = split(src, node)
-            if not name:
-                continue
+        for node, name, recv in _sites(src, sorted(found_calls, key=lambda x: x.start_byte)):
             k = owners.at(node.start_byte)
             me = receivers.get(k) if receivers and recv else None
             if me and (recv == me or recv.startswith(me + ".")):
@@ -156,11 +182,17 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
             slot = k if k >= 0 else n
             line, pos = node.start_point.row + 1, node.start_byte
             at = typed_at[slot].get(recv) if typed_at is not None and recv else None
-            key = (name, recv, bisect.bisect_left(at, pos) if at else 0)    # the typings in effect before it
+            args = javaargs.arguments(src, node, declared, k) if declared is not None else None
+            key = (name, recv, bisect.bisect_left(at, pos) if at else 0, args)    # the typings in effect before it
             if key in seen[slot] or len(calls[slot]) >= MAX_CALLS:
                 continue
             seen[slot].add(key)
-            calls[slot].append([name, recv, line, pos])
+            site: list = [name, recv, line, pos]
+            if args is not None:
+                site.append(args[0])
+                if args[1]:
+                    site.append(args[1])
+            calls[slot].append(site)
     if found_bases:
         for node in sorted(found_bases, key=lambda x: x.start_byte):
             if node.type == "access_specifier":
@@ -170,6 +202,17 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
             if name and k >= 0 and len(bases[k]) < MAX_BASES and [name, recv] not in bases[k]:
                 bases[k].append([name, recv])
     return calls, bases
+
+
+def _sites(src: bytes, found: list[ts.Node]):
+    """(node, name, receiver) of each captured call that names something, a macro's calls in place."""
+    for node in found:
+        if node.type == "macro_invocation":
+            yield from macro_calls(src, node)
+            continue
+        name, recv = split(src, node)
+        if name:
+            yield node, name, recv
 
 
 _DECLARATIONS = frozenset({"class_definition", "class_declaration", "class", "class_specifier", "struct_specifier",

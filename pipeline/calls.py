@@ -18,8 +18,11 @@ than a missing one). In order, the first rule that finds definitions decides:
   the same file; Go: of the package (its directory); what the file's import binds as ``f``
   (Python ``from ... import f``, through a package ``__init__`` that re-exports it under another
   name, ``from .api import Client as PublicClient``; JS/TS ``{percent as f}``, through a barrel's
-  ``export {A as f} from`` or ``export * from``); none when an outside module's import binds it
-  (``{setTimeout as delay} from 'node:timers/promises'``); else the one ``f`` among the files it
+  ``export {A as f} from`` or ``export * from``; Java ``import static a.Money.f`` or ``a.Money.*``;
+  Rust ``use crate::a::f``); none when an outside module's import binds it
+  (``{setTimeout as delay} from 'node:timers/promises'``, Java ``import java.util.List``, Rust
+  ``use std::error::Error as StdError``: never the repository's same-named definition, for a
+  base class too); else the one ``f`` among the files it
   imports; else (C++) the one ``f`` of an enclosing namespace in the repository (a prototype and
   its one body count as one); else the one top-level ``f`` of its language family in the
   repository (JavaScript, JSX, TypeScript and TSX are one family).
@@ -28,7 +31,8 @@ than a missing one). In order, the first rule that finds definitions decides:
   for its class's ``f``, through barrels; Go a package's name or alias, ``c
   "example.com/shop/pkg/cart"``) holding ``f`` (``x.C.f()``: its class ``C``'s;
   ``pkg.PublicClient()``: what ``pkg`` re-exports as it); none when an outside module's import
-  binds ``x`` (``fmt.Println``), or a variable's written type or the call that gave it is an
+  binds ``x`` or the head of a path ``x.y`` (``fmt.Println``, Rust ``io::Error::new``), or a
+  variable's written type or the call that gave it is an
   outside module's (``t *testing.T``); else ``x.f`` as a qualified name (a
   class's static method, a namespace's function, Rust ``S::new``), within the scopes around the
   call first (``Shape::area()`` inside namespace ``geo`` is ``geo.Shape.area``), in the same
@@ -42,7 +46,11 @@ than a missing one). In order, the first rule that finds definitions decides:
   only).
 
 A C/C++ call that lands on a prototype (an included header's declaration) links to the one
-definition with a body of that name instead, when there is one ("..., its definition").
+definition with a body of that name instead, when there is one ("..., its definition"). A Java
+call that lands on an overloaded method (``Gson.toJson``, ``toJson#2``...) links to the overload
+its arguments fit (``pipeline.javaargs``: their count, ``..., by argument count``, then the types
+the syntax says, ``..., by argument types``), or, when several fit, to each (``..., one of N
+overloads``: which one is not known without inferring types).
 Each edge's ``meta`` says which rule linked it (``how``), the call as written (``as``) and its
 first line; ``weight`` counts the distinct call expressions that reached that definition.
 """
@@ -56,8 +64,8 @@ from typing import Iterable
 
 from pipeline import vartypes
 from pipeline.callindex import (CODE as _CODE, JS_FAMILY as _JS_FAMILY, MODULES as _MODULES, Def as _Def,
-                                Index as _Index, defined as _defined, family as _family, one as _one,
-                                parent_qual as _parent_qual, unique as _unique)
+                                Index as _Index, by_arity as _by_arity, classes as _classes, defined as _defined,
+                                family as _family, one as _one, parent_qual as _parent_qual, unique as _unique)
 from pipeline.testlinks import tests_edge, used_by_tests
 
 
@@ -234,6 +242,11 @@ class _Resolver:
         got = self._reexported(targets, orig)
         if got is not None:
             return got, "imported name"
+        if lang == "java":      # import static a.b.C.*: C's member
+            got = _one(g for _, cls, files in self.bound.get(path, {}).get("*", ()) for t in files
+                       if (g := ix.by_qual.get((t, f"{cls}.{name}"))) is not None)
+            if got is not None:
+                return got, "imported name"
         got = self._in_imports(path, name)
         if got is not None:
             return got, "imported file"
@@ -356,8 +369,9 @@ class _Resolver:
             return self._named(path, lang, name, line, caller)
         if recv != ".":
             orig, targets = self._binding(path, recv, line)
-            if not targets and self._outside(path, recv, line):
-                return None, ""                                     # an outside module's namespace or class
+            head = recv.split(".", 1)[0]
+            if not targets and (self._outside(path, recv, line) or (head != recv and self._outside(path, head, line))):
+                return None, ""             # an outside module's namespace or class (``io::Error::new``)
             named = lang in _JS_FAMILY and orig not in ("*", "")   # JS {Account as Acct}: a name, no module
             for t in targets:                                       # a module or class the file binds
                 got = None if named else ix.by_qual.get((t, name))
@@ -486,6 +500,7 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
     for n, meta in (*refs, *said):
         if got := meta.get("returns"):
             r.returns[n["id"]] = (got[0], got[1])
+    supers = _classes(ix, r.bases) if ix.arity else None     # what an argument may be passed as (Java overloads)
     for n, meta in refs:
         sites = meta.get("calls")
         if not sites:
@@ -496,16 +511,18 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
         for var, tname, trecv, at, *eff in meta.get("types", ()):     # (line, position in effect)
             types.setdefault(var, []).append((at, eff[0] if eff else at << 20, tname, trecv))
         found: dict[str, list] = {}
-        for name, recv, line, *at in sites:     # a site's byte position (an older parse: its line's)
+        for name, recv, line, *at in sites:     # its byte position (an older parse: its line's), arguments
             got, how = _defined(ix, *r.call(n["path"], lang, caller, name, recv, line, types, 0,
                                             at[0] if at else line << 20))
-            if got is None or got == n["id"]:
-                continue
-            seen = found.get(got)
-            if seen is None:
-                found[got] = [how, _written(name, recv), line, 1]
-            else:
-                seen[3] += 1
+            for got, how in (_by_arity(ix, got, how, at[1], at[2] if len(at) > 2 else "", supers)
+                             if got in ix.arity and len(at) > 1 else ((got, how),)):
+                if got is None or got == n["id"]:
+                    continue
+                seen = found.get(got)
+                if seen is None:
+                    found[got] = [how, _written(name, recv), line, 1]
+                else:
+                    seen[3] += 1
         for dst, (how, as_, line, k) in found.items():     # json.dumps's text, without its per-call cost
             out.append({"src": n["id"], "dst": dst, "kind": "calls", "weight": float(k),
                         "meta": f'{{"how": {_quoted(how)}, "as": {_quoted(as_)}, "line": {int(line)}}}'})

@@ -228,24 +228,49 @@ def _imports_java(node: ts.Node, src: bytes, line: int, text: str) -> list[Impor
     return [ImportRef("static" if static else "import", target, ("*",) if wildcard else (), line=line, text=text)]
 
 
-def _use_paths(node: ts.Node | None, src: bytes, prefix: str, out: list[tuple[str, bool]]) -> None:
+def _use_paths(node: ts.Node | None, src: bytes, prefix: str, out: list[tuple[str, bool, str]]) -> None:
+    """The paths a ``use`` names: (path, a glob, the name ``as`` binds or "")."""
     if node is None:
         return
     t = node.type
     join = (lambda a, b: f"{a}::{b}" if a and b else a or b)
     if t in ("scoped_identifier", "identifier", "crate", "self", "super", "metavariable"):
-        out.append((join(prefix, _dotted(node, src)), False))
+        out.append((join(prefix, _dotted(node, src)), False, ""))
     elif t == "use_as_clause":
-        _use_paths(node.child_by_field_name("path"), src, prefix, out)
+        a = node.child_by_field_name("alias")
+        path = node.child_by_field_name("path")
+        if path is not None:
+            out.append((join(prefix, _dotted(path, src)), False, _text(src, a.start_byte, a.end_byte) if a else ""))
     elif t == "use_wildcard":
         inner = node.named_children[0] if node.named_child_count else None
-        out.append((join(prefix, _dotted(inner, src)) if inner is not None else prefix, True))
+        out.append((join(prefix, _dotted(inner, src)) if inner is not None else prefix, True, ""))
     elif t == "scoped_use_list":
         p = node.child_by_field_name("path")
         _use_paths(node.child_by_field_name("list"), src, join(prefix, _dotted(p, src)) if p else prefix, out)
     elif t == "use_list":
         for c in node.named_children:
             _use_paths(c, src, prefix, out)
+
+
+def _inline_mods(node: ts.Node) -> int:
+    """How many inline ``mod x { ... }`` blocks hold ``node``."""
+    k, p = 0, node.parent
+    while p is not None:
+        if p.type == "mod_item":
+            k += 1
+        p = p.parent
+    return k
+
+
+def _in_inline_mod(path: str, depth: int) -> str:
+    """A ``use`` path written ``depth`` inline modules deep, as seen from the file's module: each
+    leading ``super`` climbs one inline module first (``mod tests { use super::*; }``: the file's
+    own module, ``self``, not its parent)."""
+    segs = path.split("::")
+    k = 0
+    while k < min(depth, len(segs)) and segs[k] == "super":
+        k += 1
+    return "::".join(["self", *segs[k:]]) if k else path
 
 
 def _imports_rust(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
@@ -255,9 +280,11 @@ def _imports_rust(node: ts.Node, src: bytes, line: int, text: str) -> list[Impor
     if node.type == "extern_crate_declaration":
         n = node.child_by_field_name("name")
         return [ImportRef("extern", _text(src, n.start_byte, n.end_byte), line=line, text=text)] if n else []
-    paths: list[tuple[str, bool]] = []
+    paths: list[tuple[str, bool, str]] = []
     _use_paths(node.child_by_field_name("argument"), src, "", paths)
-    return [ImportRef("use", p, ("*",) if glob else (), line=line, text=text) for p, glob in paths if p]
+    depth = _inline_mods(node)
+    return [ImportRef("use", _in_inline_mod(p, depth) if depth else p, ("*",) if glob else (), line=line, text=text,
+                      bound=(alias,) if alias else ()) for p, glob, alias in paths if p]
 
 
 IMPORTS = {"python": _imports_python, "javascript": _imports_js, "typescript": _imports_js,

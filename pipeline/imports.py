@@ -39,9 +39,13 @@ Resolution rules, per language (one edge per (importer, imported file) pair; sel
 - Java: ``com.x.Y`` -> a file whose path ends in ``com/x/Y.java`` (any source root such as
   ``src/main/java``; the shortest such path wins); nested classes fall back to their outer class
   file; ``com.x.*`` -> every ``.java`` file of that package directory; static imports -> the class.
-- Rust: ``mod x;`` -> ``x.rs`` or ``x/mod.rs`` beside (or under) the declaring module;
-  ``use crate::a::b`` / ``self::`` / ``super::`` / ``<workspace crate>::`` -> the deepest module file
-  that exists (``a/b.rs``, ``a/b/mod.rs``, ``a.rs`` ... the crate root file).
+- Rust (``pipeline.rustmods``): ``mod x;`` -> ``x.rs`` or ``x/mod.rs`` under the declaring module,
+  beside it for a crate root (``lib.rs``, ``main.rs``, ``tests/*.rs``, ``src/bin/*.rs``,
+  ``examples/``, ``benches/``, ``build.rs``); ``use crate::a::b`` / ``self::`` / ``super::`` /
+  ``<workspace crate>::`` -> the deepest module file that exists (``a/b.rs``, ``a/b/mod.rs``,
+  ``a.rs`` ... the crate root file); a ``use`` in an inline ``mod tests { }`` climbs that module
+  first (``use super::*`` there is the file's own module); ``use util::f`` after ``mod util;``
+  -> the module file; ``std``/``core``/``alloc`` and a manifest's dependencies are outside.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from pipeline.pyimports import PythonModules, is_module, python_reexports
+from pipeline.rustmods import RustModules
 from stratum.ids import node_id
 
 
@@ -69,7 +74,9 @@ class ImportRef:
     default import, ``*`` for ``* as F`` and ``export *``).
     ``level`` is the number of leading dots of a Python relative import. ``bound``: the names a
     ``from`` import (JS/TS: an ES import or re-export) binds, one per name, when an ``as`` renames
-    one (else empty), or the one ``import a.b as c`` (Go: ``c "a/b"``) binds. Python only:
+    one (else empty), or the one ``import a.b as c`` (Go: ``c "a/b"``; Rust: ``use a::b as c``)
+    binds. Rust: a ``use`` written inside inline modules is recorded as seen from the file's
+    module (``mod tests { use super::*; }``: ``self``). Python only:
     ``uses``, the attributes the file reads off what the import binds when that may be a module:
     ``import flask`` + ``flask.Flask`` -> ``("Flask",)``; ``from werkzeug import routing as r``
     + ``r.Map`` -> ``("routing.Map",)`` (the imported name, then the attribute).
@@ -108,7 +115,6 @@ _JS_ESM_SWAP = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".
 _GO_MAJOR = re.compile(r"v[0-9]+")
 _GO_DOTTED_VERSION = re.compile(r"\.v[0-9]+$")
 _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
-_CARGO_NAME = re.compile(r"^\s*name\s*=\s*\"([^\"]+)\"", re.M)
 
 
 def _dir(path: str) -> str:
@@ -151,7 +157,7 @@ class _Resolver:
         self._c_roots: list[str] | None = None
         self._suffix: dict[str, list[str]] | None = None
         self._go: list[tuple[str, str]] | None = None
-        self._crates: dict[str, str] | None = None
+        self._rust: RustModules | None = None
 
     # -- python --------------------------------------------------------------------------
     def python(self, path: str, ref: ImportRef) -> list[tuple[str, str | None]]:
@@ -300,110 +306,25 @@ class _Resolver:
         return best
 
     # -- rust -----------------------------------------------------------------------------------
-    def crates(self) -> dict[str, str]:
-        """Workspace crate name -> its src dir."""
-        if self._crates is None:
-            out = {}
-            for mpath, text in self.manifests.items():
-                if posixpath.basename(mpath) != "Cargo.toml":
-                    continue
-                sect = re.search(r"^\[package\](.*?)(^\[|\Z)", text, re.M | re.S)
-                m = _CARGO_NAME.search(sect.group(1)) if sect else None
-                if m:
-                    out[m.group(1).replace("-", "_")] = _join(_dir(mpath), "src")
-            self._crates = out
-        return self._crates
-
-    def crate_src(self, path: str) -> str | None:
-        d = _dir(path)
-        while True:
-            if _join(d, "Cargo.toml") in self.paths or _join(d, "Cargo.toml") in self.manifests:
-                src = _join(d, "src")
-                return src if path.startswith(src + "/") else None
-            if _join(d, "lib.rs") in self.paths or _join(d, "main.rs") in self.paths:
-                return d
-            if not d:
-                return None
-            d = _dir(d)
-
-    def crate_root_file(self, src: str) -> str | None:
-        for n in ("lib.rs", "main.rs"):
-            if _join(src, n) in self.paths:
-                return _join(src, n)
-        return None
-
-    @staticmethod
-    def module_dir(path: str) -> str:
-        """Directory holding the child modules of the module defined in ``path``."""
-        base = posixpath.basename(path)
-        if base in ("mod.rs", "lib.rs", "main.rs"):
-            return _dir(path)
-        return path[:-3]
-
-    def module_segments(self, path: str, src: str) -> list[str]:
-        rel = path[len(src) + 1:] if src else path
-        rel = rel[:-3]
-        segs = rel.split("/")
-        if segs[-1] in ("mod",):
-            segs = segs[:-1]
-        if segs in (["lib"], ["main"]):
-            return []
-        return segs
-
-    def rust_module(self, src: str, segs: list[str]) -> str | None:
-        for k in range(len(segs), 0, -1):
-            base = _join(src, "/".join(segs[:k]))
-            for c in (base + ".rs", base + "/mod.rs"):
-                if c in self.paths:
-                    return c
-        return self.crate_root_file(src)
-
     def rust(self, path: str, ref: ImportRef) -> list[str]:
-        if ref.kind == "extern":
-            src = self.crates().get(ref.target)
-            f = self.crate_root_file(src) if src else None
-            return [f] if f else []
-        if ref.kind == "mod":
-            d = self.module_dir(path)
-            for c in (_join(d, ref.target + ".rs"), _join(d, ref.target, "mod.rs")):
-                if c in self.paths:
-                    return [c]
-            return []
-        segs = [s for s in ref.target.split("::") if s]
-        if not segs:
-            return []
-        head = segs[0]
-        if head in ("crate", "self", "super"):
-            src = self.crate_src(path)
-            if src is None:
-                return []
-            here = self.module_segments(path, src) if path.startswith(src + "/" if src else "") else []
-            rest = segs[1:]
-            if head == "crate":
-                absolute = rest
-            else:
-                absolute = list(here)
-                while segs and segs[0] in ("self", "super"):
-                    if segs[0] == "super":
-                        if not absolute:
-                            return []
-                        absolute = absolute[:-1]
-                    segs = segs[1:]
-                absolute += segs
-            f = self.rust_module(src, absolute)
-            return [f] if f else []
-        src = self.crates().get(head)
-        if src is None:
-            return []
-        f = self.rust_module(src, segs[1:])
-        return [f] if f else []
+        if self._rust is None:
+            self._rust = RustModules(self.paths, self.manifests)
+        return self._rust.resolve(path, ref.kind, ref.target)
+
+    def rust_outside(self, ref: ImportRef) -> bool:
+        """A ``use`` of a crate outside the repository (``std``, a manifest's dependency)."""
+        if self._rust is None:
+            self._rust = RustModules(self.paths, self.manifests)
+        return ref.kind == "use" and ref.target.split("::", 1)[0] in self._rust.outside()
 
 
 def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests: dict[str, str] | None,
               context: Iterable[FileImports] = ()
-              ) -> Iterator[tuple[FileImports, ImportRef, list[tuple[str, str | None]]]]:
-    """Yield (file, ref, targets) for every import of every file in a supported language; a
-    target is (path, the package ``__init__`` or JS/TS barrel it was reached through, else None)."""
+              ) -> Iterator[tuple[FileImports, ImportRef, list[tuple[str, str | None]], bool]]:
+    """Yield (file, ref, targets, outside) for every import of every file in a supported language;
+    a target is (path, the package ``__init__`` or JS/TS barrel it was reached through, else None);
+    ``outside``: an import with no targets names a module outside the repository (JS/TS, Go, Java;
+    Rust: a ``use`` of ``std`` or a manifest's dependency), whose names are none of ours."""
     files = list(files)
     r = _Resolver(set(all_paths), manifests or {}, python_reexports([*context, *files]),
                   js_reexports([*context, *files]))
@@ -412,7 +333,7 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
     for f in files:
         if f.language == "python":
             for ref in f.imports:
-                yield f, ref, r.python(f.path, ref)
+                yield f, ref, r.python(f.path, ref), False
             continue
         fn = by_lang.get(f.language or "")
         if fn is None:
@@ -421,7 +342,7 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
             got: list[tuple[str, str | None]] = [(t, None) for t in fn(f.path, ref)]
             if got and f.language in _JS_LANGS and ref.kind in ("import", "export"):
                 got += r.js_through(got[0][0], ref.names)
-            yield f, ref, got
+            yield f, ref, got, not got and (f.language != "rust" or r.rust_outside(ref))
 
 
 def js_reexports(files: Iterable[FileImports]) -> dict[str, dict[str, ImportRef]]:
@@ -468,17 +389,43 @@ def _bound_names(language: str, ref: ImportRef, landing: str) -> list[tuple[str,
     ``* as F`` F (the module: ``*``), a default import its local name (``default``); ``export
     ... from`` re-exports likewise (a barrel's ``export *`` as ``*``, every name of that module).
     Go: a package binds its name (``c "example.com/shop/pkg/cart"``: c; else its path's last
-    part, as packages are named: ``example.com/shop`` binds shop) to the package ("")."""
+    part, as packages are named: ``example.com/shop`` binds shop) to the package ("").
+    Java: ``import a.b.C`` binds C (``C`` there), ``import static a.b.C.f`` f (``C.f``), ``import
+    static a.b.C.*`` every member of C (``*``: ``C``). Rust: ``use a::b::C`` binds C, ``use
+    a::C as D`` D, ``use a::b::{self}`` b (a glob binds no name it says)."""
     if language in _JS_LANGS:
         return list(zip(ref.bound or ref.names, ref.names))
     if language == "go":
         return [(ref.bound[0] if ref.bound else _go_package(ref.target), "")]
+    if language == "java":
+        return _java_bound(ref, landing)
+    if language == "rust":
+        if ref.kind != "use" or ref.names:
+            return []
+        segs = ref.target.split("::")
+        name = segs[-2] if segs[-1] == "self" and len(segs) > 1 else segs[-1]
+        local = ref.bound[0] if ref.bound else name
+        return [] if local in ("_", "self", "super", "crate") else [(local, name)]
     if language != "python":
         return []
     if ref.kind == "import":
         local = ref.bound[0] if ref.bound else ref.target
         return [(local, ref.target)] if ref.target and is_module(landing, ref.target) else []
     return [(ref.bound[i] if ref.bound else n, n) for i, n in enumerate(ref.names) if n != "*"]
+
+
+def _java_bound(ref: ImportRef, landing: str) -> list[tuple[str, str]]:
+    """What a Java import binds (``_bound_names``): the name where it comes from is qualified from
+    the class its file declares (``com.shop.util.Money.round`` in ``Money.java``: ``Money.round``;
+    a nested class ``a.Outer.Inner``: ``Outer.Inner``); an outside class's name, none of ours."""
+    parts = ref.target.split(".")
+    stem = posixpath.basename(landing)[:-5] if landing.endswith(".java") else ""
+    at = len(parts) - 1 - parts[::-1].index(stem) if stem in parts else -1
+    if ref.names == ("*",):      # a package's every class binds nothing known; a class's static members
+        return [("*", ".".join(parts[at:]))] if ref.kind == "static" and at >= 0 else []
+    if not landing:
+        return [(parts[-1], "")]
+    return [(parts[-1], ".".join(parts[at:]) if at >= 0 else parts[-1])]
 
 
 def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
@@ -500,15 +447,16 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
     is filled with each Python file's imported names -> each import of it (its line, the name where
     it comes from, the files the import reaches: the module, what it re-exports the name from),
     and likewise each JavaScript/TypeScript file's imported and re-exported names and each Go
-    file's imported packages (``_bound_names``; an outside module's with no files), for
+    file's imported packages, each Java file's imported classes and static members and each
+    Rust file's ``use`` names (``_bound_names``; an outside module's with no files), for
     ``pipeline.calls``.
     """
     edges: dict[tuple[str, str], dict] = {}
     metas: dict[tuple[str, str], dict] = {}
     externals: dict[tuple[str, str], dict] = {}
-    for f, ref, targets in _resolved(files, all_paths, manifests, context):
-        if bindings is not None and (targets or f.language != "python"):
-            # JS/TS, Go: a name bound by an outside module's import too (no files): it is none of ours
+    for f, ref, targets, outside in _resolved(files, all_paths, manifests, context):
+        if bindings is not None and (targets or outside):
+            # a name bound by an outside module's import too (no files): it is none of ours
             got = [t for t, _ in targets]
             for local, orig in _bound_names(f.language or "", ref, got[0] if got else ""):
                 bindings.setdefault(f.path, {}).setdefault(local, []).append((ref.line, orig, got))
@@ -539,7 +487,7 @@ def resolve_paths(files: Iterable[FileImports], all_paths: Iterable[str],
                   manifests: dict[str, str] | None = None, context: Iterable[FileImports] = ()
                   ) -> set[tuple[str, str]]:
     """The resolved (importer path, imported path) pairs: the path view of :func:`resolve`."""
-    return {(f.path, t) for f, _, targets in _resolved(files, all_paths, manifests, context)
+    return {(f.path, t) for f, _, targets, _ in _resolved(files, all_paths, manifests, context)
             for t, _ in targets if t != f.path}
 
 

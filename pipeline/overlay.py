@@ -224,11 +224,12 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     known = snap.read("nodes", columns=["id", "path", "qualname", "kind", "language"],
                       where="kind IN ('file', 'class', 'function', 'method')").to_pylist()
     # what the base's definitions are resolved by, in one read of the few metas that say it (not
-    # every meta): a C/C++ prototype's flag, a gtest test's mark, a declared return type
+    # every meta): a C/C++ prototype's flag, a gtest test's mark, a declared return type, a Java
+    # overload's arity and parameter types (``callindex``: a branch's call picks its overload)
     said = {r["id"]: r["meta"] for r in snap.read(
         "nodes", columns=["id", "meta"],
         where=f"(language IN ('c', 'cpp') AND (meta LIKE '%{DECL}%' OR meta LIKE '%{TEST_MARK}%')) "
-              "OR meta LIKE '%\"returns\"%'").to_pylist()}
+              "OR meta LIKE '%\"returns\"%' OR meta LIKE '{\"arity\"%'").to_pylist()}     # and a Java overload's
     for n in known:
         n["meta"] = said.get(n["id"])
     gone = set(mine) | set(deleted)

@@ -101,8 +101,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # functions of subkind ``macro``, a Java anonymous class a field holds), each Rust impl block of a
 # type defined elsewhere its own node (were merged into the first; a blanket impl is named by its
 # trait), a TypeScript member's decorators and the doc above them in its span, Rust ``where ...,``
-# signatures without the trailing comma.
-PARSE_FORMAT = 24
+# signatures without the trailing comma; 25: a Java call records its arguments' count and types and an
+# overload its ``arity`` and ``params`` (a call picks its overload), Rust macro arguments' calls are
+# recorded, Rust ``use`` records carry their ``as`` alias and are read inside inline modules.
+PARSE_FORMAT = 25
 
 
 def config_key(cfg: IndexConfig) -> str:

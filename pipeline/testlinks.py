@@ -9,7 +9,9 @@ package's (beside a ``package.json``), as AVA, mocha and tap keep them (``test/r
 it is a helper (in a ``helpers``/``fixtures``/... folder below, ``_x.js``, ``index``, ``setup``).
 
 - ``by: "name"``: the test's subject (``x``) is matched to a non-test file of the same language
-  family named ``x`` (Go: only in the test's own directory). When several match, the one whose
+  family named ``x`` (Go: only in the test's own directory; Rust: of the test's own crate, the
+  nearest folder with a ``Cargo.toml``; a module a test crate declares, ``mod util;`` in
+  ``tests/tests.rs``, has no subject by name: it is part of that test). When several match, the one whose
   directories best mirror the test's wins (``tests/pkg/test_mod.py`` -> ``src/pkg/mod.py``), then
   the one sharing the longest directory prefix with it, then the shortest path. Weight 2: listed
   before the other links of a file.
@@ -141,7 +143,19 @@ def _score(test: str, cand: str) -> tuple[int, int, int]:
     return mirror, prefix, -len(cand)
 
 
-def _name_targets(test: str, index: dict[tuple[str, str], list[str]], roots: Collection[str] = ("",)) -> list[str]:
+def _package_of(path: str, packages: Collection[str]) -> str | None:
+    """The nearest folder above ``path`` among ``packages`` (Rust: the folders holding a
+    ``Cargo.toml``), or None."""
+    d = path
+    while d:
+        d = posixpath.dirname(d)
+        if d in packages:
+            return d
+    return None
+
+
+def _name_targets(test: str, index: dict[tuple[str, str], list[str]], roots: Collection[str] = ("",),
+                  crates: Collection[str] = ()) -> list[str]:
     subj = subject(test, roots)
     fam = family(test)
     if not subj or fam is None:
@@ -150,6 +164,9 @@ def _name_targets(test: str, index: dict[tuple[str, str], list[str]], roots: Col
     if fam == "go":
         d = posixpath.dirname(test)
         cands = [c for c in cands if posixpath.dirname(c) == d]
+    elif fam == "rs" and crates:        # a Rust test's subject is of its own crate
+        own = _package_of(test, crates)
+        cands = [c for c in cands if _package_of(c, crates) == own]
     elif fam == "c":
         sources = [c for c in cands if c.endswith(_C_SOURCES)]
         cands = sources or cands
@@ -163,9 +180,12 @@ def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) ->
     """``tests`` edges (src: test file id, dst: tested file id, meta ``{"by": "name"|"import"}``;
     a Go test's other links are ``used_by_tests``')."""
     paths = sorted(set(paths))
+    import_edges = list(import_edges)
     packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
+    crates = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "Cargo.toml"}
     roots = js_roots(paths)
     tests = {p for p in paths if is_test_path(p, packages, roots)}
+    unnamed = _rust_test_modules(repo, paths, import_edges)      # a test crate's modules: no subject by name
     index: dict[tuple[str, str], list[str]] = defaultdict(list)
     for p in paths:
         fam = family(p)
@@ -178,8 +198,8 @@ def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) ->
         if fam == "py" and stem == "__init__":
             index[(fam, posixpath.basename(d))].append(p)
     found: dict[tuple[str, str], str] = {}
-    for t in sorted(tests):
-        for target in _name_targets(t, index, roots):
+    for t in sorted(tests - unnamed):
+        for target in _name_targets(t, index, roots, crates):
             found[(t, target)] = "name"
     by_id = {node_id(repo, p, "file", ""): p for p in paths}
     for e in import_edges:
@@ -188,6 +208,16 @@ def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) ->
             found.setdefault((src, dst), "import")
     return [tests_edge(node_id(repo, s, "file", ""), node_id(repo, d, "file", ""), by)
             for (s, d), by in sorted(found.items())]
+
+
+def _rust_test_modules(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) -> set[str]:
+    """The ``.rs`` files of a test folder that another of its files imports: modules its test crate
+    declares (``mod util;`` in ripgrep's ``tests/tests.rs``), helpers or parts of that test, not tests
+    of the module their name says (``tests/util.rs`` is no test of ``crates/printer/src/util.rs``);
+    what they import is still the test's."""
+    by_id = {node_id(repo, p, "file", ""): p for p in paths if p.endswith(".rs") and in_test_dir(p)}
+    return {d for e in import_edges if (s := by_id.get(e["src"])) is not None
+            and (d := by_id.get(e["dst"])) is not None and s != d}
 
 
 def tests_edge(src: str, dst: str, by: str) -> dict:
