@@ -14,7 +14,8 @@ driver is killed, or its start is cut short.
 
 Stopping: a signal's exception (the CLI's handlers) or the caller's ``stop`` flag (``watch``) ends
 the run before its publish, within about a second in any stage, the history mine included (it
-runs on a thread of its own, told through a flag: ``_MineStop``); the store stays as it was.
+runs on a thread of its own, told through a flag: ``stagelines.MineWatch``); the store stays as it was.
+What a run says as it goes (each stage's start and end, the background mine): ``pipeline.stagelines``.
 
 ``index_many`` indexes several repositories (one store each): one Ray task per repository on a
 cluster, or one after another in-process; one failing repository never stops the others.
@@ -25,15 +26,16 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from pipeline import gitio, publish, storestate
 from pipeline import stages as st
 from pipeline.report import RunReport
+from pipeline.stagelines import MineWatch, Stage, heeding, mine_ends_with_run, timed
+from pipeline.stagelines import noop as _noop
 from stratum.config import EmbedConfig, IndexConfig, default_store_path, settings_of, with_kept
 from stratum.errors import InvalidArgument, StoreError, Unavailable
 from stratum.store import Manifest, Store
@@ -46,10 +48,7 @@ Progress = st.Progress
 PARSE_BATCH_FILES = 48
 PARSE_BATCH_BYTES = 2 << 20
 EMBED_CHUNK = 512            # texts per progress step in-process
-
-
-def _noop(stage: str, done: int, total: int) -> None:
-    return None
+SYMBOL_BATCH = 500           # commits per symbols batch at most: a progress step (~10 s each on sympy)
 
 
 # ---- parse isolation (both engines) -------------------------------------------------------------
@@ -114,13 +113,15 @@ class InProcess:
         return np.concatenate(parts) if parts else np.zeros((0, 0), np.float32)
 
     def symbols(self, root: Path, batches: list, progress: Progress) -> list:
+        """Steps: commits read (of all the batches')."""
         from pipeline.symbols import changed_symbols
 
-        parts = []
-        progress("symbols", 0, len(batches))
-        for i, b in enumerate(batches):
+        parts, done, total = [], 0, sum(len(b) for b in batches)
+        progress("symbols", 0, total)
+        for b in batches:
             parts.append(changed_symbols(str(root), b))
-            progress("symbols", i + 1, len(batches))
+            done += len(b)
+            progress("symbols", done, total)
         return parts
 
 
@@ -187,14 +188,14 @@ class OnRay:
         from pipeline.symbols import changed_symbols
 
         remote = self.ray.remote(changed_symbols)
-        pending = [remote.remote(str(root), b) for b in batches]
-        parts, done = [], 0
-        progress("symbols", 0, len(pending))
+        sizes = {remote.remote(str(root), b): len(b) for b in batches}
+        pending, parts, done, total = list(sizes), [], 0, sum(sizes.values())
+        progress("symbols", 0, total)          # steps: commits read
         while pending:
             ready, pending = self.ray.wait(pending, num_returns=1)
             parts.extend(self.ray.get(ready))
-            done += 1
-            progress("symbols", done, done + len(pending))
+            done += sum(sizes[r] for r in ready)
+            progress("symbols", done, total)
         return parts
 
 
@@ -322,67 +323,6 @@ def ensure_ray(cfg: IndexConfig, say: Callable[[str], None] | None = None):
 
 
 # ---- one repository -----------------------------------------------------------------------------
-def _timed(fn):
-    """``fn()`` and the seconds it took (on whichever thread runs it)."""
-    t = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - t
-
-
-class _MineStop:
-    """The history thread's stop flag: set when the run leaves early on the main thread (an error,
-    a signal handler's exception), or when the caller's ``stop`` is. A plain attribute: setting it
-    takes no lock, and the main thread may be unwinding from inside one (``pipeline.watch.SignalStop``)."""
-
-    def __init__(self, caller: StopFlag | None):
-        self.caller = caller
-        self.left = False
-
-    def set(self) -> None:
-        self.left = True
-
-    def is_set(self) -> bool:
-        return self.left or (self.caller is not None and self.caller.is_set())
-
-
-@contextmanager
-def _mine_ends_with_run(pool: ThreadPoolExecutor, stop: _MineStop) -> Iterator[None]:
-    """On any early way out, the history thread is told to stop and joined: it must not outlive
-    the run (it reads git and the store, after the writer lock is released otherwise), nor hold the
-    process at exit (a SIGTERM during a long mine waited for the whole mine, past a pod's 30 s
-    grace). It looks at the flag between chunks of git's output, so the join is short."""
-    try:
-        yield
-    except BaseException:
-        stop.set()
-        pool.shutdown(wait=True)
-        raise
-
-
-def _heeding(progress: Progress, stop: StopFlag | None) -> Progress:
-    """``progress`` that raises ``RunStopped`` once ``stop`` is set: parse, embed and symbols call it
-    per batch (on either engine), history and write as they start, so a caller's stop ends a long
-    stage at its next step."""
-    if stop is None:
-        return progress
-    from pipeline.history import check_stop
-
-    def step(stage: str, done: int, total: int) -> None:
-        if done < total:            # a stage's last step is done work: the next stage's first looks
-            check_stop(stop, stage)
-        progress(stage, done, total)
-    return step
-
-
-@contextmanager
-def _stage(rep: RunReport, name: str) -> Iterator[None]:
-    t = time.perf_counter()
-    try:
-        yield
-    finally:
-        rep.timed(name, time.perf_counter() - t)
-
-
 def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike | None = None,
                      config: IndexConfig | None = None, progress: Progress | None = None,
                      before_work: Callable[[], None] | None = None, stop: StopFlag | None = None,
@@ -396,7 +336,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
     report's engine when the caller chose it (``index_many``'s Ray task, whose stages run in-process)."""
     cfg = config or IndexConfig()
     say = getattr(progress, "line", None)       # the CLI's progress prints lines of its own (the Ray start)
-    progress = _heeding(progress or _noop, stop)
+    progress = heeding(progress or _noop, stop)
     root = gitio.repo_root(repo_path)
     store = Store(store_path or default_store_path(root))
     rep = RunReport(repo=str(root), store=str(store.root))
@@ -461,22 +401,25 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         if prev_snap is not None:
             prev_snap.lance_table("nodes")
         pool = ThreadPoolExecutor(1, thread_name_prefix="stratum-history")
-        mine_stop = _MineStop(stop)
-        with _mine_ends_with_run(pool, mine_stop):
-            mining = pool.submit(_timed, lambda: st.history(root, cfg, prev, prev_snap, rep, _noop, boundary,
-                                                            mine_stop))
+        mine_stop = MineWatch(stop, say)
+
+        def mine():         # on the history thread: says when it starts, how far it is, when it ends
+            out, took = timed(lambda: st.history(root, cfg, prev, prev_snap, rep, _noop, boundary, mine_stop))
+            mine_stop.mined(rep.history.get("commits"), took)
+            return out, took
+
+        with mine_ends_with_run(pool, mine_stop):
+            mining = pool.submit(mine)
             pool.shutdown(wait=False)       # the thread ends with its one call; result() waits for it
-            with _stage(rep, "discover"):       # each stage says when it starts and ends (a long
-                progress("discover", 0, 1)        # history's discover, link and notes were silent: a probe)
-                src = st.read_sources(root, cfg, prev_snap, rep, inside)
-                progress("discover", 1, 1)
+            with Stage(rep, "discover", progress):      # each stage says when it starts and ends (a long
+                src = st.read_sources(root, cfg, prev_snap, rep, inside)   # history's were silent: a probe)
             if stop is not None:            # a stop set during discover: no engine (a Ray start) begun for it
                 from pipeline.history import check_stop
                 check_stop(stop, "discover")
             eng, said = engine_for(cfg, src.parse_bytes, rep, say)
             rep.engine = engine or said
-            with _stage(rep, "parse"):
-                parsed = eng.parse(repo_name, src.to_parse, cfg.parse, progress)
+            with Stage(rep, "parse", progress, len(src.to_parse)) as steps:   # ends with the reuse
+                parsed = eng.parse(repo_name, src.to_parse, cfg.parse, steps)
                 rep.files_parsed, rep.files_reused = len(parsed), len(src.reused)
                 nodes, edges, file_imports = st.collect(parsed, rep)
                 if src.reused:
@@ -485,39 +428,32 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                     nodes.extend(old_nodes)
                     edges.extend(old_edges)
                     file_imports.update(old_imports)
-            with _stage(rep, "link"):
-                progress("link", 0, 1)
+            with Stage(rep, "link", progress):
                 externals = st.link(root, repo_name, cfg, nodes, edges, file_imports, rep)
-                progress("link", 1, 1)
         with st.Writer(store) as writer:       # Lance writes on a helper thread from here on
-            with _stage(rep, "history"):           # the wait for it; history_mined: its own time
-                progress("history", 0, 1)
-                with _mine_ends_with_run(pool, mine_stop):       # a signal lands in this wait, mostly
+            with Stage(rep, "history", progress):     # the wait for the mine (history_mined: its own time)
+                with mine_ends_with_run(pool, mine_stop):       # a signal lands in this wait, mostly
                     (hist_tables, watermark, known), mined_s = mining.result()   # re-raises its error here
                 rep.timed("history_mined", mined_s)
-                progress("history", 1, 1)
                 edges.extend(st.cochange_edges(hist_tables, nodes))
-                if cfg.history.symbols:
-                    _symbols(eng, root, cfg, hist_tables, prev_snap, rep, progress, known)
-                writer.history(hist_tables, externals)   # final now: written while notes and embed run
-            with _stage(rep, "notes"):
-                progress("notes", 0, 1)
+            if cfg.history.symbols:
+                with Stage(rep, "symbols", progress) as steps:      # steps: commits read
+                    _symbols(eng, root, cfg, hist_tables, prev_snap, rep, steps, known)
+            writer.history(hist_tables, externals)   # final now: written while notes and embed run
+            with Stage(rep, "notes", progress):
                 merged_ids = st.carry_notes(store, prev_snap, nodes, edges, rep, hist_tables, cfg)
-                progress("notes", 1, 1)
-            with _stage(rep, "embed"):
+            with Stage(rep, "embed", progress, quiet=not cfg.embed.enabled) as steps:   # a plan, then the texts
                 # --full rebuilds what the source derives, not the content-addressed embedding cache
                 cache_from = st.full_cache(store, held, rep) if prev is None and cfg.embed.enabled else None
                 work = st.embed_plan(cfg, prev, prev_snap, nodes, rep, reused=src.reused, cache_from=cache_from)
                 del cache_from      # its hold on the previous version ends here, not after the publish
                 cache_tab = None
                 if work is not None:
-                    vectors = eng.embed(work.plan.texts, cfg.embed, progress) if work.plan.texts else []
+                    vectors = eng.embed(work.plan.texts, cfg.embed, steps) if work.plan.texts else []
                     cache_tab = st.embed_attach(work, nodes, vectors)
-            with _stage(rep, "write"):
-                progress("write", 0, 1)
+            with Stage(rep, "write", progress):
                 datasets, index_files, checks = st.write(store, version, nodes, edges, externals, hist_tables,
                                                          cache_tab, rep, prev, writer=writer)
-                progress("write", 1, 1)
         rep.seconds["total"] = time.perf_counter() - t0
         publish.go_live(store, Manifest(
             version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root), root_commits=roots,
@@ -553,17 +489,20 @@ def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: Ru
     """Symbol-level co-change: the diffs of commits not mined before mapped to function spans
     (batches on the engine), beside the previous version's rows (``symbols.stored_base``; ``known``:
     its commit shas, as the history stage read them); the pairs recomputed over all of them. Adds
-    ``symbol_changes`` and ``symbol_cochange`` to ``tables``."""
+    ``symbol_changes`` and ``symbol_cochange`` to ``tables``. Timed by its stage (``symbols``)."""
     import pyarrow as pa
 
     from pipeline.storestate import PARSE_FORMAT
     from pipeline.symbols import SYMBOL_CHANGES, compute, mine_key, plan, stored_base
 
-    t = time.perf_counter()
     commits, changes = tables["commits"], tables["file_changes"]
     kept, known = stored_base(prev_snap, cfg, rep, commits, known)
-    n = max(1, local_cpus(cfg) * 4)
-    batches = [b for b in plan(changes, commits, cfg.history, batches=n, known=known) if b]
+    # batches of at most SYMBOL_BATCH commits: the progress moves by them (8 batches of ~5,600 commits
+    # were 14.5 minutes of sympy's history in eight steps). Each batch parses its files' spans anew:
+    # 1,600 sympy commits took 53-61 s in batches of 1,600 or 500, 70-72 s in batches of 200
+    shas = [sha for b in plan(changes, commits, cfg.history, known=known) for sha in b]     # oldest first
+    size = max(1, -(-len(shas) // max(1, local_cpus(cfg) * 4, -(-len(shas) // SYMBOL_BATCH))))
+    batches = [shas[i:i + size] for i in range(0, len(shas), size)]
     parts = eng.symbols(root, batches, progress)
     pieces = ([kept] if kept is not None else []) + [p.cast(SYMBOL_CHANGES) for p in parts]
     rows = pa.concat_tables(pieces) if pieces else SYMBOL_CHANGES.empty_table()
@@ -573,7 +512,6 @@ def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: Ru
     rep.history.update(symbol_pairs=out.num_rows, symbol_commits_mined=sum(len(b) for b in batches),
                        symbol_changes_kept=kept.num_rows if kept is not None else 0,
                        symbols_key=mine_key(cfg.history, PARSE_FORMAT))
-    rep.timed("symbols", time.perf_counter() - t)
 
 
 __all__ = ["index_repository", "ensure_ray", "choose_engine", "engine_for", "object_store_bytes", "InProcess", "OnRay",

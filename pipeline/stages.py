@@ -352,6 +352,8 @@ def _mined_fixes(hist_tables: dict, code: list[dict], prev_nodes: list[dict], no
     rep.history["mined_fixes"] = fx.counts["fixes"]
     rep.history["mined_changes"] = fx.counts["changes"]
     rep.history["mined_contentless"] = fx.counts["contentless"]     # skipped: nothing a query can match
+    rep.history["mined_judged"] = fx.counts.get("judged", 0)       # commits judged this run (all, or the new ones)
+    rep.history["mined_incremental"] = bool(fx.counts.get("incremental"))
 
 
 def retire_log(store: Store, merged_ids: list[str]) -> None:

@@ -234,10 +234,14 @@ def partners(src: Source, path: str, n: int | None = None) -> pl.LazyFrame:
     return out.head(n) if n else out
 
 
-def indexed_files(src: Source) -> list[str]:
+def indexed_files(src: Source) -> list[str] | None:
     """The paths of the snapshot's file nodes: what `walk` and `get` know (a co-change partner the
-    index skipped, vendored or a lockfile, has history and no node)."""
-    return snapshot(src).read("nodes", columns=["path"], where="kind = 'file'").column("path").to_pylist()
+    index skipped, vendored or a lockfile, has history and no node); None for a store of history
+    only (no nodes dataset: nothing to tell apart)."""
+    snap = snapshot(src)
+    if not snap.has("nodes"):
+        return None
+    return snap.read("nodes", columns=["path"], where="kind = 'file'").column("path").to_pylist()
 
 
 def _lines(col: str) -> pl.Expr:

@@ -41,7 +41,8 @@ def run_cochange(args) -> int:
     # a partner the index skipped (vendored, a lockfile, binary...) has history but no node: said
     # here, as `walk --edge cochange` (nodes only) cannot list it (the counts differed, unexplained)
     indexed = A.indexed_files(snap)
-    partners = partners.with_columns(pl.col("partner").is_in(indexed).alias("indexed"))
+    partners = partners.with_columns(pl.col("partner").is_in(indexed).alias("indexed") if indexed is not None
+                                     else pl.lit(True).alias("indexed"))     # a store of history only
     unindexed = partners.height - int(partners["indexed"].sum())
     if args.parquet:
         partners.write_parquet(args.parquet)
