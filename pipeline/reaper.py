@@ -24,7 +24,9 @@ from typing import Callable, Iterator, NoReturn
 # driver and every process recorded, so agents started since the last look are found under their
 # raylet) and it kills every recorded process still running (a start time that differs is a
 # reused pid, never hit). Recording ahead matters: once the raylet dies its agents are re-parented
-# and no longer look like the driver's.
+# and no longer look like the driver's. Before the kill every recorded process is stopped (SIGSTOP)
+# and looked at again until no new one appears, so nothing spawned between the look and the kill
+# (a raylet starting its agents) escapes it.
 _REAPER = r"""
 import os, select, signal, sys
 driver, me = int(sys.argv[1]), os.getpid()
@@ -60,6 +62,17 @@ while True:
         if not data:
             break
 record(final=True)
+for _ in range(20):     # frozen first: a raylet still starting its agents spawned one after the last look
+    n = len(seen)       # (under load a DashboardAgent and a RuntimeEnv agent outlived the kill)
+    for pid, start in list(seen.items()):
+        if alive(pid, start):
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except OSError:
+                pass
+    record(final=True)
+    if len(seen) == n:
+        break
 for pid, start in seen.items():
     if alive(pid, start):
         try:
