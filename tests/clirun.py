@@ -3,7 +3,9 @@ tests start from (each test file wrote both again)."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from stratum.config import EmbedConfig, IndexConfig
 from tests.gitrepo import Repo
@@ -33,3 +35,17 @@ def indexed_repo(path: Path, files: dict[str, str]) -> tuple[Repo, str]:
     r.commit("init", files)
     index_repository(r.path, None, NO_EMBED)
     return r, str(r.path / ".stratum")
+
+
+@contextmanager
+def session_over(path: Path, files: dict[str, str]) -> Iterator[tuple]:
+    """(Tools, an open session id) over ``indexed_repo(path, files)``, closed after: what the
+    linking tests' module fixtures open (five files wrote it again)."""
+    from stratum.tools import Tools
+
+    _repo, store = indexed_repo(path, files)
+    t = Tools.open([store])
+    try:
+        yield t, t.open_session(author="agent").data["session"]
+    finally:
+        t.close()

@@ -36,20 +36,10 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory):
-    from pipeline.job import index_repository
-    from stratum.tools import Tools
-    from tests.clirun import NO_EMBED
-    from tests.gitrepo import Repo
+    from tests.clirun import session_over
 
-    base = tmp_path_factory.mktemp("links22js")
-    r = Repo(base / "repo")
-    r.commit("calc", FILES)
-    index_repository(r.path, base / "store", NO_EMBED)
-    t = Tools.open([str(base / "store")])
-    try:
-        yield t, t.open_session(author="agent").data["session"]
-    finally:
-        t.close()
+    with session_over(tmp_path_factory.mktemp("links22js") / "repo", FILES) as opened:
+        yield opened
 
 
 def _tests_of(tools, path: str) -> list[str]:

@@ -60,20 +60,10 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory):
-    from pipeline.job import index_repository
-    from stratum.tools import Tools
-    from tests.clirun import NO_EMBED
-    from tests.gitrepo import Repo
+    from tests.clirun import session_over
 
-    base = tmp_path_factory.mktemp("links22bjava")
-    r = Repo(base / "repo")
-    r.commit("shop", FILES)
-    index_repository(r.path, base / "store", NO_EMBED)
-    t = Tools.open([str(base / "store")])
-    try:
-        yield t, t.open_session(author="agent").data["session"]
-    finally:
-        t.close()
+    with session_over(tmp_path_factory.mktemp("links22bjava") / "repo", FILES) as opened:
+        yield opened
 
 
 def _walk(tools, target: str, direction: str = "out") -> dict[str, str]:
@@ -125,13 +115,7 @@ def test_a_name_an_outside_import_binds_is_not_the_repositorys(tools):
 def test_a_python_function_named_arity_is_no_overload_record(tmp_path):
     """A scale probe's crash: the overload table tested a node's meta for the text ``"arity"``, which
     a call list naming a function ``arity`` also holds (KeyError: 'arity' for all of sympy)."""
-    from stratum.tools import Tools
-    from tests.clirun import indexed_repo
+    from tests.clirun import session_over
 
-    _repo, store = indexed_repo(tmp_path / "r", {"m.py": "def arity(f):\n    return 1\n\n\ndef use(g):\n    return arity(g)\n"})
-    t = Tools.open([store])
-    try:
-        s = t.open_session(author="a").data["session"]
+    with session_over(tmp_path / "r", {"m.py": "def arity(f):\n    return 1\n\n\ndef use(g):\n    return arity(g)\n"}) as (t, s):
         assert [i.name for i in t.walk(s, "m.py::use", ["calls"], "out").items] == ["arity"]
-    finally:
-        t.close()
