@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-import os
 import threading
 import time
 from collections import OrderedDict
@@ -27,6 +26,7 @@ import pyarrow as pa
 from stratum import schema as S
 from stratum.errors import InvalidArgument, NotFound, StoreDamaged, StoreError
 from stratum.codelookup import CodeLookup
+from stratum.whichstore import once_each
 from stratum.graph import Neighbors
 from stratum.keyindex import Column, KeyIndex
 from stratum.seedtable import SeedTable
@@ -252,11 +252,7 @@ class ShardSet:
     def __init__(self, stores: list[str], embedder=None):
         if not stores:
             raise NotFound("no store given: pass at least one --store PATH")
-        # one store however it is spelled (``A``, ``A/``, ``./A``, a symlink): the first spelling kept
-        once: dict[str, str] = {}
-        for s in stores:
-            once.setdefault(os.path.realpath(s), s)
-        stores = list(once.values())
+        stores = once_each(stores)      # one store however it is spelled (A, A/, ./A, a symlink)
         self.stores = [Store(s) for s in stores]
         self._embedder = embedder
         self._refused: dict[int, tuple[int, float]] = {}   # store index -> (damaged version, retry after)

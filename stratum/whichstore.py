@@ -13,6 +13,7 @@ note's ``about`` (``note_store``) all use it.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from stratum.errors import InvalidArgument
@@ -143,4 +144,15 @@ def superseded_id(memory, given: str) -> str:
         return given
 
 
-__all__ = ["in_repo", "ambiguous", "one", "by_prefix", "through_view", "note_store", "superseded_id"]
+def once_each(stores: Sequence[str]) -> list[str]:
+    """The stores given, each once, in the order given, by the folder each path names (its first
+    spelling kept): `--store A --store A/` (or ./A, or a symlink to A) is one store. Two were opened,
+    and every node's id collided with itself ("the stores A and A/ both hold a repository named
+    'A'"): each command refused the same store given twice (a probe). The CLI and ``ShardSet`` read it."""
+    seen: dict[str, str] = {}
+    for store in stores:
+        seen.setdefault(os.path.realpath(store), store)
+    return list(seen.values())
+
+
+__all__ = ["in_repo", "ambiguous", "one", "by_prefix", "through_view", "note_store", "superseded_id", "once_each"]

@@ -20,6 +20,7 @@ import sys
 import traceback
 
 from stratum.notetext import terminal_safe
+from stratum.whichstore import once_each
 
 COMMAND_MODULES = ("stratum.cli.index", "stratum.cli.query", "stratum.cli.history", "stratum.cli.notes",
                    "stratum.cli.serve", "stratum.cli.repair", "stratum.cli.watch")
@@ -125,17 +126,6 @@ class _OneStore(argparse.Action):
                                                "one store (the queries search, get, walk, tree, status and "
                                                "remember take several, as serve and mcp do)")
         setattr(namespace, self.dest, values)
-
-
-def once_each(stores: list[str]) -> list[str]:
-    """The stores given, each once, in the order given, by the folder each path names (its first
-    spelling kept): `--store A --store A/` (or ./A, or a symlink to A) is one store. Two were opened,
-    and every node's id collided with itself ("the stores A and A/ both hold a repository named
-    'A'"): each command refused the same store given twice (a probe)."""
-    seen: dict[str, str] = {}
-    for store in stores:
-        seen.setdefault(os.path.realpath(store), store)
-    return list(seen.values())
 
 
 def resolve_stores(args) -> list[str]:
