@@ -26,10 +26,21 @@ from typing import Callable, Iterator, NoReturn
 # reused pid, never hit). Recording ahead matters: once the raylet dies its agents are re-parented
 # and no longer look like the driver's. Before the kill every recorded process is stopped (SIGSTOP)
 # and looked at again until no new one appears, so nothing spawned between the look and the kill
-# (a raylet starting its agents) escapes it.
+# (a raylet starting its agents) escapes it. The last look also finds every process that carries
+# the driver's mark in its environment (``_MARK``): Ray's gcs and raylet die with the driver (their
+# parent-death signal), and agents the raylet started since the last half-second look are then
+# orphans no walk from the driver reaches (CI: ray::DashboardAgent and ray::RuntimeEnv outlived a
+# kill -9 under load). Every process Ray starts inherits the driver's environment.
+_MARK = "STRATUM_RAY_DRIVER"
 _REAPER = r"""
 import os, select, signal, sys
-driver, me = int(sys.argv[1]), os.getpid()
+driver, me, mark = int(sys.argv[1]), os.getpid(), sys.argv[2].encode()
+def marked(pid):
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return mark in f.read().split(b"\0")
+    except OSError:
+        return False
 def stat(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -48,6 +59,11 @@ def record(final=False):
             if s:
                 kids.setdefault(int(s[1]), []).append((int(d), s[19]))
     todo = [driver] + ([p for p, start in seen.items() if alive(p, start)] if final else [])
+    if final:
+        for pid, start in [(p, s) for ps in kids.values() for p, s in ps]:
+            if pid != me and pid not in seen and marked(pid):
+                seen[pid] = start
+                todo.append(pid)
     while todo:
         for pid, start in kids.get(todo.pop(), []):
             if pid != me and pid not in seen:
@@ -99,8 +115,10 @@ def start_reaper(shutdown: Callable[[], None]) -> Callable[[], None]:
     ends, and it ends with its own code."""
     if not os.path.isdir("/proc"):
         return lambda: None      # not Linux: see docs/operations.md (ray stop) for what may remain
-    reaper = subprocess.Popen([sys.executable, "-c", _REAPER, str(os.getpid())], stdin=subprocess.PIPE,
+    mark = f"{_MARK}={os.getpid()}-{os.urandom(6).hex()}"
+    reaper = subprocess.Popen([sys.executable, "-c", _REAPER, str(os.getpid()), mark], stdin=subprocess.PIPE,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    os.environ[_MARK] = mark.split("=", 1)[1]      # Ray's processes inherit it (after the reaper's start)
     started: list[bool] = []
 
     def release() -> None:
@@ -127,8 +145,12 @@ def start_reaper(shutdown: Callable[[], None]) -> Callable[[], None]:
         except (OSError, subprocess.TimeoutExpired):
             pass   # the reaper is gone already (or still killing): nothing left to release here
 
+    def ready() -> None:
+        started.append(True)
+        os.environ.pop(_MARK, None)     # Ray's processes have it; this process's later children need not
+
     atexit.register(release)
-    return lambda: started.append(True)
+    return ready
 
 
 @contextmanager
