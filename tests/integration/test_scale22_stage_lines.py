@@ -32,7 +32,9 @@ def test_each_stages_first_and_last_step_span_the_reports_seconds(tmp_path):
         steps = [(d, t, at) for s, d, t, at in seen if s == stage]
         assert steps[0][0] == 0 and steps[-1][0] == steps[-1][1], (stage, steps)
         spanned = steps[-1][2] - steps[0][2]
-        assert abs(spanned - rep.seconds[stage]) < 0.005, (stage, spanned, rep.seconds[stage])
+        # the same clock, read microseconds apart; a GIL hand-over to the history thread (5 ms each)
+        # or a preemption under load can fall between the two readings
+        assert abs(spanned - rep.seconds[stage]) < 0.03, (stage, spanned, rep.seconds[stage])
 
 
 def test_symbols_progress_counts_the_commits_it_reads(tmp_path):
