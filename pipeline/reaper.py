@@ -153,6 +153,20 @@ def start_reaper(shutdown: Callable[[], None]) -> Callable[[], None]:
     return ready
 
 
+def _dropping_raises() -> frozenset:
+    """Code where an exception raised by a signal handler is dropped ("Exception ignored in"): the
+    at-fork hooks logging registers, which run in this process as Ray forks its processes with a
+    ``preexec_fn``. A Ctrl-C landing there (seen under load) left the start running to its end."""
+    import logging
+
+    hooks = [getattr(logging, name, None) for name in ("_acquireLock", "_releaseLock", "_prepareFork",
+                                                        "_afterFork")]
+    return frozenset(h.__code__ for h in hooks if callable(h) and hasattr(h, "__code__"))
+
+
+_DROPS_RAISES = _dropping_raises()
+
+
 @contextmanager
 def callers_sigterm() -> Iterator[None]:
     """The caller's stop signals across ``ray.init``. Its SIGTERM handler is kept, though Ray sets
@@ -173,9 +187,27 @@ def callers_sigterm() -> Iterator[None]:
     held = signal.getsignal(signal.SIGTERM) if main else None
     held_int = signal.getsignal(signal.SIGINT) if main else None
     flagged: list[int] = []             # a signal the caller's handler took without raising (watch's)
+    hit: list[int] = []                 # every SIGINT taken during the start
+    done: list[bool] = []               # the start is over (left or ended)
+    lock = threading.Lock()
+
+    def again() -> None:
+        with lock:
+            if not done:
+                os.kill(os.getpid(), signal.SIGINT)
 
     def interrupt(signum, frame) -> None:
         assert callable(held_int)
+        if done:                        # a resend landing as the start is left: heeded already
+            if not hit:
+                held_int(signum, frame)
+            return
+        hit.append(signum)
+        if frame is not None and frame.f_code in _DROPS_RAISES:
+            retry = threading.Timer(0.05, again)        # raised here it is lost: sent again, to land
+            retry.daemon = True                         # in the start's own code
+            retry.start()
+            return
         held_int(signum, frame)         # the CLI's raises its stop; Python's default, KeyboardInterrupt
         flagged.append(signum)
         raise KeyboardInterrupt         # Ray re-raises only this (or SystemExit) from inside its waits
@@ -183,7 +215,15 @@ def callers_sigterm() -> Iterator[None]:
     if callable(held_int):
         signal.signal(signal.SIGINT, interrupt)
     try:
-        yield
+        try:
+            yield
+        finally:
+            with lock:
+                done.append(True)
+        if hit:                         # a raise was dropped all the same: the start ended, the stop stands
+            if flagged:
+                _flag_stop()
+            raise KeyboardInterrupt
     except KeyboardInterrupt:
         if not flagged:
             stopping(128 + signal.SIGINT)
