@@ -177,6 +177,30 @@ def linked_worktree(start: str = ".") -> tuple[str, str] | None:
     return None
 
 
+def session_place(given: list[str] | None, branch: str, commit: str, worktree: str) -> tuple[list[str], str, str]:
+    """(stores, commit, worktree) a local query answers from and for: each --store given, else the
+    repository's own store; inside a linked worktree with no store of its own (``linked_worktree``),
+    the main checkout's whatever else is asked, for this worktree (its uncommitted edits too) unless
+    --branch, --commit or --worktree names another view. A --commit is read here, so HEAD (HEAD~1,
+    ORIG_HEAD) is this worktree's, not the main checkout's. Those options skipped the lookup: `get X
+    --branch main` in a worktree said "no index at <worktree>/.stratum: run `stratum index` first",
+    advice that gives the worktree a store of its own and hides the main store's notes (a probe)."""
+    stores = resolve_stores(argparse.Namespace(store=given))
+    worktree = os.path.abspath(worktree) if worktree else ""
+    linked = None if given else linked_worktree()
+    if linked is None:
+        return stores, commit, worktree
+    if commit:
+        from pipeline import gitio
+        from stratum.errors import InvalidArgument
+
+        try:
+            commit = gitio.rev_parse(linked[1], commit)
+        except gitio.GitError as e:
+            raise InvalidArgument(str(e)) from None
+    return [linked[0]], commit, worktree or ("" if branch or commit else linked[1])
+
+
 def whole(least: int, what: str, most: int | None = None):
     """An argparse type: a whole number of at least ``least`` (a probe: `--max-file-bytes -5` skipped
     every file and was kept as the store's setting; `history --top -1` ended in a traceback), and at
@@ -226,4 +250,4 @@ def quoted(text: str) -> str:
 
 
 __all__ = ["main", "build_parser", "add_common", "resolve_store", "resolve_stores", "once_each", "linked_worktree",
-           "whole", "emit", "one_line", "quoted", "QUOTE"]
+           "session_place", "whole", "emit", "one_line", "quoted", "QUOTE"]

@@ -1,7 +1,8 @@
 """`stratum notes list|show|retract|confirm|policy`: keep the experience memory clean.
 
 Reads the published version's notes and the unmerged delta log together (folded, so retracts,
-confirms and supersedes show), and tells which notes are stale against the published code. The
+confirms and supersedes show), and tells which notes are stale against the published code, judged
+as ``get`` judges them (``branchnotes.OnDefault``: a branch's note about its version is not stale). The
 CLI acts as the OS user (``identity.os_user()``: a maintainer of their own store), so there is no
 ``--author``: a retract or confirm is recorded under that identity. Note text is printed cleaned of
 control characters and escape sequences, also for notes written before that rule, and quoted (each
@@ -57,8 +58,10 @@ class _View:
 
     def __init__(self, root: str):
         from pathlib import Path
+        from types import SimpleNamespace
 
         from stratum import notes as N
+        from stratum.branchnotes import OnDefault, merged_in
         from stratum.codelookup import CodeLookup
         from stratum.deltalog import DeltaLog
         from stratum.notepolicy import NotesPolicy
@@ -71,7 +74,7 @@ class _View:
             from stratum.errors import NotFound
 
             raise NotFound(f"no store at {root}: index the repository first (`stratum index`), or give --store")
-        base, self.code, self.version, self.snap = {}, None, None, None
+        base, self.code, self.version, self.snap, self.judge = {}, None, None, None, None
         if store.exists():
             snap = self.snap = store.snapshot()
             self.version = snap.manifest.version
@@ -81,6 +84,10 @@ class _View:
                 notes = ", ".join(f"'{k}'" for k in NOTE_KINDS)
                 self.code = CodeLookup(snap.read("nodes", columns=["id", "kind", "path", "qualname", "content_hash"],
                                                  where=f"kind NOT IN ({notes})"))
+                # judged as get, search and walk judge them (``OnDefault``): a note written on an unmerged
+                # branch about code it changed is about that version, not stale (a probe: `notes show`
+                # said "stale" where `get` said "written on branch fc ..., about that version")
+                self.judge = OnDefault(self.code, merged_in(SimpleNamespace(snapshot=snap)))
         self.log = DeltaLog(self.root / "deltalog")
         scan = self.log.scan()
         self.damage = scan.damage
@@ -98,9 +105,24 @@ class _View:
         return N.fold(self.log.scan().records, self._base)
 
     def stale(self, note):
-        from stratum import notes as N
+        return self.judge.staleness(note) if self.judge is not None else None
 
-        return N.staleness(note, self.code) if self.code is not None else None
+    def warnings(self, note) -> list[str]:
+        """What ``get`` says of the note's code, in its words: stale, about a branch's version, pending."""
+        return self.judge.warnings(note) if self.judge is not None else []
+
+    def where(self, note) -> str:
+        """`notes list`'s marks beside [stale]: " [on branch B at SHA]" for a note about an unmerged
+        branch's version of the code (as get's line on the code names it), " [pending]" for one about
+        code only a branch has."""
+        from stratum import notes as N
+        from stratum.branchnotes import pending
+
+        if self.judge is None or self.code is None:
+            return ""
+        theirs = bool(note.branch and note.commit and self.judge.judge(note)[1])
+        return (f" [on {N.written_on(note.branch, note.commit)}]" if theirs else "") + \
+            (" [pending]" if pending(note, self.code.__contains__) else "")
 
     def get(self, note_id: str, action: str = "show"):
         """The note ``note_id`` names (its id, or a short id: ``notes.by_prefix``, gRPC's rule too); a mined
@@ -138,6 +160,7 @@ class _View:
         d["model"] = N.clean_text(d.get("model") or "")
         d["merged"] = note.id in self.merged
         d["stale"] = self.stale(note)
+        d["warnings"] = self.warnings(note)
         d["trust"] = N.trust_of(note, note.kind, quarantined=note.id in self.quarantined)
         d["provenance"] = N.provenance(note)
         return d
@@ -152,12 +175,14 @@ def _list(args) -> int:
     def wanted(n) -> bool:          # quarantined: awaiting confirmation (a retracted note awaits nothing)
         return not want or n.status in want or ("quarantined" in want and n.id in v.awaiting)
 
-    rows = [v.row(n) for n in sorted(v.notes.values(), key=lambda n: n.record_uid)
-            if wanted(n) and (not args.kind or n.kind in args.kind)]
+    listed = [n for n in sorted(v.notes.values(), key=lambda n: n.record_uid)
+              if wanted(n) and (not args.kind or n.kind in args.kind)]
+    rows = [v.row(n) for n in listed]
     lines = []
-    for r in rows:
+    for n, r in zip(listed, rows):
         flags = "" if r["status"] == "active" else f" [{r['status']}]"
         flags += " [stale]" if r["stale"] else ""
+        flags += v.where(n)
         flags += "" if r["merged"] else " [unmerged]"
         flags += f" [{r['trust']}]"
         about = ", ".join(N.Target(**t).label() for t in r["about"]) or "-"
@@ -199,9 +224,8 @@ def _show(args) -> int:
                               f"{N.clean_text(n.retraction.get('reason') or '-')}"))
     if r["provenance"]["confirmed_by"]:
         lines.append(one_line(f"confirmed by: {', '.join(r['provenance']['confirmed_by'])}"))
-    if r["stale"]:
-        lines.append(one_line(r["stale"]["message"]))
-    elif v.code is None:
+    lines += [one_line(w) for w in r["warnings"]]
+    if v.code is None:
         lines.append("staleness not checked: no published version")
     emit(args, r, "\n".join(lines))
     return 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from stratum.cli import add_common, emit, linked_worktree, one_line, quoted, resolve_stores, whole
+from stratum.cli import add_common, emit, one_line, quoted, session_place, whole
 from stratum.notetext import terminal_safe
 from stratum.schema import AGENT_NOTE_KINDS
 from stratum.toolspec import ARGS
@@ -127,8 +127,8 @@ def _call(args, tool: str, **kw) -> int:
     kw = {k: v for k, v in kw.items() if v is not None}     # a flag left out: the tool's default
     author = getattr(args, "author", "")
     branch, commit, worktree = getattr(args, "branch", ""), getattr(args, "commit", ""), getattr(args, "worktree", "")
-    worktree = os.path.abspath(worktree) if worktree else ""
     if args.server:
+        worktree = os.path.abspath(worktree) if worktree else ""
         if getattr(args, "store", None):        # it was ignored silently: the server serves its own stores
             from stratum.errors import InvalidArgument
             raise InvalidArgument("--store and --server are two ways to name the index: the server answers "
@@ -155,10 +155,7 @@ def _call(args, tool: str, **kw) -> int:
     else:
         from stratum.tools import Tools
 
-        stores = resolve_stores(args)
-        linked = None if args.store or branch or commit or worktree else linked_worktree()
-        if linked is not None:              # inside `git worktree add`'s checkout: the main store, this worktree
-            stores, worktree = [linked[0]], linked[1]
+        stores, commit, worktree = session_place(args.store, branch, commit, worktree)    # a linked worktree's too
         tools = Tools.open(stores, freshness=_freshness(), secret=_stores_secret(stores),
                            overlay_builder=_overlay_builder())
         try:
