@@ -10,6 +10,13 @@ session would write it: its targets hashed against the work tree's version, whic
 agent was looking at, so it is fresh once that version is committed and indexed. A clean file
 costs a probe of the repository and a ``stat`` (``Freshness.uncommitted``), nothing more.
 
+A file the checkout renamed or deleted (committed or not) keeps serving its indexed version until
+the next index, so a note may name it there: such a target is tied to the indexed version (a note
+about nothing else records the indexed commit, so the next index follows a rename committed since;
+one written beside edited files is read at the renamed file's new path when the content is
+unchanged). A name neither version has is refused saying what the checkout did to its file; a name
+only the checkout has (a file it added) is read through the work tree.
+
 Without a way to read the work tree (no overlay builder: a server without repository access; or
 building fails) the note stays tied to the indexed version and the answer says so, naming
 ``--worktree``.
@@ -17,10 +24,15 @@ building fails) the note stays tied to the indexed version and the answer says s
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
-from stratum.branchview import BranchView, OverlayCache
-from stratum.errors import InvalidArgument
+from stratum import notes as N
+from stratum.branchnotes import NoteScope
+from stratum.branchview import BranchView, OverlayCache, StoreOverlay
+from stratum.codelookup import CodeLookup
+from stratum.errors import InvalidArgument, NoteRejected
+from stratum.ids import norm_path
 from stratum.freshness import repo_at
 from stratum.limits import echo
 from stratum.shard import Shard
@@ -30,7 +42,9 @@ def edited_view(memory, sh: Shard, about: list[str], builder: Callable[..., dict
                 loaded: OverlayCache) -> tuple[BranchView | None, list[str]]:
     """(the view to write a note about ``about`` of store ``sh`` through, what to tell the writer).
     (None, []) when no file it names differs in the checkout: the indexed version is the one seen.
-    ``loaded``: the overlays the sessions' views hold (the tools'), shared."""
+    ``loaded``: the overlays the sessions' views hold (the tools', shared). A target in a file the
+    checkout renamed or deleted, or one only the checkout has, is refused here when neither version
+    has it, saying what the checkout did to the file (NoteRejected)."""
     f, m = memory.freshness, sh.manifest
     if f is None or not m.repo_path:
         return None, []
@@ -39,29 +53,144 @@ def edited_view(memory, sh: Shard, about: list[str], builder: Callable[..., dict
     edited = f.uncommitted(repo, m.indexed_commit, paths, store_root=str(sh.store.root)) if paths else []
     if not edited:
         return None, []
-    names = ", ".join(echo(p) for p in edited)
+    info = None
     if builder is not None:
         try:
             info = builder(str(sh.store.root), "", repo)
         except (InvalidArgument, OSError):     # no work tree to read: tied to the indexed version
             info = None
-        if info is not None:
-            view = BranchView(repo, args=("", "", repo), name=info.get("branch", ""))
-            view.overlays[str(sh.store.root)] = loaded.get(str(sh.store.root), info, memory.embedder)
-            return view, [f"written against the work tree's version of {names} (it differs from the indexed "
-                          "commit): the note stays fresh once that version is committed and indexed"]
-    return None, [f"{names} differs in the checkout from the indexed commit {(m.indexed_commit or '')[:12]}, and "
-                  "this server cannot read the work tree: the note is tied to the indexed version, so it will read "
-                  "stale once the edit is committed and indexed; write it in a session opened with --worktree PATH "
-                  "(open_session(worktree=)) on a machine that has the checkout"]
+    if info is None:
+        indexed = [p for p in edited if sh.resolve(p) is not None]      # a new file: validate says it is not indexed
+        if not indexed:
+            return None, []
+        return None, [f"{_names(indexed)} differs in the checkout from the indexed commit {_short(m)}, and "
+                      "this server cannot read the work tree: the note is tied to the indexed version, so it will read "
+                      "stale once the edit is committed and indexed; write it in a session opened with --worktree PATH "
+                      "(open_session(worktree=)) on a machine that has the checkout"]
+    o = loaded.get(str(sh.store.root), info, memory.embedder)
+    gone = sorted(p for p in edited if p in o.deleted)
+    here = [p for p in edited if p not in o.deleted]
+    moved = {p: new for p in gone if (new := _renamed_to(sh, o, p))}
+    view = _CheckoutView(repo, args=("", "", repo), name=info.get("branch", ""), indexed_only=frozenset(gone),
+                         renamed=tuple(sorted(moved.items())) if here else ())
+    view.overlays[str(sh.store.root)] = o
+    _check_known(sh, o, about, gone, view, m)
+    said = [f"written against the work tree's version of {_names(here)} (it differs from the indexed "
+            "commit): the note stays fresh once that version is committed and indexed"] if here else []
+    for p in gone:
+        fate = f"{echo(p)!r} is gone from the checkout ({_fate(sh, o, p)} since the indexed commit {_short(m)})"
+        if not here:        # the note records the indexed commit: a re-index follows renames committed after it
+            said.append(f"{fate}: the note is about its indexed version, which `get` serves until the next index; "
+                        "a committed rename is followed then (the note moves to the new name), a deleted file's "
+                        "note is orphaned")
+        elif p in moved:
+            said.append(f"{fate}: written about its code there, as the work tree has it")
+        else:               # the note records the checkout's commit: no rename after it to follow
+            said.append(f"{fate}: tied to its indexed version, so the next index finds that code gone even if the "
+                        "file was renamed; to have a rename followed, write a separate note about it")
+    return (view if here else None), said
+
+
+class _CheckoutView(BranchView):
+    """The work tree's view for one note: targets in files the checkout deleted or renamed
+    (``indexed_only``) resolve to the indexed version (the one `get` serves), not to nothing;
+    those in a file it renamed unchanged (``renamed``: (indexed path, its path now)) to its code
+    there, as the work tree has it, so the next index attaches them by their new ids."""
+
+    def __init__(self, *a, indexed_only: frozenset[str] = frozenset(), renamed: tuple = (), **kw):
+        super().__init__(*a, **kw)
+        self.indexed_only, self.renamed = indexed_only, renamed
+
+    def note_scope(self, sh: Shard) -> NoteScope | None:
+        scope = super().note_scope(sh)
+        if scope is None:
+            return None
+        return _CheckoutScope(scope.branch, scope.commit, scope.code, scope.hidden - self.indexed_only, self.renamed)
+
+
+@dataclass(frozen=True)
+class _CheckoutScope(NoteScope):
+    """``NoteScope`` that reads a target in a file renamed unchanged at its new path first."""
+
+    renamed: tuple = ()
+
+    def resolver(self, base_code: CodeLookup) -> Callable[[str], "N.Resolved | None"]:
+        inner, moved = super().resolver(base_code), dict(self.renamed)
+
+        def resolve(target: str) -> N.Resolved | None:
+            r = base_code.resolve(target) if moved else None
+            if r is not None and r.path in moved:
+                got = inner(moved[r.path] + (f"::{r.qualname}" if r.qualname else ""))
+                if got is not None:
+                    return got
+            return inner(target)
+        return resolve
+
+
+def _check_known(sh: Shard, o: StoreOverlay, about: list[str], gone: list[str], view: BranchView, m) -> None:
+    """Refuse the targets neither version has whose file the checkout deleted, renamed or added,
+    saying which (the plain "not ... of the indexed code" read as untrue: a probe). Other unknown
+    targets are ``notes.validate``'s to name."""
+    scope = view.note_scope(sh)
+    resolve = scope.resolver(sh.code) if scope is not None else sh.code.resolve
+    why: dict[str, str] = {}
+    for t in about:
+        p = _path_of(sh, t)
+        if not p or resolve(t) is not None:
+            continue
+        if p in gone:
+            why[t] = f"{echo(p)!r} was {_fate(sh, o, p)} since the indexed commit {_short(m)}, and its indexed version has no such node"
+        elif sh.resolve(p) is None and p in o.changed:
+            why[t] = (f"{echo(p)!r} is new in the checkout since the indexed commit {_short(m)} and its work tree's "
+                      "version has no such node")
+        elif sh.resolve(p) is None:
+            why[t] = f"{echo(p)!r} is in neither the index nor the checkout"
+    if why:
+        unknown = [t for t in about if t in why]
+        raise NoteRejected(f"unknown target{'s' if len(unknown) > 1 else ''}: "
+                           f"{', '.join(repr(echo(u)) for u in unknown[:5])}: " + "; ".join(
+                               dict.fromkeys(why[u] for u in unknown[:5])))
+
+
+def _renamed_to(sh: Shard, o: StoreOverlay, path: str) -> str:
+    """The file the checkout added that holds indexed file PATH's content unchanged (git's exact
+    rename test), or ""."""
+    base = sh.code.resolve(path)
+    if o.shard is not None and base is not None and base.content_hash:
+        for p in sorted(o.changed):
+            r = o.shard.code.resolve(p)
+            if r is not None and r.kind == "file" and r.content_hash == base.content_hash and sh.resolve(p) is None:
+                return p
+    return ""
+
+
+def _fate(sh: Shard, o: StoreOverlay, path: str) -> str:
+    """What the checkout did to indexed file PATH (a rename with edits reads as a deletion: a
+    re-index follows it all the same)."""
+    new = _renamed_to(sh, o, path)
+    return f"renamed to {echo(new)!r} in the checkout" if new else "deleted in the checkout (or renamed with edits)"
 
 
 def _path_of(sh: Shard, target: str) -> str:
-    """The file a note target lies in ("" for the whole repository or a target the index lacks)."""
+    """The file a note target lies in: the indexed one, else the path it names (a file the checkout
+    may have added; "" for the whole repository or a name that is no path in the repository)."""
     row = sh.resolve(target)
     if row is None:
         row = sh.resolve(target.partition("::")[0])
-    return sh.col("path")[row] or "" if row is not None else ""
+    if row is not None:
+        return sh.col("path")[row] or ""
+    path = norm_path(target.partition("::")[0].strip())
+    if not path or path == "." or path.startswith("/") or ".." in path.split("/"):
+        return ""
+    return path
+
+
+def _names(paths: list[str]) -> str:
+    return ", ".join(echo(p) for p in paths)
+
+
+def _short(m) -> str:
+    return (m.indexed_commit or "")[:12]
 
 
 __all__ = ["edited_view"]

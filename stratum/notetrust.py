@@ -10,6 +10,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Iterable, Mapping
 
+from stratum import identity
 from stratum.errors import InvalidArgument, NoteRejected, NotFound, PermissionDenied
 from stratum.limits import echo
 from stratum.schema import MINED_NOTE_KINDS
@@ -25,9 +26,31 @@ def check_may_change(note: "Note", actor: str, *, maintainer: bool, action: str,
     name alone is compared)."""
     same = note.author == actor if authenticated is None else \
         same_writer(note, actor, authenticated=authenticated, maintainer=maintainer)
-    if not same and not maintainer:
+    if same or maintainer:
+        return
+    if note.author != actor or authenticated is None:
         raise PermissionDenied(f"{actor[:64]} may not {action} note {note.id}, written by {note.author[:64]}: "
                                "only its author or a maintainer may")
+    # one name, two identities: "carol may not retract note X, written by carol" read as a contradiction
+    # (a token's carol and a claimed carol on an open replica of the store: a probe)
+    raise PermissionDenied(f"{actor[:64]} may not {action} note {note.id}, written by {note.author[:64]} "
+                           f"({_proven(note.authenticated, note.maintainer)}); you are {actor[:64]} "
+                           f"({_proven(authenticated, False, _method(actor, authenticated))}): one name proven "
+                           "another way is another identity; only its author or a maintainer may")
+
+
+def _proven(authenticated: bool, maintainer: bool, method: str = "") -> str:
+    """How a writer's name was identified, as a refusal says it."""
+    if authenticated:
+        return method or "authenticated"
+    return "claimed, unauthenticated" + (", as a maintainer" if maintainer else "")
+
+
+def _method(actor: str, authenticated: bool) -> str:
+    """How the caller acting as ``actor`` was proven ("token", "mtls"; "" when unknown): the running
+    call's identity, when it is that writer."""
+    ident = identity.current()
+    return ident.method if ident.authenticated and authenticated and ident.name == actor else ""
 
 
 def check_may_confirm(note: "Note", actor: str, *, maintainer: bool) -> None:

@@ -235,11 +235,13 @@ class Paste(NamedTuple):
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")     # a terminal's colour and cursor codes (CSI sequences)
 
 
-def read(query: str, limit: int) -> Paste:
+def read(query: str, limit: int, *, sent: int | None = None) -> Paste:
     """The query's frames, the names its lines call, and what the text lists read: the query itself
     up to ``limit`` characters, ``condensed`` of a longer one (a whole pasted failure); terminal
     colour codes removed first. A longer one with no frame and no error line is an InvalidArgument
-    naming both limits."""
+    naming both limits and ``sent``, the length the caller sent (the query may come trimmed: "tax "
+    700 times was said to be 2799 characters, a probe); by default, its length as given here."""
+    sent = len(query) if sent is None else sent     # before colour codes go: what the caller sent
     if "\x1b" in query:                # colour codes (pytest --color=yes, a CI log): as the terminal shows it
         query = _ANSI.sub("", query)
     found = frames(query)
@@ -247,7 +249,7 @@ def read(query: str, limit: int) -> Paste:
     if len(query) > limit:
         text = condensed(query, found, limit)
         if not text:
-            raise InvalidArgument(f"query is {len(query)} characters; the limit is {limit} "
+            raise InvalidArgument(f"query is {sent} characters; the limit is {limit} "
                                   f"(a pasted traceback may be up to {MAX_TRACEBACK_CHARS})")
     return Paste(found, called(query) if found else [], text)
 
