@@ -21,6 +21,7 @@ it (``current_path``: repository-relative or on disk; NotFound, saying why, when
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -109,6 +110,7 @@ def current_path(src: Source, path: str | os.PathLike[str]) -> str:
                               f"({type(path).__name__})")
     snap = snapshot(src)
     typed = _relative(raw, snap.manifest.repo_path)
+    _check_inside(raw, typed, snap.manifest.repo_path)
     rel = _spelled(typed)
     current = _changes(snap, "current_path").get_column("current_path")
     if (current == rel).any():
@@ -116,6 +118,15 @@ def current_path(src: Source, path: str | os.PathLike[str]) -> str:
     if typed != rel and (current == typed).any():     # the spelling copied from an answer (caf\\xe9.py)
         return typed
     raise _no_history(snap, rel, current.drop_nulls().unique().to_list())
+
+
+def _check_inside(raw: str, typed: str, repo_path: str | None) -> None:
+    """InvalidArgument for a path outside the repository (``/etc/passwd``, ``../x.py`` from its top):
+    it was told "has no commits in the mined history yet: commit it, then index" (a data probe)."""
+    norm = posixpath.normpath(typed) if typed else typed
+    if posixpath.isabs(norm) or norm == ".." or norm.startswith("../"):
+        raise InvalidArgument(f"{echo(raw)} is not inside the repository{f' {repo_path}' if repo_path else ''}: "
+                              "name one of its files, repository-relative or a path on disk inside it")
 
 
 def _changes(snap: Snapshot, *columns: str) -> pl.DataFrame:
@@ -196,6 +207,8 @@ def top_pairs(src: Source, n: int | None = 20, by: str = "support", min_support:
     _check_n(n)
     if by not in RANK_BY:
         raise InvalidArgument(f"by must be one of {', '.join(RANK_BY)}, got {by!r}")
+    if min_support is not None:     # "x" was Polars' ComputeError, 1.5 a silent filter (a data probe)
+        check_range("min_support (None: the store's pairs as kept)", min_support, 1, None)
     lf = cochange(src).with_columns(
         pl.max_horizontal("confidence_ab", "confidence_ba").alias("confidence"))
     if min_support is not None:
@@ -268,6 +281,13 @@ def _utc(t: object) -> datetime:
     return t.replace(tzinfo=timezone.utc) if t.tzinfo is None else t.astimezone(timezone.utc)
 
 
+def settings(src: Source) -> dict:
+    """The settings the snapshot was indexed with (``Manifest.settings``: ``config.KEPT_SETTINGS``,
+    e.g. ``half_life_days``, the half-life of ``decayed_weight``); a store indexed before a setting
+    was recorded lacks it. ``bugfix_rule`` None: the default rule (the regex: ``summary``)."""
+    return dict(snapshot(src).manifest.settings)
+
+
 def _max_commit_files(src: Source) -> int:
     """The store's co-change bulk-commit bound (``index --max-commit-files``), 30 when not recorded."""
     got = snapshot(src).manifest.settings.get("max_commit_files")
@@ -314,6 +334,8 @@ def coupling_over_time(src: Source, path: str | os.PathLike[str], every: str = "
     """
     if not isinstance(every, str) or not _DURATION.fullmatch(every):     # "0y" made a period per commit
         raise InvalidArgument(f"every must be a positive Polars duration such as 1y, 6mo, 1q, 2w, got {every!r}")
+    if max_files_per_commit is not None:    # "x" was Polars' ComputeError, -5 an empty frame (a data probe)
+        check_range("max_files_per_commit (None: the store's bound)", max_files_per_commit, 1, None)
     snap = snapshot(src)
     path = current_path(snap, path)
     if max_files_per_commit is None:
@@ -331,6 +353,43 @@ def coupling_over_time(src: Source, path: str | os.PathLike[str], every: str = "
     return (shared.join(revs, on="period")
             .with_columns((pl.col("support") / pl.col("revs")).alias("confidence"))
             .sort(["period", "support", "partner"], descending=[False, True, False]))
+
+
+# what `stratum history --parquet OUT` writes (symbol_cochange when mined)
+EXPORTED = ("commits", "file_changes", "cochange", "symbol_cochange")
+
+
+def export_parquet(src: Source, out: str | os.PathLike[str]) -> tuple[list[str], list[str]]:
+    """Each EXPORTED dataset of the snapshot as ``OUT/<name>.parquet``, typed as ``schema.DATASETS``
+    says (string, list<string>, not-null flags: a write through Polars gave large_string and
+    large_list and dropped the not-nulls, so the files' schema differed from the documented one);
+    each file written beside and renamed into place (a failed write leaves the earlier file). An
+    earlier export's file of a dataset this version lacks is removed (no longer true). Returns
+    (written, removed) paths."""
+    import pyarrow.parquet as pq
+
+    snap = snapshot(src)
+    folder = Path(out)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:        # a file of that name, no permission: said, not a traceback
+        raise InvalidArgument(f"cannot export into {echo(str(folder))}: {e.strerror or e} (name a folder)") from None
+    written: list[str] = []
+    removed: list[str] = []
+    for name in EXPORTED:
+        dest = folder / f"{name}.parquet"
+        if snap.has(name):
+            table, want = snap.read(name), S.DATASETS[name]
+            if table.schema.names == want.names:    # a store of an older schema is written as it reads
+                table = table.cast(want.with_metadata(table.schema.metadata))
+            part = dest.with_name(f".{dest.name}.part")
+            pq.write_table(table, part)
+            os.replace(part, dest)
+            written.append(str(dest))
+        elif dest.exists():
+            dest.unlink()
+            removed.append(str(dest))
+    return written, removed
 
 
 def summary(src: Source) -> dict:
@@ -360,6 +419,8 @@ def summary(src: Source) -> dict:
     cc = cochange(snap).select(pl.len().alias("cochange_pairs"),
                                pl.col("support").max().alias("max_support")).collect().to_dicts()[0]
     c["max_commit_files"] = bound           # the store's bound (a fixed 30 ignored --max-commit-files)
+    kept = snap.manifest.settings           # what decayed_weight and the pairs were computed with (None: not recorded)
+    c.update(half_life_days=kept.get("half_life_days"), min_support=kept.get("min_support"))
     out = {**c, **f, **cc, "symbol_cochange_pairs": snap.count("symbol_cochange"),
            "indexed_commit": snap.manifest.indexed_commit,
            "history_watermark": snap.manifest.history_watermark, "version": snap.manifest.version}
@@ -370,4 +431,5 @@ def summary(src: Source) -> dict:
 
 
 __all__ = ["Source", "SINCE_FORMS", "snapshot", "current_path", "indexed_files", "dataset", "commits", "file_changes", "cochange", "symbol_cochange",
-           "top_pairs", "coupled_with", "partners", "hotspots", "coupling_over_time", "summary"]
+           "top_pairs", "coupled_with", "partners", "hotspots", "coupling_over_time", "summary", "settings",
+           "EXPORTED", "export_parquet"]

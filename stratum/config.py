@@ -117,17 +117,67 @@ class IndexConfig:
         return asdict(self)
 
 
-# setting name -> (section or "" for IndexConfig itself, field): what a store remembers of its index
+# setting name -> (section or "" for IndexConfig itself, field): what a store remembers of its index.
+# Every HistoryConfig field is one: a store indexed through the API with half_life_days=30 was
+# recomputed at 180 by the next hook's plain `stratum index` (a data probe), and the manifest did
+# not say which half-life its decayed_weight used (``Manifest.settings`` does now).
 KEPT_SETTINGS = {"embed": ("embed", "enabled"), "model": ("embed", "model"), "fixes": ("", "mine_fixes"),
                  "changes": ("", "mine_changes"), "symbols": ("history", "symbols"),
                  "max_file_bytes": ("parse", "max_file_bytes"),
                  "max_commit_files": ("history", "max_files_per_commit"),
-                 "keep_dirs": ("parse", "keep_dirs")}
+                 "keep_dirs": ("parse", "keep_dirs"),
+                 "skip_merges": ("history", "skip_merges"), "min_support": ("history", "min_support"),
+                 "half_life_days": ("history", "half_life_days"), "bugfix_rule": ("history", "bugfix_rule"),
+                 "max_symbols_per_commit": ("history", "max_symbols_per_commit"),
+                 "line_counts": ("history", "line_counts")}
+
+
+# Kept settings recorded as None while at this build's default, read back as this build's default:
+# the bug-fix rule is refined between releases (measured, docs/history.md), and a store indexed with
+# the old default re-judges under the new one (the run report's ``history.bugfix_rule`` holds the regex).
+FOLLOWS_DEFAULT = {"bugfix_rule": DEFAULT_BUGFIX_RULE}
 
 
 def settings_of(cfg: IndexConfig) -> dict:
-    """The KEPT_SETTINGS values of ``cfg`` (recorded in the manifest)."""
-    return {name: getattr(getattr(cfg, sec) if sec else cfg, f) for name, (sec, f) in KEPT_SETTINGS.items()}
+    """The KEPT_SETTINGS values of ``cfg`` (recorded in the manifest; FOLLOWS_DEFAULT ones None at
+    their default)."""
+    out = {name: getattr(getattr(cfg, sec) if sec else cfg, f) for name, (sec, f) in KEPT_SETTINGS.items()}
+    return {k: None if k in FOLLOWS_DEFAULT and v == FOLLOWS_DEFAULT[k] else v for k, v in out.items()}
+
+
+def _read_back(name: str, value: Any) -> Any:
+    """A recorded setting as a config holds it: a list (JSON's tuple) as a tuple, None as the default."""
+    if isinstance(value, list):
+        return tuple(value)
+    return FOLLOWS_DEFAULT[name] if value is None and name in FOLLOWS_DEFAULT else value
+
+
+def changed_settings(cfg: IndexConfig, recorded: dict) -> dict[str, tuple[Any, Any]]:
+    """The KEPT_SETTINGS ``cfg`` sets otherwise than the store recorded them: name -> (recorded,
+    now), for the run report (a run that changes a setting changes it for later plain runs too). A
+    setting the store did not record (indexed before it was kept) is not named: its value is unknown."""
+    out = {}
+    for name, old in recorded.items():
+        if name not in KEPT_SETTINGS:
+            continue
+        sec, f = KEPT_SETTINGS[name]
+        was, now = _read_back(name, old), getattr(getattr(cfg, sec) if sec else cfg, f)
+        if was != now:
+            out[name] = (was, now)
+    return out
+
+
+def settings_text(values: dict, changed: bool = False) -> str:
+    """``name=value`` pairs for a message (``changed``: ``changed_settings``' pairs, as ``name old ->
+    new``); a bug-fix rule by its name (the default regex is 468 characters: ``default`` or
+    ``custom``; the report's JSON keeps the regex)."""
+    def shown(name: str, v: Any) -> str:
+        if name == "bugfix_rule" and isinstance(v, str):
+            return "default" if v == DEFAULT_BUGFIX_RULE else "custom"
+        return str(v)
+    if changed:
+        return ", ".join(f"{k} {shown(k, old)} -> {shown(k, new)}" for k, (old, new) in values.items())
+    return ", ".join(f"{k}={shown(k, v)}" for k, v in values.items())
 
 
 def with_kept(cfg: IndexConfig, recorded: dict) -> tuple[IndexConfig, dict]:
@@ -143,8 +193,7 @@ def with_kept(cfg: IndexConfig, recorded: dict) -> tuple[IndexConfig, dict]:
         if name not in KEPT_SETTINGS or name in explicit:
             continue
         sec, f = KEPT_SETTINGS[name]
-        if isinstance(value, list):         # a tuple setting, as JSON gives it back
-            value = tuple(value)
+        value = _read_back(name, value)
         part: Any = getattr(cfg, sec) if sec else cfg
         if getattr(part, f) == value:
             continue
@@ -201,6 +250,6 @@ def default_store_path(repo: str | os.PathLike) -> Path:
 
 
 __all__ = ["ParseConfig", "HistoryConfig", "EmbedConfig", "IndexConfig", "default_store_path",
-           "KEPT_SETTINGS", "settings_of", "with_kept", "keep_dirs_of", "parse_size", "task_memory",
+           "KEPT_SETTINGS", "FOLLOWS_DEFAULT", "settings_of", "changed_settings", "settings_text", "with_kept", "keep_dirs_of", "parse_size", "task_memory",
            "DEFAULT_VENDORED", "DEFAULT_MAYBE_VENDORED", "VENDORED_RULE", "DEFAULT_TASK_MEMORY", "TASK_MEMORY_ENV",
            "DEFAULT_BUGFIX_RULE"]

@@ -223,10 +223,10 @@ class Tools:
         code they name first; a whole pasted failure may be up to 32,000 characters (the text
         search then reads its error lines and the frames' function names)."""
         s = self._session(session)
-        query = query.strip()
+        sent, query = len(query), query.strip()
         if not query:
             raise InvalidArgument("query is empty")
-        paste = TB.read(query, MAX_QUERY_CHARS)    # a pasted traceback's frames; what the text lists read
+        paste = TB.read(query, MAX_QUERY_CHARS, sent=sent)    # a pasted traceback's frames; what the text lists read
         text = paste.text
         kinds = check_kinds("kind", kinds, S.SEARCH_KINDS)
         shards, where, path_prefix = searchlists.scope(self.memory, path_prefix)    # `repo:path`: that store
@@ -341,7 +341,8 @@ class Tools:
             if several:
                 it.meta["edges"] = several
             if "cochange" in k.split(",") and r is not None and row is not None and ns is sh:
-                it.meta.update({kk: str(vv) for kk, vv in sh.edge_attrs(row, r, "cochange").items() if vv is not None})
+                it.meta.update({kk: vv.isoformat() if hasattr(vv, "isoformat") else vv     # as `cochange` types them
+                                for kk, vv in sh.edge_attrs(row, r, "cochange").items() if vv is not None})
             if r is not None and row is not None:
                 it.meta.update(walklinks.item_meta(s.view, base, sh, row, ns, r, k, d, via))
             items.append(it)

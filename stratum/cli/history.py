@@ -73,26 +73,14 @@ def run_cochange(args) -> int:
 
 
 def run_history(args) -> int:
-    from pathlib import Path
-
     from stratum import analysis as A
 
     snap = A.snapshot(resolve_store(args))
     s = A.summary(snap)
     hot = A.hotspots(snap, n=args.top).collect().to_dicts()
     pairs = A.top_pairs(snap, n=args.top).collect().to_dicts()
-    written: list[str] = []
-    removed: list[str] = []
-    if args.parquet:
-        out = Path(args.parquet)
-        out.mkdir(parents=True, exist_ok=True)
-        for name in ("commits", "file_changes", "cochange", "symbol_cochange"):
-            if snap.has(name):
-                A.dataset(snap, name).collect().write_parquet(out / f"{name}.parquet")
-                written.append(str(out / f"{name}.parquet"))
-            elif (out / f"{name}.parquet").exists():   # an earlier export's: no longer true (a probe)
-                (out / f"{name}.parquet").unlink()
-                removed.append(str(out / f"{name}.parquet"))
+    # typed as schema.DATASETS; an earlier export's file of a dataset this version lacks is removed
+    written, removed = A.export_parquet(snap, args.parquet) if args.parquet else ([], [])
     obj = {"summary": s, "hotspots": hot, "top_pairs": pairs, "parquet": written, "parquet_removed": removed}
     lines = [
         f"history of {one_line(snap.manifest.repo_name)} (store version {s['version']}, mined to "
