@@ -38,7 +38,7 @@ from stratum import notes as N
 from stratum.codelookup import CodeLookup
 from stratum.schema import AGENT_NOTE_KINDS
 
-WRITTEN_KEY = "written_about"   # node meta: the writer's targets, stored only while ``about`` differs
+from stratum.branchcode import WRITTEN_KEY   # node meta: the writer's targets, stored only while ``about`` differs
 _NUMBERED = re.compile(r"#\d+$")  # ``add#2``: the second definition of ``add`` in its scope (pipeline.parse)
 MAX_SAME_NAMED = 256            # same-named definitions of one scope read when renumbering is looked for
 

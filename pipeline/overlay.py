@@ -39,8 +39,8 @@ from stratum.store import Manifest, Store
 
 OVERLAYS_DIR = "overlays"
 # in the folder name: an overlay built by older code is never read (3: links skipped; 4: calls
-# through an unchanged package __init__'s re-exports linked)
-FORMAT = 4
+# through an unchanged package __init__'s re-exports linked; 5: the branch's renames recorded)
+FORMAT = 5
 INFO_FILE = "overlay.json"
 CROSS_FILE = "cross_edges.json"       # [src id, dst id, kind, meta] between overlay and base nodes
 
@@ -86,7 +86,8 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
     deleted = sorted((set(deleted) | gone) - set(changed))
     info = {"commit": sha, "base_commit": m.indexed_commit, "base_version": m.version, "changed": changed,
             "deleted": deleted, "deleted_dirs": [], "dirty": sorted(disk), "dir": "",
-            "base_moved": _base_moved(m.repo_path, m.indexed_commit, sha, set(changed) | set(deleted), disk)}
+            "base_moved": _base_moved(m.repo_path, m.indexed_commit, sha, set(changed) | set(deleted), disk),
+            "renames": _renames(m.repo_path, m.indexed_commit, sha)}
     tmp = Path(tempfile.mkdtemp(prefix=".building-", dir=_mkdir(out.parent)))
     try:
         if changed or deleted:         # a deletion alone changes the folders above it
@@ -120,6 +121,38 @@ def _base_moved(repo: str, base: str, sha: str, differ: set[str], disk: dict) ->
         return []
     changed, deleted, _ = gitio.diff_paths(repo, fork, sha)
     return sorted(differ - set(changed) - set(deleted) - set(disk))
+
+
+def _renames(repo: str, base: str, sha: str) -> dict:
+    """The renames between the indexed commit BASE and SHA, for a branch session's notes to follow
+    (``stratum.branchcode.BranchRenames``): ``net``, base path -> SHA's path (``git diff -M``: main's
+    renames since the fork read backwards too, so a note main's re-index moved finds the branch's
+    file); ``commits``, the branch's commits since the fork, oldest first; ``moves``, sha -> {old:
+    new} of those that renamed (a note written on the branch follows the renames after its commit:
+    a file only the branch has too). A note about a renamed file was "no longer exists" on the
+    branch that renamed it, though the merge follows the rename (``pipeline.notetargets``)."""
+    diff = ("-c", "core.quotepath=off")
+    net = _moved(gitio.run_git(repo, *diff, "diff", "-M", "--name-status", "-z", "--diff-filter=R", base, sha))
+    fork = gitio.decode(gitio.run_git(repo, "merge-base", base, sha, check=False)).strip()
+    commits: list[str] = []
+    moves: dict[str, dict[str, str]] = {}
+    if fork and fork != sha:
+        span = f"{fork}..{sha}"
+        commits = gitio.decode(gitio.run_git(repo, "rev-list", "--reverse", "--topo-order", span)).split()
+        out = gitio.run_git(repo, *diff, "log", "-M", "--name-status", "-z", "--diff-filter=R",
+                            "--format=%x01%H", span)
+        for chunk in out.split(b"\x01")[1:]:
+            head, _, rest = chunk.partition(b"\0")
+            if got := _moved(rest.lstrip(b"\n")):
+                moves[gitio.decode(head).strip()] = got
+    return {"net": net, "commits": commits, "moves": moves} if net or moves else {}
+
+
+def _moved(out: bytes) -> dict[str, str]:
+    """old -> new of ``--name-status -z --diff-filter=R`` output: (``R<score>``, old, new) records."""
+    recs = out.split(b"\0")
+    return {gitio.decode(recs[i + 1]): gitio.decode(recs[i + 2])
+            for i in range(0, len(recs) - 2, 3) if recs[i].startswith(b"R")}
 
 
 def prune(store: Store) -> list[str]:

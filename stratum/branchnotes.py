@@ -24,7 +24,7 @@ from typing import Any, Callable, Protocol
 from stratum import notes as N
 from stratum.codelookup import CodeLookup
 from stratum.errors import InvalidArgument
-from stratum.limits import ECHO_CHARS, plain_name
+from stratum.limits import ECHO_CHARS, echo, plain_name
 
 TREE_KINDS = ("repo", "dir")        # the branch adds to directories; it never hides them
 _SHA = re.compile(r"[0-9a-f]{7,64}")
@@ -53,6 +53,20 @@ class NoteScope:
                 return None                 # the branch changed (the overlay had no such node) or deleted it
             return r
         return resolve
+
+    def explain(self, base_code: CodeLookup) -> Callable[[str], str]:
+        """Why ``resolver`` knows no TARGET, as a branch session's `get` says it: the default
+        branch's code in a file this branch changed or deleted is not on the branch (remember said
+        only "not a node id, path or path::qualname of the indexed code", a probe)."""
+        where = f"branch {self.branch!r}" if self.branch else f"commit {self.commit[:12]}"
+
+        def why(target: str) -> str:
+            r = base_code.resolve(target)
+            if r is None or r.path not in self.hidden or r.kind in TREE_KINDS:
+                return ""
+            return (f"{echo(target)!r} is in the default branch's index but not on {where} (the branch "
+                    "changed or deleted its file); name the code as the branch has it")
+        return why
 
 
 def about_ids(meta: str | None) -> list[str]:
@@ -123,7 +137,7 @@ class OnDefault:
     def __init__(self, code: Hashes, merged: Callable[[str], bool], *, here: str = "the default branch's",
                  branch_code: bool = False):
         # ``here``/``branch_code``: a session on another branch judges a note of this one the same way
-        # (``memory.BranchCode``: "this session's" code, where an absent target is gone)
+        # (``branchcode.BranchCode``: "this session's" code, where an absent target is gone)
         self.code, self.merged, self.here, self.branch_code = code, merged, here, branch_code
 
     def judge(self, note: N.Note) -> tuple[dict | None, list[str]]:

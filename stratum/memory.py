@@ -20,14 +20,14 @@ import weakref
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
 from stratum import schema as S
 from stratum import notes as N
 from stratum import whichstore as W
-from stratum.branchnotes import OnDefault, pending_warnings
+from stratum.branchcode import BranchCode
 from stratum.branchview import BranchView, StoreOverlay
 from stratum.errors import InvalidArgument, NotFound
 from stratum.config import VENDORED_RULE
@@ -357,11 +357,12 @@ class Memory:
                 ov.refresh()
                 self._polled[key] = now
 
-    def notes_about(self, sh: Shard, row: int) -> list[AttachedNote]:
+    def notes_about(self, sh: Shard, row: int, code: "BranchCode | None" = None) -> list[AttachedNote]:
         """Active notes about a code node (and, for a file, about its symbols): merged ones from the
         shard's incoming ``about`` edges, unmerged ones from the overlay as of the last
         ``refresh_notes``; retracted, superseded and orphaned ones left out. Ordered failure, rca,
-        insight, fix (``schema.NOTE_ORDER``), newest first."""
+        insight, fix (``schema.NOTE_ORDER``), newest first. ``code``: a branch session's, which
+        judges them (``branch_notes``)."""
         ov = self.overlay(sh)
         by_note, by_edge, _ = self.by_path(sh, ov)
         if not by_note and not by_edge:
@@ -384,7 +385,7 @@ class Memory:
         found: dict[str, AttachedNote] = {}
         for nid, label in cands:
             if nid not in found and ov.status_of(nid) in (None, "active"):
-                att = self._attached(sh, ov, nid, label)
+                att = self._attached(sh, ov, nid, label, code)
                 if att is not None:
                     found[nid] = att
         return sorted(found.values(), key=lambda a: (S.NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
@@ -400,22 +401,33 @@ class Memory:
         ``base`` itself for a file the branch did not change) carries: the base's notes about the
         same node, and notes about code only a branch has (pending on the default branch:
         ``stratum.branchnotes``), each one's staleness judged by ``BranchCode.staleness``, as the
-        session's note items are. Ordered as ``notes_about``."""
+        session's note items are; and those about the node at a path a rename leads from to its
+        file (``BranchCode.locate``: the branch's own rename detached them all, a probe). Ordered as
+        ``notes_about``."""
         code = self.branch_code(view, base)
         if code is None:
             return self.notes_about(sh, row)
-        ov, code_id = self.overlay(base), sh.col("id")[row]
+        ov, code_id, path, kind = self.overlay(base), sh.col("id")[row], sh.col("path")[row], sh.col("kind")[row]
+        whole = kind == "file"
         found: dict[str, AttachedNote] = {}
-        b = base.resolve(code_id)
-        for a in self.notes_about(base, b) if b is not None else ():
-            note = ov.notes.get(a.id)       # None: a merged record the fold lacks (a mined one)
-            stale = view.hidden(base, b) if note is None else code.staleness(note) is not None
-            found[a.id] = replace(a, stale=stale)
         by_note = self.by_path(base, ov).active
-        whole = sh.col("kind")[row] == "file"
-        for nid, tid, qual, branch_only in by_note.get(sh.col("path")[row], ()):
-            if branch_only and (tid == code_id or whole) and nid not in found and ov.status_of(nid) in (None, "active"):
-                att = self._attached(base, ov, nid, "" if tid == code_id else qual, code)
+        qual = sh.col("qualname")[row] or ""
+        olds = [(code_id, path, False)] + [(node_id(base.repo, p, kind, qual), p, True)
+                                           for p in sorted(code.renames.sources(path))]
+        for oid, at, moved in olds:       # the node where it is, then where its notes may name it
+            b = base.resolve(oid)
+            for a in self.notes_about(base, b, code) if b is not None else ():
+                note = ov.notes.get(a.id)       # None: a merged record the fold lacks (a mined one)
+                if a.id in found or (moved and note is not None and not code.lands(note, code_id, path, whole)):
+                    continue
+                found[a.id] = a if note is not None else replace(a, stale=base.code.hash_of(oid) != code.hash_of(
+                    code_id) if moved else view.hidden(base, b))
+            for nid, tid, q, branch_only in by_note.get(at, ()):
+                if not branch_only or not (tid == oid or whole) or nid in found or ov.status_of(nid) not in (None, "active"):
+                    continue
+                if (note := ov.notes.get(nid)) is None or not code.lands(note, code_id, path, whole):
+                    continue        # moved here, or code only another branch has (not this file's here)
+                att = self._attached(base, ov, nid, "" if tid == oid else q, code)
                 if att is not None:
                     found[nid] = att
         return sorted(found.values(), key=lambda a: (S.NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
@@ -439,64 +451,9 @@ class Memory:
                                 _trust(rec["kind"], False), False, rec["name"] or rec["summary"] or "", label)
         stale = (code or ov.judge).staleness(note) is not None      # ov.judge: the default branch's (branchnotes)
         if note.branch and (code is None or note.branch != code.branch):   # judged again only if another branch's
-            label = (ov.judge if code is None else code.other).about(note, label)     # (its version: said so)
+            label = ov.judge.about(note, label) if code is None else code.about(note, label)   # (its version: said so)
         return AttachedNote(nid, note.kind, _utc(note.created_at), note.author, N.trust_of(   # trust as `get` says
             note, note.kind, quarantined=nid in ov.quarantined), stale, note.title(120), label)
-
-
-class BranchCode:
-    """The code a branch, commit or worktree session sees in one store: what its notes' staleness
-    is judged against, one judge for get's attached notes and for the note items of remember, walk
-    and search (a probe: the note just written on a branch was stale in three of them, fresh in get,
-    and the reverse once the branch changed its code). A node's content hash is the overlay's, else
-    the base's unless the branch changed or deleted its file (docs/notes.md, "Notes about branch
-    code")."""
-
-    def __init__(self, view: BranchView, base: Shard, o: StoreOverlay, merged: Callable[[str], bool]):
-        self.view, self.base, self.o = view, base, o
-        scope = view.note_scope(base)
-        self.branch = scope.branch if scope is not None else ""     # as a note written here records it
-        self.other = OnDefault(self, merged, here="this session's", branch_code=True)   # the overlay's merged: kept
-
-    def hash_of(self, node_id: str) -> str | None:
-        osh = self.o.shard
-        if osh is not None and node_id in osh.code:
-            return osh.code.hash_of(node_id)
-        r = self.base.row_of.get(node_id)
-        return None if r is None or self.view.hidden(self.base, r) else self.base.code.hash_of(node_id)
-
-    def __contains__(self, node_id: object) -> bool:
-        return isinstance(node_id, str) and self.hash_of(node_id) is not None
-
-    def staleness(self, note: N.Note) -> str | None:
-        """Why the note is stale in this session, or None. A note not written against the session's
-        commit about base code in a file the branch changed or deleted is stale; else each target's
-        hash is compared with the session's, absent being gone, but code only another branch has is
-        pending there. A note of this branch is judged by its hashes (the session follows); one of
-        another, unmerged branch is about that branch's version (``OnDefault``), not stale."""
-        if note.commit != self.o.commit and not note.branch:      # a base note (a branch's: ``_judge``)
-            moved = [t.label() for t in note.about
-                     if (r := self.base.row_of.get(t.node_id)) is not None and self.o.branch_changed(self.base, r)]
-            if moved:
-                return (f"stale: {', '.join(moved)} {'is' if len(moved) == 1 else 'are'} in a file "
-                        f"{echo(self.view.rev)!r} changed since this note was written "
-                        f"({note.created_at.date().isoformat()})")
-        return st["message"] if (st := self._judge(note)[0]) else None
-
-    def _judge(self, note: N.Note) -> tuple[dict | None, list[str]]:
-        mine = [t for t in note.about if not t.pending or t.node_id in self or self._ours(t)]
-        note = note if len(mine) == len(note.about) else replace(note, about=mine)
-        return self.other.judge(note) if note.branch != self.branch else (N.staleness(note, self, branch_code=True), [])
-
-    def warnings(self, note: N.Note) -> list[str]:
-        """What a note item says of its code in this session: stale, another branch's version, pending."""
-        st, other = self.staleness(note), note.branch and note.branch != self.branch    # judged again: only then
-        return ([st] if st else []) + self.other.theirs(note, self._judge(note)[1] if other else []) + pending_warnings(
-            note, lambda nid: nid in self or any(t.node_id == nid and self._ours(t) for t in note.about))
-
-    def _ours(self, t: N.Target) -> bool:
-        """A pending target written in a session on this branch or at this commit: absent, it is gone."""
-        return t.branch_commit == self.o.commit or bool(self.branch and t.branch == self.branch)
 
 
 class MemoryGraph:

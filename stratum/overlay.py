@@ -390,6 +390,8 @@ class NotesOverlay:
         resolve through its code, branch-only ones recorded as pending (``stratum.branchnotes``).
         ``explain``: why a target is unknown (``Memory.unindexed``: a file committed after the index)."""
         resolve = scope.resolver(self.code) if scope is not None else self.code.resolve
+        if scope is not None and explain is None:       # a target the branch changed or deleted: said so
+            explain = scope.explain(self.code)
         ident = identity.current()
         # the maintainer role is the identity's: a note under another, claimed name (the local
         # CLI's --author) does not carry it (else any label became a trusted author under quarantine)

@@ -62,5 +62,5 @@ def test_a_base_note_about_code_main_changed_after_the_fork_is_fresh_on_the_bran
     assert _stale(t, sid, n_twenty, DISCOUNT, twenty) == stale            # the branch has the older code
     assert _stale(t, sid, n_cart, TOTAL, carts) == stale                  # the branch changed that file itself
     said = [w for w in t.get(sid, n_cart).items[0].warnings if w.startswith("stale")]
-    assert said and "in a file 'feature' changed since" in said[0], said
+    assert said and "shop/cart.py::total changed since" in said[0], said
     t.close()

@@ -107,7 +107,7 @@ def test_branch_note_written_pending_kept_through_reindex_and_attached_after_mer
     assert (nalpha, False) in _on_branch(mem, view, "src/pkg/a.py::alpha")    # written against this commit
     ov.remember(about=["src/pkg/a.py::alpha"], kind="rca", text="alpha from main", tags=[], supersedes=[],
                 author="bob", session="s2")
-    assert sorted(s for _, s in _on_branch(mem, view, "src/pkg/a.py::alpha")) == [False, True]   # base's: stale
+    assert sorted(s for _, s in _on_branch(mem, view, "src/pkg/a.py::alpha")) == [False, False]   # alpha unchanged: fresh
     # the default branch: attached to no base node (a.py's base item does not carry beta's note),
     # found, and said to be pending with its branch and commit
     assert _attached_on_base(mem, nid) == [] and _attached_on_base(mem, nbeta) == []

@@ -1,0 +1,237 @@
+"""The code a branch, commit or worktree session sees in one store, as its notes are judged against.
+
+One judge (``BranchCode``) for get's attached notes and for the note items of remember, walk and
+search (a probe: the note just written on a branch was stale in three of them, fresh in get). A
+node's content hash is the overlay's, else the base's unless the branch changed or deleted its file.
+
+A note's targets are first placed where the branch has their code (``BranchCode.locate``), by the
+merge's rule (``pipeline.notetargets``): the current target; else the writer's own target
+(``written_about``: a re-index of the default branch moved it after a rename the branch does not
+have); else where the branch's renames lead (``BranchRenames``, recorded by the overlay build,
+``pipeline/overlay.py``). Then each target is judged by its node's hash: a note is stale only if
+the code it is about differs, not because the branch changed another function of its file, and a
+node the branch lacks "no longer exists on branch X". Core code: no git.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from stratum import notes as N
+from stratum.branchnotes import OnDefault, pending_warnings
+from stratum.limits import echo
+
+if TYPE_CHECKING:
+    from stratum.branchview import BranchView, StoreOverlay
+    from stratum.shard import Shard
+
+WRITTEN_KEY = "written_about"   # a merged note's meta: the writer's targets, while a merge moved them
+INFO_FILE = "overlay.json"      # beside an overlay's store (pipeline/overlay.py), holding ``renames``
+
+
+@dataclass(frozen=True)
+class BranchRenames:
+    """The renames between the indexed commit and a branch's commit (``pipeline.overlay._renames``).
+
+    ``net``: base path -> the branch's path (one diff; the default branch's renames since the fork
+    read backwards too). ``commits``: the branch's commits since the fork, oldest first; ``moves``:
+    sha -> {old: new} of those that renamed. A note written at one of those commits follows the
+    renames after it (a file only the branch has too); any other note follows ``net``."""
+
+    net: dict[str, str] = field(default_factory=dict)
+    commits: tuple[str, ...] = ()
+    moves: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_order", {c: i for i, c in enumerate(self.commits)})
+
+    def __bool__(self) -> bool:
+        return bool(self.net or self.moves)
+
+    def lead(self, path: str, commit: str | None) -> str | None:
+        """The path the branch has the file at PATH at, as seen from a note written at COMMIT (None:
+        no rename leads from it)."""
+        i = self._order.get(commit or "")       # type: ignore[attr-defined]
+        if i is None:
+            return self.net.get(path)
+        p = path
+        for c in self.commits[i + 1:]:
+            p = self.moves.get(c, {}).get(p, p)
+        return p if p != path else None
+
+    def sources(self, path: str) -> set[str]:
+        """Every path a rename leads from to PATH (``lead``'s inverse): where notes about the code
+        of the branch's file PATH may name it."""
+        back: dict[str, set[str]] = {}
+        for old, new in self.net.items():
+            back.setdefault(new, set()).add(old)
+        for moved in self.moves.values():
+            for old, new in moved.items():
+                back.setdefault(new, set()).add(old)
+        out, todo = set(), [path]
+        while todo:
+            for p in back.get(todo.pop(), ()):
+                if p not in out and p != path:
+                    out.add(p)
+                    todo.append(p)
+        return out
+
+
+NO_RENAMES = BranchRenames()
+
+
+@lru_cache(maxsize=256)
+def renames_in(overlay_store: str) -> BranchRenames:
+    """The renames an overlay recorded (its folder never changes once built: keyed by commit)."""
+    try:
+        got = json.loads((Path(overlay_store).parent / INFO_FILE).read_text()).get("renames") or {}
+    except (OSError, ValueError):
+        return NO_RENAMES
+    return BranchRenames(dict(got.get("net") or {}), tuple(got.get("commits") or ()),
+                         {k: dict(v) for k, v in (got.get("moves") or {}).items()})
+
+
+class BranchCode:
+    """The code a branch, commit or worktree session sees in one store (module docstring)."""
+
+    def __init__(self, view: "BranchView", base: "Shard", o: "StoreOverlay", merged: Callable[[str], bool]):
+        self.view, self.base, self.o = view, base, o
+        scope = view.note_scope(base)
+        self.branch = scope.branch if scope is not None else ""     # as a note written here records it
+        self.other = OnDefault(self, merged, here="this session's", branch_code=True)   # the overlay's merged: kept
+        self.renames = renames_in(str(o.shard.store.root)) if o.shard is not None else NO_RENAMES
+        self.where = f"branch {self.branch}" if self.branch else f"commit {o.commit[:12]}"
+
+    def hash_of(self, node_id: str) -> str | None:
+        osh = self.o.shard
+        if osh is not None and node_id in osh.code:
+            return osh.code.hash_of(node_id)
+        r = self.base.row_of.get(node_id)
+        return None if r is None or self.view.hidden(self.base, r) else self.base.code.hash_of(node_id)
+
+    def __contains__(self, node_id: object) -> bool:
+        return isinstance(node_id, str) and self.hash_of(node_id) is not None
+
+    # ---- where the branch has a note's code -------------------------------------------------
+    def locate(self, note: N.Note) -> N.Note:
+        """NOTE with each target at the node the branch has its code at: the current target, the
+        writer's own, or where the branch's renames lead (module docstring); a target found nowhere
+        stays. Only a target's node and path change (its hash stays the writer's), as a merge moves it."""
+        if all(not t.path or t.node_id in self for t in note.about):
+            return note
+        written: list[N.Target] | None = None
+        out = []
+        for i, t in enumerate(note.about):
+            if not t.path or t.node_id in self:
+                out.append(t)
+                continue
+            if written is None:
+                written = self._written(note)
+            w = written[i]
+            if w.node_id != t.node_id and w.node_id in self:
+                out.append(replace(t, node_id=w.node_id, path=w.path))
+                continue
+            out.append(self._led(t, w.path, note.commit) or (self._led(t, t.path, note.commit) if w.path != t.path
+                                                              else None) or t)
+        return replace(note, about=out)
+
+    def _written(self, note: N.Note) -> list[N.Target]:
+        """The writer's targets of a note (a merged one's meta keeps them while a merge moved them)."""
+        r = self.base.row_of.get(note.id)
+        if r is not None:
+            try:
+                got = [N.Target(**d) for d in json.loads(self.base.col("meta")[r] or "{}").get(WRITTEN_KEY) or ()]
+            except (TypeError, ValueError):     # a form this build does not know: the current targets
+                got = []
+            if len(got) == len(note.about):
+                return got
+        return list(note.about)
+
+    def _led(self, t: N.Target, path: str, commit: str | None) -> N.Target | None:
+        """T at the branch's node of its code in the file a rename of PATH leads to, if any."""
+        if not self.renames or not path:
+            return None
+        p = self.renames.lead(path, commit)
+        if p is None:
+            return None
+        name = f"{p}::{t.qualname}" if t.qualname else p
+        osh = self.o.shard
+        for code in ((osh.code,) if osh is not None else ()) + (self.base.code,):
+            r = code.resolve(name)
+            if r is not None and r.node_id in self:
+                return replace(t, node_id=r.node_id, path=r.path)
+        return None
+
+    def lands(self, note: N.Note, code_id: str, path: str, whole: bool) -> bool:
+        """Whether the note is about node CODE_ID (WHOLE: a file at PATH, or its symbols) as the branch
+        has it: code only another branch has is no code of this file here."""
+        return any(t.node_id == code_id or (whole and t.path == path and t.node_id in self)
+                   for t in self.locate(note).about)
+
+    # ---- judging ------------------------------------------------------------------------------
+    def staleness(self, note: N.Note) -> str | None:
+        """Why the note is stale in this session, or None. Each target is judged by its node's hash
+        where the branch has it (a note about a function the branch left alone is fresh however its
+        file changed), absent being "no longer exists on branch X", but code only another branch has
+        is pending there; a base note's target with no hash recorded is stale when the branch
+        changed its file. A note of another, unmerged branch is about that branch's version
+        (``OnDefault``), not stale."""
+        st = self._judge(note)[0]
+        if st:
+            return self._said(note, st)
+        if note.commit != self.o.commit and not note.branch:      # no hash to compare: the file decides
+            moved = [t.label() for t in note.about if t.content_hash is None
+                     and (r := self.base.row_of.get(t.node_id)) is not None and self.o.branch_changed(self.base, r)]
+            if moved:
+                return (f"stale: {', '.join(moved)} {'is' if len(moved) == 1 else 'are'} in a file "
+                        f"{echo(self.view.rev)!r} changed since this note was written "
+                        f"({note.created_at.date().isoformat()})")
+        return None
+
+    def _said(self, note: N.Note, st: dict) -> str:
+        """The stale line: a gone target said to be gone from this branch; code that a worktree
+        had uncommitted when the note was written (its pending target names the commit this session
+        reads, which lacks it) said to be so, not to be gone."""
+        when = note.created_at.date().isoformat()
+        at = {t.node_id: t for t in self.locate(note).about}
+        since, uncommitted = [], []
+        for c in st["changes"]:
+            t = at.get(c["node_id"])
+            if c["reason"] == "changed":
+                since.append(f"{c['path']} changed")
+            elif t is not None and t.pending and t.branch_commit == self.o.commit and not self.view.args[2]:
+                uncommitted.append(c["path"])
+            else:
+                since.append(f"{c['path']} no longer exists on {self.where}")
+        said = [f"{'; '.join(since)} since this note was written ({when})"] if since else []
+        said += [f"{p} is not in that commit: it was uncommitted work in a worktree when the note was "
+                 f"written ({when})" for p in uncommitted]
+        return "stale: " + "; ".join(said)
+
+    def _judge(self, note: N.Note) -> tuple[dict | None, list[str]]:
+        note = self.locate(note)
+        mine = [t for t in note.about if not t.pending or t.node_id in self or self._ours(t)]
+        note = note if len(mine) == len(note.about) else replace(note, about=mine)
+        return self.other.judge(note) if note.branch != self.branch else (N.staleness(note, self, branch_code=True), [])
+
+    def warnings(self, note: N.Note) -> list[str]:
+        """What a note item says of its code in this session: stale, another branch's version, pending."""
+        st, other = self.staleness(note), note.branch and note.branch != self.branch    # judged again: only then
+        at = self.locate(note)
+        return ([st] if st else []) + self.other.theirs(note, self._judge(note)[1] if other else []) + pending_warnings(
+            at, lambda nid: nid in self or any(t.node_id == nid and self._ours(t) for t in at.about))
+
+    def about(self, note: N.Note, label: str) -> str:
+        """An attached note's ``about``, naming the branch when it is about another branch's version."""
+        return self.other.about(self.locate(note), label)
+
+    def _ours(self, t: N.Target) -> bool:
+        """A pending target written in a session on this branch or at this commit: absent, it is gone."""
+        return t.branch_commit == self.o.commit or bool(self.branch and t.branch == self.branch)
+
+
+__all__ = ["BranchCode", "BranchRenames", "INFO_FILE", "WRITTEN_KEY", "renames_in"]
