@@ -177,6 +177,18 @@ def linked_worktree(start: str = ".") -> tuple[str, str] | None:
     return None
 
 
+def local_store(given: str | None) -> str:
+    """The store a local command reads: ``given`` (--store), else (inside a linked worktree with no
+    store of its own) the main checkout's, where the worktree's notes go and its queries read; else
+    this repository's own. `notes`, `history`, `cochange`, `serve` and `mcp` in a worktree said "no
+    index at <worktree>/.stratum" (a probe)."""
+    if not given:
+        linked = linked_worktree()
+        if linked is not None:
+            return linked[0]
+    return resolve_store(argparse.Namespace(store=given))
+
+
 def session_place(given: list[str] | None, branch: str, commit: str, worktree: str) -> tuple[list[str], str, str]:
     """(stores, commit, worktree) a local query answers from and for: each --store given, else the
     repository's own store; inside a linked worktree with no store of its own (``linked_worktree``),

@@ -6,7 +6,7 @@ Paths are printed terminal-safe, one per line (``stratum.cli.one_line``).
 
 from __future__ import annotations
 
-from stratum.cli import add_common, emit, one_line, resolve_store, whole
+from stratum.cli import add_common, emit, local_store, one_line, whole
 
 
 def register(sub) -> None:
@@ -30,7 +30,7 @@ def run_cochange(args) -> int:
 
     from stratum import analysis as A
 
-    snap = A.snapshot(resolve_store(args))
+    snap = A.snapshot(local_store(args.store))
     # one reading of a typed path, shared with the library (a clear error, "did you mean", a rename);
     # a symbol (path::Func, as walk and get take) is answered for its file, saying so (a probe)
     typed, sym = args.path, ""
@@ -75,7 +75,7 @@ def run_cochange(args) -> int:
 def run_history(args) -> int:
     from stratum import analysis as A
 
-    snap = A.snapshot(resolve_store(args))
+    snap = A.snapshot(local_store(args.store))
     s = A.summary(snap)
     hot = A.hotspots(snap, n=args.top).collect().to_dicts()
     pairs = A.top_pairs(snap, n=args.top).collect().to_dicts()

@@ -12,7 +12,7 @@ field is printed terminal-safe on its own line (``stratum.cli.one_line``).
 
 from __future__ import annotations
 
-from stratum.cli import add_common, emit, linked_worktree, one_line, quoted, resolve_store
+from stratum.cli import add_common, emit, local_store, one_line, quoted
 
 
 def register(sub) -> None:
@@ -330,14 +330,9 @@ def _policy(args) -> int:
 
 
 def _store(args) -> str:
-    """The store the notes commands read: --store, else (inside a linked worktree with no store of its
-    own) the main checkout's, where a note written there went, as queries find it; else this
-    repository's (`notes list` in a worktree said "0 notes" of the notes written from it: a probe)."""
-    if not getattr(args, "store", None):
-        linked = linked_worktree()
-        if linked is not None:
-            return linked[0]
-    return resolve_store(args)
+    """The store the notes commands read (``local_store``: `notes list` in a worktree said "0 notes"
+    of the notes written from it: a probe)."""
+    return local_store(getattr(args, "store", None))
 
 
 __all__ = ["register"]

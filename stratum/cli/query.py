@@ -10,6 +10,7 @@ depth, level, direction), the one gRPC and MCP callers get; the choices are the 
 
 from __future__ import annotations
 
+import errno
 import os
 
 from stratum.cli import add_common, emit, one_line, quoted, session_place, whole
@@ -191,7 +192,9 @@ def _stores_secret(stores: list[str]) -> bytes:
 def _cli_secret(store: str) -> bytes:
     """A per-store secret for CLI page tokens (created once, readable by the owner only), so a token
     printed by one `stratum search` works in the next process. A store that is not writable (a
-    read-only mount) keeps it in the user's cache instead: queries there failed on creating it."""
+    read-only mount, or a full disk) keeps it in the user's cache instead: queries there failed on
+    creating it. With nowhere to write it, this process's own serves (a page token then works in
+    this call only): a query must not fail for a token's secret."""
     import errno
     import hashlib
     import os
@@ -205,12 +208,22 @@ def _cli_secret(store: str) -> bytes:
     try:
         return _secret_at(p)
     except OSError as e:
-        if e.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+        if e.errno not in _UNWRITABLE:
             raise
     from stratum.embedder import cache_root
 
     key = hashlib.sha256(str(Path(store).resolve()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return _secret_at(cache_root() / "cli-secrets" / key)
+    try:
+        return _secret_at(cache_root() / "cli-secrets" / key)
+    except OSError as e:
+        if e.errno not in _UNWRITABLE:
+            raise
+    import secrets
+
+    return secrets.token_bytes(32)
+
+
+_UNWRITABLE = frozenset({errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
 def _secret_at(p) -> bytes:

@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 
-from stratum.cli import whole
+from stratum.cli import session_place, whole
 from stratum.limits import MAX_BUDGET
 from stratum.notetext import terminal_safe
 
@@ -125,14 +125,15 @@ def _session_defaults(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", choices=("score", "lru"), default=None, help="eviction policy (default: score)")
 
 
-def _open_tools(args):
-    """Tools over the stores named on the command line, with git freshness for Status."""
+def _open_tools(args, stores: list[str] | None = None):
+    """Tools over ``stores`` (else those named on the command line, else this repository's: inside
+    a linked worktree, the main checkout's), with git freshness for Status."""
     from pipeline.gitio import freshness
     from pipeline.overlay import builder
-    from stratum.cli import resolve_store
+    from stratum.cli import local_store
     from stratum.tools import DEFAULT_BUDGET, Tools
 
-    stores = args.store or [resolve_store(argparse.Namespace(store=None))]
+    stores = stores or args.store or [local_store(None)]
     secret = os.environ.get(SECRET_ENV)
     return Tools.open(stores, secret=secret.encode() if secret else None, freshness=freshness,
                       overlay_builder=builder(), default_budget=args.budget or DEFAULT_BUDGET, policy=args.policy or "score")
@@ -187,16 +188,18 @@ def _mcp(args) -> int:
     from serving.mcp_server import run_stdio
 
     log_to_stderr(logging.WARNING)
+    commit, worktree = args.commit, os.path.abspath(args.worktree) if args.worktree else ""
     if args.server:
         def open_backend():
             return client_from_args(args, timeout=args.timeout)
-    else:
+    else:     # in a linked worktree: the main checkout's store, for this worktree (as the CLI's queries)
+        stores, commit, worktree = session_place(args.store, args.branch, args.commit, args.worktree)
+
         def open_backend():
-            return _open_tools(args)
+            return _open_tools(args, stores)
 
     run_stdio(open_backend, author=args.author, model=args.model, budget=args.budget,
-              policy=args.policy or "", branch=args.branch, commit=args.commit,
-              worktree=os.path.abspath(args.worktree) if args.worktree else "",
+              policy=args.policy or "", branch=args.branch, commit=commit, worktree=worktree,
               reload_interval=args.reload_interval or None)
     return 0
 
