@@ -12,7 +12,14 @@ What can be damaged and what repair does (under the writer lock, so no index run
   not reflect is moved back into the live log, so the overlay serves those notes at once and the
   next index merges them again (merging is idempotent). The log's format is untouched: segments
   are read with ``deltalog.parse_segment`` and moved whole.
-- **manifest.json** unreadable: the newest readable ``manifests/NNNNNN.json`` is republished.
+- **The embedding cache** (``store.CACHES``: read by `stratum index` alone, never by a query, so a
+  Snapshot serves a version whose cache is damaged, saying so): dropped from the version published
+  and its folder set aside (``embeddings.lance.damaged-<time>``); the next index embeds the text
+  again and starts a new cache. It was taken for damaged data: repair rolled back, or said "no
+  older published version is intact; re-index --full" (a probe deleted the cache's folder).
+- **manifest.json** unreadable (not JSON, not a manifest's shape, dataset versions its own
+  checksums were not recorded for: ``Manifest.from_json``): the newest readable
+  ``manifests/NNNNNN.json`` is republished.
 - **Delta-log segments** with damaged bytes (a torn last record after a crash, a bad checksum):
   every reader already skips them, and an index reported them on every run. Each sealed segment,
   live or retired, is rewritten with its valid records only (``logdamage.set_aside_damage``), its
@@ -33,7 +40,7 @@ from stratum import ids
 from stratum import schema as S
 from stratum.errors import StoreDamaged, StoreError
 from stratum import logdamage
-from stratum.store import Manifest, Snapshot, Store
+from stratum.store import CACHES, FORMAT_DIR, Manifest, Snapshot, Store
 
 
 @dataclass
@@ -43,6 +50,9 @@ class RepairReport:
     version_after: int | None = None
     lance_damage: list[str] = field(default_factory=list)
     warm_damage: list[str] = field(default_factory=list)
+    cache_damage: list[str] = field(default_factory=list)   # in a cache dataset (store.CACHES): served anyway
+    caches_dropped: list[str] = field(default_factory=list)  # cache datasets left out of the version published
+    set_aside: list[str] = field(default_factory=list)       # their folders, renamed (relative to the store)
     manifest_damage: str = ""
     rolled_back_to: int | None = None       # the published version whose data is served again
     warm_rebuilt: bool = False
@@ -55,7 +65,8 @@ class RepairReport:
 
     @property
     def damaged(self) -> bool:
-        return bool(self.lance_damage or self.warm_damage or self.manifest_damage or self.log_damage or self.log_held)
+        return bool(self.lance_damage or self.warm_damage or self.cache_damage or self.manifest_damage
+                    or self.log_damage or self.log_held)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -64,6 +75,8 @@ class RepairReport:
         lines = [f"store {self.store}: version {self.version_before}"]
         for d in ([self.manifest_damage] if self.manifest_damage else []) + self.lance_damage + self.warm_damage:
             lines.append(f"  damaged: {d}")
+        for d in self.cache_damage:
+            lines.append(f"  damaged: {d} (a cache only `stratum index` reads: queries are served meanwhile)")
         for d in self.log_damage:
             lines.append(f"  damaged: delta log {d} (no note in those bytes was readable)")
         for name in self.log_held:
@@ -81,6 +94,11 @@ class RepairReport:
             elif self.manifest_damage and self.version_after is not None:
                 lines.append(f"  manifest restored from version {self.version_before}'s copy, published as "
                              f"version {self.version_after}")
+            for name in self.caches_dropped:
+                aside = [p for p in self.set_aside if p.startswith(f"{FORMAT_DIR}/{name}.lance.")]
+                moved = f" (its folder set aside as {aside[0]})" if aside else ""
+                lines.append(f"  the {name} cache dropped from version {self.version_after}{moved}: queries never "
+                             "read it; the next `stratum index` embeds the text again and starts a new cache")
             if self.segments_restored:
                 lines.append(f"  {len(self.segments_restored)} retired delta-log segment(s) moved back: their "
                              "notes are served now and merged by the next `stratum index`")
@@ -116,6 +134,7 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
         rep.checked_only = True
         if current is not None:
             rep.lance_damage, rep.warm_damage = check(store, current)
+            rep.cache_damage = [d for ds in _cache_damage(store, current).values() for d in ds]
         rep.log_damage = [str(d) for d in logdamage.damage(_log(store))]
         return rep
     with store.writer_lock():
@@ -124,6 +143,8 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
             raise StoreDamaged(f"no published manifest of {store.root} is readable; re-index with "
                                "`stratum index --full` (notes in the delta log are kept)")
         rep.lance_damage, rep.warm_damage = check(store, current)
+        caches = _cache_damage(store, current)
+        rep.cache_damage = [d for ds in caches.values() for d in ds]
         done, rep.log_held = logdamage.set_aside_damage(_log(store))
         rep.log_damage = [str(d) for d in done]
         target = current
@@ -131,13 +152,19 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
             target = _rollback_target(store, current)
             rep.rolled_back_to = target.version
             rep.segments_restored = _restore_segments(store, target)
-        if rep.lance_damage or rep.manifest_damage:
+            caches = _cache_damage(store, target)
+        if rep.lance_damage or rep.manifest_damage or caches:
             # the report of the data served stays (the next index reads its parse format, settings,
             # shallow boundary and skip reasons: without them it parsed every file again and mined a
             # shallow clone in full: a review), with what the repair did
             new = dataclasses.replace(target, version=current.version + 1, published_at=time.time(),
                                       report={**(target.report or {}),
-                                              "repair": {"from": current.version, "data_of": target.version}})
+                                              "repair": {"from": current.version, "data_of": target.version,
+                                                         "caches_dropped": sorted(caches)}})
+            if caches:
+                new.datasets = {n: v for n, v in new.datasets.items() if n not in caches}
+                new.integrity = {n: e for n, e in (new.integrity or {}).items() if n not in caches}
+                rep.caches_dropped = sorted(caches)
             # rolled back: the target's warm folder, not read yet; else the folder ``check`` just read
             damage = _warm_check(store, new) if rep.lance_damage else rep.warm_damage
             warm_bad = not (new.indexes or {}).get("dir") or bool(damage)
@@ -146,6 +173,8 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
                 rep.warm_rebuilt = True
             store.publish(new)
             rep.version_after = new.version
+            for name in rep.caches_dropped:         # after the publish: the version served never names it
+                rep.set_aside += _set_aside(store, store.data_dir / f"{name}.lance")
         elif rep.warm_damage:
             _rebuild(store, current, None)
             rep.warm_rebuilt = True
@@ -174,20 +203,47 @@ def _current(store: Store) -> tuple[Manifest | None, RepairReport]:
 
 
 def _lance_damage(store: Store, m: Manifest) -> list[str]:
-    """Checksums first (every block), then a full read of each dataset (also catches what a
-    store published before checksums cannot be checked by)."""
-    damage = store.verify(m, full=True)
+    """Checksums first (every block), then a full read of each dataset but the caches (also catches
+    what a store published before checksums cannot be checked by)."""
+    served = set(m.datasets) - CACHES
+    damage = store.verify(m, full=True, names=served)
     if damage:
         return damage
     try:
         snap = Snapshot(store, m, verify=False)
-        for name in sorted(m.datasets):
+        for name in sorted(served):
             snap.read(name)
     except StoreDamaged as e:
         return [e.message]
     except StoreError as e:          # a dataset missing altogether
         return [e.message]
     return []
+
+
+def _cache_damage(store: Store, m: Manifest) -> dict[str, list[str]]:
+    """Damage in each cache dataset (``store.CACHES``) the version names, checked as its data is."""
+    out = {}
+    for name in sorted(CACHES & set(m.datasets)):
+        damage = store.verify(m, full=True, names={name})
+        if not damage:
+            try:
+                Snapshot(store, m, verify=False).read(name)
+            except StoreError as e:         # StoreDamaged, or its folder gone
+                damage = [f"{name}: {e.message}"]
+        if damage:
+            out[name] = damage
+    return out
+
+
+def _set_aside(store: Store, folder: Path) -> list[str]:
+    """Rename a dropped cache's folder out of the store's datasets (``*.lance``): a later index
+    writes a new cache instead of a new version over damaged Lance files, and prune never opens it.
+    Returns the new name, relative to the store (none when the folder is gone)."""
+    if not folder.exists():
+        return []
+    aside = folder.with_name(f"{folder.name}.damaged-{int(time.time())}")
+    os.rename(folder, aside)
+    return [str(aside.relative_to(store.root))]
 
 
 def _warm_check(store: Store, m: Manifest) -> list[str]:

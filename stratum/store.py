@@ -19,7 +19,10 @@ Integrity: ``publish`` records each dataset version's files (data files and Lanc
 block checksums in the manifest (stratum.integrity); a Snapshot checks them when it opens (every
 block for a store up to FULL_AT_LOAD bytes, else sizes and first/last blocks), and every Lance
 call is translated once, here: a damaged file or a Rust panic becomes a StoreDamaged that says
-to run `stratum repair`, never a traceback.
+to run `stratum repair`, never a traceback. A damaged cache (``CACHES``: the embedding cache, which
+only the index job reads) does not stop a version being served: the Snapshot says so once (a
+warning) and refuses to read that dataset. A manifest is checked for its shape when read
+(``Manifest.from_json``): a damaged one is unreadable, never half-used.
 """
 
 from __future__ import annotations
@@ -29,13 +32,16 @@ import fcntl
 import functools
 import itertools
 import json
+import logging
 import os
 import shutil
 import time
+import types
+import typing
 import weakref
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pyarrow as pa
 
@@ -45,8 +51,12 @@ from stratum.errors import InvalidArgument, NotFound, StoreDamaged, StoreError, 
 
 FORMAT_DIR = f"data-v{S.SCHEMA_VERSION}"
 DEFAULT_KEEP = 3                  # published versions ``prune`` keeps besides those readers hold
+CACHES = frozenset({"embeddings"})  # datasets only `stratum index` reads (text hash -> vector): no query
+                                    # does, so a damaged one is not read and the version is still served
 _U64 = (1 << 64) - 1
 _holds = itertools.count()
+log = logging.getLogger(__name__)
+_CACHE_WARNED: set[tuple] = set()    # (store, version, published_at, cache) a damaged cache was reported for
 
 
 @dataclass
@@ -73,9 +83,77 @@ class Manifest:
 
     @classmethod
     def from_json(cls, text: str) -> "Manifest":
+        """Parse a published manifest. ValueError when the text is no manifest: not a JSON object, a
+        field missing or of another type, dataset versions its own checksums were not recorded for
+        (``Store.manifest`` says it is unreadable and that repair republishes the intact copy). An
+        edited manifest.json read as ``[]`` ended every command, repair too, in a traceback; with
+        ``datasets`` a string queries said a dataset was not in the version and repair crashed; with
+        another Lance version named it was taken for damaged data and repair gave up, the copy
+        under manifests/ intact (a probe)."""
         d = json.loads(text)
+        if not isinstance(d, dict):
+            raise ValueError(f"it holds a JSON {_JSON_KINDS.get(type(d), type(d).__name__)}, not an object")
+        missing = [f.name for f in fields(cls) if f.name not in d and f.default is MISSING
+                   and f.default_factory is MISSING]
+        if missing:
+            raise ValueError(f"it has no {', '.join(map(repr, missing))}")
         known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in d.items() if k in known})
+        m = cls(**{k: v for k, v in d.items() if k in known})
+        m._check_shape()
+        return m
+
+    def _check_shape(self) -> None:
+        for name, tp in _manifest_fields().items():
+            value = getattr(self, name)
+            if not _fits(value, tp):
+                shown = json.dumps(value)
+                shown = shown if len(shown) <= 40 else shown[:37] + "..."
+                raise ValueError(f"its {name!r} is {shown}, not {_spelled(tp)}")
+        if self.version < 1 or any(v < 1 for v in self.datasets.values()):
+            raise ValueError(f"its version numbers are not versions (version {self.version}, datasets "
+                             f"{json.dumps(self.datasets, sort_keys=True)[:80]})")
+        if not self.integrity:          # published before checksums were recorded
+            return
+        for name in sorted(set(self.datasets) | set(self.integrity)):
+            entry = self.integrity.get(name)
+            if name not in self.datasets:
+                raise ValueError(f"it records checksums of dataset {name!r}, which its 'datasets' lacks")
+            if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
+                raise ValueError(f"it records no checksums of dataset {name!r}")
+            if entry.get("version") != self.datasets[name]:
+                raise ValueError(f"its 'datasets' names {name} version {self.datasets[name]}, its checksums "
+                                 f"version {entry.get('version')}")
+            if integrity.seal(entry["files"]) != entry.get("seal"):
+                raise ValueError(f"its checksums of dataset {name!r} are damaged")
+
+
+_JSON_KINDS = {list: "array", str: "string", int: "number", float: "number", bool: "boolean", type(None): "null"}
+
+
+@functools.lru_cache(maxsize=None)
+def _manifest_fields() -> dict[str, Any]:
+    return typing.get_type_hints(Manifest)
+
+
+def _fits(value: Any, tp: Any) -> bool:
+    """Whether a JSON value is of an annotated field type (``int``, ``str | None``, ``dict[str, int]``, ...)."""
+    args = typing.get_args(tp)
+    origin = typing.get_origin(tp)
+    if origin in (types.UnionType, typing.Union):
+        return any(_fits(value, a) for a in args)
+    if tp is type(None):
+        return value is None
+    if tp in (int, float):              # JSON has one kind of number; true is no number here
+        return isinstance(value, (int, float) if tp is float else int) and not isinstance(value, bool)
+    if origin is dict:
+        return isinstance(value, dict) and all(_fits(k, args[0]) and _fits(v, args[1]) for k, v in value.items())
+    if origin is list:
+        return isinstance(value, list) and all(_fits(v, args[0]) for v in value)
+    return isinstance(value, tp)
+
+
+def _spelled(tp: Any) -> str:
+    return str(tp) if typing.get_args(tp) else getattr(tp, "__name__", str(tp))
 
 
 class Store:
@@ -201,13 +279,17 @@ class Store:
                 break
         return files
 
-    def verify(self, manifest: Manifest, *, full: bool | None = None) -> list[str]:
-        """Damage in the dataset files of ``manifest`` ("name: file: reason"); see stratum.integrity."""
+    def verify(self, manifest: Manifest, *, full: bool | None = None,
+               names: typing.Collection[str] | None = None) -> list[str]:
+        """Damage in the dataset files of ``manifest`` ("name: file: reason"); see stratum.integrity.
+        ``names``: only these datasets (``full=None`` still chooses by the whole version's size)."""
         checks = [(n, e) for n, e in sorted((manifest.integrity or {}).items()) if n in manifest.datasets]
         if full is None:
             full = sum(integrity.total_size(e.get("files", {})) for _, e in checks) <= integrity.FULL_AT_LOAD
         out = []
         for name, entry in checks:
+            if names is not None and name not in names:
+                continue
             recs = entry.get("files")
             if not isinstance(recs, dict) or integrity.seal(recs) != entry.get("seal") \
                     or entry.get("version") != manifest.datasets[name]:
@@ -301,14 +383,24 @@ class Snapshot:
         self.store = store
         self.manifest = manifest
         self._datasets: dict[str, object] = {}   # lance datasets at the pinned versions
+        self.damaged_caches: dict[str, str] = {}    # cache dataset -> why it is not read (see CACHES)
         self._hold()
         if verify is not False:
-            damage = store.verify(manifest, full=verify)
+            damage = store.verify(manifest, full=verify, names=set(manifest.datasets) - CACHES)
             if damage:
-                more = f" (and {len(damage) - 3} more)" if len(damage) > 3 else ""
                 raise StoreDamaged(f"store {store.root} version {manifest.version} is damaged: "
-                                   f"{'; '.join(damage[:3])}{more}; it is not served: run "
-                                   f"`stratum repair --store {store.root}`")
+                                   f"{_first(damage)}; it is not served: run `stratum repair --store {store.root}`")
+            for name in sorted(CACHES & set(manifest.datasets)):
+                damage = store.verify(manifest, full=verify, names={name})
+                if damage:
+                    self.damaged_caches[name] = (
+                        f"the {name} cache of store {store.root} version {manifest.version} is damaged "
+                        f"({_first(damage)}): it is not read, and no query reads it; `stratum repair --store "
+                        f"{store.root}` drops it from the version")
+                    said = (str(store.root), manifest.version, manifest.published_at, name)
+                    if said not in _CACHE_WARNED:   # once a process: a server's reload opens the version anew
+                        _CACHE_WARNED.add(said)
+                        log.warning("%s", self.damaged_caches[name])
 
     def _hold(self) -> None:
         """Share-lock a hold file while this snapshot lives, so ``prune`` keeps its version (a
@@ -337,6 +429,8 @@ class Snapshot:
         if name not in self.manifest.datasets:
             raise StoreError(f"dataset {name!r} is not in published version {self.manifest.version} "
                              f"of {self.store.root}")
+        if name in self.damaged_caches:
+            raise StoreDamaged(self.damaged_caches[name])
         if name not in self._datasets:
             import lance
 
@@ -442,6 +536,11 @@ def lance_errors(what: str, root, *, writing: bool = False) -> Iterator[None]:
                            f"run `stratum repair --store {root}`") from None
 
 
+def _first(damage: list[str], shown: int = 3) -> str:
+    more = f" (and {len(damage) - shown} more)" if len(damage) > shown else ""
+    return "; ".join(damage[:shown]) + more
+
+
 def _release(fd: int, path: Path) -> None:
     with contextlib.suppress(OSError):
         path.unlink()
@@ -487,4 +586,4 @@ def atomic_write(path: Path, text: str) -> None:
         os.close(dfd)
 
 
-__all__ = ["Manifest", "Store", "Snapshot", "FORMAT_DIR", "DEFAULT_KEEP", "lance_errors", "refuse_non_utf8", "atomic_write"]
+__all__ = ["Manifest", "Store", "Snapshot", "FORMAT_DIR", "DEFAULT_KEEP", "CACHES", "lance_errors", "refuse_non_utf8", "atomic_write"]

@@ -38,11 +38,13 @@ the second try).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import mmap as _mmap
 import os
 import re
+import stat
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -72,6 +74,7 @@ EXACT_ROWS = 5000            # graphs this small answer by the graph's own exhau
 GROUP_MIN_ROWS = 2048           # smaller labels are scored exactly (about a millisecond)
 GROUP_MAX_FRACTION = 0.25       # larger labels over-fetch from the shared graph (at most ~4x)
 _SAFE_LABEL = re.compile(r"[A-Za-z0-9_-]{1,64}")
+PROBE_BYTES = 1 << 20           # at most this much is written again to learn why a graph's write failed
 HUGE_MIN_BYTES = 64 << 20       # graphs this large are loaded into huge pages (module docstring); a smaller
                                 # one fits the TLB's reach well enough and stays a view of its file
 THP_SETTING = Path("/sys/kernel/mm/transparent_hugepage/enabled")
@@ -211,7 +214,7 @@ class VectorIndex:
         d.mkdir(parents=True, exist_ok=True)
         with ThreadPoolExecutor(1, thread_name_prefix="vector-save") as pool:   # both writes release the GIL
             matrix_saved = pool.submit(npyio.save, d / MATRIX_FILE, np.ascontiguousarray(self.matrix))
-            self._graph.save(str(d / GRAPH_FILE))
+            save_graph(self._graph, d / GRAPH_FILE)
             matrix_saved.result()
         files = [GRAPH_FILE, MATRIX_FILE, META_FILE]
         meta: dict[str, Any] = {"format": FORMAT, "n_rows": self.n_rows, "dim": self.dim, "size": self.size,
@@ -224,7 +227,7 @@ class VectorIndex:
             files.append("vectors.keys.npy")
         meta["groups"] = {}
         for name, (g, rows) in self.groups.items():
-            g.save(str(d / f"vectors.group.{name}.usearch"))
+            save_graph(g, d / f"vectors.group.{name}.usearch")
             npyio.save(d / f"vectors.group.{name}.rows.npy", rows)
             files += [f"vectors.group.{name}.usearch", f"vectors.group.{name}.rows.npy"]
             meta["groups"][name] = int(len(rows))
@@ -446,6 +449,45 @@ class VectorIndex:
         return self.size
 
 
+def save_graph(graph, path: Path) -> None:
+    """``graph.save(path)``, whose failed write says why with its errno and the file (``No space left
+    on device``, ``File too large``), as ``npyio.save`` does. usearch writes through C stdio and said
+    only "Failed to serialize into stream" (a full disk while indexing, a probe), so the system is
+    asked: the rest of the file's length (at most PROBE_BYTES of zeros) is written after what usearch
+    left, through ``os.write``, whose error names the errno; the probe's bytes are cut off again."""
+    try:
+        graph.save(str(path))
+    except RuntimeError as e:
+        raise _write_error(path, int(graph.serialized_length), str(e)) from None
+
+
+def _write_error(path: Path, want: int, said: str) -> Exception:
+    have = None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o644)
+    except OSError as e:            # it names the file
+        return e
+    try:
+        info = os.fstat(fd)
+        have = info.st_size
+        left = max(1, min(want - have, PROBE_BYTES))
+        os.lseek(fd, have, os.SEEK_SET)
+        zeros = bytes(min(left, 1 << 16))
+        while left > 0:
+            left -= os.write(fd, zeros[:left])
+        if stat.S_ISREG(info.st_mode):
+            os.fsync(fd)
+    except OSError as e:            # a write's error names no file: name it
+        return OSError(e.errno, e.strerror, str(path))
+    finally:
+        if have is not None:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, have)
+        os.close(fd)
+    return StoreError(f"writing the vector graph {path} failed (usearch: {said}); writing there again worked, "
+                      "so the system gave no reason: try again")
+
+
 def huge_pages_offered() -> bool:
     """Whether this kernel gives transparent huge pages to memory that asks for them."""
     if not hasattr(_mmap, "MADV_HUGEPAGE"):
@@ -546,4 +588,4 @@ def recall_at_k(found: list[np.ndarray] | np.ndarray, truth: np.ndarray) -> floa
 
 
 __all__ = ["HnswParams", "VectorHits", "VectorIndex", "exact_knn", "recall_at_k", "RowPredicate", "auto_expansion",
-           "EXACT_ROWS", "GROUP_MIN_ROWS", "GROUP_MAX_FRACTION", "HUGE_MIN_BYTES", "huge_pages_offered"]
+           "save_graph", "EXACT_ROWS", "GROUP_MIN_ROWS", "GROUP_MAX_FRACTION", "HUGE_MIN_BYTES", "huge_pages_offered"]
