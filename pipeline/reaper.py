@@ -26,21 +26,32 @@ from typing import Callable, Iterator, NoReturn
 # reused pid, never hit). Recording ahead matters: once the raylet dies its agents are re-parented
 # and no longer look like the driver's. Before the kill every recorded process is stopped (SIGSTOP)
 # and looked at again until no new one appears, so nothing spawned between the look and the kill
-# (a raylet starting its agents) escapes it. The last look also finds every process that carries
-# the driver's mark in its environment (``_MARK``): Ray's gcs and raylet die with the driver (their
-# parent-death signal), and agents the raylet started since the last half-second look are then
-# orphans no walk from the driver reaches (CI: ray::DashboardAgent and ray::RuntimeEnv outlived a
-# kill -9 under load). Every process Ray starts inherits the driver's environment.
-_MARK = "STRATUM_RAY_DRIVER"
+# (a raylet starting its agents) escapes it. The last look also finds Ray's processes by the session
+# folder they hold open (``session_<date>_<driver pid>``, named after the driver that started Ray):
+# Ray's gcs and raylet die with the driver (their parent-death signal), and agents the raylet
+# started since the last half-second look are then orphans no walk from the driver reaches (CI:
+# ray::DashboardAgent and ray::RuntimeEnv outlived a kill -9 under load). Their environment cannot
+# carry a mark: their process title overwrites it.
 _REAPER = r"""
 import os, select, signal, sys
-driver, me, mark = int(sys.argv[1]), os.getpid(), sys.argv[2].encode()
-def marked(pid):
+driver, me = int(sys.argv[1]), os.getpid()
+ours = f"_{driver}"
+def ray_of_ours(pid):
     try:
-        with open(f"/proc/{pid}/environ", "rb") as f:
-            return mark in f.read().split(b"\0")
+        with open(f"/proc/{pid}/comm") as f:
+            if not f.read().startswith("ray::"):
+                return False
+        fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:
         return False
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if any(p.startswith("session_") and p.endswith(ours) for p in link.split("/")):
+            return True
+    return False
 def stat(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -61,7 +72,7 @@ def record(final=False):
     todo = [driver] + ([p for p, start in seen.items() if alive(p, start)] if final else [])
     if final:
         for pid, start in [(p, s) for ps in kids.values() for p, s in ps]:
-            if pid != me and pid not in seen and marked(pid):
+            if pid != me and pid not in seen and ray_of_ours(pid):
                 seen[pid] = start
                 todo.append(pid)
     while todo:
@@ -115,10 +126,8 @@ def start_reaper(shutdown: Callable[[], None]) -> Callable[[], None]:
     ends, and it ends with its own code."""
     if not os.path.isdir("/proc"):
         return lambda: None      # not Linux: see docs/operations.md (ray stop) for what may remain
-    mark = f"{_MARK}={os.getpid()}-{os.urandom(6).hex()}"
-    reaper = subprocess.Popen([sys.executable, "-c", _REAPER, str(os.getpid()), mark], stdin=subprocess.PIPE,
+    reaper = subprocess.Popen([sys.executable, "-c", _REAPER, str(os.getpid())], stdin=subprocess.PIPE,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    os.environ[_MARK] = mark.split("=", 1)[1]      # Ray's processes inherit it (after the reaper's start)
     started: list[bool] = []
 
     def release() -> None:
@@ -145,12 +154,8 @@ def start_reaper(shutdown: Callable[[], None]) -> Callable[[], None]:
         except (OSError, subprocess.TimeoutExpired):
             pass   # the reaper is gone already (or still killing): nothing left to release here
 
-    def ready() -> None:
-        started.append(True)
-        os.environ.pop(_MARK, None)     # Ray's processes have it; this process's later children need not
-
     atexit.register(release)
-    return ready
+    return lambda: started.append(True)
 
 
 def _dropping_raises() -> frozenset:

@@ -1,7 +1,9 @@
-"""The reaper's last look finds processes by the driver's mark in their environment: Ray's gcs
-and raylet die with the driver (parent-death signal), so agents the raylet started just before a
-kill -9 are orphans no walk from the driver reaches (CI: ray::DashboardAgent, ray::RuntimeEnv
-outlived the kill under load). A double fork makes such an orphan here, without Ray."""
+"""The reaper's last look finds Ray's processes by the session folder they hold open, named after
+the driver (``session_<date>_<driver pid>``): Ray's gcs and raylet die with the driver (their
+parent-death signal), so agents the raylet started just before a kill -9 are orphans no walk from
+the driver reaches (CI: ray::DashboardAgent and ray::RuntimeEnv outlived the kill under load), and
+their process title has overwritten their environment. A double fork makes such an orphan here,
+without Ray; one holding another driver's session folder is left alone."""
 
 from __future__ import annotations
 
@@ -16,15 +18,31 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
+_ORPHAN = """
+import os, subprocess, sys
+p = subprocess.Popen([sys.executable, "-c", '''
+import sys, time
+open("/proc/self/comm", "w").write("ray::Agent")
+log = open(sys.argv[1], "a")
+print("up", flush=True)
+time.sleep(300)
+''', sys.argv[1]], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+p.stdout.readline()
+print(p.pid, flush=True)       # its parent exits now: an orphan
+"""
+
 _DRIVER = """
 import os, subprocess, sys, time
 from pipeline.reaper import start_reaper
 start_reaper(lambda: None)          # never ready: as a driver killed during its Ray start
-orphan = subprocess.Popen([sys.executable, "-c",
-    "import os, subprocess, sys; p = subprocess.Popen(['sleep', '300']); print(p.pid, flush=True)"],
-    stdout=subprocess.PIPE)
-print(orphan.stdout.readline().decode().strip(), flush=True)   # its parent has exited: an orphan
-orphan.wait()
+tmp = sys.argv[1]
+pids = []
+for name in (f"session_2026-12-06_01-02-03_456_{os.getpid()}", "session_2026-12-06_01-02-03_456_1"):
+    os.makedirs(f"{tmp}/{name}/logs", exist_ok=True)
+    o = subprocess.run([sys.executable, "-c", sys.argv[2], f"{tmp}/{name}/logs/agent.log"],
+                       capture_output=True, text=True)
+    pids.append(o.stdout.strip())
+print(" ".join(pids), flush=True)
 time.sleep(300)
 """
 
@@ -37,33 +55,26 @@ def _running(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="the reaper watches /proc (Linux)")
-def test_an_orphan_with_the_drivers_mark_is_killed_after_kill_9():
-    p = subprocess.Popen([sys.executable, "-c", _DRIVER], stdout=subprocess.PIPE, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": str(ROOT)})
-    orphan = 0
+def test_an_orphaned_ray_process_of_the_drivers_session_is_killed_after_kill_9(tmp_path):
+    p = subprocess.Popen([sys.executable, "-c", _DRIVER, str(tmp_path), _ORPHAN], stdout=subprocess.PIPE,
+                         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    ours = theirs = 0
     try:
-        orphan = int(p.stdout.readline())
-        time.sleep(1.2)                          # two of the reaper's looks: the orphan is not a descendant
-        ppid = int(Path(f"/proc/{orphan}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        assert ppid != p.pid and _running(orphan)
+        ours, theirs = map(int, p.stdout.readline().split())
+        time.sleep(1.2)                          # two of the reaper's looks: neither is a descendant
+        for q in (ours, theirs):
+            ppid = int(Path(f"/proc/{q}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            assert ppid != p.pid and _running(q) and Path(f"/proc/{q}/comm").read_text().strip() == "ray::Agent"
         os.kill(p.pid, signal.SIGKILL)
         p.wait(timeout=10)
         deadline = time.monotonic() + 20
-        while _running(orphan) and time.monotonic() < deadline:
+        while _running(ours) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not _running(orphan)
+        assert not _running(ours)
+        assert _running(theirs)                  # another driver's Ray: not this reaper's
     finally:
         if p.poll() is None:
             p.kill()
-        if orphan and _running(orphan):
-            os.kill(orphan, signal.SIGKILL)
-
-
-def test_the_mark_is_not_left_to_the_drivers_later_children(monkeypatch):
-    from pipeline import reaper
-
-    monkeypatch.delenv(reaper._MARK, raising=False)
-    ready = reaper.start_reaper(lambda: None)
-    assert os.environ[reaper._MARK].startswith(f"{os.getpid()}-")
-    ready()
-    assert reaper._MARK not in os.environ
+        for q in (ours, theirs):
+            if q and _running(q):
+                os.kill(q, signal.SIGKILL)
