@@ -36,7 +36,8 @@ from pipeline import stages as st
 from pipeline.report import RunReport
 from pipeline.stagelines import MineWatch, Stage, heeding, mine_ends_with_run, timed
 from pipeline.stagelines import noop as _noop
-from stratum.config import EmbedConfig, IndexConfig, default_store_path, settings_of, with_kept
+from stratum.config import (EmbedConfig, IndexConfig, changed_settings, default_store_path, settings_of, settings_text,
+                            with_kept)
 from stratum.errors import InvalidArgument, StoreError, Unavailable
 from stratum.store import Manifest, Store
 
@@ -345,7 +346,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         rep.messages.append(f"{os.fspath(repo_path)} is inside {root}: indexing {root}")
 
     inside = _store_inside(root, store)
-    with store.writer_lock():
+    with publish.one_run(store) as written:         # a run that fails or is stopped leaves nothing it did not publish
         if inside:
             _ignore_store(store)
         held = storestate.held(store, cfg)
@@ -354,8 +355,12 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         if held is not None and held.settings:
             cfg, taken = with_kept(cfg, held.settings)
             if taken:
-                rep.messages.append("kept the store's settings: " + ", ".join(f"{k}={v}" for k, v in taken.items())
+                rep.messages.append("kept the store's settings: " + settings_text(taken)
                                     + " (give the flag to change one)")
+            changed = changed_settings(cfg, held.settings)
+            if changed:         # kept by later plain runs too: said, as a kept one is
+                rep.messages.append("settings changed from the store's: " + settings_text(changed, changed=True)
+                                    + " (what depends on them is recomputed; later plain runs keep them)")
         prev = held if not cfg.full else None
         rep.config_key = storestate.config_key(cfg)
         # HEAD read once, before the files: the version records the commit its files were read at
@@ -384,6 +389,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         latest = st.latest_published(store)
         rep.incremental = prev is not None
         rep.version = version = (latest.version if latest else 0) + 1
+        written.writing(version)
 
         # history needs no file or parsed node: it is mined (mostly inside `git log`) while the files
         # are read and parsed. What it imports is imported here first (its modules, and Lance by
@@ -455,6 +461,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                 datasets, index_files, checks = st.write(store, version, nodes, edges, externals, hist_tables,
                                                          cache_tab, rep, prev, writer=writer)
         rep.seconds["total"] = time.perf_counter() - t0
+        # the run's own hold on the previous version ends before the prune, which keeps what readers
+        # hold: it counted as one (`--keep 1` beside a server kept three versions, not two)
+        del prev_snap
         publish.go_live(store, Manifest(
             version=version, published_at=time.time(), repo_name=repo_name, repo_path=str(root), root_commits=roots,
             settings=settings_of(cfg), indexed_commit=head, history_watermark=watermark, datasets=datasets,

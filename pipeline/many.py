@@ -19,6 +19,7 @@ from typing import Callable, NamedTuple
 from pipeline import gitio
 from pipeline.job import (Progress, _noop, choose_engine, cluster_address, cpus_text, ensure_ray, index_repository,
                           local_cpus)
+from pipeline.publish import drop_empty_store  # noqa: F401 - where callers found it first
 from pipeline.report import MultiReport, RepoOutcome
 from pipeline.storestate import display_name
 from stratum.config import IndexConfig, default_store_path, task_memory
@@ -27,10 +28,11 @@ from stratum.errors import InvalidArgument, StratumError
 
 def _index_one(repo: str, store: str, cfg: IndexConfig, engine: str = "") -> RepoOutcome:
     """One repository of a multi-repository job. Its failure is its outcome, never the job's:
-    this is the job's isolation boundary per repository. ``engine``: what runs it, when not its own
-    choice (a Ray task runs its stages in-process: its report said "in-process (--no-ray)")."""
+    this is the job's isolation boundary per repository (a failed run removes what it wrote,
+    ``publish.one_run``: a disk it filled is free again for the next ones). ``engine``: what runs
+    it, when not its own choice (a Ray task runs its stages in-process: its report said
+    "in-process (--no-ray)")."""
     t = time.perf_counter()
-    new = not os.path.lexists(store)
     try:
         rep = index_repository(repo, store, cfg, engine=engine)
         return RepoOutcome(repo, store, time.perf_counter() - t, report=rep.to_dict(), root=rep.repo)
@@ -38,8 +40,6 @@ def _index_one(repo: str, store: str, cfg: IndexConfig, engine: str = "") -> Rep
         err = {"code": e.code, "type": type(e).__name__, "message": e.message}
     except Exception as e:  # noqa: BLE001 - recorded as this repository's error, with its type
         err = {"code": "internal", "type": type(e).__name__, "message": f"{type(e).__name__}: {e}"}
-    if new:
-        drop_empty_store(store)
     return RepoOutcome(repo, store, time.perf_counter() - t, error=err)
 
 
@@ -67,29 +67,6 @@ def task_request(ray, cfg: IndexConfig, address: str | None) -> tuple[int, str]:
         return want, ""
     return int(has), (f"each task asked {want / 2**30:.1f} GiB of memory, more than the local Ray has "
                       f"({has / 2**30:.1f} GiB): one repository at a time")
-
-
-def drop_empty_store(store: str | os.PathLike) -> None:
-    """Remove a store folder a failed first run left holding only its writer ``lock`` (a stray
-    ``stores/<name>/`` that took the name from the repository's next, working run). Call it only
-    for a folder that run made: anything else in it, or a folder that was there, stays."""
-    import fcntl
-
-    try:
-        fd = os.open(os.path.join(store, "lock"), os.O_RDWR)
-    except OSError:                     # gone already, or never made: nothing to drop
-        return
-    try:
-        # under the writer lock: a run that failed because another holds it must not unlink that
-        # run's lock and folder (a third run could then take the lock beside it: a review)
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        if os.listdir(store) == ["lock"]:
-            os.unlink(os.path.join(store, "lock"))
-            os.rmdir(store)
-    except OSError:                     # another run holds it, or came in: leave it as it is
-        pass
-    finally:
-        os.close(fd)
 
 
 def top_level(path: str) -> str:

@@ -131,7 +131,9 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
     HEAD is the indexed commit, the work tree is as HEAD now and was when indexed, the settings
     are the same, the delta log holds no record the published version lacks, and the published
-    data passes the quick integrity check. The report's notes are the published ones.
+    data passes the quick integrity check. A repository with no commits yet, indexed so and still
+    without one, is up to date too (each run had published a new version of nothing new). The
+    report's notes are the published ones.
     ``boundary``: the clone's ``gitio.boundary_key`` now (a clone deepened since has history to mine).
 
     A segment a live writer (a running server) holds does not make the run go on: it was, and
@@ -151,7 +153,7 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     last = prev.report or {}
     if last.get("worktree") != "clean" or last.get("config_key") != rep.config_key:
         return None
-    if head is None or head != prev.indexed_commit or not prev.indexes:
+    if head != prev.indexed_commit or not prev.indexes:     # no commits yet (None) and still none: the same
         return None
     if prev.repo_path != rep.repo:          # a moved or copied clone: freshness and worktrees read repo_path
         return None
@@ -166,7 +168,8 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
             return None
         log.retire(merged)            # sealed merged segments retire now; a held one stays (it may grow)
     rep.notes = {**(last.get("notes") or {}), "new": 0}
-    return f"HEAD {head[:12]} is indexed, the work tree is clean and no note is unmerged"
+    indexed = f"HEAD {head[:12]} is indexed" if head else "the repository has no commits yet"
+    return f"{indexed}, the work tree is clean and no note is unmerged"
 
 
 __all__ = ["held", "display_name", "identity", "config_key", "up_to_date", "mined_boundary", "PARSE_FORMAT"]

@@ -572,13 +572,18 @@ def refuse_non_utf8(root: Path, advice: str = "pass --store with a UTF-8 path (s
 
 def atomic_write(path: Path, text: str) -> None:
     """Replace PATH whole with TEXT: a temporary file of its own (pid, clock), fsynced, renamed over it,
-    the folder fsynced (a reader, or a process killed mid-write, never sees half of it)."""
+    the folder fsynced (a reader, or a process killed mid-write, never sees half of it). A write that
+    fails (a full disk) leaves no temporary file behind."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp")
-    with open(tmp, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     dfd = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(dfd)

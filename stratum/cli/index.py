@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Iterator
 
 from stratum.cli import add_common, emit, linked_worktree, one_line, resolve_store, whole
+from stratum.errors import StratumError
 from stratum.notetext import terminal_safe
 
 
@@ -144,6 +145,7 @@ def repositories(args) -> list[str]:
 # Exit codes of a multi-repository run (docs/operations.md): each repository's outcome is in the report.
 SOME_FAILED = 1          # at least one repository failed; the others were indexed
 NOTHING_RAN = 3          # the job could not start (no Ray cluster answered): no repository was tried
+REPORT_UNWRITTEN = 4     # the run ended (its summary printed) but its --report file could not be written
 SIGNALLED: dict[int, int] = {signal.SIGTERM: 143, signal.SIGINT: 130}     # stopped: 128 + the signal, as a shell reports it
 
 
@@ -218,40 +220,35 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
     "failed" with the error, or "interrupted" (exit 143/130) on SIGTERM/SIGINT: a run that failed or
     was killed had left an earlier run's report in place, which read as today's success."""
     from pipeline.job import index_repository
-    from stratum.errors import StratumError
 
     prepare = arrow_without_pandas if getattr(args, "console", False) else None
     store = resolve_store(args, path)
     worktree_notice(args, path, store)
-    new = not os.path.lexists(store)
     state = {"repo": path, "store": os.path.abspath(store), "state": "running"}
-    _write_report(args, json.dumps(state, indent=1), final=False)
-    try:
+    report = _ReportFile(args)
+    report.meanwhile(json.dumps(state, indent=1))
+    try:        # a run that fails or is stopped leaves no store folder it made (publish.one_run)
         with _stop_on_signals():
             rep = index_repository(path, store, cfg, progress=bar, before_work=prepare)
     except KeyboardInterrupt as stop:       # _Stopped (SIGTERM/SIGINT)
         signum = _Stopped.of(stop)
-        _write_report(args, json.dumps({**state, "state": "interrupted", "interrupted": signal.Signals(signum).name},
-                                       indent=1))
+        report.final(json.dumps({**state, "state": "interrupted", "interrupted": signal.Signals(signum).name},
+                                indent=1))
         print(f"index of {shown(path)} stopped by {signal.Signals(signum).name}", file=sys.stderr)
         return SIGNALLED[signum]
     except Exception as e:                  # the CLI says it as ever; the report says it too
-        if new:                             # no folder holding only a lock left behind
-            from pipeline.many import drop_empty_store
-
-            drop_empty_store(store)
         said = e.message if isinstance(e, StratumError) else f"{type(e).__name__}: {e}"
-        _write_report(args, json.dumps({**state, "state": "failed", "error": {
+        report.final(json.dumps({**state, "state": "failed", "error": {
             "code": getattr(e, "code", "internal"), "type": type(e).__name__, "message": said}}, indent=1))
         raise
     finally:
         bar.close()
-    _write_report(args, rep.to_json())
+    written = report.final(rep.to_json())
     emit(args, rep.to_dict(), printable(replace(rep, repo=shown(rep.repo), store=shown(rep.store)).summary()))
     for signum in _Stopped.deferred[:1]:
         print(f"{signal.Signals(signum).name} arrived while the new version was published: it is live; "
               "the run ended there", file=sys.stderr)
-    return 0
+    return 0 if written else REPORT_UNWRITTEN
 
 
 def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
@@ -269,16 +266,17 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
     for o, c in zip(multi.outcomes, choices):
         if not isinstance(c, str):
             o.state, o.error = "failed", {"code": c.code, "type": type(c).__name__, "message": c.message}
-    _write_report(args, multi.to_json(), final=False)
+    file = _ReportFile(args)
+    file.meanwhile(multi.to_json())
 
     def started(report: MultiReport) -> None:
-        _write_report(args, report.to_json(), final=False)
+        file.meanwhile(report.to_json())
 
     def finished(report: MultiReport, outcome) -> None:
         done = sum(1 for o in report.outcomes if o.state in ("ok", "failed"))
         # the report first (index_many advanced the count): a reader of the line finds both (a
         # signal right after it said "stopped after 0 of 2" when the count still lagged)
-        _write_report(args, report.to_json(), final=False)
+        file.meanwhile(report.to_json())
         bar.line(one_line(printable(f"repositories: {done}/{len(report.outcomes)} {_named(outcome).line()}")))
         if _Stopped.deferred:           # a signal held while that repository published: stop now
             raise _Stopped(_Stopped.deferred[-1])
@@ -297,10 +295,12 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
             bar("repositories", sum(o.state in ("ok", "failed") for o in multi.outcomes), len(multi.outcomes))
     finally:
         bar.close()
-    _write_report(args, multi.to_json())
+    written = file.final(multi.to_json())
     emit(args, multi.to_dict(), printable(replace(multi, outcomes=[_named(o) for o in multi.outcomes]).summary()))
     if rc:
         return rc
+    if not written:
+        return REPORT_UNWRITTEN
     return 0 if multi.ok else NOTHING_RAN if multi.error else SOME_FAILED
 
 
@@ -358,6 +358,54 @@ def arrow_without_pandas() -> None:
         import pyarrow.dataset  # noqa: F401
     finally:
         sys.meta_path.remove(hook)
+
+
+class _ReportFile:
+    """The --report file of one run, and whether its last write came through. A rewrite while the
+    run goes on that fails (a full disk: the stores' volume often holds the report too) is said once
+    on stderr and the run goes on: it had ended the whole job, the next repositories never tried
+    and the file left saying the first was ``running``. A final write that fails is an error of its
+    own (exit ``REPORT_UNWRITTEN``), and the file there is removed, so no reader takes a report
+    saying ``running`` (or an earlier run's) for how this run ended."""
+
+    def __init__(self, args):
+        self.args = args
+        self.warned = False
+
+    def meanwhile(self, text: str) -> None:
+        try:
+            _write_report(self.args, text, final=False)
+        except _REPORT_FAILS as e:
+            if not self.warned:
+                self.warned = True
+                print(one_line(f"stratum: warning: cannot rewrite the report {self.args.report} ({_why(e)}); the "
+                               "run goes on and writes it again as it goes and at the end"), file=sys.stderr)
+
+    def final(self, text: str) -> bool:
+        """Write the final report; False (said on stderr) when it cannot be written."""
+        try:
+            _write_report(self.args, text)
+            return True
+        except _REPORT_FAILS as e:
+            failed, removed = _why(e), ""
+        try:
+            kind, where = report_target(self.args.report)
+            if kind == "file" and os.path.lexists(where):
+                os.unlink(where)
+                removed = "; the file there was removed (it said the run was under way, or an earlier run's end)"
+        except _REPORT_FAILS as e:
+            removed = f"; the file there is stale: cannot remove it ({_why(e)})"
+        print(one_line(f"stratum: error: cannot write the report {self.args.report} ({failed}){removed}: the "
+                       "summary is this run's outcome"), file=sys.stderr)
+        return False
+
+
+# a report write fails with: the disk (OSError), a closed stream (ValueError), its path gone (report_target)
+_REPORT_FAILS = (OSError, ValueError, StratumError)
+
+
+def _why(e: BaseException) -> str:
+    return e.message if isinstance(e, StratumError) else getattr(e, "strerror", None) or str(e) or type(e).__name__
 
 
 def _write_report(args, text: str, final: bool = True) -> None:
@@ -540,4 +588,4 @@ def _span(seconds: float) -> str:
 
 
 __all__ = ["register", "run", "Progress", "config_from", "repositories", "printable",
-           "SOME_FAILED", "NOTHING_RAN", "SIGNALLED"]
+           "SOME_FAILED", "NOTHING_RAN", "REPORT_UNWRITTEN", "SIGNALLED"]
