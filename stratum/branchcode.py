@@ -203,13 +203,14 @@ class BranchCode:
             t = at.get(c["node_id"])
             if c["reason"] == "changed":
                 since.append(f"{c['path']} changed")
-            elif t is not None and t.pending and t.branch_commit == self.o.commit and not self.view.args[2]:
-                uncommitted.append(c["path"])
+            elif t is not None and t.pending and (t.uncommitted or t.branch_commit == self.o.commit) \
+                    and not self.view.args[2]:      # its flag: a branch that moved on never committed it either
+                uncommitted.append((c["path"], t.branch_commit == self.o.commit))
             else:
                 since.append(f"{c['path']} no longer exists on {self.where}")
         said = [f"{'; '.join(since)} since this note was written ({when})"] if since else []
-        said += [f"{p} is not in that commit: it was uncommitted work in a worktree when the note was "
-                 f"written ({when})" for p in uncommitted]
+        said += [f"{p} is not {'in that commit' if here else 'on ' + self.where}: it was uncommitted work in a "
+                 f"worktree when the note was written ({when})" for p, here in uncommitted]
         return "stale: " + "; ".join(said)
 
     def _judge(self, note: N.Note) -> tuple[dict | None, list[str]]:

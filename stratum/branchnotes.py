@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Protocol
 
 from stratum import notes as N
@@ -39,15 +39,20 @@ class NoteScope:
     commit: str                     # the commit the session's code is read from
     code: CodeLookup | None         # the overlay's code (changed and added files), None: none
     hidden: frozenset[str]          # paths the branch changed or deleted: the base's rows there are not its
+    # a worktree's uncommitted paths: code read there is not in ``commit`` (its HEAD) as read
+    dirty: frozenset[str] = field(default=frozenset(), kw_only=True)
 
     def resolver(self, base_code: CodeLookup) -> Callable[[str], "N.Resolved | None"]:
         """A ``notes.validate`` resolver over the branch's code: the overlay first (branch-only code
-        comes back marked with the branch), then the base unless the branch changed or deleted it."""
+        comes back marked with the branch; code read from a file the worktree has uncommitted changes
+        in, as such), then the base unless the branch changed or deleted it."""
         def resolve(target: str) -> N.Resolved | None:
             r = self.code.resolve(target) if self.code is not None else None
-            if r is not None:       # the branch's version of code the default has too: marked with the branch
-                return replace(r, branch=self.branch) if r.node_id in base_code else \
-                    replace(r, branch=self.branch, branch_commit=self.commit)
+            if r is not None:
+                wip = r.path in self.dirty and r.kind not in TREE_KINDS
+                if r.node_id in base_code:      # the branch's version of code the default has too: marked
+                    return replace(r, branch=self.branch, uncommitted=wip)
+                return replace(r, branch=self.branch, branch_commit=self.commit, uncommitted=wip)
             r = base_code.resolve(target)
             if r is not None and r.path in self.hidden and r.kind not in TREE_KINDS:
                 return None                 # the branch changed (the overlay had no such node) or deleted it
@@ -105,14 +110,24 @@ def pending(note: N.Note, exists: Callable[[str], bool]) -> list[N.Target]:
 
 
 def pending_warnings(note: N.Note, exists: Callable[[str], bool]) -> list[str]:
-    """What a reader of the default branch is told of a note about branch code."""
+    """What a reader of the default branch is told of a note about branch code. Code read from a
+    worktree's uncommitted file is said to be so: "on branch fw at <its HEAD>" was untrue of that
+    commit, which lacks it (``notes.Target.uncommitted``)."""
     gone = pending(note, exists)
-    if not gone:
-        return []
-    where = " and ".join(sorted({N.written_on(t.branch, t.branch_commit) for t in gone}))
-    names = ", ".join(f"{t.path}::{t.qualname}" if t.qualname else t.path for t in gone)
-    return [f"pending: its code ({names}) is on {where}, not in the default branch's index yet "
-            "(it attaches once merged and re-indexed)"]
+    out = []
+    for wip in (False, True):
+        some = [t for t in gone if t.uncommitted == wip]
+        if not some:
+            continue
+        names = ", ".join(f"{t.path}::{t.qualname}" if t.qualname else t.path for t in some)
+        where = " and ".join(sorted({N.written_on(t.branch, t.branch_commit, wip) for t in some}))
+        if wip:
+            out.append(f"pending: its code ({names}) was {where} when the note was written, not in the default "
+                       "branch's index yet (it attaches once committed, merged and re-indexed)")
+        else:
+            out.append(f"pending: its code ({names}) is on {where}, not in the default branch's index yet "
+                       "(it attaches once merged and re-indexed)")
+    return out
 
 
 class Hashes(Protocol):
@@ -154,9 +169,16 @@ class OnDefault:
             list(theirs.values())
 
     def theirs(self, note: N.Note, labels: list[str]) -> list[str]:
-        """The line saying the note is about its branch's version of ``labels`` (none when empty)."""
-        return [f"written on {N.written_on(note.branch, note.commit or '')}, about that version of "
-                f"{', '.join(labels)}: {self.here} differs (not merged into the default branch yet)"] if labels else []
+        """The line saying the note is about its branch's version of ``labels`` (none when empty), or
+        about the version a worktree had uncommitted (not the one at its HEAD, the note's commit)."""
+        if not labels:
+            return []
+        if not _uncommitted(note, labels):
+            return [f"written on {N.written_on(note.branch, note.commit or '')}, about that version of "
+                    f"{', '.join(labels)}: {self.here} differs (not merged into the default branch yet)"]
+        where = N.written_on(note.branch, note.commit or "", True)
+        return [f"written about the version of {', '.join(labels)} {where}: {self.here} differs (not merged into the "
+                "default branch yet)"]
 
     def staleness(self, note: N.Note) -> dict | None:
         return self.judge(note)[0]
@@ -170,10 +192,17 @@ class OnDefault:
         """An attached note's ``about`` (LABEL: the symbol it is about in the item's file, or ""),
         naming the branch when the note is about that branch's version of the code. A note written
         on no branch is judged no further: get asks this of every attached note, after its staleness."""
-        if not (note.branch and note.commit) or not self.judge(note)[1]:
+        labels = self.judge(note)[1] if note.branch and note.commit else []
+        if not labels:
             return label
-        where = N.written_on(note.branch, note.commit or "")
-        return f"{label} on {where}" if label else where
+        wip = _uncommitted(note, labels)
+        where = N.written_on(note.branch, note.commit or "", wip)
+        return f"{label}{' ' if wip else ' on '}{where}" if label else where
+
+
+def _uncommitted(note: N.Note, labels: list[str]) -> bool:
+    """Whether the targets LABELS names (``OnDefault.judge``'s) were read from a worktree's uncommitted file."""
+    return any(t.uncommitted and t.branch and t.label() in labels for t in note.about)
 
 
 def merged_in(shard: Any) -> Callable[[str], bool]:

@@ -58,6 +58,7 @@ class StoreOverlay:
     base_version: int = 0       # the store version the overlay was built against
     deleted_dirs: frozenset[str] = frozenset()      # base folders the branch emptied
     base_moved: frozenset[str] = frozenset()        # changed/deleted paths only the default branch changed since the fork
+    dirty: frozenset[str] = frozenset()             # a worktree's uncommitted paths (its notes say so: NoteScope)
 
     def __post_init__(self) -> None:
         self.hidden_paths = self.changed | self.deleted
@@ -81,7 +82,7 @@ class StoreOverlay:
         return cls(store_root, info["commit"], frozenset(info.get("changed", ())),
                    frozenset(info.get("deleted", ())), sh, tuple(tuple(c) for c in cross),
                    int(info.get("base_version", 0)), frozenset(info.get("deleted_dirs", ())),
-                   frozenset(info.get("base_moved", ())))
+                   frozenset(info.get("base_moved", ())), frozenset(info.get("dirty", ())))
 
     def hides(self, sh: Shard, row: int) -> bool:
         """A base row of a changed or deleted file, or of a folder the branch emptied. A folder it
@@ -177,7 +178,7 @@ class BranchView:
             return None
         branch, commit, _ = self.args       # one branch however it is spelled ("refs/heads/feature": a probe)
         return NoteScope(branch.removeprefix("refs/heads/") or self.name or ("" if commit else "worktree"), o.commit,
-                         o.shard.code if o.shard is not None else None, o.hidden_paths)
+                         o.shard.code if o.shard is not None else None, o.hidden_paths, dirty=o.dirty)
 
     def outdated(self, base_shards: list[Shard]) -> bool:
         """Whether to build the view again (``then``): a store published a new version since (the

@@ -105,7 +105,8 @@ class _CheckoutView(BranchView):
         scope = super().note_scope(sh)
         if scope is None:
             return None
-        return _CheckoutScope(scope.branch, scope.commit, scope.code, scope.hidden - self.indexed_only, self.renamed)
+        return _CheckoutScope(scope.branch, scope.commit, scope.code, scope.hidden - self.indexed_only, self.renamed,
+                              dirty=scope.dirty)
 
 
 @dataclass(frozen=True)

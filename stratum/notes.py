@@ -57,6 +57,7 @@ class Resolved:
     kind: str = ""
     branch: str = ""                # code only a branch has (the resolver of a branch session says so)
     branch_commit: str = ""
+    uncommitted: bool = False       # read from a worktree's uncommitted file, not from ``branch_commit``
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class Target:
     # default branch's index has that code (``pipeline.merge``: it landed)
     branch: str = ""
     branch_commit: str = ""
+    uncommitted: bool = False       # from a worktree's uncommitted file, not its HEAD; only beside a branch mark
 
     @property
     def pending(self) -> bool:
@@ -82,21 +84,22 @@ class Target:
         if self.kind == "repo":
             return "the repository"
         out = f"{self.path}::{self.qualname}" if self.qualname else (self.path or self.node_id)
-        return f"{out} [{written_on(self.branch, self.branch_commit)}]" if self.branch_commit else out
+        return f"{out} [{written_on(self.branch, self.branch_commit, self.uncommitted)}]" if self.branch_commit else out
 
     def to_dict(self) -> dict:
         """The stored form (log body, node meta); the branch fields only when set, so a note about
         default-branch code is stored as before."""
-        d = dict(vars(self))
-        if not self.branch_commit:
-            del d["branch_commit"]
-            if not self.branch:
-                del d["branch"]
-        return d
+        keep = {"branch_commit": bool(self.branch_commit), "branch": bool(self.branch or self.branch_commit)}
+        keep["uncommitted"] = self.uncommitted and keep["branch"]   # a merge that drops the marks drops it
+        return {k: v for k, v in vars(self).items() if keep.get(k, True)}
 
 
-def written_on(branch: str, commit: str) -> str:
-    """Where branch code was seen: "branch feature at 1a2b3c4d5e6f" (or "commit ..." for a commit)."""
+def written_on(branch: str, commit: str, uncommitted: bool = False) -> str:
+    """Where branch code was seen: "branch fw at 1a2b3c4d5e6f" ("commit ..." for a commit; "uncommitted in a
+    worktree of branch fw (at HEAD 1a2b3c4d5e6f)" for code read from a worktree's uncommitted file)."""
+    if uncommitted:
+        of = "" if branch in ("", "worktree") else f" of branch {branch}"
+        return f"uncommitted in a worktree{of} (at HEAD {commit[:12]})"
     if not branch or commit.startswith(branch):
         return f"commit {commit[:12]}"
     return f"branch {branch} at {commit[:12]}"
@@ -197,7 +200,7 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
         elif r.node_id not in seen:         # a.py and ./a.py are one target: kept once, as first given
             seen.add(r.node_id)
             targets.append(Target(a, r.node_id, r.content_hash, r.path, r.qualname, r.kind,
-                                  r.branch, r.branch_commit))
+                                  r.branch, r.branch_commit, r.uncommitted))
     if unknown:
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         hint = next(filter(None, map(explain, unknown)), "") if explain is not None else ""

@@ -114,15 +114,15 @@ class _View:
     def where(self, note) -> str:
         """`notes list`'s marks beside [stale]: " [on branch B at SHA]" for a note about an unmerged
         branch's version of the code (as get's line on the code names it), " [pending]" for one about
-        code only a branch has."""
-        from stratum import notes as N
+        code only a branch has, " [uncommitted in a worktree of branch B (at HEAD SHA)]" for one about
+        a worktree's uncommitted code."""
         from stratum.branchnotes import pending
 
         if self.judge is None or self.code is None:
             return ""
-        theirs = bool(note.branch and note.commit and self.judge.judge(note)[1])
-        return (f" [on {N.written_on(note.branch, note.commit)}]" if theirs else "") + \
-            (" [pending]" if pending(note, self.code.__contains__) else "")
+        where = self.judge.about(note, "")      # get's words: "branch B at SHA", or uncommitted in a worktree
+        mark = (f" [{where}]" if where.startswith("uncommitted") else f" [on {where}]") if where else ""
+        return mark + (" [pending]" if pending(note, self.code.__contains__) else "")
 
     def get(self, note_id: str, action: str = "show"):
         """The note ``note_id`` names (its id, or a short id: ``notes.by_prefix``, gRPC's rule too); a mined
