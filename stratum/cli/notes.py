@@ -38,7 +38,7 @@ def register(sub) -> None:
 
     q = ns.add_parser("retract", help="withdraw a note (appends a tombstone; it stops ranking)")
     q.add_argument("id", nargs="?", default=None, help="note id")
-    q.add_argument("--author", default=None, metavar="NAME",
+    q.add_argument("--all-by", default=None, metavar="NAME", dest="all_by",
                    help="instead of one id: every note NAME wrote that is not retracted yet (a flood of "
                         "notes from one identity; another author's notes need a maintainer)")
     q.add_argument("--reason", default="", help="why it is wrong or no longer useful")
@@ -282,10 +282,10 @@ def _retract(args) -> int:
     from stratum.errors import InvalidArgument
     from stratum.identity import current
 
-    if (args.id is None) == (args.author is None):
-        raise InvalidArgument("give a note id or --author NAME (one of the two)")
+    if (args.id is None) == (args.all_by is None):
+        raise InvalidArgument("give a note id or --all-by NAME (one of the two)")
     v = _View(_store(args))
-    if args.author is not None:
+    if args.all_by is not None:
         return _retract_all(args, v)
     n = v.get(args.id, "retract")
     me = current()      # a retracted note is refused by the library, as on every adapter
@@ -298,7 +298,7 @@ def _retract(args) -> int:
 
 
 def _retract_all(args, v: "_View") -> int:
-    """Every note by ``--author`` not retracted yet, one tombstone each: a cleanup after a flood
+    """Every note by ``--all-by`` not retracted yet, one tombstone each: a cleanup after a flood
     (10,000 notes from one identity took 1.5 s a `notes retract` each, about four hours). The notes
     are folded once; each tombstone is written under its note's lock, as ``retract_once`` does."""
     from stratum import notes as N
@@ -306,12 +306,12 @@ def _retract_all(args, v: "_View") -> int:
     from stratum.identity import current
 
     me = current()
-    if args.author != me.name and not me.is_maintainer:
-        raise PermissionDenied(f"{me.name} may not retract the notes of {args.author!r}: only their author or a "
+    if args.all_by != me.name and not me.is_maintainer:
+        raise PermissionDenied(f"{me.name} may not retract the notes of {args.all_by!r}: only their author or a "
                                "maintainer may")
     known = v.notes_now()
     ids = [n.id for n in sorted(known.values(), key=lambda n: n.record_uid)
-           if n.author == args.author and n.retraction is None]
+           if n.author == args.all_by and n.retraction is None]
     done, skipped = [], 0
     for nid in ids:
         with v.log.exclusive(f"retract\0{nid}"):
@@ -322,8 +322,8 @@ def _retract_all(args, v: "_View") -> int:
                 skipped += 1
                 continue
         done.append(nid)
-    emit(args, {"retracted": done, "author": args.author, "by": me.name, "skipped": skipped},
-         f"retracted {len(done)} note(s) by {args.author} as {me.name}" +
+    emit(args, {"retracted": done, "author": args.all_by, "by": me.name, "skipped": skipped},
+         f"retracted {len(done)} note(s) by {args.all_by} as {me.name}" +
          (f"; {skipped} refused (retracted meanwhile)" if skipped else "") +
          ("; they stop ranking now and are marked retracted at the next index" if done else ""))
     return 0

@@ -1,4 +1,4 @@
-"""A flood of notes from one identity is cleaned up in one command: `stratum notes retract --author
+"""A flood of notes from one identity is cleaned up in one command: `stratum notes retract --all-by
 NAME` (10,000 notes took one `notes retract` of 1.5 s each, about four hours, a probe), and `notes
 list --author NAME` shows what one identity wrote. Another author's notes need a maintainer."""
 
@@ -32,14 +32,14 @@ def test_retract_every_note_of_one_author_and_list_by_author(tmp_path, capsys):
     assert {n["author"] for n in json.loads(out)["notes"]} == {"mallory"} and len(json.loads(out)["notes"]) == 25
 
     with acting_as(Identity(name="bob", authenticated=True, method="token")):      # not a maintainer
-        rc, out, err = run(capsys, "notes", "retract", "--author", "mallory", "--store", store)
+        rc, out, err = run(capsys, "notes", "retract", "--all-by", "mallory", "--store", store)
     assert rc != 0 and "only their author or a maintainer may" in err, (rc, out, err)
 
-    rc, out, err = run(capsys, "notes", "retract", "--author", "mallory", "--reason", "flood", "--store", store)
+    rc, out, err = run(capsys, "notes", "retract", "--all-by", "mallory", "--reason", "flood", "--store", store)
     assert rc == 0, err
     assert out.startswith("retracted 25 note(s) by mallory as os:"), out
     rc, out, err = run(capsys, "notes", "list", "--status", "active", "--json", "--store", store)
     assert [n["author"] for n in json.loads(out)["notes"]] == ["alice"]
-    rc, out, err = run(capsys, "notes", "retract", "--author", "mallory", "--store", store)
+    rc, out, err = run(capsys, "notes", "retract", "--all-by", "mallory", "--store", store)
     assert rc == 0 and out.startswith("retracted 0 note(s) by mallory"), out
     assert run(capsys, "notes", "retract", "--store", store)[0] == 2                # neither an id nor --author
