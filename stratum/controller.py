@@ -19,8 +19,9 @@ Rules (docs/controller.md has the worked details):
   fits the limit but not the reserve, it is admitted and the result says how far short it is.
   ``admit(..., prefix=True)`` (a page cut to the budget) admits the leading items that fit instead,
   in the same lock, and says how many (``count``).
-- Focus (the files being edited) is set explicitly, or inferred from the last file (or symbol's
-  file; ``max_inferred_focus`` of them) admitted at full level. An explicit focus wins while set.
+- Focus (the files being edited) is set explicitly, hinted by a prefetch until the next full-level
+  read, or inferred from the last file (or symbol's file; ``max_inferred_focus`` of them) admitted
+  at full level (``stratum.focusset``). An explicit focus wins while set.
   What it reaches in the graph (the G and C signals' facts) is ``stratum.focusreach``'s.
 - Access history: each access adds 1 to a node's count, which halves every ``half_life`` calls (one
   call = one ``admit`` or ``touch``) or seconds (``now`` clock), per ``half_life_unit``.
@@ -32,70 +33,19 @@ import dataclasses
 import math
 import threading
 import time
-from collections import deque
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, NamedTuple, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
+from stratum.budgetadvice import last_resort_note, overrun_message, reserve_note
+from stratum.controlvalues import Admitted, AdmitResult, ControllerConfig, PlannedItem
 from stratum.envelope import Budget, Eviction
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.focusreach import Focus, reach
+from stratum.focusset import FocusSet
 from stratum.graphview import GraphView, RecordGraph
 from stratum.pinnames import PinNames
 from stratum.policies import DEFAULT_WEIGHTS, RANK, Policy, ScorePolicy, Signals
 from stratum.schema import LEVELS, RANGE_MARK
-
-
-# ---- values handed back to callers ---------------------------------------------------------------
-
-@dataclass(frozen=True)
-class ControllerConfig:
-    reserve_fraction: float = 0.15       # keep this share of the limit free; evict when it would not be
-    half_life: float = 16.0              # access history halves every half_life units ...
-    half_life_unit: str = "calls"        # ... of "calls" (admit/touch) or "seconds" (the now() clock)
-    max_inferred_focus: int = 1          # inferred focus = the last N files got at full level (1: measured best in the replay, docs/bench/controller.md)
-    max_hops: int = 2                    # G is 0 beyond this many imports/tests hops from the focus
-    proximity_kinds: tuple[str, ...] = ("imports", "tests")
-
-    def __post_init__(self):
-        if not 0 <= self.reserve_fraction < 1:
-            raise InvalidArgument(f"reserve_fraction must be in [0, 1), got {self.reserve_fraction}")
-        if not (self.half_life > 0 and math.isfinite(self.half_life)):
-            raise InvalidArgument(f"half_life must be > 0, got {self.half_life}")
-        if self.half_life_unit not in ("calls", "seconds"):
-            raise InvalidArgument(f"half_life_unit must be 'calls' or 'seconds', got {self.half_life_unit!r}")
-        if self.max_inferred_focus < 0 or self.max_hops < 0:
-            raise InvalidArgument("max_inferred_focus and max_hops must be >= 0")
-
-
-@dataclass(frozen=True)
-class Admitted:
-    node_id: str
-    level: str
-    tokens: int                  # tokens of this level now held
-    previous_level: str | None   # the lower level it replaced, if any
-    tokens_added: int            # tokens - tokens of the previous level
-
-
-@dataclass(frozen=True)
-class AdmitResult:
-    admitted: list[Admitted]     # new entries, or upgrades of lower-level ones
-    already: list[str]           # ids already held at the asked level or higher (nothing added)
-    evictions: list[Eviction]
-    budget: Budget               # after the admission
-    reserve_short: int = 0       # tokens the free budget is below the reserve (0: reserve kept)
-    warning: str | None = None
-    count: int = 0               # leading items of the request admitted (all, unless prefix=True cut the run)
-
-    @property
-    def tokens_freed(self) -> int:
-        return sum(e.tokens_freed for e in self.evictions)
-
-
-class PlannedItem(NamedTuple):
-    node_id: str
-    level: str
-    tokens: int
-    score: float
 
 
 @dataclass
@@ -131,8 +81,7 @@ class Controller:
         self._used = 0
         self._pins: set[str] = set()
         self._named = PinNames()     # what the agent called each pin; those the served version lacks
-        self._explicit_focus: tuple[str, ...] = ()
-        self._inferred: deque[str] = deque(maxlen=self.config.max_inferred_focus or None)
+        self._focusset = FocusSet(self.config.max_inferred_focus)
         self._hist: dict[str, tuple[float, float]] = {}   # node -> (count at time t, t)
         self._prune_at = _HIST_PRUNE_AT
         self._seq = 0          # access sequence (LRU order)
@@ -167,13 +116,14 @@ class Controller:
             focus = self._focus_info(focus_files)
             adds: list[Admitted] = []
             already: list[str] = []
-            for nid, (lvl, tok, _) in batch.items():
+            new: dict[str, _Entry] = {}
+            for nid, (lvl, tok, extra) in batch.items():
                 added = self._adds(nid, lvl, tok)
                 if added is None:
                     already.append(nid)
                 else:
-                    e = self._entries.get(nid)
-                    adds.append(Admitted(nid, lvl, tok, e.level if e else None, added))
+                    e, new[nid] = self._entries.get(nid), self._held(nid, lvl, tok, extra)
+                    adds.append(Admitted(nid, lvl, new[nid].tokens, e.level if e else None, added))
             delta = sum(a.tokens_added for a in adds)
             need = self.reserve - (self.limit - self._used - delta)
             steps: list[tuple[Signals, str | None, int]] = []
@@ -183,15 +133,14 @@ class Controller:
                                           need_limit=self._used + delta - self.limit)
                 over = self._used + delta - freed - self.limit
                 if over > 0:
-                    lowest = all(a.level == LEVELS[0] for a in adds)
-                    raise BudgetExceeded(self._overrun_message(delta, freed, over, focus, lowest=lowest))
+                    raise BudgetExceeded(self._overrun_message(delta, freed, over, adds, page=prefix))
             # commit: nothing above changed state
             self._calls += 1
             if infer_focus:
-                self._push_inferred(self._inferred, batch)
+                self._focusset.push(self._full_files(batch))
             evictions = self._apply(steps)
             for a in adds:
-                self._entries[a.node_id] = _Entry(a.level, a.tokens, 0, batch[a.node_id][2])
+                self._entries[a.node_id] = new[a.node_id]
                 self._used += a.tokens_added
                 if a.node_id.partition(RANGE_MARK)[0] in self._pins:
                     # lines of a pinned node read after the pin are pinned too (they were evicted,
@@ -205,19 +154,15 @@ class Controller:
             self._stats["tokens_admitted"] += delta
             free = self.limit - self._used
             short = max(0, self.reserve - free)
-            notes = []
-            last = ({s.hops for s, to, _ in steps if s.focus_neighbour and to != "api"}
-                    if isinstance(self.policy, ScorePolicy) else set())
-            if last:        # the focus files' own entries (their lines read) are not "neighbours" (a probe)
-                who = " and ".join(w for w, h in (("focus files", 0), ("focus neighbours", 1)) if h in last)
-                notes.append(f"the budget ran out: {who} were demoted below api as a last resort")
+            # the focus files' own entries (their lines read) are not "neighbours" (a probe)
+            notes = [last_resort_note({s.hops for s, to, _ in steps if s.focus_neighbour and to != "api"}
+                                      if isinstance(self.policy, ScorePolicy) else set())]
             if short:
-                pinned = sum(e.tokens for n, e in self._entries.items() if n in self._pins)
+                pinned = self._pinned_tokens()
                 mine = sum(self._entries[n].tokens for n in batch if n not in self._pins)
-                notes.append(f"free budget {free} tokens is {short} below the {self.reserve}-token reserve "
-                             f"and nothing more may be evicted: {pinned} tokens pinned, {mine} in this "
-                             f"response, {self._used - pinned - mine} kept by the {self.policy.name} policy")
-            warning = "; ".join(notes) or None
+                notes.append(reserve_note(free, short, self.reserve, pinned, mine, self._used - pinned - mine,
+                                          self.policy.name))
+            warning = "; ".join(n for n in notes if n) or None
             return AdmitResult(adds, already, evictions, self.budget(), short, warning, len(run))
 
     def touch(self, node_id: str) -> None:
@@ -228,17 +173,27 @@ class Controller:
 
     def set_focus(self, refs: Iterable[str]) -> list[str]:
         """Set the files being edited (paths or node ids; a symbol stands for its file). An empty
-        list clears the explicit focus and falls back to the inferred one. Returns the focus."""
+        list clears the explicit focus and falls back to the prefetch's or the inferred one. Returns the focus."""
         with self._lock:
-            files: list[str] = []
-            for ref in refs:
-                f = self._file(ref) or self.graph.file_id(ref)
-                if f is None:
-                    raise NotFound(f"cannot focus on {ref!r}: no such file or node in this repository")
-                if f not in files:
-                    files.append(f)
-            self._explicit_focus = tuple(files)
+            self._focusset.explicit = self._focus_refs(refs)
             return list(self.focus_files())
+
+    def hint_focus(self, refs: Iterable[str]) -> list[str]:
+        """The files about to be edited (a prefetch's): the focus until the next file or symbol
+        admitted at full level, or the next hint; an explicit focus wins. Returns the focus."""
+        with self._lock:
+            self._focusset.hint = self._focus_refs(refs)
+            return list(self.focus_files())
+
+    def _focus_refs(self, refs: Iterable[str]) -> tuple[str, ...]:
+        files: list[str] = []
+        for ref in refs:
+            f = self._file(ref) or self.graph.file_id(ref)
+            if f is None:
+                raise NotFound(f"cannot focus on {ref!r}: no such file or node in this repository")
+            if f not in files:
+                files.append(f)
+        return tuple(files)
 
     def set_graph(self, graph: GraphView) -> None:
         """Serve the session from another graph (a newly published version); ids are stable, so
@@ -249,8 +204,8 @@ class Controller:
             self._focus_cache = None
 
     def focus_files(self) -> tuple[str, ...]:
-        """The effective focus: the explicit one if set, else the inferred one (oldest first)."""
-        return self._explicit_focus or tuple(self._inferred)
+        """The effective focus: the explicit one if set, else the prefetch's, else the inferred one (oldest first)."""
+        return self._focusset.files()
 
     def pin(self, node_id: str, names: Iterable[str] = ()) -> bool:
         """Never evict ``node_id`` (in context now or when admitted later), nor the lines of it held
@@ -328,8 +283,7 @@ class Controller:
             return {"policy": self.policy.name,
                     "budget": {**dataclasses.asdict(self.budget()), "reserve": self.reserve},
                     "reserve_fraction": self.config.reserve_fraction,
-                    "focus": {"files": list(focus.files), "source": "explicit" if self._explicit_focus
-                              else ("inferred" if focus.files else "none")},
+                    "focus": {"files": list(focus.files), "source": self._focusset.source()},
                     "pins": sorted(self._pins), "entries": rows, "stats": dict(self._stats),
                     "pins_gone": [self._named.info(n, self._entries) for n in sorted(self._named.gone & self._pins)]}
 
@@ -441,14 +395,26 @@ class Controller:
         return len(rows)
 
     def _adds(self, nid: str, lvl: str, tok: int) -> int | None:
-        """Tokens admitting ``nid`` at ``lvl`` (``tok`` tokens) adds to what is held, maybe negative;
-        None when it adds nothing: held at a higher level, or at that level at that size. The one
-        rule of both ``admit`` and ``_leading_fit`` (the run finder counted a node held at the same
-        level as adding 0 where admit charged its other size, so it picked runs admit refused: a probe)."""
+        """Tokens admitting ``nid`` at ``lvl`` (``tok`` tokens) adds to what is held, never negative;
+        None when it adds nothing: held at a higher level, or at that level at that size or larger.
+        A smaller rendering of what is held (a tree row without the notes a get carried) takes
+        nothing out of the agent's context: counted as less, it lowered ``used`` with no eviction
+        said (742 -> 591 on a tree that returned 125 tokens: a probe); an upgrade to a level smaller
+        than what is held adds 0 and keeps the larger size (``_held``). The one rule of both
+        ``admit`` and ``_leading_fit`` (the run finder counted a node held at the same level as
+        adding 0 where admit charged its larger size, so it picked runs admit refused: a probe)."""
         e = self._entries.get(nid)
-        if e is not None and (RANK[e.level] > RANK[lvl] or (e.level == lvl and e.tokens == tok)):
+        if e is not None and (RANK[e.level] > RANK[lvl] or (e.level == lvl and e.tokens >= tok)):
             return None
-        return tok - (e.tokens if e else 0)
+        return max(0, tok - (e.tokens if e else 0))
+
+    def _held(self, nid: str, lvl: str, tok: int, extra: int) -> _Entry:
+        """The entry once ``nid`` is admitted at ``lvl`` (``_adds`` not None): the larger of the two
+        sizes, and the larger of the two note parts (what the agent has read stays in its context)."""
+        e = self._entries.get(nid)
+        if e is None:
+            return _Entry(lvl, tok, 0, extra)
+        return _Entry(lvl, max(tok, e.tokens), 0, min(max(extra, e.extra), max(tok, e.tokens)))
 
     def _file(self, node_id: str) -> str | None:
         if node_id not in self._file_cache:
@@ -456,20 +422,13 @@ class Controller:
         return self._file_cache[node_id]
 
     def _focus_files_after(self, batch: Mapping[str, tuple]) -> tuple[str, ...]:
-        if self._explicit_focus:
-            return self._explicit_focus
-        q = deque(self._inferred, maxlen=self._inferred.maxlen)
-        self._push_inferred(q, batch)
-        return tuple(q)
+        return self._focusset.after(self._full_files(batch))
 
-    def _push_inferred(self, q: deque, batch: Mapping[str, tuple]) -> None:
+    def _full_files(self, batch: Mapping[str, tuple]) -> list[str]:
+        """The files of the batch's full-level items, in order: they join the inferred focus."""
         if not self.config.max_inferred_focus:
-            return
-        for nid, (lvl, *_) in batch.items():
-            if lvl == "full" and (f := self._file(nid)) is not None:
-                if f in q:
-                    q.remove(f)
-                q.append(f)
+            return []
+        return [f for nid, (lvl, *_) in batch.items() if lvl == "full" and (f := self._file(nid)) is not None]
 
     def _focus_info(self, files: tuple[str, ...]) -> Focus:
         if self._focus_cache is None or self._focus_cache.files != files:
@@ -579,20 +538,20 @@ class Controller:
         self._stats["tokens_freed"] += sum(e.tokens_freed for e in out)
         return out
 
-    def _overrun_message(self, delta: int, freed: int, over: int, focus: Focus, *, lowest: bool = False) -> str:
-        """What did not fit and what would make it fit (``lowest``: every item is at the lowest
-        level already, so a lower one is no advice: a probe was told to ask for one at summary)."""
-        pinned = sum(e.tokens for nid, e in self._entries.items() if nid in self._pins)
+    def _pinned_tokens(self) -> int:
+        return sum(e.tokens for nid, e in self._entries.items() if nid in self._pins)
+
+    def _overrun_message(self, delta: int, freed: int, over: int, adds: list[Admitted], *, page: bool) -> str:
+        """What did not fit, what holds the budget, and what the agent's tools can do (``budgetadvice``)."""
+        pinned = self._pinned_tokens()
         kept = self._used - pinned - freed
         why = f"{pinned} tokens are pinned{self._named.gone_note(self._entries)}"
         if kept:
             why += f" and {kept} more cannot be evicted under the {self.policy.name} policy"
             if isinstance(self.policy, ScorePolicy) and self.policy.strict_neighbours:
                 why += " (focus neighbours keep api level)"
-        ask = "a smaller page" if lowest else "a lower detail level or a smaller page"
-        return (f"this response needs {delta} more tokens but the session budget of {self.limit} tokens "
-                f"cannot hold it: {why}; {over} tokens over the limit. Ask for {ask}, unpin nodes, narrow "
-                f"the focus, or open a session with a larger budget")
+        return overrun_message(limit=self.limit, delta=delta, over=over, why=why, pinned=pinned,
+                               asked={a.node_id: a.level for a in adds}, page=page)
 
 
 __all__ = ["GraphView", "RecordGraph", "ControllerConfig", "Budget", "Eviction", "Admitted", "AdmitResult",
