@@ -366,12 +366,13 @@ class Tools:
                  supersedes: Sequence[str] = ()) -> Response:
         """Write an experience note for later sessions and other agents: kind rca ("the cause of X is
         in F, function G, because ..."), failure ("tried fixing it in F; failed because ...") or
-        insight. ABOUT names the code it concerns (node ids, paths or path::symbol; "" or "." for the
-        whole repository). Returns the note id once the note is durable on disk; it is searchable at once.
+        insight. ABOUT names the code it concerns (node ids, paths, path::symbol, path:LINE as get reads
+        it; "" or "." for the whole repository). Returns the note id once the note is durable on disk; it is searchable at once.
         Writing the same note again (a retry) returns the first one's id and writes nothing."""
         s = self._session(session)       # which kinds exist: the notes layer says (notes.validate)
         # lists of checked strings (``@tool``)
         about, tags, supersedes = cast(list, about), cast(list, tags), [W.superseded_id(self.memory, o) for o in cast(list, supersedes)]
+        about = [self._target(s, a).id if L.at_line(a) else a for a in about]   # path:LINE: the node get serves, by id
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
         view, said = (s.view, []) if s.view is not None else checkoutnotes.edited_view(  # edited code: as it is seen
             self.memory, sh, about, self.overlay_builder, self._views)
@@ -423,7 +424,8 @@ class Tools:
     def prefetch(self, session: str, focus: Sequence[str], budget: int | None = None) -> Response:
         """Warm the working set for the files you are about to edit: their imports, tests and files
         that historically change with them, at the detail each deserves, within BUDGET tokens.
-        Each item carries the active notes about it: what was tried there before."""
+        Each item carries the active notes about it: what was tried there before. The FOCUS files are
+        the session's focus until you get a file or symbol at full level (what you edit)."""
         s = self._session(session)
         if not focus:
             raise InvalidArgument("prefetch needs at least one focus path or node id")
@@ -433,7 +435,9 @@ class Tools:
             if t.row is None:
                 raise InvalidArgument(f"{echo(ref)} is a note; focus must be code")
             ids.append(file_id(t.shard, t.row))
-        s.controller.set_focus(ids)          # (the focus's _target read the notes just now)
+        # a hint, not an explicit focus: that one no agent tool clears, so the next full get (the code
+        # being edited) left the focus here and was the first evicted (a probe)
+        s.controller.hint_focus(ids)          # (the focus's _target read the notes just now)
         items = []
         free = s.controller.free()
         for p in s.controller.prefetch_plan(ids, budget, extra=self._notes_cost):
@@ -447,7 +451,8 @@ class Tools:
                 "too large"] if len(kept) < len(items) else []   # an empty or smaller answer says why
         if budget is not None and budget > free:
             said.append(f"prefetch adds only into the session's free room ({free} of the {budget} tokens asked): "
-                        "it does not evict what the session holds; close or drop nodes to make room")
+                        "it never evicts what the session holds; get what else you need (a get evicts what the "
+                        "session needs least), or unpin what you no longer need so that it may be evicted")
         if not kept:
             said.append("nothing to prefetch: " + ("the session's context has no free room above its reserve"
                                                    if free <= 0 or (budget is not None and budget <= 0) else
