@@ -77,7 +77,8 @@ Start with `tree` or `search`, read nodes with `get` (summary < api < full; `lin
 only those lines, and a target path:LINE is the function around that line), follow edges with `walk`. \
 Every answer has an envelope: has_more / next_page_token (pass it back as page_token for the next \
 page; next_hint says when your budget cut a page short), the tokens it cost and your remaining context \
-budget, evictions, and the commit it reflects: \
+budget, evictions, and the commit it reflects (an item whose `meta.already_in_context` is set was \
+sent to you earlier in this session at that level: it is sent again, not charged again); \
 when `stale` is true its `warnings` say the index is behind HEAD or which returned files have \
 uncommitted edits (read those files from disk). Before editing files, \
 `prefetch` them; when you learn why something broke, `remember` it (kind rca, failure or insight). \

@@ -279,8 +279,9 @@ def render(resp) -> str:
     """Human text: one line per item, then the envelope (cost and what remains). Every string from
     the index (paths, names, docstrings, code, notes, warnings) is printed terminal-safe: escape
     sequences and invisible characters spelled out, a one-line field kept on one line. A note's
-    own text is quoted, each line behind "> ", with its author and trust on the item's own line, so
-    no line a note holds can pass for a line of this output (docs/notes.md)."""
+    own text is quoted, each line behind "> ", with its author and trust on the item's own line (a
+    summary line: before its words, in parentheses), so no line a note holds can pass for a line of
+    this output (docs/notes.md)."""
     from stratum.schema import NOTE_KINDS
 
     lines = []
@@ -288,6 +289,8 @@ def render(resp) -> str:
         where = f"{it.path}::{it.qualname}" if it.qualname else it.path
         if it.level == "summary":
             head = one_line(it.text + (f"  [{where}]" if where and where not in it.text else ""))
+            if it.kind in NOTE_KINDS:       # who wrote it, before its words: they cannot come first
+                head = one_line(f"({_by(it).strip()}) ") + head
         else:
             head = one_line(f"--- {it.kind} {where}" + (
                 f" lines {it.meta['lines']} of {it.meta.get('lines_total')}" if "lines" in it.meta else "") +
@@ -304,6 +307,9 @@ def render(resp) -> str:
             head += f"  (why: {one_line(it.why)})"
         lines.append(head)
         lines.extend(f"    ! {one_line(w)}" for w in it.warnings)
+        if it.meta.get("already_in_context"):
+            lines.append(one_line(f"    ! already in this session's context at {it.meta['already_in_context']} "
+                                  "level from an earlier answer: sent again, nothing charged"))
         lines.extend(f"    note: {one_line(n.get('line', ''))}" for n in it.notes)
         if it.meta.get("notes_more"):
             lines.append(f"    ({it.meta['notes_total']} notes in all: stratum walk {one_line(it.id)} --edge notes)")
@@ -341,8 +347,9 @@ FRESHNESS_PREFIXES = ("stale: ", "uncommitted changes")
 def _by(it) -> str:
     """Who wrote a note item and how far that is proven, said on the CLI's own line (the note's
     header inside its quoted text could be imitated by the text below it)."""
-    who = it.provenance.get("author") or it.meta.get("author") or "unknown"
-    return f" note by {who}, {it.trust or 'unknown'}"
+    from stratum.render import who
+
+    return f" note by {who(it.provenance.get('author') or it.meta.get('author') or '', it.trust)}"
 
 
 __all__ = ["register", "render"]
