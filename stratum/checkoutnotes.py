@@ -30,9 +30,8 @@ from typing import Callable
 from stratum import notes as N
 from stratum.branchnotes import NoteScope
 from stratum.branchview import BranchView, OverlayCache, StoreOverlay
-from stratum.codelookup import CodeLookup
+from stratum.codelookup import CodeLookup, target_path
 from stratum.errors import InvalidArgument, NoteRejected
-from stratum.ids import norm_path
 from stratum.freshness import repo_at
 from stratum.limits import echo
 from stratum.shard import Shard
@@ -180,8 +179,8 @@ def _path_of(sh: Shard, target: str) -> str:
         row = sh.resolve(target.partition("::")[0])
     if row is not None:
         return sh.col("path")[row] or ""
-    path = norm_path(target.partition("::")[0].strip())
-    if not path or path == "." or path.startswith("/") or ".." in path.split("/"):
+    path = target_path(target.partition("::")[0].strip())
+    if not path or path.startswith("/") or ".." in path.split("/"):
         return ""
     return path
 

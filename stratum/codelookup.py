@@ -76,12 +76,11 @@ class CodeLookup:
             p, q = t.split("::", 1)
             # a stored path as typed first: a backslash is a name's own character on POSIX
             row = self.by_qual.get(p.strip() + "\x00" + q.strip())
-            return row if row is not None else self.by_qual.get(norm_path(p) + "\x00" + q.strip())
+            return row if row is not None else self.by_qual.get(target_path(p) + "\x00" + q.strip())
         row = self.by_path.get(t)
         if row is not None:
             return row
-        t = norm_path(t)
-        return self.by_path.get("" if t == "." else t)
+        return self.by_path.get(target_path(t))
 
     def _code(self, row: int | None):
         from stratum.notes import Resolved
@@ -110,8 +109,21 @@ class CodeLookup:
         return self._n
 
 
+def target_path(p: str) -> str:
+    """The stored path a target's path names: ``ids.norm_path`` (forward slashes, no leading ``./``,
+    no leading or trailing slash), and inner ``.`` and empty segments dropped, "." the repository
+    (""). ``shop/./util.py`` and ``shop//util.py`` name ``shop/util.py``, as the file system reads
+    them (they were "in the repository but not in the index", while ``./././shop/util.py`` and
+    ``shop/util.py//`` were found: a probe). A ``..`` segment stays: it names no stored path. Every
+    reader of a target takes it from here (``CodeLookup.row``, ``Memory.unindexed``)."""
+    p = norm_path(p)
+    if "/./" in p or "//" in p or p.endswith("/.") or p == ".":
+        p = "/".join(seg for seg in p.split("/") if seg not in ("", "."))
+    return p
+
+
 def _mask(arr) -> np.ndarray:
     return np.asarray(arr.fill_null(False).to_numpy(zero_copy_only=False), bool)
 
 
-__all__ = ["CodeLookup", "COLUMNS"]
+__all__ = ["CodeLookup", "COLUMNS", "target_path"]

@@ -35,7 +35,9 @@ MAX_NAME_CHARS = 128
 class Identity:
     name: str                                   # e.g. "alice", "ci-bot", "os:builder"
     roles: frozenset[str] = field(default_factory=frozenset)
-    authenticated: bool = False                 # True when proven (token, mTLS); False: local/anonymous
+    # True when the server proved it (token, mTLS). False for the OS user too, who is proven by the OS
+    # (method "local"): its notes say so by their maintainer flag (``notetrust.identified_by``)
+    authenticated: bool = False
     method: str = "local"                       # "token", "mtls", "local", "anonymous"
 
     @property

@@ -118,10 +118,12 @@ def plain_name(what: str, value: str) -> str:
 
     from stratum.notetext import check_utf8     # it imports this module
 
+    from stratum.notetext import INVISIBLE
+
     cats = {unicodedata.category(ch) for ch in value}
     if "Cs" in cats:        # in the words every other name's refusal uses (the tools' and the gRPC client's)
         check_utf8(what, value, InvalidArgument)
-    if cats & {"Cc", "Cf", "Zl", "Zp"}:
+    if INVISIBLE.search(value):         # note text's set: Cc, Cf, Zl, Zp and the invisible letters
         raise InvalidArgument(f"{what} {echo(value)!r} has control or invisible characters")
     return value
 

@@ -281,9 +281,14 @@ class Memory:
         keeps a few paths a reason), else that it exists but was skipped or is new (it read as a typo: a
         probe). A name that is not UTF-8 is spelled as history spells it (``caf\\xe9``; it read ``caf?``).
         "" when it cannot say. `get` and `remember` say it of a target they do not know."""
-        path = target.partition("::")[0].removeprefix("./")
-        if not path or path.startswith("/") or ".." in path.split("/") or "\\" in path:
+        from stratum.codelookup import target_path     # the resolver's reading of a path
+
+        given = target.partition("::")[0].strip()
+        if given.startswith("/") or ".." in given.split("/") or "\\" in given:
             return ""                   # never a look outside the repository (a client could probe the disk)
+        path = target_path(given)       # as the resolver reads it: shop/./util.py is shop/util.py
+        if not path:
+            return ""
         if any(sh.resolve(path) is not None for sh in shards):
             return ""                   # an indexed file: a name it lacks is a plain "no node"
         said = f"'{echo(terminal_safe(path))}'"     # no backslash in the path (above): \xe9 is one byte
@@ -447,8 +452,9 @@ class Memory:
             if r is None or (sh.col("status")[r] or "active") != "active":
                 return None
             rec = sh.row(r)
-            return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "",
-                                _trust(rec["kind"], False), False, rec["name"] or rec["summary"] or "", label)
+            return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "",    # its meta says
+                                N.trust_of(N.note_from_node(rec), rec["kind"]), False,                # who wrote it
+                                rec["name"] or rec["summary"] or "", label)
         stale = (code or ov.judge).staleness(note) is not None      # ov.judge: the default branch's (branchnotes)
         if note.branch and (code is None or note.branch != code.branch):   # judged again only if another branch's
             label = ov.judge.about(note, label) if code is None else code.about(note, label)   # (its version: said so)
@@ -525,12 +531,6 @@ def file_id(sh: Shard, row: int) -> str:
     if sh.col("kind")[row] in ("file", "dir", "repo"):
         return sh.col("id")[row]
     return node_id(sh.repo, sh.col("path")[row], "file", "")
-
-
-def _trust(kind: str, authenticated: bool) -> str:
-    if kind in S.MINED_NOTE_KINDS:
-        return "mined"
-    return "authenticated" if authenticated else "unauthenticated"
 
 
 def _utc(t) -> datetime:

@@ -119,12 +119,50 @@ def awaiting_confirmation(note: "Note", trusted: set[tuple[str, bool]]) -> bool:
     return note.retraction is None and not note.superseded_by and is_quarantined(note, trusted)
 
 
+# How a note's author was identified (``Item.provenance["identified_by"]``)
+BY_SERVER, BY_OS_USER, CLAIMED = "token_or_mtls", "os_user", "claimed"
+
+
+def identified_by(note: "Note") -> str:
+    """How ``note``'s author was identified: by the server (a token or an mTLS certificate), as the
+    OS user who runs the local CLI or MCP over stdio (who owns the store's files: proven by the OS,
+    a maintainer), or only claimed (an open server's session, `--author NAME`). A note records
+    ``authenticated`` (the server's proof) and ``maintainer``; the maintainer flag is set only for
+    an identity writing under its own name (``NotesOverlay.remember_or_found``) and ``os:`` names
+    are the OS user's alone (``Tools._open`` refuses another's), so an unproven maintainer's note
+    under an ``os:`` name is the OS user's. Its notes read as unauthenticated, the same as a name
+    anyone may claim, while the quarantine rule counted the OS user as proven (a probe)."""
+    if note.authenticated:
+        return BY_SERVER
+    return BY_OS_USER if note.maintainer and note.author.startswith("os:") else CLAIMED
+
+
+def proven(note: "Note") -> bool:
+    """Whether ``note``'s author was proven (``identified_by``), not just claimed."""
+    return identified_by(note) != CLAIMED
+
+
 def trust_of(note: "Note | None", kind: str, *, quarantined: bool = False) -> str:
+    """``Item.trust``: "mined", "quarantined", "authenticated" (the author was proven: a token,
+    mTLS, or the OS user) or "unauthenticated" (a claimed name, never a maintainer's)."""
     if kind in MINED_NOTE_KINDS:
         return "mined"
     if quarantined:
         return "quarantined"
-    return "authenticated" if note is not None and note.authenticated else "unauthenticated"
+    return "authenticated" if note is not None and proven(note) else "unauthenticated"
+
+
+def trust_words(note: "Note") -> str:
+    """Who wrote ``note`` and how far that is proven, as its header says it (``notes.note_to_records``):
+    "(authenticated)", "(authenticated, maintainer)", "(authenticated as the OS user, maintainer)" or
+    "(unauthenticated)". Every header carries them: a proven author's header said only "by mallory,
+    model ...", so a line of her text saying "by alice (authenticated, maintainer)" read as more
+    trusted than the real header (a probe)."""
+    how = identified_by(note)
+    if how == CLAIMED:
+        return "(unauthenticated)"
+    return "(authenticated" + (" as the OS user" if how == BY_OS_USER else "") + \
+        (", maintainer" if note.maintainer else "") + ")"
 
 
 def session_label(session: str | None) -> str:
@@ -140,9 +178,12 @@ def session_label(session: str | None) -> str:
 
 
 def provenance(note: "Note") -> dict:
-    """Where a note came from (``Item.provenance``): the identity, whether it was proven, the
-    self-reported model, the session's label (``session_label``), the commit the store was at, and when."""
-    out = {"author": note.author, "authenticated": note.authenticated, "model": note.model,
+    """Where a note came from (``Item.provenance``): the identity, whether it was proven and how
+    (``identified_by``: the OS user is proven too, as ``trust_of`` says), whether it held the
+    maintainer role, the self-reported model, the session's label (``session_label``), the commit
+    the store was at, and when."""
+    out = {"author": note.author, "authenticated": proven(note), "identified_by": identified_by(note),
+           "maintainer": note.maintainer and proven(note), "model": note.model,
            "session": session_label(note.session), "commit": note.commit or "",
            "written_at": note.created_at.isoformat(), "source": "agent",
            "confirmed_by": [c.get("author") for c in valid_confirmations(note)]}
@@ -185,4 +226,5 @@ def not_a_note(node: Mapping, action: str) -> NoteRejected | NotFound:
 
 
 __all__ = ["check_may_change", "check_may_confirm", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
-           "is_quarantined", "awaiting_confirmation", "trust_of", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note"]
+           "is_quarantined", "awaiting_confirmation", "identified_by", "proven", "trust_of", "trust_words",
+           "BY_SERVER", "BY_OS_USER", "CLAIMED", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note"]

@@ -44,7 +44,7 @@ def test_cli_get_full_shows_the_failure_note_left_on_the_file(copy):
     assert "def discount" in it["text"]
     [note] = [n for n in it["notes"] if n["trust"] != "mined"]      # mined past fixes may sit beside it
     assert note["id"] == nid and note["kind"] == "failure" and note["stale"] is False
-    assert note["trust"] == "unauthenticated" and "did not help" in note["line"]
+    assert note["trust"] == "authenticated" and "did not help" in note["line"]
     p = stratum("get", "shop/pricing.py", "--level", "full", "--store", str(store))
     assert f"note: failure note {nid}" in p.stdout
 
