@@ -72,7 +72,7 @@ def register(sub) -> None:
     p.add_argument("--tag", action="append", default=[])
     p.add_argument("--supersedes", action="append", default=[])
     p.add_argument("--author", default="", help="a name to record on the note instead of yours (os:<login>); "
-                   "a claimed name, so the note is not a maintainer's")
+                   "a name other than your own os:<login> is a claim, so such a note is not a maintainer's")
     _conn(p)
     p.set_defaults(func=lambda a: _call(a, "remember", kind=a.kind, text=a.text, about=a.about or [],
                                         tags=a.tag, supersedes=a.supersedes))
