@@ -142,12 +142,22 @@ def fix_text(message: str) -> str:
     squashed = squashed_subjects(message)
     if squashed:
         text = "\n".join(squashed)
-        return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS].rsplit(" ", 1)[0] + " ..."
+        return _cut(text)
     lines = [ln.strip() for ln in (message or "").split("\n")]
     subject = lines[0] if lines else ""
     body = [ln for ln in lines[1:] if ln and not _TRAILER.match(ln)][:BODY_LINES]
     text = "\n".join([subject] + body)
-    return text if len(text) <= TEXT_CHARS else text[:TEXT_CHARS].rsplit(" ", 1)[0] + " ..."
+    return _cut(text)
+
+
+def _cut(text: str) -> str:
+    """TEXT_CHARS of ``text``, at its last space when that keeps most of it: a subject holding one
+    700-character word was cut back to "Fix ...", judged contentless, and its fix node lost (a probe)."""
+    if len(text) <= TEXT_CHARS:
+        return text
+    head = text[:TEXT_CHARS]
+    at_space = head.rsplit(" ", 1)[0]
+    return (at_space if len(at_space) >= TEXT_CHARS // 2 else head) + " ..."
 
 
 def fix_id(repo: str, sha: str, kind: str = KIND) -> str:

@@ -261,11 +261,14 @@ def _show_mined(args, v: _View, node: dict) -> int:
     also = [str(c) for c in meta.get("commits") or [] if str(c) != sha]     # a backport's copies, same text
     out = {"id": node["id"], "kind": node["kind"], "mined": True, "trust": "mined", "also_commits": also,
            "subject": N.clean_text(node.get("name") or ""), "text": text, "commit": sha,
-           "commit_author": author, "date": when, "files": files,
-           "provenance": {"source": "mined", "author": "", "authenticated": False, "model": "", "session": "",
-                          "commit": sha, "written_at": when}}
+           "commit_author": author, "date": when, "committed_at": when, "files": files,
+           "provenance": {"source": "mined", "author": "history", "authenticated": False, "model": "",
+                          "session": "", "commit": sha, "written_at": when}}
     lines = [one_line(f"{node['id']}  {node['kind']}  mined from the history (not an agent's note)"),
-             one_line(f"commit {sha[:12] or '-'}" + (f" by {author}" if author else "") + (f", {when}" if when else "")),
+             # the date is the commit's (the committer's): a commit applied years after it was written
+             # read as written then, beside its author's name (`git show` prints the author's date)
+             one_line(f"commit {sha[:12] or '-'}" + (f" by {author}" if author else "") +
+                      (f", committed {when}" if when else "")),
              *([one_line("also in " + ", ".join(c[:12] for c in also) + " (the same change, backported)")]
                if also else []),
              "", quoted(text), "", "files:"]

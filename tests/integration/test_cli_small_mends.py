@@ -35,3 +35,7 @@ def test_a_backported_fix_shows_both_commits(tmp_path, capsys):
     assert main(["notes", "show", fixes[0]["id"], "--store", str(store), "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert {shown["commit"], *shown["also_commits"]} == {first, again}
+    # the same author field as get/search give it, and the date said to be the commit's
+    assert shown["provenance"]["author"] == "history" and shown["committed_at"] == shown["date"]
+    assert main(["notes", "show", fixes[0]["id"], "--store", str(store)]) == 0
+    assert ", committed 20" in capsys.readouterr().out
