@@ -32,19 +32,22 @@ print(p.pid, flush=True)       # its parent exits now: an orphan
 """
 
 _DRIVER = """
-import os, subprocess, sys, time
+import time
 from pipeline.reaper import start_reaper
 start_reaper(lambda: None)          # never ready: as a driver killed during its Ray start
-tmp = sys.argv[1]
-pids = []
-for name in (f"session_2026-12-06_01-02-03_456_{os.getpid()}", "session_2026-12-06_01-02-03_456_1"):
-    os.makedirs(f"{tmp}/{name}/logs", exist_ok=True)
-    o = subprocess.run([sys.executable, "-c", sys.argv[2], f"{tmp}/{name}/logs/agent.log"],
-                       capture_output=True, text=True)
-    pids.append(o.stdout.strip())
-print(" ".join(pids), flush=True)
+print("ready", flush=True)
 time.sleep(300)
 """
+
+
+def _orphan(tmp_path: Path, session: str) -> int:
+    """A process named as Ray names its agents, holding a log open in ``session``, whose parent has
+    exited: made by this test, so no walk from the driver ever reaches it."""
+    logs = tmp_path / session / "logs"
+    logs.mkdir(parents=True)
+    o = subprocess.run([sys.executable, "-c", _ORPHAN, str(logs / "agent.log")], capture_output=True, text=True,
+                       timeout=60)
+    return int(o.stdout.strip())
 
 
 def _running(pid: int) -> bool:
@@ -56,11 +59,13 @@ def _running(pid: int) -> bool:
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="the reaper watches /proc (Linux)")
 def test_an_orphaned_ray_process_of_the_drivers_session_is_killed_after_kill_9(tmp_path):
-    p = subprocess.Popen([sys.executable, "-c", _DRIVER, str(tmp_path), _ORPHAN], stdout=subprocess.PIPE,
-                         cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    p = subprocess.Popen([sys.executable, "-c", _DRIVER], stdout=subprocess.PIPE, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
     ours = theirs = 0
     try:
-        ours, theirs = map(int, p.stdout.readline().split())
+        assert p.stdout.readline().strip() == b"ready"
+        ours = _orphan(tmp_path, f"session_2026-12-06_01-02-03_456_{p.pid}")
+        theirs = _orphan(tmp_path, f"session_2026-12-06_01-02-03_456_{p.pid}0")     # another driver's
         time.sleep(1.2)                          # two of the reaper's looks: neither is a descendant
         for q in (ours, theirs):
             ppid = int(Path(f"/proc/{q}/stat").read_text().rsplit(")", 1)[1].split()[1])
