@@ -14,7 +14,13 @@ Rules beyond nesting (the parse module's docstring has the general ones):
   its methods ``Outer.F.read``); one inside a method stays that method's code.
 - The kinds a query may capture beyond the class kinds: ``type`` (a TypeScript ``type X = ...``, a
   Go named type that is no struct or interface) is a class of subkind ``type``; ``macro`` (Rust
-  ``macro_rules!``) a function of subkind ``macro``.
+  ``macro_rules!``) a function of subkind ``macro``; ``lambda`` (Python ``to_cents = lambda x:
+  ...``, a name bound to a lambda outside any function body) a function of subkind ``lambda``, a
+  method in a class body (``key = lambda self: ...``), its body the lambda's expression.
+- Python ``@overload`` stubs yield to their implementation (the general rule); the stubs right
+  above it (comments between allowed) are its first lines (``Def.lead``: its span and ``full``
+  start at the first stub's decorator) and their signatures head its api (``Def.stubs``), so a
+  stub's line is the implementation's and the typed signatures stay in view.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from pipeline.sourcetext import text
 
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "record", "impl", "type",
                          "anonymous"})
-FUNCTION_SUBKINDS = frozenset({"macro"})       # captured kinds that are functions with a subkind
+FUNCTION_SUBKINDS = frozenset({"macro", "lambda"})     # captured kinds that are functions with a subkind
 _WS = re.compile(r"\s+")
 _OVERLOAD = re.compile(r"^@\s*(\w+\.)*overload\s*$")
 _HOLDERS = frozenset({"field_declaration", "constant_declaration"})     # Java: a field holding an anonymous class
@@ -42,7 +48,7 @@ class Def:
 
     __slots__ = ("node", "cap", "name", "body", "owner", "decl", "outer", "start", "enclosing",
                  "hidden", "raw", "alias", "parent", "kind", "subkind", "qual", "doc", "sig",
-                 "members", "nid", "test", "blanket")
+                 "members", "nid", "test", "blanket", "stub", "lead", "stubs")
 
     def __init__(self, node: ts.Node, cap: str, name: str, body: ts.Node | None, owner: list[str]):
         self.node = node
@@ -67,6 +73,9 @@ class Def:
         self.nid = ""
         self.test = False                # a googletest test (``TEST_F(Fixture, Name) {``)
         self.blanket = ""                # a Rust blanket impl (``impl<E> Trait for E``): its type parameter
+        self.stub = False                # a Python ``@overload`` stub
+        self.lead = node                 # where its span starts: outer, or its first @overload stub's
+        self.stubs: list[Def] = []       # the ``@overload`` stubs right above it, in order
 
 
 # -- names -----------------------------------------------------------------------------------------
@@ -227,18 +236,18 @@ def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
             if wrap.type == "type_declaration" and wrap.child_count > 2:      # Go `type ( X int )`: a group
                 break
             outer = wrap
-        d.outer = _holder(outer) if d.cap == "anonymous" else outer
+        d.outer = d.lead = _holder(outer) if d.cap == "anonymous" else outer
         if outer.type == "decorated_definition" and any(
                 _OVERLOAD.search(text(src, c.start_byte, c.end_byte)) for c in outer.named_children
                 if c.type == "decorator"):
-            d.decl = True                    # typing.overload stubs yield to the implementation
+            d.decl = d.stub = True           # typing.overload stubs yield to the implementation
         # the innermost enclosing definition; hidden if any function body lies in between
         p = d.node.parent
         while p is not None:
             enc = defs.get(p.id)
             if enc is not None:
                 d.enclosing = enc
-                d.hidden = enc.hidden or enc.cap in ("function", "method", "macro")
+                d.hidden = enc.hidden or enc.cap in ("function", "method", "macro", "lambda")
                 break
             if p.type in spec.function_types:
                 d.hidden = True
@@ -259,6 +268,25 @@ def _real(x: Def | None) -> Def | None:
     while x is not None and x.alias is not None:
         x = x.alias
     return x
+
+
+def _absorb_stubs(defs: list[Def], stubs: list[Def]) -> None:
+    """Each implementation takes the ``@overload`` stubs of its name standing right above it
+    (``stubs``, which yield to it; comments between allowed): its ``lead`` becomes the first one's
+    node, its ``stubs`` them in order. A stub elsewhere (apart from its implementation) stays dropped."""
+    by_node = {s.outer.id: s for s in stubs}
+    for d in defs:
+        if d.decl or not by_node:
+            continue
+        sib = d.outer.prev_named_sibling
+        while sib is not None:
+            s = by_node.get(sib.id)
+            if s is not None and s.raw == d.raw and s.kind == d.kind:
+                d.lead = s.outer
+                d.stubs.insert(0, s)
+            elif sib.type != "comment":
+                break
+            sib = sib.prev_named_sibling
 
 
 def resolve(defs: list[Def]) -> list[Def]:
@@ -301,13 +329,14 @@ def resolve(defs: list[Def]) -> list[Def]:
             member = enc is not None
         if d.cap in CLASS_KINDS:
             d.kind, d.subkind = "class", d.cap
-        elif d.cap in FUNCTION_SUBKINDS:
-            d.kind, d.subkind = "function", d.cap
+        elif d.cap in FUNCTION_SUBKINDS:         # a lambda a class attribute holds is a method
+            d.kind, d.subkind = "method" if d.cap == "lambda" and member else "function", d.cap
         else:
             d.kind = "method" if d.cap == "method" or member else "function"
         out.append(d)
     # a declaration yields to a definition with a body of the same kind and name
     with_body = {(d.kind, d.raw) for d in out if not d.decl}
+    _absorb_stubs(out, [d for d in out if d.stub and (d.kind, d.raw) in with_body])
     out = [d for d in out if not (d.decl and (d.kind, d.raw) in with_body)]
 
     bases: dict[int, str] = {}

@@ -5,7 +5,9 @@ enum, union, record; a TypeScript ``type X = ...`` and a Go named type that is n
 interface, subkind ``type``; a Rust ``impl`` block when its type is not defined in the same file, a
 Java anonymous class a field holds), function (a Rust ``macro_rules!``, subkind ``macro``) and
 method that is not hidden inside a function body (closures and local helpers are part of their
-function's ``full`` text, not nodes). Namespaces (C++ ``namespace``, Rust inline ``mod``,
+function's ``full`` text, not nodes); a Python name bound to a lambda there (``to_cents = lambda x:
+...``) is a function (a method in a class body) of subkind ``lambda``, its signature the
+assignment's head (``to_cents = lambda x``). Namespaces (C++ ``namespace``, Rust inline ``mod``,
 TypeScript ``namespace``) prefix qualified names but are not nodes. Which definitions a file has
 and what each is called is ``pipeline.definitions``'s (its docstring: Rust impl blocks, Java
 anonymous classes).
@@ -24,9 +26,11 @@ Name) {`` is the function ``Fixture.Name``, as gtest names it (unique in the fil
 ``Fixture.Name#2`` beside the fixture's own ``Name`` method), marked ``TEST_MARK``. When two
 definitions of a file share kind and qualified name (overloads, property setters, conditional
 definitions), a body-less declaration (prototype, signature, ``@overload`` stub) yields to the
-definition with a body; otherwise later ones get ``#2``, ``#3``... in source order: unique, but
-renumbered by an insertion above (a note follows its code by content hash:
-``pipeline.notetargets``).
+definition with a body (the ``@overload`` stubs right above a Python implementation are its first
+lines: its span starts at the first stub's decorator, so a stub's line finds it, and its api
+lists the stubs' typed signatures above its own); otherwise later ones get ``#2``, ``#3``... in
+source order: unique, but renumbered by an insertion above (a note follows its code by content
+hash: ``pipeline.notetargets``).
 
 Spans are 1-based inclusive lines, from the first decorator / attribute / ``export`` / ``template``
 line (a TypeScript class member's decorators stand beside it in the class body and count too) to
@@ -133,6 +137,11 @@ def _more_blocks(emitted: list[Def]) -> dict[int, str]:
             for ds in blocks.values() if len(ds) > 1}
 
 
+def _head(d: Def) -> str:
+    """A definition's signature, below those of the ``@overload`` stubs it took (one a line)."""
+    return "\n".join([*(s.sig for s in d.stubs), d.sig])
+
+
 def _decl_is_api(d: Def, lang: str) -> bool:
     return d.kind == "class" and lang in _DECL_IS_API.get(d.subkind or "", ())
 
@@ -147,14 +156,14 @@ def _api(d: Def, lang: str, full: str) -> str:
         parts = [_dedent(full)] + ([_indent(d.doc)] if d.doc else [])
         members = [m for m in d.members if not d.node.start_byte <= m.node.start_byte < d.node.end_byte]
     else:
-        parts = [d.sig] + ([_indent(d.doc)] if d.doc else [])
+        parts = [_head(d)] + ([_indent(d.doc)] if d.doc else [])
         members = d.members
     parts += [_indent(_api_member(m)) for m in members]
     return "\n".join(parts)
 
 
 def _api_member(m: Def) -> str:
-    parts = [m.sig] + ([_indent(m.doc)] if m.doc else [])
+    parts = [_head(m)] + ([_indent(m.doc)] if m.doc else [])
     parts += [_indent(_api_member(c)) for c in m.members]
     return "\n".join(parts)
 
@@ -254,13 +263,16 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     fulls: dict[int, str] = {}
     bounds: dict[int, tuple[int, int]] = {}
     for d in emitted:
-        start, comments = _leading(spec, d.outer)
+        start, comments = _leading(spec, d.lead)
         d.start = start
-        if lang == "python":
-            d.doc = _python_docstring(src, d.body) if d.body is not None else ""
+        if lang == "python":        # a lambda's body is an expression: it has no docstring
+            d.doc = _python_docstring(src, d.body) if d.body is not None and d.subkind != "lambda" else ""
         elif comments:
             d.doc = _clean_comment("\n".join(_text(src, c.start_byte, c.end_byte) for c in comments))
         d.sig = _signature(lang, src, d)
+        for stub in d.stubs:
+            stub.start = stub.outer
+            stub.sig = _signature(lang, src, stub)
         line_start = start.start_byte - start.start_point.column
         fulls[id(d)] = _text(src, line_start, d.outer.end_byte)
         bounds[id(d)] = (line_start, d.outer.end_byte)
@@ -303,7 +315,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         api.append(_first_paragraph(doc))
     for d in top:
         first = _first_line(d.doc)
-        api.append(d.sig + (f"\n    {first}" if first else ""))
+        api.append(_head(d) + (f"\n    {first}" if first else ""))
     file_node["api"] = "\n".join(api)
     finish(nodes, cfg, spans)
     _keep_warnings(file_node, out.warnings, _first_error_line(root) if root.has_error else 0)
@@ -347,7 +359,7 @@ def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
     defs, _ = collect(lang, spec, languages.parse_tree(lang, src).root_node, src)
     out = []
     for d in resolve(defs):
-        start, _ = _leading(spec, d.outer)
+        start, _ = _leading(spec, d.lead)
         out.append((start.start_point.row + 1, _end_line(d.outer), d.qual, d.kind))
     return out
 
