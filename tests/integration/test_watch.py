@@ -288,7 +288,9 @@ def test_with_no_initial_run_the_first_reindex_says_what_moved(shop):
     assert stratum("index", str(repo.path), "--store", str(store), "--no-embed").returncode == 0
     w = Watch(repo.path, store, "--debounce", "0.2", "--no-initial", "--no-embed")
     try:
-        time.sleep(0.5)
+        # HEAD at its start is what it watches from: a commit made before it is up (its imports took
+        # over 0.5 s under load in CI's check) was its baseline, and no run came
+        assert w.lines.get(timeout=60).startswith("watching ")
         repo.commit("coupons", {"shop/pricing.py": (repo.path / "shop/pricing.py").read_text() + COUPON})
         line = w.next_run()
         assert "HEAD -> refs/heads/main" in line and "start" not in line, line
