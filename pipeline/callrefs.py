@@ -2,9 +2,9 @@
 ``inherits`` edges (``pipeline.calls`` resolves them to nodes once every file is known).
 
 A call is recorded as (name, receiver, line): ``h()`` -> ("h", ""), ``self.g()`` / ``this.g()`` ->
-("g", "self"), ``mod.k()`` / ``Mod::k()`` / ``ns::k()`` -> ("k", "mod"), ``a.b.c()`` -> ("c", "a.b"),
-``super().m()`` -> ("m", "super"), anything else before the name (a call's result, an index) ->
-("m", "."); ``new Foo()`` and
+("g", "self") (Python's ``cls.g()``: ("g", "cls"), as written), ``mod.k()`` / ``Mod::k()`` /
+``ns::k()`` -> ("k", "mod"), ``a.b.c()`` -> ("c", "a.b"), ``super().m()`` -> ("m", "super"),
+anything else before the name (a call's result, an index) -> ("m", "."); ``new Foo()`` and
 ``Foo()`` are calls of ``Foo``. A base class (``class A(B, m.C)``, ``extends``, ``implements``,
 C++ base clauses, a Go struct's embedded type, a Rust ``impl Trait for Type``) is (name, receiver)
 the same way. A Rust macro's arguments are read for calls (``assert_eq!(f(x), 1)``:
@@ -187,7 +187,7 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
             if key in seen[slot] or len(calls[slot]) >= MAX_CALLS:
                 continue
             seen[slot].add(key)
-            site: list = [name, recv, line, pos]
+            site: list = [name, _as_written(src, node, recv), line, pos]
             if args is not None:
                 site.append(args[0])
                 if args[1]:
@@ -202,6 +202,18 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
             if name and k >= 0 and len(bases[k]) < MAX_BASES and [name, recv] not in bases[k]:
                 bases[k].append([name, recv])
     return calls, bases
+
+
+def _as_written(src: bytes, node: ts.Node, recv: str) -> str:
+    """A Python receiver the way it is written where ``self`` stands for it: ``cls.helper()``
+    is ("helper", "cls"), not "self" (``pipeline.exprnames`` reads both as the own class; the
+    call's ``as`` should say what the code says; ``pipeline.calls`` reads ``cls`` as ``self``)."""
+    if node.type != "attribute" or not (recv == "self" or recv.startswith("self.")):
+        return recv
+    head: ts.Node | None = node
+    while head is not None and head.type == "attribute":
+        head = head.child_by_field_name("object")
+    return "cls" + recv[4:] if head is not None and head.type == "identifier" and text(src, head) == "cls" else recv
 
 
 def _sites(src: bytes, found: list[ts.Node]):

@@ -16,10 +16,12 @@ than a missing one). In order, the first rule that finds definitions decides:
   members, Rust and TypeScript the file's own ``mod``/``namespace`` blocks (a class's members
   need ``Self::``/``this.``); a class's own name there is the class. Then a definition ``f`` of
   the same file; Go: of the package (its directory); what the file's import binds as ``f``
-  (Python ``from ... import f``, through a package ``__init__`` that re-exports it under another
-  name, ``from .api import Client as PublicClient``; JS/TS ``{percent as f}``, through a barrel's
-  ``export {A as f} from`` or ``export * from``; Java ``import static a.Money.f`` or ``a.Money.*``;
-  Rust ``use crate::a::f``); none when an outside module's import binds it
+  (Python ``from ... import f``, through a module that imports it in turn: a package
+  ``__init__`` that re-exports it under another name, ``from .api import Client as
+  PublicClient``, a module a function was moved out of, ``from ..util.helpers import
+  round_price``; JS/TS ``{percent as f}``, through a barrel's ``export {A as f} from`` or
+  ``export * from``; Java ``import static a.Money.f`` or ``a.Money.*``; Rust ``use
+  crate::a::f``); none when an outside module's import binds it
   (``{setTimeout as delay} from 'node:timers/promises'``, Java ``import java.util.List``, Rust
   ``use std::error::Error as StdError``: never the repository's same-named definition, for a
   base class too); else the one ``f`` among the files it
@@ -30,9 +32,12 @@ than a missing one). In order, the first rule that finds definitions decides:
   p import x``; ``import a.b`` for ``a.b.f()``; JS/TS ``import * as x``, ``{Account as x}``
   for its class's ``f``, through barrels; Go a package's name or alias, ``c
   "example.com/shop/pkg/cart"``) holding ``f`` (``x.C.f()``: its class ``C``'s;
-  ``pkg.PublicClient()``: what ``pkg`` re-exports as it); none when an outside module's import
-  binds ``x`` or the head of a path ``x.y`` (``fmt.Println``, Rust ``io::Error::new``), or a
-  variable's written type or the call that gave it is an
+  ``pkg.PublicClient()``, ``pricing.round_price()``: what the module imports as it, followed as
+  ``f()``'s import is; Python ``C.f()``: the method of the class ``C`` such an import reaches;
+  ``core.pricing.f()``: the module ``core`` binds, then its own import of ``pricing`` or, a
+  package, its submodule, ``pipeline.pyimports.dotted_modules``); none when an outside
+  module's import binds ``x`` or the head of a path ``x.y`` (``fmt.Println``, Rust
+  ``io::Error::new``), or a variable's written type or the call that gave it is an
   outside module's (``t *testing.T``); else ``x.f`` as a qualified name (a
   class's static method, a namespace's function, Rust ``S::new``), within the scopes around the
   call first (``Shape::area()`` inside namespace ``geo`` is ``geo.Shape.area``), in the same
@@ -66,13 +71,15 @@ from pipeline import vartypes
 from pipeline.callindex import (CODE as _CODE, JS_FAMILY as _JS_FAMILY, MODULES as _MODULES, Def as _Def,
                                 Index as _Index, by_arity as _by_arity, classes as _classes, defined as _defined,
                                 family as _family, one as _one, parent_qual as _parent_qual, unique as _unique)
+from pipeline.pyimports import dotted_modules, is_module
 from pipeline.testlinks import tests_edge, used_by_tests
 
 
 _JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")      # a module that may re-export
+_PY_EXTS = (".py", ".pyi")
 _SCOPED = ("cpp", "java", *_MODULES)        # a bare name is looked up in the scopes around it first
 INHERIT_DEPTH = 3
-REEXPORT_DEPTH = 3          # package __init__ re-exports followed from one import (a cycle ends there)
+REEXPORT_DEPTH = 3          # re-exports followed from one import (a cycle ends there)
 _LAST_LINE = 1 << 62        # below every import: a module's last binding of a name, as Python leaves it
 _INITS = ("__init__.py", "__init__.pyi")
 
@@ -95,17 +102,19 @@ def _written(name: str, recv: str) -> str:
 
 
 class _Resolver:
-    def __init__(self, ix: _Index, imported: dict[str, list[str]], bound: dict[str, dict[str, list]]):
-        self.ix, self.imported, self.bound = ix, imported, bound
+    def __init__(self, ix: _Index, imported: dict[str, list[str]], bound: dict[str, dict[str, list]],
+                 files: set[str] | frozenset[str] = frozenset()):
+        self.ix, self.imported, self.bound, self.files = ix, imported, bound, files
         self.bases: dict[str, list[str]] = {}          # class id -> base class ids
         self.attrs: dict[str, dict[str, tuple[str, str]]] = {}     # class id -> self.x -> its one (type, receiver)
         self.returns: dict[str, tuple[str, str]] = {}               # function id -> its declared return type
         self.scoped: dict[str, list[tuple[str, str | None]]] = {}   # definition id -> the scopes around it
-        # names a package __init__ binds under another name (``from .api import Client as
-        # PublicClient``): ``pkg.PublicClient()`` names no definition, yet may reach one
-        self.aliases = {local for p, names in bound.items()
-                        if posixpath.basename(p) in _INITS or p.endswith(_JS_EXTS)
-                        for local, seen in names.items() if any(b[1] != local for b in seen)}
+        # names a module binds under another name (``from .api import Client as PublicClient``):
+        # ``pkg.PublicClient()`` names no definition, yet may reach one (a Python module's only
+        # when the import reaches files: ``import numpy as np`` reaches none of ours)
+        self.aliases = {local for p, names in bound.items() if p.endswith((*_JS_EXTS, *_PY_EXTS))
+                        for local, seen in names.items()
+                        if any(b[1] != local and (b[2] or not p.endswith(_PY_EXTS)) for b in seen)}
 
     def _binding(self, path: str, name: str, line: int) -> tuple[str, list[str]]:
         """What ``name`` is bound to by an import of the file, as seen from ``line``: the import of
@@ -129,17 +138,19 @@ class _Resolver:
         """The one definition ``qual`` among the files ``path`` imports."""
         return _one(i for t in self.imported.get(path, ()) if (i := self.ix.by_qual.get((t, qual))) is not None)
 
-    def _reexported(self, targets: Iterable[str], name: str, depth: int = 0) -> str | None:
-        """``name`` read off a package ``__init__`` (or a JavaScript/TypeScript module, a barrel)
-        among ``targets`` that binds it by an import of its own (``from .api import Client as
-        PublicClient``, ``export {Account as Acct} from``): the definition that import reaches,
-        by the name it has there. The files are those ``pipeline.pyimports`` followed the re-exports
-        to (the import's targets); only the name is read here, from the ``__init__``'s binding (its
-        last, as Python runs the file). A barrel's ``export * from './x'``: the one module among
-        its starred ones that defines (or re-exports) it."""
+    def _reexported(self, targets: Iterable[str], name: str, depth: int = 0, plain: bool = True) -> str | None:
+        """``name`` read off a Python module (``plain``: any; else a package ``__init__`` only) or
+        a JavaScript/TypeScript module (a barrel) among ``targets`` that binds it by an import of
+        its own (``from .api import Client as PublicClient``, a function moved out and imported
+        back, ``export {Account as Acct} from``): the definition that import reaches, by the name
+        it has there, followed ``REEXPORT_DEPTH`` imports deep. For an ``__init__`` the files are
+        those ``pipeline.pyimports`` followed the re-exports to (the import's targets); only the
+        name is read here, from the module's binding (its last, as Python runs the file). A
+        barrel's ``export * from './x'``: the one module among its starred ones that defines (or
+        re-exports) it."""
         for t in targets:
             js = t.endswith(_JS_EXTS)
-            if not js and posixpath.basename(t) not in _INITS:
+            if not js and not (t.endswith(_PY_EXTS) if plain else posixpath.basename(t) in _INITS):
                 continue
             orig, further = self._binding(t, name, _LAST_LINE)
             for f in further:
@@ -157,6 +168,10 @@ class _Resolver:
                 if got is not None:
                     return got
         return None
+
+    def _modules(self, path: str, recv: str, line: int) -> list[str]:
+        """The Python module files a dotted receiver names (``pyimports.dotted_modules``)."""
+        return dotted_modules(self._binding, path, recv, line, self.files)
 
     def _scopes(self, d: _Def) -> list[tuple[str, str | None]]:
         """The scopes around ``d`` a bare name written in it is looked up in before its file's top
@@ -378,9 +393,17 @@ class _Resolver:
                 got = got or ix.by_qual.get((t, f"{orig.rsplit('.', 1)[-1]}.{name}"))
                 if got is not None:
                     return got, "imported module"
-            got = self._reexported(targets, name) if not named else None    # pkg.PublicClient: pkg's re-export
+            # pkg.PublicClient(): pkg's re-export; a Python module's own import of it (a function
+            # moved out, imported back) when ``recv`` binds that module
+            module = lang == "python" and any(is_module(t, orig) for t in targets)
+            got = self._reexported(targets, name, plain=module) if not named else None
             if got is not None:
                 return got, "imported module"
+            if lang == "python" and targets and not module and "." not in recv and \
+                    (cls := self._reexported(targets, orig)) is not None and ix.defs[cls].kind == "class":
+                got = self._member(cls, name)       # C.f(), C imported from a module that imports it
+                if got is not None:
+                    return got, "imported module"
             if named and (cls := self._reexported(targets, orig)) is not None and ix.defs[cls].kind == "class":
                 got = self._member(cls, name)                       # Acct.open(), Acct a barrel's re-export
                 if got is not None:
@@ -389,6 +412,10 @@ class _Resolver:
                 head, cls = recv.rsplit(".", 1)
                 for t in self._binding(path, head, line)[1]:
                     got = ix.by_qual.get((t, f"{cls}.{name}"))
+                    if got is not None:
+                        return got, "imported module"
+                if lang == "python":
+                    got = self._dotted(path, recv, name, line)
                     if got is not None:
                         return got, "imported module"
             qual = f"{recv}.{name}"
@@ -419,10 +446,34 @@ class _Resolver:
                     *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ()))])
         return (got, "method name") if got is not None else (None, "")
 
+    def _dotted(self, path: str, recv: str, name: str, line: int) -> str | None:
+        """``a.b.f()`` in Python: ``f`` of the module ``a.b`` names (``_modules``), as the module
+        defines or imports it; else ``a.C.f()``: the method of a class ``C`` module ``a`` defines
+        or imports."""
+        ix = self.ix
+        mods = self._modules(path, recv, line)
+        got = _one(g for t in mods if (g := ix.by_qual.get((t, name))) is not None) or self._reexported(mods, name)
+        if got is not None:
+            return got
+        head, cls = recv.rsplit(".", 1)
+        for t in self._modules(path, head, line):
+            got = ix.by_qual.get((t, f"{cls}.{name}"))
+            if got is None and (c := self._reexported([t], cls)) is not None and ix.defs[c].kind == "class":
+                got = self._member(c, name)
+            if got is not None:
+                return got
+        return None
+
     def base(self, cls: _Def | None, path: str, lang: str, name: str, recv: str) -> tuple[str | None, str]:
         """A base of class ``cls`` (its enclosing scopes are looked in first) as written."""
         got, how = self.call(path, lang, cls, name, recv) if recv else self._named(path, lang, name, 0, cls)
         return (got, how) if got is not None and self.ix.defs[got].kind == "class" else (None, "")
+
+
+def _own(recv: str) -> str:
+    """A receiver as the rules read it: Python's ``cls`` (kept as written, ``pipeline.callrefs``)
+    is the class's own, as ``self`` is."""
+    return "self" + recv[3:] if recv[:3] == "cls" and (len(recv) == 3 or recv[3] == ".") else recv
 
 
 def _before(typings, limit: int) -> tuple[int, int, str, str] | None:
@@ -483,7 +534,7 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
         s, d = path_of.get(e["src"]), path_of.get(e["dst"])
         if s is not None and d is not None:
             imported[s].append(d)
-    r = _Resolver(ix, imported, bindings)
+    r = _Resolver(ix, imported, bindings, set(path_of.values()))
     refs = [(n, json.loads(n["meta"])) for n in nodes if n.get("meta") and n["kind"] in ("file", *_CODE)]
     out: list[dict] = []
     for n, meta in refs:            # bases first: a method call on self may go through them
@@ -512,7 +563,7 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
             types.setdefault(var, []).append((at, eff[0] if eff else at << 20, tname, trecv))
         found: dict[str, list] = {}
         for name, recv, line, *at in sites:     # its byte position (an older parse: its line's), arguments
-            got, how = _defined(ix, *r.call(n["path"], lang, caller, name, recv, line, types, 0,
+            got, how = _defined(ix, *r.call(n["path"], lang, caller, name, _own(recv), line, types, 0,
                                             at[0] if at else line << 20))
             for got, how in (_by_arity(ix, got, how, at[1], at[2] if len(at) > 2 else "", supers)
                              if got in ix.arity and len(at) > 1 else ((got, how),)):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -189,6 +189,37 @@ def is_module(path: str, target: str) -> bool:
     return base == want or base.endswith("/" + want)
 
 
+def dotted_modules(binding: Callable[[str, str, int], tuple[str, list[str]]], path: str, recv: str,
+                   line: int, files: Collection[str]) -> list[str]:
+    """The module files a dotted Python receiver names (``core.pricing`` with ``from shop import
+    core``, ``shop.core.pricing`` with ``import shop``): its longest head a ``binding`` of
+    ``path`` (``pipeline.calls``': file, name, line -> the name where it comes from, the files)
+    binds to a module, then each further part as that module's own import of a module (``from .
+    import pricing``) or, off a package, its submodule among ``files``; [] when a part is none."""
+    parts = recv.split(".")
+    for k in range(len(parts), 0, -1):
+        orig, got = binding(path, ".".join(parts[:k]), line)
+        if got:
+            break
+    else:
+        return []
+    mods = [f for f in got if is_module(f, orig)]
+    for part in parts[k:]:
+        nxt: list[str] = []
+        for m in mods:
+            orig, further = binding(m, part, 1 << 62)       # the module's last binding of it
+            sub = [f for f in further if is_module(f, orig)]
+            if not further and posixpath.basename(m) in _INITS:
+                base = _join(_dir(m), part)
+                sub = [f for f in (base + ".py", base + "/__init__.py", base + ".pyi", base + "/__init__.pyi")
+                       if f in files][:1]
+            nxt += sub
+        mods = nxt
+        if not mods:
+            break
+    return mods
+
+
 class _Cycle(Exception):
     """Re-exports that lead back to where they started."""
 
@@ -214,4 +245,4 @@ def python_reexports(files: Iterable[FileImports]) -> dict[str, dict[str, Import
     return out
 
 
-__all__ = ["PythonModules", "python_reexports", "is_module"]
+__all__ = ["PythonModules", "python_reexports", "is_module", "dotted_modules"]

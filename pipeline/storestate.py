@@ -103,8 +103,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # trait), a TypeScript member's decorators and the doc above them in its span, Rust ``where ...,``
 # signatures without the trailing comma; 25: a Java call records its arguments' count and types and an
 # overload its ``arity`` and ``params`` (a call picks its overload), Rust macro arguments' calls are
-# recorded, Rust ``use`` records carry their ``as`` alias and are read inside inline modules.
-PARSE_FORMAT = 25
+# recorded, Rust ``use`` records carry their ``as`` alias and are read inside inline modules; 26: a
+# Python ``cls.f()`` call records its receiver as written (``cls``, was ``self``).
+PARSE_FORMAT = 26
 
 
 def config_key(cfg: IndexConfig) -> str:
