@@ -235,8 +235,9 @@ class BranchView:
         out = dict(commits)
         for sh, name in zip(base_shards, names):
             o = self.of(sh)
-            if o is not None:
-                out[name if names.count(name) == 1 else str(sh.store.root)] = o.commit
+            key = name if names.count(name) == 1 else str(sh.store.root)
+            if o is not None and key in out:        # only the stores the answer draws on (Memory.fresh)
+                out[key] = o.commit
         return out
 
     def describe(self) -> dict:

@@ -94,9 +94,10 @@ class Envelope:
     next_hint: str = ""
     version: int = 0          # published store version the answer was read from
     warnings: list[str] = field(default_factory=list)
-    # freshness: the commit the answer reflects (the shard's indexed commit; "" when the shards differ
-    # or none is a git repository), per repository in ``commits``; ``stale`` when the repository moved
-    # past it or has uncommitted changes touching what was returned (``warnings`` name them)
+    # freshness: the commit the answer reflects (the indexed commit of the stores it draws on: its
+    # items', else those it was asked of; "" when they differ or none is a git repository), per
+    # repository in ``commits``; ``stale`` when one of those repositories moved past it or has
+    # uncommitted changes touching what was returned (``warnings`` name them). status: every store
     commit: str = ""
     commits: dict[str, str] = field(default_factory=dict)
     stale: bool = False

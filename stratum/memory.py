@@ -20,7 +20,7 @@ import weakref
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Sequence
 
 import numpy as np
 
@@ -161,32 +161,58 @@ class Memory:
 
     # ---- freshness ------------------------------------------------------------------------
     def fresh(self, items: list[tuple[str, str, str]], *, everything: bool = False,
-              checkout: bool = True) -> tuple[dict, list[str], bool]:
+              checkout: bool = True, asked: Sequence[Shard] | None = None) -> tuple[dict, list[str], bool]:
         """(commits, warnings, stale) for an answer returning ``items`` ((id, path, kind)): the
-        indexed commit of every shard (keyed by repository name, or store path when two share a
-        name), and warnings when a repository has moved on past it or has uncommitted changes touching
-        the returned items (``everything``: any, for status). Each item is checked against its own
-        repository only: another store's path is no edit of this one's. ``checkout=False``: the
-        answer is a branch, commit or worktree session's, whose code is that revision's; the main
-        checkout's HEAD and work tree say nothing about it (a probe: an edit there, or a detached
-        HEAD, was reported as staleness of a --branch answer), so only the commits are given."""
+        indexed commit of each store the answer draws on (keyed by repository name, or store path
+        when two share a name), and warnings when such a repository has moved on past it or has
+        uncommitted changes touching the returned items (``everything``: any, in every store, for
+        status). The stores an answer draws on are its items' (``asked``, the stores it was asked
+        of, when it has none: all by default); a commit in another store is no staleness of it (a
+        probe: a get of alpha's code was stale, commit '', because gamma moved on). Each item is
+        checked against its own repository only: another store's path is no edit of this one's.
+        ``checkout=False``: the answer is a branch, commit or worktree session's, whose code is that
+        revision's; the main checkout's HEAD and work tree say nothing about it (a probe: an edit
+        there, or a detached HEAD, was reported as staleness of a --branch answer), so only the
+        commits are given."""
         shards = self.shards.shards
         names, commits, warnings, stale = [sh.manifest.repo_name or str(sh.store.root) for sh in shards], {}, [], False
-        # a note about code only a branch has names a path the checkout does not hold: no edit of it
-        items = [it for it in items if it[2] not in S.AGENT_NOTE_KINDS or not self._branch_only(it[0])]
+        own = self._by_store(shards, items, asked, everything)
         for sh, name in zip(shards, names):
+            paths = own.get(id(sh))
+            if paths is None:
+                continue                    # a store this answer does not draw on
             m = sh.manifest
             key = name if names.count(name) == 1 else str(sh.store.root)
             if m.indexed_commit:
                 commits[key] = m.indexed_commit
             if self.freshness is not None and m.repo_path and checkout:
-                paths = [(p, k) for _, p, k in items] if len(shards) == 1 else self._own(sh, items)
                 w, st = self.freshness.check(repo_at(str(sh.store.root), m.repo_path), m.indexed_commit, paths, store_root=str(sh.store.root),
                                              everything=everything, label=key if len(shards) > 1 else "",
                                              indexed_dirty=(m.report or {}).get("dirty_paths") or ())
                 warnings += w
                 stale = stale or st
         return commits, warnings, stale
+
+    def _by_store(self, shards: list[Shard], items: list[tuple[str, str, str]], asked: Sequence[Shard] | None,
+                  everything: bool) -> dict[int, list[tuple[str, str]]]:
+        """id(store) -> (path, kind) of its returned items, for each store the answer draws on: every
+        store for status, the items' stores, and the stores asked of (``asked``, else all) when no
+        store holds an item (none returned, or code only a branch has)."""
+        # a note about code only a branch has names a path the checkout does not hold: no edit of it
+        judged = {it[0] for it in items if it[2] not in S.AGENT_NOTE_KINDS or not self._branch_only(it[0])}
+        if len(shards) == 1:
+            return {id(shards[0]): [(p, k) for nid, p, k in items if nid in judged]}
+        own: dict[int, list[tuple[str, str]]] = {id(sh): [] for sh in shards} if everything else {}
+        loose = not items
+        for nid, p, k in items:
+            sh = next((sh for sh in shards if self._holds(sh, nid)), None)
+            if sh is None:
+                loose = True
+                continue
+            own.setdefault(id(sh), []).extend([(p, k)] if nid in judged else [])
+        for sh in (shards if asked is None else asked) if loose else ():
+            own.setdefault(id(sh), [])
+        return own
 
     def label_repos(self, items: list) -> None:
         """With several stores, each item says its repository (``Item.repo``): two stores may both
@@ -212,10 +238,6 @@ class Memory:
                 return bool(n.about) and all(t.pending and t.node_id not in ov.code for t in n.about)
         return False
 
-    def _own(self, sh: Shard, items: list[tuple[str, str, str]]) -> list[tuple[str, str]]:
-        """(path, kind) of the items that are this shard's."""
-        return [(p, k) for nid, p, k in items if self._holds(sh, nid)]
-
     # ---- targets --------------------------------------------------------------------------
     def check_language(self, language: str) -> None:
         """InvalidArgument when no store holds code in ``language`` (a filter that can match nothing),
@@ -238,7 +260,7 @@ class Memory:
         check_len("target", target, MAX_TARGET_CHARS)
         if not target or not target.strip():
             raise InvalidArgument("target is empty: give a node id, a path or path::symbol")
-        shards, target = self.in_repo(target)
+        given, (shards, target) = target, self.in_repo(target)     # given: a NotFound says the repo: asked in
         hits: list[tuple[Shard, Target]] = []
         for sh in shards:
             r = sh.resolve(target)
@@ -263,7 +285,7 @@ class Memory:
         if skipped:
             raise NotFound(skipped)
         near = self._suggest(shards, target)
-        raise NotFound(f"no node {echo(target)!r}: use a node id, a repo-relative path, or path::Qualified.name"
+        raise NotFound(f"no node {echo(given)!r}: use a node id, a repo-relative path, or path::Qualified.name"
                        + (f"; did you mean {', '.join(near)}?" if near else ""))
 
     def hidden(self, sh: Shard, row: int) -> bool:

@@ -268,7 +268,7 @@ class Tools:
         return self._respond(s, items, R.Page("search", args, offset, page_size,
                                               total=max(bound, n_hits, offset + len(items) + (1 if more else 0)),
                                               lower_bound=not exact, has_more=more, hints=hints, notes=stamp),
-                             warnings=said)
+                             warnings=said, asked=shards)
 
     @tool(writes=False)
     def get(self, session: str, target: str, level: str = "api", lines: str = "") -> Response:
@@ -571,7 +571,7 @@ class Tools:
                 return False
         return s.controller.mark_gone(present, every=every)
 
-    def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, **kw) -> Response:
+    def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, asked=None, **kw) -> Response:
         self.memory.label_repos(items)
         kw["warnings"] = [*(kw.get("warnings") or ()), *pinnames.said(self._gone_pins(s))]    # said once
 
@@ -579,7 +579,7 @@ class Tools:
             # a branch, commit or worktree session's answer is that revision's code: the main
             # checkout's HEAD and work tree are not its staleness (Memory.fresh ``checkout``)
             commits, fw, stale = self.memory.fresh([(it.id, it.path, it.kind) for it in kept], everything=everything,
-                                                   checkout=s.view is None)
+                                                   checkout=s.view is None, asked=asked)   # an empty page: its scope's
             if s.view is None:           # else the branch's commit, and a word that it differs from the index
                 return commits, fw, stale
             return s.view.commits_for(commits, list(self.memory)), [s.view.warning()] + fw, stale

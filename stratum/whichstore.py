@@ -14,9 +14,10 @@ note's ``about`` (``note_store``) all use it.
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
-from stratum.errors import InvalidArgument
+from stratum.errors import InvalidArgument, NotFound
 from stratum.limits import echo
 
 if TYPE_CHECKING:
@@ -29,13 +30,33 @@ T = TypeVar("T")
 
 def in_repo(shards: list["Shard"], target: str, prefix: bool = False) -> tuple[list["Shard"], str]:
     """The shards to look in and the target: ``repo:target`` (an item's ``repo``; one store too) names
-    one store's node, e.g. ``werkzeug:CHANGES.rst``; else every shard. ``prefix``: ``repo:`` alone too."""
+    one store's node, e.g. ``werkzeug:CHANGES.rst``; else every shard. ``prefix``: ``repo:`` alone too.
+    A name before the ``:`` that no served store has is refused (``NotFound`` listing the stores
+    served) when the target reads as ``repo:path`` (``_names_a_store``) and no store holds it whole
+    (a file may be named ``a:b.py``): it was looked up in every store, "no node 'nope:src/app.py'"
+    with no word that no store nope is served (a probe)."""
     name, sep, rest = target.partition(":")
     if sep and (rest or prefix) and not rest.startswith(":"):      # path::symbol is no repository
         named = [sh for sh in shards if sh.manifest.repo_name == name]
         if named:
             return named, rest
+        if _names_a_store(name, rest) and not any(sh.resolve(target) is not None for sh in shards):
+            served = ", ".join(sh.manifest.repo_name for sh in shards)
+            raise NotFound(f"no store named {echo(name)!r} is served here: {echo(target)!r} reads as "
+                           f"repo:path, and the stores served are {served}")
     return shards, target
+
+
+_REPO_NAME = re.compile(r"[^\s/\\:]{2,}")       # no slash, colon or space; two characters or more (C:\ is a drive)
+_LINE = re.compile(r"\d{1,9}(?::\d{1,9})?")       # path:LINE (and :COL), as ``linerange.at_line`` reads it
+
+
+def _names_a_store(name: str, rest: str) -> bool:
+    """Whether ``name:rest`` reads as a ``repo:path`` whose repository no store has, rather than a
+    path that holds a colon: ``README:5`` and ``app.py:5:3`` are a file's line, ``C:\\src\\app.py``
+    and ``C:/src`` a drive (one letter), ``/srv/x:y`` and ``src/a:b`` a path (a slash before the colon),
+    ``a:/x`` no repo-relative path. Today's rule for a name a store has is kept: that store's."""
+    return bool(_REPO_NAME.fullmatch(name)) and not _LINE.fullmatch(rest) and not rest.startswith(("/", "\\"))
 
 
 def ambiguous(stores: Sequence["Shard"], asked: str) -> InvalidArgument:
@@ -97,7 +118,10 @@ def note_store(shards: list["Shard"], about: list[str], view: "BranchView | None
     """The store a note about these targets belongs to, and the targets without their ``repo:``:
     the one a ``repo:`` names, else the one holding the most of them (through a branch session's
     ``view``, code only the branch has too). Stores tied on the same target: refused with each
-    one's spelling. No store holding any: the first (the note layer then says which are unknown)."""
+    one's spelling. A target the chosen store lacks and another holds (a node id, a path only it
+    has) puts the note in two stores: refused, naming both (an id beside ``beta:src/app.py`` was
+    looked up in beta only: "unknown target", though get found it). No store holding any: the
+    first (the note layer then says which are unknown)."""
     named = [in_repo(shards, t) for t in about]
     plain = [t for _, t in named]
     if len(shards) < 2:
@@ -106,12 +130,21 @@ def note_store(shards: list["Shard"], about: list[str], view: "BranchView | None
     if len(stores) > 1:
         raise InvalidArgument("a note belongs to one store: its targets name "
                               + " and ".join(sorted(sh.manifest.repo_name for sh in stores.values())))
-    if stores:
-        return next(iter(stores.values())), plain
 
     def holds(sh: "Shard", t: str) -> bool:
         o = view.of(sh) if view is not None else None
         return sh.resolve(t) is not None or (o is not None and o.shard is not None and o.shard.resolve(t) is not None)
+
+    if stores:
+        chosen = next(iter(stores.values()))
+        for (looked, t) in named:       # a plain target the named store lacks: another store's?
+            if len(looked) > 1 and not holds(chosen, t):
+                elsewhere = [sh for sh in shards if sh is not chosen and holds(sh, t)]
+                if elsewhere:
+                    raise InvalidArgument("a note belongs to one store: its targets are in "
+                                          + " and ".join(sh.manifest.repo_name for sh in shards
+                                                         if sh is chosen or sh is elsewhere[0]))
+        return chosen, plain
 
     held = {id(sh): [t for t in plain if holds(sh, t)] for sh in shards}
     most = max(len(h) for h in held.values())
