@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Callable
 
 from serving import heap
@@ -19,6 +20,7 @@ from stratum.errors import StratumError
 log = logging.getLogger("stratum.serving")
 
 DEFAULT_RELOAD_INTERVAL = 0.5   # seconds between looks for a new version (one small manifest read)
+REPEAT_FAILURE_EVERY = 60.0     # seconds between reports of a reload failure that goes on
 
 
 def settle_process() -> None:
@@ -36,6 +38,7 @@ def reload_loop(tools: Any, wait: Callable[[float], bool], interval: float) -> N
     QUIET_INTERVALS polls brought nothing new (the old version's calls and threads are done by then)."""
     quiet: int | None = None        # polls since new versions were loaded (None: heap settled)
     collect_in: int | None = None   # polls until the old versions are collected (None: none due)
+    failing = _Failing()
     while wait(interval):
         if collect_in is not None:
             collect_in -= 1
@@ -44,6 +47,7 @@ def reload_loop(tools: Any, wait: Callable[[float], bool], interval: float) -> N
                 collect_in = None
         try:
             switched = tools.reload()
+            failing.over()
             if switched:
                 for store, old, new in (switched if isinstance(switched, list) else ()):  # for operators: when a re-index was picked up
                     log.info("serving %s version %d (was %d)", store, new, old)
@@ -57,7 +61,33 @@ def reload_loop(tools: Any, wait: Callable[[float], bool], interval: float) -> N
                     heap.resettle()
                     quiet = None
         except (StratumError, OSError) as err:     # a half-published or unreadable store: keep serving
-            log.warning("reload failed, still serving the loaded versions: %s", err)
+            failing.now(err)
+
+
+class _Failing:
+    """Reports of reload failures: the first, then one every REPEAT_FAILURE_EVERY seconds while they go
+    on (with how many there were), and the end. Each tick, twice a second, once logged it forever."""
+
+    def __init__(self) -> None:
+        self.since: float | None = None      # monotonic time of the first failure in a row
+        self.count = 0                       # failures since the last report
+        self.due = 0.0                       # when the next report may be made
+
+    def now(self, err: BaseException) -> None:
+        t = time.monotonic()
+        self.count += 1
+        if self.since is None:
+            self.since = t
+        elif t < self.due:
+            return
+        more = f" (failing for {t - self.since:.0f} s, {self.count} times since the last report)" if t > self.since else ""
+        log.warning("reload failed, still serving the loaded versions%s: %s", more, err)
+        self.count, self.due = 0, t + REPEAT_FAILURE_EVERY
+
+    def over(self) -> None:
+        if self.since is not None:
+            log.warning("reload works again after %.0f s of failures", time.monotonic() - self.since)
+            self.since, self.count = None, 0
 
 
 class Reloader:

@@ -55,9 +55,9 @@ import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
-from stratum.errors import InvalidArgument, StoreError, StoreReadOnly
+from stratum.errors import InvalidArgument, StoreDamaged, StoreError, StoreReadOnly, StratumError
 from stratum.notetext import LONE_SURROGATE
 from stratum.uids import new_uid, uid_int, uid_str
 
@@ -229,12 +229,14 @@ class DeltaLog:
     """An append-only log in one directory, shared by threads and processes.
 
     ``append`` returns only after the record is durable (written and fdatasync'ed; the directory
-    is fsync'ed when a segment is created). Reading never needs a lock.
+    is fsync'ed when a segment is created). Reading never needs a lock. ``guard`` runs before every
+    write and raises when the log may not be written now (``in_store``: its store is not there).
     """
 
     def __init__(self, directory: str | os.PathLike, *, segment_bytes: int = DEFAULT_SEGMENT_BYTES,
-                 group_commit: bool = True, sync: bool = True):
+                 group_commit: bool = True, sync: bool = True, guard: Callable[[], None] | None = None):
         self.dir = Path(directory)
+        self.guard: Callable[[], None] = guard or (lambda: None)
         self.segment_bytes = segment_bytes
         self.group_commit = group_commit
         self.sync = sync                     # False only for benchmarks measuring the fsync cost
@@ -274,6 +276,7 @@ class DeltaLog:
         already?) reads and appends inside it. Each writer still appends to its own segment; keys
         are spread over LOCK_STRIPES files (a flock each), so writers of different keys rarely wait."""
         stripe = zlib.crc32(key.encode("utf-8", "surrogatepass")) % LOCK_STRIPES     # stable across processes
+        self.guard()
         try:
             self._make_dir()
             # read-only is enough for a flock; 0o666 so a group-writable log stays shared (umask decides)
@@ -301,6 +304,7 @@ class DeltaLog:
         items = list(items)
         if not items:
             return []
+        self.guard()
         with self._cv:
             uids = []
             for type, body in items:
@@ -376,7 +380,8 @@ class DeltaLog:
             raise unexpected
 
     def _write(self, data: bytes) -> None:
-        if self._fd is None or self._seg_size >= self.segment_bytes:
+        # a segment unlinked under us (its store deleted or indexed anew) would take notes nobody reads
+        if self._fd is None or self._seg_size >= self.segment_bytes or os.fstat(self._fd).st_nlink == 0:
             self._open_segment()
         fd = self._fd
         assert fd is not None                # _open_segment set it
@@ -536,6 +541,27 @@ def _reset_logs_after_fork() -> None:
 os.register_at_fork(after_in_child=_reset_logs_after_fork)
 
 
+def in_store(root: Path, read_manifest: Callable[[], Any]) -> Callable[[], None]:
+    """A ``guard`` for the log of the store at ``root``: refuses (StoreDamaged) while the store has no
+    readable manifest (``Store.manifest``, read again when manifest.json's inode, size or time change).
+    A note written while the store was moved away was acknowledged, then lost when it came back."""
+    path, seen = Path(root) / "manifest.json", [None]     # seen[0]: the (inode, size, time) read last
+
+    def guard() -> None:
+        st = os.stat(path) if path.is_file() else None
+        key: Any = None if st is None else (st.st_ino, st.st_size, st.st_mtime_ns)
+        if key is not None and key == seen[0]:
+            return
+        try:
+            read_manifest()
+        except (StratumError, OSError) as e:
+            raise StoreDamaged(f"the store {root} is unavailable: {getattr(e, 'message', e)}; notes are not "
+                               "written to it until it is restored, repaired or indexed again (nothing was "
+                               "written)") from None
+        seen[0] = key
+    return guard
+
+
 def _try_lock(path: Path) -> int | None:
     """An fd holding an exclusive flock on ``path``, or None if a writer holds it (or it is gone)."""
     try:
@@ -566,5 +592,5 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-__all__ = ["DeltaLog", "Record", "Damage", "ScanReport", "RetireReport", "encode_record", "parse_segment", "FORMAT_VERSION", "MAGIC", "OVERHEAD", "RECORD_TYPES",
+__all__ = ["DeltaLog", "Record", "Damage", "ScanReport", "RetireReport", "encode_record", "parse_segment", "in_store", "FORMAT_VERSION", "MAGIC", "OVERHEAD", "RECORD_TYPES",
            "DEFAULT_SEGMENT_BYTES"]

@@ -35,7 +35,7 @@ from stratum import identity, ids
 from stratum import notes as N
 from stratum import schema as S
 from stratum.branchnotes import NoteScope, OnDefault, about_ids, merged_in, pending
-from stratum.deltalog import DeltaLog
+from stratum.deltalog import DeltaLog, in_store
 from stratum.envelope import Item
 from stratum.errors import ModelUnavailable, NotFound
 from stratum.limits import echo
@@ -82,7 +82,9 @@ class NotesOverlay:
         # embed with the shard's query embedder: the one checked against (or following) the store's
         # model; none when the version has no vectors (nothing would ever read a note's vector)
         self.embedder = shard.warm.searcher.embedder if embedder is not None else None
-        self.log = log if log is not None else DeltaLog(shard.store.root / "deltalog")
+        # every note write (each surface's remember, retract, confirm) first checks the store is there
+        self.log = log if log is not None else DeltaLog(shard.store.root / "deltalog",
+                                                        guard=in_store(shard.store.root, shard.store.manifest))
         self._policy_file: PolicyFile | None = None          # a policy given by the caller is not re-read
         if policy is None:
             self._policy_file = PolicyFile(shard.store.root)

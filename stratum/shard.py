@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from stratum import schema as S
-from stratum.errors import InvalidArgument, NotFound, StoreDamaged, StoreError
+from stratum.errors import InvalidArgument, NotFound, StoreDamaged, StoreError, StratumError
 from stratum.codelookup import CodeLookup
 from stratum.whichstore import once_each
 from stratum.graph import Neighbors
@@ -41,6 +41,7 @@ FULL_CACHE_ENTRIES = 4096
 
 log = logging.getLogger("stratum.shard")
 RETRY_DAMAGED = 30.0      # seconds before a damaged published version is tried again
+REPORT_UNREADABLE = 60.0  # seconds between reports of a store whose manifest stays unreadable
 
 def _notes_meta_only(t: pa.Table) -> pa.Table:
     """``t`` with code nodes' ``meta`` null: a code node's is its calls and imports as written,
@@ -256,6 +257,8 @@ class ShardSet:
         self.stores = [Store(s) for s in stores]
         self._embedder = embedder
         self._refused: dict[int, tuple[int, float]] = {}   # store index -> (damaged version, retry after)
+        self._unreadable: dict[int, float] = {}   # store index -> since when its manifest is unreadable
+        self._reported: dict[int, float] = {}     # store index -> when that is next said again
         self.live: list[Shard] = [Shard(s, embedder=embedder) for s in self.stores]
         self._call: ContextVar[list[Shard] | None] = ContextVar(f"shards-{id(self)}", default=None)
         seen: dict[str, Store] = {}
@@ -293,10 +296,19 @@ class ShardSet:
 
     def reload(self) -> list[tuple[str, int, int]]:
         """Load newly published versions; returns (store, old version, new version) for each switch.
-        In-flight calls keep the shards they started with (``pinned``), so they never fail mid-way."""
+        In-flight calls keep the shards they started with (``pinned``), so they never fail mid-way.
+        Each store on its own: one whose manifest cannot be read (moved away, truncated) or whose new
+        version cannot be loaded keeps its loaded version and the others still switch (one store's
+        missing manifest once left every store at its old version until it came back: a probe)."""
         switched, new = [], list(self.live)
         for k, st in enumerate(self.stores):
-            m = st.manifest()
+            try:
+                m = st.manifest()
+            except (StratumError, OSError) as e:
+                self._unreadable_now(k, e)
+                continue
+            if self._unreadable.pop(k, None) is not None:
+                log.warning("store %s: its manifest is readable again (version %d)", st.root, m.version)
             refused = self._refused.get(k)
             # a new version, or the same number published anew: a store deleted and indexed again at
             # its path starts at version 1 again, and was never loaded (a probe: served from files gone)
@@ -305,16 +317,30 @@ class ShardSet:
                     refused and refused[0] == m.version and time.monotonic() < refused[1]):
                 try:
                     new[k] = Shard(st, m, embedder=self._embedder)
-                except StoreDamaged as e:
+                except (StratumError, OSError) as e:
                     # keep serving the version we have; a damaged one is not re-read (and re-verified:
                     # up to 256 MB) on every reload tick, only after RETRY_DAMAGED seconds (a repair
                     # may fix warm files in place) or once a newer version is published
                     self._refused[k] = (m.version, time.monotonic() + RETRY_DAMAGED)
-                    log.warning("not switching %s to version %d: %s", st.root, m.version, e.message)
+                    log.warning("not switching %s to version %d: %s", st.root, m.version,
+                                e.message if isinstance(e, StratumError) else e)
                     continue
                 switched.append((str(st.root), self.live[k].version, m.version))
         self.live = new
         return switched
+
+    def _unreadable_now(self, k: int, err: Exception) -> None:
+        """Say that store ``k`` keeps its loaded version: once, then every REPORT_UNREADABLE seconds
+        while it lasts (each reload tick, twice a second, once logged it forever)."""
+        now, first = time.monotonic(), k not in self._unreadable
+        since = self._unreadable.setdefault(k, now)
+        if not first and now < self._reported.get(k, 0.0):
+            return
+        self._reported[k] = now + REPORT_UNREADABLE
+        text = err.message if isinstance(err, StratumError) else str(err)
+        lasting = "" if first else f" for {now - since:.0f} s"
+        log.warning("store %s: cannot read its manifest%s (%s); still serving its version %d, the other "
+                    "stores switch as they publish", self.stores[k].root, lasting, text, self.live[k].version)
 
     @property
     def version(self) -> int:
