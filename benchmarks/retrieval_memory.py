@@ -255,7 +255,7 @@ _CACHE: dict[str, dict] = {}
 
 
 def search(s: Setup, query: str, docs: list[Doc], kinds: tuple[str, ...] = ()) -> list[Hit]:
-    """The fused hits, cached on disk per store, query and visible note set (re-runs with other
+    """The fused hits, cached on disk per store version, query and visible note set (re-runs with other
     weights, and the fit, search nothing twice; delete doc_vectors.npz/search_cache.pkl to redo)."""
     import hashlib
     import pickle
@@ -265,7 +265,11 @@ def search(s: Setup, query: str, docs: list[Doc], kinds: tuple[str, ...] = ()) -
     path = str(s.store.parent / "search_cache.pkl")
     if path not in _CACHE:
         _CACHE[path] = _Unpickler(open(path, "rb")).load() if Path(path).exists() else {}
-    key = hashlib.sha1("\x00".join([query] + ([",".join(kinds)] if kinds else []) + sorted(d.id for d in docs)).encode()).hexdigest()
+    # the store's version is in the key: a hit is a row number, and a re-index (a parse rule that adds
+    # nodes: session 23's lambda nodes) moves rows, so hits cached from the last version named other
+    # nodes (werkzeug's code-only MRR read 0.317 instead of 0.533 until this key)
+    key = hashlib.sha1("\x00".join([f"v{s.shard.manifest.version}", query] + ([",".join(kinds)] if kinds else [])
+                                   + sorted(d.id for d in docs)).encode()).hexdigest()
     cache = _CACHE[path]
     if key not in cache:
         extra = [ExtraDoc(d.id, d.node["full"], d.vector, d.kind, d.node["path"] or "", "") for d in docs]
