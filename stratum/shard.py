@@ -258,6 +258,7 @@ class ShardSet:
         self._embedder = embedder
         self._refused: dict[int, tuple[int, float]] = {}   # store index -> (damaged version, retry after)
         self._unreadable: dict[int, float] = {}   # store index -> since when its manifest is unreadable
+        self._why: dict[int, tuple[float, str]] = {}   # store index -> (wall time since, why): for status
         self._reported: dict[int, float] = {}     # store index -> when that is next said again
         self.live: list[Shard] = [Shard(s, embedder=embedder) for s in self.stores]
         self._call: ContextVar[list[Shard] | None] = ContextVar(f"shards-{id(self)}", default=None)
@@ -307,6 +308,7 @@ class ShardSet:
             except (StratumError, OSError) as e:
                 self._unreadable_now(k, e)
                 continue
+            self._why.pop(k, None)
             if self._unreadable.pop(k, None) is not None:
                 log.warning("store %s: its manifest is readable again (version %d)", st.root, m.version)
             refused = self._refused.get(k)
@@ -334,13 +336,25 @@ class ShardSet:
         while it lasts (each reload tick, twice a second, once logged it forever)."""
         now, first = time.monotonic(), k not in self._unreadable
         since = self._unreadable.setdefault(k, now)
+        text = err.message if isinstance(err, StratumError) else str(err)
+        self._why[k] = (self._why[k][0] if k in self._why else time.time(), text)
         if not first and now < self._reported.get(k, 0.0):
             return
         self._reported[k] = now + REPORT_UNREADABLE
-        text = err.message if isinstance(err, StratumError) else str(err)
         lasting = "" if first else f" for {now - since:.0f} s"
         log.warning("store %s: cannot read its manifest%s (%s); still serving its version %d, the other "
                     "stores switch as they publish", self.stores[k].root, lasting, text, self.live[k].version)
+
+    def held_back(self) -> list[str]:
+        """A warning per store kept at its loaded version because its manifest cannot be read (status
+        says so: only the server log did, so a client saw the old version as if it were current)."""
+        out = []
+        for k, (since, why) in sorted(dict(self._why).items()):    # a copy: the reload thread changes it
+            when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(since))
+            out.append(f"store {self.stores[k].root} is held at its loaded version {self.live[k].version}: its "
+                       f"manifest cannot be read since {when} ({time.time() - since:.0f} s): {why}; restore the "
+                       "store at its path, or index the repository again (the other stores still switch)")
+        return out
 
     @property
     def version(self) -> int:

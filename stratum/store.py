@@ -521,7 +521,8 @@ def lance_errors(what: str, root, *, writing: bool = False) -> Iterator[None]:
     pyo3's PanicException, a BaseException) into one error saying what to do: a failed read
     may be damage (StoreDamaged: run repair); a failed write (``writing``: a full disk, a file size
     limit) published nothing, so the store is as it was (StoreError: fix the cause, index again;
-    it said "reading ... may be damaged: run repair", a probe)."""
+    it said "reading ... may be damaged: run repair", a probe). A read from a store no longer at its
+    path (moved away or deleted while a server holds its version) says so: repair cannot help there."""
     try:
         yield
     except (KeyboardInterrupt, SystemExit, GeneratorExit, StratumError):
@@ -532,6 +533,10 @@ def lance_errors(what: str, root, *, writing: bool = False) -> Iterator[None]:
             raise StoreError(f"writing {what} failed ({type(e).__name__}: {text}); nothing was published: the "
                              "store still serves its last version (free space or lift the limit, then index "
                              "again)") from None
+        if not Path(root).is_dir():        # the folder itself is gone, not damage in it
+            raise StoreDamaged(f"the store {root} is unavailable: it is no longer at its path (moved away or "
+                               f"deleted while served), so {what} cannot be read; restore it at {root}, or index "
+                               "the repository again (`stratum index`)") from None
         raise StoreDamaged(f"reading {what} failed ({type(e).__name__}: {text}); the store may be damaged: "
                            f"run `stratum repair --store {root}`") from None
 

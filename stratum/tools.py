@@ -465,7 +465,8 @@ class Tools:
         """What memory is loaded (per shard: published version, indexed commit, whether the repository
         has moved on since) and this session's budget and working set."""
         s = self._session(session)
-        r = self._respond(s, [], R.Page("status"), everything=True)    # looks at each repository afresh
+        r = self._respond(s, [], R.Page("status"), everything=True,     # looks at each repository afresh
+                          warnings=self.memory.shards.held_back())     # a store held at its loaded version
         shards = []
         for sh in self.memory:
             m, ov = sh.manifest, self.memory.overlay(sh)
