@@ -23,29 +23,12 @@ from stratum import errors as E
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
 from tests.gitrepo import Repo
+from tests.integration.test_s23_stores_reload_missing_store import three  # noqa: F401 - a fixture
 
 pytestmark = pytest.mark.slow
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
 APP = "def main():\n    return helper()\n\n\ndef helper():\n    return 1\n"
-
-
-@pytest.fixture()
-def three(tmp_path):
-    """(address, {name: store path}) served with a 0.1 s reload interval."""
-    stores = {}
-    for name in ("alpha", "beta", "gamma"):
-        r = Repo(tmp_path / name)
-        r.commit("start", {"src/app.py": APP, "src/util.py": "def util():\n    return 0\n"})
-        index_repository(r.path, r.path / ".stratum", CFG)
-        stores[name] = r.path / ".stratum"
-    tools = Tools.open([str(s) for s in stores.values()], freshness=freshness)
-    server, port = serve(tools, port=0, reload_interval=0.1)
-    try:
-        yield f"127.0.0.1:{port}", stores
-    finally:
-        server.stop(None)
-        tools.close()
 
 
 def _until(check, seconds: float = 15.0) -> bool:
@@ -62,7 +45,8 @@ def _held(c: Client, sid: str) -> list[str]:
 
 
 def test_a_full_read_from_a_store_moved_away_says_so_and_the_others_answer(three):
-    addr, stores = three
+    addr, served = three             # the reload test's three stores: {name: (repo, store)}
+    stores = {k: store for k, (_, store) in served.items()}
     gamma = stores["gamma"]
     with Client(addr, timeout=30) as c:
         sid = c.open_session(author="agent").data["session"]
@@ -77,7 +61,8 @@ def test_a_full_read_from_a_store_moved_away_says_so_and_the_others_answer(three
 
 
 def test_status_says_which_store_is_held_since_when_and_why_until_it_is_back(three):
-    addr, stores = three
+    addr, served = three             # the reload test's three stores: {name: (repo, store)}
+    stores = {k: store for k, (_, store) in served.items()}
     gamma = stores["gamma"]
     hidden = gamma.with_name("gamma_hidden")
     with Client(addr, timeout=30) as c:
