@@ -138,3 +138,18 @@ def sample_python_repo(path: Path) -> Repo:
             '    c.add("pear", 3)\n    assert c.total() == 2.02\n'),
     })
     return r
+
+
+def stuck_refs(repo: Path) -> Path:
+    """Make ``repo``'s packed-refs a FIFO nobody writes: git hangs reading its refs (a stuck mount),
+    until ``release`` gives it an end. Returns the FIFO."""
+    fifo = Path(repo) / ".git" / "packed-refs"
+    fifo.unlink()
+    os.mkfifo(fifo)
+    return fifo
+
+
+def release(fifo: Path) -> None:
+    """A git still waiting on ``stuck_refs``'s FIFO gets its end (it had none: the test is over)."""
+    with contextlib.suppress(OSError):
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))

@@ -18,7 +18,7 @@ import pytest
 
 from stratum.cli import main
 from stratum.store import Store
-from tests.gitrepo import Repo, git
+from tests.gitrepo import Repo, git, release, stuck_refs
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--no-ray", "--no-embed"]
@@ -179,9 +179,7 @@ def test_a_run_killed_with_sigkill_leaves_a_report_saying_which_repository_was_r
     `not_run`. The first repository hangs (its refs are a FIFO nobody writes) until the kill."""
     stuck, other = _repo(tmp_path / "stuck"), _repo(tmp_path / "other")
     git(stuck.path, "pack-refs", "--all")
-    fifo = stuck.path / ".git" / "packed-refs"
-    fifo.unlink()
-    os.mkfifo(fifo)
+    fifo = stuck_refs(stuck.path)
     report = tmp_path / "r.json"
     p = subprocess.Popen([sys.executable, "-m", "stratum.cli", "index", str(stuck.path), str(other.path),
                           "--store-root", str(tmp_path / "s"), "--report", str(report), "--no-embed", engine,
@@ -202,10 +200,7 @@ def test_a_run_killed_with_sigkill_leaves_a_report_saying_which_repository_was_r
     finally:
         if p.poll() is None:
             p.kill()
-        try:                                             # a git still waiting on the FIFO gets its end
-            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        except OSError:
-            pass
+        release(fifo)
     rep = json.loads(report.read_text())
     assert [r["state"] for r in rep["repositories"]] == expected
     assert not rep["finished"]

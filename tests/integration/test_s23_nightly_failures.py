@@ -23,7 +23,7 @@ import pytest
 from pipeline.job import index_repository
 from stratum.cli import main
 from stratum.config import IndexConfig
-from tests.gitrepo import Repo, git
+from tests.gitrepo import Repo, git, release, stuck_refs
 
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--no-ray", "--no-embed"]
@@ -132,10 +132,7 @@ def _stuck(path: Path) -> tuple[Repo, Path]:
     run holds its store's lock (its root commits are read there)."""
     r = _tiny(path)
     git(r.path, "pack-refs", "--all")
-    fifo = r.path / ".git" / "packed-refs"
-    fifo.unlink()
-    os.mkfifo(fifo)
-    return r, fifo
+    return r, stuck_refs(r.path)
 
 
 def _stop_when_locked(args: list[str], lock: Path, fifo: Path) -> int:
@@ -151,10 +148,7 @@ def _stop_when_locked(args: list[str], lock: Path, fifo: Path) -> int:
     finally:
         if p.poll() is None:
             p.kill()
-        try:                                # a git still waiting on the FIFO gets its end
-            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
-        except OSError:
-            pass
+        release(fifo)
 
 
 def test_a_first_run_stopped_by_sigterm_leaves_no_store_folder(tmp_path):

@@ -23,21 +23,12 @@ from stratum import errors as E
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
 from tests.gitrepo import Repo
-from tests.integration.test_s23_stores_reload_missing_store import three  # noqa: F401 - a fixture
+from tests.integration.test_s23_stores_reload_missing_store import _until, three  # noqa: F401 - three: a fixture
 
 pytestmark = pytest.mark.slow
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
 APP = "def main():\n    return helper()\n\n\ndef helper():\n    return 1\n"
-
-
-def _until(check, seconds: float = 15.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return check()
 
 
 def _held(c: Client, sid: str) -> list[str]:
