@@ -19,7 +19,6 @@ from typing import Callable, NamedTuple
 from pipeline import gitio
 from pipeline.job import (Progress, _noop, choose_engine, cluster_address, cpus_text, ensure_ray, index_repository,
                           local_cpus)
-from pipeline.publish import drop_empty_store  # noqa: F401 - where callers found it first
 from pipeline.report import MultiReport, RepoOutcome
 from pipeline.storestate import display_name
 from stratum.config import IndexConfig, default_store_path, task_memory
@@ -341,4 +340,4 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
     return out
 
 
-__all__ = ["index_many", "drop_empty_store", "store_choices", "stores_for", "top_level"]
+__all__ = ["index_many", "store_choices", "stores_for", "top_level"]

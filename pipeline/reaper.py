@@ -226,8 +226,6 @@ def callers_sigterm() -> Iterator[None]:
             with lock:
                 done.append(True)
         if hit:                         # a raise was dropped all the same: the start ended, the stop stands
-            if flagged:
-                _flag_stop()
             raise KeyboardInterrupt
     except KeyboardInterrupt:
         if not flagged:

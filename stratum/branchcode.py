@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from stratum import notes as N
@@ -30,7 +28,6 @@ if TYPE_CHECKING:
     from stratum.shard import Shard
 
 WRITTEN_KEY = "written_about"   # a merged note's meta: the writer's targets, while a merge moved them
-INFO_FILE = "overlay.json"      # beside an overlay's store (pipeline/overlay.py), holding ``renames``
 
 
 @dataclass(frozen=True)
@@ -46,8 +43,24 @@ class BranchRenames:
     commits: tuple[str, ...] = ()
     moves: dict[str, dict[str, str]] = field(default_factory=dict)
 
+    _order: dict[str, int] = field(init=False, repr=False, compare=False)
+    _back: dict[str, set[str]] = field(init=False, repr=False, compare=False)   # new -> the paths it came from
+
     def __post_init__(self) -> None:
-        object.__setattr__(self, "_order", {c: i for i, c in enumerate(self.commits)})
+        back: dict[str, set[str]] = {}
+        for moved in (self.net, *self.moves.values()):
+            for old, new in moved.items():
+                back.setdefault(new, set()).add(old)
+        object.__setattr__(self, "_order", {c: i for i, c in enumerate(self.commits)})   # frozen: set once
+        object.__setattr__(self, "_back", back)
+
+    @classmethod
+    def of(cls, got: dict | None) -> "BranchRenames":
+        """From an overlay's recorded ``renames`` (``pipeline.overlay._renames``; none: NO_RENAMES)."""
+        if not got:
+            return NO_RENAMES
+        return cls(dict(got.get("net") or {}), tuple(got.get("commits") or ()),
+                   {k: dict(v) for k, v in (got.get("moves") or {}).items()})
 
     def __bool__(self) -> bool:
         return bool(self.net or self.moves)
@@ -55,7 +68,7 @@ class BranchRenames:
     def lead(self, path: str, commit: str | None) -> str | None:
         """The path the branch has the file at PATH at, as seen from a note written at COMMIT (None:
         no rename leads from it)."""
-        i = self._order.get(commit or "")       # type: ignore[attr-defined]
+        i = self._order.get(commit or "")
         if i is None:
             return self.net.get(path)
         p = path
@@ -66,15 +79,9 @@ class BranchRenames:
     def sources(self, path: str) -> set[str]:
         """Every path a rename leads from to PATH (``lead``'s inverse): where notes about the code
         of the branch's file PATH may name it."""
-        back: dict[str, set[str]] = {}
-        for old, new in self.net.items():
-            back.setdefault(new, set()).add(old)
-        for moved in self.moves.values():
-            for old, new in moved.items():
-                back.setdefault(new, set()).add(old)
         out, todo = set(), [path]
         while todo:
-            for p in back.get(todo.pop(), ()):
+            for p in self._back.get(todo.pop(), ()):
                 if p not in out and p != path:
                     out.add(p)
                     todo.append(p)
@@ -82,17 +89,6 @@ class BranchRenames:
 
 
 NO_RENAMES = BranchRenames()
-
-
-@lru_cache(maxsize=256)
-def renames_in(overlay_store: str) -> BranchRenames:
-    """The renames an overlay recorded (its folder never changes once built: keyed by commit)."""
-    try:
-        got = json.loads((Path(overlay_store).parent / INFO_FILE).read_text()).get("renames") or {}
-    except (OSError, ValueError):
-        return NO_RENAMES
-    return BranchRenames(dict(got.get("net") or {}), tuple(got.get("commits") or ()),
-                         {k: dict(v) for k, v in (got.get("moves") or {}).items()})
 
 
 class BranchCode:
@@ -103,7 +99,7 @@ class BranchCode:
         scope = view.note_scope(base)
         self.branch = scope.branch if scope is not None else ""     # as a note written here records it
         self.other = OnDefault(self, merged, here="this session's", branch_code=True)   # the overlay's merged: kept
-        self.renames = renames_in(str(o.shard.store.root)) if o.shard is not None else NO_RENAMES
+        self.renames = o.renames
         self.where = f"branch {self.branch}" if self.branch else f"commit {o.commit[:12]}"
 
     def hash_of(self, node_id: str) -> str | None:
@@ -235,4 +231,4 @@ class BranchCode:
         return t.branch_commit == self.o.commit or bool(self.branch and t.branch == self.branch)
 
 
-__all__ = ["BranchCode", "BranchRenames", "INFO_FILE", "WRITTEN_KEY", "renames_in"]
+__all__ = ["BranchCode", "BranchRenames", "NO_RENAMES", "WRITTEN_KEY"]

@@ -30,6 +30,7 @@ import numpy as np
 
 from stratum import branchscore
 from stratum import schema as S
+from stratum.branchcode import NO_RENAMES, BranchRenames
 from stratum.branchnotes import TREE_KINDS, NoteScope, about_ids, check_branch
 from stratum.errors import InvalidArgument, NotFound
 from stratum.limits import echo
@@ -59,6 +60,7 @@ class StoreOverlay:
     deleted_dirs: frozenset[str] = frozenset()      # base folders the branch emptied
     base_moved: frozenset[str] = frozenset()        # changed/deleted paths only the default branch changed since the fork
     dirty: frozenset[str] = frozenset()             # a worktree's uncommitted paths (its notes say so: NoteScope)
+    renames: BranchRenames = NO_RENAMES             # the branch's renames since the indexed commit (BranchCode)
 
     def __post_init__(self) -> None:
         self.hidden_paths = self.changed | self.deleted
@@ -82,7 +84,8 @@ class StoreOverlay:
         return cls(store_root, info["commit"], frozenset(info.get("changed", ())),
                    frozenset(info.get("deleted", ())), sh, tuple(tuple(c) for c in cross),
                    int(info.get("base_version", 0)), frozenset(info.get("deleted_dirs", ())),
-                   frozenset(info.get("base_moved", ())), frozenset(info.get("dirty", ())))
+                   frozenset(info.get("base_moved", ())), frozenset(info.get("dirty", ())),
+                   BranchRenames.of(info.get("renames")))
 
     def hides(self, sh: Shard, row: int) -> bool:
         """A base row of a changed or deleted file, or of a folder the branch emptied. A folder it

@@ -114,14 +114,9 @@ def plain_name(what: str, value: str) -> str:
     a provenance line; U+202E reversed the trust marker after it; zero-width ones hid), and no lone
     surrogate (a byte that is not UTF-8, as Python hands it over): no store or wire can hold one, and
     a name is matched exactly, so it is refused rather than replaced."""
-    import unicodedata
+    from stratum.notetext import INVISIBLE, LONE_SURROGATE, check_utf8     # it imports this module
 
-    from stratum.notetext import check_utf8     # it imports this module
-
-    from stratum.notetext import INVISIBLE
-
-    cats = {unicodedata.category(ch) for ch in value}
-    if "Cs" in cats:        # in the words every other name's refusal uses (the tools' and the gRPC client's)
+    if LONE_SURROGATE.search(value):    # in the words every other name's refusal uses (the tools' and the gRPC client's)
         check_utf8(what, value, InvalidArgument)
     if INVISIBLE.search(value):         # note text's set: Cc, Cf, Zl, Zp and the invisible letters
         raise InvalidArgument(f"{what} {echo(value)!r} has control or invisible characters")

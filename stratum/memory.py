@@ -474,8 +474,9 @@ class Memory:
             if r is None or (sh.col("status")[r] or "active") != "active":
                 return None
             rec = sh.row(r)
-            return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "",    # its meta says
-                                N.trust_of(N.note_from_node(rec), rec["kind"]), False,                # who wrote it
+            mined = rec["kind"] in S.MINED_NOTE_KINDS                   # else its meta says who wrote it
+            return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "",
+                                N.trust_of(None if mined else N.note_from_node(rec), rec["kind"]), False,
                                 rec["name"] or rec["summary"] or "", label)
         stale = (code or ov.judge).staleness(note) is not None      # ov.judge: the default branch's (branchnotes)
         if note.branch and (code is None or note.branch != code.branch):   # judged again only if another branch's

@@ -197,11 +197,10 @@ def session_place(given: list[str] | None, branch: str, commit: str, worktree: s
     ORIG_HEAD) is this worktree's, not the main checkout's. Those options skipped the lookup: `get X
     --branch main` in a worktree said "no index at <worktree>/.stratum: run `stratum index` first",
     advice that gives the worktree a store of its own and hides the main store's notes (a probe)."""
-    stores = resolve_stores(argparse.Namespace(store=given))
     worktree = os.path.abspath(worktree) if worktree else ""
     linked = None if given else linked_worktree()
     if linked is None:
-        return stores, commit, worktree
+        return resolve_stores(argparse.Namespace(store=given)), commit, worktree
     if commit:
         from pipeline import gitio
         from stratum.errors import InvalidArgument
@@ -262,4 +261,4 @@ def quoted(text: str) -> str:
 
 
 __all__ = ["main", "build_parser", "add_common", "resolve_store", "resolve_stores", "once_each", "linked_worktree",
-           "session_place", "whole", "emit", "one_line", "quoted", "QUOTE"]
+           "local_store", "session_place", "whole", "emit", "one_line", "quoted", "QUOTE"]

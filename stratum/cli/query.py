@@ -195,14 +195,11 @@ def _cli_secret(store: str) -> bytes:
     read-only mount, or a full disk) keeps it in the user's cache instead: queries there failed on
     creating it. With nowhere to write it, this process's own serves (a page token then works in
     this call only): a query must not fail for a token's secret."""
-    import errno
     import hashlib
-    import os
+    import secrets
     from pathlib import Path
 
     if not (Path(store) / "manifest.json").exists():
-        import secrets
-
         return secrets.token_bytes(32)          # no store yet: the tool call will say so
     p = Path(store) / "cli.secret"
     try:
@@ -218,8 +215,6 @@ def _cli_secret(store: str) -> bytes:
     except OSError as e:
         if e.errno not in _UNWRITABLE:
             raise
-    import secrets
-
     return secrets.token_bytes(32)
 
 

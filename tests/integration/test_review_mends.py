@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from pipeline.many import drop_empty_store
+from pipeline.publish import drop_empty_store
 from stratum.cli.index import report_target
 from stratum.errors import InvalidArgument
 from stratum.store import Store

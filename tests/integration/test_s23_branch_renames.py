@@ -61,8 +61,8 @@ def test_a_branch_rename_keeps_the_notes_about_the_file(tmp_path):
     n_main = t.remember(main, "rca", "subtotal returns a float", ["shop/cart.py::Cart.subtotal"]).data["note_id"]
     git(r.path, "checkout", "-q", "-b", "fg")
     r.commit("count", {"shop/cart.py": CART + COUNT})
-    fg = t.open_session(branch="fg").data["session"]
-    n_fg = t.remember(fg, "rca", "count ignores the quantity", ["shop/cart.py::Cart.count"]).data["note_id"]
+    before = t.open_session(branch="fg").data["session"]
+    n_fg = t.remember(before, "rca", "count ignores the quantity", ["shop/cart.py::Cart.count"]).data["note_id"]
     r.mv("shop/cart.py", "shop/basket.py")
     r.commit("rename cart to basket")                                   # content unchanged
 
@@ -75,6 +75,7 @@ def test_a_branch_rename_keeps_the_notes_about_the_file(tmp_path):
     found = {i.id: i for i in t.search(fg, "count ignores the quantity", kinds=["rca"]).items}
     assert "x0.5" not in found[n_fg].why and not [w for w in found[n_fg].warnings if w.startswith("stale")]
     # the session that was open across the rename follows it too
+    assert _attached(t, before, "shop/basket.py::Cart.count") == {n_fg: False}
     t.close()
 
 

@@ -170,4 +170,4 @@ def test_a_capped_prefetch_names_only_the_agents_tools(tools):
     tools.get(s, "pkg/b.py::beta_0", level="full")
     w = " ".join(tools.prefetch(s, ["pkg/a.py"], budget=900).envelope.warnings)
     assert "free room" in w and not any(b in w for b in BAD_ADVICE), w
-    assert "get" in w and "unpin" in w and {"get", "unpin"} <= set(TOOL_NAMES)
+    assert "get what else you need" in w and "unpin" in w and {"get", "unpin"} <= set(TOOL_NAMES)
