@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
-from stratum import branchscore, rank, rankplace, signals
+from stratum import branchscore, fileview, rank, rankplace, signals
 from stratum import schema as S
 from stratum import tracebacks as TB
 from stratum.errors import InvalidArgument
@@ -64,6 +64,9 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
                  paste: "TB.Paste", kinds: Sequence[str], path_prefix: str, language: str, want: int) -> Lists:
     """Every list a search merges (see the module docstring); ``want``: how deep pages reach."""
     out = Lists()
+    files = fileview.is_file_view(kinds)    # the whole ranking read as files (stratum.fileview)
+    if files:
+        kinds = ()
     filtered = bool(kinds or path_prefix or language)
     for sh in shards:
         ov = memory.overlay(sh)
@@ -139,7 +142,17 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
                 theirs = rankplace.in_order(theirs, own, text, mine, frames,
                                             lead_note=False, dotted=not filtered)   # a dotted name's node is unchecked by the filter
             out.lists.append((theirs, o.shard, None))
+    if files:
+        out.lists = [(_files_of(ranked, sh, view if ov is not None else None), sh, ov) for ranked, sh, ov in out.lists]
+        out.bound, out.exact = sum(len(ranked) for ranked, _, _ in out.lists), False
     return out
+
+
+def _files_of(ranked: list[rank.Ranked], sh: "Shard", view: "BranchView | None") -> list[rank.Ranked]:
+    """One list read as files, located in its own shard (a branch overlay's list: in the overlay's),
+    a default-branch file node the session's branch changed or deleted left out (``view``)."""
+    hidden = (lambda row: view.hidden(sh, row)) if view is not None else (lambda row: False)
+    return fileview.as_files(ranked, sh, signals.ShardSignals(sh).locate, hidden)
 
 
 def _by_score(it) -> float:

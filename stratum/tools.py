@@ -218,7 +218,8 @@ class Tools:
                language: str = "", page_size: int = 10, page_token: str = "") -> Response:
         """Find code and notes by meaning and by keyword (identifiers like snake_case, CamelCase and
         dotted paths work). Filters: kinds (dir, file, class, function, method, rca, failure, insight;
-        mined from history: fix, change), path_prefix, language. Notes written by earlier sessions
+        mined from history: fix, change; "file" alone: each file once, ranked by its code, notes and
+        history, its why naming the symbol that brought it), path_prefix, language. Notes written by earlier sessions
         rank with the code. A pasted traceback's frames (File "...", line N, in f; path:N) put the
         code they name first; a whole pasted failure may be up to 32,000 characters (the text
         search then reads its error lines and the frames' function names)."""

@@ -1,0 +1,173 @@
+"""The issue-12 conditions measured through the product's own search, as an agent meets them.
+
+benchmarks/retrieval_memory.py scores rankings it composes from the product's parts (the fused
+hits, ``stratum.rank``) with notes passed as extra documents. This script asks the product itself:
+``stratum.tools.Tools.search`` over stores the index job built, with agent notes written through
+``Tools.remember`` into the delta log (unmerged, as a live server holds them).
+
+Definitions (printed with the results):
+- tasks: retrieval_memory.py's evaluation window (``setup(repo, EVAL_AT, n)``: the masked fix
+  message as the query, every code file the commit changed, as at C, as the answers);
+- stores, all at that benchmark's index commit C, before every task:
+  - code only: retrieval_memory.py's store (code, co-change, imports/tests; no mined history);
+  - day one: the checkout at C indexed by the index job with its defaults (history mined at index
+    time: fix and change nodes), no agent notes; built into benchmarks/.out/product/ once;
+  - + agent notes / + pooled notes: a copy of the day-one store, and retrieval_memory.py's agent
+    notes (one rca note per earlier bug fix) or pooled notes (one per earlier qualifying commit):
+    the fix's subject as text, about its files, written with ``remember`` in commit order, each
+    before the first task it is strictly older than (no future leakage: checked per task);
+- a mode's file list: the distinct paths of the code items served (file, class, function, method),
+  in order, over MAX_PAGES pages of PAGE_SIZE; MRR and Acc@k of the first answer file in it;
+- tokens to the answer: a new session per query; the served items' own ``tokens`` (summary, why,
+  attached note lines: what the session's budget counts), page after page until a page holds an
+  answer file (every page read when none does); the median over tasks;
+- pooled: the tasks of every repository given, as one list.
+
+Modes: "search" (no kind filter) and "file view" (``kinds=["file"]``, stratum.fileview).
+
+    .venv/bin/python benchmarks/product_search.py flask requests werkzeug [--n 200] [--out F.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+PAGE_SIZE = 10
+MAX_PAGES = 5
+KS = (1, 5, 10)
+OUT = HERE / ".out" / "product"
+MODES = (("search", []), ("file view", ["file"]))
+CONDITIONS = ("code only", "day one", "day one + agent notes", "day one + pooled notes")
+
+
+def _day_one(s) -> Path:
+    """The index job's store of the checkout at C (its defaults), built once."""
+    from pipeline.job import index_repository
+    from stratum.config import IndexConfig
+
+    store = OUT / f"{s.name}-{s.c[:12]}-day1"
+    if not (store / "manifest.json").exists():
+        t0 = time.perf_counter()
+        index_repository(s.store.parent / s.name, store, IndexConfig(ray=False))
+        print(f"  {s.name}: day-one store indexed at C in {time.perf_counter() - t0:.1f} s", flush=True)
+    return store
+
+
+def _read(tools, query: str, kinds: list[str], want: set[str]) -> tuple[int | None, int]:
+    """(rank of the first answer file, tokens read to reach it) for one query, in a new session."""
+    sid = tools.open_session(author="reader").data["session"]
+    files: list[str] = []
+    tokens, token, rank = 0, "", None
+    try:
+        for _ in range(MAX_PAGES):
+            r = tools.search(sid, query, kinds=kinds, page_size=PAGE_SIZE, page_token=token)
+            for it in r.items:
+                tokens += it.tokens
+                if it.kind in ("file", "class", "function", "method") and it.path and it.path not in files:
+                    files.append(it.path)
+                    if rank is None and it.path in want:
+                        rank = len(files)
+            if rank is not None or not r.envelope.has_more:
+                break
+            token = r.envelope.next_page_token
+    finally:
+        tools.close_session(sid)
+    return rank, tokens
+
+
+def run(s, cond: str) -> dict:
+    """mode -> ranks and tokens per task, under one condition."""
+    from stratum.tools import Tools
+
+    if cond == "code only":
+        store = s.store
+    else:
+        store = _day_one(s)
+        if cond != "day one":           # notes land in a copy: the day-one store stays without them
+            copy = OUT / f"{store.name}-{cond.split('+ ')[1].split()[0]}"
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(store, copy)
+            store = copy
+    notes = sorted(s.agent if "agent" in cond else s.pooled if "pooled" in cond else [], key=lambda d: d.time)
+    tools = Tools.open([str(store)])
+    out: dict = {m: {"ranks": [], "tokens": []} for m, _ in MODES}
+    written = refused = 0
+    try:
+        writer = tools.open_session(author="agent").data["session"]
+        t0 = time.perf_counter()
+        for t in s.tasks:
+            while written + refused < len(notes) and notes[written + refused].time < t.time:
+                d = notes[written + refused]
+                try:
+                    tools.remember(writer, "rca", d.node["doc"], about=d.files)     # the subject
+                    written += 1
+                except Exception as e:          # a subject remember refuses: counted, said
+                    refused += 1
+                    print(f"    {s.name}: note of {d.id} refused: {e}", flush=True)
+            if any(d.time >= t.time for d in notes[:written + refused]):
+                raise SystemExit(f"leak: a note not older than {t.sha[:10]}")
+            want = set(t.targets)
+            for m, kinds in MODES:
+                r, tk = _read(tools, t.query, kinds, want)
+                out[m]["ranks"].append(r)
+                out[m]["tokens"].append(tk)
+        out["_notes"] = {"written": written, "refused": refused, "seconds": round(time.perf_counter() - t0, 1)}
+    finally:
+        tools.close()
+    return out
+
+
+def _metrics(ranks: list, tokens: list) -> dict:
+    n = len(ranks)
+    return {"n": n, "mrr": round(sum(1 / r for r in ranks if r) / n, 4),
+            **{f"acc@{k}": round(sum(1 for r in ranks if r and r <= k) / n, 4) for k in KS},
+            "median_tokens": statistics.median(tokens)}
+
+
+def main() -> None:
+    import retrieval_memory as RM
+
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("repos", nargs="+")
+    ap.add_argument("--n", type=int, default=200, help="tasks per repository (retrieval_memory.py's --n)")
+    ap.add_argument("--conditions", default=",".join(CONDITIONS), help="comma-separated, of: " + ", ".join(CONDITIONS))
+    ap.add_argument("--out", default="", help="write the results as JSON here")
+    a = ap.parse_args()
+    conds = [c.strip() for c in a.conditions.split(",")]
+    bad = [c for c in conds if c not in CONDITIONS]
+    if bad:
+        raise SystemExit(f"unknown condition(s) {bad}: choose from {list(CONDITIONS)}")
+    print(__doc__.split("Modes:")[0].strip(), flush=True)
+    setups = [RM.setup(r, RM.EVAL_AT[r], a.n) for r in a.repos]
+    res: dict = {}
+    for cond in conds:
+        per = {s.name: run(s, cond) for s in setups}
+        res[cond] = {name: {m: _metrics(by[m]["ranks"], by[m]["tokens"]) for m, _ in MODES} | {"notes": by["_notes"]}
+                     for name, by in per.items()}
+        res[cond]["pooled"] = {m: _metrics([r for by in per.values() for r in by[m]["ranks"]],
+                                           [t for by in per.values() for t in by[m]["tokens"]]) for m, _ in MODES}
+        print(f"  {cond}: done; notes {[by['_notes'] for by in per.values()]}", flush=True)
+    print("\n| condition | repo | mode | MRR | Acc@1 | Acc@5 | Acc@10 | median tokens to the answer |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
+    for cond, by_repo in res.items():
+        for repo, by in by_repo.items():
+            for m, _ in MODES:
+                v = by[m]
+                print(f"| {cond} | {repo} | {m} | {v['mrr']:.3f} | {v['acc@1']:.3f} | {v['acc@5']:.3f} | "
+                      f"{v['acc@10']:.3f} | {v['median_tokens']:g} |")
+    if a.out:
+        Path(a.out).write_text(json.dumps(res, indent=1))
+
+
+if __name__ == "__main__":
+    main()
