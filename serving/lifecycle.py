@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from typing import Any, Callable
 
 from serving import heap
 from stratum import notethreads
 from stratum.errors import StratumError
+from stratum.ratelimit import Lasting
 
 log = logging.getLogger("stratum.serving")
 
 DEFAULT_RELOAD_INTERVAL = 0.5   # seconds between looks for a new version (one small manifest read)
-REPEAT_FAILURE_EVERY = 60.0     # seconds between reports of a reload failure that goes on
 
 
 def settle_process() -> None:
@@ -65,29 +64,23 @@ def reload_loop(tools: Any, wait: Callable[[float], bool], interval: float) -> N
 
 
 class _Failing:
-    """Reports of reload failures: the first, then one every REPEAT_FAILURE_EVERY seconds while they go
-    on (with how many there were), and the end. Each tick, twice a second, once logged it forever."""
+    """Reports of reload failures: the first, then one a minute while they go on (with how many there
+    were), and the end (``ratelimit.Lasting``). Each tick, twice a second, once logged it forever."""
 
     def __init__(self) -> None:
-        self.since: float | None = None      # monotonic time of the first failure in a row
-        self.count = 0                       # failures since the last report
-        self.due = 0.0                       # when the next report may be made
+        self._run = Lasting()
 
     def now(self, err: BaseException) -> None:
-        t = time.monotonic()
-        self.count += 1
-        if self.since is None:
-            self.since = t
-        elif t < self.due:
+        due = self._run.now()
+        if due is None:
             return
-        more = f" (failing for {t - self.since:.0f} s, {self.count} times since the last report)" if t > self.since else ""
+        more = "" if due.first else f" (failing for {due.lasted:.0f} s, {due.since_last} times since the last report)"
         log.warning("reload failed, still serving the loaded versions%s: %s", more, err)
-        self.count, self.due = 0, t + REPEAT_FAILURE_EVERY
 
     def over(self) -> None:
-        if self.since is not None:
-            log.warning("reload works again after %.0f s of failures", time.monotonic() - self.since)
-            self.since, self.count = None, 0
+        lasted = self._run.over()
+        if lasted is not None:
+            log.warning("reload works again after %.0f s of failures", lasted)
 
 
 class Reloader:

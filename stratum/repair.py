@@ -203,36 +203,30 @@ def _current(store: Store) -> tuple[Manifest | None, RepairReport]:
 
 
 def _lance_damage(store: Store, m: Manifest) -> list[str]:
-    """Checksums first (every block), then a full read of each dataset but the caches (also catches
-    what a store published before checksums cannot be checked by)."""
-    served = set(m.datasets) - CACHES
-    damage = store.verify(m, full=True, names=served)
-    if damage:
-        return damage
-    try:
-        snap = Snapshot(store, m, verify=False)
-        for name in sorted(served):
-            snap.read(name)
-    except StoreDamaged as e:
-        return [e.message]
-    except StoreError as e:          # a dataset missing altogether
-        return [e.message]
-    return []
+    """Damage in the datasets the version serves (every one but the caches)."""
+    return _damage(store, m, set(m.datasets) - CACHES)
 
 
 def _cache_damage(store: Store, m: Manifest) -> dict[str, list[str]]:
     """Damage in each cache dataset (``store.CACHES``) the version names, checked as its data is."""
-    out = {}
-    for name in sorted(CACHES & set(m.datasets)):
-        damage = store.verify(m, full=True, names={name})
-        if not damage:
-            try:
-                Snapshot(store, m, verify=False).read(name)
-            except StoreError as e:         # StoreDamaged, or its folder gone
-                damage = [f"{name}: {e.message}"]
-        if damage:
-            out[name] = damage
-    return out
+    found = {name: _damage(store, m, {name}) for name in sorted(CACHES & set(m.datasets))}
+    return {name: damage for name, damage in found.items() if damage}
+
+
+def _damage(store: Store, m: Manifest, names: set[str]) -> list[str]:
+    """Damage in the datasets ``names`` of version ``m`` ("name: what"): checksums first (every block),
+    then a full read of each, which also catches what a store published before checksums cannot be
+    checked by, and a dataset's folder gone (the first failing read said)."""
+    damage = store.verify(m, full=True, names=names)
+    if damage:
+        return damage
+    snap = Snapshot(store, m, verify=False)
+    for name in sorted(names):
+        try:
+            snap.read(name)
+        except StoreError as e:         # StoreDamaged, or its folder gone
+            return [f"{name}: {e.message}"]
+    return []
 
 
 def _set_aside(store: Store, folder: Path) -> list[str]:

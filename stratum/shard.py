@@ -29,6 +29,7 @@ from stratum.codelookup import CodeLookup
 from stratum.whichstore import once_each
 from stratum.graph import Neighbors
 from stratum.keyindex import Column, KeyIndex
+from stratum.ratelimit import Lasting
 from stratum.seedtable import SeedTable
 from stratum.store import Manifest, Store
 
@@ -41,7 +42,6 @@ FULL_CACHE_ENTRIES = 4096
 
 log = logging.getLogger("stratum.shard")
 RETRY_DAMAGED = 30.0      # seconds before a damaged published version is tried again
-REPORT_UNREADABLE = 60.0  # seconds between reports of a store whose manifest stays unreadable
 
 def _notes_meta_only(t: pa.Table) -> pa.Table:
     """``t`` with code nodes' ``meta`` null: a code node's is its calls and imports as written,
@@ -257,9 +257,8 @@ class ShardSet:
         self.stores = [Store(s) for s in stores]
         self._embedder = embedder
         self._refused: dict[int, tuple[int, float]] = {}   # store index -> (damaged version, retry after)
-        self._unreadable: dict[int, float] = {}   # store index -> since when its manifest is unreadable
+        self._unreadable: dict[int, Lasting] = {}   # store index -> its manifest's unreadable spells (the log's)
         self._why: dict[int, tuple[float, str]] = {}   # store index -> (wall time since, why): for status
-        self._reported: dict[int, float] = {}     # store index -> when that is next said again
         self.live: list[Shard] = [Shard(s, embedder=embedder) for s in self.stores]
         self._call: ContextVar[list[Shard] | None] = ContextVar(f"shards-{id(self)}", default=None)
         seen: dict[str, Store] = {}
@@ -309,7 +308,7 @@ class ShardSet:
                 self._unreadable_now(k, e)
                 continue
             self._why.pop(k, None)
-            if self._unreadable.pop(k, None) is not None:
+            if k in self._unreadable and self._unreadable[k].over() is not None:
                 log.warning("store %s: its manifest is readable again (version %d)", st.root, m.version)
             refused = self._refused.get(k)
             # a new version, or the same number published anew: a store deleted and indexed again at
@@ -332,16 +331,14 @@ class ShardSet:
         return switched
 
     def _unreadable_now(self, k: int, err: Exception) -> None:
-        """Say that store ``k`` keeps its loaded version: once, then every REPORT_UNREADABLE seconds
-        while it lasts (each reload tick, twice a second, once logged it forever)."""
-        now, first = time.monotonic(), k not in self._unreadable
-        since = self._unreadable.setdefault(k, now)
+        """Say that store ``k`` keeps its loaded version: once, then once a minute while it lasts
+        (``ratelimit.Lasting``: each reload tick, twice a second, once logged it forever)."""
         text = err.message if isinstance(err, StratumError) else str(err)
         self._why[k] = (self._why[k][0] if k in self._why else time.time(), text)
-        if not first and now < self._reported.get(k, 0.0):
+        due = self._unreadable.setdefault(k, Lasting()).now()
+        if due is None:
             return
-        self._reported[k] = now + REPORT_UNREADABLE
-        lasting = "" if first else f" for {now - since:.0f} s"
+        lasting = "" if due.first else f" for {due.lasted:.0f} s"
         log.warning("store %s: cannot read its manifest%s (%s); still serving its version %d, the other "
                     "stores switch as they publish", self.stores[k].root, lasting, text, self.live[k].version)
 

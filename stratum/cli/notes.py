@@ -59,16 +59,21 @@ def register(sub) -> None:
 
 
 class _View:
-    """Notes of the published version + the delta log, folded; code hashes of that version."""
+    """Notes of the published version + the delta log, folded; code hashes of that version.
 
-    def __init__(self, root: str):
+    ``writing`` (retract, confirm): the store must have its manifest, as for `stratum remember` (the
+    same refusal), and the log refuses a write once the manifest is gone (``deltalog.in_store``, the
+    guard every surface's note writes go through): without them a retract to a store moved or deleted
+    under us was acknowledged into its left-over log (a review)."""
+
+    def __init__(self, root: str, writing: bool = False):
         from pathlib import Path
         from types import SimpleNamespace
 
         from stratum import notes as N
         from stratum.branchnotes import OnDefault, merged_in
         from stratum.codelookup import CodeLookup
-        from stratum.deltalog import DeltaLog
+        from stratum.deltalog import DeltaLog, in_store
         from stratum.notepolicy import NotesPolicy
         from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS
         from stratum.store import Store
@@ -80,7 +85,7 @@ class _View:
 
             raise NotFound(f"no store at {root}: index the repository first (`stratum index`), or give --store")
         base, self.code, self.version, self.snap, self.judge = {}, None, None, None, None
-        if store.exists():
+        if store.exists() or writing:       # a write: no manifest is remember's NotFound, nothing written
             snap = self.snap = store.snapshot()
             self.version = snap.manifest.version
             if snap.has("nodes"):
@@ -93,7 +98,7 @@ class _View:
                 # branch about code it changed is about that version, not stale (a probe: `notes show`
                 # said "stale" where `get` said "written on branch fc ..., about that version")
                 self.judge = OnDefault(self.code, merged_in(SimpleNamespace(snapshot=snap)))
-        self.log = DeltaLog(self.root / "deltalog")
+        self.log = DeltaLog(self.root / "deltalog", guard=in_store(self.root, store.manifest))
         scan = self.log.scan()
         self.damage = scan.damage
         self.merged, self._base = set(base), base
@@ -287,7 +292,7 @@ def _retract(args) -> int:
 
     if (args.id is None) == (args.all_by is None):
         raise InvalidArgument("give a note id or --all-by NAME (one of the two)")
-    v = _View(_store(args))
+    v = _View(_store(args), writing=True)
     if args.all_by is not None:
         return _retract_all(args, v)
     n = v.get(args.id, "retract")
@@ -329,7 +334,7 @@ def _confirm(args) -> int:
     from stratum import notes as N
     from stratum.identity import current
 
-    v = _View(_store(args))
+    v = _View(_store(args), writing=True)
     n = v.get(args.id, "confirm")
     me = current()
     uid = N.write_confirm(v.log, n.id, author=me.name, known=v.notes, maintainer=me.is_maintainer)

@@ -231,6 +231,11 @@ def test_cli_lists_shows_and_retracts_unmerged_notes(tmp_path, capsys, code):
     out = run_cli(capsys, "notes", "show", a.id, "--store", str(root))
     assert "status: superseded" in out and f"superseded by: {b.id}" in out and f"session {N.session_label('s1')}" in out
     assert "staleness not checked" in out
+    from stratum.errors import NotFound
+
+    with pytest.raises(NotFound, match="no index at"):     # a write needs the store's manifest, as remember's
+        run_cli(capsys, "notes", "retract", b.id, "--reason", "wrong", "--store", str(root))
+    publish_code(root, SOURCES)
     out = json.loads(run_cli(capsys, "notes", "retract", b.id, "--reason", "wrong", "--json", "--store", str(root)))
     assert out["retracted"] == b.id and out["by"] == identity.os_user().name    # the CLI acts as the OS user
     with pytest.raises(SystemExit):         # no way to retract under another name
@@ -239,8 +244,6 @@ def test_cli_lists_shows_and_retracts_unmerged_notes(tmp_path, capsys, code):
     assert notes[b.id].status == N.RETRACTED and notes[a.id].status == N.ACTIVE
     with pytest.raises(NoteRejected, match="already retracted"):
         run_cli(capsys, "notes", "retract", b.id, "--store", str(root))
-    from stratum.errors import NotFound
-
     with pytest.raises(NotFound, match="no note 'nzzz'"):
         run_cli(capsys, "notes", "show", "nzzz", "--store", str(root))
 
