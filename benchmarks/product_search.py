@@ -21,7 +21,12 @@ Definitions (printed with the results):
 - tokens to the answer: a new session per query; the served items' own ``tokens`` (summary, why,
   attached note lines: what the session's budget counts), page after page until a page holds an
   answer file (every page read when none does); the median over tasks;
-- pooled: the tasks of every repository given, as one list.
+- ``--window past``: the stores at C' and the tasks between C' and C instead (what
+  retrieval_memory.py fits on): for trying a change without reading the evaluation window;
+- pooled: the tasks of every repository given, as one list;
+- ``--query message`` (a second reading, not the issue's definition): the query is the whole commit
+  message, subject and body, masked by the same rule (common.symptom), closer to an issue report;
+  a commit without a body keeps its subject's query.
 
 Modes: "search" (no kind filter) and "file view" (``kinds=["file"]``, stratum.fileview).
 
@@ -127,6 +132,16 @@ def run(s, cond: str) -> dict:
     return out
 
 
+def _whole_messages(setups) -> None:
+    """Each task's query made from its whole commit message, masked as its subject was."""
+    import common as C
+
+    for s in setups:
+        c_paths = C.paths_at(HERE / ".repos" / s.name, s.c)
+        for t in s.tasks:
+            t.query = C.symptom(t.message or t.subject, t.targets, c_paths) or t.query
+
+
 def _metrics(ranks: list, tokens: list) -> dict:
     n = len(ranks)
     return {"n": n, "mrr": round(sum(1 / r for r in ranks if r) / n, 4),
@@ -141,6 +156,11 @@ def main() -> None:
     ap.add_argument("repos", nargs="+")
     ap.add_argument("--n", type=int, default=200, help="tasks per repository (retrieval_memory.py's --n)")
     ap.add_argument("--conditions", default=",".join(CONDITIONS), help="comma-separated, of: " + ", ".join(CONDITIONS))
+    ap.add_argument("--query", choices=("subject", "message"), default="subject",
+                    help="the masked subject (the definition) or the whole masked message")
+    ap.add_argument("--window", choices=("evaluation", "past"), default="evaluation",
+                    help="past: stores at C' and the tasks between C' and C (the window weights are fitted on)")
+    ap.add_argument("--tag", default="", help="build and read the day-one stores under benchmarks/.out/product/TAG/")
     ap.add_argument("--out", default="", help="write the results as JSON here")
     a = ap.parse_args()
     conds = [c.strip() for c in a.conditions.split(",")]
@@ -148,7 +168,20 @@ def main() -> None:
     if bad:
         raise SystemExit(f"unknown condition(s) {bad}: choose from {list(CONDITIONS)}")
     print(__doc__.split("Modes:")[0].strip(), flush=True)
-    setups = [RM.setup(r, RM.EVAL_AT[r], a.n) for r in a.repos]
+    if a.window == "past":          # the fit window: stores at C', tasks before C (never the evaluation's)
+        import common as C
+
+        setups = []
+        for r in a.repos:
+            cut = C.resolve_commit((HERE / ".repos" / r).resolve(), RM.EVAL_AT[r])
+            cut_time = next(x.time for x in C.load_history(HERE / ".repos" / r) if x.sha == cut)
+            setups.append(RM.setup(r, RM.PAST_AT[r], a.n, before=cut_time))
+    else:
+        setups = [RM.setup(r, RM.EVAL_AT[r], a.n) for r in a.repos]
+    global OUT
+    OUT = OUT / a.tag if a.tag else OUT
+    if a.query == "message":
+        _whole_messages(setups)
     res: dict = {}
     for cond in conds:
         per = {s.name: run(s, cond) for s in setups}
