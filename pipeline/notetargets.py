@@ -1,46 +1,37 @@
 """Where a merged note's targets are in the new version, when the code it is about moved.
 
-A target goes, in this order, to:
+The rule is ``stratum.placement``'s, which branch sessions read by too: the current target, else
+the writer's own, else where the renames since the note lead; and a target whose id holds a
+neighbour's code after same-named definitions were renumbered (``add``, ``add#2``: one added above,
+a probe saw an rca note about ``add(item, n)`` shown, stale, on a new ``add(item, coupon)``) goes to
+the same-named node holding the code it was written about. What the merge brings to it:
 
-1. its current target (where the last merge attached it), when that code exists;
-2. the writer's own target, when that code exists (again): a rename undone by `git mv` back, a
-   revert, or a checkout or reset to a branch without it, brings the note home. Following a
-   rename rewrites the target, so the writer's is kept beside it (``WRITTEN_KEY`` in the node's
-   meta, else the note's delta-log record, which merges read too);
-3. where the renames committed since the note was written lead from the writer's path: the last
-   path of the chain where ``path::qualname`` exists. The chain is the history replayed once in
-   commit order, so a cycle (A -> B -> A) ends where the file is, and a rename older than the note
-   (another file that once had the path) moves nothing.
+- the writer's targets (``WrittenTargets``): following a rename rewrites a target, so the writer's
+  is kept beside it (``WRITTEN_KEY`` in the node's meta, ``with_written``; else the note's
+  delta-log record, which merges read too). A rename undone by `git mv` back, a revert, or a
+  checkout or reset to a branch without it, brings the note home;
+- the renames (``Renames``): the history replayed once in commit order, so a cycle (A -> B -> A)
+  ends where the file is, and a rename older than the note (another file that once had the path)
+  moves nothing.
 
-Else it stays where it is: a note none of whose targets exist is orphaned by the merge, and comes
-back by step 1 or 2 when its code does. Only ``node_id`` and ``path`` of a target change; its
-``given``, qualname and content hash stay the writer's (stale only if the code itself changed).
-
-Same-named definitions of one scope (overloads, a Rust type's ``fmt`` of Debug and of Display, a
-property's getter and setter) are named in source order: ``add``, ``add#2``, ``add#3``. One added
-above the others renumbers them, and the id a note names then holds a neighbour's code (a probe saw
-an rca note about ``add(item, n)`` shown, stale, on a new ``add(item, coupon)``). So a target whose
-id now holds other code, or is gone, goes first to the one same-named node of its file holding the
-code it was written about (its content hash); then the target's qualname is that node's too.
+Else a target stays where it is: a note none of whose targets exist is orphaned by the merge, and
+comes back when its code does. A target's ``given`` and content hash stay the writer's (stale only
+if the code itself changed).
 """
 
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import replace
 from typing import Iterable, Iterator, Mapping
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from stratum import notes as N
+from stratum import placement
 from stratum.codelookup import CodeLookup
+from stratum.placement import WRITTEN_KEY   # node meta: the writer's targets, stored only while ``about`` differs
 from stratum.schema import AGENT_NOTE_KINDS
-
-from stratum.branchcode import WRITTEN_KEY   # node meta: the writer's targets, stored only while ``about`` differs
-_NUMBERED = re.compile(r"#\d+$")  # ``add#2``: the second definition of ``add`` in its scope (pipeline.parse)
-MAX_SAME_NAMED = 256            # same-named definitions of one scope read when renumbering is looked for
 
 
 class Renames(Mapping[str, str]):
@@ -223,66 +214,37 @@ class Existing:
 
 def place(note: N.Note, index: CodeLookup, exists: Existing, written: WrittenTargets,
           renames: Renames) -> list[N.Target] | None:
-    """Move ``note``'s targets whose code is gone or renumbered (module docstring); returns the
-    writer's targets when the note's now differ from them (to keep in its meta), else None."""
-    if all(not t.path or (exists(t.node_id) and not _renumbered(t, index)) for t in note.about):
-        return written.of(note) if written.moved(note) else None
-    mine = written.of(note)
+    """Move ``note``'s targets whose code is gone or renumbered (``stratum.placement``, the rule a
+    branch session reads by too); returns the writer's targets when the note's now differ from
+    them (to keep in its meta), else None."""
+    mine: list[N.Target] = []
     since: list[int | None] = []            # when it was written, on git's clock: read once, if needed
-    out = []
-    for t, w in zip(note.about, mine):
-        if not t.path:
-            out.append(t)
-        elif exists(t.node_id):
-            out.append(_same_named(t, index) or t)
-        elif exists(w.node_id):
-            at = replace(t, node_id=w.node_id, path=w.path)
-            out.append(_same_named(at, index) or at)
-        else:
-            if not since:
-                since.append(_written_at(note, renames))
-            out.append(_same_named(t, index) or _led(t, w, index, renames, since[0], note.commit) or t)
+
+    def writer() -> list[N.Target]:
+        if not mine:
+            mine.extend(written.of(note))
+        return mine
+
+    def leads(path: str) -> list[str]:
+        if not since:
+            since.append(_written_at(note, renames))
+        return renames.lead(path, since[0], note.commit)
+
+    out = placement.place(note.about, _Here(index, exists), writer, leads)
+    if out is None:
+        return written.of(note) if written.moved(note) else None
     note.about = out
     return mine if [t.node_id for t in out] != [w.node_id for w in mine] else None
 
 
-def _renumbered(t: N.Target, index: CodeLookup) -> bool:
-    """Whether ``t``'s id holds other code than it was written about while a same-named node of its
-    file may hold that code (a cheap test first: a numbered name, or a second definition of it)."""
-    if not t.content_hash or not t.qualname or index.hash_of(t.node_id) == t.content_hash:
-        return False
-    return bool(_NUMBERED.search(t.qualname)) or index.resolve(f"{t.path}::{t.qualname}#2") is not None
+class _Here:
+    """The new version as ``stratum.placement`` asks of it: existence through the merge's cache."""
 
+    def __init__(self, index: CodeLookup, exists: Existing):
+        self.hash_of, self.resolve, self._exists = index.hash_of, index.resolve, exists
 
-def _same_named(t: N.Target, index: CodeLookup) -> N.Target | None:
-    """The one same-named node of ``t``'s file (``name``, ``name#2``... in source order) holding the
-    code ``t`` was written about, when ``t``'s own id does not (gone or holding other code)."""
-    if not t.content_hash or not t.qualname or index.hash_of(t.node_id) == t.content_hash:
-        return None
-    base = _NUMBERED.sub("", t.qualname)
-    found = []
-    for n in range(1, MAX_SAME_NAMED + 1):
-        qual = base if n == 1 else f"{base}#{n}"
-        r = index.resolve(f"{t.path}::{qual}")
-        if r is None:
-            if n > 1:
-                break               # numbering is contiguous from #2 (the first keeps the plain name)
-            continue
-        if r.content_hash == t.content_hash:
-            found.append((r, qual))
-    if len(found) != 1:
-        return None                 # none holds it (the code changed), or two hold the same code
-    r, qual = found[0]
-    return replace(t, node_id=r.node_id, path=r.path, qualname=r.qualname or qual)
-
-
-def _led(t: N.Target, w: N.Target, index: CodeLookup, renames: Renames, since: int | None,
-         commit: str | None) -> N.Target | None:
-    for path in reversed(renames.lead(w.path, since, commit)):
-        r = index.resolve(f"{path}::{w.qualname}" if w.qualname else path)
-        if r is not None:
-            return replace(t, node_id=r.node_id, path=r.path)
-    return None
+    def __contains__(self, node_id: object) -> bool:
+        return isinstance(node_id, str) and self._exists(node_id)
 
 
 def _written_at(note: N.Note, renames: Renames) -> int | None:

@@ -5,12 +5,13 @@ search (a probe: the note just written on a branch was stale in three of them, f
 node's content hash is the overlay's, else the base's unless the branch changed or deleted its file.
 
 A note's targets are first placed where the branch has their code (``BranchCode.locate``), by the
-merge's rule (``pipeline.notetargets``): the current target; else the writer's own target
-(``written_about``: a re-index of the default branch moved it after a rename the branch does not
-have); else where the branch's renames lead (``BranchRenames``, recorded by the overlay build,
-``pipeline/overlay.py``). Then each target is judged by its node's hash: a note is stale only if
-the code it is about differs, not because the branch changed another function of its file, and a
-node the branch lacks "no longer exists on branch X". Core code: no git.
+rule a merge places them by (``stratum.placement``): the current target; else the writer's own
+target (``written_about``: a re-index of the default branch moved it after a rename the branch does
+not have); else where the branch's renames lead (``BranchRenames``, recorded by the overlay build,
+``pipeline/overlay.py``); and the same-named node holding its code when the branch added a
+definition of that name above it (``add`` -> ``add#2``). Then each target is judged by its node's
+hash: a note is stale only if the code it is about differs, not because the branch changed another
+function of its file, and a node the branch lacks "no longer exists on branch X". Core code: no git.
 """
 
 from __future__ import annotations
@@ -20,14 +21,15 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable
 
 from stratum import notes as N
+from stratum import placement
 from stratum.branchnotes import OnDefault, pending_warnings
 from stratum.limits import echo
+from stratum.placement import WRITTEN_KEY   # re-exported: the key's home before it had one
 
 if TYPE_CHECKING:
     from stratum.branchview import BranchView, StoreOverlay
+    from stratum.notes import Resolved
     from stratum.shard import Shard
-
-WRITTEN_KEY = "written_about"   # a merged note's meta: the writer's targets, while a merge moved them
 
 
 @dataclass(frozen=True)
@@ -114,26 +116,32 @@ class BranchCode:
 
     # ---- where the branch has a note's code -------------------------------------------------
     def locate(self, note: N.Note) -> N.Note:
-        """NOTE with each target at the node the branch has its code at: the current target, the
-        writer's own, or where the branch's renames lead (module docstring); a target found nowhere
-        stays. Only a target's node and path change (its hash stays the writer's), as a merge moves it."""
-        if all(not t.path or t.node_id in self for t in note.about):
-            return note
-        written: list[N.Target] | None = None
-        out = []
-        for i, t in enumerate(note.about):
-            if not t.path or t.node_id in self:
-                out.append(t)
-                continue
-            if written is None:
-                written = self._written(note)
-            w = written[i]
-            if w.node_id != t.node_id and w.node_id in self:
-                out.append(replace(t, node_id=w.node_id, path=w.path))
-                continue
-            out.append(self._led(t, w.path, note.commit) or (self._led(t, t.path, note.commit) if w.path != t.path
-                                                              else None) or t)
-        return replace(note, about=out)
+        """NOTE with each target at the node the branch has its code at, by the merge's rule
+        (``stratum.placement``: the current target, the writer's own, where the branch's renames
+        lead, the same-named node holding its code); a target found nowhere stays. Nothing is
+        rewritten: the note as this session reads it."""
+        about = placement.place(note.about, self, lambda: self._written(note), self._leads(note.commit))
+        return note if about is None else replace(note, about=about)
+
+    def resolve(self, target: str) -> "Resolved | None":
+        """The node the branch has at TARGET (``path::qualname``, a path): the overlay's for a file
+        the branch changed, else the base's when the branch did not change or delete its file."""
+        osh = self.o.shard
+        for code in ((osh.code,) if osh is not None else ()) + (self.base.code,):
+            r = code.resolve(target)
+            if r is not None and r.node_id in self:
+                return r
+        return None
+
+    def renumbered_from(self, code_id: str, path: str, qualname: str) -> list[str]:
+        """The base's ids of the definitions named as QUALNAME (but for its number) in PATH other
+        than CODE_ID, when the branch changed that file: where notes about the branch's node
+        CODE_ID may name its code if the branch added a same-named one above it (``add#2`` ->
+        ``add#3``). Their notes are this node's only if they land on it (``lands``)."""
+        osh = self.o.shard
+        if not qualname or osh is None or code_id not in osh.code:
+            return []
+        return [r.node_id for r in placement.same_named(self.base.code, path, qualname) if r.node_id != code_id]
 
     def _written(self, note: N.Note) -> list[N.Target]:
         """The writer's targets of a note (a merged one's meta keeps them while a merge moved them)."""
@@ -147,20 +155,12 @@ class BranchCode:
                 return got
         return list(note.about)
 
-    def _led(self, t: N.Target, path: str, commit: str | None) -> N.Target | None:
-        """T at the branch's node of its code in the file a rename of PATH leads to, if any."""
-        if not self.renames or not path:
-            return None
-        p = self.renames.lead(path, commit)
-        if p is None:
-            return None
-        name = f"{p}::{t.qualname}" if t.qualname else p
-        osh = self.o.shard
-        for code in ((osh.code,) if osh is not None else ()) + (self.base.code,):
-            r = code.resolve(name)
-            if r is not None and r.node_id in self:
-                return replace(t, node_id=r.node_id, path=r.path)
-        return None
+    def _leads(self, commit: str | None) -> placement.Leads:
+        """Where the branch's renames lead from a path, for a note written at COMMIT."""
+        def leads(path: str) -> list[str]:
+            p = self.renames.lead(path, commit) if self.renames else None
+            return [p] if p is not None else []
+        return leads
 
     def lands(self, note: N.Note, code_id: str, path: str, whole: bool) -> bool:
         """Whether the note is about node CODE_ID (WHOLE: a file at PATH, or its symbols) as the branch

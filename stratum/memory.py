@@ -72,6 +72,9 @@ class AttachedNote:
     stale: bool                # the code it is about changed since it was written
     title: str
     about: str                 # what it is about, when that is a symbol inside the item's file
+    # written by a maintainer under its own proven name (a token's or mTLS maintainer, the OS user;
+    # ``notetrust.provenance``): ranks first within its kind (``render._shown``), and its line says so
+    maintainer: bool = False
 
 
 _ID_PREFIX = re.compile(r"n?[0-9a-f]{7,19}")        # a node or note id's first characters
@@ -429,8 +432,10 @@ class Memory:
         same node, and notes about code only a branch has (pending on the default branch:
         ``stratum.branchnotes``), each one's staleness judged by ``BranchCode.staleness``, as the
         session's note items are; and those about the node at a path a rename leads from to its
-        file (``BranchCode.locate``: the branch's own rename detached them all, a probe). Ordered as
-        ``notes_about``."""
+        file (``BranchCode.locate``: the branch's own rename detached them all, a probe), or under
+        a same-named neighbour's id when the branch added a definition of its name above it
+        (``BranchCode.renumbered_from``). A note whose code the branch has at another node is not
+        this one's (``BranchCode.lands``). Ordered as ``notes_about``."""
         code = self.branch_code(view, base)
         if code is None:
             return self.notes_about(sh, row)
@@ -441,11 +446,13 @@ class Memory:
         qual = sh.col("qualname")[row] or ""
         olds = [(code_id, path, False)] + [(node_id(base.repo, p, kind, qual), p, True)
                                            for p in sorted(code.renames.sources(path))]
+        olds += [(oid, path, True) for oid in code.renumbered_from(code_id, path, qual)]   # add#2 -> add#3
         for oid, at, moved in olds:       # the node where it is, then where its notes may name it
             b = base.resolve(oid)
             for a in self.notes_about(base, b, code) if b is not None else ():
                 note = ov.notes.get(a.id)       # None: a merged record the fold lacks (a mined one)
-                if a.id in found or (moved and note is not None and not code.lands(note, code_id, path, whole)):
+                if a.id in found or (note is not None and not code.lands(note, code_id, path, whole)) \
+                        or (note is None and moved and at == path):     # a mined note stays on its own id
                     continue
                 found[a.id] = a if note is not None else replace(a, stale=base.code.hash_of(oid) != code.hash_of(
                     code_id) if moved else view.hidden(base, b))
@@ -475,14 +482,16 @@ class Memory:
                 return None
             rec = sh.row(r)
             mined = rec["kind"] in S.MINED_NOTE_KINDS                   # else its meta says who wrote it
-            return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "",
-                                N.trust_of(None if mined else N.note_from_node(rec), rec["kind"]), False,
-                                rec["name"] or rec["summary"] or "", label)
+            written = None if mined else N.note_from_node(rec)
+            trust = N.trust_of(written, rec["kind"])
+            return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "", trust, False,
+                                rec["name"] or rec["summary"] or "", label, _by_maintainer(written, trust))
         stale = (code or ov.judge).staleness(note) is not None      # ov.judge: the default branch's (branchnotes)
         if note.branch and (code is None or note.branch != code.branch):   # judged again only if another branch's
             label = ov.judge.about(note, label) if code is None else code.about(note, label)   # (its version: said so)
-        return AttachedNote(nid, note.kind, _utc(note.created_at), note.author, N.trust_of(   # trust as `get` says
-            note, note.kind, quarantined=nid in ov.quarantined), stale, note.title(120), label)
+        trust = N.trust_of(note, note.kind, quarantined=nid in ov.quarantined)      # trust as `get` says
+        return AttachedNote(nid, note.kind, _utc(note.created_at), note.author, trust, stale, note.title(120), label,
+                            _by_maintainer(note, trust))
 
 
 class MemoryGraph:
@@ -554,6 +563,13 @@ def file_id(sh: Shard, row: int) -> str:
     if sh.col("kind")[row] in ("file", "dir", "repo"):
         return sh.col("id")[row]
     return node_id(sh.repo, sh.col("path")[row], "file", "")
+
+
+def _by_maintainer(note: N.Note | None, trust: str) -> bool:
+    """Whether an attached note is a maintainer's, as its provenance says (``notetrust.provenance``:
+    the flag the note was stored with, merged or not, and its author proven; a maintainer's note is
+    never quarantined, and a claimed name never holds the role)."""
+    return note is not None and note.maintainer and trust == "authenticated"
 
 
 def _utc(t) -> datetime:

@@ -133,7 +133,8 @@ def _shown(notes: list[AttachedNote], cap: int) -> list[AttachedNote]:
 
     - an author's first NOTES_PER_AUTHOR notes come before any author's further ones, so no writer
       fills the item (a probe: five failure notes by one author hid a maintainer's from every item);
-    - within a kind, notes by a proven identity (``authenticated``) before claimed ones;
+    - within a kind, a maintainer's notes first, then other proven identities' (``authenticated``),
+      then claimed ones, then mined (five authenticated notes by others hid a maintainer's, a probe);
     - at most MINED_PER_ITEM mined ones: a file with many past fixes carried five ~40-token lines
       on every get, walk and prefetch item (probe P4: a walk of 11 files cost 1,257 tokens).
 
@@ -141,11 +142,11 @@ def _shown(notes: list[AttachedNote], cap: int) -> list[AttachedNote]:
     seen: dict[str, int] = {}
     ranked = []
     for i, a in sorted(enumerate(notes), key=lambda e: (S.NOTE_ORDER.get(e[1].kind, len(S.NOTE_ORDER)),
-                                                        _TRUST_RANK.get(e[1].trust, 1), e[0])):
+                                                        _trust_rank(e[1]), e[0])):
         nth = seen.get(a.author, 0)
         seen[a.author] = nth + 1
         ranked.append((nth >= NOTES_PER_AUTHOR, S.NOTE_ORDER.get(a.kind, len(S.NOTE_ORDER)),
-                       _TRUST_RANK.get(a.trust, 1), i, a))
+                       _trust_rank(a), i, a))
     out: list[tuple] = []
     mined = 0
     for r in sorted(ranked, key=lambda r: r[:4]):
@@ -159,16 +160,25 @@ def _shown(notes: list[AttachedNote], cap: int) -> list[AttachedNote]:
     return [r[4] for r in sorted(out, key=lambda r: (r[1], r[0], r[2], r[3]))]
 
 
-_TRUST_RANK = {"authenticated": 0, "unauthenticated": 1, "quarantined": 1, "mined": 2}
+_TRUST_RANK = {"maintainer": 0, "authenticated": 1, "unauthenticated": 2, "quarantined": 2, "mined": 3}
+
+
+def _trust_rank(a: AttachedNote) -> int:
+    """A note's place within its kind: a maintainer's (``AttachedNote.maintainer``, proven), other
+    proven authors', claimed ones (and the reader's own quarantined ones), mined."""
+    return _TRUST_RANK["maintainer"] if a.maintainer else _TRUST_RANK.get(a.trust, _TRUST_RANK["unauthenticated"])
+
+
 _PLAIN_AUTHOR = re.compile(r'[^\s,()"\\](?:[^,()"\\]*[^\s,()"\\])?')     # no comma, paren, quote or backslash
 
 
-def who(author: str, trust: str) -> str:
-    """``author, trust`` as a note's line says it: an author name that could pass for part of that
-    text (``alice, authenticated): "...``, a claimed name on an open server) is quoted as a JSON
-    string, so the trust after it is always ours."""
+def who(author: str, trust: str, maintainer: bool = False) -> str:
+    """``author, trust`` (``, maintainer`` for a maintainer's note) as a note's line says it: an
+    author name that could pass for part of that text (``alice, authenticated): "...``, a claimed
+    name on an open server) is quoted as a JSON string, so the trust after it is always ours."""
     author = author or "unknown"
-    return f"{author if _PLAIN_AUTHOR.fullmatch(author) else quote(author)}, {trust or 'unknown'}"
+    role = ", maintainer" if maintainer else ""
+    return f"{author if _PLAIN_AUTHOR.fullmatch(author) else quote(author)}, {trust or 'unknown'}{role}"
 
 
 def quote(text: str) -> str:
@@ -179,12 +189,13 @@ def quote(text: str) -> str:
 
 
 def note_line(a: AttachedNote, now: datetime) -> str:
-    """One line a reader can weigh: what, how old, by whom and how trusted, stale or not, and the
-    note's own words quoted as data (a note is never an instruction): as a JSON string, so they
-    cannot close the quote and write a line of their own (``quote``)."""
+    """One line a reader can weigh: what, how old, by whom and how trusted (a maintainer's says so),
+    stale or not, and the note's own words quoted as data (a note is never an instruction): as a
+    JSON string, so they cannot close the quote and write a line of their own (``quote``)."""
     flags = ", stale: the code changed since" if a.stale else ""
     on = f" on {a.about}" if a.about else ""
-    return f"{a.kind} note {a.id} ({_age_text(a, now)} old, by {who(a.author, a.trust)}{flags}){on}: {quote(a.title)}"
+    by = who(a.author, a.trust, a.maintainer)
+    return f"{a.kind} note {a.id} ({_age_text(a, now)} old, by {by}{flags}){on}: {quote(a.title)}"
 
 
 def notes_tokens(it: Item) -> int:

@@ -110,8 +110,8 @@ def test_one_writer_cannot_bury_a_maintainers_note(served):
         mallory.close()
         alice.close()
     shown = [n["id"] for n in got.notes]
-    # mallory's two newest, then alice's (proven) before the claimed one, then mallory's next
-    assert shown == [theirs[4], theirs[3], mine, anon, theirs[2]], got.notes
+    # alice's first (a maintainer's), mallory's two newest, the claimed one, then mallory's next
+    assert shown == [mine, theirs[4], theirs[3], anon, theirs[2]], got.notes
     assert got.meta["notes_total"] == 7 and got.meta["notes_more"] is True
     assert [n["id"] for n in walked["Cart.total"].notes] == shown            # walk's items carry the same
     with acting_as(ALICE):
