@@ -1,8 +1,10 @@
 """Call sites and base classes as written, per definition: the raw input of ``calls`` and
 ``inherits`` edges (``pipeline.calls`` resolves them to nodes once every file is known).
 
-A call is recorded as (name, receiver, line): ``h()`` -> ("h", ""), ``self.g()`` / ``this.g()`` ->
-("g", "self") (Python's ``cls.g()``: ("g", "cls"), as written), ``mod.k()`` / ``Mod::k()`` /
+A call is recorded as (name, receiver, line): ``h()`` -> ("h", ""), ``self.g()`` -> ("g", "self"),
+``this.g()`` -> ("g", "this") (the own object as written: Python's ``cls``, Rust's ``Self``, a Go
+method's receiver variable, ``h.Store.Get()`` -> ("Get", "h.Store"), the method's ``meta["self"]``
+naming it; ``pipeline.calls`` reads each as ``self``), ``mod.k()`` / ``Mod::k()`` /
 ``ns::k()`` -> ("k", "mod"), ``a.b.c()`` -> ("c", "a.b"), ``super().m()`` -> ("m", "super"),
 anything else before the name (a call's result, an index) -> ("m", "."); ``new Foo()`` and
 ``Foo()`` are calls of ``Foo``. A base class (``class A(B, m.C)``, ``extends``, ``implements``,
@@ -12,7 +14,7 @@ the same way. A Rust macro's arguments are read for calls (``assert_eq!(f(x), 1)
 says, and an overloaded method its parameters (``arity``, ``params``: ``pipeline.javaargs``), so
 ``pipeline.calls`` can tell overloads apart. A call belongs to the innermost emitted
 definition around it (a closure's calls are its function's, as its text is); calls outside every
-definition are the file's. Go: a method's receiver variable is ``self``. The same pass records
+definition are the file's. The same pass records
 each definition's typed variables and declared return type (``pipeline.vartypes``) beside them.
 
 Only syntax is read here (query patterns per language, run with the tags query); nothing is resolved.
@@ -111,6 +113,9 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
             meta["returns"] = ret
         if d.decl:
             meta["decl"] = 1
+        me = receivers.get(i) if receivers else None
+        if me and any(_head(c[1]) == me for c in calls[i]):
+            meta["self"] = me           # the receiver its calls are written with: ``pipeline.calls`` reads it as self
         if meta:
             node["meta"] = json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
     top = {k: v for k, v in (("calls", calls[-1]), ("types", types[-1])) if v}
@@ -187,7 +192,7 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
             if key in seen[slot] or len(calls[slot]) >= MAX_CALLS:
                 continue
             seen[slot].add(key)
-            site: list = [name, _as_written(src, node, recv), line, pos]
+            site: list = [name, _as_written(src, node, recv, me or ""), line, pos]
             if args is not None:
                 site.append(args[0])
                 if args[1]:
@@ -204,16 +209,27 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
     return calls, bases
 
 
-def _as_written(src: bytes, node: ts.Node, recv: str) -> str:
-    """A Python receiver the way it is written where ``self`` stands for it: ``cls.helper()``
-    is ("helper", "cls"), not "self" (``pipeline.exprnames`` reads both as the own class; the
-    call's ``as`` should say what the code says; ``pipeline.calls`` reads ``cls`` as ``self``)."""
-    if node.type != "attribute" or not (recv == "self" or recv.startswith("self.")):
+_WRITTEN_SELF = frozenset({"this", "cls", "Self"})      # read as ``self`` (``exprnames.SELF``), kept as written
+
+
+def _head(recv: str) -> str:
+    return recv.partition(".")[0]
+
+
+def _as_written(src: bytes, node: ts.Node, recv: str, me: str = "") -> str:
+    """The receiver the way the code writes it where ``self`` stands for it (``pipeline.exprnames``
+    reads ``this``, ``cls`` and ``Self`` so, ``collect`` a Go method's receiver variable ``me``):
+    ``this.subtotal()`` is ("subtotal", "this"), Go's ``h.Store.Get()`` ("Get", "h.Store"), so the
+    call's ``as`` says what the code says; ``pipeline.calls`` reads them as ``self`` again. The
+    written word is the callee expression's leftmost token (a macro argument's call, given by its
+    name's token, keeps ``self``)."""
+    if not (recv == "self" or recv.startswith("self.")) or not node.named_child_count:
         return recv
-    head: ts.Node | None = node
-    while head is not None and head.type == "attribute":
-        head = head.child_by_field_name("object")
-    return "cls" + recv[4:] if head is not None and head.type == "identifier" and text(src, head) == "cls" else recv
+    head = node
+    while head.named_child_count and (first := head.named_child(0)) is not None:
+        head = first
+    word = text(src, head)
+    return word + recv[4:] if word in _WRITTEN_SELF or (me and word == me) else recv
 
 
 def _sites(src: bytes, found: list[ts.Node]):

@@ -470,10 +470,15 @@ class _Resolver:
         return (got, how) if got is not None and self.ix.defs[got].kind == "class" else (None, "")
 
 
-def _own(recv: str) -> str:
-    """A receiver as the rules read it: Python's ``cls`` (kept as written, ``pipeline.callrefs``)
-    is the class's own, as ``self`` is."""
-    return "self" + recv[3:] if recv[:3] == "cls" and (len(recv) == 3 or recv[3] == ".") else recv
+_SELF_WORDS = frozenset({"cls", "this", "Self"})
+
+
+def _own(recv: str, me: str = "") -> str:
+    """A receiver as the rules read it: the own object, kept as the code names it
+    (``pipeline.callrefs``: Python's ``cls``, ``this``, Rust's ``Self``, a Go method's receiver
+    variable ``me``, its ``meta["self"]``), is ``self``."""
+    head, dot, rest = recv.partition(".")
+    return f"self{dot}{rest}" if head in _SELF_WORDS or (me and head == me) else recv
 
 
 def _before(typings, limit: int) -> tuple[int, int, str, str] | None:
@@ -562,8 +567,9 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
         for var, tname, trecv, at, *eff in meta.get("types", ()):     # (line, position in effect)
             types.setdefault(var, []).append((at, eff[0] if eff else at << 20, tname, trecv))
         found: dict[str, list] = {}
+        me = meta.get("self", "")
         for name, recv, line, *at in sites:     # its byte position (an older parse: its line's), arguments
-            got, how = _defined(ix, *r.call(n["path"], lang, caller, name, _own(recv), line, types, 0,
+            got, how = _defined(ix, *r.call(n["path"], lang, caller, name, _own(recv, me), line, types, 0,
                                             at[0] if at else line << 20))
             for got, how in (_by_arity(ix, got, how, at[1], at[2] if len(at) > 2 else "", supers)
                              if got in ix.arity and len(at) > 1 else ((got, how),)):

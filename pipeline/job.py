@@ -371,8 +371,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             # which, so an answer can say so once the work tree lost them (stashed, reverted)
             from pipeline.files import inside as within
 
-            rep.dirty_paths = [p for p in gitio.dirty_paths(root)       # sorted there
-                               if not any(within(p, i) for i in inside)][:DIRTY_PATHS_KEPT]
+            dirty = [p for p in gitio.dirty_paths(root) if not any(within(p, i) for i in inside)]   # sorted there
+            rep.dirty_paths = dirty[:DIRTY_PATHS_KEPT]
+            rep.worktree_key = storestate.worktree_key(root, dirty)
             under = f"under HEAD {head[:12]}" if head else "in a repository with no commits yet"
             rep.messages.append(f"the work tree has uncommitted changes: they are indexed, {under} "
                                 "(a session with --worktree sees edits without indexing them)")

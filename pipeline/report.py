@@ -45,6 +45,7 @@ class RunReport:
     up_to_date: bool = False                               # nothing changed: no new version published
     worktree: str = ""                                     # "clean" (as HEAD) or "dirty" when indexed
     dirty_paths: list = field(default_factory=list)        # the uncommitted paths read then (DIRTY_PATHS_KEPT)
+    worktree_key: str = ""                                 # of every uncommitted path's state then (storestate.worktree_key)
     config_key: str = ""                                   # fingerprint of the settings that shape the index
     parse_format: int = 0                                  # storestate.PARSE_FORMAT of the parse output kept
 

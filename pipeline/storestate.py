@@ -104,8 +104,11 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # signatures without the trailing comma; 25: a Java call records its arguments' count and types and an
 # overload its ``arity`` and ``params`` (a call picks its overload), Rust macro arguments' calls are
 # recorded, Rust ``use`` records carry their ``as`` alias and are read inside inline modules; 26: a
-# Python ``cls.f()`` call records its receiver as written (``cls``, was ``self``).
-PARSE_FORMAT = 26
+# Python ``cls.f()`` call records its receiver as written (``cls``, was ``self``); 27: so do the other
+# languages' (``this.f()``, Rust ``Self::new()``, a Go receiver's ``h.Store.Get()``, were ``self...``;
+# a Go method names its receiver in ``meta["self"]``), and a JS/TS or Python test's subject by name
+# is a file of its own package (nearest ``package.json`` / ``pyproject.toml``...): tests edges change.
+PARSE_FORMAT = 27
 
 
 def config_key(cfg: IndexConfig) -> str:
@@ -127,10 +130,29 @@ def mined_boundary(prev: Manifest | None) -> str | None:
     return h.get("shallow_boundary", None if h.get("shallow") else "")
 
 
+def worktree_key(root: Path, dirty: list[str]) -> str:
+    """What the uncommitted files are now, without reading them: each path with its size and
+    modification time ("gone" when deleted). A run whose work tree holds the same uncommitted files,
+    untouched since the last version was indexed, has nothing to do (a probe: one untracked
+    scratch file made every run publish a version with nothing parsed, each making a running
+    server's page tokens stale). A touched file only costs a run that parses nothing."""
+    import hashlib
+
+    h = hashlib.sha1()
+    for p in dirty:
+        try:
+            st = os.lstat(root / p)
+            h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}\n".encode("utf-8", "surrogateescape"))
+        except OSError:
+            h.update(f"{p}\0gone\n".encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
 def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunReport,
                boundary: str = "") -> str | None:
     """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
-    HEAD is the indexed commit, the work tree is as HEAD now and was when indexed, the settings
+    HEAD is the indexed commit, the work tree is as HEAD now and was when indexed (or holds the same
+    uncommitted files, untouched since: ``worktree_key``), the settings
     are the same, the delta log holds no record the published version lacks, and the published
     data passes the quick integrity check. A repository with no commits yet, indexed so and still
     without one, is up to date too (each run had published a new version of nothing new). The
@@ -149,11 +171,13 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     no-change run stays cheap; `stratum repair --check` reads every block."""
     from stratum.deltalog import DeltaLog
 
-    if prev is None or rep.worktree != "clean":
+    if prev is None or rep.worktree not in ("clean", "dirty"):
         return None
     last = prev.report or {}
-    if last.get("worktree") != "clean" or last.get("config_key") != rep.config_key:
+    if last.get("worktree") != rep.worktree or last.get("config_key") != rep.config_key:
         return None
+    if rep.worktree == "dirty" and (not rep.worktree_key or last.get("worktree_key") != rep.worktree_key):
+        return None                     # uncommitted files changed since (or a version from before the key)
     if head != prev.indexed_commit or not prev.indexes:     # no commits yet (None) and still none: the same
         return None
     if prev.repo_path != rep.repo:          # a moved or copied clone: freshness and worktrees read repo_path

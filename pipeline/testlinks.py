@@ -9,12 +9,17 @@ package's (beside a ``package.json``), as AVA, mocha and tap keep them (``test/r
 it is a helper (in a ``helpers``/``fixtures``/... folder below, ``_x.js``, ``index``, ``setup``).
 
 - ``by: "name"``: the test's subject (``x``) is matched to a non-test file of the same language
-  family named ``x`` (Go: only in the test's own directory; Rust: of the test's own crate, the
-  nearest folder with a ``Cargo.toml``; a module a test crate declares, ``mod util;`` in
-  ``tests/tests.rs``, has no subject by name: it is part of that test). When several match, the one whose
-  directories best mirror the test's wins (``tests/pkg/test_mod.py`` -> ``src/pkg/mod.py``), then
-  the one sharing the longest directory prefix with it, then the shortest path. Weight 2: listed
-  before the other links of a file.
+  family named ``x`` of the test's own package (Go: only in the test's own directory; Rust: of the
+  test's own crate, the nearest folder with a ``Cargo.toml``; a module a test crate declares,
+  ``mod util;`` in ``tests/tests.rs``, has no subject by name: it is part of that test;
+  JavaScript/TypeScript: of the nearest folder with a ``package.json``, Python: with a
+  ``pyproject.toml``, ``setup.py`` or ``setup.cfg``, a manifest inside a test folder not counted;
+  a test under no such folder may name any file): a monorepo's ``packages/admin/src/cart.test.ts``
+  is no test of ``packages/web/src/cart.ts``, while its imports still reach across packages
+  (``by: "import"``). A repository with one manifest at its top is one package. When several
+  match, the one whose directories best mirror the test's wins (``tests/pkg/test_mod.py`` ->
+  ``src/pkg/mod.py``), then the one sharing the longest directory prefix with it, then the
+  shortest path. Weight 2: listed before the other links of a file.
 - ``by: "import"``: every in-repository file the test imports that is neither a test nor inside a
   test directory (fixtures and helpers are not what a test tests). A pair found both ways is
   recorded once, as ``name``. The imports include the modules a package's ``__init__`` re-exports
@@ -60,6 +65,8 @@ _JS_AIDS = frozenset({"helpers", "helper", "fixtures", "fixture", "__fixtures__"
 _JS_AID_STEMS = frozenset({"helpers", "helper", "fixtures", "fixture", "support", "mocks", "utils", "util", "index",
                            "setup", "teardown", "globals", "global-setup", "common"})
 BY_NAME_WEIGHT = 2.0            # a file's name-linked test before those that import or call it
+# the files whose folder is a package of a family, within which a test's subject is named
+_MANIFESTS = {"js": ("package.json",), "py": ("pyproject.toml", "setup.py", "setup.cfg")}
 
 
 def _split(path: str) -> tuple[str, str, str]:
@@ -144,8 +151,8 @@ def _score(test: str, cand: str) -> tuple[int, int, int]:
 
 
 def _package_of(path: str, packages: Collection[str]) -> str | None:
-    """The nearest folder above ``path`` among ``packages`` (Rust: the folders holding a
-    ``Cargo.toml``), or None."""
+    """The nearest folder above ``path`` among ``packages`` (the folders holding a ``Cargo.toml``,
+    a ``package.json``...), or None."""
     d = path
     while d:
         d = posixpath.dirname(d)
@@ -154,19 +161,36 @@ def _package_of(path: str, packages: Collection[str]) -> str | None:
     return None
 
 
+def _package_dirs(paths: Iterable[str]) -> dict[str, set[str]]:
+    """Family -> the folders holding a package manifest of it (``_MANIFESTS``), not those in a test
+    folder (``test/package.json`` saying ``{"type": "module"}`` makes no package of its tests)."""
+    out: dict[str, set[str]] = {fam: set() for fam in _MANIFESTS}
+    for p in paths:
+        d, base = posixpath.split(p)
+        for fam, names in _MANIFESTS.items():
+            if base in names and not in_test_dir(p):
+                out[fam].add(d)
+    return out
+
+
 def _name_targets(test: str, index: dict[tuple[str, str], list[str]], roots: Collection[str] = ("",),
-                  crates: Collection[str] = ()) -> list[str]:
+                  crates: Collection[str] = (), packages: Mapping[str, Collection[str]] | None = None
+                  ) -> list[str]:
+    """The file ``test`` tests by its name, of its own package (``packages``: ``_package_dirs``)."""
     subj = subject(test, roots)
     fam = family(test)
     if not subj or fam is None:
         return []
     cands = index.get((fam, subj), [])
+    bound = (packages or {}).get(fam)
     if fam == "go":
         d = posixpath.dirname(test)
         cands = [c for c in cands if posixpath.dirname(c) == d]
     elif fam == "rs" and crates:        # a Rust test's subject is of its own crate
         own = _package_of(test, crates)
         cands = [c for c in cands if _package_of(c, crates) == own]
+    elif bound and (own := _package_of(test, bound)) is not None:     # of its own package
+        cands = [c for c in cands if _package_of(c, bound) == own]
     elif fam == "c":
         sources = [c for c in cands if c.endswith(_C_SOURCES)]
         cands = sources or cands
@@ -183,6 +207,7 @@ def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) ->
     import_edges = list(import_edges)
     packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
     crates = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "Cargo.toml"}
+    manifests = _package_dirs(paths)
     roots = js_roots(paths)
     tests = {p for p in paths if is_test_path(p, packages, roots)}
     unnamed = _rust_test_modules(repo, paths, import_edges)      # a test crate's modules: no subject by name
@@ -199,7 +224,7 @@ def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) ->
             index[(fam, posixpath.basename(d))].append(p)
     found: dict[tuple[str, str], str] = {}
     for t in sorted(tests - unnamed):
-        for target in _name_targets(t, index, roots, crates):
+        for target in _name_targets(t, index, roots, crates, manifests):
             found[(t, target)] = "name"
     by_id = {node_id(repo, p, "file", ""): p for p in paths}
     for e in import_edges:
