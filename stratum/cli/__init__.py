@@ -16,8 +16,10 @@ import datetime
 import importlib
 import json
 import os
+import re
 import sys
 import traceback
+from typing import Sequence
 
 from stratum.notetext import terminal_safe
 from stratum.whichstore import once_each
@@ -136,18 +138,111 @@ def resolve_stores(args) -> list[str]:
 
 
 def resolve_store(args, repo: str | None = None) -> str:
-    """The store the user meant: --store, or the current repository's own store."""
+    """The store the user meant: --store, or the current repository's own store. Outside any
+    repository (and below no store) with no --store: NotFound saying so. It said "no index at
+    /tmp/.stratum: run `stratum index` first", and `stratum index` there said "not inside a git
+    repository" (a probe). ``repo`` given (index, watch, hooks): that path's, as before; the
+    command says itself what is wrong with it."""
     from pathlib import Path
 
     from stratum.config import default_store_path
 
     if getattr(args, "store", None):
         return args.store
+    top = repository_root(repo or ".")
+    if top is not None:
+        return str(default_store_path(Path(top)))
     here = Path(repo or ".").resolve()
+    if repo is None:
+        from stratum.errors import NotFound
+
+        raise NotFound(f"no index here: the working directory {here} is not inside a git repository; run "
+                       "this in a repository you indexed (`stratum index` there), or name a store with --store PATH")
+    return str(default_store_path(here))
+
+
+def repository_root(start: str = ".") -> str | None:
+    """The folder at or above ``start`` that holds a store (``.stratum/manifest.json``) or a ``.git``
+    (a folder, or a linked worktree's file): the repository a command run there is about; None
+    outside any."""
+    from pathlib import Path
+
+    here = Path(start).resolve()
     for d in [here, *here.parents]:
         if (d / ".stratum" / "manifest.json").is_file() or (d / ".git").exists():
-            return str(default_store_path(d))
-    return str(default_store_path(here))
+            return str(d)
+    return None
+
+
+_AT_LINE = re.compile(r"(.+?)(:\d{1,9}(?::\d{1,9})?)")      # path:LINE (and :COL), as ``linerange.at_line``
+
+
+def target_from_here(target: str, roots: Sequence[str]) -> str:
+    """A target (a path, ``path::Symbol``, ``path:LINE``) with its path read from the working
+    directory (``path_from_here``); anything else (a node id, ``repo:path``) as given."""
+    if not isinstance(target, str):
+        return target
+    path, sep, rest = target.partition("::")
+    if not sep and (m := _AT_LINE.fullmatch(target)) and not os.path.lexists(target):
+        path, sep, rest = m.group(1), m.group(2), ""
+    rel = path_from_here(path, roots)
+    return target if rel is None else rel + sep + rest
+
+
+def path_from_here(path: str, roots: Sequence[str], *, prefix: bool = False) -> str | None:
+    """``path`` as typed in the working directory, made relative to the repository (of ``roots``:
+    the repositories the command answers for) that holds the working directory; None: read it as
+    given. From a subfolder `cochange cart.py` found shop/cart.py while `get cart.py` said "no node",
+    `tree .` showed the root, and in packages/admin `get src/api.ts` served packages/web's (probes).
+
+    Read from the working directory: an absolute path inside a root; ``.``, ``..``, ``./x``, ``../x``;
+    from a subfolder, a path that exists there, and a path that exists neither there nor from the
+    repository's top, holds a folder and no colon, and whose first folder the top lacks (a test
+    runner's path inside a package: ``src/api.ts``). Read as given: anything else at the top; a
+    repository-relative path that exists as given (from ``shop/``, ``shop/cart.py``); node ids,
+    ``repo:path``, a file name found nowhere.
+    ``prefix``: a folder ends with ``/`` (``search --path``: ``shop`` also began ``shopping/``), the
+    top is ``""``; else the top is ``"."``."""
+    if not isinstance(path, str) or not path or "\0" in path:
+        return None
+    try:
+        cwd = os.path.realpath(os.getcwd())
+        tops = [os.path.realpath(r) for r in roots if r]
+    except (OSError, ValueError):           # the working directory was removed
+        return None
+    if os.path.isabs(path):
+        where = path
+    else:
+        top = max((t for t in tops if _under(cwd, t) is not None), key=len, default=None)
+        if top is None:
+            return None
+        where = os.path.join(cwd, path)
+        if not (path in (".", "..") or path.startswith(("./", "../"))):
+            if cwd == top:                  # at the top: repository-relative, as given
+                return None
+            first = path.split("/", 1)[0]
+            if not os.path.lexists(where) and (os.path.lexists(os.path.join(top, path)) or ":" in path
+                                                or "/" not in path.strip("/") or os.path.lexists(os.path.join(top, first))):
+                return None
+    # as typed (a link in the repository is its own name), then with its folders' links resolved
+    spots = [os.path.normpath(where)]
+    spots.append(os.path.join(os.path.realpath(os.path.dirname(spots[0])), os.path.basename(spots[0])))
+    rel = next((r for spot in spots for t in tops if (r := _under(spot, t)) is not None), None)
+    if rel is None:
+        return None
+    if not prefix:
+        return rel
+    if rel == ".":
+        return ""
+    return rel + "/" if path.endswith("/") or os.path.isdir(where) else rel
+
+
+def _under(path: str, top: str) -> str | None:
+    """``path`` relative to ``top`` (posix), None when it is not inside it."""
+    rel = os.path.relpath(path, top)
+    if rel == ".." or rel.startswith("../") or os.path.isabs(rel):
+        return None
+    return rel.replace(os.sep, "/")
 
 
 def linked_worktree(start: str = ".") -> tuple[str, str] | None:
@@ -196,10 +291,14 @@ def session_place(given: list[str] | None, branch: str, commit: str, worktree: s
     --branch, --commit or --worktree names another view. A --commit is read here, so HEAD (HEAD~1,
     ORIG_HEAD) is this worktree's, not the main checkout's. Those options skipped the lookup: `get X
     --branch main` in a worktree said "no index at <worktree>/.stratum: run `stratum index` first",
-    advice that gives the worktree a store of its own and hides the main store's notes (a probe)."""
+    advice that gives the worktree a store of its own and hides the main store's notes (a probe).
+    Outside any repository with no store given: none ([]); the caller's ``local_store(None)`` says
+    why when it opens them, so `stratum mcp` there comes up and answers each tool call with it."""
     worktree = os.path.abspath(worktree) if worktree else ""
     linked = None if given else linked_worktree()
     if linked is None:
+        if not given and repository_root() is None:
+            return [], commit, worktree
         return resolve_stores(argparse.Namespace(store=given)), commit, worktree
     if commit:
         from pipeline import gitio
@@ -261,4 +360,4 @@ def quoted(text: str) -> str:
 
 
 __all__ = ["main", "build_parser", "add_common", "resolve_store", "resolve_stores", "once_each", "linked_worktree",
-           "local_store", "session_place", "whole", "emit", "one_line", "quoted", "QUOTE"]
+           "local_store", "session_place", "repository_root", "path_from_here", "target_from_here", "whole", "emit", "one_line", "quoted", "QUOTE"]

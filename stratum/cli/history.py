@@ -6,7 +6,9 @@ Paths are printed terminal-safe, one per line (``stratum.cli.one_line``).
 
 from __future__ import annotations
 
-from stratum.cli import add_common, emit, local_store, one_line, whole
+import os
+
+from stratum.cli import add_common, emit, local_store, one_line, path_from_here, whole
 
 
 def register(sub) -> None:
@@ -30,13 +32,14 @@ def run_cochange(args) -> int:
 
     from stratum import analysis as A
 
-    snap = A.snapshot(local_store(args.store))
+    store = local_store(args.store)
+    snap = A.snapshot(store)
     # one reading of a typed path, shared with the library (a clear error, "did you mean", a rename);
     # a symbol (path::Func, as walk and get take) is answered for its file, saying so (a probe)
     typed, sym = args.path, ""
     if "::" in typed:
         typed, _, sym = typed.partition("::")
-    path = A.current_path(snap, typed if sym and typed else args.path)
+    path = A.current_path(snap, _from_here(typed if sym and typed else args.path, store, snap.manifest.repo_path))
     partners = A.partners(snap, path).collect()
     # a partner the index skipped (vendored, a lockfile, binary...) has history but no node: said
     # here, as `walk --edge cochange` (nodes only) cannot list it (the counts differed, unexplained)
@@ -70,6 +73,19 @@ def run_cochange(args) -> int:
         lines.append(f"wrote {partners.height} rows to {args.parquet}")
     emit(args, obj, "\n".join(lines))
     return 0
+
+
+def _from_here(typed: str, store: str, recorded: str) -> str:
+    """``typed`` read from the working directory as the query commands read a path
+    (``stratum.cli.path_from_here``): from packages/admin, src/api.ts is packages/admin/src/api.ts,
+    not packages/web's. ``current_path`` reads a path that exists from here once more, so one made
+    repository-relative that also exists from here (shop/shop/cart.py) goes to it whole."""
+    from stratum.freshness import repo_at
+
+    rel = path_from_here(typed, [repo_at(store, recorded)])
+    if rel is None:
+        return typed
+    return os.path.join(recorded, rel) if recorded and os.path.lexists(rel) else rel
 
 
 def run_history(args) -> int:

@@ -13,7 +13,9 @@ from __future__ import annotations
 import errno
 import os
 
-from stratum.cli import add_common, emit, one_line, quoted, session_place, whole
+from stratum.cli import (add_common, emit, local_store, one_line, path_from_here, quoted, repository_root,
+                         session_place, target_from_here, whole)
+from stratum.freshness import repo_at
 from stratum.notetext import terminal_safe
 from stratum.schema import AGENT_NOTE_KINDS
 from stratum.toolspec import ARGS
@@ -134,14 +136,17 @@ def _call(args, tool: str, **kw) -> int:
             from stratum.errors import InvalidArgument
             raise InvalidArgument("--store and --server are two ways to name the index: the server answers "
                                   "from the stores it serves; drop --store (or --server to read a store here)")
+        kw = _from_here(kw, [repository_root() or ""])      # the server's checkout is this one's, or no path is here
         tools = client_from_args(args)
         try:
             opened = None if args.session else tools.open_session(author=author, budget=args.budget, branch=branch,
                                                                   commit=commit, worktree=worktree)
             sess = opened.data["session"] if opened is not None else args.session
             resp = getattr(tools, tool)(sess, **kw)
-            if opened is not None:          # what opening said ("author 'eve' ignored ...": a probe)
-                resp.envelope.warnings[:0] = [w for w in opened.envelope.warnings if w not in resp.envelope.warnings]
+            if opened is not None:          # what opening said ("author 'eve' ignored ...": a probe), but
+                # not its freshness line: judged with no items, it contradicted the answer's own (a probe)
+                resp.envelope.warnings[:0] = [w for w in opened.envelope.warnings if w not in resp.envelope.warnings
+                                              and not w.startswith(FRESHNESS_PREFIXES)]
             if resp.envelope.has_more or args.session:
                 tools.detach(sess)      # the next page needs this session: --session SESSION
         finally:
@@ -157,9 +162,12 @@ def _call(args, tool: str, **kw) -> int:
         from stratum.tools import Tools
 
         stores, commit, worktree = session_place(args.store, branch, commit, worktree)    # a linked worktree's too
+        stores = stores or [local_store(None)]      # outside any repository: says so
         tools = Tools.open(stores, freshness=_freshness(), secret=_stores_secret(stores),
                            overlay_builder=_overlay_builder())
         try:
+            kw = _from_here(kw, [worktree, *(repo_at(str(sh.store.root), sh.manifest.repo_path)
+                                             for sh in tools.shards.shards)])
             rev = branch or commit or worktree
             if len(rev) > 48 or not rev.isprintable():    # a worktree's path (session ids are at most 64
                 # characters), or a rev whose name holds an invisible character: the id is a digest of it
@@ -173,6 +181,23 @@ def _call(args, tool: str, **kw) -> int:
             tools.close()
     emit(args, resp.to_dict(), render(resp))
     return 0
+
+
+def _from_here(kw: dict, roots: list[str]) -> dict:
+    """The call's paths read as typed in the working directory, repository-relative
+    (``stratum.cli.path_from_here``, as `stratum cochange` reads its path): get's and walk's target,
+    remember's --about, tree's PATH, search's --path."""
+    out = dict(kw)
+    if "target" in out:
+        out["target"] = target_from_here(out["target"], roots)
+    if out.get("about"):
+        out["about"] = [target_from_here(t, roots) for t in out["about"]]
+    if out.get("path"):
+        out["path"] = target_from_here(out["path"], roots)
+    if out.get("path_prefix"):
+        got = path_from_here(out["path_prefix"], roots, prefix=True)
+        out["path_prefix"] = out["path_prefix"] if got is None else got
+    return out
 
 
 def _stores_secret(stores: list[str]) -> bytes:
