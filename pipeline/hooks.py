@@ -1,8 +1,9 @@
 """Git hooks that re-index in the background (post-commit, post-checkout, post-merge).
 
-A hook must never slow or fail the git command: ours starts a detached `stratum hooks run` and
-returns at once; a hook already there is kept (moved aside to ``<name>.stratum-chained`` and run
-first, its exit status kept: post-checkout's becomes git's own). Hooks firing while an index runs
+A hook must never slow or fail the git command: ours starts a detached `stratum hooks run` (the
+installed Stratum's code, never the repository's own modules: ``_script``) and returns at once; a
+hook already there is kept (moved aside to ``<name>.stratum-chained`` and run first, its exit
+status kept: post-checkout's becomes git's own). Hooks firing while an index runs
 coalesce through a dirty mark and a runner lock (``coalesced``): one runner at a time, and it
 indexes again if a hook fired meanwhile, so a checkout storm is one or two re-indexes.
 """
@@ -10,11 +11,14 @@ indexes again if a hook fired meanwhile, so a checkout storm is one or two re-in
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
+import re
 import shlex
 import sys
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -24,6 +28,7 @@ from stratum.errors import InvalidArgument
 HOOKS = ("post-commit", "post-checkout", "post-merge")
 MARK = "# stratum-hook: installed by `stratum hooks install`"
 CHAINED = ".stratum-chained"
+SCRIPT = "# stratum-hook-script:"      # + the fingerprint of the script's text (``_fingerprint``)
 # git exports these to a hook; relative to the hook's cwd, they would misdirect our own git calls
 GIT_HOOK_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR",
                 "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES")
@@ -38,25 +43,42 @@ def hooks_dir(repo: str | os.PathLike) -> Path:
 
 def script(name: str, repo: Path, store: Path, options: tuple[str, ...] = ()) -> str:
     """The hook: ``options`` (e.g. ``--no-embed``) go to every `stratum hooks run` it starts."""
-    py = shlex.quote(sys.executable)
-    opts = "".join(f" {shlex.quote(o)}" for o in options)
-    log = shlex.quote(str(store / "hooks.log"))
-    said = f"{_named(repo)} into {_named(store)}"
+    return _script(name, shlex.quote(str(repo)), shlex.quote(str(store)), f"{_named(repo)} into {_named(store)}",
+                   "".join(f" {shlex.quote(o)}" for o in options), f"{SCRIPT} {_fingerprint()}")
+
+
+def _script(name: str, repo: str, store: str, said: str, opts: str, stamp: str) -> str:
+    """``-P``: `python -m` put the hook's cwd, the repository's top folder, first on sys.path, so a
+    repository's own top-level pipeline/ ran inside every hook, and a stratum.py made each one fail
+    (a probe); ``cd /``: a Ray the run starts (large work) puts the run's cwd first on every
+    worker's sys.path, where that pipeline/ ran even so. A run that exits non-zero (Python or
+    Stratum failing to start, a kill) is logged with a stamp as `hook run failed`, which `hooks
+    status` reads (``last_run``). Every descriptor of the background run is redirected: one left on
+    git's stdout kept a caller reading it (a pipe) waiting for the whole index."""
+    log = f"{store}/hooks.log"
     return f"""#!/bin/sh
 {MARK}
 # Re-indexes {said} in the background; never blocks or fails git.
+{stamp}
 rc=0
 chained="$(dirname "$0")/{name}{CHAINED}"
 if [ -x "$chained" ]; then "$chained" "$@"; rc=$?; fi
-if [ ! -e {shlex.quote(str(repo))}/.git ]; then    # moved: no ghost folder, no silent staleness (a probe)
+if [ ! -e {repo}/.git ]; then    # moved: no ghost folder, no silent staleness (a probe)
     echo "stratum: this hook indexes {said}, which is gone (moved?): run 'stratum hooks install' again" >&2
     exit $rc
 fi
-mkdir -p {shlex.quote(str(store))} 2>/dev/null
-( {py} -m stratum.cli hooks run --store {shlex.quote(str(store))} --hook {name}{opts} {shlex.quote(str(repo))} \\
-    </dev/null >>{log} 2>&1 & ) 2>/dev/null
+mkdir -p {store} 2>/dev/null
+( {{ cd / && {shlex.quote(sys.executable)} -P -m stratum.cli hooks run --store {store} --hook {name}{opts} {repo} \\
+    || echo "$(date +%Y-%m-%dT%H:%M:%S) [{name}] hook run failed (exit $?)"; }} </dev/null >>{log} 2>&1 & ) 2>/dev/null
 exit $rc
 """
+
+
+def _fingerprint() -> str:
+    """What the hooks this code writes have in common (all but their paths, options, hook name and
+    Python): a hook carrying another was written by an older version (`hooks status` says so)."""
+    text = _script("HOOK", "REPO", "STORE", "SAID", " OPTS", SCRIPT)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def ours(path: Path) -> bool:
@@ -81,7 +103,8 @@ def install(repo: str | os.PathLike, store: str | os.PathLike, options: tuple[st
             os.replace(p, aside)
             what = f"installed (existing hook kept, runs first: {aside.name})"
         elif p.exists():
-            what = "refreshed"
+            current = f"{SCRIPT} {_fingerprint()}\n" in _text(p)
+            what = "refreshed" if current else "refreshed (it was an older script)"
         tmp = d / f".{name}.stratum-tmp"
         tmp.write_text(script(name, root, store, options))
         tmp.chmod(0o755)
@@ -108,17 +131,63 @@ def uninstall(repo: str | os.PathLike) -> list[str]:
     return out
 
 
-def installed(repo: str | os.PathLike) -> list[str]:
-    d = hooks_dir(repo)
-    return [n for n in HOOKS if ours(d / n)]
+@dataclass(frozen=True)
+class Survey:
+    """Our hooks in a repository, as `hooks status` reports them."""
+    installed: list[str]
+    elsewhere: list[str]        # written for another folder (the repository moved since: they index a gone path)
+    older: list[str]            # written by an older version: `hooks install` again brings the current script
+    store: Path | None          # the store they index into (its hooks.log says how their last run went)
 
 
-def elsewhere(repo: str | os.PathLike) -> list[str]:
-    """Our installed hooks written for another folder than this repository's (it moved since: they
-    index the old path, which is gone)."""
+def survey(repo: str | os.PathLike) -> Survey:
+    """Reads each hook once."""
     root = gitio.main_worktree(repo) or gitio.repo_root(repo)      # from a linked worktree: the main checkout
-    said, d = f"# Re-indexes {_named(root)} into ", hooks_dir(repo)
-    return [n for n in HOOKS if ours(d / n) and said not in (d / n).read_text(errors="replace")]
+    said, stamp, d = f"# Re-indexes {_named(root)} into ", f"{SCRIPT} {_fingerprint()}\n", hooks_dir(repo)
+    texts = {n: _text(d / n) for n in HOOKS}
+    on = [n for n, t in texts.items() if MARK in t]
+    stores = [s for s in (_store_named(texts[n]) for n in on) if s is not None]
+    return Survey(on, [n for n in on if said not in texts[n]], [n for n in on if stamp not in texts[n]],
+                  stores[0] if stores else None)
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def _store_named(text: str) -> Path | None:
+    """The store a hook's header names (``_named`` read back)."""
+    head = next((x for x in text.splitlines() if x.startswith("# Re-indexes ")), "")
+    try:
+        words = shlex.split(head.removeprefix("# Re-indexes ").encode("ascii").decode("unicode_escape"))
+    except (ValueError, UnicodeError):
+        return None
+    return Path(words[2]) if len(words) > 2 and words[1] == "into" else None
+
+
+_STAMPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \[[^\]\n]*\] (.*)")
+
+
+def last_run(store: str | os.PathLike, tail: int = 65536) -> tuple[bool, str] | None:
+    """How the last hook run that came to an end ended, from ``<store>/hooks.log`` (the end of it):
+    (ok, its line). Its runner logs `index failed: ...` or what it published; the hook itself logs
+    `hook run failed (exit N)` when the run exits non-zero (Python or Stratum failing to start)."""
+    try:
+        with open(Path(store) / "hooks.log", "rb") as f:
+            f.seek(max(0, f.seek(0, os.SEEK_END) - tail))
+            lines = f.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    for line in reversed(lines):
+        m = _STAMPED.fullmatch(line)
+        if m and m[1].startswith(("index failed", "hook run failed")):
+            return False, line
+        if m and (m[1].startswith("up to date at v") or re.match(r"v\d+ published", m[1])):
+            return True, line
+    return None
 
 
 def _named(path: str | os.PathLike) -> str:
@@ -199,4 +268,4 @@ def clean_hook_env() -> None:
         os.environ.pop(k, None)
 
 
-__all__ = ["install", "uninstall", "installed", "coalesced", "hooks_dir", "clean_hook_env", "HOOKS"]
+__all__ = ["install", "uninstall", "survey", "last_run", "coalesced", "hooks_dir", "clean_hook_env", "HOOKS"]

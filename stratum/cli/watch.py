@@ -175,14 +175,25 @@ def run_uninstall(args) -> int:
 
 
 def run_status(args) -> int:
+    """Ours, and what needs a word: hooks written for another folder or by an older version, and a
+    last run that failed (it went only to hooks.log: status said "installed" over a stale store)."""
     from pipeline import gitio, hooks
 
     repo = str(gitio.repo_root(args.path))
-    on, stale = hooks.installed(repo), hooks.elsewhere(repo)
-    said = f"installed: {', '.join(on) or 'none'}" + (
-        f"; {', '.join(stale)} written for another folder (the repository moved?): run `stratum hooks install` "
-        "again" if stale else "")
-    emit(args, {"repo": repo, "installed": on, "elsewhere": stale}, said)
+    s = hooks.survey(repo)
+    last = hooks.last_run(s.store) if s.store is not None else None
+    said = [f"installed: {', '.join(s.installed) or 'none'}"]
+    if s.elsewhere:
+        said.append(f"{', '.join(s.elsewhere)} written for another folder (the repository moved?): run "
+                    "`stratum hooks install` again")
+    if s.older:
+        said.append(f"{', '.join(s.older)} {'is an older script' if len(s.older) == 1 else 'are older scripts'}: "
+                    "run `stratum hooks install` again")
+    if last is not None and not last[0]:
+        said.append(one_line(f"the last hook run failed: {last[1]} (log: {s.store}/hooks.log)"))
+    emit(args, {"repo": repo, "installed": s.installed, "elsewhere": s.elsewhere, "older": s.older,
+                "store": None if s.store is None else str(s.store),
+                "last_run": None if last is None else {"ok": last[0], "line": last[1]}}, "; ".join(said))
     return 0
 
 
