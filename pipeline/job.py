@@ -23,6 +23,7 @@ cluster, or one after another in-process; one failing repository never stops the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -280,6 +281,23 @@ def _reachable(address: str, timeout: float = 5.0) -> None:
 _RAY_FAILED = (ConnectionError, ValueError, RuntimeError, OSError, TimeoutError)
 
 
+@contextlib.contextmanager
+def _ray_started_from_here():
+    """Start Ray from Stratum's own folder: ``ray.init`` puts the working directory first on every
+    worker's sys.path, and run from a repository's top folder (`stratum index` there, or a git hook)
+    the repository's own top-level ``pipeline/`` ran in the workers (a probe)."""
+    try:
+        was: str | None = os.getcwd()
+    except OSError:                 # the working directory was removed: nothing to go back to
+        was = None
+    os.chdir(Path(__file__).resolve().parents[1])
+    try:
+        yield
+    finally:
+        if was is not None:
+            os.chdir(was)
+
+
 def ensure_ray(cfg: IndexConfig, say: Callable[[str], None] | None = None):
     """Join the cluster at cfg.ray_address / RAY_ADDRESS, or start a small local Ray of our own
     (``address="local"``: a `ray start --head` cluster on this machine, or its leftover
@@ -298,7 +316,7 @@ def ensure_ray(cfg: IndexConfig, say: Callable[[str], None] | None = None):
     t = time.perf_counter()
     from pipeline.reaper import callers_sigterm
 
-    with callers_sigterm():
+    with callers_sigterm(), _ray_started_from_here():
         if address:
             _reachable(address)
             say(f"ray: joining the cluster at {address}")

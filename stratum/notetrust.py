@@ -130,8 +130,8 @@ def identified_by(note: "Note") -> str:
     ``authenticated`` (the server's proof) and ``maintainer``; the maintainer flag is set only for
     an identity writing under its own name (``NotesOverlay.remember_or_found``) and ``os:`` names
     are the OS user's alone (``Tools._open`` refuses another's), so an unproven maintainer's note
-    under an ``os:`` name is the OS user's. Its notes read as unauthenticated, the same as a name
-    anyone may claim, while the quarantine rule counted the OS user as proven (a probe)."""
+    under an ``os:`` name is the OS user's. Its notes had read as unauthenticated, the same as a
+    name anyone may claim, while the quarantine rule counted the OS user as proven (a probe)."""
     if note.authenticated:
         return BY_SERVER
     return BY_OS_USER if note.maintainer and note.author.startswith("os:") else CLAIMED
