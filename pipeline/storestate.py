@@ -107,8 +107,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # Python ``cls.f()`` call records its receiver as written (``cls``, was ``self``); 27: so do the other
 # languages' (``this.f()``, Rust ``Self::new()``, a Go receiver's ``h.Store.Get()``, were ``self...``;
 # a Go method names its receiver in ``meta["self"]``), and a JS/TS or Python test's subject by name
-# is a file of its own package (nearest ``package.json`` / ``pyproject.toml``...): tests edges change.
-PARSE_FORMAT = 27
+# is a file of its own package (nearest ``package.json`` / ``pyproject.toml``...): tests edges change;
+# 28: a file no grammar parses (markdown, shell, a Makefile) is keyword-searched by its first words too.
+PARSE_FORMAT = 28
 
 
 def config_key(cfg: IndexConfig) -> str:

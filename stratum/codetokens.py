@@ -77,7 +77,7 @@ def node_text(rec: Mapping) -> str:
 
     Code: path, qualified name, signature, docstring, and the first BODY_CHARS of its source
     (functions, methods, classes; a file's source is its children's, so files add only their path
-    and docstring). An agent's note: its path, title, text and tags, before a re-index merges it
+    and docstring; a file no grammar parses, its first BODY_CHARS when they are text). An agent's note: its path, title, text and tags, before a re-index merges it
     (``notedocs.index_text`` calls this) and after: its level texts' header (author, session id,
     dates, node ids, content hashes) put hex pieces in BM25 that a query holding a sha or an id
     matched. Mined notes (fix, change): summary, full text and tags.
@@ -91,6 +91,11 @@ def node_text(rec: Mapping) -> str:
         parts += [rec.get("summary") or "", rec.get("full") or "", " ".join(rec.get("tags") or ())]
     elif kind in ("function", "method", "class"):
         parts.append((rec.get("full") or "")[:BODY_CHARS])
+    elif kind == "file" and not rec.get("language"):
+        # a file no grammar parses (a runbook, a shell script, a Makefile): its first words, else
+        # `search "restart the orders API"` missed docs/runbook.md (a probe); not a binary's bytes
+        head = (rec.get("full") or "")[:BODY_CHARS]
+        parts.append("" if "\x00" in head or "\ufffd" in head else head)
     return "\n".join(p for p in parts if p)
 
 
