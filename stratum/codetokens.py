@@ -94,8 +94,9 @@ def node_text(rec: Mapping) -> str:
     elif kind == "file" and not rec.get("language"):
         # a file no grammar parses (a runbook, a shell script, a Makefile): its first words, else
         # `search "restart the orders API"` missed docs/runbook.md (a probe); not a binary's bytes
+        # (a NUL), while one Latin-1 byte in a runbook keeps it searchable (a probe)
         head = (rec.get("full") or "")[:BODY_CHARS]
-        parts.append("" if "\x00" in head or "\ufffd" in head else head)
+        parts.append("" if "\x00" in head else head)
     return "\n".join(p for p in parts if p)
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from stratum import tracebacks as TB
 from stratum.rankwhy import Ranked
 
 if TYPE_CHECKING:
@@ -52,8 +53,15 @@ def as_files(ranked: Sequence[Ranked], shard: "Shard", locate: Callable[[str], "
 
 
 def _via(name: str, r: Ranked) -> Callable[[], str]:
-    """The why of a file a symbol brought: the symbol first (the agent opens the file at it)."""
-    return lambda: f"{name}: {r.why}" if name else r.why
+    """The why of a file a symbol brought: the symbol first (the agent opens the file at it); a
+    traceback frame's why stays first, so the item carries its notes as the frame's would (a probe:
+    the file view dropped the note a frame's search showed)."""
+    def why() -> str:
+        w = r.why
+        if not name:
+            return w
+        return f"{w} (in {name})" if TB.leads(w) else f"{name}: {w}"
+    return why
 
 
 __all__ = ["FILE_ITEM_KINDS", "is_file_view", "as_files"]

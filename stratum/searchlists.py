@@ -51,6 +51,8 @@ def scope(memory: "Memory", path_prefix: str) -> tuple[list["Shard"], str, str]:
     shards, rest = memory.in_repo(path_prefix, prefix=True)     # one store too: "flask:src/" found nothing
     while rest.startswith("./"):
         rest = rest[2:]
+    if rest == "." or rest.endswith("/."):      # the folder itself, as get and tree read "." (it matched nothing)
+        rest = rest[:-1]
     if rest.startswith("/"):
         raise InvalidArgument(f"path_prefix {echo(path_prefix)!r} is absolute; paths are relative to the "
                               f"repository root, e.g. {echo(rest.lstrip('/'))!r}")
@@ -142,9 +144,10 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
                 theirs = rankplace.in_order(theirs, own, text, mine, frames,
                                             lead_note=False, dotted=not filtered)   # a dotted name's node is unchecked by the filter
             out.lists.append((theirs, o.shard, None))
-    if files:
+    if files:       # every file is in the lists when every item was: then the count is exact
+        whole = out.exact and sum(len(ranked) for ranked, _, _ in out.lists) >= out.bound
         out.lists = [(_files_of(ranked, sh, view if ov is not None else None), sh, ov) for ranked, sh, ov in out.lists]
-        out.bound, out.exact = sum(len(ranked) for ranked, _, _ in out.lists), False
+        out.bound, out.exact = sum(len(ranked) for ranked, _, _ in out.lists), whole
     return out
 
 

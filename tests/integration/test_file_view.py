@@ -162,3 +162,25 @@ def coupon_total(cart: dict) -> float:
         assert "shop/legacy.py" in [it.path for it in on_main]
     finally:
         tools.close()
+
+
+def test_a_traceback_frames_file_carries_its_notes_and_the_count_is_exact(shop, tmp_path):
+    tools, s = _tools(shop, tmp_path)
+    try:
+        nid = tools.remember(s, "failure", "Tried a default total in apply_coupon: KeyError stayed, the cart "
+                                           "dict comes without a total from the API.",
+                             about=["shop/cart.py::apply_coupon"]).data["note_id"]
+        tb = ('Traceback (most recent call last):\n  File "/srv/app/shop/cart.py", line 6, in apply_coupon\n'
+              '    return coupon_discount(code) * cart["total"]\nKeyError: \'total\'\n')
+        page = tools.search(s, tb, kinds=["file"])
+        first = page.items[0]
+        assert first.path == "shop/cart.py" and first.why.startswith("traceback frame"), first.why
+        assert "apply_coupon" in first.why
+        assert nid in [n.get("id") for n in first.notes], first.notes     # as the frame's own item carries it
+        every = tools.search(s, QUERY, kinds=["file"], page_size=50)       # every file fits: the count is exact
+        assert not every.envelope.has_more
+        assert not any("more weaker matches" in w for w in every.envelope.warnings), every.envelope.warnings
+        assert tools.search(s, QUERY, kinds=["file"], path_prefix=".").items     # "." is the repository
+        assert [it.path for it in tools.search(s, QUERY, kinds=["file"], path_prefix="shop/.").items][0] == "shop/cart.py"
+    finally:
+        tools.close()

@@ -26,6 +26,8 @@ def test_unchanged_uncommitted_files_leave_the_index_up_to_date(tmp_path):
     assert not dirty.up_to_date and dirty.version == first.version + 1
     again = index_repository(r.path, store, CFG)
     assert again.up_to_date and again.version == dirty.version, again.messages
+    said = " ".join(again.messages)
+    assert "uncommitted files are as they were indexed" in said and "work tree is clean" not in said, said
     third = index_repository(r.path, store, CFG)
     assert third.up_to_date and third.version == dirty.version
 
