@@ -171,10 +171,21 @@ def _store_named(text: str) -> Path | None:
 _STAMPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \[[^\]\n]*\] (.*)")
 
 
+def log_line(store: str | os.PathLike, line: str) -> None:
+    """Append one line to ``<store>/hooks.log`` (a manual `hooks run`: its outcome is the last
+    run's too; a failure it mends stayed "the last hook run failed" until the next commit)."""
+    try:
+        with open(Path(store) / "hooks.log", "a", encoding="utf-8", errors="replace") as f:
+            f.write(line + "\n")
+    except OSError:
+        pass                            # the store's folder is gone or read-only: the run says it anyway
+
+
 def last_run(store: str | os.PathLike, tail: int = 65536) -> tuple[bool, str] | None:
     """How the last hook run that came to an end ended, from ``<store>/hooks.log`` (the end of it):
     (ok, its line). Its runner logs `index failed: ...` or what it published; the hook itself logs
-    `hook run failed (exit N)` when the run exits non-zero (Python or Stratum failing to start)."""
+    `hook run failed (exit N)` when the run exits non-zero (Python or Stratum failing to start).
+    A failure followed by a version published later (`stratum index`, `stratum repair`) is over."""
     try:
         with open(Path(store) / "hooks.log", "rb") as f:
             f.seek(max(0, f.seek(0, os.SEEK_END) - tail))
@@ -184,10 +195,21 @@ def last_run(store: str | os.PathLike, tail: int = 65536) -> tuple[bool, str] | 
     for line in reversed(lines):
         m = _STAMPED.fullmatch(line)
         if m and m[1].startswith(("index failed", "hook run failed")):
+            if _published_after(store, line[:19]):
+                return True, f"{line} (a version was published since)"
             return False, line
         if m and (m[1].startswith("up to date at v") or re.match(r"v\d+ published", m[1])):
             return True, line
     return None
+
+
+def _published_after(store: str | os.PathLike, stamp: str) -> bool:
+    """Whether the store's manifest was written after a log line's local-time stamp."""
+    try:
+        at = time.mktime(time.strptime(stamp, "%Y-%m-%dT%H:%M:%S"))
+        return os.stat(Path(store) / "manifest.json").st_mtime >= at + 1
+    except (OSError, ValueError, OverflowError):
+        return False
 
 
 def _named(path: str | os.PathLike) -> str:

@@ -229,6 +229,14 @@ def path_from_here(path: str, roots: Sequence[str], *, prefix: bool = False) -> 
     spots.append(os.path.join(os.path.realpath(os.path.dirname(spots[0])), os.path.basename(spots[0])))
     rel = next((r for spot in spots for t in tops if (r := _under(spot, t)) is not None), None)
     if rel is None:
+        if tops and os.path.lexists(where):
+            # a file of another checkout was read by its tail as this repository's (a probe:
+            # `remember --about ../other/shop/cart.py` wrote onto this shop/cart.py); a path that is
+            # on no disk here (a deployed container's traceback path) is still matched by its tail
+            from stratum.errors import InvalidArgument
+
+            raise InvalidArgument(f"{path!r} is outside the repository ({', '.join(tops)}): name a file of "
+                                  "it, or give --store for the other repository's index")
         return None
     if not prefix:
         return rel

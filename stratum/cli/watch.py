@@ -210,10 +210,13 @@ def run_hook(args) -> int:
     store = resolve_store(args, repo)
 
     def log(line: str) -> None:
+        text = f"{_stamp()} [{args.hook}] {line}"
         if getattr(args, "json", False):     # one JSON object a line (it printed text under --json)
             print(json.dumps({"at": _stamp(), "hook": args.hook, "line": line}), flush=True)
         else:
-            print(f"{_stamp()} [{args.hook}] {line}", flush=True)
+            print(text, flush=True)
+        if args.hook == "manual":       # a hook's own output is the log already
+            hooks.log_line(store, text)     # `hooks status` reads the last run's outcome there
 
     failed: list[str] = []
     try:

@@ -102,3 +102,19 @@ def test_remember_about_a_path_from_a_subfolder(repo, tmp_path, capsys, monkeypa
     nid = said["data"]["note_id"]
     about = _json(capsys, "walk", "cart.py::Cart.total", "--edge", "notes", "--direction", "in")["items"]
     assert nid in [i["id"] for i in about], about
+
+
+def test_a_file_of_another_checkout_is_refused_not_read_by_its_tail(repo, tmp_path, capsys, monkeypatch):
+    """From shop/, `get ../../other/shop/cart.py` (a sibling checkout's file on disk) served this
+    repository's shop/cart.py by its tail, and `remember --about` it wrote onto the wrong code (a
+    probe). A path on no disk here (a deployed container's traceback path) keeps its tail match."""
+    other = tmp_path / "other"
+    (other / "shop").mkdir(parents=True)
+    (other / "shop" / "cart.py").write_text(CART)
+    monkeypatch.chdir(repo / "shop")
+    theirs = str(other / "shop" / "cart.py")
+    for argv in (("get", theirs), ("remember", "insight", "x", "--about", theirs)):
+        rc, out, err = run(capsys, *argv)
+        assert rc == 2 and "outside the repository" in err, (argv, rc, out, err)
+    got = _json(capsys, "get", "/srv/app/shop/cart.py")              # on no disk here: its tail
+    assert got["items"][0]["path"] == "shop/cart.py"

@@ -155,3 +155,31 @@ def test_hooks_status_says_the_last_run_failed(tmp_path):
     assert version(store) == 1
     assert stratum("hooks", "status", str(r.path)).stdout.strip() == \
         "installed: post-commit, post-checkout, post-merge"
+
+
+def test_a_failure_mended_by_hand_is_not_reported_as_the_last_run(tmp_path):
+    """A failed hook run, then a manual `hooks run` or a `stratum index` that publishes: status had
+    said "the last hook run failed" until the next commit (the manual run never wrote the log)."""
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"app.py": "def main():\n    return 1\n"})
+    store = tmp_path / "store"
+    assert stratum("hooks", "install", str(r.path), "--store", str(store), "--no-embed",
+                   "--no-ray").returncode == 0
+    commit(r.path, "second", env={**ENV, "PYTHONHOME": str(tmp_path / "no-python-here")})
+    settled(store, 0)
+    assert json.loads(stratum("hooks", "status", str(r.path), "--json").stdout)["last_run"]["ok"] is False
+    time.sleep(1.1)                           # the log's stamps are to the second
+    p = stratum("hooks", "run", str(r.path), "--store", str(store), "--no-embed", "--no-ray")
+    assert p.returncode == 0, p.stderr
+    st = json.loads(stratum("hooks", "status", str(r.path), "--json").stdout)
+    assert st["last_run"]["ok"] is True and "[manual]" in st["last_run"]["line"], st
+    assert stratum("hooks", "status", str(r.path)).stdout.strip() == \
+        "installed: post-commit, post-checkout, post-merge"
+
+    commit(r.path, "third", env={**ENV, "PYTHONHOME": str(tmp_path / "no-python-here")})
+    settled(store, len((store / "hooks.log").read_text().splitlines()))
+    assert json.loads(stratum("hooks", "status", str(r.path), "--json").stdout)["last_run"]["ok"] is False
+    time.sleep(1.1)
+    assert stratum("index", str(r.path), "--store", str(store), "--no-embed", "--no-ray").returncode == 0
+    st = json.loads(stratum("hooks", "status", str(r.path), "--json").stdout)
+    assert st["last_run"]["ok"] is True and "published since" in st["last_run"]["line"], st
