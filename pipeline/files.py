@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING
 
 from pipeline import gitio
 from pipeline.languages import language_for_path
-from stratum.config import ParseConfig, keep_dirs_of
+from stratum.config import ParseConfig
+from stratum.vendored import Vendored      # the rule lives in the core: `get` of a skipped path applies it too
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -209,60 +210,6 @@ def named_as_files(table: pa.Table | None, columns: tuple[str, ...]) -> pa.Table
             names = [None if v is None else gitio.structure_path(v) for v in col.to_pylist()]
             table = table.set_column(table.schema.get_field_index(c), table.schema.field(c), pa.array(names, pa.string()))
     return table
-
-
-# What shows a folder holds a copied-in project (Vendored): its license (LICENSE, COPYING.txt,
-# LICENSE-MIT; not code such as license.py), or its package manifest.
-LICENSE_NAME = re.compile(r"(?i)(licen[cs]e|copying|notice)([._-].*)?")
-PROJECT_MANIFEST = re.compile(r"(?i)package\.json|setup\.py|pyproject\.toml|cargo\.toml|go\.mod|composer\.json"
-                              r"|.*\.gemspec|.*\.podspec")
-
-
-class Vendored:
-    """Which files lie in other projects' code, over one listing of the repository's paths.
-
-    A folder named in ``cfg.vendored_dirs`` (node_modules, vendor, third_party...) is vendored
-    wherever it sits. One named in ``cfg.maybe_vendored_dirs`` (``external``: first-party code uses
-    the name too, as sympy/external does) is vendored only where third-party code sits: at the
-    repository root, or holding a copied-in project (a license or package manifest in it or in a
-    folder right under it: external/glfw/LICENSE.md), and never when it is a Python package (an
-    ``__init__.py`` in it: its parent's code imports it as its own). Below a folder of
-    ``cfg.keep_dirs`` (``--keep-dir``) that folder and those above it do not count; a vendored
-    folder further down still does. Measured on the repositories at hand (docs/operations.md): only sympy's
-    ``sympy/external`` (16 files, a Python package) changed, from skipped to kept."""
-
-    def __init__(self, paths: list[str], cfg: ParseConfig):
-        self.always = frozenset(cfg.vendored_dirs)
-        self.maybe = frozenset(cfg.maybe_vendored_dirs) - self.always
-        self.keep = tuple(d + "/" for d in keep_dirs_of(cfg.keep_dirs))
-        self.packages: set[str] = set()         # folders holding an __init__.py
-        self.projects: set[str] = set()         # folders holding, or right above, a license or manifest
-        if self.maybe:
-            for p in paths:
-                parent, _, base = p.rpartition("/")
-                if base == "__init__.py":
-                    self.packages.add(parent)
-                elif PROJECT_MANIFEST.fullmatch(base) or (LICENSE_NAME.fullmatch(base)
-                                                          and language_for_path(base) is None):
-                    self.projects.add(parent)
-                    self.projects.add(parent.rpartition("/")[0])
-
-    def folder(self, path: str) -> str | None:
-        """The folder that makes ``path`` vendored (None: it is not)."""
-        parts = path.split("/")
-        depth = 0                               # folders at or above a kept one do not count
-        for k in self.keep:
-            if path.startswith(k):
-                depth = max(depth, k.count("/"))
-        for i in range(depth, len(parts) - 1):
-            name = parts[i]
-            if name in self.always:
-                return "/".join(parts[:i + 1])
-            if name in self.maybe:
-                folder = "/".join(parts[:i + 1])
-                if folder not in self.packages and (i == 0 or folder in self.projects):
-                    return folder
-        return None
 
 
 def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None,

@@ -17,7 +17,7 @@ DEFAULT_VENDORED = ("node_modules", "vendor", "third_party", "third-party", "bow
 # Names first-party code uses too (sympy/external holds sympy's own wrappers of gmpy and mpmath; an
 # app's clients of outside services): vendored only where third-party code sits, at the repository
 # root or holding a copied-in project's license or manifest, and never as a Python package
-# (pipeline.files.Vendored; skipped as vendored, sympy's 16 external files lost 267 imports).
+# (stratum.vendored.Vendored; skipped as vendored, sympy's 16 external files lost 267 imports).
 DEFAULT_MAYBE_VENDORED = ("external",)
 # What `get` and the run report say of a file skipped as vendored: the rule and the way back.
 VENDORED_RULE = ("vendored: in a folder of other projects' code (" + ", ".join(DEFAULT_VENDORED) + " anywhere; "

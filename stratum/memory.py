@@ -19,24 +19,22 @@ import time
 import weakref
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import NamedTuple, Sequence
 
 import numpy as np
 
 from stratum import schema as S
 from stratum import notes as N
-from stratum import whichstore as W
+from stratum import notindexed, whichstore as W
+from stratum import pathtails as PT
 from stratum.branchcode import BranchCode
 from stratum.branchview import BranchView, StoreOverlay
 from stratum.errors import InvalidArgument, NotFound
-from stratum.config import VENDORED_RULE
 from stratum.freshness import Freshness, repo_at
 from stratum.identity import current
 from stratum.ids import node_id
 from stratum.limits import MAX_TARGET_CHARS, check_len, echo
 from stratum.notedpaths import Noted, NotedPaths
-from stratum.notetext import LONE_SURROGATE, terminal_safe
 from stratum.overlay import NotesOverlay, no_such_note
 from stratum.shard import Shard, ShardSet
 
@@ -259,7 +257,9 @@ class Memory:
     def resolve(self, target: str, asked: str = "") -> Target:
         """The node a node id, a path or path::symbol names (``repo:`` first with several stores);
         one that several stores hold is refused, naming each one's ``repo:`` spelling of ``asked``
-        (the target as the caller wrote it: a path:LINE's) (``stratum.whichstore``)."""
+        (the target as the caller wrote it: a path:LINE's) (``stratum.whichstore``). A path as a
+        traceback or a package prints it names its file by its tail; a tail several files end with
+        is refused, naming them (``stratum.pathtails``)."""
         check_len("target", target, MAX_TARGET_CHARS)
         if not target or not target.strip():
             raise InvalidArgument("target is empty: give a node id, a path or path::symbol")
@@ -281,12 +281,16 @@ class Memory:
             from stratum.tracebacks import tails
 
             hits = [(sh, Target(sh, r, None)) for sh in shards if (r := tails(sh).row_of(target)) is not None
-                    and _tail_names(target, sh.col("path")[r] or "")]
+                    and PT.names(target, sh.col("path")[r] or "")]
             if hits:
                 return W.one(hits, asked or target)
         skipped = self.unindexed(shards, target)
         if skipped:
             raise NotFound(skipped)
+        if "/" in target or "\\" in target:     # a tail several files end with: which ones (``pathtails``)
+            several = PT.ambiguous(shards, target, asked or given)
+            if several is not None:
+                raise several
         near = self._suggest(shards, target)
         raise NotFound(f"no node {echo(given)!r}: use a node id, a repo-relative path, or path::Qualified.name"
                        + (f"; did you mean {', '.join(near)}?" if near else ""))
@@ -302,46 +306,9 @@ class Memory:
         return nid in ov.quarantined and not ov.visible(nid)
 
     def unindexed(self, shards: list[Shard], target: str) -> str:
-        """Why a file of the repository is not in the index: the reason the last index gave (its report
-        keeps a few paths a reason), else that it exists but was skipped or is new (it read as a typo: a
-        probe). A name that is not UTF-8 is spelled as history spells it (``caf\\xe9``; it read ``caf?``).
-        "" when it cannot say. `get` and `remember` say it of a target they do not know."""
-        from stratum.codelookup import target_path     # the resolver's reading of a path
-
-        given = target.partition("::")[0].strip()
-        if given.startswith("/") or ".." in given.split("/") or "\\" in given:
-            return ""                   # never a look outside the repository (a client could probe the disk)
-        path = target_path(given)       # as the resolver reads it: shop/./util.py is shop/util.py
-        if not path:
-            return ""
-        if any(sh.resolve(path) is not None for sh in shards):
-            return ""                   # an indexed file: a name it lacks is a plain "no node"
-        said = f"'{echo(terminal_safe(path))}'"     # no backslash in the path (above): \xe9 is one byte
-        for sh in shards:
-            report = sh.manifest.report or {}
-            for reason, paths in (report.get("skipped_samples") or {}).items():
-                if path in paths:
-                    why = VENDORED_RULE if reason == "vendored" else reason.replace('_', ' ')
-                    return (f"{said} is not in the index: the index skipped it ({why}; "
-                            "`stratum index --json` lists what it skips)")
-            repo = sh.manifest.repo_path
-            try:                            # inside the repository once links are followed (a link out: a review)
-                real = (Path(repo) / path).resolve() if repo else None
-                on_disk = real is not None and real.is_relative_to(Path(repo).resolve()) and real.is_file()
-            except (OSError, ValueError, RuntimeError):   # too long, a NUL, a link loop: no file
-                on_disk = False
-            if on_disk and LONE_SURROGATE.search(path):    # never indexed (Arrow text is UTF-8); history keeps it
-                return f"{said} is not in the index: the index skips a name that is not UTF-8 (undecodable path)"
-            if on_disk:
-                skipped = report.get("skipped") or {}
-                counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sorted(skipped.items()) if k != "gitignored")
-                if skipped.get("vendored"):
-                    counts += f"; {VENDORED_RULE}"
-                return (f"{said} is in the repository but not in the index: new since the indexed commit "
-                        f"{(sh.manifest.indexed_commit or '')[:12]}, or skipped by the index"
-                        + (f" (it skipped: {counts})" if counts else "")
-                        + "; `stratum index` takes it in if it is new")
-        return ""
+        """Why a file (or folder) of the repository is not in the index, "" when it cannot say
+        (``stratum.notindexed``). `get` and `remember` say it of a target they do not know."""
+        return notindexed.why(shards, target)
 
     def _by_prefix(self, shards: list[Shard], prefix: str) -> Target | None:
         """The one node or note whose id starts with ``prefix`` (None: none; several: refused, ``whichstore.by_prefix``)."""
@@ -544,18 +511,6 @@ class MemoryGraph:
             return {}
         m = sh.meta
         return {lv: int(m.column(f"{lv}_tokens")[r].as_py() or 0) for lv in S.LEVELS}
-
-
-def _tail_names(target: str, path: str) -> bool:
-    """Whether a path as a traceback prints it names this file of the repository: their common tail
-    holds a folder too, or the whole repository path (a file at its root). A file name alone is no
-    name: `get nope/x.py` served deep/a/b/c/d/e/x.py, and a made-up folder another file (a probe)."""
-    target = re.sub(r":\d+$", "", target.partition("::")[0])      # path:LINE, path::symbol: the path
-    want, have = target.replace("\\", "/").split("/"), path.split("/")
-    k = 0
-    while k < min(len(want), len(have)) and want[-1 - k] == have[-1 - k]:
-        k += 1
-    return k >= 2 or k == len(have)
 
 
 def file_id(sh: Shard, row: int) -> str:

@@ -22,6 +22,7 @@ from typing import Callable, Sequence, cast
 from stratum import answernotes, checkoutnotes, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
 from stratum.notetrust import session_label
 from stratum import linerange as L
+from stratum import pathtails as PT
 from stratum import render as R
 from stratum import tokens as T
 from stratum import tracebacks as TB
@@ -207,7 +208,7 @@ class Tools:
             if start is not None:
                 rows += depth_first((sh, start), R.children, depth, order)
         if not rows:
-            raise NotFound(f"no path {echo(path)!r} in the indexed repositories")
+            raise NotFound(self.memory.unindexed(shards, where) or f"no path {echo(path)!r} in the indexed repositories")
         end = offset + page_size
         items = [R.code_item(sh, i, "summary", self._notes_overlay(s, sh), indent=d) for sh, i, d in rows[offset:end]]
         return self._respond(s, items, R.Page("tree", args, offset, page_size, total=len(rows),
@@ -324,13 +325,9 @@ class Tools:
         elif row is not None:
             out += [(r, None, k, d, w, sh) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
         via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out)
-        if row is not None and (not kinds or "about" in kinds) and (direction in ("in", "both") or notes):
-            out += [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(sh.col("id")[row], refresh=False)]
-            if sh.col("kind")[row] == "file":       # and its symbols' notes, as get carries them
-                out += answernotes.of_symbols(self.memory, sh, ov, row, out) if s.view is None else \
-                    answernotes.of_symbols_in_view(self.memory, s.view, base, sh, ov, row, out)
-        elif note is not None and direction in ("out", "both") and (not kinds or "about" in kinds):
-            out += walklinks.note_about(s.view, list(self.memory), sh, ov.about_ids(note))     # on a branch: its code
+        if not kinds or "about" in kinds:     # notes about it, or a note's code: on a branch, where it has that code
+            out = walklinks.about(self.memory, s.view, list(self.memory), sh, base, ov, row, note,
+                                  direction in ("in", "both") or notes, direction in ("out", "both"), out)
         out = [t for t in out if t[0] is None or not self.memory.hidden(t[5], t[0])]    # quarantined from this reader
         out = R.by_node(out)          # a node reached by several edges is one item: served and charged once
         stamp = ov.records if any(t[0] is None for t in out) or "about" in kinds else 0     # a listing with notes
@@ -373,7 +370,8 @@ class Tools:
         s = self._session(session)       # which kinds exist: the notes layer says (notes.validate)
         # lists of checked strings (``@tool``)
         about, tags, supersedes = cast(list, about), cast(list, tags), [W.superseded_id(self.memory, o) for o in cast(list, supersedes)]
-        about = [self._target(s, a).id if L.at_line(a) else a for a in about]   # path:LINE: the node get serves, by id
+        about = [self._target(s, a).id if L.at_line(a) else     # path:LINE: the node get serves, by id; a path's
+                 PT.recorded(self.memory, s.view, a, lambda x: self._target(s, x)) for a in about]    # tail: its path
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
         view, said = (s.view, []) if s.view is not None else checkoutnotes.edited_view(  # edited code: as it is seen
             self.memory, sh, about, self.overlay_builder, self._views)

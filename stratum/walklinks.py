@@ -8,8 +8,60 @@ cart.py" is a walk of cart.py's definitions, and an item says how its edge was l
 
 from __future__ import annotations
 
+from stratum import answernotes
+from stratum.schema import NOTE_KINDS
+
 LINKS = ("calls", "inherits")
 LINKED = LINKS + ("tests",)     # edges whose items say how they were linked (tests: by name, import or use)
+
+
+def about(memory, view, shards: list, sh, base, ov, row: int | None, note: dict | None, into: bool, out_of: bool,
+          out: list[tuple]) -> list[tuple]:
+    """OUT (a walk's entries: row, note, edge kind, direction, weight, shard) with the ``about`` edges of
+    row ROW of SH (``base``: its base shard) or of the unmerged NOTE: the notes about it (INTO) and the
+    code a note is about (OUT_OF). In a branch session both are placed where the branch has the code
+    (``BranchCode.locate``, as its get places them: ``Memory.branch_notes``): by the raw ids, the walk
+    of a symbol whose file the branch renamed listed none of its notes, and a same-named definition
+    the branch added above a note's overload listed the note while the note led to it (a helper's
+    finding). A default-branch session reads the ids as they are."""
+    code = memory.branch_code(view, base) if view is not None else None
+    if row is not None and into:
+        out = _notes_in(memory, view, code, sh, base, ov, row, out)
+    if not out_of or (row is not None and sh.col("kind")[row] not in NOTE_KINDS):
+        return out
+    nid = sh.col("id")[row] if row is not None else (note or {}).get("id", "")
+    placed = ov.notes.get(nid) if code is not None else None
+    if row is not None:                 # a merged note: the graph's edges, unless they are to be placed
+        if placed is None:
+            return out
+        out = [t for t in out if t[2] != "about" or t[3] != "out"]
+    ids = [t.node_id for t in code.locate(placed).about] if placed is not None and code is not None \
+        else ov.about_ids(note or {})
+    return out + note_about(view, shards, sh, ids)
+
+
+def _notes_in(memory, view, code, sh, base, ov, row: int, out: list[tuple]) -> list[tuple]:
+    """OUT with the notes about row ROW of SH, whatever their status (an item says retracted or
+    superseded); a file's symbols' too, as get carries them (``answernotes``). ``code``: a branch
+    session's (``BranchCode``), where a note is this node's only if it lands on it."""
+    code_id, path, whole = sh.col("id")[row], sh.col("path")[row], sh.col("kind")[row] == "file"
+
+    def lands(nid: str) -> bool:
+        n = ov.notes.get(nid)           # None: a mined note, on its own id
+        return code is None or n is None or code.lands(n, code_id, path, whole)
+
+    out = [t for t in out if t[2] != "about" or t[3] != "in" or t[0] is None or lands(t[5].col("id")[t[0]])]
+    out = out + [(None, n, "about", "in", 1.0, sh) for n in ov.notes_about(code_id, refresh=False) if lands(n["id"])]
+    if whole:
+        return out + (answernotes.of_symbols(memory, sh, ov, row, out) if view is None else
+                      answernotes.of_symbols_in_view(memory, view, base, sh, ov, row, out))
+    if code is None:
+        return out
+    ids = [a.id for a in memory.branch_notes(view, base, sh, row)]     # the active ones, placed
+    others = memory.by_path(base, ov).others       # and the withdrawn ones, by the paths renames lead from
+    ids += [nid for p in (path, *sorted(code.renames.sources(path))) for nid, _, _ in others.get(p, ())
+            if ov.visible(nid) and lands(nid)]
+    return out + answernotes._entries(ids, base, ov, out)
 
 
 def note_about(view, shards: list, sh, ids: list[str]) -> list[tuple]:
@@ -121,4 +173,4 @@ def link_meta(sh, row: int, r: int, direction: str, m: int) -> dict[str, str]:
     return out
 
 
-__all__ = ["LINKS", "LINKED", "note_about", "members_links", "overridden", "link_meta", "item_meta"]
+__all__ = ["LINKS", "LINKED", "about", "note_about", "members_links", "overridden", "link_meta", "item_meta"]

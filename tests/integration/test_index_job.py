@@ -199,7 +199,9 @@ def test_no_change_is_up_to_date_without_a_new_version(tmp_path):
     (r.path / "shop" / "cart.py").write_text((r.path / "shop" / "cart.py").read_text() + "\n\ndef extra():\n    return 1\n")
     dirty = index_repository(r.path, None, NO_EMBED)
     assert not dirty.up_to_date and dirty.worktree == "dirty" and dirty.files_parsed == 1
-    assert not index_repository(r.path, None, NO_EMBED).up_to_date           # still dirty: re-checked
+    assert index_repository(r.path, None, NO_EMBED).up_to_date       # the same uncommitted edit, untouched
+    (r.path / "shop" / "cart.py").write_text((r.path / "shop" / "cart.py").read_text() + "\n")
+    assert not index_repository(r.path, None, NO_EMBED).up_to_date           # edited again: re-checked
     r.commit("cart: extra", {})
     assert not index_repository(r.path, None, NO_EMBED).up_to_date           # a new HEAD
     assert index_repository(r.path, None, NO_EMBED).up_to_date
