@@ -29,6 +29,7 @@ from weakref import WeakKeyDictionary
 
 import pyarrow.compute as pc
 
+from stratum import pathtails as PT
 from stratum.errors import InvalidArgument
 from stratum.limits import MAX_TRACEBACK_CHARS
 from stratum.memory import Target
@@ -398,7 +399,9 @@ def printed_in_view(shards: list["Shard"], view: "BranchView", target: str) -> P
             return None
         o = view.of(sh)
         got = _place(tails(sh, o).place_of(target), sh, o)
-        if got is not None:
+        # a file name alone is no name, as off a branch (`Memory.resolve`): `get nope/x.py` served
+        # deep/a/b/x.py in a branch session (a helper saw it)
+        if got is not None and PT.names(target, got[0].col("path")[got[1]] or ""):
             return got
     return None
 
