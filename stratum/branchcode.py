@@ -103,6 +103,7 @@ class BranchCode:
         self.other = OnDefault(self, merged, here="this session's", branch_code=True)   # the overlay's merged: kept
         self.renames = o.renames
         self.where = f"branch {self.branch}" if self.branch else f"commit {o.commit[:12]}"
+        self._placed: dict[str, tuple[N.Note, N.Note]] = {}     # note id -> (the note, it placed): ``locate``
 
     def hash_of(self, node_id: str) -> str | None:
         osh = self.o.shard
@@ -119,9 +120,16 @@ class BranchCode:
         """NOTE with each target at the node the branch has its code at, by the merge's rule
         (``stratum.placement``: the current target, the writer's own, where the branch's renames
         lead, the same-named node holding its code); a target found nowhere stays. Nothing is
-        rewritten: the note as this session reads it."""
+        rewritten: the note as this session reads it. Kept for this object's life (one call: its
+        code is fixed, and a fold replaces a changed note's object): an item's staleness, warnings and
+        label, and a search's staleness and lift, each asked it (~90 us a renumbered note)."""
+        got = self._placed.get(note.id)
+        if got is not None and got[0] is note:
+            return got[1]
         about = placement.place(note.about, self, lambda: self._written(note), self._leads(note.commit))
-        return note if about is None else replace(note, about=about)
+        out = note if about is None else replace(note, about=about)
+        self._placed[note.id] = (note, out)
+        return out
 
     def resolve(self, target: str) -> "Resolved | None":
         """The node the branch has at TARGET (``path::qualname``, a path): the overlay's for a file
@@ -142,6 +150,21 @@ class BranchCode:
         if not qualname or osh is None or code_id not in osh.code:
             return []
         return [r.node_id for r in placement.same_named(self.base.code, path, qualname) if r.node_id != code_id]
+
+    def label(self, note: N.Note, path: str, qualname: str) -> str:
+        """The symbol of the file at PATH that NOTE's target named QUALNAME there is on as the branch
+        has it (``locate``; QUALNAME when it stays, or lands in another file): a file's item names
+        each of its symbols' notes by its symbol, and by the stored name it named the neighbour a
+        definition the branch added above renumbered onto the note's id ("on add#2" for ``add#3``)."""
+        if not qualname:
+            return qualname
+        placed = self.locate(note)
+        if placed is note:
+            return qualname
+        for t, p in zip(note.about, placed.about):      # the stored name may be at a path renamed to PATH
+            if t.qualname == qualname and p.path == path and p.qualname:
+                return p.qualname
+        return qualname
 
     def _written(self, note: N.Note) -> list[N.Target]:
         """The writer's targets of a note (a merged one's meta keeps them while a merge moved them)."""

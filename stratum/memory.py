@@ -421,14 +421,14 @@ class Memory:
                 if a.id in found or (note is not None and not code.lands(note, code_id, path, whole)) \
                         or (note is None and moved and at == path):     # a mined note stays on its own id
                     continue
-                found[a.id] = a if note is not None else replace(a, stale=base.code.hash_of(oid) != code.hash_of(
-                    code_id) if moved else view.hidden(base, b))
+                found[a.id] = replace(a, about=code.label(note, path, a.about)) if note is not None else replace(
+                    a, stale=base.code.hash_of(oid) != code.hash_of(code_id) if moved else view.hidden(base, b))
             for nid, tid, q, branch_only in by_note.get(at, ()):
                 if not branch_only or not (tid == oid or whole) or nid in found or ov.status_of(nid) not in (None, "active"):
                     continue
                 if (note := ov.notes.get(nid)) is None or not code.lands(note, code_id, path, whole):
                     continue        # moved here, or code only another branch has (not this file's here)
-                att = self._attached(base, ov, nid, "" if tid == oid else q, code)
+                att = self._attached(base, ov, nid, "" if tid == oid else code.label(note, path, q), code)
                 if att is not None:
                     found[nid] = att
         return sorted(found.values(), key=lambda a: (S.NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))

@@ -471,11 +471,15 @@ class BranchSignals(ShardSignals):
     evidence, judged against the code the session sees (``judge``: ``memory.BranchCode.staleness``),
     as its item and the notes get attaches are. Ranked against the default branch's code, a note just
     written on the branch counted half ("stale ... counted x0.5") while its item said fresh (a probe).
-    Only sessions on a branch pay for it: the shared caches hold the default branch's judgement."""
+    Only sessions on a branch pay for it: the shared caches hold the default branch's judgement.
+    ``locate`` (``BranchCode.locate``) places a note's targets where the branch has their code, as
+    its get does: a note about ``fmt#2`` lifted the branch's ``fmt#2``, a neighbour, once the branch
+    added a ``fmt`` above, and its code (``fmt#3``) had no lift (a probe)."""
 
-    def __init__(self, shard, overlay, judge: Callable, extra: Mapping[str, NoteInfo] | None = None):
+    def __init__(self, shard, overlay, judge: Callable, extra: Mapping[str, NoteInfo] | None = None,
+                 locate: Callable | None = None):
         super().__init__(shard, overlay, extra)
-        self._judge = judge
+        self._judge, self._place = judge, locate
 
     def hit(self, c: Scored) -> Hit:
         key = c.id or str(c.row)
@@ -487,13 +491,25 @@ class BranchSignals(ShardSignals):
         note = self.overlay.notes.get(c.id) if info is not None and not info.mined else None
         if info is not None and note is not None:
             stale = self._judge(note) or ""
-            if stale != info.stale:
+            placed = self._place(note) if self._place is not None else note
+            if placed is not note:
+                info = replace(info, **_lends(info.kind, placed.about))
+            if stale != info.stale or placed is not note:
                 h = Hit(h.kind, h.file, note=replace(info, stale=stale))
         self._cache[key] = h
         return h
 
     def hit_many(self, candidates) -> list[Hit]:
         return [self.hit(c) for c in candidates]
+
+
+def _lends(kind: str, about) -> dict:
+    """A note's ``NoteInfo`` files and nodes from its targets ABOUT (``notes.Target``), as
+    ``ShardSignals._note`` reads them from its stored ones."""
+    files = tuple(dict.fromkeys(_shared(t.path) for t in about if t.path))
+    nodes = tuple((_shared(t.node_id) if t.kind in _SYMBOL_KINDS else "", _shared(t.path)) for t in about if t.path) \
+        if kind in S.AGENT_NOTE_KINDS and any(t.kind in _SYMBOL_KINDS for t in about) else ()
+    return {"files": files, "nodes": nodes}
 
 
 class BranchListSignals:
