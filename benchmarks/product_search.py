@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
 import sys
 import time
@@ -49,23 +48,17 @@ sys.path.insert(0, str(HERE))
 
 PAGE_SIZE = 10
 MAX_PAGES = 5
-KS = (1, 5, 10)
 OUT = HERE / ".out" / "product"
 MODES = (("search", []), ("file view", ["file"]))
 CONDITIONS = ("code only", "day one", "day one + agent notes", "day one + pooled notes")
 
 
 def _day_one(s) -> Path:
-    """The index job's store of the checkout at C (its defaults), built once."""
-    from pipeline.job import index_repository
-    from stratum.config import IndexConfig
+    """The index job's store of the checkout at C (its defaults: history mined), built once and
+    again when this build parses otherwise (``common.store_at``)."""
+    import common as C
 
-    store = OUT / f"{s.name}-{s.c[:12]}-day1"
-    if not (store / "manifest.json").exists():
-        t0 = time.perf_counter()
-        index_repository(s.store.parent / s.name, store, IndexConfig(ray=False))
-        print(f"  {s.name}: day-one store indexed at C in {time.perf_counter() - t0:.1f} s", flush=True)
-    return store
+    return C.store_at(HERE / ".repos" / s.name, s.c, out=OUT, num_cpus=1)[1]
 
 
 def _read(tools, query: str, kinds: list[str], want: set[str]) -> tuple[int | None, int]:
@@ -92,6 +85,7 @@ def _read(tools, query: str, kinds: list[str], want: set[str]) -> tuple[int | No
 
 def run(s, cond: str) -> dict:
     """mode -> ranks and tokens per task, under one condition."""
+    from stratum.errors import StratumError
     from stratum.tools import Tools
 
     if cond == "code only":
@@ -99,10 +93,9 @@ def run(s, cond: str) -> dict:
     else:
         store = _day_one(s)
         if cond != "day one":           # notes land in a copy: the day-one store stays without them
-            copy = OUT / f"{store.name}-{cond.split('+ ')[1].split()[0]}"
-            shutil.rmtree(copy, ignore_errors=True)
-            shutil.copytree(store, copy)
-            store = copy
+            import common as C
+
+            store = C.copy_store(store, store.parent / f"store-{cond.split('+ ')[1].split()[0]}")
     notes = sorted(s.agent if "agent" in cond else s.pooled if "pooled" in cond else [], key=lambda d: d.time)
     tools = Tools.open([str(store)])
     out: dict = {m: {"ranks": [], "tokens": []} for m, _ in MODES}
@@ -116,7 +109,7 @@ def run(s, cond: str) -> dict:
                 try:
                     tools.remember(writer, "rca", d.node["doc"], about=d.files)     # the subject
                     written += 1
-                except Exception as e:          # a subject remember refuses: counted, said
+                except StratumError as e:       # a subject remember refuses: counted, said
                     refused += 1
                     print(f"    {s.name}: note of {d.id} refused: {e}", flush=True)
             if any(d.time >= t.time for d in notes[:written + refused]):
@@ -143,10 +136,9 @@ def _whole_messages(setups) -> None:
 
 
 def _metrics(ranks: list, tokens: list) -> dict:
-    n = len(ranks)
-    return {"n": n, "mrr": round(sum(1 / r for r in ranks if r) / n, 4),
-            **{f"acc@{k}": round(sum(1 for r in ranks if r and r <= k) / n, 4) for k in KS},
-            "median_tokens": statistics.median(tokens)}
+    import retrieval_memory as RM
+
+    return RM.metrics(ranks) | {"median_tokens": statistics.median(tokens)}
 
 
 def main() -> None:
