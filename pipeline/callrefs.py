@@ -29,7 +29,7 @@ import re
 import tree_sitter as ts
 
 from pipeline import javaargs, languages, vartypes
-from pipeline.exprnames import Owners, split, text
+from pipeline.exprnames import SELF, Owners, split, text
 from pipeline.macrocalls import macro_calls
 
 
@@ -182,8 +182,9 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
         for node, name, recv in _sites(src, sorted(found_calls, key=lambda x: x.start_byte)):
             k = owners.at(node.start_byte)
             me = receivers.get(k) if receivers and recv else None
+            written = ""            # a Go receiver's variable as the code writes it (h.Store), read as self
             if me and (recv == me or recv.startswith(me + ".")):
-                recv = "self" + recv[len(me):]              # e.router (a Go receiver's field): self.router
+                written, recv = recv, "self" + recv[len(me):]   # e.router (a Go receiver's field): self.router
             slot = k if k >= 0 else n
             line, pos = node.start_point.row + 1, node.start_byte
             at = typed_at[slot].get(recv) if typed_at is not None and recv else None
@@ -192,7 +193,7 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
             if key in seen[slot] or len(calls[slot]) >= MAX_CALLS:
                 continue
             seen[slot].add(key)
-            site: list = [name, _as_written(src, node, recv, me or ""), line, pos]
+            site: list = [name, written or _as_written(src, node, recv), line, pos]
             if args is not None:
                 site.append(args[0])
                 if args[1]:
@@ -209,27 +210,24 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
     return calls, bases
 
 
-_WRITTEN_SELF = frozenset({"this", "cls", "Self"})      # read as ``self`` (``exprnames.SELF``), kept as written
-
-
 def _head(recv: str) -> str:
     return recv.partition(".")[0]
 
 
-def _as_written(src: bytes, node: ts.Node, recv: str, me: str = "") -> str:
+def _as_written(src: bytes, node: ts.Node, recv: str) -> str:
     """The receiver the way the code writes it where ``self`` stands for it (``pipeline.exprnames``
-    reads ``this``, ``cls`` and ``Self`` so, ``collect`` a Go method's receiver variable ``me``):
-    ``this.subtotal()`` is ("subtotal", "this"), Go's ``h.Store.Get()`` ("Get", "h.Store"), so the
-    call's ``as`` says what the code says; ``pipeline.calls`` reads them as ``self`` again. The
-    written word is the callee expression's leftmost token (a macro argument's call, given by its
-    name's token, keeps ``self``)."""
+    reads ``this``, ``cls`` and ``Self`` so; ``collect`` keeps a Go method's receiver variable as
+    written itself): ``this.subtotal()`` is ("subtotal", "this"), so the call's ``as`` says what
+    the code says; ``pipeline.calls`` reads it as ``self`` again. The written word is the callee
+    expression's leftmost token (a macro argument's call, given by its name's token, keeps
+    ``self``)."""
     if not (recv == "self" or recv.startswith("self.")) or not node.named_child_count:
         return recv
     head = node
     while head.named_child_count and (first := head.named_child(0)) is not None:
         head = first
     word = text(src, head)
-    return word + recv[4:] if word in _WRITTEN_SELF or (me and word == me) else recv
+    return word + recv[4:] if word in SELF else recv
 
 
 def _sites(src: bytes, found: list[ts.Node]):

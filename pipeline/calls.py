@@ -71,6 +71,7 @@ from pipeline import vartypes
 from pipeline.callindex import (CODE as _CODE, JS_FAMILY as _JS_FAMILY, MODULES as _MODULES, Def as _Def,
                                 Index as _Index, by_arity as _by_arity, classes as _classes, defined as _defined,
                                 family as _family, one as _one, parent_qual as _parent_qual, unique as _unique)
+from pipeline.exprnames import SELF
 from pipeline.pyimports import dotted_modules, is_module
 from pipeline.testlinks import tests_edge, used_by_tests
 
@@ -470,15 +471,12 @@ class _Resolver:
         return (got, how) if got is not None and self.ix.defs[got].kind == "class" else (None, "")
 
 
-_SELF_WORDS = frozenset({"cls", "this", "Self"})
-
-
 def _own(recv: str, me: str = "") -> str:
     """A receiver as the rules read it: the own object, kept as the code names it
     (``pipeline.callrefs``: Python's ``cls``, ``this``, Rust's ``Self``, a Go method's receiver
     variable ``me``, its ``meta["self"]``), is ``self``."""
     head, dot, rest = recv.partition(".")
-    return f"self{dot}{rest}" if head in _SELF_WORDS or (me and head == me) else recv
+    return f"self{dot}{rest}" if head in SELF or (me and head == me) else recv
 
 
 def _before(typings, limit: int) -> tuple[int, int, str, str] | None:

@@ -50,11 +50,11 @@ def script(name: str, repo: Path, store: Path, options: tuple[str, ...] = ()) ->
 def _script(name: str, repo: str, store: str, said: str, opts: str, stamp: str) -> str:
     """``-P``: `python -m` put the hook's cwd, the repository's top folder, first on sys.path, so a
     repository's own top-level pipeline/ ran inside every hook, and a stratum.py made each one fail
-    (a probe); ``cd /``: a Ray the run starts (large work) puts the run's cwd first on every
-    worker's sys.path, where that pipeline/ ran even so. A run that exits non-zero (Python or
-    Stratum failing to start, a kill) is logged with a stamp as `hook run failed`, which `hooks
-    status` reads (``last_run``). Every descriptor of the background run is redirected: one left on
-    git's stdout kept a caller reading it (a pipe) waiting for the whole index."""
+    (a probe); a Ray the run starts is started from Stratum's own folder (``pipeline.job``). A run
+    that exits non-zero (Python or Stratum failing to start, a kill) is logged with a stamp as `hook
+    run failed`, which `hooks status` reads (``last_run``). Every descriptor of the background run
+    is redirected: one left on git's stdout kept a caller reading it (a pipe) waiting for the whole
+    index."""
     log = f"{store}/hooks.log"
     return f"""#!/bin/sh
 {MARK}
@@ -68,7 +68,7 @@ if [ ! -e {repo}/.git ]; then    # moved: no ghost folder, no silent staleness (
     exit $rc
 fi
 mkdir -p {store} 2>/dev/null
-( {{ cd / && {shlex.quote(sys.executable)} -P -m stratum.cli hooks run --store {store} --hook {name}{opts} {repo} \\
+( {{ {shlex.quote(sys.executable)} -P -m stratum.cli hooks run --store {store} --hook {name}{opts} {repo} \\
     || echo "$(date +%Y-%m-%dT%H:%M:%S) [{name}] hook run failed (exit $?)"; }} </dev/null >>{log} 2>&1 & ) 2>/dev/null
 exit $rc
 """
@@ -82,10 +82,7 @@ def _fingerprint() -> str:
 
 
 def ours(path: Path) -> bool:
-    try:
-        return MARK in path.read_text(errors="replace")
-    except OSError:
-        return False
+    return MARK in _text(path)
 
 
 def install(repo: str | os.PathLike, store: str | os.PathLike, options: tuple[str, ...] = ()) -> list[str]:

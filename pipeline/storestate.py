@@ -8,6 +8,7 @@ run with nothing new (same HEAD, clean work tree, same settings, no unmerged not
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -114,7 +115,6 @@ PARSE_FORMAT = 28
 
 def config_key(cfg: IndexConfig) -> str:
     """A fingerprint of the settings that shape the index (not how it runs: Ray, CPUs, --full)."""
-    import hashlib
     import json
     from dataclasses import asdict
 
@@ -137,8 +137,6 @@ def worktree_key(root: Path, dirty: list[str]) -> str:
     untouched since the last version was indexed, has nothing to do (a probe: one untracked
     scratch file made every run publish a version with nothing parsed, each making a running
     server's page tokens stale). A touched file only costs a run that parses nothing."""
-    import hashlib
-
     h = hashlib.sha1()
     for p in dirty:
         try:

@@ -93,10 +93,10 @@ def node_text(rec: Mapping) -> str:
         parts.append((rec.get("full") or "")[:BODY_CHARS])
     elif kind == "file" and not rec.get("language"):
         # a file no grammar parses (a runbook, a shell script, a Makefile): its first words, else
-        # `search "restart the orders API"` missed docs/runbook.md (a probe); not a binary's bytes
-        # (a NUL), while one Latin-1 byte in a runbook keeps it searchable (a probe)
-        head = (rec.get("full") or "")[:BODY_CHARS]
-        parts.append("" if "\x00" in head else head)
+        # `search "restart the orders API"` missed docs/runbook.md (a probe). A binary never gets
+        # here: discovery skips a file with a NUL in its first 8,000 bytes (binary_probe_bytes),
+        # past the BODY_CHARS read here; one Latin-1 byte in a runbook keeps it searchable
+        parts.append((rec.get("full") or "")[:BODY_CHARS])
     return "\n".join(p for p in parts if p)
 
 

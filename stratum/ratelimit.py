@@ -34,10 +34,6 @@ class Lasting:
         self._count = 0                      # occurrences since the last report
         self._due = 0.0                      # when the next report may be made
 
-    @property
-    def going_on(self) -> bool:
-        return self.since is not None
-
     def now(self) -> Due | None:
         t = time.monotonic()
         self._count += 1

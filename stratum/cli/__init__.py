@@ -16,7 +16,6 @@ import datetime
 import importlib
 import json
 import os
-import re
 import sys
 import traceback
 from typing import Sequence
@@ -174,17 +173,17 @@ def repository_root(start: str = ".") -> str | None:
     return None
 
 
-_AT_LINE = re.compile(r"(.+?)(:\d{1,9}(?::\d{1,9})?)")      # path:LINE (and :COL), as ``linerange.at_line``
-
-
 def target_from_here(target: str, roots: Sequence[str]) -> str:
     """A target (a path, ``path::Symbol``, ``path:LINE``) with its path read from the working
     directory (``path_from_here``); anything else (a node id, ``repo:path``) as given."""
+    from stratum.linerange import at_line      # the tools' own reading of path:LINE(:COL)
+
     if not isinstance(target, str):
         return target
     path, sep, rest = target.partition("::")
-    if not sep and (m := _AT_LINE.fullmatch(target)) and not os.path.lexists(target):
-        path, sep, rest = m.group(1), m.group(2), ""
+    if not sep and (at := at_line(target)) and not os.path.lexists(target):
+        asked = target.strip()
+        path, sep, rest = at[0], asked[len(at[0]):], ""
     rel = path_from_here(path, roots)
     return target if rel is None else rel + sep + rest
 
@@ -235,8 +234,9 @@ def path_from_here(path: str, roots: Sequence[str], *, prefix: bool = False) -> 
             # on no disk here (a deployed container's traceback path) is still matched by its tail
             from stratum.errors import InvalidArgument
 
-            raise InvalidArgument(f"{path!r} is outside the repository ({', '.join(tops)}): name a file of "
-                                  "it, or give --store for the other repository's index")
+            raise InvalidArgument(f"{path!r} is not inside the repository {', '.join(tops)}: name one of its "
+                                  "files (repository-relative or a path on disk inside it), or give --store "
+                                  "for the other repository's index")     # as stratum.analysis says it
         return None
     if not prefix:
         return rel

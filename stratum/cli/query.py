@@ -366,10 +366,12 @@ FRESHNESS_PREFIXES = ("stale: ", "uncommitted changes")
 
 def _by(it) -> str:
     """Who wrote a note item and how far that is proven, said on the CLI's own line (the note's
-    header inside its quoted text could be imitated by the text below it)."""
+    header inside its quoted text could be imitated by the text below it); a maintainer's says so,
+    as get's note line does (``provenance["maintainer"]``: the role held, the author proven)."""
     from stratum.render import who
 
-    return f" note by {who(it.provenance.get('author') or it.meta.get('author') or '', it.trust)}"
+    author = it.provenance.get("author") or it.meta.get("author") or ""
+    return f" note by {who(author, it.trust, bool(it.provenance.get('maintainer')))}"
 
 
 __all__ = ["register", "render"]

@@ -115,6 +115,6 @@ def test_a_file_of_another_checkout_is_refused_not_read_by_its_tail(repo, tmp_pa
     theirs = str(other / "shop" / "cart.py")
     for argv in (("get", theirs), ("remember", "insight", "x", "--about", theirs)):
         rc, out, err = run(capsys, *argv)
-        assert rc == 2 and "outside the repository" in err, (argv, rc, out, err)
+        assert rc == 2 and "is not inside the repository" in err, (argv, rc, out, err)
     got = _json(capsys, "get", "/srv/app/shop/cart.py")              # on no disk here: its tail
     assert got["items"][0]["path"] == "shop/cart.py"

@@ -122,5 +122,15 @@ def test_the_os_users_cli_note_comes_first_and_a_claimed_name_is_no_maintainer(i
                 s = tools.open_session().data["session"]
                 got = tools.get(s, TARGET).items[0]
             assert got.notes[0]["author"] == me and got.meta["notes_total"] == 7, (merged, got.notes)
+            # a note item's own line (search's summary, get's full) says "maintainer" as get's note line does
+            assert main(["search", "memoise price_of lru_cache", "--store", str(store)]) == 0
+            said = [ln for ln in capsys.readouterr().out.splitlines()
+                    if "do not memoise" in ln or "claimed:" in ln]
+            assert any(f"(note by {me}, authenticated, maintainer) " in ln and "do not memoise" in ln
+                       for ln in said), (merged, said)
+            assert not any("maintainer" in ln for ln in said if "claimed:" in ln), (merged, said)
+            assert main(["get", mine, "--store", str(store)]) == 0
+            first = capsys.readouterr().out.splitlines()[0]
+            assert f"note by {me}, authenticated, maintainer" in first, (merged, first)
     finally:
         tools.close()
