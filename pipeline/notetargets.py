@@ -12,7 +12,11 @@ the same-named node holding the code it was written about. What the merge brings
   checkout or reset to a branch without it, brings the note home;
 - the renames (``Renames``): the history replayed once in commit order, so a cycle (A -> B -> A)
   ends where the file is, and a rename older than the note (another file that once had the path)
-  moves nothing.
+  moves nothing. They are followed from the writer's path, then from the note's current one (an
+  earlier merge may have moved it: ``placement._led``), and the target takes the qualname its node
+  has where they lead: a note an earlier merge renumbered (``add#2`` -> ``add#3``) kept its new name
+  on its old id, and a rename then placed it on the neighbour now called ``add#2``, stale (a
+  review; ``tests/integration/test_placement24_merge_renames.py``).
 
 Else a target stays where it is: a note none of whose targets exist is orphaned by the merge, and
 comes back when its code does. A target's ``given`` and content hash stay the writer's (stale only
@@ -261,4 +265,4 @@ def with_written(node: dict, mine: list[N.Target]) -> dict:
     return node
 
 
-__all__ = ["Existing", "Renames", "WrittenTargets", "WRITTEN_KEY", "place", "renames_of", "with_written", "written_targets"]
+__all__ = ["Existing", "Renames", "WrittenTargets", "place", "renames_of", "with_written", "written_targets"]

@@ -62,6 +62,27 @@ def of_symbols_in_view(memory: "Memory", view: "BranchView", base: "Shard", sh: 
     return _entries(ids, base, ov, out)
 
 
+def of_symbol_in_view(memory: "Memory", view: "BranchView", base: "Shard", sh: "Shard", ov: "NotesOverlay",
+                      row: int, out: list[tuple]) -> list[tuple]:
+    """The notes a branch session's walk of a symbol (row ROW of ``sh``) lists beyond ``out``, as walk
+    entries: those ``Memory.branch_notes`` attaches to its item (active, placed where the branch has
+    their code), and the withdrawn ones by its path and the paths the branch's renames lead from to
+    it, that land on it (``BranchCode.lands``) and the reader may see. A note the branch placed
+    elsewhere is not this symbol's."""
+    code = memory.branch_code(view, base)
+    if code is None:
+        return []
+    code_id, path = sh.col("id")[row], sh.col("path")[row]
+    ids = [a.id for a in memory.branch_notes(view, base, sh, row)]     # the active ones, placed
+    others = memory.by_path(base, ov).others      # path -> the notes not active (as ``_others`` reads them)
+    for p in (path, *sorted(code.renames.sources(path))):
+        for nid, _, _ in others.get(p, ()):
+            n = ov.notes.get(nid)       # None: a mined note, on its own id
+            if ov.visible(nid) and (n is None or code.lands(n, code_id, path, False)):
+                ids.append(nid)
+    return _entries(ids, base, ov, out)
+
+
 def _others(memory: "Memory", sh: "Shard", ov: "NotesOverlay", path: str, file_id: str, row: int | None,
             sees: Callable[[str], bool] | None = None) -> list[str]:
     """The notes about the symbols of the file at ``path`` (row ROW of ``sh``, None: not there) beyond
@@ -108,4 +129,4 @@ def pinned_file(memory: "Memory", target: str, pinned: frozenset[str]) -> str | 
     return None
 
 
-__all__ = ["of_symbols_in_view", "in_lines", "of_symbols", "pinned_file"]
+__all__ = ["of_symbols_in_view", "of_symbol_in_view", "in_lines", "of_symbols", "pinned_file"]

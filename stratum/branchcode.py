@@ -24,7 +24,7 @@ from stratum import notes as N
 from stratum import placement
 from stratum.branchnotes import OnDefault, pending_warnings
 from stratum.limits import echo
-from stratum.placement import WRITTEN_KEY   # re-exported: the key's home before it had one
+from stratum.placement import WRITTEN_KEY
 
 if TYPE_CHECKING:
     from stratum.branchview import BranchView, StoreOverlay
@@ -96,14 +96,17 @@ NO_RENAMES = BranchRenames()
 class BranchCode:
     """The code a branch, commit or worktree session sees in one store (module docstring)."""
 
-    def __init__(self, view: "BranchView", base: "Shard", o: "StoreOverlay", merged: Callable[[str], bool]):
+    def __init__(self, view: "BranchView", base: "Shard", o: "StoreOverlay", merged: Callable[[str], bool],
+                 placed: "dict[str, tuple[N.Note, N.Note]] | None" = None):
         self.view, self.base, self.o = view, base, o
         scope = view.note_scope(base)
         self.branch = scope.branch if scope is not None else ""     # as a note written here records it
         self.other = OnDefault(self, merged, here="this session's", branch_code=True)   # the overlay's merged: kept
         self.renames = o.renames
         self.where = f"branch {self.branch}" if self.branch else f"commit {o.commit[:12]}"
-        self._placed: dict[str, tuple[N.Note, N.Note]] = {}     # note id -> (the note, it placed): ``locate``
+        # note id -> (the note, it placed): ``locate``'s; PLACED: one kept for this overlay and base
+        # (``Memory.branch_code``), so the callers of one answer share it
+        self._placed: dict[str, tuple[N.Note, N.Note]] = placed if placed is not None else {}
 
     def hash_of(self, node_id: str) -> str | None:
         osh = self.o.shard
@@ -120,7 +123,7 @@ class BranchCode:
         """NOTE with each target at the node the branch has its code at, by the merge's rule
         (``stratum.placement``: the current target, the writer's own, where the branch's renames
         lead, the same-named node holding its code); a target found nowhere stays. Nothing is
-        rewritten: the note as this session reads it. Kept for this object's life (one call: its
+        rewritten: the note as this session reads it. Kept for the overlay's life (``placed``: its
         code is fixed, and a fold replaces a changed note's object): an item's staleness, warnings and
         label, and a search's staleness and lift, each asked it (~90 us a renumbered note)."""
         got = self._placed.get(note.id)
@@ -254,4 +257,4 @@ class BranchCode:
         return t.branch_commit == self.o.commit or bool(self.branch and t.branch == self.branch)
 
 
-__all__ = ["BranchCode", "BranchRenames", "NO_RENAMES", "WRITTEN_KEY"]
+__all__ = ["BranchCode", "BranchRenames", "NO_RENAMES"]

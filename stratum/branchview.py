@@ -67,6 +67,7 @@ class StoreOverlay:
         self.cross_out: dict[str, list[tuple[str, str]]] = {}
         self.cross_in: dict[str, list[tuple[str, str]]] = {}
         self.cross_meta: dict[tuple[str, str], str] = {}     # a calls/inherits edge's meta (how, as, line)
+        self.placed: tuple | None = None    # (weak ref to a base shard, note id -> placement): Memory.branch_code
         for src, dst, kind, *meta in self.cross:            # an overlay built before meta has three fields
             self.cross_out.setdefault(src, []).append((dst, kind))
             self.cross_in.setdefault(dst, []).append((src, kind))

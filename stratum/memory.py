@@ -35,6 +35,7 @@ from stratum.identity import current
 from stratum.ids import node_id
 from stratum.limits import MAX_TARGET_CHARS, check_len, echo
 from stratum.notedpaths import Noted, NotedPaths
+from stratum.notetrust import is_maintainer
 from stratum.overlay import NotesOverlay, no_such_note
 from stratum.shard import Shard, ShardSet
 
@@ -389,9 +390,20 @@ class Memory:
 
     def branch_code(self, view: BranchView, base: Shard) -> "BranchCode | None":
         """The code a branch session sees in the store of ``base``, as its notes are judged against
-        (None: the view has no overlay there)."""
+        (None: the view has no overlay there). Where it placed each note (``BranchCode.locate``) is
+        kept on the overlay (``view.of(base)``) for its life, for that base shard, so one answer
+        places each note once (a branch walk built three, get one per item): a new overlay (the
+        branch moved, a store published a version) or another base shard starts afresh, and a note
+        the fold changed is a new object, which the cache does not serve. The placements, not the
+        ``BranchCode``: overlays outlive sessions in ``Tools``' cache, and a kept ``BranchCode``
+        held a replaced version's shard (and its view) there."""
         o = view.of(base)
-        return BranchCode(view, base, o, self.overlay(base).judge.merged) if o is not None else None
+        if o is None:
+            return None
+        held = o.placed
+        if held is None or held[0]() is not base:
+            held = o.placed = (weakref.ref(base), {})   # threads racing here each start one: the last one stays
+        return BranchCode(view, base, o, self.overlay(base).judge.merged, placed=held[1])
 
     def branch_notes(self, view: BranchView, base: Shard, sh: Shard, row: int) -> list[AttachedNote]:
         """The notes a branch session's item of row ROW of ``sh`` (an overlay shard of ``base``, or
@@ -452,13 +464,13 @@ class Memory:
             written = None if mined else N.note_from_node(rec)
             trust = N.trust_of(written, rec["kind"])
             return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "", trust, False,
-                                rec["name"] or rec["summary"] or "", label, _by_maintainer(written, trust))
+                                rec["name"] or rec["summary"] or "", label, is_maintainer(written))
         stale = (code or ov.judge).staleness(note) is not None      # ov.judge: the default branch's (branchnotes)
         if note.branch and (code is None or note.branch != code.branch):   # judged again only if another branch's
             label = ov.judge.about(note, label) if code is None else code.about(note, label)   # (its version: said so)
         trust = N.trust_of(note, note.kind, quarantined=nid in ov.quarantined)      # trust as `get` says
         return AttachedNote(nid, note.kind, _utc(note.created_at), note.author, trust, stale, note.title(120), label,
-                            _by_maintainer(note, trust))
+                            is_maintainer(note))
 
 
 class MemoryGraph:
@@ -518,13 +530,6 @@ def file_id(sh: Shard, row: int) -> str:
     if sh.col("kind")[row] in ("file", "dir", "repo"):
         return sh.col("id")[row]
     return node_id(sh.repo, sh.col("path")[row], "file", "")
-
-
-def _by_maintainer(note: N.Note | None, trust: str) -> bool:
-    """Whether an attached note is a maintainer's, as its provenance says (``notetrust.provenance``:
-    the flag the note was stored with, merged or not, and its author proven; a maintainer's note is
-    never quarantined, and a claimed name never holds the role)."""
-    return note is not None and note.maintainer and trust == "authenticated"
 
 
 def _utc(t) -> datetime:

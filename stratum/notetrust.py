@@ -142,6 +142,13 @@ def proven(note: "Note") -> bool:
     return identified_by(note) != CLAIMED
 
 
+def is_maintainer(note: "Note | None") -> bool:
+    """Whether ``note`` is a maintainer's: stored with the role and its author proven (a claimed
+    name never holds it; a maintainer's note is never quarantined). ``provenance`` and an attached
+    note's flag (``memory.AttachedNote.maintainer``) say it."""
+    return note is not None and note.maintainer and proven(note)
+
+
 def trust_of(note: "Note | None", kind: str, *, quarantined: bool = False) -> str:
     """``Item.trust``: "mined", "quarantined", "authenticated" (the author was proven: a token,
     mTLS, or the OS user) or "unauthenticated" (a claimed name, never a maintainer's)."""
@@ -183,7 +190,7 @@ def provenance(note: "Note") -> dict:
     maintainer role, the self-reported model, the session's label (``session_label``), the commit
     the store was at, and when."""
     out = {"author": note.author, "authenticated": proven(note), "identified_by": identified_by(note),
-           "maintainer": note.maintainer and proven(note), "model": note.model,
+           "maintainer": is_maintainer(note), "model": note.model,
            "session": session_label(note.session), "commit": note.commit or "",
            "written_at": note.created_at.isoformat(), "source": "agent",
            "confirmed_by": [c.get("author") for c in valid_confirmations(note)]}
@@ -226,5 +233,5 @@ def not_a_note(node: Mapping, action: str) -> NoteRejected | NotFound:
 
 
 __all__ = ["check_may_change", "check_may_confirm", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
-           "is_quarantined", "awaiting_confirmation", "identified_by", "proven", "trust_of", "trust_words",
+           "is_quarantined", "awaiting_confirmation", "identified_by", "proven", "is_maintainer", "trust_of", "trust_words",
            "BY_SERVER", "BY_OS_USER", "CLAIMED", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note"]

@@ -46,7 +46,7 @@ def why(shards: Sequence["Shard"], target: str) -> str:
                     return _vendored(said, folder_of(path, keep, m.repo_path))
                 return (f"{said} is not in the index: the index skipped it ({reason.replace('_', ' ')}; "
                         "`stratum index --json` lists what it skips)")
-        kind = _on_disk(m.repo_path, path)
+        kind = on_disk(m.repo_path, path)
         if not kind:
             continue
         vendored = folder_of(path, keep, m.repo_path, folder=kind == "dir")
@@ -74,10 +74,11 @@ def _vendored(said: str, folder: str | None) -> str:
     return f"{said} is not in the index: the index skipped it ({rule})"
 
 
-def _on_disk(repo: str | None, path: str) -> str:
+def on_disk(repo: str | None, path: str) -> str:
     """"file" or "dir" when the checkout at REPO has one at PATH inside it once links are followed (a
-    link out: a review), else ""."""
-    if not repo:
+    link out: a review), else "": never for an absolute path or one with ``..`` (a client could probe
+    the disk). ``why`` and ``pathtails.recorded`` ask it."""
+    if not repo or path.startswith("/") or ".." in path.replace("\\", "/").split("/"):
         return ""
     try:
         real = (Path(repo) / path).resolve()
@@ -88,4 +89,4 @@ def _on_disk(repo: str | None, path: str) -> str:
         return ""
 
 
-__all__ = ["why"]
+__all__ = ["why", "on_disk"]

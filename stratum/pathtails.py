@@ -12,11 +12,11 @@ path (``recorded``): it refused ``web/src/api.ts``, which get, walk, pin and pre
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence
 
 from stratum.errors import InvalidArgument, NotFound
 from stratum.limits import echo
+from stratum.notindexed import on_disk
 
 if TYPE_CHECKING:
     from stratum.branchview import BranchView
@@ -36,20 +36,14 @@ def names(target: str, path: str) -> bool:
 
 def tied(sh: "Shard", target: str) -> list[str]:
     """The paths of the files of ``sh`` that end with the longest tail of ``target`` when two or more
-    do and that tail names them (``names``), sorted; [] when one file or none does."""
+    do and that tail names them (``names``), sorted; [] when one file or none does. The tails are
+    ``tracebacks.FileTails.best``'s, which ``Memory.resolve`` takes one of (``place_of``)."""
     from stratum.tracebacks import tails      # it imports memory, which imports this
 
     want = _segments(target)
     if not want:
         return []
-    best, paths = 0, []
-    for have, _ in tails(sh).by_name.get(want[-1], ()):
-        k = _common(want, have)
-        if k > best:
-            best, paths = k, ["/".join(have)]
-        elif k == best:
-            paths.append("/".join(have))
-    found = sorted(p for p in paths if names(target, p))
+    found = sorted(p for p in ("/".join(c) for c, _ in tails(sh).best("/".join(want))) if names(target, p))
     return found if len(found) > 1 else []
 
 
@@ -92,7 +86,7 @@ def recorded(memory: "Memory", view: "BranchView | None", target: str, resolve: 
     if _common(want, have) < min(len(want), len(have)):
         return target
     base = view.base_of(t.shard, list(memory)) if view is not None else t.shard
-    if view is None and _on_disk(base.manifest.repo_path, rest):
+    if view is None and on_disk(base.manifest.repo_path, rest) == "file":
         return target
     return f"{base.manifest.repo_name}:{path}" if len(list(memory)) > 1 else path
 
@@ -109,17 +103,6 @@ def _common(want: list[str], have: list[str]) -> int:
     while k < min(len(want), len(have)) and want[-1 - k] == have[-1 - k]:
         k += 1
     return k
-
-
-def _on_disk(repo: str | None, path: str) -> bool:
-    """Whether the checkout has a file at PATH (a relative path inside it, no ``..``)."""
-    if not repo or path.startswith("/") or ".." in path.replace("\\", "/").split("/"):
-        return False
-    try:
-        real = (Path(repo) / path).resolve()
-        return real.is_relative_to(Path(repo).resolve()) and real.is_file()
-    except (OSError, ValueError, RuntimeError):
-        return False
 
 
 __all__ = ["SHOWN", "names", "tied", "ambiguous", "recorded"]

@@ -129,4 +129,4 @@ def _led(t: "Target", w: "Target", code: Code, leads: Leads) -> "Target | None":
     return None
 
 
-__all__ = ["Code", "Leads", "MAX_SAME_NAMED", "WRITTEN_KEY", "place", "same_named"]
+__all__ = ["Code", "Leads", "WRITTEN_KEY", "place", "same_named"]

@@ -80,7 +80,7 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
         out.bound += page.total_or_lower_bound
         code = memory.branch_code(view, sh) if view is not None else None
         sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos) if code is None else \
-            signals.BranchSignals(sh, ov, code.staleness, extra=ov.rank_infos, locate=code.locate)
+            signals.BranchSignals(sh, ov, code, extra=ov.rank_infos)
         status = ov.status_of           # None for code: a dict look, cheaper than the row's kind
         out.stamp += ov.records         # the notes this ranking saw (search_docs refreshed them)
         items, served = page.items, None

@@ -12,7 +12,7 @@ import weakref
 from dataclasses import replace
 from sys import intern
 from pathlib import PurePosixPath
-from typing import Callable, Mapping, Protocol, TypeVar
+from typing import TYPE_CHECKING, Callable, Mapping, Protocol, TypeVar
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from stratum.codetokens import COMPOUND, is_identifier, looks_like_identifier
 from stratum.ids import norm_path
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
 from stratum.warm import NO_TIME
+
+if TYPE_CHECKING:
+    from stratum.branchcode import BranchCode
 
 MAX_NAMED = 3       # definitions a prose query may name at once (more: its names are too common to point)
 
@@ -96,14 +99,7 @@ class ShardSignals:
 
     def _note(self, nid: str, kind: str, meta: str | None, status: str | None, title: str = "") -> NoteInfo:
         about = json.loads(meta or "{}").get("about", [])
-        # paths and node ids interned (as code hits' paths are, _row_hit): ~40 notes a search with
-        # 10,000 notes each had its own copies, every one a cache miss and a string compare in the
-        # ranking's dict looks; one object per path or symbol is shared and stays in cache
-        files = tuple(dict.fromkeys(_shared(t["path"]) for t in about if t.get("path")))
-        # an agent note about a symbol lends its lift to that symbol's item (stratum.ranksymbols)
-        nodes = tuple((_shared(t.get("node_id") or "") if t.get("kind") in _SYMBOL_KINDS else "", _shared(t["path"]))
-                      for t in about if t.get("path")) \
-            if kind in S.AGENT_NOTE_KINDS and any(t.get("kind") in _SYMBOL_KINDS for t in about) else ()
+        files, nodes = _lends(kind, [(t.get("path") or "", t.get("kind"), t.get("node_id") or "") for t in about])
         stale, created = "", None
         if self.overlay is not None:
             status = self.overlay.status_of(nid) or status
@@ -468,18 +464,17 @@ class ShardSignals:
 
 class BranchSignals(ShardSignals):
     """``ShardSignals`` for a branch, commit or worktree session: a note's staleness, which weighs its
-    evidence, judged against the code the session sees (``judge``: ``memory.BranchCode.staleness``),
+    evidence, judged against the code the session sees (``code``: ``memory.BranchCode.staleness``),
     as its item and the notes get attaches are. Ranked against the default branch's code, a note just
     written on the branch counted half ("stale ... counted x0.5") while its item said fresh (a probe).
     Only sessions on a branch pay for it: the shared caches hold the default branch's judgement.
-    ``locate`` (``BranchCode.locate``) places a note's targets where the branch has their code, as
+    ``BranchCode.locate`` places a note's targets where the branch has their code, as
     its get does: a note about ``fmt#2`` lifted the branch's ``fmt#2``, a neighbour, once the branch
     added a ``fmt`` above, and its code (``fmt#3``) had no lift (a probe)."""
 
-    def __init__(self, shard, overlay, judge: Callable, extra: Mapping[str, NoteInfo] | None = None,
-                 locate: Callable | None = None):
+    def __init__(self, shard, overlay, code: "BranchCode", extra: Mapping[str, NoteInfo] | None = None):
         super().__init__(shard, overlay, extra)
-        self._judge, self._place = judge, locate
+        self._code = code
 
     def hit(self, c: Scored) -> Hit:
         key = c.id or str(c.row)
@@ -490,10 +485,11 @@ class BranchSignals(ShardSignals):
         info = h.note
         note = self.overlay.notes.get(c.id) if info is not None and not info.mined else None
         if info is not None and note is not None:
-            stale = self._judge(note) or ""
-            placed = self._place(note) if self._place is not None else note
+            stale = self._code.staleness(note) or ""
+            placed = self._code.locate(note)
             if placed is not note:
-                info = replace(info, **_lends(info.kind, placed.about))
+                files, nodes = _lends(info.kind, [(t.path, t.kind, t.node_id) for t in placed.about])
+                info = replace(info, files=files, nodes=nodes)
             if stale != info.stale or placed is not note:
                 h = Hit(h.kind, h.file, note=replace(info, stale=stale))
         self._cache[key] = h
@@ -503,13 +499,17 @@ class BranchSignals(ShardSignals):
         return [self.hit(c) for c in candidates]
 
 
-def _lends(kind: str, about) -> dict:
-    """A note's ``NoteInfo`` files and nodes from its targets ABOUT (``notes.Target``), as
-    ``ShardSignals._note`` reads them from its stored ones."""
-    files = tuple(dict.fromkeys(_shared(t.path) for t in about if t.path))
-    nodes = tuple((_shared(t.node_id) if t.kind in _SYMBOL_KINDS else "", _shared(t.path)) for t in about if t.path) \
-        if kind in S.AGENT_NOTE_KINDS and any(t.kind in _SYMBOL_KINDS for t in about) else ()
-    return {"files": files, "nodes": nodes}
+def _lends(kind: str, about: list[tuple[str, str | None, str]]) -> tuple[tuple, tuple]:
+    """A note's ``NoteInfo`` files and nodes from its targets ABOUT, each (path, kind, node id): the
+    stored ones (``ShardSignals._note``) or where a branch placed them (``BranchSignals``). Paths and
+    node ids interned (as code hits' paths are, ``_row_hit``): ~40 notes a search with 10,000 notes
+    each had its own copies, every one a cache miss and a string compare in the ranking's dict looks;
+    one object per path or symbol is shared and stays in cache. An agent note about a symbol lends
+    its lift to that symbol's item (``stratum.ranksymbols``)."""
+    files = tuple(dict.fromkeys(_shared(p) for p, _, _ in about if p))
+    nodes = tuple((_shared(n) if k in _SYMBOL_KINDS else "", _shared(p)) for p, k, n in about if p) \
+        if kind in S.AGENT_NOTE_KINDS and any(k in _SYMBOL_KINDS for _, k, _ in about) else ()
+    return files, nodes
 
 
 class BranchListSignals:

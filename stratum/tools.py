@@ -326,7 +326,7 @@ class Tools:
             out += [(r, None, k, d, w, sh) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
         via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out)
         if not kinds or "about" in kinds:     # notes about it, or a note's code: on a branch, where it has that code
-            out = walklinks.about(self.memory, s.view, list(self.memory), sh, base, ov, row, note,
+            out = walklinks.about(self.memory, s.view, sh, base, ov, row, note,
                                   direction in ("in", "both") or notes, direction in ("out", "both"), out)
         out = [t for t in out if t[0] is None or not self.memory.hidden(t[5], t[0])]    # quarantined from this reader
         out = R.by_node(out)          # a node reached by several edges is one item: served and charged once

@@ -301,6 +301,13 @@ class FileTails:
     def place_of(self, path: str) -> Spot | None:
         """(which shard, row) of the file whose path ends with the longest tail of ``path`` (None:
         none, or a tie); which: 0 the base, 1 a branch's overlay (``tails``)."""
+        got = self.best(path)
+        return got[0][1] if len(got) == 1 else None
+
+    def best(self, path: str) -> list[tuple[list[str], Spot]]:
+        """(segments, spot) of every file whose path ends with the longest tail of ``path`` (several:
+        a tie, which ``place_of`` does not guess and ``pathtails.tied`` lists); under an installed
+        library's root, the files that import path can be (the class docstring)."""
         segs = [s for s in path.replace("\\", "/").split("/") if s and s != "."]
         lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
         if lib >= 0:
@@ -310,29 +317,29 @@ class FileTails:
                 return self._exact(tail)
             return self._from_root(tail)
         if not segs:
-            return None
-        best, best_len, tie = None, 0, False
-        for cand, row in self.by_name.get(segs[-1], ()):
+            return []
+        best: list[tuple[list[str], Spot]] = []
+        best_len = 0
+        for cand, spot in self.by_name.get(segs[-1], ()):
             n = 0
             while n < min(len(cand), len(segs)) and cand[-1 - n] == segs[-1 - n]:
                 n += 1
             if n > best_len:
-                best, best_len, tie = row, n, False
+                best, best_len = [(cand, spot)], n
             elif n == best_len:
-                tie = True
-        return None if tie else best
+                best.append((cand, spot))
+        return best
 
-    def _exact(self, tail: list[str]) -> Spot | None:
-        return next((r for c, r in self.by_name.get(tail[-1], ()) if c == tail), None) if tail else None
+    def _exact(self, tail: list[str]) -> list[tuple[list[str], Spot]]:
+        return [(c, r) for c, r in self.by_name.get(tail[-1], ()) if c == tail][:1] if tail else []
 
-    def _from_root(self, tail: list[str]) -> Spot | None:
-        """The one file whose path is ``<a folder that is no package>/<tail>``."""
+    def _from_root(self, tail: list[str]) -> list[tuple[list[str], Spot]]:
+        """The files whose path is ``<a folder that is no package>/<tail>``."""
         if not tail:
-            return None
+            return []
         k = len(tail)
-        got = [r for c, r in self.by_name.get(tail[-1], ())
-               if c[-k:] == tail and "/".join(c[:-k]) not in self.packages]
-        return got[0] if len(got) == 1 else None
+        return [(c, r) for c, r in self.by_name.get(tail[-1], ())
+                if c[-k:] == tail and "/".join(c[:-k]) not in self.packages]
 
 
 _TAILS: "WeakKeyDictionary[Shard, FileTails]" = WeakKeyDictionary()

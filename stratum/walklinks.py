@@ -15,7 +15,7 @@ LINKS = ("calls", "inherits")
 LINKED = LINKS + ("tests",)     # edges whose items say how they were linked (tests: by name, import or use)
 
 
-def about(memory, view, shards: list, sh, base, ov, row: int | None, note: dict | None, into: bool, out_of: bool,
+def about(memory, view, sh, base, ov, row: int | None, note: dict | None, into: bool, out_of: bool,
           out: list[tuple]) -> list[tuple]:
     """OUT (a walk's entries: row, note, edge kind, direction, weight, shard) with the ``about`` edges of
     row ROW of SH (``base``: its base shard) or of the unmerged NOTE: the notes about it (INTO) and the
@@ -37,7 +37,7 @@ def about(memory, view, shards: list, sh, base, ov, row: int | None, note: dict 
         out = [t for t in out if t[2] != "about" or t[3] != "out"]
     ids = [t.node_id for t in code.locate(placed).about] if placed is not None and code is not None \
         else ov.about_ids(note or {})
-    return out + note_about(view, shards, sh, ids)
+    return out + note_about(view, list(memory), sh, ids)
 
 
 def _notes_in(memory, view, code, sh, base, ov, row: int, out: list[tuple]) -> list[tuple]:
@@ -55,13 +55,7 @@ def _notes_in(memory, view, code, sh, base, ov, row: int, out: list[tuple]) -> l
     if whole:
         return out + (answernotes.of_symbols(memory, sh, ov, row, out) if view is None else
                       answernotes.of_symbols_in_view(memory, view, base, sh, ov, row, out))
-    if code is None:
-        return out
-    ids = [a.id for a in memory.branch_notes(view, base, sh, row)]     # the active ones, placed
-    others = memory.by_path(base, ov).others       # and the withdrawn ones, by the paths renames lead from
-    ids += [nid for p in (path, *sorted(code.renames.sources(path))) for nid, _, _ in others.get(p, ())
-            if ov.visible(nid) and lands(nid)]
-    return out + answernotes._entries(ids, base, ov, out)
+    return out if code is None else out + answernotes.of_symbol_in_view(memory, view, base, sh, ov, row, out)
 
 
 def note_about(view, shards: list, sh, ids: list[str]) -> list[tuple]:

@@ -63,7 +63,7 @@ def test_the_os_users_note_is_proven_and_a_claimed_names_is_not(capsys, store):
     assert listed["The discount rounds before the sum."]["provenance"]["maintainer"] is True
     assert listed["Claimed as maintainer."]["trust"] == "unauthenticated"
     rc, out, _ = run(capsys, "get", mine["id"], "--store", store)
-    assert out.splitlines()[0].endswith(f"note by {me}, authenticated"), out
+    assert out.splitlines()[0].endswith(f"note by {me}, authenticated, maintainer"), out
 
 
 @pytest.fixture(scope="module")
