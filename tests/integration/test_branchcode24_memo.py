@@ -15,17 +15,10 @@ from stratum import placement
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
 from tests.gitrepo import Repo, git
+from tests.integration.test_branchplace24_notes import FIRST, SECOND, ZEROTH, _m   # one source of the fmt module
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
-FIRST = 'def fmt(x):\n    """First fmt: plain str."""\n    return str(x)\n\n\n'
-SECOND = 'def fmt(x):\n    """Second fmt: the repr one."""\n    return repr(x)\n\n\n'
-ZEROTH = 'def fmt(x):\n    """Zeroth fmt: identity."""\n    return x\n\n\n'
 MINUS = 'def fmt(x):\n    """Minus-one fmt: bytes."""\n    return bytes(x)\n\n\n'
-OTHER = "def other():\n    return fmt(1)\n"
-
-
-def _m(*defs: str) -> str:
-    return '"""Formatting."""\n\n\n' + "".join(defs) + OTHER
 
 
 def _setup(tmp_path) -> tuple[Repo, str, str]:
