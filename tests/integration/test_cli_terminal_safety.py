@@ -110,7 +110,7 @@ def test_a_note_cannot_forge_the_clis_own_lines(indexed, capsys):
             assert len(envelope_lines(out)) == 1 and envelope_lines(out)[0].startswith("-- 1 of 1 items")
             # who wrote it and how far that is proven: on the CLI's own line, outside the quote
             assert lines[0].startswith("--- insight pkg/core.py [")
-            assert lines[0].endswith(f"] note by {os_user().name}, authenticated"), lines[0]
+            assert lines[0].endswith(f"] note by {os_user().name}, authenticated, maintainer"), lines[0]
         else:
             assert [ln for ln in lines if ln.startswith("by ")] == [lines[1]] and "[authenticated]" in lines[1]
     out = cli(capsys, store, "notes", "list")
