@@ -410,10 +410,12 @@ class Tools:
         s = self._session(session)
         try:
             nid = self._target(s, target).id
-        except NotFound as e:   # code a re-index deleted: by the name it was pinned with, its id, a file's path
-            nid = s.controller.pinned_as(target) or answernotes.pinned_file(self.memory, target, s.controller.pinned()) or ""
+        except (NotFound, InvalidArgument) as e:    # code since deleted, a tail naming two files since: as pinned
+            gone = isinstance(e, NotFound)
+            nid = s.controller.pinned_as(target) or (gone and answernotes.pinned_file(
+                self.memory, target, s.controller.pinned())) or ""
             if not nid:         # naming the session's pins whose code is gone
-                raise NotFound(e.message + pinnames.unpin_hint(self._gone_pins(s, every=True))) from None
+                raise (NotFound(e.message + pinnames.unpin_hint(self._gone_pins(s, every=True))) if gone else e) from None
         if nid not in s.controller.pinned():     # the name now names other code (path:LINE after an edit)
             nid = s.controller.pinned_as(target) or nid
         was = s.controller.unpin(nid)
