@@ -75,6 +75,25 @@ def indexed_tools(base: Path, files: dict[str, str | bytes], message: str = "ini
         t.close()
 
 
+def noted_repo(base: Path, files: dict[str, str | bytes], about: str, text: str, cfg) -> tuple[Repo, str, str]:
+    """A one-commit repository of ``files`` under ``base``, indexed into ``base/store`` with ``cfg``
+    by the real pipeline, and an rca note ``text`` about ``about`` written by "writer" through the
+    real Tools (unmerged): (repo, store, note id)."""
+    from pipeline.job import index_repository
+    from stratum.tools import Tools
+
+    r = Repo(base / "repo")
+    r.commit("init", files)
+    store = str(base / "store")
+    index_repository(r.path, store, cfg)
+    t = Tools.open([store])
+    try:
+        s = t.open_session(author="writer").data["session"]
+        return r, store, t.remember(s, "rca", text, [about]).data["note_id"]
+    finally:
+        t.close()
+
+
 def sample_python_repo(path: Path) -> Repo:
     """A small package with real history: co-changes, a rename, a bug fix, tests."""
     r = Repo(path)

@@ -9,12 +9,11 @@ times (walklinks, branch_notes, answernotes), a get of the file once per item an
 
 from __future__ import annotations
 
-from pipeline.job import index_repository
 from pipeline.overlay import builder
 from stratum import placement
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
-from tests.gitrepo import Repo, git
+from tests.gitrepo import Repo, git, noted_repo
 from tests.integration.test_branchplace24_notes import FIRST, SECOND, ZEROTH, _m   # one source of the fmt module
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
@@ -22,16 +21,8 @@ MINUS = 'def fmt(x):\n    """Minus-one fmt: bytes."""\n    return bytes(x)\n\n\n
 
 
 def _setup(tmp_path) -> tuple[Repo, str, str]:
-    r = Repo(tmp_path / "repo")
-    r.commit("init", {"pkg/__init__.py": "", "pkg/m.py": _m(FIRST, SECOND)})
-    store = str(tmp_path / "store")
-    index_repository(r.path, store, CFG)
-    t = Tools.open([store])
-    try:
-        s = t.open_session(author="writer").data["session"]
-        nid = t.remember(s, "rca", "the repr fmt double-quotes strings", ["pkg/m.py::fmt#2"]).data["note_id"]
-    finally:
-        t.close()
+    r, store, nid = noted_repo(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": _m(FIRST, SECOND)},
+                               "pkg/m.py::fmt#2", "the repr fmt double-quotes strings", CFG)
     git(r.path, "checkout", "-q", "-b", "feat")
     r.commit("zeroth", {"pkg/m.py": _m(ZEROTH, FIRST, SECOND)})
     git(r.path, "checkout", "-q", "main")

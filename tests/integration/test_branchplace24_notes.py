@@ -15,7 +15,7 @@ from pipeline.job import index_repository
 from pipeline.overlay import builder
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
-from tests.gitrepo import Repo, git
+from tests.gitrepo import git, noted_repo
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
 FIRST = 'def fmt(x):\n    """First fmt: plain str."""\n    return str(x)\n\n\n'
@@ -32,16 +32,8 @@ def _m(*defs: str) -> str:
 def _noted(tmp_path, merged: bool) -> tuple[str, str]:
     """The note about ``fmt#2`` written on the default branch (MERGED: re-indexed since), and branch
     ``feat`` adding a ``fmt`` above both: (store, note id)."""
-    r = Repo(tmp_path / "repo")
-    r.commit("init", {"pkg/__init__.py": "", "pkg/m.py": _m(FIRST, SECOND)})
-    store = str(tmp_path / "store")
-    index_repository(r.path, store, CFG)
-    t = Tools.open([store])
-    try:
-        main = t.open_session(author="writer").data["session"]
-        nid = t.remember(main, "rca", TEXT, ["pkg/m.py::fmt#2"]).data["note_id"]
-    finally:
-        t.close()
+    r, store, nid = noted_repo(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": _m(FIRST, SECOND)},
+                               "pkg/m.py::fmt#2", TEXT, CFG)
     if merged:
         index_repository(r.path, store, CFG)
     git(r.path, "checkout", "-q", "-b", "feat")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pipeline.job import index_repository
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
-from tests.gitrepo import Repo
+from tests.gitrepo import noted_repo
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
 PLAIN = 'def add(x):\n    """Plain add."""\n    return x + 1\n\n\n'
@@ -24,16 +24,8 @@ def _notes(t: Tools, sid: str, target: str) -> list[tuple[str, str]]:
 
 
 def test_a_renumbered_note_follows_a_rename_to_its_code(tmp_path):
-    r = Repo(tmp_path / "repo")
-    r.commit("init", {"pkg/__init__.py": "", "pkg/a.py": PLAIN + BY_N})
-    store = str(tmp_path / "store")
-    index_repository(r.path, store, CFG)
-    t = Tools.open([store])
-    try:
-        s = t.open_session(author="writer").data["session"]
-        nid = t.remember(s, "rca", "the n-add overflows on a big n", ["pkg/a.py::add#2"]).data["note_id"]
-    finally:
-        t.close()
+    r, store, nid = noted_repo(tmp_path, {"pkg/__init__.py": "", "pkg/a.py": PLAIN + BY_N}, "pkg/a.py::add#2",
+                               "the n-add overflows on a big n", CFG)
     r.commit("a coupon add above", {"pkg/a.py": COUPON + PLAIN + BY_N})
     index_repository(r.path, store, CFG)         # the note is renumbered onto add#3
     r.mv("pkg/a.py", "pkg/b.py")

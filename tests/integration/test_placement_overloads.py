@@ -15,7 +15,7 @@ from pipeline.job import index_repository
 from pipeline.overlay import builder
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
-from tests.gitrepo import Repo, git
+from tests.gitrepo import Repo, git, noted_repo
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
 FAST = ("if sys.version_info >= (3, 12):\n    def add(items, item, n):\n        \"\"\"Add n copies at once.\"\"\"\n"
@@ -44,15 +44,11 @@ def _stale(warnings: list[str]) -> list[str]:
 def _noted(tmp_path, merged: bool) -> tuple[Repo, str, str]:
     """A note about ``add#2`` written on the default branch (MERGED: re-indexed since), and a branch
     ``feature`` that adds an ``add`` between ``add`` and it: (repo, store, note id)."""
-    r = Repo(tmp_path / "repo")
-    r.commit("init", {"shop/__init__.py": "", "shop/cart.py": cart(FAST, CHECKED)})
-    store = str(tmp_path / "store")
-    index_repository(r.path, store, CFG)
+    r, store, nid = noted_repo(tmp_path, {"shop/__init__.py": "", "shop/cart.py": cart(FAST, CHECKED)},
+                               "shop/cart.py::add#2", TEXT, CFG)
     t = Tools.open([store])
-    try:
-        main = t.open_session(author="writer").data["session"]
-        assert "n < 0" in t.get(main, "shop/cart.py::add#2", "full").items[0].text
-        nid = t.remember(main, "rca", TEXT, ["shop/cart.py::add#2"]).data["note_id"]
+    try:                                    # the note is about the checked add (the premise)
+        assert "n < 0" in t.get(t.open_session().data["session"], "shop/cart.py::add#2", "full").items[0].text
     finally:
         t.close()
     if merged:
