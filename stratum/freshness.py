@@ -113,7 +113,7 @@ class Freshness:
             return [], False
         paths = [(p, k) for p, k in paths if p is not None]
         edited = [] if everything else _edited_since(repo_path, v, paths)
-        if edited and time.time_ns() - v.taken_ns > self.probe_seconds * 1e9:
+        if edited:     # git looks again: once per edit (then dirty, or vouched clean by its stat)
             v = self.view(repo_path, indexed, store_root, force=True) or v
             for p in _edited_since(repo_path, v, paths):     # git just looked: clean means clean
                 v.vouched[p] = _stat(os.path.join(repo_path, p))

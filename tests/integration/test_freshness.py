@@ -112,6 +112,29 @@ def test_after_an_uncommitted_edit_every_answer_names_the_edited_returned_file(i
     assert not e.stale and e.warnings == []
 
 
+def test_a_file_committed_just_before_the_first_answer_is_not_said_uncommitted(indexed):
+    """CI found it: a commit written within the file-clock slack of the view being taken read as an
+    edit after the view, and without a second look by git (the re-probe interval had not passed) the
+    answer said "uncommitted changes" of a clean file. Its mtime here is pinned inside that window."""
+    import os
+    import time
+
+    repo, store = indexed
+    repo.commit("cart: committed", {CART: (repo.path / CART).read_text() + "\n# committed\n"})
+    t = Tools.open([str(store)], freshness=freshness)        # the default re-probe interval
+    try:
+        s = t.open_session().data["session"]
+        now = time.time_ns()
+        os.utime(repo.path / CART, ns=(now, now))             # just before the view this answer takes
+        e = t.get(s, f"{CART}::Cart.total").envelope
+        assert e.stale and "these returned files changed since: shop/cart.py" in e.warnings[0], e.warnings
+        assert not [w for w in e.warnings if "uncommitted" in w], e.warnings
+        e = t.get(s, f"{CART}::Cart.total").envelope          # vouched clean: no second look needed
+        assert not [w for w in e.warnings if "uncommitted" in w], e.warnings
+    finally:
+        t.close()
+
+
 def test_a_branch_switch_to_an_older_commit_is_stale(indexed, tools):
     repo, _ = indexed
     moved = git(repo.path, "diff", "--name-only", "HEAD~1", "HEAD").split()
