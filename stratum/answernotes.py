@@ -19,22 +19,49 @@ if TYPE_CHECKING:
     from stratum.shard import Shard
 
 
-def in_lines(memory: "Memory", sh: "Shard", row: int, span: tuple[int, int | None]) -> list["AttachedNote"]:
+def in_lines(memory: "Memory", sh: "Shard", row: int, span: tuple[int, int | None],
+             view: "BranchView | None" = None) -> list["AttachedNote"]:
     """The notes about a file that concern lines ``span``: the whole file's, and those with a target
-    symbol (any of its targets in this file) whose lines meet them; one whose symbol is gone stays."""
-    lo, hi = span[0], span[1] if span[1] is not None else 1 << 30
+    symbol (any of its targets in this file) whose lines meet them; one whose symbol is gone stays.
+    In a branch session (``view``: row ROW of ``sh``, the overlay's or the base's) the notes its
+    item carries (``Memory.branch_notes``), by the lines of the branch's version: there `get FILE
+    --lines a-b` carried every note of the file (a probe)."""
+    base = view.base_of(sh, list(memory)) if view is not None else sh
+    code = memory.branch_code(view, base) if view is not None else None
+    if view is None or code is None:
+        return _in_lines(memory, sh, row, span)
+    path = sh.col("path")[row]
+    ov = memory.overlay(base)
+    keep = []
+    for a in memory.branch_notes(view, base, sh, row):
+        note = ov.notes.get(a.id)       # None: a merged record the fold lacks, named by its label
+        where = [t.qualname for t in code.locate(note).about if t.path == path] if note is not None else [a.about]
+        if _meets(sh, path, where, span):
+            keep.append(a)
+    return keep
+
+
+def _in_lines(memory: "Memory", sh: "Shard", row: int, span: tuple[int, int | None]) -> list["AttachedNote"]:
+    """``in_lines`` off a branch: the notes ``Memory.notes_about`` attaches, by ``sh``'s lines."""
     path = sh.col("path")[row]
     ov = memory.overlay(sh)
     keep = []
     for a in memory.notes_about(sh, row):
         note = ov.notes.get(a.id)       # every target it has in this file, not the one its line names
-        quals = [t.qualname for t in note.about if t.path == path] if note is not None else [a.about]
-        for q in quals or [""]:
-            r = sh.resolve(f"{path}::{q}") if q else None
-            if r is None or (sh.col("start_line")[r] <= hi and sh.col("end_line")[r] >= lo):
-                keep.append(a)
-                break
+        if _meets(sh, path, [t.qualname for t in note.about if t.path == path] if note is not None else [a.about], span):
+            keep.append(a)
     return keep
+
+
+def _meets(sh: "Shard", path: str, quals: list[str], span: tuple[int, int | None]) -> bool:
+    """Whether a note with targets QUALS in the file at PATH of ``sh`` concerns lines ``span``: one
+    about the file (or none of its targets here), or a symbol whose lines meet them, or gone."""
+    lo, hi = span[0], span[1] if span[1] is not None else 1 << 30
+    for q in quals or [""]:
+        r = sh.resolve(f"{path}::{q}") if q else None
+        if r is None or (sh.col("start_line")[r] <= hi and sh.col("end_line")[r] >= lo):
+            return True
+    return False
 
 
 def of_symbols(memory: "Memory", sh: "Shard", ov: "NotesOverlay", row: int, out: list[tuple]) -> list[tuple]:

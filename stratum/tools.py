@@ -286,10 +286,10 @@ class Tools:
             raise InvalidArgument(f"level must be one of {list(S.LEVELS)}, got {echo(level)!r}")
         span = L.parse(lines)
         t = self._target(s, target)
-        in_file = span is not None and t.row is not None and s.view is None and t.shard.col("kind")[t.row] == "file"
+        in_file = span is not None and t.row is not None and t.shard.col("kind")[t.row] == "file"
         it = syntaxwarn.flag(self._item(t.shard, t.row, t.note, "full" if span else level, view=s.view, attach=not in_file), t)
         if in_file and t.row is not None and span is not None:    # a part of a file: its own notes and
-            R.attach_notes(it, answernotes.in_lines(self.memory, t.shard, t.row, span), cap=self.notes_per_item)  # its lines'
+            R.attach_notes(it, answernotes.in_lines(self.memory, t.shard, t.row, span, s.view), cap=self.notes_per_item)  # its lines'
         with L.part_hint(t, whole=level == "full" and span is None):   # a whole file that does not fit: read a part
             return self._respond(s, [L.cut(it, span, L.file_lines(t)) if span else it], R.Page("get"))
 
