@@ -6,6 +6,11 @@ hook already there is kept (moved aside to ``<name>.stratum-chained`` and run fi
 status kept: post-checkout's becomes git's own). Hooks firing while an index runs
 coalesce through a dirty mark and a runner lock (``coalesced``): one runner at a time, and it
 indexes again if a hook fired meanwhile, so a checkout storm is one or two re-indexes.
+
+Every run appends to ``<store>/hooks.log``. Past ``LOG_CAP`` (1 MiB) the runner holding the
+runner lock renames it to ``hooks.log.1`` (the generation before goes) and a new one starts, so
+the two stay near 2 MiB (``rotate_log``); a run that had the old one open follows to the new one at
+its next line (``LogFollower``), and ``last_run`` reads both.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from stratum.errors import InvalidArgument
 HOOKS = ("post-commit", "post-checkout", "post-merge")
 MARK = "# stratum-hook: installed by `stratum hooks install`"
 CHAINED = ".stratum-chained"
+LOG, OLD_LOG = "hooks.log", "hooks.log.1"
+LOG_CAP = 1 << 20       # bytes: past this the next run rotates hooks.log (it grew without end: a year of commits)
 SCRIPT = "# stratum-hook-script:"      # + the fingerprint of the script's text (``_fingerprint``)
 # git exports these to a hook; relative to the hook's cwd, they would misdirect our own git calls
 GIT_HOOK_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR",
@@ -172,19 +179,95 @@ def log_line(store: str | os.PathLike, line: str) -> None:
     """Append one line to ``<store>/hooks.log`` (a manual `hooks run`: its outcome is the last
     run's too; a failure it mends stayed "the last hook run failed" until the next commit)."""
     try:
-        with open(Path(store) / "hooks.log", "a", encoding="utf-8", errors="replace") as f:
+        with open(Path(store) / LOG, "a", encoding="utf-8", errors="replace") as f:
             f.write(line + "\n")
     except OSError:
         pass                            # the store's folder is gone or read-only: the run says it anyway
 
 
-def last_run(store: str | os.PathLike, tail: int = 65536) -> tuple[bool, str] | None:
-    """How the last hook run that came to an end ended, from ``<store>/hooks.log`` (the end of it):
-    (ok, its line). Its runner logs `index failed: ...` or what it published; the hook itself logs
-    `hook run failed (exit N)` when the run exits non-zero (Python or Stratum failing to start).
-    A failure followed by a version published later (`stratum index`, `stratum repair`) is over."""
+def rotate_log(store: str | os.PathLike) -> bool:
+    """Past ``LOG_CAP``, rename hooks.log to hooks.log.1 (replacing the generation before); True if it
+    did. Only the runner holding the runner lock calls it, so two runs never rotate at once. A rename,
+    not a rewrite in place: a writer holding the log open (a hook's ``>>``) keeps writing whole lines,
+    into hooks.log.1 until it follows (``LogFollower``), where a truncation would have cut them. A
+    folder that refuses the rename (read-only) leaves the log whole and the run going on."""
+    log = Path(store) / LOG
     try:
-        with open(Path(store) / "hooks.log", "rb") as f:
+        if log.stat().st_size <= LOG_CAP:
+            return False
+        os.replace(log, log.with_name(OLD_LOG))
+    except OSError:
+        return False
+    return True
+
+
+class LogFollower:
+    """Keeps a background run writing to the current hooks.log. Its hook opened the log once for the
+    whole run (``>>``): once a run rotated it, this run's lines (its outcome too) went to hooks.log.1.
+    Called before each line, it points stdout and stderr back at hooks.log; only the descriptors
+    that were the log when it was made (a terminal or a pipe is left alone)."""
+
+    def __init__(self, store: str | os.PathLike):
+        self._path = Path(store) / LOG
+        logs = {_ident(self._path), _ident(self._path.with_name(OLD_LOG))} - {None}
+        self._fds = [fd for fd in (1, 2) if _fd_ident(fd) in logs]
+
+    def __call__(self) -> None:
+        if not self._fds:
+            return
+        now = _ident(self._path)
+        stale = [fd for fd in self._fds if _fd_ident(fd) != now]
+        if not stale:
+            return
+        try:
+            new = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError:
+            return                      # the folder is read-only or gone: the lines go where they went
+        for f in (sys.stdout, sys.stderr):
+            f.flush()                   # what is buffered was written before the rotation: the old file
+        try:
+            for fd in stale:
+                os.dup2(new, fd)
+        finally:
+            os.close(new)
+
+
+def _ident(path: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _fd_ident(fd: int) -> tuple[int, int] | None:
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def last_run(store: str | os.PathLike, tail: int = 65536) -> tuple[bool, str] | None:
+    """How the last hook run that came to an end ended, from the end of ``<store>/hooks.log`` and of
+    hooks.log.1: (ok, its line). Its runner logs `index failed: ...` or what it published; the hook
+    itself logs `hook run failed (exit N)` when the run exits non-zero (Python or Stratum failing to
+    start), into the file it opened, which a rotation since made hooks.log.1: of the two files' last
+    outcomes the later-stamped one is the last run's (the current log's on a tie).
+    A failure followed by a version published later (`stratum index`, `stratum repair`) is over."""
+    found = [x for x in (_last_outcome(Path(store) / name, tail) for name in (LOG, OLD_LOG)) if x is not None]
+    if not found:
+        return None
+    ok, line = max(found, key=lambda x: x[1][:19])      # the first of equals: the current log's
+    if not ok and _published_after(store, line[:19]):
+        return True, f"{line} (a version was published since)"
+    return ok, line
+
+
+def _last_outcome(path: Path, tail: int) -> tuple[bool, str] | None:
+    """The last line of a log's end that says how a run ended: (ok, line)."""
+    try:
+        with open(path, "rb") as f:
             f.seek(max(0, f.seek(0, os.SEEK_END) - tail))
             lines = f.read().decode("utf-8", "replace").splitlines()
     except OSError:
@@ -192,8 +275,6 @@ def last_run(store: str | os.PathLike, tail: int = 65536) -> tuple[bool, str] | 
     for line in reversed(lines):
         m = _STAMPED.fullmatch(line)
         if m and m[1].startswith(("index failed", "hook run failed")):
-            if _published_after(store, line[:19]):
-                return True, f"{line} (a version was published since)"
             return False, line
         if m and (m[1].startswith("up to date at v") or re.match(r"v\d+ published", m[1])):
             return True, line
@@ -251,6 +332,7 @@ def coalesced(store: str | os.PathLike, index: Callable[[], str], log: Callable[
             if not mine:
                 log("an index run for this store is under way; it will index again")
                 return runs
+            rotate_log(root)            # under the lock: one run at a time rotates
             while dirty.exists():
                 _settle(dirty, settle)
                 dirty.unlink(missing_ok=True)
@@ -287,4 +369,5 @@ def clean_hook_env() -> None:
         os.environ.pop(k, None)
 
 
-__all__ = ["install", "uninstall", "survey", "last_run", "coalesced", "hooks_dir", "clean_hook_env", "HOOKS"]
+__all__ = ["install", "uninstall", "survey", "last_run", "coalesced", "hooks_dir", "clean_hook_env", "HOOKS",
+           "LOG_CAP", "rotate_log", "LogFollower", "log_line"]

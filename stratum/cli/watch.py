@@ -208,9 +208,11 @@ def run_hook(args) -> int:
 
     repo = str(gitio.repo_root(args.path))
     store = resolve_store(args, repo)
+    follow = hooks.LogFollower(store)   # our stdout is hooks.log (the hook's >>): after a rotation, the new one
 
     def log(line: str) -> None:
         text = f"{_stamp()} [{args.hook}] {line}"
+        follow()
         if getattr(args, "json", False):     # one JSON object a line (it printed text under --json)
             print(json.dumps({"at": _stamp(), "hook": args.hook, "line": line}), flush=True)
         else:
