@@ -211,11 +211,6 @@ def worktree_clean(repo: str | os.PathLike, exclude: tuple[str, ...] = ()) -> bo
     return not out.strip()
 
 
-def dirty(repo: str | os.PathLike) -> bool:
-    """True when the work tree has uncommitted changes (ignored files aside)."""
-    return bool(run_git(repo, "status", "--porcelain", "-z", "--untracked-files=no", check=False).strip())
-
-
 # ---- history (streaming git log) -----------------------------------------------------------------
 
 # One commit header: a record-separator marker, then NUL-separated fields; the message (%B) is last and
@@ -354,7 +349,7 @@ class BlobReader:
 
 
 __all__ = ["GitError", "run_git", "decode", "path_text", "structure_path", "repo_root", "head_commit", "root_commits", "has_any_commit", "main_worktree", "shallow_boundary", "boundary_key", "ls_files",
-           "ignored_files", "submodule_paths", "dirty", "worktree_clean",
+           "ignored_files", "submodule_paths", "worktree_clean",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
            "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader",
            "GitFreshness", "freshness", "dirty_paths"]
@@ -379,7 +374,8 @@ def _status(repo_path: str, indexed_commit: str | None) -> dict:
     here, head = _top_head(repo_path)
     if not here:
         return {"repo_available": False}
-    return _status_of(head, indexed_commit, _count_new(repo_path, indexed_commit, head), dirty(repo_path))
+    return _status_of(head, indexed_commit, _count_new(repo_path, indexed_commit, head),
+                      _uncommitted(_porcelain(repo_path)))
 
 
 def _count_new(repo_path: str, indexed_commit: str | None, head: str | None) -> bytes | None:
@@ -479,7 +475,7 @@ class GitFreshness:
             changed = sorted({decode(x) for x in p.stdout.split(b"\0") if x}) if p.returncode == 0 else None
         recs = _porcelain(repo_path)
         return {"head": head, "new_commits": new, "changed": changed, "dirty": _paths_of(recs),
-                "status": _status_of(head, indexed_commit, out, any(r[:2] != b"??" for r in recs))}
+                "status": _status_of(head, indexed_commit, out, _uncommitted(recs))}
 
 
 def dirty_paths(repo: str | os.PathLike) -> list[str]:
@@ -493,6 +489,16 @@ def _porcelain(repo: str | os.PathLike) -> list[bytes]:
     out = run_git(repo, "--no-optional-locks", "-c", "core.quotepath=off", "status", "--porcelain=v1", "-z", "--untracked-files=all",
                   "--no-renames", check=False)
     return [rec for rec in out.split(b"\0") if len(rec) > 3]
+
+
+_STORE = b".stratum/"    # the default store's folder (config.default_store_path): never a change of the code
+
+
+def _uncommitted(recs: list[bytes]) -> bool:
+    """Whether ``_porcelain``'s records hold a change: untracked files count, as the answers'
+    warnings count them (status said ``uncommitted_changes`` false beside a warning naming an
+    untracked file); the default store's folder does not (``Freshness`` leaves out any store)."""
+    return any(not r[3:].startswith(_STORE) for r in recs)
 
 
 def _paths_of(recs: list[bytes]) -> list[str]:

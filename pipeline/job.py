@@ -390,7 +390,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             from pipeline.files import inside as within
 
             dirty = [p for p in gitio.dirty_paths(root) if not any(within(p, i) for i in inside)]   # sorted there
-            rep.dirty_paths = dirty[:DIRTY_PATHS_KEPT]
+            rep.dirty_paths = storestate.dirty_states(root, dirty[:DIRTY_PATHS_KEPT], cfg.parse.max_file_bytes)
             rep.worktree_key = storestate.worktree_key(root, dirty)
             under = f"under HEAD {head[:12]}" if head else "in a repository with no commits yet"
             rep.messages.append(f"the work tree has uncommitted changes: they are indexed, {under} "

@@ -44,7 +44,9 @@ class RunReport:
     engine: str = ""                                       # "in-process" or "ray" (and why); seconds["ray_start"]
     up_to_date: bool = False                               # nothing changed: no new version published
     worktree: str = ""                                     # "clean" (as HEAD) or "dirty" when indexed
-    dirty_paths: list = field(default_factory=list)        # the uncommitted paths read then (DIRTY_PATHS_KEPT)
+    # the uncommitted paths read then (DIRTY_PATHS_KEPT), each with what it held (storestate.dirty_states);
+    # a list of the paths alone in a version indexed before
+    dirty_paths: dict = field(default_factory=dict)
     worktree_key: str = ""                                 # of every uncommitted path's state then (storestate.worktree_key)
     config_key: str = ""                                   # fingerprint of the settings that shape the index
     parse_format: int = 0                                  # storestate.PARSE_FORMAT of the parse output kept

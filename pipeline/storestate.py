@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
+import time
 from pathlib import Path
 
 from pipeline import gitio
@@ -147,6 +149,43 @@ def worktree_key(root: Path, dirty: list[str]) -> str:
     return h.hexdigest()
 
 
+RACY_NS = 50_000_000    # a modification this close to the look may share its mtime with one after it
+
+
+def dirty_states(root: Path, dirty: list[str], max_bytes: int) -> dict[str, list | None]:
+    """What each uncommitted file holds as the run starts reading: ``[size, mtime_ns, sha1 of its
+    bytes]`` (the file node's ``file_hash``), None for a path deleted from the work tree. An answer
+    returning such a file then tells the version it serves from an edit made since
+    (``stratum.freshness.Freshness.matches``): served as indexed, it is not stale (a probe: every
+    answer returning a file indexed with its uncommitted edits said "uncommitted changes" although
+    it served the disk).
+    Taken before the files are read, so an edit during the run makes the answer stale, never
+    falsely fresh. The mtime is 0 when it is too recent for a later equal stat to prove the bytes
+    unchanged (the clock's tick): the answer then hashes. Left out: what the index holds no content
+    of (links, folders such as a submodule's, files over ``max_bytes``): said uncommitted, as before."""
+    out: dict[str, list | None] = {}
+    racy = time.time_ns() - RACY_NS
+    for p in dirty:
+        full = root / p
+        try:
+            s = os.lstat(full)
+        except FileNotFoundError:
+            out[p] = None
+            continue
+        except OSError:
+            continue
+        if not stat.S_ISREG(s.st_mode) or s.st_size > max_bytes:
+            continue
+        try:
+            data = full.read_bytes()
+        except OSError:
+            continue
+        if len(data) != s.st_size:          # written while read: no state to vouch for
+            continue
+        out[p] = [s.st_size, s.st_mtime_ns if s.st_mtime_ns < racy else 0, hashlib.sha1(data).hexdigest()]
+    return out
+
+
 def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunReport,
                boundary: str = "") -> str | None:
     """Why nothing needs doing (no new version), or None. Decided without opening a dataset:
@@ -198,4 +237,4 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     return f"{indexed}, {tree} and no note is unmerged"
 
 
-__all__ = ["held", "display_name", "identity", "config_key", "up_to_date", "mined_boundary", "PARSE_FORMAT"]
+__all__ = ["held", "display_name", "identity", "config_key", "dirty_states", "up_to_date", "mined_boundary", "PARSE_FORMAT"]

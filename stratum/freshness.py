@@ -7,17 +7,21 @@ is the composition root's (``pipeline.gitio.GitFreshness``, the seam: core runs 
 the indexed commit, the uncommitted paths). Here the view is cached per store, keyed by the probe
 and re-probed at most every ``PROBE_SECONDS``; per call the only cost is a ``stat`` of each returned
 file not already known dirty, because an edit that is not staged moves neither HEAD nor the index:
-a file modified after the view was taken makes it be taken again.
+a file modified after the view was taken makes it be taken again. An uncommitted file the version
+read as it is on disk (``stratum index`` reads the work tree) is no staleness while the disk still
+holds those bytes (``matches``: a stat, a hash only when the stat moved).
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 PROBE_SECONDS = 0.5        # re-probe the repository state at most this often
 MTIME_SLACK_NS = 20_000_000  # file clocks lag the wall clock a little: count an edit this close as after
@@ -60,6 +64,7 @@ class Freshness:
         self.probe_seconds = probe_seconds
         self._entries: dict[str, _Entry] = {}
         self._lock = threading.Lock()
+        self._sums: dict[str, tuple[tuple[int, int], str]] = {}   # file -> (its stat, sha1) when hashed
 
     @staticmethod
     def supports(source: Any) -> bool:
@@ -92,8 +97,11 @@ class Freshness:
         inside = _inside(repo_path, store_root)      # a store kept in the repository is not the code
         dirty = frozenset(p for p in d.get("dirty", ()) if not (inside and (p == inside or p.startswith(inside + "/"))))
         changed = d.get("changed")
+        status = d.get("status")
+        if status is not None and "uncommitted_changes" in status:   # the same files the warnings count
+            status = {**status, "uncommitted_changes": bool(dirty)}
         return RepoView(indexed, d.get("head"), int(d.get("new_commits", 0)),
-                        None if changed is None else frozenset(changed), dirty, taken, status=d.get("status"))
+                        None if changed is None else frozenset(changed), dirty, taken, status=status)
 
     def last(self, repo_path: str, indexed: str | None) -> RepoView | None:
         """The view last computed (or kept) for this repository and commit, without probing:
@@ -103,11 +111,13 @@ class Freshness:
 
     def check(self, repo_path: str, indexed: str | None, paths: Iterable[tuple[str, str]], *,
               store_root: str = "", everything: bool = False, label: str = "",
-              indexed_dirty: Iterable[str] = ()) -> tuple[list[str], bool]:
+              indexed_dirty: Iterable[str] | Mapping[str, Any] = ()) -> tuple[list[str], bool]:
         """(warnings, stale) for an answer returning items at ``paths`` ((path, kind) pairs) from one
         shard. ``everything``: the answer is about the whole view (status), so every uncommitted path
         counts. A returned file edited since the view was taken makes it be taken again.
-        ``indexed_dirty``: the paths the version read with uncommitted edits (its run report)."""
+        ``indexed_dirty``: the paths the version read with uncommitted edits (its run report's
+        ``dirty_paths``), with what each held (``pipeline.storestate.dirty_states``) since that was
+        recorded: one the disk still holds as read is served as it is, so it is not stale."""
         v = self.view(repo_path, indexed, store_root, force=everything)   # status looks afresh
         if v is None:
             return [], False
@@ -118,7 +128,60 @@ class Freshness:
             for p in _edited_since(repo_path, v, paths):     # git just looked: clean means clean
                 v.vouched[p] = _stat(os.path.join(repo_path, p))
             edited = []
-        return warnings_for(v, paths, everything=everything, label=label, edited=edited, indexed_dirty=indexed_dirty)
+        held = self._as_indexed(repo_path, v, paths, everything, indexed_dirty)
+        return warnings_for(v, paths, everything=everything, label=label, edited=edited,
+                            indexed_dirty=indexed_dirty, as_indexed=held)
+
+    def _as_indexed(self, repo_path: str, v: RepoView, paths: list[tuple[str, str]], everything: bool,
+                    indexed_dirty: Iterable[str] | Mapping[str, Any]) -> frozenset[str]:
+        """The uncommitted paths this answer would name (every one for status; returned files, and
+        files below returned folders) whose disk still holds what the version read (``matches``)."""
+        if not v.dirty or not isinstance(indexed_dirty, Mapping) or not indexed_dirty:
+            return frozenset()
+        if everything:
+            named: Iterable[str] = v.dirty
+        else:
+            folders = tuple(p.rstrip("/") + "/" for p, k in paths if k == "dir" and p)
+            files = {p for p, k in paths if k not in DIR_KINDS}
+            named = (p for p in v.dirty if p in files or (folders and p.startswith(folders)))
+        return frozenset(p for p in named if p in indexed_dirty and self.matches(repo_path, p, indexed_dirty[p]))
+
+    def matches(self, repo_path: str, path: str, state: Any) -> bool:
+        """Whether the file at ``path`` holds what ``state`` (``[size, mtime_ns, sha1]``, None: it
+        was deleted; ``pipeline.storestate.dirty_states``) says it held: the same size and mtime
+        prove it (0: too recent to), else its bytes are hashed, once per stat of it."""
+        full = os.path.join(repo_path, path)
+        try:
+            st = os.lstat(full)
+        except FileNotFoundError:
+            return state is None
+        except OSError:
+            return False
+        if state is None or not stat.S_ISREG(st.st_mode):
+            return False
+        try:
+            size, mtime, sha = int(state[0]), int(state[1]), str(state[2])
+        except (TypeError, ValueError, IndexError):
+            return False                 # a state this code cannot read: said uncommitted, as before
+        if st.st_size != size:
+            return False
+        if mtime and st.st_mtime_ns == mtime:
+            return True
+        return self._sha1(full, (st.st_mtime_ns, st.st_size)) == sha
+
+    def _sha1(self, full: str, key: tuple[int, int]) -> str | None:
+        """The file's sha1, kept by its stat unless that is too recent to tell a later edit apart."""
+        kept = self._sums.get(full)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        try:
+            with open(full, "rb") as f:
+                sha = hashlib.sha1(f.read()).hexdigest()
+        except OSError:
+            return None
+        if key[0] < time.time_ns() - MTIME_SLACK_NS:
+            self._sums[full] = (key, sha)
+        return sha
 
     def uncommitted(self, repo_path: str, indexed: str | None, paths: Sequence[str], *,
                     store_root: str = "") -> list[str]:
@@ -135,13 +198,16 @@ class Freshness:
 
 
 def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool = False,
-                 label: str = "", edited: Sequence[str] = (), indexed_dirty: Iterable[str] = ()
-                 ) -> tuple[list[str], bool]:
+                 label: str = "", edited: Sequence[str] = (), indexed_dirty: Iterable[str] = (),
+                 as_indexed: Collection[str] = ()) -> tuple[list[str], bool]:
     """The warning lines for one view and the returned paths; ``stale`` when any was given.
     ``edited``: returned files modified on disk after the view was taken (counted as uncommitted).
     ``indexed_dirty``: paths indexed with uncommitted edits; one the work tree no longer has dirty
-    (stashed, reverted: no hook fires) serves code that is neither HEAD's nor on disk (a probe)."""
+    (stashed, reverted: no hook fires) serves code that is neither HEAD's nor on disk (a probe).
+    ``as_indexed``: uncommitted paths whose disk holds what the version read: what is served is
+    what the agent would open, so they are not named (the index run said it indexed them)."""
     pre = f"{label}: " if label else ""
+    dirty = v.dirty - frozenset(as_indexed) if as_indexed else v.dirty
     out: list[str] = []
     if v.behind:
         ahead = (f"{v.ahead} commit{'s' if v.ahead != 1 else ''} ahead" if v.ahead >= 0
@@ -158,12 +224,12 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
                 f"; files changed since below the returned folders: {_folders(under)}" if under else "") + (
                 "" if hit or under else "; none of the returned files changed since")
         out.append(msg)
-    if v.dirty or edited:
+    if dirty or edited:
         if everything:
-            out.append(f"uncommitted changes: {pre}{len(v.dirty)} file{'s' if len(v.dirty) != 1 else ''}: "
-                       f"{_names(sorted(v.dirty))}")
+            out.append(f"uncommitted changes: {pre}{len(dirty)} file{'s' if len(dirty) != 1 else ''}: "
+                       f"{_names(sorted(dirty))}")
         else:
-            hit, under = _touched(v.dirty, paths)
+            hit, under = _touched(dirty, paths)
             hit = sorted(set(hit) | set(edited))
             if hit:
                 out.append(f"uncommitted changes in {pre}{_names(hit)} (returned here)")

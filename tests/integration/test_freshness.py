@@ -294,8 +294,8 @@ def test_a_version_indexed_with_uncommitted_edits_says_so_once_they_are_gone(tmp
     t.memory.freshness.probe_seconds = 0
     try:
         s = t.open_session(author="agent").data["session"]
-        dirty = t.get(s, "pricing.py", "full")                  # the edit is there: said as uncommitted
-        assert any("uncommitted changes in pricing.py" in w for w in dirty.envelope.warnings)
+        dirty = t.get(s, "pricing.py", "full")                  # the edit is there, served as it is on disk
+        assert "WIP-BROKEN" in dirty.items[0].text and not dirty.envelope.stale, dirty.envelope.warnings
         git(r.path, "stash", "-q")
         got = t.get(s, "pricing.py", "full")
         assert "WIP-BROKEN" in got.items[0].text and got.envelope.stale, got.envelope.warnings

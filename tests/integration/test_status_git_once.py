@@ -23,8 +23,8 @@ def test_the_views_status_equals_the_status_check_in_every_state(tmp_path):
     c1 = repo.commit("one", {"a.py": "x = 1\n", "b.py": "y = 2\n"})
     assert _same(repo, c1) == {"repo_available": True, "head": c1, "new_commits": 0, "moved_on": False,
                                "uncommitted_changes": False}
-    repo.write({"new.txt": "untracked"})                           # untracked only: not an uncommitted change
-    assert _same(repo, c1)["uncommitted_changes"] is False
+    repo.write({"new.txt": "untracked"})                           # untracked only: uncommitted, as warnings say
+    assert _same(repo, c1)["uncommitted_changes"] is True
     repo.write({"a.py": "x = 3\n"})                                # unstaged edit
     assert _same(repo, c1)["uncommitted_changes"] is True
     git(repo.path, "add", "a.py")                                  # staged
@@ -69,6 +69,6 @@ def test_status_runs_each_git_command_once(tmp_path, monkeypatch):
     assert len(runs) == len(set(runs)) and sum("rev-list" in a for a in runs) == 1, runs
     assert sum("status" in a for a in runs) == 1 and sum("HEAD" in a for a in runs) == 1, runs
     sh = r.data["shards"][0]
-    assert (sh["head"], sh["new_commits"], sh["moved_on"], sh["uncommitted_changes"]) == (c2, 1, True, False)
+    assert (sh["head"], sh["new_commits"], sh["moved_on"], sh["uncommitted_changes"]) == (c2, 1, True, True)
     assert sh["indexed_commit"] == c1 and r.envelope.stale
     assert any("pkg/b.py" in w for w in r.envelope.warnings)       # the warnings do count untracked files
