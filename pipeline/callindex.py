@@ -1,7 +1,7 @@
 """The definitions ``pipeline.calls`` links calls to, by the keys its name rules look up: a
 file's qualified names, a language family's top-level names and qualified names, a Go package's
-names, the method names, C/C++ prototypes and bodies. Split from ``pipeline.calls``: what is
-known before any call is read."""
+names, the method names, C/C++ prototypes and bodies, where a Python file's imports are seen
+(``Scopes``). Split from ``pipeline.calls``: what is known before any call is read."""
 
 from __future__ import annotations
 
@@ -66,9 +66,12 @@ class Index:
         self.arity: dict[str, tuple[int, int]] = {}     # an overload's [fewest, most] arguments (Java)
         self.params: dict[str, list[str]] = {}          # an overload's parameters' simple types
         self.overloads: dict[tuple[str, str, str], list[str]] = defaultdict(list)   # (path, kind, name) -> ids
+        self.scopes = Scopes()
         for n in nodes:
             if n["kind"] not in CODE:
                 continue
+            if n.get("language") == "python":
+                self.scopes.add(n)
             d = Def(n["id"], n["path"], n["qualname"], n["kind"], n.get("language") or "")
             self.defs[d.id] = d
             if (meta := n.get("meta") or "").startswith(_ARITY_KEY):     # an overload (callrefs writes it first)
@@ -111,6 +114,71 @@ class Index:
                 if owner is None or self.defs[owner].kind != "class":
                     continue    # an object's own method (``res.get = function``): not app.get's
             self.methods[(d.path, name)].append(d.id)
+
+
+class Scopes:
+    """Where a Python file's imports bind their names: one in a function's body (or a class's)
+    binds a name of that function alone (its nested functions, hidden in its node, included),
+    not of the module: a call in another function, or a module reading the name off this one
+    (``from jobs import clamp``, ``jobs.clamp()``, ``pipeline.calls``' ``_LAST_LINE``), does not
+    see it. A scope is the innermost function, method or class node around a line (a lambda's
+    node is a statement of its own scope); nodes read without their lines (an overlay's base)
+    give none: their imports count as the module's, as before."""
+
+    def __init__(self) -> None:
+        self.spans: dict[str, list[tuple[int, int]]] = defaultdict(list)     # path -> (first, last line)
+        self._at: dict[tuple[str, int], tuple[int, int] | None] = {}
+        self._reach: dict[str, dict[str, set[tuple[int, int] | None]]] = {}    # path -> ``_reached``
+
+    def add(self, n: dict) -> None:
+        first, last = n.get("start_line"), n.get("end_line")
+        if first is not None and last is not None and n.get("subkind") != "lambda":
+            self.spans[n["path"]].append((first, last))
+
+    def at(self, path: str, line: int) -> tuple[int, int] | None:
+        """The innermost scope holding ``line`` of ``path`` (None: the module's own code)."""
+        key = (path, line)
+        if key not in self._at:
+            got: tuple[int, int] | None = None
+            for s, e in self.spans.get(path, ()):
+                if s <= line <= e and (got is None or (s, -e) > (got[0], -got[1])):
+                    got = (s, e)
+            self._at[key] = got
+        return self._at[key]
+
+    def visible(self, path: str, seen: list | None, line: int) -> list:
+        """Of ``seen`` (the imports of a name in ``path``: ``(line, ...)`` records), those a call at
+        ``line`` sees: the module's, and those of the scope the call is in (the call's own scope
+        is looked for only when one of them is in a scope: most names are the module's)."""
+        if not seen or path not in self.spans or all(self.at(path, b[0]) is None for b in seen):
+            return seen or []
+        here = self.at(path, line)
+        return [b for b in seen if (s := self.at(path, b[0])) is None or s == here]
+
+    def unseen(self, path: str, names: dict[str, list] | None, line: int) -> frozenset[str]:
+        """The files only imports in scopes other than ``line``'s reach (of ``names``: the
+        name -> ``(line, name there, files)`` records of ``path``): an import edge of the file,
+        yet not what a call there imports (``from util.nums import clamp`` in one function, a
+        bare ``clamp()`` in another)."""
+        reach = self._reach.get(path)
+        if reach is None:
+            reach = self._reach[path] = self._reached(path, names or {})
+        if not reach:
+            return frozenset()
+        here = self.at(path, line)
+        return frozenset(f for f, scopes in reach.items() if here not in scopes)
+
+    def _reached(self, path: str, names: dict[str, list]) -> dict[str, set[tuple[int, int] | None]]:
+        """File -> the scopes whose imports reach it, for the files no module-level import reaches."""
+        if path not in self.spans:
+            return {}
+        got: dict[str, set[tuple[int, int] | None]] = defaultdict(set)
+        for seen in names.values():
+            for b in seen:
+                scope = self.at(path, b[0])
+                for f in b[2]:
+                    got[f].add(scope)
+        return {f: s for f, s in got.items() if None not in s}
 
 
 def defined(ix: Index, got: str | None, how: str) -> tuple[str | None, str]:
@@ -185,5 +253,5 @@ def unique(ix: Index, ids: Iterable[str]) -> str | None:
     return None if got in ix.declared else got
 
 
-__all__ = ["Index", "Def", "family", "parent_qual", "defined", "by_arity", "classes", "one", "unique", "CODE", "C_FAMILY",
-           "JS_FAMILY", "MODULES"]
+__all__ = ["Index", "Def", "Scopes", "family", "parent_qual", "defined", "by_arity", "classes", "one", "unique",
+           "CODE", "C_FAMILY", "JS_FAMILY", "MODULES"]

@@ -92,11 +92,15 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
             real = real.alias
         if real is not d and id(real) in at:
             classes[d.node.id] = at[id(real)]
-    spans = [(d.outer.start_byte, d.outer.end_byte) for d in emitted]
+    # a name a chain or tuple binds to a lambda (``a, b = f(), lambda v: g(v)``) owns what its
+    # lambda holds, not the whole statement (its neighbours' lambdas, ``f()``)
+    spans = [(b.start_byte, b.end_byte) if (b := d.bound) is not None else (d.outer.start_byte, d.outer.end_byte)
+             for d in emitted]
     types = vartypes.collect_types(src, spans, refs[2])
     typed_at = [_positions_of(t) for t in types]
     counted = lang in ARITY
     calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes, typed_at, refs[2] if counted else None)
+    _share_lambdas(emitted, calls, types)
     overloaded = _overloaded(emitted) if counted else set()
     for i, (d, node) in enumerate(zip(emitted, nodes[1:])):
         meta: dict = {}
@@ -124,6 +128,20 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
 
 
 DECL = '"decl":1'           # how a declaration's ``meta`` says so (a substring test: no JSON parse)
+
+
+def _share_lambdas(emitted: list, calls: list[list[list]], types: list[list[list]]) -> None:
+    """The names a chain binds to one lambda (``a = b = lambda x: g(x)``) share its calls and
+    typed variables: their spans are the same, and a call goes to one definition only."""
+    by_lambda: dict[int, list[int]] = {}
+    for i, d in enumerate(emitted):
+        if d.bound is not None:
+            by_lambda.setdefault(d.bound.id, []).append(i)
+    for group in by_lambda.values():
+        if len(group) > 1:
+            have = next((k for k in group if calls[k] or types[k]), group[-1])
+            for k in group:
+                calls[k], types[k] = calls[have], types[have]
 
 
 def _overloaded(emitted: list) -> set[int]:

@@ -19,9 +19,9 @@ than a missing one). In order, the first rule that finds definitions decides:
   (Python ``from ... import f``, through a module that imports it in turn: a package
   ``__init__`` that re-exports it under another name, ``from .api import Client as
   PublicClient``, a module a function was moved out of, ``from ..util.helpers import
-  round_price``; JS/TS ``{percent as f}``, through a barrel's ``export {A as f} from`` or
-  ``export * from``; Java ``import static a.Money.f`` or ``a.Money.*``; Rust ``use
-  crate::a::f``); none when an outside module's import binds it
+  round_price``; an import in a Python function's body binds for that function only; JS/TS
+  ``{percent as f}``, through a barrel's ``export {A as f} from`` or ``export * from``; Java
+  ``import static a.Money.f`` or ``a.Money.*``; Rust ``use crate::a::f``); none when an outside module's import binds it
   (``{setTimeout as delay} from 'node:timers/promises'``, Java ``import java.util.List``, Rust
   ``use std::error::Error as StdError``: never the repository's same-named definition, for a
   base class too); else the one ``f`` among the files it
@@ -118,10 +118,10 @@ class _Resolver:
                         if any(b[1] != local and (b[2] or not p.endswith(_PY_EXTS)) for b in seen)}
 
     def _binding(self, path: str, name: str, line: int) -> tuple[str, list[str]]:
-        """What ``name`` is bound to by an import of the file, as seen from ``line``: the import of
-        it nearest above the line (a function's own ``from .x import A as cls`` over another
-        function's), else its first; (name, []) when no import binds it."""
-        seen = self.bound.get(path, {}).get(name)
+        """What ``name`` is bound to by an import of the file, as seen from ``line`` (a Python
+        function's own import only within it: ``callindex.Scopes``): the import of it nearest
+        above the line, else its first; (name, []) when no import binds it."""
+        seen = self.ix.scopes.visible(path, self.bound.get(path, {}).get(name), line)
         if not seen:
             return name, []
         best = seen[0]
@@ -133,11 +133,15 @@ class _Resolver:
     def _outside(self, path: str, name: str, line: int) -> bool:
         """``name`` is bound by an import of a module outside the repository (JS/TS, Go: ``import
         {setTimeout as delay} from 'node:timers/promises'``): no definition here is what it names."""
-        return bool(self.bound.get(path, {}).get(name)) and not self._binding(path, name, line)[1]
+        return bool(self.ix.scopes.visible(path, self.bound.get(path, {}).get(name), line)) and \
+            not self._binding(path, name, line)[1]
 
-    def _in_imports(self, path: str, qual: str) -> str | None:
-        """The one definition ``qual`` among the files ``path`` imports."""
-        return _one(i for t in self.imported.get(path, ()) if (i := self.ix.by_qual.get((t, qual))) is not None)
+    def _in_imports(self, path: str, qual: str, line: int = 0) -> str | None:
+        """The one definition ``qual`` among the files ``path`` imports (as seen from ``line``: not
+        those only a Python function's own imports reach, from elsewhere: ``callindex.Scopes``)."""
+        hide = self.ix.scopes.unseen(path, self.bound.get(path), line)
+        return _one(i for t in self.imported.get(path, ()) if t not in hide
+                    and (i := self.ix.by_qual.get((t, qual))) is not None)
 
     def _reexported(self, targets: Iterable[str], name: str, depth: int = 0, plain: bool = True) -> str | None:
         """``name`` read off a Python module (``plain``: any; else a package ``__init__`` only) or
@@ -263,7 +267,7 @@ class _Resolver:
                        if (g := ix.by_qual.get((t, f"{cls}.{name}"))) is not None)
             if got is not None:
                 return got, "imported name"
-        got = self._in_imports(path, name)
+        got = self._in_imports(path, name, line)
         if got is not None:
             return got, "imported file"
         if lang == "cpp":           # a namespace's one definition of it, none of its files included here
@@ -427,7 +431,7 @@ class _Resolver:
             for q in quals:
                 got = ix.by_qual.get((path, q))
                 if got is None and (lang == "cpp" or q is qual):
-                    got = self._in_imports(path, q)
+                    got = self._in_imports(path, q, line)
                 if got is not None:
                     break
             if got is None and lang == "cpp":

@@ -16,7 +16,10 @@ Rules beyond nesting (the parse module's docstring has the general ones):
   Go named type that is no struct or interface) is a class of subkind ``type``; ``macro`` (Rust
   ``macro_rules!``) a function of subkind ``macro``; ``lambda`` (Python ``to_cents = lambda x:
   ...``, a name bound to a lambda outside any function body) a function of subkind ``lambda``, a
-  method in a class body (``key = lambda self: ...``), its body the lambda's expression.
+  method in a class body (``key = lambda self: ...``), its body the lambda's expression. A chain
+  (``to_cents = cents = lambda x: ...``) or a tuple (``add, scale = helper, lambda v: ...``,
+  paired element by element) binds one such function per name bound to a lambda (``bound``: each
+  spans the statement, as the single form does; its calls are those of its own lambda).
 - Python ``@overload`` stubs yield to their implementation (the general rule); the stubs right
   above it (comments between allowed) are its first lines (``Def.lead``: its span and ``full``
   start at the first stub's decorator) and their signatures head its api (``Def.stubs``), so a
@@ -41,6 +44,8 @@ FUNCTION_SUBKINDS = frozenset({"macro", "lambda"})     # captured kinds that are
 _WS = re.compile(r"\s+")
 _OVERLOAD = re.compile(r"^@\s*(\w+\.)*overload\s*$")
 _HOLDERS = frozenset({"field_declaration", "constant_declaration"})     # Java: a field holding an anonymous class
+_PY_TARGETS = frozenset({"pattern_list", "tuple_pattern", "list_pattern"})  # Python: a, b = ... / (a, b) = ...
+_PY_VALUES = frozenset({"expression_list", "tuple", "list"})
 
 
 class Def:
@@ -48,7 +53,7 @@ class Def:
 
     __slots__ = ("node", "cap", "name", "body", "owner", "decl", "outer", "start", "enclosing",
                  "hidden", "raw", "alias", "parent", "kind", "subkind", "qual", "doc", "sig",
-                 "members", "nid", "test", "blanket", "stub", "lead", "stubs")
+                 "members", "nid", "test", "blanket", "stub", "lead", "stubs", "bound")
 
     def __init__(self, node: ts.Node, cap: str, name: str, body: ts.Node | None, owner: list[str]):
         self.node = node
@@ -76,6 +81,7 @@ class Def:
         self.stub = False                # a Python ``@overload`` stub
         self.lead = node                 # where its span starts: outer, or its first @overload stub's
         self.stubs: list[Def] = []       # the ``@overload`` stubs right above it, in order
+        self.bound: ts.Node | None = None    # Python ``a = b = lambda`` / ``a, b = f, lambda``: its lambda
 
 
 # -- names -----------------------------------------------------------------------------------------
@@ -144,6 +150,40 @@ def _blanket_trait(impl: ts.Node, name: str, src: bytes) -> str | None:
     return None
 
 
+def _bound_lambdas(stmt: ts.Node) -> list[tuple[ts.Node, ts.Node]]:
+    """(name, lambda) of each name a Python assignment statement binds to a lambda through a chain
+    (``a = b = lambda x: ...``) or a tuple or list, element by element (``a, b = f, lambda y:
+    ...``; nested ones too; a starred element makes the pairing unknown: none)."""
+    node = stmt.named_children[0] if stmt.named_child_count else None
+    targets: list[ts.Node] = []
+    value = None
+    while node is not None and node.type == "assignment":
+        left = node.child_by_field_name("left")
+        if left is not None:
+            targets.append(left)
+        value = node.child_by_field_name("right")
+        node = value
+    out: list[tuple[ts.Node, ts.Node]] = []
+    if value is None:
+        return out
+
+    def pair(target: ts.Node, val: ts.Node) -> None:
+        if target.type == "identifier":
+            if val.type == "lambda":
+                out.append((target, val))
+        elif target.type in _PY_TARGETS and val.type in _PY_VALUES:
+            names = [c for c in target.named_children if c.type != "comment"]
+            vals = [c for c in val.named_children if c.type != "comment"]
+            if len(names) == len(vals) and not any(c.type in ("list_splat_pattern", "list_splat")
+                                                   for c in (*names, *vals)):
+                for t, v in zip(names, vals):
+                    pair(t, v)
+
+    for t in targets:
+        pair(t, value)
+    return out
+
+
 def _holder(node: ts.Node) -> ts.Node:
     """The field declaration holding a Java anonymous class (its span, doc and signature)."""
     p = node.parent
@@ -165,6 +205,14 @@ def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
         imp = caps.get("import")
         if imp:
             imports.setdefault(imp[0].id, imp[0])
+            continue
+        got = caps.get("bound.lambda")
+        if got:                    # Python: the names a chain or a tuple binds to lambdas
+            for n, lam in _bound_lambdas(got[0]):
+                body = lam.child_by_field_name("body")
+                if body is not None and n.id not in defs:
+                    defs[n.id] = d = Def(n, "lambda", text(src, n.start_byte, n.end_byte), body, [])
+                    d.outer, d.bound = got[0], lam
             continue
         if refs is not None:
             got = caps.get("call")
@@ -227,7 +275,7 @@ def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
     ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
     for d in ordered:
         # the wrapper nodes (decorators, export, template, single declarations) belong to the def
-        outer = d.node
+        outer = d.outer             # its node (a name a chain or tuple binds: the statement)
         while outer.parent is not None and outer.parent.type in spec.wrapper_types:
             wrap = outer.parent
             if wrap.type in ("lexical_declaration", "variable_declaration", "type_declaration") \

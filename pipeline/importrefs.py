@@ -109,7 +109,7 @@ def _imports_python(node: ts.Node, src: bytes, line: int, text: str) -> list[Imp
         got = attribute_uses(node, src, list(scan))
         uses = tuple(f"{scan[b]}.{a}" for b in scan for a in got.get(b, ()))
     return [ImportRef("from", target, tuple(names), level, line, text,
-                      bound=tuple(bound) if bound != names else (), uses=uses)]
+                      bound=tuple(bound) if bound != names else (), uses=uses, scoped=_scoped(node))]
 
 
 def _python_import(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
@@ -125,8 +125,21 @@ def _python_import(node: ts.Node, src: bytes, line: int, text: str) -> list[Impo
             alias = _text(src, a.start_byte, a.end_byte) if a is not None else ""
             found.append((target, (alias or target) if target.split(".")[0] not in _STDLIB else None, alias))
     uses = attribute_uses(node, src, [b for _, b, _ in found if b])
+    scoped = _scoped(node)
     return [ImportRef("import", t, line=line, text=text, bound=(alias,) if alias else (),
-                      uses=tuple(uses.get(b, ())) if b else ()) for t, b, alias in found]
+                      uses=tuple(uses.get(b, ())) if b else (), scoped=scoped) for t, b, alias in found]
+
+
+def _scoped(node: ts.Node) -> bool:
+    """Whether a Python import sits in a function's or class's body: it binds a name there, not
+    an attribute of the module (a package ``__init__``'s ``def setup(): from .impl import run``
+    re-exported ``run`` to every ``from pkg import run``)."""
+    p = node.parent
+    while p is not None:
+        if p.type in ("function_definition", "class_definition"):
+            return True
+        p = p.parent
+    return False
 
 
 def _js_names(node: ts.Node, src: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -90,6 +90,7 @@ class ImportRef:
     text: str = ""
     bound: tuple[str, ...] = ()
     uses: tuple[str, ...] = ()
+    scoped: bool = False    # Python: written in a function's or class's body (binds no module attribute)
 
     def __post_init__(self) -> None:
         # records read back from a stored file node's JSON meta carry lists

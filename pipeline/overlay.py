@@ -254,7 +254,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     edges.extend(imp_edges)
     edges.extend(e for e in link_tests(m.repo_name, all_paths, imp_edges))
     # the changed files' calls and bases, to their own definitions or the base's unchanged ones
-    known = snap.read("nodes", columns=["id", "path", "qualname", "kind", "language"],
+    known = snap.read("nodes", columns=["id", "path", "qualname", "kind", "language", "start_line", "end_line", "subkind"],
                       where="kind IN ('file', 'class', 'function', 'method')").to_pylist()
     # what the base's definitions are resolved by, in one read of the few metas that say it (not
     # every meta): a C/C++ prototype's flag, a gtest test's mark, a declared return type, a Java

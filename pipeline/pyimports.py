@@ -237,7 +237,7 @@ def python_reexports(files: Iterable[FileImports]) -> dict[str, dict[str, Import
             continue
         table = out[f.path] = {}                 # a file given twice: the later one
         for ref in f.imports:
-            if ref.kind != "from":
+            if ref.kind != "from" or ref.scoped:     # a function's own import is no attribute of the package
                 continue
             for i, n in enumerate(ref.names):
                 if n != "*":

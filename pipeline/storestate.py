@@ -111,8 +111,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # languages' (``this.f()``, Rust ``Self::new()``, a Go receiver's ``h.Store.Get()``, were ``self...``;
 # a Go method names its receiver in ``meta["self"]``), and a JS/TS or Python test's subject by name
 # is a file of its own package (nearest ``package.json`` / ``pyproject.toml``...): tests edges change;
-# 28: a file no grammar parses (markdown, shell, a Makefile) is keyword-searched by its first words too.
-PARSE_FORMAT = 28
+# 28: a file no grammar parses (markdown, shell, a Makefile) is keyword-searched by its first words too;
+# 29: Python ``a = b = lambda`` and tuple targets are nodes, and an import in a function's or class's body
+# binds for it alone (calls elsewhere, and importers of the module, do not see it: ``ImportRef.scoped``).
+PARSE_FORMAT = 29
 
 
 def config_key(cfg: IndexConfig) -> str:

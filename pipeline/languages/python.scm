@@ -20,3 +20,14 @@
   (assignment
     left: (identifier) @name
     right: (lambda body: (_) @body))) @definition.lambda
+
+; a = b = lambda x: ... (a chain) and a, b = f, lambda y: ... / (a, b) = (...) (a tuple or list,
+; element by element): each name bound to a lambda is a function as above, one per name
+; (pipeline/definitions.py pairs the names with the values; the statement is each one's span)
+(expression_statement
+  (assignment right: (assignment))) @bound.lambda
+
+(expression_statement
+  (assignment
+    left: [(pattern_list) (tuple_pattern) (list_pattern)]
+    right: [(expression_list) (tuple) (list)])) @bound.lambda
