@@ -282,14 +282,14 @@ class Memory:
             from stratum.tracebacks import tails
 
             hits = [(sh, Target(sh, r, None)) for sh in shards if (r := tails(sh).row_of(target)) is not None
-                    and PT.names(target, sh.col("path")[r] or "")]
+                    and PT.names(target, sh.col("path")[r] or "", [sh])]
             if hits:
                 return W.one(hits, asked or target)
         skipped = self.unindexed(shards, target)
         if skipped:
             raise NotFound(skipped)
         if "/" in target or "\\" in target:     # a tail several files end with: which ones (``pathtails``)
-            several = PT.ambiguous(shards, target, asked or given)
+            several = PT.ambiguous(shards, target, asked or given) or PT.crossing(shards, target, asked or given)
             if several is not None:
                 raise several
         near = self._suggest(shards, target)

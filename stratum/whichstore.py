@@ -102,12 +102,15 @@ def through_view(shards: list["Shard"], view: "BranchView", target: str, asked: 
     view (its overlay first), else as a traceback printed it; None when no store has it there. A
     store whose file the branch deleted does not hold it; if none does, that is the answer
     (``BranchView.tree_rows``' NotFound). ``hidden``: quarantined merged notes the caller may not see."""
+    from stratum.pathtails import crossing
     from stratum.tracebacks import printed_in_view      # it imports memory, which imports this
 
     # a hierarchy 0 levels deep is the node in each store that has it on the branch (the one lookup
     # ``tree`` makes); none, and a store whose branch deleted it: that NotFound ("not on 'feature'")
     hits = [(view.base_of(sh, shards), (sh, r)) for sh, r, _ in view.tree_rows(shards, target, 0, None)
             if not hidden(sh, r)]
+    if not hits and (cross := crossing(shards, target, asked, view)) is not None:
+        raise cross         # a path into a folder the branch has, by another file's tail (``pathtails``)
     if not hits:
         hits = [(sh, got) for sh in shards if (got := printed_in_view([sh], view, target)) is not None]
     return one(hits, asked) if hits else None

@@ -173,9 +173,11 @@ def repository_root(start: str = ".") -> str | None:
     return None
 
 
-def target_from_here(target: str, roots: Sequence[str]) -> str:
+def target_from_here(target: str, roots: Sequence[str], names: Sequence[str] = ()) -> str:
     """A target (a path, ``path::Symbol``, ``path:LINE``) with its path read from the working
-    directory (``path_from_here``); anything else (a node id, ``repo:path``) as given."""
+    directory (``place_from_here``), as ``repo:path`` of the store whose repository holds it when
+    ``names`` (each root's store, with several stores) names one; anything else (a node id,
+    ``repo:path``) as given."""
     from stratum.linerange import at_line      # the tools' own reading of path:LINE(:COL)
 
     if not isinstance(target, str):
@@ -184,15 +186,30 @@ def target_from_here(target: str, roots: Sequence[str]) -> str:
     if not sep and (at := at_line(target)) and not os.path.lexists(target):
         asked = target.strip()
         path, sep, rest = at[0], asked[len(at[0]):], ""
-    rel = path_from_here(path, roots)
-    return target if rel is None else rel + sep + rest
+    got = place_from_here(path, roots)
+    return target if got is None else in_store(*got, names) + sep + rest
+
+
+def in_store(rel: str, root: int, names: Sequence[str]) -> str:
+    """A repository path read from the working directory, as ``repo:path`` of the store of
+    ``roots[root]`` when ``names`` gives it one: with several stores `tree .` in big/docs listed
+    shop's docs/ too, and `search --path .` searched both (a probe). One store: as it is."""
+    name = names[root] if 0 <= root < len(names) else ""
+    return f"{name}:{rel}" if name else rel
 
 
 def path_from_here(path: str, roots: Sequence[str], *, prefix: bool = False) -> str | None:
-    """``path`` as typed in the working directory, made relative to the repository (of ``roots``:
-    the repositories the command answers for) that holds the working directory; None: read it as
-    given. From a subfolder `cochange cart.py` found shop/cart.py while `get cart.py` said "no node",
-    `tree .` showed the root, and in packages/admin `get src/api.ts` served packages/web's (probes).
+    """``place_from_here``'s path alone: the repository path, whichever root holds it."""
+    got = place_from_here(path, roots, prefix=prefix)
+    return None if got is None else got[0]
+
+
+def place_from_here(path: str, roots: Sequence[str], *, prefix: bool = False) -> tuple[str, int] | None:
+    """(``path`` as typed in the working directory, made relative to the repository (of ``roots``:
+    the repositories the command answers for) that holds it, which of ``roots`` that is); None: read
+    it as given. Nested repositories (a submodule indexed on its own): the innermost. From a
+    subfolder `cochange cart.py` found shop/cart.py while `get cart.py` said "no node", `tree .`
+    showed the root, and in packages/admin `get src/api.ts` served packages/web's (probes).
 
     Read from the working directory: an absolute path inside a root; ``.``, ``..``, ``./x``, ``../x``;
     from a subfolder, a path that exists there, and a path that exists neither there nor from the
@@ -206,15 +223,16 @@ def path_from_here(path: str, roots: Sequence[str], *, prefix: bool = False) -> 
         return None
     try:
         cwd = os.path.realpath(os.getcwd())
-        tops = [os.path.realpath(r) for r in roots if r]
+        tops = [(i, os.path.realpath(r)) for i, r in enumerate(roots) if r]      # i: its place in ROOTS
     except (OSError, ValueError):           # the working directory was removed
         return None
     if os.path.isabs(path):
         where = path
     else:
-        top = max((t for t in tops if _under(cwd, t) is not None), key=len, default=None)
-        if top is None:
+        inside = _innermost(cwd, tops)
+        if inside is None:
             return None
+        top = dict(tops)[inside[1]]
         where = os.path.join(cwd, path)
         if not (path in (".", "..") or path.startswith(("./", "../"))):
             if cwd == top:                  # at the top: repository-relative, as given
@@ -226,23 +244,33 @@ def path_from_here(path: str, roots: Sequence[str], *, prefix: bool = False) -> 
     # as typed (a link in the repository is its own name), then with its folders' links resolved
     spots = [os.path.normpath(where)]
     spots.append(os.path.join(os.path.realpath(os.path.dirname(spots[0])), os.path.basename(spots[0])))
-    rel = next((r for spot in spots for t in tops if (r := _under(spot, t)) is not None), None)
-    if rel is None:
+    held = next((got for spot in spots if (got := _innermost(spot, tops)) is not None), None)
+    if held is None:
         if tops and os.path.lexists(where):
             # a file of another checkout was read by its tail as this repository's (a probe:
             # `remember --about ../other/shop/cart.py` wrote onto this shop/cart.py); a path that is
             # on no disk here (a deployed container's traceback path) is still matched by its tail
             from stratum.errors import InvalidArgument
 
-            raise InvalidArgument(f"{path!r} is not inside the repository {', '.join(tops)}: name one of its "
-                                  "files (repository-relative or a path on disk inside it), or give --store "
+            raise InvalidArgument(f"{path!r} is not inside the repository {', '.join(t for _, t in tops)}: name one "
+                                  "of its files (repository-relative or a path on disk inside it), or give --store "
                                   "for the other repository's index")     # as stratum.analysis says it
         return None
+    rel, i = held
     if not prefix:
-        return rel
+        return rel, i
     if rel == ".":
-        return ""
-    return rel + "/" if path.endswith("/") or os.path.isdir(where) else rel
+        return "", i
+    return (rel + "/" if path.endswith("/") or os.path.isdir(where) else rel), i
+
+
+def _innermost(path: str, tops: Sequence[tuple[int, str]]) -> tuple[str, int] | None:
+    """(``path`` relative to the deepest of ``tops`` holding it, that top's index); None: none does."""
+    held = [(len(t), i, rel) for i, t in tops if (rel := _under(path, t)) is not None]
+    if not held:
+        return None
+    _, i, rel = max(held)
+    return rel, i
 
 
 def _under(path: str, top: str) -> str | None:
@@ -368,4 +396,5 @@ def quoted(text: str) -> str:
 
 
 __all__ = ["main", "build_parser", "add_common", "resolve_store", "resolve_stores", "once_each", "linked_worktree",
-           "local_store", "session_place", "repository_root", "path_from_here", "target_from_here", "whole", "emit", "one_line", "quoted", "QUOTE"]
+           "local_store", "session_place", "repository_root", "path_from_here", "place_from_here",
+           "target_from_here", "in_store", "whole", "emit", "one_line", "quoted", "QUOTE"]

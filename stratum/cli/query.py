@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import errno
 import os
+from typing import Sequence
 
-from stratum.cli import (add_common, emit, local_store, one_line, path_from_here, quoted, repository_root,
+from stratum.cli import (add_common, emit, in_store, local_store, one_line, place_from_here, quoted, repository_root,
                          session_place, target_from_here, whole)
 from stratum.freshness import repo_at
 from stratum.notetext import terminal_safe
@@ -166,8 +167,9 @@ def _call(args, tool: str, **kw) -> int:
         tools = Tools.open(stores, freshness=_freshness(), secret=_stores_secret(stores),
                            overlay_builder=_overlay_builder())
         try:
-            kw = _from_here(kw, [worktree, *(repo_at(str(sh.store.root), sh.manifest.repo_path)
-                                             for sh in tools.shards.shards)])
+            shards = tools.shards.shards
+            kw = _from_here(kw, [worktree, *(repo_at(str(sh.store.root), sh.manifest.repo_path) for sh in shards)],
+                            ["", *(sh.manifest.repo_name for sh in shards)] if len(shards) > 1 else [])
             rev = branch or commit or worktree
             if len(rev) > 48 or not rev.isprintable():    # a worktree's path (session ids are at most 64
                 # characters), or a rev whose name holds an invisible character: the id is a digest of it
@@ -183,20 +185,21 @@ def _call(args, tool: str, **kw) -> int:
     return 0
 
 
-def _from_here(kw: dict, roots: list[str]) -> dict:
+def _from_here(kw: dict, roots: list[str], names: Sequence[str] = ()) -> dict:
     """The call's paths read as typed in the working directory, repository-relative
-    (``stratum.cli.path_from_here``, as `stratum cochange` reads its path): get's and walk's target,
-    remember's --about, tree's PATH, search's --path."""
+    (``stratum.cli.place_from_here``, as `stratum cochange` reads its path): get's and walk's target,
+    remember's --about, tree's PATH, search's --path. ``names``: each root's store with several
+    stores: such a path is that store's (``repo:path``, ``stratum.cli.in_store``)."""
     out = dict(kw)
     if "target" in out:
-        out["target"] = target_from_here(out["target"], roots)
+        out["target"] = target_from_here(out["target"], roots, names)
     if out.get("about"):
-        out["about"] = [target_from_here(t, roots) for t in out["about"]]
+        out["about"] = [target_from_here(t, roots, names) for t in out["about"]]
     if out.get("path"):
-        out["path"] = target_from_here(out["path"], roots)
+        out["path"] = target_from_here(out["path"], roots, names)
     if out.get("path_prefix"):
-        got = path_from_here(out["path_prefix"], roots, prefix=True)
-        out["path_prefix"] = out["path_prefix"] if got is None else got
+        got = place_from_here(out["path_prefix"], roots, prefix=True)
+        out["path_prefix"] = out["path_prefix"] if got is None else in_store(*got, names)
     return out
 
 
