@@ -30,7 +30,7 @@ import tree_sitter as ts
 
 from pipeline import javaargs, languages, vartypes
 from pipeline.exprnames import SELF, Owners, split, text
-from pipeline.macrocalls import macro_calls
+from pipeline.macrocalls import macro_calls, written_receiver
 
 
 MAX_CALLS = 256          # distinct (name, receiver) pairs kept per definition: a generated table's
@@ -237,9 +237,13 @@ def _as_written(src: bytes, node: ts.Node, recv: str) -> str:
     reads ``this``, ``cls`` and ``Self`` so; ``collect`` keeps a Go method's receiver variable as
     written itself): ``this.subtotal()`` is ("subtotal", "this"), so the call's ``as`` says what
     the code says; ``pipeline.calls`` reads it as ``self`` again. The written word is the callee
-    expression's leftmost token (a macro argument's call, given by its name's token, keeps
-    ``self``)."""
-    if not (recv == "self" or recv.startswith("self.")) or not node.named_child_count:
+    expression's leftmost token; a macro argument's call, given by its name's token, is read off
+    the tokens before it (``println!("{}", Self::helper(x))``: ``Self``, as outside a macro)."""
+    if not (recv == "self" or recv.startswith("self.")):
+        return recv
+    if node.parent is not None and node.parent.type == "token_tree":
+        return written_receiver(src, node)
+    if not node.named_child_count:
         return recv
     head = node
     while head.named_child_count and (first := head.named_child(0)) is not None:

@@ -293,11 +293,11 @@ class _Resolver:
         return None
 
     def _class_of(self, caller: _Def | None) -> str | None:
-        """The class a method's ``self`` is (an id), or None."""
+        """The class a method's ``self`` is (an id), or None (C++ ``int A::f()``: ``A`` of a header too)."""
         if caller is None or caller.kind != "method":
             return None
         q = _parent_qual(caller.qual)
-        got = self.ix.by_qual.get((caller.path, q))
+        got = self.ix.by_qual.get((caller.path, q)) or next((c for s, c in self._scopes(caller) if s == q and c), None)
         if got is None and caller.lang == "go":
             got = _one(self.ix.dir_qual.get((posixpath.dirname(caller.path), q), ()))
         return got if got is not None and self.ix.defs[got].kind == "class" else None

@@ -43,12 +43,18 @@ def text(src: bytes, n: ts.Node) -> str:
 
 
 def _receiver(src: bytes, n: ts.Node | None) -> str:
-    """A receiver's text when it is a dotted chain of names (``a``, ``a.b``, ``self``), else "."."""
+    """A receiver's text when it is a dotted chain of names (``a``, ``a.b``, ``self``; C++'s
+    ``(*this)`` is ``self``, as ``this->`` is), else "."."""
     if n is None:
         return ""
     if n.type in _RECV_PARTS:
         t = text(src, n)
         return "self" if t in SELF else t      # "super" stays: the bases' method, not the own one
+    if n.type == "parenthesized_expression" and n.named_child_count == 1:     # c++ (*this).m(): this->m()
+        inner = n.named_children[0]
+        op, arg = (inner.child_by_field_name(f) for f in ("operator", "argument"))
+        return "self" if inner.type == "pointer_expression" and op is not None and op.type == "*" \
+            and arg is not None and arg.type == "this" else "."
     if n.type == "call":        # python super().m()
         f = n.child_by_field_name("function")
         if f is not None and f.type == "identifier" and text(src, f) == "super":

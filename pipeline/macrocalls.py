@@ -6,7 +6,8 @@ in nested trees too. Only the macros whose arguments are expressions are read (t
 library's ``assert*!``, ``format!``-like, ``vec!``, ``dbg!``; ``log``'s; ``anyhow``'s): a DSL
 macro's tokens need not be Rust. What is recorded is what ``pipeline.exprnames.split`` gives a
 parsed call: (name, receiver), ``self``/``Self`` as ``self``, anything but a chain of names before
-``.f(`` as ``.``.
+``.f(`` as ``.``; ``written_receiver`` gives the receiver as the code writes it (``Self::helper(x)``
+-> ``Self``), as ``pipeline.callrefs`` records a parsed call's.
 """
 
 from __future__ import annotations
@@ -79,9 +80,18 @@ def _skip_generics(toks: list[ts.Node], j: int, step: int) -> int:
     return -1
 
 
-def _receiver(src: bytes, toks: list[ts.Node], j: int) -> str:
+def written_receiver(src: bytes, tok: ts.Node) -> str:
+    """The receiver of the call whose name is ``tok`` (one ``macro_calls`` gave) as written:
+    ``Self::helper(`` -> ``Self``, ``self.f(`` -> ``self`` (``macro_calls`` reads both as ``self``)."""
+    toks = tok.parent.children if tok.parent is not None else [tok]
+    i = next((k for k, t in enumerate(toks) if t.start_byte == tok.start_byte), 0)
+    return _receiver(src, toks, i - 1, written=True)
+
+
+def _receiver(src: bytes, toks: list[ts.Node], j: int, written: bool = False) -> str:
     """What stands before the called name ending at ``toks[j]``: "" (nothing), a path (``a::b``
-    -> ``a.b``), a chain of names (``self.x`` -> ``self.x``), else "."."""
+    -> ``a.b``), a chain of names (``self.x`` -> ``self.x``), else "."; ``Self``/``self`` as
+    ``self`` unless ``written``."""
     if j < 0 or toks[j].type not in ("::", "."):
         return ""
     sep, parts = toks[j].type, []
@@ -99,10 +109,10 @@ def _receiver(src: bytes, toks: list[ts.Node], j: int) -> str:
     if j >= 0 and toks[j].type in (".", "::"):
         return "."                                        # f().x.g(: an expression's
     parts.reverse()
-    if parts[0] in SELF:
+    if parts[0] in SELF and not written:
         parts[0] = "self"
     got = ".".join(parts)
     return got if len(got) <= MAX_RECV else "."
 
 
-__all__ = ["macro_calls", "MACROS"]
+__all__ = ["macro_calls", "written_receiver", "MACROS"]

@@ -113,8 +113,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # is a file of its own package (nearest ``package.json`` / ``pyproject.toml``...): tests edges change;
 # 28: a file no grammar parses (markdown, shell, a Makefile) is keyword-searched by its first words too;
 # 29: Python ``a = b = lambda`` and tuple targets are nodes, and an import in a function's or class's body
-# binds for it alone (calls elsewhere, and importers of the module, do not see it: ``ImportRef.scoped``).
-PARSE_FORMAT = 29
+# binds for it alone (calls elsewhere, and importers of the module, do not see it: ``ImportRef.scoped``);
+# 30: a Rust macro argument's ``Self::f()`` records ``Self`` as written (was ``self``), C++ ``(*this).f()``
+# records ``this``, and C++ ``this->f()`` in ``int A::g()`` links through ``A`` of an included header.
+PARSE_FORMAT = 30
 
 
 def config_key(cfg: IndexConfig) -> str:
