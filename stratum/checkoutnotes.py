@@ -8,7 +8,11 @@ repository's freshness view whether a file the note is about differs in the chec
 or committed after the indexed commit); if one does, the note is written as a ``--worktree``
 session would write it: its targets hashed against the work tree's version, which is what the
 agent was looking at, so it is fresh once that version is committed and indexed. A clean file
-costs a probe of the repository and a ``stat`` (``Freshness.uncommitted``), nothing more.
+costs a probe of the repository and a ``stat`` (``Freshness.uncommitted``), nothing more. A file
+``stratum index`` read with its uncommitted edits, which the disk still holds (committed since or
+not: the run report's ``dirty_paths``), is the indexed version: a note about it is written as about
+any indexed code (it was said to be "against the work tree's version (it differs from the indexed
+commit)" and marked uncommitted work on the checkout's branch).
 
 A file the checkout renamed or deleted (committed or not) keeps serving its indexed version until
 the next index, so a note may name it there: such a target is tied to the indexed version (a note
@@ -49,7 +53,8 @@ def edited_view(memory, sh: Shard, about: list[str], builder: Callable[..., dict
         return None, []
     paths = sorted({p for t in about if (p := _path_of(sh, t))})
     repo = repo_at(str(sh.store.root), m.repo_path)
-    edited = f.uncommitted(repo, m.indexed_commit, paths, store_root=str(sh.store.root)) if paths else []
+    read = (m.report or {}).get("dirty_paths") or ()     # files indexed with uncommitted edits: as the disk has them?
+    edited = f.uncommitted(repo, m.indexed_commit, paths, store_root=str(sh.store.root), indexed_dirty=read) if paths else []
     if not edited:
         return None, []
     info = None

@@ -9,7 +9,8 @@ and re-probed at most every ``PROBE_SECONDS``; per call the only cost is a ``sta
 file not already known dirty, because an edit that is not staged moves neither HEAD nor the index:
 a file modified after the view was taken makes it be taken again. An uncommitted file the version
 read as it is on disk (``stratum index`` reads the work tree) is no staleness while the disk still
-holds those bytes (``matches``: a stat, a hash only when the stat moved).
+holds those bytes (``matches``: a stat, a hash only when the stat moved); nor, once those edits are
+committed unchanged, is it a file changed since the indexed commit: HEAD's version is the one read.
 """
 
 from __future__ import annotations
@@ -129,22 +130,31 @@ class Freshness:
                 v.vouched[p] = _stat(os.path.join(repo_path, p))
             edited = []
         held = self._as_indexed(repo_path, v, paths, everything, indexed_dirty)
+        limit = v.taken_ns - MTIME_SLACK_NS     # one the view holds dirty and changed, put back as read since:
+        if not everything and any((_stat(os.path.join(repo_path, p)) or (0, 0))[0] >= limit     # HEAD's again?
+                                  for p in held & v.dirty & _moved(v)):
+            v = self.view(repo_path, indexed, store_root, force=True) or v
+            held = self._as_indexed(repo_path, v, paths, everything, indexed_dirty)
         return warnings_for(v, paths, everything=everything, label=label, edited=edited,
                             indexed_dirty=indexed_dirty, as_indexed=held)
 
     def _as_indexed(self, repo_path: str, v: RepoView, paths: list[tuple[str, str]], everything: bool,
                     indexed_dirty: Iterable[str] | Mapping[str, Any]) -> frozenset[str]:
-        """The uncommitted paths this answer would name (every one for status; returned files, and
-        files below returned folders) whose disk still holds what the version read (``matches``)."""
-        if not v.dirty or not isinstance(indexed_dirty, Mapping) or not indexed_dirty:
+        """The paths this answer would name as uncommitted or changed since (every one for status;
+        returned files, and files below returned folders) that the version read with uncommitted
+        edits the disk still holds (``matches``). One changed since and clean was committed as read:
+        HEAD's version is the indexed one (a probe: index an edit, commit it, and every answer
+        returning the file said it "changed since" though the index held HEAD's bytes)."""
+        if not isinstance(indexed_dirty, Mapping) or not indexed_dirty:
             return frozenset()
-        if everything:
-            named: Iterable[str] = v.dirty
-        else:
+        suspects = (v.dirty | _moved(v)) & frozenset(indexed_dirty)
+        if not suspects:
+            return frozenset()
+        if not everything:
             folders = tuple(p.rstrip("/") + "/" for p, k in paths if k == "dir" and p)
             files = {p for p, k in paths if k not in DIR_KINDS}
-            named = (p for p in v.dirty if p in files or (folders and p.startswith(folders)))
-        return frozenset(p for p in named if p in indexed_dirty and self.matches(repo_path, p, indexed_dirty[p]))
+            suspects = frozenset(p for p in suspects if p in files or (folders and p.startswith(folders)))
+        return frozenset(p for p in suspects if self.matches(repo_path, p, indexed_dirty[p]))
 
     def matches(self, repo_path: str, path: str, state: Any) -> bool:
         """Whether the file at ``path`` holds what ``state`` (``[size, mtime_ns, sha1]``, None: it
@@ -184,17 +194,23 @@ class Freshness:
         return sha
 
     def uncommitted(self, repo_path: str, indexed: str | None, paths: Sequence[str], *,
-                    store_root: str = "") -> list[str]:
-        """Which of these files the checkout holds in another version than the indexed commit's:
+                    store_root: str = "", indexed_dirty: Iterable[str] | Mapping[str, Any] = ()) -> list[str]:
+        """Which of these files the checkout holds in another version than the indexed one:
         uncommitted (a file modified since the view was taken makes it be taken again), or changed
-        by a commit after it. A note about them is about that version (``stratum.checkoutnotes``)."""
+        by a commit after it. A note about them is about that version (``stratum.checkoutnotes``).
+        ``indexed_dirty`` as for ``check``: a file the version read with its uncommitted edits is the
+        indexed version while the disk holds what was read, committed since or not (a probe: a note
+        about it was written "against the work tree's version (it differs from the indexed commit)",
+        marked as uncommitted work on the checkout's branch, though the index held those bytes)."""
         v = self.view(repo_path, indexed, store_root)
         if v is None:
             return []
         if _edited_since(repo_path, v, [(p, "file") for p in paths]):
             v = self.view(repo_path, indexed, store_root, force=True) or v
-        moved = (v.changed or frozenset()) if v.behind else frozenset()
-        return sorted(p for p in set(paths) if p in v.dirty or p in moved)
+        other = {p for p in paths if p in v.dirty or p in _moved(v)}
+        if isinstance(indexed_dirty, Mapping):
+            other = {p for p in other if not (p in indexed_dirty and self.matches(repo_path, p, indexed_dirty[p]))}
+        return sorted(other)
 
 
 def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool = False,
@@ -204,22 +220,30 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
     ``edited``: returned files modified on disk after the view was taken (counted as uncommitted).
     ``indexed_dirty``: paths indexed with uncommitted edits; one the work tree no longer has dirty
     (stashed, reverted: no hook fires) serves code that is neither HEAD's nor on disk (a probe).
-    ``as_indexed``: uncommitted paths whose disk holds what the version read: what is served is
-    what the agent would open, so they are not named (the index run said it indexed them)."""
+    ``as_indexed``: paths the version read with uncommitted edits whose disk still holds them
+    (``Freshness.check``): what is served is what the agent would open, so an uncommitted one is not
+    named, nor a clean one changed since (committed as read: HEAD's version is the indexed one; an
+    answer whose every such file is one says that none of its files changed since, as for a commit
+    elsewhere; status names them apart)."""
     pre = f"{label}: " if label else ""
-    dirty = v.dirty - frozenset(as_indexed) if as_indexed else v.dirty
+    held = frozenset(as_indexed)
+    dirty = v.dirty - held
+    committed = sorted((held - v.dirty) & v.changed) if held and v.behind and v.changed else []
+    changed = v.changed - frozenset(committed) if committed and v.changed is not None else v.changed
     out: list[str] = []
     if v.behind:
         ahead = (f"{v.ahead} commit{'s' if v.ahead != 1 else ''} ahead" if v.ahead >= 0
                  else "HEAD does not descend from the indexed commit")
         msg = f"stale: {pre}the index is at {_short(v.indexed)} and HEAD is {_short(v.head)} ({ahead})"
-        if v.changed is None:
+        if changed is None:
             msg += "; which files changed is unknown (the indexed commit is gone)"
         elif everything:
-            msg += f"; {len(v.changed)} file{'s' if len(v.changed) != 1 else ''} changed since" + (
-                f": {_names(sorted(v.changed))}" if v.changed else "")
+            msg += f"; {len(changed)} file{'s' if len(changed) != 1 else ''} changed since" + (
+                f": {_names(sorted(changed))}" if changed else "") + (
+                f"; {len(committed)} file{'s' if len(committed) != 1 else ''} committed as the index read "
+                f"{'them' if len(committed) != 1 else 'it'} (with uncommitted edits): {_names(committed)}" if committed else "")
         else:
-            hit, under = _touched(v.changed, paths)
+            hit, under = _touched(changed, paths)
             msg += (f"; these returned files changed since: {_names(hit)}" if hit else "") + (
                 f"; files changed since below the returned folders: {_folders(under)}" if under else "") + (
                 "" if hit or under else "; none of the returned files changed since")
@@ -245,6 +269,11 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
             out.append(f"stale: {pre}this version indexed uncommitted edits of {said} that the work tree "
                        "no longer has (stashed or reverted since): run `stratum index`")
     return out, bool(out)
+
+
+def _moved(v: RepoView) -> frozenset[str]:
+    """The paths a commit after the indexed one changed (none known: empty)."""
+    return (v.changed or frozenset()) if v.behind else frozenset()
 
 
 def _touched(changed: frozenset[str], paths: list[tuple[str, str]]) -> tuple[list[str], dict[str, int]]:
