@@ -69,7 +69,9 @@ def enclosing(t: Target, line: int, asked: str) -> Target:
         what = "a note" if row is None else f"a {sh.col('kind')[row]}"
         raise InvalidArgument(f"{echo(asked)!r}: path:LINE needs a file, and this is {what}")
     total = int(sh.col("end_line")[row] or 0)
-    if line < 1 or line > total:
+    if line < 1:                # `x.py:0` was told "x.py has 701 lines" (a probe), as --lines 0-5 is not
+        raise InvalidArgument(f"{echo(asked)!r}: line numbers start at 1")
+    if line > total:
         raise InvalidArgument(f"{echo(asked)!r}: {sh.col('path')[row]} has {total} lines")
     kind, first, last, path = sh.col("kind"), sh.col("start_line"), sh.col("end_line"), sh.col("path")
     here = path[row]            # a Go type's methods in other files of its package are its children too

@@ -145,7 +145,7 @@ class Note:
         return self.status == ACTIVE
 
     def title(self, width: int = 100) -> str:
-        line = self.text.strip().splitlines()[0] if self.text.strip() else ""
+        line = " / ".join(x.strip() for x in self.text.splitlines() if x.strip())  # line 2 was cut unmarked
         return line if len(line) <= width else line[:width - 1] + "\u2026"
 
     def to_dict(self) -> dict:

@@ -137,6 +137,13 @@ def identified_by(note: "Note") -> str:
     return BY_OS_USER if note.maintainer and note.author.startswith("os:") else CLAIMED
 
 
+def session_identified(author: str, authenticated: bool) -> str:
+    """How a session's author is identified, by the rule its notes are (``identified_by``; an
+    ``os:`` name is the OS user's alone): `status` said "authenticated: False" of the OS user whose
+    notes read as proven (a probe). ``authenticated`` stays the server's proof alone."""
+    return BY_SERVER if authenticated else BY_OS_USER if author.startswith("os:") else CLAIMED
+
+
 def proven(note: "Note") -> bool:
     """Whether ``note``'s author was proven (``identified_by``), not just claimed."""
     return identified_by(note) != CLAIMED
@@ -232,6 +239,6 @@ def not_a_note(node: Mapping, action: str) -> NoteRejected | NotFound:
                     f"`stratum get {nid}` shows it")
 
 
-__all__ = ["check_may_change", "check_may_confirm", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
+__all__ = ["session_identified", "check_may_change", "check_may_confirm", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
            "is_quarantined", "awaiting_confirmation", "identified_by", "proven", "is_maintainer", "trust_of", "trust_words",
            "BY_SERVER", "BY_OS_USER", "CLAIMED", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note"]

@@ -20,7 +20,7 @@ import secrets
 from typing import Callable, Sequence, cast
 
 from stratum import answernotes, checkoutnotes, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
-from stratum.notetrust import session_label
+from stratum.notetrust import session_identified, session_label
 from stratum import linerange as L
 from stratum import pathtails as PT
 from stratum import render as R
@@ -482,7 +482,7 @@ class Tools:
         sess["entries_total"] = len(sess["entries"])
         sess["entries"] = sess["entries"][:STATUS_ENTRIES]
         r.data.update(shards=shards, session=sess, author=s.author, authenticated=s.authenticated,
-                      label=session_label(s.id))
+                      label=session_label(s.id), identified_by=session_identified(s.author, s.authenticated))
         if s.view is not None:
             r.data["overlay"] = s.view.describe()
         return r

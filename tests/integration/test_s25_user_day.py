@@ -1,0 +1,74 @@
+"""What a new user's day with the memories showed (session 25 probe P2), on a real repository
+indexed by the real pipeline, through the CLI as typed:
+
+- a note of several lines showed its first line alone, unmarked, where the reason is often on
+  line 2 ("do NOT retry, fix discount instead");
+- a prose query over 32,000 characters was told "the limit is 32000" (a shorter one over 2,000:
+  "the limit is 2000 (a pasted traceback may be up to 32000)");
+- `get x.py:0` said "x.py has N lines", where `--lines 0-5` says line numbers start at 1;
+- `status` said "authenticated: False" of the OS user whose notes read as proven.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.clirun import indexed_repo, run
+
+CART = "def total(items):\n    return sum(items)\n\n\ndef discount(x):\n    return x * 0.9\n"
+
+
+@pytest.fixture()
+def shop(tmp_path, monkeypatch):
+    r, store = indexed_repo(tmp_path / "shop", {"shop/__init__.py": "", "shop/cart.py": CART})
+    monkeypatch.chdir(r.path)
+    return r, store
+
+
+def test_a_note_of_several_lines_shows_them_on_its_line(shop, capsys):
+    text = "Tried rounding in total.\nIt double-rounds coupons: do NOT retry, fix discount instead."
+    rc, out, err = run(capsys, "remember", "failure", text, "--about", "shop/cart.py::total")
+    assert rc == 0, err
+    rc, out, err = run(capsys, "get", "shop/cart.py::total", "--json")
+    assert rc == 0, err
+    notes = json.loads(out)["items"][0]["notes"]
+    assert notes and "Tried rounding in total. / It double-rounds coupons: do NOT retry" in notes[0]["line"], notes
+
+
+def test_a_long_note_line_is_cut_with_a_mark(shop, capsys):
+    text = "first line " + "word " * 10 + "\n" + "second " * 40
+    rc, out, err = run(capsys, "remember", "rca", text, "--about", "shop/cart.py::total")
+    assert rc == 0, err
+    rc, out, err = run(capsys, "get", "shop/cart.py::total", "--json")
+    line = json.loads(out)["items"][0]["notes"][0]["line"]
+    assert "\u2026" in line and "second" in line, line
+
+
+def test_a_prose_query_too_long_for_any_limit_is_told_the_prose_limit(shop, capsys):
+    rc, out, err = run(capsys, "search", "cookie parse " * 3000)
+    assert rc == 2
+    assert "query is 39000 characters; the limit is 2000 (a pasted traceback may be up to 32000)" in err, err
+
+
+def test_line_zero_is_told_that_lines_start_at_1(shop, capsys):
+    for asked in ("shop/cart.py:0", "shop/cart.py:00"):
+        rc, out, err = run(capsys, "get", asked)
+        assert rc == 2 and "line numbers start at 1" in err and "has 6 lines" not in err, err
+    rc, out, err = run(capsys, "get", "shop/cart.py:99")
+    assert rc == 2 and "shop/cart.py has 6 lines" in err, err
+
+
+def test_status_says_how_the_os_user_is_identified_as_its_notes_do(shop, capsys):
+    rc, out, err = run(capsys, "remember", "insight", "sums prices", "--about", "shop/cart.py::total")
+    assert rc == 0, err
+    rc, out, err = run(capsys, "get", "shop/cart.py::total", "--json")
+    note_id = json.loads(out)["items"][0]["notes"][0]["id"]
+    rc, out, err = run(capsys, "notes", "show", note_id, "--json")
+    assert rc == 0, err
+    assert '"identified_by": "os_user"' in out, out
+    rc, out, err = run(capsys, "status", "--json")
+    assert rc == 0, err
+    data = json.loads(out)["data"]
+    assert data["identified_by"] == "os_user" and data["author"].startswith("os:"), data
