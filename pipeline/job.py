@@ -386,7 +386,8 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
         head = gitio.head_commit(root)
         rep.worktree = "clean" if gitio.worktree_clean(root, inside) else "dirty"
         if rep.worktree == "dirty":     # the files are read from disk: say what the version holds
-            # which, so an answer can say so once the work tree lost them (stashed, reverted)
+            # which, so an answer can say so once the work tree lost them (stashed, reverted); each
+            # state is narrowed to the bytes parsed after the parse (storestate.as_parsed)
             from pipeline.files import inside as within
 
             dirty = [p for p in gitio.dirty_paths(root) if not any(within(p, i) for i in inside)]   # sorted there
@@ -453,6 +454,9 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                     nodes.extend(old_nodes)
                     edges.extend(old_edges)
                     file_imports.update(old_imports)
+            # the uncommitted files' states, as of the bytes parsed (a save between the look and the
+            # read made answers serve it as fresh: storestate.as_parsed)
+            rep.dirty_paths = storestate.as_parsed(rep.dirty_paths, nodes)
             with Stage(rep, "link", progress):
                 externals = st.link(root, repo_name, cfg, nodes, edges, file_imports, rep)
         with st.Writer(store) as writer:       # Lance writes on a helper thread from here on

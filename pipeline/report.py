@@ -44,8 +44,8 @@ class RunReport:
     engine: str = ""                                       # "in-process" or "ray" (and why); seconds["ray_start"]
     up_to_date: bool = False                               # nothing changed: no new version published
     worktree: str = ""                                     # "clean" (as HEAD) or "dirty" when indexed
-    # the uncommitted paths read then (DIRTY_PATHS_KEPT), each with what it held (storestate.dirty_states);
-    # a list of the paths alone in a version indexed before
+    # the uncommitted paths read then (DIRTY_PATHS_KEPT), each with the state of the bytes parsed
+    # (storestate.dirty_states, then as_parsed); a list of the paths alone in a version indexed before
     dirty_paths: dict = field(default_factory=dict)
     worktree_key: str = ""                                 # of every uncommitted path's state then (storestate.worktree_key)
     config_key: str = ""                                   # fingerprint of the settings that shape the index

@@ -163,10 +163,12 @@ def dirty_states(root: Path, dirty: list[str], max_bytes: int) -> dict[str, list
     (``stratum.freshness.Freshness.matches``): served as indexed, it is not stale (a probe: every
     answer returning a file indexed with its uncommitted edits said "uncommitted changes" although
     it served the disk).
-    Taken before the files are read, so an edit during the run makes the answer stale, never
-    falsely fresh. The mtime is 0 when it is too recent for a later equal stat to prove the bytes
-    unchanged (the clock's tick): the answer then hashes. Left out: what the index holds no content
-    of (links, folders such as a submodule's, files over ``max_bytes``): said uncommitted, as before."""
+    A look before the parse reads the files, so it vouches for nothing alone: ``as_parsed`` keeps a
+    state only for the bytes the parse read. The size and mtime are of the file as read (the same
+    before and after the read, else no state); the mtime is 0 when it is too recent for a later
+    equal stat to prove the bytes unchanged (the clock's tick): the answer then hashes. Left out:
+    what the index holds no content of (links, folders such as a submodule's, files over
+    ``max_bytes``): said uncommitted, as before."""
     out: dict[str, list | None] = {}
     racy = time.time_ns() - RACY_NS
     for p in dirty:
@@ -180,13 +182,60 @@ def dirty_states(root: Path, dirty: list[str], max_bytes: int) -> dict[str, list
             continue
         if not stat.S_ISREG(s.st_mode) or s.st_size > max_bytes:
             continue
+        got = _read_still(full, max_bytes)
+        if got is not None:
+            size, mtime, data = got
+            out[p] = [size, mtime if mtime < racy else 0, hashlib.sha1(data).hexdigest()]
+    return out
+
+
+def _read_still(full: Path, max_bytes: int) -> tuple[int, int, bytes] | None:
+    """(size, mtime_ns, bytes) of the regular file at ``full`` when it did not change while read
+    (the same size and mtime before and after, all of it read), else None: a state whose stat and
+    bytes were of two versions would let a later equal stat vouch for bytes the file never held
+    at it. No link is followed and a FIFO never blocks."""
+    try:
+        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
         try:
-            data = full.read_bytes()
+            before = os.fstat(fd)
+            if not stat.S_ISREG(before.st_mode):
+                return None
+            data = fh.read(max_bytes + 1)           # a file swapped in for a larger one: no state
+            after = os.fstat(fd)
         except OSError:
+            return None
+    if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns) or len(data) != before.st_size:
+        return None                         # written while read: no state to vouch for
+    return before.st_size, before.st_mtime_ns, data
+
+
+def as_parsed(states: dict[str, list | None], nodes: list[dict]) -> dict[str, list | None]:
+    """``dirty_states``, as of the bytes the index holds: its file nodes (``nodes``; a reused file's
+    ``file_hash`` is the previous version's, which the run's read of it equalled) say what the parse
+    read, ``file_hash`` being the sha1 of those raw bytes. A file saved between the look and the
+    parse's read, then put back (a probe: the store held the mid-run save while the state said the
+    bytes on disk, and answers served that save as fresh, with no warning) gets the state of what was
+    parsed: its size, mtime 0 (an answer hashes) and ``file_hash``. So an answer is fresh only while
+    the disk holds the bytes served. A path the index holds no file of keeps only a deletion (None);
+    another (deleted or skipped mid-run) is left out: said uncommitted, as before."""
+    if not states:
+        return states
+    files = {n["path"]: n for n in nodes if n.get("kind") == "file" and n.get("path") in states}
+    out: dict[str, list | None] = {}
+    for p, state in states.items():
+        node = files.get(p)
+        if node is None:
+            if state is None:
+                out[p] = None
             continue
-        if len(data) != s.st_size:          # written while read: no state to vouch for
-            continue
-        out[p] = [s.st_size, s.st_mtime_ns if s.st_mtime_ns < racy else 0, hashlib.sha1(data).hexdigest()]
+        sha = node.get("file_hash")
+        if state is not None and state[2] == sha:
+            out[p] = state
+        elif sha and node.get("size_bytes") is not None:
+            out[p] = [int(node["size_bytes"]), 0, str(sha)]
     return out
 
 
@@ -241,4 +290,4 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     return f"{indexed}, {tree} and no note is unmerged"
 
 
-__all__ = ["held", "display_name", "identity", "config_key", "dirty_states", "up_to_date", "mined_boundary", "PARSE_FORMAT"]
+__all__ = ["held", "display_name", "identity", "config_key", "dirty_states", "as_parsed", "up_to_date", "mined_boundary", "PARSE_FORMAT"]
