@@ -16,9 +16,11 @@ import datetime
 import importlib
 import json
 import os
+import re
 import sys
 import traceback
-from typing import Sequence
+from pathlib import Path
+from typing import NamedTuple, Sequence
 
 from stratum.notetext import terminal_safe
 from stratum.whichstore import once_each
@@ -285,9 +287,19 @@ def linked_worktree(start: str = ".") -> tuple[str, str] | None:
     """(the main checkout's store, this worktree's root) when ``start`` is inside a linked git
     worktree (``git worktree add``) that has no store of its own and the main checkout has one:
     queries there answer for the worktree from the main store (a worktree session), instead of
-    "no index". Read from the files git keeps (``.git`` is a file naming the worktree's git dir)."""
-    from pathlib import Path
+    "no index"."""
+    found = _worktree_here(start)
+    if found is None:
+        return None
+    store = found[0].parent / ".stratum"
+    return (str(store), found[1]) if (store / "manifest.json").is_file() else None
 
+
+def _worktree_here(start: str = ".") -> tuple[Path, str] | None:
+    """(the repository's shared ``.git``, this worktree's root) when ``start`` is inside a linked git
+    worktree with no store of its own, whether or not the main checkout has one (a --server query
+    asks the server for it). Read from the files git keeps (``.git`` is a file naming the
+    worktree's git dir): no git run."""
     here = Path(start).resolve()
     for d in [here, *here.parents]:
         dot = d / ".git"
@@ -301,10 +313,7 @@ def linked_worktree(start: str = ".") -> tuple[str, str] | None:
             common = (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
         except (OSError, IndexError):
             return None
-        store = common.parent / ".stratum"
-        if common.name == ".git" and (store / "manifest.json").is_file():
-            return str(store), str(d)
-        return None
+        return (common, str(d)) if common.name == ".git" else None
     return None
 
 
@@ -320,31 +329,129 @@ def local_store(given: str | None) -> str:
     return resolve_store(argparse.Namespace(store=given))
 
 
-def session_place(given: list[str] | None, branch: str, commit: str, worktree: str) -> tuple[list[str], str, str]:
-    """(stores, commit, worktree) a local query answers from and for: each --store given, else the
-    repository's own store; inside a linked worktree with no store of its own (``linked_worktree``),
-    the main checkout's whatever else is asked, for this worktree (its uncommitted edits too) unless
-    --branch, --commit or --worktree names another view. A --commit is read here, so HEAD (HEAD~1,
-    ORIG_HEAD) is this worktree's, not the main checkout's. Those options skipped the lookup: `get X
-    --branch main` in a worktree said "no index at <worktree>/.stratum: run `stratum index` first",
-    advice that gives the worktree a store of its own and hides the main store's notes (a probe).
-    Outside any repository with no store given: none ([]); the caller's ``local_store(None)`` says
-    why when it opens them, so `stratum mcp` there comes up and answers each tool call with it."""
+class Place(NamedTuple):
+    """What a query answers from (``stores``; none for a --server query) and for: one of ``branch``,
+    ``commit``, ``worktree``, or none (the default branch). ``said``: lines for the answer's
+    envelope on how a name given was read here (``--branch HEAD`` in a worktree)."""
+    stores: list[str]
+    branch: str
+    commit: str
+    worktree: str
+    said: tuple[str, ...] = ()
+
+
+def session_place(given: list[str] | None, branch: str, commit: str, worktree: str) -> Place:
+    """Where and for what a local query answers: each --store given, else the repository's own
+    store; inside a linked worktree with no store of its own (``linked_worktree``), the main
+    checkout's whatever else is asked, for this worktree (its uncommitted edits too) unless
+    --branch, --commit or --worktree names another view. A name git reads in a checkout (HEAD,
+    HEAD~1, @, @{-1}, ORIG_HEAD) is read in this worktree (``in_checkout``): --commit HEAD is its
+    HEAD, and --branch HEAD its branch (or, detached, its commit), where the main checkout's store
+    read them as the main checkout's (a probe: `get X --branch HEAD` in a worktree of fw answered
+    for main). Those options skipped the lookup: `get X --branch main` in a worktree said "no index
+    at <worktree>/.stratum: run `stratum index` first", advice that gives the worktree a store of its
+    own and hides the main store's notes (a probe). Outside any repository with no store given:
+    none ([]); the caller's ``local_store(None)`` says why when it opens them, so `stratum mcp`
+    there comes up and answers each tool call with it."""
     worktree = os.path.abspath(worktree) if worktree else ""
     linked = None if given else linked_worktree()
     if linked is None:
         if not given and repository_root() is None:
-            return [], commit, worktree
-        return resolve_stores(argparse.Namespace(store=given)), commit, worktree
+            return Place([], branch, commit, worktree)
+        return Place(resolve_stores(argparse.Namespace(store=given)), branch, commit, worktree)
     if commit:
-        from pipeline import gitio
-        from stratum.errors import InvalidArgument
+        commit = in_checkout(linked[1], commit, branch=False)[1]
+    if branch and not (commit or worktree) and checkout_relative(branch):
+        return Place([linked[0]], *_branch_here(linked[1], branch))
+    return Place([linked[0]], branch, commit, worktree or ("" if branch or commit else linked[1]))
 
-        try:
-            commit = gitio.rev_parse(linked[1], commit)
-        except gitio.GitError as e:
-            raise InvalidArgument(str(e)) from None
-    return [linked[0]], commit, worktree or ("" if branch or commit else linked[1])
+
+def server_place(branch: str, commit: str, worktree: str) -> Place:
+    """What a --server query asks the server for from here. Inside a linked worktree with no store
+    of its own, what a local run there answers for, as far as a server can give it: with no view
+    named, this worktree's branch (its commit when detached), and the line that its uncommitted
+    edits are not in the answer if it has some; a name git reads in a checkout (--branch HEAD,
+    --commit HEAD~1) as this worktree reads it. The server answered for its default branch, and its
+    repository read HEAD as the main checkout's (a probe). The worktree's path is sent only when
+    --worktree names it: the server reads it from its own disk, which a client cannot know is this
+    one (a tunnel's or a container's loopback port), and a server of several repositories refuses
+    a worktree of one of them."""
+    worktree = os.path.abspath(worktree) if worktree else ""
+    found = None if worktree or (branch and commit) else _worktree_here()
+    if found is None:
+        return Place([], branch, commit, worktree)
+    root = found[1]
+    if commit:
+        return Place([], "", in_checkout(root, commit, branch=False)[1] if checkout_relative(commit) else commit, "")
+    if branch:
+        return Place([], *_branch_here(root, branch)) if checkout_relative(branch) else Place([], branch, "", "")
+    from stratum.errors import InvalidArgument
+
+    try:
+        on, sha = in_checkout(root, "HEAD")
+    except InvalidArgument:         # a worktree of a branch with no commit yet: no code of its own to ask for
+        return Place([], "", "", "", (f"this worktree ({root}) has no commit yet: the answer is for the "
+                                      "server's default branch",))
+    edits = _edited(root)
+    if not edits:
+        return Place([], on, "" if on else sha, "")
+    shown = ", ".join(edits[:3]) + (f" and {len(edits) - 3} more" if len(edits) > 3 else "")
+    what = f"its branch {on}" if on else f"its commit {sha[:12]} (HEAD is detached)"
+    return Place([], on, "" if on else sha, "", (
+        f"this worktree's uncommitted edits ({len(edits)} file{'s' * (len(edits) > 1)}: {shown}) are not in this "
+        f"answer: the server reads the repository, not this checkout, so it answered for {what} as committed; "
+        f"--worktree . asks a server on this machine to read them, or query without --server",))
+
+
+def checkout_relative(rev: str) -> bool:
+    """Whether git reads REV in the checkout it runs in: HEAD and ``@`` (``HEAD~2``, ``@^``), the
+    reflog and previous checkouts of HEAD (``@{1}``, ``@{-1}``), the upstream of the checked-out
+    branch (``@{u}``), an all-capitals name git looks up in the worktree's own directory first
+    (ORIG_HEAD, FETCH_HEAD, MERGE_HEAD), and the per-worktree refs (refs/bisect/, refs/worktree/,
+    refs/rewritten/). A branch, tag or commit means the same in every worktree."""
+    base = re.split(r"[~^:]|@\{", rev.strip(), maxsplit=1)[0]
+    return base in ("", "@") or bool(_PER_CHECKOUT.fullmatch(base))
+
+
+_PER_CHECKOUT = re.compile(r"[A-Z][A-Z_]*|refs/(?:bisect|worktree|rewritten)/.+")
+
+
+def in_checkout(root: str, rev: str, branch: bool = True) -> tuple[str, str]:
+    """(the branch REV names in the checkout ROOT, or "" when it names none there or ``branch`` is
+    false; its commit): HEAD on a branch (``@``, ``@{-1}`` after a switch) is that branch; HEAD~1, a
+    detached HEAD, a tag or ORIG_HEAD a commit. A revision the checkout has not: InvalidArgument
+    naming it and ROOT."""
+    from pipeline import gitio
+    from stratum.errors import InvalidArgument
+
+    try:
+        sha = gitio.rev_parse(root, rev)
+    except gitio.GitError as e:
+        raise InvalidArgument(str(e)) from None
+    if not branch:
+        return "", sha
+    full = gitio.decode(gitio.run_git(root, "rev-parse", "--verify", "-q", "--symbolic-full-name", rev,
+                                      check=False)).strip()
+    return full.removeprefix("refs/heads/") if full.startswith("refs/heads/") else "", sha
+
+
+def _branch_here(root: str, rev: str) -> tuple[str, str, str, tuple[str, ...]]:
+    """(branch, commit, worktree, said) of ``--branch REV`` where REV is read in the worktree ROOT:
+    its branch, followed as it moves, or the commit it names when it names no branch there."""
+    rev = rev.strip()
+    on, sha = in_checkout(root, rev)
+    if on:          # an all-capitals branch's own name (``checkout_relative``) needs no word
+        return on, "", "", () if on == rev else (f"--branch {rev} read in this worktree ({root}): branch {on}",)
+    return "", sha, "", (f"--branch {rev} read in this worktree ({root}): commit {sha[:12]} (it names no branch "
+                         "there, so the answer stays on that commit)",)
+
+
+def _edited(root: str) -> list[str]:
+    """The worktree's paths with uncommitted changes (staged, unstaged, untracked), as its local
+    worktree session reads them; a store's folder is none."""
+    from pipeline import gitio
+
+    return [p for p in gitio.dirty_paths(root) if not p.startswith(".stratum/")]
 
 
 def whole(least: int, what: str, most: int | None = None):
@@ -396,5 +503,6 @@ def quoted(text: str) -> str:
 
 
 __all__ = ["main", "build_parser", "add_common", "resolve_store", "resolve_stores", "once_each", "linked_worktree",
-           "local_store", "session_place", "repository_root", "path_from_here", "place_from_here",
+           "local_store", "session_place", "server_place", "Place", "checkout_relative",
+           "in_checkout", "repository_root", "path_from_here", "place_from_here",
            "target_from_here", "in_store", "whole", "emit", "one_line", "quoted", "QUOTE"]

@@ -15,7 +15,7 @@ import os
 from typing import Sequence
 
 from stratum.cli import (add_common, emit, in_store, local_store, one_line, place_from_here, quoted, repository_root,
-                         session_place, target_from_here, whole)
+                         server_place, session_place, target_from_here, whole)
 from stratum.freshness import repo_at
 from stratum.notetext import terminal_safe
 from stratum.schema import AGENT_NOTE_KINDS
@@ -138,16 +138,17 @@ def _call(args, tool: str, **kw) -> int:
             raise InvalidArgument("--store and --server are two ways to name the index: the server answers "
                                   "from the stores it serves; drop --store (or --server to read a store here)")
         kw = _from_here(kw, [repository_root() or ""])      # the server's checkout is this one's, or no path is here
+        place = server_place(branch, commit, worktree) if not args.session else None    # in a linked worktree: its view
         tools = client_from_args(args)
         try:
-            opened = None if args.session else tools.open_session(author=author, budget=args.budget, branch=branch,
-                                                                  commit=commit, worktree=worktree)
-            sess = opened.data["session"] if opened is not None else args.session
+            opened = None if place is None else _open_remote(tools, args, author, place, branch or commit or worktree)
+            sess = opened[0].data["session"] if opened is not None else args.session
             resp = getattr(tools, tool)(sess, **kw)
             if opened is not None:          # what opening said ("author 'eve' ignored ...": a probe), but
                 # not its freshness line: judged with no items, it contradicted the answer's own (a probe)
-                resp.envelope.warnings[:0] = [w for w in opened.envelope.warnings if w not in resp.envelope.warnings
+                resp.envelope.warnings[:0] = [w for w in opened[0].envelope.warnings if w not in resp.envelope.warnings
                                               and not w.startswith(FRESHNESS_PREFIXES)]
+                resp.envelope.warnings.extend(opened[1])        # how this worktree's view was asked for
             if resp.envelope.has_more or args.session:
                 tools.detach(sess)      # the next page needs this session: --session SESSION
         finally:
@@ -162,7 +163,8 @@ def _call(args, tool: str, **kw) -> int:
     else:
         from stratum.tools import Tools
 
-        stores, commit, worktree = session_place(args.store, branch, commit, worktree)    # a linked worktree's too
+        # in a linked worktree: the main checkout's store, for this worktree (--branch HEAD read there)
+        stores, branch, commit, worktree, said = session_place(args.store, branch, commit, worktree)
         stores = stores or [local_store(None)]      # outside any repository: says so
         tools = Tools.open(stores, freshness=_freshness(), secret=_stores_secret(stores),
                            overlay_builder=_overlay_builder())
@@ -179,10 +181,32 @@ def _call(args, tool: str, **kw) -> int:
             sess = tools.resume_session("cli" + (f"@{rev}" if rev else ""), author=author, budget=args.budget,
                                         branch=branch, commit=commit, worktree=worktree)
             resp = getattr(tools, tool)(sess, **kw)
+            resp.envelope.warnings.extend(w for w in said if w not in resp.envelope.warnings)
         finally:
             tools.close()
     emit(args, resp.to_dict(), render(resp))
     return 0
+
+
+def _open_remote(tools, args, author: str, place, asked: str) -> tuple:
+    """(the server's open_session answer, lines for the answer) for ``place`` (``server_place``). A
+    view this command chose itself (a linked worktree's branch or commit, none named) that the server
+    cannot give (its repository lacks the branch: another clone, another repository, a server of
+    several) is said, and the answer is the server's default branch, as before: a query in such a
+    worktree must not fail for a view nobody asked for. A view named (--branch, --commit) fails as named."""
+    from stratum.errors import InvalidArgument
+
+    try:
+        opened = tools.open_session(author=author, budget=args.budget, branch=place.branch, commit=place.commit,
+                                    worktree=place.worktree)
+        return opened, list(place.said)
+    except InvalidArgument as e:
+        if asked or not (place.branch or place.commit):
+            raise
+        what = f"branch {place.branch}" if place.branch else f"commit {place.commit[:12]}"
+        why = e.message
+    return tools.open_session(author=author, budget=args.budget), [
+        f"the server cannot answer for this worktree's {what} ({why}): the answer is for its default branch"]
 
 
 def _from_here(kw: dict, roots: list[str], names: Sequence[str] = ()) -> dict:

@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 
-from stratum.cli import session_place, whole
+from stratum.cli import Place, server_place, session_place, whole
 from stratum.limits import MAX_BUDGET
 from stratum.notetext import terminal_safe
 
@@ -188,18 +188,24 @@ def _mcp(args) -> int:
     from serving.mcp_server import run_stdio
 
     log_to_stderr(logging.WARNING)
-    commit, worktree = args.commit, os.path.abspath(args.worktree) if args.worktree else ""
     if args.server:
+        # a name git reads in a checkout (--branch HEAD) as this worktree reads it; with none named, the
+        # server's default branch still: a session MCP opens cannot fall back as a CLI query does
+        place = server_place(args.branch, args.commit, args.worktree) if args.branch or args.commit else \
+            Place([], "", "", os.path.abspath(args.worktree) if args.worktree else "")
+
         def open_backend():
             return client_from_args(args, timeout=args.timeout)
     else:     # in a linked worktree: the main checkout's store, for this worktree (as the CLI's queries)
-        stores, commit, worktree = session_place(args.store, args.branch, args.commit, args.worktree)
+        place = session_place(args.store, args.branch, args.commit, args.worktree)
 
         def open_backend():
-            return _open_tools(args, stores)
+            return _open_tools(args, place.stores)
 
+    for line in place.said:             # MCP's answers are the client's: what --branch HEAD named goes to the log
+        print(f"stratum: {terminal_safe(line)}", file=sys.stderr)
     run_stdio(open_backend, author=args.author, model=args.model, budget=args.budget,
-              policy=args.policy or "", branch=args.branch, commit=commit, worktree=worktree,
+              policy=args.policy or "", branch=place.branch, commit=place.commit, worktree=place.worktree,
               reload_interval=args.reload_interval or None)
     return 0
 
