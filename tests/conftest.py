@@ -12,6 +12,12 @@ os.environ.setdefault("RAY_TMPDIR", str(ROOT / ".tmp" / "ray"))
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 Path(os.environ["RAY_TMPDIR"]).mkdir(parents=True, exist_ok=True)
 
+# The MCP SDK's stdio client binds ``errlog=sys.stderr`` when its module is first imported: first
+# imported inside a test under capsys, it kept that test's closed stream and the next MCP stdio test
+# failed with "I/O operation on closed file" (an order-dependent failure). Import it here, at the
+# real stderr.
+import mcp.client.stdio  # noqa: E402,F401
+
 
 @pytest.fixture(scope="session")
 def sample_repo(tmp_path_factory):
