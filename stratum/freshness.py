@@ -6,11 +6,13 @@ is the composition root's (``pipeline.gitio.GitFreshness``, the seam: core runs 
 ``probe`` (a few stats of HEAD, refs and the index) and a ``view`` (HEAD, the paths changed since
 the indexed commit, the uncommitted paths). Here the view is cached per store, keyed by the probe
 and re-probed at most every ``PROBE_SECONDS``; per call the only cost is a ``stat`` of each returned
-file not already known dirty, because an edit that is not staged moves neither HEAD nor the index:
-a file modified after the view was taken makes it be taken again. An uncommitted file the version
-read as it is on disk (``stratum index`` reads the work tree) is no staleness while the disk still
-holds those bytes (``matches``: a stat, a hash only when the stat moved); nor, once those edits are
-committed unchanged, is it a file changed since the indexed commit: HEAD's version is the one read.
+file, because an edit that is not staged moves neither HEAD nor the index: a file modified after the
+view was taken, or one it holds dirty whose stat moved since (put back by hand: an editor's undo, a
+copy of HEAD's bytes; it was said uncommitted indefinitely), makes git look again, once per change of
+the file's stat. An uncommitted file the version read as it is on disk (``stratum index`` reads the
+work tree) is no staleness while the disk still holds those bytes (``matches``: a stat, a hash only
+when the stat moved); nor, once those edits are committed unchanged, is it a file changed since the
+indexed commit: HEAD's version is the one read.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ PROBE_SECONDS = 0.5        # re-probe the repository state at most this often
 MTIME_SLACK_NS = 20_000_000  # file clocks lag the wall clock a little: count an edit this close as after
 NAMED_PATHS = 10           # paths a warning names (the rest are counted)
 DIR_KINDS = ("dir", "repo")
+_UNSEEN = object()         # a file RepoView.vouched holds no stat for
 
 
 @dataclass(frozen=True)
@@ -40,8 +43,10 @@ class RepoView:
     changed: frozenset[str] | None  # paths differing between the indexed commit and HEAD (None: unknown)
     dirty: frozenset[str]          # uncommitted paths (staged, unstaged, untracked)
     taken_ns: int                  # wall clock just before the view was computed
-    # files modified around the time the view was taken that git then found clean, by their stat
-    # (mtime, size): not suspects again until they change
+    # returned files by the stat (mtime, size; None: absent) the view's verdict on them is for: ones
+    # modified around the time it was taken whose state git then read, and uncommitted ones as first
+    # returned unmodified since (as git listed them). Not suspects again until that stat moves: an
+    # uncommitted one put back by hand may be clean again, which moves no probe key
     vouched: dict = field(default_factory=dict, compare=False)
     status: dict | None = field(default=None, compare=False)   # the source's status dict from the same look
 
@@ -115,7 +120,8 @@ class Freshness:
               indexed_dirty: Iterable[str] | Mapping[str, Any] = ()) -> tuple[list[str], bool]:
         """(warnings, stale) for an answer returning items at ``paths`` ((path, kind) pairs) from one
         shard. ``everything``: the answer is about the whole view (status), so every uncommitted path
-        counts. A returned file edited since the view was taken makes it be taken again.
+        counts. A returned file edited since the view was taken (one it holds dirty too) makes it be
+        taken again (``_looked_again``).
         ``indexed_dirty``: the paths the version read with uncommitted edits (its run report's
         ``dirty_paths``), with what each held (``pipeline.storestate.dirty_states``) since that was
         recorded: one the disk still holds as read is served as it is, so it is not stale."""
@@ -123,20 +129,28 @@ class Freshness:
         if v is None:
             return [], False
         paths = [(p, k) for p, k in paths if p is not None]
-        edited = [] if everything else _edited_since(repo_path, v, paths)
-        if edited:     # git looks again: once per edit (then dirty, or vouched clean by its stat)
-            v = self.view(repo_path, indexed, store_root, force=True) or v
-            for p in _edited_since(repo_path, v, paths):     # git just looked: clean means clean
-                v.vouched[p] = _stat(os.path.join(repo_path, p))
-            edited = []
+        if not everything:
+            v = self._looked_again(repo_path, indexed, store_root, v, paths)
         held = self._as_indexed(repo_path, v, paths, everything, indexed_dirty)
-        limit = v.taken_ns - MTIME_SLACK_NS     # one the view holds dirty and changed, put back as read since:
-        if not everything and any((_stat(os.path.join(repo_path, p)) or (0, 0))[0] >= limit     # HEAD's again?
-                                  for p in held & v.dirty & _moved(v)):
-            v = self.view(repo_path, indexed, store_root, force=True) or v
-            held = self._as_indexed(repo_path, v, paths, everything, indexed_dirty)
-        return warnings_for(v, paths, everything=everything, label=label, edited=edited,
+        return warnings_for(v, paths, everything=everything, label=label,
                             indexed_dirty=indexed_dirty, as_indexed=held)
+
+    def _looked_again(self, repo_path: str, indexed: str | None, store_root: str, v: RepoView,
+                      paths: list[tuple[str, str]]) -> RepoView:
+        """V, or a view git takes again when a returned file changed since V was taken
+        (``_edited_since``): once per change of its stat. A file still a suspect in the new view
+        (its mtime within the clock slack of it) is vouched for by its stat, if that did not move
+        while git looked: git's verdict on it stands until it changes."""
+        edited = _edited_since(repo_path, v, paths)
+        if not edited:
+            return v
+        before = {p: _stat(os.path.join(repo_path, p)) for p in edited}
+        v = self.view(repo_path, indexed, store_root, force=True) or v
+        for p in _edited_since(repo_path, v, paths):
+            st = _stat(os.path.join(repo_path, p))
+            if p in before and before[p] == st:
+                v.vouched[p] = st
+        return v
 
     def _as_indexed(self, repo_path: str, v: RepoView, paths: list[tuple[str, str]], everything: bool,
                     indexed_dirty: Iterable[str] | Mapping[str, Any]) -> frozenset[str]:
@@ -205,8 +219,7 @@ class Freshness:
         v = self.view(repo_path, indexed, store_root)
         if v is None:
             return []
-        if _edited_since(repo_path, v, [(p, "file") for p in paths]):
-            v = self.view(repo_path, indexed, store_root, force=True) or v
+        v = self._looked_again(repo_path, indexed, store_root, v, [(p, "file") for p in paths])
         other = {p for p in paths if p in v.dirty or p in _moved(v)}
         if isinstance(indexed_dirty, Mapping):
             other = {p for p in other if not (p in indexed_dirty and self.matches(repo_path, p, indexed_dirty[p]))}
@@ -214,17 +227,19 @@ class Freshness:
 
 
 def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool = False,
-                 label: str = "", edited: Sequence[str] = (), indexed_dirty: Iterable[str] = (),
+                 label: str = "", indexed_dirty: Iterable[str] = (),
                  as_indexed: Collection[str] = ()) -> tuple[list[str], bool]:
-    """The warning lines for one view and the returned paths; ``stale`` when any was given.
-    ``edited``: returned files modified on disk after the view was taken (counted as uncommitted).
+    """The warning lines for one view and the returned paths; ``stale`` when any but status's line
+    of uncommitted files served as read was given.
     ``indexed_dirty``: paths indexed with uncommitted edits; one the work tree no longer has dirty
     (stashed, reverted: no hook fires) serves code that is neither HEAD's nor on disk (a probe).
     ``as_indexed``: paths the version read with uncommitted edits whose disk still holds them
     (``Freshness.check``): what is served is what the agent would open, so an uncommitted one is not
     named, nor a clean one changed since (committed as read: HEAD's version is the indexed one; an
     answer whose every such file is one says that none of its files changed since, as for a commit
-    elsewhere; status names them apart)."""
+    elsewhere; status names them apart, the uncommitted ones in a line that is no staleness: its
+    per-shard ``uncommitted_changes`` is git's view of the work tree, true for them too, as
+    ``moved_on`` stays true once they are committed; it said nothing beside that flag)."""
     pre = f"{label}: " if label else ""
     held = frozenset(as_indexed)
     dirty = v.dirty - held
@@ -248,18 +263,22 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
                 f"; files changed since below the returned folders: {_folders(under)}" if under else "") + (
                 "" if hit or under else "; none of the returned files changed since")
         out.append(msg)
-    if dirty or edited:
+    if dirty:
         if everything:
             out.append(f"uncommitted changes: {pre}{len(dirty)} file{'s' if len(dirty) != 1 else ''}: "
                        f"{_names(sorted(dirty))}")
         else:
             hit, under = _touched(dirty, paths)
-            hit = sorted(set(hit) | set(edited))
             if hit:
                 out.append(f"uncommitted changes in {pre}{_names(hit)} (returned here)")
             if under:
                 out.append(f"uncommitted changes below the returned folders: {pre}{_folders(under)}")
-    gone = frozenset(p for p in indexed_dirty if p not in v.dirty and p not in edited
+    read = sorted(v.dirty & held) if everything else []
+    if read:
+        n = len(read)         # not an "uncommitted changes" line: the CLI prints those as staleness
+        out.append(f"not stale: {pre}{n} uncommitted file{'s' if n != 1 else ''} the index read as the work tree "
+                   f"holds {'them' if n != 1 else 'it'}: {_names(read)}")
+    gone = frozenset(p for p in indexed_dirty if p not in v.dirty
                      and not (v.behind and v.changed is not None and p in v.changed))     # said above
     if gone:                                    # every answer: none, mostly
         hit, under = (sorted(gone), {}) if everything else _touched(gone, paths)
@@ -268,7 +287,7 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
                 f"files below the returned folders {_folders(under)}" if under else "")
             out.append(f"stale: {pre}this version indexed uncommitted edits of {said} that the work tree "
                        "no longer has (stashed or reverted since): run `stratum index`")
-    return out, bool(out)
+    return out, len(out) > (1 if read else 0)
 
 
 def _moved(v: RepoView) -> frozenset[str]:
@@ -303,18 +322,28 @@ def _folders(under: dict[str, int]) -> str:
 
 
 def _edited_since(repo_path: str, v: RepoView, paths: list[tuple[str, str]]) -> list[str]:
-    """Returned files not known dirty that were modified (or removed) after the view was taken."""
+    """Returned files git's verdict in the view may no longer hold for: modified (or removed) after
+    it was taken, or whose stat moved since the one the verdict is for (``RepoView.vouched``): an
+    uncommitted file put back by hand runs no git command, so no probe key moves (it was said
+    uncommitted indefinitely); a copy that restores its old mtime is caught by that stat too."""
     limit = v.taken_ns - MTIME_SLACK_NS
     seen: set[str] = set()
     out = []
     for p, kind in paths:
-        if kind in DIR_KINDS or not p or p in v.dirty or p in seen:
+        if kind in DIR_KINDS or not p or p in seen:
             continue
         seen.add(p)
         st = _stat(os.path.join(repo_path, p))
-        if p in v.vouched and v.vouched[p] == st:
-            continue
-        if st is None:
+        known = v.vouched.get(p, _UNSEEN)
+        if known is not _UNSEEN:
+            if st != known:
+                out.append(p)                  # moved since git's verdict on it
+        elif p in v.dirty:
+            if st is not None and st[0] >= limit:
+                out.append(p)                  # git may have listed another version of it
+            else:
+                v.vouched[p] = st              # unmodified since git listed it: its stat then
+        elif st is None:
             if v.changed is None or p not in v.changed:
                 out.append(p)        # removed from the work tree since (a commit that deleted it is in changed)
         elif st[0] >= limit:
