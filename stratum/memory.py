@@ -38,6 +38,7 @@ from stratum.notedpaths import Noted, NotedPaths
 from stratum.notetrust import is_maintainer
 from stratum.overlay import NotesOverlay, no_such_note
 from stratum.shard import Shard, ShardSet
+from stratum.targetstale import judged
 
 NOTES_REFRESH_SECONDS = 0.1    # attached notes poll the delta log at most this often (a poll is ~50 us;
                                # this process's own writes are folded at once, others' within 0.1 s)
@@ -68,7 +69,7 @@ class AttachedNote:
     created_at: datetime
     author: str
     trust: str                 # "authenticated", "unauthenticated", "mined" or (its author's) "quarantined"
-    stale: bool                # the code it is about changed since it was written
+    stale: bool                # its code on this item changed since it was written (``targetstale``)
     title: str
     about: str                 # what it is about, when that is a symbol inside the item's file
     # written by a maintainer under its own proven name (a token's or mTLS maintainer, the OS user;
@@ -383,7 +384,7 @@ class Memory:
         found: dict[str, AttachedNote] = {}
         for nid, label in cands:
             if nid not in found and ov.status_of(nid) in (None, "active"):
-                att = self._attached(sh, ov, nid, label, code)
+                att = self._attached(sh, ov, nid, label, (code_id, path, whole_file), code)
                 if att is not None:
                     found[nid] = att
         return sorted(found.values(), key=lambda a: (S.NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
@@ -440,7 +441,8 @@ class Memory:
                     continue
                 if (note := ov.notes.get(nid)) is None or not code.lands(note, code_id, path, whole):
                     continue        # moved here, or code only another branch has (not this file's here)
-                att = self._attached(base, ov, nid, "" if tid == oid else code.label(note, path, q), code)
+                att = self._attached(base, ov, nid, "" if tid == oid else code.label(note, path, q),
+                                     (code_id, path, whole), code)
                 if att is not None:
                     found[nid] = att
         return sorted(found.values(), key=lambda a: (S.NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
@@ -451,9 +453,12 @@ class Memory:
         noted on costs one dict lookup."""
         return self._noted.of(sh, ov)
 
-    def _attached(self, sh: Shard, ov: NotesOverlay, nid: str, label: str,
+    def _attached(self, sh: Shard, ov: NotesOverlay, nid: str, label: str, at: tuple[str, str, bool],
                   code: "BranchCode | None" = None) -> AttachedNote | None:
-        """``code``: a branch session's, which judges the note's staleness (else ``sh``'s code)."""
+        """``code``: a branch session's, which judges the note's staleness (else ``sh``'s code). AT:
+        the item's (node id, path, whole file): the note is stale there only if one of its targets
+        on it changed (``targetstale``; an rca note about two functions read stale on the one that
+        had not changed, a probe)."""
         note = ov.notes.get(nid)
         if note is None:                     # a merged note row the overlay does not fold (no log record)
             r = sh.row_of.get(nid)
@@ -465,7 +470,7 @@ class Memory:
             trust = N.trust_of(written, rec["kind"])
             return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "", trust, False,
                                 rec["name"] or rec["summary"] or "", label, is_maintainer(written))
-        stale = (code or ov.judge).staleness(note) is not None      # ov.judge: the default branch's (branchnotes)
+        stale = judged(code or ov.judge, note).stale_on(*at)      # ov.judge: the default branch's (branchnotes)
         if note.branch and (code is None or note.branch != code.branch):   # judged again only if another branch's
             label = ov.judge.about(note, label) if code is None else code.about(note, label)   # (its version: said so)
         trust = N.trust_of(note, note.kind, quarantined=nid in ov.quarantined)      # trust as `get` says

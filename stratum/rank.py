@@ -17,8 +17,8 @@ File score (every term is on the scale of the fused text scores, ~1/60 per list)
 - N, M, Ch: note evidence (agent notes: rca/failure/insight; mined from history: ``fix`` nodes
   for past bug fixes, ``change`` nodes for every other small commit). A matching note passes its
   text score to each file it is about, divided by sqrt(number of files), times its standing:
-  active 1, stale (its code changed since) ``w.stale``, superseded ``w.superseded``, retracted or
-  orphaned 0. Several notes add, the j-th counting 1/j.
+  active 1, stale (its code in that file changed since) ``w.stale``, superseded ``w.superseded``,
+  retracted or orphaned 0. Several notes add, the j-th counting 1/j.
 - Co: from the ``w.seeds`` strongest files g (by T + notes), partner f gets
   S0(g) * confidence(g -> f) * support / (support + 2) * 0.5 ** (age / half-life), age counted from
   the newest co-change of g (a relative decay: no wall clock).
@@ -114,9 +114,9 @@ class NoteInfo:
     stale: str = ""                 # "" or why it is stale ("src/x.py changed since ...")
     created_at: datetime | None = None
     title: str = ""
-    # (node id, path) of each target when one is a function, class or method (a whole file's id ""),
-    # else (): an agent note's lift goes to those items (stratum.ranksymbols), its files' ranks are the same
+    # (node id, path) of each target when one is a function, class or method (a whole file's id ""), else (): an agent note's lift goes to those items (stratum.ranksymbols), its files' ranks are the same
     nodes: tuple[tuple[str, str], ...] = ()
+    fresh_at: tuple[str, ...] = ()  # of an active stale note, the files none of its changed targets is in: counted whole
 
     @cached_property
     def mined(self) -> bool:
@@ -178,10 +178,9 @@ class Hit:
     kind: str
     file: str | None                # the file a code hit belongs to (None: dir, repo, note)
     note: NoteInfo | None = None
-    # a note hit's NoteInfo.facts (None: no note), kept in the hit: a search reads ~40 note hits
-    # with 10,000 notes, and reaching each one's facts through its NoteInfo (the object, then its
-    # attribute dict) was cache misses, ~1 us a note in flow; ranking reads the NoteInfo itself
-    # only for a note that is not fresh and for the whys it serves
+    # a note hit's NoteInfo.facts (None: no note), kept in the hit: a search reads ~40 note hits with 10,000 notes,
+    # and reaching each one's facts through its NoteInfo (the object, then its attribute dict) was cache misses,
+    # ~1 us a note in flow; ranking reads the NoteInfo itself only for a note that is not fresh and for the whys it serves
     facts: tuple | None = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -375,6 +374,8 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
                         by_file[f] = [(share, label, sy)]
                     else:
                         ev.append((share, label, sy))
+            for f in cast(NoteInfo, h.note).fresh_at if note_why else ():    # stale, not there (stratum.targetstale)
+                by_file[f][-1] = (c.score / root, (c.id, h, ""), *by_file[f][-1][2:])
         elif h.file and h.kind in _CODE_KINDS:
             f = h.file
             e = get(f)
@@ -596,5 +597,4 @@ def candidates_of(items) -> list[Candidate]:
     return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id) for i in items]
 
 
-__all__ = ["Candidate", "Scored", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
-           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "RERANK", "DEEP"]
+__all__ = ["Candidate", "Scored", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY", "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "RERANK", "DEEP"]

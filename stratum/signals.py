@@ -20,6 +20,7 @@ from stratum import schema as S
 from stratum.codetokens import COMPOUND, is_identifier, looks_like_identifier
 from stratum.ids import norm_path
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
+from stratum.targetstale import judged
 from stratum.warm import NO_TIME
 
 if TYPE_CHECKING:
@@ -100,17 +101,17 @@ class ShardSignals:
     def _note(self, nid: str, kind: str, meta: str | None, status: str | None, title: str = "") -> NoteInfo:
         about = json.loads(meta or "{}").get("about", [])
         files, nodes = _lends(kind, [(t.get("path") or "", t.get("kind"), t.get("node_id") or "") for t in about])
-        stale, created = "", None
+        stale, created, j = "", None, None
         if self.overlay is not None:
             status = self.overlay.status_of(nid) or status
             note = self.overlay.notes.get(nid)
             if note is not None:
-                # judged as the default branch's answers judge it: a branch's note about the code the
-                # branch changed is about that version, not stale (``branchnotes.OnDefault``)
-                st = self.overlay.judge.staleness(note)
-                stale = st["message"] if st else ""
-                created = note.created_at
-        return NoteInfo(kind, files, status or "active", stale, created, title or "", nodes)
+                # judged as the default branch's answers judge it, per target (``targetstale``): a branch's
+                # note about the code the branch changed is about that version, not stale (``OnDefault``)
+                j = judged(self.overlay.judge, note)
+                stale, created = j.stale, note.created_at
+        return _info(kind, files, status or "active", stale, created, title or "", nodes,
+                     j.fresh_in(files) if j is not None and (status or "active") == "active" else ())
 
     def hit(self, c: Scored) -> Hit:
         key = c.id or str(c.row)
@@ -464,13 +465,12 @@ class ShardSignals:
 
 class BranchSignals(ShardSignals):
     """``ShardSignals`` for a branch, commit or worktree session: a note's staleness, which weighs its
-    evidence, judged against the code the session sees (``code``: ``memory.BranchCode.staleness``),
-    as its item and the notes get attaches are. Ranked against the default branch's code, a note just
-    written on the branch counted half ("stale ... counted x0.5") while its item said fresh (a probe).
-    Only sessions on a branch pay for it: the shared caches hold the default branch's judgement.
-    ``BranchCode.locate`` places a note's targets where the branch has their code, as
-    its get does: a note about ``fmt#2`` lifted the branch's ``fmt#2``, a neighbour, once the branch
-    added a ``fmt`` above, and its code (``fmt#3``) had no lift (a probe)."""
+    evidence, judged against the code the session sees (``code``, per target: ``targetstale``), as its
+    item and the notes get attaches are: ranked against the default branch's code, a note just written
+    on the branch counted half ("stale ... counted x0.5") while its item said fresh (a probe). Only
+    sessions on a branch pay for it. ``BranchCode.locate`` places a note's targets where the branch
+    has their code, as its get does: a note about ``fmt#2`` lifted the branch's ``fmt#2``, a neighbour,
+    once the branch added a ``fmt`` above, and its code (``fmt#3``) had no lift (a probe)."""
 
     def __init__(self, shard, overlay, code: "BranchCode", extra: Mapping[str, NoteInfo] | None = None):
         super().__init__(shard, overlay, extra)
@@ -485,18 +485,22 @@ class BranchSignals(ShardSignals):
         info = h.note
         note = self.overlay.notes.get(c.id) if info is not None and not info.mined else None
         if info is not None and note is not None:
-            stale = self._code.staleness(note) or ""
-            placed = self._code.locate(note)
-            if placed is not note:
+            j, placed = judged(self._code, note), self._code.locate(note)
+            if placed is not note or j.stale or info.stale:     # judged again, as the branch sees it
                 files, nodes = _lends(info.kind, [(t.path, t.kind, t.node_id) for t in placed.about])
-                info = replace(info, files=files, nodes=nodes)
-            if stale != info.stale or placed is not note:
-                h = Hit(h.kind, h.file, note=replace(info, stale=stale))
+                h = Hit(h.kind, h.file, note=_info(info.kind, files, info.status, j.stale, info.created_at,
+                                                   info.title, nodes, j.fresh_in(files) if info.status == "active" else ()))
         self._cache[key] = h
         return h
 
     def hit_many(self, candidates) -> list[Hit]:
         return [self.hit(c) for c in candidates]
+
+
+def _info(kind: str, files: tuple, status: str, stale: str, created, title: str, nodes: tuple, fresh_at: tuple) -> NoteInfo:
+    """A note's ``NoteInfo``; ``fresh_at`` (``targetstale``) set only when it has some: most notes build as before."""
+    info = NoteInfo(kind, files, status, stale, created, title, nodes)
+    return replace(info, fresh_at=fresh_at) if fresh_at else info
 
 
 def _lends(kind: str, about: list[tuple[str, str | None, str]]) -> tuple[tuple, tuple]:
