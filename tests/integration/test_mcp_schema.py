@@ -25,7 +25,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from stratum.cli import main
 from stratum.errors import InvalidArgument, NoteRejected
-from stratum.limits import MAX_PAGE_SIZE
+from stratum.limits import MAX_PAGE_SIZE, MAX_QUERY_CHARS
 from stratum.tools import TOOL_NAMES, TOOLS, Tools
 from stratum.toolspec import ARGS
 from tests.gitrepo import Repo
@@ -191,7 +191,9 @@ def test_every_string_argument_has_the_one_bound_the_tools_refuse_past(indexed, 
                     with pytest.raises(InvalidArgument) as mine:
                         call(value)
                     said = (f"{arg} has {most + 1} entries; the limit is {most}" if spec.items and len(value) == most + 1
-                            else f"{arg} is {spec.max_chars + 1} characters; the limit is {spec.max_chars} (")
+                            # a query past every limit is told the prose one, naming the traceback's
+                            else f"query is {spec.max_chars + 1} characters; the limit is {MAX_QUERY_CHARS} ("
+                            if arg == "query" else f"{arg} is {spec.max_chars + 1} characters; the limit is {spec.max_chars} (")
                     assert mine.value.message.startswith(said), (t.name, arg, mine.value.message)
                     msg = requests[t.name.replace("_", "")](**{arg: value})
                     with pytest.raises(InvalidArgument) as door:
