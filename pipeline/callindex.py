@@ -120,10 +120,11 @@ class Scopes:
     """Where a Python file's imports bind their names: one in a function's body (or a class's)
     binds a name of that function alone (its nested functions, hidden in its node, included),
     not of the module: a call in another function, or a module reading the name off this one
-    (``from jobs import clamp``, ``jobs.clamp()``, ``pipeline.calls``' ``_LAST_LINE``), does not
-    see it. A scope is the innermost function, method or class node around a line (a lambda's
-    node is a statement of its own scope); nodes read without their lines (an overlay's base)
-    give none: their imports count as the module's, as before."""
+    (``from jobs import clamp``, ``jobs.clamp()``, ``pipeline.callbindings.LAST_LINE``), does not
+    see it; but a name the body declares ``global`` is the module's (a lazy import: the binding
+    record's ``scoped`` is False, ``ImportRef.scoped``). A scope is the innermost function, method
+    or class node around a line (a lambda's node is a statement of its own scope); nodes read
+    without their lines (an overlay's base) give none: their imports count as the module's."""
 
     def __init__(self) -> None:
         self.spans: dict[str, list[tuple[int, int]]] = defaultdict(list)     # path -> (first, last line)
@@ -146,18 +147,22 @@ class Scopes:
             self._at[key] = got
         return self._at[key]
 
+    def of(self, path: str, b: tuple) -> tuple[int, int] | None:
+        """The scope a binding record (``(line, name there, scoped, files)``) binds in."""
+        return self.at(path, b[0]) if b[2] else None
+
     def visible(self, path: str, seen: list | None, line: int) -> list:
-        """Of ``seen`` (the imports of a name in ``path``: ``(line, ...)`` records), those a call at
+        """Of ``seen`` (the imports of a name in ``path``: binding records), those a call at
         ``line`` sees: the module's, and those of the scope the call is in (the call's own scope
         is looked for only when one of them is in a scope: most names are the module's)."""
-        if not seen or path not in self.spans or all(self.at(path, b[0]) is None for b in seen):
+        if not seen or path not in self.spans or all(self.of(path, b) is None for b in seen):
             return seen or []
         here = self.at(path, line)
-        return [b for b in seen if (s := self.at(path, b[0])) is None or s == here]
+        return [b for b in seen if (s := self.of(path, b)) is None or s == here]
 
     def unseen(self, path: str, names: dict[str, list] | None, line: int) -> frozenset[str]:
         """The files only imports in scopes other than ``line``'s reach (of ``names``: the
-        name -> ``(line, name there, files)`` records of ``path``): an import edge of the file,
+        name -> binding records of ``path``): an import edge of the file,
         yet not what a call there imports (``from util.nums import clamp`` in one function, a
         bare ``clamp()`` in another)."""
         reach = self._reach.get(path)
@@ -175,8 +180,8 @@ class Scopes:
         got: dict[str, set[tuple[int, int] | None]] = defaultdict(set)
         for seen in names.values():
             for b in seen:
-                scope = self.at(path, b[0])
-                for f in b[2]:
+                scope = self.of(path, b)
+                for f in b[3]:
                     got[f].add(scope)
         return {f: s for f, s in got.items() if None not in s}
 

@@ -19,21 +19,25 @@ than a missing one). In order, the first rule that finds definitions decides:
   (Python ``from ... import f``, through a module that imports it in turn: a package
   ``__init__`` that re-exports it under another name, ``from .api import Client as
   PublicClient``, a module a function was moved out of, ``from ..util.helpers import
-  round_price``; an import in a Python function's body binds for that function only; JS/TS
-  ``{percent as f}``, through a barrel's ``export {A as f} from`` or ``export * from``; Java
-  ``import static a.Money.f`` or ``a.Money.*``; Rust ``use crate::a::f``); none when an outside module's import binds it
-  (``{setTimeout as delay} from 'node:timers/promises'``, Java ``import java.util.List``, Rust
-  ``use std::error::Error as StdError``: never the repository's same-named definition, for a
-  base class too); else the one ``f`` among the files it
-  imports; else (C++) the one ``f`` of an enclosing namespace in the repository (a prototype and
-  its one body count as one); else the one top-level ``f`` of its language family in the
-  repository (JavaScript, JSX, TypeScript and TSX are one family).
+  round_price``; an import in a Python function's body binds for that function only, but a
+  name it declares ``global``; JS/TS ``{percent as f}``, through a barrel's ``export {A as f}
+  from`` or ``export * from``; Java ``import static a.Money.f`` or ``a.Money.*``; Rust ``use
+  crate::a::f``); none when an outside module's import binds it (``{setTimeout as delay} from
+  'node:timers/promises'``, Java ``import java.util.List``, Rust ``use std::error::Error as
+  StdError``: never the repository's same-named definition, for a base class too), or the Python
+  module it is read from imports it only in a function's body (``from kb import run``, ``def
+  setup(): from .impl import run`` in ``kb``); else the one ``f`` among the files it imports
+  (Python: no import binds ``f``, ``from m import *``); else (C++) the one ``f`` of an enclosing
+  namespace in the repository (a prototype and its one body count as one); else the one
+  top-level ``f`` of its language family in the repository (JavaScript, JSX, TypeScript and TSX
+  are one family).
 - ``x.f()`` with ``x`` a name: what ``x`` binds (Python ``import x``, ``import a.b as x``, ``from
   p import x``; ``import a.b`` for ``a.b.f()``; JS/TS ``import * as x``, ``{Account as x}``
   for its class's ``f``, through barrels; Go a package's name or alias, ``c
   "example.com/shop/pkg/cart"``) holding ``f`` (``x.C.f()``: its class ``C``'s;
   ``pkg.PublicClient()``, ``pricing.round_price()``: what the module imports as it, followed as
-  ``f()``'s import is; Python ``C.f()``: the method of the class ``C`` such an import reaches;
+  ``f()``'s import is, by ``f``'s name: not the file a module re-exports another name from;
+  Python ``C.f()``: the method of the class ``C`` such an import reaches;
   ``core.pricing.f()``: the module ``core`` binds, then its own import of ``pricing`` or, a
   package, its submodule, ``pipeline.pyimports.dotted_modules``); none when an outside
   module's import binds ``x`` or the head of a path ``x.y`` (``fmt.Println``, Rust
@@ -71,18 +75,14 @@ from pipeline import vartypes
 from pipeline.callindex import (CODE as _CODE, JS_FAMILY as _JS_FAMILY, MODULES as _MODULES, Def as _Def,
                                 Index as _Index, by_arity as _by_arity, classes as _classes, defined as _defined,
                                 family as _family, one as _one, parent_qual as _parent_qual, unique as _unique)
+from pipeline.callbindings import REEXPORT_DEPTH, Bindings
 from pipeline.exprnames import SELF
-from pipeline.pyimports import dotted_modules, is_module
+from pipeline.pyimports import is_module
 from pipeline.testlinks import tests_edge, used_by_tests
 
 
-_JS_EXTS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")      # a module that may re-export
-_PY_EXTS = (".py", ".pyi")
 _SCOPED = ("cpp", "java", *_MODULES)        # a bare name is looked up in the scopes around it first
 INHERIT_DEPTH = 3
-REEXPORT_DEPTH = 3          # re-exports followed from one import (a cycle ends there)
-_LAST_LINE = 1 << 62        # below every import: a module's last binding of a name, as Python leaves it
-_INITS = ("__init__.py", "__init__.pyi")
 
 
 def _stem(path: str) -> tuple[str, str]:
@@ -102,81 +102,14 @@ def _written(name: str, recv: str) -> str:
     return f"{'?' if recv == '.' else recv}.{name}" if recv else name
 
 
-class _Resolver:
+class _Resolver(Bindings):
     def __init__(self, ix: _Index, imported: dict[str, list[str]], bound: dict[str, dict[str, list]],
                  files: set[str] | frozenset[str] = frozenset()):
-        self.ix, self.imported, self.bound, self.files = ix, imported, bound, files
+        super().__init__(ix, imported, bound, files)
         self.bases: dict[str, list[str]] = {}          # class id -> base class ids
         self.attrs: dict[str, dict[str, tuple[str, str]]] = {}     # class id -> self.x -> its one (type, receiver)
         self.returns: dict[str, tuple[str, str]] = {}               # function id -> its declared return type
         self.scoped: dict[str, list[tuple[str, str | None]]] = {}   # definition id -> the scopes around it
-        # names a module binds under another name (``from .api import Client as PublicClient``):
-        # ``pkg.PublicClient()`` names no definition, yet may reach one (a Python module's only
-        # when the import reaches files: ``import numpy as np`` reaches none of ours)
-        self.aliases = {local for p, names in bound.items() if p.endswith((*_JS_EXTS, *_PY_EXTS))
-                        for local, seen in names.items()
-                        if any(b[1] != local and (b[2] or not p.endswith(_PY_EXTS)) for b in seen)}
-
-    def _binding(self, path: str, name: str, line: int) -> tuple[str, list[str]]:
-        """What ``name`` is bound to by an import of the file, as seen from ``line`` (a Python
-        function's own import only within it: ``callindex.Scopes``): the import of it nearest
-        above the line, else its first; (name, []) when no import binds it."""
-        seen = self.ix.scopes.visible(path, self.bound.get(path, {}).get(name), line)
-        if not seen:
-            return name, []
-        best = seen[0]
-        for b in seen:
-            if best[0] < b[0] <= line:
-                best = b
-        return best[1], best[2]
-
-    def _outside(self, path: str, name: str, line: int) -> bool:
-        """``name`` is bound by an import of a module outside the repository (JS/TS, Go: ``import
-        {setTimeout as delay} from 'node:timers/promises'``): no definition here is what it names."""
-        return bool(self.ix.scopes.visible(path, self.bound.get(path, {}).get(name), line)) and \
-            not self._binding(path, name, line)[1]
-
-    def _in_imports(self, path: str, qual: str, line: int = 0) -> str | None:
-        """The one definition ``qual`` among the files ``path`` imports (as seen from ``line``: not
-        those only a Python function's own imports reach, from elsewhere: ``callindex.Scopes``)."""
-        hide = self.ix.scopes.unseen(path, self.bound.get(path), line)
-        return _one(i for t in self.imported.get(path, ()) if t not in hide
-                    and (i := self.ix.by_qual.get((t, qual))) is not None)
-
-    def _reexported(self, targets: Iterable[str], name: str, depth: int = 0, plain: bool = True) -> str | None:
-        """``name`` read off a Python module (``plain``: any; else a package ``__init__`` only) or
-        a JavaScript/TypeScript module (a barrel) among ``targets`` that binds it by an import of
-        its own (``from .api import Client as PublicClient``, a function moved out and imported
-        back, ``export {Account as Acct} from``): the definition that import reaches, by the name
-        it has there, followed ``REEXPORT_DEPTH`` imports deep. For an ``__init__`` the files are
-        those ``pipeline.pyimports`` followed the re-exports to (the import's targets); only the
-        name is read here, from the module's binding (its last, as Python runs the file). A
-        barrel's ``export * from './x'``: the one module among its starred ones that defines (or
-        re-exports) it."""
-        for t in targets:
-            js = t.endswith(_JS_EXTS)
-            if not js and not (t.endswith(_PY_EXTS) if plain else posixpath.basename(t) in _INITS):
-                continue
-            orig, further = self._binding(t, name, _LAST_LINE)
-            for f in further:
-                got = self.ix.by_qual.get((f, orig))
-                if got is not None:
-                    return got
-            if further and depth < REEXPORT_DEPTH:
-                got = self._reexported(further, orig, depth + 1)
-                if got is not None:
-                    return got
-            if js and not further and depth < REEXPORT_DEPTH:
-                stars = [f for _, star, files in self.bound.get(t, {}).get("*", ()) if star == "*" for f in files]
-                got = _one(g for f in stars if (g := self.ix.by_qual.get((f, name))
-                                                or self._reexported([f], name, depth + 1)) is not None)
-                if got is not None:
-                    return got
-        return None
-
-    def _modules(self, path: str, recv: str, line: int) -> list[str]:
-        """The Python module files a dotted receiver names (``pyimports.dotted_modules``)."""
-        return dotted_modules(self._binding, path, recv, line, self.files)
 
     def _scopes(self, d: _Def) -> list[tuple[str, str | None]]:
         """The scopes around ``d`` a bare name written in it is looked up in before its file's top
@@ -262,12 +195,15 @@ class _Resolver:
         got = self._reexported(targets, orig)
         if got is not None:
             return got, "imported name"
+        if lang == "python" and self._local_only(targets, orig):
+            return None, ""
         if lang == "java":      # import static a.b.C.*: C's member
-            got = _one(g for _, cls, files in self.bound.get(path, {}).get("*", ()) for t in files
+            got = _one(g for _, cls, _, files in self.bound.get(path, {}).get("*", ()) for t in files
                        if (g := ix.by_qual.get((t, f"{cls}.{name}"))) is not None)
             if got is not None:
                 return got, "imported name"
-        got = self._in_imports(path, name, line)
+        # a Python import of it names where it is: not any file the module imports (``fast``'s)
+        got = self._in_imports(path, name, line) if not (targets and lang == "python") else None
         if got is not None:
             return got, "imported file"
         if lang == "cpp":           # a namespace's one definition of it, none of its files included here
@@ -393,15 +329,17 @@ class _Resolver:
             if not targets and (self._outside(path, recv, line) or (head != recv and self._outside(path, head, line))):
                 return None, ""             # an outside module's namespace or class (``io::Error::new``)
             named = lang in _JS_FAMILY and orig not in ("*", "")   # JS {Account as Acct}: a name, no module
+            # Python: the module itself, not a file it re-exports another name from (kb.run, kb.fast)
+            mods = [t for t in targets if is_module(t, orig)] if lang == "python" else targets
             for t in targets:                                       # a module or class the file binds
-                got = None if named else ix.by_qual.get((t, name))
+                got = None if named or t not in mods else ix.by_qual.get((t, name))
                 got = got or ix.by_qual.get((t, f"{orig.rsplit('.', 1)[-1]}.{name}"))
                 if got is not None:
                     return got, "imported module"
             # pkg.PublicClient(): pkg's re-export; a Python module's own import of it (a function
             # moved out, imported back) when ``recv`` binds that module
-            module = lang == "python" and any(is_module(t, orig) for t in targets)
-            got = self._reexported(targets, name, plain=module) if not named else None
+            module = lang == "python" and bool(mods)
+            got = self._reexported(mods if module else targets, name, plain=module) if not named else None
             if got is not None:
                 return got, "imported module"
             if lang == "python" and targets and not module and "." not in recv and \
@@ -595,4 +533,4 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
     return out
 
 
-__all__ = ["resolve", "INHERIT_DEPTH"]
+__all__ = ["resolve", "INHERIT_DEPTH", "REEXPORT_DEPTH"]

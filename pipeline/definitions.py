@@ -18,8 +18,10 @@ Rules beyond nesting (the parse module's docstring has the general ones):
   ...``, a name bound to a lambda outside any function body) a function of subkind ``lambda``, a
   method in a class body (``key = lambda self: ...``), its body the lambda's expression. A chain
   (``to_cents = cents = lambda x: ...``) or a tuple (``add, scale = helper, lambda v: ...``,
-  paired element by element) binds one such function per name bound to a lambda (``bound``: each
-  spans the statement, as the single form does; its calls are those of its own lambda).
+  paired element by element), and a lambda in parentheses in any of these forms (``f = (lambda x:
+  ...)``), binds one such function per name bound to a lambda (``bound``: each spans the
+  statement, as the single form does; its calls are those of its own lambda; its signature is
+  its own name and lambda, ``cents = lambda x``).
 - Python ``@overload`` stubs yield to their implementation (the general rule); the stubs right
   above it (comments between allowed) are its first lines (``Def.lead``: its span and ``full``
   start at the first stub's decorator) and their signatures head its api (``Def.stubs``), so a
@@ -153,7 +155,8 @@ def _blanket_trait(impl: ts.Node, name: str, src: bytes) -> str | None:
 def _bound_lambdas(stmt: ts.Node) -> list[tuple[ts.Node, ts.Node]]:
     """(name, lambda) of each name a Python assignment statement binds to a lambda through a chain
     (``a = b = lambda x: ...``) or a tuple or list, element by element (``a, b = f, lambda y:
-    ...``; nested ones too; a starred element makes the pairing unknown: none)."""
+    ...``; nested ones too; a starred element makes the pairing unknown: none), or in parentheses
+    (``f = (lambda x: ...)``, ``a, b = (lambda: 1), (lambda: 2)``: black wraps a long lambda so)."""
     node = stmt.named_children[0] if stmt.named_child_count else None
     targets: list[ts.Node] = []
     value = None
@@ -167,7 +170,11 @@ def _bound_lambdas(stmt: ts.Node) -> list[tuple[ts.Node, ts.Node]]:
     if value is None:
         return out
 
-    def pair(target: ts.Node, val: ts.Node) -> None:
+    def pair(target: ts.Node, val: ts.Node | None) -> None:
+        while val is not None and val.type == "parenthesized_expression":     # (lambda x: ...)
+            val = next((c for c in val.named_children if c.type != "comment"), None)
+        if val is None:
+            return
         if target.type == "identifier":
             if val.type == "lambda":
                 out.append((target, val))

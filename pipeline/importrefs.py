@@ -108,8 +108,15 @@ def _imports_python(node: ts.Node, src: bytes, line: int, text: str) -> list[Imp
         scan = {b: n for n, b in zip(names, bound) if n != "*" and not b[:1].isupper()}
         got = attribute_uses(node, src, list(scan))
         uses = tuple(f"{scan[b]}.{a}" for b in scan for a in got.get(b, ()))
+    glob = _globals(node, src)
+    if glob:            # a function's own names, and those it declares ``global``: a record each
+        split = [[i for i, b in enumerate(bound) if (b not in glob) == scoped] for scoped in (False, True)]
+        return [ImportRef("from", target, tuple(names[i] for i in keep), level, line, text,
+                          bound=tuple(bound[i] for i in keep) if any(bound[i] != names[i] for i in keep) else (),
+                          uses=tuple(u for u in uses if u.partition(".")[0] in {names[i] for i in keep}),
+                          scoped=bool(scoped)) for scoped, keep in enumerate(split) if keep]
     return [ImportRef("from", target, tuple(names), level, line, text,
-                      bound=tuple(bound) if bound != names else (), uses=uses, scoped=_scoped(node))]
+                      bound=tuple(bound) if bound != names else (), uses=uses, scoped=glob is not None)]
 
 
 def _python_import(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
@@ -125,21 +132,38 @@ def _python_import(node: ts.Node, src: bytes, line: int, text: str) -> list[Impo
             alias = _text(src, a.start_byte, a.end_byte) if a is not None else ""
             found.append((target, (alias or target) if target.split(".")[0] not in _STDLIB else None, alias))
     uses = attribute_uses(node, src, [b for _, b, _ in found if b])
-    scoped = _scoped(node)
+    glob = _globals(node, src)
     return [ImportRef("import", t, line=line, text=text, bound=(alias,) if alias else (),
-                      uses=tuple(uses.get(b, ())) if b else (), scoped=scoped) for t, b, alias in found]
+                      uses=tuple(uses.get(b, ())) if b else (),
+                      scoped=glob is not None and (alias or t.split(".")[0]) not in glob)
+            for t, b, alias in found]
 
 
-def _scoped(node: ts.Node) -> bool:
-    """Whether a Python import sits in a function's or class's body: it binds a name there, not
-    an attribute of the module (a package ``__init__``'s ``def setup(): from .impl import run``
-    re-exported ``run`` to every ``from pkg import run``)."""
-    p = node.parent
-    while p is not None:
-        if p.type in ("function_definition", "class_definition"):
-            return True
-        p = p.parent
-    return False
+_SCOPES = ("function_definition", "class_definition")
+
+
+def _globals(node: ts.Node, src: bytes) -> frozenset[str] | None:
+    """Where a Python import binds its names: None at the module's top; in a function's or class's
+    body (its innermost one), there, not as an attribute of the module (a package ``__init__``'s
+    ``def setup(): from .impl import run`` re-exported ``run`` to every ``from pkg import run``),
+    but for the names that body declares ``global``, returned here (``def _load(): global impl;
+    import lz.impl as impl``: a lazy import of the module's ``impl``)."""
+    scope = node.parent
+    while scope is not None and scope.type not in _SCOPES:
+        scope = scope.parent
+    if scope is None:
+        return None
+    if b"global" not in src[scope.start_byte:scope.end_byte]:
+        return frozenset()
+    declared: set[str] = set()
+    todo = [c for c in scope.named_children if c.type == "block"]
+    while todo:                                     # its body, not the bodies of its nested defs
+        n = todo.pop()
+        if n.type == "global_statement":
+            declared.update(_text(src, c.start_byte, c.end_byte) for c in n.named_children if c.type == "identifier")
+        elif n.type not in _SCOPES:
+            todo.extend(n.named_children)
+    return frozenset(declared)
 
 
 def _js_names(node: ts.Node, src: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:

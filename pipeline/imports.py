@@ -162,9 +162,12 @@ class _Resolver:
 
     # -- python --------------------------------------------------------------------------
     def python(self, path: str, ref: ImportRef) -> list[tuple[str, str | None]]:
+        return self.py().resolve(path, ref)
+
+    def py(self) -> PythonModules:
         if self._py is None:
             self._py = PythonModules(self.paths, self.dirs, self.reexports)
-        return self._py.resolve(path, ref)
+        return self._py
 
     # -- javascript / typescript --------------------------------------------------------------
     def js(self, path: str, ref: ImportRef) -> list[str]:
@@ -320,12 +323,14 @@ class _Resolver:
 
 
 def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests: dict[str, str] | None,
-              context: Iterable[FileImports] = ()
-              ) -> Iterator[tuple[FileImports, ImportRef, list[tuple[str, str | None]], bool]]:
-    """Yield (file, ref, targets, outside) for every import of every file in a supported language;
-    a target is (path, the package ``__init__`` or JS/TS barrel it was reached through, else None);
-    ``outside``: an import with no targets names a module outside the repository (JS/TS, Go, Java;
-    Rust: a ``use`` of ``std`` or a manifest's dependency), whose names are none of ours."""
+              context: Iterable[FileImports] = (), by_name: bool = False
+              ) -> Iterator[tuple[FileImports, ImportRef, list[tuple[str, str | None]], bool, dict | None]]:
+    """Yield (file, ref, targets, outside, names) for every import of every file in a supported
+    language; a target is (path, the package ``__init__`` or JS/TS barrel it was reached through,
+    else None); ``outside``: an import with no targets names a module outside the repository
+    (JS/TS, Go, Java; Rust: a ``use`` of ``std`` or a manifest's dependency), whose names are none
+    of ours; ``names`` (with ``by_name``; else None): a Python ``from`` import reaching several
+    files: each name -> the files it reaches itself (``PythonModules.by_name``)."""
     files = list(files)
     r = _Resolver(set(all_paths), manifests or {}, python_reexports([*context, *files]),
                   js_reexports([*context, *files]))
@@ -334,7 +339,11 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
     for f in files:
         if f.language == "python":
             for ref in f.imports:
-                yield f, ref, r.python(f.path, ref), False
+                reached = r.python(f.path, ref)
+                names = None
+                if by_name and ref.kind == "from" and len(reached) > 1:
+                    names = r.py().by_name(f.path, ref, {t for t, _ in reached})
+                yield f, ref, reached, False, names
             continue
         fn = by_lang.get(f.language or "")
         if fn is None:
@@ -343,7 +352,7 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
             got: list[tuple[str, str | None]] = [(t, None) for t in fn(f.path, ref)]
             if got and f.language in _JS_LANGS and ref.kind in ("import", "export"):
                 got += r.js_through(got[0][0], ref.names)
-            yield f, ref, got, not got and (f.language != "rust" or r.rust_outside(ref))
+            yield f, ref, got, not got and (f.language != "rust" or r.rust_outside(ref)), None
 
 
 def js_reexports(files: Iterable[FileImports]) -> dict[str, dict[str, ImportRef]]:
@@ -431,7 +440,7 @@ def _java_bound(ref: ImportRef, landing: str) -> list[tuple[str, str]]:
 
 def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
             manifests: dict[str, str] | None = None, context: Iterable[FileImports] = (),
-            bindings: dict[str, dict[str, list[tuple[int, str, list[str]]]]] | None = None
+            bindings: dict[str, dict[str, list[tuple[int, str, bool, list[str]]]]] | None = None
             ) -> tuple[list[dict], list[dict]]:
     """Resolve every file's raw imports.
 
@@ -446,7 +455,8 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
     imports of files not resolved here (an overlay's unchanged base files), read only for what
     their package ``__init__`` files re-export; ``files`` override them. ``bindings``, when given,
     is filled with each Python file's imported names -> each import of it (its line, the name where
-    it comes from, the files the import reaches: the module, what it re-exports the name from),
+    it comes from, whether it binds the name in a function's or class's body alone: ``ImportRef.scoped``,
+    the files the import reaches for that name: the module, what it re-exports the name from),
     and likewise each JavaScript/TypeScript file's imported and re-exported names and each Go
     file's imported packages, each Java file's imported classes and static members and each
     Rust file's ``use`` names (``_bound_names``; an outside module's with no files), for
@@ -455,12 +465,13 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
     edges: dict[tuple[str, str], dict] = {}
     metas: dict[tuple[str, str], dict] = {}
     externals: dict[tuple[str, str], dict] = {}
-    for f, ref, targets, outside in _resolved(files, all_paths, manifests, context):
+    for f, ref, targets, outside, names in _resolved(files, all_paths, manifests, context, bindings is not None):
         if bindings is not None and (targets or outside):
             # a name bound by an outside module's import too (no files): it is none of ours
             got = [t for t, _ in targets]
             for local, orig in _bound_names(f.language or "", ref, got[0] if got else ""):
-                bindings.setdefault(f.path, {}).setdefault(local, []).append((ref.line, orig, got))
+                bindings.setdefault(f.path, {}).setdefault(local, []).append(
+                    (ref.line, orig, ref.scoped, names.get(orig, got) if names else got))
         if not targets:
             tgt = external_target(f.language or "", ref)
             if (f.path, tgt) not in externals:
@@ -488,7 +499,7 @@ def resolve_paths(files: Iterable[FileImports], all_paths: Iterable[str],
                   manifests: dict[str, str] | None = None, context: Iterable[FileImports] = ()
                   ) -> set[tuple[str, str]]:
     """The resolved (importer path, imported path) pairs: the path view of :func:`resolve`."""
-    return {(f.path, t) for f, _, targets, _ in _resolved(files, all_paths, manifests, context)
+    return {(f.path, t) for f, _, targets, _, _ in _resolved(files, all_paths, manifests, context)
             for t, _ in targets if t != f.path}
 
 

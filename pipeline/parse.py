@@ -7,10 +7,10 @@ Java anonymous class a field holds), function (a Rust ``macro_rules!``, subkind 
 method that is not hidden inside a function body (closures and local helpers are part of their
 function's ``full`` text, not nodes); a Python name bound to a lambda there (``to_cents = lambda x:
 ...``) is a function (a method in a class body) of subkind ``lambda``, its signature the
-assignment's head (``to_cents = lambda x``). Namespaces (C++ ``namespace``, Rust inline ``mod``,
-TypeScript ``namespace``) prefix qualified names but are not nodes. Which definitions a file has
-and what each is called is ``pipeline.definitions``'s (its docstring: Rust impl blocks, Java
-anonymous classes).
+assignment's head (``to_cents = lambda x``; one of a chain or tuple: its own name and lambda).
+Namespaces (C++ ``namespace``, Rust inline ``mod``, TypeScript ``namespace``) prefix qualified
+names but are not nodes. Which definitions a file has and what each is called is
+``pipeline.definitions``'s (its docstring: Rust impl blocks, Java anonymous classes).
 
 Qualified names join the enclosing scopes with ``.``: ``Outer.Inner.method``; Go methods sit under
 their receiver type (``Server.Start``; one declared in another file of the package hangs under its
@@ -111,7 +111,11 @@ def _lines(text: str) -> str:
 
 def _signature(lang: str, src: bytes, d: Def) -> str:
     """The definition's head on one line: from its first decorator/modifier to its body; a short
-    ``type X = ...`` whole, a Go type of a grouped ``type (...)`` with its ``type`` keyword."""
+    ``type X = ...`` whole, a Go type of a grouped ``type (...)`` with its ``type`` keyword; a name a
+    Python chain, tuple or parentheses bind to a lambda, that name and its own lambda (``high =
+    lambda b`` of ``(low, high) = (lambda a: a, lambda b: b)``)."""
+    if d.bound is not None and d.body is not None:
+        return f"{d.name} = " + re.sub(r"\s*:$", "", _one_line(_text(src, d.bound.start_byte, d.body.start_byte)))
     begin = d.start.start_byte if d.start.type == "decorator" else d.outer.start_byte
     end = d.body.start_byte if d.body is not None else d.node.end_byte
     if d.cap == "type" and len(_one_line(_text(src, begin, d.node.end_byte))) <= _SHORT_TYPE:

@@ -97,6 +97,19 @@ class PythonModules:
                 out.setdefault(f, module)
         return list(out.items())
 
+    def by_name(self, importer: str, ref: ImportRef, got: Collection[str]) -> dict[str, list[str]]:
+        """Each name of a ``from`` import -> those of the files it reaches (``got``) that name reaches:
+        the module or the submodule it is, where a package re-exports it from (``from kb import
+        fast, run`` with ``from .impl import fast`` in ``kb/__init__.py`` reaches ``kb/impl.py`` for
+        ``fast`` alone: ``run`` is not found there by the file)."""
+        out: dict[str, list[str]] = {}
+        for n in ref.names:
+            if n != "*":
+                one = dataclasses.replace(ref, names=(n,), bound=(),
+                                          uses=tuple(u for u in ref.uses if u.partition(".")[0] == n))
+                out[n] = [t for t, _ in self.resolve(importer, one) if t in got] or list(got)
+        return out
+
     def land(self, importer: str, ref: ImportRef) -> tuple[list[str], list[tuple[str, str]]]:
         """The files the import lands on, and the (module file, name) pairs of the names it reads
         off a module: ``from m import n`` (n not a submodule) and the ``uses`` of a module it binds."""

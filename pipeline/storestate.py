@@ -115,8 +115,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # 29: Python ``a = b = lambda`` and tuple targets are nodes, and an import in a function's or class's body
 # binds for it alone (calls elsewhere, and importers of the module, do not see it: ``ImportRef.scoped``);
 # 30: a Rust macro argument's ``Self::f()`` records ``Self`` as written (was ``self``), C++ ``(*this).f()``
-# records ``this``, and C++ ``this->f()`` in ``int A::g()`` links through ``A`` of an included header.
-PARSE_FORMAT = 30
+# records ``this``, and C++ ``this->f()`` in ``int A::g()`` links through ``A`` of an included header;
+# 31: a Python function's ``global`` names bind at module level, a ``from`` import's names each reach
+# their own files, parenthesized lambdas are nodes, a bound lambda's signature is ``name = lambda params``.
+PARSE_FORMAT = 31
 
 
 def config_key(cfg: IndexConfig) -> str:

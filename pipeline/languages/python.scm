@@ -22,8 +22,14 @@
     right: (lambda body: (_) @body))) @definition.lambda
 
 ; a = b = lambda x: ... (a chain) and a, b = f, lambda y: ... / (a, b) = (...) (a tuple or list,
-; element by element): each name bound to a lambda is a function as above, one per name
+; element by element), and a lambda in parentheses (f = (lambda x: ...), as black wraps a long one,
+; in any of these forms): each name bound to a lambda is a function as above, one per name
 ; (pipeline/definitions.py pairs the names with the values; the statement is each one's span)
+(expression_statement
+  (assignment
+    left: (identifier)
+    right: (parenthesized_expression [(lambda) (parenthesized_expression)]))) @bound.lambda
+
 (expression_statement
   (assignment right: (assignment))) @bound.lambda
 

@@ -130,8 +130,8 @@ def test_each_name_a_chain_binds_to_a_lambda_is_a_function_like_the_single_form(
     for name in ("to_cents", "cents"):
         got = _get(repo, f"shop/pricing.py::{name}", "api")
         assert (got.kind, got.qualname, got.start_line, got.end_line) == ("function", name, 9, 9)
-        assert got.text == "to_cents = cents = lambda x"
-        assert _get(repo, f"shop/pricing.py::{name}").text == f"lambda {name}: to_cents = cents = lambda x"
+        assert got.text == f"{name} = lambda x"                 # its own name and lambda (s25 g2)
+        assert _get(repo, f"shop/pricing.py::{name}").text == f"lambda {name}: {name} = lambda x"
         assert _get(repo, f"shop/pricing.py::{name}", "full").text == "to_cents = cents = lambda x: helper(x) * 100"
     for name in ("key", "rank"):            # in a class body: methods, as `key = lambda self, v: ...` is
         got = _get(repo, f"shop/pricing.py::Sorter.{name}", "api")
@@ -147,15 +147,18 @@ def test_a_tuple_pairs_names_with_lambdas_element_by_element(repo):
         got = _get(repo, f"shop/pricing.py::{name}", "api")
         assert (got.kind, got.start_line, got.end_line) == ("function", line, line)
         assert name in got.text
-    assert _get(repo, "shop/pricing.py::scale", "api").text.endswith("lambda v")
-    assert _get(repo, "shop/pricing.py::high", "api").text.endswith("lambda b")
+    assert _get(repo, "shop/pricing.py::scale", "api").text == "scale = lambda v"
+    assert _get(repo, "shop/pricing.py::high", "api").text == "high = lambda b"    # not low's lambda too
     assert _get(repo, "shop/pricing.py:10").qualname == "scale"           # was the file
     for none in ("add", "first", "rest"):       # bound to a function's name; a starred pairing
         with pytest.raises(NotFound):
             t.get(sid, f"shop/pricing.py::{none}")
     outline = _get(repo, "shop/pricing.py", "api").text
-    assert outline.index("\nsingle = lambda x\n") < outline.index("scale = helper, lambda v\n") \
-        < outline.index("\nclass Sorter")
+    assert outline.index("\nsingle = lambda x\n") < outline.index("\nscale = lambda v\n") \
+        < outline.index("\nlow = lambda a\nhigh = lambda b\n") < outline.index("\nclass Sorter")
+    lines = outline.splitlines()            # each name of a chain once (the chain was there twice)
+    assert lines.count("to_cents = lambda x") == lines.count("cents = lambda x") == 1
+    assert sum("to_cents" in x for x in lines) == 1
 
 
 def test_calls_in_and_out_of_chained_and_tuple_lambdas_link(repo):
