@@ -463,14 +463,17 @@ def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None
 
 
 def resolve(nodes: list[dict], import_edges: Iterable[dict],
-            bindings: dict[str, dict[str, list]], known: Iterable[dict] = ()) -> list[dict]:
+            bindings: dict[str, dict[str, list]], known: Iterable[dict] = (),
+            known_bases: Iterable[tuple[str, str]] = ()) -> list[dict]:
     """``calls`` and ``inherits`` edges of ``nodes`` (code nodes with ``meta`` call and base
     records, plus their files), and the ``tests`` edges a Go test's calls make (``by: "use"``,
     ``pipeline.testlinks.used_by_tests``: a Go import lands on every file of the package, what
     the test calls says which it tests); ``import_edges``: the resolved ``imports`` edges (file
     ids); ``bindings``: the names imports bind (``imports.resolve(bindings=)``); ``known``:
     further definitions that may be called but whose own calls are not resolved here (an
-    overlay's base)."""
+    overlay's base); ``known_bases``: their own (class, base) ``inherits`` pairs, which a call
+    through an unchanged class's bases follows (an overlay missed ``DataFrame.transform`` ->
+    ``Apply.transform``)."""
     ix = _Index([*known, *nodes])
     path_of = {n["id"]: n["path"] for n in nodes if n["kind"] == "file"}
     path_of.update({n["id"]: n["path"] for n in known if n["kind"] == "file"})
@@ -480,6 +483,9 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
         if s is not None and d is not None:
             imported[s].append(d)
     r = _Resolver(ix, imported, bindings, set(path_of.values()))
+    for src, dst in known_bases:
+        if src in ix.defs and dst in ix.defs:
+            r.bases.setdefault(src, []).append(dst)
     refs = [(n, json.loads(n["meta"])) for n in nodes if n.get("meta") and n["kind"] in ("file", *_CODE)]
     out: list[dict] = []
     for n, meta in refs:            # bases first: a method call on self may go through them

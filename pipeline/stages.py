@@ -146,12 +146,22 @@ def init_imports(snap, skip: set[str]) -> list:
     tab = snap.read("nodes", columns=["path", "language", "meta"],
                     where="kind = 'file' AND (path LIKE '%/__init__.py' OR path = '__init__.py' OR "
                           "(language IN ('javascript', 'typescript', 'tsx') AND meta LIKE '%\"kind\": \"export\"%'))")
-    out = []
-    for r in tab.to_pylist():
-        if r["path"] in skip:
-            continue
-        out.append(FileImports(r["path"], r["language"], tuple(stored_imports(r.get("meta")))))
-    return out
+    return [FileImports(r["path"], r["language"], tuple(stored_imports(r.get("meta"))))
+            for r in tab.to_pylist() if r["path"] not in skip]
+
+
+def file_imports(snap, paths: set[str]) -> list:
+    """The raw imports of the previous version's files at PATHS (those it has), as ``FileImports``,
+    in one read of their rows alone: an overlay reads those of the unchanged modules its changed
+    files' imports reach (``pipeline.overlay``), for what those modules import in turn, not every
+    file's."""
+    from pipeline.imports import FileImports
+
+    if not paths:
+        return []
+    listed = ", ".join("'" + p.replace("'", "''") + "'" for p in sorted(paths))     # SQL's quoting
+    tab = snap.read("nodes", columns=["path", "language", "meta"], where=f"kind = 'file' AND path IN ({listed})")
+    return [FileImports(r["path"], r["language"], tuple(stored_imports(r.get("meta")))) for r in tab.to_pylist()]
 
 
 # ---- 3. tree, imports, tests --------------------------------------------------------------------
