@@ -391,7 +391,6 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             from pipeline.files import inside as within
 
             dirty = [p for p in gitio.dirty_paths(root) if not any(within(p, i) for i in inside)]   # sorted there
-            rep.dirty_paths = storestate.dirty_states(root, dirty[:DIRTY_PATHS_KEPT], cfg.parse.max_file_bytes)
             rep.worktree_key = storestate.worktree_key(root, dirty)
             under = f"under HEAD {head[:12]}" if head else "in a repository with no commits yet"
             rep.messages.append(f"the work tree has uncommitted changes: they are indexed, {under} "
@@ -403,6 +402,8 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             rep.messages.append(why)
             rep.seconds["total"] = time.perf_counter() - t0
             return rep
+        if rep.worktree == "dirty":     # read only by a run that parses: an up-to-date one reads no file
+            rep.dirty_paths = storestate.dirty_states(root, dirty[:DIRTY_PATHS_KEPT], cfg.parse.max_file_bytes)
         if before_work is not None:
             before_work()
         prev_snap = store.snapshot(prev) if prev else None

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from pipeline import gitio
+from stratum.freshness import racy
 from pipeline.report import RunReport
 from stratum.config import IndexConfig
 from stratum.errors import InvalidArgument, StoreError
@@ -155,9 +156,6 @@ def worktree_key(root: Path, dirty: list[str]) -> str:
     return h.hexdigest()
 
 
-RACY_NS = 50_000_000    # a modification this close to the look may share its mtime with one after it
-
-
 def dirty_states(root: Path, dirty: list[str], max_bytes: int) -> dict[str, list | None]:
     """What each uncommitted file holds as the run starts reading: ``[size, mtime_ns, sha1 of its
     bytes]`` (the file node's ``file_hash``), None for a path deleted from the work tree. An answer
@@ -172,7 +170,7 @@ def dirty_states(root: Path, dirty: list[str], max_bytes: int) -> dict[str, list
     what the index holds no content of (links, folders such as a submodule's, files over
     ``max_bytes``): said uncommitted, as before."""
     out: dict[str, list | None] = {}
-    racy = time.time_ns() - RACY_NS
+    now = time.time_ns()
     for p in dirty:
         full = root / p
         try:
@@ -187,7 +185,7 @@ def dirty_states(root: Path, dirty: list[str], max_bytes: int) -> dict[str, list
         got = _read_still(full, max_bytes)
         if got is not None:
             size, mtime, data = got
-            out[p] = [size, mtime if mtime < racy else 0, hashlib.sha1(data).hexdigest()]
+            out[p] = [size, 0 if racy(mtime, now) else mtime, hashlib.sha1(data).hexdigest()]
     return out
 
 

@@ -5,11 +5,11 @@ switch, uncommitted edits) must be told, on the answer itself, not only by ``sta
 is the composition root's (``pipeline.gitio.GitFreshness``, the seam: core runs no git): a cheap
 ``probe`` (a few stats of HEAD, refs and the index) and a ``view`` (HEAD, the paths changed since
 the indexed commit, the uncommitted paths). Here the view is cached per store, keyed by the probe
-and re-probed at most every ``PROBE_SECONDS``; per call the only cost is a ``stat`` of each returned
+and re-probed at most every ``PROBE_SECONDS``; per call the cost is a ``stat`` of each returned
 file, because an edit that is not staged moves neither HEAD nor the index: a file modified after the
 view was taken, or one it holds dirty whose stat moved since (put back by hand: an editor's undo, a
 copy of HEAD's bytes; it was said uncommitted indefinitely), makes git look again, once per change of
-the file's stat. An uncommitted file the version read as it is on disk (``stratum index`` reads the
+the file's stat (one git run per edit of a returned file; answers in flight share it). An uncommitted file the version read as it is on disk (``stratum index`` reads the
 work tree) is no staleness while the disk still holds those bytes (``matches``: a stat, a hash only
 when the stat moved); nor, once those edits are committed unchanged, is it a file changed since the
 indexed commit: HEAD's version is the one read.
@@ -31,6 +31,15 @@ MTIME_SLACK_NS = 20_000_000  # file clocks lag the wall clock a little: count an
 NAMED_PATHS = 10           # paths a warning names (the rest are counted)
 DIR_KINDS = ("dir", "repo")
 _UNSEEN = object()         # a file RepoView.vouched holds no stat for
+RACY_NS = 50_000_000       # a modification this close to a look may share its mtime with one after it
+COARSE_RACY_NS = 2_000_000_000   # ... on a clock of whole seconds (HFS+, ext3, some NFS; FAT: 2 s)
+
+
+def racy(mtime_ns: int, now_ns: int) -> bool:
+    """Whether a later save may keep this mtime (and size): it is within the file clock's tick of
+    now, so an equal stat proves no bytes. A whole second is taken for a coarse clock's (one in 10**9
+    finer ones is, which costs a hash): a same-size save in that second kept the stat (a probe)."""
+    return mtime_ns >= now_ns - (COARSE_RACY_NS if mtime_ns % 1_000_000_000 == 0 else RACY_NS)
 
 
 @dataclass(frozen=True)
@@ -76,8 +85,12 @@ class Freshness:
     def supports(source: Any) -> bool:
         return source is not None and callable(getattr(source, "probe", None)) and callable(getattr(source, "view", None))
 
-    def view(self, repo_path: str, indexed: str | None, store_root: str = "", *, force: bool = False) -> RepoView | None:
-        """The cached view, recomputed when the probe says the repository state changed."""
+    def view(self, repo_path: str, indexed: str | None, store_root: str = "", *, force: bool = False,
+             newer_than: RepoView | None = None) -> RepoView | None:
+        """The cached view, recomputed when the probe says the repository state changed. ``force``
+        with ``newer_than`` (the view the caller found wanting): a view another caller forced since
+        serves instead (N answers in flight after one edit each ran git, one after another under
+        the lock: ``_looked_again`` checks what it covers)."""
         ck = f"{repo_path}\0{indexed}"
         now = time.monotonic()
         e = self._entries.get(ck)
@@ -90,6 +103,9 @@ class Freshness:
         with self._lock:                 # one computation per state, however many calls wait for it
             e2 = self._entries.get(ck)
             if e2 is not None and e2 is not e and not force and e2.key == key:
+                return e2.view
+            if (newer_than is not None and e2 is not None and e2.view is not None
+                    and e2.view.taken_ns > newer_than.taken_ns):
                 return e2.view
             v = self._compute(repo_path, indexed, store_root) if key is not None else None
             self._entries[ck] = _Entry(key, v, time.monotonic())
@@ -140,13 +156,20 @@ class Freshness:
         """V, or a view git takes again when a returned file changed since V was taken
         (``_edited_since``): once per change of its stat. A file still a suspect in the new view
         (its mtime within the clock slack of it) is vouched for by its stat, if that did not move
-        while git looked: git's verdict on it stands until it changes."""
+        while git looked: git's verdict on it stands until it changes. A look another answer forced
+        meanwhile serves when it covers these files (answers in flight after one edit: one git run)."""
         edited = _edited_since(repo_path, v, paths)
         if not edited:
             return v
         before = {p: _stat(os.path.join(repo_path, p)) for p in edited}
-        v = self.view(repo_path, indexed, store_root, force=True) or v
-        for p in _edited_since(repo_path, v, paths):
+        asked = time.time_ns()
+        w = self.view(repo_path, indexed, store_root, force=True, newer_than=v) or v
+        still = _edited_since(repo_path, w, paths)
+        if still and w.taken_ns < asked:     # another answer's look, begun before these stats: git looks again
+            w = self.view(repo_path, indexed, store_root, force=True) or w
+            still = _edited_since(repo_path, w, paths)
+        v = w
+        for p in still:
             st = _stat(os.path.join(repo_path, p))
             if p in before and before[p] == st:
                 v.vouched[p] = st
@@ -203,7 +226,7 @@ class Freshness:
                 sha = hashlib.sha1(f.read()).hexdigest()
         except OSError:
             return None
-        if key[0] < time.time_ns() - MTIME_SLACK_NS:
+        if not racy(key[0], time.time_ns()):
             self._sums[full] = (key, sha)
         return sha
 
@@ -391,4 +414,4 @@ def _names(paths: list[str]) -> str:
     return head + (f" and {len(paths) - NAMED_PATHS} more" if len(paths) > NAMED_PATHS else "")
 
 
-__all__ = ["Freshness", "RepoView", "warnings_for", "PROBE_SECONDS"]
+__all__ = ["Freshness", "RepoView", "warnings_for", "racy", "PROBE_SECONDS"]

@@ -49,12 +49,13 @@ def crossed(shards: Sequence["Shard | None"], target: str, path: str) -> list[st
     when none: ``packages/admin/src/api.ts`` goes on from ``src/api.ts`` into packages/admin/src,
     not packages/web/src. Its folder's last segments one longer than that tail (``admin/src``) as the
     end of a folder's path, or (one segment: ``src``, ``app`` are everywhere) some of them as a whole
-    folder's path; a folder only a traceback's machine has (/home/ci/build/src) is none."""
+    folder's path, for a relative path only (/app/manage.py is a root file in a Docker image's /app);
+    a folder only a traceback's machine has (/home/ci/build/src) is none."""
     want = _segments(target)
     k = _common(want, path.split("/"))
     folder = want[:-1]
-    if len(folder) < k or k == 0:
-        return []
+    if len(folder) < k or k == 0 or (k == 1 and _absolute(target)):
+        return []        # /app/manage.py: the traceback machine's folders above a root file (Docker's /app)
     found: set[str] = set()
     for sh in shards:
         if sh is None:
@@ -179,6 +180,13 @@ def _segments(target: str) -> list[str]:
     """A target's path as segments: path:LINE and path::symbol read as the path."""
     target = re.sub(r":\d+$", "", target.partition("::")[0])
     return [s for s in target.replace("\\", "/").split("/") if s and s != "."]
+
+
+def _absolute(target: str) -> bool:
+    """Whether a target is a path on some machine's disk (a traceback's): its first folders are that
+    machine's, not the repository's, when all it shares with a file is the name of one at the root."""
+    t = target.strip()
+    return t.startswith(("/", "\\")) or re.match(r"[A-Za-z]:[\\/]", t) is not None
 
 
 def _common(want: list[str], have: list[str]) -> int:
