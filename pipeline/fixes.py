@@ -137,15 +137,17 @@ def has_content(text: str) -> bool:
 
 
 def fix_text(message: str) -> str:
-    """The subject and the first body lines (trailers dropped), cut at TEXT_CHARS; for a squash
-    message, the squashed commits' subjects (not its stock header, shas, authors and dates)."""
+    """The subject (its first paragraph) and the first body lines (trailers dropped), cut at
+    TEXT_CHARS; for a squash message, the squashed commits' subjects (not its stock header, shas,
+    authors and dates)."""
     squashed = squashed_subjects(message)
     if squashed:
         text = "\n".join(squashed)
         return _cut(text)
     lines = [ln.strip() for ln in (message or "").split("\n")]
-    subject = lines[0] if lines else ""
-    body = [ln for ln in lines[1:] if ln and not _TRAILER.match(ln)][:BODY_LINES]
+    end = lines.index("") if "" in lines else len(lines)     # git's subject: the first paragraph, on one line
+    subject = " ".join(lines[:end])                          # (a wrapped one lost its second line: a probe)
+    body = [ln for ln in lines[end:] if ln and not _TRAILER.match(ln)][:BODY_LINES]
     text = "\n".join([subject] + body)
     return _cut(text)
 
@@ -235,7 +237,8 @@ def new_rows(commits: pa.Table) -> int | None:
     return int(raw) if raw is not None and raw.isdigit() else None
 
 
-MINED_FORMAT = 1        # bump when what a commit makes changes (texts, the content words, the file rule)
+MINED_FORMAT = 2        # bump when what a commit makes changes (texts, the content words, the file rule);
+# 2: a subject wrapped over several lines is one line, as git's %s
 
 
 def mined_as(fixes: bool, changes: bool, max_files: int, contentless: bool) -> str:

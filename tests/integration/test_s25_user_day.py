@@ -72,3 +72,17 @@ def test_status_says_how_the_os_user_is_identified_as_its_notes_do(shop, capsys)
     assert rc == 0, err
     data = json.loads(out)["data"]
     assert data["identified_by"] == "os_user" and data["author"].startswith("os:"), data
+
+
+def test_notes_list_shows_a_note_as_the_answers_do(shop, capsys):
+    # it printed line 1 alone, cut at 90 characters with no mark (session 25 probe P3)
+    long = "first line is very long: " + "x" * 120
+    rc, out, err = run(capsys, "remember", "failure", f"{long}\nsecond line: DO NOT retry", "--about",
+                       "shop/cart.py::total")
+    assert rc == 0, err
+    rc, out, err = run(capsys, "notes", "list")
+    assert rc == 0, err
+    assert "first line is very long: xxx" in out and "\u2026" in out, out
+    rc, out, err = run(capsys, "remember", "rca", "Tried rounding.\nfix discount instead", "--about", "shop/cart.py")
+    rc, out, err = run(capsys, "notes", "list")
+    assert "Tried rounding. / fix discount instead" in out, out
