@@ -35,7 +35,8 @@ def in_lines(memory: "Memory", sh: "Shard", row: int, span: tuple[int, int | Non
     keep = []
     for a in memory.branch_notes(view, base, sh, row):
         note = ov.notes.get(a.id)       # None: a merged record the fold lacks, named by its label
-        where = [t.qualname for t in code.locate(note).about if t.path == path] if note is not None else [a.about]
+        where = ([t.qualname for t in code.locate(note).about if t.path == path] if note is not None
+                 else a.about.split(", "))
         if _meets(sh, path, where, span):
             keep.append(a)
     return keep
@@ -48,7 +49,8 @@ def _in_lines(memory: "Memory", sh: "Shard", row: int, span: tuple[int, int | No
     keep = []
     for a in memory.notes_about(sh, row):
         note = ov.notes.get(a.id)       # every target it has in this file, not the one its line names
-        if _meets(sh, path, [t.qualname for t in note.about if t.path == path] if note is not None else [a.about], span):
+        quals = [t.qualname for t in note.about if t.path == path] if note is not None else a.about.split(", ")
+        if _meets(sh, path, quals, span):
             keep.append(a)
     return keep
 

@@ -381,9 +381,14 @@ class Memory:
                 # all in-edges, filtered here: the graph's kind filter is an isin per call (~4x the cost)
                 cands += [(sh.col("id")[n], label) for n, k, _, _ in sh.neighbors(r, (), "in")
                           if k == "about" and sh.col("kind")[n] in S.ATTACHED_NOTE_KINDS]   # not mined changes
+        labels: dict[str, list[str]] = {}     # a note about two symbols of a file names both (it named
+        for nid, label in cands:              # the first, the unchanged one, beside "stale": a probe)
+            if label not in labels.setdefault(nid, []):
+                labels[nid].append(label)
         found: dict[str, AttachedNote] = {}
-        for nid, label in cands:
-            if nid not in found and ov.status_of(nid) in (None, "active"):
+        for nid, said in labels.items():
+            if ov.status_of(nid) in (None, "active"):
+                label = "" if "" in said else ", ".join(said)      # about the item itself: no "on"
                 att = self._attached(sh, ov, nid, label, (code_id, path, whole_file), code)
                 if att is not None:
                     found[nid] = att

@@ -196,7 +196,7 @@ def _list(args) -> int:
         flags += "" if r["merged"] else " [unmerged]"
         flags += f" [{r['trust']}]"
         about = ", ".join(N.Target(**t).label() for t in r["about"]) or "-"
-        title = n.title(90)     # the answers' line: it cut line 2, the reason, unmarked (a probe)
+        title = N.clean_text(n.title(90))     # the answers' line: it cut line 2, the reason, unmarked (a probe)
         lines.append(one_line(f"{r['id']}  {r['kind']:<8} {r['created_at'][:10]}  {r['author']}{flags}") +
                      f"\n    {quoted(title)}\n    about: {one_line(about)}")
     lines.append(f"{len(rows)} note(s)" + (f"; {len(v.damage)} damaged log region(s) skipped" if v.damage else ""))

@@ -97,6 +97,9 @@ def test_two_targets_in_one_file_and_both_changed(tmp_path):
             for target in ("shop/cart.py::count", TOTAL, "shop/cart.py", DISCOUNT)}
     assert said == {"shop/cart.py::count": {fid: False}, TOTAL: {fid: True, nid: True},
                     "shop/cart.py": {fid: True, nid: True}, DISCOUNT: {nid: True}}, said
+    # the file's line names both its targets there (it named the first found, beside "stale": a probe)
+    on_file = _note_on(t.get(sid, "shop/cart.py").items, fid)
+    assert " on count, total" in on_file["line"] or " on total, count" in on_file["line"], on_file
     t.close()
 
 
