@@ -124,7 +124,8 @@ class Scopes:
     see it; but a name the body declares ``global`` is the module's (a lazy import: the binding
     record's ``scoped`` is False, ``ImportRef.scoped``). A scope is the innermost function, method
     or class node around a line (a lambda's node is a statement of its own scope); nodes read
-    without their lines (an overlay's base) give none: their imports count as the module's."""
+    without their lines give none: their imports count as the module's (an overlay reads its
+    base's lines, ``pipeline.overlay``)."""
 
     def __init__(self) -> None:
         self.spans: dict[str, list[tuple[int, int]]] = defaultdict(list)     # path -> (first, last line)

@@ -108,6 +108,7 @@ class _Resolver(Bindings):
         super().__init__(ix, imported, bound, files)
         self.bases: dict[str, list[str]] = {}          # class id -> base class ids
         self.attrs: dict[str, dict[str, tuple[str, str]]] = {}     # class id -> self.x -> its one (type, receiver)
+        self.attr_at: dict[str, dict[str, int]] = {}               # class id -> self.x -> the line typing it
         self.returns: dict[str, tuple[str, str]] = {}               # function id -> its declared return type
         self.scoped: dict[str, list[tuple[str, str | None]]] = {}   # definition id -> the scopes around it
 
@@ -251,7 +252,10 @@ class _Resolver(Bindings):
         guesses its method (``t.Error()`` was cobra's only ``Error`` method)."""
         if recv.startswith("self.") or (lang == "java" and recv not in types):    # java: a field by its name
             cls = self._class_of(caller)
-            got = self.attrs.get(cls, {}).get(recv[5:] if recv.startswith("self.") else recv) if cls else None
+            attr = recv[5:] if recv.startswith("self.") else recv
+            got = self.attrs.get(cls, {}).get(attr) if cls else None
+            # its type is named where it is assigned: that method's own import (``callindex.Scopes``)
+            line = self.attr_at.get(cls, {}).get(attr, line) if cls else line
             how = "attribute's class"
         else:
             how, cur = "variable's class", recv
@@ -458,6 +462,7 @@ def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None
                     continue
                 tname, trecv = got[-1]
             seen.setdefault(cls, {}).setdefault(attr, set()).add((tname, trecv))
+            r.attr_at.setdefault(cls, {}).setdefault(attr, at)
     r.attrs = {c: {a: next(iter(t)) for a, t in attrs.items() if len(t) == 1}
                for c, attrs in seen.items() if c not in unsure}
 

@@ -147,11 +147,13 @@ def _globals(node: ts.Node, src: bytes) -> frozenset[str] | None:
     body (its innermost one), there, not as an attribute of the module (a package ``__init__``'s
     ``def setup(): from .impl import run`` re-exported ``run`` to every ``from pkg import run``),
     but for the names that body declares ``global``, returned here (``def _load(): global impl;
-    import lz.impl as impl``: a lazy import of the module's ``impl``)."""
+    import lz.impl as impl``: a lazy import of the module's ``impl``). A module's own ``def
+    __getattr__`` (PEP 562) is the module's top: what it imports is what ``from pkg import run``
+    gets there (a lazy package's names linked nowhere)."""
     scope = node.parent
     while scope is not None and scope.type not in _SCOPES:
         scope = scope.parent
-    if scope is None:
+    if scope is None or _module_getattr(scope, src):
         return None
     if b"global" not in src[scope.start_byte:scope.end_byte]:
         return frozenset()
@@ -164,6 +166,17 @@ def _globals(node: ts.Node, src: bytes) -> frozenset[str] | None:
         elif n.type not in _SCOPES:
             todo.extend(n.named_children)
     return frozenset(declared)
+
+
+def _module_getattr(scope: ts.Node, src: bytes) -> bool:
+    """Whether SCOPE is a module's ``def __getattr__`` (no function or class around it)."""
+    name = scope.child_by_field_name("name")
+    if scope.type != "function_definition" or name is None or _text(src, name.start_byte, name.end_byte) != "__getattr__":
+        return False
+    p = scope.parent
+    while p is not None and p.type not in _SCOPES:
+        p = p.parent
+    return p is None
 
 
 def _js_names(node: ts.Node, src: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import gitio
+from pipeline.callbindings import JS_EXTS, PY_EXTS
 from pipeline import stages as st
 from pipeline.report import RunReport
 from stratum.config import EmbedConfig, IndexConfig
@@ -316,7 +317,7 @@ def _module_bindings(repo: str, snap, context: list, fi: list, all_paths: list[s
     ms; every reached module's imports whole: 192, ~250 ms), and of the 6,806 calls out of a
     100-file branch's changed files a full index links, 6,702 (before: 4,485). Their edges are
     the base's."""
-    from pipeline.calls import REEXPORT_DEPTH
+    from pipeline.callbindings import REEXPORT_DEPTH
     from pipeline.imports import FileImports, resolve
 
     inits = {f.path: f for f in context}
@@ -448,9 +449,8 @@ class _ReturnTypes:
 _NAME_BYTES = {*b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$", *range(0x80, 0x100)}   # UTF-8's too
 _IDENT = bytes(b if b in _NAME_BYTES else 0x20 for b in range(256))      # all but a name's bytes: a space
 _IDENT_PAREN = bytes(b if b in _NAME_BYTES or b == 0x28 else 0x20 for b in range(256))    # and "(" kept
-_PY = (".py", ".pyi")
-# the modules whose own imports ``pipeline.calls`` reads (``_reexported``, ``dotted_modules``)
-_FOLLOWED = (*_PY, ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
+_PY = PY_EXTS
+_FOLLOWED = (*PY_EXTS, *JS_EXTS)    # the modules whose own imports ``pipeline.calls`` reads (``callbindings``)
 
 
 def _file_languages(snap) -> dict[str, str | None]:

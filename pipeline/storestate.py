@@ -118,8 +118,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # 30: a Rust macro argument's ``Self::f()`` records ``Self`` as written (was ``self``), C++ ``(*this).f()``
 # records ``this``, and C++ ``this->f()`` in ``int A::g()`` links through ``A`` of an included header;
 # 31: a Python function's ``global`` names bind at module level, a ``from`` import's names each reach
-# their own files, parenthesized lambdas are nodes, a bound lambda's signature is ``name = lambda params``.
-PARSE_FORMAT = 31
+# their own files, parenthesized lambdas are nodes, a bound lambda's signature is ``name = lambda params``;
+# 32: a module's ``def __getattr__`` (PEP 562) imports for the module (``from pkg import run`` links there).
+PARSE_FORMAT = 32
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -202,17 +202,23 @@ class BranchCode:
         is pending there; a base note's target with no hash recorded is stale when the branch
         changed its file. A note of another, unmerged branch is about that branch's version
         (``OnDefault``), not stale."""
+        return self.stale_targets(note)[0]
+
+    def stale_targets(self, note: N.Note) -> tuple[str | None, frozenset[str]]:
+        """``staleness`` and the node ids of the targets (as placed, or as written) that make it so:
+        ``targetstale`` reads which changed here rather than judging each target again (a note of one
+        target under the note's id, placed again, evicted the note's kept placement)."""
         st = self._judge(note)[0]
         if st:
-            return self._said(note, st)
+            return self._said(note, st), frozenset(c["node_id"] for c in st["changes"])
         if note.commit != self.o.commit and not note.branch:      # no hash to compare: the file decides
-            moved = [t.label() for t in note.about if t.content_hash is None
+            moved = [t for t in note.about if t.content_hash is None
                      and (r := self.base.row_of.get(t.node_id)) is not None and self.o.branch_changed(self.base, r)]
             if moved:
-                return (f"stale: {', '.join(moved)} {'is' if len(moved) == 1 else 'are'} in a file "
-                        f"{echo(self.view.rev)!r} changed since this note was written "
-                        f"({note.created_at.date().isoformat()})")
-        return None
+                return (f"stale: {', '.join(t.label() for t in moved)} {'is' if len(moved) == 1 else 'are'} in a "
+                        f"file {echo(self.view.rev)!r} changed since this note was written "
+                        f"({note.created_at.date().isoformat()})"), frozenset(t.node_id for t in moved)
+        return None, frozenset()
 
     def _said(self, note: N.Note, st: dict) -> str:
         """The stale line: a gone target said to be gone from this branch; code that a worktree

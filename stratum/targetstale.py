@@ -8,17 +8,19 @@ though ``total`` never changed. The note's own item (``notes show``, search's no
 note's staleness, judged whole as before: it names the target that changed.
 
 ``judged`` asks the session's judge (``branchnotes.OnDefault`` on the default branch,
-``branchcode.BranchCode`` in a branch, commit or worktree session) about the note, and only for a
-stale note with several targets which of them changed: from the changes the judge lists
-(``notes.staleness``), else by judging each target alone. Kept per judge and note object (a
+``branchcode.BranchCode`` in a branch, commit or worktree session) about the note, and for a stale
+note with several targets which of them changed, from the same answer: the changes
+``notes.staleness`` lists, or ``BranchCode.stale_targets``. Kept per judge and note object (a
 judge's code is fixed for its life, a fold replaces a changed note's object rather than editing
-it): once per overlay (or branch session), not once per query. Core code: no git.
+it): on the default branch once per overlay, not once per query; a branch session builds its
+``BranchCode`` per answer (``Memory.branch_code``), so there once per answer, as its staleness
+always was (where it places a note is kept for the overlay's life). Core code: no git.
 """
 
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol, Sequence
 
 from stratum import notes as N
@@ -28,7 +30,7 @@ KEPT = 65536        # notes judged per judge; a full table starts again (as sign
 
 class Judge(Protocol):
     """What judges a note against the code a session sees: ``OnDefault`` (a dict, ``notes.staleness``'s),
-    ``BranchCode`` (the stale line)."""
+    ``BranchCode`` (the stale line; ``stale_targets`` says which targets made it so)."""
 
     def staleness(self, note: N.Note) -> dict | str | None: ...
 
@@ -85,7 +87,8 @@ def judged(judge: Judge, note: N.Note) -> Judged:
 
 
 def _judge(judge: Judge, note: N.Note) -> Judged:
-    st = judge.staleness(note)
+    both = getattr(judge, "stale_targets", None)        # a branch session's: the line and what changed
+    st, ids = both(note) if both is not None else (judge.staleness(note), None)
     if not st:
         return FRESH
     locate = getattr(judge, "locate", None)            # a branch session's: where it has their code
@@ -93,11 +96,10 @@ def _judge(judge: Judge, note: N.Note) -> Judged:
     about, at = tuple(note.about), tuple(placed.about)
     if len(at) < 2 or len(at) != len(about):
         return Judged(_line(st), (), (), None)          # stale wherever it is attached
-    if isinstance(st, dict) and "changes" in st:        # notes.staleness lists what changed, by node id
-        ids = {c["node_id"] for c in st["changes"]}
-        changed = frozenset(i for i, t in enumerate(at) if t.node_id in ids)
-    else:                                               # a line only: each target judged alone
-        changed = frozenset(i for i, t in enumerate(at) if judge.staleness(replace(placed, about=[t])))
+    if ids is None and isinstance(st, dict) and "changes" in st:    # notes.staleness's, by node id
+        ids = frozenset(c["node_id"] for c in st["changes"])
+    changed = frozenset(i for i, (a, t) in enumerate(zip(about, at)) if a.node_id in ids or t.node_id in ids) \
+        if ids else None
     return Judged(_line(st), about, at, changed or None)
 
 
