@@ -279,11 +279,8 @@ class Memory:
             found = self._by_prefix(shards, target)
             if found is not None:
                 return found
-        if "/" in target or "\\" in target:     # a path as a traceback prints it: by its longest tail
-            from stratum.tracebacks import tails
-
-            hits = [(sh, Target(sh, r, None)) for sh in shards if (r := tails(sh).row_of(target)) is not None
-                    and PT.names(target, sh.col("path")[r] or "", [sh])]
+        if "/" in target or "\\" in target:     # a path as a traceback prints it: by its tail, as a frame (``pathtails``)
+            hits = [(sh, Target(sh, got[1], None)) for sh in shards if (got := PT.named_file(sh, target)) is not None]
             if hits:
                 return W.one(hits, asked or target)
         skipped = self.unindexed(shards, target)

@@ -27,11 +27,58 @@ from stratum.limits import echo
 from stratum.notindexed import on_disk
 
 if TYPE_CHECKING:
-    from stratum.branchview import BranchView
+    from stratum.branchview import BranchView, StoreOverlay
     from stratum.memory import Memory, Target
     from stratum.shard import Shard
 
 SHOWN = 5           # the files an ambiguous tail's refusal lists; "and N more" says the rest
+
+
+Place = tuple["Shard", int]     # (shard, row) of a file: the base shard's, or a branch overlay's
+
+
+def named_files(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None, *,
+                shorter: bool = False) -> list[list[Place]]:
+    """The files of ``sh`` (as a branch ``overlay`` of it has them) that a path as a traceback prints
+    it names by its tail (``names``), grouped by that tail's length, the longest first: the one rule
+    for every reader of such a path, ``get`` (``named_file``) and a pasted traceback's frames
+    (``tracebacks.locate``: a frame took ``shop/cart.py`` for ``/home/ci/proj/billing/cart.py``, which
+    get refused, a probe). The first group is get's reading (one file: its answer; several: a tie,
+    ``tied``); [] when the longest tail files end with names none (``billing/cart.py``: a file name
+    alone), or goes on into another folder (``crossed``): get refuses that path, and no shorter tail
+    is read. ``shorter``: the files shorter tails name too (a frame's function chooses among them:
+    ``/app/manage.py ... in run`` is the root manage.py when app/manage.py has no ``run``)."""
+    from stratum.tracebacks import tails      # it imports memory, which imports this
+
+    seen = [sh, overlay.shard if overlay is not None else None]
+    out: list[list[Place]] = []
+    crossing: dict[int, bool] = {}      # by the tail's length: all crossed asks of it (``names``, unrolled)
+    for group in tails(sh, overlay).by_tail(target, shorter):
+        named = []
+        for c, spot, k in group:
+            if k >= 2 or k == len(c):
+                if k not in crossing:
+                    crossing[k] = bool(crossed(seen, target, "/".join(c)))
+                if not crossing[k]:
+                    named.append(_place(spot, sh, overlay))
+        if named:
+            out.append(named)
+        elif not out:
+            return []       # get's own reading names nothing: nor does any shorter tail
+    return out
+
+
+def named_file(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None) -> Place | None:
+    """The one file of ``sh`` a path as printed names (``named_files``' first group), None when it
+    names none or several (``ambiguous`` lists those)."""
+    got = named_files(sh, target, overlay)
+    return got[0][0] if got and len(got[0]) == 1 else None
+
+
+def _place(spot: tuple[int, int], sh: "Shard", overlay: "StoreOverlay | None") -> Place:
+    """A ``FileTails`` spot as (shard, row): 0 is ``sh``, 1 its ``overlay``'s shard."""
+    src = overlay.shard if spot[0] and overlay is not None and overlay.shard is not None else sh
+    return src, spot[1]
 
 
 def names(target: str, path: str, shards: Sequence["Shard | None"] = ()) -> bool:
@@ -108,14 +155,12 @@ def crossing_why(shards: Sequence["Shard"], target: str, view: "BranchView | Non
 
 def tied(sh: "Shard", target: str) -> list[str]:
     """The paths of the files of ``sh`` that end with the longest tail of ``target`` when two or more
-    do and that tail names them (``names``), sorted; [] when one file or none does. The tails are
-    ``tracebacks.FileTails.best``'s, which ``Memory.resolve`` takes one of (``place_of``)."""
-    from stratum.tracebacks import tails      # it imports memory, which imports this
-
-    want = _segments(target)
-    if not want:
+    do and that tail names them (``named_files``' first group), sorted; [] when one file or none
+    does (``named_file``: get's answer)."""
+    if not _segments(target):
         return []
-    found = sorted(p for p in ("/".join(c) for c, _ in tails(sh).best("/".join(want))) if names(target, p, [sh]))
+    got = named_files(sh, re.sub(r":\d+$", "", target.partition("::")[0]))
+    found = sorted(src.col("path")[r] or "" for src, r in got[0]) if got else []
     return found if len(found) > 1 else []
 
 
@@ -214,4 +259,5 @@ def _folders(sh: "Shard") -> dict[str, list[list[str]]]:
     return got
 
 
-__all__ = ["SHOWN", "names", "crossed", "crossing", "crossing_why", "tied", "ambiguous", "recorded"]
+__all__ = ["SHOWN", "Place", "named_files", "named_file", "names", "crossed", "crossing", "crossing_why", "tied",
+           "ambiguous", "recorded"]

@@ -6,11 +6,14 @@ JavaScript ``at render (src/view.js:40:7)``, a JVM ``at com.shop.Cart.total(Cart
 ``shop.Total(...)`` over ``\t/src/shop/cart.go:12``. Its words are mostly paths, so neither the text lists nor
 the name list read it: the frames' functions came out anywhere in the answer. Here each frame whose
 file is in the index names the innermost definition around its line (``linerange.enclosing``, as
-``get path:LINE`` does). A frame's path is matched by its longest tail that an indexed file ends with
-(an installed package's ``site-packages/flask/app.py`` is the repository's ``src/flask/app.py``); a tail
-two files share equally is not guessed. When the frame says its function and the definition at that
-line has another name (the installed version differs from the indexed one), the file's definition of
-that name is taken instead.
+``get path:LINE`` does). A frame's path names a file as get reads it (``pathtails.named_files``): by its
+longest tail that an indexed file ends with (an installed package's ``site-packages/flask/app.py`` is the
+repository's ``src/flask/app.py``), a tail holding a folder or a root file's whole path, not going on
+into another folder the repository has; a path get refuses adds nothing. When the frame says its
+function, it chooses among the files the path names (a tail two files share equally, else a shorter
+one: a container's ``/app/manage.py`` is the root manage.py that defines ``run``, not app/manage.py); when
+the definition at that line has another name (the installed version differs from the indexed one), the
+file's definition of that name is taken instead.
 
 The frames found go first in the search answer, the innermost first (where the error was raised:
 the frame Python prints last, the one a JavaScript stack prints first), each with why ``traceback frame: <file>:<line> in <function>``. Frames outside
@@ -38,7 +41,7 @@ if TYPE_CHECKING:
     from stratum.branchview import BranchView, StoreOverlay
     from stratum.shard import Shard
 
-Place = tuple["Shard", int]     # (shard, row) of a file
+Place = PT.Place                # (shard, row) of a file
 Spot = tuple[int, int]          # (which of the shards the tails were made from, row): FileTails keeps no shard,
                                 # as a value in a WeakKeyDictionary keyed by its shard would keep that alive
 
@@ -47,6 +50,7 @@ CALLED_WHY = "called on a traceback line: "    # and a definition a shown line c
 MAX_FRAMES = 32          # the innermost frames read (a recursion prints hundreds of the same few)
 MAX_CALLED = 3           # definitions a traceback's lines call, placed after its frames (a page keeps text room)
 CALLED_DEFS = 2          # a name more definitions share is a common word, not a pointer
+MAX_TIED = 16            # files a frame's path names equally that its function may choose among (more: too common a tail)
 MAX_ERROR_LINE = 300     # characters of one error line in ``condensed`` (a repr can be a whole object)
 
 _PATH = r"(?:[A-Za-z]:)?[\w.~/\\@+-]*[\w-]\.[A-Za-z]\w{0,5}"
@@ -308,27 +312,33 @@ class FileTails:
         """(segments, spot) of every file whose path ends with the longest tail of ``path`` (several:
         a tie, which ``place_of`` does not guess and ``pathtails.tied`` lists); under an installed
         library's root, the files that import path can be (the class docstring)."""
+        got = self.by_tail(path, shorter=False)
+        return [(c, spot) for c, spot, _ in got[0]] if got else []
+
+    def by_tail(self, path: str, shorter: bool = True) -> list[list[tuple[list[str], Spot, int]]]:
+        """(segments, spot, how many last segments it shares with ``path``) of ``best``'s files, then
+        (``shorter``) of those a shorter tail matches, grouped by that tail's length, the longest
+        first; under an installed library's root, ``best``'s only (the import path is the whole
+        tail). ``pathtails.named_files`` reads them by get's rules."""
         segs = [s for s in path.replace("\\", "/").split("/") if s and s != "."]
         lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
         if lib >= 0:
             tail = segs[lib + 1:]
             if segs[lib] == "node_modules":     # node_modules/<package>/<its path>: the repository is the package
                 tail = tail[2:] if tail and tail[0].startswith("@") else tail[1:]
-                return self._exact(tail)
-            return self._from_root(tail)
+                got = self._exact(tail)
+            else:
+                got = self._from_root(tail)
+            return [[(c, spot, _shared(c, segs)) for c, spot in got]] if got else []
         if not segs:
             return []
-        best: list[tuple[list[str], Spot]] = []
-        best_len = 0
+        by_len: dict[int, list[tuple[list[str], Spot, int]]] = {}
         for cand, spot in self.by_name.get(segs[-1], ()):
-            n = 0
-            while n < min(len(cand), len(segs)) and cand[-1 - n] == segs[-1 - n]:
-                n += 1
-            if n > best_len:
-                best, best_len = [(cand, spot)], n
-            elif n == best_len:
-                best.append((cand, spot))
-        return best
+            n = _shared(cand, segs)
+            by_len.setdefault(n, []).append((cand, spot, n))
+        if not by_len:
+            return []
+        return [by_len[n] for n in sorted(by_len, reverse=True)] if shorter else [by_len[max(by_len)]]
 
     def _exact(self, tail: list[str]) -> list[tuple[list[str], Spot]]:
         return [(c, r) for c, r in self.by_name.get(tail[-1], ()) if c == tail][:1] if tail else []
@@ -340,6 +350,14 @@ class FileTails:
         k = len(tail)
         return [(c, r) for c, r in self.by_name.get(tail[-1], ())
                 if c[-k:] == tail and "/".join(c[:-k]) not in self.packages]
+
+
+def _shared(a: list[str], b: list[str]) -> int:
+    """How many last segments two paths share."""
+    n, m = 0, min(len(a), len(b))
+    while n < m and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
 
 
 _TAILS: "WeakKeyDictionary[Shard, FileTails]" = WeakKeyDictionary()
@@ -370,14 +388,6 @@ def tails(sh: "Shard", overlay: "StoreOverlay | None" = None) -> FileTails:
     return held[1]
 
 
-def _place(spot: Spot | None, sh: "Shard", overlay: "StoreOverlay | None") -> Place | None:
-    """A ``place_of`` answer as (shard, row): 0 is ``sh``, 1 its ``overlay``'s shard."""
-    if spot is None:
-        return None
-    src = overlay.shard if spot[0] and overlay is not None and overlay.shard is not None else sh
-    return src, spot[1]
-
-
 def _named_in(sh: "Shard", file_row: int, name: str, line: int) -> int | None:
     """The definition called ``name`` in the file (down the contains edges), nearest to ``line``."""
     best: tuple[int, int] | None = None
@@ -404,11 +414,10 @@ def printed_in_view(shards: list["Shard"], view: "BranchView", target: str) -> P
     for sh in shards:
         if sh.resolve(target) is not None:
             return None
-        o = view.of(sh)
-        got = _place(tails(sh, o).place_of(target), sh, o)
-        # a file name alone is no name, as off a branch (`Memory.resolve`): `get nope/x.py` served
-        # deep/a/b/x.py in a branch session (a helper saw it)
-        if got is not None and PT.names(target, got[0].col("path")[got[1]] or ""):
+        # get's rules off a branch too (``pathtails.named_file``): `get nope/x.py` served deep/a/b/x.py
+        # in a branch session (a helper saw it)
+        got = PT.named_file(sh, target, view.of(sh))
+        if got is not None:
             return got
     return None
 
@@ -424,29 +433,64 @@ class Located(NamedTuple):
 
 def locate(sh: "Shard", fs: list[Frame], overlay: "StoreOverlay | None" = None) -> list[Located]:
     """Each frame's definition in this shard (through a branch ``overlay`` of it: as the branch has
-    the file), in the frames' order (innermost first), each node once."""
-    from stratum.linerange import enclosing
-
-    t = tails(sh, overlay)
+    the file), in the frames' order (innermost first), each node once. A frame's file is one its
+    path names as ``get`` reads it (``pathtails.named_files``): get's answer, unless the frame's
+    function is defined in none of get's files and in one file a shorter tail names (a container's
+    ``/app/manage.py ... in run`` with an app/ package: the root manage.py, which defines ``run``).
+    A frame whose path names no file adds nothing (the query's text still ranks)."""
     out: dict[str, Located] = {}
     for i, f in enumerate(fs):
-        got = _place(t.place_of(f.path), sh, overlay)
+        got = _frame_node(sh, f, overlay)
         if got is None:
             continue
-        src, row = got
-        path = src.col("path")[row]
-        total = int(src.col("end_line")[row] or 0)
-        at = row
-        if 1 <= f.line <= total:
-            at = enclosing(Target(src, row, None), f.line, f"{path}:{f.line}").row or row
-        if f.func and f.func != "<module>" and (at == row or src.col("name")[at] != f.func):
-            named = _named_in(src, row, f.func, f.line)
-            at = named if named is not None else at
+        src, file_row, at = got
         nid = src.col("id")[at]
         if nid not in out:
-            where = f"{path}:{f.line}" + (f" in {f.func}" if f.func else "")
+            where = f"{src.col('path')[file_row]}:{f.line}" + (f" in {f.func}" if f.func else "")
             out[nid] = Located(i, src, nid, int(at), f"{FRAME_WHY}{where}")
     return list(out.values())
+
+
+def _frame_node(sh: "Shard", f: Frame, overlay: "StoreOverlay | None") -> tuple["Shard", int, int] | None:
+    """(shard, file row, node row) of a frame (``locate``): get's file, or the one file the frame's
+    function is defined in, among get's (a tie) or else the nearest shorter tail's; a tie of files
+    defining it, or of more than MAX_TIED files, is not guessed."""
+    ask = bool(f.func) and not f.func.startswith("<")     # <module>, <lambda>, <anonymous>: no name to choose by
+    groups = PT.named_files(sh, f.path, overlay, shorter=ask)
+    if not groups:
+        return None
+    first = groups[0]
+    if not ask:
+        return (*first[0], _in_file(*first[0], f)[0]) if len(first) == 1 else None
+    seen = [(src, row, *_in_file(src, row, f)) for src, row in first] if len(first) <= MAX_TIED else []
+    defining = [(src, row, at) for src, row, at, hit in seen if hit]
+    if not defining:
+        for group in groups[1:]:
+            if len(group) <= MAX_TIED:
+                defining = [(src, row, at) for src, row in group for at, hit in [_in_file(src, row, f)] if hit]
+            if defining:
+                break
+    if len(defining) == 1:
+        return defining[0]
+    return (*first[0], seen[0][2]) if len(first) == 1 else None     # get's file: the function defined in none
+
+
+def _in_file(src: "Shard", row: int, f: Frame) -> tuple[int, bool]:
+    """The definition of file ROW that frame ``f`` is in: the innermost around its line
+    (``linerange.enclosing``, as ``get path:LINE``), or the file's definition of the frame's function
+    nearest that line when the one there has another name (the installed version differs); and
+    whether it is a definition of that function."""
+    from stratum.linerange import enclosing
+
+    at = row
+    if 1 <= f.line <= int(src.col("end_line")[row] or 0):
+        at = enclosing(Target(src, row, None), f.line, f"{src.col('path')[row]}:{f.line}").row or row
+    if not f.func or f.func.startswith("<"):
+        return at, False
+    if at != row and src.col("name")[at] == f.func:
+        return at, True
+    named = _named_in(src, row, f.func, f.line)
+    return (at, False) if named is None else (named, True)
 
 
 def passing(located: list[Located], kinds: Sequence[str], path_prefix: str, language: str) -> list[Located]:
