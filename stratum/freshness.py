@@ -28,6 +28,7 @@ from typing import Any, Collection, Iterable, Mapping, Sequence
 
 PROBE_SECONDS = 0.5        # re-probe the repository state at most this often
 MTIME_SLACK_NS = 20_000_000  # file clocks lag the wall clock a little: count an edit this close as after
+NOT_STALE = "not stale: "     # the one warning line that is no staleness (status: files served as read)
 NAMED_PATHS = 10           # paths a warning names (the rest are counted)
 DIR_KINDS = ("dir", "repo")
 _UNSEEN = object()         # a file RepoView.vouched holds no stat for
@@ -299,7 +300,7 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
     read = sorted(v.dirty & held) if everything else []
     if read:
         n = len(read)         # not an "uncommitted changes" line: the CLI prints those as staleness
-        out.append(f"not stale: {pre}{n} uncommitted file{'s' if n != 1 else ''} the index read as the work tree "
+        out.append(f"{NOT_STALE}{pre}{n} uncommitted file{'s' if n != 1 else ''} the index read as the work tree "
                    f"holds {'them' if n != 1 else 'it'}: {_names(read)}")
     gone = frozenset(p for p in indexed_dirty if p not in v.dirty
                      and not (v.behind and v.changed is not None and p in v.changed))     # said above
@@ -310,7 +311,7 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
                 f"files below the returned folders {_folders(under)}" if under else "")
             out.append(f"stale: {pre}this version indexed uncommitted edits of {said} that the work tree "
                        "no longer has (stashed or reverted since): run `stratum index`")
-    return out, len(out) > (1 if read else 0)
+    return out, any(not w.startswith(NOT_STALE) for w in out)     # every line but that one is staleness
 
 
 def _moved(v: RepoView) -> frozenset[str]:
