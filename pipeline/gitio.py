@@ -352,7 +352,7 @@ __all__ = ["GitError", "run_git", "decode", "path_text", "structure_path", "repo
            "ignored_files", "submodule_paths", "worktree_clean",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
            "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader",
-           "GitFreshness", "freshness", "dirty_paths"]
+           "GitFreshness", "freshness", "dirty_paths", "code_dirty_paths", "STORE_DIR"]
 
 
 def _top_head(repo_path: str) -> tuple[bool, str | None]:
@@ -491,7 +491,14 @@ def _porcelain(repo: str | os.PathLike) -> list[bytes]:
     return [rec for rec in out.split(b"\0") if len(rec) > 3]
 
 
-_STORE = b".stratum/"    # the default store's folder (config.default_store_path): never a change of the code
+STORE_DIR = ".stratum/"    # the default store's folder (config.default_store_path): never a change of the code
+_STORE = STORE_DIR.encode()
+
+
+def code_dirty_paths(repo: str | os.PathLike) -> list[str]:
+    """``dirty_paths`` less the default store's folder: the code's uncommitted paths (one rule for
+    status and the CLI, which had each written it)."""
+    return [p for p in dirty_paths(repo) if not p.startswith(STORE_DIR)]
 
 
 def _uncommitted(recs: list[bytes]) -> bool:

@@ -451,7 +451,7 @@ def _edited(root: str) -> list[str]:
     worktree session reads them; a store's folder is none."""
     from pipeline import gitio
 
-    return [p for p in gitio.dirty_paths(root) if not p.startswith(".stratum/")]
+    return gitio.code_dirty_paths(root)
 
 
 def whole(least: int, what: str, most: int | None = None):
