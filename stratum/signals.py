@@ -8,11 +8,10 @@ speed at 1M nodes. It reads only the shard's and overlay's public methods.
 from __future__ import annotations
 
 import json
-import weakref
 from dataclasses import replace
 from sys import intern
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Callable, Mapping, Protocol, TypeVar
+from typing import TYPE_CHECKING, Mapping, Protocol
 
 import numpy as np
 
@@ -20,6 +19,9 @@ from stratum import schema as S
 from stratum.codetokens import COMPOUND, is_identifier, looks_like_identifier
 from stratum.ids import norm_path
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
+# the per-shard memo lives in ``stratum.shardmemo``; its old names here stay importable
+from stratum.shardmemo import MEMO_ENTRIES, MEMOS as _MEMOS, NOTE_MEMOS as _NOTE_MEMOS, memo_of as _memo
+from stratum.shardmemo import ShardMemo as _ShardMemo  # noqa: F401
 from stratum.targetstale import judged
 from stratum.warm import NO_TIME
 
@@ -32,54 +34,12 @@ _WORDS = {("imports", True): "imported by", ("imports", False): "imports",      
           ("tests", True): "tested by", ("tests", False): "tests"}
 _NOTE_KINDS = frozenset(S.NOTE_KINDS)
 _SYMBOL_KINDS = frozenset(("class", "function", "method"))
-MEMO_ENTRIES = 65536        # per table and shard; a full table starts again (a shard has ~1 KB per entry)
-_T = TypeVar("_T")
 _UNSEEN = object()
 
 
 def _shared(s):
     """One object per distinct string (``sys.intern``); any other value as it is."""
     return intern(s) if s.__class__ is str else s
-
-
-class _ShardMemo:
-    """What ranking reads from a shard that no query or note changes: a published version is
-    immutable, so a file's co-change partners, import/test neighbours, file row and a code row's
-    hit are computed once per shard, not once per search (the same strong files seed most queries;
-    at 1M nodes a popular file's neighbours cost milliseconds to resolve)."""
-
-    def __init__(self) -> None:
-        self.tables: dict[str, dict] = {"cochange": {}, "co_terms": {}, "structure": {}, "locate": {}, "hit": {},
-                                        "row": {}, "node": {}}
-
-    def get(self, table: str, key, make: Callable[[], _T]) -> _T:
-        t = self.tables[table]
-        try:
-            return t[key]
-        except KeyError:
-            pass
-        v = make()
-        self.room(table, 1)[key] = v
-        return v
-
-    def room(self, table: str, n: int) -> dict:
-        """The table, emptied first if ``n`` more entries would fill it (bounded, no LRU book-keeping)."""
-        t = self.tables[table]
-        if len(t) + n > MEMO_ENTRIES:
-            t.clear()
-        return t
-
-
-_MEMOS: "weakref.WeakKeyDictionary[object, _ShardMemo]" = weakref.WeakKeyDictionary()
-# overlay -> merged note row -> (status as seen, the folded note object, its hit): ShardSignals._merged_note
-_NOTE_MEMOS: "weakref.WeakKeyDictionary[object, dict[int, tuple]]" = weakref.WeakKeyDictionary()
-
-
-def _memo(shard) -> _ShardMemo:
-    m = _MEMOS.get(shard)
-    if m is None:
-        m = _MEMOS.setdefault(shard, _ShardMemo())
-    return m
 
 
 class ShardSignals:
