@@ -22,6 +22,7 @@ from typing import Callable, Sequence, cast
 from stratum import answernotes, checkoutnotes, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
 from stratum.notetrust import session_identified, session_label
 from stratum import linerange as L
+from stratum import sessiontargets as ST
 from stratum import pathtails as PT
 from stratum import render as R
 from stratum import tokens as T
@@ -147,45 +148,13 @@ class Tools:
         return s
 
     def _branch_view(self, branch: str, commit: str, worktree: str = "", at: dict | None = None) -> BranchView | None:
-        """The view of a branch, commit or worktree over every store (overlays built once, then shared); ``at``: root -> commit to build instead."""
-        branch, commit, worktree = (check_arg(name, v).strip() for name, v in      # resume_session's too
-                                    (("branch", branch), ("commit", commit), ("worktree", worktree)))
-        if sum(map(bool, (branch, commit, worktree))) > 1:
-            raise InvalidArgument("give one of branch, commit or worktree")
-        if not (rev := branch or commit or worktree):
-            return None
-        if self.overlay_builder is None:
-            raise InvalidArgument("this server cannot build branch overlays (no repository access)")
-        view = BranchView(rev, args=(branch, commit, worktree))
-        for sh in (sh for sh in self.memory if at is None or str(sh.store.root) in at):
-            info = self.overlay_builder(str(sh.store.root), at[str(sh.store.root)], worktree) if at else \
-                self.overlay_builder(str(sh.store.root), branch or commit, worktree, **({"branch": True} if branch else {}))
-            view.name = view.name or info.get("branch", "")       # a worktree's branch, for notes written there
-            view.overlays[str(sh.store.root)] = self._views.get(str(sh.store.root), info, self.memory.embedder)
-        return view
+        return ST.branch_view(self.memory, self.overlay_builder, self._views, branch, commit, worktree, at)
 
     def _target(self, s: Session, target: str) -> Target:
-        """A target through the session's branch view (if any), else through the shared memory;
-        ``path:LINE`` names the innermost definition around that line (``stratum.linerange``). The
-        delta logs and the notes policy are read first: a row resolved before them could be a merged
-        note that policy now hides (one call served it after quarantine was switched on)."""
-        self.memory.refresh_notes()
-        try:
-            return self._node(s, target)
-        except NotFound:
-            at = L.at_line(target)
-            if at is None:
-                raise
-            return L.enclosing(self._node(s, at[0], asked=target), at[1], target)
+        return ST.target(self.memory, s.view, target)       # (``stratum.sessiontargets``: path:LINE too)
 
-    def _node(self, s: Session, target: str, asked: str = "") -> Target:
-        """``asked``: the target as written (a path:LINE), for a refusal's ``repo:`` spellings (whichstore)."""
-        if s.view is not None:      # each store through the branch's view (``repo:`` too), else the base's
-            shards, rest = self.memory.in_repo(target)
-            hit = W.through_view(shards, s.view, rest, asked or target, self.memory.hidden)
-            if hit is not None:
-                return Target(hit[0], hit[1], None)
-        return self.memory.resolve(target, asked)
+    def _node(self, s: Session, target: str) -> Target:
+        return ST.node(self.memory, s.view, target)
 
     # ---- read tools -----------------------------------------------------------------------
     @tool(writes=False)
@@ -565,13 +534,7 @@ class Tools:
         return self.tokens.check(token, tool=tool, args=args, version=self.memory.version, session=s.id)
 
     def _gone_pins(self, s: Session, every: bool = False) -> list[dict]:
-        """Mark the session's pins the version served (through its branch view) lacks; the newly gone (or ``every``)."""
-        def present(nid: str) -> bool:
-            try:
-                return self._node(s, nid) is not None
-            except NotFound:
-                return False
-        return s.controller.mark_gone(present, every=every)
+        return ST.gone_pins(self.memory, s, every)
 
     def _respond(self, s: Session, items: list, page: R.Page, everything: bool = False, asked=None, **kw) -> Response:
         self.memory.label_repos(items)
