@@ -403,7 +403,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
             rep.seconds["total"] = time.perf_counter() - t0
             return rep
         if rep.worktree == "dirty":     # read only by a run that parses: an up-to-date one reads no file
-            rep.dirty_paths = storestate.dirty_states(root, dirty[:DIRTY_PATHS_KEPT], cfg.parse.max_file_bytes)
+            rep.dirty_paths = storestate.dirty_states(root, dirty[:DIRTY_PATHS_KEPT])
         if before_work is not None:
             before_work()
         prev_snap = store.snapshot(prev) if prev else None
@@ -457,7 +457,7 @@ def index_repository(repo_path: str | os.PathLike, store_path: str | os.PathLike
                     file_imports.update(old_imports)
             # the uncommitted files' states, as of the bytes parsed (a save between the look and the
             # read made answers serve it as fresh: storestate.as_parsed)
-            rep.dirty_paths = storestate.as_parsed(rep.dirty_paths, nodes)
+            rep.dirty_paths = storestate.as_parsed(root, rep.dirty_paths, nodes)
             with Stage(rep, "link", progress):
                 externals = st.link(root, repo_name, cfg, nodes, edges, file_imports, rep)
         with st.Writer(store) as writer:       # Lance writes on a helper thread from here on

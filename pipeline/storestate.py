@@ -157,86 +157,60 @@ def worktree_key(root: Path, dirty: list[str]) -> str:
     return h.hexdigest()
 
 
-def dirty_states(root: Path, dirty: list[str], max_bytes: int) -> dict[str, list | None]:
-    """What each uncommitted file holds as the run starts reading: ``[size, mtime_ns, sha1 of its
-    bytes]`` (the file node's ``file_hash``), None for a path deleted from the work tree. An answer
-    returning such a file then tells the version it serves from an edit made since
-    (``stratum.freshness.Freshness.matches``): served as indexed, it is not stale (a probe: every
-    answer returning a file indexed with its uncommitted edits said "uncommitted changes" although
-    it served the disk).
-    A look before the parse reads the files, so it vouches for nothing alone: ``as_parsed`` keeps a
-    state only for the bytes the parse read. The size and mtime are of the file as read (the same
-    before and after the read, else no state); the mtime is 0 when it is too recent for a later
-    equal stat to prove the bytes unchanged (the clock's tick): the answer then hashes. Left out:
-    what the index holds no content of (links, folders such as a submodule's, files over
-    ``max_bytes``): said uncommitted, as before."""
+def dirty_states(root: Path, dirty: list[str]) -> dict[str, list | None]:
+    """A look at each uncommitted file before the parse reads it: ``[size, mtime_ns]`` (mtime 0 when
+    it is too recent for a later equal stat to prove the bytes unchanged: the clock's tick), None
+    for a path deleted from the work tree; what is not a regular file (a link, a submodule's folder)
+    is left out: said uncommitted, as before. No byte is read here: the parse reads and hashes each
+    file once, and ``as_parsed`` makes these the states of what it read."""
     out: dict[str, list | None] = {}
     now = time.time_ns()
     for p in dirty:
-        full = root / p
         try:
-            s = os.lstat(full)
+            s = os.lstat(root / p)
         except FileNotFoundError:
             out[p] = None
             continue
         except OSError:
             continue
-        if not stat.S_ISREG(s.st_mode) or s.st_size > max_bytes:
-            continue
-        got = _read_still(full, max_bytes)
-        if got is not None:
-            size, mtime, data = got
-            out[p] = [size, 0 if racy(mtime, now) else mtime, hashlib.sha1(data).hexdigest()]
+        if stat.S_ISREG(s.st_mode):
+            out[p] = [s.st_size, 0 if racy(s.st_mtime_ns, now) else s.st_mtime_ns]
     return out
 
 
-def _read_still(full: Path, max_bytes: int) -> tuple[int, int, bytes] | None:
-    """(size, mtime_ns, bytes) of the regular file at ``full`` when it did not change while read
-    (the same size and mtime before and after, all of it read), else None: a state whose stat and
-    bytes were of two versions would let a later equal stat vouch for bytes the file never held
-    at it. No link is followed and a FIFO never blocks."""
-    try:
-        fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as fh:
-        try:
-            before = os.fstat(fd)
-            if not stat.S_ISREG(before.st_mode):
-                return None
-            data = fh.read(max_bytes + 1)           # a file swapped in for a larger one: no state
-            after = os.fstat(fd)
-        except OSError:
-            return None
-    if (after.st_size, after.st_mtime_ns) != (before.st_size, before.st_mtime_ns) or len(data) != before.st_size:
-        return None                         # written while read: no state to vouch for
-    return before.st_size, before.st_mtime_ns, data
-
-
-def as_parsed(states: dict[str, list | None], nodes: list[dict]) -> dict[str, list | None]:
-    """``dirty_states``, as of the bytes the index holds: its file nodes (``nodes``; a reused file's
-    ``file_hash`` is the previous version's, which the run's read of it equalled) say what the parse
-    read, ``file_hash`` being the sha1 of those raw bytes. A file saved between the look and the
-    parse's read, then put back (a probe: the store held the mid-run save while the state said the
-    bytes on disk, and answers served that save as fresh, with no warning) gets the state of what was
-    parsed: its size, mtime 0 (an answer hashes) and ``file_hash``. So an answer is fresh only while
-    the disk holds the bytes served. A path the index holds no file of keeps only a deletion (None);
-    another (deleted or skipped mid-run) is left out: said uncommitted, as before."""
-    if not states:
-        return states
-    files = {n["path"]: n for n in nodes if n.get("kind") == "file" and n.get("path") in states}
+def as_parsed(root: Path, looks: dict[str, list | None], nodes: list[dict]) -> dict[str, list | None]:
+    """The run report's ``dirty_paths``: what each uncommitted file held as the index read it,
+    ``[size, mtime_ns, sha1 of its bytes]`` (the file node's ``file_hash``; a reused file's is the
+    previous version's, which the run's read of it equalled), None for a deletion. An answer
+    returning such a file then tells the version it serves from an edit made since
+    (``stratum.freshness.Freshness.matches``): served as indexed, it is not stale (a probe: every
+    answer returning a file indexed with its uncommitted edits said "uncommitted changes" although
+    it served the disk). The mtime of the look (``dirty_states``) is kept only when the file's stat
+    is still that one after the read, so the bytes hashed are the bytes of that stat; else 0 (an
+    answer hashes): a file saved between the look and the read, then put back, had been served as
+    fresh (a probe). A path the index holds no file of keeps only a deletion; another (a link,
+    a file over the size limit, deleted or skipped mid-run) is left out: said uncommitted."""
+    if not looks:
+        return looks
+    files = {n["path"]: n for n in nodes if n.get("kind") == "file" and n.get("path") in looks}
     out: dict[str, list | None] = {}
-    for p, state in states.items():
+    for p, look in looks.items():
         node = files.get(p)
         if node is None:
-            if state is None:
+            if look is None:
                 out[p] = None
             continue
-        sha = node.get("file_hash")
-        if state is not None and state[2] == sha:
-            out[p] = state
-        elif sha and node.get("size_bytes") is not None:
-            out[p] = [int(node["size_bytes"]), 0, str(sha)]
+        sha, size = node.get("file_hash"), node.get("size_bytes")
+        if not sha or size is None:
+            continue
+        mtime = 0
+        if look is not None and look[1] and look[0] == size:
+            try:
+                s = os.lstat(root / p)
+                mtime = look[1] if (s.st_size, s.st_mtime_ns) == (look[0], look[1]) else 0
+            except OSError:
+                pass
+        out[p] = [int(size), mtime, str(sha)]
     return out
 
 
