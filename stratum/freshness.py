@@ -140,7 +140,7 @@ class Freshness:
         counts. A returned file edited since the view was taken (one it holds dirty too) makes it be
         taken again (``_looked_again``).
         ``indexed_dirty``: the paths the version read with uncommitted edits (its run report's
-        ``dirty_paths``), with what each held (``pipeline.storestate.dirty_states``) since that was
+        ``dirty_paths``), with what each held (``pipeline.storestate.as_parsed``) since that was
         recorded: one the disk still holds as read is served as it is, so it is not stale."""
         v = self.view(repo_path, indexed, store_root, force=everything)   # status looks afresh
         if v is None:
@@ -196,7 +196,7 @@ class Freshness:
 
     def matches(self, repo_path: str, path: str, state: Any) -> bool:
         """Whether the file at ``path`` holds what ``state`` (``[size, mtime_ns, sha1]``, None: it
-        was deleted; ``pipeline.storestate.dirty_states``) says it held: the same size and mtime
+        was deleted; ``pipeline.storestate.as_parsed``) says it held: the same size and mtime
         prove it (0: too recent to), else its bytes are hashed, once per stat of it."""
         full = os.path.join(repo_path, path)
         try:

@@ -71,6 +71,13 @@ def _quoted(s: str, cut: str) -> str:
     return q + body + cut + q
 
 
+def query_too_long(sent: int, limit: int = MAX_QUERY_CHARS) -> InvalidArgument:
+    """The refusal of a search query of ``sent`` characters, naming both limits: the prose one
+    (``limit``) and a pasted traceback's; one wording for the tool's bound and the paste's reading."""
+    return InvalidArgument(f"query is {sent} characters; the limit is {limit} "
+                           f"(a pasted traceback may be up to {MAX_TRACEBACK_CHARS})")
+
+
 def check_len(what: str, value: str | None, limit: int) -> str:
     """``value`` (None counts as empty) when it is at most ``limit`` characters; InvalidArgument otherwise."""
     v = value or ""
@@ -131,7 +138,7 @@ def check_kinds(what: str, values: Any, allowed: tuple[str, ...]) -> list[str]:
     return values
 
 
-__all__ = ["MAX_QUERY_CHARS", "MAX_TRACEBACK_CHARS", "MAX_TARGET_CHARS", "MAX_TARGETS", "MAX_SESSION_ID_CHARS",
+__all__ = ["query_too_long", "MAX_QUERY_CHARS", "MAX_TRACEBACK_CHARS", "MAX_TARGET_CHARS", "MAX_TARGETS", "MAX_SESSION_ID_CHARS",
            "MAX_NAME_CHARS",
            "MAX_PAGE_SIZE", "MAX_PAGE_TOKEN_CHARS", "MAX_DEPTH", "MAX_BUDGET", "ECHO_CHARS", "echo", "check_len",
            "check_range", "check_page", "check_list",

@@ -29,8 +29,8 @@ from typing import Any
 from stratum import schema as S
 from stratum.errors import InvalidArgument, NoteRejected
 from stratum.limits import (MAX_BUDGET, MAX_DEPTH, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_PAGE_TOKEN_CHARS,
-                            MAX_QUERY_CHARS, MAX_TARGET_CHARS, MAX_TARGETS, MAX_TRACEBACK_CHARS,
-                            check_len, check_list, check_range)
+                            MAX_TARGET_CHARS, MAX_TARGETS, MAX_TRACEBACK_CHARS, check_len,
+                            check_list, check_range, query_too_long)
 from stratum.notes import NoteLimits
 from stratum.notetext import LONE_SURROGATE, check_utf8
 from stratum.notethreads import searching
@@ -147,9 +147,8 @@ def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bo
         return value
     if spec.items:
         return check_list(name, value, spec.max_chars, spec.max_items)
-    if name == "query" and isinstance(value, str) and len(value) > spec.max_chars:   # both limits, as search says
-        raise InvalidArgument(f"query is {len(value)} characters; the limit is {MAX_QUERY_CHARS} "  # (it said 32000
-                              f"(a pasted traceback may be up to {MAX_TRACEBACK_CHARS})")    # to a 39,000 one)
+    if name == "query" and isinstance(value, str) and len(value) > spec.max_chars:   # past both limits: the prose
+        raise query_too_long(len(value))           # one is named first (it said 32000 to a 39,000 one)
     return check_len(name, value, spec.max_chars)    # it refuses a value that is not text
 
 

@@ -33,8 +33,7 @@ from weakref import WeakKeyDictionary
 import pyarrow.compute as pc
 
 from stratum import pathtails as PT
-from stratum.errors import InvalidArgument
-from stratum.limits import MAX_TRACEBACK_CHARS
+from stratum.limits import MAX_TRACEBACK_CHARS, query_too_long
 from stratum.memory import Target
 
 if TYPE_CHECKING:
@@ -254,8 +253,7 @@ def read(query: str, limit: int, *, sent: int | None = None) -> Paste:
     if len(query) > limit:
         text = condensed(query, found, limit)
         if not text:
-            raise InvalidArgument(f"query is {sent} characters; the limit is {limit} "
-                                  f"(a pasted traceback may be up to {MAX_TRACEBACK_CHARS})")
+            raise query_too_long(sent, limit)
     return Paste(found, called(query) if found else [], text)
 
 
