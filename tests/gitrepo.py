@@ -58,16 +58,16 @@ class Repo:
 
 
 @contextlib.contextmanager
-def indexed_tools(base: Path, files: dict[str, str | bytes], message: str = "initial") -> Iterator[tuple]:
+def indexed_tools(base: Path, files: dict[str, str | bytes], message: str = "initial", cfg=None) -> Iterator[tuple]:
     """(Tools, an open session's id) over a one-commit repository of ``files`` under ``base``, indexed
-    in process by the real pipeline; the tools closed after."""
+    in process by the real pipeline (``cfg``: its settings; default one CPU); the tools closed after."""
     from pipeline.job import index_repository
     from stratum.config import IndexConfig
     from stratum.tools import Tools
 
     r = Repo(base / "repo")
     r.commit(message, files)
-    index_repository(r.path, base / "store", IndexConfig(num_cpus=1))
+    index_repository(r.path, base / "store", cfg or IndexConfig(num_cpus=1))
     t = Tools.open([str(base / "store")])
     try:
         yield t, t.open_session(author="agent").data["session"]

@@ -98,20 +98,11 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
-    from pipeline.job import index_repository
-    from stratum.tools import Tools
     from tests.clirun import NO_EMBED
-    from tests.gitrepo import Repo
+    from tests.gitrepo import indexed_tools
 
-    base = tmp_path_factory.mktemp("pyparse")
-    r = Repo(base / "repo")
-    r.commit("all", FILES)
-    index_repository(r.path, base / "store", NO_EMBED)
-    t = Tools.open([str(base / "store")])
-    try:
-        yield t, t.open_session(author="agent").data["session"]
-    finally:
-        t.close()
+    with indexed_tools(tmp_path_factory.mktemp("pyparse"), FILES, "all", NO_EMBED) as got:
+        yield got
 
 
 def _get(repo, target: str, level: str = "summary"):

@@ -21,7 +21,7 @@ from pipeline.job import index_repository
 from pipeline.overlay import builder
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
-from tests.gitrepo import Repo, git
+from tests.gitrepo import Repo, git, indexed_tools
 
 pytestmark = pytest.mark.slow
 
@@ -81,15 +81,8 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory):
-    base = tmp_path_factory.mktemp("pyscopes")
-    r = Repo(base / "repo")
-    r.commit("all", FILES)
-    index_repository(r.path, base / "store", CFG)
-    t = Tools.open([str(base / "store")])
-    try:
-        yield t, t.open_session(author="agent").data["session"]
-    finally:
-        t.close()
+    with indexed_tools(tmp_path_factory.mktemp("pyscopes"), FILES, "all", CFG) as got:
+        yield got
 
 
 def _walk(tools, target: str, direction: str = "out") -> dict[str, str]:

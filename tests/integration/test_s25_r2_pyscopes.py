@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.job import index_repository
 from stratum.config import EmbedConfig, IndexConfig
-from stratum.tools import Tools
-from tests.gitrepo import Repo
+from tests.gitrepo import indexed_tools
 
 pytestmark = pytest.mark.slow
 
@@ -53,15 +51,8 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory):
-    base = tmp_path_factory.mktemp("r2scopes")
-    r = Repo(base / "repo")
-    r.commit("init", FILES)
-    index_repository(r.path, base / "store", CFG)
-    t = Tools.open([str(base / "store")])
-    try:
-        yield t, t.open_session(author="agent").data["session"]
-    finally:
-        t.close()
+    with indexed_tools(tmp_path_factory.mktemp("r2scopes"), FILES, "init", CFG) as got:
+        yield got
 
 
 def _calls(tools, target: str) -> set[tuple[str, str]]:
