@@ -185,14 +185,15 @@ class Freshness:
         returning the file said it "changed since" though the index held HEAD's bytes)."""
         if not isinstance(indexed_dirty, Mapping) or not indexed_dirty:
             return frozenset()
-        suspects = (v.dirty | _moved(v)) & frozenset(indexed_dirty)
-        if not suspects:
-            return frozenset()
-        if not everything:
-            folders = tuple(p.rstrip("/") + "/" for p, k in paths if k == "dir" and p)
-            files = {p for p, k in paths if k not in DIR_KINDS}
-            suspects = frozenset(p for p in suspects if p in files or (folders and p.startswith(folders)))
-        return frozenset(p for p in suspects if self.matches(repo_path, p, indexed_dirty[p]))
+        moved = _moved(v)
+        folders = () if everything else tuple(p.rstrip("/") + "/" for p, k in paths if k == "dir" and p)
+        # per answer, its returned files (and, for a returned folder or status, the recorded paths):
+        # not sets of every uncommitted and changed path, which grow with the repository's state
+        files = set() if everything else {p for p, k in paths if k not in DIR_KINDS}
+        named = indexed_dirty if everything or folders else files
+        return frozenset(p for p in named if p in indexed_dirty and (p in v.dirty or p in moved)
+                         and (everything or p in files or (folders and p.startswith(folders)))
+                         and self.matches(repo_path, p, indexed_dirty[p]))
 
     def matches(self, repo_path: str, path: str, state: Any) -> bool:
         """Whether the file at ``path`` holds what ``state`` (``[size, mtime_ns, sha1]``, None: it
