@@ -2,7 +2,7 @@
 prints it (``web/src/api.ts`` for ``packages/web/src/api.ts``), for every tool that takes a target.
 
 ``Memory.resolve`` takes the one file whose path ends with the longest tail of the target
-(``tracebacks.FileTails``) when that tail holds a folder too (``names``). When several files end
+(``FileTails``) when that tail holds a folder too (``names``). When several files end
 with it (``src/cart.ts`` in packages/web and packages/admin) the target names none: it is refused
 with the files it could mean (``ambiguous``), as ``cochange`` offers them; it said "no node" and
 named neither (a probe). ``remember`` reads a tail as get does and records the file's repository
@@ -12,12 +12,20 @@ A tail is no name of a file when the path goes on, before it, into a folder the 
 (``crossed``): ``packages/admin/src/api.ts`` with no api.ts in packages/admin/src served
 packages/web/src/api.ts (a probe). It names no file (``crossing``). What a traceback prints before
 the repository (``/home/ci/build/src/pkg/x.py``) is no folder of it: that tail still names its file.
+
+Some frames of a pasted traceback say where a module is by convention, not where its file is; they
+are read by that convention, for traceback frames only (get reads a path by its tail): a JVM frame's
+class (``class_files``), an installed copy's module path (``module_files``), and a path under the
+folder the other frames show the repository was in on the traceback's machine (``printed_root``).
 """
 
 from __future__ import annotations
 
+import json
 import re
-from typing import TYPE_CHECKING, Callable, Sequence
+import weakref
+from functools import cached_property
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 from weakref import WeakKeyDictionary
 
 import pyarrow.compute as pc
@@ -35,6 +43,9 @@ SHOWN = 5           # the files an ambiguous tail's refusal lists; "and N more" 
 
 
 Place = tuple["Shard", int]     # (shard, row) of a file: the base shard's, or a branch overlay's
+Spot = tuple[int, int]          # (which of the shards the tails were made from, row): FileTails keeps no shard,
+                                # as a value in a WeakKeyDictionary keyed by its shard would keep that alive
+_LIB_ROOT = re.compile(r"site-packages|dist-packages|python\d\.\d+|node_modules")
 
 
 def named_files(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None, *,
@@ -48,8 +59,6 @@ def named_files(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None,
     alone), or goes on into another folder (``crossed``): get refuses that path, and no shorter tail
     is read. ``shorter``: the files shorter tails name too (a frame's function chooses among them:
     ``/app/manage.py ... in run`` is the root manage.py when app/manage.py has no ``run``)."""
-    from stratum.tracebacks import tails      # it imports memory, which imports this
-
     seen = [sh, overlay.shard if overlay is not None else None]
     out: list[list[Place]] = []
     crossing: dict[int, bool] = {}      # by the tail's length: all crossed asks of it (``names``, unrolled)
@@ -132,8 +141,6 @@ def crossing_why(shards: Sequence["Shard"], target: str, view: "BranchView | Non
     want = _segments(target)
     if len(want) < 2:
         return ""
-    from stratum.tracebacks import tails      # it imports memory, which imports this
-
     several = len(shards) > 1
     folders: list[str] = []
     files: list[str] = []
@@ -235,9 +242,9 @@ def _absolute(target: str) -> bool:
 
 
 def _common(want: list[str], have: list[str]) -> int:
-    """How many last segments two paths share."""
-    k = 0
-    while k < min(len(want), len(have)) and want[-1 - k] == have[-1 - k]:
+    """How many last segments two paths share (per candidate file of every frame: the bound once)."""
+    k, m = 0, min(len(want), len(have))
+    while k < m and want[-1 - k] == have[-1 - k]:
         k += 1
     return k
 
@@ -259,5 +266,247 @@ def _folders(sh: "Shard") -> dict[str, list[list[str]]]:
     return got
 
 
-__all__ = ["SHOWN", "Place", "named_files", "named_file", "names", "crossed", "crossing", "crossing_why", "tied",
-           "ambiguous", "recorded"]
+class FileTails:
+    """A shard's file paths by their last segment, to match a printed path by its longest tail.
+
+    A path under an installed library's root (``site-packages``, ``dist-packages``, ``python3.11``,
+    ``node_modules/<package>``) is the import path from there: it must be the whole tail of the
+    indexed file, and what comes before it in the repository must not be a package itself (the
+    standard library's ``json/__init__.py`` is not ``src/flask/json/__init__.py``)."""
+
+    def __init__(self, files: Iterable[tuple[str, int, int]]):
+        self.by_name: dict[str, list[tuple[list[str], Spot]]] = {}
+        self.packages: set[str] = set()         # folders holding an __init__.py
+        self.at: dict[str, Spot] = {}           # a file's spot by its repository path
+        for p, k, r in files:
+            if p:
+                segs = p.split("/")
+                self.by_name.setdefault(segs[-1], []).append((segs, (k, r)))
+                self.at[p] = (k, r)
+                if segs[-1] == "__init__.py":
+                    self.packages.add("/".join(segs[:-1]))
+
+    def row_of(self, path: str) -> int | None:
+        """The file row (in the one shard these tails were made from) that ``place_of`` finds."""
+        got = self.place_of(path)
+        return None if got is None else got[1]
+
+    def place_of(self, path: str) -> Spot | None:
+        """(which shard, row) of the file whose path ends with the longest tail of ``path`` (None:
+        none, or a tie); which: 0 the base, 1 a branch's overlay (``tails``)."""
+        got = self.best(path)
+        return got[0][1] if len(got) == 1 else None
+
+    def best(self, path: str) -> list[tuple[list[str], Spot]]:
+        """(segments, spot) of every file whose path ends with the longest tail of ``path`` (several:
+        a tie, which ``place_of`` does not guess and ``pathtails.tied`` lists); under an installed
+        library's root, the files that import path can be (the class docstring)."""
+        got = self.by_tail(path, shorter=False)
+        return [(c, spot) for c, spot, _ in got[0]] if got else []
+
+    def by_tail(self, path: str, shorter: bool = True) -> list[list[tuple[list[str], Spot, int]]]:
+        """(segments, spot, how many last segments it shares with ``path``) of ``best``'s files, then
+        (``shorter``) of those a shorter tail matches, grouped by that tail's length, the longest
+        first; under an installed library's root, ``best``'s only (the import path is the whole
+        tail). ``pathtails.named_files`` reads them by get's rules."""
+        segs = [s for s in path.replace("\\", "/").split("/") if s and s != "."]
+        lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
+        if lib >= 0:
+            tail = segs[lib + 1:]
+            if segs[lib] == "node_modules":     # node_modules/<package>/<its path>: the repository is the package
+                tail = tail[2:] if tail and tail[0].startswith("@") else tail[1:]
+                got = self._exact(tail)
+            else:
+                got = self._from_root(tail)
+            return [[(c, spot, _common(c, segs)) for c, spot in got]] if got else []
+        if not segs:
+            return []
+        by_len: dict[int, list[tuple[list[str], Spot, int]]] = {}
+        for cand, spot in self.by_name.get(segs[-1], ()):
+            n = _common(cand, segs)
+            by_len.setdefault(n, []).append((cand, spot, n))
+        if not by_len:
+            return []
+        return [by_len[n] for n in sorted(by_len, reverse=True)] if shorter else [by_len[max(by_len)]]
+
+    def _exact(self, tail: list[str]) -> list[tuple[list[str], Spot]]:
+        return [(c, r) for c, r in self.by_name.get(tail[-1], ()) if c == tail][:1] if tail else []
+
+    def _from_root(self, tail: list[str]) -> list[tuple[list[str], Spot]]:
+        """The files whose path is ``<a folder that is no package>/<tail>``."""
+        if not tail:
+            return []
+        k = len(tail)
+        return [(c, r) for c, r in self.by_name.get(tail[-1], ())
+                if c[-k:] == tail and "/".join(c[:-k]) not in self.packages]
+
+    @cached_property
+    def _top_parents(self) -> frozenset[str]:
+        """The folders holding a top-level package (a package in no package): src/ for src/shop/."""
+        parents = (p.rpartition("/")[0] for p in self.packages)
+        return frozenset(f for f in parents if f not in self.packages)
+
+    def module_root(self, folder: str) -> bool:
+        """Whether a Python module path starts from this folder of the repository (a source root): the
+        repository's root, a folder named src (the src layout), or one holding a top-level package;
+        never a package itself. tests/fixtures/six.py is no module six."""
+        if folder in self.packages:
+            return False
+        return folder == "" or folder.rpartition("/")[2] == "src" or folder in self._top_parents
+
+
+_TAILS: "WeakKeyDictionary[Shard, FileTails]" = WeakKeyDictionary()
+# overlay shard -> (its base, weakly, and the tails of the two)
+_VIEW_TAILS: "WeakKeyDictionary[Shard, tuple[weakref.ref, FileTails]]" = WeakKeyDictionary()
+
+
+def _files(sh: "Shard", which: int = 0) -> list[tuple[str, int, int]]:
+    rows = pc.indices_nonzero(pc.equal(sh.col("kind").array, "file")).to_numpy()
+    return [(p, which, r) for p, r in zip(sh.col("path").array.take(rows).to_pylist(), rows.tolist())]
+
+
+def tails(sh: "Shard", overlay: "StoreOverlay | None" = None) -> FileTails:
+    """The shard's FileTails, made on the first query with a frame (a shard is read-only). With a
+    branch ``overlay`` of it: the files as the branch has them, the base's unless the branch changed
+    or deleted them, then the overlay's (a frame in the file an agent is changing is that file's
+    branch version; matched among one set of files, a tail is not unique in one shard and taken
+    in the other)."""
+    if overlay is None or overlay.shard is None:
+        got = _TAILS.get(sh)
+        if got is None:
+            got = _TAILS[sh] = FileTails(_files(sh))
+        return got
+    held = _VIEW_TAILS.get(overlay.shard)
+    if held is None or held[0]() is not sh:
+        kept = [f for f in _files(sh) if f[0] not in overlay.hidden_paths]
+        held = _VIEW_TAILS[overlay.shard] = (weakref.ref(sh), FileTails(kept + _files(overlay.shard, 1)))
+    return held[1]
+
+
+# A path by convention: a frame that says where a module is, not where its file is ---------------------
+
+MAX_READ = 16           # files sharing a JVM frame's file name whose package is read (more: too common a name)
+_INSTALLED = ("site-packages", "dist-packages", "node_modules")
+# a package clause before the first brace (Java's `package a.b;`, Kotlin's and Groovy's `package a.b`,
+# Scala's chained `package a` / `package b` and its `package a.b {` block; a `package object` is no package)
+_PACKAGE_CLAUSE = re.compile(r"^[ \t]*package[ \t]+(?!object\b)([A-Za-z_][\w.]*)[ \t]*;?[ \t]*$", re.M)
+_COMMENT = re.compile(r"/\*.*?(?:\*/|\Z)|//[^\n]*", re.S)
+_PACKAGE_NAMES: "WeakKeyDictionary[FileTails, dict[str, str]]" = WeakKeyDictionary()   # folder -> package.json name
+_DECLARED: "WeakKeyDictionary[FileTails, dict[Spot, str]]" = WeakKeyDictionary()       # a JVM file -> its package
+
+
+def module_files(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None) -> list[Place] | None:
+    """The files of ``sh`` an installed copy's path is (None: ``target`` is none, read it by its tail).
+    After ``site-packages/`` or ``dist-packages/`` comes a module's path (``shop/cart.py``: shop.cart,
+    ``six.py``: six): the repository's file with that path under a folder that is no package, which for
+    a top-level module must be a source root (``FileTails.module_root``: six.py, src/six.py). After
+    ``node_modules/<package>/`` comes a path in that package: the repository's file only under a folder
+    whose package.json names that package (the repository, or a workspace linked there); a third-party
+    package's ``lib/router/index.js`` is not the repository's file of that path."""
+    segs = _segments(target)
+    lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
+    if lib < 0 or segs[lib] not in _INSTALLED:
+        return None         # no installed copy (python3.11/json/...: the standard library, read by its tail)
+    t = tails(sh, overlay)
+    rel = segs[lib + 1:]
+    if segs[lib] == "node_modules":
+        n = 2 if rel and rel[0].startswith("@") else 1
+        package, rest = "/".join(rel[:n]), rel[n:]
+        k = len(rest)
+        return [_place(spot, sh, overlay) for c, spot in t.by_name.get(rest[-1], ())
+                if c[-k:] == rest and _package_name(t, sh, overlay, "/".join(c[:-k])) == package] if k else []
+    k = len(rel)
+    return [_place(spot, sh, overlay) for c, spot in t.by_name.get(rel[-1], ())
+            if c[-k:] == rel and "/".join(c[:-k]) not in t.packages
+            and (k > 1 or t.module_root("/".join(c[:-1])))] if k else []
+
+
+def _package_name(t: FileTails, sh: "Shard", overlay: "StoreOverlay | None", folder: str) -> str:
+    """The ``name`` the package.json in ``folder`` gives ("" when none does), read once per file set."""
+    names = _PACKAGE_NAMES.setdefault(t, {})
+    if folder not in names:
+        spot = t.at.get(f"{folder}/package.json" if folder else "package.json")
+        got = None
+        if spot is not None:
+            src, row = _place(spot, sh, overlay)
+            try:
+                got = json.loads(src.record(row)["full"] or "")
+            except ValueError:
+                got = None      # a broken package.json names no package
+        names[folder] = got["name"] if isinstance(got, dict) and isinstance(got.get("name"), str) else ""
+    return names[folder]
+
+
+def class_files(sh: "Shard", package: str, file: str, overlay: "StoreOverlay | None" = None) -> list[Place]:
+    """The files of ``sh`` a JVM frame's class is in: ``at com.shop.Cart.total(Cart.java:12)`` prints
+    only the file's name beside the class's ``package`` ("": the default package). A file of that
+    name under its package's folders (com/shop/Cart.java below any source root); else, among at most
+    MAX_READ files of that name, those that declare that package (``declared_package``): a default-
+    package class's file declares none and sits at a source root, wherever that is, and Kotlin and
+    Scala may keep a packaged file in another folder. A file's name alone is no name for ``get``;
+    beside its class's package it is."""
+    t = tails(sh, overlay)
+    files = t.by_name.get(file, [])
+    if package:
+        want = [*package.split("."), file]
+        k = len(want)
+        got = [_place(spot, sh, overlay) for c, spot in files if c[-k:] == want]
+        if got:
+            return got
+    if len(files) > MAX_READ:
+        return []
+    read = _DECLARED.setdefault(t, {})      # once per file set: a JVM trace repeats its classes' files
+    out = []
+    for _, spot in files:
+        src, row = _place(spot, sh, overlay)
+        if spot not in read:
+            read[spot] = declared_package(src.record(row)["full"] or "")
+        if read[spot] == package:
+            out.append((src, row))
+    return out
+
+
+def declared_package(text: str) -> str:
+    """The package a JVM source file declares ("": none, the default package), read from its head:
+    comments removed, up to the first brace."""
+    head = _COMMENT.sub("", text[:8192]).partition("{")[0]
+    return ".".join(m.group(1) for m in _PACKAGE_CLAUSE.finditer(head))
+
+
+def printed_root(sh: "Shard", paths: Sequence[str], overlay: "StoreOverlay | None" = None) -> tuple[str, ...] | None:
+    """Where a traceback's machine kept the repository, read off its frames' absolute paths: the
+    folder under which the most of them (two files at least, more than under any other folder) are
+    files of the repository at the very paths left (``/app`` for /app/shop/cart.py and /app/manage.py,
+    a Docker image's WORKDIR). None when no folder is: a frame alone is read as get reads it."""
+    t = tails(sh, overlay)
+    votes: dict[tuple[str, ...], int] = {}
+    for path in dict.fromkeys(paths):
+        if not _absolute(path):
+            continue
+        segs = _segments(path)
+        if any(_LIB_ROOT.fullmatch(s) for s in segs):
+            continue        # an installed copy's folders say nothing of where the repository is
+        for i in range(len(segs)):
+            if "/".join(segs[i:]) in t.at:
+                votes[tuple(segs[:i])] = votes.get(tuple(segs[:i]), 0) + 1
+    best = max(votes.values(), default=0)
+    top = [r for r, n in votes.items() if n == best]
+    return top[0] if best >= 2 and len(top) == 1 else None
+
+
+def under_root(sh: "Shard", path: str, root: tuple[str, ...] | None,
+               overlay: "StoreOverlay | None" = None) -> Place | None:
+    """The file an absolute ``path`` is under a traceback's ``root`` (``printed_root``); None when the
+    path is not under it or the repository has no file at the path left."""
+    if root is None or not _absolute(path):
+        return None
+    segs = _segments(path)
+    if len(segs) <= len(root) or tuple(segs[:len(root)]) != root:
+        return None
+    spot = tails(sh, overlay).at.get("/".join(segs[len(root):]))
+    return None if spot is None else _place(spot, sh, overlay)
+
+
+__all__ = ["SHOWN", "MAX_READ", "Place", "Spot", "named_files", "named_file", "names", "crossed", "crossing",
+           "crossing_why", "tied", "ambiguous", "recorded", "FileTails", "tails", "module_files", "class_files",
+           "declared_package", "printed_root", "under_root"]

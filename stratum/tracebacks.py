@@ -7,13 +7,18 @@ JavaScript ``at render (src/view.js:40:7)``, a JVM ``at com.shop.Cart.total(Cart
 the name list read it: the frames' functions came out anywhere in the answer. Here each frame whose
 file is in the index names the innermost definition around its line (``linerange.enclosing``, as
 ``get path:LINE`` does). A frame's path names a file as get reads it (``pathtails.named_files``): by its
-longest tail that an indexed file ends with (an installed package's ``site-packages/flask/app.py`` is the
-repository's ``src/flask/app.py``), a tail holding a folder or a root file's whole path, not going on
-into another folder the repository has; a path get refuses adds nothing. When the frame says its
+longest tail that an indexed file ends with, a tail holding a folder or a root file's whole path, not
+going on into another folder the repository has; a path get refuses adds nothing. When the frame says its
 function, it chooses among the files the path names (a tail two files share equally, else a shorter
 one: a container's ``/app/manage.py`` is the root manage.py that defines ``run``, not app/manage.py); when
 the definition at that line has another name (the installed version differs from the indexed one), the
-file's definition of that name is taken instead.
+file's definition of that name is taken instead. Frames that name a module by convention are read
+by it (``pathtails.class_files``, ``module_files``, ``printed_root``): ``at com.shop.Cart.total(Cart.java:12)``
+is a Cart.java declaring package com.shop (under com/shop/, as a rule), ``at Cart.total(Cart.java:12)`` one
+declaring none; ``site-packages/six.py`` is the module six at a source root (six.py, src/six.py);
+``node_modules/<package>/...`` is the repository's file only where a package.json of it names that
+package; and a container's ``/app/manage.py`` is the root manage.py when the other frames are files
+of the repository under /app.
 
 The frames found go first in the search answer, the innermost first (where the error was raised:
 the frame Python prints last, the one a JavaScript stack prints first), each with why ``traceback frame: <file>:<line> in <function>``. Frames outside
@@ -25,14 +30,11 @@ from __future__ import annotations
 import bisect
 import builtins
 import re
-import weakref
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
-from weakref import WeakKeyDictionary
-
-import pyarrow.compute as pc
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from stratum import pathtails as PT
+from stratum.pathtails import FileTails, tails      # they lived here: still importable from here (signals, tests)
 from stratum.limits import MAX_TRACEBACK_CHARS, query_too_long
 from stratum.memory import Target
 
@@ -41,8 +43,6 @@ if TYPE_CHECKING:
     from stratum.shard import Shard
 
 Place = PT.Place                # (shard, row) of a file
-Spot = tuple[int, int]          # (which of the shards the tails were made from, row): FileTails keeps no shard,
-                                # as a value in a WeakKeyDictionary keyed by its shard would keep that alive
 
 FRAME_WHY = "traceback frame: "    # how a frame's item says why it leads (search attaches its notes)
 CALLED_WHY = "called on a traceback line: "    # and a definition a shown line calls (``callees``)
@@ -63,14 +63,15 @@ _GO = re.compile(r"^(?P<func>\S+)\((?:[^()\n]|\.\.\.)*\)\n\t(?P<path>\S+\.go):(?
 _GO_CLOSURE = re.compile(r"func\d+|gowrap\d+")
 _SYMBOLS = ("class", "function", "method")
 _CALLABLE = ("function", "method")
-_LIB_ROOT = re.compile(r"site-packages|dist-packages|python\d\.\d+|node_modules")
 
 
 @dataclass(frozen=True)
 class Frame:
-    path: str               # as the traceback prints it
+    path: str               # as the traceback prints it (a JVM frame: its class's package folders and file name)
     line: int
     func: str = ""          # the function the frame names ("" when it names none, "<module>" for top level)
+    package: str | None = field(default=None, compare=False)   # a JVM frame's class's package ("": the default
+                            # package), whose file is found by it (``pathtails.class_files``); None: a printed path
 
 
 def frames(query: str) -> list[Frame]:
@@ -128,7 +129,7 @@ def _jvm_frame(func: str, file: str, line: int) -> Frame:
     cls, _, method = func.rpartition(".")
     package = cls.split("$", 1)[0].rpartition(".")[0]
     path = f"{package.replace('.', '/')}/{file}" if package else file
-    return Frame(path, line, "" if method.startswith(("<", "lambda$")) else method)
+    return Frame(path, line, "" if method.startswith(("<", "lambda$")) else method, package)
 
 
 # an exception line: Python's `KeyError: 'pear'`, `shop.errors.OutOfStock: ...`, pytest's `E   KeyError: ...`
@@ -277,115 +278,6 @@ def leads(why: str) -> bool:
     return why.startswith((FRAME_WHY, CALLED_WHY))
 
 
-class FileTails:
-    """A shard's file paths by their last segment, to match a printed path by its longest tail.
-
-    A path under an installed library's root (``site-packages``, ``dist-packages``, ``python3.11``,
-    ``node_modules/<package>``) is the import path from there: it must be the whole tail of the
-    indexed file, and what comes before it in the repository must not be a package itself (the
-    standard library's ``json/__init__.py`` is not ``src/flask/json/__init__.py``)."""
-
-    def __init__(self, files: Iterable[tuple[str, int, int]]):
-        self.by_name: dict[str, list[tuple[list[str], Spot]]] = {}
-        self.packages: set[str] = set()         # folders holding an __init__.py
-        for p, k, r in files:
-            if p:
-                segs = p.split("/")
-                self.by_name.setdefault(segs[-1], []).append((segs, (k, r)))
-                if segs[-1] == "__init__.py":
-                    self.packages.add("/".join(segs[:-1]))
-
-    def row_of(self, path: str) -> int | None:
-        """The file row (in the one shard these tails were made from) that ``place_of`` finds."""
-        got = self.place_of(path)
-        return None if got is None else got[1]
-
-    def place_of(self, path: str) -> Spot | None:
-        """(which shard, row) of the file whose path ends with the longest tail of ``path`` (None:
-        none, or a tie); which: 0 the base, 1 a branch's overlay (``tails``)."""
-        got = self.best(path)
-        return got[0][1] if len(got) == 1 else None
-
-    def best(self, path: str) -> list[tuple[list[str], Spot]]:
-        """(segments, spot) of every file whose path ends with the longest tail of ``path`` (several:
-        a tie, which ``place_of`` does not guess and ``pathtails.tied`` lists); under an installed
-        library's root, the files that import path can be (the class docstring)."""
-        got = self.by_tail(path, shorter=False)
-        return [(c, spot) for c, spot, _ in got[0]] if got else []
-
-    def by_tail(self, path: str, shorter: bool = True) -> list[list[tuple[list[str], Spot, int]]]:
-        """(segments, spot, how many last segments it shares with ``path``) of ``best``'s files, then
-        (``shorter``) of those a shorter tail matches, grouped by that tail's length, the longest
-        first; under an installed library's root, ``best``'s only (the import path is the whole
-        tail). ``pathtails.named_files`` reads them by get's rules."""
-        segs = [s for s in path.replace("\\", "/").split("/") if s and s != "."]
-        lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
-        if lib >= 0:
-            tail = segs[lib + 1:]
-            if segs[lib] == "node_modules":     # node_modules/<package>/<its path>: the repository is the package
-                tail = tail[2:] if tail and tail[0].startswith("@") else tail[1:]
-                got = self._exact(tail)
-            else:
-                got = self._from_root(tail)
-            return [[(c, spot, _shared(c, segs)) for c, spot in got]] if got else []
-        if not segs:
-            return []
-        by_len: dict[int, list[tuple[list[str], Spot, int]]] = {}
-        for cand, spot in self.by_name.get(segs[-1], ()):
-            n = _shared(cand, segs)
-            by_len.setdefault(n, []).append((cand, spot, n))
-        if not by_len:
-            return []
-        return [by_len[n] for n in sorted(by_len, reverse=True)] if shorter else [by_len[max(by_len)]]
-
-    def _exact(self, tail: list[str]) -> list[tuple[list[str], Spot]]:
-        return [(c, r) for c, r in self.by_name.get(tail[-1], ()) if c == tail][:1] if tail else []
-
-    def _from_root(self, tail: list[str]) -> list[tuple[list[str], Spot]]:
-        """The files whose path is ``<a folder that is no package>/<tail>``."""
-        if not tail:
-            return []
-        k = len(tail)
-        return [(c, r) for c, r in self.by_name.get(tail[-1], ())
-                if c[-k:] == tail and "/".join(c[:-k]) not in self.packages]
-
-
-def _shared(a: list[str], b: list[str]) -> int:
-    """How many last segments two paths share."""
-    n, m = 0, min(len(a), len(b))
-    while n < m and a[-1 - n] == b[-1 - n]:
-        n += 1
-    return n
-
-
-_TAILS: "WeakKeyDictionary[Shard, FileTails]" = WeakKeyDictionary()
-# overlay shard -> (its base, weakly, and the tails of the two)
-_VIEW_TAILS: "WeakKeyDictionary[Shard, tuple[weakref.ref, FileTails]]" = WeakKeyDictionary()
-
-
-def _files(sh: "Shard", which: int = 0) -> list[tuple[str, int, int]]:
-    rows = pc.indices_nonzero(pc.equal(sh.col("kind").array, "file")).to_numpy()
-    return [(p, which, r) for p, r in zip(sh.col("path").array.take(rows).to_pylist(), rows.tolist())]
-
-
-def tails(sh: "Shard", overlay: "StoreOverlay | None" = None) -> FileTails:
-    """The shard's FileTails, made on the first query with a frame (a shard is read-only). With a
-    branch ``overlay`` of it: the files as the branch has them, the base's unless the branch changed
-    or deleted them, then the overlay's (a frame in the file an agent is changing is that file's
-    branch version; matched among one set of files, a tail is not unique in one shard and taken
-    in the other)."""
-    if overlay is None or overlay.shard is None:
-        got = _TAILS.get(sh)
-        if got is None:
-            got = _TAILS[sh] = FileTails(_files(sh))
-        return got
-    held = _VIEW_TAILS.get(overlay.shard)
-    if held is None or held[0]() is not sh:
-        kept = [f for f in _files(sh) if f[0] not in overlay.hidden_paths]
-        held = _VIEW_TAILS[overlay.shard] = (weakref.ref(sh), FileTails(kept + _files(overlay.shard, 1)))
-    return held[1]
-
-
 def _named_in(sh: "Shard", file_row: int, name: str, line: int) -> int | None:
     """The definition called ``name`` in the file (down the contains edges), nearest to ``line``."""
     best: tuple[int, int] | None = None
@@ -435,10 +327,14 @@ def locate(sh: "Shard", fs: list[Frame], overlay: "StoreOverlay | None" = None) 
     path names as ``get`` reads it (``pathtails.named_files``): get's answer, unless the frame's
     function is defined in none of get's files and in one file a shorter tail names (a container's
     ``/app/manage.py ... in run`` with an app/ package: the root manage.py, which defines ``run``).
-    A frame whose path names no file adds nothing (the query's text still ranks)."""
+    Some frames say where a module is by convention, not where its file is (``_named_files``): a JVM
+    frame's class, an installed copy's module path, a path under the folder the other frames show the
+    repository was in on the traceback's machine. A frame whose path names no file adds nothing
+    (the query's text still ranks)."""
     out: dict[str, Located] = {}
+    root = PT.printed_root(sh, [f.path for f in fs if f.package is None], overlay)
     for i, f in enumerate(fs):
-        got = _frame_node(sh, f, overlay)
+        got = _frame_node(sh, f, overlay, root)
         if got is None:
             continue
         src, file_row, at = got
@@ -449,12 +345,18 @@ def locate(sh: "Shard", fs: list[Frame], overlay: "StoreOverlay | None" = None) 
     return list(out.values())
 
 
-def _frame_node(sh: "Shard", f: Frame, overlay: "StoreOverlay | None") -> tuple["Shard", int, int] | None:
-    """(shard, file row, node row) of a frame (``locate``): get's file, or the one file the frame's
-    function is defined in, among get's (a tie) or else the nearest shorter tail's; a tie of files
-    defining it, or of more than MAX_TIED files, is not guessed."""
+def _frame_node(sh: "Shard", f: Frame, overlay: "StoreOverlay | None",
+                root: tuple[str, ...] | None = None) -> tuple["Shard", int, int] | None:
+    """(shard, file row, node row) of a frame (``locate``): the first of its files (``_named_files``),
+    or the one file the frame's function is defined in, among the first (a tie) or else the nearest
+    next; a tie of files defining it, or of more than MAX_TIED files, is not guessed."""
     ask = bool(f.func) and not f.func.startswith("<")     # <module>, <lambda>, <anonymous>: no name to choose by
-    groups = PT.named_files(sh, f.path, overlay, shorter=ask)
+    at_root = PT.under_root(sh, f.path, root, overlay) if f.package is None else None
+    if at_root is not None:
+        at, hit = _in_file(*at_root, f)
+        if hit or not ask:      # the file at that path under the traceback's root (no tails compared)
+            return (*at_root, at)
+    groups = _named_files(sh, f, overlay, at_root, ask)
     if not groups:
         return None
     first = groups[0]
@@ -471,6 +373,24 @@ def _frame_node(sh: "Shard", f: Frame, overlay: "StoreOverlay | None") -> tuple[
     if len(defining) == 1:
         return defining[0]
     return (*first[0], seen[0][2]) if len(first) == 1 else None     # get's file: the function defined in none
+
+
+def _named_files(sh: "Shard", f: Frame, overlay: "StoreOverlay | None", at_root: Place | None,
+                 shorter: bool) -> list[list[Place]]:
+    """The files a frame names, in groups, the likeliest first: a JVM frame's, its class's
+    (``pathtails.class_files``); an installed copy's, its module's (``pathtails.module_files``);
+    else the files its path names as get reads it (``pathtails.named_files``; ``shorter``: shorter
+    tails' too), after ``at_root``, the file at the path left under the traceback's root
+    (``pathtails.printed_root``: a function-less ``/app/manage.py`` is the root manage.py when the
+    other frames are files under /app)."""
+    by_convention = (PT.class_files(sh, f.package, f.path.rpartition("/")[2], overlay) if f.package is not None
+                     else PT.module_files(sh, f.path, overlay))
+    if by_convention is not None:
+        return [by_convention] if by_convention else []
+    groups = PT.named_files(sh, f.path, overlay, shorter=shorter)
+    if at_root is None:
+        return groups
+    return [[at_root], *([p for p in g if p != at_root] for g in groups)]
 
 
 def _in_file(src: "Shard", row: int, f: Frame) -> tuple[int, bool]:
