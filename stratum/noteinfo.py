@@ -31,6 +31,10 @@ class NoteInfo:
     # of an active stale note, the files none of its changed targets is in: counted whole there
     # (stratum.targetstale)
     fresh_at: tuple[str, ...] = ()
+    # of an active stale note, the files holding a changed target and an unchanged one, each with
+    # whether each of its targets there changed (``nodes`` order): each target's part counted by its
+    # own standing (stratum.targetstale, ``rank._apart``)
+    split: tuple[tuple[str, tuple[bool, ...]], ...] = ()
 
     @cached_property
     def mined(self) -> bool:

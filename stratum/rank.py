@@ -306,6 +306,8 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
                         ev.append((share, label, sy))
             for f in cast(NoteInfo, h.note).fresh_at if note_why else ():    # stale, not there (stratum.targetstale)
                 by_file[f][-1] = (c.score / root, (c.id, h, ""), *by_file[f][-1][2:])
+            for f, flags in cast(NoteInfo, h.note).split if note_why else ():     # stale on some targets there
+                by_file[f][-1] = _apart(by_file[f][-1], flags, c.score / root, stand, cast(NoteInfo, h.note), f)
         elif h.file and h.kind in _CODE_KINDS:
             f = h.file
             e = get(f)
@@ -375,6 +377,29 @@ def _rank_files(candidates: Sequence[Scored], hits: Sequence[Hit], stands: Seque
         p = e.parts
         e.score = e.text + sum(p.values()) if p else e.text + 0       # + 0: the sum of no parts
     return files
+
+
+def _apart(entry: tuple, flags: tuple[bool, ...], whole: float, stand: float, note: NoteInfo, path: str) -> tuple:
+    """A stale note's evidence ``entry`` in a file where only some of its targets changed (``flags``,
+    ``NoteInfo.split``), each target's part (``whole`` over their count there) counted by its own
+    standing, as ``get`` judges each item: its symbols' parts ride in the entry's symbols entry with
+    their own labels (an unchanged one fresh, ``ranksymbols.symbol_shares``), and the file's label
+    says the mix ("counted x0.75": one of two changed; the file is stale as ``get`` of it says, a
+    target there having changed)."""
+    n = len(flags)
+    k = sum([stand if ch else 1.0 for ch in flags]) / n
+    nid, h, _ = entry[1]
+    label = (nid, h, f"{note.stale}: counted x{round(k, 2):g}")
+    sy = entry[2] if len(entry) > 2 else None
+    here = [i for i, p in note.nodes if p == path]
+    if sy is None or len(here) != n:        # no symbol here (or targets the nodes do not match): the file's part
+        return (whole * k, label, *entry[2:])
+    fresh, unit = (nid, h, ""), whole / n
+    per = tuple((unit * (stand if ch else 1.0), entry[1] if ch else fresh) for i, ch in zip(here, flags) if i)
+    # what the file keeps when its symbols took theirs: its whole-file targets' parts, said by theirs
+    rest = [ch for i, ch in zip(here, flags) if not i]
+    kept = entry[1] if rest and all(rest) else fresh if rest and not any(rest) else label
+    return (whole * k, label, (sy[0], sy[1], per, kept))
 
 
 def _seeds(base: dict[str, float], k: int) -> list[str]:

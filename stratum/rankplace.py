@@ -2,6 +2,8 @@
 evidence the agent handed over itself (``Tools.search`` applies them in this order). ``rerank``'s
 scores and evidence stay as they are for every other item, and ``rank_files`` never sees them.
 
+- ``phrase_first``: a runbook, Makefile or script whose words hold the query's, in order, above the
+  items the query's text matches worse (``Restart the orders API``, ``lint_go``);
 - ``exact_first``: an identifier query's exact matches (``IntegerConverter``,
   ``werkzeug.utils.redirect``, ``shop/cart.py::Cart.total``) above the files other memories lift;
 - ``named_first``: the definitions a prose query names by an identifier (``parse_header_links``);
@@ -13,10 +15,12 @@ scores and evidence stay as they are for every other item, and ``rank_files`` ne
 
 from __future__ import annotations
 
+import math
+import re
 from operator import attrgetter
 from typing import TYPE_CHECKING, Callable, Protocol, Sequence
 
-from stratum.rank import Candidate, Signals
+from stratum.rank import CODE_ITEM_KINDS, Candidate, Signals
 from stratum.rankwhy import Ranked
 
 if TYPE_CHECKING:
@@ -28,6 +32,7 @@ class Placing(Signals, Protocol):
     list's (``BranchListSignals``, the branch's code) exact and named definitions."""
     def exact_names(self, query: str, candidates, dotted: bool = True) -> dict[str, int]: ...
     def named_in(self, query: str, candidates) -> dict[str, int]: ...
+    def doc_text(self, row: int) -> str | None: ...
 
 EXACT_NAME = 1.0            # an identifier query's exact name matches: above every fused score (< 1)
 FRAME_SCORE = 4.0           # a frame scores FRAME_SCORE + 1 / (1 + its place): above exact names (< 2) and
@@ -48,6 +53,45 @@ def _put_first(ranked: list[Ranked], found: list[tuple[str, int, str]],
             r.score, r._why = score(i, r.score), f"{why}; {r.why}"
     ranked.sort(key=_ID)                # two stable sorts (plain keys) order as one by (-score, id)
     ranked.sort(key=_SCORE, reverse=True)
+    return ranked
+
+
+_WORD = re.compile(r"[a-z0-9]+")
+PHRASE_WORDS = 2            # a query of one word is no phrase (a Makefile target `lint_go` is two)
+
+
+def phrase_first(ranked: list[Ranked], signals: Placing, query: str, candidates: Sequence) -> list[Ranked]:
+    """The query's best text match among code (``candidates``: the fused list, best first), when it
+    is a file no grammar parses whose searched words (``Placing.doc_text``: its path and first
+    words) hold the query's words in order, at least PHRASE_WORDS: it moves above every item the
+    query's text matches worse, however much history lifted those; items whose text beats it keep
+    their place (a note matched by its own words). With history, "Restart the orders API" put the
+    runbook headed so below the code files past commits about the orders API lifted (12th), and
+    `lint_go` the Makefile below past changes (a probe). Its why says "exact phrase". Mirrors
+    ``ranknotes.below_better_code``: there a note never rises over code the query matches better."""
+    words = _WORD.findall(query.lower())
+    if len(words) < PHRASE_WORDS:
+        return ranked
+    hit = signals.hit
+    first = next((c for c in candidates if c.row >= 0 and hit(c).kind in CODE_ITEM_KINDS), None)
+    # its words matched (a vector-only hit holds no phrase): read only then (a first read ~1 ms, cached)
+    doc = signals.doc_text(first.row) if first is not None and "keyword" in first.sources else None
+    if first is None or doc is None or f" {' '.join(words)} " not in f" {' '.join(_WORD.findall(doc.lower()))} ":
+        return ranked
+    at = next((i for i, r in enumerate(ranked) if r.id == first.id), None)
+    if at is None:
+        return ranked
+    text = {c.id: c.score for c in candidates}      # an added item (no text hit) matches worse
+    t, r = first.score, ranked[at]
+    p = next(i for i, x in enumerate(ranked) if i == at or text.get(x.id, 0.0) < t)
+    r._why = f"exact phrase; {r.why}"
+    if p < at:                  # between the item above its new place and the one it passes
+        lo = ranked[p].score
+        hi = ranked[p - 1].score if p else math.inf
+        r.score = lo * (1 + 1e-6) + 1e-12
+        if r.score >= hi:
+            r.score = (lo + hi) / 2
+        ranked[p:at + 1] = [r, *ranked[p:at]]
     return ranked
 
 
@@ -147,9 +191,10 @@ def note_then_code(ranked: list[Ranked], signals: Signals) -> list[Ranked]:
 def in_order(ranked: list[Ranked], signals: Placing, text: str, candidates: Sequence,
              located: "Sequence[Located]", *, dotted: bool = True, lead_note: bool = True) -> list[Ranked]:
     """Every placement, in order, over one list ``rerank`` made from ``candidates`` for the query
-    ``text``: its exact names (``dotted``: a dotted name's tail too, not under a filter), the
-    definitions it names, the code a leading note is about (``lead_note``), a traceback's frames
-    (``located``: those of this list's shard)."""
+    ``text``: a document holding its words, its exact names (``dotted``: a dotted name's tail too,
+    not under a filter), the definitions it names, the code a leading note is about (``lead_note``),
+    a traceback's frames (``located``: those of this list's shard)."""
+    ranked = phrase_first(ranked, signals, text, candidates)
     ranked = exact_first(ranked, signals.exact_names(text, candidates, dotted=dotted))
     ranked = named_first(ranked, signals.named_in(text, candidates), signals)
     if lead_note:
@@ -157,4 +202,5 @@ def in_order(ranked: list[Ranked], signals: Placing, text: str, candidates: Sequ
     return frames_first(ranked, located)
 
 
-__all__ = ["in_order", "exact_first", "named_first", "note_then_code", "frames_first", "EXACT_NAME", "FRAME_SCORE"]
+__all__ = ["in_order", "phrase_first", "exact_first", "named_first", "note_then_code", "frames_first", "EXACT_NAME",
+           "FRAME_SCORE", "PHRASE_WORDS"]

@@ -45,7 +45,9 @@ def symbol_shares(agent: dict[str, list], weight: float) -> dict[str, list[tuple
     ``rank_files`` sums it): ``(share, (note id, its Hit, standing's why))``, and for a note about
     symbols a third element, its ``NoteInfo.symbols_at`` entry for that file (read here without the
     note itself: with 10,000 notes each note's objects were a cache miss or more, ~45 entries a
-    search). The evidence rides along for the why of what the file keeps (``_rest``)."""
+    search); a stale note judged apart in that file (``rank._apart``) carries each symbol's part and
+    label there as that entry's third element. The evidence rides along for the why of what the
+    file keeps (``_rest``)."""
     lifts: dict[str, list[tuple[float, tuple, str, list]]] = {}
     get = lifts.get
     for f, ev in agent.items():
@@ -55,7 +57,11 @@ def symbol_shares(agent: dict[str, list], weight: float) -> dict[str, list[tuple
             share, label, mine = e
             if mine is None or share <= 0:
                 continue
-            n, ids = mine
+            n, ids = mine[0], mine[1]
+            if len(mine) > 2:       # judged per target (``rank._apart``): each symbol its own part and label
+                for nid, (x, lab) in zip(ids, mine[2]):
+                    lifts.setdefault(nid, []).append((weight * x / j, lab, f, ev))
+                continue
             each = weight * share / j / n
             for nid in ids:
                 got = get(nid)
@@ -90,12 +96,19 @@ def _rest(fe: RankedFile, moved: float, ev: list, lifts: dict, named: Sequence[t
         kept = [e for e in ev if e[1][0] not in skip and not _lent(e, lifts)]
     if kept:
         parts["notes"] = left
-        said = {**said, "notes": (said["notes"][0], (kept[0][1], len(kept)))}
+        said = {**said, "notes": (said["notes"][0], (_kept_label(kept[0]), len(kept)))}
     else:
         parts.pop("notes", None)
     e = _new(RankedFile)
     e.path, e.score, e.text, e.parts, e.said = fe.path, fe.score - moved, fe.text, parts, said
     return e
+
+
+def _kept_label(e: tuple) -> tuple:
+    """The label an evidence entry's note is named by in what its file keeps: its own, or for a
+    note judged apart there (``rank._apart``) the standing of the targets the file kept."""
+    mine = e[2] if len(e) > 2 else None
+    return mine[3] if mine is not None and len(mine) > 3 else e[1]
 
 
 def _says(got: list, text: bool, fe: RankedFile | None = None,

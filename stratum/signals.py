@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Mapping, Protocol
 import numpy as np
 
 from stratum import schema as S
-from stratum.codetokens import COMPOUND, is_identifier, looks_like_identifier
+from stratum.codetokens import COMPOUND, is_identifier, looks_like_identifier, node_text
 from stratum.ids import norm_path
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
 # the per-shard memo lives in ``stratum.shardmemo``; its old names here stay importable
@@ -70,8 +70,9 @@ class ShardSignals:
                 # note about the code the branch changed is about that version, not stale (``OnDefault``)
                 j = judged(self.overlay.judge, note)
                 stale, created = j.stale, note.created_at
+        live = j if (status or "active") == "active" else None     # an active note's judgement, per target
         return _info(kind, files, status or "active", stale, created, title or "", nodes,
-                     j.fresh_in(files) if j is not None and (status or "active") == "active" else ())
+                     live.fresh_in(files) if live is not None else (), live.split_in() if live is not None else ())
 
     def hit(self, c: Scored) -> Hit:
         key = c.id or str(c.row)
@@ -252,6 +253,13 @@ class ShardSignals:
         col = self.shard.col
         return bool(spelt.intersection((col("name")[row], col("qualname")[row],
                                         col("path")[row] if self.kind_of(row) == "file" else None)))
+
+    def doc_text(self, row: int) -> str | None:
+        """The words a file no grammar parses is keyword-searched by (``codetokens.node_text``: its
+        path and first BODY_CHARS), read for ``rankplace.phrase_first``; None for any other row."""
+        if self.kind_of(row) != "file" or self.shard.col("language")[row]:
+            return None
+        return node_text(self.shard.record(row))
 
     def kind_of(self, row: int) -> str:
         """The node kind of a shard row (memoised with its hit)."""
@@ -448,8 +456,10 @@ class BranchSignals(ShardSignals):
             j, placed = judged(self._code, note), self._code.locate(note)
             if placed is not note or j.stale or info.stale:     # judged again, as the branch sees it
                 files, nodes = _lends(info.kind, [(t.path, t.kind, t.node_id) for t in placed.about])
+                live = info.status == "active"
                 h = Hit(h.kind, h.file, note=_info(info.kind, files, info.status, j.stale, info.created_at,
-                                                   info.title, nodes, j.fresh_in(files) if info.status == "active" else ()))
+                                                   info.title, nodes, j.fresh_in(files) if live else (),
+                                                   j.split_in() if live else ()))
         self._cache[key] = h
         return h
 
@@ -457,10 +467,12 @@ class BranchSignals(ShardSignals):
         return [self.hit(c) for c in candidates]
 
 
-def _info(kind: str, files: tuple, status: str, stale: str, created, title: str, nodes: tuple, fresh_at: tuple) -> NoteInfo:
-    """A note's ``NoteInfo``; ``fresh_at`` (``targetstale``) set only when it has some: most notes build as before."""
+def _info(kind: str, files: tuple, status: str, stale: str, created, title: str, nodes: tuple, fresh_at: tuple,
+          split: tuple = ()) -> NoteInfo:
+    """A note's ``NoteInfo``; ``fresh_at`` and ``split`` (``targetstale``) set only when it has some:
+    most notes build as before."""
     info = NoteInfo(kind, files, status, stale, created, title, nodes)
-    return replace(info, fresh_at=fresh_at) if fresh_at else info
+    return replace(info, fresh_at=fresh_at, split=split) if fresh_at or split else info
 
 
 def _lends(kind: str, about: list[tuple[str, str | None, str]]) -> tuple[tuple, tuple]:
@@ -542,6 +554,9 @@ class BranchListSignals:
 
     def named_in(self, query: str, candidates) -> dict[str, int]:
         return self._code.named_in(query, candidates)
+
+    def doc_text(self, row: int) -> str | None:
+        return self._code.doc_text(row)
 
     def __getattr__(self, name: str):
         return getattr(self._code, name)        # locate*: the branch's code

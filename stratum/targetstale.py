@@ -66,6 +66,20 @@ class Judged:
         moved = {t.path for i in self.changed for t in (self.about[i], self.placed[i])}
         return tuple(f for f in files if f not in moved)
 
+    def split_in(self) -> tuple[tuple[str, tuple[bool, ...]], ...]:
+        """The files holding both a target that changed and one that did not, each with whether
+        each of its targets there changed, in target order (``rank.NoteInfo.split``): search lifts
+        each target's item by its own standing, as ``stale_on`` judges each item for get (a note
+        about ``total`` and ``count``, only ``count`` changed, lifted ``total`` x0.5 and said
+        stale there: a probe). () when it is fresh or judged whole."""
+        if not self.stale or self.changed is None:
+            return ()
+        by: dict[str, list[bool]] = {}
+        for i, t in enumerate(self.placed):
+            if t.path:
+                by.setdefault(t.path, []).append(i in self.changed)
+        return tuple((p, tuple(c)) for p, c in by.items() if any(c) and not all(c))
+
 
 FRESH = Judged("", (), (), None)
 _KEPT: "weakref.WeakKeyDictionary[object, dict[str, tuple[N.Note, Judged]]]" = weakref.WeakKeyDictionary()
