@@ -13,7 +13,7 @@ import re
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Generator, Iterator
+from typing import Generator, Iterable, Iterator
 
 from stratum.errors import NotARepository, StratumError
 
@@ -352,7 +352,7 @@ __all__ = ["GitError", "run_git", "decode", "path_text", "structure_path", "repo
            "ignored_files", "submodule_paths", "worktree_clean",
            "LOG_FORMAT", "LOG_FIELDS", "history_log_args", "stream_git", "stream_history",
            "is_ancestor", "tree_paths", "patch_log_args", "stream_patches", "BlobReader",
-           "GitFreshness", "freshness", "dirty_paths", "code_dirty_paths", "STORE_DIR"]
+           "GitFreshness", "freshness", "dirty_paths", "code_dirty_paths", "worktree_look", "STORE_DIR"]
 
 
 def _top_head(repo_path: str) -> tuple[bool, str | None]:
@@ -433,7 +433,8 @@ class GitFreshness:
     state key (a few stats: HEAD, the ref it names, packed-refs, the index; no subprocess) that tells
     the caller when ``view`` (two git runs: the diff from the indexed commit to HEAD, and the
     uncommitted paths) has to be computed again. The view carries the status dict too, from the
-    same runs, so ``status`` (which looks afresh for its warnings) need not ask git again.
+    same runs, so ``status`` (which looks afresh for its warnings) need not ask git again, and each
+    uncommitted file's blobs, by which ``plain`` files edited later are judged without git.
     """
 
     def __call__(self, repo_path: str, indexed_commit: str | None) -> dict:
@@ -475,7 +476,33 @@ class GitFreshness:
             changed = sorted({decode(x) for x in p.stdout.split(b"\0") if x}) if p.returncode == 0 else None
         recs = _porcelain(repo_path)
         return {"head": head, "new_commits": new, "changed": changed, "dirty": _paths_of(recs),
-                "status": _status_of(head, indexed_commit, out, _uncommitted(recs))}
+                "status": _status_of(head, indexed_commit, out, _uncommitted(recs)),
+                "blobs": {decode(p): w for p, w in recs if isinstance(w, tuple)},
+                "untracked": [decode(p) for p, w in recs if w == "?"]}
+
+    def plain(self, repo_path: str, paths: Iterable[str]) -> frozenset[str]:
+        """Of ``paths``, those whose bytes git stores as they are, unless they hold a CR (two runs:
+        ``config``, ``check-attr``, which reads every attribute file git does): none under
+        core.autocrlf=true or core.eol=crlf (a checkout writes CRLF, so git's recorded size is not
+        the blob's and a file of the blob's bytes is "modified" to git), none with a ``filter``,
+        ``ident``, ``working-tree-encoding`` or CRLF ``eol`` attribute. None when git cannot say."""
+        ps = [p for p in paths if "\0" not in p]
+        try:
+            conf = run_git(repo_path, "config", "-z", "--get-regexp", r"^core\.(autocrlf|eol)$", check=False)
+            if not ps or any(v.split(b"\n", 1)[-1].strip().lower() in (b"true", b"crlf", b"1", b"yes", b"on")
+                             for v in conf.split(b"\0") if v):
+                return frozenset()
+            out = run_git(repo_path, "check-attr", "-z", "--stdin", *_CONVERTING,
+                          input=b"".join(p.encode(ENC, ERRS) + b"\0" for p in ps))
+        except (GitError, OSError):
+            return frozenset()
+        f = out.split(b"\0")        # path, attribute, value; each NUL-ended
+        odd = {decode(f[i]) for i in range(0, len(f) - 2, 3)
+               if f[i + 2] not in (b"unspecified", b"unset") and not (f[i + 1] == b"eol" and f[i + 2] == b"lf")}
+        return frozenset(ps) - odd
+
+
+_CONVERTING = ("filter", "ident", "working-tree-encoding", "eol")     # attributes that change bytes
 
 
 def dirty_paths(repo: str | os.PathLike) -> list[str]:
@@ -483,12 +510,25 @@ def dirty_paths(repo: str | os.PathLike) -> list[str]:
     return _paths_of(_porcelain(repo))
 
 
-def _porcelain(repo: str | os.PathLike) -> list[bytes]:
-    """``git status`` records (b"XY path"), untracked ones (b"?? path") included, ignored ones not."""
+def _porcelain(repo: str | os.PathLike, ignored: bool = False) -> list[tuple[bytes, tuple | str | None]]:
+    """``git status`` records as (path, what): untracked "?"; a changed tracked file (its mode at HEAD
+    and in the index, its blob at HEAD and in the index), from which a file put back can be told
+    without asking again (``stratum.freshness``); unmerged None; ``ignored``: "!" (an ignored folder
+    once, ``dir/``)."""
     # --no-optional-locks: status must not refresh (rewrite) the index, which would change the probe
-    out = run_git(repo, "--no-optional-locks", "-c", "core.quotepath=off", "status", "--porcelain=v1", "-z", "--untracked-files=all",
-                  "--no-renames", check=False)
-    return [rec for rec in out.split(b"\0") if len(rec) > 3]
+    out = run_git(repo, "--no-optional-locks", "-c", "core.quotepath=off", "status", "--porcelain=v2", "-z",
+                  "--untracked-files=all", "--no-renames", *(["--ignored=matching"] if ignored else []), check=False)
+    recs: list[tuple[bytes, tuple | str | None]] = []
+    for rec in out.split(b"\0"):
+        kind = rec[:2]
+        if kind == b"1 ":               # 1 XY sub mH mI mW hH hI path
+            f = rec.split(b" ", 8)
+            recs.append((f[8], (decode(f[3]), decode(f[4]), decode(f[6]), decode(f[7]))))
+        elif kind == b"u ":             # u XY sub m1 m2 m3 mW h1 h2 h3 path
+            recs.append((rec.split(b" ", 10)[10], None))
+        elif kind in (b"? ", b"! "):
+            recs.append((rec[2:], decode(kind[:1])))
+    return recs
 
 
 STORE_DIR = ".stratum/"    # the default store's folder (config.default_store_path): never a change of the code
@@ -501,15 +541,22 @@ def code_dirty_paths(repo: str | os.PathLike) -> list[str]:
     return [p for p in dirty_paths(repo) if not p.startswith(STORE_DIR)]
 
 
-def _uncommitted(recs: list[bytes]) -> bool:
+def worktree_look(repo: str | os.PathLike) -> tuple[list[str], list[str]]:
+    """(``code_dirty_paths``, the ignored paths git does not look into: a folder once, as ``dir/``),
+    from one ``git status``: what a cache of the first must watch (``stratum.cli.server_place``)."""
+    recs = _porcelain(repo, ignored=True)
+    return [p for p in _paths_of(recs) if not p.startswith(STORE_DIR)], [decode(p) for p, w in recs if w == "!"]
+
+
+def _uncommitted(recs: list[tuple[bytes, tuple | str | None]]) -> bool:
     """Whether ``_porcelain``'s records hold a change: untracked files count, as the answers'
     warnings count them (status said ``uncommitted_changes`` false beside a warning naming an
     untracked file); the default store's folder does not (``Freshness`` leaves out any store)."""
-    return any(not r[3:].startswith(_STORE) for r in recs)
+    return any(w != "!" and not p.startswith(_STORE) for p, w in recs)
 
 
-def _paths_of(recs: list[bytes]) -> list[str]:
-    return sorted({decode(rec[3:]) for rec in recs})
+def _paths_of(recs: list[tuple[bytes, tuple | str | None]]) -> list[str]:
+    return sorted({decode(p) for p, w in recs if w != "!"})
 
 
 def rev_parse(repo: str | os.PathLike, rev: str) -> str:

@@ -9,6 +9,7 @@ run with nothing new (same HEAD, clean work tree, same settings, no unmerged not
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
 import time
@@ -125,7 +126,6 @@ PARSE_FORMAT = 32
 
 def config_key(cfg: IndexConfig) -> str:
     """A fingerprint of the settings that shape the index (not how it runs: Ray, CPUs, --full)."""
-    import json
     from dataclasses import asdict
 
     embed = {k: v for k, v in asdict(cfg.embed).items() if k not in _RUN_ONLY_EMBED}
@@ -141,19 +141,61 @@ def mined_boundary(prev: Manifest | None) -> str | None:
     return h.get("shallow_boundary", None if h.get("shallow") else "")
 
 
+RACY_LISTED = 64      # racily modified files a worktree key names (more: the next run goes on, parsing nothing)
+
+
 def worktree_key(root: Path, dirty: list[str]) -> str:
     """What the uncommitted files are now, without reading them: each path with its size and
     modification time ("gone" when deleted). A run whose work tree holds the same uncommitted files,
     untouched since the last version was indexed, has nothing to do (a probe: one untracked
     scratch file made every run publish a version with nothing parsed, each making a running
-    server's page tokens stale). A touched file only costs a run that parses nothing."""
+    server's page tokens stale). A touched file only costs a run that parses nothing.
+    Files modified within the clock's tick of now (``racy``) are named after it with a digest of
+    their bytes (`` racy ["a.py"] <sha1>``), which the next run checks (``same_worktree``), as git
+    re-reads its racily clean entries: a same-size save in that tick, after this run read the file,
+    keeps its size and mtime, and the next run called itself up to date over bytes it never read."""
     h = hashlib.sha1()
+    now = time.time_ns()
+    recent = []
     for p in dirty:
         try:
             st = os.lstat(root / p)
-            h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}\n".encode("utf-8", "surrogateescape"))
         except OSError:
             h.update(f"{p}\0gone\n".encode("utf-8", "surrogateescape"))
+            continue
+        h.update(f"{p}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_mode}\n".encode("utf-8", "surrogateescape"))
+        if stat.S_ISREG(st.st_mode) and racy(st.st_mtime_ns, now):
+            recent.append(p)
+    if not recent:
+        return h.hexdigest()
+    named = f"{json.dumps(recent)} {_bytes_digest(root, recent)}" if len(recent) <= RACY_LISTED else "*"
+    return f"{h.hexdigest()} racy {named}"
+
+
+def same_worktree(before: str, now: str, root: Path) -> bool:
+    """Whether the uncommitted files keyed ``now`` (``worktree_key``) are as when keyed ``before``:
+    the same stats, and the bytes ``before`` named as racily modified are the same bytes."""
+    stats, _, recent = (before or "").partition(" racy ")
+    if not stats or stats != now.partition(" racy ")[0]:
+        return False
+    if not recent:
+        return True
+    listed, _, digest = recent.rpartition(" ")
+    try:
+        paths = json.loads(listed)
+    except ValueError:
+        return False                        # "*": too many to name
+    return isinstance(paths, list) and _bytes_digest(root, [str(p) for p in paths]) == digest
+
+
+def _bytes_digest(root: Path, paths: list[str]) -> str:
+    h = hashlib.sha1()
+    for p in paths:
+        try:
+            sha = hashlib.sha1((root / p).read_bytes()).hexdigest()
+        except OSError:
+            sha = "gone"
+        h.update(f"{p}\0{sha}\n".encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 
 
@@ -242,7 +284,7 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     last = prev.report or {}
     if last.get("worktree") != rep.worktree or last.get("config_key") != rep.config_key:
         return None
-    if rep.worktree == "dirty" and (not rep.worktree_key or last.get("worktree_key") != rep.worktree_key):
+    if rep.worktree == "dirty" and not same_worktree(last.get("worktree_key") or "", rep.worktree_key, Path(rep.repo)):
         return None                     # uncommitted files changed since (or a version from before the key)
     if head != prev.indexed_commit or not prev.indexes:     # no commits yet (None) and still none: the same
         return None
@@ -265,4 +307,4 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     return f"{indexed}, {tree} and no note is unmerged"
 
 
-__all__ = ["held", "display_name", "identity", "config_key", "dirty_states", "as_parsed", "up_to_date", "mined_boundary", "PARSE_FORMAT"]
+__all__ = ["held", "display_name", "identity", "config_key", "worktree_key", "same_worktree", "dirty_states", "as_parsed", "up_to_date", "mined_boundary", "PARSE_FORMAT"]

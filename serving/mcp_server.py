@@ -167,8 +167,10 @@ class _Connection:
     a server that never answers."""
 
     def __init__(self, open_backend: Callable[[], Any], session_options: dict[str, Any],
-                 reload_interval: float | None = lifecycle.DEFAULT_RELOAD_INTERVAL, settle: bool = False):
+                 reload_interval: float | None = lifecycle.DEFAULT_RELOAD_INTERVAL, settle: bool = False,
+                 chosen: bool = False):
         self._settle = settle
+        self._chosen = chosen
         self._open_backend = open_backend
         self._session_options = session_options
         self._reload_interval = reload_interval
@@ -187,7 +189,7 @@ class _Connection:
             try:
                 backend = self._open_backend()
                 with identity.acting_as(self.caller):
-                    self.session = backend.open_session(**self._session_options).data["session"]
+                    self.session = self._open_session(backend)
             except StratumError as err:
                 log.error("could not open the Stratum backend: %s", err.message)
                 self.error = err
@@ -200,6 +202,25 @@ class _Connection:
                     lifecycle.settle_process()
                 if self._reload_interval:
                     self._reloader = lifecycle.Reloader(backend, self._reload_interval)
+
+    def _open_session(self, backend: Any) -> str:
+        """The session of this connection. A view chosen for the caller, not named (a linked
+        worktree's branch, as the CLI's --server queries ask: ``stratum.cli.server_place``) that the
+        server cannot give (its repository lacks the branch) is said in the log, and the session is
+        the server's default branch, as the CLI's query falls back: the agent's tools must not fail
+        for a view nobody asked for. A view named fails as named."""
+        opts = self._session_options
+        try:
+            return backend.open_session(**opts).data["session"]
+        except InvalidArgument as refused:
+            if not self._chosen or not (opts.get("branch") or opts.get("commit")):
+                raise
+            what = f"branch {opts['branch']}" if opts.get("branch") else f"commit {opts['commit'][:12]}"
+            why = refused.message
+        log.warning("the server cannot answer for this worktree's %s (%s): the answers are for its default "
+                    "branch", what, why)
+        rest = {k: v for k, v in opts.items() if k not in ("branch", "commit", "worktree")}
+        return backend.open_session(**rest).data["session"]
 
     def close(self) -> None:
         if self._reloader is not None:
@@ -248,19 +269,21 @@ def _make_tool(conn: _Connection, name: str, narrow: bool = True) -> Callable[..
 def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model: str = "",
                  budget: int | None = None, policy: str = "", branch: str = "", commit: str = "",
                  worktree: str = "", reload_interval: float | None = lifecycle.DEFAULT_RELOAD_INTERVAL,
-                 settle: bool = False) -> MCPServer:
+                 settle: bool = False, chosen: bool = False) -> MCPServer:
     """An MCP server over the backend ``open_backend()`` returns (a Tools or a Client).
 
     The backend is opened, and a session started, when the connection starts (or, if that fails,
     at the next tool call); both are closed when it ends. Local stores are looked at every
     ``reload_interval`` seconds for a newly published version (a re-index, a post-commit hook),
     as `stratum serve` does (None or 0: never). ``settle``: this process only serves (``run_stdio``):
-    load the notes' kernels and freeze the loaded heap (``lifecycle.settle_process``).
+    load the notes' kernels and freeze the loaded heap (``lifecycle.settle_process``). ``chosen``:
+    the branch or commit is the one this process chose for the caller (a linked worktree's, with
+    ``--server`` and no view named): a server that cannot give it serves its default branch.
     """
     opts: dict[str, Any] = dict(author=author, model=model, budget=budget, policy=policy)
     if branch or commit or worktree:  # a branch/commit/worktree session: base + overlay (stratum.branchview)
         opts.update(branch=branch, commit=commit, worktree=worktree)
-    conn = _Connection(open_backend, opts, reload_interval, settle)
+    conn = _Connection(open_backend, opts, reload_interval, settle, chosen)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: MCPServer):

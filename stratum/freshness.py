@@ -8,15 +8,27 @@ the indexed commit, the uncommitted paths). Here the view is cached per store, k
 and re-probed at most every ``PROBE_SECONDS``; per call the cost is a ``stat`` of each returned
 file, because an edit that is not staged moves neither HEAD nor the index: a file modified after the
 view was taken, or one it holds dirty whose stat moved since (put back by hand: an editor's undo, a
-copy of HEAD's bytes; it was said uncommitted indefinitely), makes git look again, once per change of
-the file's stat (one git run per edit of a returned file; answers in flight share it). An uncommitted file the version read as it is on disk (``stratum index`` reads the
-work tree) is no staleness while the disk still holds those bytes (``matches``: a stat, a hash only
-when the stat moved); nor, once those edits are committed unchanged, is it a file changed since the
-indexed commit: HEAD's version is the one read.
+copy of HEAD's bytes; it was said uncommitted indefinitely), is judged again. A file git listed
+with its blobs (``git status --porcelain=v2``: at HEAD and in the index) is judged by its bytes,
+hashed as git hashes a blob (``_by_bytes``): staged, it stays uncommitted; else it is clean again
+exactly when its bytes are the index's blob, so an editor's saves and undos run no git. Git looks
+again (once per change of the file's stat; answers in flight share it) where git would not hash
+those bytes as they are: core.autocrlf=true or core.eol=crlf, a ``filter``, ``ident``,
+``working-tree-encoding`` or ``eol=crlf`` attribute (the source's ``plain``: ``config`` and
+``check-attr``, once per view), a CR in the bytes (CRLF conversion), a symlink or submodule, an
+executable bit unlike the index's (core.filemode), an unmerged file, or a file git had not listed
+(a clean file's first edit: its blobs are not known). Where git's stat cache and the bytes
+disagree (a checkout under core.autocrlf wrote CRLF, then the blob's own LF bytes are saved: "M" to
+git, ``git diff`` empty) git's word stands: those settings always ask git.
+An uncommitted file the version read as it is on disk (``stratum index`` reads the work tree) is
+no staleness while the disk still holds those bytes (``matches``: a stat, a hash only when the stat
+moved); nor, once those edits are committed unchanged, is it a file changed since the indexed
+commit: HEAD's version is the one read.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import os
@@ -59,6 +71,11 @@ class RepoView:
     # uncommitted one put back by hand may be clean again, which moves no probe key
     vouched: dict = field(default_factory=dict, compare=False)
     status: dict | None = field(default=None, compare=False)   # the source's status dict from the same look
+    # uncommitted tracked files git listed with (mode at HEAD, in the index, blob at HEAD, in the
+    # index), and the untracked ones: their later edits are judged by their bytes (``_by_bytes``)
+    blobs: Mapping[str, tuple[str, str, str, str]] = field(default_factory=dict, compare=False)
+    untracked: frozenset[str] = field(default=frozenset(), compare=False)
+    plain: dict = field(default_factory=dict, compare=False)   # path -> whether git hashes its bytes as they are
 
     @property
     def behind(self) -> bool:
@@ -123,8 +140,10 @@ class Freshness:
         status = d.get("status")
         if status is not None and "uncommitted_changes" in status:   # the same files the warnings count
             status = {**status, "uncommitted_changes": bool(dirty)}
+        blobs = {p: tuple(b) for p, b in (d.get("blobs") or {}).items() if p in dirty and len(b) == 4}
         return RepoView(indexed, d.get("head"), int(d.get("new_commits", 0)),
-                        None if changed is None else frozenset(changed), dirty, taken, status=status)
+                        None if changed is None else frozenset(changed), dirty, taken, status=status,
+                        blobs=blobs, untracked=frozenset(p for p in d.get("untracked", ()) if p in dirty))
 
     def last(self, repo_path: str, indexed: str | None) -> RepoView | None:
         """The view last computed (or kept) for this repository and commit, without probing:
@@ -162,6 +181,9 @@ class Freshness:
         edited = _edited_since(repo_path, v, paths)
         if not edited:
             return v
+        judged = self._by_bytes(repo_path, indexed, v, edited)
+        if judged is not None:
+            return judged
         before = {p: _stat(os.path.join(repo_path, p)) for p in edited}
         asked = time.time_ns()
         w = self.view(repo_path, indexed, store_root, force=True, newer_than=v) or v
@@ -175,6 +197,80 @@ class Freshness:
             if p in before and before[p] == st:
                 v.vouched[p] = st
         return v
+
+    def _by_bytes(self, repo_path: str, indexed: str | None, v: RepoView, edited: list[str]) -> RepoView | None:
+        """V with every edited file judged without git (``_verdict``), kept as the cached view; None
+        when one of them needs git. Each verdict is vouched for by the file's stat when that held
+        while it was read and is past the clock's tick (``racy``): else the next answer reads it again."""
+        verdicts = {}
+        for p in edited:
+            got = self._verdict(repo_path, v, p)
+            if got is None:
+                return None
+            verdicts[p] = got
+        dirty = frozenset(p for p in v.dirty if verdicts.get(p, (True,))[0]) | {p for p, (d, _) in verdicts.items() if d}
+        w = v
+        if dirty != v.dirty:
+            status = v.status if v.status is None or "uncommitted_changes" not in v.status \
+                else {**v.status, "uncommitted_changes": bool(dirty)}
+            w = dataclasses.replace(v, dirty=dirty, status=status)
+            with self._lock:
+                e = self._entries.get(f"{repo_path}\0{indexed}")
+                if e is not None and e.view is v:
+                    e.view = w
+        now = time.time_ns()
+        for p, (_, st) in verdicts.items():
+            if st is _UNSEEN:
+                continue
+            if st is None or not racy(st[0], now):
+                w.vouched[p] = st
+        return w
+
+    def _verdict(self, repo_path: str, v: RepoView, path: str) -> tuple[bool, Any] | None:
+        """(whether ``path`` is uncommitted now, the stat that verdict is for, ``_UNSEEN``: none held
+        while it was read), from what git listed of it and its bytes; None: git must say."""
+        full = os.path.join(repo_path, path)
+        before = _stat(full)
+        try:
+            st: os.stat_result | None = os.lstat(full)
+        except FileNotFoundError:
+            st = None
+        except OSError:
+            return None
+        if path in v.untracked:
+            return st is not None, before      # still there: still untracked (or gone: no change)
+        b = v.blobs.get(path)
+        if b is None:
+            return None
+        mode_head, mode_index, at_head, in_index = b
+        if (mode_head, at_head) != (mode_index, in_index):
+            return True, before                # staged: uncommitted whatever the work tree holds
+        if st is None:
+            return True, before                # deleted from the work tree
+        if (not stat.S_ISREG(st.st_mode) or mode_index not in ("100644", "100755")
+                or bool(st.st_mode & stat.S_IXUSR) != (mode_index == "100755")):
+            return None                        # a link, a submodule, or an executable bit git may heed
+        if not self._plain(repo_path, v, path):
+            return None
+        try:
+            with open(full, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        if b"\r" in data:
+            return None                        # CRLF conversion may apply: git's clean bytes are not these
+        after = _stat(full)
+        return blob_id(data, len(in_index)) != in_index, (before if after == before else _UNSEEN)
+
+    def _plain(self, repo_path: str, v: RepoView, path: str) -> bool:
+        """Whether git stores ``path``'s bytes as they are (the source's ``plain``, asked once per view
+        for all the files it listed with blobs); a source that cannot say trusts none."""
+        if path not in v.plain:
+            ask = getattr(self.source, "plain", None)
+            todo = [p for p in v.blobs if p not in v.plain]
+            ok = ask(repo_path, todo) if callable(ask) else frozenset()
+            v.plain.update((p, p in ok) for p in todo)
+        return bool(v.plain.get(path, False))
 
     def _as_indexed(self, repo_path: str, v: RepoView, paths: list[tuple[str, str]], everything: bool,
                     indexed_dirty: Iterable[str] | Mapping[str, Any]) -> frozenset[str]:
@@ -315,6 +411,15 @@ def warnings_for(v: RepoView, paths: list[tuple[str, str]], *, everything: bool 
     return out, any(not w.startswith(NOT_STALE) for w in out)     # every line but that one is staleness
 
 
+def blob_id(data: bytes, width: int = 40) -> str:
+    """The id git gives a blob of these bytes: sha1 of ``blob <size>\\0`` and them (sha256 in a
+    repository of 64-digit ids)."""
+    h = hashlib.sha1() if width != 64 else hashlib.sha256()
+    h.update(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
 def _moved(v: RepoView) -> frozenset[str]:
     """The paths a commit after the indexed one changed (none known: empty)."""
     return (v.changed or frozenset()) if v.behind else frozenset()
@@ -416,4 +521,4 @@ def _names(paths: list[str]) -> str:
     return head + (f" and {len(paths) - NAMED_PATHS} more" if len(paths) > NAMED_PATHS else "")
 
 
-__all__ = ["Freshness", "RepoView", "warnings_for", "racy", "PROBE_SECONDS"]
+__all__ = ["Freshness", "RepoView", "warnings_for", "racy", "blob_id", "PROBE_SECONDS"]

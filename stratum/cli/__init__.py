@@ -385,14 +385,10 @@ def server_place(branch: str, commit: str, worktree: str) -> Place:
         return Place([], "", in_checkout(root, commit, branch=False)[1] if checkout_relative(commit) else commit, "")
     if branch:
         return Place([], *_branch_here(root, branch)) if checkout_relative(branch) else Place([], branch, "", "")
-    from stratum.errors import InvalidArgument
-
-    try:
-        on, sha = in_checkout(root, "HEAD")
-    except InvalidArgument:         # a worktree of a branch with no commit yet: no code of its own to ask for
+    on, sha, edits = _looked(root, found[0])
+    if not sha:         # a worktree of a branch with no commit yet: no code of its own to ask for
         return Place([], "", "", "", (f"this worktree ({root}) has no commit yet: the answer is for the "
                                       "server's default branch",))
-    edits = _edited(root)
     if not edits:
         return Place([], on, "" if on else sha, "")
     shown = ", ".join(edits[:3]) + (f" and {len(edits) - 3} more" if len(edits) > 3 else "")
@@ -446,12 +442,107 @@ def _branch_here(root: str, rev: str) -> tuple[str, str, str, tuple[str, ...]]:
                          "there, so the answer stays on that commit)",)
 
 
-def _edited(root: str) -> list[str]:
-    """The worktree's paths with uncommitted changes (staged, unstaged, untracked), as its local
-    worktree session reads them; a store's folder is none."""
-    from pipeline import gitio
+LOOK_WATCH_MAX = 20_000     # paths a kept look may watch: past that, git's own stat of them is quicker
 
-    return gitio.code_dirty_paths(root)
+
+def _looked(root: str, common: Path) -> tuple[str, str, list[str]]:
+    """(the worktree's branch or "", its HEAD's commit ("": none yet), its uncommitted code paths as
+    its local session reads them) for a --server query: three git runs (rev-parse twice, status),
+    kept in the user's cache with all that could change them, which the next query checks with
+    no git run: the probe of HEAD, its ref, packed-refs and the index (``gitio.freshness.probe``),
+    the stat of every file and folder below the worktree that git does not ignore (a new file
+    moves its folder's), and of the exclude files. Not kept when one of them moved within the
+    clock's tick of the look (``racy``), or below a nested repository, or past ``LOOK_WATCH_MAX``."""
+    import time
+
+    from pipeline import gitio
+    from stratum.errors import InvalidArgument
+
+    key = repr(gitio.freshness.probe(root))
+    spot = _look_spot(root)
+    try:
+        kept = json.loads(spot.read_text())
+        w = kept["watch"]
+        if (kept["root"], kept["key"]) == (root, key) and all(os.lstat(p).st_mtime_ns == m for p, m in w["d"].items()) \
+                and all(_stat3(p) == f for p, f in w["f"].items()):
+            return kept["branch"], kept["sha"], kept["edits"]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        pass
+    t0 = time.time_ns()
+    try:
+        on, sha = in_checkout(root, "HEAD")
+    except InvalidArgument:
+        return "", "", []
+    edits, ignored = gitio.worktree_look(root)
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    watch = _watch(root, {os.path.join(root, p.rstrip("/")) for p in ignored}, t0,
+                   [str(common / "info" / "exclude"), str(config / "git" / "ignore")])
+    if watch is not None and repr(gitio.freshness.probe(root)) == key:
+        try:
+            spot.parent.mkdir(parents=True, exist_ok=True)
+            tmp = spot.with_name(f".{spot.name}.{os.getpid()}")
+            tmp.write_text(json.dumps({"root": root, "key": key, "branch": on, "sha": sha, "edits": edits,
+                                       "watch": watch}))
+            os.replace(tmp, spot)
+        except OSError:             # a cache: a read-only home only costs the next query its git runs
+            pass
+    return on, sha, edits
+
+
+def _look_spot(root: str) -> Path:
+    import hashlib
+
+    from stratum.embedder import cache_root
+
+    name = hashlib.blake2b(root.encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
+    return cache_root() / "worktree-looks" / f"{name}.json"
+
+
+def _watch(root: str, skip: set[str], t0: int, extra: list[str]) -> dict | None:
+    """{"f": {file: [mtime, ctime, size] or None}, "d": {folder: mtime}} below ROOT but SKIP (and
+    ROOT's own ``.git``) and of EXTRA; None when it cannot be kept (see ``_looked``)."""
+    import stat
+
+    from stratum.freshness import racy
+
+    files: dict[str, list | None] = {}
+    dirs: dict[str, int] = {}
+    todo = [root]
+    while todo:
+        d = todo.pop()
+        try:
+            dirs[d] = os.lstat(d).st_mtime_ns
+            entries = list(os.scandir(d))
+        except OSError:
+            return None
+        if racy(dirs[d], t0):
+            return None
+        for e in entries:
+            if e.name == ".git" and d == root or e.path in skip:
+                continue
+            if e.name == ".git" or len(files) + len(dirs) > LOOK_WATCH_MAX:
+                return None             # a nested repository's edits are its own status's
+            try:
+                s = e.stat(follow_symlinks=False)
+            except OSError:
+                return None
+            if racy(max(s.st_mtime_ns, s.st_ctime_ns), t0):
+                return None
+            if stat.S_ISDIR(s.st_mode):
+                todo.append(e.path)
+            else:
+                files[e.path] = [s.st_mtime_ns, s.st_ctime_ns, s.st_size]
+    files.update((p, _stat3(p)) for p in extra)
+    return {"f": files, "d": dirs}
+
+
+def _stat3(path: str) -> list | None:
+    try:
+        s = os.lstat(path)
+    except OSError:
+        return None
+    return [s.st_mtime_ns, s.st_ctime_ns, s.st_size]
+
 
 
 def whole(least: int, what: str, most: int | None = None):

@@ -15,7 +15,7 @@ import logging
 import os
 import sys
 
-from stratum.cli import Place, server_place, session_place, whole
+from stratum.cli import server_place, session_place, whole
 from stratum.limits import MAX_BUDGET
 from stratum.notetext import terminal_safe
 
@@ -189,15 +189,17 @@ def _mcp(args) -> int:
 
     log_to_stderr(logging.WARNING)
     if args.server:
-        # a name git reads in a checkout (--branch HEAD) as this worktree reads it; with none named, the
-        # server's default branch still: a session MCP opens cannot fall back as a CLI query does
-        place = server_place(args.branch, args.commit, args.worktree) if args.branch or args.commit else \
-            Place([], "", "", os.path.abspath(args.worktree) if args.worktree else "")
+        # as the CLI's --server queries ask: a name git reads in a checkout (--branch HEAD) as this
+        # worktree reads it, and with none named, in a linked worktree, its branch (its commit when
+        # detached); a server without it serves its default branch, said in the log (``chosen``)
+        place = server_place(args.branch, args.commit, args.worktree)
+        chosen = not (args.branch or args.commit or args.worktree)
 
         def open_backend():
             return client_from_args(args, timeout=args.timeout)
     else:     # in a linked worktree: the main checkout's store, for this worktree (as the CLI's queries)
         place = session_place(args.store, args.branch, args.commit, args.worktree)
+        chosen = False
 
         def open_backend():
             return _open_tools(args, place.stores)
@@ -206,7 +208,7 @@ def _mcp(args) -> int:
         print(f"stratum: {terminal_safe(line)}", file=sys.stderr)
     run_stdio(open_backend, author=args.author, model=args.model, budget=args.budget,
               policy=args.policy or "", branch=place.branch, commit=place.commit, worktree=place.worktree,
-              reload_interval=args.reload_interval or None)
+              reload_interval=args.reload_interval or None, chosen=chosen)
     return 0
 
 
