@@ -27,6 +27,7 @@ class Bindings:
     def __init__(self, ix: Index, imported: dict[str, list[str]], bound: dict[str, dict[str, list]],
                  files: set[str] | frozenset[str] = frozenset()):
         self.ix, self.imported, self.bound, self.files = ix, imported, bound, files
+        self._targets: dict[str, frozenset[str]] = {}       # path -> its imported files (``_in_imports``)
         # names a module binds under another name (``from .api import Client as PublicClient``):
         # ``pkg.PublicClient()`` names no definition, yet may reach one (a Python module's only
         # when the import reaches files: ``import numpy as np`` reaches none of ours)
@@ -57,8 +58,14 @@ class Bindings:
         """The one definition ``qual`` among the files ``path`` imports (as seen from ``line``: not
         those only a Python function's own imports reach, from elsewhere: ``callindex.Scopes``)."""
         hide = self.ix.scopes.unseen(path, self.bound.get(path), line)
-        return one(i for t in self.imported.get(path, ()) if t not in hide
-                   and (i := self.ix.by_qual.get((t, qual))) is not None)
+        targets = self.imported.get(path, ())
+        defs = self.ix.files_defining(qual)
+        if len(defs) < len(targets):        # the few files defining it, not every imported file
+            files = self._targets.get(path)
+            if files is None:
+                files = self._targets[path] = frozenset(targets)
+            return one(i for t, i in defs if t in files and t not in hide)
+        return one(i for t in targets if t not in hide and (i := self.ix.by_qual.get((t, qual))) is not None)
 
     def _reexported(self, targets: Iterable[str], name: str, depth: int = 0, plain: bool = True) -> str | None:
         """``name`` read off a Python module (``plain``: any; else a package ``__init__`` only) or

@@ -181,15 +181,26 @@ def inside(real: str, root_real: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip("/") + "/")
 
 
-def confinement_reason(root_real: str, path: str) -> str | None:
+def confinement_reason(root_real: str, path: str, folders: dict[str, str] | None = None) -> str | None:
     """None when ``path`` resolves to itself inside the repository; else ``outside_repository``
     (it escapes: a ``..``, an absolute path or a link leading out) or ``symlink`` (a link that
-    stays inside: never followed, its target is indexed under its own path)."""
+    stays inside: never followed, its target is indexed under its own path). ``folders``: given
+    when the caller's ``lstat`` found the path's last part no link; then only its folder is
+    resolved, once per folder (this memo of folder -> resolved folder): resolving every file's
+    whole path walked each of its folders and the repository's own again (23,000 ``lstat`` calls
+    for sympy's 2,087 files)."""
     norm = posixpath.normpath(path)
     if posixpath.isabs(norm) or norm == ".." or norm.startswith("../"):
         return "outside_repository"
     claimed = os.path.join(root_real, norm)
-    real = os.path.realpath(claimed)
+    if folders is None:
+        real = os.path.realpath(claimed)
+    else:
+        folder, name = os.path.split(claimed)
+        real_folder = folders.get(folder)
+        if real_folder is None:
+            real_folder = folders[folder] = os.path.realpath(folder)
+        real = os.path.join(real_folder, name)
     if not inside(real, root_real):
         return "outside_repository"
     return None if real == claimed else "symlink"
@@ -229,6 +240,7 @@ def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None,
     prefixes = tuple(e.rstrip("/") + "/" for e in exclude)
     listed = gitio.ls_files(root)
     vendored = Vendored(listed, cfg)
+    folders: dict[str, str] = {}            # confinement_reason's memo: a folder -> where it resolves
     for path in listed:
         if prefixes and path.startswith(prefixes):
             continue
@@ -259,7 +271,7 @@ def discover(repo_root: str | os.PathLike, cfg: ParseConfig | None = None,
         except OSError:
             out.skip("unreadable", path)
             continue
-        reason = confinement_reason(root_real, path)
+        reason = confinement_reason(root_real, path, None if stat.S_ISLNK(st.st_mode) else folders)
         if reason is None and stat.S_ISLNK(st.st_mode):
             reason = "symlink"    # a link loop resolves to itself
         if reason is not None:
