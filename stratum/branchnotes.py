@@ -11,7 +11,10 @@ saying where its code is. Ids are stable (``stratum.ids``), so once the branch i
 default branch re-indexed, ``pipeline.merge`` finds the target by its id (path::qualname) and
 attaches the note like any other (stale if the code changed since). A session on the default
 branch reads a note written on an unmerged branch about code that branch changed as about the
-branch's version (``OnDefault``), not as stale. Core code: no git.
+branch's version (``OnDefault``), not as stale. A note written in the checkout about code it had
+edited and not committed (``checkoutnotes``: its targets hashed against the work tree) is read the
+same way until an index takes that version in: about the work tree's version, not indexed yet
+(``IndexedHistory.unindexed``). Core code: no git.
 """
 
 from __future__ import annotations
@@ -147,20 +150,38 @@ class OnDefault:
     (``merged``: the branch is not merged into the indexed commit), such a target is about that
     branch's version, and is said to be (``warnings``, ``about``), not stale; once merged, a
     difference is a change since, as for any note. A target the default branch lacks is gone, or
-    pending when it is branch-only code (``pending_warnings``)."""
+    pending when it is branch-only code (``pending_warnings``).
+
+    The same holds of a note written against the work tree's uncommitted version of code (the
+    documented flow: edit, remember, commit, re-index; ``checkoutnotes``): its commit is the
+    indexed one, so it is "merged", yet the index holds the version from before the edit. While
+    ``merged.unindexed`` says no index has taken that version in (``IndexedHistory``), its
+    uncommitted targets are about the work tree's version, not indexed yet (a probe read "stale:
+    ... changed since this note was written" and counted it x0.5 in search, the edit having come
+    before the note); after that a difference is a change since (the edit was changed again or
+    thrown away)."""
 
     def __init__(self, code: Hashes, merged: Callable[[str], bool], *, here: str = "the default branch's",
                  branch_code: bool = False):
         # ``here``/``branch_code``: a session on another branch judges a note of this one the same way
         # (``branchcode.BranchCode``: "this session's" code, where an absent target is gone)
         self.code, self.merged, self.here, self.branch_code = code, merged, here, branch_code
+        # a note -> whether the index has not taken its work tree's version in (``IndexedHistory``;
+        # another ``merged``: never, judged as before)
+        self._unindexed: Callable[[N.Note], bool] = getattr(merged, "unindexed", _never)
 
     def judge(self, note: N.Note) -> tuple[dict | None, list[str]]:
-        """(``notes.staleness`` of what changed here, labels of the targets that are a branch's version)."""
+        """(``notes.staleness`` of what changed here, labels of the targets that are a branch's
+        version, or the work tree's version not indexed yet: ``theirs`` says which)."""
         st = N.staleness(note, self.code, branch_code=self.branch_code)
-        if st is None or not note.branch or not note.commit or self.merged(note.commit):
+        if st is None or not note.branch or not note.commit:
             return st, []
-        marked = {t.node_id for t in note.about if t.branch}     # read from the branch's files (or only it had)
+        if not self.merged(note.commit):
+            marked = {t.node_id for t in note.about if t.branch}     # read from the branch's files (or only it had)
+        elif self._unindexed(note):
+            marked = {t.node_id for t in note.about if t.uncommitted}    # read from the work tree, not indexed yet
+        else:
+            return st, []
         theirs = {c["node_id"]: c["path"] for c in st["changes"] if c["reason"] == "changed" and c["node_id"] in marked}
         if not theirs:
             return st, []
@@ -170,9 +191,14 @@ class OnDefault:
 
     def theirs(self, note: N.Note, labels: list[str]) -> list[str]:
         """The line saying the note is about its branch's version of ``labels`` (none when empty), or
-        about the version a worktree had uncommitted (not the one at its HEAD, the note's commit)."""
+        about the version a worktree had uncommitted (not the one at its HEAD, the note's commit), or
+        about the work tree's version the index has not taken in yet (its commit is merged: ``judge``)."""
         if not labels:
             return []
+        if note.commit and self.merged(note.commit):
+            now = "the indexed version" if not self.branch_code else f"{self.here} version"
+            return [f"written about the work tree's version of {', '.join(labels)}, {_at_head(note)}: {now} "
+                    "differs (not committed and indexed yet)"]
         if not _uncommitted(note, labels):
             return [f"written on {N.written_on(note.branch, note.commit or '')}, about that version of "
                     f"{', '.join(labels)}: {self.here} differs (not merged into the default branch yet)"]
@@ -190,14 +216,28 @@ class OnDefault:
 
     def about(self, note: N.Note, label: str) -> str:
         """An attached note's ``about`` (LABEL: the symbol it is about in the item's file, or ""),
-        naming the branch when the note is about that branch's version of the code. A note written
-        on no branch is judged no further: get asks this of every attached note, after its staleness."""
+        naming the branch when the note is about that branch's version of the code, or saying it is
+        about the work tree's version, not indexed yet. A note written on no branch is judged no
+        further: get asks this of every attached note, after its staleness."""
         labels = self.judge(note)[1] if note.branch and note.commit else []
         if not labels:
             return label
+        if self.merged(note.commit or ""):      # the checkout's uncommitted version (``judge``)
+            return f"the work tree's version{f' of {label}' if label else ''} ({_at_head(note)}, not indexed yet)"
         wip = _uncommitted(note, labels)
         where = N.written_on(note.branch, note.commit or "", wip)
         return f"{label}{' ' if wip else ' on '}{where}" if label else where
+
+
+def _never(note: N.Note) -> bool:
+    return False
+
+
+def _at_head(note: N.Note) -> str:
+    """Where a note's work tree's version was: "uncommitted at HEAD 1a2b3c4d5e6f of branch main"
+    (no branch for a detached checkout, which a session records as "worktree")."""
+    of = "" if note.branch in ("", "worktree") else f" of branch {note.branch}"
+    return f"uncommitted at HEAD {(note.commit or '')[:12]}{of}"
 
 
 def _uncommitted(note: N.Note, labels: list[str]) -> bool:
@@ -205,24 +245,54 @@ def _uncommitted(note: N.Note, labels: list[str]) -> bool:
     return any(t.uncommitted and t.branch and t.label() in labels for t in note.about)
 
 
-def merged_in(shard: Any) -> Callable[[str], bool]:
-    """Whether a commit is in the default branch's history (the indexed commit, or a row of the
-    store's mined ``commits``, which holds every commit reachable from it), read once per commit.
-    No history mined, or a commit beyond a shallow clone's boundary: not merged. Holds the shard's
-    snapshot, not the shard (an overlay keeps it: ``NotesOverlay.loosen``)."""
-    seen: dict[str, bool] = {}
-    snap = shard.snapshot
+class IndexedHistory:
+    """What the default branch's index holds, as ``OnDefault`` asks it: whether a commit is in its
+    history (calling it: ``merged_in``), and whether it has taken in the work tree's version a note
+    was written against (``unindexed``). Holds a version's snapshot, not its shard (an overlay keeps
+    it: ``NotesOverlay.loosen``)."""
 
-    def merged(commit: str) -> bool:
-        got = seen.get(commit)
+    def __init__(self, snap: Any):
+        self._snap = snap
+        self._seen: dict[str, bool] = {}
+
+    def __call__(self, commit: str) -> bool:
+        """Whether COMMIT is in the default branch's history (the indexed commit, or a row of the
+        store's mined ``commits``, which holds every commit reachable from it), read once per commit.
+        No history mined, or a commit beyond a shallow clone's boundary: not merged."""
+        got = self._seen.get(commit)
         if got is None:
+            snap = self._snap
             got = commit == snap.manifest.indexed_commit or (
                 bool(_SHA.fullmatch(commit)) and snap.has("commits")
                 and snap.read("commits", columns=["sha"], where=f"sha = '{commit}'").num_rows > 0)
-            if len(seen) < _MERGED_KEPT:
-                seen[commit] = got
+            if len(self._seen) < _MERGED_KEPT:
+                self._seen[commit] = got
         return got
-    return merged
+
+    def unindexed(self, note: N.Note) -> bool:
+        """Whether the version served cannot hold the work tree's version NOTE's uncommitted targets
+        were hashed against, so that a different hash there is "not indexed yet", not "changed since":
+
+        - the note's commit (HEAD when it was written) is the indexed commit: the index has not moved
+          past it (an index at a later commit read the code after that commit: judged as any note);
+        - the version was published before the note was written: an index run after the note read the
+          work tree then (a run with a note the log holds unmerged always publishes:
+          ``pipeline.storestate.up_to_date``), so if it holds another version the edit was changed
+          again or thrown away since, a change since as for any note.
+
+        The hashes alone cannot tell: the note holds the work tree's, the index the one before the
+        edit in both cases. A repair republishing an older version dates it anew, and a note written
+        while an index ran may be dated before its publish: such notes are judged as any (stale), the
+        way they read before."""
+        m = self._snap.manifest
+        return bool(note.commit) and note.commit == m.indexed_commit and \
+            note.created_at.timestamp() > float(m.published_at or 0)
 
 
-__all__ = ["NoteScope", "OnDefault", "about_ids", "check_branch", "merged_in", "pending", "pending_warnings"]
+def merged_in(shard: Any) -> IndexedHistory:
+    """Whether a commit is in the default branch's history (``IndexedHistory``) of SHARD's version,
+    read once per commit."""
+    return IndexedHistory(shard.snapshot)
+
+
+__all__ = ["IndexedHistory", "NoteScope", "OnDefault", "about_ids", "check_branch", "merged_in", "pending", "pending_warnings"]

@@ -7,7 +7,9 @@ written" after the re-index, though the change came before the note (a steering 
 repository's freshness view whether a file the note is about differs in the checkout (uncommitted,
 or committed after the indexed commit); if one does, the note is written as a ``--worktree``
 session would write it: its targets hashed against the work tree's version, which is what the
-agent was looking at, so it is fresh once that version is committed and indexed. A clean file
+agent was looking at, so it is fresh once that version is committed and indexed; until then a
+session on the indexed version reads it as about the work tree's version, not indexed yet, rather
+than "changed since" (``branchnotes.OnDefault``, ``IndexedHistory.unindexed``). A clean file
 costs a probe of the repository and a ``stat`` (``Freshness.uncommitted``), nothing more. A file
 ``stratum index`` read with its uncommitted edits, which the disk still holds (committed since or
 not: the run report's ``dirty_paths``), is the indexed version: a note about it is written as about
