@@ -26,11 +26,12 @@ from stratum.envelope import Item
 from stratum.errors import BudgetExceeded, InvalidArgument
 from stratum.limits import check_len, echo
 from stratum.memory import Target
-from stratum.schema import NOTE_KINDS, RANGE_MARK
+from stratum.notetrust import not_code
+from stratum.schema import MINED_NOTE_KINDS, NOTE_KINDS, RANGE_MARK
 from stratum.toolspec import MAX_LINES_CHARS      # the tools' bound of every argument is in one table
 
 _RANGE = re.compile(r"(\d{1,9})(?:\s*-\s*(\d{0,9}))?")
-_AT_LINE = re.compile(r"(.+?):(\d{1,9})(?::\d{1,9})?")
+_AT_LINE = re.compile(r"(.+?):(-?\d{1,9})(?::\d{1,9})?")     # -3: refused as 0 is (``enclosing``)
 _SOURCE_KINDS = ("file", "class", "function", "method")
 
 
@@ -95,9 +96,11 @@ def enclosing(t: Target, line: int, asked: str) -> Target:
 def cut(it: Item, span: tuple[int, int | None], lines_total: int) -> Item:
     """The item (a file or symbol at full level) cut to the file lines ``span``, clipped to the
     node's own lines (a warning says so); its tokens are what it now holds, attached notes too."""
+    if it.kind in NOTE_KINDS:       # named by its id: "shop/pricing.py is a note" read as if the file were one
+        sha = str((it.provenance or {}).get("commit") or "") if it.kind in MINED_NOTE_KINDS else ""
+        raise InvalidArgument("lines read source: " + not_code(it.id, it.kind, "give a file or a symbol", sha))
     if it.kind not in _SOURCE_KINDS:
-        what = "a note" if it.kind in NOTE_KINDS else f"a {it.kind}"
-        raise InvalidArgument(f"lines read source: {it.path or it.id} is {what}; give a file or a symbol")
+        raise InvalidArgument(f"lines read source: {it.path or it.id} is a {it.kind}; give a file or a symbol")
     first, last = (1, lines_total) if it.kind == "file" else (it.start_line, it.end_line)
     lo, hi = span[0], last if span[1] is None else span[1]
     where = f"{it.path}::{it.qualname}" if it.kind != "file" else it.path

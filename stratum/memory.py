@@ -202,6 +202,7 @@ class Memory:
         store for status, the items' stores, and the stores asked of (``asked``, else all) when no
         store holds an item (none returned, or code only a branch has)."""
         # a note about code only a branch has names a path the checkout does not hold: no edit of it
+        # (``_branch_only``: one about a symbol the checkout added to an indexed file is judged)
         judged = {it[0] for it in items if it[2] not in S.AGENT_NOTE_KINDS or not self._branch_only(it[0])}
         if len(shards) == 1:
             return {id(shards[0]): [(p, k) for nid, p, k in items if nid in judged]}
@@ -238,7 +239,10 @@ class Memory:
         for ov in self.overlays.values():
             n = ov.notes.get(note_id)
             if n is not None:
-                return bool(n.about) and all(t.pending and t.node_id not in ov.code for t in n.about)
+                # a symbol the checkout added to an indexed file (uncommitted there) is in a path it holds
+                return bool(n.about) and all(t.pending and t.node_id not in ov.code
+                                             and not (t.uncommitted and ov.code.row(t.path) is not None)
+                                             for t in n.about)
         return False
 
     # ---- targets --------------------------------------------------------------------------
@@ -280,7 +284,7 @@ class Memory:
             if found is not None:
                 return found
         if "/" in target or "\\" in target:     # a path as a traceback prints it: by its tail, as a frame (``pathtails``)
-            hits = [(sh, Target(sh, got[1], None)) for sh in shards if (got := PT.named_file(sh, target)) is not None]
+            hits = [(sh, Target(sh, r, None)) for sh in shards if (r := self.by_tail(sh, target)) is not None]
             if hits:
                 return W.one(hits, asked or target)
         skipped = self.unindexed(shards, target)
@@ -293,6 +297,16 @@ class Memory:
         near = self._suggest(shards, target)
         raise NotFound(f"no node {echo(given)!r}: use a node id, a repo-relative path, or path::Qualified.name"
                        + (f"; did you mean {', '.join(near)}?" if near else ""))
+
+    def by_tail(self, sh: Shard, target: str) -> int | None:
+        """The row a path as a traceback prints it names (``pathtails.named_file``), its ``::symbol``
+        too: ``x/shop/pricing.py::discount`` as ``x/shop/pricing.py`` is read (it was "no node", a probe)."""
+        path, sep, qual = target.partition("::")
+        got = PT.named_file(sh, path)
+        if got is None or not sep:
+            return None if got is None else got[1]
+        r = sh.resolve(f"{sh.col('path')[got[1]]}::{qual}")
+        return r if r is not None and not self.hidden(sh, r) else None
 
     def hidden(self, sh: Shard, row: int) -> bool:
         """Whether row ROW of ``sh`` is a merged note this call may not see (another author's,

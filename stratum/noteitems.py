@@ -7,6 +7,7 @@ and kept per note while the note's state holds.
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable
 
@@ -47,10 +48,14 @@ class NoteItems:
             # the commit it was mined from, when that commit was made, by "history" (docs/notes.md);
             # it said no author, the index's commit and a space-separated time (a probe)
             when = rec.get("created_at")
+            sha, by = str(meta.get("sha") or meta.get("commit") or ""), N.clean_text(str(meta.get("commit_author") or ""))
             it.provenance = {"source": "mined", "author": str(rec.get("author") or "history"), "authenticated": False,
-                             "model": "", "session": "", "commit": str(meta.get("sha") or meta.get("commit") or ""),
+                             "model": "", "session": "", "commit": sha, "commit_author": by,
                              "written_at": str(meta.get("time") or (when.isoformat() if isinstance(when, datetime)
                                                                   else when or ""))}
+            text = _mined_header(it.text, sha, by)
+            if text != it.text:
+                it.text, it.tokens = text, tokens.count_cached(text)
             return
         ov = self.ov
         note = ov.notes.get(rec["id"])
@@ -100,6 +105,25 @@ class NoteItems:
             warnings.append(f"this note is {status}")
         warnings += N.retracted_before(note, self.ov.notes) if note.supersedes else []
         return out + (None, tuple(warnings), tuple(self.ov.judge.warnings(note)))
+
+
+# a mined node's stored header line: "by history (unauthenticated), 2019-01-12 10:00 UTC; tags: mined"
+_MINED_BY = re.compile(r"by history \([^)\n]*\), (\d{4}-\d\d-\d\d \d\d:\d\d UTC)")
+
+
+def _mined_header(text: str, sha: str, author: str) -> str:
+    """A mined node's level text with its header saying what `stratum notes show` says: the commit's
+    author and that it was mined from that commit, committed when. The stored header (``pipeline.fixes``
+    through ``notes.note_to_records``) read "by history (unauthenticated)" beside trust "mined", and
+    named no author (a probe). The summary level has no header: unchanged."""
+    head, nl, rest = text.partition("\n")
+    line, nl2, body = rest.partition("\n")
+    m = _MINED_BY.match(line) if nl else None
+    if m is None:
+        return text
+    who = f"by {author} " if author else ""
+    said = f"{who}(mined from commit {sha[:12] or '-'}), committed {m.group(1)}{line[m.end():]}"
+    return f"{head}{nl}{said}{nl2}{body}"
 
 
 def _relabel(text: str, session: str) -> str:

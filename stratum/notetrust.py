@@ -171,7 +171,11 @@ def trust_words(note: "Note") -> str:
     "(authenticated)", "(authenticated, maintainer)", "(authenticated as the OS user, maintainer)" or
     "(unauthenticated)". Every header carries them: a proven author's header said only "by mallory,
     model ...", so a line of her text saying "by alice (authenticated, maintainer)" read as more
-    trusted than the real header (a probe)."""
+    trusted than the real header (a probe). A mined node's (``pipeline.fixes``): "(mined)", as its
+    trust says (it said "(unauthenticated)"; an item's header names the commit's author at read time,
+    ``noteitems``)."""
+    if note.kind in MINED_NOTE_KINDS:
+        return "(mined)"
     how = identified_by(note)
     if how == CLAIMED:
         return "(unauthenticated)"
@@ -225,6 +229,22 @@ def by_prefix(ids: Iterable[str], short: str) -> str | None:
     return found[0] if found else None
 
 
+_ARTICLE = {"rca": "an", "insight": "an"}      # "an rca note" (said "ar-cee-ay"), "a failure note"
+
+
+def not_code(nid: str, kind: str, use: str, sha: str = "") -> str:
+    """What a tool that needs code says of a note or mined node named where code must be (prefetch's
+    focus, remember's about, get's lines): one wording for every note id, with ``use`` saying what
+    to give instead. ``sha``: a mined node's commit. (prefetch refused an unmerged note's id, took a
+    merged one's file silently and called a repository-wide one's file "no such file"; remember said
+    "not a node id" of ids get serves: a probe.)"""
+    if kind in MINED_NOTE_KINDS:
+        what = f"a mined {kind} (from commit {sha[:12]})" if sha else f"a mined {kind}"
+    else:
+        what = f"{_ARTICLE.get(kind, 'a')} {kind} note"
+    return f"{echo(nid)} is {what}, not code: {use}"
+
+
 def not_a_note(node: Mapping, action: str) -> NoteRejected | NotFound:
     """What retracting or confirming (``action``) a node that is no agent note says, on every adapter:
     a mined one is re-derived at every index (gRPC said only "no note", where the CLI explained: a
@@ -241,4 +261,5 @@ def not_a_note(node: Mapping, action: str) -> NoteRejected | NotFound:
 
 __all__ = ["session_identified", "check_may_change", "check_may_confirm", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
            "is_quarantined", "awaiting_confirmation", "identified_by", "proven", "is_maintainer", "trust_of", "trust_words",
-           "BY_SERVER", "BY_OS_USER", "CLAIMED", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note"]
+           "BY_SERVER", "BY_OS_USER", "CLAIMED", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note",
+           "not_code"]

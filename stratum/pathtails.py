@@ -192,8 +192,13 @@ def recorded(memory: "Memory", view: "BranchView | None", target: str, resolve: 
     written, a ``path::symbol``, a file the checkout has at that very path (new since the index, not
     the tail of another), a tail that leaves or crosses the file's path (``src/api.ts`` is no name of
     ``packages/web/lib/api.ts``: only one path ending with the other is). One that goes on into
-    another folder the repository has is refused as get refuses it (``crossing_why``)."""
-    if ("/" not in target and "\\" not in target) or "::" in target:
+    another folder the repository has is refused as get refuses it (``crossing_why``). The path of a
+    ``path::symbol`` is read so too (``x/shop/pricing.py::discount``: get took it, remember did not)."""
+    path, sep, symbol = target.partition("::")
+    if sep:
+        got = recorded(memory, view, path, resolve) if path.strip() else path
+        return target if got == path else f"{got}::{symbol}"
+    if "/" not in target and "\\" not in target:
         return target
     shards, rest = memory.in_repo(target)
     for sh in shards:

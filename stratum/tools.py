@@ -21,6 +21,7 @@ from typing import Callable, Sequence, cast
 
 from stratum import answernotes, checkoutnotes, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
 from stratum.notetrust import session_identified, session_label
+from stratum import codeonly as CO
 from stratum import linerange as L
 from stratum import sessiontargets as ST
 from stratum import pathtails as PT
@@ -31,7 +32,7 @@ from stratum import schema as S
 from stratum.controller import Controller
 from stratum.envelope import PAGE_TOKEN_TTL, PageTokens, Response
 from stratum.freshness import repo_at
-from stratum.errors import InvalidArgument, NotFound
+from stratum.errors import InvalidArgument, NoteRejected, NotFound
 from stratum.identity import current
 from stratum.limits import MAX_PAGE_SIZE, MAX_QUERY_CHARS, check_kinds, echo, plain_name
 from stratum.branchview import BranchView, OverlayCache, depth_first
@@ -151,7 +152,14 @@ class Tools:
         return ST.branch_view(self.memory, self.overlay_builder, self._views, branch, commit, worktree, at)
 
     def _target(self, s: Session, target: str) -> Target:
-        return ST.target(self.memory, s.view, target)       # (``stratum.sessiontargets``: path:LINE too)
+        try:
+            return ST.target(self.memory, s.view, target)       # (``stratum.sessiontargets``: path:LINE too)
+        except NotFound as e:       # a symbol new in a file the checkout changed: say so (``codeonly``)
+            why = self.memory.freshness is not None and s.view is None and CO.edited_symbol(self.memory, target)
+            if not why:
+                raise
+            near = e.message[e.message.find("; did you mean"):] if "; did you mean" in e.message else ""
+            raise NotFound(why + near) from None
 
     def _node(self, s: Session, target: str) -> Target:
         return ST.node(self.memory, s.view, target)
@@ -341,6 +349,10 @@ class Tools:
         about, tags, supersedes = cast(list, about), cast(list, tags), [W.superseded_id(self.memory, o) for o in cast(list, supersedes)]
         about = [self._target(s, a).id if L.at_line(a) else     # path:LINE: the node get serves, by id; a path's
                  PT.recorded(self.memory, s.view, a, lambda x: self._target(s, x)) for a in about]    # tail: its path
+        for a in about:         # a note's or mined node's id: get serves it, and it is no code (``codeonly``)
+            if refused := CO.note_named(lambda x: self._target(s, x), a, "name the code your note concerns "
+                                        "(supersedes= replaces a note)"):
+                raise NoteRejected(refused)
         sh, about = self.memory.shard_for(about, s.view)       # on a branch: its code, branch-only code too
         view, said = (s.view, []) if s.view is not None else checkoutnotes.edited_view(  # edited code: as it is seen
             self.memory, sh, about, self.overlay_builder, self._views)
@@ -402,8 +414,9 @@ class Tools:
         ids = []
         for ref in focus:
             t = self._target(s, ref)
-            if t.row is None:
-                raise InvalidArgument(f"{echo(ref)} is a note; focus must be code")
+            if (refused := CO.not_code(t, "focus on the files you are about to edit (the code it is about)")) \
+                    or t.row is None:
+                raise InvalidArgument(refused)
             ids.append(file_id(t.shard, t.row))
         # a hint, not an explicit focus: that one no agent tool clears, so the next full get (the code
         # being edited) left the focus here and was the first evicted (a probe)

@@ -48,7 +48,7 @@ def in_repo(shards: list["Shard"], target: str, prefix: bool = False) -> tuple[l
 
 
 _REPO_NAME = re.compile(r"[^\s/\\:]{2,}")       # no slash, colon or space; two characters or more (C:\ is a drive)
-_LINE = re.compile(r"\d{1,9}(?::\d{1,9})?")       # path:LINE (and :COL), as ``linerange.at_line`` reads it
+_LINE = re.compile(r"-?\d{1,9}(?::\d{1,9})?")       # path:LINE (and :COL), as ``linerange.at_line`` reads it
 
 
 def _names_a_store(name: str, rest: str) -> bool:
