@@ -55,6 +55,13 @@ def racy(mtime_ns: int, now_ns: int) -> bool:
     return mtime_ns >= now_ns - (COARSE_RACY_NS if mtime_ns % 1_000_000_000 == 0 else RACY_NS)
 
 
+def _vouch(st, now_ns: int):
+    """What ``RepoView.vouched`` records for a verdict on a file of stat ``st``: the stat, or, while
+    it is ``racy``, a mark no stat equals, so the next answer judges the file again (a same-size save
+    in the tick keeps the stat; a later copy restoring an old mtime moves it: both are seen)."""
+    return st if st is None or not racy(st[0], now_ns) else ("racy", *st)
+
+
 @dataclass(frozen=True)
 class RepoView:
     """The repository as of one probe state, against one shard's indexed commit."""
@@ -192,10 +199,11 @@ class Freshness:
             w = self.view(repo_path, indexed, store_root, force=True) or w
             still = _edited_since(repo_path, w, paths)
         v = w
+        now = time.time_ns()
         for p in still:
             st = _stat(os.path.join(repo_path, p))
             if p in before and before[p] == st:
-                v.vouched[p] = st
+                v.vouched[p] = _vouch(st, now)
         return v
 
     def _by_bytes(self, repo_path: str, indexed: str | None, v: RepoView, edited: list[str]) -> RepoView | None:
@@ -222,8 +230,7 @@ class Freshness:
         for p, (_, st) in verdicts.items():
             if st is _UNSEEN:
                 continue
-            if st is None or not racy(st[0], now):
-                w.vouched[p] = st
+            w.vouched[p] = _vouch(st, now)
         return w
 
     def _verdict(self, repo_path: str, v: RepoView, path: str) -> tuple[bool, Any] | None:
@@ -455,8 +462,10 @@ def _edited_since(repo_path: str, v: RepoView, paths: list[tuple[str, str]]) -> 
     """Returned files git's verdict in the view may no longer hold for: modified (or removed) after
     it was taken, or whose stat moved since the one the verdict is for (``RepoView.vouched``): an
     uncommitted file put back by hand runs no git command, so no probe key moves (it was said
-    uncommitted indefinitely); a copy that restores its old mtime is caught by that stat too."""
-    limit = v.taken_ns - MTIME_SLACK_NS
+    uncommitted indefinitely); a copy that restores its old mtime is caught by that stat too. "After"
+    is ``racy``: within the clock slack of the look, or in its second on a whole-second clock (an
+    edit in the second of git's look kept its stat and was never reported: a review)."""
+    edge = v.taken_ns + MTIME_SLACK_NS     # racy against it: within the slack, or a whole-second clock's tick
     seen: set[str] = set()
     out = []
     for p, kind in paths:
@@ -469,14 +478,14 @@ def _edited_since(repo_path: str, v: RepoView, paths: list[tuple[str, str]]) -> 
             if st != known:
                 out.append(p)                  # moved since git's verdict on it
         elif p in v.dirty:
-            if st is not None and st[0] >= limit:
+            if st is not None and racy(st[0], edge):
                 out.append(p)                  # git may have listed another version of it
             else:
                 v.vouched[p] = st              # unmodified since git listed it: its stat then
         elif st is None:
             if v.changed is None or p not in v.changed:
                 out.append(p)        # removed from the work tree since (a commit that deleted it is in changed)
-        elif st[0] >= limit:
+        elif racy(st[0], edge):
             out.append(p)
     return out
 
