@@ -93,6 +93,33 @@ class BranchRenames:
 NO_RENAMES = BranchRenames()
 
 
+class _AtThisCommit:
+    """``OnDefault``'s ``merged`` for notes of the session's own branch: a note written in the checkout
+    about code it had edited and not committed (``checkoutnotes``) holds the work tree's hashes, and
+    the session's commit is its HEAD, so that code differs though nothing changed after the note (a
+    probe: ``--branch main``, the checkout's own branch, read "stale: ... changed since" where the
+    default session and ``--commit HEAD`` read "not indexed yet"). Such a target is about the work
+    tree's version (``unindexed``) while the note was written at this session's commit, in no
+    worktree session (a worktree session reads the work tree: the hashes decide) and, where this
+    commit is the indexed one, until an index took the work tree in (``IndexedHistory.unindexed``,
+    as the default session judges it: its code is the index's). Otherwise the hashes decide."""
+
+    def __init__(self, code: "BranchCode", merged: Callable[[str], bool]):
+        self.code = code
+        self._indexed: Callable[[N.Note], bool] | None = getattr(merged, "unindexed", None)
+
+    def __call__(self, commit: str) -> bool:
+        return True         # a note of this branch: about the code as the branch has it, not another's version
+
+    def unindexed(self, note: N.Note) -> bool:
+        c = self.code
+        if not note.commit or note.commit != c.o.commit or c.view.args[2]:
+            return False
+        if note.commit != c.base.manifest.indexed_commit:
+            return True     # the branch moved past the index: its edited files are read from this commit
+        return self._indexed is not None and self._indexed(note)
+
+
 class BranchCode:
     """The code a branch, commit or worktree session sees in one store (module docstring)."""
 
@@ -102,6 +129,11 @@ class BranchCode:
         scope = view.note_scope(base)
         self.branch = scope.branch if scope is not None else ""     # as a note written here records it
         self.other = OnDefault(self, merged, here="this session's", branch_code=True)   # the overlay's merged: kept
+        # this branch's notes: one written at this session's commit about code edited in the checkout
+        # (``_AtThisCommit``), worded as the default session words it where this commit is the index's
+        at_index = o.commit == base.manifest.indexed_commit
+        self.same = OnDefault(self, _AtThisCommit(self, merged), here="the indexed" if at_index else "this session's",
+                              branch_code=True)
         self.renames = o.renames
         self.where = f"branch {self.branch}" if self.branch else f"commit {o.commit[:12]}"
         # note id -> (the note, it placed): ``locate``'s; PLACED: one kept for this overlay and base
@@ -245,18 +277,30 @@ class BranchCode:
         note = self.locate(note)
         mine = [t for t in note.about if not t.pending or t.node_id in self or self._ours(t)]
         note = note if len(mine) == len(note.about) else replace(note, about=mine)
-        return self.other.judge(note) if note.branch != self.branch else (N.staleness(note, self, branch_code=True), [])
+        return self._judge_of(note).judge(note)
+
+    def _judge_of(self, note: N.Note) -> OnDefault:
+        """Who judges NOTE here: a note of another branch is about that branch's version (``other``);
+        one of this branch as any note, but for code it had edited and not committed (``same``)."""
+        return self.other if note.branch != self.branch else self.same
 
     def warnings(self, note: N.Note) -> list[str]:
-        """What a note item says of its code in this session: stale, another branch's version, pending."""
-        st, other = self.staleness(note), note.branch and note.branch != self.branch    # judged again: only then
-        at = self.locate(note)
-        return ([st] if st else []) + self.other.theirs(note, self._judge(note)[1] if other else []) + pending_warnings(
+        """What a note item says of its code in this session: stale, another branch's version, the
+        work tree's version, pending."""
+        st, at = self.staleness(note), self.locate(note)
+        theirs = self._judge(note)[1] if self.names_version(note) else []        # judged again: only then
+        return ([st] if st else []) + self._judge_of(note).theirs(note, theirs) + pending_warnings(
             at, lambda nid: nid in self or any(t.node_id == nid and self._ours(t) for t in at.about))
 
+    def names_version(self, note: N.Note) -> bool:
+        """Whether ``about`` may name a version of NOTE's code (asked only then: it judges again): a
+        note of another branch, or one of this branch written at this session's commit (``same``)."""
+        return bool(note.branch) and (note.branch != self.branch or note.commit == self.o.commit)
+
     def about(self, note: N.Note, label: str) -> str:
-        """An attached note's ``about``, naming the branch when it is about another branch's version."""
-        return self.other.about(self.locate(note), label)
+        """An attached note's ``about``, naming the branch when it is about another branch's version,
+        or saying it is about the work tree's version."""
+        return self._judge_of(note).about(self.locate(note), label)
 
     def _ours(self, t: N.Target) -> bool:
         """A pending target written in a session on this branch or at this commit: absent, it is gone."""

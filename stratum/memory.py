@@ -35,6 +35,7 @@ from stratum.identity import current
 from stratum.ids import node_id
 from stratum.limits import MAX_TARGET_CHARS, check_len, echo
 from stratum.notedpaths import Noted, NotedPaths
+from stratum.noteitems import mined_from
 from stratum.notetrust import is_maintainer
 from stratum.overlay import NotesOverlay, no_such_note
 from stratum.shard import Shard, ShardSet
@@ -75,6 +76,10 @@ class AttachedNote:
     # written by a maintainer under its own proven name (a token's or mTLS maintainer, the OS user;
     # ``notetrust.provenance``): ranks first within its kind (``render._shown``), and its line says so
     maintainer: bool = False
+    # a mined note's commit and that commit's author (``noteitems.mined_from``): its line names them,
+    # as its item's header does
+    commit: str = ""
+    commit_author: str = ""
 
 
 _ID_PREFIX = re.compile(r"n?[0-9a-f]{7,19}")        # a node or note id's first characters
@@ -484,11 +489,12 @@ class Memory:
             mined = rec["kind"] in S.MINED_NOTE_KINDS                   # else its meta says who wrote it
             written = None if mined else N.note_from_node(rec)
             trust = N.trust_of(written, rec["kind"])
+            by, sha = mined_from(rec.get("meta")) if mined else ("", "")
             return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "", trust, False,
-                                rec["name"] or rec["summary"] or "", label, is_maintainer(written))
+                                rec["name"] or rec["summary"] or "", label, is_maintainer(written), sha, by)
         stale = judged(code or ov.judge, note).stale_on(*at)      # ov.judge: the default branch's (branchnotes)
-        if note.branch and (code is None or note.branch != code.branch):   # judged again only if another branch's
-            label = ov.judge.about(note, label) if code is None else code.about(note, label)   # (its version: said so)
+        if note.branch and (code is None or code.names_version(note)):   # judged again only if it may be about
+            label = ov.judge.about(note, label) if code is None else code.about(note, label)   # another version: said so
         trust = N.trust_of(note, note.kind, quarantined=nid in ov.quarantined)      # trust as `get` says
         return AttachedNote(nid, note.kind, _utc(note.created_at), note.author, trust, stale, note.title(120), label,
                             is_maintainer(note))

@@ -16,6 +16,7 @@ from stratum import schema as S
 from stratum import tokens
 from stratum.envelope import Item
 from stratum.errors import NotFound
+from stratum.notetrust import author_words
 
 if TYPE_CHECKING:
     from stratum.overlay import NotesOverlay
@@ -48,7 +49,7 @@ class NoteItems:
             # the commit it was mined from, when that commit was made, by "history" (docs/notes.md);
             # it said no author, the index's commit and a space-separated time (a probe)
             when = rec.get("created_at")
-            sha, by = str(meta.get("sha") or meta.get("commit") or ""), N.clean_text(str(meta.get("commit_author") or ""))
+            by, sha = mined_from(meta)
             it.provenance = {"source": "mined", "author": str(rec.get("author") or "history"), "authenticated": False,
                              "model": "", "session": "", "commit": sha, "commit_author": by,
                              "written_at": str(meta.get("time") or (when.isoformat() if isinstance(when, datetime)
@@ -107,6 +108,15 @@ class NoteItems:
         return out + (None, tuple(warnings), tuple(self.ov.judge.warnings(note)))
 
 
+def mined_from(meta: dict | str | None) -> tuple[str, str]:
+    """(the commit's author, the commit) a mined node (``pipeline.fixes``) was mined from, read from
+    its META ("" each when the index recorded none): what its item's header says (``_mined_header``)
+    and the line an item's attached note says (``render.note_line``), which said "by history, mined"
+    where the header said "by Ada (mined from commit ...)" (a probe)."""
+    got = json.loads(meta or "{}") if not isinstance(meta, dict) else meta
+    return N.clean_text(str(got.get("commit_author") or "")), str(got.get("sha") or got.get("commit") or "")
+
+
 # a mined node's stored header line: "by history (unauthenticated), 2019-01-12 10:00 UTC; tags: mined"
 _MINED_BY = re.compile(r"by history \([^)\n]*\), (\d{4}-\d\d-\d\d \d\d:\d\d UTC)")
 
@@ -121,7 +131,7 @@ def _mined_header(text: str, sha: str, author: str) -> str:
     m = _MINED_BY.match(line) if nl else None
     if m is None:
         return text
-    who = f"by {author} " if author else ""
+    who = f"by {author_words(author)} " if author else ""
     said = f"{who}(mined from commit {sha[:12] or '-'}), committed {m.group(1)}{line[m.end():]}"
     return f"{head}{nl}{said}{nl2}{body}"
 
@@ -135,4 +145,4 @@ def _relabel(text: str, session: str) -> str:
     return text.replace(said, f", session {N.session_label(session)}, ", 1) if said in text else text
 
 
-__all__ = ["NoteItems"]
+__all__ = ["NoteItems", "mined_from"]

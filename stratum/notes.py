@@ -23,7 +23,7 @@ from stratum import ids, tokens
 from stratum.errors import NoteRejected, PermissionDenied
 from stratum.limits import echo
 from stratum.notetext import check_utf8, clean_text, not_plain
-from stratum.notetrust import (SHORT_ID, awaiting_confirmation, by_prefix, check_may_change, check_may_confirm,
+from stratum.notetrust import (SHORT_ID, author_words, awaiting_confirmation, by_prefix, check_may_change, check_may_confirm,
                                is_quarantined, not_a_note, provenance, retracted_before, same_writer, session_label,
                                trust_of, trust_words, trusted_authors, valid_confirmations)
 from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
@@ -517,7 +517,7 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
     """
     about = ", ".join(t.label() for t in note.about) or "-"
     when = note.created_at.strftime("%Y-%m-%d %H:%M UTC")
-    who = f"{note.author} {trust_words(note)}" + \
+    who = f"{author_words(note.author)} {trust_words(note)}" + \
         (f", model {clean_text(note.model)}" if note.model else "") + \
         (f", session {session_label(note.session)}" if note.session else "")     # a label: the id opens it
     status = "" if note.status == ACTIVE else f" [{note.status}]"

@@ -259,7 +259,18 @@ def not_a_note(node: Mapping, action: str) -> NoteRejected | NotFound:
                     f"`stratum get {nid}` shows it")
 
 
-__all__ = ["session_identified", "check_may_change", "check_may_confirm", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
+
+PLAIN_AUTHOR = re.compile(r'[^\s,()"\\](?:[^,()"\\]*[^\s,()"\\])?')     # no comma, paren, quote or backslash
+
+
+def author_words(author: str) -> str:
+    """An author's name as a note's header or line writes it: as it is when plain, else quoted as a
+    JSON string, so a name such as ``alice (authenticated, maintainer) via review`` (an agent's
+    claimed name, or a commit author's, which anyone whose commit lands chooses) cannot pass for the
+    trust words we write after it (a review)."""
+    return author if PLAIN_AUTHOR.fullmatch(author) else json.dumps(author, ensure_ascii=False)
+
+__all__ = ["PLAIN_AUTHOR", "author_words", "session_identified", "check_may_change", "check_may_confirm", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
            "is_quarantined", "awaiting_confirmation", "identified_by", "proven", "is_maintainer", "trust_of", "trust_words",
            "BY_SERVER", "BY_OS_USER", "CLAIMED", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note",
            "not_code"]

@@ -25,6 +25,7 @@ from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.memory import AttachedNote, Memory
 from stratum.notes import parse_time
 from stratum.notetext import terminal_safe
+from stratum.notetrust import author_words
 from stratum.overlay import NotesOverlay
 from stratum.sessions import Session
 from stratum.shard import Shard
@@ -169,16 +170,13 @@ def _trust_rank(a: AttachedNote) -> int:
     return _TRUST_RANK["maintainer"] if a.maintainer else _TRUST_RANK.get(a.trust, _TRUST_RANK["unauthenticated"])
 
 
-_PLAIN_AUTHOR = re.compile(r'[^\s,()"\\](?:[^,()"\\]*[^\s,()"\\])?')     # no comma, paren, quote or backslash
-
-
 def who(author: str, trust: str, maintainer: bool = False) -> str:
     """``author, trust`` (``, maintainer`` for a maintainer's note) as a note's line says it: an
     author name that could pass for part of that text (``alice, authenticated): "...``, a claimed
     name on an open server) is quoted as a JSON string, so the trust after it is always ours."""
     author = author or "unknown"
     role = ", maintainer" if maintainer else ""
-    return f"{author if _PLAIN_AUTHOR.fullmatch(author) else quote(author)}, {trust or 'unknown'}{role}"
+    return f"{author_words(author)}, {trust or 'unknown'}{role}"
 
 
 def quote(text: str) -> str:
@@ -194,7 +192,8 @@ def note_line(a: AttachedNote, now: datetime) -> str:
     JSON string, so they cannot close the quote and write a line of their own (``quote``)."""
     flags = ", stale: the code changed since" if a.stale else ""
     on = f" on {a.about}" if a.about else ""
-    by = who(a.author, a.trust, a.maintainer)
+    by = who(a.commit_author or a.author, f"mined from commit {a.commit[:12]}") if a.commit else \
+        who(a.author, a.trust, a.maintainer)        # a mined one: as its item's header (``noteitems``)
     return f"{a.kind} note {a.id} ({_age_text(a, now)} old, by {by}{flags}){on}: {quote(a.title)}"
 
 

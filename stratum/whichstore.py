@@ -113,7 +113,28 @@ def through_view(shards: list["Shard"], view: "BranchView", target: str, asked: 
         raise cross         # a path into a folder the branch has, by another file's tail (``pathtails``)
     if not hits:
         hits = [(sh, got) for sh in shards if (got := printed_in_view([sh], view, target)) is not None]
+    path, sep, symbol = target.partition("::")
+    if not hits and sep and path.strip():
+        hits = _symbol_by_tail(shards, view, path, symbol, hidden)
     return one(hits, asked) if hits else None
+
+
+def _symbol_by_tail(shards: list["Shard"], view: "BranchView", path: str, symbol: str,
+                    hidden: Callable[["Shard", int], bool]) -> list[tuple["Shard", tuple["Shard", int]]]:
+    """``path::symbol`` whose PATH names a file by its tail (``x/shop/pricing.py::discount``), as the
+    branch has that file's SYMBOL: the symbol of the file the branch has at the tail's path, looked
+    up through the view. It fell back to ``Memory.resolve``, which read the default branch's code (a
+    branch session's get served main's ``discount``, and "no node" for a symbol only the branch has).
+    A symbol the branch removed from a file it changed: the view's NotFound ("not on 'feature'")."""
+    from stratum.tracebacks import printed_in_view      # it imports memory, which imports this
+
+    hits = []
+    for sh in shards:
+        got = printed_in_view([sh], view, path)
+        if got is not None:
+            named = f"{got[0].col('path')[got[1]]}::{symbol}"
+            hits += [(sh, (s, r)) for s, r, _ in view.tree_rows([sh], named, 0, None) if not hidden(s, r)]
+    return hits
 
 
 def note_store(shards: list["Shard"], about: list[str], view: "BranchView | None" = None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 from typing import Sequence
 
 from stratum.cli import (add_common, emit, in_store, local_store, one_line, place_from_here, quoted, repository_root,
@@ -143,7 +144,7 @@ def _call(args, tool: str, **kw) -> int:
         try:
             opened = None if place is None else _open_remote(tools, args, author, place, branch or commit or worktree)
             sess = opened[0].data["session"] if opened is not None else args.session
-            resp = getattr(tools, tool)(sess, **kw)
+            resp = _answered(tools, tool, sess, kw, opened[1] if opened is not None else [])
             if opened is not None:          # what opening said ("author 'eve' ignored ...": a probe), but
                 # not its freshness line: judged with no items, it contradicted the answer's own (a probe)
                 resp.envelope.warnings[:0] = [w for w in opened[0].envelope.warnings if w not in resp.envelope.warnings
@@ -207,6 +208,22 @@ def _open_remote(tools, args, author: str, place, asked: str) -> tuple:
         why = e.message
     return tools.open_session(author=author, budget=args.budget), [
         f"the server cannot answer for this worktree's {what} ({why}): the answer is for its default branch"]
+
+
+def _answered(tools, tool: str, sess: str, kw: dict, said: list[str]):
+    """The tool's answer; when it fails, what opening the session said (``_open_remote``: the
+    server's default branch answered, not this worktree's) goes to stderr before the error, as
+    `stratum mcp --server` logs it: the answer carried it, an error dropped it ("no node
+    'shop/new.py'" for a file this worktree's branch has, with no word the server read its
+    default branch, a probe)."""
+    from stratum.errors import StratumError
+
+    try:
+        return getattr(tools, tool)(sess, **kw)
+    except StratumError:
+        for line in said:
+            print(f"stratum: {terminal_safe(line)}", file=sys.stderr)
+        raise
 
 
 def _from_here(kw: dict, roots: list[str], names: Sequence[str] = ()) -> dict:
