@@ -58,8 +58,12 @@ def racy(mtime_ns: int, now_ns: int) -> bool:
 def _vouch(st, now_ns: int):
     """What ``RepoView.vouched`` records for a verdict on a file of stat ``st``: the stat, or, while
     it is ``racy``, a mark no stat equals, so the next answer judges the file again (a same-size save
-    in the tick keeps the stat; a later copy restoring an old mtime moves it: both are seen)."""
-    return st if st is None or not racy(st[0], now_ns) else ("racy", *st)
+    in the tick keeps the stat; a later copy restoring an old mtime moves it: both are seen). An mtime
+    ahead of the clock (an NFS server's skew, a tar from a skewed machine) is no tick: it was judged
+    again, by git, at every answer until the clock caught up (a review)."""
+    if st is None or not racy(st[0], now_ns) or st[0] > now_ns + MTIME_SLACK_NS:
+        return st       # past the tick, or ahead of the clock (skew): a later save stamps now and moves it
+    return ("racy", *st)
 
 
 @dataclass(frozen=True)

@@ -46,3 +46,28 @@ def test_an_edit_in_the_second_of_gits_look_is_reported(tmp_path):
             assert EDITED in t.get(s, "a.py").envelope.warnings
     finally:
         t.close()
+
+
+def test_a_clean_file_with_an_mtime_ahead_of_the_clock_runs_git_once_not_per_answer(tmp_path):
+    """An mtime an hour ahead (an NFS server's clock skew, a tar from a skewed machine) stayed
+    "racy" until the clock caught up: every answer ran a git look (a review: 20 in 20)."""
+    from tests.integration.test_s25_fresh3 import Counting
+
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"a.py": "def rate():\n    return 1\n"})
+    index_repository(r.path, tmp_path / "store", NO_EMBED)
+    ahead = time.time_ns() + 3600 * 10**9
+    os.utime(r.path / "a.py", ns=(ahead, ahead))
+    src = Counting()
+    t = Tools.open([str(tmp_path / "store")], freshness=src)
+    try:
+        s = t.open_session().data["session"]
+        for _ in range(3):
+            assert t.get(s, "a.py").envelope.warnings == []
+        time.sleep(0.6)                          # past the re-probe interval
+        looks = src.views
+        for _ in range(10):
+            assert t.get(s, "a.py").envelope.warnings == []
+        assert src.views - looks <= 1, src.views - looks
+    finally:
+        t.close()
