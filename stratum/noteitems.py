@@ -97,7 +97,7 @@ class NoteItems:
                 "merged": str(merged).lower()}
         out = (N.provenance(note), N.trust_of(note, note.kind, quarantined=quarantined), meta)
         if hidden:
-            return out + (f"{note.kind} note by {note.author}: awaiting confirmation (quarantine)",
+            return out + (f"{note.kind} note by {author_words(note.author)}: awaiting confirmation (quarantine)",
                           ("this note awaits confirmation by another identity or a maintainer",), ())
         warnings = []
         if quarantined:

@@ -535,7 +535,7 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
     if note.superseded_by:
         extra.append(f"superseded by: {', '.join(note.superseded_by)}")
     if note.retraction:
-        extra.append(f"retracted by {note.retraction.get('author')}: {note.retraction.get('reason') or '-'}")
+        extra.append(f"retracted by {author_words(str(note.retraction.get('author') or ''))}: {note.retraction.get('reason') or '-'}")
     full = f"{header}\n\n{body}\n\nabout:\n" + "\n".join(extra) if extra else f"{header}\n\n{body}"
     # one encode per text: count_many's thread pool costs ~10x more for three short texts
     counts = {} if lazy_tokens else dict(zip(("summary_tokens", "api_tokens", "full_tokens"), (

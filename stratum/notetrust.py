@@ -260,7 +260,7 @@ def not_a_note(node: Mapping, action: str) -> NoteRejected | NotFound:
 
 
 
-PLAIN_AUTHOR = re.compile(r'[^\s,()"\\](?:[^,()"\\]*[^\s,()"\\])?')     # no comma, paren, quote or backslash
+PLAIN_AUTHOR = re.compile(r'[^\s,()\[\]"\\](?:[^,()\[\]"\\]*[^\s,()\[\]"\\])?')   # no comma, paren, bracket, quote, backslash
 
 
 def author_words(author: str) -> str:

@@ -13,6 +13,7 @@ field is printed terminal-safe on its own line (``stratum.cli.one_line``).
 from __future__ import annotations
 
 from stratum.cli import add_common, emit, local_store, one_line, quoted
+from stratum.notetrust import author_words
 
 
 def register(sub) -> None:
@@ -197,7 +198,7 @@ def _list(args) -> int:
         flags += f" [{r['trust']}]"
         about = ", ".join(N.Target(**t).label() for t in r["about"]) or "-"
         title = N.clean_text(n.title(90))     # the answers' line: it cut line 2, the reason, unmarked (a probe)
-        lines.append(one_line(f"{r['id']}  {r['kind']:<8} {r['created_at'][:10]}  {r['author']}{flags}") +
+        lines.append(one_line(f"{r['id']}  {r['kind']:<8} {r['created_at'][:10]}  {author_words(r['author'])}{flags}") +
                      f"\n    {quoted(title)}\n    about: {one_line(about)}")
     lines.append(f"{len(rows)} note(s)" + (f"; {len(v.damage)} damaged log region(s) skipped" if v.damage else ""))
     emit(args, {"notes": rows, "version": v.version, "log_damage": [str(d) for d in v.damage]}, "\n".join(lines))
@@ -216,7 +217,7 @@ def _show(args) -> int:
     n = v.get(args.id)
     r = v.row(n)
     lines = [one_line(f"{n.id}  {n.kind}  status: {n.status}{'' if r['merged'] else ' (unmerged: in the delta log)'}"),
-             one_line(f"by {n.author} [{r['trust']}]" + (f", model {r['model']}" if r["model"] else "") +
+             one_line(f"by {author_words(n.author)} [{r['trust']}]" + (f", model {r['model']}" if r["model"] else "") +
                       (f" (session {r['session']})" if r["session"] else "") + f", {n.created_at.isoformat()}" +
                       (f", at commit {n.commit[:12]}" if n.commit else ""))]
     if n.tags:
@@ -230,7 +231,7 @@ def _show(args) -> int:
     if n.superseded_by:
         lines.append(one_line(f"superseded by: {', '.join(n.superseded_by)}"))
     if n.retraction:
-        lines.append(one_line(f"retracted by {n.retraction.get('author')}: "
+        lines.append(one_line(f"retracted by {author_words(str(n.retraction.get('author') or ''))}: "
                               f"{N.clean_text(n.retraction.get('reason') or '-')}"))
     if r["provenance"]["confirmed_by"]:
         lines.append(one_line(f"confirmed by: {', '.join(r['provenance']['confirmed_by'])}"))
@@ -272,7 +273,7 @@ def _show_mined(args, v: _View, node: dict) -> int:
     lines = [one_line(f"{node['id']}  {node['kind']}  mined from the history (not an agent's note)"),
              # the date is the commit's (the committer's): a commit applied years after it was written
              # read as written then, beside its author's name (`git show` prints the author's date)
-             one_line(f"commit {sha[:12] or '-'}" + (f" by {author}" if author else "") +
+             one_line(f"commit {sha[:12] or '-'}" + (f" by {author_words(author)}" if author else "") +
                       (f", committed {when}" if when else "")),
              *([one_line("also in " + ", ".join(c[:12] for c in also) + " (the same change, backported)")]
                if also else []),
