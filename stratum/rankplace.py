@@ -63,9 +63,12 @@ PHRASE_WORDS = 2            # a query of one word is no phrase (a Makefile targe
 def phrase_first(ranked: list[Ranked], signals: Placing, query: str, candidates: Sequence) -> list[Ranked]:
     """The query's best text match among code (``candidates``: the fused list, best first), when it
     is a file no grammar parses whose searched words (``Placing.doc_text``: its path and first
-    words) hold the query's words in order, at least PHRASE_WORDS: it moves above every item the
-    query's text matches worse, however much history lifted those; items whose text beats it keep
-    their place (a note matched by its own words). With history, "Restart the orders API" put the
+    words) hold the query's words in order, at least PHRASE_WORDS: it moves up to the first item the
+    query's text matches worse, however much history lifted that one; the leading items whose text
+    matches at least as well keep their place above it (a note matched by its own words), and the
+    items it passes below that point go under it whatever their text (a past change whose subject
+    shares the words scores a little more text, 0.0328 against 0.0317: a review; the document that
+    holds the phrase is the answer asked for). With history, "Restart the orders API" put the
     runbook headed so below the code files past commits about the orders API lifted (12th), and
     `lint_go` the Makefile below past changes (a probe). Its why says "exact phrase". Mirrors
     ``ranknotes.below_better_code``: there a note never rises over code the query matches better."""
