@@ -130,6 +130,11 @@ def head_commit(repo: str | os.PathLike) -> str | None:
     return decode(out) or None
 
 
+def checkout_branch(repo: str | os.PathLike) -> str:
+    """The branch REPO's work tree has checked out, "" when its HEAD is detached."""
+    return decode(run_git(repo, "symbolic-ref", "-q", "--short", "HEAD", check=False)).strip()
+
+
 def root_commits(repo: str | os.PathLike) -> list[str]:
     """The parentless commits reachable from HEAD, sorted: a repository's identity across clones,
     moves and force pushes of recent history ([] without commits)."""

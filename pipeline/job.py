@@ -392,6 +392,9 @@ def _index_repository(repo_path, store_path, config, progress, before_work, stop
         # HEAD read once, before the files: the version records the commit its files were read at
         # (a commit landing mid-run is then seen as new by the next run, never as indexed)
         head = gitio.head_commit(root)
+        # whose work tree this run reads: a note hashed against another worktree's is not judged by it
+        # (branchnotes.IndexedHistory.unindexed)
+        rep.branch = gitio.checkout_branch(root) if head else ""
         rep.worktree = "clean" if gitio.worktree_clean(root, inside) else "dirty"
         if rep.worktree == "dirty":     # the files are read from disk: say what the version holds
             # which, so an answer can say so once the work tree lost them (stashed, reverted); each

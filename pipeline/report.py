@@ -44,6 +44,9 @@ class RunReport:
     engine: str = ""                                       # "in-process" or "ray" (and why); seconds["ray_start"]
     up_to_date: bool = False                               # nothing changed: no new version published
     worktree: str = ""                                     # "clean" (as HEAD) or "dirty" when indexed
+    # the branch the checkout had out when HEAD was read ("" detached; None: not recorded, as in a
+    # version indexed before): whose work tree the run read (branchnotes.IndexedHistory.unindexed)
+    branch: str | None = None
     # the uncommitted paths read then (DIRTY_PATHS_KEPT), each with the state of the bytes parsed
     # (storestate.dirty_states, then as_parsed); a list of the paths alone in a version indexed before
     dirty_paths: dict = field(default_factory=dict)

@@ -13,8 +13,9 @@ attaches the note like any other (stale if the code changed since). A session on
 branch reads a note written on an unmerged branch about code that branch changed as about the
 branch's version (``OnDefault``), not as stale. A note written in the checkout about code it had
 edited and not committed (``checkoutnotes``: its targets hashed against the work tree) is read the
-same way until an index takes that version in: about the work tree's version, not indexed yet
-(``IndexedHistory.unindexed``). Core code: no git.
+same way until an index reads that work tree (one of the checkout on the note's branch; a linked
+worktree's note is not read by an index of the main checkout): about the work tree's version, not
+indexed yet (``IndexedHistory.unindexed``). Core code: no git.
 """
 
 from __future__ import annotations
@@ -275,18 +276,30 @@ class IndexedHistory:
 
         - the note's commit (HEAD when it was written) is the indexed commit: the index has not moved
           past it (an index at a later commit read the code after that commit: judged as any note);
-        - the version was published before the note was written: an index run after the note read the
-          work tree then (a run with a note the log holds unmerged always publishes:
-          ``pipeline.storestate.up_to_date``), so if it holds another version the edit was changed
-          again or thrown away since, a change since as for any note.
+        - the version was published before the note was written, or by a run that read another work
+          tree: an index run after the note read the work tree then (a run with a note the log holds
+          unmerged always publishes: ``pipeline.storestate.up_to_date``), so if it holds another
+          version the edit was changed again or thrown away since, a change since as for any note.
+          That holds of the checkout the index reads, not of a linked worktree's note (branch fw at
+          the indexed commit): any index of the main checkout turned such a note "stale: changed
+          since", though it never read fw's work tree (a review). A run reads the work tree of the
+          branch it records (the run report's ``branch``; a detached HEAD is "worktree", as a
+          session records it; a branch is out in one work tree at a time), so only a run of the
+          note's branch counts. A version that records none (indexed before it was recorded): none
+          counts while the note's commit is the indexed one.
 
         The hashes alone cannot tell: the note holds the work tree's, the index the one before the
         edit in both cases. A repair republishing an older version dates it anew, and a note written
         while an index ran may be dated before its publish: such notes are judged as any (stale), the
-        way they read before."""
+        way they read before. A checkout note whose branch the checkout left (``git switch -c``
+        keeps the work tree) stays "not indexed yet" until an index at a later commit."""
         m = self._snap.manifest
-        return bool(note.commit) and note.commit == m.indexed_commit and \
-            note.created_at.timestamp() > float(m.published_at or 0)
+        if not note.commit or note.commit != m.indexed_commit:
+            return False
+        read = (m.report or {}).get("branch")       # the branch whose work tree the run read
+        if not isinstance(read, str) or note.branch != (read or "worktree"):
+            return True
+        return note.created_at.timestamp() > float(m.published_at or 0)
 
 
 def merged_in(shard: Any) -> IndexedHistory:

@@ -116,6 +116,8 @@ def through_view(shards: list["Shard"], view: "BranchView", target: str, asked: 
     path, sep, symbol = target.partition("::")
     if not hits and sep and path.strip():
         hits = _symbol_by_tail(shards, view, path, symbol, hidden)
+    if not hits:
+        _refuse_tail_off_branch(shards, view, target, asked)
     return one(hits, asked) if hits else None
 
 
@@ -135,6 +137,44 @@ def _symbol_by_tail(shards: list["Shard"], view: "BranchView", path: str, symbol
             named = f"{got[0].col('path')[got[1]]}::{symbol}"
             hits += [(sh, (s, r)) for s, r, _ in view.tree_rows([sh], named, 0, None) if not hidden(s, r)]
     return hits
+
+
+def _refuse_tail_off_branch(shards: list["Shard"], view: "BranchView", target: str, asked: str) -> None:
+    """Refuse a path read by its tail (``x/shop/pricing.py``, its ``::symbol`` too) that names no
+    one file as the branch has its files: several the branch has (a tie, each named), or none where
+    the default branch's files name one (the branch deleted or renamed it: the view's "not on 'fb'",
+    as for that exact path). Either fell back to ``Memory.resolve``, which serves the default
+    branch's file: a session on a branch that ran ``git rm shop/pricing.py`` got main's ``discount``
+    under "answers reflect 'fb'" (a review). Anything else is left to ``Memory.resolve``."""
+    from stratum.pathtails import SHOWN, named_file, named_files
+
+    path, sep, symbol = target.partition("::")
+    if ("/" not in path and "\\" not in path) or any(sh.resolve(path) is not None for sh in shards):
+        return          # no path read by its tail: an exact path is the view's to judge (``tree_rows``)
+    several = len(shards) > 1
+    tied = [f"{sh.manifest.repo_name}:{p}" if several else p for sh in shards
+            for p in _tied_on_branch(named_files(sh, path, view.of(sh)))]
+    if tied:
+        more = f" and {len(tied) - SHOWN} more" if len(tied) > SHOWN else ""
+        raise InvalidArgument(f"{echo(asked)!r} names {len(tied)} files by its tail on {echo(view.rev)!r}: "
+                              f"{', '.join(echo(p) for p in tied[:SHOWN])}{more}; give more of the path "
+                              "(the repository path names one)")
+    for sh in shards:
+        base = named_file(sh, path)         # the default branch's reading of the tail, no overlay
+        if base is None:
+            continue
+        named = base[0].col("path")[base[1]]
+        for looked in ([f"{named}::{symbol}"] if sep else []) + [named]:
+            try:
+                view.tree_rows([sh], looked, 0, None)
+            except NotFound as e:
+                raise NotFound(f"{echo(asked)!r} names {echo(named)!r} by its tail: {e}") from None
+
+
+def _tied_on_branch(groups: list[list[tuple["Shard", int]]]) -> list[str]:
+    """The paths of ``pathtails.named_files``' first group when it ties two files or more, sorted."""
+    found = sorted(src.col("path")[r] or "" for src, r in groups[0]) if groups else []
+    return found if len(found) > 1 else []
 
 
 def note_store(shards: list["Shard"], about: list[str], view: "BranchView | None" = None
