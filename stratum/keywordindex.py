@@ -256,7 +256,7 @@ class KeywordIndex:
     def search(self, query: str, k: int, *, predicate: RowPredicate | None = None,
                selectivity: float = 1.0, max_rounds: int = 0, full_read: int = FULL_READ,
                head_factor: float = HEAD_FACTOR, by_impact: bool = False,
-               tokens: Sequence[str] | None = None, idf_scale: Mapping[str, float] | None = None) -> KeywordHits:
+               tokens: Sequence[str] | None = None) -> KeywordHits:
         """Top-``k`` rows for ``query`` by BM25 (exact), exact-name matches first.
 
         ``predicate`` keeps only allowed rows (filters); ``selectivity`` (the allowed fraction,
@@ -265,10 +265,7 @@ class KeywordIndex:
         impact over the query's largest, so common words add fewer candidates). ``max_rounds`` > 0 stops after that many
         reading rounds even if exactness is not proven yet (``exact`` is then False): every
         returned score is still the row's exact BM25, but a row never read may be missing.
-        ``tokens``: ``tokenize(query)`` when the caller has it already. ``idf_scale``: term -> the
-        factor its idf takes (each posting's impact is idf x its term-frequency part, so a term's
-        weight carries it): the searcher's unmerged notes make the corpus the index a merge would
-        build, and its rows score with that corpus's idf as the notes do (``noteview.union_idf``).
+        ``tokens``: ``tokenize(query)`` when the caller has it already.
 
         Work is bounded MaxScore-style. Round one reads short posting lists whole and long ones
         from their impact-ordered head; candidates whose known score plus what they could still
@@ -286,7 +283,7 @@ class KeywordIndex:
         for t in tokenize(query) if tokens is None else tokens:
             slot = self._term_slot(t)
             if slot >= 0:
-                weights[slot] = weights.get(slot, 0.0) + (1.0 if idf_scale is None else idf_scale.get(t, 1.0))
+                weights[slot] = weights.get(slot, 0.0) + 1.0
         name_rows = self._exact_name_rows(query)
         if predicate is not None and len(name_rows):
             name_rows = name_rows[predicate(name_rows)]

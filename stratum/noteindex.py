@@ -33,7 +33,6 @@ from stratum import notethreads, noteview
 from stratum.keywordindex import B, K1
 from stratum.codetokens import tokenize
 from stratum.noteview import _KIND_CODE, NoteView, _top_arrays
-from stratum.schema import NODE_KINDS
 
 ANN_EXPANSION = 128        # the graph's search candidate list (ef)
 ANN_EXPANSION_ADD = 64     # its build candidate list (efConstruction): 10k notes build in ~1.5-4 s
@@ -83,7 +82,6 @@ class NoteIndex:
         self._positions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # NodeMeta -> NotePlaces
         self._bm25: dict[tuple[str, float], np.ndarray] = {}   # (term, avgdl) -> BM25 parts before the weight
         self._bm25_size = 0
-        self._merge_keys: dict[int, tuple] = {}                 # slot -> merge_key
         self._cap = 0
         self.vectors = np.zeros((0, dim), np.float32)
         self.vectors8 = np.zeros((0, dim), np.int8)             # int8 copies, their scales and error
@@ -325,26 +323,6 @@ class NoteIndex:
                 self._bm25_size += len(part)
             self._bm25[key] = have
         return wi * have[:m]
-
-    def merge_key(self, j: int) -> tuple:
-        """Where slot j's note sorts among a merged index's rows of its path (``search._merged_ties``):
-        (path, 0, kind, id, -1), kept per slot (none of it changes)."""
-        got = self._merge_keys.get(j)
-        if got is None:
-            c = int(self.kind_code[j])
-            got = self._merge_keys[j] = (self.paths[j], 0, NODE_KINDS[c] if c >= 0 else "", self.ids[j], -1)
-        return got
-
-    def seen_df(self, term: str, n: int, eligible: np.ndarray) -> int:
-        """How many of the first ``n`` slots hold ``term`` and are ``eligible`` (a view's): the
-        notes a merge would index with that word (``noteview.union_idf``'s ``note_df``)."""
-        p = self.postings.get(term)
-        if p is None:
-            return 0
-        slots, _, m = p.head()
-        if m and slots[m - 1] >= n:         # slots ascend: cut to the view's prefix
-            m = int(np.searchsorted(slots[:m], np.int32(n)))
-        return int(np.count_nonzero(eligible[slots[:m]])) if m else 0
 
     def set_state(self, note_id: str, *, active: bool, hidden: bool = False) -> None:
         with self._lock:

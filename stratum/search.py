@@ -25,11 +25,9 @@ while this thread is in the vector search, so a query costs about the slower of 
 
 Unmerged notes (the delta-log overlay) come in as ``extra_docs``: a ``noteview.NoteView`` of the
 overlay's incremental index (or plain ``ExtraDoc``s, indexed for the one query). Each list takes
-the top ``window`` notes by cosine and by BM25 (the idf of the shard and the notes as one corpus,
-for the shard's rows too) and merges them with the shard's hits by score, ties as a merge orders
-rows, so each row holds the rank the merged index will give it; a list the shard fills then serves
-only its first NOTES_WINDOW notes and those the other list serves (``_merged_lists``). A query costs
-one matrix-vector product over the note vectors and the postings of its own terms.
+the top ``window`` notes by cosine and by BM25 with the shard index's own statistics and merges
+them with the shard's hits by score before fusion, so a query costs one matrix-vector product
+over the note vectors and the postings of its own terms, not a pass over every note's text.
 """
 
 from __future__ import annotations
@@ -40,19 +38,19 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple, Protocol, Sequence
+from typing import NamedTuple, Protocol, Sequence
 
 import numpy as np
 import pyarrow as pa
 
 from stratum.codetokens import tokenize
 from stratum.errors import InvalidArgument
-from stratum.keywordindex import KeywordIndex, bm25_idf
+from stratum.keywordindex import KeywordIndex
 from stratum.limits import MAX_QUERY_CHARS   # one limit for every caller (the tools check it first)
 from stratum.noteindex import NoteIndex
-from stratum.noteview import NoteView, union_idf
+from stratum.noteview import NoteView
 from stratum.rowfilter import EXACT_LIMIT, NodeMeta, RowFilter
-from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS
+from stratum.schema import NOTE_KINDS
 from stratum.vectorindex import VectorIndex
 
 RRF_K = 60
@@ -60,8 +58,6 @@ DEFAULT_WINDOW = 50
 NOTES_WINDOW = 20          # the unmerged notes a list merges when the shard's own list is full: at 10,000 notes
                            # they were ~57 of ~80 fused rows, each costing fusion and rerank time; 20 is
                            # neutral on the pooled-notes quality rows (10 costs MRR), docs/bench/notes_reliability.md
-TIE_REL = 1e-6             # a note's score and a shard row's this close (relative) are one score computed two
-                           # ways (float32 impacts, float64 notes: ~1 float32 step apart): a tie, ordered as merged
 UNION_IDF = True           # unmerged notes' BM25 with the idf of the shard's rows and the notes together
                            # (what a merge gives), not the rows' alone (docs/bench/memory_transfer.md, session 16)
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
@@ -130,8 +126,6 @@ class HybridSearcher:
         # the shard's (document count, df): unmerged notes' keyword scores take the idf of the shard
         # and the notes as one corpus (noteview.union_idf); one tuple, so a view's term memo holds
         self._corpus = (keyword_index.n_docs, keyword_index.df) if keyword_index is not None else None
-        self._scales: tuple[NoteView | None, dict[str, float]] = (None, {})     # (view, term -> union idf / idf)
-        self._row_keys: dict[int, tuple] = {}
         self.embedder = embedder
         self.window = int(window)
         self.exact_limit = int(exact_limit)
@@ -214,35 +208,37 @@ class HybridSearcher:
             timings["vector"] = (time.perf_counter() - t) * 1e3
             return vrows, vscores
 
-        def with_notes(shard_hits):
+        def with_notes(shard_hits) -> np.ndarray:
             # The notes' part runs on the calling thread (with notes in view nothing runs on a
             # helper): beside another thread its numpy calls queued for the GIL (~5 ms a switch).
             t = time.perf_counter()
-            ex = extra.vector_hits(q, W, ok)     # the k nearest however weak: no sign of a cut
+            ex = None
+            if extra is not None:
+                m = _notes_window(W, shard_hits[0], notes_only)
+                ex = extra.vector_hits(q, m, ok)     # the k nearest however weak: no sign of a cut
             timings["vector_notes"] = (time.perf_counter() - t) * 1e3
-            return _NotesPart(shard_hits, ex, _notes_window(W, shard_hits[0], notes_only))
-
-        tokens = tokenize(query) if want_kw else []     # once for the shard's list and the notes'
+            return _merge_ranked(*shard_hits, ex, n, W)
 
         def keyword_lists() -> dict[str, np.ndarray]:
             t = time.perf_counter()
             out: dict[str, np.ndarray] = {}
             krows, kscores = np.empty(0, np.int64), np.empty(0, np.float32)
+            tokens = tokenize(query)            # once for the shard's list and the notes'
             if not filt.empty:
                 kh = self.keywords.search(query, W, tokens=tokens, predicate=filt.predicate if filt.active else None,
                                           selectivity=filt.selectivity, max_rounds=self.keyword_rounds,
-                                          head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact,
-                                          idf_scale=self._union_scales(extra, tokens))
+                                          head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact)
                 krows, kscores = kh.rows, kh.scores
                 if "name" in sources and kh.exact_name.any():
                     out["name"] = kh.rows[kh.exact_name]
             if "keyword" in sources:
+                ex = None
                 if extra is not None:
-                    kw_notes.append(_NotesPart((krows, kscores), extra.keyword_hits(
-                        query, self.keywords.idf, self.keywords.avgdl, 2 * W, ok, tokens=tokens,
-                        corpus=self._corpus if UNION_IDF else None), _notes_window(W, krows, notes_only)))
-                else:
-                    out["keyword"] = _merge_ranked(krows, kscores, None, n, W)
+                    m = _notes_window(W, krows, notes_only)
+                    ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, m, ok,
+                                            tokens=tokens, corpus=self._corpus if UNION_IDF else None)
+                    cut.append(m < W and len(ex[0]) >= m)
+                out["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
             timings["keyword"] = (time.perf_counter() - t) * 1e3
             return out
 
@@ -259,34 +255,17 @@ class HybridSearcher:
                     self._spare.release()
                 else:
                     pending.add_done_callback(lambda _f: self._spare.release())
-        vec_notes = None
-        kw_notes: list[_NotesPart] = []       # the notes' keyword part (keyword_lists appends it)
         if want_vec:
-            if extra is None:
-                lists["vector"] = _merge_ranked(*vector_list(), None, n, W)
-            else:
-                vec_notes = with_notes(vector_list())
+            lists["vector"] = with_notes(vector_list())
         if want_kw:
             lists.update(pending.result() if pending is not None else keyword_lists())
-        ranks: dict[str, np.ndarray] = {}    # a list's ranks where it dropped notes (else 1, 2, ...)
-        truncated = False
-        if extra is not None:
-            t = time.perf_counter()
-            kwp = kw_notes[0] if kw_notes else None
-            for name, (mrows, kept, full) in _merged_lists({"vector": vec_notes, "keyword": kwp}, n, W,
-                                                           (extra, self._row_key)).items():
-                lists[name], truncated = (mrows if kept is None else mrows[kept]), truncated or full >= W
-                ranks.update({} if kept is None else {name: kept})
-            if kwp is not None:         # more notes match than the mixed list serves
-                cut.append(kwp.m < W and len(kwp.notes[0]) > kwp.m)
-            timings["notes_merge"] = (time.perf_counter() - t) * 1e3
 
         t = time.perf_counter()
-        rows, scores, bits = self._fuse(lists, extra, ranks)
+        rows, scores, bits = self._fuse(lists, extra)
         timings["fuse"] = (time.perf_counter() - t) * 1e3
         # Each list holds every match when it is shorter than the window; then the fused list is
         # complete. Otherwise lower-ranked matches exist beyond it.
-        truncated = truncated or any(len(v) >= W for v in lists.values())
+        truncated = any(len(v) >= W for v in lists.values())
         page = slice(offset, offset + limit)
         prow = rows[page]
         real = prow < n
@@ -324,10 +303,10 @@ class HybridSearcher:
         vec = kw = (np.empty(0, np.int64), np.empty(0, np.float32))
         names = np.empty(0, np.int64)
         q = self.embed_query(query)
-        ties = (extra_docs, self._row_key) if extra_docs is not None else None     # notes W deep: ranks as merged
         if q is not None and not filt.empty:
             hits = self._vector_hits(q, depth, filt)
-            ex = extra_docs.vector_hits(q, W, ok) if extra_docs is not None else None
+            ex = extra_docs.vector_hits(q, _notes_window(W, hits.rows, _notes_only(filt.kinds)), ok) \
+                if extra_docs is not None else None
             vec = _merge_scored(hits.rows, hits.scores, ex, n, depth)
         if self.keywords is not None:
             tokens = tokenize(query)
@@ -336,48 +315,14 @@ class HybridSearcher:
                 kh = self.keywords.search(query, depth, tokens=tokens,
                                           predicate=filt.predicate if filt.active else None,
                                           selectivity=filt.selectivity, max_rounds=self.keyword_rounds,
-                                          head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact,
-                                          idf_scale=self._union_scales(extra_docs, tokens))
+                                          head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact)
                 krows, kscores, names = kh.rows, kh.scores, kh.rows[kh.exact_name]
-            ex = extra_docs.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, 2 * W, ok,
+            ex = extra_docs.keyword_hits(query, self.keywords.idf, self.keywords.avgdl,
+                                         _notes_window(W, krows, _notes_only(filt.kinds)), ok,
                                          tokens=tokens, corpus=self._corpus if UNION_IDF else None) \
                 if extra_docs is not None else None
-            kw = _merge_scored(krows, kscores, ex, n, depth, ties)
+            kw = _merge_scored(krows, kscores, ex, n, depth)
         return ListHits(vec, kw, names, n)
-
-    def _union_scales(self, view: NoteView | None, tokens: Sequence[str]) -> dict[str, float] | None:
-        """Term -> union idf / the shard's idf (None: no notes in view, or UNION_IDF off): the rows
-        score with the idf the notes take, as in the index a merge builds. With their own, old rows
-        holding a word 60 new notes say scored 12.0, 10.7 once merged, above a note sharing it."""
-        if view is None or not UNION_IDF or self._corpus is None or not view.n:
-            return None
-        n_docs, df = self._corpus
-        memo = self._scales
-        if memo[0] is not view:             # kept while the view is (a term's count is a pass over its postings)
-            memo = self._scales = (view, {})
-        out: dict[str, float] = {}
-        for t in dict.fromkeys(tokens):
-            got = memo[1].get(t)
-            if got is None:
-                d = df(t)
-                got = union_idf(n_docs, d, view.n, view.ix.seen_df(t, view.n, view.eligible)) / bm25_idf(n_docs, d) \
-                    if d else 1.0
-                if len(memo[1]) < 4096:
-                    memo[1][t] = got
-            out[t] = got
-        return out
-
-    def _row_key(self, row: int) -> tuple:
-        """A shard row's place among its path's as a merge orders them (``_merged_ties``), kept."""
-        got = self._row_keys.get(row)
-        if got is None:
-            m = self.meta
-            kind, path = m.kind_names[m.kind_code[row]], m.path_names[m.path_code[row]]
-            nid = m.ids_of(np.array([row]))[0] if kind in _AGENT_NOTE_KIND_SET else ""
-            got = (path, 0, kind, nid, row) if kind in _NOTE_KIND_SET else (path, 1, "", "", row)
-            if len(self._row_keys) < 1 << 16:
-                self._row_keys[row] = got
-        return got
 
     def _vector_hits(self, q: np.ndarray, k: int, filt: "RowFilter"):
         """The vector list under the filters: exact over a small allowed set; the kinds' own graphs
@@ -408,9 +353,8 @@ class HybridSearcher:
         return vi.search(q, k, predicate=filt.predicate, selectivity=filt.selectivity,
                          fallback_rows=filt.allowed_rows)
 
-    def _fuse(self, lists: dict[str, np.ndarray], extra: NoteView | None, ranks: dict[str, np.ndarray] | None = None):
-        """RRF over the lists: (rows, scores, source bits) best first, ties by node id. ``ranks``:
-        a list's 0-based ranks where it is not 0, 1, 2, ... (it left out notes ranked between).
+    def _fuse(self, lists: dict[str, np.ndarray], extra: NoteView | None):
+        """RRF over the lists: (rows, scores, source bits) best first, ties by node id.
 
         Few numpy calls (each costs ~1-2 us; a fused list is ~150 rows): the contributions are
         slices of per-list arrays made once, and the scores are summed in list order (vector,
@@ -422,9 +366,7 @@ class HybridSearcher:
             if r is None or not len(r):
                 continue
             parts.append(r)
-            at_ranks = ranks.get(name) if ranks else None
-            contrib.append(self._rrf(name, len(r)) if at_ranks is None else
-                           self.weights.get(name, 1.0) / (RRF_K + 1.0 + at_ranks))
+            contrib.append(self._rrf(name, len(r)))
             spans.append((bit, at, at + len(r)))
             at += len(r)
         if not parts:
@@ -508,89 +450,29 @@ def _notes_window(W: int, shard_rows, notes_only: bool = False) -> int:
 
 
 _NOTE_KIND_SET = frozenset(NOTE_KINDS)
-_AGENT_NOTE_KIND_SET = frozenset(AGENT_NOTE_KINDS)
 
 
 def _notes_only(kinds: Sequence[str]) -> bool:
     return bool(kinds) and all(k in _NOTE_KIND_SET for k in kinds)
 
 
-class _NotesPart(NamedTuple):
-    """One list before the notes join it: the shard's (rows, scores), the notes' (slots, scores)
-    best first, and how many notes it took (``_notes_window``)."""
-    shard: tuple[np.ndarray, np.ndarray]
-    notes: tuple[np.ndarray, np.ndarray]
-    m: int
-
-
-def _merged_lists(parts: "dict[str, _NotesPart | None]", n: int, W: int, ties: "tuple[NoteView, Callable]"
-                  ) -> dict[str, tuple[np.ndarray, np.ndarray | None, int]]:
-    """Each list with its notes merged as a merge gives them (the shard's rows and the notes' first
-    W by score, 2W by BM25 for ties at the cut; cut at W: each row at its rank once merged), then
-    serving only its first ``m`` notes (``_notes_window``: keeps 10,000 notes cheap to rerank) and
-    those the other list serves, the dropped notes' places kept. Name -> (rows, the kept rows'
-    0-based ranks or None: all, the merged list's length). Cut to 20 notes first, the vector list
-    lost a note the keyword list served for its own word (26th, 6th once merged)."""
-    merged = {name: (_merge_ranked(*p.shard, p.notes, n, W, ties if name == "keyword" else None), p.m)
-              for name, p in parts.items() if p is not None}      # (a graph orders equal cosines its own way)
-    served = {r for rows, m in merged.values() for r in rows[rows >= n][:m].tolist()}     # each list's first m
-    out: dict[str, tuple[np.ndarray, np.ndarray | None, int]] = {}
-    for name, (rows, m) in merged.items():
-        keep = rows < n         # (~50 rows: a set look each, not np.isin's sort)
-        if len(rows) - int(keep.sum()) > m:
-            keep[~keep] = [r in served for r in rows[~keep].tolist()]
-        out[name] = (rows, None if len(rows) - int(keep.sum()) <= m else np.flatnonzero(keep), len(rows))
-    return out
-
-
 def _merge_scored(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray, np.ndarray] | None, n: int,
-                  depth: int, ties: "tuple[NoteView, Callable] | None" = None) -> tuple[np.ndarray, np.ndarray]:
+                  depth: int) -> tuple[np.ndarray, np.ndarray]:
     """Shard hits and extra docs' (slots, scores) (as rows n + slot) merged by score, ties: shard
-    rows first, or with ``ties`` (the notes' view, ``_row_key``) in the order a merge gives
-    their rows (``_merged_ties``); cut at depth: (rows, scores) best first (a shard list alone
-    stays in its order)."""
+    rows first; cut at depth: (rows, scores) best first (a shard list alone stays in its order)."""
     rows = np.asarray(rows, dtype=np.int64)
     if extra is None or not len(extra[0]):
         return rows[:depth], np.asarray(scores)[:depth]
-    allrows = np.concatenate([rows, np.asarray(extra[0], np.int64) + n])
+    allrows = np.concatenate([rows, extra[0] + n])
     allscores = np.concatenate([scores, extra[1]])     # float32 or float64: the same order either way
-    order = np.lexsort((allrows, -allscores))
-    if ties is not None:
-        order = _merged_ties(order, allrows, allscores, n, depth, *ties)
-    order = order[:depth]
+    order = np.lexsort((allrows, -allscores))[:depth]
     return allrows[order], allscores[order]
 
 
-def _merged_ties(order: np.ndarray, rows: np.ndarray, scores: np.ndarray, n: int, depth: int, view: NoteView,
-                 row_key) -> np.ndarray:
-    """``order`` with each run of equal scores holding a note (rows >= n) as a merge orders its rows
-    (``pipeline.stages.write``: path, line, kind, name; the merge adds notes by id): a note by
-    (path, kind, id) before its path's code (``NoteIndex.merge_key``, ``row_key``). In the order
-    written, notes saying the same words about one target (equal BM25) ranked otherwise and moved
-    the fused order (a note 4th for its own word, first once merged). Equal within TIE_REL: the
-    shard sums float32 impacts, notes are float64. Runs from ``depth`` on are cut anyway."""
-    s = scores[order].astype(np.float64)
-    tie = s[:-1] - s[1:] <= TIE_REL * np.abs(s[:-1])       # best first: differences >= 0
-    note = rows[order] >= n
-    pairs = tie & (note[:-1] | note[1:])
-    if not pairs[:depth].any():                 # no note ties where it counts (most searches): one pass
-        return order
-    edge = np.diff(np.concatenate(([0], tie.view(np.int8), [0])))
-    cum = np.concatenate(([0], np.cumsum(note)))
-    key, out, rr = view.ix.merge_key, order.tolist(), rows[order].tolist()
-    for lo, hi in zip(np.flatnonzero(edge == 1).tolist(), np.flatnonzero(edge == -1).tolist()):    # rows lo..hi tie
-        if lo >= depth:
-            break
-        if cum[hi + 1] > cum[lo]:               # a note among them (else: the shard's own order)
-            keys = [key(x - n) if x >= n else row_key(x) for x in rr[lo:hi + 1]]
-            out[lo:hi + 1] = [out[lo + p] for p in sorted(range(len(keys)), key=keys.__getitem__)]
-    return np.asarray(out, np.int64)
-
-
 def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray, np.ndarray] | None, n: int,
-                  depth: int, ties: "tuple[NoteView, Callable] | None" = None) -> np.ndarray:
+                  depth: int) -> np.ndarray:
     """``_merge_scored``'s rows: what search fuses."""
-    return _merge_scored(rows, scores, extra, n, depth, ties)[0]
+    return _merge_scored(rows, scores, extra, n, depth)[0]
 
 
 __all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ListHits", "ExtraDoc", "RRF_K",
