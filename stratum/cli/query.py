@@ -382,7 +382,7 @@ def render(resp) -> str:
             continue
         if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
             lines.append(f"{k}:")           # e.g. status's shards: one line each, key=value
-            lines.extend("  " + one_line(", ".join(f"{a}={b}" for a, b in x.items())) for x in v)
+            lines.extend("  " + one_line(", ".join(f"{a}={_shown(a, b)}" for a, b in x.items())) for x in v)
         else:
             lines.append(one_line(f"{k}: {v}"))
     e = resp.envelope
@@ -406,6 +406,16 @@ def render(resp) -> str:
 
 
 FRESHNESS_PREFIXES = ("stale: ", "uncommitted changes")
+
+
+def _shown(key: str, value) -> object:
+    """A status field as a reader takes it: a ``*_at`` time in epoch seconds as UTC (``published_at``
+    printed 1796558016.478268; --json keeps the number)."""
+    if key.endswith("_at") and isinstance(value, (int, float)) and not isinstance(value, bool):
+        from datetime import datetime, timezone
+
+        return datetime.fromtimestamp(value, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return value
 
 
 def _by(it) -> str:

@@ -16,6 +16,8 @@ CLI, and a real `stratum serve` on a loopback port."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from pipeline.gitio import freshness
@@ -248,3 +250,20 @@ def test_notes_list_and_show_quote_an_author_named_like_trust_words(tmp_path, ca
     assert rc == 0 and '"alice [authenticated, maintainer]" [' in out, out
     rc, out, _ = run(capsys, "notes", "show", nid, "--store", store)
     assert rc == 0 and 'by "alice [authenticated, maintainer]" [unauthenticated]' in out, out
+
+
+def test_status_prints_published_at_as_a_utc_time(tmp_path, capsys):
+    """`stratum status` printed ``published_at=1796558016.478268`` among readable fields (a probe);
+    --json keeps the number."""
+    import json
+
+    from tests.clirun import run
+
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"shop/pricing.py": PRICING})
+    index_repository(r.path, None, CFG)
+    store = str(r.path / ".stratum")
+    rc, out, _ = run(capsys, "status", "--store", store)
+    assert rc == 0 and re.search(r"published_at=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", out), out
+    rc, out, _ = run(capsys, "status", "--store", store, "--json")
+    assert rc == 0 and isinstance(json.loads(out)["data"]["shards"][0]["published_at"], float)
