@@ -486,28 +486,11 @@ class GitFreshness:
                 "untracked": [decode(p) for p, w in recs if w == "?"]}
 
     def plain(self, repo_path: str, paths: Iterable[str]) -> frozenset[str]:
-        """Of ``paths``, those whose bytes git stores as they are, unless they hold a CR (two runs:
-        ``config``, ``check-attr``, which reads every attribute file git does): none under
-        core.autocrlf=true or core.eol=crlf (a checkout writes CRLF, so git's recorded size is not
-        the blob's and a file of the blob's bytes is "modified" to git), none with a ``filter``,
-        ``ident``, ``working-tree-encoding`` or CRLF ``eol`` attribute. None when git cannot say."""
-        ps = [p for p in paths if "\0" not in p]
-        try:
-            conf = run_git(repo_path, "config", "-z", "--get-regexp", r"^core\.(autocrlf|eol)$", check=False)
-            if not ps or any(v.split(b"\n", 1)[-1].strip().lower() in (b"true", b"crlf", b"1", b"yes", b"on")
-                             for v in conf.split(b"\0") if v):
-                return frozenset()
-            out = run_git(repo_path, "check-attr", "-z", "--stdin", *_CONVERTING,
-                          input=b"".join(p.encode(ENC, ERRS) + b"\0" for p in ps))
-        except (GitError, OSError):
-            return frozenset()
-        f = out.split(b"\0")        # path, attribute, value; each NUL-ended
-        odd = {decode(f[i]) for i in range(0, len(f) - 2, 3)
-               if f[i + 2] not in (b"unspecified", b"unset") and not (f[i + 1] == b"eol" and f[i + 2] == b"lf")}
-        return frozenset(ps) - odd
+        """Of ``paths``, those whose bytes git stores as they are (``gitattrs.stored_as_is``)."""
+        from pipeline.gitattrs import stored_as_is
 
+        return stored_as_is(repo_path, paths)
 
-_CONVERTING = ("filter", "ident", "working-tree-encoding", "eol")     # attributes that change bytes
 
 
 def dirty_paths(repo: str | os.PathLike) -> list[str]:
@@ -542,14 +525,14 @@ _STORE = STORE_DIR.encode()
 
 def code_dirty_paths(repo: str | os.PathLike) -> list[str]:
     """``dirty_paths`` less the default store's folder: the code's uncommitted paths (one rule for
-    status and the CLI, which had each written it)."""
-    return [p for p in dirty_paths(repo) if not p.startswith(STORE_DIR)]
+    status, the CLI and ``worktree_look``, which had each written it)."""
+    return worktree_look(repo, ignored=False)[0]
 
 
-def worktree_look(repo: str | os.PathLike) -> tuple[list[str], list[str]]:
+def worktree_look(repo: str | os.PathLike, ignored: bool = True) -> tuple[list[str], list[str]]:
     """(``code_dirty_paths``, the ignored paths git does not look into: a folder once, as ``dir/``),
     from one ``git status``: what a cache of the first must watch (``stratum.cli.server_place``)."""
-    recs = _porcelain(repo, ignored=True)
+    recs = _porcelain(repo, ignored=ignored)
     return [p for p in _paths_of(recs) if not p.startswith(STORE_DIR)], [decode(p) for p, w in recs if w == "!"]
 
 

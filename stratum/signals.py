@@ -201,7 +201,7 @@ class ShardSignals:
         none or several do. `flask.helpers` found no file, and `shop.cart` the class Cart (a probe)."""
         if "::" in ".".join(parts) or not all(p.isidentifier() for p in parts):
             return {}
-        from stratum.tracebacks import tails
+        from stratum.pathtails import tails
 
         t, base = tails(self.shard), "/".join(parts)
         for path in (base + ".py", base + "/__init__.py"):

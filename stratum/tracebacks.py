@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from stratum import pathtails as PT
-from stratum.pathtails import FileTails, tails      # they lived here: still importable from here (signals, tests)
 from stratum.limits import MAX_TRACEBACK_CHARS, query_too_long
 from stratum.memory import Target
 
@@ -429,5 +428,5 @@ def passing(located: list[Located], kinds: Sequence[str], path_prefix: str, lang
 
 
 __all__ = ["FRAME_WHY", "CALLED_WHY", "Frame", "Located", "Paste", "read", "placed", "leads", "frames", "condensed",
-           "called", "callees", "FileTails", "tails", "locate", "passing", "printed_in_view", "MAX_FRAMES", "MAX_CALLED",
+           "called", "callees", "locate", "passing", "printed_in_view", "MAX_FRAMES", "MAX_CALLED",
            "CALLED_DEFS", "MAX_ERROR_LINE"]

@@ -164,3 +164,17 @@ def test_an_untracked_returned_file_edited_or_removed_is_judged_without_git(tmp_
         assert _runs(gitlog)[n:] == []
     finally:
         t.close()
+
+
+def test_a_bare_autocrlf_key_is_true_as_git_reads_it(tmp_path):
+    """`[core] autocrlf` with no value is true to git (a checkout writes CRLF); it was read as false,
+    so a file's bytes were hashed where git judges them otherwise (a review)."""
+    from pipeline.gitattrs import stored_as_is
+
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"m.py": CLEAN})
+    assert stored_as_is(r.path, ["m.py"]) == {"m.py"}
+    with open(r.path / ".git" / "config", "a") as f:
+        f.write("[core]\n\tautocrlf\n")
+    assert git(r.path, "config", "--type=bool", "core.autocrlf").strip() == "true"
+    assert stored_as_is(r.path, ["m.py"]) == frozenset()

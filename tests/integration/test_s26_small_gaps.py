@@ -69,16 +69,7 @@ def test_branch_main_reads_a_note_about_uncommitted_code_as_the_default_session_
     assert [stale for _, stale in main["attached"]] == [False], main
     (why,) = main["why"]
     assert "x0.5" not in why and "stale" not in why, why        # its search lift whole, as on the default
-
-
-def test_branch_main_attached_line_names_the_work_trees_version(tmp_path):
-    """Needs memory.py's ``_attached`` to ask ``BranchCode.names_version`` (q3 report)."""
-    _, store, nid, head = _edited_and_noted(tmp_path)
-    t = _tools(store)
-    try:
-        default, main = _said(t, nid), _said(t, nid, branch="main")
-    finally:
-        t.close()
+    # the attached line names the work tree's version, as the default session's does
     assert main["attached"] == default["attached"], (main, default)
     assert f"on the work tree's version (uncommitted at HEAD {head} of branch main, not indexed yet)" in \
         main["attached"][0][0], main

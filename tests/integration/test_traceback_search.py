@@ -123,7 +123,7 @@ def test_the_path_tails_do_not_keep_a_released_shard_alive(tools):
 
     from stratum.shard import Shard
     from stratum.store import Store
-    from stratum.tracebacks import tails
+    from stratum.pathtails import tails
 
     t, _ = tools
     sh = Shard(Store(next(iter(t.memory)).store.root))
