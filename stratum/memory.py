@@ -296,7 +296,8 @@ class Memory:
         if skipped:
             raise NotFound(skipped)
         if "/" in target or "\\" in target:     # a tail several files end with: which ones (``pathtails``)
-            several = PT.ambiguous(shards, target, asked or given) or PT.crossing(shards, target, asked or given)
+            several = (PT.installed(shards, target, asked or given) or PT.ambiguous(shards, target, asked or given)
+                       or PT.crossing(shards, target, asked or given))
             if several is not None:
                 raise several
         near = self._suggest(shards, target)

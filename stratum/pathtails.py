@@ -14,9 +14,11 @@ packages/web/src/api.ts (a probe). It names no file (``crossing``). What a trace
 the repository (``/home/ci/build/src/pkg/x.py``) is no folder of it: that tail still names its file.
 
 Some frames of a pasted traceback say where a module is by convention, not where its file is; they
-are read by that convention, for traceback frames only (get reads a path by its tail): a JVM frame's
-class (``class_files``), an installed copy's module path (``module_files``), and a path under the
-folder the other frames show the repository was in on the traceback's machine (``printed_root``).
+are read by that convention, for traceback frames only: a JVM frame's class (``class_files``) and a
+path under the folder the other frames show the repository was in on the traceback's machine
+(``printed_root``). An installed copy's path is its module's (``module_files``) for every reader:
+get served the repository's lib/router/index.js for ``node_modules/express/lib/router/index.js``
+and refused ``site-packages/six.py``, which a frame read as src/six.py (session 27).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ Place = tuple["Shard", int]     # (shard, row) of a file: the base shard's, or a
 Spot = tuple[int, int]          # (which of the shards the tails were made from, row): FileTails keeps no shard,
                                 # as a value in a WeakKeyDictionary keyed by its shard would keep that alive
 _LIB_ROOT = re.compile(r"site-packages|dist-packages|python\d\.\d+|node_modules")
+_AT_LINE = re.compile(r":\d+(?::\d+)?$")
 
 
 def named_files(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None, *,
@@ -57,8 +60,12 @@ def named_files(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None,
     get refused, a probe). The first group is get's reading (one file: its answer; several: a tie,
     ``tied``); [] when the longest tail files end with names none (``billing/cart.py``: a file name
     alone), or goes on into another folder (``crossed``): get refuses that path, and no shorter tail
-    is read. ``shorter``: the files shorter tails name too (a frame's function chooses among them:
+    is read. An installed copy's path names its module's files alone (``module_files``).
+    ``shorter``: the files shorter tails name too (a frame's function chooses among them:
     ``/app/manage.py ... in run`` is the root manage.py when app/manage.py has no ``run``)."""
+    installed = None if _AT_LINE.search(target) else module_files(sh, target, overlay)
+    if installed is not None:           # an installed copy's path is its module's, not a tail
+        return [installed] if installed else []     # (a path:LINE names no file: get reads its path after)
     seen = [sh, overlay.shard if overlay is not None else None]
     out: list[list[Place]] = []
     crossing: dict[int, bool] = {}      # by the tail's length: all crossed asks of it (``names``, unrolled)
@@ -424,6 +431,24 @@ def module_files(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None
     return [_place(spot, sh, overlay) for c, spot in t.by_name.get(rel[-1], ())
             if c[-k:] == rel and "/".join(c[:-k]) not in t.packages
             and (k > 1 or t.module_root("/".join(c[:-1])))] if k else []
+
+
+def installed(shards: Sequence["Shard"], target: str, asked: str) -> NotFound | None:
+    """The refusal of an installed copy's path no file of the repository is (``module_files``):
+    get said only "no node", as for a typo."""
+    segs = _segments(target)
+    lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
+    if lib < 0 or segs[lib] not in _INSTALLED or not segs[lib + 1:] \
+            or any(module_files(sh, target) for sh in shards):
+        return None
+    rel = segs[lib + 1:]
+    if segs[lib] == "node_modules":
+        package = "/".join(rel[:2 if rel[0].startswith("@") else 1])
+        what = f"package {echo(package)!r}, and no package.json here names it"
+    else:
+        module = ".".join(rel).removesuffix(".py")
+        what = f"module {echo(module)!r}, and no file here is that module under a source root"
+    return NotFound(f"no file {echo(asked)!r}: it is an installed copy ({segs[lib]}/) of {what}")
 
 
 def _package_name(t: FileTails, sh: "Shard", overlay: "StoreOverlay | None", folder: str) -> str:

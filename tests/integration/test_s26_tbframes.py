@@ -156,3 +156,22 @@ def test_the_cli_reads_a_pasted_jvm_trace_and_container_traceback_on_stdin(tools
         assert rc == 0, err
         got = [(i["path"], i["why"].split(";")[0]) for i in json.loads(out)["items"] if i["why"].startswith(FRAME_WHY)]
         assert want in got, got
+
+
+def test_get_reads_an_installed_copys_path_as_its_traceback_frame_does(tools):
+    """``get`` and a pasted frame read one path alike (session 27): get refused ``site-packages/six.py``
+    (a file name alone) and served the repository's own lib/router/index.js for a third-party
+    package's ``node_modules/express/lib/router/index.js``."""
+    t, s = tools
+    assert t.get(s, "/usr/lib/python3.11/site-packages/six.py").items[0].path == "src/six.py"
+    it = t.get(s, "/usr/lib/python3.11/site-packages/six.py:2").items[0]
+    assert (it.path, it.qualname) == ("src/six.py", "with_metaclass")
+    it = t.get(s, "/srv/x/node_modules/@acme/web/lib/router/index.js:2").items[0]
+    assert (it.path, it.qualname) == ("lib/router/index.js", "handle")
+    for other in ("/srv/web/node_modules/express/lib/router/index.js",
+                  "/srv/web/node_modules/express/lib/router/index.js:2"):
+        with pytest.raises(NotFound, match=r"installed copy \(node_modules/\) of package 'express', "
+                                            r"and no package.json here names it"):
+            t.get(s, other)
+    with pytest.raises(NotFound, match=r"installed copy \(site-packages/\) of module 'helpers'"):
+        t.get(s, "/usr/lib/python3.11/site-packages/helpers.py")
