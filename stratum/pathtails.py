@@ -420,7 +420,7 @@ def module_files(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None
     if lib < 0 or segs[lib] not in _INSTALLED:
         return None         # no installed copy (python3.11/json/...: the standard library, read by its tail)
     t = tails(sh, overlay)
-    rel = segs[lib + 1:]
+    rel = _module_path(segs[lib + 1:])
     if segs[lib] == "node_modules":
         n = 2 if rel and rel[0].startswith("@") else 1
         package, rest = "/".join(rel[:n]), rel[n:]
@@ -438,10 +438,10 @@ def installed(shards: Sequence["Shard"], target: str, asked: str) -> NotFound | 
     get said only "no node", as for a typo."""
     segs = _segments(target)
     lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
-    if lib < 0 or segs[lib] not in _INSTALLED or not segs[lib + 1:] \
+    if lib < 0 or segs[lib] not in _INSTALLED or not _module_path(segs[lib + 1:]) \
             or any(module_files(sh, target) for sh in shards):
         return None
-    rel = segs[lib + 1:]
+    rel = _module_path(segs[lib + 1:])
     if segs[lib] == "node_modules":
         package = "/".join(rel[:2 if rel[0].startswith("@") else 1])
         what = f"package {echo(package)!r}, and no package.json here names it"
@@ -449,6 +449,12 @@ def installed(shards: Sequence["Shard"], target: str, asked: str) -> NotFound | 
         module = ".".join(rel).removesuffix(".py")
         what = f"module {echo(module)!r}, and no file here is that module under a source root"
     return NotFound(f"no file {echo(asked)!r}: it is an installed copy ({segs[lib]}/) of {what}")
+
+
+def _module_path(rel: list[str]) -> list[str]:
+    """What follows an install folder, without an egg's own folder (``six-1.16-py3.11.egg/six.py``:
+    setuptools' eggs hold the package tree one level down)."""
+    return rel[1:] if rel and rel[0].endswith(".egg") else rel
 
 
 def _package_name(t: FileTails, sh: "Shard", overlay: "StoreOverlay | None", folder: str) -> str:

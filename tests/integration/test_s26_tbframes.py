@@ -164,6 +164,10 @@ def test_get_reads_an_installed_copys_path_as_its_traceback_frame_does(tools):
     package's ``node_modules/express/lib/router/index.js``."""
     t, s = tools
     assert t.get(s, "/usr/lib/python3.11/site-packages/six.py").items[0].path == "src/six.py"
+    egg = "/usr/lib/python3.11/site-packages/shop-1.0-py3.11.egg/shop/cart.py"     # setuptools' egg folder
+    assert t.get(s, egg).items[0].path == "src/shop/cart.py"
+    assert _frames(t.search(s, _py((egg, 2, "total")), page_size=5).items)[:1] == [
+        ("src/shop/cart.py::total", "traceback frame: src/shop/cart.py:2 in total")]
     it = t.get(s, "/usr/lib/python3.11/site-packages/six.py:2").items[0]
     assert (it.path, it.qualname) == ("src/six.py", "with_metaclass")
     it = t.get(s, "/srv/x/node_modules/@acme/web/lib/router/index.js:2").items[0]
