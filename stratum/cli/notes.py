@@ -42,6 +42,12 @@ def register(sub) -> None:
     q.add_argument("--all-by", default=None, metavar="NAME", dest="all_by",
                    help="instead of one id: every note NAME wrote that is not retracted yet (a flood of "
                         "notes from one identity; another author's notes need a maintainer)")
+    who = q.add_mutually_exclusive_group()
+    who.add_argument("--claimed", action="store_true",
+                     help="with --all-by: the notes of callers that only claimed NAME (an open server's session, "
+                          "a local --author)")
+    who.add_argument("--proven", action="store_true",
+                     help="with --all-by: the notes of the identity that proved NAME (a token, mTLS, the OS user)")
     q.add_argument("--reason", default="", help="why it is wrong or no longer useful")
     add_common(q)
     q.set_defaults(func=_retract)
@@ -291,6 +297,8 @@ def _retract(args) -> int:
     from stratum.errors import InvalidArgument
     from stratum.identity import current
 
+    if (args.claimed or args.proven) and args.all_by is None:
+        raise InvalidArgument("--claimed and --proven choose whose notes --all-by NAME retracts: give --all-by")
     if (args.id is None) == (args.all_by is None):
         raise InvalidArgument("give a note id or --all-by NAME (one of the two)")
     v = _View(_store(args), writing=True)
@@ -315,20 +323,43 @@ def _retract_all(args, v: "_View") -> int:
     from stratum import notes as N
     from stratum.errors import PermissionDenied
     from stratum.identity import current
+    from stratum.limits import echo
 
     me = current()
-    if args.all_by != me.name and not me.is_maintainer:
-        raise PermissionDenied(f"{me.name} may not retract the notes of {args.all_by!r}: only their author or a "
-                               "maintainer may")
     known = v.notes_now()
-    ids = [n.id for n in sorted(known.values(), key=lambda n: n.record_uid)
-           if n.author == args.all_by and n.retraction is None]
+    theirs = [n for n in sorted(known.values(), key=lambda n: n.record_uid)
+              if n.author == args.all_by and n.retraction is None]
+    proven = _which_identity(args, theirs)
+    ids = [n.id for n in theirs if n.authenticated == proven]
+    if not me.is_maintainer and not (args.all_by == me.name and proven == me.authenticated):
+        raise PermissionDenied(f"{me.name} may not retract the notes of {echo(args.all_by)!r}"
+                               f"{' (proven)' if proven else ' (claimed)'}: only their author or a maintainer may")
     for nid in ids:
         N.write_retract(v.log, nid, known=known, author=me.name, reason=args.reason, maintainer=me.is_maintainer)
-    emit(args, {"retracted": ids, "author": args.all_by, "by": me.name},
-         f"retracted {len(ids)} note(s) by {args.all_by} as {me.name}" +
+    which = "proven" if proven else "claimed"
+    emit(args, {"retracted": ids, "author": args.all_by, "proven": proven, "by": me.name},
+         f"retracted {len(ids)} note(s) by {echo(args.all_by)} ({which}) as {me.name}" +
          ("; they stop ranking now and are marked retracted at the next index" if ids else ""))
     return 0
+
+
+def _which_identity(args, theirs: list) -> bool:
+    """Whether ``--all-by`` means the identity that proved the name (True) or callers that claimed
+    it: two identities, as everywhere else (``notetrust.same_writer``). It retracted both (a probe:
+    cleaning up a claimed "agent-a"'s flood retracted the token agent-a's notes too). Said by
+    --proven / --claimed; else the one kind the name wrote; both kinds without either is refused."""
+    from stratum.errors import InvalidArgument
+    from stratum.limits import echo
+
+    if args.proven or args.claimed:
+        return bool(args.proven)
+    kinds = {bool(n.authenticated) for n in theirs}
+    if len(kinds) == 2:
+        k = sum(1 for n in theirs if n.authenticated)
+        raise InvalidArgument(f"{echo(args.all_by)!r} is two identities here: {len(theirs) - k} note(s) by callers that "
+                              f"only claimed the name and {k} by the identity that proved it (a token, mTLS or the "
+                              "OS user); say which with --claimed or --proven")
+    return kinds.pop() if kinds else False
 
 
 def _confirm(args) -> int:
