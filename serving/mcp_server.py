@@ -180,6 +180,7 @@ class _Connection:
         self.session: str = ""
         self.error: StratumError | None = None
         self.caller = identity.os_user()     # stdio: the user who started this process
+        self._pending_warnings: list[str] = []  # the session's opening's, for the next answer (``_opened``)
 
     def open(self) -> None:
         with self._lock:
@@ -211,7 +212,7 @@ class _Connection:
         for a view nobody asked for. A view named fails as named."""
         opts = self._session_options
         try:
-            return backend.open_session(**opts).data["session"]
+            return self._opened(backend.open_session(**opts))
         except InvalidArgument as refused:
             if not self._chosen or not (opts.get("branch") or opts.get("commit")):
                 raise
@@ -220,7 +221,16 @@ class _Connection:
         log.warning("the server cannot answer for this worktree's %s (%s): the answers are for its default "
                     "branch", what, why)
         rest = {k: v for k, v in opts.items() if k not in ("branch", "commit", "worktree")}
-        return backend.open_session(**rest).data["session"]
+        return self._opened(backend.open_session(**rest))
+
+    def _opened(self, resp: Response) -> str:
+        """The session's id; what its opening warned of ("author 'zed' ignored: notes from this
+        session are written as the authenticated identity 'bob'") goes to the log and rides on the
+        next answer's warnings, once: MCP dropped it, where gRPC and the CLI say it (a probe)."""
+        for w in resp.envelope.warnings:
+            log.warning("%s", w)
+        self._pending_warnings = list(resp.envelope.warnings)
+        return resp.data["session"]
 
     def close(self) -> None:
         if self._reloader is not None:
@@ -249,6 +259,8 @@ class _Connection:
                 resp = getattr(self.backend, name)(self.session, **kwargs)
         except StratumError as err:
             raise ToolError(f"{err.code}: {err.message}") from err
+        if self._pending_warnings:
+            resp.envelope.warnings[:0], self._pending_warnings = self._pending_warnings, []
         return render(resp)
 
 

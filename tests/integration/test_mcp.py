@@ -145,6 +145,10 @@ def test_mcp_in_front_of_a_grpc_server(indexed_store, tmp_path):
         _check(out)
         note = next(it for it in out["found"]["items"] if it["id"] == out["note"]["data"]["note_id"])
         assert note["provenance"]["author"] == "ci-bot" and note["trust"] == "authenticated"
+        # the session's opening said --author was ignored: the first answer carries it (MCP dropped it), once
+        said = "author 'someone-else' ignored: notes from this session are written as the authenticated identity 'ci-bot'"
+        assert any(said in w for w in out["tree"]["envelope"]["warnings"]), out["tree"]["envelope"]
+        assert not any(said in w for w in out["search"]["envelope"]["warnings"])
     finally:
         server.stop(None)
         tools.close()
