@@ -102,13 +102,14 @@ class Doc:
 
 
 def note_doc(kind: str, sha: str, subject: str, when: datetime, files: list[str], file_ids: dict, repo: str) -> Doc:
+    from stratum import notenodes
     from stratum import notes as N
 
     targets = [N.Target(given=f, node_id=file_ids[f], content_hash=None, path=f, kind="file") for f in files]
     nid = "n" + sha[:19] + kind[0]
     note = N.Note(id=nid, record_uid=sha, kind="rca", text=subject, about=targets, author="agent", session=None,
                   tags=[], created_at=when)
-    node, _ = N.note_to_records(note, repo)
+    node, _ = notenodes.note_to_records(note, repo)
     return Doc(nid, "rca", when, list(files), node)
 
 

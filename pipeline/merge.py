@@ -23,6 +23,7 @@ from typing import Iterable, Mapping
 import pyarrow as pa
 
 from pipeline.notetargets import Existing, Renames, place, renames_of, with_written, written_targets
+from stratum import notenodes
 from stratum import notes as N
 from stratum import tokens
 from stratum.codelookup import CodeLookup
@@ -75,7 +76,7 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
                      else ([] if isinstance(code, pa.Table) else code))
         repo = next((r.get("repo") for r in rows if r.get("repo")), None)
     index = CodeLookup.of(code)
-    prev = N.notes_from_nodes(prev_rows)
+    prev = notenodes.notes_from_nodes(prev_rows)
     prev_node = {r["id"]: r for r in prev_rows if r.get("id") in prev} if prev_encoding == encoding else {}
     if repo is None:
         repo = next((r.get("repo") for r in prev_rows if r.get("kind") in AGENT_NOTE_KINDS and r.get("repo")), "")
@@ -100,7 +101,7 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
         note.orphaned = N.is_orphaned(note, exists)
         if note.orphaned:
             orphaned.append(nid)
-        node, edges = N.note_to_records(note, repo or "", encoding=encoding, prev=prev_node.get(nid))
+        node, edges = notenodes.note_to_records(note, repo or "", encoding=encoding, prev=prev_node.get(nid))
         out_nodes.append(with_written(node, mine) if mine is not None else node)
         out_edges.extend(e for e in edges if exists(e["dst"]))
     return MergeResult(

@@ -128,9 +128,12 @@ def config_key(cfg: IndexConfig) -> str:
     """A fingerprint of the settings that shape the index (not how it runs: Ray, CPUs, --full)."""
     from dataclasses import asdict
 
+    from pipeline.fixes import MINED_FORMAT     # what a mined node holds: a store of another format is not up to date
+
     embed = {k: v for k, v in asdict(cfg.embed).items() if k not in _RUN_ONLY_EMBED}
     shape = {"parse": asdict(cfg.parse), "history": asdict(cfg.history), "embed": embed,
-             "mine_fixes": cfg.mine_fixes, "mine_changes": cfg.mine_changes, "parse_format": PARSE_FORMAT}
+             "mine_fixes": cfg.mine_fixes, "mine_changes": cfg.mine_changes, "parse_format": PARSE_FORMAT,
+             "mined_format": MINED_FORMAT if cfg.mine_fixes or cfg.mine_changes else None}
     return hashlib.sha256(json.dumps(shape, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 

@@ -24,6 +24,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from stratum import schema as S
+from stratum import notenodes
 from stratum import notes as N
 from stratum import notindexed, whichstore as W
 from stratum import pathtails as PT
@@ -488,7 +489,7 @@ class Memory:
                 return None
             rec = sh.row(r)
             mined = rec["kind"] in S.MINED_NOTE_KINDS                   # else its meta says who wrote it
-            written = None if mined else N.note_from_node(rec)
+            written = None if mined else notenodes.note_from_node(rec)
             trust = N.trust_of(written, rec["kind"])
             by, sha = mined_from(rec.get("meta")) if mined else ("", "")
             return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "", trust, False,

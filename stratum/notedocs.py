@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from stratum import notenodes
 from stratum import notes as N
 from stratum.codetokens import node_text
 
@@ -25,7 +26,7 @@ class NoteNodes(Mapping):
         key = self.state[nid]
         recs = self.built.get(key)
         if recs is None:
-            recs = self.built[key] = N.note_to_records(self._notes[nid], self._repo, lazy_tokens=True)
+            recs = self.built[key] = notenodes.note_to_records(self._notes[nid], self._repo, lazy_tokens=True)
         return recs[0]
 
     def __iter__(self):

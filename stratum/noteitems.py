@@ -7,7 +7,6 @@ and kept per note while the note's state holds.
 from __future__ import annotations
 
 import json
-import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable
 
@@ -47,16 +46,14 @@ class NoteItems:
             meta = json.loads(rec.get("meta") or "{}")
             it.trust = "mined"
             # the commit it was mined from, when that commit was made, by "history" (docs/notes.md);
-            # it said no author, the index's commit and a space-separated time (a probe)
+            # it said no author, the index's commit and a space-separated time (a probe). Its header,
+            # naming the commit and its author, is the index's (``notenodes.mined_by``)
             when = rec.get("created_at")
             by, sha = mined_from(meta)
             it.provenance = {"source": "mined", "author": str(rec.get("author") or "history"), "authenticated": False,
                              "model": "", "session": "", "commit": sha, "commit_author": by,
                              "written_at": str(meta.get("time") or (when.isoformat() if isinstance(when, datetime)
                                                                   else when or ""))}
-            text = _mined_header(it.text, sha, by)
-            if text != it.text:
-                it.text, it.tokens = text, tokens.count_cached(text)
             return
         ov = self.ov
         note = ov.notes.get(rec["id"])
@@ -110,30 +107,11 @@ class NoteItems:
 
 def mined_from(meta: dict | str | None) -> tuple[str, str]:
     """(the commit's author, the commit) a mined node (``pipeline.fixes``) was mined from, read from
-    its META ("" each when the index recorded none): what its item's header says (``_mined_header``)
-    and the line an item's attached note says (``render.note_line``), which said "by history, mined"
-    where the header said "by Ada (mined from commit ...)" (a probe)."""
+    its META ("" each when the index recorded none): what its item's provenance says and the line an
+    item's attached note says (``render.note_line``), which said "by history, mined" where the header
+    (``notenodes.mined_by``) said "by Ada (mined from commit ...)" (a probe)."""
     got = json.loads(meta or "{}") if not isinstance(meta, dict) else meta
     return N.clean_text(str(got.get("commit_author") or "")), str(got.get("sha") or got.get("commit") or "")
-
-
-# a mined node's stored header line: "by history (unauthenticated), 2019-01-12 10:00 UTC; tags: mined"
-_MINED_BY = re.compile(r"by history \([^)\n]*\), (\d{4}-\d\d-\d\d \d\d:\d\d UTC)")
-
-
-def _mined_header(text: str, sha: str, author: str) -> str:
-    """A mined node's level text with its header saying what `stratum notes show` says: the commit's
-    author and that it was mined from that commit, committed when. The stored header (``pipeline.fixes``
-    through ``notes.note_to_records``) read "by history (unauthenticated)" beside trust "mined", and
-    named no author (a probe). The summary level has no header: unchanged."""
-    head, nl, rest = text.partition("\n")
-    line, nl2, body = rest.partition("\n")
-    m = _MINED_BY.match(line) if nl else None
-    if m is None:
-        return text
-    who = f"by {author_words(author)} " if author else ""
-    said = f"{who}(mined from commit {sha[:12] or '-'}), committed {m.group(1)}{line[m.end():]}"
-    return f"{head}{nl}{said}{nl2}{body}"
 
 
 def _relabel(text: str, session: str) -> str:

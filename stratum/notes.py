@@ -9,23 +9,23 @@ session on a branch, commit or worktree may be about code only that branch has: 
 records where it was seen (``Target.branch``, ``branch_commit``) and is *pending* until the code
 reaches the default branch's index (never "gone", never orphaned by it).
 
-Pure: no Lance, no I/O except through a ``DeltaLog`` passed in.
+A note as the store's node record, and back: ``stratum.notenodes``. Pure: no Lance, no I/O except
+through a ``DeltaLog`` passed in.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Mapping
 
-from stratum import ids, tokens
+from stratum import ids
 from stratum.errors import NoteRejected, PermissionDenied
 from stratum.limits import echo
 from stratum.notetext import check_utf8, clean_text, not_plain
-from stratum.notetrust import (SHORT_ID, author_words, awaiting_confirmation, by_prefix, check_may_change, check_may_confirm,
+from stratum.notetrust import (SHORT_ID, awaiting_confirmation, by_prefix, check_may_change, check_may_confirm,
                                is_quarantined, not_a_note, provenance, retracted_before, same_writer, session_label,
-                               trust_of, trust_words, trusted_authors, valid_confirmations)
+                               trust_of, trusted_authors, valid_confirmations)
 from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
 
 ACTIVE, SUPERSEDED, RETRACTED, ORPHANED = "active", "superseded", "retracted", "orphaned"
@@ -484,116 +484,9 @@ def is_orphaned(note: Note, exists: Callable[[str], bool]) -> bool:
     return bool(note.about) and not any(t.pending or exists(t.node_id) for t in note.about)
 
 
-# ---- records for the store -------------------------------------------------------------------
-API_TEXT_CHARS = 1200
-
-
-class LazyTokens(dict):
-    """A note node whose ``*_tokens`` counts are computed on first read: the overlay builds the
-    nodes of every unmerged note at start, and three exact encodes per note made a restart with
-    10,000 notes take tens of seconds before serving; only notes that are shown need counts."""
-
-    encoding = tokens.DEFAULT_ENCODING
-
-    def __missing__(self, key):
-        if key in ("summary_tokens", "api_tokens", "full_tokens"):
-            v = self[key] = tokens.count(self[key[:-7]] or "", self.encoding)
-            return v
-        raise KeyError(key)
-
-    def get(self, key, default=None):
-        return self[key] if key in self or key in ("summary_tokens", "api_tokens", "full_tokens") else default
-
-
-def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENCODING,
-                    prev: Mapping | None = None, lazy_tokens: bool = False) -> tuple[dict, list[dict]]:
-    """A note as a ``schema.NODES`` record (kind = note kind) and its ``about`` edges (note -> code).
-
-    Detail levels: ``summary`` one line; ``api`` header + the text (cut at API_TEXT_CHARS, saying
-    so); ``full`` header + whole text + the targets with their hashes at write time. Token counts
-    are exact; ``prev`` (this note's node in an earlier version, same encoding) lends its counts
-    for levels whose text is unchanged, so re-merging thousands of notes costs no re-encoding.
-    ``lazy_tokens``: return a ``LazyTokens`` node that counts on first read (the serving overlay).
-    """
-    about = ", ".join(t.label() for t in note.about) or "-"
-    when = note.created_at.strftime("%Y-%m-%d %H:%M UTC")
-    who = f"{author_words(note.author)} {trust_words(note)}" + \
-        (f", model {clean_text(note.model)}" if note.model else "") + \
-        (f", session {session_label(note.session)}" if note.session else "")     # a label: the id opens it
-    status = "" if note.status == ACTIVE else f" [{note.status}]"
-    summary = f"{note.kind}{status}: {clean_text(note.title(160))}"
-    header = f"{note.kind} note{status} about {about}\nby {who}, {when}"
-    if note.tags:
-        header += f"; tags: {', '.join(note.tags)}"
-    body = clean_text(note.text).strip()
-    api_text = body if len(body) <= API_TEXT_CHARS else \
-        body[:API_TEXT_CHARS] + f"\u2026 [{len(body) - API_TEXT_CHARS} more chars at level full]"
-    api = f"{header}\n\n{api_text}"
-    extra = [f"- {t.label()} (node {t.node_id}, content hash then {t.content_hash or '-'})" for t in note.about]
-    if note.supersedes:
-        extra.append(f"supersedes: {', '.join(note.supersedes)}")
-    if note.superseded_by:
-        extra.append(f"superseded by: {', '.join(note.superseded_by)}")
-    if note.retraction:
-        extra.append(f"retracted by {author_words(str(note.retraction.get('author') or ''))}: {note.retraction.get('reason') or '-'}")
-    full = f"{header}\n\n{body}\n\nabout:\n" + "\n".join(extra) if extra else f"{header}\n\n{body}"
-    # one encode per text: count_many's thread pool costs ~10x more for three short texts
-    counts = {} if lazy_tokens else dict(zip(("summary_tokens", "api_tokens", "full_tokens"), (
-        prev[f"{lvl}_tokens"] if prev is not None and prev.get(lvl) == text
-        and prev.get(f"{lvl}_tokens") is not None else tokens.count(text, encoding)
-        for lvl, text in (("summary", summary), ("api", api), ("full", full)))))
-    meta = {"record_uid": note.record_uid, "about": [t.to_dict() for t in note.about],
-            "supersedes": note.supersedes, "superseded_by": note.superseded_by,
-            "retraction": note.retraction, "orphaned": note.orphaned, "model": note.model,
-            "authenticated": note.authenticated, "commit": note.commit, "maintainer": note.maintainer,
-            "confirmations": note.confirmations}
-    if note.branch:
-        meta["branch"] = note.branch
-    node = {
-        "id": note.id, "repo": repo, "kind": note.kind, "subkind": None,
-        "path": note.about[0].path if note.about else "", "name": clean_text(note.title(80)), "qualname": "",
-        "language": None, "parent_id": None, "start_line": None, "end_line": None, "signature": None,
-        "doc": note.text, "summary": summary, "api": api, "full": full,
-        **counts,
-        "content_hash": ids.content_hash(full), "file_hash": None,
-        "size_bytes": len(note.text.encode("utf-8", "surrogatepass")),
-        "author": note.author, "session": note.session, "created_at": note.created_at,
-        "tags": list(note.tags), "status": note.status,
-        "meta": json.dumps(meta, sort_keys=True, ensure_ascii=False), "vector": None,
-    }
-    if lazy_tokens:
-        node = LazyTokens(node)
-        node.encoding = encoding
-    edges = [{"src": note.id, "dst": t.node_id, "kind": "about", "weight": 1.0,
-              "meta": json.dumps({"target": t.given, "content_hash": t.content_hash}, ensure_ascii=False)}
-             for t in note.about]
-    return node, edges
-
-
-def note_from_node(node: Mapping) -> Note:
-    """The inverse of ``note_to_records`` for a note node read back from a store."""
-    meta = json.loads(node.get("meta") or "{}")
-    return Note(
-        id=node["id"], record_uid=meta.get("record_uid", ""), kind=node["kind"], text=node.get("doc") or "",
-        about=[Target(**t) for t in meta.get("about", [])], author=node.get("author") or "",
-        session=node.get("session"), tags=list(node.get("tags") or []),
-        created_at=parse_time(node["created_at"]), supersedes=list(meta.get("supersedes") or []),
-        superseded_by=list(meta.get("superseded_by") or []), retraction=meta.get("retraction"),
-        orphaned=bool(meta.get("orphaned")), model=meta.get("model") or "",
-        authenticated=bool(meta.get("authenticated")), commit=meta.get("commit"),
-        maintainer=bool(meta.get("maintainer")), confirmations=list(meta.get("confirmations") or []),
-        branch=meta.get("branch") or "")
-
-
-def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
-    """Note id -> Note for every agent note node among ``nodes`` (code nodes and mined fixes,
-    which the pipeline re-derives from history, are ignored)."""
-    return {n["id"]: note_from_node(n) for n in nodes if n.get("kind") in AGENT_NOTE_KINDS}
-
-
 __all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "stored_branch", "note_body",
            "write_note", "append_note", "write_retract", "retract_once", "write_confirm", "note_from_body", "fold",
-           "fold_records", "staleness", "is_orphaned", "note_to_records", "note_from_node", "notes_from_nodes",
+           "fold_records", "staleness", "is_orphaned",
            "clean_text", "written_on", "check_may_change", "valid_confirmations", "retracted_before", "trusted_authors",
            "is_quarantined", "trust_of", "provenance", "session_label", "ACTIVE", "SUPERSEDED", "RETRACTED", "ORPHANED",
            "STATUSES", "parse_time", "same_writer", "by_prefix", "not_a_note", "SHORT_ID", "awaiting_confirmation",

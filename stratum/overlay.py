@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from stratum import identity, ids
+from stratum import notenodes
 from stratum import notes as N
 from stratum import schema as S
 from stratum.branchnotes import NoteScope, OnDefault, about_ids, merged_in, pending
@@ -101,7 +102,7 @@ class NotesOverlay:
         agent = [i for i, rec in enumerate(base) if rec["kind"] in S.AGENT_NOTE_KINDS]
         for i, doc in zip(agent, shard.docs([note_rows[i] for i in agent])):
             base[i]["doc"] = doc            # a note's text: the warm columns leave it out
-        self._base = N.notes_from_nodes(base)
+        self._base = notenodes.notes_from_nodes(base)
         self._lock = threading.RLock()
         self._write_locks = tuple(threading.Lock() for _ in range(WRITE_STRIPES))   # see remember_or_found
         self._folded = False                                 # the first fold has run
@@ -525,7 +526,7 @@ class NotesOverlay:
         """``refresh=False``: the caller refreshed once for a whole answer (one log poll, not one per item)."""
         if refresh:
             self._read_refresh()
-        return [self._nodes[n] if n in self._nodes else N.note_to_records(self.notes[n], self._repo)[0]
+        return [self._nodes[n] if n in self._nodes else notenodes.note_to_records(self.notes[n], self._repo)[0]
                 for n in self._about.get(code_id, []) if self.visible(n)]
 
     def about_ids(self, node: dict) -> list[str]:

@@ -97,7 +97,9 @@ class _View:
             self.version = snap.manifest.version
             if snap.has("nodes"):
                 agent = ", ".join(f"'{k}'" for k in AGENT_NOTE_KINDS)
-                base = N.notes_from_nodes(snap.read("nodes", where=f"kind IN ({agent})").to_pylist())
+                from stratum.notenodes import notes_from_nodes
+
+                base = notes_from_nodes(snap.read("nodes", where=f"kind IN ({agent})").to_pylist())
                 notes = ", ".join(f"'{k}'" for k in NOTE_KINDS)
                 self.code = CodeLookup(snap.read("nodes", columns=["id", "kind", "path", "qualname", "content_hash"],
                                                  where=f"kind NOT IN ({notes})"))

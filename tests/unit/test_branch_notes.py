@@ -8,6 +8,7 @@ import json
 
 from pipeline.merge import merge
 from stratum import ids
+from stratum import notenodes
 from stratum import notes as N
 from stratum.branchnotes import NoteScope, pending_warnings
 from stratum.codelookup import CodeLookup
@@ -94,13 +95,13 @@ def test_merge_keeps_a_pending_note_active_then_lands_it_and_a_later_deletion_or
     merged_code = nodes({**BASE, **BRANCH})
     landed = merge(again.nodes, records, merged_code, repo=REPO)
     assert landed.pending == [] and [e["dst"] for e in landed.edges] == [note.about[0].node_id]
-    t = N.note_from_node(landed.nodes[0]).about[0]
+    t = notenodes.note_from_node(landed.nodes[0]).about[0]
     assert not t.pending and t.content_hash == note.about[0].content_hash
-    assert "[branch" not in landed.nodes[0]["full"] and N.note_from_node(landed.nodes[0]).branch == "feature"
+    assert "[branch" not in landed.nodes[0]["full"] and notenodes.note_from_node(landed.nodes[0]).branch == "feature"
     # the code changed on the way in: stale, like any note
     changed = nodes({**BASE, **BRANCH, ("shop/newmod.py", "function", "parse_header"): "def parse_header(b):\n"
                      "    return b[:8]\n"})
-    st = N.staleness(N.note_from_node(merge(again.nodes, records, changed, repo=REPO).nodes[0]),
+    st = N.staleness(notenodes.note_from_node(merge(again.nodes, records, changed, repo=REPO).nodes[0]),
                      CodeLookup.from_records(changed))
     assert st is not None and st["reason"] == "changed"
     # once landed, the code going away later orphans it (it is no longer waiting for a branch)

@@ -6,6 +6,7 @@ import pytest
 
 from pipeline.merge import merge
 from stratum import ids, schema as S
+from stratum import notenodes
 from stratum import notes as N
 from stratum.codelookup import CodeLookup
 from stratum.deltalog import DeltaLog
@@ -73,7 +74,7 @@ def test_note_about_deleted_code_is_kept_and_marked_orphaned(log):
     assert by_id[a.id]["status"] == "orphaned" and by_id[b.id]["status"] == "active"
     # no dangling edges: only b -> cart.py survives
     assert [(e["src"], e["dst"]) for e in v2.edges] == [(b.id, ids.node_id(REPO, "shop/cart.py", "file"))]
-    note_b = N.note_from_node(by_id[b.id])
+    note_b = notenodes.note_from_node(by_id[b.id])
     st = N.staleness(note_b, CodeLookup.from_records(new_code))
     assert [c["reason"] for c in st["changes"]] == ["gone"]
     # the code comes back: the note is active again
@@ -111,11 +112,11 @@ def test_provenance_and_confirmations_survive_merges_and_mined_fixes_are_not_mer
            "qualname": "", "meta": "{}"}
     v1 = merge([fix] + code, log.scan().records, code)
     assert _ids(v1.nodes) == [a.id]                       # the fix node is not turned into a note
-    merged = N.notes_from_nodes(v1.nodes)[a.id]
+    merged = notenodes.notes_from_nodes(v1.nodes)[a.id]
     assert (merged.author, merged.authenticated, merged.model, merged.commit, merged.session) == \
         ("gpt-5", True, "model-x", "c0ffee", "s9")
     assert [c["author"] for c in N.valid_confirmations(merged)] == ["reviewer"]
     assert N.provenance(merged) == N.provenance(N.fold(log.scan().records)[a.id])
     v2 = merge(v1.nodes + code, [], code)
-    assert N.notes_from_nodes(v2.nodes)[a.id].confirmations == merged.confirmations
+    assert notenodes.notes_from_nodes(v2.nodes)[a.id].confirmations == merged.confirmations
     assert len(v1.merged_record_ids) == 2                # the confirm record is merged (and retired) too
