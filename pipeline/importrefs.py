@@ -10,6 +10,7 @@ import sys
 import tree_sitter as ts
 
 from pipeline.imports import ImportRef
+from pipeline.languages.jvmimports import imports_kotlin, imports_scala
 
 _WS = re.compile(r"\s+")
 # Modules of the standard library are never the repository's own packages (CPython's Lib aside):
@@ -339,7 +340,7 @@ def _imports_rust(node: ts.Node, src: bytes, line: int, text: str) -> list[Impor
 
 IMPORTS = {"python": _imports_python, "javascript": _imports_js, "typescript": _imports_js,
             "tsx": _imports_js, "c": _imports_c, "cpp": _imports_c, "go": _imports_go,
-            "java": _imports_java, "rust": _imports_rust}
+            "java": _imports_java, "rust": _imports_rust, "kotlin": imports_kotlin, "scala": imports_scala}
 
 
 __all__ = ["IMPORTS", "string_value", "attribute_uses"]

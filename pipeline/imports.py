@@ -39,6 +39,10 @@ Resolution rules, per language (one edge per (importer, imported file) pair; sel
 - Java: ``com.x.Y`` -> a file whose path ends in ``com/x/Y.java`` (any source root such as
   ``src/main/java``; the shortest such path wins); nested classes fall back to their outer class
   file; ``com.x.*`` -> every ``.java`` file of that package directory; static imports -> the class.
+- Kotlin and Scala (``languages.jvmpackages``): ``a.b.C`` -> the files of package ``a.b`` that
+  declare ``C`` at their top (a file's ``package`` line and its declared names: one class per file
+  is no rule there), a nested name ``a.b.C.D`` those declaring ``C``; ``a.b.*`` (Scala ``_``) ->
+  every file of package ``a.b``; else by path as Java: ``a/b/C.kt`` / ``.scala`` / ``.java``.
 - Rust (``pipeline.rustmods``): ``mod x;`` -> ``x.rs`` or ``x/mod.rs`` under the declaring module,
   beside it for a crate root (``lib.rs``, ``main.rs``, ``tests/*.rs``, ``src/bin/*.rs``,
   ``examples/``, ``benches/``, ``build.rs``); ``use crate::a::b`` / ``self::`` / ``super::`` /
@@ -57,6 +61,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
+from pipeline.languages.jvmpackages import PACKAGE, JvmPackages
 from pipeline.pyimports import PythonModules, is_module, python_reexports
 from pipeline.rustmods import RustModules
 from stratum.ids import node_id
@@ -67,7 +72,8 @@ class ImportRef:
     """One import as written in a file.
 
     ``kind``: python import/from; js import/export/require/dynamic; c quote/angle; go import;
-    java import/static; rust mod/use/extern. ``target`` is the module or specifier as written
+    java import/static; kotlin/scala import, and package (the file's own package, ``names`` what
+    it declares: no import); rust mod/use/extern. ``target`` is the module or specifier as written
     (``os.path``, ``./util``, ``util.h``, ``github.com/x/y``, ``com.x.Y``, ``crate::a::b``).
     ``names`` holds the names of a Python ``from`` import, or ``("*",)`` for a wildcard/glob;
     JavaScript/TypeScript: the names an ES import or ``export ... from`` takes (``default`` for a
@@ -328,14 +334,15 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
     """Yield (file, ref, targets, outside, names) for every import of every file in a supported
     language; a target is (path, the package ``__init__`` or JS/TS barrel it was reached through,
     else None); ``outside``: an import with no targets names a module outside the repository
-    (JS/TS, Go, Java; Rust: a ``use`` of ``std`` or a manifest's dependency), whose names are none
+    (JS/TS, Go, Java, Kotlin, Scala; Rust: a ``use`` of ``std`` or a manifest's dependency), whose names are none
     of ours; ``names`` (with ``by_name``; else None): a Python ``from`` import reaching several
     files: each name -> the files it reaches itself (``PythonModules.by_name``)."""
     files = list(files)
     r = _Resolver(set(all_paths), manifests or {}, python_reexports([*context, *files]),
                   js_reexports([*context, *files]))
+    jvm = JvmPackages([*context, *files], r.paths)
     by_lang = {"javascript": r.js, "typescript": r.js, "tsx": r.js, "c": r.c,
-               "cpp": r.c, "go": r.go, "java": r.java, "rust": r.rust}
+               "cpp": r.c, "go": r.go, "java": r.java, "rust": r.rust, "kotlin": jvm.resolve, "scala": jvm.resolve}
     for f in files:
         if f.language == "python":
             for ref in f.imports:
@@ -349,6 +356,8 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
         if fn is None:
             continue
         for ref in f.imports:
+            if ref.kind == PACKAGE:         # a Kotlin/Scala file's own package and names: no import
+                continue
             got: list[tuple[str, str | None]] = [(t, None) for t in fn(f.path, ref)]
             if got and f.language in _JS_LANGS and ref.kind in ("import", "export"):
                 got += r.js_through(got[0][0], ref.names)

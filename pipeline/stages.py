@@ -145,7 +145,8 @@ def init_imports(snap, skip: set[str]) -> list:
 
     tab = snap.read("nodes", columns=["path", "language", "meta"],
                     where="kind = 'file' AND (path LIKE '%/__init__.py' OR path = '__init__.py' OR "
-                          "(language IN ('javascript', 'typescript', 'tsx') AND meta LIKE '%\"kind\": \"export\"%'))")
+                          "(language IN ('javascript', 'typescript', 'tsx') AND meta LIKE '%\"kind\": \"export\"%') OR "
+                          "(language IN ('kotlin', 'scala') AND meta LIKE '%\"kind\": \"package\"%'))")
     return [FileImports(r["path"], r["language"], tuple(stored_imports(r.get("meta"))))
             for r in tab.to_pylist() if r["path"] not in skip]
 

@@ -121,7 +121,8 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # 31: a Python function's ``global`` names bind at module level, a ``from`` import's names each reach
 # their own files, parenthesized lambdas are nodes, a bound lambda's signature is ``name = lambda params``;
 # 32: a module's ``def __getattr__`` (PEP 562) imports for the module (``from pkg import run`` links there).
-PARSE_FORMAT = 32
+# 33: Kotlin and Scala files are parsed (definitions, imports, their package's declared names).
+PARSE_FORMAT = 33
 
 
 def config_key(cfg: IndexConfig) -> str:

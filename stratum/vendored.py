@@ -27,8 +27,8 @@ PROJECT_MANIFEST = re.compile(r"(?i)package\.json|setup\.py|pyproject\.toml|carg
 # The extensions of the languages the index parses (pipeline.languages.EXTENSIONS; a unit test keeps
 # them equal): a license-named file with one is code (license.py), not a copied-in project's license.
 CODE_SUFFIXES = frozenset({".c", ".c++", ".cc", ".cjs", ".cpp", ".cts", ".cxx", ".go", ".h", ".h++", ".hh", ".hpp",
-                           ".hxx", ".inl", ".ipp", ".java", ".js", ".jsx", ".mjs", ".mts", ".py", ".pyi", ".rs", ".tpp",
-                           ".ts", ".tsx"})
+                           ".hxx", ".inl", ".ipp", ".java", ".js", ".jsx", ".kt", ".kts", ".mjs", ".mts", ".py", ".pyi", ".rs",
+                           ".scala", ".tpp", ".ts", ".tsx"})
 LISTED_PER_FOLDER = 2000        # entries ``folder_of`` reads in a folder of the checkout (and in each below it)
 
 

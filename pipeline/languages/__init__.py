@@ -64,6 +64,13 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
     LanguageSpec("rust", "tree_sitter_rust", "language", (".rs",), ("rust.scm",),
                  frozenset({"function_item", "closure_expression"}), frozenset(),
                  frozenset({"line_comment", "block_comment"}), frozenset({"attribute_item"})),
+    LanguageSpec("kotlin", "tree_sitter_kotlin", "language", (".kt", ".kts"), ("kotlin.scm",),
+                 frozenset({"function_declaration", "secondary_constructor", "anonymous_initializer", "getter",
+                            "setter", "lambda_literal", "anonymous_function", "object_literal", "enum_entry"}),
+                 frozenset(), frozenset({"line_comment", "block_comment"})),
+    LanguageSpec("scala", "tree_sitter_scala", "language", (".scala",), ("scala.scm",),
+                 frozenset({"function_definition", "lambda_expression", "instance_expression"}),
+                 frozenset(), frozenset({"comment", "block_comment"})),
 )}
 
 EXTENSIONS: dict[str, str] = {ext: s.name for s in SPECS.values() for ext in s.extensions}

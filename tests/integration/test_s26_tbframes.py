@@ -100,10 +100,10 @@ def test_a_packaged_class_is_the_file_of_its_package_only(tools):
         ("src/main/java/com/legacy/Main.java::Main.main", "traceback frame: src/main/java/com/legacy/Main.java:4 in main")]
     # a class of another package whose folders end the same way is not this one
     assert _frames(t.search(s, _jvm("com.shop.util.Strings.pad(Strings.java:5)"), page_size=10).items) == []
-    # Kotlin keeps com.shop.pricing's file under pricing/: the file declaring that package is it (the
-    # index parses no Kotlin: the frame is the file)
+    # Kotlin keeps com.shop.pricing's file under pricing/: the file declaring that package is it (its
+    # method there since Kotlin is parsed)
     got = _frames(t.search(s, _jvm("com.shop.pricing.Price.of(Price.kt:5)"), page_size=5).items)
-    assert got[:1] == [("src/main/kotlin/pricing/Price.kt",
+    assert got[:1] == [("src/main/kotlin/pricing/Price.kt::Price.of",
                         "traceback frame: src/main/kotlin/pricing/Price.kt:5 in of")]
 
 
