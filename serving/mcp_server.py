@@ -101,6 +101,9 @@ def _quote_note(fields: dict) -> dict:
     return out
 
 
+_FRESHNESS_SAYS = ("stale: ", "uncommitted changes in ")    # ``stratum.freshness``'s warnings begin so
+
+
 def render(resp: Response) -> str:
     """Compact JSON for an agent: the full envelope, then items without empty fields (notes quoted)."""
     d = dataclasses.asdict(resp)
@@ -229,7 +232,8 @@ class _Connection:
         next answer's warnings, once: MCP dropped it, where gRPC and the CLI say it (a probe)."""
         for w in resp.envelope.warnings:
             log.warning("%s", w)
-        self._pending_warnings = list(resp.envelope.warnings)
+        # the store's freshness at opening is no news to an answer, which says its own
+        self._pending_warnings = [w for w in resp.envelope.warnings if not w.startswith(_FRESHNESS_SAYS)]
         return resp.data["session"]
 
     def close(self) -> None:
