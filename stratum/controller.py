@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping, Sequence
 
 from stratum.budgetadvice import last_resort_note, overrun_message, reserve_note
-from stratum.controlvalues import Admitted, AdmitResult, ControllerConfig, PlannedItem
+from stratum.controlvalues import Admitted, AdmitResult, ControllerConfig, PlannedItem, PrefetchPlan
 from stratum.envelope import Budget, Eviction
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
 from stratum.focusreach import Focus, reach
@@ -51,9 +51,11 @@ from stratum.schema import LEVELS, RANGE_MARK
 @dataclass
 class _Entry:
     level: str
-    tokens: int
+    tokens: int           # all it holds: ``older`` included
     last_access: int
     extra: int = 0        # tokens of what travels with the node at every level (its attached notes)
+    version: str = ""     # the node's version held (its content hash; "" unknown: any version is this one)
+    older: int = 0        # tokens of another version read before, still in the agent's context until demoted
 
 
 _HIST_PRUNE_AT = 4096
@@ -96,10 +98,12 @@ class Controller:
         """Record that a response is about to put ``items`` ((node_id, level, tokens) each) into
         the agent's context; evict or demote first if the free budget would fall below the reserve.
         An item may carry a fourth value, ``extra``: the part of ``tokens`` that travels with the node
-        at every level (the notes attached to it), kept in its cost when it is demoted.
+        at every level (the notes attached to it), kept in its cost when it is demoted; and a fifth,
+        ``version``: which version of the node it is (its content hash; "" or absent: unknown).
 
         Held at a higher level, or at that level at the same size, an item adds nothing (``already``);
-        another size is new content (a re-indexed function went uncharged: a probe). ``infer_focus``:
+        another size is new content (a re-indexed function went uncharged: a probe), and so is another
+        version, whole (``_adds``). ``infer_focus``:
         a full-level file or symbol joins the inferred focus. BudgetExceeded (nothing changed): no fit.
 
         With ``prefix`` (a page cut to the budget), admits the leading items up to the first one
@@ -117,12 +121,12 @@ class Controller:
             adds: list[Admitted] = []
             already: list[str] = []
             new: dict[str, _Entry] = {}
-            for nid, (lvl, tok, extra) in batch.items():
-                added = self._adds(nid, lvl, tok)
+            for nid, (lvl, tok, extra, ver) in batch.items():
+                added = self._adds(nid, lvl, tok, ver)
                 if added is None:
                     already.append(nid)
                 else:
-                    e, new[nid] = self._entries.get(nid), self._held(nid, lvl, tok, extra)
+                    e, new[nid] = self._entries.get(nid), self._held(nid, lvl, tok, extra, ver)
                     adds.append(Admitted(nid, lvl, new[nid].tokens, e.level if e else None, added))
             delta = sum(a.tokens_added for a in adds)
             need = self.reserve - (self.limit - self._used - delta)
@@ -288,12 +292,16 @@ class Controller:
                     "pins_gone": [self._named.info(n, self._entries) for n in sorted(self._named.gone & self._pins)]}
 
     def prefetch_plan(self, focus: Iterable[str] | None = None, budget: int | None = None, *,
-                      extra: Callable[[str], int] | None = None) -> list[PlannedItem]:
+                      extra: Callable[[str], int] | None = None,
+                      version: Callable[[str], str] | None = None) -> PrefetchPlan:
         """A working set to warm for ``focus`` (default: the current focus): the focus files and
         their imports/tests neighbours and co-change partners, best S(v) first, each at api level
         (summary if api does not fit), within ``budget`` tokens, never over the free room above the
         reserve (``free``, the default), each item at its whole cost (what the answer returns; with
-        ``extra(node_id)``, its attached notes). Nodes held at that level are skipped. No state changes."""
+        ``extra(node_id)``, its attached notes). The focus files first: each at summary, then at api
+        where it fits, then the rest (a fill in S(v) order passed over a focus file too large and
+        served six unrelated small files: a probe); ``unfit``: the focus files that fit at no level.
+        Nodes held at that level (of that ``version(node_id)``) are skipped. No state changes."""
         with self._lock:
             if focus is None:
                 files = self.focus_files()
@@ -305,65 +313,67 @@ class Controller:
             # never more than the free room above the reserve: a prefetch warms the working set, it
             # does not evict it (a budget over the session's evicted and demoted what it had just
             # warmed: a probe)
-            budget = self.free() if budget is None else min(budget, self.free())
+            left = self.free() if budget is None else min(budget, self.free())
             info = self._focus_info(files)
             cands = {f for f, hops in info.hops.items() if hops <= 1} | set(info.affinity)
             scorer = self.policy if isinstance(self.policy, ScorePolicy) else ScorePolicy(DEFAULT_WEIGHTS)
-            ranked = []
-            for nid in cands:
-                s = self._signals(nid, self._entries.get(nid) or _Entry("summary", 0, 0), info)
-                ranked.append((scorer.score(s), nid))
-            ranked.sort(key=lambda t: (-t[0], t[1]))
-            plan, left = [], budget
-            for score, nid in ranked:
-                costs = self.graph.levels(nid)
-                held = self._entries.get(nid)
-                carried = None
-                for lvl in ("api", "summary"):
-                    tok = costs.get(lvl)
-                    if tok is None or (held and RANK[held.level] >= RANK[lvl]):
-                        continue
-                    if carried is None:
-                        carried = extra(nid) if extra is not None else 0
-                    tok += carried
-                    # the whole item is sent (the agent reads it all), so all of it counts against
-                    # the budget, not only what it adds to a copy already held (that overshot by ~10%)
-                    if tok <= left:
-                        plan.append(PlannedItem(nid, lvl, tok, round(score, 6)))
-                        left -= tok
+            ranked = sorted(((scorer.score(self._signals(n, self._entries.get(n) or _Entry("summary", 0, 0), info)), n)
+                             for n in cands), key=lambda t: (-t[0], t[1]))
+            held = {n: e for n in cands if (e := self._entries.get(n)) and not (version and _other_version(e, version(n)))}
+            # each (level, whole cost), api first: the whole item is sent (the agent reads it all), so all
+            # of it counts against the budget, not only what it adds to a copy held (that overshot by ~10%)
+            opts = {n: [(lvl, tok + (extra(n) if extra is not None else 0)) for lvl in ("api", "summary")
+                        if (tok := self.graph.levels(n).get(lvl)) is not None
+                        and not (n in held and RANK[held[n].level] >= RANK[lvl])] for _, n in ranked}
+            top = [n for _, n in ranked if n in files]
+            pick: dict[str, tuple[str, int]] = {}
+            for n in top:                            # each focus file at its smallest level first
+                if opts[n] and opts[n][-1][1] <= left:
+                    pick[n] = opts[n][-1]
+                    left -= pick[n][1]
+            for n in top + [n for _, n in ranked if n not in files]:    # then the largest level that fits
+                for lvl, tok in opts[n]:
+                    if n in pick and pick[n][0] == lvl:
                         break
-            return plan
+                    if tok - (pick[n][1] if n in pick else 0) <= left:
+                        left -= tok - (pick[n][1] if n in pick else 0)
+                        pick[n] = (lvl, tok)
+                        break
+            return PrefetchPlan([PlannedItem(n, *pick[n], round(sc, 6)) for sc, n in ranked if n in pick],
+                                [PlannedItem(n, *opts[n][-1], round(sc, 6)) for sc, n in ranked
+                                 if n in files and n not in pick and opts[n] and n not in held])
 
     # ---- internals -----------------------------------------------------------------------------
-    def _validate(self, items: Iterable[Sequence]) -> list[tuple[str, str, int, int]]:
-        rows: list[tuple[str, str, int, int]] = []
+    def _validate(self, items: Iterable[Sequence]) -> list[tuple[str, str, int, int, str]]:
+        rows: list[tuple[str, str, int, int, str]] = []
         for it in items:
             try:
                 nid, lvl, tok, *rest = it
                 extra = int(rest[0]) if rest else 0
-                if len(rest) > 1 or not 0 <= extra <= tok:
+                ver = rest[1] if len(rest) > 1 else ""
+                if len(rest) > 2 or not 0 <= extra <= tok or not isinstance(ver, str):
                     raise ValueError(it)
             except (TypeError, ValueError):
-                raise InvalidArgument(f"admit items are (node_id, level, tokens[, extra <= tokens]), "
+                raise InvalidArgument(f"admit items are (node_id, level, tokens[, extra <= tokens[, version]]), "
                                       f"got {it!r}") from None
             if lvl not in RANK:
                 raise InvalidArgument(f"unknown detail level {lvl!r}; choose one of {', '.join(LEVELS)}")
             if isinstance(tok, bool) or not isinstance(tok, int) or tok < 0:
                 raise InvalidArgument(f"tokens of {nid} must be an int >= 0, got {tok!r}")
-            rows.append((nid, lvl, tok, extra))
+            rows.append((nid, lvl, tok, extra, ver))
         return rows
 
     @staticmethod
-    def _merge(rows: Sequence[tuple[str, str, int, int]]) -> dict[str, tuple[str, int, int]]:
+    def _merge(rows: Sequence[tuple[str, str, int, int, str]]) -> dict[str, tuple[str, int, int, str]]:
         """One entry per node: its highest level asked (the first of equal ones)."""
-        batch: dict[str, tuple[str, int, int]] = {}
-        for nid, lvl, tok, extra in rows:
+        batch: dict[str, tuple[str, int, int, str]] = {}
+        for nid, lvl, tok, extra, ver in rows:
             old = batch.get(nid)
             if old is None or RANK[lvl] > RANK[old[0]]:
-                batch[nid] = (lvl, tok, extra)
+                batch[nid] = (lvl, tok, extra, ver)
         return batch
 
-    def _leading_fit(self, rows: Sequence[tuple[str, str, int, int]], infer_focus: bool) -> int:
+    def _leading_fit(self, rows: Sequence[tuple[str, str, int, int, str]], infer_focus: bool) -> int:
         """How many leading rows one admission can hold: up to the first row that takes the request
         past the limit after every eviction the policy allows (as ``admit`` decides it: the reserve
         may fall short). One pass: what an entry can free depends only on its ladder, and that only
@@ -374,13 +384,13 @@ class Controller:
         files: tuple[str, ...] | None = None
         can: dict[str, int] = {}
         free = held = delta = 0
-        asked: dict[str, tuple[str, int]] = {}       # node -> (level, tokens) the run asks for it
-        for i, (nid, lvl, tok, _) in enumerate(rows):
+        asked: dict[str, tuple[str, int, str]] = {}  # node -> (level, tokens, version) the run asks for it
+        for i, (nid, lvl, tok, _, ver) in enumerate(rows):
             prev = asked.get(nid)
             if prev is None or RANK[lvl] > RANK[prev[0]]:
-                delta += (self._adds(nid, lvl, tok) or 0) - ((self._adds(nid, *prev) or 0) if prev else 0)
+                delta += (self._adds(nid, lvl, tok, ver) or 0) - ((self._adds(nid, *prev) or 0) if prev else 0)
                 held += can.get(nid, 0) if prev is None else 0
-                asked[nid] = (lvl, tok)
+                asked[nid] = (lvl, tok, ver)
             if self._used + delta <= self.limit:
                 continue            # fits with nothing freed
             # the focus admit would use (it moves only with a full-level file)
@@ -394,9 +404,13 @@ class Controller:
                 return i
         return len(rows)
 
-    def _adds(self, nid: str, lvl: str, tok: int) -> int | None:
-        """Tokens admitting ``nid`` at ``lvl`` (``tok`` tokens) adds to what is held, never negative;
-        None when it adds nothing: held at a higher level, or at that level at that size or larger.
+    def _adds(self, nid: str, lvl: str, tok: int, ver: str = "") -> int | None:
+        """Tokens admitting ``nid`` at ``lvl`` (``tok`` tokens, version ``ver``) adds to what is held,
+        never negative; None when it adds nothing: held at a higher level, or at that level at that
+        size or larger, of the same version (or one unknown).
+        Another version is new content, whole: the agent read the old text, not this one, and its
+        context now holds both (a re-indexed function shortened 130 -> 119 tokens was served as
+        "already in context" and charged nothing, and so was its api after the old full: a probe).
         A smaller rendering of what is held (a tree row without the notes a get carried) takes
         nothing out of the agent's context: counted as less, it lowered ``used`` with no eviction
         said (742 -> 591 on a tree that returned 125 tokens: a probe); an upgrade to a level smaller
@@ -404,17 +418,24 @@ class Controller:
         ``admit`` and ``_leading_fit`` (the run finder counted a node held at the same level as
         adding 0 where admit charged its larger size, so it picked runs admit refused: a probe)."""
         e = self._entries.get(nid)
-        if e is not None and (RANK[e.level] > RANK[lvl] or (e.level == lvl and e.tokens >= tok)):
+        if e is None or _other_version(e, ver):
+            return tok
+        cur = e.tokens - e.older             # this version's part (an older one's is not this text)
+        if RANK[e.level] > RANK[lvl] or (e.level == lvl and cur >= tok):
             return None
-        return max(0, tok - (e.tokens if e else 0))
+        return max(0, tok - cur)
 
-    def _held(self, nid: str, lvl: str, tok: int, extra: int) -> _Entry:
+    def _held(self, nid: str, lvl: str, tok: int, extra: int, ver: str = "") -> _Entry:
         """The entry once ``nid`` is admitted at ``lvl`` (``_adds`` not None): the larger of the two
-        sizes, and the larger of the two note parts (what the agent has read stays in its context)."""
+        sizes, and the larger of the two note parts (what the agent has read stays in its context);
+        another version: what was held becomes ``older``, kept in its tokens until it is demoted."""
         e = self._entries.get(nid)
         if e is None:
-            return _Entry(lvl, tok, 0, extra)
-        return _Entry(lvl, max(tok, e.tokens), 0, min(max(extra, e.extra), max(tok, e.tokens)))
+            return _Entry(lvl, tok, 0, extra, ver)
+        if _other_version(e, ver):
+            return _Entry(lvl, e.tokens + tok, 0, extra, ver, e.tokens)
+        cur = max(tok, e.tokens - e.older)
+        return _Entry(lvl, cur + e.older, 0, min(max(extra, e.extra), cur), ver or e.version, e.older)
 
     def _file(self, node_id: str) -> str | None:
         if node_id not in self._file_cache:
@@ -525,8 +546,8 @@ class Controller:
             e = self._entries[s.node_id]
             if to is None:
                 del self._entries[s.node_id]
-            else:
-                e.level, e.tokens = to, e.tokens - freed
+            else:       # a rung holds the level's text and the notes (``_rung``): no older version
+                e.level, e.tokens, e.older = to, e.tokens - freed, 0
             self._used -= freed
             if s.node_id in merged:
                 m = merged[s.node_id]
@@ -552,6 +573,11 @@ class Controller:
                 why += " (focus neighbours keep api level)"
         return overrun_message(limit=self.limit, delta=delta, over=over, why=why, pinned=pinned,
                                asked={a.node_id: a.level for a in adds}, page=page)
+
+
+def _other_version(e: _Entry, ver: str) -> bool:
+    """Whether ``ver`` is another version of the node than the one held (both known and different)."""
+    return bool(ver and e.version and ver != e.version)
 
 
 __all__ = ["GraphView", "RecordGraph", "ControllerConfig", "Budget", "Eviction", "Admitted", "AdmitResult",

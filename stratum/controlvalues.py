@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 from stratum.envelope import Budget, Eviction
 from stratum.errors import InvalidArgument
@@ -67,4 +67,14 @@ class PlannedItem(NamedTuple):
     score: float
 
 
-__all__ = ["ControllerConfig", "Admitted", "AdmitResult", "PlannedItem"]
+class PrefetchPlan(list[PlannedItem]):
+    """``Controller.prefetch_plan``'s items, best first, and ``unfit``: the focus files it holds at no
+    level (none of their levels fit), each at its smallest level's whole cost, so the answer can say
+    what they need (a prefetch that left the focus out said nothing: a probe)."""
+
+    def __init__(self, items: Iterable[PlannedItem] = (), unfit: Iterable[PlannedItem] = ()):
+        super().__init__(items)
+        self.unfit = tuple(unfit)
+
+
+__all__ = ["ControllerConfig", "Admitted", "AdmitResult", "PlannedItem", "PrefetchPlan"]

@@ -77,6 +77,10 @@ class Item:
     why: str = ""             # search: which signals put the item here, e.g. "text 0.031; note rca 1a2b lifts; cochange with x.py"
     notes: list[dict] = field(default_factory=list)  # get/walk/prefetch: active notes about this node, one summary line each
     repo: str = ""            # several stores served together: the repository the item is from ("" with one)
+    # Not a field, never served: which version of its node the item renders (the node's content hash;
+    # "" unknown), for the session's ledger: another version of a node held is new content
+    # (``Controller.admit``), where a re-indexed function was said to be "already in context".
+    content_version = ""
 
 
 @dataclass

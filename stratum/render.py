@@ -22,6 +22,7 @@ from stratum import tokens as T
 from stratum.controller import AdmitResult, Controller
 from stratum.envelope import Envelope, Item, PageTokens, Response, paged
 from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
+from stratum.ids import content_hash
 from stratum.memory import AttachedNote, Memory
 from stratum.notes import parse_time
 from stratum.notetext import terminal_safe
@@ -36,7 +37,7 @@ NOTES_PER_AUTHOR = 2        # of them, one author's before every other author's 
 HINT_ITEMS = 3              # entries of the next page named in the hint
 _EDGE_ORDER = {k: i for i, k in enumerate(S.EDGE_KINDS)}
 _SUMMARY_FIELDS = ("id", "kind", "path", "name", "qualname", "summary", "summary_tokens", "language",
-                   "start_line", "end_line")      # what ``code_item`` reads of a code row at summary level
+                   "start_line", "end_line", "content_hash")      # what ``code_item`` reads of a code row at summary level
 
 
 @dataclass
@@ -74,6 +75,7 @@ def code_item(sh: Shard, row: int, level: str, ov: NotesOverlay, indent: int = 0
               qualname=rec["qualname"] or "", level=level, text=text or "", tokens=int(tokens),
               language=rec["language"] or "", start_line=rec["start_line"] or 0,
               end_line=rec["end_line"] or 0)
+    it.content_version = rec.get("content_hash") or ""
     if rec["kind"] in S.NOTE_KINDS:
         ov.annotate(it, rec)
     return it
@@ -126,6 +128,17 @@ def within(items: list, budget: int | None) -> list:
             break
         out.append(it)
     return out
+
+
+def focus_left_out(path: str, level: str, tokens: int, notes: int, room: int, free: int) -> str:
+    """What a prefetch says of a focus file it could not hold at any level (``PrefetchPlan.unfit``):
+    its cost, and what would hold it. It served the neighbours without a word (a probe: budget 200,
+    ``api.py`` 242 tokens at summary with its notes, and six small unrelated files came instead)."""
+    why = f" ({notes} of them the notes it carries)" if notes else ""
+    how = (f"prefetch with a budget of at least {tokens}, or get it" if tokens <= free else
+           f"get it (a get evicts what the session needs least; {free} tokens are free above the reserve)")
+    return (f"focus file {terminal_safe(path)} is not in this prefetch: even at {level} level it costs {tokens} "
+            f"tokens{why}, more than the {room} this prefetch could use; to read it, {how}")
 
 
 def _shown(notes: list[AttachedNote], cap: int) -> list[AttachedNote]:
@@ -255,7 +268,8 @@ def admit(ctl: Controller, items: list[Item], *, cut: bool, infer_focus: bool = 
     """Admit the items (their attached notes travel with them); with ``cut``, when they do not all
     fit, the longest leading run that does, found and admitted by the controller in one step
     (BudgetExceeded only if not even the first one fits)."""
-    entries = [(linerange.context_key(it), it.level, it.tokens, notes_tokens(it)) for it in items]
+    entries = [(key, it.level, it.tokens, notes_tokens(it), _version(it, key))
+               for it in items for key in (linerange.context_key(it),)]
     try:
         res = ctl.admit(entries, infer_focus=infer_focus, prefix=cut)
     except BudgetExceeded as err:
@@ -267,9 +281,15 @@ def admit(ctl: Controller, items: list[Item], *, cut: bool, infer_focus: bool = 
     return res, items[:res.count]
 
 
+def _version(it: Item, key: str) -> str:
+    """Which version of its context entry an item is: a line range's is its lines' own text (the
+    rest of the file may change under it), a node's its content hash ("" unknown)."""
+    return content_hash(it.text) if key != it.id else it.content_version
+
+
 def held(ctl: Controller, items: list[Item], already: list[str]) -> None:
     """Mark the items the session held already (``AdmitResult.already``: at their level or higher,
-    the same size) with ``meta.already_in_context``, the level held: the item is sent again and
+    the same size, the same version) with ``meta.already_in_context``, the level held: the item is sent again and
     charged nothing. The answer still carries the text (an agent may have dropped it), but says so:
     a get repeated three times returned 609 tokens each time with no sign it was held (a probe)."""
     if not already:
@@ -370,5 +390,5 @@ def merged_head(lists: list[tuple[list, Shard, NotesOverlay | None]], n: int) ->
     return out
 
 
-__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "note_line", "notes_tokens", "respond", "admit", "held", "item_label", "entry_label", "by_node", "children", "kind_rank", "merged_head", "who", "quote", "MINED_PER_ITEM", "NOTES_PER_AUTHOR",
+__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "focus_left_out", "note_line", "notes_tokens", "respond", "admit", "held", "item_label", "entry_label", "by_node", "children", "kind_rank", "merged_head", "who", "quote", "MINED_PER_ITEM", "NOTES_PER_AUTHOR",
            "NOTES_PER_ITEM"]

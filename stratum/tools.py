@@ -411,27 +411,33 @@ class Tools:
         s = self._session(session)
         if not focus:
             raise InvalidArgument("prefetch needs at least one focus path or node id")
-        ids = []
+        ids = {}        # file id -> its path
         for ref in focus:
             t = self._target(s, ref)
             if (refused := CO.not_code(t, "focus on the files you are about to edit (the code it is about)")) \
                     or t.row is None:
                 raise InvalidArgument(refused)
-            ids.append(file_id(t.shard, t.row))
+            ids[file_id(t.shard, t.row)] = t.shard.col("path")[t.row]
         # a hint, not an explicit focus: that one no agent tool clears, so the next full get (the code
         # being edited) left the focus here and was the first evicted (a probe)
-        s.controller.hint_focus(ids)          # (the focus's _target read the notes just now)
+        s.controller.hint_focus(list(ids))          # (the focus's _target read the notes just now)
         items = []
         free = s.controller.free()
-        for p in s.controller.prefetch_plan(ids, budget, extra=self._notes_cost):
+        room = min(budget, free) if budget is not None else free
+        plan = s.controller.prefetch_plan(list(ids), budget, extra=self._notes_cost,
+                                          version=lambda n: self._version(s, n))
+        for p in plan:
             try:
                 t = self._node(s, p.node_id)      # a node id: no notes read again between plan and items
             except NotFound:        # a planned neighbour in a file the session's branch deleted
                 continue
             items.append(self._item(t.shard, t.row, t.note, p.level, view=s.view))
-        kept = R.within(items, min(budget, free) if budget is not None else free)   # notes written meanwhile
-        said = [f"{len(items) - len(kept)} planned items left out: notes written since the plan made the rest "
-                "too large"] if len(kept) < len(items) else []   # an empty or smaller answer says why
+        kept = R.within(items, room)   # notes written meanwhile
+        # the focus first: one that fits at no level is said, with what would hold it (no room: said below)
+        said = [R.focus_left_out(ids[u.node_id], u.level, u.tokens, self._notes_cost(u.node_id), room, free)
+                for u in plan.unfit if room > 0]
+        said += [f"{len(items) - len(kept)} planned items left out: notes written since the plan made the rest "
+                 "too large"] if len(kept) < len(items) else []   # an empty or smaller answer says why
         if budget is not None and budget > free:
             said.append(f"prefetch adds only into the session's free room ({free} of the {budget} tokens asked): "
                         "it never evicts what the session holds; get what else you need (a get evicts what the "
@@ -440,7 +446,7 @@ class Tools:
             said.append("nothing to prefetch: " + ("the session's context has no free room above its reserve"
                                                    if free <= 0 or (budget is not None and budget <= 0) else
                                                    "the focus and its neighbours are held already, or none fits in "
-                                                   f"{min(budget, free) if budget is not None else free} tokens"))
+                                                   f"{room} tokens"))
         return self._respond(s, kept, R.Page("prefetch"), infer_focus=False, warnings=said)
 
     @tool(writes=False)
@@ -533,6 +539,14 @@ class Tools:
     def _notes_overlay(self, s: Session, sh: Shard):
         """The notes overlay of the base shard a (possibly overlay) shard answers for."""
         return self.memory.overlay(s.view.base_of(sh, list(self.memory)) if s.view is not None else sh)
+
+    def _version(self, s: Session, node_id: str) -> str:
+        """Which version of a node the session would be served (its content hash; "" gone)."""
+        try:
+            t = self._node(s, node_id)
+        except NotFound:
+            return ""
+        return t.shard.col("content_hash")[t.row] or "" if t.row is not None else ""
 
     def _notes_cost(self, node_id: str) -> int:
         """Tokens of the note lines a node's item will carry (the controller plans with them)."""

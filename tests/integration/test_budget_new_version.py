@@ -1,6 +1,7 @@
-"""What the agent holds is charged at its new size once a re-index changed it: the controller
-took "held at that level" for "already in context" whatever the version, so the new text of a
-re-indexed function was served free and the ledger kept the old size (a session probe)."""
+"""A re-indexed function read again is new content: the controller took "held at that level" for
+"already in context" whatever the version, so the new text was served free and the ledger kept the
+old size (a session probe); then it charged only the growth, and a shorter version nothing (session
+27's probe). The held entry knows its version (``content_hash``): another is charged whole."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ CFG = IndexConfig(num_cpus=1, ray=False)
 TARGET = "shop/cart.py::cart_total"
 
 
-def test_a_reindexed_function_read_again_is_charged_at_its_new_size(tmp_path):
+def test_a_reindexed_function_read_again_is_charged_whole(tmp_path):
     r = Repo(tmp_path / "repo")
     r.commit("init", {"shop/__init__.py": "", "shop/cart.py": "def cart_total(items):\n    return sum(items)\n"})
     store = str(tmp_path / "store")
@@ -30,9 +31,9 @@ def test_a_reindexed_function_read_again_is_charged_at_its_new_size(tmp_path):
     index_repository(r.path, store, CFG)
     t.reload()
     now = t.get(sid, TARGET, level="full")
-    grew = now.items[0].tokens - first.items[0].tokens
-    assert grew > 0 and "line 11" in now.items[0].text
-    assert now.envelope.budget.used == used + grew, (used, grew, now.envelope.budget.used)
+    assert now.items[0].tokens > first.items[0].tokens and "line 11" in now.items[0].text
+    # the agent's context holds the old text and the new one: the new version is charged whole
+    assert now.envelope.budget.used == used + now.items[0].tokens, (used, now.envelope.budget.used)
     held = {e["node_id"]: e for e in t.status(sid).data["session"]["entries"]}
-    assert held[now.items[0].id]["tokens"] == now.items[0].tokens
+    assert held[now.items[0].id]["tokens"] == first.items[0].tokens + now.items[0].tokens
     t.close()
