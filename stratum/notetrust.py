@@ -140,7 +140,8 @@ def identified_by(note: "Note") -> str:
 def session_identified(author: str, authenticated: bool) -> str:
     """How a session's author is identified, by the rule its notes are (``identified_by``; an
     ``os:`` name is the OS user's alone): `status` said "authenticated: False" of the OS user whose
-    notes read as proven (a probe). ``authenticated`` stays the server's proof alone."""
+    notes read as proven (a probe). Its answers' ``authenticated`` is "not claimed", as a note's
+    provenance says it (``Tools._proven``); ``Identity.authenticated`` stays the server's proof alone."""
     return BY_SERVER if authenticated else BY_OS_USER if author.startswith("os:") else CLAIMED
 
 

@@ -20,7 +20,7 @@ import secrets
 from typing import Callable, Sequence, cast
 
 from stratum import answernotes, checkoutnotes, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
-from stratum.notetrust import session_identified, session_label
+from stratum.notetrust import CLAIMED, session_identified, session_label
 from stratum import codeonly as CO
 from stratum import linerange as L
 from stratum import sessiontargets as ST
@@ -99,7 +99,7 @@ class Tools:
         s, warnings = self._open(author, model, budget, policy)
         s.view = view
         r = self._respond(s, [], R.Page("open_session"), warnings=warnings)
-        r.data.update(session=s.id, author=s.author, authenticated=s.authenticated, label=session_label(s.id))
+        r.data.update(session=s.id, author=s.author, authenticated=_proven(s), label=session_label(s.id))
         return r
 
     def resume_session(self, session: str, author: str = "", budget: int | None = None,
@@ -469,7 +469,7 @@ class Tools:
         sess = s.controller.status()    # its working set best first, cut: a long session's status stays small
         sess["entries_total"] = len(sess["entries"])
         sess["entries"] = sess["entries"][:STATUS_ENTRIES]
-        r.data.update(shards=shards, session=sess, author=s.author, authenticated=s.authenticated,
+        r.data.update(shards=shards, session=sess, author=s.author, authenticated=_proven(s),
                       label=session_label(s.id), identified_by=session_identified(s.author, s.authenticated))
         if s.view is not None:
             r.data["overlay"] = s.view.describe()
@@ -579,6 +579,12 @@ class Tools:
         for ev in resp.envelope.evictions:      # what left the context, by name (probe P4: ids only)
             ev.label = R.entry_label(self.memory, ev.node_id)
         return resp
+
+
+def _proven(s: Session) -> bool:
+    """A session's ``authenticated`` as its notes' provenance says it (``notetrust.identified_by``):
+    the OS user is proven too; status said "authenticated: False" beside notes reading "authenticated"."""
+    return session_identified(s.author, s.authenticated) != CLAIMED
 
 
 TOOLS: tuple[ToolSpec, ...] = tuple(_SPECS)

@@ -323,6 +323,7 @@ def _retract_all(args, v: "_View") -> int:
     retract of one of them by another writer in those seconds may add a second tombstone, which the
     fold reads as one."""
     from stratum import notes as N
+    from stratum import notetrust as T
     from stratum.errors import PermissionDenied
     from stratum.identity import current
     from stratum.limits import echo
@@ -332,8 +333,9 @@ def _retract_all(args, v: "_View") -> int:
     theirs = [n for n in sorted(known.values(), key=lambda n: n.record_uid)
               if n.author == args.all_by and n.retraction is None]
     proven = _which_identity(args, theirs)
-    ids = [n.id for n in theirs if n.authenticated == proven]
-    if not me.is_maintainer and not (args.all_by == me.name and proven == me.authenticated):
+    ids = [n.id for n in theirs if T.proven(n) == proven]
+    if not me.is_maintainer and not all(T.same_writer(n, me.name, authenticated=me.authenticated, maintainer=False)
+                                        for n in theirs if n.id in ids):
         raise PermissionDenied(f"{me.name} may not retract the notes of {echo(args.all_by)!r}"
                                f"{' (proven)' if proven else ' (claimed)'}: only their author or a maintainer may")
     for nid in ids:
@@ -350,14 +352,15 @@ def _which_identity(args, theirs: list) -> bool:
     it: two identities, as everywhere else (``notetrust.same_writer``). It retracted both (a probe:
     cleaning up a claimed "agent-a"'s flood retracted the token agent-a's notes too). Said by
     --proven / --claimed; else the one kind the name wrote; both kinds without either is refused."""
+    from stratum import notetrust as T
     from stratum.errors import InvalidArgument
     from stratum.limits import echo
 
     if args.proven or args.claimed:
         return bool(args.proven)
-    kinds = {bool(n.authenticated) for n in theirs}
+    kinds = {T.proven(n) for n in theirs}
     if len(kinds) == 2:
-        k = sum(1 for n in theirs if n.authenticated)
+        k = sum(1 for n in theirs if T.proven(n))
         raise InvalidArgument(f"{echo(args.all_by)!r} is two identities here: {len(theirs) - k} note(s) by callers that "
                               f"only claimed the name and {k} by the identity that proved it (a token, mTLS or the "
                               "OS user); say which with --claimed or --proven")

@@ -374,6 +374,8 @@ def render(resp) -> str:
         if it.meta.get("already_in_context"):
             lines.append(one_line(f"    ! already in this session's context at {it.meta['already_in_context']} "
                                   "level from an earlier answer: sent again, nothing charged"))
+        if it.notes and "\n" in head:      # after a file's or class's last definition: whose notes these are
+            lines.append(one_line(f"notes on this {it.kind} ({where}):"))
         lines.extend(f"    note: {one_line(n.get('line', ''))}" for n in it.notes)
         if it.meta.get("notes_more"):
             lines.append(f"    ({it.meta['notes_total']} notes in all: stratum walk {one_line(it.id)} --edge notes)")

@@ -76,3 +76,14 @@ def test_retract_all_by_a_name_two_identities_hold_takes_the_one_asked(tmp_path,
     assert rc != 0 and "may not retract the notes of 'agent-a' (proven)" in err, (rc, out, err)
     rc, out, err = run(capsys, "notes", "retract", "--proven", "--store", store)
     assert rc == 2 and "give --all-by" in err, err
+    # the OS user is proven too (as its notes' provenance says): its own notes are retracted as such
+    from stratum.identity import current
+
+    me = current().name
+    t = Tools.open([store])
+    try:
+        t.remember(t.open_session().data["session"], "insight", "mine", ["shop/pricing.py::discount"])
+    finally:
+        t.close()
+    rc, out, err = run(capsys, "notes", "retract", "--all-by", me, "--store", store)
+    assert rc == 0 and out.startswith(f"retracted 1 note(s) by {me} (proven) as {me}"), (out, err)

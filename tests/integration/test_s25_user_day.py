@@ -72,6 +72,9 @@ def test_status_says_how_the_os_user_is_identified_as_its_notes_do(shop, capsys)
     assert rc == 0, err
     data = json.loads(out)["data"]
     assert data["identified_by"] == "os_user" and data["author"].startswith("os:"), data
+    # and "authenticated" as the note's provenance says it (it read False beside a proven note: s27 probe)
+    assert data["authenticated"] is True and json.loads(out_note := run(capsys, "notes", "show", note_id, "--json")[1]) \
+        and '"authenticated": true' in out_note, data
 
 
 def test_notes_list_shows_a_note_as_the_answers_do(shop, capsys):
@@ -86,3 +89,17 @@ def test_notes_list_shows_a_note_as_the_answers_do(shop, capsys):
     rc, out, err = run(capsys, "remember", "rca", "Tried rounding.\nfix discount instead", "--about", "shop/cart.py")
     rc, out, err = run(capsys, "notes", "list")
     assert "Tried rounding. / fix discount instead" in out, out
+
+
+def test_a_files_notes_are_said_to_be_the_files_not_its_last_definitions(shop, capsys):
+    """`get FILE --level api` printed the file's notes after its last definition, indented like that
+    definition's doc line: they read as its notes (session 27 probe, express's tryRender)."""
+    assert run(capsys, "remember", "failure", "import order breaks", "--about", "shop/cart.py")[0] == 0
+    rc, out, err = run(capsys, "get", "shop/cart.py", "--level", "api")
+    assert rc == 0, err
+    lines = out.splitlines()
+    at = lines.index("notes on this file (shop/cart.py):")
+    assert lines[at - 1].startswith("def discount") or lines[at - 1].strip().startswith("def discount"), lines
+    assert lines[at + 1].startswith("    note: failure note") and "import order breaks" in lines[at + 1], lines
+    rc, out, err = run(capsys, "search", "import order breaks")        # a one-line item: no such line
+    assert "notes on this" not in out
