@@ -22,6 +22,11 @@ Rules beyond nesting (the parse module's docstring has the general ones):
   ...)``), binds one such function per name bound to a lambda (``bound``: each spans the
   statement, as the single form does; its calls are those of its own lambda; its signature is
   its own name and lambda, ``cents = lambda x``).
+- JavaScript/TypeScript: a chain binds one definition per name to its function (``req.get =
+  req.header = function header(name) {}``, ``bound``, as Python's chain: each spans the statement,
+  its calls are its function's): ``obj.f`` a method of obj, ``F.prototype.f`` one of F,
+  ``exports.f`` a function. An object literal's functions on the right of ``module.exports =``
+  are the module's functions (``parse``), of ``F.prototype =`` F's methods (``F.handle``).
 - Python ``@overload`` stubs yield to their implementation (the general rule); the stubs right
   above it (comments between allowed) are its first lines (``Def.lead``: its span and ``full``
   start at the first stub's decorator) and their signatures head its api (``Def.stubs``), so a
@@ -191,6 +196,37 @@ def _bound_lambdas(stmt: ts.Node) -> list[tuple[ts.Node, ts.Node]]:
     return out
 
 
+def _bound_functions(stmt: ts.Node, src: bytes) -> list[tuple[ts.Node, str, list[str], ts.Node]]:
+    """(name node, kind, owner, function) of each name a JavaScript/TypeScript chain binds to one
+    function (``req.get = req.header = function header(name) {}``): ``obj.f`` a method of obj,
+    ``F.prototype.f`` one of F, ``exports.f`` / ``module.exports.f`` a function; a plain variable
+    or ``module.exports`` itself is no name here (``javascript.scm`` names the module's function)."""
+    node = stmt.named_children[0] if stmt.named_child_count else None
+    targets: list[ts.Node] = []
+    value = None
+    while node is not None and node.type == "assignment_expression":
+        left = node.child_by_field_name("left")
+        if left is not None:
+            targets.append(left)
+        value = node = node.child_by_field_name("right")
+    if value is None or value.type not in ("function_expression", "arrow_function"):
+        return []
+    out: list[tuple[ts.Node, str, list[str], ts.Node]] = []
+    for t in targets:
+        obj, prop = t.child_by_field_name("object"), t.child_by_field_name("property")
+        if t.type != "member_expression" or obj is None or prop is None or prop.type != "property_identifier":
+            continue
+        recv = text(src, obj.start_byte, obj.end_byte)
+        if recv in ("exports", "module.exports"):
+            out.append((prop, "function", [], value))
+        elif obj.type == "identifier" and recv != "module":
+            out.append((prop, "method", [recv], value))
+        elif obj.type == "member_expression" and recv.endswith(".prototype") \
+                and (o := obj.child_by_field_name("object")) is not None and o.type == "identifier":
+            out.append((prop, "method", [text(src, o.start_byte, o.end_byte)], value))
+    return out
+
+
 def _holder(node: ts.Node) -> ts.Node:
     """The field declaration holding a Java anonymous class (its span, doc and signature)."""
     p = node.parent
@@ -220,6 +256,14 @@ def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
                 if body is not None and n.id not in defs:
                     defs[n.id] = d = Def(n, "lambda", text(src, n.start_byte, n.end_byte), body, [])
                     d.outer, d.bound = got[0], lam
+            continue
+        got = caps.get("bound.method")
+        if got:                    # JavaScript/TypeScript: the names a chain binds to one function
+            for n, cap, scope, fn in _bound_functions(got[0], src):
+                body = fn.child_by_field_name("body")
+                if body is not None and n.id not in defs:
+                    defs[n.id] = d = Def(n, cap, text(src, n.start_byte, n.end_byte), body, scope)
+                    d.outer, d.bound = got[0], fn
             continue
         if refs is not None:
             got = caps.get("call")

@@ -9,7 +9,7 @@ import sys
 
 import tree_sitter as ts
 
-from pipeline.imports import ImportRef
+from pipeline.imports import WHOLE, ImportRef
 from pipeline.languages.jvmimports import imports_kotlin, imports_scala
 
 _WS = re.compile(r"\s+")
@@ -240,7 +240,24 @@ def _imports_js(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportR
         return []
     fn = node.child_by_field_name("function")
     kind = "dynamic" if fn is not None and fn.type == "import" else "require"
+    if kind == "require" and _module_is(node, src):      # the module is that one: all it exports
+        return [ImportRef("export", string_value(first, src), WHOLE, line=line, text=text, bound=WHOLE)]
     return [ImportRef(kind, string_value(first, src), line=line, text=text)]
+
+
+def _module_is(call: ts.Node, src: bytes) -> bool:
+    """Whether a ``require(...)`` is what the module exports, whole: ``module.exports =
+    require('./lib/express')`` (also ``exports = module.exports = require(...)``) at its top."""
+    p = call.parent
+    if p is None or p.type != "assignment_expression" or p.child_by_field_name("right") != call:
+        return False
+    left = p.child_by_field_name("left")
+    if left is None or _text(src, left.start_byte, left.end_byte) != "module.exports":
+        return False
+    while p.parent is not None and p.parent.type == "assignment_expression":
+        p = p.parent
+    return p.parent is not None and p.parent.type == "expression_statement" and \
+        p.parent.parent is not None and p.parent.parent.type == "program"
 
 
 def _imports_c(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:

@@ -31,6 +31,9 @@ Resolution rules, per language (one edge per (importer, imported file) pair; sel
   (``export {HTTPError} from './errors/HTTPError.js'`` in ``index.ts``) also reaches the module it
   is re-exported from (followed through further barrels); ``export * from`` is not followed here
   (which names it brings is not known from imports alone; ``pipeline.calls`` follows it for calls).
+  A CommonJS module that is another one whole (express's ``index.js``: ``module.exports =
+  require('./lib/express')``) is followed from every import of it, whatever it takes (``require``,
+  a default import): ``require('..')`` reaches ``lib/express.js`` too, through ``index.js``.
 - C/C++: ``#include "x.h"`` against the including directory, then the include roots (repository
   root, ``include/``, ``src/`` and every directory named ``include``), then a unique path-suffix
   match; ``#include <x.h>`` only against directories named ``include``; otherwise external.
@@ -77,7 +80,10 @@ class ImportRef:
     (``os.path``, ``./util``, ``util.h``, ``github.com/x/y``, ``com.x.Y``, ``crate::a::b``).
     ``names`` holds the names of a Python ``from`` import, or ``("*",)`` for a wildcard/glob;
     JavaScript/TypeScript: the names an ES import or ``export ... from`` takes (``default`` for a
-    default import, ``*`` for ``* as F`` and ``export *``).
+    default import, ``*`` for ``* as F`` and ``export *``); a CommonJS ``module.exports =
+    require('./x')`` is an ``export`` of ``WHOLE`` bound as ``WHOLE`` (every name, as ``export *``,
+    and the module itself: followed, unlike ``export *``; an ES record never has ``bound`` equal to
+    ``names``).
     ``level`` is the number of leading dots of a Python relative import. ``bound``: the names a
     ``from`` import (JS/TS: an ES import or re-export) binds, one per name, when an ``as`` renames
     one (else empty), or the one ``import a.b as c`` (Go: ``c "a/b"``; Rust: ``use a::b as c``)
@@ -116,6 +122,7 @@ class FileImports:
 
 
 _JS_LANGS = ("javascript", "typescript", "tsx")
+WHOLE = ("*",)               # a JS module that is another one whole: its record's names and bound
 _REEXPORT_DEPTH = 3          # JS/TS barrels followed from one import
 _JS_EXTS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_ESM_SWAP = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
@@ -212,6 +219,23 @@ class _Resolver:
                     out.append((t, path))
                     if depth < _REEXPORT_DEPTH:
                         out.extend(self.js_through(t, ref.names, depth + 1))
+        return out
+
+    def js_whole(self, path: str) -> list[tuple[str, str | None]]:
+        """The modules a JS/TS module is, whole (``module.exports = require('./lib/express')``),
+        followed through further such modules (a cycle ends), each with the module it was
+        reached through."""
+        out: list[tuple[str, str | None]] = []
+        seen = {path}
+        ref = self.js_reexports.get(path, {}).get("*")
+        while ref is not None and ref.bound == WHOLE and len(out) < _REEXPORT_DEPTH:
+            got = [t for t in self.js(path, ref) if t not in seen]
+            if not got:
+                break
+            out.append((got[0], path))
+            path = got[0]
+            seen.add(path)
+            ref = self.js_reexports.get(path, {}).get("*")
         return out
 
     # -- c / c++ ------------------------------------------------------------------------------
@@ -359,8 +383,15 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
             if ref.kind == PACKAGE:         # a Kotlin/Scala file's own package and names: no import
                 continue
             got: list[tuple[str, str | None]] = [(t, None) for t in fn(f.path, ref)]
-            if got and f.language in _JS_LANGS and ref.kind in ("import", "export"):
-                got += r.js_through(got[0][0], ref.names)
+            if got and f.language in _JS_LANGS:
+                ends = [got[0][0]]
+                for t, via in r.js_whole(got[0][0]):
+                    got.append((t, via))
+                    ends.append(t)
+                if ref.kind in ("import", "export"):
+                    for e in ends:
+                        got += r.js_through(e, ref.names)
+                got = list(dict.fromkeys(got))
             yield f, ref, got, not got and (f.language != "rust" or r.rust_outside(ref)), None
 
 
@@ -368,14 +399,16 @@ def js_reexports(files: Iterable[FileImports]) -> dict[str, dict[str, ImportRef]
     """JS/TS module path -> each name it re-exports by name (``export {Account as Acct} from
     './account'``) -> that record, of the one name (``Account``). ``export *`` is left out: which
     names it re-exports is not known from the imports alone (``pipeline.calls`` reads it against
-    the definitions)."""
+    the definitions); a module that is another whole (``WHOLE``) has that record under ``*``."""
     out: dict[str, dict[str, ImportRef]] = {}
     for f in files:
         if f.language not in _JS_LANGS:
             continue
         table = out[f.path] = {}                 # a file given twice: the later one
         for ref in f.imports:
-            if ref.kind == "export":
+            if ref.kind == "export" and ref.bound == WHOLE:
+                table["*"] = ref
+            elif ref.kind == "export":
                 for i, n in enumerate(ref.names):
                     if n != "*":
                         table[ref.bound[i] if ref.bound else n] = replace(ref, names=(n,), bound=())
@@ -512,4 +545,4 @@ def resolve_paths(files: Iterable[FileImports], all_paths: Iterable[str],
             for t, _ in targets if t != f.path}
 
 
-__all__ = ["ImportRef", "FileImports", "resolve", "resolve_paths", "external_target", "js_reexports"]
+__all__ = ["ImportRef", "FileImports", "resolve", "resolve_paths", "external_target", "js_reexports", "WHOLE"]

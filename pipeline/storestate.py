@@ -122,7 +122,10 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # their own files, parenthesized lambdas are nodes, a bound lambda's signature is ``name = lambda params``;
 # 32: a module's ``def __getattr__`` (PEP 562) imports for the module (``from pkg import run`` links there).
 # 33: Kotlin and Scala files are parsed (definitions, imports, their package's declared names).
-PARSE_FORMAT = 33
+# 34: a JS chained assignment defines each name, object-literal methods (module.exports = {...},
+# X.prototype = {...}) and Go package-level function variables are nodes; `module.exports = require(x)`
+# is recorded as a whole-module re-export.
+PARSE_FORMAT = 34
 
 
 def config_key(cfg: IndexConfig) -> str:

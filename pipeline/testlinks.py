@@ -6,7 +6,9 @@ A file is a test when its name follows its language's convention (``test_x.py``,
 ``tests/`` directory, ``test_x.c``, ``x_unittest.cc`` ..., and Django-style ``tests.py``); a
 JavaScript/TypeScript file in a ``test/`` or ``tests/`` folder at the repository's top or a
 package's (beside a ``package.json``), as AVA, mocha and tap keep them (``test/retry.ts``), unless
-it is a helper (in a ``helpers``/``fixtures``/... folder below, ``_x.js``, ``index``, ``setup``).
+it is a helper (in a ``helpers``/``fixtures``/... folder below, ``_x.js``, ``index``, ``setup``; a
+``utils.js``, ``helpers.js``... only when a file of the repository imports it: express's
+``test/utils.js``, which no test imports, holds the tests of ``lib/utils.js``).
 
 - ``by: "name"``: the test's subject (``x``) is matched to a non-test file of the same language
   family named ``x`` of the test's own package (Go: only in the test's own directory; Rust: of the
@@ -16,7 +18,11 @@ it is a helper (in a ``helpers``/``fixtures``/... folder below, ``_x.js``, ``ind
   ``pyproject.toml``, ``setup.py`` or ``setup.cfg``, a manifest inside a test folder not counted;
   a test under no such folder may name any file): a monorepo's ``packages/admin/src/cart.test.ts``
   is no test of ``packages/web/src/cart.ts``, while its imports still reach across packages
-  (``by: "import"``). A repository with one manifest at its top is one package. When several
+  (``by: "import"``). A repository with one manifest at its top is one package. A file in an
+  examples, demo or static-asset folder the test is not in is no subject (express's
+  ``test/app.js`` does not test ``examples/static-files/public/js/app.js``). A JavaScript/TypeScript
+  test whose subject names no file is matched to the file defining a definition so named (given
+  ``defines``): express's ``test/res.send.js`` tests ``res.send`` of ``lib/response.js``. When several
   match, the one whose directories best mirror the test's wins (``tests/pkg/test_mod.py`` ->
   ``src/pkg/mod.py``), then the one sharing the longest directory prefix with it, then the
   shortest path. Weight 2: listed before the other links of a file.
@@ -64,6 +70,11 @@ _JS_AIDS = frozenset({"helpers", "helper", "fixtures", "fixture", "__fixtures__"
                       "utils", "util", "testdata", "types"})
 _JS_AID_STEMS = frozenset({"helpers", "helper", "fixtures", "fixture", "support", "mocks", "utils", "util", "index",
                            "setup", "teardown", "globals", "global-setup", "common"})
+# of those, the stems a test of the module so named may have too: a helper when something imports it
+_JS_NAMED_AIDS = frozenset({"helpers", "helper", "fixtures", "fixture", "support", "mocks", "utils", "util", "common"})
+# folders of examples and static or built assets: no test's subject by name from outside them
+_ASIDE = frozenset({"examples", "example", "demo", "demos", "public", "static", "assets", "vendor", "dist"})
+_JS_DEFINED = "js#def"          # the name index's family key of the definitions (``link_tests(defines=)``)
 BY_NAME_WEIGHT = 2.0            # a file's name-linked test before those that import or call it
 # the files whose folder is a package of a family, within which a test's subject is named
 _MANIFESTS = {"js": ("package.json",), "py": ("pyproject.toml", "setup.py", "setup.cfg")}
@@ -92,19 +103,25 @@ def js_roots(paths: Iterable[str]) -> set[str]:
     return {""} | {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "package.json"}
 
 
-def _in_js_test_folder(path: str, roots: Collection[str]) -> bool:
-    """``test/retry.ts``, ``packages/a/tests/unit/x.js`` (ROOTS: ``js_roots``), not a helper there."""
+def _in_js_test_folder(path: str, roots: Collection[str], imported: Collection[str] | None = None) -> bool:
+    """``test/retry.ts``, ``packages/a/tests/unit/x.js`` (ROOTS: ``js_roots``), not a helper there
+    (IMPORTED: the paths some file imports, when known: a ``utils.js`` no file imports is a test)."""
     parts = path.split("/")
     for i, part in enumerate(parts[:-1]):
         if part in _JS_TEST_FOLDERS and "/".join(parts[:i]) in roots:
             stem = _split(path)[1]
-            return not (stem.startswith("_") or stem in _JS_AID_STEMS or any(p in _JS_AIDS for p in parts[i + 1:-1]))
+            if stem.startswith("_") or any(p in _JS_AIDS for p in parts[i + 1:-1]):
+                return False
+            if stem in _JS_NAMED_AIDS and imported is not None:
+                return path not in imported
+            return stem not in _JS_AID_STEMS
     return False
 
 
-def subject(path: str, roots: Collection[str] = ("",)) -> str | None:
+def subject(path: str, roots: Collection[str] = ("",), imported: Collection[str] | None = None) -> str | None:
     """The name of what a test file tests (``test_app.py`` -> ``app``), else None. ``roots``:
-    ``js_roots``, where a JavaScript/TypeScript test folder counts (default: the top only)."""
+    ``js_roots``, where a JavaScript/TypeScript test folder counts (default: the top only);
+    ``imported``: the paths some file imports (``_in_js_test_folder``)."""
     d, stem, _ = _split(path)
     fam = family(path)
     if fam is None:
@@ -112,17 +129,19 @@ def subject(path: str, roots: Collection[str] = ("",)) -> str | None:
     m = _RULES[fam].match(stem)
     if m:
         return next(g for g in m.groups() if g)
-    if fam == "js" and ("__tests__" in path.split("/")[:-1] or _in_js_test_folder(path, roots)):
+    if fam == "js" and ("__tests__" in path.split("/")[:-1] or _in_js_test_folder(path, roots, imported)):
         return stem
     if fam == "rs" and posixpath.basename(d) == "tests":
         return stem
     return None
 
 
-def is_test_path(path: str, packages: Collection[str] = (), roots: Collection[str] = ("",)) -> bool:
+def is_test_path(path: str, packages: Collection[str] = (), roots: Collection[str] = ("",),
+                 imported: Collection[str] | None = None) -> bool:
     """``packages``: folders holding an ``__init__.py``. A ``test.py`` module inside one (outside a
     test folder) is the package's own code, e.g. werkzeug's test client ``src/werkzeug/test.py``;
-    ``tests.py`` there stays a test (Django apps keep their tests so). ``roots``: ``js_roots``."""
+    ``tests.py`` there stays a test (Django apps keep their tests so). ``roots``: ``js_roots``;
+    ``imported``: the paths some file imports (``_in_js_test_folder``)."""
     fam = family(path)
     if fam is None:
         return False
@@ -131,7 +150,13 @@ def is_test_path(path: str, packages: Collection[str] = (), roots: Collection[st
         if base == "test.py" and posixpath.dirname(path) in packages and not in_test_dir(path):
             return False
         return base != "conftest.py"
-    return subject(path, roots) is not None
+    return subject(path, roots, imported) is not None
+
+
+def _aside(test: str, cand: str) -> bool:
+    """Whether CAND lies in an examples, demo or static-asset folder (``_ASIDE``) that TEST is not in."""
+    parts = cand.split("/")[:-1]
+    return any(p in _ASIDE and not test.startswith("/".join(parts[:i + 1]) + "/") for i, p in enumerate(parts))
 
 
 def _score(test: str, cand: str) -> tuple[int, int, int]:
@@ -174,14 +199,17 @@ def _package_dirs(paths: Iterable[str]) -> dict[str, set[str]]:
 
 
 def _name_targets(test: str, index: dict[tuple[str, str], list[str]], roots: Collection[str] = ("",),
-                  crates: Collection[str] = (), packages: Mapping[str, Collection[str]] | None = None
-                  ) -> list[str]:
-    """The file ``test`` tests by its name, of its own package (``packages``: ``_package_dirs``)."""
-    subj = subject(test, roots)
+                  crates: Collection[str] = (), packages: Mapping[str, Collection[str]] | None = None,
+                  imported: Collection[str] | None = None) -> list[str]:
+    """The file ``test`` tests by its name, of its own package (``packages``: ``_package_dirs``),
+    none in an examples or assets folder it is not in (``_aside``)."""
+    subj = subject(test, roots, imported)
     fam = family(test)
     if not subj or fam is None:
         return []
-    cands = index.get((fam, subj), [])
+    cands = [c for c in index.get((fam, subj), []) if not _aside(test, c)]
+    if fam == "js" and not cands:           # test/res.send.js: the file defining res.send
+        cands = [c for c in dict.fromkeys(index.get((_JS_DEFINED, subj), [])) if not _aside(test, c)]
     bound = (packages or {}).get(fam)
     if fam == "go":
         d = posixpath.dirname(test)
@@ -200,16 +228,20 @@ def _name_targets(test: str, index: dict[tuple[str, str], list[str]], roots: Col
     return [best]
 
 
-def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) -> list[dict]:
+def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict],
+               defines: Iterable[tuple[str, str]] = ()) -> list[dict]:
     """``tests`` edges (src: test file id, dst: tested file id, meta ``{"by": "name"|"import"}``;
-    a Go test's other links are ``used_by_tests``')."""
+    a Go test's other links are ``used_by_tests``'). ``defines``: (path, qualified name) of the
+    definitions, for a JavaScript/TypeScript test whose subject names a definition, not a file."""
     paths = sorted(set(paths))
     import_edges = list(import_edges)
     packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
     crates = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "Cargo.toml"}
     manifests = _package_dirs(paths)
     roots = js_roots(paths)
-    tests = {p for p in paths if is_test_path(p, packages, roots)}
+    by_id = {node_id(repo, p, "file", ""): p for p in paths}
+    imported = {p for e in import_edges if (p := by_id.get(e["dst"])) is not None and by_id.get(e["src"]) != p}
+    tests = {p for p in paths if is_test_path(p, packages, roots, imported)}
     unnamed = _rust_test_modules(repo, paths, import_edges)      # a test crate's modules: no subject by name
     index: dict[tuple[str, str], list[str]] = defaultdict(list)
     for p in paths:
@@ -222,11 +254,13 @@ def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) ->
             index[(fam, posixpath.basename(d))].append(p)
         if fam == "py" and stem == "__init__":
             index[(fam, posixpath.basename(d))].append(p)
+    for p, qual in defines:
+        if family(p) == "js" and "." in qual and p not in tests and not in_test_dir(p):
+            index[(_JS_DEFINED, qual)].append(p)        # express's res.send: a method, qualified
     found: dict[tuple[str, str], str] = {}
     for t in sorted(tests - unnamed):
-        for target in _name_targets(t, index, roots, crates, manifests):
+        for target in _name_targets(t, index, roots, crates, manifests, imported):
             found[(t, target)] = "name"
-    by_id = {node_id(repo, p, "file", ""): p for p in paths}
     for e in import_edges:
         src, dst = by_id.get(e["src"]), by_id.get(e["dst"])
         if src in tests and dst is not None and dst not in tests and not in_test_dir(dst) and family(src) != "go":

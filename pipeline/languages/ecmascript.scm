@@ -40,6 +40,26 @@
     right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @definition.method
   (#eq? @_proto "prototype"))
 
+; a.f = b.g = function g () {} (a chain: express's `req.get = req.header = function header`): each
+; name is a definition as its single form above is (req.get, req.header; exports.f a function,
+; F.prototype.f F's method), all of one function (pipeline/definitions.py pairs the names with it)
+(expression_statement
+  (assignment_expression
+    right: (assignment_expression))) @bound.method
+
+; F.prototype = { f () {}, g: function () {} }: methods of F's instances (F.f, F.g), as above
+((expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @receiver
+      property: (property_identifier) @_proto)
+    right: (object
+      [(pair
+         key: [(property_identifier) (string)] @name
+         value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+       (method_definition name: [(property_identifier) (string)] @name body: (_) @body)] @definition.method)))
+  (#eq? @_proto "prototype"))
+
 (class_body
   (method_definition
     name: (_) @name

@@ -40,4 +40,17 @@
   name: (field_identifier) @name
   body: (_) @body) @definition.method
 
+; var Handler = func(x int) int {...}: a package-level function variable is a function (as JS
+; `const f = () => {}` is); one inside a function body is that function's code
+(var_declaration
+  (var_spec
+    name: (identifier) @name
+    value: (expression_list . (func_literal body: (_) @body) .))) @definition.function
+
+(var_declaration
+  (var_spec_list
+    (var_spec
+      name: (identifier) @name
+      value: (expression_list . (func_literal body: (_) @body) .)) @definition.function))
+
 (import_spec) @import

@@ -22,6 +22,18 @@
       right: (function_expression name: (identifier) @name body: (_) @body)))) @definition.function
   (#eq? @_module "module") (#eq? @_exports "exports"))
 
+; module.exports = { parse: function () {}, format () {} }: the module's functions (parse, format),
+; as exports.parse = function () {} is
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    right: (object
+      [(pair
+         key: [(property_identifier) (string)] @name
+         value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+       (method_definition name: [(property_identifier) (string)] @name body: (_) @body)] @definition.function)))
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+
 ; class fields holding functions: handle = (e) => {}
 (class_body
   (field_definition
