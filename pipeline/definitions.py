@@ -157,20 +157,25 @@ def _blanket_trait(impl: ts.Node, name: str, src: bytes) -> str | None:
     return None
 
 
+def _chain(stmt: ts.Node, assignment: str) -> tuple[list[ts.Node], ts.Node | None]:
+    """The targets of a chained assignment statement (``a = b = value``), left to right, and its value."""
+    node = stmt.named_children[0] if stmt.named_child_count else None
+    targets: list[ts.Node] = []
+    value = None
+    while node is not None and node.type == assignment:
+        left = node.child_by_field_name("left")
+        if left is not None:
+            targets.append(left)
+        value = node = node.child_by_field_name("right")
+    return targets, value
+
+
 def _bound_lambdas(stmt: ts.Node) -> list[tuple[ts.Node, ts.Node]]:
     """(name, lambda) of each name a Python assignment statement binds to a lambda through a chain
     (``a = b = lambda x: ...``) or a tuple or list, element by element (``a, b = f, lambda y:
     ...``; nested ones too; a starred element makes the pairing unknown: none), or in parentheses
     (``f = (lambda x: ...)``, ``a, b = (lambda: 1), (lambda: 2)``: black wraps a long lambda so)."""
-    node = stmt.named_children[0] if stmt.named_child_count else None
-    targets: list[ts.Node] = []
-    value = None
-    while node is not None and node.type == "assignment":
-        left = node.child_by_field_name("left")
-        if left is not None:
-            targets.append(left)
-        value = node.child_by_field_name("right")
-        node = value
+    targets, value = _chain(stmt, "assignment")
     out: list[tuple[ts.Node, ts.Node]] = []
     if value is None:
         return out
@@ -201,14 +206,7 @@ def _bound_functions(stmt: ts.Node, src: bytes) -> list[tuple[ts.Node, str, list
     function (``req.get = req.header = function header(name) {}``): ``obj.f`` a method of obj,
     ``F.prototype.f`` one of F, ``exports.f`` / ``module.exports.f`` a function; a plain variable
     or ``module.exports`` itself is no name here (``javascript.scm`` names the module's function)."""
-    node = stmt.named_children[0] if stmt.named_child_count else None
-    targets: list[ts.Node] = []
-    value = None
-    while node is not None and node.type == "assignment_expression":
-        left = node.child_by_field_name("left")
-        if left is not None:
-            targets.append(left)
-        value = node = node.child_by_field_name("right")
+    targets, value = _chain(stmt, "assignment_expression")
     if value is None or value.type not in ("function_expression", "arrow_function"):
         return []
     out: list[tuple[ts.Node, str, list[str], ts.Node]] = []
