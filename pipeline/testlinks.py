@@ -18,8 +18,8 @@ it is a helper (in a ``helpers``/``fixtures``/... folder below, ``_x.js``, ``ind
   ``pyproject.toml``, ``setup.py`` or ``setup.cfg``, a manifest inside a test folder not counted;
   a test under no such folder may name any file): a monorepo's ``packages/admin/src/cart.test.ts``
   is no test of ``packages/web/src/cart.ts``, while its imports still reach across packages
-  (``by: "import"``). A repository with one manifest at its top is one package. A file in an
-  examples, demo or static-asset folder the test is not in is no subject (express's
+  (``by: "import"``). A repository with one manifest at its top is one package. A JavaScript/TypeScript
+  file in an examples, demo or static-asset folder the test is not in is no subject (express's
   ``test/app.js`` does not test ``examples/static-files/public/js/app.js``). A JavaScript/TypeScript
   test whose subject names no file is matched to the file defining a definition so named (given
   ``defines``): express's ``test/res.send.js`` tests ``res.send`` of ``lib/response.js``. When several
@@ -202,12 +202,12 @@ def _name_targets(test: str, index: dict[tuple[str, str], list[str]], roots: Col
                   crates: Collection[str] = (), packages: Mapping[str, Collection[str]] | None = None,
                   imported: Collection[str] | None = None) -> list[str]:
     """The file ``test`` tests by its name, of its own package (``packages``: ``_package_dirs``),
-    none in an examples or assets folder it is not in (``_aside``)."""
+    for JavaScript/TypeScript none in an examples or assets folder it is not in (``_aside``)."""
     subj = subject(test, roots, imported)
     fam = family(test)
     if not subj or fam is None:
         return []
-    cands = [c for c in index.get((fam, subj), []) if not _aside(test, c)]
+    cands = [c for c in index.get((fam, subj), []) if fam != "js" or not _aside(test, c)]   # a Python package may be `public`
     if fam == "js" and not cands:           # test/res.send.js: the file defining res.send
         cands = [c for c in dict.fromkeys(index.get((_JS_DEFINED, subj), [])) if not _aside(test, c)]
     bound = (packages or {}).get(fam)

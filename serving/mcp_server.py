@@ -101,9 +101,6 @@ def _quote_note(fields: dict) -> dict:
     return out
 
 
-_FRESHNESS_SAYS = ("stale: ", "uncommitted changes in ")    # ``stratum.freshness``'s warnings begin so
-
-
 def render(resp: Response) -> str:
     """Compact JSON for an agent: the full envelope, then items without empty fields (notes quoted)."""
     d = dataclasses.asdict(resp)
@@ -232,8 +229,9 @@ class _Connection:
         next answer's warnings, once: MCP dropped it, where gRPC and the CLI say it (a probe)."""
         for w in resp.envelope.warnings:
             log.warning("%s", w)
-        # the store's freshness at opening is no news to an answer, which says its own
-        self._pending_warnings = [w for w in resp.envelope.warnings if not w.startswith(_FRESHNESS_SAYS)]
+        # the opening's own words (``Tools.open_session``'s ``opening``): the freshness and branch
+        # warnings every answer carries are no news to the first one
+        self._pending_warnings = list(resp.data.get("opening") or [])
         return resp.data["session"]
 
     def close(self) -> None:

@@ -99,7 +99,10 @@ class Tools:
         s, warnings = self._open(author, model, budget, policy)
         s.view = view
         r = self._respond(s, [], R.Page("open_session"), warnings=warnings)
-        r.data.update(session=s.id, author=s.author, authenticated=_proven(s), label=session_label(s.id))
+        # ``opening``: what the opening itself says ("author ... ignored"), apart from the freshness and
+        # branch words every answer carries: a front that opens sessions unseen (MCP) passes it on
+        r.data.update(session=s.id, author=s.author, authenticated=_proven(s), label=session_label(s.id),
+                      opening=warnings)
         return r
 
     def resume_session(self, session: str, author: str = "", budget: int | None = None,

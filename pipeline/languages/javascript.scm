@@ -24,14 +24,13 @@
 
 ; module.exports = { parse: function () {}, format () {} }: the module's functions (parse, format),
 ; as exports.parse = function () {} is
-((expression_statement
-  (assignment_expression
+((assignment_expression
     left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
     right: (object
       [(pair
          key: [(property_identifier) (string)] @name
          value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
-       (method_definition name: [(property_identifier) (string)] @name body: (_) @body)] @definition.function)))
+       (method_definition name: [(property_identifier) (string)] @name body: (_) @body)] @definition.function))
   (#eq? @_module "module") (#eq? @_exports "exports"))
 
 ; class fields holding functions: handle = (e) => {}

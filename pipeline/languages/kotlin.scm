@@ -10,6 +10,7 @@
   (class_body)? @body) @definition.interface
 
 (class_declaration
+  (modifiers (class_modifier "enum"))
   name: (identifier) @name
   (enum_class_body) @body) @definition.enum
 

@@ -179,6 +179,9 @@ def test_branch_session_over_grpc_cli_and_mcp(branched):
             return json.loads(found.content[0].text), gone
     found, gone = anyio.run(over_mcp)
     assert any(i["qualname"] == "zebra_frobnicate" for i in found["items"])
+    # the branch's word once, as gRPC and the CLI say it (the opening's copy doubled it: review r1)
+    overlay = [w for w in found["envelope"]["warnings"] if w.startswith("branch overlay")]
+    assert len(overlay) == 1, found["envelope"]["warnings"]
     assert gone.is_error and "not on" in gone.content[0].text
     assert _store_state(store) == before
 

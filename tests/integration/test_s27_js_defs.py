@@ -36,6 +36,7 @@ FILES = {
                      "  format(s) { return String(s) },\n"
                      "  limit: 3,\n"
                      "}\n"),
+    "lib/chain.js": "exports = module.exports = {\n  open() { return 1 },\n  close: function () { return 2 },\n}\n",
     "lib/router.js": ("function Router() {}\n"
                       "Router.prototype = {\n"
                       "  handle(req) { function inner() { return req } return inner() },\n"
@@ -95,6 +96,8 @@ def test_a_chained_assignment_defines_every_name(tools):
 def test_an_object_literals_functions_are_definitions(tools):
     assert sorted(_walk(tools, "lib/utils.js", "contains")) == ["lib/utils.js::format", "lib/utils.js::parse"]
     assert _span(tools, "lib/utils.js::parse") == ("function", "parse", 2, 2)
+    # the chained form too (review r1: exports = module.exports = {...} defined nothing)
+    assert sorted(_walk(tools, "lib/chain.js", "contains")) == ["lib/chain.js::close", "lib/chain.js::open"]
     assert sorted(_walk(tools, "lib/router.js", "contains")) == ["lib/router.js::Router", "lib/router.js::Router.handle"]
     assert _span(tools, "lib/router.js::Router.handle") == ("method", "Router.handle", 3, 3)   # inner: its code
 

@@ -41,3 +41,12 @@ def test_a_utils_test_no_file_imports_is_a_test_an_imported_one_a_helper():
     assert ("test/utils.js", "lib/utils.js", "name") in got
     assert not any("helpers" in s or "support" in s for s, _, _ in got)
     assert not any(s == "test/app.js" for s, _, _ in got)                     # only an example's asset so named
+
+
+def test_a_python_package_named_public_keeps_its_tests():
+    """The examples/assets rule is JavaScript's: a Python package `shop/public` is code (the rule lost
+    tests/test_catalog.py -> shop/public/catalog.py, review r1)."""
+    paths = ["shop/__init__.py", "shop/public/__init__.py", "shop/public/catalog.py", "tests/test_catalog.py"]
+    name = {node_id("r", p, "file", ""): p for p in paths}
+    got = [(name[e["src"]], name[e["dst"]]) for e in link_tests("r", paths, [])]
+    assert ("tests/test_catalog.py", "shop/public/catalog.py") in got
