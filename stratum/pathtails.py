@@ -443,12 +443,22 @@ def installed(shards: Sequence["Shard"], target: str, asked: str) -> NotFound | 
         return None
     rel = _module_path(segs[lib + 1:])
     if segs[lib] == "node_modules":
-        package = "/".join(rel[:2 if rel[0].startswith("@") else 1])
-        what = f"package {echo(package)!r}, and no package.json here names it"
+        n = 2 if rel[0].startswith("@") else 1
+        package, rest = "/".join(rel[:n]), "/".join(rel[n:])
+        homes = sorted({d or "the repository's root" for sh in shards for d in _named_package(sh, package)})
+        what = (f"package {echo(package)!r}, which is {', '.join(homes)} here, and that has no file {echo(rest)!r}"
+                if homes else f"package {echo(package)!r}, and no package.json here names it")
     else:
         module = ".".join(rel).removesuffix(".py")
         what = f"module {echo(module)!r}, and no file here is that module under a source root"
     return NotFound(f"no file {echo(asked)!r}: it is an installed copy ({segs[lib]}/) of {what}")
+
+
+def _named_package(sh: "Shard", package: str) -> list[str]:
+    """The folders of ``sh`` whose package.json names ``package`` ("" for the root)."""
+    t = tails(sh)
+    return [d for p in t.at if p.rpartition("/")[2] == "package.json"
+            and _package_name(t, sh, None, d := p.rpartition("/")[0]) == package]
 
 
 def _module_path(rel: list[str]) -> list[str]:

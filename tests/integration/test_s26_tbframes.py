@@ -177,5 +177,9 @@ def test_get_reads_an_installed_copys_path_as_its_traceback_frame_does(tools):
         with pytest.raises(NotFound, match=r"installed copy \(node_modules/\) of package 'express', "
                                             r"and no package.json here names it"):
             t.get(s, other)
+    # a package that is here, without that file: said so, not "no package.json names it" (review r1)
+    with pytest.raises(NotFound, match=r"installed copy \(node_modules/\) of package '@acme/web', which is the "
+                                        r"repository's root here, and that has no file 'lib/router/missing.js'"):
+        t.get(s, "/srv/x/node_modules/@acme/web/lib/router/missing.js")
     with pytest.raises(NotFound, match=r"installed copy \(site-packages/\) of module 'helpers'"):
         t.get(s, "/usr/lib/python3.11/site-packages/helpers.py")
