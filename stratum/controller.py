@@ -298,9 +298,10 @@ class Controller:
         their imports/tests neighbours and co-change partners, best S(v) first, each at api level
         (summary if api does not fit), within ``budget`` tokens, never over the free room above the
         reserve (``free``, the default), each item at its whole cost (what the answer returns; with
-        ``extra(node_id)``, its attached notes). The focus files first: each at summary, then at api
+        ``extra(node_id)``, its attached notes). The focus files first: each at its cheapest level, then at api
         where it fits, then the rest (a fill in S(v) order passed over a focus file too large and
-        served six unrelated small files: a probe); ``unfit``: the focus files that fit at no level.
+        served six unrelated small files: a probe); ``unfit``: the focus files that fit at no level,
+        at their cheapest, and ``before``: what the focus files ranked before each took.
         Nodes held at that level (of that ``version(node_id)``) are skipped. No state changes."""
         with self._lock:
             if focus is None:
@@ -327,10 +328,14 @@ class Controller:
                         and not (n in held and RANK[held[n].level] >= RANK[lvl])] for _, n in ranked}
             top = [n for _, n in ranked if n in files]
             pick: dict[str, tuple[str, int]] = {}
-            for n in top:                            # each focus file at its smallest level first
-                if opts[n] and opts[n][-1][1] <= left:
-                    pick[n] = opts[n][-1]
-                    left -= pick[n][1]
+            before: dict[str, int] = {}             # what the focus files ranked before each took
+            for n in top:                            # each focus file at its cheapest level first
+                if opts[n]:
+                    before[n] = sum(t for _, t in pick.values())
+                    cheap = min(opts[n], key=lambda o: o[1])
+                    if cheap[1] <= left:
+                        pick[n] = cheap
+                        left -= cheap[1]
             for n in top + [n for _, n in ranked if n not in files]:    # then the largest level that fits
                 for lvl, tok in opts[n]:
                     if n in pick and pick[n][0] == lvl:
@@ -340,8 +345,8 @@ class Controller:
                         pick[n] = (lvl, tok)
                         break
             return PrefetchPlan([PlannedItem(n, *pick[n], round(sc, 6)) for sc, n in ranked if n in pick],
-                                [PlannedItem(n, *opts[n][-1], round(sc, 6)) for sc, n in ranked
-                                 if n in files and n not in pick and opts[n] and n not in held])
+                                [PlannedItem(n, *min(opts[n], key=lambda o: o[1]), round(sc, 6)) for sc, n in ranked
+                                 if n in files and n not in pick and opts[n] and n not in held], before)
 
     # ---- internals -----------------------------------------------------------------------------
     def _validate(self, items: Iterable[Sequence]) -> list[tuple[str, str, int, int, str]]:

@@ -69,12 +69,15 @@ class PlannedItem(NamedTuple):
 
 class PrefetchPlan(list[PlannedItem]):
     """``Controller.prefetch_plan``'s items, best first, and ``unfit``: the focus files it holds at no
-    level (none of their levels fit), each at its smallest level's whole cost, so the answer can say
-    what they need (a prefetch that left the focus out said nothing: a probe)."""
+    level (none of their levels fit), each at its cheapest level's whole cost, and ``before``: the
+    tokens the focus files ranked before each took, so the answer can say what they need (a prefetch
+    that left the focus out said nothing: a probe; then it named a budget the files before it filled)."""
 
-    def __init__(self, items: Iterable[PlannedItem] = (), unfit: Iterable[PlannedItem] = ()):
+    def __init__(self, items: Iterable[PlannedItem] = (), unfit: Iterable[PlannedItem] = (),
+                 before: dict[str, int] | None = None):
         super().__init__(items)
         self.unfit = tuple(unfit)
+        self.before = dict(before or {})
 
 
 __all__ = ["ControllerConfig", "Admitted", "AdmitResult", "PlannedItem", "PrefetchPlan"]

@@ -130,15 +130,18 @@ def within(items: list, budget: int | None) -> list:
     return out
 
 
-def focus_left_out(path: str, level: str, tokens: int, notes: int, room: int, free: int) -> str:
+def focus_left_out(path: str, level: str, tokens: int, notes: int, room: int, free: int, taken: int = 0) -> str:
     """What a prefetch says of a focus file it could not hold at any level (``PrefetchPlan.unfit``):
-    its cost, and what would hold it. It served the neighbours without a word (a probe: budget 200,
-    ``api.py`` 242 tokens at summary with its notes, and six small unrelated files came instead)."""
+    its cost at its cheapest level, and what would hold it beside the ``taken`` tokens of the focus
+    files before it. It served the neighbours without a word (a probe: budget 200, ``api.py`` 242
+    tokens at summary with its notes, and six small unrelated files came instead)."""
     why = f" ({notes} of them the notes it carries)" if notes else ""
-    how = (f"prefetch with a budget of at least {tokens}, or get it" if tokens <= free else
+    need = tokens + taken
+    how = (f"prefetch with a budget of at least {need}, or get it" if need <= free else
            f"get it (a get evicts what the session needs least; {free} tokens are free above the reserve)")
-    return (f"focus file {terminal_safe(path)} is not in this prefetch: even at {level} level it costs {tokens} "
-            f"tokens{why}, more than the {room} this prefetch could use; to read it, {how}")
+    after = f" left after the focus files before it ({taken} tokens)" if taken else " this prefetch could use"
+    return (f"focus file {terminal_safe(path)} is not in this prefetch: even at {level} level, its cheapest, it "
+            f"costs {tokens} tokens{why}, more than the {room - taken}{after}; to read it, {how}")
 
 
 def _shown(notes: list[AttachedNote], cap: int) -> list[AttachedNote]:

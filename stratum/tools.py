@@ -437,8 +437,8 @@ class Tools:
             items.append(self._item(t.shard, t.row, t.note, p.level, view=s.view))
         kept = R.within(items, room)   # notes written meanwhile
         # the focus first: one that fits at no level is said, with what would hold it (no room: said below)
-        said = [R.focus_left_out(ids[u.node_id], u.level, u.tokens, self._notes_cost(u.node_id), room, free)
-                for u in plan.unfit if room > 0]
+        said = [R.focus_left_out(ids[u.node_id], u.level, u.tokens, self._notes_cost(u.node_id), room, free,
+                                 plan.before.get(u.node_id, 0)) for u in plan.unfit if room > 0]
         said += [f"{len(items) - len(kept)} planned items left out: notes written since the plan made the rest "
                  "too large"] if len(kept) < len(items) else []   # an empty or smaller answer says why
         if budget is not None and budget > free:

@@ -64,7 +64,7 @@ def test_a_focus_file_that_fits_at_no_level_is_said_with_what_would_hold_it(tool
     r = tools.prefetch(s, ["pkg/api.py"], budget=budget)
     assert "pkg/api.py" not in [it.path for it in r.items]
     said = _focus_warning(r.envelope.warnings)
-    assert f"even at summary level it costs {summary} tokens" in said, r.envelope.warnings
+    assert f"even at summary level, its cheapest, it costs {summary} tokens" in said, r.envelope.warnings
     assert f"more than the {budget} this prefetch could use" in said
     assert f"prefetch with a budget of at least {summary}" in said
     # and that budget holds it, first
@@ -79,7 +79,7 @@ def test_over_grpc_the_focus_warning_travels(tools):
         c = Client(f"127.0.0.1:{port}")
         r = c.prefetch(c.open_session(budget=20_000).data["session"], ["pkg/api.py"], budget=summary - 1)
         assert "pkg/api.py" not in [it.path for it in r.items]
-        assert f"even at summary level it costs {summary} tokens" in _focus_warning(r.envelope.warnings)
+        assert f"even at summary level, its cheapest, it costs {summary} tokens" in _focus_warning(r.envelope.warnings)
         c.close()
     finally:
         server.stop(None)
@@ -105,3 +105,19 @@ def test_a_focus_file_held_needs_no_warning(tools):
     tools.get(s, "pkg/api.py", level="summary")
     r = tools.prefetch(s, ["pkg/api.py"], budget=10)
     assert not _focus_warning(r.envelope.warnings)
+
+
+def test_a_second_focus_file_left_out_is_told_the_budget_that_holds_both(tools):
+    """The advice counts what the focus files before it took (review r1: it named a budget of its own
+    cost, which the first focus file then filled again)."""
+    cheapest = {p: min(_cost(tools, p, "summary"), _cost(tools, p, "api")) for p in ("pkg/api.py", "pkg/sessions.py")}
+    budget = sum(cheapest.values()) - 1
+    r = tools.prefetch(tools.open_session(budget=20_000).data["session"], list(cheapest), budget=budget)
+    said = [w for w in r.envelope.warnings if w.startswith("focus file")]
+    assert len(said) == 1, r.envelope.warnings
+    out = "pkg/api.py" if said[0].startswith("focus file pkg/api.py") else "pkg/sessions.py"
+    first = cheapest["pkg/sessions.py" if out == "pkg/api.py" else "pkg/api.py"]
+    assert f"more than the {budget - first} left after the focus files before it ({first} tokens)" in said[0], said
+    assert f"prefetch with a budget of at least {sum(cheapest.values())}" in said[0], said
+    both = tools.prefetch(tools.open_session(budget=20_000).data["session"], list(cheapest), budget=sum(cheapest.values()))
+    assert {"pkg/api.py", "pkg/sessions.py"} <= {it.path for it in both.items}, both.envelope.warnings
