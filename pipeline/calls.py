@@ -69,7 +69,7 @@ from __future__ import annotations
 import json
 import posixpath
 from collections import defaultdict
-from typing import Iterable
+from typing import Collection, Iterable
 
 from pipeline import vartypes
 from pipeline.callindex import (CODE as _CODE, JS_FAMILY as _JS_FAMILY, MODULES as _MODULES, Def as _Def,
@@ -469,7 +469,8 @@ def _attributes(r: _Resolver, ix: _Index, refs: list[tuple[dict, dict]]) -> None
 
 def resolve(nodes: list[dict], import_edges: Iterable[dict],
             bindings: dict[str, dict[str, list]], known: Iterable[dict] = (),
-            known_bases: Iterable[tuple[str, str]] = ()) -> list[dict]:
+            known_bases: Iterable[tuple[str, str]] = (), callers: Collection[str] | None = None,
+            kept: Iterable[dict] = ()) -> list[dict]:
     """``calls`` and ``inherits`` edges of ``nodes`` (code nodes with ``meta`` call and base
     records, plus their files), and the ``tests`` edges a Go test's calls make (``by: "use"``,
     ``pipeline.testlinks.used_by_tests``: a Go import lands on every file of the package, what
@@ -478,7 +479,10 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
     further definitions that may be called but whose own calls are not resolved here (an
     overlay's base); ``known_bases``: their own (class, base) ``inherits`` pairs, which a call
     through an unchanged class's bases follows (an overlay missed ``DataFrame.transform`` ->
-    ``Apply.transform``)."""
+    ``Apply.transform``). ``callers``: the paths whose nodes' calls are linked (None: all), with
+    ``kept``, the ``calls`` edges of every other caller as they stand (``pipeline.callkeep``): the
+    bases and declared return types are read from every node still, the typed attributes from
+    the callers' files when they are all Python (a Python class's attributes are its own file's)."""
     ix = _Index([*known, *nodes])
     path_of = {n["id"]: n["path"] for n in nodes if n["kind"] == "file"}
     path_of.update({n["id"]: n["path"] for n in known if n["kind"] == "file"})
@@ -491,9 +495,17 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
     for src, dst in known_bases:
         if src in ix.defs and dst in ix.defs:
             r.bases.setdefault(src, []).append(dst)
-    refs = [(n, json.loads(n["meta"])) for n in nodes if n.get("meta") and n["kind"] in ("file", *_CODE)]
+    refs = [(n, json.loads(n["meta"])) for n in nodes
+            if n.get("meta") and n["kind"] in ("file", *_CODE) and (callers is None or n["path"] in callers)]
+    based = typed = returned = refs
+    if callers is not None:         # of the other nodes, what the callers' links read (their order kept)
+        others = [n for n in nodes if n.get("meta") and n["kind"] in ("file", *_CODE) and n["path"] not in callers]
+        based = refs + [(n, json.loads(n["meta"])) for n in others if '"bases"' in n["meta"]]
+        returned = refs + [(n, json.loads(n["meta"])) for n in others if '"returns"' in n["meta"]]
+        if any(n.get("language") != "python" for n, _ in refs):
+            typed = refs + [(n, json.loads(n["meta"])) for n in others if '"types"' in n["meta"]]
     out: list[dict] = []
-    for n, meta in refs:            # bases first: a method call on self may go through them
+    for n, meta in based:           # bases first: a method call on self may go through them
         for name, recv in meta.get("bases", ()):
             got, how = r.base(ix.defs.get(n["id"]), n["path"], n.get("language") or "", name, recv)
             if got is not None and got != n["id"]:
@@ -501,10 +513,10 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
                 out.append({"src": n["id"], "dst": got, "kind": "inherits", "weight": 1.0,
                             "meta": json.dumps({"how": how, "as": _written(name, recv)},
                                                ensure_ascii=False)})
-    _attributes(r, ix, refs)
+    _attributes(r, ix, typed)
     # declared return types: the parsed nodes' (their meta read above), an overlay base's known ones
     said = [(n, json.loads(n["meta"])) for n in known if '"returns"' in (n.get("meta") or "")]
-    for n, meta in (*refs, *said):
+    for n, meta in (*returned, *said):
         if got := meta.get("returns"):
             r.returns[n["id"]] = (got[0], got[1])
     supers = _classes(ix, r.bases) if ix.arity else None     # what an argument may be passed as (Java overloads)
@@ -534,6 +546,7 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
         for dst, (how, as_, line, k) in found.items():     # json.dumps's text, without its per-call cost
             out.append({"src": n["id"], "dst": dst, "kind": "calls", "weight": float(k),
                         "meta": f'{{"how": {_quoted(how)}, "as": {_quoted(as_)}, "line": {int(line)}}}'})
+    out.extend(kept)
     file_id = {p: i for i, p in path_of.items()}
     # a method-name guess (``err.Error()``: cobra's one Error method) is no evidence of what a test tests
     used = {(t, ix.defs[e["dst"]].path) for e in out

@@ -53,6 +53,9 @@ class RunReport:
     worktree_key: str = ""                                 # of every uncommitted path's state then (storestate.worktree_key)
     config_key: str = ""                                   # fingerprint of the settings that shape the index
     parse_format: int = 0                                  # storestate.PARSE_FORMAT of the parse output kept
+    # the linker's key (callkeep.link_key), the calls edges kept from the previous version, the
+    # files whose callers were linked (all of them when none were kept)
+    link: dict = field(default_factory=dict)
 
     def skip(self, reason: str, path: str) -> None:
         """Count one skipped file under ``reason`` and keep a few sample paths."""

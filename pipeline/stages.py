@@ -12,7 +12,7 @@ import os
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -167,10 +167,13 @@ def file_imports(snap, paths: set[str]) -> list:
 
 # ---- 3. tree, imports, tests --------------------------------------------------------------------
 def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges: list[dict],
-         file_imports: dict, rep: RunReport) -> list[dict]:
+         file_imports: dict, rep: RunReport, prev_snap=None, changed: Collection[str] = ()) -> list[dict]:
     """Tree nodes, import, test, call and inheritance edges (added to ``nodes``/``edges``); returns
-    external imports."""
+    external imports. ``prev_snap``, ``changed`` (the paths parsed): an incremental run links the
+    calls of the changed files' callers alone when no other caller's can differ
+    (``pipeline.callkeep``), keeping the others' edges."""
     from pipeline.files import read_manifests
+    from pipeline.callkeep import link_key, plan
     from pipeline.calls import resolve as resolve_calls
     from pipeline.gopackage import package_methods
     from pipeline.imports import FileImports, resolve
@@ -188,7 +191,11 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
     imp_edges, externals = resolve(repo_name, fi, all_paths, read_manifests(root, all_paths), bindings=bindings)
     edges.extend(imp_edges)
     edges.extend(link_tests(repo_name, all_paths, imp_edges))
-    edges.extend(resolve_calls(nodes, imp_edges, bindings))
+    keep = plan(prev_snap, set(changed), nodes)
+    edges.extend(resolve_calls(nodes, imp_edges, bindings, callers=keep.callers if keep else None,
+                               kept=keep.edges if keep else ()))
+    rep.link = {"key": link_key(), "calls_kept": len(keep.edges) if keep else 0,
+                "callers_files": len(keep.callers) if keep else len(all_paths)}
     rep.external_imports = len(externals)
     return externals
 
@@ -427,7 +434,8 @@ class Writer:
 
 def write(store: Store, version: int, nodes: list[dict], edges: list[dict], externals: list[dict],
           hist_tables: dict, cache_tab: pa.Table | None, rep: RunReport,
-          prev: Manifest | None = None, writer: Writer | None = None) -> tuple[dict, dict, dict]:
+          prev: Manifest | None = None, writer: Writer | None = None,
+          unchanged: Collection[str] = ()) -> tuple[dict, dict, dict]:
     """Lance datasets and the warm-tier files of the new version (not yet published). With the
     previous manifest (an incremental run) the warm indexes are updated from its folder instead of
     rebuilt (``stratum.warm.build_warm(previous=)``: equal answers to a full build).
@@ -435,7 +443,8 @@ def write(store: Store, version: int, nodes: list[dict], edges: list[dict], exte
     Returns (dataset versions, warm index info, the versions' integrity entries for
     ``Manifest.integrity``). The Lance writes go to ``writer`` (a ``Writer`` of this run, which may
     hold some already; else one of its own) while this thread builds the next table and then the
-    warm indexes."""
+    warm indexes. ``unchanged``: ids of the rows ``reuse`` read back from ``prev`` (``build_warm``
+    takes their document hashes from its folder instead of making and hashing their texts)."""
     from stratum.warm import build_warm     # (it imports its indexes' modules before its vector thread starts)
 
     nodes.sort(key=lambda n: (n["path"], n.get("start_line") or 0, n["kind"], n["qualname"]))
@@ -451,7 +460,8 @@ def write(store: Store, version: int, nodes: list[dict], edges: list[dict], exte
             w.submit("embeddings", cache_tab)
         previous = store.index_dir(prev.version) if prev is not None else None
         index_files = build_warm(store.index_dir(version), nodes, edges, root=store.root,
-                                 previous=previous if previous is not None and previous.is_dir() else None)
+                                 previous=previous if previous is not None and previous.is_dir() else None,
+                                 unchanged=unchanged)
         checks = w.results()
     return {name: c["version"] for name, c in checks.items()}, index_files, checks
 
