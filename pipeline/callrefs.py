@@ -7,9 +7,11 @@ method's receiver variable, ``h.Store.Get()`` -> ("Get", "h.Store"), the method'
 naming it; ``pipeline.calls`` reads each as ``self``), ``mod.k()`` / ``Mod::k()`` /
 ``ns::k()`` -> ("k", "mod"), ``a.b.c()`` -> ("c", "a.b"), ``super().m()`` -> ("m", "super"),
 anything else before the name (a call's result, an index) -> ("m", "."); ``new Foo()`` and
-``Foo()`` are calls of ``Foo``. A base class (``class A(B, m.C)``, ``extends``, ``implements``,
-C++ base clauses, a Go struct's embedded type, a Rust ``impl Trait for Type``) is (name, receiver)
-the same way. A Rust macro's arguments are read for calls (``assert_eq!(f(x), 1)``:
+``Foo()`` (Scala ``new Foo``) are calls of ``Foo``. A base class (``class A(B, m.C)``, ``extends``,
+``implements``, C++ base clauses, a Go struct's embedded type, a Rust ``impl Trait for Type``,
+Kotlin ``class A : B(), I``, Scala ``extends B with T``) is (name, receiver) the same way. Kotlin's
+and Scala's nodes are read by ``vartypes.jvm_split`` (``x!!.f()`` -> ("f", "x"),
+``Pricer.Companion.of()`` -> ("of", "Pricer"), ``this@Outer.f()`` -> ("f", "."): not surely self). A Rust macro's arguments are read for calls (``assert_eq!(f(x), 1)``:
 ``pipeline.macrocalls``); a Java call also records its arguments' count and the types the syntax
 says, and an overloaded method its parameters (``arity``, ``params``: ``pipeline.javaargs``), so
 ``pipeline.calls`` can tell overloads apart. A call belongs to the innermost emitted
@@ -25,6 +27,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from typing import Callable
 
 import tree_sitter as ts
 
@@ -48,6 +51,9 @@ _CALLS = {
     "rust": "(call_expression function: (_) @call) (macro_invocation) @call",
     "c": "(call_expression function: (_) @call)",
     "cpp": "(call_expression function: (_) @call) (new_expression type: (_) @call)",
+    "kotlin": "(call_expression . (_) @call)",                     # Cart(), cart.total(): no field names the callee
+    "scala": "(call_expression function: (_) @call) "
+             "(instance_expression . [(type_identifier) (generic_type) (stable_type_identifier) (compound_type)] @call)",
 }
 _TS_BASES = "(extends_clause value: (_) @base) (implements_clause (_) @base) " \
             "(extends_type_clause type: (_) @base)"
@@ -60,6 +66,10 @@ _BASES = {
     "cpp": "(base_class_clause (_) @base)",
     "go": "(field_declaration_list (field_declaration !name type: (_) @base))",    # an embedded type
     "rust": "(impl_item trait: (_) @base)",                                        # impl Trait for Type
+    "kotlin": "(delegation_specifier (user_type) @base) (delegation_specifier (constructor_invocation (user_type) @base)) "
+              "(delegation_specifier (explicit_delegation (user_type) @base))",    # class A : B(), I, J by j
+    "scala": "(extends_clause [(type_identifier) (generic_type) (stable_type_identifier)] @base) "     # B with T / B, T
+             "(extends_clause (compound_type [(type_identifier) (generic_type) (stable_type_identifier)] @base))",  # B, T with U
 }
 
 
@@ -96,10 +106,11 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
     # lambda holds, not the whole statement (its neighbours' lambdas, ``f()``)
     spans = [(b.start_byte, b.end_byte) if (b := d.bound) is not None else (d.outer.start_byte, d.outer.end_byte)
              for d in emitted]
-    types = vartypes.collect_types(src, spans, refs[2])
+    types = vartypes.collect_types(src, spans, refs[2], lang)
     typed_at = [_positions_of(t) for t in types]
     counted = lang in ARITY
-    calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes, typed_at, refs[2] if counted else None)
+    calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes, typed_at, refs[2] if counted else None,
+                           vartypes.jvm_split if lang in vartypes.JVM else split)
     _share_lambdas(emitted, calls, types)
     overloaded = _overloaded(emitted) if counted else set()
     for i, (d, node) in enumerate(zip(emitted, nodes[1:])):
@@ -115,7 +126,7 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
         ret = vartypes.returns(lang, src, d.node) if d.kind != "class" else None
         if ret:
             meta["returns"] = ret
-        if d.decl:
+        if d.decl and not (d.kind == "class" and lang in vartypes.JVM):    # data class Item(val n: Int): whole
             meta["decl"] = 1
         me = receivers.get(i) if receivers else None
         if me and any(_head(c[1]) == me for c in calls[i]):
@@ -174,8 +185,8 @@ def _positions_of(types: list[list]) -> dict[str, list[int]]:
 
 def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node], found_bases: list[ts.Node],
             receivers: dict[int, str] | None = None, classes: dict[int, int] | None = None,
-            typed_at: list[dict[str, list[int]]] | None = None, typed: list[ts.Node] | None = None
-            ) -> tuple[list[list[list]], list[list[list]]]:
+            typed_at: list[dict[str, list[int]]] | None = None, typed: list[ts.Node] | None = None,
+            names: Callable[[bytes, ts.Node], tuple[str, str]] = split) -> tuple[list[list[list]], list[list[list]]]:
     """Per definition span (index into ``spans``, plus one more for the file): its distinct calls
     ``[name, receiver, line]`` in source order, and its bases ``[name, receiver]``, from the nodes
     the ``patterns`` captured.
@@ -189,7 +200,9 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
     ``ARITY`` languages): a call also records how many arguments it passes and their types where
     the syntax says them (``[..., position, count, "String,Class"]``, ``pipeline.javaargs``), and
     is distinct per those (``add(x)`` and ``add(x, 2)`` may reach two overloads). A Rust macro's
-    arguments (``assert_eq!(f(x), 2)``) are read for the calls they hold (``pipeline.macrocalls``)."""
+    arguments (``assert_eq!(f(x), 2)``) are read for the calls they hold (``pipeline.macrocalls``).
+    ``names``: how a callee or base reads as (name, receiver) (``vartypes.jvm_split`` for Kotlin
+    and Scala, whose nodes ``exprnames.split`` does not know)."""
     n = len(spans)
     calls: list[list[list]] = [[] for _ in range(n + 1)]
     bases: list[list[list]] = [[] for _ in range(n + 1)]
@@ -197,7 +210,7 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
     declared = javaargs.Declared(src, typed, owners.at) if typed is not None else None
     if found_calls:
         seen: list[set] = [set() for _ in range(n + 1)]
-        for node, name, recv in _sites(src, sorted(found_calls, key=lambda x: x.start_byte)):
+        for node, name, recv in _sites(src, sorted(found_calls, key=lambda x: x.start_byte), names):
             k = owners.at(node.start_byte)
             me = receivers.get(k) if receivers and recv else None
             written = ""            # a Go receiver's variable as the code writes it (h.Store), read as self
@@ -221,7 +234,7 @@ def collect(src: bytes, spans: list[tuple[int, int]], found_calls: list[ts.Node]
         for node in sorted(found_bases, key=lambda x: x.start_byte):
             if node.type == "access_specifier":
                 continue
-            name, recv = split(src, node)
+            name, recv = names(src, node)
             k = _declaring(node, classes or {})
             if name and k >= 0 and len(bases[k]) < MAX_BASES and [name, recv] not in bases[k]:
                 bases[k].append([name, recv])
@@ -252,20 +265,22 @@ def _as_written(src: bytes, node: ts.Node, recv: str) -> str:
     return word + recv[4:] if word in SELF else recv
 
 
-def _sites(src: bytes, found: list[ts.Node]):
+def _sites(src: bytes, found: list[ts.Node], names: Callable[[bytes, ts.Node], tuple[str, str]] = split):
     """(node, name, receiver) of each captured call that names something, a macro's calls in place."""
     for node in found:
         if node.type == "macro_invocation":
             yield from macro_calls(src, node)
             continue
-        name, recv = split(src, node)
+        name, recv = names(src, node)
         if name:
             yield node, name, recv
 
 
 _DECLARATIONS = frozenset({"class_definition", "class_declaration", "class", "class_specifier", "struct_specifier",
                            "interface_declaration", "abstract_class_declaration", "enum_declaration",
-                           "type_declaration", "struct_item", "trait_item", "impl_item"})
+                           "type_declaration", "struct_item", "trait_item", "impl_item",
+                           "object_declaration", "companion_object", "object_literal",      # kotlin
+                           "object_definition", "trait_definition", "enum_definition"})     # scala
 
 
 def _declaring(node: ts.Node, classes: dict[int, int]) -> int:

@@ -81,7 +81,8 @@ from pipeline.pyimports import is_module
 from pipeline.testlinks import tests_edge, used_by_tests
 
 
-_SCOPED = ("cpp", "java", *_MODULES)        # a bare name is looked up in the scopes around it first
+_FIELDS = ("java", "kotlin", "scala")       # a class's fields and methods are read by their bare names in it
+_SCOPED = ("cpp", *_FIELDS, *_MODULES)        # a bare name is looked up in the scopes around it first
 INHERIT_DEPTH = 3
 
 
@@ -135,7 +136,7 @@ class _Resolver(Bindings):
                     cls = _one(i for t in self.imported.get(d.path, ())
                                if (i := ix.by_qual.get((t, s))) is not None and ix.defs[i].kind == "class")
                 got.append((s, cls))
-            elif d.lang == "java":
+            elif d.lang in _FIELDS:
                 if cls is not None:
                     got.append((s, cls))
             elif own is None and (d.path, s) in ix.spaces:
@@ -250,7 +251,7 @@ class _Resolver(Bindings):
         call is, ``app`` by its own type). A type or a call an outside module's import names (Go
         ``t *testing.T``, ``f, _ := os.Create(p)``) is (None, "outside"): not ours, so no rule
         guesses its method (``t.Error()`` was cobra's only ``Error`` method)."""
-        if recv.startswith("self.") or (lang == "java" and recv not in types):    # java: a field by its name
+        if recv.startswith("self.") or (lang in _FIELDS and recv not in types):    # java: a field by its name
             cls = self._class_of(caller)
             attr = recv[5:] if recv.startswith("self.") else recv
             got = self.attrs.get(cls, {}).get(attr) if cls else None
@@ -302,7 +303,7 @@ class _Resolver(Bindings):
         if recv and name not in ix.names and name not in self.aliases:
             return None, ""         # every rule but an import alias looks it up as a definition's last part
         if types is not None and depth < 3 and recv not in ("", ".", "self", "super") and \
-                (recv in types or recv.startswith("self.") or (lang == "java" and "." not in recv)):
+                (recv in types or recv.startswith("self.") or (lang in _FIELDS and "." not in recv)):
             cls, how = self._typed(path, lang, caller, recv, line, pos, types, depth)
             if cls is not None:     # a known class: its method (or its bases'), or no edge
                 got = self._member(cls, name)

@@ -451,6 +451,11 @@ def _bound_names(language: str, ref: ImportRef, landing: str) -> list[tuple[str,
         return [(ref.bound[0] if ref.bound else _go_package(ref.target), "")]
     if language == "java":
         return _java_bound(ref, landing)
+    if language in ("kotlin", "scala"):     # import a.b.C binds C, ``as D`` / ``{C => D}`` D; a wildcard none
+        if ref.kind != "import" or ref.names:
+            return []
+        name = ref.target.rsplit(".", 1)[-1]
+        return [(ref.bound[0] if ref.bound else name, name)]
     if language == "rust":
         if ref.kind != "use" or ref.names:
             return []

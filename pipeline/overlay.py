@@ -254,13 +254,14 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     bindings: dict = {}
     imp_edges, externals = resolve(m.repo_name, fi, all_paths, {}, context=context, bindings=bindings)
     edges.extend(imp_edges)
-    edges.extend(e for e in link_tests(m.repo_name, all_paths, imp_edges))
     # the changed files' calls and bases, to their own definitions or the base's unchanged ones
     gone = set(mine) | set(deleted)
     known = [n for n in snap.read("nodes", columns=["id", "path", "qualname", "kind", "language", "start_line",
                                                     "end_line", "subkind"],
                                   where="kind IN ('file', 'class', 'function', 'method')").to_pylist()
              if n["path"] not in gone]
+    edges.extend(link_tests(m.repo_name, all_paths, imp_edges, [(n["path"], n["qualname"]) for n in (*nodes, *known)
+                                                                if n["kind"] in ("function", "method")]))
     # what the base's definitions are resolved by, in one read of the few metas that say it (not
     # every meta): a C/C++ prototype's flag, a gtest test's mark, a declared return type, a Java
     # overload's arity and parameter types (``callindex``: a branch's call picks its overload)

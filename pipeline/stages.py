@@ -190,7 +190,8 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
     bindings: dict = {}
     imp_edges, externals = resolve(repo_name, fi, all_paths, read_manifests(root, all_paths), bindings=bindings)
     edges.extend(imp_edges)
-    edges.extend(link_tests(repo_name, all_paths, imp_edges))
+    edges.extend(link_tests(repo_name, all_paths, imp_edges,     # a JS test named after a definition: its file
+                            [(n["path"], n["qualname"]) for n in nodes if n["kind"] in ("function", "method")]))
     keep = plan(prev_snap, set(changed), nodes)
     edges.extend(resolve_calls(nodes, imp_edges, bindings, callers=keep.callers if keep else None,
                                kept=keep.edges if keep else ()))

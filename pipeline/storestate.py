@@ -125,7 +125,8 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # 34: a JS chained assignment defines each name, object-literal methods (module.exports = {...},
 # X.prototype = {...}) and Go package-level function variables are nodes; `module.exports = require(x)`
 # is recorded as a whole-module re-export.
-PARSE_FORMAT = 34
+# 35: Kotlin and Scala definitions record their calls, supertypes, typed variables and return types.
+PARSE_FORMAT = 35
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -12,8 +12,11 @@ JS/TS ``const x = new Foo()`` and TS parameters ``a: Foo``; Java locals and para
 f()``; Rust
 parameters, ``let x: Foo``, ``Foo { .. }`` and ``Foo::new()``. ``pipeline.calls`` resolves
 ``x.m()`` through them, and a definition's declared return type (``returns``: [name, receiver];
-Python, TS, Go's first result, Rust, Java), so ``c = app.test_client()`` types ``c`` as what
-``test_client`` says it returns.
+Python, TS, Go's first result, Rust, Java, Kotlin, Scala), so ``c = app.test_client()`` types ``c``
+as what ``test_client`` says it returns. Kotlin and Scala (``jvm_split`` reads their callees and
+types, which ``pipeline.exprnames`` does not): ``val c = Cart()`` / ``new Cart`` / ``Cart.create()``,
+``val c: Cart``, parameters, ``x = ...``, and a class body's ``val`` / a constructor's ``val x:
+Cart`` (any Scala class parameter) as the class's ``self.x``.
 
 Only syntax is read here (query patterns run with the tags query, ``pipeline.callrefs``); nothing
 is resolved.
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
-from pipeline.exprnames import SELF, Owners, split, text
+from pipeline.exprnames import MAX_RECV, SELF, Owners, split, text
 
 MAX_TYPES = 128          # typings kept per definition; then OVERFLOW at the first one not kept
 OVERFLOW = "*"           # its line: from there on, what a variable holds is not known
@@ -49,9 +52,14 @@ TYPES = {
           "(field_declaration name: (_) type: (_)) @vartype "
           "(short_var_declaration right: (expression_list . [(composite_literal) (unary_expression) (call_expression)])) @vartype",
     "rust": "(parameter pattern: (identifier) type: (_)) @vartype (let_declaration pattern: (identifier)) @vartype",
+    "kotlin": "(property_declaration) @vartype (parameter) @vartype (class_parameter) @vartype "
+              "(assignment) @vartype (for_statement) @vartype",
+    "scala": "(val_definition) @vartype (var_definition) @vartype (parameter) @vartype (class_parameter) @vartype "
+             "(assignment_expression) @vartype (enumerator) @vartype",
 }
+JVM = ("kotlin", "scala")      # read by ``jvm_split`` and ``_jvm_pairs``
 _RETURNS = {"python": "return_type", "typescript": "return_type", "tsx": "return_type", "rust": "return_type",
-            "go": "result", "java": "type"}     # the field of a definition's node holding its return type
+            "go": "result", "java": "type", "scala": "return_type"}     # the field of a definition's node holding its return type
 _WRAPPER_TYPES = frozenset({"Optional", "Final", "Annotated", "ClassVar",        # Optional[Foo] is a Foo
                             "Option", "Result", "Box", "Rc", "Arc", "Promise"})     # so are Box<Foo>, Promise<Foo>
 _PLAIN_TYPES = frozenset({"int", "str", "float", "bool", "bytes", "dict", "list", "set", "tuple", "object",
@@ -130,11 +138,11 @@ def returns(lang: str, src: bytes, node: ts.Node) -> list[str] | None:
     """[type name, receiver] of a function's declared return type (``-> Foo``, ``Optional[Foo]``,
     ``*Foo``, Go's first result), or None (none written, a union, a builtin)."""
     field = _RETURNS.get(lang)
-    n = node.child_by_field_name(field) if field else None
+    n = node.child_by_field_name(field) if field else _kotlin_return(node) if lang == "kotlin" else None
     if n is not None and n.type == "parameter_list":        # go (T, error)
         first = n.named_children[0] if n.named_child_count else None
         n = first.child_by_field_name("type") if first is not None else None
-    ty = _type_expr(src, n)
+    ty = _jvm_type(src, n) if lang in JVM else _type_expr(src, n)
     if ty is None:
         return None
     if isinstance(ty, str):
@@ -155,7 +163,8 @@ def _type_params(src: bytes, node: ts.Node) -> set[str]:
     for _ in range(24):                 # up through blocks to the function and its classes
         if n is None:
             break
-        params = n.child_by_field_name("type_parameters")
+        params = n.child_by_field_name("type_parameters") or \
+            next((c for c in n.children if c.type == "type_parameters"), None)     # kotlin, scala: no field
         for p in params.named_children if params is not None else ():
             c: ts.Node | None = p
             while c is not None and c.type not in ("identifier", "type_identifier"):   # T, T extends Base
@@ -191,15 +200,18 @@ def _bound(n: ts.Node | None) -> list[ts.Node]:
 
 
 _PARAMS = frozenset({"typed_parameter", "typed_default_parameter", "required_parameter", "optional_parameter",
-                     "formal_parameter", "parameter", "parameter_declaration"})
+                     "formal_parameter", "parameter", "parameter_declaration", "class_parameter"})
 
 
-def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
-    """(variable, type name, type receiver) of a ``@vartype`` capture; a variable given by a call
-    that names nothing (``x = a()()``) types it as ("", "") (it hides an earlier assignment)."""
+def typed(src: bytes, node: ts.Node, lang: str = "") -> list[tuple[str, str, str]]:
+    """(variable, type name, type receiver) of a ``@vartype`` capture of language ``lang``; a
+    variable given by a call that names nothing (``x = a()()``) types it as ("", "") (it hides an
+    earlier assignment)."""
     t = node.type
     pairs: list[tuple[ts.Node | str | None, ts.Node | str | None]] = []     # (variable, its type)
-    if t == "assignment":                # python x = Foo(...), self.x = Foo(), x: Foo = ..., self.x = x
+    if lang in JVM:                      # their node types overlap the others' (assignment, parameter)
+        pairs += _jvm_pairs(src, node)
+    elif t == "assignment":                # python x = Foo(...), self.x = Foo(), x: Foo = ..., self.x = x
         left, right, declared = (node.child_by_field_name(f) for f in ("left", "right", "type"))
         if left is not None and left.type in ("pattern_list", "tuple_pattern"):
             pairs += [(v, None) for v in _bound(left)]       # x, y = ...: not known which is what
@@ -313,12 +325,219 @@ def typed(src: bytes, node: ts.Node) -> list[tuple[str, str, str]]:
             continue                        # x: T of def f[T] / class Box<T>: whatever the caller passes
         if tname not in _PLAIN_TYPES:
             out.append((name, tname, trecv))
-        elif t in ("assignment", "assignment_expression", "variable_declarator"):
+        elif t in ("assignment", "assignment_expression", "variable_declarator", "property_declaration",
+                   "val_definition", "var_definition"):
             out.append((name, "", ""))      # x = str(x): what x held before no longer holds
     return out
 
 
-def collect_types(src: bytes, spans: list[tuple[int, int]], found: list[ts.Node]) -> list[list[list]]:
+# -- Kotlin and Scala -------------------------------------------------------------------------------
+
+_JVM_WRAPPED = {"generic_type": "type", "generic_function": "function", "nullable_type": "",
+                "parenthesized_type": "", "compound_type": "base", "type_projection": ""}     # the field inside
+_JVM_PATHS = frozenset({"user_type", "stable_type_identifier", "stable_identifier", "qualified_identifier"})
+_JVM_NAMES = frozenset({"identifier", "type_identifier"})
+_JVM_MEMBERS = {"class_body": ("class_declaration", "object_declaration", "companion_object"),
+                "template_body": ("class_definition", "object_definition", "trait_definition")}
+
+
+def _unwrap(n: ts.Node | None) -> ts.Node | None:
+    """A Kotlin/Scala type or callee without what wraps its name (``Cart?``, ``Cart[Int]``, ``f[T]``,
+    ``Cart with T``: its first type)."""
+    for _ in range(4):
+        if n is None or n.type not in _JVM_WRAPPED:
+            return n
+        f = _JVM_WRAPPED[n.type]
+        n = (n.child_by_field_name(f) if f else None) or (n.named_children[0] if n.named_child_count else None)
+    return n
+
+
+def _path(src: bytes, n: ts.Node) -> list[str]:
+    """The names of a dotted type (``a.b.Cart``; its type arguments left out)."""
+    out: list[str] = []
+    for c in n.named_children:
+        if c.type in _JVM_NAMES:
+            out.append(text(src, c))
+        elif c.type in _JVM_PATHS:
+            out += _path(src, c)
+    return out
+
+
+def jvm_split(src: bytes, n: ts.Node) -> tuple[str, str]:
+    """(name, receiver) of a Kotlin or Scala callee, base or type, as ``exprnames.split`` gives
+    the others' (``Money.of``: ("of", "Money"), ``this.g``: ("g", "self"), ``a.b.Cart``,
+    ``Cart?``, ``Cart[Int]``: ("Cart", ...); ``Pricer.Companion.of``: ("of", "Pricer"), an unnamed
+    companion's members being its class's); ("", "") when it names nothing (a lambda, a call's
+    result called again)."""
+    got = _unwrap(n)
+    if got is None:
+        return "", ""
+    t = got.type
+    if t in _JVM_NAMES:
+        return text(src, got), ""
+    if t in _JVM_PATHS:
+        parts = _path(src, got)
+        return (parts[-1], ".".join(parts[:-1])) if parts else ("", "")
+    if t == "field_expression":                      # scala a.b
+        obj, name = got.child_by_field_name("value"), got.child_by_field_name("field")
+    elif t == "navigation_expression" and got.named_child_count > 1:      # kotlin a.b, a?.b
+        obj, name = got.named_children[0], got.named_children[-1]
+    else:
+        return "", ""
+    if obj is None or name is None or name.type != "identifier":
+        return "", ""
+    recv = _jvm_receiver(src, obj)
+    return text(src, name), recv[:-len(".Companion")] if recv.endswith(".Companion") else recv
+
+
+def _jvm_receiver(src: bytes, n: ts.Node) -> str:
+    """What stands before a Kotlin/Scala call's name: a dotted chain of names, ``self`` for
+    ``this``, ``super``; ``x!!`` is ``x``; else "." (a call's result; ``this@Outer``, not
+    surely the own object)."""
+    t = n.type
+    if t in _JVM_NAMES:
+        word = text(src, n)
+        return "self" if word == "this" else word       # scala's this and super are identifiers
+    if t == "this_expression":
+        return "." if n.named_child_count else "self"
+    if t == "super_expression":
+        return "super"
+    if t == "unary_expression":
+        op, arg = n.child_by_field_name("operator"), n.child_by_field_name("argument")
+        return _jvm_receiver(src, arg) if op is not None and op.type == "!!" and arg is not None else "."
+    if t in ("navigation_expression", "field_expression"):
+        name, recv = jvm_split(src, n)
+        if name and recv not in ("", "."):
+            whole = f"{recv}.{name}"
+            return whole if len(whole) <= MAX_RECV else "."
+    return "."
+
+
+def _jvm_type(src: bytes, n: ts.Node | None) -> str | None:
+    """The class a Kotlin/Scala type names, dotted (``Cart?``, ``a.b.Cart``, ``Option[Cart]``:
+    its argument, as ``_WRAPPER_TYPES`` say), or None."""
+    for _ in range(3):
+        inner = n
+        while inner is not None and inner.type in ("nullable_type", "parenthesized_type", "type_projection"):
+            inner = inner.named_children[0] if inner.named_child_count else None
+        if inner is None:
+            return None
+        name, recv = jvm_split(src, inner)
+        if not name or recv == ".":
+            return None
+        args = inner.child_by_field_name("type_arguments") or \
+            next((c for c in inner.named_children if c.type == "type_arguments"), None)
+        if recv or name not in _WRAPPER_TYPES or args is None or not args.named_child_count:
+            return f"{recv}.{name}" if recv else name
+        n = args.named_children[0]
+    return None
+
+
+def _jvm_value(src: bytes, n: ts.Node | None) -> str | None:
+    """What a Kotlin/Scala value makes, dotted, as ``_made`` reads the others': a call's callee
+    (``Cart()``, ``Cart.create()``: a class, or a function's declared return type), ``new
+    Cart``, ``x as Cart``; ``=x`` for another variable; else None."""
+    if n is None:
+        return None
+    t = n.type
+    if t == "identifier":
+        return "=" + text(src, n)
+    if t == "parenthesized_expression" and n.named_child_count == 1:
+        return _jvm_value(src, n.named_children[0])
+    if t == "as_expression":
+        return _jvm_type(src, n.child_by_field_name("right"))
+    if t == "instance_expression":
+        return _jvm_type(src, next((c for c in n.named_children if c.type != "template_body"), None))
+    if t == "call_expression":
+        callee = n.child_by_field_name("function") or (n.named_children[0] if n.named_child_count else None)
+        name, recv = jvm_split(src, callee) if callee is not None else ("", "")
+        return None if not name or recv == "." else f"{recv}.{name}" if recv else name
+    return None
+
+
+def _after(node: ts.Node, token: str) -> ts.Node | None:
+    """The named child after the first ``token`` child (a Kotlin property's value after ``=``)."""
+    seen = False
+    for c in node.children:
+        if seen and c.is_named:
+            return c
+        seen = seen or c.type == token
+    return None
+
+
+def _kotlin_return(node: ts.Node) -> ts.Node | None:
+    """A Kotlin function's declared return type: the type after its parameters (no field names it)."""
+    seen = False
+    for c in node.children:
+        if seen and c.is_named:
+            return c if c.type in ("user_type", "nullable_type", "parenthesized_type") else None
+        seen = seen or c.type == "function_value_parameters"
+    return None
+
+
+def _member(node: ts.Node, name: str) -> str:
+    """``self.name`` for a property declared in a class's (object's, trait's) body, else ``name``."""
+    body = node.parent
+    owners = _JVM_MEMBERS.get(body.type) if body is not None else None
+    return f"self.{name}" if owners and body is not None and body.parent is not None and \
+        body.parent.type in owners else name
+
+
+def _names(src: bytes, n: ts.Node) -> list[str]:
+    """The identifiers a destructuring binds (``val (a, b)``, ``case (a, b)``)."""
+    if n.type == "identifier":
+        return [text(src, n)]
+    return [x for c in n.named_children for x in _names(src, c)]
+
+
+def _jvm_pairs(src: bytes, node: ts.Node) -> list[tuple[str, str | None]]:
+    """(variable, its class dotted, or None) of a Kotlin or Scala ``@vartype`` capture."""
+    t, kids = node.type, node.named_children
+    if t == "property_declaration":                  # kotlin val c = Cart(), val c: Cart, a class's val
+        decl = next((c for c in kids if c.type in ("variable_declaration", "multi_variable_declaration")), None)
+        if decl is None or not decl.named_child_count:
+            return []
+        if decl.type == "multi_variable_declaration":
+            return [(v, None) for v in _names(src, decl) if v]
+        ident, *written = decl.named_children
+        ty = _jvm_type(src, written[0]) if written else \
+            None if any(c.type == "property_delegate" for c in kids) else _jvm_value(src, _after(node, "="))
+        return [(_member(node, text(src, ident)), ty)] if ident.type == "identifier" else []
+    if t in ("val_definition", "var_definition"):    # scala val c = Cart(), val c: Cart, a class's val
+        pattern, declared = node.child_by_field_name("pattern"), node.child_by_field_name("type")
+        if pattern is None:
+            return []
+        if pattern.type != "identifier":
+            return [(v, None) for v in _names(src, pattern)]
+        ty = _jvm_type(src, declared) if declared is not None else _jvm_value(src, node.child_by_field_name("value"))
+        return [(_member(node, text(src, pattern)), ty)]
+    if t in ("parameter", "class_parameter"):        # f(c: Cart), class A(val c: Cart)
+        param = node.child_by_field_name("name") or (kids[0] if kids else None)
+        if param is None or param.type != "identifier":
+            return []
+        var = text(src, param)
+        ty = _jvm_type(src, node.child_by_field_name("type") or (kids[1] if len(kids) > 1 else None))
+        # a Scala class's parameter (its grammar names fields) is its methods' field; a Kotlin one as ``val``/``var``
+        field = t == "class_parameter" and (node.child_by_field_name("name") is not None
+                                            or any(c.type in ("val", "var") for c in node.children))
+        return [(var, ty), (f"self.{var}", ty)] if field else [(var, ty)]
+    if t in ("assignment", "assignment_expression"):     # x = ..., this.x = ...
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        op = node.child_by_field_name("operator")
+        if left is None or (op is not None and op.type != "="):
+            return []
+        if left.type == "identifier":
+            return [(text(src, left), _jvm_value(src, right))]
+        attr, recv = jvm_split(src, left)
+        return [(f"self.{attr}", _jvm_value(src, right))] if attr and recv == "self" else []
+    if t == "for_statement":                         # kotlin for (c in carts): not known
+        return [(v, None) for c in kids if c.type.endswith("variable_declaration") for v in _names(src, c)]
+    if t == "enumerator" and kids:                   # scala for c <- carts
+        return [(v, None) for v in _names(src, kids[0])]
+    return []
+
+
+def collect_types(src: bytes, spans: list[tuple[int, int]], found: list[ts.Node], lang: str = "") -> list[list[list]]:
     """Per definition span (plus one more for the file, as ``collect``): its typed variables
     ``[variable, type name, type receiver, line, position]``, ordered by the byte position from which
     each holds (``_effect``), distinct, at most MAX_TYPES; then one ``[OVERFLOW, "", "", line,
@@ -334,7 +553,7 @@ def collect_types(src: bytes, spans: list[tuple[int, int]], found: list[ts.Node]
         k = owners.at(node.start_byte)
         slot = out[k if k >= 0 else n]
         line, eff = node.start_point.row + 1, _effect(node)
-        recs = [[var, tname, trecv, line, eff] for var, tname, trecv in typed(src, node)]
+        recs = [[var, tname, trecv, line, eff] for var, tname, trecv in typed(src, node, lang)]
         comp = node.parent if node.type == "for_in_clause" else None
         if comp is not None:            # after the comprehension its variable is the outer one again
             recs += [[r[0], f"^{comp.start_byte}", "", line, comp.end_byte] for r in recs]
@@ -359,10 +578,13 @@ def _effect(node: ts.Node) -> int:
         return node.start_byte
     if t in ("for_statement", "for_in_statement"):
         body = node.child_by_field_name("body")
-        return body.start_byte - 1 if body is not None else node.end_byte     # before its first statement
+        if body is None:                 # kotlin for (c in carts): from its variable on
+            body = next((c for c in node.named_children if c.type.endswith("variable_declaration")), None)
+            return body.end_byte if body is not None else node.end_byte
+        return body.start_byte - 1       # before its first statement
     if t == "for_in_clause" and node.parent is not None:
         return node.parent.start_byte
     return node.end_byte
 
 
-__all__ = ["TYPES", "returns", "typed", "collect_types", "MAX_TYPES", "OVERFLOW"]
+__all__ = ["TYPES", "JVM", "returns", "typed", "collect_types", "jvm_split", "MAX_TYPES", "OVERFLOW"]
