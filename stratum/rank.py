@@ -49,7 +49,12 @@ Items (``rerank``): a file's best item carries the file's lift, but an agent not
 class or method lends its share to that symbol's item, added if the text list lacks it
 (``stratum.ranksymbols``; file scores are the same). An active agent note stays above the files it
 lifts, and the one the query matches best of all (its own words, say) stays first; but none ranks
-above code of another file that the query's text matches better (``stratum.ranknotes``).
+above code of another file that the query's text matches better (``stratum.ranknotes``). An active,
+fresh agent note that holds a rare word of the query (``search.RARE_ROWS``: ``MAX_CHUNK_SPILL``, or a
+prose word few rows hold) and that the keyword list ranks above all code (``SearchItem.rare``) goes
+first whatever its fused rank, its why "rare word": RRF gives a keyword rank 1 only 1/61, and a probe
+saw such a note 12th-26th below code that matched the query's common subwords (``max``, ``chunk``)
+in both lists.
 """
 
 from __future__ import annotations
@@ -87,6 +92,7 @@ class Candidate(NamedTuple):
     score: float            # fused text score
     sources: tuple = ()
     id: str = ""
+    rare: bool = False      # it holds a rare query word (``search.RARE_ROWS``; ``SearchItem.rare``)
 
 
 class Scored(Protocol):
@@ -100,6 +106,7 @@ class Scored(Protocol):
     def id(self) -> str: ...
     @property
     def sources(self) -> tuple: ...
+    # optional: rare (bool), it holds a rare query word (``SearchItem.rare``); read of notes only
 
 
 @dataclass(frozen=True, slots=True)     # slots: one object a hit, read for each candidate of each search
@@ -460,6 +467,7 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     at: list[int] = []                  # the positions of the code items of symbols in ``lifts``
     whys: dict = {}             # (plain why, standing's why) -> a note's why
     agent_at, agent_t = [], []  # the agent notes' positions and text scores (ranknotes.below_better_code)
+    rare_at = []                # the fresh agent notes holding a rare query word: first (_rare_first)
     code_at, code_t = [], []    # the code items'
     of = {AGENT: weights.notes, MINED: weights.mined, CHANGES: weights.changes}     # Weights.of, as a look
     for c, h, st in zip(candidates, hits, stands):
@@ -478,7 +486,11 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
                     got = whys[key] = f"{why}; {note_why}"
                 why = got
             score = c.score * stand + lent or c.score * 1e-3
-            if not mined:
+            if st is _ACTIVE and not mined and getattr(c, "rare", False):
+                # first, so no code holds it down; fresh only, as a leading note (a stale one placed
+                # first in a branch session's list held the branch's code it lifts under it)
+                rare_at.append(len(out))
+            elif not mined:
                 agent_at.append(len(out))
                 agent_t.append(c.score)
             if not mined and stand > 0:      # the best-matching agent note of each file only: the
@@ -533,6 +545,8 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
             out[0].score = best * (1 + 1e-6)
     if agent_at and code_at:
         below_better_code(out, hits, agent_at, agent_t, code_at, code_t)
+    if rare_at:
+        _rare_first(out, rare_at)
     if tail:
         # a node both added and in the tail: once (the candidates' own items, first in out, are not added)
         added = {r.id for r in islice(out, len(candidates), None) if r.added}.union(taken)
@@ -547,10 +561,27 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     return out[:limit] if limit is not None else out
 
 
+RARE_WHY = "rare word"       # what an agent note placed first by a rare word of the query says first
+
+
+def _rare_first(out: list[Ranked], at: list[int]) -> None:
+    """The best of the items at ``at`` (fresh agent notes holding a rare query word) above every other
+    item of ``out``: the query's rare word is the note's own, a stronger pointer than the fused rank (one
+    list's rank 1 is 1/61) or the lift of the code it explains. A note that scores more already
+    keeps its score (a branch session's list merges with another by score; a note lowered to just
+    above this list's best fell under the branch's code it lifts there)."""
+    best = max(at, key=lambda i: out[i].score)      # one note: two placed tied, and which one came first
+    floor = max((r.score for i, r in enumerate(out) if i != best), default=0.0) * (1 + 1e-6) + 1e-12
+    if out[best].score < floor:                     # (their ids) decided whose code followed it (review)
+        out[best].score = floor
+    out[best].why = f"{RARE_WHY}; {out[best].why}"
+
+
 def candidates_of(items) -> list[Candidate]:
     """Search items (``SearchItem`` or anything with row, score, sources, id) as candidates."""
-    return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id) for i in items]
+    return [Candidate(int(i.row), float(i.score), tuple(getattr(i, "sources", ()) or ()), i.id,
+                      bool(getattr(i, "rare", False))) for i in items]
 
 
 __all__ = ["Candidate", "Scored", "NoteInfo", "Hit", "CoEdge", "Signals", "Weights", "DEFAULT_WEIGHTS", "TEXT_ONLY",
-           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "RERANK", "DEEP"]
+           "RankedFile", "Ranked", "rank_files", "rerank", "candidates_of", "RERANK", "DEEP", "RARE_WHY"]

@@ -88,6 +88,10 @@ class Ranked:
             self._why = w
         return w
 
+    @why.setter
+    def why(self, w: str) -> None:
+        self._why = w
+
     def __repr__(self) -> str:
         return f"Ranked({self.id!r}, {self.row}, {self.score!r}, {self.why!r}, {self.file!r}, added={self.added})"
 

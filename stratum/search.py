@@ -23,6 +23,13 @@ Latency: the vector and keyword lists run one after the other on the calling thr
 = 0: on 2 cores they slowed each other); with ``parallel`` helpers the keyword list runs on one
 while this thread is in the vector search, so a query costs about the slower of the two.
 
+Rare words: a query token at most RARE_ROWS rows of the shard and its unmerged notes hold (a merge
+counts them as one corpus) marks the notes that hold it and that the keyword list ranks at or above
+all of its code (``SearchItem.rare``): a note's own word
+(``MAX_CHUNK_SPILL``, a rare prose word) names it better than any fused rank says, and the rerank
+keeps such an agent note first (``rank.rerank``). Its cost: a document-frequency look-up per query
+token, and a postings read for the few rare ones, only when notes top the keyword list.
+
 Unmerged notes (the delta-log overlay) come in as ``extra_docs``: a ``noteview.NoteView`` of the
 overlay's incremental index (or plain ``ExtraDoc``s, indexed for the one query). Each list takes
 the top ``window`` notes by cosine and by BM25 with the shard index's own statistics and merges
@@ -38,6 +45,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import NamedTuple, Protocol, Sequence
 
 import numpy as np
@@ -60,6 +68,10 @@ NOTES_WINDOW = 20          # the unmerged notes a list merges when the shard's o
                            # neutral on the pooled-notes quality rows (10 costs MRR), docs/bench/notes_reliability.md
 UNION_IDF = True           # unmerged notes' BM25 with the idf of the shard's rows and the notes together
                            # (what a merge gives), not the rows' alone (docs/bench/memory_transfer.md, session 16)
+RARE_ROWS = 2              # a query token held by at most this many rows (shard and unmerged notes) is rare:
+                           # its notes above the keyword list's code are marked (SearchItem.rare); 0: none is.
+                           # Fit window (product_search --window past, pooled MRR): agent notes 0.638 as before,
+                           # pooled notes 0.665 -> 0.668-0.670 (3: 0.638, 0.667; a looser first rule lost 0.003 at 3)
 KEYWORD_ROUNDS = 1         # keyword reading rounds per query in hybrid search (agreement with exact BM25: e4.md)
 KEYWORD_HEAD_FACTOR = 16   # head postings read per keyword hit wanted, in that round (e4.md, hybrid variants)
 KEYWORD_BY_IMPACT = True   # heads read in proportion to each term's top impact (e4.md, hybrid variants)
@@ -88,6 +100,7 @@ class SearchItem(NamedTuple):
     score: float                    # fused RRF score
     sources: tuple[str, ...]        # lists it came from: vector, keyword, name, in that order
     id: str
+    rare: bool = False              # a note holding a query token at most RARE_ROWS rows hold, above the keyword list's code
 
 
 class ListHits(NamedTuple):
@@ -127,6 +140,8 @@ class HybridSearcher:
         # and the notes as one corpus (noteview.union_idf); one tuple, so a view's term memo holds
         self._corpus = (keyword_index.n_docs, keyword_index.df) if keyword_index is not None else None
         self.embedder = embedder
+        # which of the meta's kind codes are note kinds (``_notes_on_top``: a rare word places notes)
+        self._note_kind = np.isin(np.asarray(self.meta.kind_names, dtype=object), NOTE_KINDS)
         self.window = int(window)
         self.exact_limit = int(exact_limit)
         self.keyword_rounds = int(keyword_rounds)
@@ -181,6 +196,8 @@ class HybridSearcher:
         t0 = time.perf_counter()
         n, W = self.meta.n, self.window
         filt = RowFilter(self.meta, kinds, path_prefix, language, self.exact_limit)
+        if _notes_only(filt.kinds):     # the notes are the answer: each list as deep as the pages reach
+            W = max(W, offset + limit)  # (80 notes about a file paged to 63-70 of them: a probe)
         if isinstance(extra_docs, NoteView):
             extra: NoteView | None = extra_docs
         else:
@@ -189,6 +206,7 @@ class HybridSearcher:
         lists: dict[str, np.ndarray] = {}     # source -> node rows best first (extra doc j is row n + j)
         notes_only = _notes_only(filt.kinds)
         cut: list[bool] = []                  # the notes' keyword list was cut at its window (a real match)
+        rare: list[np.ndarray] = []           # the rows (notes: n + slot) that hold a rare query token
 
         want_vec = "vector" in sources and self.vectors is not None and \
             (self.embedder is not None or query_vector is not None)
@@ -238,7 +256,12 @@ class HybridSearcher:
                     ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, m, ok,
                                             tokens=tokens, corpus=self._corpus if UNION_IDF else None)
                     cut.append(m < W and len(ex[0]) >= m)
-                out["keyword"] = _merge_ranked(krows, kscores, ex, n, W)
+                kr, ks = _merge_scored(krows, kscores, ex, n, W)
+                out["keyword"] = kr
+                if RARE_ROWS > 0 and not notes_only:    # among notes alone a rare word ranks nothing over code
+                    top = self._notes_on_top(kr, ks)   # most queries: none, and nothing more is read
+                    if len(top):
+                        rare.append(top[np.isin(top, self._rare_holders(tokens, extra, n))])
             timings["keyword"] = (time.perf_counter() - t) * 1e3
             return out
 
@@ -283,7 +306,9 @@ class HybridSearcher:
             item_rows = np.where(real, prow, -1).tolist()
         # the items as tuples made in C (SearchItem's own __new__ is a Python call per item)
         sources = map(SOURCES.__getitem__, bits[page].tolist())
-        items = list(map(_new_item, zip(item_rows, scores[page].tolist(), sources, ids)))
+        held = rare[0] if rare else None
+        marks = np.isin(prow, held).tolist() if held is not None and len(held) else repeat(False)
+        items = list(map(_new_item, zip(item_rows, scores[page].tolist(), sources, ids, marks)))
         timings["total"] = (time.perf_counter() - t0) * 1e3
         return SearchPage(items=items, total_or_lower_bound=len(rows), total_is_exact=not truncated,
                           has_more=offset + limit < len(rows), offset=offset, limit=limit, timings_ms=timings,
@@ -323,6 +348,46 @@ class HybridSearcher:
                 if extra_docs is not None else None
             kw = _merge_scored(krows, kscores, ex, n, depth)
         return ListHits(vec, kw, names, n)
+
+    def _rare_holders(self, tokens: Sequence[str], extra: NoteView | None, n: int) -> np.ndarray:
+        """The rows (an unmerged note: n + its slot) that hold a query token at most RARE_ROWS rows
+        of the shard and the viewer's unmerged notes hold, as a merge counts them (a withdrawn or
+        another author's quarantined note not). One document-frequency look-up per token; only a
+        rare one's postings are read: the shard's (at most RARE_ROWS rows) and the notes' (at most
+        RARE_ROWS + 1 slots, to tell a rare token from a common one)."""
+        kw = self.keywords
+        found: list[np.ndarray] = []
+        for t in dict.fromkeys(tokens):
+            df = kw.df(t)
+            if df > RARE_ROWS:
+                continue
+            slots = np.empty(0, np.int64)
+            if extra is not None:
+                slots = extra.keyword_hits(t, kw.idf, kw.avgdl, RARE_ROWS + 1 - df, extra.eligible, tokens=(t,),
+                                           corpus=self._corpus if UNION_IDF else None)[0]
+            if not 0 < df + len(slots) <= RARE_ROWS:
+                continue
+            if df:
+                found.append(kw.search(t, RARE_ROWS, tokens=(t,)).rows)
+            if len(slots):
+                found.append(np.asarray(slots, np.int64) + n)
+        if not found:
+            return np.empty(0, np.int64)
+        return np.concatenate(found) if len(found) > 1 else found[0]
+
+    def _notes_on_top(self, rows: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """The notes the keyword list (``rows``, ``scores``: best first) ranks at or above all of its
+        code: only these may hold a rare word that points at them (code the query's words match
+        better, by an exact name or its other words, or by a word rare only in a small repository,
+        "crash" held by one function and one note, leaves a note no pointer of its own)."""
+        n = self.meta.n
+        shard = rows < n
+        code = shard.copy()
+        code[shard] = ~self._note_kind[self.meta.kind_code[rows[shard]]]
+        if not code.any():
+            return rows
+        first = int(np.argmax(code))
+        return rows[~code & (scores >= scores[first])]
 
     def _vector_hits(self, q: np.ndarray, k: int, filt: "RowFilter"):
         """The vector list under the filters: exact over a small allowed set; the kinds' own graphs
@@ -434,8 +499,8 @@ def _tied(score: np.ndarray) -> np.ndarray:
 
 
 _new_item = functools.partial(tuple.__new__, SearchItem)
-# tuple.__new__ checks no field count: the items above are built with exactly these four
-assert SearchItem._fields == ("row", "score", "sources", "id"), "update search's item construction"
+# tuple.__new__ checks no field count: the items above are built with exactly these five
+assert SearchItem._fields == ("row", "score", "sources", "id", "rare"), "update search's item construction"
 # an item's lists by their bits (vector 1, keyword 2, name 4), named as items name them
 SOURCES = {b: tuple(name for bit, name in ((1, "vector"), (2, "keyword"), (4, "name")) if b & bit)
            for b in range(8)}
@@ -476,4 +541,4 @@ def _merge_ranked(rows: np.ndarray, scores: np.ndarray, extra: tuple[np.ndarray,
 
 
 __all__ = ["HybridSearcher", "SearchPage", "SearchItem", "ListHits", "ExtraDoc", "RRF_K",
-           "DEFAULT_WINDOW", "KEYWORD_ROUNDS", "PARALLEL"]
+           "DEFAULT_WINDOW", "KEYWORD_ROUNDS", "PARALLEL", "RARE_ROWS"]

@@ -151,6 +151,22 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
     return out
 
 
+def ends(n_hits: int, kinds: Sequence[str], notes_cut: bool) -> list[str]:
+    """What the last page of a search says. A ranking of notes alone holds every note of those kinds
+    its lists reach, as deep as the pages go (``HybridSearcher.search``): it said to filter by kind,
+    the filter already given (a probe); a mixed ranking's notes were cut while code filled its lists."""
+    if kinds and all(k in S.NOTE_KINDS for k in kinds):
+        return [f"the ranking ends here ({n_hits} notes); every note about one file: walk FILE --edge notes; "
+                "every note: stratum notes list"]
+    said = [f"the ranking ends here ({n_hits} items); more weaker matches exist: narrow the query or "
+            "filter by kind, path or language to reach them"]      # not "that is all" (probe P4)
+    if notes_cut:       # stronger notes than the last ones shown exist (a fleet probe)
+        said.append("more unmerged notes match than this mixed ranking holds (each list merges only its "
+                    f"best notes while code fills it): search with kinds={list(S.AGENT_NOTE_KINDS)} "
+                    "to page through them")
+    return said
+
+
 def _files_of(ranked: list[rank.Ranked], sh: "Shard", view: "BranchView | None") -> list[rank.Ranked]:
     """One list read as files, located in its own shard (a branch overlay's list: in the overlay's),
     a default-branch file node the session's branch changed or deleted left out (``view``)."""
@@ -195,4 +211,4 @@ def _with_notes(items: Sequence, notes: Sequence) -> tuple[list, set[str]]:
     return sorted([*items, *extra], key=_by_score), served
 
 
-__all__ = ["Lists", "scope", "ranked_lists", "STEERING_NOTES"]
+__all__ = ["Lists", "scope", "ranked_lists", "ends", "STEERING_NOTES"]

@@ -237,13 +237,7 @@ class Tools:
         hints = [R.label(sh, row) if row is not None else
                  R.note_label((holder.get(nid) if holder is not None else None) or {"kind": "note", "id": nid})
                  for _, nid, sh, row, holder, _ in hits[end:end + R.HINT_ITEMS]]
-        said = [] if more or exact else [
-            f"the ranking ends here ({n_hits} items); more weaker matches exist: narrow the query or "
-            "filter by kind, path or language to reach them"]      # not "that is all" (probe P4)
-        if got.notes_cut and not more:      # stronger notes than the last ones shown exist (a fleet probe)
-            said.append("more unmerged notes match than this mixed ranking holds (each list merges only its "
-                        f"best notes while code fills it): search with kinds={list(S.AGENT_NOTE_KINDS)} "
-                        "to page through them")
+        said = [] if more or exact else searchlists.ends(n_hits, kinds, got.notes_cut)
         if page_token and getattr(offset, "notes", stamp) != stamp:
             # a probe: a note written between pages shifted the list (an item twice, one never shown)
             said.append(_MOVED)

@@ -509,7 +509,9 @@ def test_concurrent_grpc_writers_each_note_exactly_once_after_merging_twice(ws):
         assert second.notes["new"] == 0 and second.notes["notes"] == len(acked) + 1
         ids_seen = [it.id for it in c.search(s, "the cart total rounds twice", kinds=["rca", "insight"],
                                              page_size=200).items]
-        assert len(ids_seen) == len(set(ids_seen)) and set(ids_seen) <= set(acked) | {ids_seen[0]}
+        # every note once; besides the writers' notes, the one an earlier test left (a notes-only
+        # search now pages as deep as asked: it is not always first)
+        assert len(ids_seen) == len(set(ids_seen)) and len(set(ids_seen) - set(acked)) <= 1
     third = ws.reindex()                        # the writer is gone: its segment is retired, still no version
     assert third.up_to_date and third.notes["new"] == 0 and ws.version() == v0 + 1
     assert DeltaLog(ws.store / "deltalog").segments() == []

@@ -398,7 +398,8 @@ def test_note_index_switches_to_an_hnsw_graph_for_many_notes(monkeypatch, embedd
 def test_notes_take_at_most_notes_window_places_of_a_full_list(setup, embedder, monkeypatch):
     """Each list merges at most NOTES_WINDOW unmerged notes when the shard's own list is full (10,000
     notes were ~57 of ~80 fused rows, each costing fusion and rerank), and every matching note when
-    it is not (a notes-only filter: its pages and totals stay whole)."""
+    it is not (a notes-only filter: its lists as deep as its pages reach, so pages and totals stay
+    whole: 80 notes about a file paged to 63-70 of them, session 27)."""
     import stratum.search as search_mod
 
     _, _, hs, _, _ = setup
@@ -413,5 +414,5 @@ def test_notes_take_at_most_notes_window_places_of_a_full_list(setup, embedder, 
     full = hs.search("fetch url proxy timeout", limit=50, extra_docs=notes)
     assert per_list(full) == [2, 2]                    # the shard fills each list: 2 notes a list
     only = hs.search("fetch url proxy timeout", kinds=("failure",), limit=50, extra_docs=notes)
-    assert per_list(only) == [3, 3]                    # no shard row passes: the notes fill the window
+    assert per_list(only) == [6, 6]     # no shard row passes: the notes fill lists as deep as the pages reach
     assert search_mod._notes_window(50, np.arange(50)) == 2 and search_mod._notes_window(50, np.arange(7)) == 50
