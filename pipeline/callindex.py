@@ -24,6 +24,9 @@ JS_FAMILY = ("javascript", "typescript", "tsx")
 # mixes JS and TS calls across them (the key of the by-name tables; "tsx" alone matched nothing in "typescript")
 FAMILY = {"tsx": "typescript", "javascript": "typescript"}
 MODULES = ("rust", "typescript", "tsx")    # an inline ``mod`` / ``namespace``: a file's own scope
+# a JS/TS definition that is its module's own value, as its signature (``parse._signature``) writes it:
+# ``module.exports = function f`` (``exports = module.exports = ...``: CommonJS), ``export default function f``
+_MODULE_VALUE = re.compile(r"(?:exports\s*=\s*)?module\.exports\s*=|(export\s+default)\b")
 _OVERLOAD = re.compile(r"#\d+$")           # ``Gson.toJson#2``: the second of its name in the file
 _ARITY_KEY = '{"arity":'
 _ARITY = re.compile(r'\{"arity":\[(-?\d+),(-?\d+)\],"params":(\[(?:"[^"]*",?)*\])')    # without the calls' JSON
@@ -67,6 +70,8 @@ class Index:
         self.params: dict[str, list[str]] = {}          # an overload's parameters' simple types
         self.overloads: dict[tuple[str, str, str], list[str]] = defaultdict(list)   # (path, kind, name) -> ids
         self.scopes = Scopes()
+        # JS/TS path -> (its definition that is the module's value, whether by ``export default``)
+        self.module_value: dict[str, tuple[str, bool] | None] = {}
         self._files_of: dict[str, list[tuple[str, str]]] | None = None     # ``files_defining``
         for n in nodes:
             if n["kind"] not in CODE:
@@ -95,6 +100,9 @@ class Index:
             self.quals[(family(d.lang), d.qual)].append(d.id)
             if "." not in d.qual:
                 self.top[(family(d.lang), d.qual)].append(d.id)
+                if d.lang in JS_FAMILY and (m := _MODULE_VALUE.match(n.get("signature") or "")):
+                    # two in one file (a module reassigned): which one a caller holds is not known
+                    self.module_value[d.path] = None if d.path in self.module_value else (d.id, bool(m[1]))
             if d.lang == "go":
                 self.dir_qual[(posixpath.dirname(d.path), d.qual)].append(d.id)
         for d in self.defs.values():

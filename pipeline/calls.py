@@ -23,16 +23,22 @@ than a missing one). In order, the first rule that finds definitions decides:
   name it declares ``global``; JS/TS ``{percent as f}``, through a barrel's ``export {A as f}
   from`` or ``export * from``; Java ``import static a.Money.f`` or ``a.Money.*``; Rust ``use
   crate::a::f``); none when an outside module's import binds it (``{setTimeout as delay} from
-  'node:timers/promises'``, Java ``import java.util.List``, Rust ``use std::error::Error as
-  StdError``: never the repository's same-named definition, for a base class too), or the Python
-  module it is read from imports it only in a function's body (``from kb import run``, ``def
-  setup(): from .impl import run`` in ``kb``); else the one ``f`` among the files it imports
-  (Python: no import binds ``f``, ``from m import *``); else (C++) the one ``f`` of an enclosing
-  namespace in the repository (a prototype and its one body count as one); else the one
-  top-level ``f`` of its language family in the repository (JavaScript, JSX, TypeScript and TSX
-  are one family).
+  'node:timers/promises'``, ``const {join} = require('path')``, Java ``import java.util.List``,
+  Rust ``use std::error::Error as StdError``: never the repository's same-named definition, for a
+  base class too), or the Python module it is read from imports it only in a function's body
+  (``from kb import run``, ``def setup(): from .impl import run`` in ``kb``); else the one ``f``
+  among the files it imports (Python: no import binds ``f``, ``from m import *``); else (C++) the
+  one ``f`` of an enclosing namespace in the repository (a prototype and its one body count as
+  one); else the one top-level ``f`` of its language family in the repository (JavaScript, JSX,
+  TypeScript and TSX are one family). JS/TS: a name bound to a module (``const make =
+  require('./m')``, whatever it is named, ``import make from``) calls the module's own value: its
+  ``module.exports = function g`` (``export default function g`` for a default import;
+  ``callindex.Index.module_value``) or the definition a statement of the module names
+  (``exports = module.exports = g``, ``export default g``: ``imports.VALUE``).
 - ``x.f()`` with ``x`` a name: what ``x`` binds (Python ``import x``, ``import a.b as x``, ``from
-  p import x``; ``import a.b`` for ``a.b.f()``; JS/TS ``import * as x``, ``{Account as x}``
+  p import x``; ``import a.b`` for ``a.b.f()``; JS/TS ``import * as x``, ``const x =
+  require('./m')``, a default import of a module whose value is no ``export default`` (``x.f()``:
+  its ``exports.f``; ``export default class C``: ``C.f``), ``{Account as x}``
   for its class's ``f``, through barrels; Go a package's name or alias, ``c
   "example.com/shop/pkg/cart"``) holding ``f`` (``x.C.f()``: its class ``C``'s;
   ``pkg.PublicClient()``, ``pricing.round_price()``: what the module imports as it, followed as
@@ -75,7 +81,7 @@ from pipeline import vartypes
 from pipeline.callindex import (CODE as _CODE, JS_FAMILY as _JS_FAMILY, MODULES as _MODULES, Def as _Def,
                                 Index as _Index, by_arity as _by_arity, classes as _classes, defined as _defined,
                                 family as _family, one as _one, parent_qual as _parent_qual, unique as _unique)
-from pipeline.callbindings import REEXPORT_DEPTH, Bindings
+from pipeline.callbindings import LAST_LINE, REEXPORT_DEPTH, Bindings
 from pipeline.exprnames import SELF
 from pipeline.pyimports import is_module
 from pipeline.testlinks import tests_edge, used_by_tests
@@ -194,6 +200,9 @@ class _Resolver(Bindings):
             got = ix.by_qual.get((t, orig))
             if got is not None:
                 return got, "imported name"
+        value = self._module_value(targets, orig) if lang in _JS_FAMILY else None
+        if value is not None:           # make(), make a require or default import of m: m's own function
+            return value[0], "imported module"
         got = self._reexported(targets, orig)
         if got is not None:
             return got, "imported name"
@@ -333,7 +342,14 @@ class _Resolver(Bindings):
             head = recv.split(".", 1)[0]
             if not targets and (self._outside(path, recv, line) or (head != recv and self._outside(path, head, line))):
                 return None, ""             # an outside module's namespace or class (``io::Error::new``)
-            named = lang in _JS_FAMILY and orig not in ("*", "")   # JS {Account as Acct}: a name, no module
+            value = self._module_value(targets, orig) if lang in _JS_FAMILY and orig == "default" else None
+            # JS {Account as Acct}: a name, no module; a default import is the module (its
+            # ``exports.f``) unless the module's value is its ``export default``
+            named = lang in _JS_FAMILY and orig not in ("*", "") and (orig != "default" or bool(value and value[1]))
+            if value is not None and value[1] and ix.defs[value[0]].kind == "class":
+                got = self._member(value[0], name)              # export default class C: C.f()
+                if got is not None:
+                    return got, "imported module"
             # Python: the module itself, not a file it re-exports another name from (kb.run, kb.fast)
             mods = [t for t in targets if is_module(t, orig)] if lang == "python" else targets
             for t in targets:                                       # a module or class the file binds
@@ -393,6 +409,25 @@ class _Resolver(Bindings):
         got = _one([*ix.methods.get((path, name), ()),
                     *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ()))])
         return (got, "method name") if got is not None else (None, "")
+
+    def _module_value(self, targets: list[str], orig: str) -> tuple[str, bool] | None:
+        """The one definition among the JS/TS modules ``targets`` that is the module's own value
+        (``callindex.Index.module_value``), as what binds it reads it: the module (``*``: ``const x
+        = require``, ``import * as x``) is its ``module.exports = function f``; a default import
+        (``default``) that or its ``export default function f``. (id, whether by ``export default``)."""
+        if orig not in ("*", "default"):
+            return None
+        got = {v for t in targets if (v := self.ix.module_value.get(t)) is not None
+               and (orig == "default" or not v[1])}
+        # what the module's own statement names (``imports.VALUE``: ``exports = module.exports = f``)
+        for local, esm in (("module.exports", False), ("default", True)):
+            if esm and orig != "default":
+                continue
+            for t in targets:
+                f, files = self._binding(t, local, LAST_LINE)
+                if files == [t] and (g := self.ix.by_qual.get((t, f))) is not None:
+                    got.add((g, esm))
+        return next(iter(got)) if len(got) == 1 else None
 
     def _dotted(self, path: str, recv: str, name: str, line: int) -> str | None:
         """``a.b.f()`` in Python: ``f`` of the module ``a.b`` names (``_modules``), as the module

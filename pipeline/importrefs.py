@@ -9,7 +9,7 @@ import sys
 
 import tree_sitter as ts
 
-from pipeline.imports import WHOLE, ImportRef
+from pipeline.imports import VALUE, WHOLE, ImportRef
 from pipeline.languages.jvmimports import imports_kotlin, imports_scala
 
 _WS = re.compile(r"\s+")
@@ -216,17 +216,44 @@ def _js_names(node: ts.Node, src: bytes) -> tuple[tuple[str, ...], tuple[str, ..
     return tuple(names), tuple(bound)
 
 
+def _module_value(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    """A statement making a definition of the file its module's value (``VALUE``): ``module.exports
+    = f`` and ``exports = module.exports = f`` (CommonJS: bound as ``module.exports``, express's
+    ``createApplication``), ``export default f`` (bound as ``default``); else nothing."""
+    if node.type == "export_statement":
+        v = node.child_by_field_name("value")
+        if v is None or v.type != "identifier" or node.child_by_field_name("source") is not None:
+            return []
+        return [ImportRef(VALUE, "", (_text(src, v.start_byte, v.end_byte),), line=line, text=text, bound=("default",))]
+    a = node.named_children[0] if node.named_child_count else None
+    cjs = False
+    while a is not None and a.type == "assignment_expression":
+        left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+        cjs = cjs or (left is not None and _text(src, left.start_byte, left.end_byte) == "module.exports")
+        if right is not None and right.type == "identifier":
+            return [ImportRef(VALUE, "", (_text(src, right.start_byte, right.end_byte),), line=line, text=text,
+                              bound=("module.exports",))] if cjs else []
+        a = right
+    return []
+
+
 def _imports_js(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportRef]:
+    if node.type == "expression_statement" or (node.type == "export_statement"
+                                               and node.child_by_field_name("value") is not None):
+        return _module_value(node, src, line, text)
     if node.type in ("import_statement", "export_statement"):
         s = node.child_by_field_name("source")
         kind = "import" if node.type == "import_statement" else "export"
-        if s is None:                        # TS: import x = require("y")
+        req = None
+        if s is None:                        # TS: import x = require("y"), x the module
             req = next((c for c in node.named_children if c.type == "import_require_clause"), None)
             s = req.child_by_field_name("source") if req is not None else None
             kind = "require"
         if s is None:
             return []
-        names, bound = _js_names(node, src) if kind != "require" else ((), ())
+        names, bound = _js_names(node, src) if req is None else ((), ())
+        if req is not None and req.named_child_count and (x := req.named_children[0]).type == "identifier":
+            names, bound = ("*",), (_text(src, x.start_byte, x.end_byte),)
         return [ImportRef(kind, string_value(s, src), names, line=line, text=text,
                           bound=bound if bound != names else ())]
     if node.type == "import_require_clause":
@@ -242,7 +269,37 @@ def _imports_js(node: ts.Node, src: bytes, line: int, text: str) -> list[ImportR
     kind = "dynamic" if fn is not None and fn.type == "import" else "require"
     if kind == "require" and _module_is(node, src):      # the module is that one: all it exports
         return [ImportRef("export", string_value(first, src), WHOLE, line=line, text=text, bound=WHOLE)]
-    return [ImportRef(kind, string_value(first, src), line=line, text=text)]
+    names, bound = _required_names(node, src) if kind == "require" else ((), ())
+    return [ImportRef(kind, string_value(first, src), names, line=line, text=text,
+                      bound=bound if bound != names else ())]
+
+
+def _required_names(call: ts.Node, src: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a ``require(...)`` declaring a variable binds, as ``_js_names`` reads an ES import:
+    ``const x = require('./m')`` -> (*), (x), the module (as ``import * as x``, whatever ``x`` is
+    named: express's tests ``var express = require('..')``); ``const {a, b: c} = require('./m')``
+    -> (a, b), (a, c); else nothing (``require('./m').f()``, ``x.y = require(...)``)."""
+    p = call.parent
+    if p is None or p.type != "variable_declarator" or p.child_by_field_name("value") != call:
+        return (), ()
+    left = p.child_by_field_name("name")
+    if left is None:
+        return (), ()
+    if left.type == "identifier":
+        return ("*",), (_text(src, left.start_byte, left.end_byte),)
+    names: list[str] = []
+    bound: list[str] = []
+    if left.type == "object_pattern":
+        for c in left.named_children:
+            if c.type == "shorthand_property_identifier_pattern":
+                names.append(_text(src, c.start_byte, c.end_byte))
+                bound.append(names[-1])
+            elif c.type == "pair_pattern":
+                k, v = c.child_by_field_name("key"), c.child_by_field_name("value")
+                if k is not None and v is not None and k.type == "property_identifier" and v.type == "identifier":
+                    names.append(_text(src, k.start_byte, k.end_byte))
+                    bound.append(_text(src, v.start_byte, v.end_byte))
+    return tuple(names), tuple(bound)
 
 
 def _module_is(call: ts.Node, src: bytes) -> bool:

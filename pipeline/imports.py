@@ -74,13 +74,16 @@ from stratum.ids import node_id
 class ImportRef:
     """One import as written in a file.
 
-    ``kind``: python import/from; js import/export/require/dynamic; c quote/angle; go import;
+    ``kind``: python import/from; js import/export/require/dynamic, and ``value``: a definition of
+    the file is the module's value (``module.exports = f``, ``export default f``: ``names`` (f), bound
+    as ``module.exports`` / ``default``, ``target`` empty: the file itself); c quote/angle; go import;
     java import/static; kotlin/scala import, and package (the file's own package, ``names`` what
     it declares: no import); rust mod/use/extern. ``target`` is the module or specifier as written
     (``os.path``, ``./util``, ``util.h``, ``github.com/x/y``, ``com.x.Y``, ``crate::a::b``).
     ``names`` holds the names of a Python ``from`` import, or ``("*",)`` for a wildcard/glob;
     JavaScript/TypeScript: the names an ES import or ``export ... from`` takes (``default`` for a
-    default import, ``*`` for ``* as F`` and ``export *``); a CommonJS ``module.exports =
+    default import, ``*`` for ``* as F`` and ``export *``), and a ``require`` declaring a variable
+    (``const x = require('./m')``: ``*`` bound as ``x``; ``const {a, b: c} = require``); a CommonJS ``module.exports =
     require('./x')`` is an ``export`` of ``WHOLE`` bound as ``WHOLE`` (every name, as ``export *``,
     and the module itself: followed, unlike ``export *``; an ES record never has ``bound`` equal to
     ``names``).
@@ -123,6 +126,7 @@ class FileImports:
 
 _JS_LANGS = ("javascript", "typescript", "tsx")
 WHOLE = ("*",)               # a JS module that is another one whole: its record's names and bound
+VALUE = "value"             # a JS record of the module's own value (``ImportRef``): no import, the file itself
 _REEXPORT_DEPTH = 3          # JS/TS barrels followed from one import
 _JS_EXTS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
 _JS_ESM_SWAP = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
@@ -382,6 +386,9 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
         for ref in f.imports:
             if ref.kind == PACKAGE:         # a Kotlin/Scala file's own package and names: no import
                 continue
+            if ref.kind == VALUE:           # the module's own value: a binding of the file, to itself
+                yield f, ref, [(f.path, None)], False, None
+                continue
             got: list[tuple[str, str | None]] = [(t, None) for t in fn(f.path, ref)]
             if got and f.language in _JS_LANGS:
                 ends = [got[0][0]]
@@ -438,7 +445,8 @@ def _bound_names(language: str, ref: ImportRef, landing: str) -> list[tuple[str,
     under ``a.b``, the receiver its calls write (``a.b.f()``); each only when the import lands on
     that module (``landing``), not on a package it fell back to. ``from m import n as k`` binds
     k, which is n in m. JavaScript/TypeScript: ``{percent as pct}`` binds pct (percent there),
-    ``* as F`` F (the module: ``*``), a default import its local name (``default``); ``export
+    ``* as F`` F (the module: ``*``), as ``const F = require('./m')`` does (``{a: b} = require``: b,
+    a there), a default import its local name (``default``); ``export
     ... from`` re-exports likewise (a barrel's ``export *`` as ``*``, every name of that module).
     Go: a package binds its name (``c "example.com/shop/pkg/cart"``: c; else its path's last
     part, as packages are named: ``example.com/shop`` binds shop) to the package ("").
@@ -550,4 +558,4 @@ def resolve_paths(files: Iterable[FileImports], all_paths: Iterable[str],
             for t, _ in targets if t != f.path}
 
 
-__all__ = ["ImportRef", "FileImports", "resolve", "resolve_paths", "external_target", "js_reexports", "WHOLE"]
+__all__ = ["ImportRef", "FileImports", "resolve", "resolve_paths", "external_target", "js_reexports", "WHOLE", "VALUE"]

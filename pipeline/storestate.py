@@ -126,7 +126,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # X.prototype = {...}) and Go package-level function variables are nodes; `module.exports = require(x)`
 # is recorded as a whole-module re-export.
 # 35: Kotlin and Scala definitions record their calls, supertypes, typed variables and return types.
-PARSE_FORMAT = 35
+# 36: a JS ``const x = require('./m')`` (``const {a, b: c} = require``, TS ``import x = require``) records
+# the names it binds, as an ES import does (calls through ``x`` link whatever ``x`` is named).
+PARSE_FORMAT = 36
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -74,3 +74,20 @@
 (call_expression
   function: (import)
   arguments: (arguments . (string))) @import
+
+; module.exports = f, exports = module.exports = f, export default f: the module's value is f, a
+; definition of the file (pipeline.importrefs._module_value: an ImportRef of kind "value")
+(program
+  (expression_statement
+    (assignment_expression
+      left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+      right: (identifier))) @import
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+(program
+  (expression_statement
+    (assignment_expression
+      right: (assignment_expression
+        left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+        right: (identifier)))) @import
+  (#eq? @_module "module") (#eq? @_exports "exports"))
+(program (export_statement value: (identifier)) @import)
