@@ -86,6 +86,10 @@ class Bindings:
                 got = self.ix.by_qual.get((f, orig))
                 if got is not None:
                     return got
+            if js and orig == "default":     # `export { default as named } from './m'`: m's own value
+                got = one(v[0] for f in further if (v := self.ix.module_value.get(f)) is not None and v[1])
+                if got is not None:
+                    return got
             if further and depth < REEXPORT_DEPTH:
                 got = self._reexported(further, orig, depth + 1)
                 if got is not None:

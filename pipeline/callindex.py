@@ -26,7 +26,7 @@ FAMILY = {"tsx": "typescript", "javascript": "typescript"}
 MODULES = ("rust", "typescript", "tsx")    # an inline ``mod`` / ``namespace``: a file's own scope
 # a JS/TS definition that is its module's own value, as its signature (``parse._signature``) writes it:
 # ``module.exports = function f`` (``exports = module.exports = ...``: CommonJS), ``export default function f``
-_MODULE_VALUE = re.compile(r"(?:exports\s*=\s*)?module\.exports\s*=|(export\s+default)\b")
+MODULE_VALUE = re.compile(r"(?:exports\s*=\s*)?module\.exports\s*=|(export\s+default)\b")
 _OVERLOAD = re.compile(r"#\d+$")           # ``Gson.toJson#2``: the second of its name in the file
 _ARITY_KEY = '{"arity":'
 _ARITY = re.compile(r'\{"arity":\[(-?\d+),(-?\d+)\],"params":(\[(?:"[^"]*",?)*\])')    # without the calls' JSON
@@ -100,7 +100,7 @@ class Index:
             self.quals[(family(d.lang), d.qual)].append(d.id)
             if "." not in d.qual:
                 self.top[(family(d.lang), d.qual)].append(d.id)
-                if d.lang in JS_FAMILY and (m := _MODULE_VALUE.match(n.get("signature") or "")):
+                if d.lang in JS_FAMILY and (m := MODULE_VALUE.match(n.get("signature") or "")):
                     # two in one file (a module reassigned): which one a caller holds is not known
                     self.module_value[d.path] = None if d.path in self.module_value else (d.id, bool(m[1]))
             if d.lang == "go":

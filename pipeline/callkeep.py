@@ -11,8 +11,9 @@ links as it did when nothing its lookups read changed, which holds when:
   kind, qualified name, language, an overload's arity and parameters, the prototype and test
   marks), its classes' bases, its functions' declared return types, its methods' typed
   attributes as written (not a Python file's: a Python class's attributes are read by its own
-  file's callers alone, linked again anyway), and its imports but their lines (a Python import's
-  scope: the module's or a body's, ``callindex.Scopes``).
+  file's callers alone, linked again anyway), a JavaScript definition's being the module's value
+  (``module.exports = function f``, ``export default``), and its imports in their lines' order but
+  not their lines (a Python import's scope: the module's or a body's, ``callindex.Scopes``).
 
 A one-line edit in a body keeps all of these, a line added above keeps them too; a name added,
 removed or renamed, a changed import or signature does not, and then every caller is linked again,
@@ -32,7 +33,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.callindex import CODE
+from pipeline.callindex import CODE, JS_FAMILY, MODULE_VALUE
 
 CALL_COLUMNS = ["src", "dst", "kind", "weight", "meta"]     # what ``calls.resolve`` makes an edge of
 MOST_CHANGED = 0.25         # of the files changed, beyond which all are linked (comparing would cost as much)
@@ -68,7 +69,7 @@ def plan(prev_snap, changed: set[str], nodes: list[dict]) -> Kept | None:
     if len(before) != len(paths) or set(before) != paths:
         return None
     listed = ", ".join("'" + p.replace("'", "''") + "'" for p in sorted(changed))      # SQL's quoting
-    cols = ["id", "kind", "path", "qualname", "language", "meta", "start_line", "end_line", "subkind"]
+    cols = ["id", "kind", "path", "qualname", "language", "meta", "start_line", "end_line", "subkind", "signature"]
     old = prev_snap.read("nodes", columns=cols, where=f"path IN ({listed})").to_pylist()
     new = [n for n in nodes if n["path"] in changed]
     was, now = facts(old), facts(new)
@@ -99,19 +100,29 @@ def facts(nodes: list[dict]) -> list[str] | None:
         meta = json.loads(n.get("meta") or "{}")
         python = n.get("language") == "python"
         if n["kind"] == "file":
-            meta = {"imports": [_import(i, python, spans.get(n["path"], ())) for i in meta.get("imports", ())]}
+            imports = meta.get("imports", ())
+            order = {ln: k for k, ln in enumerate(sorted({i.get("line") or 0 for i in imports}))}
+            meta = {"imports": [_import(i, python, spans.get(n["path"], ()), order) for i in imports]}
         else:
             meta.pop("calls", None)
             meta.pop("self", None)
             if python or n["kind"] not in ("method", "class"):
                 meta.pop("types", None)     # read by its own file's callers alone (``calls._attributes``)
+        if n.get("language") in JS_FAMILY and n["kind"] != "file" and "." not in n["qualname"]:
+            # the module's own value (``callindex.MODULE_VALUE``: ``module.exports = function f``,
+            # ``export default``) is read by its importers' calls (review r2: a default made plain kept them)
+            m = MODULE_VALUE.match(n.get("signature") or "")
+            meta = {**meta, "_value": None if m is None else bool(m[1])}
         out.append(json.dumps([n["id"], n["kind"], n["qualname"], n.get("language"), meta], sort_keys=True))
     return sorted(out)
 
 
-def _import(ref: dict, python: bool, spans) -> dict:
-    """An import record without its line; a Python import in a body says so (its scope)."""
+def _import(ref: dict, python: bool, spans, order: dict[int, int]) -> dict:
+    """An import record with its line's place among the file's import lines, not the line (a line
+    added above keeps it; two imports of one name split from one line change which one binds: the
+    last line's, review r2); a Python import in a body says so (its scope)."""
     out = {k: v for k, v in ref.items() if k != "line"}
+    out["order"] = order[ref.get("line") or 0]
     if python and ref.get("scoped"):
         line = ref.get("line") or 0
         out["in_body"] = any(s <= line <= e for s, e in spans)

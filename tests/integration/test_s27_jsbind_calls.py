@@ -32,6 +32,11 @@ FILES = {
                 "const {join} = require('path')\n"
                 "function go(s) { return helpers.trim(s) + make(s) + join(s) }\n"
                 "function tidy(s) { return clean(s) }\n"),
+    # a barrel renaming a default export (review r2: `named()` reached nothing)
+    "lib/esm.mjs": "export default function esmMake() { return 1 }\n",
+    "lib/barrel.mjs": "export { default } from './esm.mjs'\nexport { default as named } from './esm.mjs'\n",
+    "use3.mjs": "import b from './lib/barrel.mjs'\nexport function u3() { return b() }\n",
+    "use4.mjs": "import { named } from './lib/barrel.mjs'\nexport function u4() { return named() }\n",
     # express's shape: index.js re-exports lib/app.js, whose value is a function declared apart
     "index.js": "module.exports = require('./lib/app')\n",
     "lib/app.js": "function createApplication() { return {} }\nexports = module.exports = createApplication\n",
@@ -82,3 +87,8 @@ def test_a_module_whose_value_is_a_function_declared_apart_is_called_through_a_r
     """express: `var express = require('..')` (index.js re-exports lib/express.js), `express()`, and
     `exports = module.exports = createApplication`: no caller was linked (a probe, session 27)."""
     assert _walk(tools, "lib/app.js::createApplication", "in") == {"test/app.test.js::boot": "imported module"}
+
+
+def test_a_barrels_renamed_default_export_reaches_the_modules_value(tools):
+    callers = _walk(tools, "lib/esm.mjs::esmMake", "in")
+    assert set(callers) == {"use3.mjs::u3", "use4.mjs::u4"}, callers

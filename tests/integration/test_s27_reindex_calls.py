@@ -80,3 +80,40 @@ def test_calls_of_unchanged_files_are_kept_until_a_name_they_call_changes(tmp_pa
     r.commit("util: a comment", {"shop/util.py": '# util\ndef helper() -> int:\n    return 1\n'})
     rep = _reindex_equals_full(tmp_path, r, inc, "after")
     assert rep.link["calls_kept"] > 0 and rep.link["callers_files"] == 1
+
+
+def _one_commit_equals_full(tmp_path, files: dict, change: dict, tag: str):
+    r = Repo(tmp_path / tag)
+    r.commit("base", files)
+    inc = tmp_path / f"inc-{tag}"
+    index_repository(r.path, inc, CFG)
+    r.commit("change", change)
+    return _reindex_equals_full(tmp_path, r, inc, tag)
+
+
+OTHERS = {f"lib/u{i}.js": f"function u{i}() {{ return {i}; }}\nmodule.exports = {{ u{i} }};\n" for i in range(1, 4)}
+APP = "import build from './make';\n\nexport function start() {\n  return build();\n}\n"
+
+
+def test_a_js_function_that_stops_or_starts_being_its_modules_value_links_its_importers_again(tmp_path):
+    """``export default function make`` -> ``export function make``: app.js's `build()` reaches make
+    no more, and the other way; callkeep compared no signature, so the old edge was kept (review r2)."""
+    plain, default = "export function make() {\n  return 1;\n}\n", "export default function make() {\n  return 1;\n}\n"
+    _one_commit_equals_full(tmp_path, {**OTHERS, "lib/make.js": default, "lib/app.js": APP},
+                            {"lib/make.js": plain}, "dropped")
+    _one_commit_equals_full(tmp_path, {**OTHERS, "lib/make.js": plain, "lib/app.js": APP},
+                            {"lib/make.js": default}, "added")
+    _one_commit_equals_full(tmp_path, {
+        **OTHERS, "lib/make.js": "module.exports = function make() {\n  return 1;\n};\n",
+        "lib/app.js": "const build = require('./make');\n\nfunction start() {\n  return build();\n}\nmodule.exports = { start };\n",
+    }, {"lib/make.js": "exports.make = function make() {\n  return 1;\n};\n"}, "cjs")
+
+
+def test_two_imports_of_one_name_split_from_one_line_change_which_binds(tmp_path):
+    """`from pkg.b import f; from pkg.c import f` on one line binds b's f (a tie goes to the first);
+    split on two lines, c's: callkeep compared imports without their lines (review r2)."""
+    files = {"pkg/__init__.py": "", "pkg/b.py": "def f():\n    return 1\n", "pkg/c.py": "def f():\n    return 2\n",
+             "pkg/x.py": "def x():\n    return 0\n", "pkg/y.py": "def y():\n    return 0\n",
+             "pkg/m.py": "from pkg.b import f; from pkg.c import f\n",
+             "pkg/use.py": "from pkg.m import f\n\n\ndef go():\n    return f()\n"}
+    _one_commit_equals_full(tmp_path, files, {"pkg/m.py": "from pkg.b import f\nfrom pkg.c import f\n"}, "split")
