@@ -2,7 +2,8 @@
 
 A file is a test when its name follows its language's convention (``test_x.py``, ``x_test.py``,
 ``x.test.ts``, ``x.spec.js``, anything under ``__tests__/``, ``x_test.go``, ``XTest.java``,
-``XTests.java``, ``TestX.java``, ``XIT.java``, ``x_test.rs``, a ``.rs`` file directly in a
+``XTests.java``, ``TestX.java``, ``XIT.java`` (Kotlin's ``XTest.kt`` alike), Scala's ``XSpec.scala``,
+``XSuite.scala``, ``XTest.scala``, ``x_test.rs``, a ``.rs`` file directly in a
 ``tests/`` directory, ``test_x.c``, ``x_unittest.cc`` ..., and Django-style ``tests.py``); a
 JavaScript/TypeScript file in a ``test/`` or ``tests/`` folder at the repository's top or a
 package's (beside a ``package.json``), as AVA, mocha and tap keep them (``test/retry.ts``), unless
@@ -53,16 +54,17 @@ from stratum.ids import node_id
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata", "fixtures"})
 # Language -> test-naming family; the extensions come from the language registry (one table).
 _FAMILY_OF = {"python": "py", "javascript": "js", "typescript": "js", "tsx": "js", "go": "go", "java": "java",
-              "rust": "rs", "c": "c", "cpp": "c"}
+              "kotlin": "java", "scala": "scala", "rust": "rs", "c": "c", "cpp": "c"}   # Kotlin: Java's convention
 _FAMILIES = {ext: _FAMILY_OF[lang] for ext, lang in EXTENSIONS.items() if lang in _FAMILY_OF}
 _C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
 _PY = re.compile(r"^(?:test_(?P<a>.+)|(?P<b>.+?)_tests?)$")
 _JS = re.compile(r"^(?P<a>.+)\.(?:test|spec)$")
 _GO = re.compile(r"^(?P<a>.+)_test$")
 _JAVA = re.compile(r"^(?:(?P<a>[A-Z]\w*?)(?:Tests?|IT|TestCase)|Test(?P<b>[A-Z]\w*))$")
+_SCALA = re.compile(r"^(?P<a>[A-Z]\w*?)(?:Tests?|Spec|Suite|IT)$")       # ScalaTest, specs2, MUnit
 _RS = re.compile(r"^(?:test_(?P<a>.+)|(?P<b>.+?)_tests?)$")
 _C = re.compile(r"^(?:test_(?P<a>.+)|(?P<b>.+?)_(?:unit)?tests?)$")
-_RULES = {"py": _PY, "js": _JS, "go": _GO, "java": _JAVA, "rs": _RS, "c": _C}
+_RULES = {"py": _PY, "js": _JS, "go": _GO, "java": _JAVA, "scala": _SCALA, "rs": _RS, "c": _C}
 _JS_TEST_FOLDERS = ("test", "tests")
 # a test folder's helpers, not tests: folders below it and file stems (AVA leaves out helpers,
 # fixtures and _-prefixed files)
@@ -127,6 +129,8 @@ def subject(path: str, roots: Collection[str] = ("",), imported: Collection[str]
     if fam is None:
         return None
     m = _RULES[fam].match(stem)
+    if m and fam == "scala" and not stem.endswith(("Test", "Tests")) and not in_test_dir(path):
+        m = None        # an `ApiSpec.scala` among the code is a spec of an API, not a ScalaTest spec
     if m:
         return next(g for g in m.groups() if g)
     if fam == "js" and ("__tests__" in path.split("/")[:-1] or _in_js_test_folder(path, roots, imported)):
