@@ -415,18 +415,15 @@ def module_files(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None
     ``node_modules/<package>/`` comes a path in that package: the repository's file only under a folder
     whose package.json names that package (the repository, or a workspace linked there); a third-party
     package's ``lib/router/index.js`` is not the repository's file of that path."""
-    segs = _segments(target)
-    lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
-    if lib < 0 or segs[lib] not in _INSTALLED:
+    got = _installed_copy(target)
+    if got is None:
         return None         # no installed copy (python3.11/json/...: the standard library, read by its tail)
+    folder, package, rel = got
     t = tails(sh, overlay)
-    rel = _module_path(segs[lib + 1:])
-    if segs[lib] == "node_modules":
-        n = 2 if rel and rel[0].startswith("@") else 1
-        package, rest = "/".join(rel[:n]), rel[n:]
-        k = len(rest)
-        return [_place(spot, sh, overlay) for c, spot in t.by_name.get(rest[-1], ())
-                if c[-k:] == rest and _package_name(t, sh, overlay, "/".join(c[:-k])) == package] if k else []
+    if folder == "node_modules":
+        k = len(rel)
+        return [_place(spot, sh, overlay) for c, spot in t.by_name.get(rel[-1], ())
+                if c[-k:] == rel and _package_name(t, sh, overlay, "/".join(c[:-k])) == package] if k else []
     k = len(rel)
     return [_place(spot, sh, overlay) for c, spot in t.by_name.get(rel[-1], ())
             if c[-k:] == rel and "/".join(c[:-k]) not in t.packages
@@ -436,22 +433,34 @@ def module_files(sh: "Shard", target: str, overlay: "StoreOverlay | None" = None
 def installed(shards: Sequence["Shard"], target: str, asked: str) -> NotFound | None:
     """The refusal of an installed copy's path no file of the repository is (``module_files``):
     get said only "no node", as for a typo."""
-    segs = _segments(target)
-    lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
-    if lib < 0 or segs[lib] not in _INSTALLED or not _module_path(segs[lib + 1:]) \
-            or any(module_files(sh, target) for sh in shards):
+    got = _installed_copy(target)
+    if got is None or not (got[1] or got[2]) or any(module_files(sh, target) for sh in shards):
         return None
-    rel = _module_path(segs[lib + 1:])
-    if segs[lib] == "node_modules":
-        n = 2 if rel[0].startswith("@") else 1
-        package, rest = "/".join(rel[:n]), "/".join(rel[n:])
+    folder, package, rel = got
+    if folder == "node_modules":
         homes = sorted({d or "the repository's root" for sh in shards for d in _named_package(sh, package)})
-        what = (f"package {echo(package)!r}, which is {', '.join(homes)} here, and that has no file {echo(rest)!r}"
-                if homes else f"package {echo(package)!r}, and no package.json here names it")
+        what = (f"package {echo(package)!r}, which is {', '.join(homes)} here, and that has no file "
+                f"{echo('/'.join(rel))!r}" if homes else f"package {echo(package)!r}, and no package.json here names it")
     else:
         module = ".".join(rel).removesuffix(".py")
         what = f"module {echo(module)!r}, and no file here is that module under a source root"
-    return NotFound(f"no file {echo(asked)!r}: it is an installed copy ({segs[lib]}/) of {what}")
+    return NotFound(f"no file {echo(asked)!r}: it is an installed copy ({folder}/) of {what}")
+
+
+def _installed_copy(target: str) -> tuple[str, str, list[str]] | None:
+    """(install folder, node package or "", the path after them) of an installed copy's path
+    (``site-packages/shop/cart.py``, ``node_modules/@acme/web/lib/x.js``), None when it is none; an
+    egg's own folder is left out (``six-1.16-py3.11.egg/six.py``: setuptools' eggs hold the package
+    tree one level down)."""
+    segs = _segments(target)
+    lib = max((i for i, s in enumerate(segs) if _LIB_ROOT.fullmatch(s)), default=-1)
+    if lib < 0 or segs[lib] not in _INSTALLED:
+        return None
+    rel = segs[lib + 1:]
+    if segs[lib] == "node_modules":
+        n = 2 if rel and rel[0].startswith("@") else 1
+        return segs[lib], "/".join(rel[:n]), rel[n:]
+    return segs[lib], "", rel[1:] if rel and rel[0].endswith(".egg") else rel
 
 
 def _named_package(sh: "Shard", package: str) -> list[str]:
@@ -459,12 +468,6 @@ def _named_package(sh: "Shard", package: str) -> list[str]:
     t = tails(sh)
     return [d for p in t.at if p.rpartition("/")[2] == "package.json"
             and _package_name(t, sh, None, d := p.rpartition("/")[0]) == package]
-
-
-def _module_path(rel: list[str]) -> list[str]:
-    """What follows an install folder, without an egg's own folder (``six-1.16-py3.11.egg/six.py``:
-    setuptools' eggs hold the package tree one level down)."""
-    return rel[1:] if rel and rel[0].endswith(".egg") else rel
 
 
 def _package_name(t: FileTails, sh: "Shard", overlay: "StoreOverlay | None", folder: str) -> str:

@@ -151,13 +151,9 @@ def ranked_lists(memory: "Memory", shards: Sequence["Shard"], view: "BranchView 
     return out
 
 
-def ends(n_hits: int, kinds: Sequence[str], notes_cut: bool) -> list[str]:
-    """What the last page of a search says. A ranking of notes alone holds every note of those kinds
-    its lists reach, as deep as the pages go (``HybridSearcher.search``): it said to filter by kind,
-    the filter already given (a probe); a mixed ranking's notes were cut while code filled its lists."""
-    if kinds and all(k in S.NOTE_KINDS for k in kinds):
-        return [f"the ranking ends here ({n_hits} notes); every note about one file: walk FILE --edge notes; "
-                "every note: stratum notes list"]
+def ends(n_hits: int, notes_cut: bool) -> list[str]:
+    """What the last page of a ranking cut at its lists' windows says (a notes-only search's lists
+    are as deep as its pages reach, ``HybridSearcher.search``: it never ends so)."""
     said = [f"the ranking ends here ({n_hits} items); more weaker matches exist: narrow the query or "
             "filter by kind, path or language to reach them"]      # not "that is all" (probe P4)
     if notes_cut:       # stronger notes than the last ones shown exist (a fleet probe)

@@ -13,11 +13,17 @@ from tests.clirun import run
 from tests.gitrepo import Repo
 
 
-def test_retract_every_note_of_one_author_and_list_by_author(tmp_path, capsys):
+def _indexed(tmp_path) -> str:
+    """A store of a one-file repository (shop/pricing.py::discount), indexed."""
     r = Repo(tmp_path / "r")
     r.commit("i", {"shop/pricing.py": "def discount(total):\n    return total\n"})
     store = str(tmp_path / "s")
     assert main(["index", str(r.path), "--store", store, "--no-ray", "--no-embed"]) == 0
+    return store
+
+
+def test_retract_every_note_of_one_author_and_list_by_author(tmp_path, capsys):
+    store = _indexed(tmp_path)
     t = Tools.open([store])
     try:
         for author, n in (("mallory", 25), ("alice", 1)):
@@ -49,10 +55,7 @@ def test_retract_all_by_a_name_two_identities_hold_takes_the_one_asked(tmp_path,
     """A claimed "agent-a" (an open server's session) and the token-proven agent-a are two identities:
     `--all-by agent-a` retracted both (a probe, session 27). Both kinds present: refused until
     --claimed or --proven says which; each then retracts only its own."""
-    r = Repo(tmp_path / "r")
-    r.commit("i", {"shop/pricing.py": "def discount(total):\n    return total\n"})
-    store = str(tmp_path / "s")
-    assert main(["index", str(r.path), "--store", store, "--no-ray", "--no-embed"]) == 0
+    store = _indexed(tmp_path)
     t = Tools.open([store])
     try:
         sid = t.open_session(author="agent-a").data["session"]
