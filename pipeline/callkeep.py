@@ -47,10 +47,12 @@ class Kept:
 
 @functools.lru_cache(maxsize=1)
 def link_key() -> str:
-    """A hash of the pipeline's own modules: edges a previous linker made are kept only by the same one."""
+    """A hash of the pipeline's own modules and language rules (``languages/``: its queries and import
+    readers): edges a previous linker made are kept only by the same one."""
     h = hashlib.blake2b(digest_size=12)
-    for p in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    root = Path(__file__).parent
+    for p in sorted(q for pat in ("*.py", "languages/*.py", "languages/*.scm") for q in root.glob(pat)):
+        h.update(str(p.relative_to(root)).encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
 
 

@@ -535,11 +535,12 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
             if n.get("meta") and n["kind"] in ("file", *_CODE) and (callers is None or n["path"] in callers)]
     based = typed = returned = refs
     if callers is not None:         # of the other nodes, what the callers' links read (their order kept)
-        others = [n for n in nodes if n.get("meta") and n["kind"] in ("file", *_CODE) and n["path"] not in callers]
-        based = refs + [(n, json.loads(n["meta"])) for n in others if '"bases"' in n["meta"]]
-        returned = refs + [(n, json.loads(n["meta"])) for n in others if '"returns"' in n["meta"]]
+        others = [(n, json.loads(m)) for n in nodes if (m := n.get("meta")) and n["kind"] in ("file", *_CODE)
+                  and n["path"] not in callers and ('"bases"' in m or '"returns"' in m or '"types"' in m)]
+        based = refs + [(n, m) for n, m in others if "bases" in m]
+        returned = refs + [(n, m) for n, m in others if "returns" in m]
         if any(n.get("language") != "python" for n, _ in refs):
-            typed = refs + [(n, json.loads(n["meta"])) for n in others if '"types"' in n["meta"]]
+            typed = refs + [(n, m) for n, m in others if "types" in m]
     out: list[dict] = []
     for n, meta in based:           # bases first: a method call on self may go through them
         for name, recv in meta.get("bases", ()):

@@ -366,9 +366,9 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
     of ours; ``names`` (with ``by_name``; else None): a Python ``from`` import reaching several
     files: each name -> the files it reaches itself (``PythonModules.by_name``)."""
     files = list(files)
-    r = _Resolver(set(all_paths), manifests or {}, python_reexports([*context, *files]),
-                  js_reexports([*context, *files]))
-    jvm = JvmPackages([*context, *files], r.paths)
+    every = [*context, *files]
+    r = _Resolver(set(all_paths), manifests or {}, python_reexports(every), js_reexports(every))
+    jvm = JvmPackages(every, r.paths)
     by_lang = {"javascript": r.js, "typescript": r.js, "tsx": r.js, "c": r.c,
                "cpp": r.c, "go": r.go, "java": r.java, "rust": r.rust, "kotlin": jvm.resolve, "scala": jvm.resolve}
     for f in files:

@@ -33,8 +33,7 @@ def young_only() -> Iterator[None]:
     global _depth, _saved
     with _lock:
         if _depth == 0:
-            _saved = gc.get_threshold()[2]
-            young, middle, _ = gc.get_threshold()
+            young, middle, _saved = gc.get_threshold()
             gc.set_threshold(young, middle, NO_FULL)
         _depth += 1
     try:

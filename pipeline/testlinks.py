@@ -76,6 +76,7 @@ _JS_AID_STEMS = frozenset({"helpers", "helper", "fixtures", "fixture", "support"
 _JS_NAMED_AIDS = frozenset({"helpers", "helper", "fixtures", "fixture", "support", "mocks", "utils", "util", "common"})
 # folders of examples and static or built assets: no test's subject by name from outside them
 _ASIDE = frozenset({"examples", "example", "demo", "demos", "public", "static", "assets", "vendor", "dist"})
+JS_DEFINES = frozenset({"javascript", "typescript", "tsx"})     # the languages ``defines`` is read for
 _JS_DEFINED = "js#def"          # the name index's family key of the definitions (``link_tests(defines=)``)
 BY_NAME_WEIGHT = 2.0            # a file's name-linked test before those that import or call it
 # the files whose folder is a package of a family, within which a test's subject is named

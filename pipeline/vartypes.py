@@ -467,12 +467,8 @@ def _after(node: ts.Node, token: str) -> ts.Node | None:
 
 def _kotlin_return(node: ts.Node) -> ts.Node | None:
     """A Kotlin function's declared return type: the type after its parameters (no field names it)."""
-    seen = False
-    for c in node.children:
-        if seen and c.is_named:
-            return c if c.type in ("user_type", "nullable_type", "parenthesized_type") else None
-        seen = seen or c.type == "function_value_parameters"
-    return None
+    c = _after(node, "function_value_parameters")
+    return c if c is not None and c.type in ("user_type", "nullable_type", "parenthesized_type") else None
 
 
 def _member(node: ts.Node, name: str) -> str:

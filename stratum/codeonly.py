@@ -10,7 +10,6 @@ a node id" of ids get serves; a symbol the agent had just added read a bare "no 
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Callable
 
@@ -19,6 +18,7 @@ from stratum.errors import InvalidArgument, NotFound
 from stratum.freshness import repo_at
 from stratum.limits import echo
 from stratum.memory import Memory, Target
+from stratum.noteitems import mined_from
 from stratum.notetrust import not_code as _said
 
 
@@ -32,7 +32,7 @@ def not_code(t: Target, use: str) -> str:
     else:
         return ""
     kind = str(rec.get("kind") or "note")
-    sha = str(json.loads(rec.get("meta") or "{}").get("sha") or "") if kind in S.MINED_NOTE_KINDS else ""
+    sha = mined_from(rec.get("meta"))[1] if kind in S.MINED_NOTE_KINDS else ""
     return _said(str(rec.get("id") or t.id), kind, use, sha)
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import heapq
 import itertools
 import json
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable

@@ -196,7 +196,8 @@ class HybridSearcher:
         t0 = time.perf_counter()
         n, W = self.meta.n, self.window
         filt = RowFilter(self.meta, kinds, path_prefix, language, self.exact_limit)
-        if _notes_only(filt.kinds):     # the notes are the answer: each list as deep as the pages reach
+        notes_only = _notes_only(filt.kinds)
+        if notes_only:                  # the notes are the answer: each list as deep as the pages reach
             W = max(W, offset + limit)  # (80 notes about a file paged to 63-70 of them: a probe)
         if isinstance(extra_docs, NoteView):
             extra: NoteView | None = extra_docs
@@ -204,7 +205,6 @@ class HybridSearcher:
             extra = NoteIndex.of_docs(list(extra_docs)).view() if len(extra_docs) else None
         ok = extra.mask(filt.kinds, path_prefix, language) if extra is not None else None
         lists: dict[str, np.ndarray] = {}     # source -> node rows best first (extra doc j is row n + j)
-        notes_only = _notes_only(filt.kinds)
         cut: list[bool] = []                  # the notes' keyword list was cut at its window (a real match)
         rare: list[np.ndarray] = []           # the rows (notes: n + slot) that hold a rare query token
 

@@ -158,7 +158,7 @@ class Tools:
         try:
             return ST.target(self.memory, s.view, target)       # (``stratum.sessiontargets``: path:LINE too)
         except NotFound as e:       # a symbol new in a file the checkout changed: say so (``codeonly``)
-            why = self.memory.freshness is not None and s.view is None and CO.edited_symbol(self.memory, target)
+            why = s.view is None and CO.edited_symbol(self.memory, target)
             if not why:
                 raise
             near = e.message[e.message.find("; did you mean"):] if "; did you mean" in e.message else ""

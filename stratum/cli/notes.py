@@ -333,9 +333,10 @@ def _retract_all(args, v: "_View") -> int:
     theirs = [n for n in sorted(known.values(), key=lambda n: n.record_uid)
               if n.author == args.all_by and n.retraction is None]
     proven = _which_identity(args, theirs)
-    ids = [n.id for n in theirs if T.proven(n) == proven]
+    chosen = [n for n in theirs if T.proven(n) == proven]
+    ids = [n.id for n in chosen]
     if not me.is_maintainer and not all(T.same_writer(n, me.name, authenticated=me.authenticated, maintainer=False)
-                                        for n in theirs if n.id in ids):
+                                        for n in chosen):
         raise PermissionDenied(f"{me.name} may not retract the notes of {echo(args.all_by)!r}"
                                f"{' (proven)' if proven else ' (claimed)'}: only their author or a maintainer may")
     for nid in ids:
