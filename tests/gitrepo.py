@@ -169,6 +169,15 @@ def stuck_refs(repo: Path) -> Path:
 
 
 def release(fifo: Path) -> None:
-    """A git still waiting on ``stuck_refs``'s FIFO gets its end (it had none: the test is over)."""
+    """Every git waiting on ``stuck_refs``'s FIFO gets its end, and none that starts later waits:
+    the path becomes an empty file first. A write-end opened and closed at once released only the
+    gits already reading; one a killed run's worker started a moment later blocked for good (a
+    leaked ``git rev-list``, seen 20-30 min after the test)."""
     with contextlib.suppress(OSError):
-        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        held = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)   # a writer: gits blocked in open() go on
+        try:
+            empty = fifo.with_name(fifo.name + ".released")
+            empty.write_bytes(b"")
+            os.replace(empty, fifo)                        # later opens read an empty file
+        finally:
+            os.close(held)                                 # readers of the FIFO get their end
