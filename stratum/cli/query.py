@@ -145,10 +145,11 @@ def _call(args, tool: str, **kw) -> int:
             opened = None if place is None else _open_remote(tools, args, author, place, branch or commit or worktree)
             sess = opened[0].data["session"] if opened is not None else args.session
             resp = _answered(tools, tool, sess, kw, opened[1] if opened is not None else [])
-            if opened is not None:          # what opening said ("author 'eve' ignored ...": a probe), but
-                # not its freshness line: judged with no items, it contradicted the answer's own (a probe)
-                resp.envelope.warnings[:0] = [w for w in opened[0].envelope.warnings if w not in resp.envelope.warnings
-                                              and not w.startswith(FRESHNESS_PREFIXES)]
+            if opened is not None:          # what opening said ("author 'eve' ignored ...": a probe), as
+                # MCP passes it (``data.opening``): not its freshness line, judged with no items (it
+                # contradicted the answer's own, a probe), nor the branch words the answer repeats
+                resp.envelope.warnings[:0] = [w for w in opened[0].data.get("opening") or []
+                                              if w not in resp.envelope.warnings]
                 resp.envelope.warnings.extend(opened[1])        # how this worktree's view was asked for
             if resp.envelope.has_more or args.session:
                 tools.detach(sess)      # the next page needs this session: --session SESSION
