@@ -129,6 +129,8 @@ def subject(path: str, roots: Collection[str] = ("",), imported: Collection[str]
     fam = family(path)
     if fam is None:
         return None
+    if fam in ("java", "scala") and "/src/main/" in f"/{d}/":
+        return None     # Maven/Gradle/sbt keep tests in src/test: kotlinpoet's src/main TestProcessor.kt is code
     m = _RULES[fam].match(stem)
     if m and fam == "scala" and not stem.endswith(("Test", "Tests")) and not in_test_dir(path):
         m = None        # an `ApiSpec.scala` among the code is a spec of an API, not a ScalaTest spec
