@@ -26,7 +26,12 @@ Rules beyond nesting (the parse module's docstring has the general ones):
   req.header = function header(name) {}``, ``bound``, as Python's chain: each spans the statement,
   its calls are its function's): ``obj.f`` a method of obj, ``F.prototype.f`` one of F,
   ``exports.f`` a function. An object literal's functions on the right of ``module.exports =``
-  are the module's functions (``parse``), of ``F.prototype =`` F's methods (``F.handle``).
+  are the module's functions (``parse``), of ``F.prototype =`` F's methods (``F.handle``); so are
+  those of ``export default { ... }``, and of a top-level ``const api = { ... }`` when a statement
+  of the file makes api the module's value (``module.exports = api``, ``export default api``).
+- Go: ``var a, b = func() {...}, func() {...}`` binds one function per name bound to a literal
+  (``bound``, paired element by element as Python's tuple: each spans the statement, its calls
+  are its own literal's).
 - Python ``@overload`` stubs yield to their implementation (the general rule); the stubs right
   above it (comments between allowed) are its first lines (``Def.lead``: its span and ``full``
   start at the first stub's decorator) and their signatures head its api (``Def.stubs``), so a
@@ -225,6 +230,36 @@ def _bound_functions(stmt: ts.Node, src: bytes) -> list[tuple[ts.Node, str, list
     return out
 
 
+def _module_values(imports: list[ts.Node], src: bytes) -> set[str]:
+    """The names a JavaScript/TypeScript file makes its module's value: the statements
+    ``ecmascript.scm`` captures as imports of kind value (``module.exports = api``, ``exports =
+    module.exports = api``, ``export default api``)."""
+    out: set[str] = set()
+    for stmt in imports:
+        if stmt.type == "export_statement":
+            v = stmt.child_by_field_name("value")
+        elif stmt.type == "expression_statement":
+            v = stmt.named_children[0] if stmt.named_child_count else None
+            while v is not None and v.type == "assignment_expression":
+                v = v.child_by_field_name("right")
+        else:
+            continue
+        if v is not None and v.type == "identifier":
+            out.add(text(src, v.start_byte, v.end_byte))
+    return out
+
+
+def _bound_funcs(spec: ts.Node) -> list[tuple[ts.Node, ts.Node]]:
+    """(name, func literal) of each name a Go ``var a, b = func() {...}, func() {...}`` binds to a
+    function literal, paired element by element (``var a, b = f()``: none)."""
+    names = spec.children_by_field_name("name")
+    value = spec.child_by_field_name("value")
+    vals = [c for c in value.named_children if c.type != "comment"] if value is not None else []
+    if len(names) != len(vals):
+        return []
+    return [(n, v) for n, v in zip(names, vals) if v.type == "func_literal"]
+
+
 def _holder(node: ts.Node) -> ts.Node:
     """The field declaration holding a Java anonymous class (its span, doc and signature)."""
     p = node.parent
@@ -241,6 +276,7 @@ def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
     with ``refs``, the call, base and typed-variable nodes too (appended to its three lists)."""
     defs: dict[int, Def] = {}
     imports: dict[int, ts.Node] = {}
+    valued: dict[int, str] = {}     # JS/TS ``const api = { f () {} }``: f's node -> api (kept if the module's value)
     query = languages.query(lang) if refs is None else callrefs.query_with_refs(lang)
     for _, caps in ts.QueryCursor(query).matches(root):
         imp = caps.get("import")
@@ -262,6 +298,16 @@ def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
                 if body is not None and n.id not in defs:
                     defs[n.id] = d = Def(n, cap, text(src, n.start_byte, n.end_byte), body, scope)
                     d.outer, d.bound = got[0], fn
+            continue
+        got = caps.get("bound.func")
+        if got:                    # Go: the names a var spec binds to func literals
+            vs = got[0]
+            stmt = vs.parent if vs.parent is not None and vs.parent.type == "var_declaration" else vs
+            for n, fn in _bound_funcs(vs):
+                body = fn.child_by_field_name("body")
+                if body is not None and n.id not in defs:
+                    defs[n.id] = d = Def(n, "function", text(src, n.start_byte, n.end_byte), body, [])
+                    d.outer, d.bound = stmt, fn
             continue
         if refs is not None:
             got = caps.get("call")
@@ -321,6 +367,13 @@ def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
         d.test = test is not None
         if blanket:
             d.blanket = name
+        if "value" in caps:
+            valued[node.id] = text(src, caps["value"][0].start_byte, caps["value"][0].end_byte)
+    if valued:
+        values = _module_values(list(imports.values()), src)
+        for nid, holder in valued.items():
+            if holder not in values:
+                del defs[nid]
     ordered = sorted(defs.values(), key=lambda d: (d.node.start_byte, -d.node.end_byte))
     for d in ordered:
         # the wrapper nodes (decorators, export, template, single declarations) belong to the def

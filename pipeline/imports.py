@@ -41,7 +41,9 @@ Resolution rules, per language (one edge per (importer, imported file) pair; sel
   file of that package directory.
 - Java: ``com.x.Y`` -> a file whose path ends in ``com/x/Y.java`` (any source root such as
   ``src/main/java``; the shortest such path wins); nested classes fall back to their outer class
-  file; ``com.x.*`` -> every ``.java`` file of that package directory; static imports -> the class.
+  file; ``com.x.*`` -> every ``.java`` file of that package directory; static imports -> the class;
+  a name no ``.java`` file holds -> the Kotlin or Scala file declaring it in that package
+  (``FooKt`` -> ``Foo.kt``; ``JvmPackages.java``).
 - Kotlin and Scala (``languages.jvmpackages``): ``a.b.C`` -> the files of package ``a.b`` that
   declare ``C`` at their top (a file's ``package`` line and its declared names: one class per file
   is no rule there), a nested name ``a.b.C.D`` those declaring ``C``; ``a.b.*`` (Scala ``_``) ->
@@ -370,7 +372,7 @@ def _resolved(files: Iterable[FileImports], all_paths: Iterable[str], manifests:
     r = _Resolver(set(all_paths), manifests or {}, python_reexports(every), js_reexports(every))
     jvm = JvmPackages(every, r.paths)
     by_lang = {"javascript": r.js, "typescript": r.js, "tsx": r.js, "c": r.c,
-               "cpp": r.c, "go": r.go, "java": r.java, "rust": r.rust, "kotlin": jvm.resolve, "scala": jvm.resolve}
+               "cpp": r.c, "go": r.go, "java": lambda p, ref: jvm.java(ref, r.java(p, ref)), "rust": r.rust, "kotlin": jvm.resolve, "scala": jvm.resolve}
     for f in files:
         if f.language == "python":
             for ref in f.imports:

@@ -114,7 +114,7 @@ def _signature(lang: str, src: bytes, d: Def) -> str:
     ``type X = ...`` whole, a Go type of a grouped ``type (...)`` with its ``type`` keyword; a name a
     Python chain, tuple or parentheses bind to a lambda, that name and its own lambda (``high =
     lambda b`` of ``(low, high) = (lambda a: a, lambda b: b)``)."""
-    if d.bound is not None and d.body is not None and lang == "python":     # a JS chain: its head as written
+    if d.bound is not None and d.body is not None and lang in ("python", "go"):     # a chain or a Go var group: its head as written
         return f"{d.name} = " + re.sub(r"\s*:$", "", _one_line(_text(src, d.bound.start_byte, d.body.start_byte)))
     begin = d.start.start_byte if d.start.type == "decorator" else d.outer.start_byte
     end = d.body.start_byte if d.body is not None else d.node.end_byte

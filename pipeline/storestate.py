@@ -128,7 +128,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # 35: Kotlin and Scala definitions record their calls, supertypes, typed variables and return types.
 # 36: a JS ``const x = require('./m')`` (``const {a, b: c} = require``, TS ``import x = require``) records
 # the names it binds, as an ES import does (calls through ``x`` link whatever ``x`` is named).
-PARSE_FORMAT = 36
+# 37: JS objects a module exports by name (`const api = {...}; module.exports = api`, `export default
+# {...}`) are its functions; Go `var a, b = func..., func...` defines each; Kotlin re-read past one-line bodies.
+PARSE_FORMAT = 37
 
 
 def config_key(cfg: IndexConfig) -> str:

@@ -17,7 +17,7 @@ from importlib import resources
 
 import tree_sitter as ts
 
-from pipeline.languages import cppmacros
+from pipeline.languages import cppmacros, kotlinsemis
 
 
 @dataclass(frozen=True)
@@ -112,9 +112,13 @@ def parser(name: str) -> ts.Parser:
 def parse_tree(name: str, src: bytes) -> ts.Tree:
     """The syntax tree of ``src`` in language ``name``; C++ macros the grammar reads as names
     (``class LEVELDB_EXPORT DB``, ``int x_ GUARDED_BY(mu_);``) are hidden from it first
-    (``cppmacros``), offsets unchanged."""
+    (``cppmacros``), offsets unchanged; a Kotlin file the grammar breaks on a one-line body
+    (``class A { companion object { fun e() = 1 } }``) is read again with ``;`` before such a ``}``
+    (``kotlinsemis``)."""
     if name == "cpp":
         return cppmacros.unmask(parser(name), src)
+    if name == "kotlin":
+        return kotlinsemis.parse(parser(name), src)
     return parser(name).parse(src)
 
 

@@ -65,6 +65,30 @@
     name: (_) @name
     body: (_) @body) @definition.method)
 
+; export default { list () {}, add: () => {} }: the module's functions (list, add), as
+; module.exports = { ... } makes them (javascript.scm)
+(export_statement
+  value: (object
+    [(pair
+       key: [(property_identifier) (string)] @name
+       value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+     (method_definition name: [(property_identifier) (string)] @name body: (_) @body)] @definition.function))
+
+; const api = { list () {}, add: () => {} } at the top of a file whose value api is (module.exports =
+; api, export default api: the patterns at the end of this file): the module's functions too;
+; pipeline/definitions.py keeps them only when a statement of the file makes @value its value
+(program
+  [(lexical_declaration (variable_declarator name: (identifier) @value value: (object
+    [(pair
+       key: [(property_identifier) (string)] @name
+       value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+     (method_definition name: [(property_identifier) (string)] @name body: (_) @body)] @definition.function)))
+   (variable_declaration (variable_declarator name: (identifier) @value value: (object
+    [(pair
+       key: [(property_identifier) (string)] @name
+       value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
+     (method_definition name: [(property_identifier) (string)] @name body: (_) @body)] @definition.function)))])
+
 (import_statement) @import
 (export_statement source: (_)) @import
 ((call_expression

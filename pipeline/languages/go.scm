@@ -53,4 +53,10 @@
       name: (identifier) @name
       value: (expression_list . (func_literal body: (_) @body) .)) @definition.function))
 
+; var a, b = func() {...}, func() {...}: each name a func literal is bound to, a function as above
+; (pipeline/definitions.py pairs the names with the values, element by element)
+(var_spec
+  name: (identifier) name: (identifier)
+  value: (expression_list (func_literal))) @bound.func
+
 (import_spec) @import

@@ -9,7 +9,8 @@ declaring ``C``); ``a.b.*`` on every file of package ``a.b``, or the files decla
 ``a.b.C.*`` (a class's members). What no package record answers (a Java class, a file an
 overlay did not read) is looked for by its path as Java's are: ``a/b/C.kt`` / ``.scala`` /
 ``.java`` under any source root (the shortest path wins), a wildcard on every such file of the
-package's folder.
+package's folder. A Java import of a class no ``.java`` file holds is read the same way
+(``JvmPackages.java``): Java code importing a Kotlin or Scala class reaches its file.
 """
 
 from __future__ import annotations
@@ -58,6 +59,27 @@ class JvmPackages:
                 return sorted(got)
             return self._declaring(parts) or self._folder(parts) or self._by_path(parts)
         return self._declaring(parts) or self._by_path(parts)
+
+    def java(self, ref: ImportRef, own: list[str]) -> list[str]:
+        """The files a Java import lands on, given those Java's own rules found (``own``: ``.java``
+        files by path): a class no ``.java`` file holds is looked for as a Kotlin or Scala import
+        of it is (``import com.x.Foo;``, ``import static com.x.Foo.bar;``: the files of package
+        ``com.x`` declaring ``Foo``), ``FooKt`` as the Kotlin file ``Foo.kt`` of its package (the
+        class of its top-level functions); a wildcard adds the package's Kotlin and Scala files."""
+        if own and ref.names != ("*",):
+            return own
+        got = self.resolve("", ref) or self._facade(ref.target.split("."))
+        return sorted({*own, *got})
+
+    def _facade(self, parts: list[str]) -> list[str]:
+        """``a.b.FooKt`` (``a.b.FooKt.f``): the Kotlin file ``Foo.kt`` of package ``a.b``."""
+        for k in range(len(parts) - 1, 0, -1):
+            if parts[k].endswith("Kt") and len(parts[k]) > 2:
+                stem = parts[k][:-2] + ".kt"
+                got = sorted(p for p in self.files.get(".".join(parts[:k]), ()) if posixpath.basename(p) == stem)
+                if got:
+                    return got
+        return []
 
     def _declaring(self, parts: list[str]) -> list[str]:
         """The files declaring the longest package prefix's next name (``a.b.C.D``: ``C`` of
