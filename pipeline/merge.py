@@ -9,7 +9,9 @@ target when it is back, else where the renames since the note lead). A note writ
 in a branch session about code only that branch had (a *pending* target, ``stratum.branchnotes``)
 is kept active and unattached until that code is in the new version; then its target lands (the
 branch marks are dropped, the content hash stays the writer's: stale if the code changed since)
-and it is attached like any other.
+and it is attached like any other. A note written at a commit outside the new version's history
+(the checkout was on a branch when it was written, and has left it) is about that branch's code:
+its targets gone here become pending on it, not gone (``_outside_history``).
 
 The caller publishes the version, then retires the log segments holding ``merged_record_ids``
 (never before: until the publish, the log is the only durable copy of a new note).
@@ -18,7 +20,7 @@ The caller publishes the version, then retires the log segments holding ``merged
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import pyarrow as pa
 
@@ -83,6 +85,7 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     folded = N.fold_records(log_records, prev)
     written = written_targets(prev_rows, log_records)
     exists = Existing(index)
+    unmerged = _outside_history(moves)
     out_nodes: list[dict] = []
     out_edges: list[dict] = []
     orphaned: list[str] = []
@@ -93,10 +96,14 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
         if any(t.pending for t in note.about):
             note.about = [replace(t, branch="", branch_commit="") if t.pending and exists(t.node_id) else t
                           for t in note.about]          # branch code now indexed: it landed
-            if any(t.pending for t in note.about):
-                pending.append(nid)
+        if unmerged is not None and note.commit and not all(exists(t.node_id) or t.pending for t in note.about) \
+                and unmerged(note.commit):      # code of a history this version does not hold: on its branch
+            note.about = [t if t.pending or exists(t.node_id) else
+                          replace(t, branch=note.branch, branch_commit=note.commit, base_hash=None) for t in note.about]
+        if any(t.pending for t in note.about):
+            pending.append(nid)
         if any(t.branch and not t.pending for t in note.about):     # a branch's version of changed code
-            note.about = [replace(t, branch="") if t.branch and not t.pending and index.hash_of(t.node_id)
+            note.about = [replace(t, branch="", base_hash=None) if t.branch and not t.pending and index.hash_of(t.node_id)
                           == t.content_hash else t for t in note.about]     # landed: merged, squashed or rebased
         note.orphaned = N.is_orphaned(note, exists)
         if note.orphaned:
@@ -108,6 +115,20 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
         nodes=out_nodes, edges=out_edges, merged_record_ids=sorted(set(folded.applied)),
         new_ids=sorted(set(folded.notes) - set(prev)), orphaned=orphaned,
         unknown_retracts=folded.unknown_retracts, pending=pending)
+
+
+def _outside_history(moves: Renames) -> Callable[[str], bool] | None:
+    """Whether a commit is outside the history of the version being built (the mined ``commits``,
+    every commit reachable from the indexed one), or None when no history was mined (nothing to
+    tell by). A note written at such a commit (on a branch this version does not hold: the checkout
+    was on it when the note was written and has left it, or a session on it) is about code of that
+    branch: its targets gone here are pending on it, not gone. Orphaned, the note dropped out of
+    that branch's own sessions (a probe: a note written in the checkout on fz, then ``git checkout
+    main`` and the hook's re-index: ``[orphaned]``, and ``get ... --branch fz`` carried no note)."""
+    commits = moves._commits
+    if commits is None or not commits.num_rows or "parents" not in commits.column_names:
+        return None
+    return lambda sha: not moves.knows(sha)
 
 
 def _rows(x) -> list[Mapping]:

@@ -54,8 +54,9 @@ class NoteScope:
             r = self.code.resolve(target) if self.code is not None else None
             if r is not None:
                 wip = r.path in self.dirty and r.kind not in TREE_KINDS
-                if r.node_id in base_code:      # the branch's version of code the default has too: marked
-                    return replace(r, branch=self.branch, uncommitted=wip)
+                if r.node_id in base_code:      # the branch's version of code the default has too: marked,
+                    return replace(r, branch=self.branch, uncommitted=wip,   # with the default's hash of it
+                                   base_hash=base_code.hash_of(r.node_id))
                 return replace(r, branch=self.branch, branch_commit=self.commit, uncommitted=wip)
             r = base_code.resolve(target)
             if r is not None and r.path in self.hidden and r.kind not in TREE_KINDS:
@@ -150,8 +151,10 @@ class OnDefault:
     minute before on the branch. While the note's commit is not in the default branch's history
     (``merged``: the branch is not merged into the indexed commit), such a target is about that
     branch's version, and is said to be (``warnings``, ``about``), not stale; once merged, a
-    difference is a change since, as for any note. A target the default branch lacks is gone, or
-    pending when it is branch-only code (``pending_warnings``).
+    difference is a change since, as for any note. A squash merge or a rebase never puts the note's
+    commit in that history: the default branch's code at the target no longer being the version it
+    had when the note was written (``moved``) says the same. A target the default branch lacks is
+    gone, or pending when it is branch-only code (``pending_warnings``).
 
     The same holds of a note written against the work tree's uncommitted version of code (the
     documented flow: edit, remember, commit, re-index; ``checkoutnotes``): its commit is the
@@ -167,6 +170,10 @@ class OnDefault:
         # ``here``/``branch_code``: a session on another branch judges a note of this one the same way
         # (``branchcode.BranchCode``: "this session's" code, where an absent target is gone)
         self.code, self.merged, self.here, self.branch_code = code, merged, here, branch_code
+        # the default branch's code (``moved``): CODE in a session on it; a branch session's
+        # ``BranchCode`` holds it as its base shard's
+        base = getattr(code, "base", None) if branch_code else None
+        self.default: Hashes = base.code if base is not None else code
         # a note -> whether the index has not taken its work tree's version in (``IndexedHistory``;
         # another ``merged``: never, judged as before)
         self._unindexed: Callable[[N.Note], bool] = getattr(merged, "unindexed", _never)
@@ -178,9 +185,10 @@ class OnDefault:
         if st is None or not note.branch or not note.commit:
             return st, []
         if not self.merged(note.commit):
-            marked = {t.node_id for t in note.about if t.branch}     # read from the branch's files (or only it had)
+            # read from the branch's files (or only it had), while the default branch's code there is as it was
+            marked = {t.node_id for t in note.about if t.branch and not self.moved(t)}
         elif self._unindexed(note):
-            marked = {t.node_id for t in note.about if t.uncommitted}    # read from the work tree, not indexed yet
+            marked = {t.node_id for t in note.about if t.uncommitted and not self.moved(t)}   # the work tree's, not indexed yet
         else:
             return st, []
         theirs = {c["node_id"]: c["path"] for c in st["changes"] if c["reason"] == "changed" and c["node_id"] in marked}
@@ -189,6 +197,16 @@ class OnDefault:
         rest = [t for t in note.about if t.node_id not in theirs]
         return (N.staleness(replace(note, about=rest), self.code, branch_code=self.branch_code) if rest else None), \
             list(theirs.values())
+
+    def moved(self, t: N.Target) -> bool:
+        """Whether the default branch's code at T differs from its version when the note was written
+        (``Target.base_hash``): then the branch's version is no longer what sets the note apart. A
+        squash merge or a rebase leaves the note's commit out of the default branch's history, so
+        ``merged`` never said so and such a note read "not merged into the default branch yet"
+        forever, also once the branch was deleted (a probe); the default branch changing that code
+        itself is a change since the note too. Read of the default branch's code also in a session
+        on another branch (whether the note's branch landed is the default branch's fact)."""
+        return t.base_hash is not None and self.default.hash_of(t.node_id) != t.base_hash
 
     def theirs(self, note: N.Note, labels: list[str]) -> list[str]:
         """The line saying the note is about its branch's version of ``labels`` (none when empty), or

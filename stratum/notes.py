@@ -58,6 +58,7 @@ class Resolved:
     branch: str = ""                # code only a branch has (the resolver of a branch session says so)
     branch_commit: str = ""
     uncommitted: bool = False       # read from a worktree's uncommitted file, not from ``branch_commit``
+    base_hash: str | None = None    # the branch's version of code the default has too: the default's hash of it
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,11 @@ class Target:
     branch: str = ""
     branch_commit: str = ""
     uncommitted: bool = False       # from a worktree's uncommitted file, not its HEAD; only beside a branch mark
+    # beside ``branch`` alone: the default branch's hash of that code when the note was written. Once
+    # the default branch's code there differs from it, the branch's version is no longer what sets
+    # the note apart (a squash or a rebase landed it, or the default branch changed it itself:
+    # ``branchnotes.OnDefault``); None: written before it was recorded
+    base_hash: str | None = None
 
     @property
     def pending(self) -> bool:
@@ -91,6 +97,7 @@ class Target:
         default-branch code is stored as before."""
         keep = {"branch_commit": bool(self.branch_commit), "branch": bool(self.branch or self.branch_commit)}
         keep["uncommitted"] = self.uncommitted and keep["branch"]   # a merge that drops the marks drops it
+        keep["base_hash"] = self.base_hash is not None and keep["branch"] and not keep["branch_commit"]
         return {k: v for k, v in vars(self).items() if keep.get(k, True)}
 
 
@@ -202,7 +209,7 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
         elif r.node_id not in seen:         # a.py and ./a.py are one target: kept once, as first given
             seen.add(r.node_id)
             targets.append(Target(a, r.node_id, r.content_hash, r.path, r.qualname, r.kind,
-                                  r.branch, r.branch_commit, r.uncommitted))
+                                  r.branch, r.branch_commit, r.uncommitted, r.base_hash))
     if unknown:
         more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
         hint = next(filter(None, map(explain, unknown)), "") if explain is not None else ""
