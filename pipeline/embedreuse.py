@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Collection, Iterable
 
 import numpy as np
 import pyarrow as pa
@@ -47,7 +47,10 @@ def embed_plan(cfg: IndexConfig, prev, prev_snap, nodes: list[dict], rep: RunRep
     instead of building their texts again. ``cache_from``: without an incremental base
     (``--full``), the version whose cache alone is read (``full_cache``); a cache it cannot read
     is said in the report and every text embedded. A note node that came with a vector (its log
-    record's: ``log_vectors``) is not embedded; its vector joins the cache."""
+    record's: ``log_vectors``) is not embedded; its vector joins the cache. A note node that is the
+    previous version's row unchanged (``stages.StoredRow``: sympy's 38,000 mined notes after a
+    one-file commit) has its hash recovered too, its text not built and hashed again; a reused
+    file's row that a stage changed since (``gopackage`` rewrites a Go type's api) has not."""
     if not cfg.embed.enabled:
         return None
     from pipeline.embed import plan
@@ -73,7 +76,14 @@ def embed_plan(cfg: IndexConfig, prev, prev_snap, nodes: list[dict], rep: RunRep
         else:
             vectors = tab["vector"]       # the dict's values are views into these chunks (no copy)
             cached = dict(zip(tab.column("text_hash").to_pylist(), vectors.to_numpy(zero_copy_only=False)))
-    known = known_hashes(prev_snap, info, cached, reused, vectors=vectors) if reused else None
+    from pipeline.stages import unchanged_row
+
+    same = {n["id"] for n in nodes if unchanged_row(n)} if prev_snap is not None else set()
+    notes = {n["id"] for n in nodes if n["kind"] in S.NOTE_KINDS} & same
+    known = known_hashes(prev_snap, info, cached, reused or set(), vectors=vectors, ids=notes) \
+        if reused or notes else None
+    if known:       # not a reused file's row a stage changed since (a Go type's api: gopackage)
+        known = {k: h for k, h in known.items() if k in same}
     p = plan(nodes, cached, model=key, known=known)
     rep.embed_cached = p.cached
     rep.embedded = p.to_embed
@@ -119,8 +129,9 @@ def text_rules() -> str:
 
 
 def known_hashes(prev_snap, info: dict, cached: dict, reused: set[str], *,
-                 vectors: pa.ChunkedArray | None = None) -> dict[str, str]:
-    """node id -> text hash for the code nodes of ``reused`` files, from the previous version.
+                 vectors: pa.ChunkedArray | None = None, ids: Collection[str] = ()) -> dict[str, str]:
+    """node id -> text hash for the code nodes of ``reused`` files, and the note nodes of ``ids``
+    (rows of the previous version as they were: ``stages.StoredRow``), from the previous version.
 
     Such a node is the previous row as it was, so its text, hence its hash, is the one it had, and
     its stored vector is that hash's cache vector byte for byte (``attach`` copies it). A vector
@@ -147,14 +158,18 @@ def known_hashes(prev_snap, info: dict, cached: dict, reused: set[str], *,
     else:
         cache = Chunks([np.stack([np.asarray(v, np.float32) for v in cached.values()])])
     index = CacheMatcher(cache)
-    code = ", ".join(repr(k) for k in EMBED_KINDS if k not in S.NOTE_KINDS)
+    code = tuple(k for k in EMBED_KINDS if k not in S.NOTE_KINDS)
     value_set = pa.array(sorted(reused), pa.string())
+    id_set = pa.array(sorted(ids), pa.string())
+    kinds = ", ".join(repr(k) for k in code + (S.NOTE_KINDS if ids else ()))
     ds = prev_snap.lance_table("nodes")
     out: dict[str, str | None] = {}
     root = prev_snap.store.root
     with lance_errors(f"dataset nodes v{prev_snap.manifest.datasets.get('nodes')} in {root}", root):
-        for batch in ds.to_batches(columns=["id", "path", "vector"], filter=f"kind IN ({code})"):
-            batch = batch.filter(pc.is_in(batch.column("path"), value_set=value_set))
+        for batch in ds.to_batches(columns=["id", "kind", "path", "vector"], filter=f"kind IN ({kinds})"):
+            mask = pc.and_(pc.is_in(batch.column("path"), value_set=value_set),
+                           pc.is_in(batch.column("kind"), value_set=pa.array(code)))
+            batch = batch.filter(pc.or_(mask, pc.is_in(batch.column("id"), value_set=id_set)) if ids else mask)
             if not batch.num_rows:
                 continue
             if batch.column("vector").null_count:

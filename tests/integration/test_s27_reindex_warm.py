@@ -36,13 +36,14 @@ def test_a_reindex_keeps_unchanged_rows_hashes_and_its_warm_tier_equals_a_full_b
     r.commit("pricing: discount_of replaces discount", {"shop/pricing.py": PRICING})
     full = tmp_path / "full"
     shutil.copytree(inc, full)
+    mined = [n for n in Store(full).snapshot().read("nodes", columns=["kind"]).to_pylist() if n["kind"] in S.MINED_NOTE_KINDS]
     rep = index_repository(r.path, inc, CFG)
     assert rep.incremental and rep.files_parsed == 1
     index_repository(r.path, full, IndexConfig(num_cpus=1, full=True))
     (mi, di), (mf, df) = _warm(inc), _warm(full)
     nodes = Store(inc).snapshot().read("nodes", columns=["path", "kind"]).to_pylist()
     reused = [n for n in nodes if n["path"] != "shop/pricing.py" and n["kind"] not in ("repo", "dir", *S.NOTE_KINDS)]
-    assert mi.indexes["incremental"] and mi.indexes["docs_kept"] == len(reused) > 0
+    assert mi.indexes["incremental"] and mi.indexes["docs_kept"] == len(reused) + len(mined) > 0     # unchanged mined notes kept too
     assert not mf.indexes["incremental"]
     for name in ("rows.id.npy", "rows.doc.npy"):
         assert np.array_equal(np.load(di / name), np.load(df / name)), name
