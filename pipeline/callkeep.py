@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.callindex import CODE, JS_FAMILY, MODULE_VALUE
+from pipeline.partialparse import GUARDED, SYNTAX_ERROR
 
 CALL_COLUMNS = ["src", "dst", "kind", "weight", "meta"]     # what ``calls.resolve`` makes an edge of
 MOST_CHANGED = 0.25         # of the files changed, beyond which all are linked (comparing would cost as much)
@@ -74,6 +75,9 @@ def plan(prev_snap, changed: set[str], nodes: list[dict]) -> Kept | None:
     cols = ["id", "kind", "path", "qualname", "language", "meta", "start_line", "end_line", "subkind", "signature"]
     old = prev_snap.read("nodes", columns=cols, where=f"path IN ({listed})").to_pylist()
     new = [n for n in nodes if n["path"] in changed]
+    if any(n["kind"] == "file" and n.get("language") in GUARDED and SYNTAX_ERROR in (n.get("meta") or "")
+           for n in (*old, *new)):
+        return None     # a broken Kotlin/Scala file's text decides method-name edges (``partialparse``)
     was, now = facts(old), facts(new)
     if was is None or was != now:
         return None
@@ -115,6 +119,8 @@ def facts(nodes: list[dict]) -> list[str] | None:
             # ``export default``) is read by its importers' calls (review r2: a default made plain kept them)
             m = MODULE_VALUE.match(n.get("signature") or "")
             meta = {**meta, "_value": None if m is None else bool(m[1])}
+        if n.get("language") == "scala" and n["kind"] == "class":
+            meta = {**meta, "_sig": n.get("signature")}     # an `implicit class` lends its methods (``jvmcalls``)
         out.append(json.dumps([n["id"], n["kind"], n["qualname"], n.get("language"), meta], sort_keys=True))
     return sorted(out)
 

@@ -56,9 +56,16 @@ than a missing one). In order, the first rule that finds definitions decides:
   ``import * as x``).
 - anything else before ``.f()`` (``client.get()``, ``make().f()``): the method ``f`` when it is the
   repository's only method of that name in its language family and lies in the file or one it imports
-  (no types are inferred: with two ``get`` methods, which one a variable holds is not known; a
-  JS function set on an object, ``res.get = function``, is reached as ``res.get`` or ``this.get``
-  only).
+  (Kotlin, Scala: or its package) (no types are inferred: with two ``get`` methods, which one a
+  variable holds is not known; a JS function set on an object, ``res.get = function``, is reached as
+  ``res.get`` or ``this.get`` only); none when a Kotlin or Scala file that failed to parse may
+  declare another ``f`` (``pipeline.partialparse``).
+
+Kotlin and Scala (``pipeline.jvmcalls``): a typed receiver's class without a method ``f``, or a
+type not ours (``t: Int``), reaches the one extension ``T.f`` (``fun Cart.itemCount()``, Scala 3
+``extension``, an ``implicit class``'s method) of its type or a base's in the file, its package
+or an imported file ("extension"); ``a.b.Square()``, ``a.b.Registry.register()``: a leading
+package of the repository is that package ("package path").
 
 A C/C++ call that lands on a prototype (an included header's declaration) links to the one
 definition with a body of that name instead, when there is one ("..., its definition"). A Java
@@ -78,18 +85,16 @@ from collections import defaultdict
 from typing import Collection, Iterable
 
 from pipeline import vartypes
-from pipeline.callindex import (CODE as _CODE, JS_FAMILY as _JS_FAMILY, MODULES as _MODULES, Def as _Def,
+from pipeline.callindex import (CODE as _CODE, JS_FAMILY as _JS_FAMILY, Def as _Def,
                                 Index as _Index, by_arity as _by_arity, classes as _classes, defined as _defined,
                                 family as _family, one as _one, parent_qual as _parent_qual, unique as _unique)
-from pipeline.callbindings import LAST_LINE, REEXPORT_DEPTH, Bindings
+from pipeline.callbindings import LAST_LINE, REEXPORT_DEPTH
+from pipeline.callscopes import FIELDS as _FIELDS, INHERIT_DEPTH, ClassScopes
 from pipeline.exprnames import SELF
+from pipeline.jvmcalls import JVM as _JVM, JvmScope
+from pipeline.partialparse import Hidden
 from pipeline.pyimports import is_module
 from pipeline.testlinks import tests_edge, used_by_tests
-
-
-_FIELDS = ("java", "kotlin", "scala")       # a class's fields and methods are read by their bare names in it
-_SCOPED = ("cpp", *_FIELDS, *_MODULES)        # a bare name is looked up in the scopes around it first
-INHERIT_DEPTH = 3
 
 
 def _stem(path: str) -> tuple[str, str]:
@@ -109,69 +114,15 @@ def _written(name: str, recv: str) -> str:
     return f"{'?' if recv == '.' else recv}.{name}" if recv else name
 
 
-class _Resolver(Bindings):
+class _Resolver(ClassScopes):
     def __init__(self, ix: _Index, imported: dict[str, list[str]], bound: dict[str, dict[str, list]],
-                 files: set[str] | frozenset[str] = frozenset()):
+                 files: set[str] | frozenset[str] = frozenset(), nodes: Iterable[dict] = ()):
         super().__init__(ix, imported, bound, files)
-        self.bases: dict[str, list[str]] = {}          # class id -> base class ids
+        self.jvm = JvmScope(ix, nodes, imported)       # Kotlin and Scala packages and extensions
+        self.hidden = Hidden(ix, nodes)                 # what files that failed to parse may declare
         self.attrs: dict[str, dict[str, tuple[str, str]]] = {}     # class id -> self.x -> its one (type, receiver)
         self.attr_at: dict[str, dict[str, int]] = {}               # class id -> self.x -> the line typing it
         self.returns: dict[str, tuple[str, str]] = {}               # function id -> its declared return type
-        self.scoped: dict[str, list[tuple[str, str | None]]] = {}   # definition id -> the scopes around it
-
-    def _scopes(self, d: _Def) -> list[tuple[str, str | None]]:
-        """The scopes around ``d`` a bare name written in it is looked up in before its file's top
-        level, innermost first, as its language reads them: (qualified name, the class's id, or None
-        for a namespace). C++: every enclosing class (its members and its bases') and namespace (a
-        scope that is no class of the file nor of an included header is a namespace, or a class
-        whose out-of-line members this file defines); Java: the enclosing classes; Rust, TypeScript:
-        the file's own ``mod``/``namespace`` blocks (not a class: ``Self::f``, ``this.f``)."""
-        if d.lang not in _SCOPED or "." not in d.qual:
-            return []
-        got = self.scoped.get(d.id)
-        if got is not None:
-            return got
-        ix, got = self.ix, []
-        parts = d.qual.split(".")
-        for k in range(len(parts) - 1, 0, -1):
-            s = ".".join(parts[:k])
-            own = ix.by_qual.get((d.path, s))
-            cls = own if own is not None and ix.defs[own].kind == "class" else None
-            if d.lang == "cpp":
-                if own is None:     # ``void Shape::area() {...}`` with Shape in an included header
-                    cls = _one(i for t in self.imported.get(d.path, ())
-                               if (i := ix.by_qual.get((t, s))) is not None and ix.defs[i].kind == "class")
-                got.append((s, cls))
-            elif d.lang in _FIELDS:
-                if cls is not None:
-                    got.append((s, cls))
-            elif own is None and (d.path, s) in ix.spaces:
-                got.append((s, None))
-        self.scoped[d.id] = got
-        return got
-
-    def _in_scope(self, d: _Def, scope: str, cls: str | None, name: str) -> tuple[str | None, str]:
-        """``name`` in one of ``d``'s scopes (``_scopes``): a class's member (or its bases'; its
-        own name is the class), a namespace's definition in the file or (C++) an included one."""
-        ix = self.ix
-        if cls is not None:
-            how = "own class" if d.kind != "class" and scope == _parent_qual(d.qual) else "enclosing class"
-            if ix.defs[cls].qual.rsplit(".", 1)[-1] == name:
-                return cls, how     # C++/Java: a class's name inside it is the class (not its constructor)
-            got = self._member(cls, name)
-            if got is not None and (c := ix.defs[got]).kind != "class" and c.qual.endswith(f"{name}.{name}"):
-                # a base's name in its derived class is that base (found as its constructor)
-                got, how = ix.by_qual.get((c.path, _parent_qual(c.qual)), got), "base class"
-            return (got, how) if got is not None else (None, "")
-        qual = f"{scope}.{name}"
-        got = ix.by_qual.get((d.path, qual))
-        if got is not None:
-            return got, "same file"
-        if d.lang == "cpp":         # a namespace spans files: the one in an included header
-            got = self._in_imports(d.path, qual)
-            if got is not None:
-                return got, "imported file"
-        return None, ""
 
     def _named(self, path: str, lang: str, name: str, line: int = 0, at: _Def | None = None) -> tuple[str | None, str]:
         """A bare name written in ``at`` (a definition; None: the file's own code): (definition
@@ -225,33 +176,10 @@ class _Resolver(Bindings):
         got = _one(ix.top.get((_family(lang), name), ()))
         return (got, "unique name") if got is not None else (None, "")
 
-    def _member(self, cls: str, name: str, depth: int = 0) -> str | None:
-        """Method ``name`` of class ``cls`` (an id) or of its bases."""
-        c = self.ix.defs[cls]
-        got = self.ix.by_qual.get((c.path, f"{c.qual}.{name}"))
-        if got is None and c.lang == "go":
-            got = _one(self.ix.dir_qual.get((posixpath.dirname(c.path), f"{c.qual}.{name}"), ()))
-        if got is not None or depth >= INHERIT_DEPTH:
-            return got
-        for b in self.bases.get(cls, ()):
-            got = self._member(b, name, depth + 1)
-            if got is not None:
-                return got
-        return None
-
-    def _class_of(self, caller: _Def | None) -> str | None:
-        """The class a method's ``self`` is (an id), or None (C++ ``int A::f()``: ``A`` of a header too)."""
-        if caller is None or caller.kind != "method":
-            return None
-        q = _parent_qual(caller.qual)
-        got = self.ix.by_qual.get((caller.path, q)) or next((c for s, c in self._scopes(caller) if s == q and c), None)
-        if got is None and caller.lang == "go":
-            got = _one(self.ix.dir_qual.get((posixpath.dirname(caller.path), q), ()))
-        return got if got is not None and self.ix.defs[got].kind == "class" else None
-
     def _typed(self, path: str, lang: str, caller: _Def | None, recv: str, line: int, pos: int,
-               types: dict[str, list[tuple[int, int, str, str]]], depth: int = 0) -> tuple[str | None, str]:
-        """The class (an id) a variable or ``self`` attribute holds, where its assignment or
+               types: dict[str, list[tuple[int, int, str, str]]], depth: int = 0) -> tuple[str | None, str, str]:
+        """(class id, rule, type's simple name as written: a Kotlin or Scala extension's key) of what
+        a variable or ``self`` attribute holds: the class (an id) it holds, where its assignment or
         annotation names one (``pipeline.vartypes``): a variable's typing in effect at byte ``pos``
         (the last one taking effect before it; one naming no class types nothing: ``x = x.clone()``'s
         call runs before its own typing takes effect); an attribute's one type over the
@@ -271,7 +199,7 @@ class _Resolver(Bindings):
             how, cur = "variable's class", recv
             over = types.get(vartypes.OVERFLOW)
             if over and pos > over[0][1]:
-                return None, ""     # past the definition's last kept typing: what x holds is not known
+                return None, "", ""     # past the definition's last kept typing: what x holds is not known
             hit = _before(types.get(recv, ()), pos)     # its right side reads what came before
             for _ in range(3):      # x = y: what y held there; ^p: what x held before comprehension p
                 if hit is None or hit[2][:1] not in ("=", "^"):
@@ -285,25 +213,26 @@ class _Resolver(Bindings):
             if hit is not None:
                 line, pos, got = hit[0], hit[1], (hit[2], hit[3])
         if got is None or not got[0]:
-            return None, ""
+            return None, "", ""
         tname, trecv = got
         if self._outside(path, trecv.split(".", 1)[0] or tname, line):
-            return None, "outside"      # t *testing.T, f := os.Create(): an outside module's, not ours
+            return None, "outside", tname   # t *testing.T, f := os.Create(): an outside module's, not ours
         cls, _ = self.call(path, lang, caller, tname, trecv, line, types, depth + 1, pos)
         if cls is not None and cls in self.returns:         # a function: what it returns, named in its file
             d = self.ix.defs[cls]
             rname, rrecv = self.returns[cls]
+            tname = rname
             if rname == "Self" and not rrecv:               # rust -> Self: the impl's type
                 cls = self._class_of(d)
             else:
                 cls, _ = self.call(d.path, d.lang, d, rname, rrecv, 0, None, depth + 1)
         if cls is None:
-            return None, ""
+            return None, "", tname
         d = self.ix.defs[cls]
         # an ES5 constructor function's prototype methods are qualified by it (View.render); a
         # function with none (express's createApp()) is a factory whose result is not known
-        return (cls, how) if d.kind == "class" or (d.kind == "function" and lang in _JS_FAMILY
-                                                    and (d.path, d.qual) in self.ix.owners) else (None, "")
+        return (cls, how, tname) if d.kind == "class" or (d.kind == "function" and lang in _JS_FAMILY
+                                                          and (d.path, d.qual) in self.ix.owners) else (None, "", "")
 
     def call(self, path: str, lang: str, caller: _Def | None, name: str, recv: str, line: int = 0,
              types: dict[str, list[tuple[int, int, str, str]]] | None = None, depth: int = 0, pos: int = 0
@@ -313,10 +242,14 @@ class _Resolver(Bindings):
             return None, ""         # every rule but an import alias looks it up as a definition's last part
         if types is not None and depth < 3 and recv not in ("", ".", "self", "super") and \
                 (recv in types or recv.startswith("self.") or (lang in _FIELDS and "." not in recv)):
-            cls, how = self._typed(path, lang, caller, recv, line, pos, types, depth)
+            cls, how, written = self._typed(path, lang, caller, recv, line, pos, types, depth)
             if cls is not None:     # a known class: its method (or its bases'), or no edge
                 got = self._member(cls, name)
+                if got is None and lang in _JVM:        # a Kotlin or Scala extension of it or of a base
+                    got, how = self.jvm.extension(path, self._type_names(cls), name), "extension"
                 return (got, how) if got is not None else (None, "")
+            if written and lang in _JVM and (got := self.jvm.extension(path, (written,), name)) is not None:
+                return got, "extension"     # of a type not ours (Int.asCash, KSType.toClassName)
             if how == "outside":
                 return None, ""
         if recv in ("self", "super"):
@@ -340,6 +273,8 @@ class _Resolver(Bindings):
         if recv != ".":
             orig, targets = self._binding(path, recv, line)
             head = recv.split(".", 1)[0]
+            if lang in _JVM and not targets and (got := self.jvm.packaged(recv, name)) is not None:
+                return got, "package path"      # a.b.Square(), scopt.OptionParser: as ``import`` reads it
             if not targets and (self._outside(path, recv, line) or (head != recv and self._outside(path, head, line))):
                 return None, ""             # an outside module's namespace or class (``io::Error::new``)
             value = self._module_value(targets, orig) if lang in _JS_FAMILY and orig == "default" else None
@@ -407,8 +342,20 @@ class _Resolver(Bindings):
         if name.startswith("__") or len(ix.method_names.get((_family(lang), name), ())) != 1:
             return None, ""         # several classes define it: the receiver's type would decide
         got = _one([*ix.methods.get((path, name), ()),
-                    *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ()))])
+                    *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ())),
+                    *(i for t in (self.jvm.same_package(path) if lang in _JVM else ())
+                      for i in ix.methods.get((t, name), ()))])
+        if got is not None and self.hidden.hides(lang, name):
+            return None, ""         # a file that failed to parse may declare another (``partialparse``)
         return (got, "method name") if got is not None else (None, "")
+
+    def _type_names(self, cls: str, depth: int = 0) -> list[str]:
+        """The simple names of class ``cls`` and of its bases (``INHERIT_DEPTH`` levels), nearest first."""
+        out = [self.ix.defs[cls].qual.rsplit(".", 1)[-1]]
+        if depth < INHERIT_DEPTH:
+            for b in self.bases.get(cls, ()):
+                out += [t for t in self._type_names(b, depth + 1) if t not in out]
+        return out
 
     def _module_value(self, targets: list[str], orig: str) -> tuple[str, bool] | None:
         """The one definition among the JS/TS modules ``targets`` that is the module's own value
@@ -527,7 +474,7 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
         s, d = path_of.get(e["src"]), path_of.get(e["dst"])
         if s is not None and d is not None:
             imported[s].append(d)
-    r = _Resolver(ix, imported, bindings, set(path_of.values()))
+    r = _Resolver(ix, imported, bindings, set(path_of.values()), [*known, *nodes])
     for src, dst in known_bases:
         if src in ix.defs and dst in ix.defs:
             r.bases.setdefault(src, []).append(dst)
