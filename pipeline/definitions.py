@@ -32,6 +32,8 @@ Rules beyond nesting (the parse module's docstring has the general ones):
 - Go: ``var a, b = func() {...}, func() {...}`` binds one function per name bound to a literal
   (``bound``, paired element by element as Python's tuple: each spans the statement, its calls
   are its own literal's).
+- Kotlin and Scala: a name in backticks is what stands between them, spaces kept (``fun `total
+  applies discount`()`` is ``CartTest.total applies discount``, as the JVM and its frames name it).
 - Python ``@overload`` stubs yield to their implementation (the general rule); the stubs right
   above it (comments between allowed) are its first lines (``Def.lead``: its span and ``full``
   start at the first stub's decorator) and their signatures head its api (``Def.stubs``), so a
@@ -117,6 +119,15 @@ def _declarator_name(d: ts.Node | None) -> ts.Node | None:
             continue
         return None
     return None
+
+
+def _written(name: str) -> str:
+    """A definition's name as written: a Kotlin or Scala one in backticks (``fun `total applies
+    discount`()``, ``def `type```) is what stands between them, spaces kept (the JVM's name, so a
+    frame finds it); any other loses its whitespace (C++ ``operator ()``)."""
+    if len(name) > 2 and name[0] == name[-1] == "`" and "`" not in name[1:-1]:
+        return name[1:-1]
+    return _WS.sub("", name)
 
 
 def _split_scoped(name: str) -> list[str]:
@@ -351,7 +362,7 @@ def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
             name = text(src, n.start_byte, n.end_byte)
             if n.type == "string":
                 name = string_value(n, src)
-            name = _WS.sub("", name)
+            name = _written(name)
             if n.type in _SCOPED_NAMES:        # C++ `struct Outer::Inner {`, `namespace a::b {`
                 parts = _split_scoped(name)
                 name, owner = parts[-1], parts[:-1]

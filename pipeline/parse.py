@@ -34,11 +34,13 @@ hash: ``pipeline.notetargets``).
 
 Spans are 1-based inclusive lines, from the first decorator / attribute / ``export`` / ``template``
 line (a TypeScript class member's decorators stand beside it in the class body and count too) to
-the definition's last line; ``full`` is that source (whole first line, so indentation is
-kept). ``doc`` is the docstring (Python) or the leading comment block (other languages). Detail
-levels: ``summary`` (one line: kind, qualified name, signature, first doc line), ``api``
-(signature and doc of the node and of its members; for a file, its top-level symbols' signatures
-and first doc lines) and ``full``; every level's exact token count is computed here. The file's
+the definition's last token (the comments after it that stand no deeper than its first line lead
+what follows: tree-sitter-scala ends a def whose body is on the next lines where the next one
+starts, ``docblocks.tail``); ``full`` is that source (whole first line, so indentation is kept).
+``doc`` is the docstring (Python) or the leading comment block (other languages). Detail levels:
+``summary`` (one line: kind, qualified name, signature, first doc line), ``api`` (signature and
+doc of the node and of its members; for a file, its top-level symbols' signatures and first doc
+lines) and ``full``; every level's exact token count is computed here. The file's
 path, where it stands within a line of that text (its summary, the outline's ``# path`` header), is
 spelled terminal-safe: git allows a newline in a file name, which made the header two lines.
 
@@ -62,7 +64,8 @@ import tree_sitter as ts
 
 from pipeline import callrefs, languages
 from pipeline.definitions import CLASS_KINDS, Def, collect, resolve
-from pipeline.docblocks import file_doc as _file_doc, leading as _leading, python_docstring as _python_docstring
+from pipeline.docblocks import (
+    file_doc as _file_doc, leading as _leading, python_docstring as _python_docstring, tail as _tail)
 from pipeline.importrefs import IMPORTS as _IMPORTS
 from pipeline.imports import FileImports, ImportRef
 from pipeline.sourcetext import (
@@ -266,6 +269,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     spans = Spans(src, text, cfg.token_encoding)
     fulls: dict[int, str] = {}
     bounds: dict[int, tuple[int, int]] = {}
+    ends: dict[int, ts.Node] = {}          # the node each definition ends with (``docblocks.tail``)
     for d in emitted:
         start, comments = _leading(spec, d.lead)
         d.start = start
@@ -278,8 +282,9 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
             stub.start = stub.outer
             stub.sig = _signature(lang, src, stub)
         line_start = start.start_byte - start.start_point.column
-        fulls[id(d)] = _text(src, line_start, d.outer.end_byte)
-        bounds[id(d)] = (line_start, d.outer.end_byte)
+        end = ends[id(d)] = _tail(spec, d.outer)[0]
+        fulls[id(d)] = _text(src, line_start, end.end_byte)
+        bounds[id(d)] = (line_start, end.end_byte)
         d.nid = node_id(repo, path, d.kind, d.qual)
     more = _more_blocks(emitted)
     for d in emitted:
@@ -289,7 +294,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
         nodes.append({
             "id": d.nid, "repo": repo, "kind": d.kind, "subkind": d.subkind, "path": path,
             "name": d.name, "qualname": d.qual, "language": lang, "parent_id": parent_id,
-            "start_line": d.start.start_point.row + 1, "end_line": _end_line(d.outer),
+            "start_line": d.start.start_point.row + 1, "end_line": _end_line(ends[id(d)]),
             "signature": d.sig, "doc": d.doc or None,
             "summary": _summary(label, d.qual, d.sig, d.doc),
             "api": _api(d, lang, full) + more.get(id(d), ""), "full": full,
@@ -364,7 +369,7 @@ def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
     out = []
     for d in resolve(defs):
         start, _ = _leading(spec, d.lead)
-        out.append((start.start_point.row + 1, _end_line(d.outer), d.qual, d.kind))
+        out.append((start.start_point.row + 1, _end_line(_tail(spec, d.outer)[0]), d.qual, d.kind))
     return out
 
 

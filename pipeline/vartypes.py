@@ -352,12 +352,18 @@ def _unwrap(n: ts.Node | None) -> ts.Node | None:
     return n
 
 
+def _word(src: bytes, n: ts.Node) -> str:
+    """A Kotlin/Scala name as its definition is named: ``this.`when`(2)`` calls ``when``."""
+    w = text(src, n)
+    return w[1:-1] if len(w) > 2 and w[0] == w[-1] == "`" else w
+
+
 def _path(src: bytes, n: ts.Node) -> list[str]:
     """The names of a dotted type (``a.b.Cart``; its type arguments left out)."""
     out: list[str] = []
     for c in n.named_children:
         if c.type in _JVM_NAMES:
-            out.append(text(src, c))
+            out.append(_word(src, c))
         elif c.type in _JVM_PATHS:
             out += _path(src, c)
     return out
@@ -374,7 +380,7 @@ def jvm_split(src: bytes, n: ts.Node) -> tuple[str, str]:
         return "", ""
     t = got.type
     if t in _JVM_NAMES:
-        return text(src, got), ""
+        return _word(src, got), ""
     if t in _JVM_PATHS:
         parts = _path(src, got)
         return (parts[-1], ".".join(parts[:-1])) if parts else ("", "")
@@ -387,7 +393,7 @@ def jvm_split(src: bytes, n: ts.Node) -> tuple[str, str]:
     if obj is None or name is None or name.type != "identifier":
         return "", ""
     recv = _jvm_receiver(src, obj)
-    return text(src, name), recv[:-len(".Companion")] if recv.endswith(".Companion") else recv
+    return _word(src, name), recv[:-len(".Companion")] if recv.endswith(".Companion") else recv
 
 
 def _jvm_receiver(src: bytes, n: ts.Node) -> str:
@@ -396,7 +402,7 @@ def _jvm_receiver(src: bytes, n: ts.Node) -> str:
     surely the own object)."""
     t = n.type
     if t in _JVM_NAMES:
-        word = text(src, n)
+        word = _word(src, n)
         return "self" if word == "this" else word       # scala's this and super are identifiers
     if t == "this_expression":
         return "." if n.named_child_count else "self"

@@ -76,7 +76,11 @@ class CodeLookup:
             p, q = t.split("::", 1)
             # a stored path as typed first: a backslash is a name's own character on POSIX
             row = self.by_qual.get(p.strip() + "\x00" + q.strip())
-            return row if row is not None else self.by_qual.get(target_path(p) + "\x00" + q.strip())
+            if row is None:
+                row = self.by_qual.get(target_path(p) + "\x00" + q.strip())
+            if row is None and "`" in q:      # a Kotlin/Scala name copied with its backticks: stored without
+                return self.row(p + "::" + q.replace("`", ""))
+            return row
         row = self.by_path.get(t)
         if row is not None:
             return row

@@ -56,8 +56,12 @@ _PY = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d{{1,7}})(?:, in (?
 _COLON = re.compile(rf'(?<![\w.~/\\@+-])(?P<path>{_PATH}):(?P<line>\d{{1,7}})(?::\d{{1,5}})?(?::? in (?P<func>[\w<>.]+))?')
 _JS_AT = re.compile(r"\bat (?P<func>[\w$.<>]+) \($")
 # a JVM frame, `at com.shop.Cart.total(Cart.java:42)`, and a Go one, `main.total(...)` over `\t/src/cart.go:12 +0x1d`:
-# both printed innermost first
-_JVM = re.compile(r"\bat (?P<func>[\w$.<>/]+)\((?P<file>[\w$-]+\.(?:java|kt|kts|scala|groovy)):(?P<line>\d{1,7})\)")
+# both printed innermost first. A Kotlin or Scala method named in backticks keeps its spaces and signs on the JVM
+# (`at com.shop.CartTest.total applies discount(CartTest.kt:10)`): the method's part may hold them (no `.`, nor
+# what the JVM forbids in a name), starting with a character the part before it cannot hold, at most 200 long (no
+# backtracking between the parts; a paste of "at a at a ..." stays linear)
+_JVM = re.compile(r"\bat (?P<func>[\w$.<>/]+(?:(?:[^\w\s$.;\[\]/<>:\\()]|[ ])[^\n\t\r.;\[\]/<>:\\()]{0,200})?)"
+                  r"\((?P<file>[\w$-]+\.(?:java|kt|kts|scala|groovy)):(?P<line>\d{1,7})\)")
 _GO = re.compile(r"^(?P<func>\S+)\((?:[^()\n]|\.\.\.)*\)\n\t(?P<path>\S+\.go):(?P<line>\d{1,7})", re.M)
 _GO_CLOSURE = re.compile(r"func\d+|gowrap\d+")
 _SYMBOLS = ("class", "function", "method")
@@ -126,6 +130,7 @@ def _jvm_frame(func: str, file: str, line: int) -> Frame:
     """A JVM frame's file under its class's package folder (``com.shop.Cart.total`` in ``Cart.java``:
     ``com/shop/Cart.java``, a longer tail to match than the file's name), and its method's name."""
     cls, _, method = func.rpartition(".")
+    method = method.strip()         # `at x.Y.total (Y.kt:1)`: no name ends in a space
     package = cls.split("$", 1)[0].rpartition(".")[0]
     path = f"{package.replace('.', '/')}/{file}" if package else file
     return Frame(path, line, "" if method.startswith(("<", "lambda$")) else method, package)
