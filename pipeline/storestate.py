@@ -130,6 +130,7 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # the names it binds, as an ES import does (calls through ``x`` link whatever ``x`` is named).
 # 37: JS objects a module exports by name (`const api = {...}; module.exports = api`, `export default
 # {...}`) are its functions; Go `var a, b = func..., func...` defines each; Kotlin re-read past one-line bodies.
+# Scala/Kotlin spans end at their last token (docs below go to the next def); backtick names as written.
 PARSE_FORMAT = 37
 
 
