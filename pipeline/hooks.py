@@ -313,19 +313,24 @@ def _try_lock(path: Path) -> Iterator[bool]:
 
 def coalesced(store: str | os.PathLike, index: Callable[[], str], log: Callable[[str], None],
               settle: float = 0.3, retries: int = 30, retry_wait: float = 1.0,
-              failures: list[str] | None = None) -> int:
+              failures: list[str] | None = None, hook: str = "") -> int:
     """Mark the store dirty, then index until it is clean, unless another runner does already.
 
     ``settle``: wait until no hook fired for this long first (a checkout storm is one run).
     The writer lock held by someone else (a manual `stratum index`, `stratum watch`) is waited
     for, ``retries`` times ``retry_wait``. Returns how many indexes this runner made; each failed
-    one's message goes to ``failures`` too (a person running the hook is told by its exit status)."""
+    one's message goes to ``failures`` too (a person running the hook is told by its exit status).
+    ``hook``: the hook this runner runs for, written into the dirty mark: a run that indexes for
+    other hooks that fired meanwhile names them on its line, which the log labels with this
+    runner's hook (a probe: after `git merge --no-ff`, "[post-merge] ... will index again", then
+    "[post-commit] v15 published": the merge's re-index read as the commit's)."""
     from stratum.errors import StratumError
 
     root = Path(store)
     root.mkdir(parents=True, exist_ok=True)
     dirty, lock = root / "hooks.dirty", root / "hooks.lock"
-    dirty.touch()
+    with open(dirty, "a", encoding="utf-8") as f:      # one name a line: the hooks this mark is for
+        f.write(f"{hook}\n")
     runs = 0
     while dirty.exists():
         with _try_lock(lock) as mine:
@@ -335,15 +340,15 @@ def coalesced(store: str | os.PathLike, index: Callable[[], str], log: Callable[
             rotate_log(root)            # under the lock: one run at a time rotates
             while dirty.exists():
                 _settle(dirty, settle)
-                dirty.unlink(missing_ok=True)
+                said = _for_hooks(dirty, hook)
                 for attempt in range(retries + 1):
                     t = time.perf_counter()
                     try:
-                        log(f"{index()} ({time.perf_counter() - t:.2f}s)")
+                        log(f"{index()} ({time.perf_counter() - t:.2f}s){said}")
                         break
                     except StratumError as e:
                         if not e.retryable or attempt == retries:
-                            log(f"index failed: {e.message}")
+                            log(f"index failed: {e.message}{said}")
                             if failures is not None:
                                 failures.append(e.message)
                             break
@@ -351,6 +356,24 @@ def coalesced(store: str | os.PathLike, index: Callable[[], str], log: Callable[
                 runs += 1
         # released: a hook that fired just before the release found the lock taken, so look again
     return runs
+
+
+def _for_hooks(dirty: Path, hook: str) -> str:
+    """Take the dirty mark (it is gone when this returns); the words its run's line ends with when
+    hooks other than ``hook`` marked it: " (for post-merge)", " (for post-merge too)" when
+    ``hook`` did as well; "" otherwise."""
+    taken = dirty.with_name(f"{dirty.name}.{os.getpid()}")
+    try:
+        os.replace(dirty, taken)        # a hook firing from now on marks a new one
+        names = set(taken.read_text(encoding="utf-8", errors="replace").split())
+        taken.unlink(missing_ok=True)
+    except OSError:
+        dirty.unlink(missing_ok=True)
+        return ""
+    others = sorted(names - {hook})
+    if not hook or not others:
+        return ""
+    return f" (for {', '.join(others)}{' too' if hook in names else ''})"
 
 
 def _settle(dirty: Path, settle: float) -> None:

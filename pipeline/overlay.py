@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import posixpath
-import re
 import shutil
 import tempfile
 import time
@@ -76,11 +75,10 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
                                                    for p, d in disk.items())))[:12] if disk else ""
     else:
         wt, sha, dirty_key = Path(m.repo_path), gitio.rev_parse(m.repo_path, rev), ""
-    out = overlay_dir(store_root, m.version, sha, dirty_key)
+    out = overlay_dir(os.path.abspath(store_root), m.version, sha, dirty_key)    # never the cwd's
     info_path = out / INFO_FILE
     name = _branch_name(wt) if worktree else ""     # not part of the overlay: two worktrees may share it
-    if info_path.is_file():
-        info = json.loads(info_path.read_text())
+    if (info := _built(out)) is not None:
         info.update(cached=True, seconds=round(time.perf_counter() - t0, 4), branch=name)
         return info
     changed, deleted, links = gitio.diff_paths(m.repo_path, m.indexed_commit, sha)
@@ -108,6 +106,31 @@ def build(store_root: str | os.PathLike, rev: str = "", config: IndexConfig | No
     info.update(cached=False, seconds=round(time.perf_counter() - t0, 4), branch=name)
     prune(store)
     return info
+
+
+def _built(out: Path) -> dict | None:
+    """The overlay built at OUT, its ``dir`` read as OUT's own; None when there is none, or when it
+    cannot be read (removed, so it is built again). A process given a relative ``--store`` recorded
+    ``dir`` relative to its own cwd: every session from another folder then failed "no index at
+    .stratum/overlays/...: run `stratum index` first" until the next published version (a probe)."""
+    try:
+        info = json.loads((out / INFO_FILE).read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        info = None
+    if isinstance(info, dict) and isinstance(info.get("commit"), str):
+        if not info.get("dir"):
+            return info
+        if (out / "store" / "manifest.json").is_file():
+            return dict(info, dir=str(out / "store"))
+    aside = out.with_name(f".broken-{out.name}-{os.getpid()}-{time.monotonic_ns()}")
+    try:
+        os.rename(out, aside)      # a reader holding it keeps its files; the next build takes its place
+    except OSError:
+        pass                       # another process moved it first
+    shutil.rmtree(aside, ignore_errors=True)
+    return None
 
 
 def _base_moved(repo: str, base: str, sha: str, differ: set[str], disk: dict) -> list[str]:
@@ -485,113 +508,11 @@ def _folders(repo: str, base_langs: dict[str, str | None], changed: list[str], d
 
 
 def builder(config: IndexConfig | None = None):
-    """The callback composition roots pass to ``stratum.tools.Tools(overlay_builder=)``. A branch
-    session calls it on every call to follow its branch (``BranchView.then``): the last overlay of
-    a branch is returned while git's ref files say the branch has not moved (``_Heads``)."""
-    heads = _Heads()
+    """The overlay callback for ``Tools(overlay_builder=)`` (``pipeline.overlaybuilder``: it answers
+    a session's call without git while the files that decide its overlay hold)."""
+    from pipeline.overlaybuilder import builder as overlay_builder
 
-    def build_for(store_root: str, rev: str, worktree: str = "", *, branch: bool = False) -> dict:
-        try:
-            if worktree:
-                return build(store_root, rev, config, worktree=worktree)
-            key = heads.key(store_root, rev)        # the name's ref files, loose and packed, settle the cache
-            name = f"\0branch {rev}" if branch else rev    # a branch session's and a commit session's apart
-            got = heads.last(store_root, name, key)
-            if got is not None:
-                return got
-            # a branch session's name is a branch's before a tag's (git's order puts tags first): read on a
-            # miss only (packed-refs may be megabytes)
-            info = build(store_root, heads.branch_ref(store_root, rev) if branch else rev, config)
-            heads.keep(store_root, name, key, info)
-            return info
-        except gitio.GitError as e:
-            raise InvalidArgument(str(e)) from None
-    return build_for
-
-
-class _Heads:
-    """The overlay a branch got at its last build, and the state of the files that said which
-    commit it names: the loose ref files git reads a name from (their content, a commit), packed-refs
-    (its stat) and the store's manifest (a re-index moves the base). While they hold, the last
-    overlay is the answer without a git run: a branch session asks on every call, and ``git
-    rev-parse`` costs ~2.4 ms there (the whole cached path ~5 ms; this ~0.1 ms). A name those files
-    cannot settle (HEAD, ``feature~1``, a symbolic ref, the reftable backend) is asked of git
-    every time."""
-
-    def __init__(self) -> None:
-        self._git: dict[str, tuple[tuple | None, str]] = {}          # store root -> (manifest stat, common dir/)
-        self._last: dict[tuple[str, str], tuple[tuple, dict]] = {}
-
-    def _common(self, store_root: str) -> tuple[tuple | None, str]:
-        """(the manifest's stat, the repository's shared git directory + "/"), read again at a re-index."""
-        mstat = _stat(os.path.join(store_root, "manifest.json"))
-        got = self._git.get(store_root)
-        if got is None or got[0] != mstat:
-            m = Store(store_root).manifest()
-            got = self._git[store_root] = (mstat, str(gitio.common_dir(m.repo_path)) + os.sep)
-        return got
-
-    def branch_ref(self, store_root: str, name: str) -> str:
-        """``refs/heads/NAME`` when that branch exists (a loose ref file or a packed-refs line), else
-        NAME as given (a remote branch, a full ref): a tag of the same name is served otherwise, and
-        the session never follows the branch (a probe)."""
-        if not _PLAIN_REF.fullmatch(name) or name.startswith("refs/") or _PER_WORKTREE.match(name) or ".." in name:
-            return name
-        common = self._common(store_root)[1]
-        ref = f"refs/heads/{name}"
-        if os.path.isfile(common + ref):
-            return ref
-        try:
-            with open(common + "packed-refs", "rb") as f:
-                packed = f.read()
-        except OSError:
-            return name
-        return ref if re.search(rb"^[0-9a-f]{40,64} " + re.escape(ref.encode()) + rb"$", packed, re.M) else name
-
-    def key(self, store_root: str, rev: str) -> tuple | None:
-        if not _PLAIN_REF.fullmatch(rev) or ".." in rev or rev.endswith(".lock") or _PER_WORKTREE.match(rev):
-            return None
-        mstat, common = self._common(store_root)
-        if os.path.exists(common + "reftable"):
-            return None
-        said = []
-        for p in (rev, f"refs/{rev}", f"refs/tags/{rev}", f"refs/heads/{rev}", f"refs/remotes/{rev}",
-                  f"refs/remotes/{rev}/HEAD"):     # git's order of lookup (gitrevisions)
-            try:
-                with open(common + p, "rb") as f:
-                    data: bytes | None = f.read(4096)
-            except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
-                data = None
-            if data is not None and data.startswith(b"ref:"):
-                return None                # symbolic: what it names lives elsewhere
-            said.append(data)
-        return (mstat, _stat(common + "packed-refs"), tuple(said))
-
-    def last(self, store_root: str, rev: str, key: tuple | None) -> dict | None:
-        got = self._last.get((store_root, rev)) if key is not None else None
-        if got is None or got[0] != key or (got[1]["dir"] and not os.path.isdir(got[1]["dir"])):
-            return None
-        return dict(got[1], cached=True, seconds=0.0)
-
-    def keep(self, store_root: str, rev: str, key: tuple | None, info: dict) -> None:
-        if key is not None:
-            if len(self._last) >= _HEADS_KEPT:
-                self._last.clear()
-            self._last[(store_root, rev)] = (key, info)
-
-
-_PLAIN_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
-# names git reads from a worktree's own directory, not the shared one (HEAD, ORIG_HEAD, refs/bisect/...)
-_PER_WORKTREE = re.compile(r"[A-Z_]*HEAD$|(refs/)?(worktree|bisect|rewritten)/|(main-)?worktrees?/")
-_HEADS_KEPT = 1024
-
-
-def _stat(p: str) -> tuple | None:
-    try:
-        st = os.stat(p)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size, st.st_ino
+    return overlay_builder(config)
 
 
 __all__ = ["build", "builder", "prune", "overlay_dir", "OVERLAYS_DIR"]

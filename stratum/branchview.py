@@ -10,10 +10,11 @@ children are the base's unchanged ones plus the overlay's), and a folder the bra
 hidden. Notes about a changed file come from the base and are marked stale for this session only
 (the base is untouched).
 A branch session follows its branch: every call asks what the branch names now (the builder
-answers from git's ref files, ``pipeline.overlay``) and a new commit is served from that call
+answers from git's ref files, ``pipeline.overlaybuilder``) and a new commit is served from that call
 on, said on its answer (``then``, ``warning``); a branch that can no longer be read (deleted,
 renamed) leaves the session at the commit it served, saying it is behind. A commit names one
-version; a worktree session holds what it read at open until the base moves.
+version; a worktree session looks at its worktree on every call (the builder's ``_Looks``: git runs
+only when its HEAD, index or a listed file's stat moved) and serves an edit from the next call.
 Core code: no git, no pipeline; ids are stable (``stratum.ids``), so base and overlay rows of the
 same node share an id.
 """

@@ -16,12 +16,12 @@ import sys
 from typing import Sequence
 
 from stratum.cli import (add_common, emit, in_store, local_store, one_line, place_from_here, quoted, repository_root,
-                         server_place, session_place, target_from_here, whole)
+                         server_place, target_from_here, whole)
 from stratum.freshness import repo_at
 from stratum.notetext import terminal_safe
 from stratum.schema import AGENT_NOTE_KINDS
 from stratum.toolspec import ARGS
-from stratum.cli.serve import add_client_flags, client_from_args
+from stratum.cli.serve import add_client_flags, client_from_args, local_place
 
 
 def register(sub) -> None:
@@ -166,7 +166,7 @@ def _call(args, tool: str, **kw) -> int:
         from stratum.tools import Tools
 
         # in a linked worktree: the main checkout's store, for this worktree (--branch HEAD read there)
-        stores, branch, commit, worktree, said = session_place(args.store, branch, commit, worktree)
+        stores, branch, commit, worktree, said = local_place(args.store, branch, commit, worktree)
         stores = stores or [local_store(None)]      # outside any repository: says so
         tools = Tools.open(stores, freshness=_freshness(), secret=_stores_secret(stores),
                            overlay_builder=_overlay_builder())

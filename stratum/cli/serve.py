@@ -125,6 +125,42 @@ def _session_defaults(p: argparse.ArgumentParser) -> None:
     p.add_argument("--policy", choices=("score", "lru"), default=None, help="eviction policy (default: score)")
 
 
+def local_place(given: list[str] | None, branch: str, commit: str, worktree: str):
+    """What a local query or `stratum mcp` answers from and for (``stratum.cli.session_place``). Run
+    inside a linked worktree with ``--store`` naming its own repository's store and no view named
+    (the README's `stratum mcp --store /path/to/repo/.stratum`): this worktree, as without --store;
+    it answered for the default branch with no word, an agent reading main's code as its branch's (a
+    probe). With other stores beside that one (a worktree session reads one repository), the answer
+    says it is the default branch's and how to ask for this worktree."""
+    from stratum.cli import _worktree_here
+
+    place = session_place(given, branch, commit, worktree)
+    found = None if not given or branch or commit or worktree else _worktree_here()
+    ours = [s for s in place.stores if found is not None and _repository_git(s) == found[0]]
+    if found is None or not ours:
+        return place
+    if len(place.stores) == 1:
+        return place._replace(worktree=found[1])
+    return place._replace(said=(*place.said, (
+        f"this folder is in a linked worktree ({found[1]}) of the repository of {ours[0]}: answered for that "
+        f"store's default branch, not this worktree's code; --worktree . with --store {ours[0]} alone answers for it")))
+
+
+def _repository_git(store: str):
+    """The ``.git`` folder of the repository a store answers for (``freshness.repo_at``); None when unknown."""
+    from pathlib import Path
+
+    from stratum.errors import StratumError
+    from stratum.freshness import repo_at
+    from stratum.store import Store
+
+    try:
+        repo = repo_at(store, Store(store).manifest().repo_path)
+    except StratumError:
+        return None                 # no store there: opening it says so
+    return (Path(repo) / ".git").resolve() if repo else None
+
+
 def _open_tools(args, stores: list[str] | None = None):
     """Tools over ``stores`` (else those named on the command line, else this repository's: inside
     a linked worktree, the main checkout's), with git freshness for Status."""
@@ -198,7 +234,7 @@ def _mcp(args) -> int:
         def open_backend():
             return client_from_args(args, timeout=args.timeout)
     else:     # in a linked worktree: the main checkout's store, for this worktree (as the CLI's queries)
-        place = session_place(args.store, args.branch, args.commit, args.worktree)
+        place = local_place(args.store, args.branch, args.commit, args.worktree)
         chosen = False
 
         def open_backend():
@@ -212,4 +248,4 @@ def _mcp(args) -> int:
     return 0
 
 
-__all__ = ["register", "add_client_flags", "log_to_stderr", "client_from_args", "DEFAULT_PORT", "SECRET_ENV", "TOKEN_ENV"]
+__all__ = ["register", "add_client_flags", "local_place", "log_to_stderr", "client_from_args", "DEFAULT_PORT", "SECRET_ENV", "TOKEN_ENV"]

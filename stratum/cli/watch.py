@@ -222,7 +222,7 @@ def run_hook(args) -> int:
 
     failed: list[str] = []
     try:
-        hooks.coalesced(store, _indexer(args, repo, store), log, settle=args.settle, failures=failed)
+        hooks.coalesced(store, _indexer(args, repo, store), log, settle=args.settle, failures=failed, hook=args.hook)
     except Exception as e:     # noqa: BLE001 - a hook's failure is logged, never git's problem
         log(f"index failed: {type(e).__name__}: {e}")
         print(repr(e), file=sys.stderr)
