@@ -70,8 +70,8 @@ class NoteItems:
         it.meta.update(meta)
         if text is not None:        # hidden: nothing of its text, not its first line as name nor its length
             it.text, it.name, it.tokens = text, f"{note.kind} note awaiting confirmation", tokens.count_cached(text)
-        elif note.session and ov.in_version(rec["id"]):
-            it.text = _relabel(it.text, note.session)
+        elif note.session and ov.in_version(rec["id"]) and rec.get("session") not in (None, "", note.session):
+            it.text = _relabel(it.text, str(rec["session"]), note.session)     # a version merged before labels
         it.warnings.extend(warnings + of_code)
 
     def rejudge(self, it: Item, judge: Callable[[N.Note], list[str]]) -> None:
@@ -114,13 +114,14 @@ def mined_from(meta: dict | str | None) -> tuple[str, str]:
     return N.clean_text(str(got.get("commit_author") or "")), str(got.get("sha") or got.get("commit") or "")
 
 
-def _relabel(text: str, session: str) -> str:
-    """A merged note's level text with its header's session id replaced by the session's label:
-    a version merged before labels (``notes.session_label``) stored the id itself, which let any
-    agent use the writer's session. The next index rewrites the header; the item keeps the
-    stored token count until then (a few tokens more than the text holds: never an under-count)."""
+def _relabel(text: str, session: str, label: str) -> str:
+    """A merged note's level text with its header's session id (``session``, the row's stored
+    column) replaced by the session's ``label``: a version merged before labels
+    (``notes.session_label``) stored the id itself, which let any agent use the writer's session.
+    The next index rewrites the header and the column; the item keeps the stored token count until
+    then (a few tokens more than the text holds: never an under-count)."""
     said = f", session {session}, "
-    return text.replace(said, f", session {N.session_label(session)}, ", 1) if said in text else text
+    return text.replace(said, f", session {label}, ", 1) if said in text else text
 
 
 __all__ = ["NoteItems", "mined_from"]

@@ -15,10 +15,14 @@ from typing import Iterable, Mapping
 from stratum import ids, tokens
 from stratum.notes import ACTIVE, Note, Target, parse_time
 from stratum.notetext import clean_text
-from stratum.notetrust import author_words, session_label, trust_words
+from stratum.notetrust import author_words, read_session, session_label, trust_words
 from stratum.schema import AGENT_NOTE_KINDS, MINED_NOTE_KINDS
 
 API_TEXT_CHARS = 1200
+# A note node's meta flag: its ``session`` column and its retraction's session hold the session's
+# label. A version merged before held the id there (read into a label, ``read_session``), and an id
+# may be chosen to look like a label: the flag, not the value's shape, says which.
+LABELLED = "session_is_label"
 
 
 class LazyTokens(dict):
@@ -95,11 +99,13 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
         for lvl, text in (("summary", summary), ("api", api), ("full", full)))))
     meta = {"record_uid": note.record_uid, "about": [t.to_dict() for t in note.about],
             "supersedes": note.supersedes, "superseded_by": note.superseded_by,
-            "retraction": note.retraction, "orphaned": note.orphaned, "model": note.model,
+            "retraction": _labelled(note.retraction), "orphaned": note.orphaned, "model": note.model,
             "authenticated": note.authenticated, "commit": note.commit, "maintainer": note.maintainer,
             "confirmations": note.confirmations}
     if note.branch:
         meta["branch"] = note.branch
+    if note.kind not in MINED_NOTE_KINDS:
+        meta[LABELLED] = True       # its session (and its retraction's) is a label: ``read_session``
     if mined:
         meta.update(mined)
     node = {
@@ -110,7 +116,7 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
         **counts,
         "content_hash": ids.content_hash(full), "file_hash": None,
         "size_bytes": len(note.text.encode("utf-8", "surrogatepass")),
-        "author": note.author, "session": note.session, "created_at": note.created_at,
+        "author": note.author, "session": session_label(note.session) or None, "created_at": note.created_at,
         "tags": list(note.tags), "status": note.status,
         "meta": json.dumps(meta, sort_keys=True, ensure_ascii=False), "vector": None,
     }
@@ -123,15 +129,26 @@ def note_to_records(note: Note, repo: str, *, encoding: str = tokens.DEFAULT_ENC
     return node, edges
 
 
+def _labelled(retraction: dict | None) -> dict | None:
+    """A retraction as a node's meta keeps it: its session as a label."""
+    if not retraction:
+        return retraction
+    return {**retraction, "session": session_label(retraction.get("session")) or None}
+
+
 def note_from_node(node: Mapping) -> Note:
     """The inverse of ``note_to_records`` for a note node read back from a store."""
     meta = json.loads(node.get("meta") or "{}")
+    labelled = bool(meta.get(LABELLED))
+    retraction = meta.get("retraction")
+    if isinstance(retraction, dict):
+        retraction = {**retraction, "session": read_session(retraction.get("session"), labelled=labelled)}
     return Note(
         id=node["id"], record_uid=meta.get("record_uid", ""), kind=node["kind"], text=node.get("doc") or "",
         about=[Target(**t) for t in meta.get("about", [])], author=node.get("author") or "",
-        session=node.get("session"), tags=list(node.get("tags") or []),
+        session=read_session(node.get("session"), labelled=labelled), tags=list(node.get("tags") or []),
         created_at=parse_time(node["created_at"]), supersedes=list(meta.get("supersedes") or []),
-        superseded_by=list(meta.get("superseded_by") or []), retraction=meta.get("retraction"),
+        superseded_by=list(meta.get("superseded_by") or []), retraction=retraction,
         orphaned=bool(meta.get("orphaned")), model=meta.get("model") or "",
         authenticated=bool(meta.get("authenticated")), commit=meta.get("commit"),
         maintainer=bool(meta.get("maintainer")), confirmations=list(meta.get("confirmations") or []),
@@ -144,4 +161,4 @@ def notes_from_nodes(nodes: Iterable[Mapping]) -> dict[str, Note]:
     return {n["id"]: note_from_node(n) for n in nodes if n.get("kind") in AGENT_NOTE_KINDS}
 
 
-__all__ = ["API_TEXT_CHARS", "LazyTokens", "mined_by", "note_to_records", "note_from_node", "notes_from_nodes"]
+__all__ = ["API_TEXT_CHARS", "LABELLED", "LazyTokens", "mined_by", "note_to_records", "note_from_node", "notes_from_nodes"]

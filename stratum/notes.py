@@ -24,8 +24,8 @@ from stratum.errors import NoteRejected, PermissionDenied
 from stratum.limits import echo
 from stratum.notetext import check_utf8, clean_text, not_plain
 from stratum.notetrust import (SHORT_ID, awaiting_confirmation, by_prefix, check_may_change, check_may_confirm,
-                               is_quarantined, not_a_note, provenance, retracted_before, same_writer, session_label,
-                               trust_of, trusted_authors, valid_confirmations)
+                               is_quarantined, not_a_note, provenance, read_session, retracted_before, same_writer,
+                               session_label, trust_of, trusted_authors, valid_confirmations)
 from stratum.schema import AGENT_NOTE_KINDS, NOTE_KINDS_NEED_ABOUT
 
 ACTIVE, SUPERSEDED, RETRACTED, ORPHANED = "active", "superseded", "retracted", "orphaned"
@@ -241,15 +241,32 @@ def note_body(kind: str, text: str, targets: list[Target], author: str, *, sessi
               created_at: datetime | None = None, model: str = "", authenticated: bool = False,
               commit: str | None = None, maintainer: bool = False, branch: str = "") -> dict:
     """The delta-log body of a validated note (its text cleaned of control characters). ``branch``:
-    written in a session on that branch, commit or worktree (``commit`` is then its commit)."""
+    written in a session on that branch, commit or worktree (``commit`` is then its commit). The
+    session is kept as its label (``stored_session``), never its id."""
     at = (created_at or datetime.now(timezone.utc)).astimezone(timezone.utc)
     body = {"kind": kind, "text": clean_text(text), "about": [t.to_dict() for t in targets], "author": author,
-            "session": session, "tags": list(tags), "supersedes": list(dict.fromkeys(supersedes)),
+            **stored_session(session), "tags": list(tags), "supersedes": list(dict.fromkeys(supersedes)),
             "created_at": at.isoformat(), "model": clean_text(model or "")[:200],
             "authenticated": bool(authenticated), "commit": commit, "maintainer": bool(maintainer)}
     if branch:
         body["branch"] = stored_branch(branch)
     return body
+
+
+def stored_session(session: str | None) -> dict:
+    """A record body's session field: ``session_label`` (its label), never ``session`` (its id).
+    The log lives in the repository's ``.stratum/``, which every agent reads; on an open server an id
+    read there let one agent take over another's session (a probe). A record from before has the id
+    under ``session``, labelled when read (``read_session``): the key, not the value's shape, says
+    which, as an id may be chosen to look like a label."""
+    return {"session_label": session_label(session) or None}
+
+
+def body_session(body: Mapping) -> str | None:
+    """The session label of a record ``body`` (``stored_session``; an older record's id, labelled)."""
+    if "session_label" in body:
+        return read_session(body.get("session_label"), labelled=True)
+    return read_session(body.get("session"), labelled=False)
 
 
 def stored_branch(branch: str) -> str:
@@ -327,7 +344,7 @@ def write_retract(log, note_id: str, *, author: str, reason: str = "", session: 
         if known[note_id].retraction is not None:
             raise NoteRejected(f"note {note_id} is already retracted")
     return log.append("retract", {"note": note_id, "reason": reason, "author": author,
-                                  "session": session, "created_at": datetime.now(timezone.utc).isoformat()})
+                                  **stored_session(session), "created_at": datetime.now(timezone.utc).isoformat()})
 
 
 def retract_once(log, note_id: str, *, notes_now: Callable[[], Mapping[str, "Note"]], **kw) -> str:
@@ -376,7 +393,7 @@ def note_from_body(uid: str, body: dict) -> Note:
     return Note(
         id=ids.note_id(uid), record_uid=uid, kind=body["kind"], text=body["text"],
         about=[Target(**t) for t in body.get("about", [])], author=body["author"],
-        session=body.get("session"), tags=list(body.get("tags") or []),
+        session=body_session(body), tags=list(body.get("tags") or []),
         created_at=parse_time(body["created_at"]), supersedes=list(body.get("supersedes") or []),
         model=body.get("model") or "", authenticated=bool(body.get("authenticated")),
         commit=body.get("commit"), maintainer=bool(body.get("maintainer")), branch=body.get("branch") or "")
@@ -431,7 +448,7 @@ def fold_records(records: Iterable, base: Mapping[str, Note] | None = None) -> F
                                         "created_at": r.body.get("created_at")})
         elif n.retraction is None:
             n.retraction = {"uid": r.uid, "reason": r.body.get("reason", ""), "author": r.body.get("author"),
-                            "session": r.body.get("session"), "created_at": r.body.get("created_at")}
+                            "session": body_session(r.body), "created_at": r.body.get("created_at")}
         applied.append(r.uid)
     for n in sorted(notes.values(), key=lambda n: n.record_uid):
         if n.retraction is None:
@@ -491,7 +508,8 @@ def is_orphaned(note: Note, exists: Callable[[str], bool]) -> bool:
     return bool(note.about) and not any(t.pending or exists(t.node_id) for t in note.about)
 
 
-__all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "stored_branch", "note_body",
+__all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "stored_branch", "stored_session",
+           "body_session", "note_body",
            "write_note", "append_note", "write_retract", "retract_once", "write_confirm", "note_from_body", "fold",
            "fold_records", "staleness", "is_orphaned",
            "clean_text", "written_on", "check_may_change", "valid_confirmations", "retracted_before", "trusted_authors",

@@ -181,16 +181,38 @@ def trust_words(note: "Note") -> str:
         (", maintainer" if note.maintainer else "") + ")"
 
 
+class SessionLabel(str):
+    """A session's label (``session_label``) as a note holds it once read: a label by its type,
+    never by its shape. Session ids are caller-chosen (``resume_session``, the CLI's ``cli@...``),
+    so an id may look like a label (``s-0123456789abcdef``); only what the store wrote as a label
+    (``read_session(..., labelled=True)``) is one, and anything else is hashed."""
+
+    __slots__ = ()
+
+
 def session_label(session: str | None) -> str:
     """What an answer says of the session a note was written in: a hash of its id, never the id.
     On an open server the id is the only key to a session: shown in a note's provenance, it let any
     agent read, write as and close the writer's session (a probe). The label is the same for every
     note of one session, across merges and restarts, so notes still correlate; it opens nothing (a
-    random id is not recovered from 64 bits of its hash)."""
+    random id is not recovered from 64 bits of its hash). A ``SessionLabel`` is returned as it is."""
     if not session:
         return ""
+    if isinstance(session, SessionLabel):
+        return str(session)
     digest = hashlib.sha256(b"stratum session label\0" + session.encode("utf-8", "surrogatepass"))
     return "s-" + digest.hexdigest()[:16]
+
+
+def read_session(value: str | None, *, labelled: bool) -> SessionLabel | None:
+    """A note's session as read from the store: ``labelled`` says ``value`` was written as a label
+    (the delta log's ``session_label`` field, a node whose meta says ``session_is_label``). Else it
+    is a session id, as the store kept it before labels (the id at rest let another agent that reads
+    the repository's ``.stratum/`` take the session over, a probe): labelled here, so what a reader
+    gets is the same label, and the next merge stores it instead of the id."""
+    if not value:
+        return None
+    return SessionLabel(value if labelled else session_label(value))
 
 
 def provenance(note: "Note") -> dict:
@@ -273,5 +295,5 @@ def author_words(author: str) -> str:
 
 __all__ = ["PLAIN_AUTHOR", "author_words", "session_identified", "check_may_change", "check_may_confirm", "same_writer", "retracted_before", "valid_confirmations", "trusted_authors",
            "is_quarantined", "awaiting_confirmation", "identified_by", "proven", "is_maintainer", "trust_of", "trust_words",
-           "BY_SERVER", "BY_OS_USER", "CLAIMED", "session_label", "provenance", "SHORT_ID", "by_prefix", "not_a_note",
+           "BY_SERVER", "BY_OS_USER", "CLAIMED", "SessionLabel", "session_label", "read_session", "provenance", "SHORT_ID", "by_prefix", "not_a_note",
            "not_code"]

@@ -21,6 +21,7 @@ from stratum import ids
 from stratum.cli import main
 from stratum.deltalog import DeltaLog
 from stratum.errors import InvalidArgument, NoteRejected
+from stratum.notes import session_label
 from stratum.store import Store
 from stratum.tools import Tools
 # the probe tests' CLI fixtures: the sample repository indexed once, a private store copy each test
@@ -169,7 +170,7 @@ def test_a_record_an_older_build_wrote_is_served_cleaned_and_every_note_kept(ind
     ).to_pylist()}
     assert set(rows) == {good, bad}
     assert rows[bad]["doc"] == "log said caf\ufffd failed \ufffd"
-    assert (rows[bad]["author"], rows[bad]["session"], rows[bad]["tags"]) == ("bob\ufffd", "s\ufffd", ["caf\ufffd"])
+    assert (rows[bad]["author"], rows[bad]["session"], rows[bad]["tags"]) == ("bob\ufffd", session_label("s\ufffd"), ["caf\ufffd"])
     meta = json.loads(rows[bad]["meta"])
     assert meta["model"] == "m\ufffd" and meta["about"][0]["given"] == "shop/cart.py" + "caf\ufffd"
     t = Tools.open([str(store)])        # merged: read from Lance

@@ -114,7 +114,7 @@ def test_provenance_and_confirmations_survive_merges_and_mined_fixes_are_not_mer
     assert _ids(v1.nodes) == [a.id]                       # the fix node is not turned into a note
     merged = notenodes.notes_from_nodes(v1.nodes)[a.id]
     assert (merged.author, merged.authenticated, merged.model, merged.commit, merged.session) == \
-        ("gpt-5", True, "model-x", "c0ffee", "s9")
+        ("gpt-5", True, "model-x", "c0ffee", N.session_label("s9"))     # the label is stored, never the id
     assert [c["author"] for c in N.valid_confirmations(merged)] == ["reviewer"]
     assert N.provenance(merged) == N.provenance(N.fold(log.scan().records)[a.id])
     v2 = merge(v1.nodes + code, [], code)

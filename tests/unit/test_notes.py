@@ -64,7 +64,7 @@ def test_write_note_is_durable_and_records_what_it_is_about(log, code, tmp_path)
     recs = DeltaLog(tmp_path / "deltalog").scan().records
     assert len(recs) == 1 and recs[0].type == "note"
     assert note.id == ids.note_id(recs[0].uid) and note.record_uid == recs[0].uid
-    assert note.status == N.ACTIVE and note.session == "s1" and note.tags == ["checkout"]
+    assert note.status == N.ACTIVE and note.session == N.session_label("s1") and note.tags == ["checkout"]
     assert [t.given for t in note.about] == ["shop/cart.py::total", "shop/pay.py"]
     assert note.about[0].node_id == ids.node_id(REPO, "shop/cart.py", "function", "total")
     assert note.about[0].content_hash == ids.content_hash(SOURCES[("shop/cart.py", "function", "total")])
