@@ -22,6 +22,7 @@ answer within the timeout raises ``Unavailable`` (retryable).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -69,10 +70,34 @@ def error_from_rpc(err: grpc.RpcError, rpc: str = "") -> E.StratumError:
     details = details.removeprefix(f"internal error ({trailers.get(ERROR_CODE_KEY)}): ")
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         details = f"{rpc or 'call'} did not finish within its deadline ({details})"
+    elif code == grpc.StatusCode.RESOURCE_EXHAUSTED and ERROR_CODE_KEY not in trailers:
+        details = _too_large(details, rpc)
     elif code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED) and ERROR_CODE_KEY not in trailers:
         details = f"server unavailable: {details}"
     retryable = trailers.get(RETRYABLE_KEY)
     return cls(details, retryable=None if retryable is None else retryable == "true")
+
+
+_TOO_LARGE = re.compile(r"(SERVER|CLIENT)?:?\s*Received message larger than max \((\d+) vs\. (\d+)\)")
+
+
+def _too_large(details: str, rpc: str) -> str:
+    """gRPC's own refusal of a message over a size limit, said as which limit and what to do: the
+    server's (``SERVER: Received message larger than max (1048644 vs. 1048576)``) bounds one request
+    (``stratum serve --max-request-bytes``); this client's bounds one answer (``max_response_bytes``).
+    The client checks each argument first (``toolspec.check_arg``), so a request gets here only when
+    the server was started with a lower limit than the arguments' own."""
+    m = _TOO_LARGE.search(details)
+    if m is None:
+        return details
+    side, size, limit = m.group(1), int(m.group(2)), int(m.group(3))
+    if side == "CLIENT":
+        return (f"the answer to {rpc or 'the call'} is {size} bytes, over this client's limit of {limit} bytes "
+                f"(Client(max_response_bytes=...)); ask for less in one call (a smaller page_size or level) "
+                f"or raise the limit")
+    return (f"the request is {size} bytes, over the server's limit of {limit} bytes for one request "
+            f"(stratum serve --max-request-bytes); it was dropped unread and nothing ran. Send less in one "
+            f"call (a shorter text or query, fewer list items)")
 
 
 def _hosts(address: str) -> list[str]:

@@ -31,17 +31,18 @@ shutdown starts; also alone on a plaintext ``health_port`` for probes) and serve
 open without credentials; honours deadlines (an expired call is not started; an answer to a caller
 that has gone is dropped), bounds message sizes, reloads newly published store versions in the
 background, and on SIGTERM/SIGINT stops taking calls and lets in-flight ones finish within a grace
-period.
+period; then the process ends within ``lifecycle.EXIT_BOUND`` seconds (``run``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import signal
 import threading
 import uuid
 from concurrent import futures
-from typing import Any, Callable
+from typing import Any, Callable, NoReturn
 
 import grpc
 from google.protobuf.message import DecodeError, Message
@@ -64,6 +65,8 @@ MAX_RESPONSE_BYTES = 64 << 20      # a page of full-level source can be large
 ERROR_CODE_KEY = "stratum-error-code"
 RETRYABLE_KEY = "stratum-retryable"
 MAX_MESSAGE_CHARS = 1000           # an error message, whatever the tool put in it
+# the RPCs whose tool appends to the store's delta log: at exit, one running is waited for (a whole record)
+APPENDING_RPCS = frozenset({"Remember", "Retract", "Confirm"})
 
 
 def status_for(err: BaseException) -> tuple[grpc.StatusCode, str]:
@@ -126,6 +129,7 @@ def _tool_name(rpc: str) -> str:
     return "".join("_" + ch.lower() if ch.isupper() else ch for ch in rpc).lstrip("_")
 
 
+_NOT_COUNTED = contextlib.nullcontext()
 _TOOL_NAMES = {method.name: _tool_name(method.name) for method in pb.DESCRIPTOR.services_by_name["Stratum"].methods}
 
 
@@ -135,6 +139,8 @@ class StratumServicer:
     def __init__(self, tools: Any, security: ServerSecurity = UNAUTHENTICATED_LOOPBACK):
         self._tools = tools
         self._security = security
+        self.running = lifecycle.InFlight()      # every tool call now running
+        self.appending = lifecycle.InFlight()    # those of APPENDING_RPCS (``run`` waits for them at exit)
 
     def call(self, rpc: str, request: Any, context: grpc.ServicerContext,
              response_type: type[Message]) -> Message:
@@ -146,7 +152,7 @@ class StratumServicer:
             if isinstance(request, _Undecodable):
                 raise InvalidArgument(f"{rpc}: the request is not a valid {rpc}Request message ({request.reason})")
             convert.check_request(request)
-            with acting_as(caller):
+            with acting_as(caller), self.running, (self.appending if rpc in APPENDING_RPCS else _NOT_COUNTED):
                 tool = getattr(self._tools, _TOOL_NAMES.get(rpc) or _tool_name(rpc))
                 resp = tool(**convert.request_to_kwargs(request))
             if not context.is_active():     # deadline passed or caller cancelled: nobody reads the answer
@@ -171,7 +177,7 @@ class StratumServicer:
 
 def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: float | None,
            max_request_bytes: int, max_response_bytes: int, max_concurrent_rpcs: int | None,
-           security: ServerSecurity | None) -> tuple[grpc.Server, int, health.HealthServicer]:
+           security: ServerSecurity | None) -> tuple[grpc.Server, int, health.HealthServicer, StratumServicer]:
     security = security or UNAUTHENTICATED_LOOPBACK
     security.check_bind(host)
     options = [("grpc.max_receive_message_length", max_request_bytes),
@@ -179,7 +185,8 @@ def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: f
                ("grpc.so_reuseport", 0)]
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="stratum-rpc"),
                          options=options, maximum_concurrent_rpcs=max_concurrent_rpcs)
-    server.add_generic_rpc_handlers((StratumServicer(tools, security).handler(),))
+    servicer = StratumServicer(tools, security)
+    server.add_generic_rpc_handlers((servicer.handler(),))
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
@@ -193,7 +200,7 @@ def _start(tools: Any, host: str, port: int, *, workers: int, reload_interval: f
     if reload_interval:
         threading.Thread(target=lifecycle.reload_loop, args=(tools, server.wait_for_termination, reload_interval),
                          name="stratum-reload", daemon=True).start()
-    return server, bound, health_servicer
+    return server, bound, health_servicer, servicer
 
 
 def _bind(add: Callable[[], int], address: str, flag: str) -> int:
@@ -221,9 +228,9 @@ def serve(tools: Any, host: str = "127.0.0.1", port: int = 0, *, workers: int = 
     ``tools.reload()`` calls (None: never). The caller stops the server (``server.stop(grace)``) and
     then closes the tools.
     """
-    server, bound, _ = _start(tools, host, port, workers=workers, reload_interval=reload_interval,
-                              max_request_bytes=max_request_bytes, max_response_bytes=max_response_bytes,
-                              max_concurrent_rpcs=max_concurrent_rpcs, security=security)
+    server, bound, _, _ = _start(tools, host, port, workers=workers, reload_interval=reload_interval,
+                                 max_request_bytes=max_request_bytes, max_response_bytes=max_response_bytes,
+                                 max_concurrent_rpcs=max_concurrent_rpcs, security=security)
     return server, bound
 
 
@@ -243,11 +250,16 @@ def _health_only(health_servicer: health.HealthServicer, host: str, port: int) -
 
 def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10.0,
         on_ready: Callable[[str, int], None] | None = None, health_port: int | None = None,
-        **options: Any) -> None:
+        **options: Any) -> NoReturn:
     """Serve until SIGTERM/SIGINT, then drain: health goes NOT_SERVING, new calls are refused, in-flight
     calls get ``grace`` seconds to finish, and the tools are closed. ``health_port``: also answer
-    health checks there, in plaintext and without credentials (for probes)."""
-    server, bound, health_servicer = _start(tools, host, port, **{
+    health checks there, in plaintext and without credentials (for probes).
+
+    This is the serving process's main loop: it ends the process (exit 0) within ``grace`` plus
+    ``lifecycle.EXIT_BOUND`` seconds of the signal. A call still running when the grace is over has
+    had its answer cancelled; one appending to the delta log is waited for (up to the bound), a
+    reading one is not (``lifecycle.end_process``: the interpreter's exit waited for each)."""
+    server, bound, health_servicer, servicer = _start(tools, host, port, **{
         "workers": 8, "reload_interval": 0.5, "max_request_bytes": MAX_REQUEST_BYTES,
         "max_response_bytes": MAX_RESPONSE_BYTES, "max_concurrent_rpcs": None, "security": None, **options})
     health_server = _health_only(health_servicer, host, health_port) if health_port is not None else None
@@ -274,12 +286,23 @@ def run(tools: Any, host: str = "127.0.0.1", port: int = 0, *, grace: float = 10
             on_ready(host, bound)
         server.wait_for_termination()
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
         server.stop(None)
         if health_server is not None:
             health_server.stop(None)
+        # a note being appended when the grace ended gets its record written whole (not acknowledged:
+        # its caller was cancelled); one stuck longer is left, as a kill would leave it
+        if not servicer.appending.wait_idle(lifecycle.EXIT_BOUND):
+            log.warning("%d note writes still running %.1fs past the grace; exiting without them (their "
+                        "callers were told the server went away)", servicer.appending.n, lifecycle.EXIT_BOUND)
         tools.close()
+        # restored last: a second Ctrl-C during that wait went to Python's handler, whose exit waited
+        # on the stuck call threads again (a review)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if servicer.running.n:
+        log.info("exiting; %d calls still running past the grace are abandoned (their callers were told the "
+                 "server went away)", servicer.running.n)
+    lifecycle.end_process(0)
 
 
 __all__ = ["serve", "run", "status_for", "StratumServicer", "SERVICE_NAME", "MAX_REQUEST_BYTES",

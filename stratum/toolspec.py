@@ -29,10 +29,10 @@ from typing import Any
 from stratum import schema as S
 from stratum.errors import InvalidArgument, NoteRejected
 from stratum.limits import (MAX_BUDGET, MAX_DEPTH, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_PAGE_TOKEN_CHARS,
-                            MAX_TARGET_CHARS, MAX_TARGETS, MAX_TRACEBACK_CHARS, check_len,
+                            MAX_SESSION_ID_CHARS, MAX_TARGET_CHARS, MAX_TARGETS, MAX_TRACEBACK_CHARS, check_len,
                             check_list, check_range, query_too_long)
 from stratum.notes import NoteLimits
-from stratum.notetext import LONE_SURROGATE, check_utf8
+from stratum.notetext import LONE_SURROGATE, check_utf8, clean_text
 from stratum.notethreads import searching
 
 
@@ -132,7 +132,7 @@ def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bo
     a string of at most ``max_chars`` (None: ""), a list of at most ``limits.MAX_TARGETS`` such
     strings (``max_items``: a note's tags and targets, the note rules' count); a closed set's value
     and any other string (a note's text, the session id; None: "") must be text (which word, the
-    tool says). The tools (``tool``), the gRPC door, the gRPC client (``sending``) and the MCP
+    tool says), within the size its owner bounds (``check_size``). The tools (``tool``), the gRPC door, the gRPC client (``sending``) and the MCP
     server all call this: each refusal has one class and one wording (the client said "text must
     be a string, not int '3'" where the tools said "text must be text": a probe)."""
     spec = ARGS.get(name, _TEXT) if spec is None else spec
@@ -144,12 +144,30 @@ def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bo
             return ""
         elif not isinstance(value, str):    # level, direction: which words, the tool's; text: the note rules'
             raise InvalidArgument(f"{name} must be text")
-        return value
+        return check_size(name, value)
     if spec.items:
         return check_list(name, value, spec.max_chars, spec.max_items)
     if name == "query" and isinstance(value, str) and len(value) > spec.max_chars:   # past both limits: the prose
         raise query_too_long(len(value))           # one is named first (it said 32000 to a 39,000 one)
     return check_len(name, value, spec.max_chars)    # it refuses a value that is not text
+
+
+def check_size(name: str, value: str) -> str:
+    """``value`` within the size its owner bounds, in the owner's words: the session id's length (the
+    sessions', ``SessionRegistry.get``) and a note's text in UTF-8 bytes as stored (the note rules',
+    ``notes.validate``: NoteRejected). Neither is in ``ARGS`` (no schema publishes them), yet a
+    client must refuse them before a request is built: a 1 MiB note through ``Client`` was gRPC's
+    "Received message larger than max (1048644 vs. 1048576)" where ``Tools`` said the note limit
+    (a probe). The note rules check the text again; a test keeps the two wordings equal."""
+    if name == "session":
+        return check_len("session id", value, MAX_SESSION_ID_CHARS)
+    limit = NoteLimits.max_text_bytes
+    if name == "text" and len(value) > limit // 4 and len(value.encode("utf-8")) > limit:  # 4 bytes a character at most
+        size = len(clean_text(value).encode("utf-8"))      # as validate measures it: what would be stored
+        if size > limit:
+            raise NoteRejected(f"note text is {size} bytes, over the limit of {limit}; "
+                               "shorten it or split it into several notes")
+    return value
 
 
 @dataclass(frozen=True)
@@ -214,5 +232,5 @@ ARGS: dict[str, ArgSpec] = {
 }
 
 
-__all__ = ["ToolSpec", "tool", "ArgSpec", "ARGS", "check_arg", "utf8", "PROSE", "NOTE_FIELDS", "CODE_TARGETS",
+__all__ = ["ToolSpec", "tool", "ArgSpec", "ARGS", "check_arg", "check_size", "utf8", "PROSE", "NOTE_FIELDS", "CODE_TARGETS",
            "MAX_LINES_CHARS"]
