@@ -153,6 +153,8 @@ def _call(args, tool: str, **kw) -> int:
                 resp.envelope.warnings.extend(opened[1])        # how this worktree's view was asked for
             if resp.envelope.has_more or args.session:
                 tools.detach(sess)      # the next page needs this session: --session SESSION
+                if opened is not None:  # one this command opened: a --session given is the caller's own
+                    _close_beyond_kept(tools, args, sess)
         finally:
             tools.close()
         if isinstance(resp.data.get("session"), dict):     # status: the session's budget and working set
@@ -188,6 +190,20 @@ def _call(args, tool: str, **kw) -> int:
             tools.close()
     emit(args, resp.to_dict(), render(resp))
     return 0
+
+
+def _close_beyond_kept(tools, args, sess: str) -> None:
+    """Close the sessions this user's CLI left open on the server beyond the last ``kept.KEPT``
+    (each query paged left one open: 64 filled the identity's cap, a probe)."""
+    from stratum.cli.kept import keep
+    from stratum.cli.serve import TOKEN_ENV
+    from stratum.errors import StratumError
+
+    for old in keep(args.server, getattr(args, "token", None) or os.environ.get(TOKEN_ENV), sess):
+        try:
+            tools.close_session(old)
+        except StratumError:        # gone already (idle, or the server restarted)
+            pass
 
 
 def _open_remote(tools, args, author: str, place, asked: str) -> tuple:
