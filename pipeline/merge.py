@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline.notetargets import Existing, Renames, place, renames_of, with_written, written_targets
 from stratum import notenodes
@@ -119,8 +120,8 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
 
 def _outside_history(moves: Renames) -> Callable[[str], bool] | None:
     """Whether a commit is outside the history of the version being built (the mined ``commits``,
-    every commit reachable from the indexed one), or None when no history was mined (nothing to
-    tell by). A note written at such a commit (on a branch this version does not hold: the checkout
+    every commit reachable from the indexed one), or None when no history was mined or it lacks a
+    commit's parent (a shallow clone, a capped mine: nothing to tell by). A note written at such a commit (on a branch this version does not hold: the checkout
     was on it when the note was written and has left it, or a session on it) is about code of that
     branch: its targets gone here are pending on it, not gone. Orphaned, the note dropped out of
     that branch's own sessions (a probe: a note written in the checkout on fz, then ``git checkout
@@ -128,6 +129,9 @@ def _outside_history(moves: Renames) -> Callable[[str], bool] | None:
     commits = moves._commits
     if commits is None or not commits.num_rows or "parents" not in commits.column_names:
         return None
+    parents = pc.list_flatten(commits.column("parents"))
+    if len(parents) and not pc.all(pc.is_in(parents, value_set=pc.unique(commits.column("sha")))).as_py():
+        return None     # a shallow clone's history lacks its older commits: absent says nothing (a review)
     return lambda sha: not moves.knows(sha)
 
 
