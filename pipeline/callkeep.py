@@ -119,8 +119,10 @@ def facts(nodes: list[dict]) -> list[str] | None:
             # ``export default``) is read by its importers' calls (review r2: a default made plain kept them)
             m = MODULE_VALUE.match(n.get("signature") or "")
             meta = {**meta, "_value": None if m is None else bool(m[1])}
-        if n.get("language") == "scala" and n["kind"] == "class":
-            meta = {**meta, "_sig": n.get("signature")}     # an `implicit class` lends its methods (``jvmcalls``)
+        if (n.get("language") == "scala" and n["kind"] == "class") or \
+                (n.get("language") == "kotlin" and n["kind"] != "class" and "." in n["qualname"]):
+            # an `implicit class` lends its methods; an extension's receiver is read from its signature (``jvmcalls``)
+            meta = {**meta, "_sig": n.get("signature")}
         out.append(json.dumps([n["id"], n["kind"], n["qualname"], n.get("language"), meta], sort_keys=True))
     return sorted(out)
 

@@ -56,16 +56,20 @@ than a missing one). In order, the first rule that finds definitions decides:
   ``import * as x``).
 - anything else before ``.f()`` (``client.get()``, ``make().f()``): the method ``f`` when it is the
   repository's only method of that name in its language family and lies in the file or one it imports
-  (Kotlin, Scala: or its package) (no types are inferred: with two ``get`` methods, which one a
-  variable holds is not known; a JS function set on an object, ``res.get = function``, is reached as
-  ``res.get`` or ``this.get`` only); none when a Kotlin or Scala file that failed to parse may
-  declare another ``f`` (``pipeline.partialparse``).
+  (no types are inferred: with two ``get`` methods, which one a variable holds is not known; a JS
+  function set on an object, ``res.get = function``, is reached as ``res.get`` or ``this.get``
+  only; not the caller's whole Kotlin or Scala package: a test source set shares it, and a
+  stdlib ``?.apply {}`` or a ``String.contains`` found a test class's or ``NameAllocator``'s);
+  none when a Kotlin or Scala file that failed to parse may declare another ``f``
+  (``pipeline.partialparse``).
 
 Kotlin and Scala (``pipeline.jvmcalls``): a typed receiver's class without a method ``f``, or a
 type not ours (``t: Int``), reaches the one extension ``T.f`` (``fun Cart.itemCount()``, Scala 3
 ``extension``, an ``implicit class``'s method) of its type or a base's in the file, its package
-or an imported file ("extension"); ``a.b.Square()``, ``a.b.Registry.register()``: a leading
-package of the repository is that package ("package path").
+or an imported file ("extension"; ``fun FunSpec.Builder.f()`` extends that ``Builder`` only, and
+two that fit make no edge); ``a.b.Square()``, ``a.b.Registry.register()``: a leading package of
+the repository is that package ("package path"), unless ``a`` is a variable, a parameter or a
+member of the caller's class (``val util = ...; util.check()``).
 
 A C/C++ call that lands on a prototype (an included header's declaration) links to the one
 definition with a body of that name instead, when there is one ("..., its definition"). A Java
@@ -178,7 +182,7 @@ class _Resolver(ClassScopes):
 
     def _typed(self, path: str, lang: str, caller: _Def | None, recv: str, line: int, pos: int,
                types: dict[str, list[tuple[int, int, str, str]]], depth: int = 0) -> tuple[str | None, str, str]:
-        """(class id, rule, type's simple name as written: a Kotlin or Scala extension's key) of what
+        """(class id, rule, type as written, ``a.B``: a Kotlin or Scala extension's) of what
         a variable or ``self`` attribute holds: the class (an id) it holds, where its assignment or
         annotation names one (``pipeline.vartypes``): a variable's typing in effect at byte ``pos``
         (the last one taking effect before it; one naming no class types nothing: ``x = x.clone()``'s
@@ -215,23 +219,24 @@ class _Resolver(ClassScopes):
         if got is None or not got[0]:
             return None, "", ""
         tname, trecv = got
+        written = f"{trecv}.{tname}" if trecv not in ("", ".") else tname
         if self._outside(path, trecv.split(".", 1)[0] or tname, line):
-            return None, "outside", tname   # t *testing.T, f := os.Create(): an outside module's, not ours
+            return None, "outside", written     # t *testing.T, f := os.Create(): an outside module's, not ours
         cls, _ = self.call(path, lang, caller, tname, trecv, line, types, depth + 1, pos)
         if cls is not None and cls in self.returns:         # a function: what it returns, named in its file
             d = self.ix.defs[cls]
             rname, rrecv = self.returns[cls]
-            tname = rname
+            written = f"{rrecv}.{rname}" if rrecv not in ("", ".") else rname
             if rname == "Self" and not rrecv:               # rust -> Self: the impl's type
                 cls = self._class_of(d)
             else:
                 cls, _ = self.call(d.path, d.lang, d, rname, rrecv, 0, None, depth + 1)
         if cls is None:
-            return None, "", tname
+            return None, "", written
         d = self.ix.defs[cls]
         # an ES5 constructor function's prototype methods are qualified by it (View.render); a
         # function with none (express's createApp()) is a factory whose result is not known
-        return (cls, how, tname) if d.kind == "class" or (d.kind == "function" and lang in _JS_FAMILY
+        return (cls, how, written) if d.kind == "class" or (d.kind == "function" and lang in _JS_FAMILY
                                                           and (d.path, d.qual) in self.ix.owners) else (None, "", "")
 
     def call(self, path: str, lang: str, caller: _Def | None, name: str, recv: str, line: int = 0,
@@ -248,7 +253,7 @@ class _Resolver(ClassScopes):
                 if got is None and lang in _JVM:        # a Kotlin or Scala extension of it or of a base
                     got, how = self.jvm.extension(path, self._type_names(cls), name), "extension"
                 return (got, how) if got is not None else (None, "")
-            if written and lang in _JVM and (got := self.jvm.extension(path, (written,), name)) is not None:
+            if written and lang in _JVM and (got := self.jvm.extension(path, ((written, False),), name)) is not None:
                 return got, "extension"     # of a type not ours (Int.asCash, KSType.toClassName)
             if how == "outside":
                 return None, ""
@@ -273,7 +278,8 @@ class _Resolver(ClassScopes):
         if recv != ".":
             orig, targets = self._binding(path, recv, line)
             head = recv.split(".", 1)[0]
-            if lang in _JVM and not targets and (got := self.jvm.packaged(recv, name)) is not None:
+            if lang in _JVM and not targets and not self._local(caller, head, types) and \
+                    (got := self.jvm.packaged(recv, name)) is not None:
                 return got, "package path"      # a.b.Square(), scopt.OptionParser: as ``import`` reads it
             if not targets and (self._outside(path, recv, line) or (head != recv and self._outside(path, head, line))):
                 return None, ""             # an outside module's namespace or class (``io::Error::new``)
@@ -342,20 +348,30 @@ class _Resolver(ClassScopes):
         if name.startswith("__") or len(ix.method_names.get((_family(lang), name), ())) != 1:
             return None, ""         # several classes define it: the receiver's type would decide
         got = _one([*ix.methods.get((path, name), ()),
-                    *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ())),
-                    *(i for t in (self.jvm.same_package(path) if lang in _JVM else ())
-                      for i in ix.methods.get((t, name), ()))])
+                    *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ()))])
         if got is not None and self.hidden.hides(lang, name):
             return None, ""         # a file that failed to parse may declare another (``partialparse``)
         return (got, "method name") if got is not None else (None, "")
 
-    def _type_names(self, cls: str, depth: int = 0) -> list[str]:
-        """The simple names of class ``cls`` and of its bases (``INHERIT_DEPTH`` levels), nearest first."""
-        out = [self.ix.defs[cls].qual.rsplit(".", 1)[-1]]
+    def _type_names(self, cls: str, depth: int = 0) -> list[tuple[str, bool]]:
+        """The names of class ``cls`` and of its bases (``INHERIT_DEPTH`` levels), nearest first, as
+        ``JvmScope.extension`` matches a receiver against them: with their package (exact), or a
+        class of a file that failed to parse by its name as parsed (``Builder``: its enclosing
+        class and bases may be lost, so ``fun Taggable.Builder.f()`` may be its)."""
+        d = self.ix.defs[cls]
+        out = [(d.qual, False) if d.path in self.hidden.paths else (self.jvm.full_name(cls), True)]
         if depth < INHERIT_DEPTH:
             for b in self.bases.get(cls, ()):
                 out += [t for t in self._type_names(b, depth + 1) if t not in out]
         return out
+
+    def _local(self, caller: _Def | None, head: str, types: dict | None) -> bool:
+        """Whether ``head`` is a variable or parameter of the caller (typed or not: ``val (p, q)``) or
+        a field or member of its class: it shadows a package of that name (``util.check()``)."""
+        if types and head in types:
+            return True
+        cls = self._class_of(caller)
+        return cls is not None and (head in self.attr_at.get(cls, ()) or self._member(cls, head) is not None)
 
     def _module_value(self, targets: list[str], orig: str) -> tuple[str, bool] | None:
         """The one definition among the JS/TS modules ``targets`` that is the module's own value
