@@ -29,11 +29,15 @@ Rules beyond nesting (the parse module's docstring has the general ones):
   are the module's functions (``parse``), of ``F.prototype =`` F's methods (``F.handle``); so are
   those of ``export default { ... }``, and of a top-level ``const api = { ... }`` when a statement
   of the file makes api the module's value (``module.exports = api``, ``export default api``).
+  A definition of the file written as its own statement keeps its plain name beside such a
+  member of the same name, whatever the order (``function helper``: ``helper``, the member
+  ``helper () {}``: ``helper#2``), so its id and a bare ``helper()`` call stay its.
 - Go: ``var a, b = func() {...}, func() {...}`` binds one function per name bound to a literal
   (``bound``, paired element by element as Python's tuple: each spans the statement, its calls
   are its own literal's).
 - Kotlin and Scala: a name in backticks is what stands between them, spaces kept (``fun `total
-  applies discount`()`` is ``CartTest.total applies discount``, as the JVM and its frames name it).
+  applies discount`()`` is ``CartTest.total applies discount``, as the JVM and its frames name it);
+  one holding a dot keeps its backticks (``def `a.b``` in object O is ``O.`a.b```: not b nested in a).
 - Python ``@overload`` stubs yield to their implementation (the general rule); the stubs right
   above it (comments between allowed) are its first lines (``Def.lead``: its span and ``full``
   start at the first stub's decorator) and their signatures head its api (``Def.stubs``), so a
@@ -124,9 +128,11 @@ def _declarator_name(d: ts.Node | None) -> ts.Node | None:
 def _written(name: str) -> str:
     """A definition's name as written: a Kotlin or Scala one in backticks (``fun `total applies
     discount`()``, ``def `type```) is what stands between them, spaces kept (the JVM's name, so a
-    frame finds it); any other loses its whitespace (C++ ``operator ()``)."""
+    frame finds it), unless a dot stands there: ``def `a.b``` keeps its backticks (``O.`a.b```), as
+    a dot in a qualified name is nesting (``O.a.b`` would be b in a class a); any other loses its
+    whitespace (C++ ``operator ()``)."""
     if len(name) > 2 and name[0] == name[-1] == "`" and "`" not in name[1:-1]:
-        return name[1:-1]
+        return name if "." in name else name[1:-1]
     return _WS.sub("", name)
 
 
@@ -450,6 +456,12 @@ def _absorb_stubs(defs: list[Def], stubs: list[Def]) -> None:
             sib = sib.prev_named_sibling
 
 
+def _in_object(d: Def) -> bool:
+    """A function written in a JavaScript/TypeScript object literal (``{ f () {}, g: () => 1 }``)."""
+    parent = d.node.parent
+    return d.node.type in ("pair", "method_definition") and parent is not None and parent.type == "object"
+
+
 def resolve(defs: list[Def]) -> list[Def]:
     """Qualified names, kinds, parents, impl merging and duplicates; returns the emitted defs."""
     for d in defs:
@@ -512,14 +524,16 @@ def resolve(defs: list[Def]) -> list[Def]:
             return bases.get(id(enc)) or enc.raw
         return enc.qual or enc.raw
 
-    def late(d: Def) -> tuple[bool, bool]:
-        """A gtest test, then a blanket impl and what it holds, are numbered after the rest: a
-        test is ``Suite.Name#2`` beside its fixture's method ``Name``, an impl ``Trait#2``
-        beside the trait it implements."""
+    def late(d: Def) -> tuple[bool, bool, bool]:
+        """A gtest test, then a blanket impl and what it holds, then a JavaScript/TypeScript object
+        literal's function, are numbered after the rest: a test is ``Suite.Name#2`` beside its
+        fixture's method ``Name``, an impl ``Trait#2`` beside the trait it implements, the
+        module object's ``helper () {}`` ``helper#2`` beside the file's ``function helper``
+        (whatever the source order: the statement's id, and a bare ``helper()``, stay its)."""
         blanket, p = False, d        # type: bool, Def | None
         while p is not None and not blanket:
             blanket, p = bool(p.blanket), p.parent
-        return d.test, blanket
+        return d.test, blanket, _in_object(d)
 
     seen: dict[tuple[str, str], int] = {}
     taken: set[str] = set()

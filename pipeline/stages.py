@@ -136,7 +136,9 @@ class StoredRow(dict):
     recovers their text hashes from their stored vectors (``embedreuse.known_hashes``). Any change
     to one but its ``vector`` (which the embed stage sets on every node, and ``table_of`` always
     reads from the record) makes it an ordinary record: ``source`` None; a copy (``dict(row)``) is
-    a plain dict."""
+    a plain dict. Only the record's own keys are watched: a value changed in place (``row["tags"]
+    .append(t)``, a nested list or dict) goes unseen and would be written as read, so a stage that
+    changes one sets the key anew (``row["tags"] = [*row["tags"], t]``); none changes one today."""
 
     __slots__ = ("source", "row")
     source: pa.Table | None

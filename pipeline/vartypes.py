@@ -355,7 +355,9 @@ def _unwrap(n: ts.Node | None) -> ts.Node | None:
 def _word(src: bytes, n: ts.Node) -> str:
     """A Kotlin/Scala name as its definition is named: ``this.`when`(2)`` calls ``when``."""
     w = text(src, n)
-    return w[1:-1] if len(w) > 2 and w[0] == w[-1] == "`" else w
+    if len(w) > 2 and w[0] == w[-1] == "`" and "." not in w:
+        return w[1:-1]
+    return w            # a name holding a dot keeps its backticks, as its definition (``definitions._written``)
 
 
 def _path(src: bytes, n: ts.Node) -> list[str]:

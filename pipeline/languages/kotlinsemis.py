@@ -41,11 +41,11 @@ def _closers(root: ts.Node, src: bytes) -> list[int]:
     out: list[int] = []
     k = 0
     i = src.find(b"}")
-    while i > 0:
+    while i >= 0:                  # a ``}`` at byte 0 has no blank before it, yet the scan goes on
         while k < len(skip) and skip[k][1] <= i:
             k += 1
         inside = k < len(skip) and skip[k][0] <= i
-        if not inside and src[i - 1] in b" \t":
+        if not inside and i > 0 and src[i - 1] in b" \t":
             j = i - 1
             while j >= 0 and src[j] in b" \t":
                 j -= 1
