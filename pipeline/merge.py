@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pipeline.notetargets import Existing, Renames, place, renames_of, with_written, written_targets
 from stratum import notenodes
@@ -126,13 +125,7 @@ def _outside_history(moves: Renames) -> Callable[[str], bool] | None:
     branch: its targets gone here are pending on it, not gone. Orphaned, the note dropped out of
     that branch's own sessions (a probe: a note written in the checkout on fz, then ``git checkout
     main`` and the hook's re-index: ``[orphaned]``, and ``get ... --branch fz`` carried no note)."""
-    commits = moves._commits
-    if commits is None or not commits.num_rows or "parents" not in commits.column_names:
-        return None
-    parents = pc.list_flatten(commits.column("parents"))
-    if len(parents) and not pc.all(pc.is_in(parents, value_set=pc.unique(commits.column("sha")))).as_py():
-        return None     # a shallow clone's history lacks its older commits: absent says nothing (a review)
-    return lambda sha: not moves.knows(sha)
+    return (lambda sha: not moves.knows(sha)) if moves.complete() else None
 
 
 def _rows(x) -> list[Mapping]:

@@ -107,6 +107,15 @@ class Renames(Mapping[str, str]):
             self._below[sha] = got
         return got
 
+    def complete(self) -> bool:
+        """Whether the history was mined and holds every commit's parents: a shallow clone's (or a
+        capped mine's) lacks its older commits, so a commit absent from it says nothing."""
+        c = self._commits
+        if c is None or not c.num_rows or "parents" not in c.column_names:
+            return False
+        parents = pc.list_flatten(c.column("parents"))
+        return not len(parents) or bool(pc.all(pc.is_in(parents, value_set=pc.unique(c.column("sha")))).as_py())
+
     def knows(self, sha: str | None) -> bool:
         """Is ``sha`` a commit of the history (its ancestry readable)?"""
         c = self._commits

@@ -83,7 +83,7 @@ class _Look:
 
 class _Looks:
     """The last look at each (store, worktree) a session names: ~N stats a call (N: the worktree's
-    files and folders; werkzeug's ~330, ~0.5 ms), where a look runs git 5-6 times (``git status``
+    files and folders; werkzeug's ~330, ~0.7 ms a call), where a look runs git 5-6 times (``git status``
     alone took 12 ms there, 270 ms on sympy with a stale stat cache) and reads every edited file."""
 
     def __init__(self) -> None:

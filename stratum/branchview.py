@@ -188,9 +188,11 @@ class BranchView:
     def outdated(self, base_shards: list[Shard]) -> bool:
         """Whether to build the view again (``then``): a store published a new version since (the
         overlay must be diffed against it), or this is a branch session, which asks every call
-        whether its branch moved (the builder answers from git's ref files in ~0.1 ms)."""
+        whether its branch moved (the builder answers from git's ref files in ~0.1 ms), or a worktree
+        session, which looks at its worktree every call (``overlaybuilder._Looks``: an edit is served
+        from the next call)."""
         self.rebase = any((o := self.of(sh)) is not None and o.base_version != sh.version for sh in base_shards)
-        return self.rebase or self.follows
+        return self.rebase or self.follows or bool(self.args[2])
 
     def then(self, build: Callable[[], "BranchView | None"],
              at: Callable[[dict[str, str]], "BranchView | None"]) -> "BranchView":

@@ -146,7 +146,7 @@ class Tools:
 
     def _session(self, sid: str) -> Session:
         s = self.sessions.get(sid, current().name)
-        if (v := s.view) is not None and (v.outdated(list(self.memory)) or v.args[2]):   # moved, or edited
+        if (v := s.view) is not None and v.outdated(list(self.memory)):   # moved, or edited
             b, c, w = v.args
             s.view = v.then(lambda: self._branch_view(b, c, w), lambda at: self._branch_view(b, c, w, at))
         return s

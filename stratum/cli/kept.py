@@ -22,9 +22,9 @@ KEPT = 8            # sessions one user's CLI keeps open per server and credenti
 
 
 def _path() -> Path:
-    env = os.environ.get("STRATUM_CACHE")
-    base = Path(env) if env else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "stratum"
-    return base / "cli-sessions.json"
+    from stratum.embedder import cache_root
+
+    return cache_root() / "cli-sessions.json"
 
 
 def _key(address: str, token: str | None) -> str:

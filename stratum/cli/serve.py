@@ -216,8 +216,7 @@ def _serve(args) -> int:
     run(tools, args.host, args.port, grace=args.grace, on_ready=ready, workers=args.workers,
         reload_interval=args.reload_interval or None,
         max_request_bytes=args.max_request_bytes or MAX_REQUEST_BYTES, security=security,
-        health_port=args.health_port)
-    return 0
+        health_port=args.health_port)     # never returns: it ends the process (exit 0)
 
 
 def _mcp(args) -> int:
