@@ -28,6 +28,11 @@ MODULES = ("rust", "typescript", "tsx")    # an inline ``mod`` / ``namespace``: 
 # ``module.exports = function f`` (``exports = module.exports = ...``: CommonJS), ``export default function f``
 MODULE_VALUE = re.compile(r"(?:exports\s*=\s*)?module\.exports\s*=|(export\s+default)\b")
 _OVERLOAD = re.compile(r"#\d+$")           # ``Gson.toJson#2``: the second of its name in the file
+
+
+def unnumbered(qual: str) -> str:
+    """A qualified name without its overload number: ``Builder.add#2`` -> ``Builder.add``."""
+    return _OVERLOAD.sub("", qual)
 _ARITY_KEY = '{"arity":'
 _ARITY = re.compile(r'\{"arity":\[(-?\d+),(-?\d+)\],"params":(\[(?:"[^"]*",?)*\])')    # without the calls' JSON
 
@@ -86,7 +91,7 @@ class Index:
                              ((got := json.loads(meta))["arity"], got.get("params") or []))
                 self.arity[d.id] = (a[0], a[1])
                 self.params[d.id] = params
-                self.overloads[(d.path, d.kind, _OVERLOAD.sub("", d.qual))].append(d.id)
+                self.overloads[(d.path, d.kind, unnumbered(d.qual))].append(d.id)
             if TEST_MARK in (n.get("meta") or ""):     # TEST(Logging, NumberToString) is no NumberToString()
                 self.tests.add(d.id)
                 continue
@@ -237,7 +242,7 @@ def by_arity(ix: Index, got: str | None, how: str, args: int, types: str = "",
     if got is None or args < 0 or got not in ix.arity:
         return [(got, how)]
     d = ix.defs[got]
-    sibs = ix.overloads.get((d.path, d.kind, _OVERLOAD.sub("", d.qual)), [got])
+    sibs = ix.overloads.get((d.path, d.kind, unnumbered(d.qual)), [got])
     if len(sibs) < 2:
         return [(got, how)]
     fit = [i for i in sibs if (a := ix.arity[i])[0] <= args and (a[1] < 0 or args <= a[1])]
@@ -289,5 +294,5 @@ def unique(ix: Index, ids: Iterable[str]) -> str | None:
     return None if got in ix.declared else got
 
 
-__all__ = ["Index", "Def", "Scopes", "family", "parent_qual", "defined", "by_arity", "classes", "one", "unique",
+__all__ = ["Index", "Def", "Scopes", "family", "parent_qual", "unnumbered", "defined", "by_arity", "classes", "one", "unique",
            "CODE", "C_FAMILY", "JS_FAMILY", "MODULES"]

@@ -54,7 +54,7 @@ import tree_sitter as ts
 from pipeline import callrefs, languages
 from pipeline.importrefs import string_value
 from pipeline.languages import cppmacros
-from pipeline.sourcetext import text
+from pipeline.sourcetext import quoted_name, text
 
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "record", "impl", "type",
                          "anonymous"})
@@ -131,9 +131,8 @@ def _written(name: str) -> str:
     frame finds it), unless a dot stands there: ``def `a.b``` keeps its backticks (``O.`a.b```), as
     a dot in a qualified name is nesting (``O.a.b`` would be b in a class a); any other loses its
     whitespace (C++ ``operator ()``)."""
-    if len(name) > 2 and name[0] == name[-1] == "`" and "`" not in name[1:-1]:
-        return name if "." in name else name[1:-1]
-    return _WS.sub("", name)
+    quoted = quoted_name(name)
+    return quoted if quoted is not None else _WS.sub("", name)
 
 
 def _split_scoped(name: str) -> list[str]:

@@ -24,14 +24,13 @@ import re
 from collections import defaultdict
 from typing import Iterable
 
-from pipeline.callindex import Index, one, parent_qual
+from pipeline.callindex import Index, one, parent_qual, unnumbered
 
 JVM = ("kotlin", "scala")
 # implicit class CartOps(val c: Cart): its methods extend Cart (the signature as ``parse`` keeps it)
 _IMPLICIT = re.compile(r"\bimplicit\s+(?:final\s+)?class\s+\w+\s*(?:\[[^\]]*\])?\s*\(\s*"
                        r"(?:(?:private\s+)?va[lr]\s+)?\w+\s*:\s*([\w.]+)")
 _GENERIC = re.compile(r"<[^<>]*>")          # one innermost type-argument list (``Map<K, List<V>>``: twice)
-_OVERLOAD = re.compile(r"#\d+$")            # ``Builder.ext#2``: the second of its name in the file
 
 
 def _last(qual: str) -> str:
@@ -90,7 +89,7 @@ class JvmScope:
         for d in ix.defs.values():
             if d.lang not in JVM or d.kind == "class" or "." not in d.qual:
                 continue
-            owner, name = parent_qual(d.qual), _OVERLOAD.sub("", _last(d.qual))
+            owner, name = parent_qual(d.qual), unnumbered(_last(d.qual))
             extended = implicit.get((d.path, owner))
             if extended is None and (d.path, owner) not in ix.by_qual:
                 # fun Cart.itemCount(), fun FunSpec.Builder.f() (its qual says ``Builder.f``),

@@ -17,7 +17,7 @@ import re
 from collections import Counter, defaultdict
 from typing import Iterable
 
-from pipeline.callindex import Index, family
+from pipeline.callindex import Index, family, unnumbered
 
 SYNTAX_ERROR = "syntax_error"        # ``pipeline.parse``'s warning, in a file node's ``meta["warnings"]``
 # how a language declares a function: one pass over a file finds every name (a regex per name over
@@ -26,7 +26,6 @@ _FUN = re.compile(r"\bfun\b([^\n(={]*\(?)")             # Kotlin: ``fun`` up to 
 _FUN_NAME = re.compile(r"[\s.>](\w+)(?=\s*[(<])")        # in it: ``f``, ``T.f``, ``List<T>.f`` (and ``List``)
 _DEF = re.compile(r"\bdef\s+(\w+)")                      # Scala
 GUARDED = ("kotlin", "scala")
-_OVERLOAD = re.compile(r"#\d+$")                           # ``Builder.add#2``: an overload, of name ``add``
 
 
 def declared(lang: str, text: str) -> Counter[str]:
@@ -64,7 +63,7 @@ class Hidden:
         parsed: dict[str, Counter[str]] = {p: Counter() for files in self.broken.values() for p, _, _ in files}
         for d in self.ix.defs.values():
             if d.path in parsed:
-                parsed[d.path][_OVERLOAD.sub("", d.qual.rsplit(".", 1)[-1])] += 1
+                parsed[d.path][unnumbered(d.qual.rsplit(".", 1)[-1])] += 1
         out: dict[str, set[str]] = {}
         for fam, files in self.broken.items():
             out[fam] = {name for path, lang, text in files

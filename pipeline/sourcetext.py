@@ -72,4 +72,14 @@ def clean_comment(raw: str) -> str:
     return inspect.cleandoc("\n".join(lines)).strip()
 
 
-__all__ = ["text", "one_line", "line_count", "end_line", "first_line", "first_paragraph", "indent", "clean_comment"]
+def quoted_name(name: str) -> str | None:
+    """A Kotlin or Scala name written in backticks (``fun `total applies discount`()``, ``def
+    `type```), as the definition and its callers both name it: what stands between them, spaces
+    kept (the JVM's name, so a frame finds it), unless a dot stands there (``def `a.b``` keeps its
+    backticks: a dot in a qualified name is nesting); None when ``name`` is not one."""
+    if len(name) > 2 and name[0] == name[-1] == "`" and "`" not in name[1:-1]:
+        return name if "." in name else name[1:-1]
+    return None
+
+
+__all__ = ["quoted_name", "text", "one_line", "line_count", "end_line", "first_line", "first_paragraph", "indent", "clean_comment"]

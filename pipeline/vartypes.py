@@ -27,6 +27,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from pipeline.exprnames import MAX_RECV, SELF, Owners, split, text
+from pipeline.sourcetext import quoted_name
 
 MAX_TYPES = 128          # typings kept per definition; then OVERFLOW at the first one not kept
 OVERFLOW = "*"           # its line: from there on, what a variable holds is not known
@@ -355,9 +356,8 @@ def _unwrap(n: ts.Node | None) -> ts.Node | None:
 def _word(src: bytes, n: ts.Node) -> str:
     """A Kotlin/Scala name as its definition is named: ``this.`when`(2)`` calls ``when``."""
     w = text(src, n)
-    if len(w) > 2 and w[0] == w[-1] == "`" and "." not in w:
-        return w[1:-1]
-    return w            # a name holding a dot keeps its backticks, as its definition (``definitions._written``)
+    quoted = quoted_name(w)         # the rule its definition is named by (``definitions._written``)
+    return w if quoted is None else quoted
 
 
 def _path(src: bytes, n: ts.Node) -> list[str]:

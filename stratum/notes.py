@@ -37,6 +37,16 @@ STATUSES = (ACTIVE, SUPERSEDED, RETRACTED, ORPHANED)
 # index time (pipeline/fixes.py) and never written or merged here.
 
 
+def check_text_size(stored: str, limit: int) -> None:
+    """A note's text, cleaned as it would be stored (``clean_text``: a lone surrogate is U+FFFD by
+    then), within ``limit`` UTF-8 bytes; else NoteRejected. One rule and one wording for ``validate``
+    and the gRPC client's check before a request (``toolspec.check_size``)."""
+    size = len(stored.encode("utf-8"))
+    if size > limit:
+        raise NoteRejected(f"note text is {size} bytes, over the limit of {limit}; "
+                           "shorten it or split it into several notes")
+
+
 @dataclass(frozen=True)
 class NoteLimits:
     max_text_bytes: int = 16 * 1024     # UTF-8 bytes of the text
@@ -177,10 +187,7 @@ def validate(kind: str, text: str, about: Iterable[str], author: str, *, resolve
     stored = clean_text(text) if isinstance(text, str) else ""
     if not stored.strip():
         raise NoteRejected("note text is empty (or only control characters): say what you found")
-    size = len(stored.encode("utf-8"))          # what would be stored: a lone surrogate is U+FFFD by then
-    if size > limits.max_text_bytes:
-        raise NoteRejected(f"note text is {size} bytes, over the limit of {limits.max_text_bytes}; "
-                           "shorten it or split it into several notes")
+    check_text_size(stored, limits.max_text_bytes)
     _check_name("author", author, limits, required=True)
     _check_name("session", session, limits, required=False)
     tags = list(tags)
@@ -508,7 +515,7 @@ def is_orphaned(note: Note, exists: Callable[[str], bool]) -> bool:
     return bool(note.about) and not any(t.pending or exists(t.node_id) for t in note.about)
 
 
-__all__ = ["Note", "Target", "Resolved", "NoteLimits", "FoldResult", "validate", "identical", "stored_branch", "stored_session",
+__all__ = ["Note", "Target", "Resolved", "NoteLimits", "check_text_size", "FoldResult", "validate", "identical", "stored_branch", "stored_session",
            "body_session", "note_body",
            "write_note", "append_note", "write_retract", "retract_once", "write_confirm", "note_from_body", "fold",
            "fold_records", "staleness", "is_orphaned",

@@ -31,7 +31,7 @@ from stratum.errors import InvalidArgument, NoteRejected
 from stratum.limits import (MAX_BUDGET, MAX_DEPTH, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_PAGE_TOKEN_CHARS,
                             MAX_SESSION_ID_CHARS, MAX_TARGET_CHARS, MAX_TARGETS, MAX_TRACEBACK_CHARS, check_len,
                             check_list, check_range, query_too_long)
-from stratum.notes import NoteLimits
+from stratum.notes import NoteLimits, check_text_size
 from stratum.notetext import LONE_SURROGATE, check_utf8, clean_text
 from stratum.notethreads import searching
 
@@ -158,15 +158,12 @@ def check_size(name: str, value: str) -> str:
     ``notes.validate``: NoteRejected). Neither is in ``ARGS`` (no schema publishes them), yet a
     client must refuse them before a request is built: a 1 MiB note through ``Client`` was gRPC's
     "Received message larger than max (1048644 vs. 1048576)" where ``Tools`` said the note limit
-    (a probe). The note rules check the text again; a test keeps the two wordings equal."""
+    (a probe). The note rules check the text again, with the same ``notes.check_text_size``."""
     if name == "session":
         return check_len("session id", value, MAX_SESSION_ID_CHARS)
     limit = NoteLimits.max_text_bytes
     if name == "text" and len(value) > limit // 4 and len(value.encode("utf-8")) > limit:  # 4 bytes a character at most
-        size = len(clean_text(value).encode("utf-8"))      # as validate measures it: what would be stored
-        if size > limit:
-            raise NoteRejected(f"note text is {size} bytes, over the limit of {limit}; "
-                               "shorten it or split it into several notes")
+        check_text_size(clean_text(value), limit)       # as validate measures it: what would be stored
     return value
 
 
