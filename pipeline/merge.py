@@ -56,7 +56,7 @@ class MergeResult:
 
 def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
           encoding: str = tokens.DEFAULT_ENCODING, prev_encoding: str = tokens.DEFAULT_ENCODING,
-          renames: Renames | Mapping[str, str] | None = None
+          renames: Renames | Mapping[str, str] | None = None, same_repository: bool = True
           ) -> MergeResult:
     """Notes of the previous version + log records -> the note nodes and edges of the new one.
 
@@ -68,7 +68,9 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     ``encoding`` / ``prev_encoding``: token encodings of the new and the previous version (the
     manifests' ``token_encoding``); the previous counts are reused only when they are the same.
     ``renames``: the history's (``renames_of(file_changes)``; a plain old -> new mapping applies
-    whenever the note was written).
+    whenever the note was written). ``same_repository``: False when the store is given to another
+    repository (``--replace``): a note's commit absent from that history says nothing of a branch,
+    and notes whose code is gone are orphaned, as asked.
     """
     prev_rows = _rows(prev_nodes)
     log_records = list(log_records)         # read twice: folded, and for the writers' own targets
@@ -85,7 +87,7 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     folded = N.fold_records(log_records, prev)
     written = written_targets(prev_rows, log_records)
     exists = Existing(index)
-    unmerged = _outside_history(moves)
+    unmerged = _outside_history(moves) if same_repository else None    # --replace: another's commits
     out_nodes: list[dict] = []
     out_edges: list[dict] = []
     orphaned: list[str] = []

@@ -424,7 +424,8 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
         _mined_fixes(hist_tables, code, prev_nodes, nodes, edges, rep, cfg, same_rule(prev_snap, cfg))
     renames = renames_of(named_as_files(hist_tables.get("file_changes"), ("path", "old_path")),
                          hist_tables.get("commits")) if hist_tables else {}
-    result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None, renames=renames)
+    result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None, renames=renames,
+                   same_repository=cfg is None or not cfg.replace)
     nodes.extend(result.nodes)
     edges.extend(result.edges)
     damage = live.damage + (retired.damage if retired else [])
