@@ -460,11 +460,9 @@ def _index_repository(repo_path, store_path, config, progress, before_work, stop
                 parsed = eng.parse(repo_name, src.to_parse, cfg.parse, steps)
                 rep.files_parsed, rep.files_reused = len(parsed), len(src.reused)
                 nodes, edges, file_imports = st.collect(parsed, rep)
-                kept: set[str] = set()      # the reused rows' ids: the warm build takes their hashes
                 if src.reused:
                     old_nodes, old_edges, old_imports = st.reuse(prev_snap, src.reused, vectors=not cfg.embed.enabled)
                     rep.absorb_reused(old_nodes)
-                    kept = {n["id"] for n in old_nodes}
                     nodes.extend(old_nodes)
                     edges.extend(old_edges)
                     file_imports.update(old_imports)
@@ -497,7 +495,7 @@ def _index_repository(repo_path, store_path, config, progress, before_work, stop
                     cache_tab = st.embed_attach(work, nodes, vectors)
             with Stage(rep, "write", progress):
                 datasets, index_files, checks = st.write(store, version, nodes, edges, externals, hist_tables,
-                                                         cache_tab, rep, prev, writer=writer, unchanged=kept)
+                                                         cache_tab, rep, prev, writer=writer)
         rep.seconds["total"] = time.perf_counter() - t0
         # the run's own hold on the previous version ends before the prune, which keeps what readers
         # hold: it counted as one (`--keep 1` beside a server kept three versions, not two)

@@ -534,8 +534,7 @@ class Writer:
 
 def write(store: Store, version: int, nodes: list[dict], edges: list[dict], externals: list[dict],
           hist_tables: dict, cache_tab: pa.Table | None, rep: RunReport,
-          prev: Manifest | None = None, writer: Writer | None = None,
-          unchanged: Collection[str] = ()) -> tuple[dict, dict, dict]:
+          prev: Manifest | None = None, writer: Writer | None = None) -> tuple[dict, dict, dict]:
     """Lance datasets and the warm-tier files of the new version (not yet published). With the
     previous manifest (an incremental run) the warm indexes are updated from its folder instead of
     rebuilt (``stratum.warm.build_warm(previous=)``: equal answers to a full build).
@@ -543,18 +542,17 @@ def write(store: Store, version: int, nodes: list[dict], edges: list[dict], exte
     Returns (dataset versions, warm index info, the versions' integrity entries for
     ``Manifest.integrity``). The Lance writes go to ``writer`` (a ``Writer`` of this run, which may
     hold some already; else one of its own) while this thread builds the next table and then the
-    warm indexes. ``unchanged``: ids of the rows ``reuse`` read back from ``prev`` (``build_warm``
-    takes their document hashes from its folder instead of making and hashing their texts), and
-    so are the other unchanged ``StoredRow``s' (the mined notes kept as they were); a ``StoredRow``
-    a stage changed since (``gopackage`` rewrites a Go type's api) is not."""
+    warm indexes. The rows still as read (``unchanged_row``: those ``reuse`` read back, the mined
+    notes kept as they were) are written from their tables, and ``build_warm`` takes their document
+    hashes from the previous folder; one a stage changed since (``gopackage`` rewrites a Go type's
+    api) is written and hashed anew."""
     from stratum.warm import build_warm     # (it imports its indexes' modules before its vector thread starts)
 
     nodes.sort(key=lambda n: (n["path"], n.get("start_line") or 0, n["kind"], n["qualname"]))
     edges = dedupe_edges(edges)
     rep.nodes = dict(Counter(n["kind"] for n in nodes))
     rep.edges = dict(Counter(e["kind"] for e in edges))
-    given = set(unchanged)          # a StoredRow some stage changed (a Go type's api: gopackage) is not
-    unchanged = {n["id"] for n in nodes if unchanged_row(n) or (type(n) is not StoredRow and n["id"] in given)}
+    unchanged = {n["id"] for n in nodes if unchanged_row(n)}
     with contextlib.nullcontext(writer) if writer is not None else Writer(store) as w:
         w.submit("nodes", table_of(nodes, S.NODES))
         w.submit("edges", table_of(edges, S.EDGES))
