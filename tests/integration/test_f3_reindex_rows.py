@@ -15,6 +15,7 @@ from stratum.config import IndexConfig
 from stratum.keywordindex import KeywordIndex
 from stratum.store import Store
 from tests.gitrepo import Repo, sample_python_repo
+from tests.integration.test_s27_reindex_warm import _warm
 
 CFG = IndexConfig(num_cpus=1)
 DATASETS = (("nodes", ["id"]), ("edges", ["src", "dst", "kind"]), ("embeddings", ["text_hash"]),
@@ -50,12 +51,6 @@ def _reindex_and_full(tmp_path, r: Repo, commit) -> tuple:
     for name in KeywordIndex._ARRAYS:
         assert np.array_equal(getattr(ka, name), getattr(kb, name)), name
     return mi, rep, before
-
-
-def _warm(store):
-    s = Store(store)
-    m = s.manifest()
-    return m, s.root / m.indexes["dir"]
 
 
 def test_a_one_file_reindex_keeps_the_mined_notes_as_they_were_and_equals_a_full_index(tmp_path):

@@ -10,13 +10,10 @@
 
 from __future__ import annotations
 
-import json
-
 from pipeline import languages
-from pipeline.calls import resolve
-from pipeline.imports import FileImports, resolve as resolve_imports
 from pipeline.languages import kotlinsemis
 from pipeline.parse import parse_file
+from tests.unit.test_calls import _index
 
 REPO = "r"
 JS = {
@@ -44,17 +41,11 @@ def test_the_files_own_function_keeps_its_name_beside_a_module_objects_member():
 
 
 def test_a_bare_call_reaches_the_files_own_function():
-    parsed = {p: parse_file(REPO, p, s.encode()) for p, s in JS.items()}
-    fi = [FileImports(p, pf.language, tuple(pf.imports)) for p, pf in parsed.items() if pf.language]
-    nodes = [n for pf in parsed.values() for n in pf.nodes]
-    bindings: dict = {}
-    edges, _ = resolve_imports(REPO, fi, list(JS), {}, bindings=bindings)
-    name = {n["id"]: f"{n['path']}::{n['qualname']}" for n in nodes}
-    line = {n["id"]: n["start_line"] for n in nodes}
-    calls = {(name[e["src"]], name[e["dst"]], line[e["dst"]]) for e in resolve(nodes, edges, bindings)
-             if e["kind"] == "calls" and json.loads(e["meta"])["how"] == "same file"}
-    assert calls == {("lib/api.js::list", "lib/api.js::helper", 6), ("lib/plain.mjs::run", "lib/plain.mjs::helper", 5),
-                     ("lib/first.js::run", "lib/first.js::helper", 1)}
+    """``helper`` is the statement (its line: the test above)."""
+    calls = {(e["src"], e["dst"]) for e in _index(JS)[0] if e["kind"] == "calls" and e["how"] == "same file"}
+    assert calls == {(("lib/api.js", "list"), ("lib/api.js", "helper")),
+                     (("lib/plain.mjs", "run"), ("lib/plain.mjs", "helper")),
+                     (("lib/first.js", "run"), ("lib/first.js", "helper"))}
 
 
 def test_a_backtick_name_with_a_dot_is_one_name_not_nesting():

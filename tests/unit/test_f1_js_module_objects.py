@@ -6,11 +6,8 @@ the file's code, and a caller's ``api.list()`` reached nothing."""
 
 from __future__ import annotations
 
-import json
-
-from pipeline.calls import resolve
-from pipeline.imports import FileImports, resolve as resolve_imports
 from pipeline.parse import parse_file
+from tests.unit.test_calls import _index
 
 REPO = "r"
 FILES = {
@@ -40,14 +37,8 @@ def test_an_object_the_module_exports_by_name_holds_the_modules_functions():
 
 
 def test_a_callers_method_call_on_the_required_module_reaches_them():
-    parsed = {p: parse_file(REPO, p, s.encode()) for p, s in FILES.items()}
-    fi = [FileImports(p, pf.language, tuple(pf.imports)) for p, pf in parsed.items() if pf.language]
-    nodes = [n for pf in parsed.values() for n in pf.nodes]
-    bindings: dict = {}
-    edges, _ = resolve_imports(REPO, fi, list(FILES), {}, bindings=bindings)
-    name = {n["id"]: f"{n['path']}::{n['qualname']}" for n in nodes}
-    calls = {(name[e["src"]], name[e["dst"]]) for e in resolve(nodes, edges, bindings)
-             if e["kind"] == "calls" and json.loads(e["meta"])["how"] == "imported module"}
+    calls = {("::".join(e["src"]), "::".join(e["dst"])) for e in _index(FILES)[0]
+             if e["kind"] == "calls" and e["how"] == "imported module"}
     assert calls == {("index.js::main", "lib/api.js::list"), ("index.js::main", "lib/api.js::add"),
                      ("index.js::main", "lib/app.js::get"),
                      ("main.ts::go", "lib/tools.ts::pick"), ("main.ts::go", "lib/plain.mjs::run")}
