@@ -25,8 +25,8 @@ from collections import defaultdict
 from typing import Iterable
 
 from pipeline.callindex import Index, one, parent_qual, unnumbered
+from pipeline.languages.jvmpackages import LANGUAGES as JVM
 
-JVM = ("kotlin", "scala")
 # implicit class CartOps(val c: Cart): its methods extend Cart (the signature as ``parse`` keeps it)
 _IMPLICIT = re.compile(r"\bimplicit\s+(?:final\s+)?class\s+\w+\s*(?:\[[^\]]*\])?\s*\(\s*"
                        r"(?:(?:private\s+)?va[lr]\s+)?\w+\s*:\s*([\w.]+)")

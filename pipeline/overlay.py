@@ -252,7 +252,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     from pipeline.calls import resolve as resolve_calls
     from pipeline.imports import FileImports, resolve
     from pipeline.job import InProcess, _noop, _parse_batch
-    from pipeline.testlinks import JS_DEFINES, link_tests
+    from pipeline.testlinks import js_definitions, link_tests
 
     rep = RunReport(repo=m.repo_path, store=str(dest))
     items = []
@@ -283,9 +283,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
                                                     "end_line", "subkind"],
                                   where="kind IN ('file', 'class', 'function', 'method')").to_pylist()
              if n["path"] not in gone]
-    edges.extend(link_tests(m.repo_name, all_paths, imp_edges, [
-        (n["path"], n["qualname"]) for n in (*nodes, *known)
-        if n["kind"] in ("function", "method") and n.get("language") in JS_DEFINES]))
+    edges.extend(link_tests(m.repo_name, all_paths, imp_edges, js_definitions((*nodes, *known))))
     # what the base's definitions are resolved by, in one read of the few metas that say it (not
     # every meta): a C/C++ prototype's flag, a gtest test's mark, a declared return type, a Java
     # overload's arity and parameter types (``callindex``: a branch's call picks its overload)

@@ -86,6 +86,7 @@ _WS = re.compile(r"\s+")
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
 _MAX_IMPORT_TEXT = 300
 _SHORT_TYPE = 160           # a ``type X = ...`` up to this long is its own signature, whole
+SYNTAX_ERROR = "syntax_error"   # a file's warning (``meta["warnings"]``) when tree-sitter could not parse it whole
 TEST_MARK = '"test":1'      # in a gtest test's ``meta`` (a substring test, as ``callrefs.DECL``)
 
 
@@ -253,7 +254,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     tree = languages.parse_tree(lang, src)
     root = tree.root_node
     if root.has_error:
-        out.warnings.append("syntax_error")
+        out.warnings.append(SYNTAX_ERROR)
     refs: tuple[list[ts.Node], list[ts.Node], list[ts.Node]] = ([], [], [])
     defs, import_nodes = collect(lang, spec, root, src, refs)
     emitted = resolve(defs)

@@ -18,14 +18,14 @@ from collections import Counter, defaultdict
 from typing import Iterable
 
 from pipeline.callindex import Index, family, unnumbered
+from pipeline.languages.jvmpackages import LANGUAGES as GUARDED
+from pipeline.parse import SYNTAX_ERROR
 
-SYNTAX_ERROR = "syntax_error"        # ``pipeline.parse``'s warning, in a file node's ``meta["warnings"]``
 # how a language declares a function: one pass over a file finds every name (a regex per name over
 # every broken file cost ~0.16 s a name on 7.5 MB of Kotlin)
 _FUN = re.compile(r"\bfun\b([^\n(={]*\(?)")             # Kotlin: ``fun`` up to its parameters
 _FUN_NAME = re.compile(r"[\s.>](\w+)(?=\s*[(<])")        # in it: ``f``, ``T.f``, ``List<T>.f`` (and ``List``)
 _DEF = re.compile(r"\bdef\s+(\w+)")                      # Scala
-GUARDED = ("kotlin", "scala")
 
 
 def declared(lang: str, text: str) -> Counter[str]:

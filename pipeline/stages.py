@@ -271,7 +271,7 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
     from pipeline.calls import resolve as resolve_calls
     from pipeline.gopackage import package_methods
     from pipeline.imports import FileImports, resolve
-    from pipeline.testlinks import JS_DEFINES, link_tests
+    from pipeline.testlinks import js_definitions, link_tests
     from pipeline.tree import tree_nodes
 
     languages = {n["path"]: n.get("language") for n in nodes if n["kind"] == "file"}
@@ -284,9 +284,7 @@ def link(root: Path, repo_name: str, cfg: IndexConfig, nodes: list[dict], edges:
     bindings: dict = {}
     imp_edges, externals = resolve(repo_name, fi, all_paths, read_manifests(root, all_paths), bindings=bindings)
     edges.extend(imp_edges)
-    edges.extend(link_tests(repo_name, all_paths, imp_edges,     # a JS test named after a definition: its file
-                            [(n["path"], n["qualname"]) for n in nodes
-                             if n["kind"] in ("function", "method") and n.get("language") in JS_DEFINES]))
+    edges.extend(link_tests(repo_name, all_paths, imp_edges, js_definitions(nodes)))
     keep = plan(prev_snap, set(changed), nodes)
     edges.extend(resolve_calls(nodes, imp_edges, bindings, callers=keep.callers if keep else None,
                                kept=keep.edges if keep else ()))

@@ -83,6 +83,13 @@ BY_NAME_WEIGHT = 2.0            # a file's name-linked test before those that im
 _MANIFESTS = {"js": ("package.json",), "py": ("pyproject.toml", "setup.py", "setup.cfg")}
 
 
+def js_definitions(nodes: Iterable[dict]) -> list[tuple[str, str]]:
+    """(path, qualified name) of the JS/TS functions and methods among ``nodes``: what ``link_tests``
+    reads its ``defines`` from (a test named after a definition tests its file)."""
+    return [(n["path"], n["qualname"]) for n in nodes
+            if n["kind"] in ("function", "method") and n.get("language") in JS_DEFINES]
+
+
 def _split(path: str) -> tuple[str, str, str]:
     """(directory, stem, extension); ``a/b.test.ts`` -> ("a", "b.test", ".ts")."""
     d, base = posixpath.split(path)
@@ -312,5 +319,5 @@ def used_by_tests(used: Iterable[tuple[str, str]], imported: Mapping[str, Collec
     return sorted(out)
 
 
-__all__ = ["link_tests", "used_by_tests", "tests_edge", "is_test_path", "subject", "in_test_dir", "family",
+__all__ = ["link_tests", "js_definitions", "used_by_tests", "tests_edge", "is_test_path", "subject", "in_test_dir", "family",
            "js_roots", "TEST_DIRS", "BY_NAME_WEIGHT"]

@@ -27,6 +27,7 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from pipeline.exprnames import MAX_RECV, SELF, Owners, split, text
+from pipeline.languages.jvmpackages import LANGUAGES as JVM     # read by ``jvm_split`` and ``_jvm_pairs``
 from pipeline.sourcetext import quoted_name
 
 MAX_TYPES = 128          # typings kept per definition; then OVERFLOW at the first one not kept
@@ -58,7 +59,6 @@ TYPES = {
     "scala": "(val_definition) @vartype (var_definition) @vartype (parameter) @vartype (class_parameter) @vartype "
              "(assignment_expression) @vartype (enumerator) @vartype",
 }
-JVM = ("kotlin", "scala")      # read by ``jvm_split`` and ``_jvm_pairs``
 _RETURNS = {"python": "return_type", "typescript": "return_type", "tsx": "return_type", "rust": "return_type",
             "go": "result", "java": "type", "scala": "return_type"}     # the field of a definition's node holding its return type
 _WRAPPER_TYPES = frozenset({"Optional", "Final", "Annotated", "ClassVar",        # Optional[Foo] is a Foo

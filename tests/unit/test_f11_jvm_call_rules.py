@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict
 
 from pipeline.calls import resolve
 from pipeline.imports import resolve as resolve_imports
 from pipeline.parse import parse_file
 from pipeline.partialparse import Hidden
+from pipeline.report import RunReport
+from pipeline.stages import collect
 
 REPO = "r"
 K = "src/main/kotlin/"
@@ -29,10 +30,7 @@ K = "src/main/kotlin/"
 def _links(files: dict[str, str]) -> set[tuple[str, str, str]]:
     """(caller, callee, rule) of every ``calls`` edge, as qualnames."""
     parsed = [parse_file(REPO, p, s.encode()) for p, s in files.items()]
-    for pf in parsed:       # the file keeps its raw imports (its package among them), as ``stages.collect`` does
-        pf.nodes[0]["meta"] = json.dumps({**json.loads(pf.nodes[0].get("meta") or "{}"),
-                                          "imports": [asdict(i) for i in pf.imports]})
-    nodes = [n for pf in parsed for n in pf.nodes]
+    nodes, _, _ = collect(parsed, RunReport(repo=REPO, store=""))   # files keep their raw imports (their package)
     bindings: dict = {}
     imp, _ = resolve_imports(REPO, [pf.file_imports() for pf in parsed], list(files), {}, bindings=bindings)
     name = {n["id"]: n["qualname"] or n["path"] for n in nodes}
