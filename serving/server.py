@@ -55,6 +55,7 @@ from serving.auth import UNAUTHENTICATED_LOOPBACK, ServerSecurity
 from stratum.errors import (BudgetExceeded, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
                             StoreReadOnly, StratumError, SystemError_, Unauthenticated, UserError)
 from stratum.identity import acting_as
+from stratum.tools import APPENDING
 from stratum.limits import echo
 
 log = logging.getLogger("stratum.serving")
@@ -65,8 +66,6 @@ MAX_RESPONSE_BYTES = 64 << 20      # a page of full-level source can be large
 ERROR_CODE_KEY = "stratum-error-code"
 RETRYABLE_KEY = "stratum-retryable"
 MAX_MESSAGE_CHARS = 1000           # an error message, whatever the tool put in it
-# the RPCs whose tool appends to the store's delta log: at exit, one running is waited for (a whole record)
-APPENDING_RPCS = frozenset({"Remember", "Retract", "Confirm"})
 
 
 def status_for(err: BaseException) -> tuple[grpc.StatusCode, str]:
@@ -131,6 +130,9 @@ def _tool_name(rpc: str) -> str:
 
 _NOT_COUNTED = contextlib.nullcontext()
 _TOOL_NAMES = {method.name: _tool_name(method.name) for method in pb.DESCRIPTOR.services_by_name["Stratum"].methods}
+# the RPCs whose tool appends to the store's delta log (``tool(appends=True)``): at exit, one running is
+# waited for (a whole record)
+APPENDING_RPCS = frozenset(rpc for rpc, name in _TOOL_NAMES.items() if name in APPENDING)
 
 
 class StratumServicer:
@@ -139,7 +141,7 @@ class StratumServicer:
     def __init__(self, tools: Any, security: ServerSecurity = UNAUTHENTICATED_LOOPBACK):
         self._tools = tools
         self._security = security
-        self.running = lifecycle.InFlight()      # every tool call now running
+        self.running = lifecycle.InFlight()      # every tool call now running (said at exit: how many abandoned)
         self.appending = lifecycle.InFlight()    # those of APPENDING_RPCS (``run`` waits for them at exit)
 
     def call(self, rpc: str, request: Any, context: grpc.ServicerContext,

@@ -323,7 +323,8 @@ class Controller:
             held = {n: e for n in cands if (e := self._entries.get(n)) and not (version and _other_version(e, version(n)))}
             # each (level, whole cost), api first: the whole item is sent (the agent reads it all), so all
             # of it counts against the budget, not only what it adds to a copy held (that overshot by ~10%)
-            opts = {n: [(lvl, tok + (extra(n) if extra is not None else 0)) for lvl in ("api", "summary")
+            carried = {n: extra(n) if extra is not None else 0 for _, n in ranked}    # once a node, not a level
+            opts = {n: [(lvl, tok + carried[n]) for lvl in ("api", "summary")
                         if (tok := self.graph.levels(n).get(lvl)) is not None
                         and not (n in held and RANK[held[n].level] >= RANK[lvl])] for _, n in ranked}
             top = [n for _, n in ranked if n in files]

@@ -16,6 +16,7 @@ only what is its own (a closed set's choices, an empty query); the caller is
 
 from __future__ import annotations
 
+import functools
 import secrets
 from typing import Callable, Sequence, cast
 
@@ -333,7 +334,7 @@ class Tools:
                                               notes=stamp), warnings=said)
 
     # ---- writing tools --------------------------------------------------------------------
-    @tool(writes=True)
+    @tool(writes=True, appends=True)
     def remember(self, session: str, kind: str, text: str, about: Sequence[str], tags: Sequence[str] = (),
                  supersedes: Sequence[str] = ()) -> Response:
         """Write an experience note for later sessions and other agents: kind rca ("the cause of X is
@@ -421,8 +422,8 @@ class Tools:
         items = []
         free = s.controller.free()
         room = min(budget, free) if budget is not None else free
-        plan = s.controller.prefetch_plan(list(ids), budget, extra=self._notes_cost,
-                                          version=lambda n: self._version(s, n))
+        cost = functools.cache(self._notes_cost)      # the plan's, then a left-out focus file's words
+        plan = s.controller.prefetch_plan(list(ids), budget, extra=cost, version=lambda n: self._version(s, n))
         for p in plan:
             try:
                 t = self._node(s, p.node_id)      # a node id: no notes read again between plan and items
@@ -431,7 +432,7 @@ class Tools:
             items.append(self._item(t.shard, t.row, t.note, p.level, view=s.view))
         kept = R.within(items, room)   # notes written meanwhile
         # the focus first: one that fits at no level is said, with what would hold it (no room: said below)
-        said = [R.focus_left_out(ids[u.node_id], u.level, u.tokens, self._notes_cost(u.node_id), room, free,
+        said = [R.focus_left_out(ids[u.node_id], u.level, u.tokens, cost(u.node_id), room, free,
                                  plan.before.get(u.node_id, 0)) for u in plan.unfit if room > 0]
         said += [f"{len(items) - len(kept)} planned items left out: notes written since the plan made the rest "
                  "too large"] if len(kept) < len(items) else []   # an empty or smaller answer says why
@@ -472,7 +473,7 @@ class Tools:
             r.data["overlay"] = s.view.describe()
         return r
 
-    @tool(writes=True, agent=False)
+    @tool(writes=True, agent=False, appends=True)
     def retract(self, session: str, note_id: str, reason: str = "") -> Response:
         """Review: withdraw a note (a tombstone in the delta log); another author's needs the maintainer role."""
         s, (ov, note_id) = self._session(session), self._holder(note_id, "retract")
@@ -480,7 +481,7 @@ class Tools:
         r.data.update(note_id=note_id, record=ov.retract(note_id, author=s.author, reason=reason, session=s.id))
         return r
 
-    @tool(writes=True, agent=False)
+    @tool(writes=True, agent=False, appends=True)
     def confirm(self, session: str, note_id: str) -> Response:
         """Review: confirm another identity's note, releasing it (and its author) from quarantine."""
         s, (ov, note_id) = self._session(session), self._holder(note_id, "confirm")
@@ -588,6 +589,7 @@ TOOLS: tuple[ToolSpec, ...] = tuple(_SPECS)
 TOOL_NAMES: tuple[str, ...] = tuple(t.name for t in TOOLS if t.agent)     # the nine agent tools, in order
 READ_ONLY: frozenset[str] = frozenset(t.name for t in TOOLS if not t.writes)
 WRITING: frozenset[str] = frozenset(t.name for t in TOOLS if t.writes)
+APPENDING: frozenset[str] = frozenset(t.name for t in TOOLS if t.appends)     # to the delta log
 
-__all__ = ["Tools", "Session", "ToolSpec", "TOOLS", "TOOL_NAMES", "READ_ONLY", "WRITING", "MAX_QUERY_CHARS",
+__all__ = ["Tools", "Session", "ToolSpec", "TOOLS", "TOOL_NAMES", "READ_ONLY", "WRITING", "APPENDING", "MAX_QUERY_CHARS",
            "MAX_PAGE_SIZE", "DEFAULT_BUDGET", "tool"]

@@ -41,12 +41,13 @@ class ToolSpec:
     name: str
     writes: bool            # False: never changes anything (MCP read-only hint)
     agent: bool = True      # one of the agent tools (session management is not)
+    appends: bool = False   # appends to the store's delta log (a stopping server waits for one running)
 
 
 _SPECS: list[ToolSpec] = []
 
 
-def tool(*, writes: bool, agent: bool = True):
+def tool(*, writes: bool, agent: bool = True, appends: bool = False):
     """Mark a ``Tools`` method as a tool (definition order is the tools' order). A reading tool runs
     as a search in flight (``notethreads.searching``): background note work waits between its steps.
     Every argument ``ARGS`` names (and the session and a note's text) is checked first
@@ -59,7 +60,7 @@ def tool(*, writes: bool, agent: bool = True):
     the wire's, so a value the local tools took (depth 2**31) is refused as gRPC refuses it (a
     probe), and the tool need not check any of it again."""
     def mark(fn):
-        _SPECS.append(ToolSpec(fn.__name__, writes, agent))
+        _SPECS.append(ToolSpec(fn.__name__, writes, agent, appends))
         checked = _checked(fn)
 
         @functools.wraps(fn)

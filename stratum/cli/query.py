@@ -196,10 +196,10 @@ def _close_beyond_kept(tools, args, sess: str) -> None:
     """Close the sessions this user's CLI left open on the server beyond the last ``kept.KEPT``
     (each query paged left one open: 64 filled the identity's cap, a probe)."""
     from stratum.cli.kept import keep
-    from stratum.cli.serve import TOKEN_ENV
+    from stratum.cli.serve import client_token
     from stratum.errors import StratumError
 
-    for old in keep(args.server, getattr(args, "token", None) or os.environ.get(TOKEN_ENV), sess):
+    for old in keep(args.server, client_token(args), sess):
         try:
             tools.close_session(old)
         except StratumError:        # gone already (idle, or the server restarted)

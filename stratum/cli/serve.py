@@ -89,12 +89,17 @@ def _credentials(p: argparse.ArgumentParser) -> None:
     g.add_argument("--tls-client-key", metavar="PEM", default=None, help="client certificate's key (mTLS)")
 
 
+def client_token(args) -> str | None:
+    """The bearer token a client command sends: ``--token``, else ``$STRATUM_TOKEN``."""
+    return getattr(args, "token", None) or os.environ.get(TOKEN_ENV)
+
+
 def client_from_args(args, timeout: float | None = 30.0):
     """A serving.client.Client for ``args.server`` with the credentials on the command line or in
     $STRATUM_TOKEN; TLS when a CA or a client certificate is given."""
     from serving.client import Client
 
-    return Client(args.server, timeout=timeout, token=getattr(args, "token", None) or os.environ.get(TOKEN_ENV),
+    return Client(args.server, timeout=timeout, token=client_token(args),
                   root_cert=getattr(args, "tls_ca", None), client_cert=getattr(args, "tls_client_cert", None),
                   client_key=getattr(args, "tls_client_key", None))
 
@@ -247,4 +252,4 @@ def _mcp(args) -> int:
     return 0
 
 
-__all__ = ["register", "add_client_flags", "local_place", "log_to_stderr", "client_from_args", "DEFAULT_PORT", "SECRET_ENV", "TOKEN_ENV"]
+__all__ = ["register", "add_client_flags", "local_place", "log_to_stderr", "client_from_args", "client_token", "DEFAULT_PORT", "SECRET_ENV", "TOKEN_ENV"]

@@ -64,7 +64,6 @@ def test_the_client_refuses_before_any_request_is_sent(served):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         nobody = f"127.0.0.1:{s.getsockname()[1]}"
-    local = tools.open_session(author="local").data["session"]
     with Client(nobody, timeout=5) as c:
         note = _refusal(lambda: c.remember("f" * 32, "insight", "é" * LIMIT, about=["shop/cart.py"]))
         assert isinstance(note, E.NoteRejected) and f"note text is {2 * LIMIT} bytes" in str(note)
@@ -72,7 +71,6 @@ def test_the_client_refuses_before_any_request_is_sent(served):
     assert type(sid) is E.InvalidArgument
     assert str(sid) == str(_refusal(lambda: tools.status("s" * (2 << 20))))
     assert str(sid).startswith("session id is 2097152 characters; the limit is 64")
-    assert local
 
 
 def test_text_the_note_rules_clean_under_the_limit_is_taken_by_the_client_too(served):

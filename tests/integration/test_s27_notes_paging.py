@@ -17,7 +17,8 @@ TOPICS = ("retry", "timeout", "header", "cookie", "proxy", "redirect", "encoding
 
 
 def _page_all(t, s, query: str) -> tuple[list[str], list[str]]:
-    ids, token, last = [], "", []
+    ids: list[str] = []
+    token = ""
     while True:
         r = t.search(s, query, kinds=KINDS, page_size=10, page_token=token)
         ids += [it.id for it in r.items]
