@@ -67,6 +67,25 @@ class Bindings:
             return one(i for t, i in defs if t in files and t not in hide)
         return one(i for t in targets if t not in hide and (i := self.ix.by_qual.get((t, qual))) is not None)
 
+    def _module_value(self, targets: list[str], orig: str) -> tuple[str, bool] | None:
+        """The one definition among the JS/TS modules ``targets`` that is the module's own value
+        (``callindex.Index.module_value``), as what binds it reads it: the module (``*``: ``const x
+        = require``, ``import * as x``) is its ``module.exports = function f``; a default import
+        (``default``) that or its ``export default function f``. (id, whether by ``export default``)."""
+        if orig not in ("*", "default"):
+            return None
+        got = {v for t in targets if (v := self.ix.module_value.get(t)) is not None
+               and (orig == "default" or not v[1])}
+        # what the module's own statement names (``imports.VALUE``: ``exports = module.exports = f``)
+        for local, esm in (("module.exports", False), ("default", True)):
+            if esm and orig != "default":
+                continue
+            for t in targets:
+                f, files = self._binding(t, local, LAST_LINE)
+                if files == [t] and (g := self.ix.by_qual.get((t, f))) is not None:
+                    got.add((g, esm))
+        return next(iter(got)) if len(got) == 1 else None
+
     def _reexported(self, targets: Iterable[str], name: str, depth: int = 0, plain: bool = True) -> str | None:
         """``name`` read off a Python module (``plain``: any; else a package ``__init__`` only) or
         a JavaScript/TypeScript module (a barrel) among ``targets`` that binds it by an import of
@@ -87,9 +106,9 @@ class Bindings:
                 if got is not None:
                     return got
             if js and orig == "default":     # `export { default as named } from './m'`: m's own value
-                got = one(v[0] for f in further if (v := self.ix.module_value.get(f)) is not None and v[1])
-                if got is not None:
-                    return got
+                value = self._module_value(further, "default")      # as a default import reads it
+                if value is not None and value[1]:
+                    return value[0]
             if further and depth < REEXPORT_DEPTH:
                 got = self._reexported(further, orig, depth + 1)
                 if got is not None:

@@ -373,25 +373,6 @@ class _Resolver(ClassScopes):
         cls = self._class_of(caller)
         return cls is not None and (head in self.attr_at.get(cls, ()) or self._member(cls, head) is not None)
 
-    def _module_value(self, targets: list[str], orig: str) -> tuple[str, bool] | None:
-        """The one definition among the JS/TS modules ``targets`` that is the module's own value
-        (``callindex.Index.module_value``), as what binds it reads it: the module (``*``: ``const x
-        = require``, ``import * as x``) is its ``module.exports = function f``; a default import
-        (``default``) that or its ``export default function f``. (id, whether by ``export default``)."""
-        if orig not in ("*", "default"):
-            return None
-        got = {v for t in targets if (v := self.ix.module_value.get(t)) is not None
-               and (orig == "default" or not v[1])}
-        # what the module's own statement names (``imports.VALUE``: ``exports = module.exports = f``)
-        for local, esm in (("module.exports", False), ("default", True)):
-            if esm and orig != "default":
-                continue
-            for t in targets:
-                f, files = self._binding(t, local, LAST_LINE)
-                if files == [t] and (g := self.ix.by_qual.get((t, f))) is not None:
-                    got.add((g, esm))
-        return next(iter(got)) if len(got) == 1 else None
-
     def _dotted(self, path: str, recv: str, name: str, line: int) -> str | None:
         """``a.b.f()`` in Python: ``f`` of the module ``a.b`` names (``_modules``), as the module
         defines or imports it; else ``a.C.f()``: the method of a class ``C`` module ``a`` defines

@@ -37,6 +37,11 @@ FILES = {
     "lib/barrel.mjs": "export { default } from './esm.mjs'\nexport { default as named } from './esm.mjs'\n",
     "use3.mjs": "import b from './lib/barrel.mjs'\nexport function u3() { return b() }\n",
     "use4.mjs": "import { named } from './lib/barrel.mjs'\nexport function u4() { return named() }\n",
+    # the same over a module whose default export names a function declared apart (a last read: the
+    # barrel rule read only `export default function`, where a default import reads both)
+    "lib/esm2.mjs": "function esmHelper() { return 2 }\nexport default esmHelper\n",
+    "lib/barrel2.mjs": "export { default as named2 } from './esm2.mjs'\n",
+    "use5.mjs": "import { named2 } from './lib/barrel2.mjs'\nexport function u5() { return named2() }\n",
     # express's shape: index.js re-exports lib/app.js, whose value is a function declared apart
     "index.js": "module.exports = require('./lib/app')\n",
     "lib/app.js": "function createApplication() { return {} }\nexports = module.exports = createApplication\n",
@@ -92,3 +97,4 @@ def test_a_module_whose_value_is_a_function_declared_apart_is_called_through_a_r
 def test_a_barrels_renamed_default_export_reaches_the_modules_value(tools):
     callers = _walk(tools, "lib/esm.mjs::esmMake", "in")
     assert set(callers) == {"use3.mjs::u3", "use4.mjs::u4"}, callers
+    assert set(_walk(tools, "lib/esm2.mjs::esmHelper", "in")) == {"use5.mjs::u5"}
