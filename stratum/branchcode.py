@@ -128,12 +128,13 @@ class BranchCode:
         self.view, self.base, self.o = view, base, o
         scope = view.note_scope(base)
         self.branch = scope.branch if scope is not None else ""     # as a note written here records it
-        self.other = OnDefault(self, merged, here="this session's", branch_code=True)   # the overlay's merged: kept
+        self.other = OnDefault(self, merged, here="this session's", branch_code=True,   # the overlay's merged: kept
+                               default=base.code)
         # this branch's notes: one written at this session's commit about code edited in the checkout
         # (``_AtThisCommit``), worded as the default session words it where this commit is the index's
         at_index = o.commit == base.manifest.indexed_commit
         self.same = OnDefault(self, _AtThisCommit(self, merged), here="the indexed" if at_index else "this session's",
-                              branch_code=True)
+                              branch_code=True, default=base.code)
         self.renames = o.renames
         self.where = f"branch {self.branch}" if self.branch else f"commit {o.commit[:12]}"
         # note id -> (the note, it placed): ``locate``'s; PLACED: one kept for this overlay and base

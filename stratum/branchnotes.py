@@ -166,14 +166,13 @@ class OnDefault:
     thrown away)."""
 
     def __init__(self, code: Hashes, merged: Callable[[str], bool], *, here: str = "the default branch's",
-                 branch_code: bool = False):
+                 branch_code: bool = False, default: Hashes | None = None):
         # ``here``/``branch_code``: a session on another branch judges a note of this one the same way
         # (``branchcode.BranchCode``: "this session's" code, where an absent target is gone)
         self.code, self.merged, self.here, self.branch_code = code, merged, here, branch_code
-        # the default branch's code (``moved``): CODE in a session on it; a branch session's
-        # ``BranchCode`` holds it as its base shard's
-        base = getattr(code, "base", None) if branch_code else None
-        self.default: Hashes = base.code if base is not None else code
+        # the default branch's code (``moved``): CODE in a session on it; DEFAULT, a branch session's
+        # base shard's (``BranchCode`` passes it)
+        self.default: Hashes = default if default is not None else code
         # a note -> whether the index has not taken its work tree's version in (``IndexedHistory``;
         # another ``merged``: never, judged as before)
         self._unindexed: Callable[[N.Note], bool] = getattr(merged, "unindexed", _never)
