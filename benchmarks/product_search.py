@@ -18,6 +18,9 @@ Definitions (printed with the results):
     before the first task it is strictly older than (no future leakage: checked per task);
 - a mode's file list: the distinct paths of the code items served (file, class, function, method),
   in order, over MAX_PAGES pages of PAGE_SIZE; MRR and Acc@k of the first answer file in it;
+- pages: the search tool's (a page may end before PAGE_SIZE where the evidence drops,
+  stratum.pagecut; the reader pages on as an agent would); "answer on page 1": the share of tasks
+  whose first page holds an answer file (what an agent that never pages would see);
 - tokens to the answer: a new session per query; the served items' own ``tokens`` (summary, why,
   attached note lines: what the session's budget counts), page after page until a page holds an
   answer file (every page read when none does); the median over tasks;
@@ -61,13 +64,14 @@ def _day_one(s) -> Path:
     return C.store_at(HERE / ".repos" / s.name, s.c, out=OUT, num_cpus=1)[1]
 
 
-def _read(tools, query: str, kinds: list[str], want: set[str]) -> tuple[int | None, int]:
-    """(rank of the first answer file, tokens read to reach it) for one query, in a new session."""
+def _read(tools, query: str, kinds: list[str], want: set[str]) -> tuple[int | None, int, int]:
+    """(rank of the first answer file, tokens read to reach it, pages read) for one query, in a new
+    session."""
     sid = tools.open_session(author="reader").data["session"]
     files: list[str] = []
-    tokens, token, rank = 0, "", None
+    tokens, token, rank, pages = 0, "", None, 0
     try:
-        for _ in range(MAX_PAGES):
+        for pages in range(1, MAX_PAGES + 1):
             r = tools.search(sid, query, kinds=kinds, page_size=PAGE_SIZE, page_token=token)
             for it in r.items:
                 tokens += it.tokens
@@ -80,7 +84,7 @@ def _read(tools, query: str, kinds: list[str], want: set[str]) -> tuple[int | No
             token = r.envelope.next_page_token
     finally:
         tools.close_session(sid)
-    return rank, tokens
+    return rank, tokens, pages
 
 
 def run(s, cond: str) -> dict:
@@ -98,7 +102,7 @@ def run(s, cond: str) -> dict:
             store = C.copy_store(store, store.parent / f"store-{cond.split('+ ')[1].split()[0]}")
     notes = sorted(s.agent if "agent" in cond else s.pooled if "pooled" in cond else [], key=lambda d: d.time)
     tools = Tools.open([str(store)])
-    out: dict = {m: {"ranks": [], "tokens": []} for m, _ in MODES}
+    out: dict = {m: {"ranks": [], "tokens": [], "pages": []} for m, _ in MODES}
     written = refused = 0
     try:
         writer = tools.open_session(author="agent").data["session"]
@@ -116,9 +120,10 @@ def run(s, cond: str) -> dict:
                 raise SystemExit(f"leak: a note not older than {t.sha[:10]}")
             want = set(t.targets)
             for m, kinds in MODES:
-                r, tk = _read(tools, t.query, kinds, want)
+                r, tk, pg = _read(tools, t.query, kinds, want)
                 out[m]["ranks"].append(r)
                 out[m]["tokens"].append(tk)
+                out[m]["pages"].append(pg if r is not None else 0)
         out["_notes"] = {"written": written, "refused": refused, "seconds": round(time.perf_counter() - t0, 1)}
     finally:
         tools.close()
@@ -135,10 +140,11 @@ def _whole_messages(setups) -> None:
             t.query = C.symptom(t.message or t.subject, t.targets, c_paths) or t.query
 
 
-def _metrics(ranks: list, tokens: list) -> dict:
+def _metrics(ranks: list, tokens: list, pages: list) -> dict:
     import retrieval_memory as RM
 
-    return RM.metrics(ranks) | {"median_tokens": statistics.median(tokens)}
+    return RM.metrics(ranks) | {"median_tokens": statistics.median(tokens),
+                                "answer_on_page_1": round(sum(p == 1 for p in pages) / len(pages), 4)}
 
 
 def main() -> None:
@@ -154,7 +160,13 @@ def main() -> None:
                     help="past: stores at C' and the tasks between C' and C (the window weights are fitted on)")
     ap.add_argument("--tag", default="", help="build and read the day-one stores under benchmarks/.out/product/TAG/")
     ap.add_argument("--out", default="", help="write the results as JSON here")
+    ap.add_argument("--pages", choices=("product", "fixed"), default="product",
+                    help="fixed: every page PAGE_SIZE items (the evidence cliff off: the reading before session 29)")
     a = ap.parse_args()
+    if a.pages == "fixed":
+        import stratum.pagecut as PC
+
+        PC.page_end = lambda scores, **_: len(scores)       # type: ignore[assignment]
     conds = [c.strip() for c in a.conditions.split(",")]
     bad = [c for c in conds if c not in CONDITIONS]
     if bad:
@@ -177,19 +189,19 @@ def main() -> None:
     res: dict = {}
     for cond in conds:
         per = {s.name: run(s, cond) for s in setups}
-        res[cond] = {name: {m: _metrics(by[m]["ranks"], by[m]["tokens"]) for m, _ in MODES} | {"notes": by["_notes"]}
-                     for name, by in per.items()}
-        res[cond]["pooled"] = {m: _metrics([r for by in per.values() for r in by[m]["ranks"]],
-                                           [t for by in per.values() for t in by[m]["tokens"]]) for m, _ in MODES}
+        res[cond] = {name: {m: _metrics(by[m]["ranks"], by[m]["tokens"], by[m]["pages"]) for m, _ in MODES}
+                     | {"notes": by["_notes"]} for name, by in per.items()}
+        res[cond]["pooled"] = {m: _metrics(*([x for by in per.values() for x in by[m][k]] for k in ("ranks", "tokens", "pages")))
+                               for m, _ in MODES}
         print(f"  {cond}: done; notes {[by['_notes'] for by in per.values()]}", flush=True)
-    print("\n| condition | repo | mode | MRR | Acc@1 | Acc@5 | Acc@10 | median tokens to the answer |")
-    print("|---|---|---|---:|---:|---:|---:|---:|")
+    print("\n| condition | repo | mode | MRR | Acc@1 | Acc@5 | Acc@10 | median tokens to the answer | answer on page 1 |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for cond, by_repo in res.items():
         for repo, by in by_repo.items():
             for m, _ in MODES:
                 v = by[m]
                 print(f"| {cond} | {repo} | {m} | {v['mrr']:.3f} | {v['acc@1']:.3f} | {v['acc@5']:.3f} | "
-                      f"{v['acc@10']:.3f} | {v['median_tokens']:g} |")
+                      f"{v['acc@10']:.3f} | {v['median_tokens']:g} | {v['answer_on_page_1']:.3f} |")
     if a.out:
         Path(a.out).write_text(json.dumps(res, indent=1))
 

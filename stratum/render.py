@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable
 
-from stratum import linerange
+from stratum import linerange, pagecut
 from stratum import schema as S
 from stratum import tokens as T
 from stratum.controller import AdmitResult, Controller
@@ -54,6 +54,7 @@ class Page:
     has_more: bool | None = None
     hints: list[str] = field(default_factory=list)
     notes: int = 0                  # Memory.notes_stamp the list was ranked with (its next token carries it)
+    cliff: bool = False             # ended before its size where the scores drop (stratum.pagecut)
 
 
 def code_item(sh: Shard, row: int, level: str, ov: NotesOverlay, indent: int = 0) -> Item:
@@ -241,7 +242,7 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
     size = page.size or max(len(items), 1)
     # after a cut, offsets leave the page grid: count what remains in pages of the asked size, and
     # the next token carries its page number
-    off_grid = cut or bool(getattr(page.offset, "page", 0)) or page.offset % size != 0
+    off_grid = cut or page.cliff or bool(getattr(page.offset, "page", 0)) or page.offset % size != 0
     num, pages = paged(total, page.offset, size, page.lower_bound, returned=len(items) if off_grid else None)
     token = tokens.issue(tool=page.tool, args=page.args, offset=page.offset + len(items), version=version,
                          session=s.id, page=num + 1 if off_grid else 0, notes=page.notes) if more else ""
@@ -254,6 +255,9 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
                 "smaller page_size or a narrower query (else it needs a session with a larger budget)")
     elif more and page.hints:
         hint = f"page {num + 1}{' of ' + str(pages) if pages else ''} starts with: " + "; ".join(page.hints[:HINT_ITEMS])
+        if page.cliff:
+            hint = (f"this page ends where the evidence drops (the next items score under "
+                    f"{pagecut.CLIFF:g} of its first); " + hint)
     env = Envelope(returned=len(items), total=total, total_is_lower_bound=page.lower_bound, page=num,
                    pages=pages, has_more=more, next_page_token=token,
                    tokens_returned=sum(it.tokens for it in items), budget=s.controller.budget(),

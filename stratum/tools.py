@@ -20,7 +20,7 @@ import functools
 import secrets
 from typing import Callable, Sequence, cast
 
-from stratum import answernotes, checkoutnotes, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
+from stratum import answernotes, checkoutnotes, pagecut, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
 from stratum.notetrust import CLAIMED, session_identified, session_label
 from stratum import codeonly as CO
 from stratum import linerange as L
@@ -202,7 +202,8 @@ class Tools:
         dotted paths work). Filters: kinds (dir, file, class, function, method, rca, failure, insight;
         mined from history: fix, change; "file" alone: each file once, ranked by its code, notes and
         history, its why naming the symbol that brought it), path_prefix, language. Notes written by earlier sessions
-        rank with the code. A pasted traceback's frames (File "...", line N, in f; path:N) put the
+        rank with the code. A page ends early where the scores drop (next_page_token continues; the
+        hint says so). A pasted traceback's frames (File "...", line N, in f; path:N) put the
         code they name first; a whole pasted failure may be up to 32,000 characters (the text
         search then reads its error lines and the frames' function names)."""
         s = self._session(session)
@@ -224,6 +225,7 @@ class Tools:
         if not n_hits and language:
             self.memory.check_language(language)     # `--language klingon`: say so, not "no results"
         hits = R.merged_head(lists, end + R.HINT_ITEMS)     # only what this page and its hint read
+        end = offset + pagecut.page_end([h[0] for h in hits[offset:end]])   # the evidence cliff
         items = []
         for score, nid, sh, row, holder, why in hits[offset:end]:
             # a traceback frame's definition (or one its lines call) is where the agent will work:
@@ -244,7 +246,8 @@ class Tools:
             said.append(_MOVED)
         return self._respond(s, items, R.Page("search", args, offset, page_size,
                                               total=max(bound, n_hits, offset + len(items) + (1 if more else 0)),
-                                              lower_bound=not exact, has_more=more, hints=hints, notes=stamp),
+                                              lower_bound=not exact, has_more=more, hints=hints, notes=stamp,
+                                              cliff=end - offset < page_size and more),
                              warnings=said, asked=shards)
 
     @tool(writes=False)

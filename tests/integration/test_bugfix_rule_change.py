@@ -11,6 +11,7 @@ from dataclasses import replace
 import pytest
 
 from stratum import schema as S
+from tests.pages import search_all
 
 pytestmark = pytest.mark.slow
 
@@ -72,7 +73,7 @@ def test_mined_nodes_follow_the_new_rule_on_an_incremental_index(reindexed):
     tools = Tools.open([str(store)])
     try:
         s = tools.open_session(author="agent").data["session"]
-        items = tools.search(s, "race condition connection release", page_size=5).items
+        items = search_all(tools, s, "race condition connection release", 5)[0]
         hit = next(i for i in items if i.kind in S.MINED_NOTE_KINDS and i.provenance["commit"] == fix)
         assert hit.kind == "fix" and hit.why == "past fix"                  # served as a past fix now
     finally:

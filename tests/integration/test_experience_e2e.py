@@ -29,6 +29,7 @@ from serving.client import Client
 from stratum.deltalog import DeltaLog
 from stratum.store import Store
 from tests.gitrepo import git
+from tests.pages import search_all
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -323,7 +324,7 @@ def test_stale_then_orphaned_note_warnings_in_every_answer(ws):
     with ws.server("serve") as srv, Client(srv.address, timeout=TIMEOUT) as c:
         s = c.open_session(author="writer-model").data["session"]
         nid = c.remember(s, "rca", RCA, ["shop/pricing.py::discount"]).data["note_id"]
-        fresh = _note_in(c.search(s, SYMPTOM).items, nid)
+        fresh = _note_in(search_all(c, s, SYMPTOM, 10)[0], nid)
         assert fresh.warnings == []
 
         # the function changes: every answer carrying the note says so, naming what changed
@@ -333,7 +334,7 @@ def test_stale_then_orphaned_note_warnings_in_every_answer(ws):
         wait_for_version(c, s, v0 + 1)
         reader = c.open_session(author="reader-model").data["session"]
         carried = {
-            "search": _note_in(c.search(reader, SYMPTOM).items, nid),
+            "search": _note_in(search_all(c, reader, SYMPTOM, 10)[0], nid),
             "get": _note_in(c.get(reader, nid, level="api").items, nid),
             "walk": _note_in(c.walk(reader, "shop/pricing.py::discount", ["notes"]).items, nid),
         }

@@ -17,6 +17,7 @@ from pipeline.overlay import builder
 from stratum.config import IndexConfig
 from stratum.tools import Tools
 from tests.gitrepo import Repo, git
+from tests.pages import search_all
 
 CFG = IndexConfig(num_cpus=1, ray=False)
 DISCOUNT = "shop/pricing.py::discount"
@@ -65,7 +66,7 @@ def _said(t: Tools, ms: str, nid: str) -> tuple[list[str], list[dict], str]:
     """(the note's own warnings, the notes the code's item carries, search's why of the note)."""
     own = t.get(ms, nid).items[0].warnings
     attached = [n for n in t.get(ms, DISCOUNT).items[0].notes if n["id"] == nid]
-    why = next(i for i in t.search(ms, "discount floor negative").items if i.id == nid).why
+    why = next(i for i in search_all(t, ms, "discount floor negative", 10)[0] if i.id == nid).why
     return own, attached, why
 
 

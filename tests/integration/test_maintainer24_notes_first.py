@@ -123,7 +123,7 @@ def test_the_os_users_cli_note_comes_first_and_a_claimed_name_is_no_maintainer(i
                 got = tools.get(s, TARGET).items[0]
             assert got.notes[0]["author"] == me and got.meta["notes_total"] == 7, (merged, got.notes)
             # a note item's own line (search's summary, get's full) says "maintainer" as get's note line does
-            assert main(["search", "memoise price_of lru_cache", "--store", str(store)]) == 0
+            assert main(["search", "memoise price_of lru_cache", "--kind", "failure", "--store", str(store)]) == 0
             said = [ln for ln in capsys.readouterr().out.splitlines()
                     if "do not memoise" in ln or "claimed:" in ln]
             assert any(f"(note by {me}, authenticated, maintainer) " in ln and "do not memoise" in ln

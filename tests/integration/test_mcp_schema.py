@@ -29,6 +29,7 @@ from stratum.limits import MAX_PAGE_SIZE, MAX_QUERY_CHARS
 from stratum.tools import TOOL_NAMES, TOOLS, Tools
 from stratum.toolspec import ARGS
 from tests.gitrepo import Repo
+from tests.pages import cut_at_the_cliff
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -220,7 +221,10 @@ def test_cli_first_page_is_the_tools(indexed, capsys, argv, tool, kwargs):
         got = getattr(tools, tool)(tools.open_session().data["session"], **kwargs).to_dict()
     finally:
         tools.close()
-    assert len(got["items"]) == _tool_default(tool) and got["envelope"]["has_more"]
+    # a search page may end before its size where the evidence drops (stratum.pagecut); the page
+    # count compared below still depends on the size asked
+    assert len(got["items"]) == _tool_default(tool) or cut_at_the_cliff(got["envelope"]["next_hint"])
+    assert got["envelope"]["has_more"]
     assert [it["id"] for it in cli["items"]] == [it["id"] for it in got["items"]]
     assert {k: cli["envelope"][k] for k in ("returned", "total", "pages", "has_more")} == \
            {k: got["envelope"][k] for k in ("returned", "total", "pages", "has_more")}

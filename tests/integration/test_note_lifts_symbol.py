@@ -15,6 +15,7 @@ import pytest
 
 from stratum import rank as R
 from stratum import signals as SG
+from tests.pages import search_all
 
 pytestmark = pytest.mark.slow
 
@@ -96,10 +97,10 @@ def _order(items) -> list[str]:
 
 def test_a_note_about_a_function_lifts_it_above_its_better_matching_file_mate(tools):
     t, s = tools
-    before = _order(t.search(s, VOUCHER_Q, page_size=20).items)
+    before = _order(search_all(t, s, VOUCHER_Q, 20)[0])
     assert before.index("shop/cart.py::apply_voucher") < before.index("shop/cart.py::line_prices")
     nid = t.remember(s, "rca", VOUCHER_RCA, about=["shop/cart.py::line_prices"]).data["note_id"]
-    items = t.search(s, VOUCHER_Q, page_size=20).items
+    items = search_all(t, s, VOUCHER_Q, 20)[0]
     after = _order(items)
     assert after.index("shop/cart.py::line_prices") < after.index("shop/cart.py::apply_voucher")
     by = {o: i for o, i in zip(after, items)}
@@ -166,10 +167,10 @@ def test_a_filter_limits_what_is_served_not_what_the_notes_lift(tools):
     the note an agent left stopped lifting the code that passes the filter (and its why lost it)."""
     t, s = tools
     filters = ({"kinds": ["function"]}, {"path_prefix": "shop/cart"}, {"language": "python"})
-    before = [{i.id: i for i in t.search(s, VOUCHER_Q, page_size=20, **f).items} for f in filters]
+    before = [{i.id: i for i in search_all(t, s, VOUCHER_Q, 20, **f)[0]} for f in filters]
     nid = t.remember(s, "rca", VOUCHER_RCA, about=["shop/cart.py::line_prices"]).data["note_id"]
     for filt, was in zip(filters, before):
-        items = t.search(s, VOUCHER_Q, page_size=20, **filt).items
+        items = search_all(t, s, VOUCHER_Q, 20, **filt)[0]
         lifted = next(i for i in items if i.qualname == "line_prices")
         assert "rca note" in lifted.why and nid[:8] in lifted.why, filt
         assert lifted.score > was[lifted.id].score, filt

@@ -20,7 +20,8 @@ import json, sys
 from stratum.tools import Tools
 t = Tools.open([sys.argv[1]])
 s = t.open_session(author="agent").data["session"]
-out = [[(i.id, i.score) for i in t.search(s, q, page_size=20).items] for q in ("cart total wrong", "price of a sku")]
+from tests.pages import search_all
+out = [[(i.id, i.score) for i in search_all(t, s, q, 20)[0]] for q in ("cart total wrong", "price of a sku")]
 print(json.dumps(out))
 t.close()
 """

@@ -17,6 +17,7 @@ from stratum.cli import main
 from stratum.config import IndexConfig
 from stratum.tools import Tools
 from tests.gitrepo import Repo, git
+from tests.pages import search_all
 
 CFG = IndexConfig(num_cpus=1, ray=False)
 TOTAL, DISCOUNT = "shop/cart.py::total", "shop/pricing.py::discount"
@@ -67,7 +68,7 @@ def test_a_note_is_stale_only_on_the_items_whose_target_changed(tmp_path):
     pre = {i.path: _note_on([i], nid)["stale"] for i in t.prefetch(sid, [TOTAL, DISCOUNT]).items}
     assert pre == {"shop/cart.py": False, "shop/pricing.py": True}, pre
     # search: cart.py's lift by the note is whole, pricing.py's halved; the note's own item names discount
-    found = t.search(sid, TEXT).items
+    found = search_all(t, sid, TEXT, 10)[0]
     total = _item(found, "shop/cart.py", "function")
     assert "rca note" in total.why and "stale" not in total.why and "x0.5" not in total.why, total.why
     discount = _item(found, "shop/pricing.py", "function")
@@ -75,7 +76,7 @@ def test_a_note_is_stale_only_on_the_items_whose_target_changed(tmp_path):
     own = next(i for i in found if i.id == nid)
     assert any(w.startswith("stale: shop/pricing.py::discount changed") for w in own.warnings), own.warnings
     assert not any("cart.py" in w for w in own.warnings), own.warnings
-    files = t.search(sid, TEXT, kinds=["file"]).items
+    files = search_all(t, sid, TEXT, 10, kinds=["file"])[0]
     assert "x0.5" not in _item(files, "shop/cart.py", "file").why and "x0.5" in _item(files, "shop/pricing.py", "file").why
     t.close()
 

@@ -12,6 +12,7 @@ from pipeline.overlay import builder
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
 from tests.gitrepo import Repo, git
+from tests.pages import search_all
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
 TOTAL, COUNT = "shop/cart.py::total", "shop/cart.py::count"
@@ -39,7 +40,7 @@ def test_search_says_fresh_on_the_unchanged_target_and_stale_on_the_changed_one(
         sid = t.open_session(author="agent").data["session"]
         got = {q: next(n for n in t.get(sid, q).items[0].notes if n["id"] == nid)["stale"] for q in (TOTAL, COUNT)}
         assert got == {TOTAL: False, COUNT: True}, got          # get judges each target (session 25)
-        found = t.search(sid, TEXT).items
+        found = search_all(t, sid, TEXT)[0]
         total, count = _item(found, "total"), _item(found, "count")
         assert f"rca note {nid[:8]}" in total.why and "stale" not in total.why and "x0.5" not in total.why, total.why
         assert f"rca note {nid[:8]}" in count.why and "stale" in count.why and "x0.5" in count.why, count.why
@@ -71,7 +72,7 @@ def test_a_branch_session_judges_each_target_in_one_file_on_its_item(tmp_path):
         sid = t.open_session(branch="feature").data["session"]
         got = {q: next(n for n in t.get(sid, q).items[0].notes if n["id"] == nid)["stale"] for q in (TOTAL, COUNT)}
         assert got == {TOTAL: False, COUNT: True}, got
-        found = t.search(sid, TEXT).items
+        found = search_all(t, sid, TEXT)[0]
         total, count = _item(found, "total"), _item(found, "count")
         assert f"rca note {nid[:8]}" in total.why and "stale" not in total.why, total.why
         assert f"rca note {nid[:8]}" in count.why and "x0.5" in count.why, count.why

@@ -18,6 +18,7 @@ from stratum.store import Store
 from stratum.tools import Tools
 from tests.clirun import run
 from tests.gitrepo import Repo, git
+from tests.pages import search_all
 
 pytestmark = pytest.mark.slow
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
@@ -62,7 +63,7 @@ def test_a_mined_nodes_header_is_stored_by_the_index_and_names_its_commit_author
                 # what a user is served is what the index wrote: no rewrite at read time (it stored "by history")
                 assert it.text == node[level] and it.tokens == node[f"{level}_tokens"], (it.text, node[level])
             assert "history" not in node["api"] and it.trust == "mined"
-        hits = {h.id: h for h in t.search(s, "empty cart crash total rounding discount").items}
+        hits = {h.id: h for h in search_all(t, s, "empty cart crash total rounding discount", 10)[0]}
         mal = stored["fix empty cart crash in total"]
         assert hits[mal["id"]].provenance["commit_author"] == MALLORY and hits[mal["id"]].trust == "mined"
         (cart,) = t.get(s, "shop/cart.py", level="summary").items

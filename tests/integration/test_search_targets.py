@@ -6,6 +6,7 @@ of the name: a same-named definition in another file is not lifted. A probe foun
 from __future__ import annotations
 
 import pytest
+from tests.pages import search_all
 
 pytestmark = pytest.mark.slow
 
@@ -105,7 +106,7 @@ def test_a_target_is_an_exact_name_and_ranks_its_node_first(tools, target, want)
 
 def test_a_same_named_definition_in_another_file_is_not_lifted(tools):
     t, s = tools
-    items = t.search(s, "tests/test_orders.py::test_total", page_size=10).items
+    items = search_all(t, s, "tests/test_orders.py::test_total", 10)[0]
     assert _name(items[0]) == "tests/test_orders.py::test_total" and items[0].why.startswith("exact name")
     other = [i for i in items if _name(i) == "tests/test_cart.py::test_total"]
     assert other and "exact name" not in other[0].why

@@ -65,8 +65,17 @@ def _dump(resp) -> str:
     return json.dumps(dataclasses.asdict(resp), default=str) + render(resp)
 
 
+def _search_pages(b: Client, sb: str) -> list:
+    """B's search, page after page (a page may end where the evidence drops: stratum.pagecut)."""
+    out = [b.search(sb, "wombat cache stale keys reset")]
+    while out[-1].envelope.has_more and len(out) < 5:
+        out.append(b.search(sb, "wombat cache stale keys reset", page_token=out[-1].envelope.next_page_token))
+    return out
+
+
 def _answers_of_b(b: Client, sb: str, nids: list[str]) -> list:
-    out = [b.search(sb, "wombat cache stale keys reset"), b.status(sb),
+    out = _search_pages(b, sb)
+    out += [b.status(sb),
            b.walk(sb, "pkg/cache.py::reset", edges=["notes"], direction="in"),
            b.get(sb, "pkg/cache.py::reset"), b.get(sb, "pkg/cache.py", level="full"), b.prefetch(sb, ["app.py"])]
     out += [b.get(sb, nid, level=level) for nid in nids for level in ("summary", "api", "full")]
@@ -95,7 +104,7 @@ def test_another_agent_never_sees_a_session_id_and_the_label_opens_nothing(world
         answers = _answers_of_b(b, sb, nids)
         leaks = [r.envelope for r in answers if sa in _dump(r)]
         assert not leaks, "agent A's session id reached agent B"
-        found = {it.id: it for it in answers[0].items}
+        found = {it.id: it for r in _search_pages(b, sb) for it in r.items}
         assert set(nids) <= set(found), "B finds A's notes"
 
         labels = {found[nid].provenance["session"] for nid in nids}

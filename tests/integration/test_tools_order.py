@@ -8,6 +8,7 @@ import pytest
 
 from stratum import rank, rankplace, signals
 from stratum.tools import Tools
+from tests.pages import search_all
 
 pytestmark = pytest.mark.slow
 
@@ -28,9 +29,9 @@ def test_rerank_is_sorted_and_search_pages_follow_it(indexed_store):
             # the placements the tool applies next (exact and named definitions first); they kept the
             # order only when the shared store's other tests had written notes (run alone it failed)
             ranked = rankplace.in_order(ranked, sig, q, page.items, [])
-            got = t.search(s, q, page_size=50)
-            assert [it.id for it in got.items] == [r.id for r in ranked[:50]], q
-            assert got.envelope.has_more == (len(ranked) > 50)
+            got, more = search_all(t, s, q)
+            assert [it.id for it in got] == [r.id for r in ranked[:50]], q
+            assert more == (len(ranked) > 50)
     finally:
         t.close()
 
@@ -59,9 +60,9 @@ def test_a_search_over_two_shards_is_the_sorted_union_of_their_reranked_lists(in
                 sig = signals.ShardSignals(sh, ov, extra=ov.rank_infos).prefetch(page.items)
                 entries += rankplace.in_order(rank.rerank(page.items, sig, add=True), sig, q, page.items, [])
             want = sorted(entries, key=lambda r: (-r.score, r.id))
-            got = t.search(s, q, page_size=50)
-            assert [it.id for it in got.items] == [r.id for r in want[:50]], q
-            assert got.envelope.has_more == (len(want) > 50)
-        assert {it.path for it in t.search(s, "cart total discount", page_size=50).items} >= {"lib/cart_tools.py"}
+            got, more = search_all(t, s, q)
+            assert [it.id for it in got] == [r.id for r in want[:50]], q
+            assert more == (len(want) > 50)
+        assert {it.path for it in search_all(t, s, "cart total discount")[0]} >= {"lib/cart_tools.py"}
     finally:
         t.close()
