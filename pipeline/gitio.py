@@ -135,6 +135,20 @@ def checkout_branch(repo: str | os.PathLike) -> str:
     return decode(run_git(repo, "symbolic-ref", "-q", "--short", "HEAD", check=False)).strip()
 
 
+def default_branch(repo: str | os.PathLike) -> str:
+    """REPO's default branch, "" when git cannot say: the one a remote's HEAD names (origin's first,
+    a clone's), else the first of init.defaultBranch, main and master that is a branch here."""
+    mine = decode(run_git(repo, "config", "--get", "init.defaultBranch", check=False)).strip()
+    heads = [f"refs/heads/{b}" for b in dict.fromkeys(b for b in (mine, "main", "master") if b)]
+    out = decode(run_git(repo, "for-each-ref", "--format=%(refname)%00%(symref)", "refs/remotes/*/HEAD", *heads,
+                         check=False))
+    refs = dict(line.partition("\0")[::2] for line in out.splitlines())
+    remote = refs.get("refs/remotes/origin/HEAD") or next(
+        (s for r, s in sorted(refs.items()) if r.startswith("refs/remotes/")), "")
+    return remote.split("/", 3)[3] if remote.count("/") >= 3 else next(
+        (h[len("refs/heads/"):] for h in heads if h in refs), "")
+
+
 def root_commits(repo: str | os.PathLike) -> list[str]:
     """The parentless commits reachable from HEAD, sorted: a repository's identity across clones,
     moves and force pushes of recent history ([] without commits)."""

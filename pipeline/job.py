@@ -395,6 +395,8 @@ def _index_repository(repo_path, store_path, config, progress, before_work, stop
         # whose work tree this run reads: a note hashed against another worktree's is not judged by it
         # (branchnotes.IndexedHistory.unindexed)
         rep.branch = gitio.checkout_branch(root) if head else ""
+        # and the default one: a note written at a version of another records it (branchnotes.served_branch)
+        rep.default_branch = gitio.default_branch(root) if rep.branch else ""
         rep.worktree = "clean" if gitio.worktree_clean(root, inside) else "dirty"
         if rep.worktree == "dirty":     # the files are read from disk: say what the version holds
             # which, so an answer can say so once the work tree lost them (stashed, reverted); each

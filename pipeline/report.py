@@ -47,6 +47,9 @@ class RunReport:
     # the branch the checkout had out when HEAD was read ("" detached; None: not recorded, as in a
     # version indexed before): whose work tree the run read (branchnotes.IndexedHistory.unindexed)
     branch: str | None = None
+    # the repository's default branch then, read when ``branch`` is one (gitio.default_branch; "" when git
+    # names none; None: not recorded): a note written at this version on another records ``branch``
+    default_branch: str | None = None
     # the uncommitted paths read then (DIRTY_PATHS_KEPT), each with the state of the bytes parsed
     # (storestate.dirty_states, then as_parsed); a list of the paths alone in a version indexed before
     dirty_paths: dict = field(default_factory=dict)

@@ -109,6 +109,26 @@ def check_branch(name: str, what: str = "branch") -> str:
     return name
 
 
+def served_branch(manifest: Any) -> str:
+    """The branch a note written in a session on the indexed version records (``Note.branch``): the
+    one the version was indexed from (the run report's ``branch``), when the run also read which is
+    the repository's default branch (``default_branch``, ``pipeline.gitio.default_branch``) and it
+    is another. An agent in the checkout with a feature branch out (the hooks and `watch` index it)
+    writes about that branch's code: once the default branch is indexed again, the note's code is
+    pending "on branch fz at ...", not "on commit ..." (a probe), and the branch's sessions read it
+    as theirs. "" for the default branch (whose notes record none), a detached HEAD, a repository
+    git names no default branch of, a name notes may not hold (``check_branch``), and a version
+    indexed before these were recorded: as before."""
+    rep = manifest.report or {}
+    branch, default = rep.get("branch"), rep.get("default_branch")
+    if not (isinstance(branch, str) and isinstance(default, str) and branch and default and branch != default):
+        return ""
+    try:
+        return check_branch(branch)
+    except InvalidArgument:
+        return ""
+
+
 def pending(note: N.Note, exists: Callable[[str], bool]) -> list[N.Target]:
     """The note's pending targets absent from the code ``exists`` answers for (the default branch)."""
     return [t for t in note.about if t.pending and not exists(t.node_id)]
@@ -325,4 +345,5 @@ def merged_in(shard: Any) -> IndexedHistory:
     return IndexedHistory(shard.snapshot)
 
 
-__all__ = ["IndexedHistory", "NoteScope", "OnDefault", "about_ids", "check_branch", "merged_in", "pending", "pending_warnings"]
+__all__ = ["IndexedHistory", "NoteScope", "OnDefault", "about_ids", "check_branch", "merged_in", "pending", "pending_warnings",
+           "served_branch"]

@@ -35,7 +35,7 @@ from stratum import identity, ids
 from stratum import notenodes
 from stratum import notes as N
 from stratum import schema as S
-from stratum.branchnotes import NoteScope, OnDefault, about_ids, merged_in, pending
+from stratum.branchnotes import NoteScope, OnDefault, about_ids, merged_in, pending, served_branch
 from stratum.deltalog import DeltaLog, in_store
 from stratum.envelope import Item
 from stratum.errors import ModelUnavailable, NotFound
@@ -80,6 +80,7 @@ class NotesOverlay:
         segment; a new DeltaLog would leave the old one's segment open and locked for good)."""
         self._held, self._shard = shard, weakref.ref(shard)      # see ``shard`` and ``loosen``
         self._repo, self._commit = shard.repo, shard.manifest.indexed_commit
+        self._branch = served_branch(shard.manifest)         # a note written on the indexed version records it
         # embed with the shard's query embedder: the one checked against (or following) the store's
         # model; none when the version has no vectors (nothing would ever read a note's vector)
         self.embedder = shard.warm.searcher.embedder if embedder is not None else None
@@ -390,7 +391,8 @@ class NotesOverlay:
         from a request field; ``model`` is self-reported and recorded as such. Superseding
         another author's note needs the caller (``identity.current()``) to be a maintainer.
         ``scope``: a session on a branch, commit or worktree (``BranchView.note_scope``): targets
-        resolve through its code, branch-only ones recorded as pending (``stratum.branchnotes``).
+        resolve through its code, branch-only ones recorded as pending (``stratum.branchnotes``); none:
+        the note records the branch the version was indexed from, if not the default (``served_branch``).
         ``explain``: why a target is unknown (``Memory.unindexed``: a file committed after the index)."""
         resolve = scope.resolver(self.code) if scope is not None else self.code.resolve
         if scope is not None and explain is None:       # a target the branch changed or deleted: said so
@@ -399,7 +401,7 @@ class NotesOverlay:
         # the maintainer role is the identity's: a note under another, claimed name (the local
         # CLI's --author) does not carry it (else any label became a trusted author under quarantine)
         maintainer = ident.is_maintainer and (ident.authenticated or author == ident.name)
-        branch = scope.branch if scope is not None else ""
+        branch = scope.branch if scope is not None else self._branch
         # a note the caller may not see is no note to supersede (not "written by ...": that told a
         # stranger it exists and who wrote it); a maintainer may, as they may retract it
         targets = N.validate(kind, text, about, author, resolve=resolve, session=session, tags=tags,

@@ -8,8 +8,6 @@ the branch is. Real git, the real index, the real Tools."""
 
 from __future__ import annotations
 
-import pytest
-
 from pipeline.job import index_repository
 from pipeline.overlay import builder
 from stratum.config import IndexConfig
@@ -80,8 +78,6 @@ def test_a_note_whose_code_the_default_branch_deleted_after_it_is_still_orphaned
     assert report.notes["orphaned"] == 1 and report.notes["pending"] == 0, report.notes
 
 
-@pytest.mark.xfail(strict=True, reason="needs stratum/overlay.py NotesOverlay.remember_or_found to record the "
-                   "checked-out branch the served version was read from (f7's report)")
 def test_a_note_written_in_the_checkout_on_a_branch_records_that_branch(tmp_path):
     r, store, nid, fz = _noted_on_fz(tmp_path)
     t = Tools.open([store], overlay_builder=builder(CFG))
@@ -93,3 +89,55 @@ def test_a_note_written_in_the_checkout_on_a_branch_records_that_branch(tmp_path
     said = t.get(t.open_session().data["session"], nid).items[0].warnings
     t.close()
     assert any(f"is on branch fz at {fz[:12]}" in w for w in said), said
+
+
+def _note_here(r: Repo, store: str) -> tuple[str, tuple]:
+    """Index the checkout as it is, then a note about zeta in a default session that records no
+    branch: (its id, the run's (branch, default_branch))."""
+    report = index_repository(r.path, store, CFG)
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    nid = t.remember(t.open_session().data["session"], "rca", TEXT, [ZETA]).data["note_id"]
+    assert "branch" not in t.get(t.open_session().data["session"], nid).items[0].provenance
+    t.close()
+    return nid, (report.branch, report.default_branch)
+
+
+def test_a_note_written_in_the_checkout_on_the_default_branch_records_no_branch(tmp_path):
+    """The default branch's notes record none (``Note.branch``), though the run knew which branch it
+    read: after fz is checked out, indexed and main again, the note is main's, neither pending nor
+    said to be another branch's version."""
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"shop/__init__.py": "", "shop/cart.py": CART + "\n\ndef zeta(y):\n    return y\n"})
+    store = str(tmp_path / "store")
+    nid, read = _note_here(r, store)
+    assert read == ("main", "main")
+    git(r.path, "checkout", "-q", "-b", "fz")
+    r.commit("zeta on fz", {"shop/cart.py": CART + "\n\ndef zeta(y):\n    return -y\n"})
+    index_repository(r.path, store, CFG)
+    git(r.path, "checkout", "-q", "main")
+    report = index_repository(r.path, store, CFG)
+    assert report.notes["pending"] == 0 and report.notes["orphaned"] == 0, report.notes
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    ms = t.open_session().data["session"]
+    assert "branch" not in t.get(ms, nid).items[0].provenance
+    assert t.get(ms, nid).items[0].warnings == []
+    assert [n["id"] for n in t.get(ms, ZETA).items[0].notes] == [nid]
+    t.close()
+
+
+def test_a_note_written_on_a_detached_head_records_no_branch(tmp_path):
+    """A detached HEAD names no branch: the note's code is pending on its commit, as before."""
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"shop/__init__.py": "", "shop/cart.py": CART})
+    store = str(tmp_path / "store")
+    index_repository(r.path, store, CFG)
+    git(r.path, "checkout", "-q", "--detach")
+    sha = r.commit("zeta", {"shop/cart.py": CART + "\n\ndef zeta(y):\n    return y\n"})
+    nid, read = _note_here(r, store)
+    assert read == ("", "")
+    git(r.path, "checkout", "-q", "main")
+    index_repository(r.path, store, CFG)
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    said = t.get(t.open_session().data["session"], nid).items[0].warnings
+    t.close()
+    assert any(f"is on commit {sha[:12]}" in w for w in said), said
