@@ -19,13 +19,15 @@ Definitions (printed with the results):
   all" while collecting; checked: some list is longer than a page); each served item kept as
   [score, tokens, kind, path, is answer file]; cached as JSON under benchmarks/.out/page_cliff/;
 - the reader (product_search.py's): pages of at most PAGE_SIZE, at most MAX_PAGES; a page is the
-  next PAGE_SIZE collected items cut by the rule (``pagecut.page_end`` itself; "fixed pages": no
-  cut); the items' own ``tokens`` summed page after page until a page holds an answer file (every
+  next PAGE_SIZE collected items, the first page cut by the rule (``pagecut.page_end`` itself,
+  which keeps the query's own placements whole; later pages are whole; "fixed pages": no cut); the items' own ``tokens`` summed page after page until a page holds an answer file (every
   page read when none does); MRR and Acc@5 of the first answer among the distinct code-file paths
   (file, class, function, method) in served order; median tokens over tasks;
 - pooled: the tasks of every repository given, as one list; ratio: a condition's median tokens
   over code only's, pooled and per repository;
-- grid: cliff in CLIFFS x min_items in MIN_ITEMS, plus "fixed pages" (uncut);
+- grid: cliff in CLIFFS x min_items in MIN_ITEMS, plus "fixed pages" (uncut); "page 1": the share
+  of tasks whose first page holds an answer file (what an agent that never pages sees; reported,
+  not part of the choice);
 - the chosen default: among grid points whose pooled MRR is within MRR_SLACK of the uncut's in
   every condition, the lowest pooled ratio "day one + agent notes" / "code only"; ties go to the
   smaller cliff (then the smaller min_items).
@@ -144,14 +146,15 @@ def collect(repos: list[str], n: int) -> dict[str, Any]:
             "eval_at": {r: RM.EVAL_AT[r] for r in repos}, "info": info, "longest": longest, "rows": rows}
 
 
-def read(items: list[list], cliff: float | None, min_items: int) -> tuple[int | None, int]:
-    """(rank of the first answer file, tokens to reach it) for the reader under one rule."""
-    o, tokens, files, rank = 0, 0, [], None
-    for _ in range(P.MAX_PAGES):
+def read(items: list[list], cliff: float | None, min_items: int) -> tuple[int | None, int, int]:
+    """(rank of the first answer file, tokens to reach it, the page it is on: 0 when never) for
+    the reader under one rule."""
+    o, tokens, files, rank, at = 0, 0, [], None, 0
+    for p in range(1, P.MAX_PAGES + 1):
         if o >= len(items):
             break
         page = items[o:o + P.PAGE_SIZE]
-        if cliff is not None:
+        if cliff is not None and p == 1:      # the product cuts the first page only
             page = page[:PAGE_END([x[0] for x in page], cliff=cliff, min_items=min_items)]
         for _score, tk, kind, path, answer in page:
             tokens += tk
@@ -161,21 +164,23 @@ def read(items: list[list], cliff: float | None, min_items: int) -> tuple[int | 
                     rank = len(files)
         o += len(page)
         if rank is not None:
+            at = p
             break
-    return rank, tokens
+    return rank, tokens, at
 
 
 def simulate(rows: Rows, cliff: float | None, min_items: int) -> dict[str, dict[str, dict[str, float]]]:
-    """condition -> repo (and "pooled") -> MRR, Acc@5, median tokens."""
+    """condition -> repo (and "pooled") -> MRR, Acc@5, median tokens, answer on page 1."""
     out: dict[str, dict[str, dict[str, float]]] = {}
     for cond, by in rows.items():
         got = {repo: [read(r["items"], cliff, min_items) for r in rs] for repo, rs in by.items()}
         got["pooled"] = [x for repo in by for x in got[repo]]
         out[cond] = {}
         for repo, xs in got.items():
-            mt = RM.metrics([r for r, _ in xs])
+            mt = RM.metrics([r for r, _, _ in xs])
             out[cond][repo] = {"mrr": mt["mrr"], "acc@5": mt["acc@5"],
-                               "median_tokens": statistics.median(t for _, t in xs)}
+                               "median_tokens": statistics.median(t for _, t, _ in xs),
+                               "page1": round(sum(p == 1 for _, _, p in xs) / len(xs), 3)}
     return out
 
 
@@ -205,14 +210,14 @@ def main() -> None:
     grid: list[tuple[float | None, int]] = [(None, 0)] + [(c, m) for c in CLIFFS for m in MIN_ITEMS]
     results = [(c, m, simulate(rows, c, m)) for c, m in grid]
     ab = {"code only": "code", "day one": "d1", "day one + agent notes": "agent"}
-    head = ["cliff", "min"] + [f"{ab[c]} {k}" for c in CONDITIONS for k in ("MRR", "Acc@5", "med tok")]
+    head = ["cliff", "min"] + [f"{ab[c]} {k}" for c in CONDITIONS for k in ("MRR", "Acc@5", "med tok", "page 1")]
     head += ["d1/code", "agent/code"] + [f"{r} d1/code, agent/code" for r in a.repos]
     print("\n| " + " | ".join(head) + " |\n|" + "---|" * 2 + "---:|" * (len(head) - 2))
     for c, m, res in results:
         cells = ["fixed pages", "-"] if c is None else [f"{c:g}", str(m)]
         for cond in CONDITIONS:
             v = res[cond]["pooled"]
-            cells += [f"{v['mrr']:.3f}", f"{v['acc@5']:.3f}", f"{v['median_tokens']:g}"]
+            cells += [f"{v['mrr']:.3f}", f"{v['acc@5']:.3f}", f"{v['median_tokens']:g}", f"{v['page1']:.3f}"]
         cells += [f"{_ratio(res, 'day one', 'pooled'):.2f}", f"{_ratio(res, 'day one + agent notes', 'pooled'):.2f}"]
         cells += [f"{_ratio(res, 'day one', r):.2f}, {_ratio(res, 'day one + agent notes', r):.2f}" for r in a.repos]
         print("| " + " | ".join(cells) + " |")

@@ -10,7 +10,8 @@ Definitions (printed):
   (benchmarks/.out/tbloc/store), indexed again there by the code under test at the same commit
   (its parse and edges, e.g. the calls edges a frame's callees follow; vectors from the store's
   cache), through ``stratum.tools.Tools.search``, one session (author "bench",
-  a budget no page can exceed, so no page is cut), page_size 50.
+  a budget no page can exceed, so no page is cut by it), the first 50 items served, read page
+  after page (page_size 50: a search's first page may end early, where the evidence drops).
 - **test environment**: a clone of the indexed commit (benchmarks/.out/tbloc/flask) and a venv
   (benchmarks/.out/tbloc/venv) holding it editable, with the versions its ``uv.lock`` pins for its
   ``tests`` group (pytest, asgiref, greenlet, python-dotenv) and its runtime dependencies. Tests:
@@ -100,6 +101,20 @@ _SUMMARY = re.compile(r"^(?P<what>FAILED|ERROR) (?P<node>\S+)", re.M)
 
 
 # ---- the test environment -----------------------------------------------------------------------
+
+def _first(tools, session: str, q: str, n: int = PAGE_SIZE) -> list:
+    """The first ``n`` items of the served list: a search's first page may end before its size
+    (stratum.pagecut), the next page continues."""
+    items: list = []
+    token = ""
+    while len(items) < n:
+        r = tools.search(session, q, page_size=n, page_token=token)
+        items += r.items
+        if not r.envelope.has_more:
+            break
+        token = r.envelope.next_page_token
+    return items[:n]
+
 def lock_pins(checkout: Path) -> list[str]:
     """``name==version`` for the lock's tests group and the project's runtime dependencies."""
     lock = tomllib.loads((checkout / "uv.lock").read_text())
@@ -350,9 +365,9 @@ def search_all(tools, session: str, sh, output: str, ans_id: str, path: str) -> 
                          ("tail + frames", tail, False)):
         if off:
             with frames_off():
-                items = tools.search(session, q, page_size=PAGE_SIZE).items
+                items = _first(tools, session, q)
         else:
-            items = tools.search(session, q, page_size=PAGE_SIZE).items
+            items = _first(tools, session, q)
         r, f = ranks(items, ans_id, path)
         out[cond] = {"rank": r, "file_rank": f, "top": f"{items[0].path}::{items[0].qualname}" if items else "",
                      "top_why": items[0].why[:120] if items else ""}

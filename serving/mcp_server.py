@@ -76,7 +76,7 @@ functions, imports, tests), its history (files that change together) and notes e
 Start with `tree` or `search`, read nodes with `get` (summary < api < full; `lines` "120-160" reads \
 only those lines, and a target path:LINE is the function around that line), follow edges with `walk`. \
 Every answer has an envelope: has_more / next_page_token (pass it back as page_token for the next \
-page; next_hint says when your budget cut a page short), the tokens it cost and your remaining context \
+page; next_hint says why a page ended short: your budget, or where a first search page's evidence drops), the tokens it cost and your remaining context \
 budget, evictions, and the commit it reflects (an item whose `meta.already_in_context` is set was \
 sent to you earlier in this session at that level: it is sent again, not charged again); \
 when `stale` is true its `warnings` say the index is behind HEAD or which returned files have \

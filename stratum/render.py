@@ -34,6 +34,7 @@ NOTES_PER_ITEM = 5          # notes an item carries (the rest are counted; walk 
 MINED_PER_ITEM = 2          # of them, past fixes mined from history (many and old: agents' own notes come first)
 NOTES_PER_AUTHOR = 2        # of them, one author's before every other author's (five notes hid a maintainer's)
 HINT_ITEMS = 3              # entries of the next page named in the hint
+CLIFF_HINT = "this page ends where the evidence drops"      # a search page cut by stratum.pagecut
 _EDGE_ORDER = {k: i for i, k in enumerate(S.EDGE_KINDS)}
 _SUMMARY_FIELDS = ("id", "kind", "path", "name", "qualname", "summary", "summary_tokens", "language",
                    "start_line", "end_line", "content_hash")      # what ``code_item`` reads of a code row at summary level
@@ -256,8 +257,8 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
     elif more and page.hints:
         hint = f"page {num + 1}{' of ' + str(pages) if pages else ''} starts with: " + "; ".join(page.hints[:HINT_ITEMS])
         if page.cliff:
-            hint = (f"this page ends where the evidence drops (the next items score under "
-                    f"{pagecut.CLIFF:g} of its first); " + hint)
+            hint = (f"{CLIFF_HINT} (the next items score under {pagecut.CLIFF:g} of its first ranked by "
+                    f"evidence; later pages are whole); " + hint)
     env = Envelope(returned=len(items), total=total, total_is_lower_bound=page.lower_bound, page=num,
                    pages=pages, has_more=more, next_page_token=token,
                    tokens_returned=sum(it.tokens for it in items), budget=s.controller.budget(),
@@ -396,5 +397,5 @@ def merged_head(lists: list[tuple[list, Shard, NotesOverlay | None]], n: int) ->
     return out
 
 
-__all__ = ["Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "focus_left_out", "note_line", "notes_tokens", "respond", "admit", "held", "item_label", "entry_label", "by_node", "children", "kind_rank", "merged_head", "who", "quote", "MINED_PER_ITEM", "NOTES_PER_AUTHOR",
+__all__ = ["CLIFF_HINT", "Page", "code_item", "label", "note_label", "attach_notes", "notes_cost", "focus_left_out", "note_line", "notes_tokens", "respond", "admit", "held", "item_label", "entry_label", "by_node", "children", "kind_rank", "merged_head", "who", "quote", "MINED_PER_ITEM", "NOTES_PER_AUTHOR",
            "NOTES_PER_ITEM"]

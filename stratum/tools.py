@@ -202,8 +202,8 @@ class Tools:
         dotted paths work). Filters: kinds (dir, file, class, function, method, rca, failure, insight;
         mined from history: fix, change; "file" alone: each file once, ranked by its code, notes and
         history, its why naming the symbol that brought it), path_prefix, language. Notes written by earlier sessions
-        rank with the code. A page ends early where the scores drop (next_page_token continues; the
-        hint says so). A pasted traceback's frames (File "...", line N, in f; path:N) put the
+        rank with the code. The first page ends early where the scores drop (next_page_token
+        continues with whole pages; the hint says so). A pasted traceback's frames (File "...", line N, in f; path:N) put the
         code they name first; a whole pasted failure may be up to 32,000 characters (the text
         search then reads its error lines and the frames' function names)."""
         s = self._session(session)
@@ -225,7 +225,8 @@ class Tools:
         if not n_hits and language:
             self.memory.check_language(language)     # `--language klingon`: say so, not "no results"
         hits = R.merged_head(lists, end + R.HINT_ITEMS)     # only what this page and its hint read
-        end = offset + pagecut.page_end([h[0] for h in hits[offset:end]])   # the evidence cliff
+        if not offset:              # the first page ends at the evidence cliff; later ones are whole
+            end = pagecut.page_end([h[0] for h in hits[:end]])
         items = []
         for score, nid, sh, row, holder, why in hits[offset:end]:
             # a traceback frame's definition (or one its lines call) is where the agent will work:

@@ -3,6 +3,8 @@ before its size where the evidence drops (stratum.pagecut), so one big page is n
 
 from __future__ import annotations
 
+from stratum.render import CLIFF_HINT
+
 
 def search_all(tools, session: str, query: str, limit: int = 50, **kw) -> tuple[list, bool]:
     """(the first ``limit`` items of the served list, whether more follow), page after page."""
@@ -20,4 +22,4 @@ def search_all(tools, session: str, query: str, limit: int = 50, **kw) -> tuple[
 
 def cut_at_the_cliff(hint: str) -> bool:
     """Whether a page's next_hint says it ended where the evidence drops (not by the budget)."""
-    return hint.startswith("this page ends where the evidence drops")
+    return hint.startswith(CLIFF_HINT)

@@ -105,7 +105,8 @@ def _bounded(flag: str, arg: str):
 def _paging(p) -> None:
     _conn(p)
     p.add_argument("--page-size", type=int, default=None,
-                   help="items per page (default: the tool's own, as over gRPC and MCP)")
+                   help="the most items a page holds (default: the tool's own, as over gRPC and MCP); a "
+                        "search's first page may end early where the evidence drops")
     p.add_argument("--page-token", default="")
 
 

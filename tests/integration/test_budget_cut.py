@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 CALLS = {   # each paged tool, with arguments whose whole answer is ~180-450 tokens, and a budget it overruns
     "tree": (dict(path="", depth=4), 200),
-    "search": (dict(query="discount cart total"), 80),     # its pages end at the evidence cliff: ~100 tokens
+    "search": (dict(query="discount cart total"), 80),     # its first page ends at the evidence cliff: ~100 tokens
     "walk": (dict(target="shop/cart.py", direction="both"), 120),
 }
 
