@@ -250,7 +250,8 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
     hint = ""
     if cut:
         b = s.controller.budget()
-        hint = (f"cut by the budget: {len(items)} of {len(asked)} items fit ({b.used} of {b.limit} tokens "
+        ended = f", the page having ended at {len(asked)} where the evidence drops" if page.cliff else ""
+        hint = (f"cut by the budget: {len(items)} of {len(asked)} items fit{ended} ({b.used} of {b.limit} tokens "
                 f"used); next_page_token continues with: " + "; ".join(map(item_label, asked[len(items):][:HINT_ITEMS]))
                 + ". The next page may evict this one's items; to fit more per page, unpin nodes, ask a "
                 "smaller page_size or a narrower query (else it needs a session with a larger budget)")

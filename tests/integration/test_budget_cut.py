@@ -96,6 +96,10 @@ def test_pins_leave_room_for_part_of_a_page(tools):
     e = r.envelope
     assert e.has_more and e.next_hint.startswith("cut by the budget") and r.items
     assert e.budget.used <= e.budget.limit and pinned.id in tools.status(s).data["session"]["pins"]
+    # the page the budget cut had ended at its evidence cliff (3 of 20): the hint says both (a probe)
+    whole = tools.search(_session(tools, 20000), "discount cart total", page_size=20).items
+    assert len(whole) < 20 and f"{len(r.items)} of {len(whole)} items fit, the page having ended at " \
+        f"{len(whole)} where the evidence drops" in e.next_hint, e.next_hint
 
 
 def test_over_grpc_a_cut_page_keeps_the_envelope_and_a_refusal_is_resource_exhausted(tools):
