@@ -279,6 +279,8 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     without one, is up to date too (each run had published a new version of nothing new). The
     report's notes are the published ones.
     ``boundary``: the clone's ``gitio.boundary_key`` now (a clone deepened since has history to mine).
+    The checked-out and default branches are the recorded ones too (a run on another branch at the
+    same commit publishes, so notes written on it record it).
 
     A segment a live writer (a running server) holds does not make the run go on: it was, and
     every run next to a server that had written one note published a version with nothing new
@@ -299,6 +301,10 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
         return None
     if rep.worktree == "dirty" and not same_worktree(last.get("worktree_key") or "", rep.worktree_key, Path(rep.repo)):
         return None                     # uncommitted files changed since (or a version from before the key)
+    # another branch out at the same commit (`git checkout -b fz2`): the version records which, and a
+    # note written on it records that one (branchnotes.served_branch); a version from before: as it was
+    if any(k in last and last[k] != getattr(rep, k) for k in ("branch", "default_branch")):
+        return None
     if head != prev.indexed_commit or not prev.indexes:     # no commits yet (None) and still none: the same
         return None
     if prev.repo_path != rep.repo:          # a moved or copied clone: freshness and worktrees read repo_path

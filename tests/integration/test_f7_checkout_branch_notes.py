@@ -141,3 +141,22 @@ def test_a_note_written_on_a_detached_head_records_no_branch(tmp_path):
     said = t.get(t.open_session().data["session"], nid).items[0].warnings
     t.close()
     assert any(f"is on commit {sha[:12]}" in w for w in said), said
+
+
+def test_another_branch_out_at_the_same_commit_is_the_one_a_new_note_records(tmp_path):
+    """`git checkout -b fz2` at fz's commit, then the hook's run: it was "up to date" (the same
+    commit), so the version kept recording fz and a note written then recorded fz (a probe: after fz
+    was deleted it read pending "on branch fz"). The run publishes when the branch changed."""
+    r, store, _nid, fz = _noted_on_fz(tmp_path)
+    index_repository(r.path, store, CFG)                # the note merged: the store is up to date on fz
+    git(r.path, "checkout", "-q", "-b", "fz2")
+    report = index_repository(r.path, store, CFG)
+    assert report.branch == "fz2", report.branch
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    s = t.open_session().data["session"]
+    nid = t.remember(s, "insight", "zeta keeps the prefix on fz2", [ZETA]).data["note_id"]
+    assert t.get(s, nid).items[0].provenance.get("branch") == "fz2"
+    t.close()
+    index_repository(r.path, store, CFG)                # merges the note
+    again = index_repository(r.path, store, CFG)        # nothing changed since: up to date again
+    assert again.branch == "fz2" and again.up_to_date, (again.branch, again.up_to_date)
