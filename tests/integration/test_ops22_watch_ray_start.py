@@ -93,8 +93,10 @@ def test_a_ctrl_c_while_ray_shuts_down_at_exit_ends_the_process_and_ray_quietly(
         ready()
         print("started", flush=True)
     """)
+    # as from a terminal: a suite started in the background (`make test &`, nohup) has SIGINT ignored,
+    # which the child inherits, and Python installs no KeyboardInterrupt handler then
     p = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=_env(ray_tmp),
-                       cwd=ROOT, timeout=120)
+                       cwd=ROOT, timeout=120, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert p.stdout == "started\n", p.stderr
     assert p.returncode == 130 and "Traceback" not in p.stderr, p.stderr
     deadline = time.monotonic() + 10
