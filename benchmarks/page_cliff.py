@@ -15,8 +15,8 @@ Definitions (printed with the results):
   with ``Tools.remember`` in commit order, each before the first task it is strictly older than;
   checked per task);
 - collection: per task and condition, a new reader session and one ``Tools.search(sid, query,
-  page_size=COLLECT)`` with the product's cliff switched off (``pagecut.page_end`` replaced by "keep
-  all" while collecting; checked: some list is longer than a page); each served item kept as
+  page_size=COLLECT)`` with the product's cliff switched off (``pagecut.CLIFF`` set to 0 while
+  collecting: no score falls under it; checked: some list is longer than a page); each served item kept as
   [score, tokens, kind, path, is answer file]; cached as JSON under benchmarks/.out/page_cliff/;
 - the reader (product_search.py's): pages of at most PAGE_SIZE, at most MAX_PAGES; a page is the
   next PAGE_SIZE collected items, the first page cut by the rule (``pagecut.page_end`` itself,
@@ -44,7 +44,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -62,22 +62,19 @@ MIN_ITEMS = (1, 2, 3, 5)
 COLLECT = 50                        # items collected per task: MAX_PAGES x PAGE_SIZE
 MRR_SLACK = 0.002
 OUT = HERE / ".out" / "page_cliff"
-PAGE_END = pagecut.page_end         # the product's rule, kept before collection switches it off
 Rows = dict[str, dict[str, list[dict[str, Any]]]]      # condition -> repo -> per task {q, items, more}
 
 
 @contextmanager
 def _uncut() -> Iterator[None]:
-    """Tools.search without the cliff: ``pagecut.page_end`` (looked up per call) keeps every item
-    while collecting, whatever the module's constants say."""
-    def keep_all(scores: Sequence[float], **_: Any) -> int:
-        return len(scores)
-
-    pagecut.page_end = keep_all
+    """Tools.search without the cliff while collecting: ``pagecut.CLIFF`` is read per call, and no
+    score falls under 0 x the first."""
+    kept = pagecut.CLIFF
+    pagecut.CLIFF = 0.0
     try:
         yield
     finally:
-        pagecut.page_end = PAGE_END
+        pagecut.CLIFF = kept
 
 
 def _past_setups(repos: list[str], n: int) -> list:
@@ -155,7 +152,7 @@ def read(items: list[list], cliff: float | None, min_items: int) -> tuple[int | 
             break
         page = items[o:o + P.PAGE_SIZE]
         if cliff is not None and p == 1:      # the product cuts the first page only
-            page = page[:PAGE_END([x[0] for x in page], cliff=cliff, min_items=min_items)]
+            page = page[:pagecut.page_end([x[0] for x in page], cliff=cliff, min_items=min_items)]
         for _score, tk, kind, path, answer in page:
             tokens += tk
             if kind in CODE_KINDS and path and path not in files:

@@ -78,16 +78,22 @@ def test_a_note_whose_code_the_default_branch_deleted_after_it_is_still_orphaned
     assert report.notes["orphaned"] == 1 and report.notes["pending"] == 0, report.notes
 
 
-def test_a_note_written_in_the_checkout_on_a_branch_records_that_branch(tmp_path):
-    r, store, nid, fz = _noted_on_fz(tmp_path)
-    t = Tools.open([store], overlay_builder=builder(CFG))
-    assert t.get(t.open_session().data["session"], nid).items[0].provenance.get("branch") == "fz"
-    t.close()
+def _warnings_on_main(r: Repo, store: str, nid: str) -> list[str]:
+    """The note's warnings once main is checked out again and re-indexed (the post-checkout hook)."""
     git(r.path, "checkout", "-q", "main")
     index_repository(r.path, store, CFG)
     t = Tools.open([store], overlay_builder=builder(CFG))
     said = t.get(t.open_session().data["session"], nid).items[0].warnings
     t.close()
+    return said
+
+
+def test_a_note_written_in_the_checkout_on_a_branch_records_that_branch(tmp_path):
+    r, store, nid, fz = _noted_on_fz(tmp_path)
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    assert t.get(t.open_session().data["session"], nid).items[0].provenance.get("branch") == "fz"
+    t.close()
+    said = _warnings_on_main(r, store, nid)
     assert any(f"is on branch fz at {fz[:12]}" in w for w in said), said
 
 
@@ -135,11 +141,7 @@ def test_a_note_written_on_a_detached_head_records_no_branch(tmp_path):
     sha = r.commit("zeta", {"shop/cart.py": CART + "\n\ndef zeta(y):\n    return y\n"})
     nid, read = _note_here(r, store)
     assert read == ("", "")
-    git(r.path, "checkout", "-q", "main")
-    index_repository(r.path, store, CFG)
-    t = Tools.open([store], overlay_builder=builder(CFG))
-    said = t.get(t.open_session().data["session"], nid).items[0].warnings
-    t.close()
+    said = _warnings_on_main(r, store, nid)
     assert any(f"is on commit {sha[:12]}" in w for w in said), said
 
 
