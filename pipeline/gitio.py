@@ -136,17 +136,17 @@ def checkout_branch(repo: str | os.PathLike) -> str:
 
 
 def default_branch(repo: str | os.PathLike) -> str:
-    """REPO's default branch, "" when git cannot say: the one a remote's HEAD names (origin's first,
-    a clone's), else the first of init.defaultBranch, main and master that is a branch here."""
+    """REPO's default branch, "" when git cannot say: the one a remote's HEAD names (origin's, else by name; a dangling
+    or plain one names none), else init.defaultBranch if a branch here, else main or master if just one is a branch."""
     mine = decode(run_git(repo, "config", "--get", "init.defaultBranch", check=False)).strip()
     heads = [f"refs/heads/{b}" for b in dict.fromkeys(b for b in (mine, "main", "master") if b)]
-    out = decode(run_git(repo, "for-each-ref", "--format=%(refname)%00%(symref)", "refs/remotes/*/HEAD", *heads,
-                         check=False))
+    out = decode(run_git(repo, "for-each-ref", "--format=%(refname)%00%(symref)", "refs/remotes/**/HEAD", *heads,
+                         check=False))      # `**`: a remote named team/up; a dangling HEAD is left out
     refs = dict(line.partition("\0")[::2] for line in out.splitlines())
-    remote = refs.get("refs/remotes/origin/HEAD") or next(
-        (s for r, s in sorted(refs.items()) if r.startswith("refs/remotes/")), "")
-    return remote.split("/", 3)[3] if remote.count("/") >= 3 else next(
-        (h[len("refs/heads/"):] for h in heads if h in refs), "")
+    named = (s[len(r) - 4:] for r, s in sorted(refs.items(), key=lambda i: i[0] != "refs/remotes/origin/HEAD")
+             if r.startswith("refs/remotes/") and s.startswith(r[:-4]))      # refs/remotes/<remote>/<branch>
+    found = [h[len("refs/heads/"):] for h in heads if h in refs]
+    return next(named, "") or (found[0] if len(found) == 1 or found and found[0] == mine else "")
 
 
 def root_commits(repo: str | os.PathLike) -> list[str]:
