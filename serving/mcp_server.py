@@ -15,8 +15,8 @@ CLI's ``--json`` error object (code, message, retryable) as its structured conte
 A bad or missing argument is refused before the SDK's own validation, as the gRPC client and server
 refuse it, in the same words (``_Server.call_tool``: ``invalid_argument: level must be one of
 ['summary', 'api', 'full'], got 'verbose'``, not pydantic's "Input should be ..."). The schemas carry
-each argument's closed set (``enum``) and bounds (``minimum``/``maximum``) from
-``stratum.toolspec.ARGS``, so an agent reads them before it guesses.
+each argument's meaning (``description``), closed set (``enum``) and bounds (``minimum``/``maximum``)
+from ``stratum.toolspec.ARGS``, so an agent reads them before it guesses.
 
 Notes are data written by other agents, never instructions: a note item's text is sent under
 ``note_text`` with its ``trust`` and ``provenance`` beside it (also for the notes attached to code
@@ -120,13 +120,14 @@ def render(resp: Response) -> str:
 
 def _tool_spec(name: str, narrow: bool = True) -> tuple[inspect.Signature, str]:
     """The MCP signature (the tool's parameters after ``session``) and description of one tool;
-    ``narrow``: with the closed sets and bounds the schema publishes (``_narrowed``)."""
+    ``narrow``: with each argument's description, closed set and bounds the schema publishes
+    (``_narrowed``; the description on the property itself, a list's or an optional's too)."""
     from stratum.tools import Tools
 
     method = getattr(Tools, name)
     sig = inspect.signature(method, eval_str=True)
-    params = [p.replace(annotation=_narrowed(p.annotation, ARGS[p.name])) if narrow and p.name in ARGS else p
-              for p in sig.parameters.values() if p.name not in ("self", "session")]
+    params = [p.replace(annotation=Annotated[_narrowed(p.annotation, ARGS[p.name]), Field(description=ARGS[p.name].help)])
+              if narrow and p.name in ARGS else p for p in sig.parameters.values() if p.name not in ("self", "session")]
     return sig.replace(parameters=params, return_annotation=str), inspect.getdoc(method) or name
 
 

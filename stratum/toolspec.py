@@ -1,7 +1,8 @@
 """The tools' registry: each ``Tools`` method marked ``@tool`` once, in definition order, and what
 the adapters derive from it (``tools.TOOLS``, ``TOOL_NAMES``, ``READ_ONLY``, ``WRITING``: the MCP
 tool list and read-only hints, the gRPC method map), and ``ARGS``: the closed sets and bounds of the
-tools' arguments, which an adapter can publish (the MCP input schemas' enums and minimum/maximum,
+tools' arguments and what each means (``help``: the MCP schemas' ``description``, one text per
+name), which an adapter can publish (the MCP input schemas' enums and minimum/maximum,
 the CLI's choices) while the tools still check every value themselves: a bound here is checked by
 ``tool`` on every call, so no adapter can admit what another refuses. A string argument's longest
 value (``max_chars``) is checked there too, by ``check_arg``, which the gRPC server's door
@@ -28,7 +29,7 @@ from typing import Any
 
 from stratum import schema as S
 from stratum.errors import InvalidArgument, NoteRejected
-from stratum.limits import (MAX_BUDGET, MAX_DEPTH, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_PAGE_TOKEN_CHARS,
+from stratum.limits import (MAX_BUDGET, MAX_DEPTH, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_PAGE_TOKEN_CHARS, MAX_QUERY_CHARS,
                             MAX_SESSION_ID_CHARS, MAX_TARGET_CHARS, MAX_TARGETS, MAX_TRACEBACK_CHARS, check_len,
                             check_list, check_range, query_too_long)
 from stratum.notes import NoteLimits, check_text_size
@@ -50,7 +51,7 @@ _SPECS: list[ToolSpec] = []
 def tool(*, writes: bool, agent: bool = True, appends: bool = False):
     """Mark a ``Tools`` method as a tool (definition order is the tools' order). A reading tool runs
     as a search in flight (``notethreads.searching``): background note work waits between its steps.
-    Every argument ``ARGS`` names (and the session and a note's text) is checked first
+    Every argument ``ARGS`` names (a note's text among them) and the session is checked first
     (``check_arg``), given or left to its default, and the tool gets the checked value: a string, a
     list of strings, a number. None given is the argument left out, as on the wire (an unset field, a
     JSON null over MCP): its default, and a required one's is empty ("", no items), so the tool says
@@ -96,7 +97,7 @@ def _checked(fn) -> list[tuple[str, int, ArgSpec, Any]]:
     """``fn``'s parameters ``check_arg`` sees: (name, position counting ``self``, spec, default)."""
     params = inspect.signature(fn).parameters.values()
     return [(p.name, i, ARGS.get(p.name, _TEXT), p.default) for i, p in enumerate(params)
-            if p.name in ARGS or p.name in ("session", "text")]
+            if p.name in ARGS or p.name == "session"]
 
 
 # Free text: a byte that is not UTF-8 reads as U+FFFD, as a decoder with errors="replace" reads it
@@ -156,7 +157,7 @@ def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bo
 def check_size(name: str, value: str) -> str:
     """``value`` within the size its owner bounds, in the owner's words: the session id's length (the
     sessions', ``SessionRegistry.get``) and a note's text in UTF-8 bytes as stored (the note rules',
-    ``notes.validate``: NoteRejected). Neither is in ``ARGS`` (no schema publishes them), yet a
+    ``notes.validate``: NoteRejected). ``ARGS`` bounds neither (text is there for its ``help``), yet a
     client must refuse them before a request is built: a 1 MiB note through ``Client`` was gRPC's
     "Received message larger than max (1048644 vs. 1048576)" where ``Tools`` said the note limit
     (a probe). The note rules check the text again, with the same ``notes.check_text_size``."""
@@ -174,13 +175,15 @@ class ArgSpec:
     each item), an integer from ``minimum`` to ``maximum`` (None: unbounded on that side), or a
     string of at most ``max_chars`` characters (``items``: a list of at most ``max_items`` such
     strings, ``limits.MAX_TARGETS`` unless a rule of its own says fewer: MCP publishes it as
-    ``maxItems``)."""
+    ``maxItems``). ``help``: what the argument means, one sentence (the MCP schema's
+    ``description``); every entry of ``ARGS`` has one."""
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
     max_chars: int | None = None
     items: bool = False
     max_items: int = MAX_TARGETS
+    help: str = ""
 
     @property
     def bounded(self) -> bool:
@@ -188,45 +191,92 @@ class ArgSpec:
         return self.minimum is not None or self.maximum is not None or self.max_chars is not None
 
 
-_TEXT = ArgSpec()       # the session id (the sessions bound it) and a note's text (the note rules do)
+_TEXT = ArgSpec()       # the session id (the sessions bound it); a note's text (the note rules do) is ARGS'
 MAX_LINES_CHARS = 32          # get's lines: "START-END", 9 digits each, with spaces around the dash
 
 
 # By parameter name: a name means the same thing in every tool that takes it (page_size in tree,
-# search and walk). Each entry is a constant the tools check against, never a copy of it; that the
-# tools' own checks accept exactly these is tested (tests/integration/test_mcp_schema.py).
+# search and walk), and so does its ``help``. Each bound is a constant the tools check against, never
+# a copy of it; that the tools' own checks accept exactly these is tested
+# (tests/integration/test_mcp_schema.py), and that each MCP schema property carries its ``help``.
 ARGS: dict[str, ArgSpec] = {
-    "level": ArgSpec(choices=S.LEVELS),                      # get
-    "kinds": ArgSpec(choices=S.SEARCH_KINDS, max_chars=MAX_NAME_CHARS, items=True),       # search's filter
-    "kind": ArgSpec(choices=S.AGENT_NOTE_KINDS, max_chars=MAX_NAME_CHARS),  # remember (notes.validate)
-    "edges": ArgSpec(choices=S.WALK_EDGE_KINDS, max_chars=MAX_NAME_CHARS, items=True),    # walk
-    "direction": ArgSpec(choices=S.DIRECTIONS),                # walk
-    "page_size": ArgSpec(minimum=1, maximum=MAX_PAGE_SIZE),  # limits.check_page
-    "depth": ArgSpec(minimum=1, maximum=MAX_DEPTH),          # tree (checked by ``tool``)
-    "budget": ArgSpec(minimum=1, maximum=MAX_BUDGET),        # prefetch, open_session: tokens (``tool``)
+    "level": ArgSpec(choices=S.LEVELS, help=(                # get
+        "Detail: summary (one line), api (signatures and docstrings: what a caller needs; the default) "
+        "or full (source).")),
+    "kinds": ArgSpec(choices=S.SEARCH_KINDS, max_chars=MAX_NAME_CHARS, items=True, help=(   # search's filter
+        'Only results of these kinds (default: all); "file" alone lists each file once, ranked by its code, '
+        "notes and history.")),
+    "kind": ArgSpec(choices=S.AGENT_NOTE_KINDS, max_chars=MAX_NAME_CHARS, help=(   # remember (notes.validate)
+        "The note's kind: rca (the cause of a failure and where it is), failure (an approach that did not "
+        "work, and why) or insight.")),
+    "edges": ArgSpec(choices=S.WALK_EDGE_KINDS, max_chars=MAX_NAME_CHARS, items=True, help=(   # walk
+        'Edge kinds to follow (default: all); "notes" lists every note about the node (its incoming about '
+        "edges).")),
+    "direction": ArgSpec(choices=S.DIRECTIONS, help=(        # walk
+        "out: what the node imports, calls, contains (the default); in: who imports, calls or tests it, "
+        "notes about it; both: either.")),
+    "page_size": ArgSpec(minimum=1, maximum=MAX_PAGE_SIZE, help=(  # limits.check_page
+        "The most items a page holds (default: the tool's own); a search's first page may end early where "
+        "the evidence drops.")),
+    "depth": ArgSpec(minimum=1, maximum=MAX_DEPTH, help=(    # tree (checked by ``tool``)
+        "How many levels below PATH to list: 1 is PATH and its children (default 2).")),
+    "budget": ArgSpec(minimum=1, maximum=MAX_BUDGET, help=(  # prefetch, open_session: tokens (``tool``)
+        "Tokens: the most a prefetch adds (default: the session's free room), or a session's context budget "
+        "(default: the server's).")),
     # strings (a list's: each item), checked by ``tool``; a session id is the sessions' own
     # (``sessions.SessionRegistry``), a note's text the note rules' (``notes.validate``)
-    "target": ArgSpec(max_chars=MAX_TARGET_CHARS),           # get, walk, pin, unpin
-    "path": ArgSpec(max_chars=MAX_TARGET_CHARS),             # tree
-    "query": ArgSpec(max_chars=MAX_TRACEBACK_CHARS),         # search: a pasted traceback (its text: MAX_QUERY_CHARS)
-    "path_prefix": ArgSpec(max_chars=MAX_TARGET_CHARS),      # search
-    "language": ArgSpec(max_chars=MAX_NAME_CHARS),           # search
-    "lines": ArgSpec(max_chars=MAX_LINES_CHARS),             # get (linerange.parse)
-    "page_token": ArgSpec(max_chars=MAX_PAGE_TOKEN_CHARS),   # tree, search, walk (envelope.PageTokens)
+    "target": ArgSpec(max_chars=MAX_TARGET_CHARS, help=(     # get, walk, pin, unpin
+        "The node: a node id, a path, path::Qualified.name, or path:LINE (the function or class around that "
+        "line); repo:target names one store's.")),
+    "path": ArgSpec(max_chars=MAX_TARGET_CHARS, help=(       # tree
+        'The directory or file to list ("": the whole repository; repo:path names one store\'s).')),
+    "query": ArgSpec(max_chars=MAX_TRACEBACK_CHARS, help=(   # search: a pasted traceback (its text: MAX_QUERY_CHARS)
+        f"What to find, by meaning and keyword (identifiers work), up to {MAX_QUERY_CHARS:,} characters, or "
+        f"a pasted traceback or failure up to {MAX_TRACEBACK_CHARS:,}.")),
+    "path_prefix": ArgSpec(max_chars=MAX_TARGET_CHARS, help=(  # search
+        "Only results under this directory or file path (repo:path searches one store).")),
+    "language": ArgSpec(max_chars=MAX_NAME_CHARS, help=(     # search
+        "Only code in this language, as the index names it (e.g. python).")),
+    "lines": ArgSpec(max_chars=MAX_LINES_CHARS, help=(       # get (linerange.parse)
+        'Only these source lines, by file line number: "START-END" (e.g. "120-160"), "START" one line, '
+        '"START-" to the end; default: all.')),
+    "page_token": ArgSpec(max_chars=MAX_PAGE_TOKEN_CHARS, help=(   # tree, search, walk (envelope.PageTokens)
+        "The previous answer's next_page_token, for the next page (send the same other arguments); empty "
+        "for the first page.")),
     # remember: a note's targets and tags, at the note rules' bounds (``notes.NoteLimits``, which
     # ``notes.validate`` checks too): the schema said 64 tags of 128 characters, remember took 16 of 64
-    "about": ArgSpec(max_chars=MAX_TARGET_CHARS, items=True, max_items=NoteLimits.max_targets),
-    "tags": ArgSpec(max_chars=NoteLimits.max_tag_chars, items=True, max_items=NoteLimits.max_tags),
-    "supersedes": ArgSpec(max_chars=MAX_TARGET_CHARS, items=True),   # remember
-    "focus": ArgSpec(max_chars=MAX_TARGET_CHARS, items=True),        # prefetch
-    "author": ArgSpec(max_chars=MAX_NAME_CHARS),             # open_session
-    "model": ArgSpec(max_chars=MAX_NAME_CHARS),              # open_session
-    "policy": ArgSpec(max_chars=MAX_NAME_CHARS),             # open_session
-    "branch": ArgSpec(max_chars=MAX_TARGET_CHARS),           # open_session
-    "commit": ArgSpec(max_chars=MAX_TARGET_CHARS),           # open_session
-    "worktree": ArgSpec(max_chars=MAX_TARGET_CHARS),         # open_session
-    "note_id": ArgSpec(max_chars=MAX_TARGET_CHARS),          # retract, confirm
-    "reason": ArgSpec(max_chars=MAX_TARGET_CHARS),           # retract
+    "about": ArgSpec(max_chars=MAX_TARGET_CHARS, items=True, max_items=NoteLimits.max_targets, help=(
+        'The code the note is about: node ids, paths, path::symbol or path:LINE ("" or "." for the whole '
+        "repository).")),
+    "tags": ArgSpec(max_chars=NoteLimits.max_tag_chars, items=True, max_items=NoteLimits.max_tags, help=(
+        "Labels for the note; a keyword search finds the note by them too.")),
+    "supersedes": ArgSpec(max_chars=MAX_TARGET_CHARS, items=True, help=(   # remember
+        "Ids of earlier notes this one replaces (they become superseded); only their author or a maintainer "
+        "may.")),
+    "focus": ArgSpec(max_chars=MAX_TARGET_CHARS, items=True, help=(        # prefetch
+        "The files you are about to edit (paths or node ids): their imports, tests and co-changing files are "
+        "warmed.")),
+    # remember's text: no bound here (the note rules' size, ``check_size``), only what it means
+    "text": ArgSpec(help=(
+        f"The note itself: what happened, where and why, for later sessions (at most "
+        f"{NoteLimits.max_text_bytes // 1024} KiB as UTF-8).")),
+    "author": ArgSpec(max_chars=MAX_NAME_CHARS, help=(       # open_session
+        "Who the session's notes are by (default: the model, else the caller); an authenticated caller "
+        "writes as itself.")),
+    "model": ArgSpec(max_chars=MAX_NAME_CHARS, help=(        # open_session
+        "The model the agent runs, kept in its notes' provenance.")),
+    "policy": ArgSpec(max_chars=MAX_NAME_CHARS, help=(       # open_session
+        "How the session's context evicts: score or lru (default: the server's).")),
+    "branch": ArgSpec(max_chars=MAX_TARGET_CHARS, help=(     # open_session
+        "Answer for this branch: the indexed version plus an overlay of what the branch changed.")),
+    "commit": ArgSpec(max_chars=MAX_TARGET_CHARS, help=(     # open_session
+        "Answer for this commit: the indexed version plus an overlay of what differs (not with branch).")),
+    "worktree": ArgSpec(max_chars=MAX_TARGET_CHARS, help=(   # open_session
+        "Answer for this worktree (a path), its uncommitted edits too.")),
+    "note_id": ArgSpec(max_chars=MAX_TARGET_CHARS, help=(    # retract, confirm
+        "The note's id: the full id, or a short one as an answer prints it.")),
+    "reason": ArgSpec(max_chars=MAX_TARGET_CHARS, help=(     # retract
+        "Why the note is withdrawn, kept with its tombstone.")),
 }
 
 

@@ -134,7 +134,8 @@ def test_the_tools_accept_what_the_schema_allows_and_refuse_the_rest(indexed, tm
             "depth": lambda v: tools.tree(sid, depth=v),
             "budget": lambda v: tools.prefetch(sid, ["big.py"], budget=v),
         }
-        assert set(calls) == {a for a, spec in ARGS.items() if spec.choices or spec.max_chars is None}
+        # a closed set or a bounded number (a note's text has no bound in ARGS, only its help)
+        assert set(calls) == {a for a, spec in ARGS.items() if spec.choices or spec.max_chars is None and spec.bounded}
         for arg, spec in ((a, ARGS[a]) for a in calls):
             allowed = list(spec.choices) or [b for b in (spec.minimum, spec.maximum) if b is not None]
             outside = ["bogus"] if spec.choices else ([spec.minimum - 1] if spec.minimum is not None else []) + (
@@ -228,3 +229,33 @@ def test_cli_first_page_is_the_tools(indexed, capsys, argv, tool, kwargs):
     assert [it["id"] for it in cli["items"]] == [it["id"] for it in got["items"]]
     assert {k: cli["envelope"][k] for k in ("returned", "total", "pages", "has_more")} == \
            {k: got["envelope"][k] for k in ("returned", "total", "pages", "has_more")}
+
+
+def test_every_argument_of_every_mcp_tool_says_what_it_means(indexed):
+    """Each property of each MCP tool's input schema carries a description, from the one text its
+    name has in ``toolspec.ARGS`` (a name means the same thing in every tool): the schemas gave
+    type, enum and bounds only, so an agent had to guess what page_token, level, about or budget
+    were (a probe)."""
+    from mcp import Client as MCPClient
+
+    from serving.mcp_server import build_server
+
+    _repo, store = indexed
+
+    async def run() -> dict:
+        async with MCPClient(build_server(lambda: Tools.open([str(store)]), author="described",
+                                          reload_interval=None)) as client:
+            return {t.name: t.input_schema for t in (await client.list_tools()).tools}
+
+    tools = anyio.run(run)
+    assert set(tools) == set(TOOL_NAMES)
+    said = {(name, arg): prop.get("description") for name, schema in tools.items()
+            for arg, prop in schema.get("properties", {}).items()}
+    assert len(said) >= 25 and all(isinstance(d, str) and d.strip() for d in said.values()), \
+        sorted(k for k, d in said.items() if not d)
+    for (name, arg), text in said.items():
+        assert text == ARGS[arg].help, (name, arg)          # one text per name, the same in every tool
+    assert all(spec.help.strip() for spec in ARGS.values()), [a for a, s in ARGS.items() if not s.help.strip()]
+    # what a user would check: page_size is the most a page holds, not the number it always returns
+    assert "most" in said["search", "page_size"] and "page" in said["search", "page_size"], said["search", "page_size"]
+    assert said["search", "page_size"] == said["tree", "page_size"] == said["walk", "page_size"]
