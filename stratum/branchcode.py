@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable
 
 from stratum import notes as N
 from stratum import placement
-from stratum.branchnotes import OnDefault, pending_warnings
+from stratum.branchnotes import OnDefault, pending_warnings, seen_on
 from stratum.limits import echo
 from stratum.placement import WRITTEN_KEY
 
@@ -244,7 +244,7 @@ class BranchCode:
         st = self._judge(note)[0]
         if st:
             return self._said(note, st), frozenset(c["node_id"] for c in st["changes"])
-        if note.commit != self.o.commit and not note.branch:      # no hash to compare: the file decides
+        if note.commit != self.o.commit and not seen_on(note):      # no hash to compare: the file decides
             moved = [t for t in note.about if t.content_hash is None
                      and (r := self.base.row_of.get(t.node_id)) is not None and self.o.branch_changed(self.base, r)]
             if moved:
@@ -283,7 +283,7 @@ class BranchCode:
     def _judge_of(self, note: N.Note) -> OnDefault:
         """Who judges NOTE here: a note of another branch is about that branch's version (``other``);
         one of this branch as any note, but for code it had edited and not committed (``same``)."""
-        return self.other if note.branch != self.branch else self.same
+        return self.other if seen_on(note) != self.branch else self.same
 
     def warnings(self, note: N.Note) -> list[str]:
         """What a note item says of its code in this session: stale, another branch's version, the
@@ -296,7 +296,8 @@ class BranchCode:
     def names_version(self, note: N.Note) -> bool:
         """Whether ``about`` may name a version of NOTE's code (asked only then: it judges again): a
         note of another branch, or one of this branch written at this session's commit (``same``)."""
-        return bool(note.branch) and (note.branch != self.branch or note.commit == self.o.commit)
+        branch = seen_on(note)
+        return bool(branch) and (branch != self.branch or note.commit == self.o.commit)
 
     def about(self, note: N.Note, label: str) -> str:
         """An attached note's ``about``, naming the branch when it is about another branch's version,

@@ -45,6 +45,16 @@ class NoteScope:
     hidden: frozenset[str]          # paths the branch changed or deleted: the base's rows there are not its
     # a worktree's uncommitted paths: code read there is not in ``commit`` (its HEAD) as read
     dirty: frozenset[str] = field(default=frozenset(), kw_only=True)
+    # the branch the note records (``Note.branch``) when not ``branch``: "" for the default branch,
+    # whose notes record none (``served_branch``); its targets still say where their code was read
+    records: str | None = field(default=None, kw_only=True)
+
+    @property
+    def recorded(self) -> str:
+        """The note's ``branch``: a session on the default branch (a worktree that has it out, while
+        the main checkout's feature branch is indexed; the checkout's own edits) records none (it
+        recorded "main", a probe), as a note written on the indexed default branch does."""
+        return self.branch if self.records is None else self.records
 
     def resolver(self, base_code: CodeLookup) -> Callable[[str], "N.Resolved | None"]:
         """A ``notes.validate`` resolver over the branch's code: the overlay first (branch-only code
@@ -129,6 +139,15 @@ def served_branch(manifest: Any) -> str:
         return ""
 
 
+def seen_on(note: N.Note) -> str:
+    """The branch NOTE's code was read on: its own ``branch``, else the one its marked targets name. A
+    note written on the default branch records none (``NoteScope.recorded``), while a target read
+    from code its session saw apart from the indexed version keeps the branch (the checkout's
+    uncommitted edit on main: "uncommitted at HEAD ... of branch main"); every judge of a branch's
+    or a work tree's version asks this, not ``Note.branch``."""
+    return note.branch or next((t.branch for t in note.about if t.branch), "")
+
+
 def pending(note: N.Note, exists: Callable[[str], bool]) -> list[N.Target]:
     """The note's pending targets absent from the code ``exists`` answers for (the default branch)."""
     return [t for t in note.about if t.pending and not exists(t.node_id)]
@@ -201,7 +220,7 @@ class OnDefault:
         """(``notes.staleness`` of what changed here, labels of the targets that are a branch's
         version, or the work tree's version not indexed yet: ``theirs`` says which)."""
         st = N.staleness(note, self.code, branch_code=self.branch_code)
-        if st is None or not note.branch or not note.commit:
+        if st is None or not seen_on(note) or not note.commit:
             return st, []
         if not self.merged(note.commit):
             # read from the branch's files (or only it had), while the default branch's code there is as it was
@@ -238,9 +257,9 @@ class OnDefault:
             return [f"written about the work tree's version of {', '.join(labels)}, {_at_head(note)}: {now} "
                     "differs (not committed and indexed yet)"]
         if not _uncommitted(note, labels):
-            return [f"written on {N.written_on(note.branch, note.commit or '')}, about that version of "
+            return [f"written on {N.written_on(seen_on(note), note.commit or '')}, about that version of "
                     f"{', '.join(labels)}: {self.here} differs (not merged into the default branch yet)"]
-        where = N.written_on(note.branch, note.commit or "", True)
+        where = N.written_on(seen_on(note), note.commit or "", True)
         return [f"written about the version of {', '.join(labels)} {where}: {self.here} differs (not merged into the "
                 "default branch yet)"]
 
@@ -257,13 +276,13 @@ class OnDefault:
         naming the branch when the note is about that branch's version of the code, or saying it is
         about the work tree's version, not indexed yet. A note written on no branch is judged no
         further: get asks this of every attached note, after its staleness."""
-        labels = self.judge(note)[1] if note.branch and note.commit else []
+        labels = self.judge(note)[1] if seen_on(note) and note.commit else []
         if not labels:
             return label
         if self.merged(note.commit or ""):      # the checkout's uncommitted version (``judge``)
             return f"the work tree's version{f' of {label}' if label else ''} ({_at_head(note)}, not indexed yet)"
         wip = _uncommitted(note, labels)
-        where = N.written_on(note.branch, note.commit or "", wip)
+        where = N.written_on(seen_on(note), note.commit or "", wip)
         return f"{label}{' ' if wip else ' on '}{where}" if label else where
 
 
@@ -274,7 +293,8 @@ def _never(note: N.Note) -> bool:
 def _at_head(note: N.Note) -> str:
     """Where a note's work tree's version was: "uncommitted at HEAD 1a2b3c4d5e6f of branch main"
     (no branch for a detached checkout, which a session records as "worktree")."""
-    of = "" if note.branch in ("", "worktree") else f" of branch {note.branch}"
+    branch = seen_on(note)
+    of = "" if branch in ("", "worktree") else f" of branch {branch}"
     return f"uncommitted at HEAD {(note.commit or '')[:12]}{of}"
 
 
@@ -334,7 +354,7 @@ class IndexedHistory:
         if not note.commit or note.commit != m.indexed_commit:
             return False
         read = (m.report or {}).get("branch")       # the branch whose work tree the run read
-        if not isinstance(read, str) or note.branch != (read or "worktree"):
+        if not isinstance(read, str) or seen_on(note) != (read or "worktree"):
             return True
         return note.created_at.timestamp() > float(m.published_at or 0)
 
@@ -346,4 +366,4 @@ def merged_in(shard: Any) -> IndexedHistory:
 
 
 __all__ = ["IndexedHistory", "NoteScope", "OnDefault", "about_ids", "check_branch", "merged_in", "pending", "pending_warnings",
-           "served_branch"]
+           "seen_on", "served_branch"]

@@ -177,13 +177,18 @@ class BranchView:
     def note_scope(self, sh: Shard) -> NoteScope | None:
         """Where a note written in this session about store ``sh`` is written from (None: the
         branch does not differ there, so its targets are the base's): its targets resolve through
-        the view, branch-only code recorded as such (``stratum.branchnotes``)."""
+        the view, branch-only code recorded as such (``stratum.branchnotes``). A note written on the
+        repository's default branch (a worktree that has it out, ``--branch main``, the checkout's
+        own edits) records no branch, as one written on the indexed default branch does: the
+        index's run report says which that is (``default_branch``); its targets keep the name."""
         o = self.of(sh)
         if o is None:
             return None
         branch, commit, _ = self.args       # one branch however it is spelled ("refs/heads/feature": a probe)
-        return NoteScope(branch.removeprefix("refs/heads/") or self.name or ("" if commit else "worktree"), o.commit,
-                         o.shard.code if o.shard is not None else None, o.hidden_paths, dirty=o.dirty)
+        name = branch.removeprefix("refs/heads/") or self.name or ("" if commit else "worktree")
+        default = (sh.manifest.report or {}).get("default_branch")
+        return NoteScope(name, o.commit, o.shard.code if o.shard is not None else None, o.hidden_paths,
+                         dirty=o.dirty, records="" if name and name == default else None)
 
     def outdated(self, base_shards: list[Shard]) -> bool:
         """Whether to build the view again (``then``): a store published a new version since (the

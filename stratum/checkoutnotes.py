@@ -26,15 +26,24 @@ only the checkout has (a file it added) is read through the work tree.
 Without a way to read the work tree (no overlay builder: a server without repository access; or
 building fails) the note stays tied to the indexed version and the answer says so, naming
 ``--worktree``.
+
+The version served may be a feature branch's (the checkout has fz out, and the hooks index it): a
+note written then records fz (``branchnotes.served_branch``), and its code is fz's. Where the
+default branch has that code in another version, the note is written as a ``--branch fz`` session
+writes it (``note_scope``): the target marked as the branch's version, with the default branch's
+hash of it (``Target.base_hash``), read from an overlay of the default branch over the version
+served. Else, once the default branch was checked out and indexed, the note read "stale: ... changed
+since this note was written" where the session's note read "written on branch fz ..., about that
+version ...: not merged yet" (a probe); and once fz is merged and indexed both are current.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from stratum import notes as N
-from stratum.branchnotes import NoteScope
+from stratum.branchnotes import TREE_KINDS, NoteScope, served_branch
 from stratum.branchview import BranchView, OverlayCache, StoreOverlay
 from stratum.codelookup import CodeLookup, target_path
 from stratum.errors import InvalidArgument, NoteRejected
@@ -112,7 +121,7 @@ class _CheckoutView(BranchView):
         if scope is None:
             return None
         return _CheckoutScope(scope.branch, scope.commit, scope.code, scope.hidden - self.indexed_only, self.renamed,
-                              dirty=scope.dirty)
+                              dirty=scope.dirty, records=scope.records)
 
 
 @dataclass(frozen=True)
@@ -131,6 +140,61 @@ class _CheckoutScope(NoteScope):
                 if got is not None:
                     return got
             return inner(target)
+        return resolve
+
+
+def note_scope(memory, sh: Shard, view: BranchView | None, session_view: BranchView | None,
+               builder: Callable[..., dict] | None, loaded: OverlayCache) -> NoteScope | None:
+    """Where ``remember`` writes a note about store ``sh`` from: the session's view (SESSION_VIEW: a
+    branch, commit or worktree session), else VIEW (``edited_view``'s, or None: the indexed
+    version). On the indexed version of a branch that is not the default one (``served_branch``),
+    a target whose file the default branch has in another version is marked as the branch's
+    version of that code, with the default branch's hash of it, as a session on the branch marks it
+    (``_ServedScope``). The default branch's overlay is built once per its commit and the version
+    served (the builder and LOADED keep it); no builder, or none can be built (no such branch here):
+    the note is written as before."""
+    scope = view.note_scope(sh) if view is not None else None
+    if session_view is not None:
+        return scope
+    served, default = served_branch(sh.manifest), (sh.manifest.report or {}).get("default_branch")
+    if not served or not isinstance(default, str) or not default or builder is None:
+        return scope
+    try:
+        o = loaded.get(str(sh.store.root), builder(str(sh.store.root), default, "", branch=True), memory.embedder)
+    except (InvalidArgument, OSError):
+        return scope
+    if not (o.changed or o.deleted):
+        return scope
+    inner = scope if scope is not None else NoteScope(served, sh.manifest.indexed_commit or "", None, frozenset())
+    return _ServedScope(inner.branch, inner.commit, inner.code, inner.hidden, dirty=inner.dirty, records=inner.records,
+                        inner=inner, served=served, default=o.shard.code if o.shard is not None else None,
+                        differs=o.changed | o.deleted)
+
+
+@dataclass(frozen=True)
+class _ServedScope(NoteScope):
+    """``NoteScope`` (INNER's) that marks code read from the served branch's index where the default
+    branch differs (DIFFERS: paths the default branch has in another version or lacks; DEFAULT: its
+    code there) as SERVED's version, with the default branch's hash (``Target.base_hash``). Code the
+    default branch lacks is left as read: the next index of the default branch marks it pending on
+    the note's branch (``pipeline.merge``), as before."""
+
+    inner: NoteScope | None = field(default=None, kw_only=True)
+    served: str = field(default="", kw_only=True)
+    default: CodeLookup | None = field(default=None, kw_only=True)
+    differs: frozenset[str] = field(default=frozenset(), kw_only=True)
+
+    def resolver(self, base_code: CodeLookup) -> Callable[[str], "N.Resolved | None"]:
+        inner = self.inner.resolver(base_code) if self.inner is not None else base_code.resolve
+        default = self.default
+
+        def resolve(target: str) -> N.Resolved | None:
+            r = inner(target)
+            if r is None or r.branch or r.branch_commit or r.kind in TREE_KINDS or r.path not in self.differs \
+                    or default is None or r.node_id not in default:
+                return r
+            theirs = default.hash_of(r.node_id)
+            return r if theirs == r.content_hash else replace(r, branch=self.served, base_hash=theirs)
         return resolve
 
 
@@ -200,4 +264,4 @@ def _short(m) -> str:
     return (m.indexed_commit or "")[:12]
 
 
-__all__ = ["edited_view"]
+__all__ = ["edited_view", "note_scope"]

@@ -29,6 +29,7 @@ from stratum import notes as N
 from stratum import notindexed, whichstore as W
 from stratum import pathtails as PT
 from stratum.branchcode import BranchCode
+from stratum.branchnotes import seen_on
 from stratum.branchview import BranchView, StoreOverlay
 from stratum.errors import InvalidArgument, NotFound
 from stratum.freshness import Freshness, repo_at
@@ -495,7 +496,7 @@ class Memory:
             return AttachedNote(nid, rec["kind"], _utc(rec["created_at"]), rec["author"] or "", trust, False,
                                 rec["name"] or rec["summary"] or "", label, is_maintainer(written), sha, by)
         stale = judged(code or ov.judge, note).stale_on(*at)      # ov.judge: the default branch's (branchnotes)
-        if note.branch and (code is None or code.names_version(note)):   # judged again only if it may be about
+        if seen_on(note) and (code is None or code.names_version(note)):   # judged again only if it may be about
             label = ov.judge.about(note, label) if code is None else code.about(note, label)   # another version: said so
         trust = N.trust_of(note, note.kind, quarantined=nid in ov.quarantined)      # trust as `get` says
         return AttachedNote(nid, note.kind, _utc(note.created_at), note.author, trust, stale, note.title(120), label,

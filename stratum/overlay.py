@@ -391,7 +391,8 @@ class NotesOverlay:
         from a request field; ``model`` is self-reported and recorded as such. Superseding
         another author's note needs the caller (``identity.current()``) to be a maintainer.
         ``scope``: a session on a branch, commit or worktree (``BranchView.note_scope``): targets
-        resolve through its code, branch-only ones recorded as pending (``stratum.branchnotes``); none:
+        resolve through its code, branch-only ones recorded as pending (``stratum.branchnotes``), the note
+        recording its branch unless that is the default branch (``NoteScope.recorded``); none:
         the note records the branch the version was indexed from, if not the default (``served_branch``).
         ``explain``: why a target is unknown (``Memory.unindexed``: a file committed after the index)."""
         resolve = scope.resolver(self.code) if scope is not None else self.code.resolve
@@ -401,7 +402,7 @@ class NotesOverlay:
         # the maintainer role is the identity's: a note under another, claimed name (the local
         # CLI's --author) does not carry it (else any label became a trusted author under quarantine)
         maintainer = ident.is_maintainer and (ident.authenticated or author == ident.name)
-        branch = scope.branch if scope is not None else self._branch
+        branch = scope.recorded if scope is not None else self._branch    # the default branch's: none
         # a note the caller may not see is no note to supersede (not "written by ...": that told a
         # stranger it exists and who wrote it); a maintainer may, as they may retract it
         targets = N.validate(kind, text, about, author, resolve=resolve, session=session, tags=tags,

@@ -369,7 +369,8 @@ class Tools:
                                             author=s.author, session=s.id, model=s.model,
                                             authenticated=s.authenticated,
                                             explain=(lambda a: self.memory.unindexed([sh], a)) if view is None else None,
-                                            scope=view.note_scope(sh) if view is not None else None)
+                                            scope=checkoutnotes.note_scope(self.memory, sh, view, s.view,
+                                                                           self.overlay_builder, self._views))
         said += [] if written else [f"an identical active {kind} note of yours exists ({nid}): it is returned, nothing was written"]
         # the writer sees its own note, quarantined or not (an open server's caller is "anonymous"
         # while its session writes as the author it claimed: a durable note was reported as gone)
