@@ -11,7 +11,11 @@ is kept active and unattached until that code is in the new version; then its ta
 branch marks are dropped, the content hash stays the writer's: stale if the code changed since)
 and it is attached like any other. A note written at a commit outside the new version's history
 (the checkout was on a branch when it was written, and has left it) is about that branch's code:
-its targets gone here become pending on it, not gone (``_outside_history``).
+its targets gone here become pending on it, not gone (``_outside_history``). So do the gone
+targets of a note written on a branch this version's history does hold (a branch behind the
+default one, which deleted the code since) while that branch still has the code
+(``branch_holds``, ``pipeline.branchheld``); such a pending target whose branch is deleted, or
+lost the code too, is gone again (``_on_branch``).
 
 The caller publishes the version, then retires the log segments holding ``merged_record_ids``
 (never before: until the publish, the log is the only durable copy of a new note).
@@ -24,7 +28,7 @@ from typing import Callable, Iterable, Mapping
 
 import pyarrow as pa
 
-from pipeline.notetargets import Existing, Renames, place, renames_of, with_written, written_targets
+from pipeline.notetargets import Existing, Renames, WrittenTargets, place, renames_of, with_written, written_targets
 from stratum import notenodes
 from stratum import notes as N
 from stratum import tokens
@@ -56,8 +60,8 @@ class MergeResult:
 
 def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
           encoding: str = tokens.DEFAULT_ENCODING, prev_encoding: str = tokens.DEFAULT_ENCODING,
-          renames: Renames | Mapping[str, str] | None = None, same_repository: bool = True
-          ) -> MergeResult:
+          renames: Renames | Mapping[str, str] | None = None, same_repository: bool = True,
+          branch_holds: Callable[[str, N.Target, str], bool] | None = None) -> MergeResult:
     """Notes of the previous version + log records -> the note nodes and edges of the new one.
 
     ``prev_nodes``: the previous version's nodes (a pyarrow Table or dict records; code nodes
@@ -70,7 +74,10 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     ``renames``: the history's (``renames_of(file_changes)``; a plain old -> new mapping applies
     whenever the note was written). ``same_repository``: False when the store is given to another
     repository (``--replace``): a note's commit absent from that history says nothing of a branch,
-    and notes whose code is gone are orphaned, as asked.
+    and notes whose code is gone are orphaned, as asked. ``branch_holds(branch, target, commit)``:
+    whether that branch exists and holds that target's code now, seen at that commit of a line this
+    history left behind, not merged (``branchheld.BranchHeld``; None: not asked,
+    a note whose commit this history holds is judged by this version's code alone).
     """
     prev_rows = _rows(prev_nodes)
     log_records = list(log_records)         # read twice: folded, and for the writers' own targets
@@ -88,6 +95,7 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     written = written_targets(prev_rows, log_records)
     exists = Existing(index)
     unmerged = _outside_history(moves) if same_repository else None    # --replace: another's commits
+    held = branch_holds if same_repository else None
     out_nodes: list[dict] = []
     out_edges: list[dict] = []
     orphaned: list[str] = []
@@ -102,6 +110,8 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
                 and unmerged(note.commit):      # code of a history this version does not hold: on its branch
             note.about = [t if t.pending or exists(t.node_id) else
                           replace(t, branch=note.branch, branch_commit=note.commit, base_hash=None) for t in note.about]
+        elif held is not None:          # a history this version holds: pending while the branch has the code
+            note.about = _on_branch(note, exists, held, moves, written)
         if any(t.pending for t in note.about):
             pending.append(nid)
         if any(t.branch and not t.pending for t in note.about):     # a branch's version of changed code
@@ -128,6 +138,38 @@ def _outside_history(moves: Renames) -> Callable[[str], bool] | None:
     that branch's own sessions (a probe: a note written in the checkout on fz, then ``git checkout
     main`` and the hook's re-index: ``[orphaned]``, and ``get ... --branch fz`` carried no note)."""
     return (lambda sha: not moves.knows(sha)) if moves.complete() else None
+
+
+def _on_branch(note: N.Note, exists: Callable[[str], bool], held: Callable[[str, N.Target, str], bool],
+               moves: Renames, written: WrittenTargets) -> list[N.Target]:
+    """The targets of a note written at a commit of this version's history, judged by the branch
+    that wrote it rather than by that history: a target gone here whose branch (the note's) still has
+    its code is pending on that branch; a pending target whose commit this history holds and whose
+    branch no longer has the code (deleted, or it deleted the code too) is gone, and the note
+    orphaned as before. A probe: ``release-1`` behind main, a note about ``zeta`` written with it
+    checked out, then main (which had deleted ``zeta``) checked out and indexed: ``[orphaned]``, and
+    ``get ...::zeta --branch release-1`` carried no note, though ``release-1`` still had ``zeta``.
+    Code that reached this history by the branch's merge has *landed*: an ordinary target from
+    then on, orphaned when the default branch deletes it, however long the merged branch is kept
+    (``held`` says no of a commit a merge brought in; a target its writer recorded as code only the
+    branch had landed by a merge too, a fast-forward one included). A target of uncommitted work,
+    or pending on a bare commit, stays as it was (no branch has it)."""
+    out = []
+    mine: list[N.Target] = []
+    for i, t in enumerate(note.about):
+        if exists(t.node_id):
+            out.append(t)
+        elif not t.pending:
+            if note.branch and note.commit and not mine:
+                mine.extend(written.of(note))
+            landed = bool(mine) and mine[i].pending
+            out.append(replace(t, branch=note.branch, branch_commit=note.commit, base_hash=None)
+                       if note.branch and note.commit and not landed and held(note.branch, t, note.commit) else t)
+        elif t.branch and not t.uncommitted and moves.knows(t.branch_commit) and not held(t.branch, t, t.branch_commit):
+            out.append(replace(t, branch="", branch_commit=""))
+        else:
+            out.append(t)
+    return out
 
 
 def _rows(x) -> list[Mapping]:

@@ -408,6 +408,7 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     about edges; returns the record ids now merged (their live segments are retired after the
     publish)."""
     from pipeline.files import named_as_files
+    from pipeline.branchheld import BranchHeld
     from pipeline.merge import merge, renames_of
     from stratum.deltalog import DeltaLog
 
@@ -423,7 +424,8 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     renames = renames_of(named_as_files(hist_tables.get("file_changes"), ("path", "old_path")),
                          hist_tables.get("commits")) if hist_tables else {}
     result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None, renames=renames,
-                   same_repository=cfg is None or not cfg.replace)
+                   same_repository=cfg is None or not cfg.replace,
+                   branch_holds=BranchHeld(rep.repo, rep.branch) if rep.repo else None)
     nodes.extend(result.nodes)
     edges.extend(result.edges)
     damage = live.damage + (retired.damage if retired else [])
