@@ -61,7 +61,8 @@ class MergeResult:
 def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
           encoding: str = tokens.DEFAULT_ENCODING, prev_encoding: str = tokens.DEFAULT_ENCODING,
           renames: Renames | Mapping[str, str] | None = None, same_repository: bool = True,
-          branch_holds: Callable[[str, N.Target, str], bool] | None = None) -> MergeResult:
+          branch_holds: Callable[[str, N.Target, str], bool] | None = None, indexed_branch: str = ""
+          ) -> MergeResult:
     """Notes of the previous version + log records -> the note nodes and edges of the new one.
 
     ``prev_nodes``: the previous version's nodes (a pyarrow Table or dict records; code nodes
@@ -78,6 +79,9 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     whether that branch exists and holds that target's code now, seen at that commit of a line this
     history left behind, not merged (``branchheld.BranchHeld``; None: not asked,
     a note whose commit this history holds is judged by this version's code alone).
+    ``indexed_branch``: the branch this version was built from when it is not the default one (the
+    run report's ``branch``; "": the default branch, a detached HEAD, unknown): a committed target
+    marked as that branch's version of changed code keeps its marks (``_landed``).
     """
     prev_rows = _rows(prev_nodes)
     log_records = list(log_records)         # read twice: folded, and for the writers' own targets
@@ -115,8 +119,8 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
         if any(t.pending for t in note.about):
             pending.append(nid)
         if any(t.branch and not t.pending for t in note.about):     # a branch's version of changed code
-            note.about = [replace(t, branch="", base_hash=None) if t.branch and not t.pending and index.hash_of(t.node_id)
-                          == t.content_hash else t for t in note.about]     # landed: merged, squashed or rebased
+            note.about = [replace(t, branch="", base_hash=None) if _landed(t, index, indexed_branch) else t
+                          for t in note.about]          # landed: merged, squashed or rebased
         note.orphaned = N.is_orphaned(note, exists)
         if note.orphaned:
             orphaned.append(nid)
@@ -127,6 +131,20 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
         nodes=out_nodes, edges=out_edges, merged_record_ids=sorted(set(folded.applied)),
         new_ids=sorted(set(folded.notes) - set(prev)), orphaned=orphaned,
         unknown_retracts=folded.unknown_retracts, pending=pending)
+
+
+def _landed(t: N.Target, index: CodeLookup, indexed_branch: str) -> bool:
+    """Whether T, marked as its branch's version of code the default branch has too, has landed: this
+    version has that code as the note's writer saw it (a merge, a squash or a rebase brought it), and
+    was not built from that branch. A re-index of the branch itself (the checkout has fz out, a note
+    about ``zeta``, which fz changed, another commit on fz and the hook's re-index) has the note's
+    hash as a matter of course: the marks were dropped there, and after ``git checkout main`` and its
+    re-index the note read "stale: shop/cart.py::zeta changed since" where it had read "written on
+    branch fz ..., not merged yet" (a probe). A target of uncommitted work lands on its branch's
+    index, which read that work tree (its ``base_hash`` is the version served then, not the default
+    branch's)."""
+    own = bool(indexed_branch) and t.branch == indexed_branch and not t.uncommitted
+    return bool(t.branch) and not t.pending and not own and index.hash_of(t.node_id) == t.content_hash
 
 
 def _outside_history(moves: Renames) -> Callable[[str], bool] | None:

@@ -425,7 +425,8 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
                          hist_tables.get("commits")) if hist_tables else {}
     result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None, renames=renames,
                    same_repository=cfg is None or not cfg.replace,
-                   branch_holds=BranchHeld(rep.repo, rep.branch) if rep.repo else None)
+                   branch_holds=BranchHeld(rep.repo, rep.branch) if rep.repo else None,
+                   indexed_branch=rep.branch if rep.branch and rep.branch != rep.default_branch else "")
     nodes.extend(result.nodes)
     edges.extend(result.edges)
     damage = live.damage + (retired.damage if retired else [])

@@ -153,14 +153,20 @@ def pending(note: N.Note, exists: Callable[[str], bool]) -> list[N.Target]:
     return [t for t in note.about if t.pending and not exists(t.node_id)]
 
 
-def pending_warnings(note: N.Note, exists: Callable[[str], bool]) -> list[str]:
+def pending_warnings(note: N.Note, exists: Callable[[str], bool],
+                     merged: Callable[[str], bool] | None = None) -> list[str]:
     """What a reader of the default branch is told of a note about branch code. Code read from a
     worktree's uncommitted file is said to be so: "on branch fw at <its HEAD>" was untrue of that
-    commit, which lacks it (``notes.Target.uncommitted``)."""
+    commit, which lacks it (``notes.Target.uncommitted``). ``merged``: whether a commit is in the
+    default branch's history (``IndexedHistory``): code pending at such a commit is on a branch
+    *behind* the default one, which no longer has it (``pipeline.branchheld``): merging that branch
+    brings nothing back, so no attachment is promised (it said "it attaches once merged and
+    re-indexed" of it too, a review)."""
     gone = pending(note, exists)
     out = []
-    for wip in (False, True):
-        some = [t for t in gone if t.uncommitted == wip]
+    for wip, behind in ((False, False), (False, True), (True, False)):
+        some = [t for t in gone if t.uncommitted == wip
+                and behind == (not wip and merged is not None and bool(t.branch_commit) and merged(t.branch_commit))]
         if not some:
             continue
         names = ", ".join(f"{t.path}::{t.qualname}" if t.qualname else t.path for t in some)
@@ -168,6 +174,8 @@ def pending_warnings(note: N.Note, exists: Callable[[str], bool]) -> list[str]:
         if wip:
             out.append(f"pending: its code ({names}) was {where} when the note was written, not in the default "
                        "branch's index yet (it attaches once committed, merged and re-indexed)")
+        elif behind:
+            out.append(f"pending: its code ({names}) is on {where}; the default branch no longer has it")
         else:
             out.append(f"pending: its code ({names}) is on {where}, not in the default branch's index yet "
                        "(it attaches once merged and re-indexed)")
@@ -269,7 +277,8 @@ class OnDefault:
     def warnings(self, note: N.Note) -> list[str]:
         """What a note item says of its code on the default branch: stale, a branch's version, pending."""
         st, theirs = self.judge(note)
-        return ([st["message"]] if st else []) + self.theirs(note, theirs) + pending_warnings(note, self.code.__contains__)
+        return ([st["message"]] if st else []) + self.theirs(note, theirs) + pending_warnings(
+            note, self.code.__contains__, None if self.branch_code else self.merged)
 
     def about(self, note: N.Note, label: str) -> str:
         """An attached note's ``about`` (LABEL: the symbol it is about in the item's file, or ""),
