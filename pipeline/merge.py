@@ -32,6 +32,7 @@ from pipeline.notetargets import Existing, Renames, WrittenTargets, place, renam
 from stratum import notenodes
 from stratum import notes as N
 from stratum import tokens
+from stratum.branchnotes import seen_on
 from stratum.codelookup import CodeLookup
 from stratum.schema import AGENT_NOTE_KINDS
 
@@ -61,8 +62,8 @@ class MergeResult:
 def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
           encoding: str = tokens.DEFAULT_ENCODING, prev_encoding: str = tokens.DEFAULT_ENCODING,
           renames: Renames | Mapping[str, str] | None = None, same_repository: bool = True,
-          branch_holds: Callable[[str, N.Target, str], bool] | None = None, indexed_branch: str = ""
-          ) -> MergeResult:
+          branch_holds: Callable[[str, N.Target, str], bool] | None = None, indexed_branch: str = "",
+          home: Callable[[str], str] | None = None) -> MergeResult:
     """Notes of the previous version + log records -> the note nodes and edges of the new one.
 
     ``prev_nodes``: the previous version's nodes (a pyarrow Table or dict records; code nodes
@@ -81,8 +82,9 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     a note whose commit this history holds is judged by this version's code alone).
     ``indexed_branch``: the branch this version was built from when it is not the default one (the
     run report's ``branch``; "": the default branch, a detached HEAD, unknown): a committed target
-    marked as that branch's version of changed code keeps its marks (``_landed``).
-    """
+    marked as that branch's version of changed code keeps its marks (``_landed``). ``home(commit)``:
+    the branch a note that records none was written on, by its commit (``BranchHeld.default_at``: the
+    default branch, whose notes record none, when its history holds the commit; "": a bare commit's)."""
     prev_rows = _rows(prev_nodes)
     log_records = list(log_records)         # read twice: folded, and for the writers' own targets
     moves = renames if isinstance(renames, Renames) else Renames.untimed(renames or {})
@@ -112,8 +114,9 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
                           for t in note.about]          # branch code now indexed: it landed
         if unmerged is not None and note.commit and not all(exists(t.node_id) or t.pending for t in note.about) \
                 and unmerged(note.commit):      # code of a history this version does not hold: on its branch
+            on = _written_on(note, home)
             note.about = [t if t.pending or exists(t.node_id) else
-                          replace(t, branch=note.branch, branch_commit=note.commit, base_hash=None) for t in note.about]
+                          replace(t, branch=on, branch_commit=note.commit, base_hash=None) for t in note.about]
         elif held is not None:          # a history this version holds: pending while the branch has the code
             note.about = _on_branch(note, exists, held, moves, written)
         if any(t.pending for t in note.about):
@@ -156,6 +159,15 @@ def _outside_history(moves: Renames) -> Callable[[str], bool] | None:
     that branch's own sessions (a probe: a note written in the checkout on fz, then ``git checkout
     main`` and the hook's re-index: ``[orphaned]``, and ``get ... --branch fz`` carried no note)."""
     return (lambda sha: not moves.knows(sha)) if moves.complete() else None
+
+
+def _written_on(note: N.Note, home: Callable[[str], str] | None) -> str:
+    """The branch NOTE's code was read on (``branchnotes.seen_on``, as its readers ask), else, for a
+    note recording none, the default branch when it holds the note's commit (``home``): a note
+    written from a worktree on main while fz is served records no branch (``NoteScope.recorded``),
+    and its code fz deleted read "pending: ... is on commit ff6720755c1f" where it had read "on
+    branch main" (a review)."""
+    return seen_on(note) or (home(note.commit or "") if home is not None and note.commit else "")
 
 
 def _on_branch(note: N.Note, exists: Callable[[str], bool], held: Callable[[str, N.Target, str], bool],

@@ -410,6 +410,7 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     from pipeline.files import named_as_files
     from pipeline.branchheld import BranchHeld
     from pipeline.merge import merge, renames_of
+    from pipeline.notetargets import Renames
     from stratum.deltalog import DeltaLog
 
     log_dir = store.root / "deltalog"
@@ -423,10 +424,17 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
         _mined_fixes(hist_tables, code, prev_nodes, nodes, edges, rep, cfg, same_rule(prev_snap, cfg))
     renames = renames_of(named_as_files(hist_tables.get("file_changes"), ("path", "old_path")),
                          hist_tables.get("commits")) if hist_tables else {}
-    result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None, renames=renames,
-                   same_repository=cfg is None or not cfg.replace,
-                   branch_holds=BranchHeld(rep.repo, rep.branch) if rep.repo else None,
-                   indexed_branch=rep.branch if rep.branch and rep.branch != rep.default_branch else "")
+    # the mined history says which commits HEAD has, when it holds them all
+    history = renames if isinstance(renames, Renames) else None
+    held = BranchHeld(rep.repo, rep.branch, default_branch=rep.default_branch, history=history) if rep.repo else None
+    try:
+        result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None, renames=renames,
+                       same_repository=cfg is None or not cfg.replace, branch_holds=held,
+                       home=held.default_at if held is not None else None,
+                       indexed_branch=rep.branch if rep.branch and rep.branch != rep.default_branch else "")
+    finally:
+        if held is not None:
+            held.close()
     nodes.extend(result.nodes)
     edges.extend(result.edges)
     damage = live.damage + (retired.damage if retired else [])

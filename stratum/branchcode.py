@@ -287,11 +287,16 @@ class BranchCode:
 
     def warnings(self, note: N.Note) -> list[str]:
         """What a note item says of its code in this session: stale, another branch's version, the
-        work tree's version, pending."""
+        work tree's version, pending; code pending on a branch behind the default one (its commit in
+        the default branch's history, ``other.merged``) is said to be gone from the default branch, not
+        to attach once merged, as the default session says it (merging that branch brings nothing)."""
         st, at = self.staleness(note), self.locate(note)
         theirs = self._judge(note)[1] if self.names_version(note) else []        # judged again: only then
+
+        def here(nid: str) -> bool:
+            return nid in self or any(t.node_id == nid and self._ours(t) for t in at.about)
         return ([st] if st else []) + self._judge_of(note).theirs(note, theirs) + pending_warnings(
-            at, lambda nid: nid in self or any(t.node_id == nid and self._ours(t) for t in at.about))
+            at, here, self.other.merged)
 
     def names_version(self, note: N.Note) -> bool:
         """Whether ``about`` may name a version of NOTE's code (asked only then: it judges again): a
