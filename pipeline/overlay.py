@@ -507,10 +507,12 @@ def _folders(repo: str, base_langs: dict[str, str | None], changed: list[str], d
 
 def builder(config: IndexConfig | None = None):
     """The overlay callback for ``Tools(overlay_builder=)`` (``pipeline.overlaybuilder``: it answers
-    a session's call without git while the files that decide its overlay hold)."""
+    a session's call without git while the files that decide its overlay hold), which also reads the
+    default branch's hashes of a few files (``pipeline.defaultcode``: a checkout note's marks)."""
+    from pipeline.defaultcode import OverlayCallback
     from pipeline.overlaybuilder import builder as overlay_builder
 
-    return overlay_builder(config)
+    return OverlayCallback(overlay_builder(config), config)
 
 
 __all__ = ["build", "builder", "prune", "overlay_dir", "OVERLAYS_DIR"]

@@ -31,16 +31,17 @@ The version served may be a feature branch's (the checkout has fz out, and the h
 note written then records fz (``branchnotes.served_branch``), and its code is fz's. Where the
 default branch has that code in another version, the note is written as a ``--branch fz`` session
 writes it (``note_scope``): the target marked as the branch's version, with the default branch's
-hash of it (``Target.base_hash``), read from an overlay of the default branch over the version
-served. Else, once the default branch was checked out and indexed, the note read "stale: ... changed
-since this note was written" where the session's note read "written on branch fz ..., about that
-version ...: not merged yet" (a probe); and once fz is merged and indexed both are current.
+hash of it (``Target.base_hash``), read from the default branch's blob of the target's file (only
+the note's files that differ there are read: ``DefaultCode``). Else, once the default branch was
+checked out and indexed, the note read "stale: ... changed since this note was written" where the
+session's note read "written on branch fz ..., about that version ...: not merged yet" (a probe);
+and once fz is merged and indexed both are current.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Protocol, Sequence, runtime_checkable
 
 from stratum import notes as N
 from stratum.branchnotes import TREE_KINDS, NoteScope, served_branch
@@ -143,58 +144,75 @@ class _CheckoutScope(NoteScope):
         return resolve
 
 
+@runtime_checkable
+class DefaultCode(Protocol):
+    """What the overlay callback answers beside overlays (``pipeline.defaultcode.OverlayCallback``)."""
+
+    def default_hashes(self, store_root: str, default: str, paths: Sequence[str]) -> dict[str, str]:
+        """Node id -> the default branch DEFAULT's content hash of its code in each of PATHS whose file
+        it has in another version than the store's indexed commit ({}: none; InvalidArgument: git failed)."""
+        ...
+
+
 def note_scope(memory, sh: Shard, view: BranchView | None, session_view: BranchView | None,
-               builder: Callable[..., dict] | None, loaded: OverlayCache) -> NoteScope | None:
-    """Where ``remember`` writes a note about store ``sh`` from: the session's view (SESSION_VIEW: a
-    branch, commit or worktree session), else VIEW (``edited_view``'s, or None: the indexed
-    version). On the indexed version of a branch that is not the default one (``served_branch``),
-    a target whose file the default branch has in another version is marked as the branch's
-    version of that code, with the default branch's hash of it, as a session on the branch marks it
-    (``_ServedScope``). The default branch's overlay is built once per its commit and the version
-    served (the builder and LOADED keep it); no builder, or none can be built (no such branch here):
-    the note is written as before."""
+               builder: Callable[..., dict] | None, about: list[str]) -> NoteScope | None:
+    """Where ``remember`` writes a note about ABOUT of store ``sh`` from: the session's view
+    (SESSION_VIEW: a branch, commit or worktree session), else VIEW (``edited_view``'s, or None: the
+    indexed version). On the indexed version of a branch that is not the default one
+    (``served_branch``), a target whose code the default branch has in another version is marked as
+    the branch's version of that code, with the default branch's hash of it, as a session on the
+    branch marks it (``_ServedScope``). Only the targets' own files are asked of git (``DefaultCode``,
+    the builder's): one diff, then the default branch's blob of each file that differs (an overlay
+    of the default branch read every file the two differ in, 6.6 s a note: a review). No builder
+    that can say, or no such branch here: the note is written as before."""
     scope = view.note_scope(sh) if view is not None else None
     if session_view is not None:
         return scope
     served, default = served_branch(sh.manifest), (sh.manifest.report or {}).get("default_branch")
-    if not served or not isinstance(default, str) or not default or builder is None:
-        return scope
-    try:
-        o = loaded.get(str(sh.store.root), builder(str(sh.store.root), default, "", branch=True), memory.embedder)
-    except (InvalidArgument, OSError):
-        return scope
-    if not (o.changed or o.deleted):
+    if not served or not isinstance(default, str) or not default or not isinstance(builder, DefaultCode):
         return scope
     inner = scope if scope is not None else NoteScope(served, sh.manifest.indexed_commit or "", None, frozenset())
+    resolve = inner.resolver(memory.overlay(sh).code)
+    read = [r for a in about if isinstance(a, str) and (r := resolve(a.strip())) is not None and _as_read(r)]
+    if not read:
+        return scope
+    try:
+        hashes = builder.default_hashes(str(sh.store.root), default, sorted({r.path for r in read}))
+    except (InvalidArgument, OSError):
+        return scope
+    theirs = tuple((r.node_id, h) for r in read if (h := hashes.get(r.node_id)) is not None and h != r.content_hash)
+    if not theirs:
+        return scope
     return _ServedScope(inner.branch, inner.commit, inner.code, inner.hidden, dirty=inner.dirty, records=inner.records,
-                        inner=inner, served=served, default=o.shard.code if o.shard is not None else None,
-                        differs=o.changed | o.deleted)
+                        inner=inner, served=served, theirs=theirs)
+
+
+def _as_read(r: N.Resolved) -> bool:
+    """Whether target R is code as read from the served index (not marked already, no folder)."""
+    return not (r.branch or r.branch_commit or r.kind in TREE_KINDS)
 
 
 @dataclass(frozen=True)
 class _ServedScope(NoteScope):
-    """``NoteScope`` (INNER's) that marks code read from the served branch's index where the default
-    branch differs (DIFFERS: paths the default branch has in another version or lacks; DEFAULT: its
-    code there) as SERVED's version, with the default branch's hash (``Target.base_hash``). Code the
-    default branch lacks is left as read: the next index of the default branch marks it pending on
-    the note's branch (``pipeline.merge``), as before."""
+    """``NoteScope`` (INNER's) that marks code read from the served branch's index which the default
+    branch has in another version (THEIRS: (node id, the default branch's hash of it)) as SERVED's
+    version, with that hash (``Target.base_hash``). Code the default branch lacks is left as read:
+    the next index of the default branch marks it pending on the note's branch (``pipeline.merge``),
+    as before."""
 
     inner: NoteScope | None = field(default=None, kw_only=True)
     served: str = field(default="", kw_only=True)
-    default: CodeLookup | None = field(default=None, kw_only=True)
-    differs: frozenset[str] = field(default=frozenset(), kw_only=True)
+    theirs: tuple[tuple[str, str], ...] = field(default=(), kw_only=True)
 
     def resolver(self, base_code: CodeLookup) -> Callable[[str], "N.Resolved | None"]:
         inner = self.inner.resolver(base_code) if self.inner is not None else base_code.resolve
-        default = self.default
+        hashes = dict(self.theirs)
 
         def resolve(target: str) -> N.Resolved | None:
             r = inner(target)
-            if r is None or r.branch or r.branch_commit or r.kind in TREE_KINDS or r.path not in self.differs \
-                    or default is None or r.node_id not in default:
+            if r is None or not _as_read(r) or (theirs := hashes.get(r.node_id)) in (None, r.content_hash):
                 return r
-            theirs = default.hash_of(r.node_id)
-            return r if theirs == r.content_hash else replace(r, branch=self.served, base_hash=theirs)
+            return replace(r, branch=self.served, base_hash=theirs)
         return resolve
 
 
@@ -264,4 +282,4 @@ def _short(m) -> str:
     return (m.indexed_commit or "")[:12]
 
 
-__all__ = ["edited_view", "note_scope"]
+__all__ = ["DefaultCode", "edited_view", "note_scope"]

@@ -370,7 +370,7 @@ class Tools:
                                             authenticated=s.authenticated,
                                             explain=(lambda a: self.memory.unindexed([sh], a)) if view is None else None,
                                             scope=checkoutnotes.note_scope(self.memory, sh, view, s.view,
-                                                                           self.overlay_builder, self._views))
+                                                                           self.overlay_builder, about))
         said += [] if written else [f"an identical active {kind} note of yours exists ({nid}): it is returned, nothing was written"]
         # the writer sees its own note, quarantined or not (an open server's caller is "anonymous"
         # while its session writes as the author it claimed: a durable note was reported as gone)
