@@ -21,16 +21,10 @@ from __future__ import annotations
 from pipeline.gitio import freshness
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
+from tests.branchrepo import CART, CFG, NOT_MERGED, ZETA, ZETA_FZ, ZETA_MAIN
 from tests.gitrepo import Repo, git
 
-CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
-CART = "def total(x):\n    return x\n"
-ZETA = "def zeta(y):\n    return y\n"
-ZETA_FZ = "def zeta(y):\n    return -y\n"
-ZETA_MAIN = "def zeta(y):\n    return y + 0\n"
-NOT_MERGED = "not merged into the default branch yet"
 
 
 def _tools(store) -> Tools:
