@@ -164,11 +164,13 @@ def note_scope(memory, sh: Shard, view: BranchView | None, session_view: BranchV
     branch marks it (``_ServedScope``). Only the targets' own files are asked of git (``DefaultCode``,
     the builder's): one diff, then the default branch's blob of each file that differs (an overlay
     of the default branch read every file the two differ in, 6.6 s a note: a review). No builder
-    that can say, or no such branch here: the note is written as before."""
+    that can say, or no such branch here: the note is written as before. A session whose view does
+    not differ from the version served (``--branch fz`` while fz is served) is marked the same way:
+    its note read "stale" once the default branch was indexed (a helper's finding)."""
     scope = view.note_scope(sh) if view is not None else None
-    if session_view is not None:
-        return scope
     served, default = served_branch(sh.manifest), (sh.manifest.report or {}).get("default_branch")
+    if session_view is not None and not _served_as_is(scope, served):     # its view's own marks
+        return scope
     if not served or not isinstance(default, str) or not default or not isinstance(builder, DefaultCode):
         return scope
     inner = scope if scope is not None else NoteScope(served, sh.manifest.indexed_commit or "", None, frozenset())
@@ -185,6 +187,12 @@ def note_scope(memory, sh: Shard, view: BranchView | None, session_view: BranchV
         return scope
     return _ServedScope(inner.branch, inner.commit, inner.code, inner.hidden, dirty=inner.dirty, records=inner.records,
                         inner=inner, served=served, theirs=theirs)
+
+
+def _served_as_is(scope: NoteScope | None, served: str) -> bool:
+    """Whether a session's SCOPE is the version served (of branch SERVED) unchanged: none, or one on
+    that branch holding no code of its own, nothing hidden or edited."""
+    return scope is None or (scope.branch == served and scope.code is None and not scope.hidden and not scope.dirty)
 
 
 def _as_read(r: N.Resolved) -> bool:

@@ -26,7 +26,6 @@ from tests.branchrepo import CART, CFG, NOT_MERGED, ZETA, ZETA_FZ, ZETA_MAIN
 from tests.gitrepo import Repo, git
 
 
-
 def _tools(store) -> Tools:
     return Tools.open([str(store)], freshness=freshness, overlay_builder=builder(CFG))
 
@@ -85,6 +84,21 @@ def test_a_checkout_note_on_a_served_branch_reads_as_the_branch_sessions_note(tm
     for nid in (ss, co):
         _, warnings, line = _read(store, nid)
         assert warnings == [] and not line["stale"] and "branch fz" not in line["line"], (nid == co, warnings, line)
+
+
+def test_a_branch_session_note_while_its_branch_is_served_reads_as_the_checkouts(tmp_path):
+    """A ``--branch fz`` session while fz itself is the indexed version: its view does not differ
+    from the version served, so its note took the served version's targets unmarked, and after
+    ``checkout main`` and the re-index it read "stale: ... changed since" (a helper's finding)."""
+    r, store, fz = _on_fz(tmp_path)
+    ss = _remember(store, "shop/cart.py::zeta", "zeta negates on fz (session on the served branch)", branch="fz")
+    git(r.path, "checkout", "-q", "main")
+    index_repository(r.path, store, CFG)
+    prov, warnings, line = _read(store, ss)
+    assert prov.get("branch") == "fz", prov
+    assert warnings == [f"written on branch fz at {fz[:12]}, about that version of shop/cart.py::zeta: the default "
+                        f"branch's differs ({NOT_MERGED})"], warnings
+    assert not line["stale"], line
 
 
 def test_a_checkout_note_on_a_served_branch_goes_stale_when_the_default_branch_changes_its_code(tmp_path):
