@@ -131,8 +131,9 @@ def head_commit(repo: str | os.PathLike) -> str | None:
 
 
 def checkout_branch(repo: str | os.PathLike) -> str:
-    """The branch REPO's work tree has checked out, "" when its HEAD is detached."""
-    return decode(run_git(repo, "symbolic-ref", "-q", "--short", "HEAD", check=False)).strip()
+    """The branch REPO's work tree has checked out, "" when its HEAD is detached. Its full ref less
+    ``refs/heads/``: ``--short`` says ``heads/fz`` when a tag fz exists too (a review)."""
+    return decode(run_git(repo, "symbolic-ref", "-q", "HEAD", check=False)).strip().removeprefix("refs/heads/")
 
 
 def default_branch(repo: str | os.PathLike) -> str:

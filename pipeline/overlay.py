@@ -217,8 +217,7 @@ def _branch_name(wt: Path) -> str:
     session record it, so a name they may not hold is refused as a ``--branch`` is (``check_branch``)."""
     from stratum.branchnotes import check_branch
 
-    return check_branch(gitio.decode(gitio.run_git(wt, "symbolic-ref", "-q", "--short", "HEAD", check=False)).strip(),
-                        "the worktree's branch")
+    return check_branch(gitio.checkout_branch(wt), "the worktree's branch")
 
 
 def _mkdir(p: Path) -> Path:

@@ -155,3 +155,18 @@ def test_code_pending_on_a_branch_ahead_of_main_still_attaches_once_merged(tmp_p
     index_repository(r.path, store, CFG)
     warnings, line = _read(store, nid)
     assert warnings == [] and not line["stale"], (warnings, line)
+
+
+def test_a_tag_named_as_the_branch_does_not_make_its_reindex_another_branch(tmp_path):
+    """A tag fz beside branch fz: the run recorded branch ``heads/fz`` (git's short name then), so
+    fz's own re-index dropped the notes' marks as another branch's landing and they read "stale"
+    on main (a review)."""
+    r, store, fz, nids = _noted_on_fz(tmp_path)
+    git(r.path, "tag", "fz")
+    r.commit("more on fz", {"shop/more.py": "def more():\n    return 1\n"})
+    assert index_repository(r.path, store, CFG).branch == "fz"
+    git(r.path, "checkout", "-q", "main")
+    index_repository(r.path, store, CFG)
+    for nid in nids:
+        warnings, _ = _read(store, nid)
+        assert len(warnings) == 1 and warnings[0].startswith(f"written on branch fz at {fz[:12]}"), (nid, warnings)

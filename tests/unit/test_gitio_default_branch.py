@@ -88,3 +88,18 @@ def test_a_dangling_origin_head_names_none(tmp_path):
     _git(clone, "remote", "set-head", "origin", "-a")               # origin/HEAD -> origin/main again
     _git(clone, "branch", "master")
     assert gitio.default_branch(clone) == "main"
+
+
+def test_the_checked_out_branch_is_named_as_it_is_when_a_tag_shares_its_name(tmp_path):
+    """``symbolic-ref --short`` says ``heads/fz`` when a tag fz exists too: a run on fz recorded
+    branch ``heads/fz``, its notes' marks were dropped as another branch's, and a checkout on main
+    with a tag main recorded notes as written on branch ``heads/main`` (a review)."""
+    r = _repo(tmp_path / "r")
+    _git(r, "checkout", "-q", "-b", "fz")
+    _git(r, "tag", "fz")
+    _git(r, "tag", "main")
+    assert gitio.checkout_branch(r) == "fz"
+    _git(r, "checkout", "-q", "main")
+    assert gitio.checkout_branch(r) == "main"
+    _git(r, "checkout", "-q", "--detach")
+    assert gitio.checkout_branch(r) == ""
