@@ -119,9 +119,21 @@ class BranchHeld:
         """The default branch's name when its tip has COMMIT in its history, else "": where a note
         recording no branch was written (a note of the default branch records none,
         ``stratum.branchnotes.NoteScope.recorded``; a bare commit's session records none either)."""
-        tip = self.tip(self._default) if self._default else None
+        tip = self._default_tip() if self._default else None
         return self._default if tip is not None and _FULL_SHA.fullmatch(commit or "") \
             and (commit == tip or self._reaches(commit, tip)) else ""
+
+    def _default_tip(self) -> str | None:
+        """The default branch's commit: the local branch, else a remote's branch of that name (origin's
+        first; a clone whose local main was deleted: its notes read "on commit", not "on branch main")."""
+        tip = self.tip(self._default)
+        if tip is None:
+            refs = self._all_refs()
+            remotes = sorted({r[len("refs/remotes/"):-len("/HEAD")] for r in refs
+                              if r.startswith("refs/remotes/") and r.endswith("/HEAD")}, key=lambda r: r != "origin")
+            tip = next((refs[f] for r in ["origin", *remotes] if refs.get(f := f"refs/remotes/{r}/{self._default}")),
+                       None)
+        return tip
 
     # ---- git, read once ---------------------------------------------------------------------
     def _resolve(self, name: str) -> str | None:

@@ -293,3 +293,27 @@ def test_merged_in_without_a_mined_history_asks_git(tmp_path):
         assert held.tip("fz") == merged and held.tip("gone") is None
     finally:
         held.close()
+
+
+def test_a_note_of_the_default_branch_is_said_to_be_on_it_when_only_a_remote_has_it(tmp_path):
+    """A clone whose local main was deleted (only origin/main): a note written on main's commit
+    read "pending ... on commit <sha>" once the served branch dropped its code; main is named (a review)."""
+    origin = Repo(tmp_path / "origin")
+    base = origin.commit("init", {"shop/__init__.py": "", "shop/cart.py": CART + ZETA_DEF})
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(origin.path), str(clone))
+    main = origin.commit("main adds y", {"shop/y.py": "def y():\n    return 1\n"})
+    git(clone, "fetch", "-q", "origin")
+    git(clone, "checkout", "-q", "-b", "fz", base)
+    git(clone, "branch", "-q", "-D", "main")
+    r = Repo.__new__(Repo)
+    r.path, r._n = clone, 10
+    r.commit("fz adds x", {"shop/x.py": "def x():\n    return 1\n"})
+    store = str(tmp_path / "store")
+    assert index_repository(clone, store, CFG).branch == "fz"
+    nid = _remember(store, ZETA, "zeta is the identity on main", commit=main)
+    r.commit("fz drops zeta", {"shop/cart.py": CART})
+    assert index_repository(clone, store, CFG).notes["pending"] == 1
+    said = _warnings(store, nid)
+    assert any(w.startswith(f"pending: its code (shop/cart.py::zeta) is on branch main at {main[:12]}")
+               for w in said), said
