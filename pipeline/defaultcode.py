@@ -63,6 +63,28 @@ def default_hashes(store_root: str, default: str, paths: Sequence[str],
         raise InvalidArgument(str(e)) from None
 
 
+def hashes_at(repo: str, repo_name: str, default: str, paths: Sequence[str],
+              config: IndexConfig | None = None) -> dict[str, str]:
+    """Node id -> content hash of the code the default branch DEFAULT has in each of PATHS, whether
+    or not it differs from any index ({} when there is no such branch; InvalidArgument when git
+    fails): for the merge, which gives a note's uncommitted target on its own branch, once that
+    branch's index has it, the default branch's hash (``pipeline.merge._committed``)."""
+    if not paths or not repo:
+        return {}
+    try:
+        sha = default_commit(repo, default)
+        if not sha:
+            return {}
+        out = gitio.run_git(repo, "--literal-pathspecs", "-c", "core.quotepath=off", "ls-tree", "-z", "--full-tree",
+                            sha, "--", *paths)
+        blobs = {gitio.decode(p): f[2] for rec in out.split(b"\0") if b"\t" in rec     # "mode type sha\tpath"
+                 for h, _, p in [rec.partition(b"\t")]
+                 if len(f := h.split(b" ")) == 3 and f[1] == b"blob" and f[0] != b"120000"}
+        return _hashes(repo, repo_name, blobs, config) if blobs else {}
+    except gitio.GitError as e:
+        raise InvalidArgument(str(e)) from None
+
+
 def _hashes(repo: str, repo_name: str, blobs: dict[str, bytes], config: IndexConfig | None) -> dict[str, str]:
     """The content hash of every node of each path's blob, skipped and parsed as an overlay does
     (``pipeline.overlay._index``)."""
@@ -71,13 +93,24 @@ def _hashes(repo: str, repo_name: str, blobs: dict[str, bytes], config: IndexCon
 
     cfg = (config or IndexConfig()).parse
     items = []
-    with gitio.BlobReader(repo) as reader:
-        for p, blob in sorted(blobs.items()):
-            data = reader.read(blob) if not name_skip_reason(p) else None
-            if data is not None and not content_skip_reason(data, cfg):
-                items.append((p, data))
+    for p, blob in sorted(blobs.items()):
+        data = _checked_out(repo, blob, p) if not name_skip_reason(p) else None
+        if data is not None and not content_skip_reason(data, cfg):
+            items.append((p, data))
     return {n["id"]: n["content_hash"] for pf in _parse_batch(repo_name, items, cfg)
             if not (pf.skip_reason and not pf.nodes) for n in pf.nodes}
+
+
+def _checked_out(repo: str, blob: bytes, path: str) -> bytes | None:
+    """BLOB's bytes as a checkout of PATH writes them (``git cat-file --filters``: eol, ident,
+    smudge filters): the index reads the work tree, so with ``core.autocrlf`` or ``eol=crlf`` the
+    raw blob's LF hashed otherwise, and a note read "stale" on the default branch (a review). One
+    git a file (few: the note's own, that differ); ``--batch --filters`` gives the raw size in its
+    header (git 2.39), so it cannot be framed. None when git cannot read it."""
+    try:
+        return gitio.run_git(repo, "cat-file", "--filters", f"--path={path}", gitio.decode(blob))
+    except gitio.GitError:
+        return None
 
 
 class OverlayCallback:
@@ -96,4 +129,24 @@ class OverlayCallback:
         return default_hashes(store_root, default, paths, self._config)
 
 
-__all__ = ["OverlayCallback", "default_commit", "default_hashes"]
+class DefaultHashes:
+    """path -> the default branch DEFAULT's hashes of the code in it (``hashes_at``), read once a
+    path and only when asked ({} for a path it lacks, or when git fails): what the merge gives a
+    note's uncommitted target once its own branch's index has that version (``merge._committed``)."""
+
+    def __init__(self, repo: str, repo_name: str, default: str, config: IndexConfig | None = None):
+        self._repo, self._name, self._default, self._config = repo, repo_name, default, config
+        self._read: dict[str, dict[str, str]] = {}
+
+    def __call__(self, path: str) -> dict[str, str]:
+        if path not in self._read:
+            self._read[path] = {}
+            if path:
+                try:
+                    self._read[path] = hashes_at(self._repo, self._name, self._default, [path], self._config)
+                except (InvalidArgument, OSError):
+                    pass
+        return self._read[path]
+
+
+__all__ = ["OverlayCallback", "DefaultHashes", "default_commit", "default_hashes", "hashes_at"]

@@ -63,7 +63,8 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
           encoding: str = tokens.DEFAULT_ENCODING, prev_encoding: str = tokens.DEFAULT_ENCODING,
           renames: Renames | Mapping[str, str] | None = None, same_repository: bool = True,
           branch_holds: Callable[[str, N.Target, str], bool] | None = None, indexed_branch: str = "",
-          home: Callable[[str], str] | None = None) -> MergeResult:
+          home: Callable[[str], str] | None = None,
+          default_hashes: Callable[[str], dict[str, str]] | None = None) -> MergeResult:
     """Notes of the previous version + log records -> the note nodes and edges of the new one.
 
     ``prev_nodes``: the previous version's nodes (a pyarrow Table or dict records; code nodes
@@ -82,7 +83,9 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     a note whose commit this history holds is judged by this version's code alone).
     ``indexed_branch``: the branch this version was built from when it is not the default one (the
     run report's ``branch``; "": the default branch, a detached HEAD, unknown): a committed target
-    marked as that branch's version of changed code keeps its marks (``_landed``). ``home(commit)``:
+    marked as that branch's version of changed code keeps its marks (``_landed``), and an uncommitted
+    one this version has becomes committed, with the default branch's hash ``default_hashes(path)``
+    gives (``defaultcode.DefaultHashes``; ``_committed``; None: it lands). ``home(commit)``:
     the branch a note that records none was written on, by its commit (``BranchHeld.default_at``: the
     default branch, whose notes record none, when its history holds the commit; "": a bare commit's)."""
     prev_rows = _rows(prev_nodes)
@@ -121,6 +124,9 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
             note.about = _on_branch(note, exists, held, moves, written)
         if any(t.pending for t in note.about):
             pending.append(nid)
+        if indexed_branch and default_hashes is not None and any(_own_wip(t, index, indexed_branch) for t in note.about):
+            note.about = [_committed(t, default_hashes) if _own_wip(t, index, indexed_branch) else t
+                          for t in note.about]
         if any(t.branch and not t.pending for t in note.about):     # a branch's version of changed code
             note.about = [replace(t, branch="", base_hash=None) if _landed(t, index, indexed_branch) else t
                           for t in note.about]          # landed: merged, squashed or rebased
@@ -143,11 +149,30 @@ def _landed(t: N.Target, index: CodeLookup, indexed_branch: str) -> bool:
     about ``zeta``, which fz changed, another commit on fz and the hook's re-index) has the note's
     hash as a matter of course: the marks were dropped there, and after ``git checkout main`` and its
     re-index the note read "stale: shop/cart.py::zeta changed since" where it had read "written on
-    branch fz ..., not merged yet" (a probe). A target of uncommitted work lands on its branch's
-    index, which read that work tree (its ``base_hash`` is the version served then, not the default
-    branch's)."""
+    branch fz ..., not merged yet" (a probe). A target of uncommitted work becomes a committed one
+    there, with the default branch's hash (``_committed``); one whose code the default branch lacks
+    or has in that very version (or when git cannot say) lands on its branch's index, which read that
+    work tree."""
     own = bool(indexed_branch) and t.branch == indexed_branch and not t.uncommitted
     return bool(t.branch) and not t.pending and not own and index.hash_of(t.node_id) == t.content_hash
+
+
+def _own_wip(t: N.Target, index: CodeLookup, indexed_branch: str) -> bool:
+    """Whether T is the work tree's uncommitted version of code of INDEXED_BRANCH (the branch this
+    version was built from) that this version has as the note's writer saw it."""
+    return t.uncommitted and t.branch == indexed_branch and not t.pending and index.hash_of(t.node_id) == t.content_hash
+
+
+def _committed(t: N.Target, theirs: Callable[[str], dict[str, str]]) -> N.Target:
+    """T (``_own_wip``) as its branch's committed version of the code, with the default branch's
+    hash of it (``base_hash``), when the default branch has that code in another version; else T,
+    which lands (``_landed``). Its ``base_hash`` was the version served when it was written (fz's
+    previous index: the reading before the commit compares with it, ``branchnotes.OnDefault.moved``),
+    and the mark was dropped at fz's re-index: fz's edit, a note, a commit, the hook's re-index,
+    ``git checkout main`` and its re-index, and the note read "stale: ... changed since" where one
+    written after the commit read "not merged yet" (a review)."""
+    h = theirs(t.path).get(t.node_id)
+    return t if h is None or h == t.content_hash else replace(t, uncommitted=False, base_hash=h)
 
 
 def _outside_history(moves: Renames) -> Callable[[str], bool] | None:

@@ -409,6 +409,7 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     publish)."""
     from pipeline.files import named_as_files
     from pipeline.branchheld import BranchHeld
+    from pipeline.defaultcode import DefaultHashes
     from pipeline.merge import merge, renames_of
     from pipeline.notetargets import Renames
     from stratum.deltalog import DeltaLog
@@ -431,7 +432,9 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
         result = merge(prev_nodes, records, code, repo=code[0]["repo"] if code else None, renames=renames,
                        same_repository=cfg is None or not cfg.replace, branch_holds=held,
                        home=held.default_at if held is not None else None,
-                       indexed_branch=rep.branch if rep.branch and rep.branch != rep.default_branch else "")
+                       indexed_branch=rep.branch if rep.branch and rep.branch != rep.default_branch else "",
+                       default_hashes=DefaultHashes(rep.repo, code[0]["repo"], rep.default_branch, cfg)
+                       if rep.repo and rep.default_branch and code else None)
     finally:
         if held is not None:
             held.close()

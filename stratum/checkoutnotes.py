@@ -164,35 +164,45 @@ def note_scope(memory, sh: Shard, view: BranchView | None, session_view: BranchV
     branch marks it (``_ServedScope``). Only the targets' own files are asked of git (``DefaultCode``,
     the builder's): one diff, then the default branch's blob of each file that differs (an overlay
     of the default branch read every file the two differ in, 6.6 s a note: a review). No builder
-    that can say, or no such branch here: the note is written as before. A session whose view does
-    not differ from the version served (``--branch fz`` while fz is served) is marked the same way:
-    its note read "stale" once the default branch was indexed (a helper's finding)."""
+    that can say, or no such branch here: the note is written as before. A session on the branch
+    served (``--branch fz`` while fz is served, its view the same or ahead of it) is marked the same
+    way: its note read "stale" once the default branch was indexed (a helper's finding). A target the
+    view marked as the branch's committed version (its overlay's code: fz committed past its index)
+    gets the default branch's hash in place of the served index's (``_served_mark``; a review: it
+    read "stale" on the default branch); an uncommitted one gets it from the merge, once its
+    branch's index has it (``pipeline.merge._committed``)."""
     scope = view.note_scope(sh) if view is not None else None
     served, default = served_branch(sh.manifest), (sh.manifest.report or {}).get("default_branch")
-    if session_view is not None and not _served_as_is(scope, served):     # its view's own marks
+    if session_view is not None and not _on_served(scope, served):     # its view's own marks
         return scope
     if not served or not isinstance(default, str) or not default or not isinstance(builder, DefaultCode):
         return scope
     inner = scope if scope is not None else NoteScope(served, sh.manifest.indexed_commit or "", None, frozenset())
     resolve = inner.resolver(memory.overlay(sh).code)
-    read = [r for a in about if isinstance(a, str) and (r := resolve(a.strip())) is not None and _as_read(r)]
+    read = [r for a in about if isinstance(a, str) and (r := resolve(a.strip())) is not None
+            and (_as_read(r) or _served_mark(r, served))]
     if not read:
         return scope
     try:
         hashes = builder.default_hashes(str(sh.store.root), default, sorted({r.path for r in read}))
     except (InvalidArgument, OSError):
         return scope
-    theirs = tuple((r.node_id, h) for r in read if (h := hashes.get(r.node_id)) is not None and h != r.content_hash)
+    theirs = tuple((r.node_id, h) for r in read if (h := hashes.get(r.node_id)) is not None
+                   and h != (r.base_hash if _served_mark(r, served) else r.content_hash))
     if not theirs:
         return scope
     return _ServedScope(inner.branch, inner.commit, inner.code, inner.hidden, dirty=inner.dirty, records=inner.records,
                         inner=inner, served=served, theirs=theirs)
 
 
-def _served_as_is(scope: NoteScope | None, served: str) -> bool:
-    """Whether a session's SCOPE is the version served (of branch SERVED) unchanged: none, or one on
-    that branch holding no code of its own, nothing hidden or edited."""
-    return scope is None or (scope.branch == served and scope.code is None and not scope.hidden and not scope.dirty)
+def _on_served(scope: NoteScope | None, served: str) -> bool:
+    """Whether a session's SCOPE is on the branch served (SERVED): none, or one on that branch, with
+    code of its own or not (fz committed past its index, a worktree of fz with edits). Its view's
+    marks take the version served as the default branch's (``NoteScope.resolver``'s ``base_hash``),
+    and the code it did not change was read unmarked: both read "stale" on the default branch once
+    fz was one commit ahead of its index (a review); ``_ServedScope`` gives them the default
+    branch's hash."""
+    return scope is None or (bool(served) and scope.branch == served)
 
 
 def _as_read(r: N.Resolved) -> bool:
@@ -200,11 +210,24 @@ def _as_read(r: N.Resolved) -> bool:
     return not (r.branch or r.branch_commit or r.kind in TREE_KINDS)
 
 
+def _served_mark(r: N.Resolved, served: str) -> bool:
+    """Whether target R is marked as branch SERVED's committed version of code the served index has
+    too (the view's overlay changed it: fz committed past its index), its ``base_hash`` the served
+    index's hash, not the default branch's: after ``git checkout main`` and the re-index the note
+    read "stale" (a review). An uncommitted one keeps the served index's hash: sessions on the
+    version served judge the work tree's version by it until the commit is indexed
+    (``branchnotes.OnDefault.moved``: the default branch's hash read "stale" there), and that
+    re-index gives it the default branch's (``pipeline.merge._committed``)."""
+    return bool(served) and r.branch == served and not r.branch_commit and not r.uncommitted \
+        and r.base_hash is not None and r.kind not in TREE_KINDS
+
+
 @dataclass(frozen=True)
 class _ServedScope(NoteScope):
     """``NoteScope`` (INNER's) that marks code read from the served branch's index which the default
     branch has in another version (THEIRS: (node id, the default branch's hash of it)) as SERVED's
-    version, with that hash (``Target.base_hash``). Code the default branch lacks is left as read:
+    version, with that hash (``Target.base_hash``); a target INNER marked as SERVED's version gets
+    that hash in place of the served index's (``_served_mark``). Code the default branch lacks is left as read:
     the next index of the default branch marks it pending on the note's branch (``pipeline.merge``),
     as before."""
 
@@ -218,7 +241,11 @@ class _ServedScope(NoteScope):
 
         def resolve(target: str) -> N.Resolved | None:
             r = inner(target)
-            if r is None or not _as_read(r) or (theirs := hashes.get(r.node_id)) in (None, r.content_hash):
+            if r is None or (theirs := hashes.get(r.node_id)) is None:
+                return r
+            if _served_mark(r, self.served):        # the view's mark: the default branch's hash, not the index's
+                return replace(r, base_hash=theirs)
+            if not _as_read(r) or theirs == r.content_hash:
                 return r
             return replace(r, branch=self.served, base_hash=theirs)
         return resolve

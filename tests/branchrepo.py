@@ -2,7 +2,14 @@
 merge), the small shop/cart.py versions they commit on main and on a feature branch, and the words
 a default session says of a note about a feature branch's code."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from stratum.config import EmbedConfig, IndexConfig
+
+if TYPE_CHECKING:
+    from stratum.tools import Tools
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
 CART = "def total(x):\n    return x\n"
@@ -10,3 +17,22 @@ ZETA = "def zeta(y):\n    return y\n"
 ZETA_FZ = "def zeta(y):\n    return -y\n"          # fz's version
 ZETA_MAIN = "def zeta(y):\n    return y + 0\n"      # main's, changed after fz forked
 NOT_MERGED = "not merged into the default branch yet"
+
+
+def branch_tools(store) -> Tools:
+    """Tools over STORE as a server with repository access opens them (freshness, overlay builder)."""
+    from pipeline.gitio import freshness
+    from pipeline.overlay import builder
+    from stratum.tools import Tools
+
+    return Tools.open([str(store)], freshness=freshness, overlay_builder=builder(CFG))
+
+
+def remember(store, about: str, text: str, **where) -> str:
+    """An rca note about ABOUT written in a session opened with WHERE (branch=, worktree=, ...): its id."""
+    t = branch_tools(store)
+    try:
+        s = t.open_session(**where).data["session"]
+        return t.remember(s, "rca", text, [about]).data["note_id"]
+    finally:
+        t.close()

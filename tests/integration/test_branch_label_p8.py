@@ -18,25 +18,12 @@ work tree it was about. Real repositories, the real index job, overlay builder a
 
 from __future__ import annotations
 
-from pipeline.gitio import freshness
 from pipeline.job import index_repository
-from pipeline.overlay import builder
-from stratum.tools import Tools
-from tests.branchrepo import CART, CFG, NOT_MERGED, ZETA, ZETA_FZ, ZETA_MAIN
+from tests.branchrepo import CART, CFG, NOT_MERGED, ZETA, ZETA_FZ, ZETA_MAIN, branch_tools, remember
 from tests.gitrepo import Repo, git
 
 
-def _tools(store) -> Tools:
-    return Tools.open([str(store)], freshness=freshness, overlay_builder=builder(CFG))
-
-
-def _remember(store, about: str, text: str, **where) -> str:
-    t = _tools(store)
-    try:
-        s = t.open_session(**where).data["session"]
-        return t.remember(s, "rca", text, [about]).data["note_id"]
-    finally:
-        t.close()
+_tools, _remember = branch_tools, remember
 
 
 def _read(store, nid: str, code: str = "shop/cart.py::zeta", **where) -> tuple[dict, list[str], dict]:

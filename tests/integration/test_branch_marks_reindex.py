@@ -20,11 +20,9 @@ Real repositories, the real index job, overlay builder and Tools.
 
 from __future__ import annotations
 
-from pipeline.gitio import freshness
 from pipeline.job import index_repository
-from pipeline.overlay import builder
 from stratum.config import EmbedConfig, IndexConfig
-from stratum.tools import Tools
+from tests.branchrepo import branch_tools, remember
 from tests.gitrepo import Repo, git
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
@@ -35,17 +33,7 @@ ZETA_FZ = "def zeta(y):\n    return -y\n"
 NOT_MERGED = "not merged into the default branch yet"
 
 
-def _tools(store) -> Tools:
-    return Tools.open([str(store)], freshness=freshness, overlay_builder=builder(CFG))
-
-
-def _remember(store, about: str, text: str, **where) -> str:
-    t = _tools(store)
-    try:
-        s = t.open_session(**where).data["session"]
-        return t.remember(s, "rca", text, [about]).data["note_id"]
-    finally:
-        t.close()
+_tools, _remember = branch_tools, remember
 
 
 def _read(store, nid: str, code: str | None = ZETA, **where) -> tuple[list[str], dict | None]:
