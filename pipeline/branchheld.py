@@ -124,16 +124,12 @@ class BranchHeld:
             and (commit == tip or self._reaches(commit, tip)) else ""
 
     def _default_tip(self) -> str | None:
-        """The default branch's commit: the local branch, else a remote's branch of that name (origin's
-        first; a clone whose local main was deleted: its notes read "on commit", not "on branch main")."""
-        tip = self.tip(self._default)
-        if tip is None:
-            refs = self._all_refs()
-            remotes = sorted({r[len("refs/remotes/"):-len("/HEAD")] for r in refs
-                              if r.startswith("refs/remotes/") and r.endswith("/HEAD")}, key=lambda r: r != "origin")
-            tip = next((refs[f] for r in ["origin", *remotes] if refs.get(f := f"refs/remotes/{r}/{self._default}")),
-                       None)
-        return tip
+        """The default branch's commit: the local branch, else the remote-tracking one a remote's HEAD
+        names (``defaultcode.default_commit``, as a checkout note reads it; a clone whose local main was
+        deleted: its notes read "on commit", not "on branch main")."""
+        from pipeline.defaultcode import default_commit
+
+        return self.tip(self._default) or default_commit(str(self._repo), self._default) or None
 
     # ---- git, read once ---------------------------------------------------------------------
     def _resolve(self, name: str) -> str | None:

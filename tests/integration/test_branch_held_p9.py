@@ -24,30 +24,16 @@ import sys
 import pytest
 
 from pipeline import gitio
-from pipeline.gitio import freshness
 from pipeline.job import index_repository
-from pipeline.overlay import builder
-from stratum.config import EmbedConfig, IndexConfig
-from stratum.tools import Tools
+from tests.branchrepo import CART, CFG, branch_tools, remember
 from tests.gitrepo import Repo, git
 
-CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
 ZETA = "shop/cart.py::zeta"
-CART = "def total(x):\n    return x\n"
 ZETA_DEF = "\n\ndef zeta(y):\n    return y\n"
 ATTACHES = "attaches once merged"
 
 
-def _tools(store) -> Tools:
-    return Tools.open([str(store)], freshness=freshness, overlay_builder=builder(CFG))
-
-
-def _remember(store, about: str, text: str, **where) -> str:
-    t = _tools(store)
-    try:
-        return t.remember(t.open_session(**where).data["session"], "rca", text, [about]).data["note_id"]
-    finally:
-        t.close()
+_tools, _remember = branch_tools, remember
 
 
 def _warnings(store, nid: str, **where) -> list[str]:
