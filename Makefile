@@ -28,7 +28,7 @@ test: venv
 	@mkdir -p $(RAY_TMPDIR)
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4 --dist loadgroup
 
 check: venv   # the layering contracts and the type check alone (both also run in `make test`)
 	$(BIN)/lint-imports --no-cache

@@ -1,4 +1,11 @@
-"""Shared fixtures: real git repositories and a real index built by the real pipeline (Ray)."""
+"""Shared fixtures: real git repositories and a real index built by the real pipeline (Ray).
+
+`make test` runs the suite on pytest-xdist workers with ``--dist loadgroup``, scheduled by
+``pytest_xdist_make_scheduler`` below: a test file's tests run on one worker, in order (several
+files' later tests read what a module fixture's earlier test did to it), and the files that start
+a local Ray cluster carry ``pytest.mark.xdist_group("ray")``, so one worker runs them, one after
+another (a raylet started beside another cluster's start and a busy worker passed Ray's 30 s limit).
+"""
 
 from __future__ import annotations
 
@@ -35,6 +42,21 @@ def indexed_store(sample_repo, tmp_path_factory):
     store = tmp_path_factory.mktemp("store") / "s"
     report = index_repository(sample_repo.path, store, IndexConfig(num_cpus=2))
     return sample_repo.path, store, report
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """xdist's ``loadgroup`` sends each ungrouped test anywhere (a module's tests split over the
+    workers, and an order-dependent module failed); this one keeps a file together and a group
+    (``xdist_group``) together."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileOrGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.rfind("@") > nodeid.rfind("]"):       # "...::test@ray": loadgroup's suffix
+                return nodeid.rsplit("@", 1)[-1]
+            return nodeid.split("::", 1)[0]
+
+    return FileOrGroup(config, log)
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -17,6 +17,8 @@ import pytest
 from stratum.cli import main
 from tests.gitrepo import Repo, sample_python_repo
 
+pytestmark = pytest.mark.xdist_group("ray")   # a local Ray cluster: one worker starts them, in turn (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -11,7 +11,7 @@ from stratum.errors import NotARepository
 from stratum.store import Store
 from tests.gitrepo import Repo, sample_python_repo
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 NO_EMBED = IndexConfig(num_cpus=2, embed=EmbedConfig(enabled=False))
 
 

@@ -14,6 +14,8 @@ from stratum.config import EmbedConfig, IndexConfig
 from stratum.store import Store
 from tests.gitrepo import Repo
 
+pytestmark = pytest.mark.xdist_group("ray")   # a local Ray cluster: one worker starts them, in turn (tests/conftest.py)
+
 NO_EMBED = IndexConfig(num_cpus=2, embed=EmbedConfig(enabled=False))
 
 

@@ -23,6 +23,8 @@ from stratum.cli.index import NOTHING_RAN, SOME_FAILED
 from stratum.store import Store
 from tests.gitrepo import Repo
 
+pytestmark = pytest.mark.xdist_group("ray")   # a local Ray cluster: one worker starts them, in turn (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--no-ray", "--no-embed"]
 

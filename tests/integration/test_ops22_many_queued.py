@@ -17,7 +17,7 @@ import pytest
 from tests.gitrepo import Repo, git
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow           # CLI processes (one starts a local Ray)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]  # CLI processes (one starts a local Ray)
 
 
 def _stuck_repo(path: Path) -> tuple[Repo, Path]:

@@ -20,7 +20,7 @@ from tests.gitrepo import Repo
 from tests.integration.test_ray2_start import _env, _ray_pids, ray_tmp  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,8 @@ from stratum.cli import main
 from stratum.store import Store
 from tests.gitrepo import Repo, git, release, stuck_refs
 
+pytestmark = pytest.mark.xdist_group("ray")   # a local Ray cluster: one worker starts them, in turn (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 FAST = ["--no-ray", "--no-embed"]
 ENV = {**os.environ, "RAY_TMPDIR": str(ROOT / ".tmp" / "ray"), "RAY_USAGE_STATS_ENABLED": "0"}

@@ -14,7 +14,7 @@ import pytest
 
 from tests.gitrepo import Repo
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 
 def test_ray_workers_import_stratums_pipeline_not_the_repositorys(tmp_path):

@@ -19,7 +19,7 @@ import pytest
 from tests.gitrepo import Repo, sample_python_repo
 
 ROOT = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 
 @pytest.fixture

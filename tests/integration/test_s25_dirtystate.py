@@ -23,7 +23,7 @@ from pipeline.report import RunReport
 from stratum.tools import Tools
 from tests.gitrepo import Repo
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 F1 = "def f():\n    return 1\n"
 A = "def f():\n    return 2\n"        # the user's uncommitted edit
 B = "def f():\n    return 3\n"        # saved mid-run: the same size, only the bytes tell them apart

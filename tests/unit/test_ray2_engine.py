@@ -8,6 +8,8 @@ from pipeline.job import choose_engine, object_store_bytes
 from stratum.config import IndexConfig
 from stratum.errors import InvalidArgument
 
+pytestmark = pytest.mark.xdist_group("ray")   # a local Ray cluster: one worker starts them, in turn (tests/conftest.py)
+
 BIG = 64 << 20          # over IndexConfig.ray_min_parse_bytes (24 MiB)
 
 
