@@ -209,6 +209,10 @@ def top_pairs(src: Source, n: int | None = 20, by: str = "support", min_support:
         raise InvalidArgument(f"by must be one of {', '.join(RANK_BY)}, got {by!r}")
     if min_support is not None:     # "x" was Polars' ComputeError, 1.5 a silent filter (a data probe)
         check_range("min_support (None: the store's pairs as kept)", min_support, 1, None)
+        kept = snapshot(src).manifest.settings.get("min_support")
+        if kept is not None and min_support < kept:     # 1 returned the kept pairs (>= 2) unsaid (a probe)
+            raise InvalidArgument(f"min_support {min_support}: this store keeps only pairs seen in at least {kept} "
+                                  f"commits (an index with HistoryConfig(min_support={min_support}) keeps the others)")
     lf = cochange(src).with_columns(
         pl.max_horizontal("confidence_ab", "confidence_ba").alias("confidence"))
     if min_support is not None:
@@ -248,13 +252,15 @@ def partners(src: Source, path: str, n: int | None = None) -> pl.LazyFrame:
 
 
 def indexed_files(src: Source) -> list[str] | None:
-    """The paths of the snapshot's file nodes: what `walk` and `get` know (a co-change partner the
-    index skipped, vendored or a lockfile, has history and no node); None for a store of history
-    only (no nodes dataset: nothing to tell apart)."""
+    """The paths of the snapshot's file nodes, spelled as the history datasets spell them
+    (``_spelled``: a backslash doubled; a node named ``back\\slash.py`` was "not indexed" beside
+    its partner row ``back\\\\slash.py``, a probe): what `walk` and `get` know (a co-change
+    partner the index skipped, vendored or a lockfile, has history and no node); None for a store
+    of history only (no nodes dataset: nothing to tell apart)."""
     snap = snapshot(src)
     if not snap.has("nodes"):
         return None
-    return snap.read("nodes", columns=["path"], where="kind = 'file'").column("path").to_pylist()
+    return [_spelled(p) for p in snap.read("nodes", columns=["path"], where="kind = 'file'").column("path").to_pylist()]
 
 
 def _lines(col: str) -> pl.Expr:

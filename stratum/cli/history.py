@@ -7,8 +7,12 @@ Paths are printed terminal-safe, one per line (``stratum.cli.one_line``).
 from __future__ import annotations
 
 import os
+import shlex
+from pathlib import Path
 
 from stratum.cli import add_common, emit, local_store, one_line, path_from_here, whole
+from stratum.errors import InvalidArgument
+from stratum.limits import echo
 
 
 def register(sub) -> None:
@@ -48,7 +52,7 @@ def run_cochange(args) -> int:
                                      else pl.lit(True).alias("indexed"))     # a store of history only
     unindexed = partners.height - int(partners["indexed"].sum())
     if args.parquet:
-        partners.write_parquet(args.parquet)
+        _write_partners(partners, args.parquet)
     shown = partners.head(args.top) if args.top else partners
     rows = shown.to_dicts()
     obj = {"path": path, "total": partners.height, "not_indexed": unindexed, "returned": len(rows), "partners": rows,
@@ -58,7 +62,7 @@ def run_cochange(args) -> int:
         obj["note"] = said
     lines = ([f"({one_line(said)})"] if said else []) + [f"{one_line(path)}: {partners.height} co-changing files (support >= min_support; merges and bulk "
              f"commits skipped), showing {len(rows)}" + (f"; {unindexed} of them not indexed (the index skipped them: "
-                                                         f"`stratum walk {one_line(path)} --edge cochange` lists the others)"
+                                                         f"`stratum walk {shlex.quote(one_line(path))} --edge cochange` lists the others)"
                                                          if unindexed else "")]
     if rows:
         lines.append(f"  {'partner':<48} {'support':>7} {'P(p|f)':>7} {'P(f|p)':>7} {'lift':>7}  last")
@@ -73,6 +77,17 @@ def run_cochange(args) -> int:
         lines.append(f"wrote {partners.height} rows to {args.parquet}")
     emit(args, obj, "\n".join(lines))
     return 0
+
+
+def _write_partners(partners, out: str) -> None:
+    """``--parquet OUT``: the partners as one Parquet file, its folder made as `history --parquet`
+    makes its own; a name that cannot be written is the argument's fault, said as such (it was a
+    ``store_error``, which reads as a damaged index: a probe)."""
+    try:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        partners.write_parquet(out)
+    except OSError as e:
+        raise InvalidArgument(f"cannot write the partners to {echo(out)}: {e.strerror or e} (name a file)") from None
 
 
 def _from_here(typed: str, store: str, recorded: str) -> str:

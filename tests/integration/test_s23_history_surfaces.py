@@ -138,3 +138,43 @@ def test_the_parquet_export_has_the_documented_schema(indexed, capsys, tmp_path)
     (tmp_path / "a_file").write_text("")
     rc, _, err = run(capsys, "history", "--store", store, "--parquet", str(tmp_path / "a_file"))
     assert rc == 2 and "cannot export into" in err, err
+
+
+def test_a_min_support_under_the_stores_is_refused_not_filtered_unsaid(indexed):
+    """The store keeps pairs of support >= 2 (the default): 1 returned those, as if they were all."""
+    _, store, _ = indexed
+    assert A.settings(store)["min_support"] == 2
+    with pytest.raises(InvalidArgument, match=r"keeps only pairs seen in at least 2 commits") as ei:
+        A.top_pairs(store, min_support=1)
+    assert "HistoryConfig(min_support=1)" in ei.value.message
+    assert A.top_pairs(store, min_support=2).collect().height == A.top_pairs(store, n=0).collect().height == 1
+
+
+def test_cochange_parquet_to_a_path_it_cannot_write_is_a_bad_argument(indexed, capsys, tmp_path):
+    """It was ``store_error`` (a damaged index, to an agent) with Polars' raw OS text, exit 1."""
+    _, store, _ = indexed
+    rc, text, err = run(capsys, "cochange", "shop/cart.py", "--store", store, "--parquet", str(tmp_path), "--json")
+    assert rc == 2 and json.loads(text)["error"]["code"] == "invalid_argument", text
+    assert "cannot write the partners to" in json.loads(text)["error"]["message"]
+    out = tmp_path / "new" / "folder" / "partners.parquet"       # a folder not there yet is made
+    rc, _, err = run(capsys, "cochange", "shop/cart.py", "--store", store, "--parquet", str(out))
+    assert rc == 0 and pq.read_table(out).num_rows == 1, err
+
+
+def test_cochange_of_a_partner_named_with_a_backslash_says_it_is_indexed(tmp_path, capsys):
+    """History spells a backslash doubled, nodes as the name has it: the partner was "(not indexed)"
+    though `walk --edge cochange` lists it. A partner the index skips (a lockfile) is still said
+    to be so, and the hint's path with a space is quoted, to paste."""
+    r = Repo(tmp_path / "odd")
+    for i in range(3):
+        r.commit(f"c{i}", {"my file.py": f"x = {i}\n", "back\\slash.py": f"z = {i}\n", "poetry.lock": f"{i}\n"})
+    store = str(tmp_path / "store")
+    index_repository(r.path, store, IndexConfig(ray=False, embed=EmbedConfig(enabled=False)))
+    rc, text, err = run(capsys, "cochange", "my file.py", "--store", store, "--json")
+    got = json.loads(text)
+    assert rc == 0 and got["not_indexed"] == 1, text
+    assert {p["partner"]: p["indexed"] for p in got["partners"]} == {"back\\\\slash.py": True, "poetry.lock": False}
+    rc, walked, _ = run(capsys, "walk", "my file.py", "--edge", "cochange", "--store", store)
+    assert rc == 0 and "slash.py" in walked
+    rc, text, err = run(capsys, "cochange", "my file.py", "--store", store)
+    assert rc == 0 and "`stratum walk 'my file.py' --edge cochange`" in text, text
