@@ -44,6 +44,7 @@ def indexed_store(sample_repo, tmp_path_factory):
     return sample_repo.path, store, report
 
 
+@pytest.hookimpl(optionalhook=True)        # pytest without xdist: no such hook, and no error
 def pytest_xdist_make_scheduler(config, log):
     """xdist's ``loadgroup`` sends each ungrouped test anywhere (a module's tests split over the
     workers, and an order-dependent module failed); this one keeps a file together and a group
