@@ -115,6 +115,15 @@ class BranchHeld:
             self._tips[branch] = self._resolve(branch)
         return self._tips[branch]
 
+    def asked(self) -> dict[str, str | None]:
+        """Each branch name asked so far and the commit it named (None: none): what the merge's
+        answers read of the refs (``RunReport.branch_tips``)."""
+        return dict(self._tips)
+
+    def moved(self, tips: dict[str, str | None]) -> bool:
+        """Whether any of ``tips`` (an earlier ``asked``) names another commit now, or none."""
+        return any(self.tip(name) != was for name, was in tips.items())
+
     def default_at(self, commit: str) -> str:
         """The default branch's name when its tip has COMMIT in its history, else "": where a note
         recording no branch was written (a note of the default branch records none,

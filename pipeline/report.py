@@ -50,6 +50,10 @@ class RunReport:
     # the repository's default branch then, read when ``branch`` is one (gitio.default_branch; "" when git
     # names none; None: not recorded): a note written at this version on another records ``branch``
     default_branch: str | None = None
+    # the branches the notes' merge asked of (``branchheld.BranchHeld.asked``: name -> its commit
+    # then, None when there was none): a branch deleted or moved since makes a run at the same HEAD
+    # no "up to date" (``storestate.up_to_date``), as its notes' pending marks may go
+    branch_tips: dict = field(default_factory=dict)
     # the uncommitted paths read then (DIRTY_PATHS_KEPT), each with the state of the bytes parsed
     # (storestate.dirty_states, then as_parsed); a list of the paths alone in a version indexed before
     dirty_paths: dict = field(default_factory=dict)

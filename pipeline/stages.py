@@ -437,6 +437,7 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
                        if rep.repo and rep.default_branch and code else None)
     finally:
         if held is not None:
+            rep.branch_tips = held.asked()
             held.close()
     nodes.extend(result.nodes)
     edges.extend(result.edges)

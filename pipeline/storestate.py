@@ -280,7 +280,8 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     report's notes are the published ones.
     ``boundary``: the clone's ``gitio.boundary_key`` now (a clone deepened since has history to mine).
     The checked-out and default branches are the recorded ones too (a run on another branch at the
-    same commit publishes, so notes written on it record it).
+    same commit publishes, so notes written on it record it), and so are the tips of the branches
+    the last merge asked of (``RunReport.branch_tips``: a branch deleted since orphans its notes).
 
     A segment a live writer (a running server) holds does not make the run go on: it was, and
     every run next to a server that had written one note published a version with nothing new
@@ -292,6 +293,7 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     what to run (`stratum repair`). The check is ``Store.verify``'s quick one (each recorded
     file's size, first and last checksum block: a stat and at most 8 MiB read a file), so a
     no-change run stays cheap; `stratum repair --check` reads every block."""
+    from pipeline.branchheld import BranchHeld
     from stratum.deltalog import DeltaLog
 
     if prev is None or rep.worktree not in ("clean", "dirty"):
@@ -312,6 +314,9 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     if mined_boundary(prev) != boundary:    # `git fetch --unshallow` / `--deepen`: older commits to mine
         return None
     if store.verify(prev, full=False):      # damaged: nothing retired, the run's open of it says what to run
+        return None
+    tips = last.get("branch_tips")
+    if tips and BranchHeld(rep.repo).moved(tips):   # `git branch -D release-1`: its notes' pending marks go
         return None
     log = DeltaLog(store.root / "deltalog")
     if log.segments():

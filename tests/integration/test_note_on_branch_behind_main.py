@@ -76,6 +76,20 @@ def test_the_note_is_orphaned_once_its_branch_is_deleted(tmp_path):
     assert "this note is orphaned" in _said_on_main(store, nid)
 
 
+def test_deleting_the_branch_makes_a_run_at_the_same_head_no_up_to_date_one(tmp_path):
+    """`git branch -D release-1`, then `stratum index` with HEAD unchanged: "up to date", no merge,
+    and the note stayed pending on a branch that was gone until main's next commit."""
+    r, store, nid, _, counts = _release_noted(tmp_path)
+    assert counts["pending"] == 1, counts
+    assert index_repository(r.path, store, CFG).up_to_date       # nothing moved: still up to date
+    git(r.path, "branch", "-D", "release-1")
+    report = index_repository(r.path, store, CFG)
+    assert not report.up_to_date and report.branch_tips == {"release-1": None}, report.branch_tips
+    assert report.notes["orphaned"] == 1 and report.notes["pending"] == 0, report.notes
+    assert "this note is orphaned" in _said_on_main(store, nid)
+    assert index_repository(r.path, store, CFG).up_to_date       # the branch stays gone: up to date again
+
+
 def test_the_note_is_orphaned_once_its_branch_no_longer_holds_the_code(tmp_path):
     r, store, nid, _, counts = _release_noted(tmp_path)
     assert counts["pending"] == 1, counts
