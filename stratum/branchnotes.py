@@ -139,6 +139,13 @@ def served_branch(manifest: Any) -> str:
         return ""
 
 
+def served_of(manifest: Any) -> tuple[str, str]:
+    """(``served_branch(manifest)``, the default branch's name) when the version was indexed from a
+    feature branch, else ("", ""): ``OnDefault(served=)``."""
+    branch = served_branch(manifest)
+    return (branch, (manifest.report or {}).get("default_branch") or "") if branch else ("", "")
+
+
 def seen_on(note: N.Note) -> str:
     """The branch NOTE's code was read on: its own ``branch``, else the one its marked targets name. A
     note written on the default branch records none (``NoteScope.recorded``), while a target read
@@ -154,14 +161,17 @@ def pending(note: N.Note, exists: Callable[[str], bool]) -> list[N.Target]:
 
 
 def pending_warnings(note: N.Note, exists: Callable[[str], bool],
-                     merged: Callable[[str], bool] | None = None) -> list[str]:
+                     merged: Callable[[str], bool] | None = None, served: str = "", default: str = "") -> list[str]:
     """What a reader of the default branch is told of a note about branch code. Code read from a
     worktree's uncommitted file is said to be so: "on branch fw at <its HEAD>" was untrue of that
     commit, which lacks it (``notes.Target.uncommitted``). ``merged``: whether a commit is in the
     default branch's history (``IndexedHistory``): code pending at such a commit is on a branch
     *behind* the default one, which no longer has it (``pipeline.branchheld``): merging that branch
     brings nothing back, so no attachment is promised (it said "it attaches once merged and
-    re-indexed" of it too, a review)."""
+    re-indexed" of it too, a review). ``served``: the branch the version read was indexed from when
+    it is not the default branch (``served_branch``; DEFAULT names that one): the hooks index the
+    checkout's branch, and a note of main about code fz lacks read "not in the default branch's
+    index yet" of code main has (a session-30 leftover)."""
     gone = pending(note, exists)
     out = []
     for wip, behind in ((False, False), (False, True), (True, False)):
@@ -171,13 +181,18 @@ def pending_warnings(note: N.Note, exists: Callable[[str], bool],
             continue
         names = ", ".join(f"{t.path}::{t.qualname}" if t.qualname else t.path for t in some)
         where = " and ".join(sorted({N.written_on(t.branch, t.branch_commit, wip) for t in some}))
+        index = f"this index of branch {served}" if served else "the default branch's index"
         if wip:
-            out.append(f"pending: its code ({names}) was {where} when the note was written, not in the default "
-                       "branch's index yet (it attaches once committed, merged and re-indexed)")
+            out.append(f"pending: its code ({names}) was {where} when the note was written, not in {index} "
+                       "yet (it attaches once committed, merged and re-indexed)")
         elif behind:
-            out.append(f"pending: its code ({names}) is on {where}; the default branch no longer has it")
+            out.append(f"pending: its code ({names}) is on {where}; "
+                       f"{f'branch {served}' if served else 'the default branch'} no longer has it")
+        elif served and default and {t.branch for t in some} == {default}:
+            out.append(f"pending: its code ({names}) is on {where}, the default branch, not in {index} "
+                       f"(it attaches once {default} is indexed again, or {served} has it)")
         else:
-            out.append(f"pending: its code ({names}) is on {where}, not in the default branch's index yet "
+            out.append(f"pending: its code ({names}) is on {where}, not in {index} yet "
                        "(it attaches once merged and re-indexed)")
     return out
 
@@ -213,7 +228,7 @@ class OnDefault:
     thrown away)."""
 
     def __init__(self, code: Hashes, merged: Callable[[str], bool], *, here: str = "the default branch's",
-                 branch_code: bool = False, default: Hashes | None = None):
+                 branch_code: bool = False, default: Hashes | None = None, served: tuple[str, str] = ("", "")):
         # ``here``/``branch_code``: a session on another branch judges a note of this one the same way
         # (``branchcode.BranchCode``: "this session's" code, where an absent target is gone)
         self.code, self.merged, self.here, self.branch_code = code, merged, here, branch_code
@@ -223,6 +238,9 @@ class OnDefault:
         # a note -> whether the index has not taken its work tree's version in (``IndexedHistory``;
         # another ``merged``: never, judged as before)
         self._unindexed: Callable[[N.Note], bool] = getattr(merged, "unindexed", _never)
+        # (the branch the version judged here was indexed from, the default branch's name) when that
+        # is a feature branch (``served_of``): what pending code is said not to be in
+        self.served = served
 
     def judge(self, note: N.Note) -> tuple[dict | None, list[str]]:
         """(``notes.staleness`` of what changed here, labels of the targets that are a branch's
@@ -278,7 +296,7 @@ class OnDefault:
         """What a note item says of its code on the default branch: stale, a branch's version, pending."""
         st, theirs = self.judge(note)
         return ([st["message"]] if st else []) + self.theirs(note, theirs) + pending_warnings(
-            note, self.code.__contains__, None if self.branch_code else self.merged)
+            note, self.code.__contains__, None if self.branch_code else self.merged, *self.served)
 
     def about(self, note: N.Note, label: str) -> str:
         """An attached note's ``about`` (LABEL: the symbol it is about in the item's file, or ""),

@@ -35,7 +35,7 @@ from stratum import identity, ids
 from stratum import notenodes
 from stratum import notes as N
 from stratum import schema as S
-from stratum.branchnotes import NoteScope, OnDefault, about_ids, merged_in, pending, served_branch
+from stratum.branchnotes import NoteScope, OnDefault, about_ids, merged_in, pending, served_branch, served_of
 from stratum.deltalog import DeltaLog, in_store
 from stratum.envelope import Item
 from stratum.errors import ModelUnavailable, NotFound
@@ -93,7 +93,7 @@ class NotesOverlay:
             policy = self._policy_file.policy
         self.policy = policy
         self.code = shard.code                               # the one resolver (stratum.codelookup)
-        self.judge = OnDefault(self.code, merged_in(shard))   # what a note says of its code here
+        self.judge = OnDefault(self.code, merged_in(shard), served=served_of(shard.manifest))   # what a note says of its code here
         self.items = NoteItems(self)                         # its notes as items say them (``noteitems``)
         self._merged = set(shard.manifest.deltalog_merged)
         is_note = pc.is_in(shard.col("kind").array, pa.array(list(S.NOTE_KINDS))).fill_null(False)

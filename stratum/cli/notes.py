@@ -78,7 +78,7 @@ class _View:
         from types import SimpleNamespace
 
         from stratum import notes as N
-        from stratum.branchnotes import OnDefault, merged_in
+        from stratum.branchnotes import OnDefault, merged_in, served_of
         from stratum.codelookup import CodeLookup
         from stratum.deltalog import DeltaLog, in_store
         from stratum.notepolicy import NotesPolicy
@@ -106,7 +106,7 @@ class _View:
                 # judged as get, search and walk judge them (``OnDefault``): a note written on an unmerged
                 # branch about code it changed is about that version, not stale (a probe: `notes show`
                 # said "stale" where `get` said "written on branch fc ..., about that version")
-                self.judge = OnDefault(self.code, merged_in(SimpleNamespace(snapshot=snap)))
+                self.judge = OnDefault(self.code, merged_in(SimpleNamespace(snapshot=snap)), served=served_of(snap.manifest))
         self.log = DeltaLog(self.root / "deltalog", guard=in_store(self.root, store.manifest))
         scan = self.log.scan()
         self.damage = scan.damage
