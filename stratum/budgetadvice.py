@@ -33,18 +33,21 @@ def reserve_note(free: int, short: int, reserve: int, pinned: int, mine: int, ke
 
 
 def overrun_message(*, limit: int, delta: int, over: int, why: str, pinned: int,
-                    asked: Mapping[str, str], page: bool) -> str:
+                    asked: Mapping[str, str], page: bool, notes: int = 0) -> str:
     """What did not fit (``why``: what holds the budget) and what the agent can do about it.
     ``asked``: node id (``<id>#L<a>-<b>`` for a line range) -> level of each item that adds tokens;
     ``page``: a page cut to the budget whose first item alone does not fit, so neither a smaller
-    page nor a level (a page's rows have one) is advice."""
+    page nor a level (a page's rows have one) is advice. ``notes``: the tokens of the notes the items
+    carry (at every level: a file's summary with 290 of its 316 tokens in notes was refused
+    without a word of them, a probe; prefetch says it of a focus file, ``render.focus_left_out``)."""
     ranges = any(RANGE_MARK in n for n in asked)
     lower = not page and any(RANGE_MARK not in n and lvl != LEVELS[0] for n, lvl in asked.items())
     advice = (["unpin what you no longer need"] if pinned else []) \
         + (["read a shorter line range"] if ranges else []) \
         + (["ask for a lower detail level"] if lower else [])
-    head = (f"this response needs {delta} more tokens but the session budget of {limit} tokens cannot hold "
-            f"it: {why}; {over} tokens over the limit")
+    carried = f" ({notes} of them the notes its items carry, at any level)" if notes else ""
+    head = (f"this response needs {delta} more tokens{carried} but the session budget of {limit} tokens cannot "
+            f"hold it: {why}; {over} tokens over the limit")
     if not advice:
         return f"{head}. It needs a session with a larger budget"
     return f"{head}. To make it fit: {'; or '.join(advice)}; else it needs a session with a larger budget"

@@ -137,7 +137,8 @@ class Controller:
                                           need_limit=self._used + delta - self.limit)
                 over = self._used + delta - freed - self.limit
                 if over > 0:
-                    raise BudgetExceeded(self._overrun_message(delta, freed, over, adds, page=prefix))
+                    raise BudgetExceeded(self._overrun_message(delta, freed, over, adds, page=prefix,
+                                                               notes=sum(batch[a.node_id][2] for a in adds)))
             # commit: nothing above changed state
             self._calls += 1
             if infer_focus:
@@ -568,8 +569,10 @@ class Controller:
     def _pinned_tokens(self) -> int:
         return sum(e.tokens for nid, e in self._entries.items() if nid in self._pins)
 
-    def _overrun_message(self, delta: int, freed: int, over: int, adds: list[Admitted], *, page: bool) -> str:
-        """What did not fit, what holds the budget, and what the agent's tools can do (``budgetadvice``)."""
+    def _overrun_message(self, delta: int, freed: int, over: int, adds: list[Admitted], *, page: bool,
+                         notes: int = 0) -> str:
+        """What did not fit, what holds the budget, and what the agent's tools can do (``budgetadvice``;
+        ``notes``: the tokens of the notes the added items carry)."""
         pinned = self._pinned_tokens()
         kept = self._used - pinned - freed
         why = f"{pinned} tokens are pinned{self._named.gone_note(self._entries)}"
@@ -578,7 +581,7 @@ class Controller:
             if isinstance(self.policy, ScorePolicy) and self.policy.strict_neighbours:
                 why += " (focus neighbours keep api level)"
         return overrun_message(limit=self.limit, delta=delta, over=over, why=why, pinned=pinned,
-                               asked={a.node_id: a.level for a in adds}, page=page)
+                               asked={a.node_id: a.level for a in adds}, page=page, notes=min(notes, delta))
 
 
 def _other_version(e: _Entry, ver: str) -> bool:

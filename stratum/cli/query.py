@@ -395,8 +395,9 @@ def render(resp) -> str:
         if it.notes and "\n" in head:      # after a file's or class's last definition: whose notes these are
             lines.append(one_line(f"notes on this {it.kind} ({where}):"))
         lines.extend(f"    note: {one_line(n.get('line', ''))}" for n in it.notes)
-        if it.meta.get("notes_more"):
-            lines.append(f"    ({it.meta['notes_total']} notes in all: stratum walk {one_line(it.id)} --edge notes)")
+        if it.meta.get("notes_more"):       # a line range carries its lines' notes: the walk lists the node's
+            scope = "about these lines; the whole " + it.kind + "'s" if "lines" in it.meta else "in all"
+            lines.append(f"    ({it.meta['notes_total']} notes {scope}: stratum walk {one_line(it.id)} --edge notes)")
     for k, v in resp.data.items():
         if k in ("session",):
             continue

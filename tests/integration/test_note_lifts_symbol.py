@@ -234,6 +234,21 @@ def test_get_of_some_lines_of_a_file_carries_the_notes_about_those_lines(tools):
     assert {n["id"] for n in t.get(s, "shop/cart.py", level="full").items[0].notes} == {whole, about, both}
 
 
+def test_the_cli_says_a_line_ranges_note_count_is_of_its_lines(tools):
+    """A probe: `get FILE --lines A-B` printed "(33 notes in all: stratum walk ... --edge notes)",
+    and that walk listed the file's 42: the range carries its lines' notes only."""
+    from stratum.cli.query import render
+
+    t, s = tools
+    for i in range(6):
+        t.remember(s, "failure", f"tried rounding line_prices once more ({i})", about=["shop/cart.py::line_prices"])
+    t.remember(s, "insight", "apply_voucher reads VOUCHERS", about=["shop/cart.py::apply_voucher"])
+    ranged = t.get(s, "shop/cart.py", lines="10-12")
+    assert ranged.items[0].meta["notes_total"] == 6
+    assert "(6 notes about these lines; the whole file's: stratum walk " in render(ranged)
+    assert "(7 notes in all: stratum walk " in render(t.get(s, "shop/cart.py", level="summary"))
+
+
 def test_a_walk_page_after_a_note_was_written_says_the_list_moved(tools):
     """A probe: walking a file's notes page by page, a note another agent wrote between the pages
     sorted first, so page 2 repeated page 1's last note and the new one was on no page, with no word."""

@@ -601,6 +601,18 @@ def test_a_prefix_admit_with_room_reads_no_held_entrys_ladder(graph, monkeypatch
     assert r.count == 2 and read == []
 
 
+def test_a_refusal_says_how_much_of_the_response_is_the_notes_its_items_carry(graph):
+    """A file's summary carrying 290 tokens of notes (316 in all) was refused against a budget of 200
+    with no word of them: a lower level saves nothing of those (a probe, session 31)."""
+    ctl = Controller(200, ScorePolicy(), graph)
+    with pytest.raises(BudgetExceeded, match=r"needs 316 more tokens \(290 of them the notes its items carry, "
+                                             r"at any level\) but the session budget of 200"):
+        ctl.admit([(fid("shop/mail.py"), "summary", 316, 290)])
+    with pytest.raises(BudgetExceeded) as ei:          # no notes: said as before
+        ctl.admit([(fid("shop/mail.py"), "full", 316)])
+    assert "notes" not in ei.value.message, ei.value.message
+
+
 def test_prefix_counts_an_upgrade_as_what_it_adds(graph):
     """models held at api by a strict policy (a focus neighbour never goes below api) and asked at
     full adds 1200 - 150, not 1200: the run it starts holds one item more than a count of 1200 allowed."""
