@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Protocol
+from typing import Protocol, Sequence
 
 from pipeline import gitio
 from pipeline.parse import definition_spans
@@ -64,7 +64,10 @@ class BranchHeld:
     or incomplete (a shallow clone, a capped mine): git says."""
 
     def __init__(self, repo: str | os.PathLike, indexed_branch: str | None = None, *,
-                 default_branch: str | None = None, history: History | None = None):
+                 default_branch: str | None = None, history: History | None = None, only: Sequence[str] = ()):
+        # ``only``: the names that will be asked (``moved``): the refs read are those they may name
+        # (every ref with its object type took 2 s at 100,000 refs, a run at an unchanged HEAD: a review)
+        self._only = tuple(only)
         self._repo = repo
         self._indexed = indexed_branch or ""
         self._default = default_branch or ""
@@ -121,7 +124,8 @@ class BranchHeld:
         return dict(self._tips)
 
     def moved(self, tips: dict[str, str | None]) -> bool:
-        """Whether any of ``tips`` (an earlier ``asked``) names another commit now, or none."""
+        """Whether any of ``tips`` (an earlier ``asked``) names another commit now, or none (made with
+        ``only=tips``, it reads only the refs those names may be)."""
         return any(self.tip(name) != was for name, was in tips.items())
 
     def default_at(self, commit: str) -> str:
@@ -145,8 +149,7 @@ class BranchHeld:
         if not name or name.startswith("-") or any(c in name for c in "\n\0 "):
             return None
         refs = self._all_refs()
-        for ref in (f"refs/heads/{name}", name, f"refs/{name}", f"refs/tags/{name}", f"refs/remotes/{name}",
-                    f"refs/remotes/{name}/HEAD"):      # the session's branch first, then git's order
+        for ref in _candidates(name):
             if ref in refs:
                 return refs[ref] or self._rev_parse(ref)
         return self._rev_parse(name) if _REVISION.search(name) else None
@@ -154,8 +157,10 @@ class BranchHeld:
     def _all_refs(self) -> dict[str, str]:
         """Every ref's commit (an annotated tag's, peeled; "" where a tag names a tag: read when asked)."""
         if self._refs is None:
+            patterns = [ref for name in self._only for ref in _candidates(name)]
             out = gitio.decode(gitio.run_git(self._repo, "for-each-ref", "--format=%(refname)%00%(objectname)"
-                                             "%00%(objecttype)%00%(*objectname)%00%(*objecttype)", check=False))
+                                             "%00%(objecttype)%00%(*objectname)%00%(*objecttype)", "--", *patterns,
+                                             check=False))
             self._refs = {}
             for line in out.splitlines():
                 f = line.split("\0")
@@ -207,6 +212,13 @@ class BranchHeld:
         if self._blobs is not None:
             self._blobs.close()
             self._blobs = None
+
+
+def _candidates(name: str) -> tuple[str, ...]:
+    """The refs a branch name may be, in the order they are tried: the session's branch first, then
+    git's (``git help revisions``)."""
+    return (f"refs/heads/{name}", name, f"refs/{name}", f"refs/tags/{name}", f"refs/remotes/{name}",
+            f"refs/remotes/{name}/HEAD")
 
 
 __all__ = ["BranchHeld"]

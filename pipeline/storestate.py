@@ -316,7 +316,7 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
     if store.verify(prev, full=False):      # damaged: nothing retired, the run's open of it says what to run
         return None
     tips = last.get("branch_tips")
-    if tips and BranchHeld(rep.repo).moved(tips):   # `git branch -D release-1`: its notes' pending marks go
+    if tips and BranchHeld(rep.repo, only=list(tips)).moved(tips):   # `git branch -D release-1`: its notes' pending marks go
         return None
     log = DeltaLog(store.root / "deltalog")
     if log.segments():

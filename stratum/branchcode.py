@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable
 
 from stratum import notes as N
 from stratum import placement
-from stratum.branchnotes import OnDefault, pending_warnings, seen_on
+from stratum.branchnotes import OnDefault, pending_warnings, seen_on, served_of
 from stratum.limits import echo
 from stratum.placement import WRITTEN_KEY
 
@@ -296,7 +296,7 @@ class BranchCode:
         def here(nid: str) -> bool:
             return nid in self or any(t.node_id == nid and self._ours(t) for t in at.about)
         return ([st] if st else []) + self._judge_of(note).theirs(note, theirs) + pending_warnings(
-            at, here, self.other.merged)
+            at, here, self.other.merged, *served_of(self.base.manifest))
 
     def names_version(self, note: N.Note) -> bool:
         """Whether ``about`` may name a version of NOTE's code (asked only then: it judges again): a

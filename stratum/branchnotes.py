@@ -239,8 +239,12 @@ class OnDefault:
         # another ``merged``: never, judged as before)
         self._unindexed: Callable[[N.Note], bool] = getattr(merged, "unindexed", _never)
         # (the branch the version judged here was indexed from, the default branch's name) when that
-        # is a feature branch (``served_of``): what pending code is said not to be in
+        # is a feature branch (``served_of``): what pending code is said not to be in, and whose
+        # version a branch's differs from ("the default branch's differs" of fz's index: a review)
         self.served = served
+        if served[0] and here == "the default branch's":
+            self.here = f"branch {served[0]}'s"
+        self.into = f"branch {served[0]}" if served[0] else "the default branch"
 
     def judge(self, note: N.Note) -> tuple[dict | None, list[str]]:
         """(``notes.staleness`` of what changed here, labels of the targets that are a branch's
@@ -284,10 +288,10 @@ class OnDefault:
                     "differs (not committed and indexed yet)"]
         if not _uncommitted(note, labels):
             return [f"written on {N.written_on(seen_on(note), note.commit or '')}, about that version of "
-                    f"{', '.join(labels)}: {self.here} differs (not merged into the default branch yet)"]
+                    f"{', '.join(labels)}: {self.here} differs (not merged into {self.into} yet)"]
         where = N.written_on(seen_on(note), note.commit or "", True)
-        return [f"written about the version of {', '.join(labels)} {where}: {self.here} differs (not merged into the "
-                "default branch yet)"]
+        return [f"written about the version of {', '.join(labels)} {where}: {self.here} differs (not merged into "
+                f"{self.into} yet)"]
 
     def staleness(self, note: N.Note) -> dict | None:
         return self.judge(note)[0]

@@ -121,6 +121,7 @@ class Controller:
             adds: list[Admitted] = []
             already: list[str] = []
             new: dict[str, _Entry] = {}
+            carried = 0         # of what the adds add, the tokens of notes not held already (``_overrun_message``)
             for nid, (lvl, tok, extra, ver) in batch.items():
                 added = self._adds(nid, lvl, tok, ver)
                 if added is None:
@@ -128,6 +129,8 @@ class Controller:
                 else:
                     e, new[nid] = self._entries.get(nid), self._held(nid, lvl, tok, extra, ver)
                     adds.append(Admitted(nid, lvl, new[nid].tokens, e.level if e else None, added))
+                    held = e.extra if e is not None and not _other_version(e, ver) else 0
+                    carried += min(added, max(0, extra - held))
             delta = sum(a.tokens_added for a in adds)
             need = self.reserve - (self.limit - self._used - delta)
             steps: list[tuple[Signals, str | None, int]] = []
@@ -137,8 +140,7 @@ class Controller:
                                           need_limit=self._used + delta - self.limit)
                 over = self._used + delta - freed - self.limit
                 if over > 0:
-                    raise BudgetExceeded(self._overrun_message(delta, freed, over, adds, page=prefix,
-                                                               notes=sum(batch[a.node_id][2] for a in adds)))
+                    raise BudgetExceeded(self._overrun_message(delta, freed, over, adds, page=prefix, notes=carried))
             # commit: nothing above changed state
             self._calls += 1
             if infer_focus:

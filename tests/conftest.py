@@ -49,6 +49,8 @@ def pytest_xdist_make_scheduler(config, log):
     """xdist's ``loadgroup`` sends each ungrouped test anywhere (a module's tests split over the
     workers, and an order-dependent module failed); this one keeps a file together and a group
     (``xdist_group``) together."""
+    if config.getvalue("dist") != "loadgroup":      # `--dist each`, `load`...: xdist's own (a review)
+        return None
     from xdist.scheduler import LoadScopeScheduling
 
     class FileOrGroup(LoadScopeScheduling):

@@ -11,7 +11,7 @@ import shlex
 from pathlib import Path
 
 from stratum.cli import add_common, emit, local_store, one_line, path_from_here, whole
-from stratum.errors import InvalidArgument
+from stratum.errors import InvalidArgument, ResourceExhausted
 from stratum.limits import echo
 
 
@@ -81,12 +81,32 @@ def run_cochange(args) -> int:
 
 def _write_partners(partners, out: str) -> None:
     """``--parquet OUT``: the partners as one Parquet file, its folder made as `history --parquet`
-    makes its own; a name that cannot be written is the argument's fault, said as such (it was a
-    ``store_error``, which reads as a damaged index: a probe)."""
+    makes its own, written beside and renamed into place (a failed write leaves an earlier file);
+    a name that cannot be written is the argument's fault, said as such (it was a ``store_error``,
+    which reads as a damaged index: a probe), a full disk a ``resource_exhausted`` (through Polars
+    it was a ComputeError traceback: a review). A target that exists and is no regular file (a
+    device, a pipe) is written in place."""
+    import errno
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buf = pa.BufferOutputStream()       # one file's partners: small; Python's own write says ENOSPC
+    pq.write_table(partners.to_arrow(), buf)       # (pyarrow's file sink dropped a failed close: exit 0)
+    dest = Path(out)
+    part = dest.with_name(f".{dest.name}.part") if not dest.exists() or dest.is_file() else dest
     try:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        partners.write_parquet(out)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with open(part, "wb") as f:
+            f.write(buf.getvalue().to_pybytes())
+        if part != dest:
+            os.replace(part, dest)
     except OSError as e:
+        if part != dest:
+            part.unlink(missing_ok=True)
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise ResourceExhausted(f"cannot write the partners to {echo(out)}: {e.strerror or 'no space left'}") \
+                from None
         raise InvalidArgument(f"cannot write the partners to {echo(out)}: {e.strerror or e} (name a file)") from None
 
 

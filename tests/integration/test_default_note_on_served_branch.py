@@ -50,9 +50,33 @@ def test_a_default_branch_note_on_an_index_of_a_branch_cut_before_its_code(tmp_p
     said = _warnings(store, nid)
     assert said == [f"pending: its code (shop/cart.py::zeta) is on branch main at {main[:12]}, the default branch, "
                     "not in this index of branch fz (it attaches once main is indexed again, or fz has it)"], said
+    t = Tools.open([store], overlay_builder=builder(CFG))          # a session on fz, the index served: the same
+    assert t.get(t.open_session(branch="fz").data["session"], nid).items[0].warnings == said
+    t.close()
     rc, out, err = run(capsys, "notes", "show", nid, "--store", store, "--json")
     assert rc == 0 and said[0] in json.dumps(json.loads(out)), out
     git(r.path, "checkout", "-q", "main")
     index_repository(r.path, store, CFG)
     assert _warnings(store, nid) == []                  # back on main: attached, nothing to say
+
+
+def test_a_branch_note_read_on_an_index_of_another_feature_branch_names_that_one(tmp_path):
+    """fb's note about its version of total, read on fz's index: "the default branch's differs (not
+    merged into the default branch yet)" (a review); the index read is fz's."""
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"shop/__init__.py": "", "shop/cart.py": CART})
+    git(r.path, "branch", "fz")
+    git(r.path, "checkout", "-q", "-b", "fb")
+    fb = r.commit("fb: total doubles", {"shop/cart.py": "def total(x):\n    return 2 * x\n"})
+    git(r.path, "checkout", "-q", "main")
+    store = str(tmp_path / "store")
+    index_repository(r.path, store, CFG)
+    t = Tools.open([store], overlay_builder=builder(CFG))
+    nid = t.remember(t.open_session(branch="fb").data["session"], "rca", "fb doubles the total",
+                     ["shop/cart.py::total"]).data["note_id"]
+    t.close()
+    git(r.path, "checkout", "-q", "fz")
+    index_repository(r.path, store, CFG)
+    assert _warnings(store, nid) == [f"written on branch fb at {fb[:12]}, about that version of shop/cart.py::total: "
+                                     "branch fz's differs (not merged into branch fz yet)"]
 

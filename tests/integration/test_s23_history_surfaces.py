@@ -158,7 +158,13 @@ def test_cochange_parquet_to_a_path_it_cannot_write_is_a_bad_argument(indexed, c
     assert "cannot write the partners to" in json.loads(text)["error"]["message"]
     out = tmp_path / "new" / "folder" / "partners.parquet"       # a folder not there yet is made
     rc, _, err = run(capsys, "cochange", "shop/cart.py", "--store", store, "--parquet", str(out))
-    assert rc == 0 and pq.read_table(out).num_rows == 1, err
+    assert rc == 0 and pq.read_table(out).num_rows == 1 and not list(out.parent.glob(".*.part")), err
+    import os
+    import stat
+    if os.path.exists("/dev/full") and stat.S_ISCHR(os.stat("/dev/full").st_mode):      # a full disk
+        rc, text, _ = run(capsys, "cochange", "shop/cart.py", "--store", store, "--parquet", "/dev/full", "--json")
+        assert rc == 2 and json.loads(text)["error"]["code"] == "resource_exhausted", text   # a traceback, exit 1
+        assert stat.S_ISCHR(os.stat("/dev/full").st_mode)     # written in place, never replaced
 
 
 def test_cochange_of_a_partner_named_with_a_backslash_says_it_is_indexed(tmp_path, capsys):

@@ -611,6 +611,11 @@ def test_a_refusal_says_how_much_of_the_response_is_the_notes_its_items_carry(gr
     with pytest.raises(BudgetExceeded) as ei:          # no notes: said as before
         ctl.admit([(fid("shop/mail.py"), "full", 316)])
     assert "notes" not in ei.value.message, ei.value.message
+    roomy = Controller(400, ScorePolicy(), graph)     # held at summary with its notes, asked at full:
+    roomy.admit([(fid("shop/mail.py"), "summary", 316, 290)])   # the same notes add nothing (a review)
+    with pytest.raises(BudgetExceeded) as ei:
+        roomy.admit([(fid("shop/mail.py"), "full", 1290, 290)])
+    assert "needs 974 more tokens but" in ei.value.message, ei.value.message
 
 
 def test_prefix_counts_an_upgrade_as_what_it_adds(graph):
