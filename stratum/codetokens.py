@@ -64,11 +64,16 @@ def looks_like_identifier(word: str) -> bool:
     return _IDENT_MARK.search(word) is not None
 
 
+# one capitalised word, as a class is named (``Session``, ``Flask``): no mark above, yet code, not
+# prose (a probe: `search Session` had requests' class at rank 35, under the function ``session``)
+_CLASS_WORD = re.compile(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
+
+
 def is_identifier(query: str) -> bool:
     """A whole query that is one token reading as code (``IntegerConverter``, ``app.run``,
-    ``utils.py``), not prose: ``rankplace.exact_first`` puts its exact matches first."""
+    ``utils.py``, ``Session``), not prose: ``rankplace.exact_first`` puts its exact matches first."""
     q = query.strip()
-    return bool(q) and not any(ch.isspace() for ch in q) and looks_like_identifier(q)
+    return bool(q) and not any(ch.isspace() for ch in q) and (looks_like_identifier(q) or bool(_CLASS_WORD.fullmatch(q)))
 
 
 # ---- what a node is found by ---------------------------------------------------------------------

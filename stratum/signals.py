@@ -18,6 +18,7 @@ import numpy as np
 from stratum import schema as S
 from stratum.codetokens import COMPOUND, is_identifier, looks_like_identifier, node_text
 from stratum.ids import norm_path
+from stratum.nametails import file_by_tail, module_file, restyled
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
 # the per-shard memo lives in ``stratum.shardmemo``; its old names here stay importable
 from stratum.shardmemo import MEMO_ENTRIES, MEMOS as _MEMOS, NOTE_MEMOS as _NOTE_MEMOS, memo_of as _memo
@@ -174,11 +175,17 @@ class ShardSignals:
             rows = set(target.values())
             return target if dotted or any(c.row in rows for c in candidates) else {}
         named = {c.id: c.row for c in candidates if "name" in c.sources and c.row >= 0}
+        if len(named) > 1:      # the name list folds case: ``Session`` the class, not ``session()`` (a probe)
+            named = {nid: r for nid, r in named.items() if self._spelt(r, {query.strip()})} or named
+        if not named and "/" in query and "::" not in query:     # a path's tail, as `get` takes it
+            named = file_by_tail(self.shard, query.strip())             # (requests/cookies.py: rank 70, a probe)
         parts = [p for p in query.strip().replace("::", ".").split(".") if p]
         kw = self.shard.warm.searcher.keywords
+        if not named and kw is not None and len(parts) == 1:    # the other case style of the name
+            named = restyled(self.shard, parts[0], kw, CODE_ITEM_KINDS, MAX_NAMED)                 # (requests_cookie_jar: rank 48, a probe)
         if named or not dotted or len(parts) < 2 or kw is None:
             return named
-        module = self._module(parts)
+        module = module_file(self.shard, parts)
         if module:
             return module
         col = self.shard.col
@@ -195,24 +202,6 @@ class ShardSignals:
                 return out
         return {}
 
-    def _module(self, parts: list[str]) -> dict[str, int]:
-        """{id: row} of the file a dotted module name names, as an import writes it (``flask.helpers``
-        -> ``src/flask/helpers.py``, a package -> its ``__init__.py``), by its path's tail; {} when
-        none or several do. `flask.helpers` found no file, and `shop.cart` the class Cart (a probe)."""
-        if "::" in ".".join(parts) or not all(p.isidentifier() for p in parts):
-            return {}
-        from stratum.pathtails import tails
-
-        t, base = tails(self.shard), "/".join(parts)
-        for path in (base + ".py", base + "/__init__.py"):
-            r = t.row_of(path)          # by its longest tail: the whole of this one must match
-            if r is None:
-                continue
-            got = self.shard.col("path")[r] or ""
-            if (got == path or got.endswith("/" + path)) and self.shard.col("kind")[r] == "file":
-                return {self.shard.col("id")[r]: int(r)}
-        return {}
-
     def _target(self, query: str) -> dict[str, int] | None:
         """{id: row} of the code node a ``path::Qualified.name`` query names, resolved as ``get``
         resolves it (the form answers print and agents copy: ``shop/cart.py::Cart.total``; pytest's
@@ -224,6 +213,10 @@ class ShardSignals:
         if not sep or not qual.strip(":"):
             return None
         targets = [query] if "::" not in qual else [query, f"{path}::{qual.replace('::', '.')}"]
+        file = next(iter(file_by_tail(self.shard, path).values()), None) if "/" in path else None
+        if file is not None:    # by its path's tail, as `get` takes it (requests/models.py::Response: a probe)
+            full = self.shard.col("path")[file] or path
+            targets += [full + t[len(path):] for t in targets if full != path]
         for t in targets:
             row = self.shard.resolve(t)
             if row is not None and self.kind_of(row) in CODE_ITEM_KINDS:

@@ -208,8 +208,8 @@ class Tools:
         search then reads its error lines and the frames' function names)."""
         s = self._session(session)
         sent, query = len(query), query.strip()
-        if not query:
-            raise InvalidArgument("query is empty")
+        if not query or not any(ch.isalnum() for ch in query):   # "!!!", an emoji: a confident page of noise (a probe)
+            raise InvalidArgument("query is empty" if not query else "query has no letter or digit to search for")
         paste = TB.read(query, MAX_QUERY_CHARS, sent=sent)    # a pasted traceback's frames; what the text lists read
         text = paste.text
         kinds = check_kinds("kind", kinds, S.SEARCH_KINDS)
