@@ -213,15 +213,15 @@ class ShardSignals:
         if not sep or not qual.strip(":"):
             return None
         targets = [query] if "::" not in qual else [query, f"{path}::{qual.replace('::', '.')}"]
-        file = next(iter(file_by_tail(self.shard, path).values()), None) if "/" in path else None
-        if file is not None:    # by its path's tail, as `get` takes it (requests/models.py::Response: a probe)
-            full = self.shard.col("path")[file] or path
+        file = next(iter(file_by_tail(self.shard, path).values()), None) if path.strip() else None
+        if file is not None:    # by its path's tail, as `get` takes it (requests/models.py::Response,
+            full = self.shard.col("path")[file] or path         # sessions.py::Session.send: a probe)
             targets += [full + t[len(path):] for t in targets if full != path]
         for t in targets:
             row = self.shard.resolve(t)
             if row is not None and self.kind_of(row) in CODE_ITEM_KINDS:
                 return {self.shard.col("id")[row]: int(row)}
-        return {} if "/" in path or self.locate(norm_path(path)) is not None else None
+        return {} if "/" in path or file is not None or self.locate(norm_path(path)) is not None else None
 
     def named_in(self, query: str, candidates) -> dict[str, int]:
         """id -> row of the definitions and files a prose query names by an identifier

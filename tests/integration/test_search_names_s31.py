@@ -80,6 +80,7 @@ def tools(store):
     ("pkg/cookies.py", "src/pkg/cookies.py"),                         # a path's tail, as get takes it
     ("pkg/models.py::Response", "src/pkg/models.py::Response"),
     ("pkg/sessions.py::Session.send", "src/pkg/sessions.py::Session.send"),
+    ("sessions.py::Session.send", "src/pkg/sessions.py::Session.send"),
     ("requests_cookie_jar", "src/pkg/cookies.py::RequestsCookieJar"),  # the other case style
     ("prepareBody", "src/pkg/models.py::PreparedRequest.prepare_body"),
 ])
