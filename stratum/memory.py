@@ -263,6 +263,23 @@ class Memory:
         if language.lower() not in have:
             raise InvalidArgument(f"no code in language {echo(language)!r} here; the index has: {', '.join(have) or 'none'}")
 
+    def check_filters(self, language: str, path_prefix: str, shards: Sequence[Shard]) -> None:
+        """After an empty answer: InvalidArgument when the language filter (``check_language``) or
+        the path prefix can match nothing in ``shards`` (it answered "0 of 0 items", as if the folder
+        held nothing that matched: a probe), naming the top-level folders there are."""
+        if language:
+            self.check_language(language)
+        if not path_prefix:
+            return
+        import pyarrow.compute as pc
+
+        if any(pc.any(pc.starts_with(sh.col("path").array, path_prefix)).as_py() for sh in shards):
+            return
+        paths = [p for sh in shards for p in pc.unique(sh.col("path").array).to_pylist()[:100_000] if p]
+        top = sorted({p.split("/", 1)[0] + "/" for p in paths if "/" in p}) or sorted(paths)
+        raise InvalidArgument(f"no indexed path starts with {echo(path_prefix)!r}; paths are relative to the repository "
+                              f"root: {', '.join(top[:12]) or 'none'}{' ...' if len(top) > 12 else ''}")
+
     def in_repo(self, target: str, prefix: bool = False) -> tuple[list[Shard], str]:
         """The shards to look in and the target without its ``repo:`` (``whichstore.in_repo``)."""
         return W.in_repo(self.shards.shards, target, prefix)

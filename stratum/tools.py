@@ -222,8 +222,8 @@ class Tools:
         lists, exact, bound, stamp = got.lists, got.exact, got.bound, got.stamp
         end = offset + page_size
         n_hits = sum(len(ranked) for ranked, _, _ in lists)
-        if not n_hits and language:
-            self.memory.check_language(language)     # `--language klingon`: say so, not "no results"
+        if not n_hits and (language or where):     # `--language klingon`, `--path nonexist/`: say so, not "no results"
+            self.memory.check_filters(language, where if view is None else "", shards)
         hits = R.merged_head(lists, end + R.HINT_ITEMS)     # only what this page and its hint read
         if not offset:              # the first page ends at the evidence cliff; later ones are whole
             end = pagecut.page_end([h[0] for h in hits[:end]])

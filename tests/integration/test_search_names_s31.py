@@ -99,3 +99,15 @@ def test_a_query_of_no_letter_or_digit_is_refused_as_an_empty_one_is(tools, stor
     rc, _, err = run(capsys, "search", "#", "--store", store)
     assert rc == 2 and "no letter or digit" in err, err
     assert t.search(s, "404").envelope is not None          # a number is a query
+
+
+def test_a_path_prefix_no_indexed_path_starts_with_is_refused_naming_the_top_folders(tools, store, capsys):
+    """`--path nonexist/` answered "0 of 0 items ... that is all", as if the folder held no match (a
+    probe), where `--language klingon` was told no such code is here."""
+    t, s = tools
+    with pytest.raises(InvalidArgument, match=r"no indexed path starts with 'nonexist/'; paths are relative to the "
+                                              r"repository root: src/"):
+        t.search(s, "session cookie", path_prefix="nonexist/")
+    rc, _, err = run(capsys, "search", "session", "--path", "nonexist/", "--store", store)
+    assert rc == 2 and "no indexed path starts with" in err, err
+    assert t.search(s, "zzqqxx nothing matches", path_prefix="src/pkg/").items == []     # a folder there: no error
