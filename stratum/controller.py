@@ -583,7 +583,7 @@ class Controller:
             if isinstance(self.policy, ScorePolicy) and self.policy.strict_neighbours:
                 why += " (focus neighbours keep api level)"
         return overrun_message(limit=self.limit, delta=delta, over=over, why=why, pinned=pinned,
-                               asked={a.node_id: a.level for a in adds}, page=page, notes=min(notes, delta))
+                               asked={a.node_id: a.level for a in adds}, page=page, notes=notes)
 
 
 def _other_version(e: _Entry, ver: str) -> bool:

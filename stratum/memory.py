@@ -271,11 +271,12 @@ class Memory:
             self.check_language(language)
         if not path_prefix:
             return
-        import pyarrow.compute as pc
+        import bisect
 
-        if any(pc.any(pc.starts_with(sh.col("path").array, path_prefix)).as_py() for sh in shards):
+        names = [sh.warm.searcher.meta.path_names for sh in shards]     # sorted: what a path filter bisects
+        if any(bisect.bisect_left(n, path_prefix) < bisect.bisect_left(n, path_prefix + "\U0010ffff") for n in names):
             return
-        paths = [p for sh in shards for p in pc.unique(sh.col("path").array).to_pylist()[:100_000] if p]
+        paths = [p for n in names for p in n if p]
         top = sorted({p.split("/", 1)[0] + "/" for p in paths if "/" in p}) or sorted(paths)
         raise InvalidArgument(f"no indexed path starts with {echo(path_prefix)!r}; paths are relative to the repository "
                               f"root: {', '.join(top[:12]) or 'none'}{' ...' if len(top) > 12 else ''}")

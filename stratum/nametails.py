@@ -45,9 +45,13 @@ def restyled(shard: Any, word: str, kw: Any, kinds: Collection[str], most: int) 
         other = _HUMP.sub("_", word).lower()
     else:
         return {}
-    rows = kw.name_rows(other).tolist()[:most + 1]
-    hits = {shard.col("id")[r]: int(r) for r in rows if shard.col("kind")[r] in kinds}
-    return hits if len(hits) <= most else {}
+    hits: dict[str, int] = {}
+    for r in kw.name_rows(other).tolist():
+        if shard.col("kind")[r] in kinds:
+            hits[shard.col("id")[r]] = int(r)
+            if len(hits) > most:
+                return {}
+    return hits
 
 
 __all__ = ["file_by_tail", "module_file", "restyled"]

@@ -213,15 +213,23 @@ class ShardSignals:
         if not sep or not qual.strip(":"):
             return None
         targets = [query] if "::" not in qual else [query, f"{path}::{qual.replace('::', '.')}"]
+        got = self._resolved(targets)
+        if got is not None:
+            return got
+        # by its path's tail, as `get` takes it (requests/models.py::Response, sessions.py::Session.send: a probe)
         file = next(iter(file_by_tail(self.shard, path).values()), None) if path.strip() else None
-        if file is not None:    # by its path's tail, as `get` takes it (requests/models.py::Response,
-            full = self.shard.col("path")[file] or path         # sessions.py::Session.send: a probe)
-            targets += [full + t[len(path):] for t in targets if full != path]
+        if file is not None:
+            full = self.shard.col("path")[file] or path
+            return self._resolved([full + t[len(path):] for t in targets]) or {}
+        return {} if "/" in path or self.locate(norm_path(path)) is not None else None
+
+    def _resolved(self, targets: list[str]) -> dict[str, int] | None:
+        """{id: row} of the first of ``targets`` that names a code node, else None."""
         for t in targets:
             row = self.shard.resolve(t)
             if row is not None and self.kind_of(row) in CODE_ITEM_KINDS:
                 return {self.shard.col("id")[row]: int(row)}
-        return {} if "/" in path or file is not None or self.locate(norm_path(path)) is not None else None
+        return None
 
     def named_in(self, query: str, candidates) -> dict[str, int]:
         """id -> row of the definitions and files a prose query names by an identifier

@@ -10,6 +10,7 @@ from stratum.config import EmbedConfig, IndexConfig
 
 if TYPE_CHECKING:
     from stratum.tools import Tools
+    from tests.gitrepo import Repo
 
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
 CART = "def total(x):\n    return x\n"
@@ -17,6 +18,22 @@ ZETA = "def zeta(y):\n    return y\n"
 ZETA_FZ = "def zeta(y):\n    return -y\n"          # fz's version
 ZETA_MAIN = "def zeta(y):\n    return y + 0\n"      # main's, changed after fz forked
 NOT_MERGED = "not merged into the default branch yet"
+
+
+def on_fz(tmp_path, zeta: str = ZETA_FZ, files: dict | None = None) -> tuple[Repo, str, str]:
+    """main indexed, then fz checked out (zeta changed there, to ZETA) and indexed: the store serves
+    fz. Returns (repo, store, fz's commit)."""
+    from pipeline.job import index_repository
+    from tests.gitrepo import Repo, git
+
+    r = Repo(tmp_path / "repo")
+    r.commit("init", {"shop/__init__.py": "", "shop/cart.py": f"{CART}\n\n{ZETA}", **(files or {})})
+    store = str(tmp_path / "store")
+    index_repository(r.path, store, CFG)
+    git(r.path, "checkout", "-q", "-b", "fz")
+    fz = r.commit("zeta on fz", {"shop/cart.py": f"{CART}\n\n{zeta}"})
+    assert index_repository(r.path, store, CFG).branch == "fz"
+    return r, store, fz
 
 
 def branch_tools(store) -> Tools:

@@ -91,19 +91,18 @@ def _write_partners(partners, out: str) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    from stratum.embedder import atomic_write
+
     buf = pa.BufferOutputStream()       # one file's partners: small; Python's own write says ENOSPC
     pq.write_table(partners.to_arrow(), buf)       # (pyarrow's file sink dropped a failed close: exit 0)
-    dest = Path(out)
-    part = dest.with_name(f".{dest.name}.part") if not dest.exists() or dest.is_file() else dest
+    data, dest = buf.getvalue().to_pybytes(), Path(out)
     try:
         dest.parent.mkdir(parents=True, exist_ok=True)
-        with open(part, "wb") as f:
-            f.write(buf.getvalue().to_pybytes())
-        if part != dest:
-            os.replace(part, dest)
+        if dest.exists() and not dest.is_file():
+            dest.write_bytes(data)
+        else:
+            atomic_write(dest, lambda tmp: Path(tmp).write_bytes(data))
     except OSError as e:
-        if part != dest:
-            part.unlink(missing_ok=True)
         if e.errno in (errno.ENOSPC, errno.EDQUOT):
             raise ResourceExhausted(f"cannot write the partners to {echo(out)}: {e.strerror or 'no space left'}") \
                 from None

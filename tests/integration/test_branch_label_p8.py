@@ -19,7 +19,7 @@ work tree it was about. Real repositories, the real index job, overlay builder a
 from __future__ import annotations
 
 from pipeline.job import index_repository
-from tests.branchrepo import CART, CFG, NOT_MERGED, ZETA, ZETA_FZ, ZETA_MAIN, branch_tools, remember
+from tests.branchrepo import CART, CFG, NOT_MERGED, ZETA, ZETA_FZ, ZETA_MAIN, branch_tools, on_fz, remember
 from tests.gitrepo import Repo, git
 
 
@@ -38,21 +38,8 @@ def _read(store, nid: str, code: str = "shop/cart.py::zeta", **where) -> tuple[d
         t.close()
 
 
-def _on_fz(tmp_path, zeta: str = ZETA_FZ) -> tuple[Repo, str, str]:
-    """main indexed, then fz checked out (zeta changed there) and indexed: the store serves fz.
-    Returns (repo, store, fz's commit)."""
-    r = Repo(tmp_path / "repo")
-    r.commit("init", {"shop/__init__.py": "", "shop/cart.py": f"{CART}\n\n{ZETA}"})
-    store = str(tmp_path / "store")
-    index_repository(r.path, store, CFG)
-    git(r.path, "checkout", "-q", "-b", "fz")
-    fz = r.commit("zeta on fz", {"shop/cart.py": f"{CART}\n\n{zeta}"})
-    assert index_repository(r.path, store, CFG).branch == "fz"
-    return r, store, fz
-
-
 def test_a_checkout_note_on_a_served_branch_reads_as_the_branch_sessions_note(tmp_path):
-    r, store, fz = _on_fz(tmp_path)
+    r, store, fz = on_fz(tmp_path)
     co = _remember(store, "shop/cart.py::zeta", "zeta negates on fz (checkout)")
     git(r.path, "checkout", "-q", "main")
     index_repository(r.path, store, CFG)
@@ -77,7 +64,7 @@ def test_a_branch_session_note_while_its_branch_is_served_reads_as_the_checkouts
     """A ``--branch fz`` session while fz itself is the indexed version: its view does not differ
     from the version served, so its note took the served version's targets unmarked, and after
     ``checkout main`` and the re-index it read "stale: ... changed since" (a helper's finding)."""
-    r, store, fz = _on_fz(tmp_path)
+    r, store, fz = on_fz(tmp_path)
     ss = _remember(store, "shop/cart.py::zeta", "zeta negates on fz (session on the served branch)", branch="fz")
     git(r.path, "checkout", "-q", "main")
     index_repository(r.path, store, CFG)
@@ -91,7 +78,7 @@ def test_a_branch_session_note_while_its_branch_is_served_reads_as_the_checkouts
 def test_a_checkout_note_on_a_served_branch_goes_stale_when_the_default_branch_changes_its_code(tmp_path):
     """The default branch's hash is recorded as the session's note records it: main changing zeta
     itself after the note is a change since, not "not merged yet"."""
-    r, store, _ = _on_fz(tmp_path)
+    r, store, _ = on_fz(tmp_path)
     co = _remember(store, "shop/cart.py::zeta", "zeta negates on fz (checkout)")
     git(r.path, "checkout", "-q", "main")
     r.commit("main changes zeta", {"shop/cart.py": f"{CART}\n\n{ZETA_MAIN}"})
@@ -103,7 +90,7 @@ def test_a_checkout_note_on_a_served_branch_goes_stale_when_the_default_branch_c
 
 def test_a_checkout_note_about_code_the_branch_left_alone_records_no_version(tmp_path):
     """total is the same on fz and main: the note is about it as any note (nothing to mark)."""
-    r, store, _ = _on_fz(tmp_path)
+    r, store, _ = on_fz(tmp_path)
     co = _remember(store, "shop/cart.py::total", "total is the identity")
     git(r.path, "checkout", "-q", "main")
     index_repository(r.path, store, CFG)
@@ -113,7 +100,7 @@ def test_a_checkout_note_about_code_the_branch_left_alone_records_no_version(tmp
 
 
 def test_a_note_written_in_a_worktree_of_the_default_branch_records_no_branch(tmp_path):
-    r, store, _ = _on_fz(tmp_path)
+    r, store, _ = on_fz(tmp_path)
     wt = tmp_path / "wt2"
     git(r.path, "worktree", "add", "-q", str(wt), "main")
     nid = _remember(store, "shop/cart.py::zeta", "zeta is the identity on main (worktree)", worktree=str(wt))

@@ -19,7 +19,7 @@ Real repositories, the real index job, overlay builder and Tools.
 from __future__ import annotations
 
 from pipeline.job import index_repository
-from tests.branchrepo import CART, CFG, NOT_MERGED, ZETA, ZETA_FZ, branch_tools, remember
+from tests.branchrepo import CART, CFG, NOT_MERGED, ZETA, ZETA_FZ, branch_tools, on_fz, remember
 from tests.gitrepo import Repo, git
 
 ZETA_FZ2 = "def zeta(y):\n    return -2 * y\n"     # fz's next version
@@ -45,25 +45,13 @@ def _not_merged(commit: str) -> list[str]:
             f"branch's differs ({NOT_MERGED})"]
 
 
-def _on_fz(tmp_path, files: dict | None = None) -> tuple[Repo, str, str]:
-    """main indexed, then fz checked out (zeta changed there) and indexed: the store serves fz."""
-    r = Repo(tmp_path / "repo")
-    r.commit("init", {"shop/__init__.py": "", "shop/cart.py": f"{CART}\n\n{ZETA}", **(files or {})})
-    store = str(tmp_path / "store")
-    index_repository(r.path, store, CFG)
-    git(r.path, "checkout", "-q", "-b", "fz")
-    fz = r.commit("zeta on fz", {"shop/cart.py": f"{CART}\n\n{ZETA_FZ}"})
-    assert index_repository(r.path, store, CFG).branch == "fz"
-    return r, store, fz
-
-
 def _main(r: Repo, store: str) -> None:
     git(r.path, "checkout", "-q", "main")
     assert index_repository(r.path, store, CFG).branch != "fz"
 
 
 def test_a_note_on_an_uncommitted_edit_of_a_served_branch_reads_not_merged_once_committed(tmp_path):
-    r, store, fz = _on_fz(tmp_path)
+    r, store, fz = on_fz(tmp_path)
     r.write({"shop/cart.py": f"{CART}\n\n{ZETA_FZ2}"})           # edited in the checkout, not committed
     wip = _remember(store, "shop/cart.py::zeta", "zeta doubles (the edited work tree)")
     warnings, line = _read(store, wip)                           # before the commit: the work tree's version
@@ -91,7 +79,7 @@ def test_a_note_on_an_uncommitted_edit_of_a_served_branch_reads_not_merged_once_
 def test_a_branch_session_note_while_its_branch_is_a_commit_past_its_index_reads_not_merged(tmp_path):
     """fz's next commit, not indexed yet, touched another file: the session's note about zeta took
     the served index's code unmarked."""
-    r, store, _ = _on_fz(tmp_path, {"shop/other.py": "def o():\n    return 1\n"})
+    r, store, _ = on_fz(tmp_path, files={"shop/other.py": "def o():\n    return 1\n"})
     ahead = r.commit("fz 2", {"shop/other.py": "def o():\n    return 2\n"})
     ss = _remember(store, "shop/cart.py::zeta", "zeta negates on fz (fz ahead of its index)", branch="fz")
     _main(r, store)
@@ -103,7 +91,7 @@ def test_a_branch_session_note_while_its_branch_is_a_commit_past_its_index_reads
 def test_a_branch_session_note_about_code_changed_past_the_branch_index_reads_not_merged(tmp_path):
     """fz's next commit, not indexed yet, changed zeta again: the session's mark took fz's indexed
     version as the default branch's."""
-    r, store, _ = _on_fz(tmp_path)
+    r, store, _ = on_fz(tmp_path)
     ahead = r.commit("fz 2", {"shop/cart.py": f"{CART}\n\n{ZETA_FZ2}"})
     ss = _remember(store, "shop/cart.py::zeta", "zeta doubles on fz (fz ahead of its index)", branch="fz")
     _main(r, store)
