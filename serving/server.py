@@ -10,6 +10,7 @@ function, ``status_for``:
     NotFound                                   -> NOT_FOUND
     Unauthenticated (missing or bad credential)-> UNAUTHENTICATED
     PermissionDenied (another identity's note) -> PERMISSION_DENIED
+    Abandoned (the caller stopped waiting)     -> CANCELLED (nobody reads it; nothing was charged)
     BudgetExceeded (the session's quota),
     ResourceExhausted (session caps)           -> RESOURCE_EXHAUSTED
     InvalidArgument, InvalidPageToken,
@@ -52,7 +53,8 @@ from grpc_reflection.v1alpha import reflection
 from serving import convert, lifecycle
 from serving._gen import stratum_pb2 as pb
 from serving.auth import UNAUTHENTICATED_LOOPBACK, ServerSecurity
-from stratum.errors import (BudgetExceeded, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
+from stratum.delivery import awaited_by
+from stratum.errors import (Abandoned, BudgetExceeded, InvalidArgument, NotFound, PermissionDenied, ResourceExhausted,
                             StoreReadOnly, StratumError, SystemError_, Unauthenticated, UserError)
 from stratum.identity import acting_as
 from stratum.tools import APPENDING
@@ -76,6 +78,8 @@ def status_for(err: BaseException) -> tuple[grpc.StatusCode, str]:
         return grpc.StatusCode.UNAUTHENTICATED, err.message
     if isinstance(err, PermissionDenied):
         return grpc.StatusCode.PERMISSION_DENIED, err.message
+    if isinstance(err, Abandoned):
+        return grpc.StatusCode.CANCELLED, err.message
     if isinstance(err, (BudgetExceeded, ResourceExhausted)):
         return grpc.StatusCode.RESOURCE_EXHAUSTED, err.message
     if isinstance(err, UserError):
@@ -154,7 +158,9 @@ class StratumServicer:
             if isinstance(request, _Undecodable):
                 raise InvalidArgument(f"{rpc}: the request is not a valid {rpc}Request message ({request.reason})")
             convert.check_request(request)
-            with acting_as(caller), self.running, (self.appending if rpc in APPENDING_RPCS else _NOT_COUNTED):
+            # a read whose caller is gone by the time its answer is admitted changes no session (stratum.delivery)
+            with acting_as(caller), awaited_by(context.is_active), self.running, \
+                    (self.appending if rpc in APPENDING_RPCS else _NOT_COUNTED):
                 tool = getattr(self._tools, _TOOL_NAMES.get(rpc) or _tool_name(rpc))
                 resp = tool(**convert.request_to_kwargs(request))
             if not context.is_active():     # deadline passed or caller cancelled: nobody reads the answer

@@ -39,7 +39,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 from stratum.budgetadvice import last_resort_note, overrun_message, reserve_note
 from stratum.controlvalues import Admitted, AdmitResult, ControllerConfig, PlannedItem, PrefetchPlan
 from stratum.envelope import Budget, Eviction
-from stratum.errors import BudgetExceeded, InvalidArgument, NotFound
+from stratum import delivery
+from stratum.errors import Abandoned, BudgetExceeded, InvalidArgument, NotFound
 from stratum.focusreach import Focus, reach
 from stratum.focusset import FocusSet
 from stratum.graphview import GraphView, RecordGraph
@@ -141,6 +142,9 @@ class Controller:
                 over = self._used + delta - freed - self.limit
                 if over > 0:
                     raise BudgetExceeded(self._overrun_message(delta, freed, over, adds, page=prefix, notes=carried))
+            if not delivery.awaited():      # the caller is gone: nothing charged, nothing evicted
+                raise Abandoned("the caller stopped waiting (deadline or cancel) before this answer was "
+                                "admitted; nothing was charged to the session")
             # commit: nothing above changed state
             self._calls += 1
             if infer_focus:

@@ -10,7 +10,8 @@
     │   ├── ResourceExhausted     a server-wide cap (sessions per identity or in total) is reached
     │   ├── Unauthenticated       the server requires credentials and none (or bad ones) came
     │   ├── PermissionDenied      the caller's identity may not do this (another's session or note)
-    │   └── NoteRejected          a note that cannot be written (empty, too large, unknown target)
+    │   ├── NoteRejected          a note that cannot be written (empty, too large, unknown target)
+    │   └── Abandoned             the caller stopped waiting (deadline, cancel): nothing was charged
     └── SystemError_              an internal failure; the full trace is worth keeping
         ├── StoreError            the Lance store or its manifest is missing or unreadable
         │   └── StoreDamaged      a store file fails its checksum or structure check (says what to do)
@@ -89,6 +90,12 @@ class NoteRejected(UserError):
     code = "note_rejected"
 
 
+class Abandoned(UserError):
+    """The caller stopped waiting (a deadline passed, a cancel) before the answer was admitted to
+    its session: nothing was charged or evicted (``stratum.delivery``)."""
+    code = "cancelled"
+
+
 class SystemError_(StratumError):
     code = "internal"
 
@@ -132,6 +139,6 @@ class Unavailable(SystemError_):
 
 __all__ = [
     "StratumError", "UserError", "NotARepository", "NotFound", "InvalidArgument",
-    "InvalidPageToken", "BudgetExceeded", "ResourceExhausted", "Unauthenticated", "PermissionDenied", "NoteRejected", "SystemError_", "StoreError", "StoreReadOnly", "StoreDamaged", "SchemaMismatch",
+    "InvalidPageToken", "BudgetExceeded", "ResourceExhausted", "Unauthenticated", "PermissionDenied", "NoteRejected", "Abandoned", "SystemError_", "StoreError", "StoreReadOnly", "StoreDamaged", "SchemaMismatch",
     "ModelMismatch", "ModelUnavailable", "LogCorruption", "Unavailable",
 ]
