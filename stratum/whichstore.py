@@ -185,11 +185,15 @@ def note_store(shards: list["Shard"], about: list[str], view: "BranchView | None
     one's spelling. A target the chosen store lacks and another holds (a node id, a path only it
     has) puts the note in two stores: refused, naming both (an id beside ``beta:src/app.py`` was
     looked up in beta only: "unknown target", though get found it). No store holding any: the
-    first (the note layer then says which are unknown)."""
+    first (the note layer then says which are unknown). No targets at all is the whole repository,
+    as ``.`` is: refused alike with several stores (it went to the first store without a word, a probe)."""
     named = [in_repo(shards, t) for t in about]
     plain = [t for _, t in named]
     if len(shards) < 2:
         return shards[0], plain
+    if not about:
+        raise InvalidArgument("a note with no targets is about the whole repository: "
+                              + ambiguous(shards, ".").message)
     stores = {id(s[0]): s[0] for s, _ in named if len(s) == 1}
     if len(stores) > 1:
         raise InvalidArgument("a note belongs to one store: its targets name "
