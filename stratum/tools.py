@@ -241,7 +241,7 @@ class Tools:
         hints = [R.label(sh, row) if row is not None else
                  R.note_label((holder.get(nid) if holder is not None else None) or {"kind": "note", "id": nid})
                  for _, nid, sh, row, holder, _ in hits[end:end + R.HINT_ITEMS]]
-        said = [] if more or exact else searchlists.ends(n_hits, got.notes_cut)
+        said = got.warnings + ([] if more or exact else searchlists.ends(n_hits, got.notes_cut))
         if page_token and getattr(offset, "notes", stamp) != stamp:
             # a probe: a note written between pages shifted the list (an item twice, one never shown)
             said.append(_MOVED)

@@ -1,0 +1,73 @@
+"""One of two served stores moved away before any search: an unscoped search answers from the other
+store and names the one it left out (a fleet probe: every unscoped search failed with that store's
+StoreDamaged, though a search scoped to the other store answered); with every store gone it fails."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from stratum import errors as E
+from stratum.tools import Tools
+from tests.clirun import NO_EMBED
+from tests.gitrepo import Repo
+
+SHOP = {"shop/cart.py": "def add_item(cart, item):\n    '''Add an item to the shopping cart.'''\n    cart.append(item)\n",
+        "shop/pricing.py": "def cart_total(cart):\n    '''The shopping cart total price.'''\n    return sum(cart)\n"}
+BILLING = {"billing/invoice.py": "def invoice_total(cart):\n    '''An invoice for the shopping cart.'''\n    return sum(cart)\n"}
+
+
+def _indexed(path, files: dict[str, str]) -> str:
+    """A repository whose files change together in four commits (co-change edges, read when a
+    search first lifts a partner), indexed into its own ``.stratum``."""
+    from pipeline.job import index_repository
+
+    r = Repo(path)
+    r.commit("init", files)
+    for i in range(4):
+        r.commit(f"change {i}", {p: t + f"# {i}\n" for p, t in files.items()})
+    index_repository(r.path, None, NO_EMBED)
+    return str(r.path / ".stratum")
+
+
+@pytest.fixture()
+def two_stores(tmp_path):
+    shop = _indexed(tmp_path / "shop", SHOP)
+    billing = _indexed(tmp_path / "billing", {**BILLING, "billing/tax.py": "def tax(total):\n    return total * 0.2\n"})
+    tools = Tools.open([shop, billing])
+    try:
+        yield tools, shop, billing
+    finally:
+        tools.close()
+
+
+def test_a_store_moved_away_is_left_out_of_a_search_with_a_warning(two_stores):
+    tools, shop, billing = two_stores
+    sid = tools.open_session(author="agent").data["session"]
+    os.rename(billing, billing + ".away")
+    try:
+        r = tools.search(sid, "shopping cart total", page_size=10)
+        paths = {it.path for it in r.items}
+        assert "shop/pricing.py" in paths and not any(p.startswith("billing/") for p in paths)
+        said = [w for w in r.envelope.warnings if "left out of this answer" in w]
+        assert len(said) == 1 and "billing" in said[0], r.envelope.warnings
+        # the file view too
+        files = tools.search(sid, "shopping cart total", kinds=["file"], page_size=10)
+        assert any(it.path == "shop/pricing.py" for it in files.items)
+    finally:
+        os.rename(billing + ".away", billing)
+
+
+def test_every_store_gone_is_an_error_not_an_empty_answer(two_stores):
+    # (what a store had loaded still answers: here the co-change edges a search reads were not)
+    tools, shop, billing = two_stores
+    sid = tools.open_session(author="agent").data["session"]
+    for s in (shop, billing):
+        os.rename(s, s + ".away")
+    try:
+        with pytest.raises(E.StoreError):
+            tools.search(sid, "shopping cart total", page_size=10)
+    finally:
+        for s in (shop, billing):
+            os.rename(s + ".away", s)
