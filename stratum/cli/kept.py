@@ -8,11 +8,16 @@ quarter of an hour filled the identity's session cap, and every later session of
 idle for 15 minutes (a probe). Now the CLI remembers what it left open, per server address and
 token, in a file only its user reads (``$STRATUM_CACHE``, default ``~/.cache/stratum``), and closes
 the oldest when it keeps one more than ``KEPT``: the last ``KEPT`` queries can still be paged.
+The read-modify-write of that file holds an exclusive flock on ``cli-sessions.json.lock`` beside it:
+without it, queries run in parallel each dropped the same oldest session and the last writer lost
+the others' new ones, so a session left the file still open on the server (9 left of 40 queries
+run 8 at a time, a probe). A session dropped from the file is closed by the one process that dropped it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -46,17 +51,22 @@ def keep(address: str, token: str | None, session: str) -> list[str]:
     oldest first. A file that cannot be read or written keeps nothing and closes nothing (the
     server's idle reclaim still holds)."""
     path, key = _path(), _key(address, token)
-    data = _read(path)
-    ids = [s for s in data.get(key, []) if s != session] + [session]
-    data[key], drop = ids[-KEPT:], ids[:-KEPT]
     with contextlib.suppress(OSError):
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)     # session ids open sessions
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
-        return drop
+        lock = os.open(path.with_name(f"{path.name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)        # one reader-writer at a time; closing the fd releases it
+            data = _read(path)
+            ids = [s for s in data.get(key, []) if s != session] + [session]
+            data[key], drop = ids[-KEPT:], ids[:-KEPT]
+            tmp = path.with_name(f".{path.name}.{os.getpid()}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)     # session ids open sessions
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(data, f)
+            os.replace(tmp, path)       # atomic still: a reader without the lock sees a whole file
+            return drop
+        finally:
+            os.close(lock)
     return []
 
 

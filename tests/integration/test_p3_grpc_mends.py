@@ -2,10 +2,19 @@
 real server on a loopback port over real git repositories indexed by the real job:
 
 - a note with no targets (``about=[]``) on a server of two stores went to the first store without a
-  word, while ``about=["."]`` (the same: the whole repository) was refused as ambiguous.
+  word, while ``about=["."]`` (the same: the whole repository) was refused as ambiguous;
+- `stratum search --server` run in parallel left more than ``kept.KEPT`` sessions open: each process
+  read, changed and replaced the kept sessions' file with no lock, and the last writer lost the others'.
 """
 
 from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +23,7 @@ from pipeline.overlaybuilder import builder
 from serving.client import Client
 from serving.server import serve
 from stratum import errors as E
+from stratum.cli.kept import KEPT
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
 from tests.gitrepo import Repo
@@ -39,14 +49,14 @@ def repos(tmp_path_factory):
 
 @pytest.fixture()
 def served(repos):
-    """A server's address over ``stores`` (store paths), on port 0, stopped after."""
+    """(address, Tools) of a server over ``stores`` (store paths), on port 0, stopped after."""
     running = []
 
-    def start(*stores: str) -> str:
-        tools = Tools.open(list(stores), overlay_builder=builder(CFG))
+    def start(*stores: str, **kw) -> tuple[str, Tools]:
+        tools = Tools.open(list(stores), overlay_builder=builder(CFG), **kw)
         server, port = serve(tools, port=0, reload_interval=None)
         running.append((server, tools))
-        return f"127.0.0.1:{port}"
+        return f"127.0.0.1:{port}", tools
     yield start
     for server, tools in running:
         server.stop(None)
@@ -54,7 +64,7 @@ def served(repos):
 
 
 def test_a_note_with_no_targets_is_refused_as_the_whole_repository_is_on_two_stores(repos, served):
-    both = served(repos["alpha"][1], repos["beta"][1])
+    both, _ = served(repos["alpha"][1], repos["beta"][1])
     with Client(both, timeout=30) as c:
         s = c.open_session(author="agent").data["session"]
         for about in ([], ["."], [""]):
@@ -68,7 +78,46 @@ def test_a_note_with_no_targets_is_refused_as_the_whole_repository_is_on_two_sto
                                              "'.' is in 2 of the stores served here (alpha, beta)"), none.value.message
         nid = c.remember(s, "insight", "beta as a whole", ["beta:."]).data["note_id"]
         assert c.get(s, nid).items[0].repo == "beta"        # named: that store's
-    with Client(served(repos["alpha"][1]), timeout=30) as c:      # one store: the whole repository, as before
+    with Client(served(repos["alpha"][1])[0], timeout=30) as c:      # one store: the whole repository, as before
         s = c.open_session(author="agent").data["session"]
         nid = c.remember(s, "insight", "the one repository as a whole", []).data["note_id"]
         assert c.get(s, nid).items[0].kind == "insight"
+
+
+# One `stratum <query> --server` that kept its session, as the CLI does it (``query._call``): open,
+# detach, then ``_close_beyond_kept`` (``kept.keep`` and closing what it drops); N times, from the
+# moment the file GO exists.
+_KEEPER = """
+import argparse, os, sys, time
+from serving.client import Client
+from stratum.cli.query import _close_beyond_kept
+addr, go, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+c = Client(addr, timeout=60)
+open(go + "." + str(os.getpid()), "w").close()
+while not os.path.exists(go):
+    time.sleep(0.002)
+for _ in range(n):
+    sid = c.open_session().data["session"]
+    c.detach(sid)
+    _close_beyond_kept(c, argparse.Namespace(server=addr, token=None), sid)
+c.close()
+"""
+
+
+def test_cli_queries_kept_in_parallel_leave_at_most_kept_sessions(repos, served, tmp_path):
+    addr, tools = served(repos["alpha"][1], max_sessions_per_identity=1000)      # every leaked one counted
+    env = {k: v for k, v in os.environ.items() if k != "STRATUM_TOKEN"} | {"STRATUM_CACHE": str(tmp_path / "cache")}
+    go, procs = tmp_path / "go", 8
+    root = Path(__file__).resolve().parents[2]
+    workers = [subprocess.Popen([sys.executable, "-c", _KEEPER, addr, str(go), "12"], cwd=root, env=env,
+                                stderr=subprocess.PIPE, text=True) for _ in range(procs)]
+    deadline = time.monotonic() + 60
+    while len(list(tmp_path.glob("go.*"))) < procs and time.monotonic() < deadline:
+        time.sleep(0.05)
+    go.touch()          # all at once: the file's read-modify-write races without a lock
+    for w in workers:
+        assert w.wait(timeout=120) == 0, w.stderr.read() if w.stderr else ""
+    (kept,) = json.loads((tmp_path / "cache" / "cli-sessions.json").read_text()).values()
+    assert len(kept) == KEPT
+    assert tools.sessions.count("anonymous") == KEPT, "sessions left open past the file's"
+    assert all(tools.sessions.find(sid, "anonymous") is not None for sid in kept)
