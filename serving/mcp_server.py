@@ -45,7 +45,6 @@ import json
 import logging
 import os
 import re
-import threading
 from collections.abc import Iterator, Sequence
 from typing import Annotated, Any, BinaryIO, Callable, Literal, Optional, cast, get_args, get_origin
 
@@ -58,7 +57,7 @@ from mcp_types import (INVALID_REQUEST, PARSE_ERROR, CallToolResult, ErrorData, 
 from pydantic import Field, ValidationError
 
 from serving import convert, lifecycle
-from stratum import identity
+from serving.mcp_connection import Connection
 from stratum.envelope import Response
 from stratum.errors import InvalidArgument, StratumError, SystemError_
 from stratum.limits import echo
@@ -159,119 +158,14 @@ def _annotations(name: str) -> ToolAnnotations:
                            idempotent_hint=name in ("pin", "unpin"), open_world_hint=False)
 
 
-class _Connection:
-    """The backend and the session of the one MCP connection this process serves.
-
-    When the backend cannot be opened (no server yet, a refused token, a missing store) the MCP
-    connection still comes up: each tool call tries again and, until it works, answers with the
-    reason as a tool error, so the agent sees "unauthenticated: unknown bearer token" instead of
-    a server that never answers."""
-
-    def __init__(self, open_backend: Callable[[], Any], session_options: dict[str, Any],
-                 reload_interval: float | None = lifecycle.DEFAULT_RELOAD_INTERVAL, settle: bool = False,
-                 chosen: bool = False):
-        self._settle = settle
-        self._chosen = chosen
-        self._open_backend = open_backend
-        self._session_options = session_options
-        self._reload_interval = reload_interval
-        self._reloader: lifecycle.Reloader | None = None
-        self._lock = threading.Lock()
-        self.backend: Any = None
-        self.session: str = ""
-        self.error: StratumError | None = None
-        self.caller = identity.os_user()     # stdio: the user who started this process
-        self._pending_warnings: list[str] = []  # the session's opening's, for the next answer (``_opened``)
-
-    def open(self) -> None:
-        with self._lock:
-            if self.backend is not None:
-                return
-            backend = None
-            try:
-                backend = self._open_backend()
-                with identity.acting_as(self.caller):
-                    self.session = self._open_session(backend)
-            except StratumError as err:
-                log.error("could not open the Stratum backend: %s", err.message)
-                self.error = err
-                if backend is not None:
-                    backend.close()
-                return
-            self.backend, self.error = backend, None
-            if hasattr(backend, "reload"):      # local stores (a Client's server reloads its own)
-                if self._settle:
-                    lifecycle.settle_process()
-                if self._reload_interval:
-                    self._reloader = lifecycle.Reloader(backend, self._reload_interval)
-
-    def _open_session(self, backend: Any) -> str:
-        """The session of this connection. A view chosen for the caller, not named (a linked
-        worktree's branch, as the CLI's --server queries ask: ``stratum.cli.server_place``) that the
-        server cannot give (its repository lacks the branch) is said in the log, and the session is
-        the server's default branch, as the CLI's query falls back: the agent's tools must not fail
-        for a view nobody asked for. A view named fails as named."""
-        opts = self._session_options
-        try:
-            return self._opened(backend.open_session(**opts))
-        except InvalidArgument as refused:
-            if not self._chosen or not (opts.get("branch") or opts.get("commit")):
-                raise
-            what = f"branch {opts['branch']}" if opts.get("branch") else f"commit {opts['commit'][:12]}"
-            why = refused.message
-        log.warning("the server cannot answer for this worktree's %s (%s): the answers are for its default "
-                    "branch", what, why)
-        rest = {k: v for k, v in opts.items() if k not in ("branch", "commit", "worktree")}
-        return self._opened(backend.open_session(**rest))
-
-    def _opened(self, resp: Response) -> str:
-        """The session's id; what its opening warned of ("author 'zed' ignored: notes from this
-        session are written as the authenticated identity 'bob'") goes to the log and rides on the
-        next answer's warnings, once: MCP dropped it, where gRPC and the CLI say it (a probe)."""
-        for w in resp.envelope.warnings:
-            log.warning("%s", w)
-        # the opening's own words (``Tools.open_session``'s ``opening``): the freshness and branch
-        # warnings every answer carries are no news to the first one
-        self._pending_warnings = list(resp.data.get("opening") or [])
-        return resp.data["session"]
-
-    def close(self) -> None:
-        if self._reloader is not None:
-            self._reloader.stop()
-            self._reloader = None
-        if self.backend is None:
-            return
-        try:
-            with identity.acting_as(self.caller):
-                self.backend.close_session(self.session)
-        except StratumError as err:    # e.g. the gRPC server restarted and forgot the session
-            log.warning("could not close session %s: %s", self.session, err.message)
-        finally:
-            self.backend.close()
-
-    def call(self, name: str, kwargs: dict[str, Any]) -> str:
-        if self.backend is None:
-            self.open()                # the server may be up, or the token fixed, by now
-            if self.backend is None:
-                err = self.error
-                if err is None:
-                    raise ToolError("the Stratum backend is not open")
-                raise ToolError(f"{err.code}: {err.message}") from err     # answered by ``_Server.call_tool``
-        try:
-            with identity.acting_as(self.caller):
-                resp = getattr(self.backend, name)(self.session, **kwargs)
-        except StratumError as err:
-            raise ToolError(f"{err.code}: {err.message}") from err
-        if self._pending_warnings:
-            resp.envelope.warnings[:0], self._pending_warnings = self._pending_warnings, []
-        return render(resp)
-
-
-def _make_tool(conn: _Connection, name: str, narrow: bool = True) -> Callable[..., str]:
+def _make_tool(conn: Connection, name: str, narrow: bool = True) -> Callable[..., str]:
     sig, doc = _tool_spec(name, narrow)
 
     def tool(**kwargs: Any) -> str:
-        return conn.call(name, kwargs)
+        try:
+            return render(conn.call(name, kwargs))
+        except StratumError as err:
+            raise ToolError(f"{err.code}: {err.message}") from err     # answered by ``_Server.call_tool``
 
     tool.__name__ = name
     tool.__doc__ = doc
@@ -298,7 +192,7 @@ def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model:
     opts: dict[str, Any] = dict(author=author, model=model, budget=budget, policy=policy)
     if branch or commit or worktree:  # a branch/commit/worktree session: base + overlay (stratum.branchview)
         opts.update(branch=branch, commit=commit, worktree=worktree)
-    conn = _Connection(open_backend, opts, reload_interval, settle, chosen)
+    conn = Connection(open_backend, opts, reload_interval, settle, chosen)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: MCPServer):
@@ -532,7 +426,7 @@ def _checked(name: str, tool: Any, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _stratum_error(exc: ToolError) -> StratumError | None:
-    """The Stratum error a tool call's ToolError stands for: the one ``_Connection.call`` raised (the
+    """The Stratum error a tool call's ToolError stands for: the one ``Connection.call`` raised (the
     SDK wraps that ToolError once more), or an argument the SDK's validation refused after
     ``_checked`` passed it (none should), as the tools' InvalidArgument (``_refusal``); None for
     any other."""
