@@ -137,6 +137,8 @@ class PageTokens:
             fields["p"] = page
         if notes:
             fields["n"] = notes
+        if isinstance(version, StoresVersion) and len(version.parts) <= MAX_NAMED_STORES:
+            fields["vs"] = [v for _, v in version.parts]      # which store moved, said if it goes stale
         body = json.dumps(fields, separators=(",", ":")).encode()
         sig = hmac.new(self._key, body, hashlib.sha256).digest()[:12]
         return base64.urlsafe_b64encode(body + sig).decode().rstrip("=")
@@ -168,9 +170,40 @@ class PageTokens:
             raise InvalidPageToken(f"page token was issued for a different {d['t']} call; repeat the "
                                    "same arguments or drop the token")
         if d["v"] != version:
-            raise InvalidPageToken(f"page token is stale: it was issued at store version {d['v']}, "
-                                   f"now {version}; repeat the query without a token")
+            raise InvalidPageToken(_stale(d, version))
         return Offset(int(d["o"]), int(d.get("p", 0)), int(d.get("n", 0)))
+
+
+MAX_NAMED_STORES = 32        # stores whose versions a token carries to name the one that moved (length bound)
+
+
+class StoresVersion(int):
+    """Several stores' combined version (``ShardSet.version``: a hash) that knows each store's
+    (repo, version), so a stale page token can say which store published (a fleet probe: "issued at
+    store version 115008268024779, now 279701134726215" named neither, on a server whose hooks
+    re-index several repositories)."""
+
+    parts: tuple[tuple[str, int], ...]
+
+    def __new__(cls, value: int, parts: tuple[tuple[str, int], ...]) -> "StoresVersion":
+        v = super().__new__(cls, value)
+        v.parts = parts
+        return v
+
+    def __reduce__(self):       # copies and pickles keep the parts (``dataclasses.asdict`` deep-copies)
+        return (StoresVersion, (int(self), self.parts))
+
+
+def _stale(d: dict, version: int) -> str:
+    """Why a token of another version is refused: the stores that published since, when it can tell."""
+    was, parts = d.get("vs"), getattr(version, "parts", ())
+    if isinstance(was, list) and parts and len(was) == len(parts):
+        moved = [f"{repo!r} (version {old} -> {new})" for (repo, new), old in zip(parts, was) if old != new]
+        if moved:
+            return (f"page token is stale: store {', '.join(moved)} published a new version since it was "
+                    "issued; repeat the query without a token")
+    return (f"page token is stale: it was issued at store version {d['v']}, now {int(version)}; repeat the "
+            "query without a token")
 
 
 class Offset(int):
@@ -213,5 +246,5 @@ def paged(total: int, offset: int, page_size: int, lower_bound: bool = False,
     return page, max(1, -(-total // size))
 
 
-__all__ = ["span", "Budget", "Eviction", "Item", "Envelope", "Response", "PageTokens", "Offset", "PAGE_TOKEN_TTL",
+__all__ = ["span", "Budget", "Eviction", "Item", "Envelope", "Response", "PageTokens", "Offset", "StoresVersion", "PAGE_TOKEN_TTL",
            "paged"]

@@ -263,7 +263,7 @@ def respond(s: Session, items: list[Item], page: Page, *, tokens: PageTokens, ve
     env = Envelope(returned=len(items), total=total, total_is_lower_bound=page.lower_bound, page=num,
                    pages=pages, has_more=more, next_page_token=token,
                    tokens_returned=sum(it.tokens for it in items), budget=s.controller.budget(),
-                   evictions=evictions, next_hint=hint, version=version, warnings=warnings)
+                   evictions=evictions, next_hint=hint, version=int(version), warnings=warnings)
     if fresh is not None:
         commits, fw, env.stale = fresh(items)
         env.commits = dict(commits)

@@ -26,6 +26,7 @@ import pyarrow as pa
 from stratum import schema as S
 from stratum.errors import InvalidArgument, NotFound, StoreDamaged, StoreError, StratumError
 from stratum.codelookup import CodeLookup
+from stratum.envelope import StoresVersion
 from stratum.whichstore import once_each
 from stratum.graph import Neighbors
 from stratum.keyindex import Column, KeyIndex
@@ -363,7 +364,8 @@ class ShardSet:
         import hashlib
 
         key = ",".join(str(s.version) for s in self.shards).encode()
-        return int.from_bytes(hashlib.blake2b(key, digest_size=6).digest(), "big") or 1
+        combined = int.from_bytes(hashlib.blake2b(key, digest_size=6).digest(), "big") or 1
+        return StoresVersion(combined, tuple((s.repo, s.version) for s in self.shards))
 
 
 def one_version_per_call(specs: Iterable[Any]) -> Callable[[type], type]:

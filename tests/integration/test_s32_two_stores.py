@@ -1,6 +1,9 @@
-"""One of two served stores moved away before any search: an unscoped search answers from the other
-store and names the one it left out (a fleet probe: every unscoped search failed with that store's
-StoreDamaged, though a search scoped to the other store answered); with every store gone it fails."""
+"""Two stores served together (fleet probes):
+- one moved away before any search: an unscoped search answers from the other store and names the
+  one it left out (every unscoped search failed with that store's StoreDamaged, though a search
+  scoped to the other store answered); with every store gone it fails;
+- one re-indexed between two pages: the stale page token names the store that published (it said
+  "issued at store version 115008268024779, now 279701134726215")."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ SHOP = {"shop/cart.py": "def add_item(cart, item):\n    '''Add an item to the sh
 BILLING = {"billing/invoice.py": "def invoice_total(cart):\n    '''An invoice for the shopping cart.'''\n    return sum(cart)\n"}
 
 
-def _indexed(path, files: dict[str, str]) -> str:
+def _indexed(path, files: dict[str, str]) -> tuple[Repo, str]:
     """A repository whose files change together in four commits (co-change edges, read when a
     search first lifts a partner), indexed into its own ``.stratum``."""
     from pipeline.job import index_repository
@@ -28,22 +31,22 @@ def _indexed(path, files: dict[str, str]) -> str:
     for i in range(4):
         r.commit(f"change {i}", {p: t + f"# {i}\n" for p, t in files.items()})
     index_repository(r.path, None, NO_EMBED)
-    return str(r.path / ".stratum")
+    return r, str(r.path / ".stratum")
 
 
 @pytest.fixture()
 def two_stores(tmp_path):
-    shop = _indexed(tmp_path / "shop", SHOP)
-    billing = _indexed(tmp_path / "billing", {**BILLING, "billing/tax.py": "def tax(total):\n    return total * 0.2\n"})
+    _, shop = _indexed(tmp_path / "shop", SHOP)
+    billing_repo, billing = _indexed(tmp_path / "billing", {**BILLING, "billing/tax.py": "def tax(total):\n    return total * 0.2\n"})
     tools = Tools.open([shop, billing])
     try:
-        yield tools, shop, billing
+        yield tools, shop, billing, billing_repo
     finally:
         tools.close()
 
 
 def test_a_store_moved_away_is_left_out_of_a_search_with_a_warning(two_stores):
-    tools, shop, billing = two_stores
+    tools, shop, billing, _ = two_stores
     sid = tools.open_session(author="agent").data["session"]
     os.rename(billing, billing + ".away")
     try:
@@ -61,7 +64,7 @@ def test_a_store_moved_away_is_left_out_of_a_search_with_a_warning(two_stores):
 
 def test_every_store_gone_is_an_error_not_an_empty_answer(two_stores):
     # (what a store had loaded still answers: here the co-change edges a search reads were not)
-    tools, shop, billing = two_stores
+    tools, shop, billing, _ = two_stores
     sid = tools.open_session(author="agent").data["session"]
     for s in (shop, billing):
         os.rename(s, s + ".away")
@@ -71,3 +74,19 @@ def test_every_store_gone_is_an_error_not_an_empty_answer(two_stores):
     finally:
         for s in (shop, billing):
             os.rename(s + ".away", s)
+
+
+def test_a_stale_page_token_names_the_store_that_published(two_stores):
+    from pipeline.job import index_repository
+
+    tools, _, _, repo = two_stores
+    sid = tools.open_session(author="agent").data["session"]
+    first = tools.search(sid, "cart total", page_size=1)
+    assert first.envelope.next_page_token
+    repo.commit("more", {"billing/refund.py": "def refund(total):\n    return -total\n"})
+    index_repository(repo.path, None, NO_EMBED)
+    tools.memory.reload()
+    with pytest.raises(E.InvalidPageToken) as info:
+        tools.search(sid, "cart total", page_size=1, page_token=first.envelope.next_page_token)
+    msg = info.value.message
+    assert "'billing'" in msg and "'shop'" not in msg and "published a new version" in msg, msg
