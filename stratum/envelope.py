@@ -190,7 +190,7 @@ class StoresVersion(int):
         v.parts = parts
         return v
 
-    def __reduce__(self):       # copies and pickles keep the parts (``dataclasses.asdict`` deep-copies)
+    def __reduce__(self) -> tuple:      # copies and pickles keep the parts (``dataclasses.asdict`` deep-copies)
         return (StoresVersion, (int(self), self.parts))
 
 
