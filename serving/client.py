@@ -158,6 +158,7 @@ class Client:
         self._metadata = (("authorization", f"Bearer {token.strip()}"),) if token else None
         self._stub = pb_grpc.StratumStub(self._channel)
         self._opened: set[str] = set()     # sessions this client opened and has not closed
+        self._closed = False
 
     # ---- plumbing ----------------------------------------------------------------------------
     def _call(self, rpc: str, request_type: type, kwargs: dict[str, Any]) -> Response:
@@ -166,14 +167,30 @@ class Client:
         # wire cannot hold or the door would refuse is refused in the tools' words, not protobuf's;
         # None is not sent (the server answers as for a request without it)
         request = convert.request_for(request_type, kwargs, sending=True)
+        if self._closed:
+            raise self._closed_error(rpc)
         try:
             reply = getattr(self._stub, rpc)(request, timeout=self.timeout, metadata=self._metadata)
         except grpc.RpcError as err:
             raise error_from_rpc(err, rpc) from None
+        except ValueError:      # gRPC's "Cannot invoke RPC on closed channel!": closed by another thread
+            if not self._closed:
+                raise
+            raise self._closed_error(rpc) from None
         return convert.response_from_proto(reply)
+
+    def _closed_error(self, rpc: str) -> E.NotFound:
+        """What a call after ``close()`` raises: NotFound, as a closed local ``Tools`` raises for its
+        sessions (``Tools.close`` forgets them), not gRPC's raw ``ValueError``; the docs promise the
+        tools' error types."""
+        method = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", rpc).lower()      # OpenSession: open_session
+        return E.NotFound(f"{method} on a closed client: Client.close() closed its channel to {echo(self.address)} "
+                          "and the sessions it opened; make a new Client (and open a new session)")
 
     def wait_ready(self, timeout: float = 10.0) -> None:
         """Block until the channel is connected; Unavailable if it is not within ``timeout``."""
+        if self._closed:        # gRPC's poller thread died on the closed channel, and this said "no server answered"
+            raise self._closed_error("WaitReady")
         try:
             grpc.channel_ready_future(self._channel).result(timeout=timeout)
         except grpc.FutureTimeoutError:
@@ -188,6 +205,7 @@ class Client:
                 except (E.NotFound, E.Unavailable, E.Unauthenticated):   # gone already (or the server is)
                     self._opened.discard(sid)
         finally:
+            self._closed = True
             self._channel.close()
 
     def __enter__(self) -> "Client":

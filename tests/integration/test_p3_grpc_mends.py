@@ -4,7 +4,9 @@ real server on a loopback port over real git repositories indexed by the real jo
 - a note with no targets (``about=[]``) on a server of two stores went to the first store without a
   word, while ``about=["."]`` (the same: the whole repository) was refused as ambiguous;
 - `stratum search --server` run in parallel left more than ``kept.KEPT`` sessions open: each process
-  read, changed and replaced the kept sessions' file with no lock, and the last writer lost the others'.
+  read, changed and replaced the kept sessions' file with no lock, and the last writer lost the others';
+- a ``serving.client.Client`` used after ``close()`` raised gRPC's raw ``ValueError: Cannot invoke RPC
+  on closed channel!``, where a closed local ``Tools`` raises the Stratum ``NotFound``.
 """
 
 from __future__ import annotations
@@ -121,3 +123,21 @@ def test_cli_queries_kept_in_parallel_leave_at_most_kept_sessions(repos, served,
     assert len(kept) == KEPT
     assert tools.sessions.count("anonymous") == KEPT, "sessions left open past the file's"
     assert all(tools.sessions.find(sid, "anonymous") is not None for sid in kept)
+
+
+def test_a_closed_client_raises_what_a_closed_local_tools_raises(repos, served):
+    addr, _ = served(repos["alpha"][1])
+    local = Tools.open([repos["alpha"][1]])
+    ls = local.open_session(author="agent").data["session"]
+    local.close()
+    with pytest.raises(E.StratumError) as was:
+        local.search(ls, "main")
+    c = Client(addr, timeout=30)
+    s = c.open_session(author="agent").data["session"]
+    c.close()
+    for call in (lambda: c.search(s, "main"), lambda: c.status(s), lambda: c.open_session(), c.wait_ready):
+        with pytest.raises(E.StratumError) as got:
+            call()
+        assert type(got.value) is type(was.value) is E.NotFound
+        assert "on a closed client: Client.close() closed its channel" in got.value.message, got.value.message
+    c.close()       # again: nothing to do, nothing raised
