@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any, Callable
 
 from serving import lifecycle
-from stratum import identity
-from stratum.envelope import Response
-from stratum.errors import InvalidArgument, StratumError, SystemError_
+from stratum import identity, sessions
+from stratum.envelope import Response, span
+from stratum.errors import InvalidArgument, NotFound, StratumError, SystemError_
 
 log = logging.getLogger("stratum.mcp")
 
@@ -42,6 +43,7 @@ class Connection:
         self.error: StratumError | None = None
         self.caller = identity.os_user()     # stdio: the user who started this process
         self._pending_warnings: list[str] = []  # the session's opening's, for the next answer (``_opened``)
+        self._used = time.monotonic()        # the last call's end: how long the session was idle
 
     def open(self) -> None:
         with self._lock:
@@ -111,16 +113,45 @@ class Connection:
 
     def call(self, name: str, kwargs: dict[str, Any]) -> Response:
         """The tool ``name``'s answer in this connection's session; a StratumError when it fails
-        (the backend's, or why the backend cannot be opened)."""
+        (the backend's, or why the backend cannot be opened). A session gone (idle past the
+        sessions' TTL, reclaimed, or the gRPC server restarted) is replaced once and the call
+        retried: the agent cannot open one (MCP has no such tool), so every later call failed with
+        "unknown session ...: open a new one" (a probe). Each tool checks its session before it
+        does anything, so the retry repeats nothing."""
         if self.backend is None:
             self.open()                # the server may be up, or the token fixed, by now
             if self.backend is None:
                 raise self.error or SystemError_("the Stratum backend is not open")
-        with identity.acting_as(self.caller):
-            resp = getattr(self.backend, name)(self.session, **kwargs)
+        sid, idle = self.session, time.monotonic() - self._used
+        try:
+            resp = self._run(name, sid, kwargs)
+        except NotFound as err:
+            if not sessions.gone(err, sid):
+                raise
+            resp = self._run(name, self._reopen(sid, idle), kwargs)
+        finally:
+            self._used = time.monotonic()
         if self._pending_warnings:
             resp.envelope.warnings[:0], self._pending_warnings = self._pending_warnings, []
         return resp
+
+    def _run(self, name: str, sid: str, kwargs: dict[str, Any]) -> Response:
+        with identity.acting_as(self.caller):
+            return getattr(self.backend, name)(sid, **kwargs)
+
+    def _reopen(self, gone: str, idle: float) -> str:
+        """A new session in place of ``gone``, opened as the first was (once: a call racing this one
+        takes the new one), and the next answer says so: its context ledger starts empty."""
+        with self._lock:
+            if self.session == gone:
+                with identity.acting_as(self.caller):
+                    self.session = self._open_session(self.backend)
+                said = (f"this connection's session was gone after {span(idle)} idle (expired, or the server "
+                        f"restarted): a new one was opened, and what the old one held is not in its context "
+                        f"ledger (items sent before are sent and charged again; pins and budget start over)")
+                log.warning("%s", said)
+                self._pending_warnings.insert(0, said)
+            return self.session
 
 
 __all__ = ["Connection"]

@@ -25,7 +25,7 @@ from typing import Any, Callable
 from stratum import identity
 from stratum.controller import Controller
 from stratum.envelope import span
-from stratum.errors import InvalidArgument, NotFound, ResourceExhausted
+from stratum.errors import InvalidArgument, NotFound, ResourceExhausted, StratumError
 from stratum.limits import MAX_SESSION_ID_CHARS, check_len, echo
 
 SESSION_TTL = 2 * 3600.0       # idle seconds before a session expires (an agent's working session)
@@ -101,7 +101,7 @@ class SessionRegistry:
                 self._drop(s)
                 s = None
             if s is None or s.owner != owner:
-                raise NotFound(f"unknown session {echo(sid)!r}: it was closed, expired after "
+                raise NotFound(f"{_unknown(sid)}: it was closed, expired after "
                                f"{span(self.ttl)} idle, or the server restarted; open a new one")
             s.last_used = now
         identity.reading_as(s.author, s.authenticated)
@@ -156,4 +156,15 @@ class SessionRegistry:
                 del self._per_owner[s.owner]
 
 
-__all__ = ["Session", "SessionRegistry", "SESSION_TTL", "RECLAIM_IDLE", "MAX_SESSIONS_PER_IDENTITY", "MAX_SESSIONS"]
+def _unknown(sid: str) -> str:
+    return f"unknown session {echo(sid)!r}"
+
+
+def gone(err: StratumError, sid: str) -> bool:
+    """Whether ``err`` is ``SessionRegistry.get``'s refusal of the session ``sid`` (closed, expired,
+    reclaimed, or its server restarted), also after a gRPC client rebuilt it from its code and
+    message: a front that opened ``sid`` for its caller (MCP) opens another instead of failing for good."""
+    return isinstance(err, NotFound) and err.message.startswith(_unknown(sid) + ":")
+
+
+__all__ = ["gone", "Session", "SessionRegistry", "SESSION_TTL", "RECLAIM_IDLE", "MAX_SESSIONS_PER_IDENTITY", "MAX_SESSIONS"]
