@@ -405,7 +405,7 @@ def _index_repository(repo_path, store_path, config, progress, before_work, stop
 
             dirty = [p for p in gitio.dirty_paths(root) if not any(within(p, i) for i in inside)]   # sorted there
             rep.worktree_key = storestate.worktree_key(root, dirty)
-            under = f"under HEAD {head[:12]}" if head else "in a repository with no commits yet"
+            under = f"under HEAD {head[:12]}" if head else "on a branch with no commit yet"
             rep.messages.append(f"the work tree has uncommitted changes: they are indexed, {under} "
                                 "(a session with --worktree sees edits without indexing them)")
         why = storestate.up_to_date(head, store, prev, rep, gitio.boundary_key(boundary))

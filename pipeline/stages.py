@@ -322,7 +322,10 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
         rep.messages.append(settings)
         since = None
     res = mine(root, cfg.history, since=since, boundary=boundary, stop=stop)
-    if res.rewritten and since:
+    if res.head is None and since:
+        rep.messages.append("HEAD has no commit yet (an unborn branch, e.g. `git checkout --orphan`): this "
+                            "version holds no history; it is mined in full once HEAD has commits")
+    elif res.rewritten and since:
         rep.messages.append(f"history was rewritten since {since[:12]} (force push?): re-mined in full")
     known = None
     if res.incremental and prev_snap is not None and prev_snap.has("commits"):
@@ -343,7 +346,9 @@ def history(root: Path, cfg: IndexConfig, prev, prev_snap, rep: RunReport, progr
         rep.messages.append("repository is a shallow clone: history mined from what exists")
     progress("history", 1, 1)
     tables: dict[str, Any] = {"commits": commits, "file_changes": changes, "cochange": cochange}
-    return tables, (res.head or (prev.history_watermark if prev else None)), known
+    # the watermark is what these tables hold: none for an unborn HEAD (its tables are empty; the
+    # previous tip kept as the watermark left a store with 1 commit of flask's 5,452 for good: a probe)
+    return tables, res.head, known
 
 
 def _spelled_before(prev, prev_snap, path_format: int) -> bool:

@@ -325,7 +325,7 @@ def up_to_date(head: str | None, store: Store, prev: Manifest | None, rep: RunRe
             return None
         log.retire(merged)            # sealed merged segments retire now; a held one stays (it may grow)
     rep.notes = {**(last.get("notes") or {}), "new": 0}
-    indexed = f"HEAD {head[:12]} is indexed" if head else "the repository has no commits yet"
+    indexed = f"HEAD {head[:12]} is indexed" if head else "HEAD has no commit yet"
     tree = "the work tree is clean" if rep.worktree == "clean" else \
         "the uncommitted files are as they were indexed"
     return f"{indexed}, {tree} and no note is unmerged"

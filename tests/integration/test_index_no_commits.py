@@ -14,6 +14,6 @@ def test_a_repository_without_commits_is_indexed_and_the_report_says_so(tmp_path
     rep = index_repository(r.path, tmp_path / "store", IndexConfig(num_cpus=1, ray=False))
     said = [m for m in rep.messages if "uncommitted changes" in m]
     assert len(said) == 1
-    assert "in a repository with no commits yet" in said[0]
+    assert "on a branch with no commit yet" in said[0]
     assert "HEAD" not in said[0]
     assert rep.nodes.get("file") == 1 and rep.nodes.get("function") == 1

@@ -206,7 +206,7 @@ def test_an_empty_repository_is_up_to_date_on_its_second_run(tmp_path):
     assert index_repository(r.path, store, CFG).version == 1
     again = index_repository(r.path, store, CFG)
     assert again.up_to_date and again.version == 1
-    assert "the repository has no commits yet, the work tree is clean" in " ".join(again.messages)
+    assert "HEAD has no commit yet, the work tree is clean" in " ".join(again.messages)
     assert json.loads((store / "manifest.json").read_text())["version"] == 1
     r.commit("first", {"a.py": "def f():\n    return 1\n"})
     assert index_repository(r.path, store, CFG).version == 2
