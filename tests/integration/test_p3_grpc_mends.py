@@ -6,7 +6,9 @@ real server on a loopback port over real git repositories indexed by the real jo
 - `stratum search --server` run in parallel left more than ``kept.KEPT`` sessions open: each process
   read, changed and replaced the kept sessions' file with no lock, and the last writer lost the others';
 - a ``serving.client.Client`` used after ``close()`` raised gRPC's raw ``ValueError: Cannot invoke RPC
-  on closed channel!``, where a closed local ``Tools`` raises the Stratum ``NotFound``.
+  on closed channel!``, where a closed local ``Tools`` raises the Stratum ``NotFound``;
+- a worktree session on a server of two stores was refused by the first store whose repository it
+  is not: a flask checkout was "not a worktree of the indexed repository 'requests'".
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from stratum import errors as E
 from stratum.cli.kept import KEPT
 from stratum.config import EmbedConfig, IndexConfig
 from stratum.tools import Tools
-from tests.gitrepo import Repo
+from tests.gitrepo import Repo, git
 
 pytestmark = pytest.mark.slow
 CFG = IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False))
@@ -141,3 +143,27 @@ def test_a_closed_client_raises_what_a_closed_local_tools_raises(repos, served):
         assert type(got.value) is type(was.value) is E.NotFound
         assert "on a closed client: Client.close() closed its channel" in got.value.message, got.value.message
     c.close()       # again: nothing to do, nothing raised
+
+
+def test_a_worktree_session_on_two_stores_names_the_store_it_belongs_to_and_how_to_serve_it(repos, served, tmp_path):
+    (alpha, alpha_store), (beta, beta_store) = repos["alpha"], repos["beta"]
+    wt = tmp_path / "wt"
+    git(alpha.path, "worktree", "add", "-q", "-b", "fw", str(wt))
+    (wt / "src" / "app.py").write_text('def main():\n    """Run the worktree\'s alpha."""\n    return 2\n')
+    both, _ = served(alpha_store, beta_store)
+    with Client(both, timeout=60) as c:
+        for checkout, name, store in ((wt, "alpha", alpha_store), (beta.path, "beta", beta_store)):
+            with pytest.raises(E.InvalidArgument) as e:
+                c.open_session(worktree=str(checkout))
+            assert e.value.message == (
+                f"'{checkout}' is a checkout of the repository of {name}, and a worktree session reads one "
+                f"repository's checkout while 2 stores are served here (alpha, beta): open it where the store "
+                f"of {name} is served alone (stratum serve --store {store}; stratum mcp or a query with --store "
+                f"{store} --worktree {checkout})"), e.value.message
+        with pytest.raises(E.InvalidArgument) as e:
+            c.open_session(worktree=str(tmp_path))
+        assert e.value.message.startswith(f"no store served here (alpha, beta) can open a session on the worktree "
+                                          f"'{tmp_path}': '{tmp_path}' is not a worktree of the indexed repository"), e.value.message
+    with Client(served(alpha_store)[0], timeout=60) as c:       # as the refusal says: that store alone
+        s = c.open_session(worktree=str(wt)).data["session"]
+        assert "return 2" in c.get(s, "src/app.py::main", level="full").items[0].text
