@@ -268,7 +268,9 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
     def finish(ks: list[int], outcome: RepoOutcome) -> None:
         nonlocal done
         for k in ks:
-            out.outcomes[k] = outcome if k == ks[0] else replace(outcome, repo=targets[k][0])
+            named = (targets[k][0], targets[ks[0]][1])     # as listed (a Ray task got them absolute)
+            out.outcomes[k] = outcome if (outcome.repo, outcome.store) == named else \
+                replace(outcome, repo=named[0], store=named[1])
             done += 1
             out.seconds = time.perf_counter() - t0
             # the count first: a signal right after a line finds it counted; but the last count ends
@@ -309,7 +311,9 @@ def index_many(targets: list[tuple[str, str]], config: IndexConfig | None = None
         if said:
             out.engine += f"; {said}"
         remote = ray.remote(num_cpus=1, memory=memory or None)(_index_one_told)
-        told = {remote.remote(*targets[ks[0]], inner, task): ks for ks in runs}
+        # absolute: a worker runs in its own working directory (a relative path failed every
+        # repository there: "flask does not exist"); the outcomes name them as listed (``finish``)
+        told = {remote.remote(*map(os.path.abspath, targets[ks[0]]), inner, task): ks for ks in runs}
         mark(runs, "queued")
         pending = list(told)
         while pending:

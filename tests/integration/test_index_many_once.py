@@ -41,3 +41,16 @@ def test_one_repository_listed_three_ways_is_indexed_once(tmp_path, ray):
     multi = index_many([(str(r.path / "pkg"), store), (str(r.path), store), (str(r.path), store)],
                        replace(NO_EMBED, ray=ray))
     _check(multi, r, store)
+
+
+@pytest.mark.slow
+def test_relative_paths_on_ray_are_indexed_and_reported_as_listed(tmp_path, monkeypatch):
+    """A Ray task runs in the worker's own working directory: repositories and stores listed by
+    relative paths all failed there ("good does not exist", an index-lifecycle probe); they are sent
+    absolute and the outcomes still name them as listed."""
+    r = _repo(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    multi = index_many([("good", "stores/good")], replace(NO_EMBED, ray=True))
+    assert multi.ok, multi.summary()
+    assert [(o.repo, o.store) for o in multi.outcomes] == [("good", "stores/good")]
+    assert Store(tmp_path / "stores" / "good").manifest().version == 1 and r.path.is_dir()
