@@ -103,6 +103,14 @@ class SystemError_(StratumError):
 class StoreError(SystemError_):
     code = "store_error"
 
+    @classmethod
+    def from_os(cls, err: OSError, then: str = "") -> StoreError:
+        """An OSError on the files (a store path that is a file, a manifest that is a folder, a
+        permission) in one line, what failed and the path: ``Not a directory (/s/manifest.json)``,
+        then ``then``: one wording for the store's manifest read and the CLI's last resort."""
+        where = f" ({err.filename})" if err.filename else ""
+        return cls(f"{err.strerror or str(err) or type(err).__name__}{where}{then}")
+
 
 class StoreReadOnly(StoreError):
     """The store cannot be written where a write was asked (a read-only mount, no permission): an

@@ -80,6 +80,8 @@ class Store:
             if version is None:
                 raise NotFound(f"no index at {self.root}: run `stratum index` first") from None
             raise StoreError(f"store {self.root} has no published version {version}") from None
+        except OSError as e:        # a store path that is a file, a manifest that is a folder: a typed reason
+            raise StoreError.from_os(e) from e
         except (ValueError, TypeError) as e:
             raise StoreError(f"manifest {path} is unreadable: {e}; `stratum repair` publishes the last intact "
                              f"version again (every note kept)") from None

@@ -71,9 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         from stratum.errors import StoreError
 
         _debug_trace()
-        where = f" ({e.filename})" if e.filename else ""
-        said = e.strerror or str(e) or type(e).__name__
-        _fail(args, StoreError(f"{said}{where} (STRATUM_DEBUG=1 shows the traceback)"), 1)
+        _fail(args, StoreError.from_os(e, " (STRATUM_DEBUG=1 shows the traceback)"), 1)
         return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
