@@ -25,6 +25,7 @@ from pipeline.report import RunReport
 from stratum.store import Manifest, Store
 
 PUBLISHING = threading.Event()
+PUBLISHED = threading.Event()   # set once a run's version is live (cleared by whoever starts a run and reads it)
 
 
 def go_live(store: Store, manifest: Manifest, merged_ids: list[str], keep: int, rep: RunReport) -> None:
@@ -34,6 +35,7 @@ def go_live(store: Store, manifest: Manifest, merged_ids: list[str], keep: int, 
     PUBLISHING.set()
     try:
         store.publish(manifest)
+        PUBLISHED.set()
         stages.retire_log(store, merged_ids)
         if keep > 0:
             _prune(store, keep, rep)
@@ -194,4 +196,4 @@ def drop_empty_store(store: str | os.PathLike) -> None:
         os.close(fd)
 
 
-__all__ = ["PUBLISHING", "go_live", "one_run", "Unpublished", "drop_empty_store"]
+__all__ = ["PUBLISHING", "PUBLISHED", "go_live", "one_run", "Unpublished", "drop_empty_store"]

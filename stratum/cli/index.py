@@ -11,12 +11,11 @@ import signal
 import stat
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator
 
 from stratum.cli import add_common, emit, linked_worktree, one_line, resolve_store, whole
+from stratum.cli.stopping import SIGNALLED, Stopped, stop_on_signals
 from stratum.errors import StratumError
 from stratum.notetext import terminal_safe
 
@@ -146,56 +145,6 @@ def repositories(args) -> list[str]:
 SOME_FAILED = 1          # at least one repository failed; the others were indexed
 NOTHING_RAN = 3          # the job could not start (no Ray cluster answered): no repository was tried
 REPORT_UNWRITTEN = 4     # the run ended (its summary printed) but its --report file could not be written
-SIGNALLED: dict[int, int] = {signal.SIGTERM: 143, signal.SIGINT: 130}     # stopped: 128 + the signal, as a shell reports it
-
-
-class _Stopped(KeyboardInterrupt):
-    """A signal stopped a multi-repository run (no repository's error handler takes it). A
-    KeyboardInterrupt because Ray runs a handler inside its waits (``ray.wait``, ``ray.get``) and
-    turns only that (or SystemExit) into an exception of its own, a plain KeyboardInterrupt: any
-    other was dropped there and the run waited on. ``fired`` keeps which signal it was."""
-
-    fired: list[int] = []
-    deferred: list[int] = []            # signals that landed while a version was published (the run is done)
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-    @classmethod
-    def of(cls, stop: KeyboardInterrupt) -> int:
-        """The signal that stopped the run: its own, or (Ray's plain KeyboardInterrupt raised for it)
-        the last one fired; a bare Ctrl-C otherwise."""
-        return stop.signum if isinstance(stop, cls) else (cls.fired or [signal.SIGINT])[-1]
-
-
-@contextmanager
-def _stop_on_signals() -> Iterator[None]:
-    """SIGTERM (a pod evicted, a deadline) and SIGINT end the run with its report written, not
-    silently; a second signal, once the handlers are restored, is the default (immediate) again."""
-    from pipeline.publish import PUBLISHING
-
-    def stop(signum, frame):
-        _Stopped.fired.append(signum)
-        if PUBLISHING.is_set():         # the version is going live: the run ends published, then stops
-            _Stopped.deferred.append(signum)
-            return
-        raise _Stopped(signum)
-
-    _Stopped.fired.clear()              # a caller's earlier run in this process said nothing of this one
-    _Stopped.deferred.clear()
-
-    try:
-        previous = {s: signal.signal(s, stop) for s in SIGNALLED}
-    except ValueError:                  # not the main thread (a caller's thread): no handlers there
-        previous = {}
-    try:
-        yield
-    finally:
-        for s, h in previous.items():
-            signal.signal(s, h)
-
-
 def run(args) -> int:
     from stratum.errors import InvalidArgument
 
@@ -228,24 +177,27 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
     report = _ReportFile(args)
     report.meanwhile(json.dumps(state, indent=1))
     try:        # a run that fails or is stopped leaves no store folder it made (publish.one_run)
-        with _stop_on_signals():
-            rep = index_repository(path, store, cfg, progress=bar, before_work=prepare)
-    except KeyboardInterrupt as stop:       # _Stopped (SIGTERM/SIGINT)
-        signum = _Stopped.of(stop)
-        report.final(json.dumps({**state, "state": "interrupted", "interrupted": signal.Signals(signum).name},
-                                indent=1))
-        print(f"index of {shown(path)} stopped by {signal.Signals(signum).name}", file=sys.stderr)
+        with stop_on_signals(one=True, process=bool(getattr(args, "console", False))):
+            try:
+                rep = index_repository(path, store, cfg, progress=bar, before_work=prepare)
+            finally:
+                bar.close()
+            written = report.final(rep.to_json())
+            emit(args, rep.to_dict(), printable(replace(rep, repo=shown(rep.repo), store=shown(rep.store)).summary()))
+    except KeyboardInterrupt as stop:       # Stopped (SIGTERM/SIGINT)
+        signum = Stopped.of(stop)
+        name = signal.Signals(signum).name
+        report.final(json.dumps({**state, "state": "interrupted", "interrupted": name}, indent=1))
+        if args.json:                       # as a multi-repository run and a failed run say it
+            print(json.dumps({**state, "state": "interrupted", "interrupted": name}))
+        print(f"index of {shown(path)} stopped by {name}", file=sys.stderr)
         return SIGNALLED[signum]
     except Exception as e:                  # the CLI says it as ever; the report says it too
         said = e.message if isinstance(e, StratumError) else f"{type(e).__name__}: {e}"
         report.final(json.dumps({**state, "state": "failed", "error": {
             "code": getattr(e, "code", "internal"), "type": type(e).__name__, "message": said}}, indent=1))
         raise
-    finally:
-        bar.close()
-    written = report.final(rep.to_json())
-    emit(args, rep.to_dict(), printable(replace(rep, repo=shown(rep.repo), store=shown(rep.store)).summary()))
-    for signum in _Stopped.deferred[:1]:
+    for signum in Stopped.deferred[:1]:
         print(f"{signal.Signals(signum).name} arrived while the new version was published: it is live; "
               "the run ended there", file=sys.stderr)
     return 0 if written else REPORT_UNWRITTEN
@@ -278,15 +230,15 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
         # signal right after it said "stopped after 0 of 2" when the count still lagged)
         file.meanwhile(report.to_json())
         bar.line(one_line(printable(f"repositories: {done}/{len(report.outcomes)} {_named(outcome).line()}")))
-        if _Stopped.deferred:           # a signal held while that repository published: stop now
-            raise _Stopped(_Stopped.deferred[-1])
+        if Stopped.deferred:           # a signal held while that repository published: stop now
+            raise Stopped(Stopped.deferred[-1])
 
     rc, t0 = 0, time.perf_counter()
     try:
-        with _stop_on_signals():
+        with stop_on_signals():
             index_many(targets, cfg, progress=bar, into=multi, on_start=started, on_outcome=finished)
-    except KeyboardInterrupt as stop:       # _Stopped, or Ray's KeyboardInterrupt raised for it
-        signum = _Stopped.of(stop)
+    except KeyboardInterrupt as stop:       # Stopped, or Ray's KeyboardInterrupt raised for it
+        signum = Stopped.of(stop)
         multi.interrupted, multi.seconds = signal.Signals(signum).name, time.perf_counter() - t0
         for o in multi.outcomes:        # under way: interrupted; waiting its turn: it never ran
             o.state = {"running": "interrupted", "queued": "not_run"}.get(o.state, o.state)
