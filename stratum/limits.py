@@ -78,14 +78,23 @@ def query_too_long(sent: int, limit: int = MAX_QUERY_CHARS) -> InvalidArgument:
                            f"(a pasted traceback may be up to {MAX_TRACEBACK_CHARS})")
 
 
+def typed(value: object) -> str:
+    """A value of the wrong type as a refusal names it: its start and its type (``0 (int)``), JSON's
+    ``null`` for None (what an MCP client sent)."""
+    return "null" if value is None else f"{echo(repr(value))} ({type(value).__name__})"
+
+
 def check_len(what: str, value: str | None, limit: int) -> str:
-    """``value`` (None counts as empty) when it is at most ``limit`` characters; InvalidArgument otherwise."""
-    v = value or ""
-    if not isinstance(v, str):
-        raise InvalidArgument(f"{what} must be text")
-    if len(v) > limit:
-        raise InvalidArgument(f"{what} is {len(v)} characters; the limit is {limit} ({echo(v)!r})")
-    return v
+    """``value`` (None: left out, so empty) when it is text of at most ``limit`` characters;
+    InvalidArgument otherwise. Any other type is refused by name: 0, false, [] and {} were read as
+    "" (``value or ""``), so `search` with path_prefix 0 searched everything (a probe)."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidArgument(f"{what} must be text, got {typed(value)}")
+    if len(value) > limit:
+        raise InvalidArgument(f"{what} is {len(value)} characters; the limit is {limit} ({echo(value)!r})")
+    return value
 
 
 def check_range(what: str, value: object, least: int | None, most: int | None) -> None:
@@ -113,6 +122,9 @@ def check_list(what: str, values: Any, max_chars: int, max_items: int = MAX_TARG
     values = list(values or ())
     if len(values) > max_items:
         raise InvalidArgument(f"{what} has {len(values)} entries; the limit is {max_items}")
+    for i, v in enumerate(values):
+        if not isinstance(v, str):      # a null entry is no argument left out: about [null] was the whole repository
+            raise InvalidArgument(f"{what}[{i}] must be text, got {typed(v)}")
     return [check_len(what, v, max_chars) for v in values]
 
 
@@ -140,6 +152,6 @@ def check_kinds(what: str, values: Any, allowed: tuple[str, ...]) -> list[str]:
 
 __all__ = ["query_too_long", "MAX_QUERY_CHARS", "MAX_TRACEBACK_CHARS", "MAX_TARGET_CHARS", "MAX_TARGETS", "MAX_SESSION_ID_CHARS",
            "MAX_NAME_CHARS",
-           "MAX_PAGE_SIZE", "MAX_PAGE_TOKEN_CHARS", "MAX_DEPTH", "MAX_BUDGET", "ECHO_CHARS", "echo", "check_len",
+           "MAX_PAGE_SIZE", "MAX_PAGE_TOKEN_CHARS", "MAX_DEPTH", "MAX_BUDGET", "ECHO_CHARS", "echo", "typed", "check_len",
            "check_range", "check_page", "check_list",
            "check_kinds", "plain_name"]

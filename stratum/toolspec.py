@@ -31,7 +31,7 @@ from stratum import schema as S
 from stratum.errors import InvalidArgument, NoteRejected
 from stratum.limits import (MAX_BUDGET, MAX_DEPTH, MAX_NAME_CHARS, MAX_PAGE_SIZE, MAX_PAGE_TOKEN_CHARS, MAX_QUERY_CHARS,
                             MAX_SESSION_ID_CHARS, MAX_TARGET_CHARS, MAX_TARGETS, MAX_TRACEBACK_CHARS, check_len,
-                            check_list, check_range, query_too_long)
+                            check_list, check_range, query_too_long, typed)
 from stratum.notes import NoteLimits, check_text_size
 from stratum.notetext import LONE_SURROGATE, check_utf8, clean_text
 from stratum.notethreads import searching
@@ -145,7 +145,7 @@ def check_arg(name: str, value: Any, spec: ArgSpec | None = None, *, sending: bo
         elif value is None:
             return ""
         elif not isinstance(value, str):    # level, direction: which words, the tool's; text: the note rules'
-            raise InvalidArgument(f"{name} must be text")
+            raise InvalidArgument(f"{name} must be text, got {typed(value)}")
         return check_size(name, value)
     if spec.items:
         return check_list(name, value, spec.max_chars, spec.max_items)
