@@ -147,6 +147,7 @@ def resolve_store(args, repo: str | None = None) -> str:
     from stratum.config import default_store_path
 
     if getattr(args, "store", None):
+        _folder_or_none(args.store)
         return args.store
     top = repository_root(repo or ".")
     if top is not None:
@@ -158,6 +159,21 @@ def resolve_store(args, repo: str | None = None) -> str:
         raise NotFound(f"no index here: the working directory {here} is not inside a git repository; run "
                        "this in a repository you indexed (`stratum index` there), or name a store with --store PATH")
     return str(default_store_path(here))
+
+
+def _folder_or_none(store: str) -> None:
+    """A --store that is a file, or lies under one, is the user's to fix (exit 2), said so: it was
+    "File exists (afile)" or "Not a directory (afile/st)", exit 1, as a disk fault reads (a probe)."""
+    from pathlib import Path
+
+    from stratum.errors import InvalidArgument
+
+    p = Path(store)
+    for at in (p, *p.parents):
+        if at.exists() and not at.is_dir():
+            where = "is a file" if at == p else f"lies under {at}, a file"
+            raise InvalidArgument(f"--store {store} {where}: a store is a folder (the index makes it); "
+                                  "name a folder, or a path where one can be made")
 
 
 def repository_root(start: str = ".") -> str | None:
