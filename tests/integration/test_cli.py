@@ -142,7 +142,8 @@ def test_page_token_from_one_command_works_in_the_next(indexed_store):
 
 
 def test_an_os_error_is_one_clear_line_not_a_traceback(tmp_path):
-    """A store path under a file (or any other OS refusal) names the path and exits 1."""
+    """A store path under a file names the path in one line (a user error since session 32: exit 2,
+    tests/integration/test_s32_store_is_file.py; it was the OS refusal, exit 1)."""
     from tests.gitrepo import Repo
 
     r = Repo(tmp_path / "r")
@@ -150,8 +151,8 @@ def test_an_os_error_is_one_clear_line_not_a_traceback(tmp_path):
     (tmp_path / "afile").write_text("not a directory")
     p = subprocess.run([sys.executable, "-m", "stratum.cli", "index", str(r.path), "--no-embed",
                         "--store", str(tmp_path / "afile" / "s")], capture_output=True, text=True)
-    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
-    assert "stratum: error: Not a directory" in p.stderr and "afile" in p.stderr
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert "stratum: error: --store" in p.stderr and "afile, a file" in p.stderr and len(p.stderr.splitlines()) == 1
 
 
 def test_a_reader_that_leaves_early_is_not_an_error(indexed_store):
