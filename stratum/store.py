@@ -255,6 +255,14 @@ class Store:
         for name in self.table_names():
             with lance_errors(f"dataset {name} in {self.root}", self.root):
                 ds = lance.dataset(str(self.data_dir / f"{name}.lance"))
+                mine = used.get(name, set())
+                if mine and ds.version > max(mine):
+                    # a run killed after writing, before it published, left the newest version
+                    # unpublished (16 MB of flask's, for good: a probe), and Lance keeps its newest:
+                    # the newest published one is made newest again (a restore: a version of that
+                    # manifest, on its files) and the killed run's can go
+                    ds.checkout_version(max(mine)).restore()
+                    ds = lance.dataset(str(self.data_dir / f"{name}.lance"))
                 drop = [v["version"] for v in ds.versions()
                         if v["version"] not in used.get(name, set()) and v["version"] != ds.version]
                 if drop:
