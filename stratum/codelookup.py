@@ -9,6 +9,7 @@ columns (no Python object per node: at 1M nodes dicts cost gigabytes).
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Iterable, Mapping
 
 import numpy as np
@@ -65,7 +66,19 @@ class CodeLookup:
         return cls.from_records(code or [])
 
     def row(self, target: str) -> int | None:
-        """Row of a node id, a path, or path::qualified.name; None when there is none."""
+        """Row of a node id, a path, or path::qualified.name; None when there is none. A name
+        not found as written is looked up in its other Unicode normal form (macOS file APIs give
+        'módulo' decomposed, git stores the bytes as committed: it was "no node" printed exactly
+        like the indexed path, a probe)."""
+        row = self._row(target)
+        if row is None and isinstance(target, str) and not target.isascii():
+            for form in ("NFC", "NFD"):
+                other = unicodedata.normalize(form, target)
+                if other != target and (row := self._row(other)) is not None:
+                    break
+        return row
+
+    def _row(self, target: str) -> int | None:
         if not isinstance(target, str):
             return None
         row = self.row_of.get(target)
