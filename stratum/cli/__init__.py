@@ -136,7 +136,7 @@ def resolve_stores(args) -> list[str]:
     return given or [resolve_store(argparse.Namespace(store=None))]
 
 
-def resolve_store(args, repo: str | None = None) -> str:
+def resolve_store(args, repo: str | None = None, check: bool = True) -> str:
     """The store the user meant: --store, or the current repository's own store. Outside any
     repository (and below no store) with no --store: NotFound saying so. It said "no index at
     /tmp/.stratum: run `stratum index` first", and `stratum index` there said "not inside a git
@@ -147,7 +147,8 @@ def resolve_store(args, repo: str | None = None) -> str:
     from stratum.config import default_store_path
 
     if getattr(args, "store", None):
-        _folder_or_none(args.store)
+        if check:                   # (index checks it once its --report says "running": a refusal is its "failed")
+            folder_or_none(args.store)
         return args.store
     top = repository_root(repo or ".")
     if top is not None:
@@ -161,7 +162,7 @@ def resolve_store(args, repo: str | None = None) -> str:
     return str(default_store_path(here))
 
 
-def _folder_or_none(store: str) -> None:
+def folder_or_none(store: str) -> None:
     """A --store that is a file, or lies under one, is the user's to fix (exit 2), said so: it was
     "File exists (afile)" or "Not a directory (afile/st)", exit 1, as a disk fault reads (a probe)."""
     from pathlib import Path

@@ -14,7 +14,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from stratum.cli import add_common, emit, linked_worktree, one_line, resolve_store, whole
+from stratum.cli import add_common, emit, folder_or_none, linked_worktree, one_line, resolve_store, whole
 from stratum.cli.stopping import SIGNALLED, Stopped, stop_on_signals
 from stratum.errors import StratumError
 from stratum.notetext import terminal_safe
@@ -171,13 +171,14 @@ def _run_one(args, cfg, path: str, bar: "Progress") -> int:
     from pipeline.job import index_repository
 
     prepare = arrow_without_pandas if getattr(args, "console", False) else None
-    store = resolve_store(args, path)
+    store = resolve_store(args, path, check=False)
     worktree_notice(args, path, store)
     state = {"repo": path, "store": os.path.abspath(store), "state": "running"}
     report = _ReportFile(args)
     report.meanwhile(json.dumps(state, indent=1))
     try:        # a run that fails or is stopped leaves no store folder it made (publish.one_run)
         with stop_on_signals(one=True, process=bool(getattr(args, "console", False))):
+            folder_or_none(store)
             try:
                 rep = index_repository(path, store, cfg, progress=bar, before_work=prepare)
             finally:
