@@ -30,17 +30,18 @@ T = TypeVar("T")
 
 def in_repo(shards: list["Shard"], target: str, prefix: bool = False) -> tuple[list["Shard"], str]:
     """The shards to look in and the target: ``repo:target`` (an item's ``repo``; one store too) names
-    one store's node, e.g. ``werkzeug:CHANGES.rst``; else every shard. ``prefix``: ``repo:`` alone too.
+    one store's node, e.g. ``werkzeug:CHANGES.rst`` (``werkzeug:`` its repository); else every shard.
+    ``prefix`` (a path filter): a name no store has, alone with its ``:``, is refused too.
     A name before the ``:`` that no served store has is refused (``NotFound`` listing the stores
     served) when the target reads as ``repo:path`` (``_names_a_store``) and no store holds it whole
     (a file may be named ``a:b.py``): it was looked up in every store, "no node 'nope:src/app.py'"
     with no word that no store nope is served (a probe)."""
     name, sep, rest = target.partition(":")
-    if sep and (rest or prefix) and not rest.startswith(":"):      # path::symbol is no repository
+    if sep and not rest.startswith(":"):      # path::symbol is no repository
         named = [sh for sh in shards if sh.manifest.repo_name == name]
-        if named:
+        if named:       # ``flask:`` alone is that store's repository, as ``flask:.`` (it was "no node 'flask:'")
             return named, rest
-        if _names_a_store(name, rest) and not any(sh.resolve(target) is not None for sh in shards):
+        if (rest or prefix) and _names_a_store(name, rest) and not any(sh.resolve(target) is not None for sh in shards):
             served = ", ".join(sh.manifest.repo_name for sh in shards)
             raise NotFound(f"no store named {echo(name)!r} is served here: {echo(target)!r} reads as "
                            f"repo:path, and the stores served are {served}")

@@ -3,7 +3,9 @@
   one it left out (every unscoped search failed with that store's StoreDamaged, though a search
   scoped to the other store answered); with every store gone it fails;
 - one re-indexed between two pages: the stale page token names the store that published (it said
-  "issued at store version 115008268024779, now 279701134726215")."""
+  "issued at store version 115008268024779, now 279701134726215");
+- ``billing:`` alone names that store's repository, as ``billing:.`` does (get and remember said
+  "no node 'billing:'" / "unknown target")."""
 
 from __future__ import annotations
 
@@ -90,3 +92,13 @@ def test_a_stale_page_token_names_the_store_that_published(two_stores):
         tools.search(sid, "cart total", page_size=1, page_token=first.envelope.next_page_token)
     msg = info.value.message
     assert "'billing'" in msg and "'shop'" not in msg and "published a new version" in msg, msg
+
+
+def test_a_store_name_alone_names_its_repository(two_stores):
+    tools, _, _, _ = two_stores
+    sid = tools.open_session(author="agent").data["session"]
+    got = tools.get(sid, "billing:", level="summary").items[0]
+    assert got.kind == "repo" and got.repo == "billing"
+    nid = tools.remember(sid, "insight", "Billing rounds totals to cents before tax.", ["billing:"]).data["note_id"]
+    shown = tools.get(sid, nid, level="summary").items[0]
+    assert shown.repo == "billing", shown
