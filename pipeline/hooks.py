@@ -23,7 +23,7 @@ import shlex
 import sys
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -95,6 +95,7 @@ def ours(path: Path) -> bool:
 def install(repo: str | os.PathLike, store: str | os.PathLike, options: tuple[str, ...] = ()) -> list[str]:
     """Install (or refresh) our hooks; returns one line per hook saying what happened."""
     root, d = gitio.repo_root(repo), hooks_dir(repo)
+    _own_folder(root, d)
     d.mkdir(parents=True, exist_ok=True)
     store = Path(store).resolve()
     out = []
@@ -117,14 +118,53 @@ def install(repo: str | os.PathLike, store: str | os.PathLike, options: tuple[st
     return out
 
 
+def _own_folder(root: Path, d: Path) -> None:
+    """Refuse a hooks folder that is not this repository's alone. A machine-wide ``core.hooksPath``
+    (outside the git dir and the work tree) is every repository's: installing in B "refreshed" A's
+    hooks, so A's commits re-indexed B, and uninstall in A removed B's (a probe)."""
+    at, own = d.resolve(), (gitio.common_dir(root), root.resolve())
+    if not any(at == o or o in at.parents for o in own):
+        raise InvalidArgument(
+            f"the hooks folder {d} (core.hooksPath) is outside this repository, so other repositories "
+            f"share it: hooks installed there would run for all of them. Give this repository a hooks "
+            f"folder of its own (`git -C {shlex.quote(str(root))} config core.hooksPath .git/hooks`, "
+            f"copying in the shared hooks it needs) and install again, or use `stratum watch`")
+    for name in HOOKS:
+        other = _foreign(_text(d / name), root)
+        if other is not None:
+            raise InvalidArgument(f"{d / name} is our hook for another repository ({other}): its hooks folder "
+                                  f"is shared with this one. Give this repository a hooks folder of its own "
+                                  f"(`git config core.hooksPath .git/hooks`) and install again")
+
+
+def _foreign(text: str, root: Path) -> Path | None:
+    """The other repository a hook of ours indexes: a folder that holds a repository, not ``root``.
+    None for a hook naming ``root``, or a folder that is gone (this repository, moved since)."""
+    if MARK not in text:
+        return None
+    named, _ = _header(text)
+    if named is None or named.resolve() == root.resolve() or not (named / ".git").exists():
+        return None
+    return named
+
+
+def _root(repo: str | os.PathLike) -> Path:
+    """The checkout our hooks name: from a linked worktree, the main one (the hooks are shared)."""
+    return gitio.main_worktree(repo) or gitio.repo_root(repo)
+
+
 def uninstall(repo: str | os.PathLike) -> list[str]:
-    """Remove only our hooks, putting back any hook we had chained."""
-    d = hooks_dir(repo)
+    """Remove only our hooks for this repository, putting back any hook we had chained."""
+    d, root = hooks_dir(repo), _root(repo)
     out = []
     for name in HOOKS:
         p, aside = d / name, d / f"{name}{CHAINED}"
         if not ours(p):
             out.append(f"{name}: {'not ours, left alone' if p.exists() else 'none'}")
+            continue
+        other = _foreign(_text(p), root)
+        if other is not None:           # a shared folder: another repository's hook is not ours to remove
+            out.append(f"{name}: written for another repository ({other}), left alone")
             continue
         if aside.exists():
             os.replace(aside, p)
@@ -142,17 +182,19 @@ class Survey:
     elsewhere: list[str]        # written for another folder (the repository moved since: they index a gone path)
     older: list[str]            # written by an older version: `hooks install` again brings the current script
     store: Path | None          # the store they index into (its hooks.log says how their last run went)
+    foreign: dict[str, Path] = field(default_factory=dict)  # ours for another repository (a shared folder)
 
 
 def survey(repo: str | os.PathLike) -> Survey:
     """Reads each hook once."""
-    root = gitio.main_worktree(repo) or gitio.repo_root(repo)      # from a linked worktree: the main checkout
+    root = _root(repo)
     said, stamp, d = f"# Re-indexes {_named(root)} into ", f"{SCRIPT} {_fingerprint()}\n", hooks_dir(repo)
     texts = {n: _text(d / n) for n in HOOKS}
-    on = [n for n, t in texts.items() if MARK in t]
-    stores = [s for s in (_store_named(texts[n]) for n in on) if s is not None]
+    foreign = {n: o for n, o in ((n, _foreign(t, root)) for n, t in texts.items()) if o is not None}
+    on = [n for n, t in texts.items() if MARK in t and n not in foreign]
+    stores = [s for s in (_header(texts[n])[1] for n in on) if s is not None]
     return Survey(on, [n for n in on if said not in texts[n]], [n for n in on if stamp not in texts[n]],
-                  stores[0] if stores else None)
+                  stores[0] if stores else None, foreign)
 
 
 def _text(path: Path) -> str:
@@ -162,14 +204,16 @@ def _text(path: Path) -> str:
         return ""
 
 
-def _store_named(text: str) -> Path | None:
-    """The store a hook's header names (``_named`` read back)."""
+def _header(text: str) -> tuple[Path | None, Path | None]:
+    """The repository and store a hook's header names (``_named`` read back)."""
     head = next((x for x in text.splitlines() if x.startswith("# Re-indexes ")), "")
     try:
         words = shlex.split(head.removeprefix("# Re-indexes ").encode("ascii").decode("unicode_escape"))
     except (ValueError, UnicodeError):
-        return None
-    return Path(words[2]) if len(words) > 2 and words[1] == "into" else None
+        return None, None
+    if len(words) > 2 and words[1] == "into":
+        return Path(words[0]), Path(words[2])
+    return None, None
 
 
 _STAMPED = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d \[[^\]\n]*\] (.*)")

@@ -186,13 +186,15 @@ def run_status(args) -> int:
     if s.elsewhere:
         said.append(f"{', '.join(s.elsewhere)} written for another folder (the repository moved?): run "
                     "`stratum hooks install` again")
+    if s.foreign:           # a shared hooks folder: another repository's hooks are not this one's
+        said.append("; ".join(f"{n} is our hook for another repository ({o})" for n, o in s.foreign.items()))
     if s.older:
         said.append(f"{', '.join(s.older)} {'is an older script' if len(s.older) == 1 else 'are older scripts'}: "
                     "run `stratum hooks install` again")
     if last is not None and not last[0]:
         said.append(one_line(f"the last hook run failed: {last[1]} (log: {s.store}/hooks.log)"))
     emit(args, {"repo": repo, "installed": s.installed, "elsewhere": s.elsewhere, "older": s.older,
-                "store": None if s.store is None else str(s.store),
+                "foreign": {n: str(o) for n, o in s.foreign.items()}, "store": None if s.store is None else str(s.store),
                 "last_run": None if last is None else {"ok": last[0], "line": last[1]}}, "; ".join(said))
     return 0
 
