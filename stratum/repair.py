@@ -19,11 +19,21 @@ What can be damaged and what repair does (under the writer lock, so no index run
   older published version is intact; re-index --full" (a probe deleted the cache's folder).
 - **manifest.json** unreadable (not JSON, not a manifest's shape, dataset versions its own
   checksums were not recorded for: ``Manifest.from_json``): the newest readable
-  ``manifests/NNNNNN.json`` is republished.
+  ``manifests/NNNNNN.json`` is republished. When that copy is older than the version last
+  published (its copy is damaged too), the retired delta-log segments holding notes it lacks are
+  moved back, as for a rollback.
+- **A copy under manifests/** unreadable: `--check` reads every one. The current version's copy is
+  written again from manifest.json; an older one, which nothing can restore, is moved to
+  ``manifests/damaged/`` (an old version can no longer be pinned or rolled back to; prune and
+  rollback skip it).
 - **Delta-log segments** with damaged bytes (a torn last record after a crash, a bad checksum):
   every reader already skips them, and an index reported them on every run. Each sealed segment,
   live or retired, is rewritten with its valid records only (``logdamage.set_aside_damage``), its
   original bytes kept in ``deltalog/damaged/``; a segment a live writer holds is left and named.
+
+A version repair publishes is numbered after every version ever published (the copies, damaged
+ones included): readers' holds and page tokens key on the number, and falling back to version 1's
+copy had published "version 2" over a damaged version 2.
 
 The core stays free of pipeline imports: the warm tier is rebuilt with ``stratum.warm``.
 """
@@ -54,6 +64,10 @@ class RepairReport:
     caches_dropped: list[str] = field(default_factory=list)  # cache datasets left out of the version published
     set_aside: list[str] = field(default_factory=list)       # their folders, renamed (relative to the store)
     manifest_damage: str = ""
+    copy_damage: list[str] = field(default_factory=list)    # unreadable manifests/NNNNNN.json copies
+    copies_rewritten: list[str] = field(default_factory=list)   # the current version's, from manifest.json
+    copies_set_aside: list[str] = field(default_factory=list)   # older ones, moved to manifests/damaged/
+    newest_published: int | None = None     # the highest version number published before the repair
     rolled_back_to: int | None = None       # the published version whose data is served again
     warm_rebuilt: bool = False
     segments_restored: list[str] = field(default_factory=list)
@@ -66,7 +80,7 @@ class RepairReport:
     @property
     def damaged(self) -> bool:
         return bool(self.lance_damage or self.warm_damage or self.cache_damage or self.manifest_damage
-                    or self.log_damage or self.log_held)
+                    or self.copy_damage or self.log_damage or self.log_held)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -77,6 +91,8 @@ class RepairReport:
             lines.append(f"  damaged: {d}")
         for d in self.cache_damage:
             lines.append(f"  damaged: {d} (a cache only `stratum index` reads: queries are served meanwhile)")
+        for d in self.copy_damage:
+            lines.append(f"  damaged: {d} (a published version's copy)")
         for d in self.log_damage:
             lines.append(f"  damaged: delta log {d} (no note in those bytes was readable)")
         for name in self.log_held:
@@ -92,8 +108,16 @@ class RepairReport:
                 lines.append(f"  rolled back to the data of version {self.rolled_back_to}, published as "
                              f"version {self.version_after}")
             elif self.manifest_damage and self.version_after is not None:
-                lines.append(f"  manifest restored from version {self.version_before}'s copy, published as "
+                older = (f", the newest readable (version {self.newest_published}'s is damaged too: the "
+                         f"store is back at version {self.version_before}'s data)"
+                         if (self.newest_published or 0) > (self.version_before or 0) else "")
+                lines.append(f"  manifest restored from version {self.version_before}'s copy{older}, published as "
                              f"version {self.version_after}")
+            for name in self.copies_rewritten:
+                lines.append(f"  {name} written again from manifest.json")
+            for name in self.copies_set_aside:
+                lines.append(f"  {name} moved to manifests/damaged/: that version can no longer be pinned or "
+                             "rolled back to")
             for name in self.caches_dropped:
                 aside = [p for p in self.set_aside if p.startswith(f"{FORMAT_DIR}/{name}.lance.")]
                 moved = f" (its folder set aside as {aside[0]})" if aside else ""
@@ -135,6 +159,7 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
         if current is not None:
             rep.lance_damage, rep.warm_damage = check(store, current)
             rep.cache_damage = [d for ds in _cache_damage(store, current).values() for d in ds]
+        rep.copy_damage = list(_copy_damage(store).values())
         rep.log_damage = [str(d) for d in logdamage.damage(_log(store))]
         return rep
     with store.writer_lock():
@@ -145,19 +170,25 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
         rep.lance_damage, rep.warm_damage = check(store, current)
         caches = _cache_damage(store, current)
         rep.cache_damage = [d for ds in caches.values() for d in ds]
+        copies = _copy_damage(store)
+        rep.copy_damage = list(copies.values())
         done, rep.log_held = logdamage.set_aside_damage(_log(store))
         rep.log_damage = [str(d) for d in done]
         target = current
         if rep.lance_damage:
             target = _rollback_target(store, current)
             rep.rolled_back_to = target.version
-            rep.segments_restored = _restore_segments(store, target)
             caches = _cache_damage(store, target)
+        if rep.lance_damage or rep.manifest_damage:
+            # the state served is an older version's when the newest copy was unreadable too: the
+            # notes merged after it are only in retired segments (none move when it is the newest)
+            rep.segments_restored = _restore_segments(store, target)
         if rep.lance_damage or rep.manifest_damage or caches:
             # the report of the data served stays (the next index reads its parse format, settings,
             # shallow boundary and skip reasons: without them it parsed every file again and mined a
             # shallow clone in full: a review), with what the repair did
-            new = dataclasses.replace(target, version=current.version + 1, published_at=time.time(),
+            number = (rep.newest_published or current.version) + 1      # never one published before
+            new = dataclasses.replace(target, version=number, published_at=time.time(),
                                       report={**(target.report or {}),
                                               "repair": {"from": current.version, "data_of": target.version,
                                                          "caches_dropped": sorted(caches)}})
@@ -181,6 +212,7 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
             rep.version_after = current.version
         else:
             rep.version_after = current.version
+        rep.copies_rewritten, rep.copies_set_aside = _mend_copies(store, copies)
         rep.notes = _visible_notes(store, store.manifest())
         if prune_keep is not None:
             rep.pruned = store.prune(prune_keep, locked=True)
@@ -189,17 +221,62 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
 
 # ---- steps ----------------------------------------------------------------------------------
 def _current(store: Store) -> tuple[Manifest | None, RepairReport]:
+    newest = _newest_number(store)
     try:
         m = store.manifest()
-        return m, RepairReport(str(store.root), m.version)
+        return m, RepairReport(str(store.root), m.version, newest_published=max(newest, m.version))
     except StoreError as e:
         for v in reversed(store.published_versions()):
             try:
                 m = store.manifest(v)
             except StoreError:
                 continue
-            return m, RepairReport(str(store.root), m.version, manifest_damage=f"manifest.json: {e.message}")
-        return None, RepairReport(str(store.root), None, manifest_damage=f"manifest.json: {e.message}")
+            return m, RepairReport(str(store.root), m.version, manifest_damage=f"manifest.json: {e.message}",
+                                   newest_published=newest)
+        return None, RepairReport(str(store.root), None, manifest_damage=f"manifest.json: {e.message}",
+                                  newest_published=newest or None)
+
+
+def _newest_number(store: Store) -> int:
+    """The highest version number ever published: every copy's name, damaged or set aside too
+    (0: none). A new version is numbered after it, never over a version a reader may hold."""
+    d = store.root / "manifests"
+    names = [p.stem for p in (*d.glob("[0-9]*.json"), *(d / "damaged").glob("[0-9]*.json"))] if d.is_dir() else []
+    return max((int(n) for n in names if n.isdigit()), default=0)
+
+
+def _copy_damage(store: Store) -> dict[str, str]:
+    """Each unreadable ``manifests/NNNNNN.json`` ("manifests/NNNNNN.json: why"), by name. Parsed,
+    not loaded: an old copy of another schema version is intact, only not servable."""
+    out = {}
+    for v in store.published_versions():
+        name = f"manifests/{v:06d}.json"
+        try:
+            m = Manifest.from_json((store.root / name).read_text())
+            if m.version != v:
+                raise ValueError(f"it records version {m.version}")
+        except (OSError, ValueError, TypeError) as e:
+            out[name] = f"{name}: {e}"
+    return out
+
+
+def _mend_copies(store: Store, copies: dict[str, str]) -> tuple[list[str], list[str]]:
+    """The published version's damaged copy written again from manifest.json; every other
+    damaged copy moved to manifests/damaged/ (what it held is lost; its number stays taken)."""
+    from stratum.store import atomic_write
+
+    live = store.manifest()
+    rewritten, aside = [], []
+    for name in sorted(copies):
+        path = store.root / name
+        if path.name == f"{live.version:06d}.json":     # publish wrote the two from one text
+            atomic_write(path, (store.root / "manifest.json").read_text())
+            rewritten.append(name)
+        elif path.exists():
+            (path.parent / "damaged").mkdir(exist_ok=True)
+            os.replace(path, path.parent / "damaged" / path.name)
+            aside.append(name)
+    return rewritten, aside
 
 
 def _lance_damage(store: Store, m: Manifest) -> list[str]:
