@@ -129,6 +129,15 @@ def _own_folder(root: Path, d: Path) -> None:
             f"share it: hooks installed there would run for all of them. Give this repository a hooks "
             f"folder of its own (`git -C {shlex.quote(str(root))} config core.hooksPath .git/hooks`, "
             f"copying in the shared hooks it needs) and install again, or use `stratum watch`")
+    top = root.resolve()
+    if top in at.parents and gitio.run_git(root, "ls-files", "-z", "--", f":(literal){at.relative_to(top)}"):
+        # a committed folder (a team's .githooks): our scripts and the renamed hooks showed in `git
+        # status`, blocked checkouts and carried this machine's paths into the team's commits (a probe)
+        raise InvalidArgument(
+            f"the hooks folder {d} (core.hooksPath) holds files this repository tracks: our hooks there "
+            f"would show in `git status` and carry this machine's paths into commits. Install into a "
+            f"local hooks folder instead: `git -C {shlex.quote(str(root))} config core.hooksPath .git/hooks`, "
+            f"copy the team's hooks there (they are kept and run first), then `stratum hooks install` again")
     for name in HOOKS:
         other = _foreign(_text(d / name), root)
         if other is not None:

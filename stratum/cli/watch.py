@@ -194,7 +194,8 @@ def run_status(args) -> int:
     if last is not None and not last[0]:
         said.append(one_line(f"the last hook run failed: {last[1]} (log: {s.store}/hooks.log)"))
     emit(args, {"repo": repo, "installed": s.installed, "elsewhere": s.elsewhere, "older": s.older,
-                "foreign": {n: str(o) for n, o in s.foreign.items()}, "store": None if s.store is None else str(s.store),
+                "foreign": {n: str(o) for n, o in s.foreign.items()},
+                "store": None if s.store is None else str(s.store),
                 "last_run": None if last is None else {"ok": last[0], "line": last[1]}}, "; ".join(said))
     return 0
 
