@@ -69,7 +69,23 @@ def _script(name: str, repo: str, store: str, said: str, opts: str, stamp: str) 
 {stamp}
 rc=0
 chained="$(dirname "$0")/{name}{CHAINED}"
-if [ -x "$chained" ]; then "$chained" "$@"; rc=$?; fi
+# a shell script kept aside runs with this hook's path as its $0, as git ran it: husky's stubs find
+# their `h` beside $0 and the user's hook by $0's name (renamed, that hook silently ran no more)
+shell_of() {{
+    IFS= read -r line <"$1" || [ -n "$line" ] || return 0
+    case "$line" in '#!'*) ;; *) return 0 ;; esac
+    set -f; set -- ${{line#??}}; set +f
+    [ "${{1##*/}}" = env ] && shift
+    case "${{1##*/}}" in sh|bash|dash|ksh|zsh) printf '%s' "$*" ;; esac
+}}
+if [ -x "$chained" ]; then
+    shell="$(shell_of "$chained")"
+    if [ -n "$shell" ]; then
+        STRATUM_CHAINED="$chained" $shell -c '. "$STRATUM_CHAINED"' "$0" "$@"; rc=$?
+    else
+        "$chained" "$@"; rc=$?
+    fi
+fi
 if [ ! -e {repo}/.git ]; then    # moved: no ghost folder, no silent staleness (a probe)
     echo "stratum: this hook indexes {said}, which is gone (moved?): run 'stratum hooks install' again" >&2
     exit $rc
@@ -192,6 +208,7 @@ class Survey:
     older: list[str]            # written by an older version: `hooks install` again brings the current script
     store: Path | None          # the store they index into (its hooks.log says how their last run went)
     foreign: dict[str, Path] = field(default_factory=dict)  # ours for another repository (a shared folder)
+    chained: list[str] = field(default_factory=list)        # ours that run the hook kept aside first
 
 
 def survey(repo: str | os.PathLike) -> Survey:
@@ -203,7 +220,7 @@ def survey(repo: str | os.PathLike) -> Survey:
     on = [n for n, t in texts.items() if MARK in t and n not in foreign]
     stores = [s for s in (_header(texts[n])[1] for n in on) if s is not None]
     return Survey(on, [n for n in on if said not in texts[n]], [n for n in on if stamp not in texts[n]],
-                  stores[0] if stores else None, foreign)
+                  stores[0] if stores else None, foreign, [n for n in on if (d / f"{n}{CHAINED}").exists()])
 
 
 def _text(path: Path) -> str:

@@ -119,7 +119,8 @@ def _watch(args, stop) -> int:
     worktree_notice(args, repo, store)
 
     def report(run: Run) -> None:
-        what = run.summary if run.ok else f"index failed: {run.error} (still watching)"
+        then = "" if run.retryable else ": indexed again once HEAD moves or the store changes, as after `stratum repair`"
+        what = run.summary if run.ok else f"index failed: {run.error} (still watching{then})"
         if args.json:                        # one JSON object a line, as it happens
             print(json.dumps({"at": _stamp(), "reason": run.reason, "seconds": round(run.seconds, 3),
                               "ok": run.ok, "summary": run.summary, "error": run.error}), flush=True)
@@ -128,7 +129,7 @@ def _watch(args, stop) -> int:
 
     # the run under way heeds the stop too: a long first index (a history mine) had outlasted a pod's grace
     w = Watcher(repo, _indexer(args, repo, store, warm_model=True, stop=stop), report, interval=args.interval,
-                debounce=args.debounce, stop=stop)
+                debounce=args.debounce, stop=stop, store=store)
     if args.json:       # a first object too: a reader knows it is watching (and its stop heeded)
         print(json.dumps({"at": _stamp(), "watching": repo, "store": store, "interval": args.interval,
                           "debounce": args.debounce}), flush=True)
@@ -186,6 +187,9 @@ def run_status(args) -> int:
     if s.elsewhere:
         said.append(f"{', '.join(s.elsewhere)} written for another folder (the repository moved?): run "
                     "`stratum hooks install` again")
+    if s.chained:
+        said.append(f"{', '.join(s.chained)} first run{'s' if len(s.chained) == 1 else ''} the hook that was there "
+                    f"({', '.join(n + '.stratum-chained' for n in s.chained)})")
     if s.foreign:           # a shared hooks folder: another repository's hooks are not this one's
         said.append("; ".join(f"{n} is our hook for another repository ({o})" for n, o in s.foreign.items()))
     if s.older:
@@ -193,7 +197,7 @@ def run_status(args) -> int:
                     "run `stratum hooks install` again")
     if last is not None and not last[0]:
         said.append(one_line(f"the last hook run failed: {last[1]} (log: {s.store}/hooks.log)"))
-    emit(args, {"repo": repo, "installed": s.installed, "elsewhere": s.elsewhere, "older": s.older,
+    emit(args, {"repo": repo, "installed": s.installed, "elsewhere": s.elsewhere, "older": s.older, "chained": s.chained,
                 "foreign": {n: str(o) for n, o in s.foreign.items()},
                 "store": None if s.store is None else str(s.store),
                 "last_run": None if last is None else {"ok": last[0], "line": last[1]}}, "; ".join(said))

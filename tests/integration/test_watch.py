@@ -194,7 +194,8 @@ def test_hooks_index_after_commit_and_keep_an_existing_hook(shop):
     assert p.returncode == 0, p.stderr
     assert "existing hook kept" in p.stdout
     assert stratum("hooks", "status", str(repo.path)).stdout.strip() == \
-        "installed: post-commit, post-checkout, post-merge"
+        "installed: post-commit, post-checkout, post-merge; post-commit first runs the hook that was there " \
+        "(post-commit.stratum-chained)"
 
     t = time.monotonic()
     repo.commit("coupons", {"shop/pricing.py": (repo.path / "shop/pricing.py").read_text() + COUPON})
