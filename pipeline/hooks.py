@@ -33,6 +33,10 @@ from stratum.errors import InvalidArgument
 HOOKS = ("post-commit", "post-checkout", "post-merge")
 MARK = "# stratum-hook: installed by `stratum hooks install`"
 CHAINED = ".stratum-chained"
+# where another hook manager moves a hook it finds and runs it from (pre-commit: post-commit.legacy):
+# ours there still runs, so uninstall and status look there too (uninstall had left it active and
+# status said "installed: none": a probe)
+MOVED = (".legacy",)
 LOG, OLD_LOG = "hooks.log", "hooks.log.1"
 LOG_CAP = 1 << 20       # bytes: past this the next run rotates hooks.log (it grew without end: a year of commits)
 SCRIPT = "# stratum-hook-script:"      # + the fingerprint of the script's text (``_fingerprint``)
@@ -116,7 +120,7 @@ def install(repo: str | os.PathLike, store: str | os.PathLike, options: tuple[st
     store = Path(store).resolve()
     out = []
     for name in HOOKS:
-        p, aside = d / name, d / f"{name}{CHAINED}"
+        p, aside = _where(d, name), d / f"{name}{CHAINED}"
         what = "installed"
         if p.exists() and not ours(p):
             if aside.exists():
@@ -126,7 +130,9 @@ def install(repo: str | os.PathLike, store: str | os.PathLike, options: tuple[st
         elif p.exists():
             current = f"{SCRIPT} {_fingerprint()}\n" in _text(p)
             what = "refreshed" if current else "refreshed (it was an older script)"
-        tmp = d / f".{name}.stratum-tmp"
+            if p.name != name:          # refreshed where the manager runs it: a second one would run twice
+                what += f" (as {p.name}, which the {name} there runs)"
+        tmp = d / f".{p.name}.stratum-tmp"
         tmp.write_text(script(name, root, store, options))
         tmp.chmod(0o755)
         os.replace(tmp, p)
@@ -173,6 +179,11 @@ def _foreign(text: str, root: Path) -> Path | None:
     return named
 
 
+def _where(d: Path, name: str) -> Path:
+    """The file holding our hook ``name``: where git runs it, or where another manager moved it."""
+    return next((p for p in (d / f"{name}{m}" for m in MOVED) if not ours(d / name) and ours(p)), d / name)
+
+
 def _root(repo: str | os.PathLike) -> Path:
     """The checkout our hooks name: from a linked worktree, the main one (the hooks are shared)."""
     return gitio.main_worktree(repo) or gitio.repo_root(repo)
@@ -183,7 +194,7 @@ def uninstall(repo: str | os.PathLike) -> list[str]:
     d, root = hooks_dir(repo), _root(repo)
     out = []
     for name in HOOKS:
-        p, aside = d / name, d / f"{name}{CHAINED}"
+        p, aside = _where(d, name), d / f"{name}{CHAINED}"
         if not ours(p):
             out.append(f"{name}: {'not ours, left alone' if p.exists() else 'none'}")
             continue
@@ -191,12 +202,13 @@ def uninstall(repo: str | os.PathLike) -> list[str]:
         if other is not None:           # a shared folder: another repository's hook is not ours to remove
             out.append(f"{name}: written for another repository ({other}), left alone")
             continue
+        moved = f" ({p.name}, where another hook manager had moved it)" if p.name != name else ""
         if aside.exists():
-            os.replace(aside, p)
-            out.append(f"{name}: removed (previous hook restored)")
+            os.replace(aside, p)        # the chained hook back where it is run from (the manager runs .legacy)
+            out.append(f"{name}: removed{moved} (previous hook restored)")
         else:
             p.unlink()
-            out.append(f"{name}: removed")
+            out.append(f"{name}: removed{moved}")
     return out
 
 
@@ -215,12 +227,17 @@ def survey(repo: str | os.PathLike) -> Survey:
     """Reads each hook once."""
     root = _root(repo)
     said, stamp, d = f"# Re-indexes {_named(root)} into ", f"{SCRIPT} {_fingerprint()}\n", hooks_dir(repo)
-    texts = {n: _text(d / n) for n in HOOKS}
-    foreign = {n: o for n, o in ((n, _foreign(t, root)) for n, t in texts.items()) if o is not None}
-    on = [n for n, t in texts.items() if MARK in t and n not in foreign]
+    files = {n: _where(d, n) for n in HOOKS}        # each named by its file: post-commit.legacy says where
+    texts = {n: _text(f) for n, f in files.items()}
+    foreign = {files[n].name: o for n, o in ((n, _foreign(t, root)) for n, t in texts.items()) if o is not None}
+    on = [n for n, t in texts.items() if MARK in t and files[n].name not in foreign]
     stores = [s for s in (_header(texts[n])[1] for n in on) if s is not None]
-    return Survey(on, [n for n in on if said not in texts[n]], [n for n in on if stamp not in texts[n]],
-                  stores[0] if stores else None, foreign, [n for n in on if (d / f"{n}{CHAINED}").exists()])
+
+    def named(ns: list[str]) -> list[str]:
+        return [files[n].name for n in ns]
+    return Survey(named(on), named([n for n in on if said not in texts[n]]),
+                  named([n for n in on if stamp not in texts[n]]), stores[0] if stores else None, foreign,
+                  [n for n in on if (d / f"{n}{CHAINED}").exists()])
 
 
 def _text(path: Path) -> str:

@@ -184,6 +184,9 @@ def run_status(args) -> int:
     s = hooks.survey(repo)
     last = hooks.last_run(s.store) if s.store is not None else None
     said = [f"installed: {', '.join(s.installed) or 'none'}"]
+    moved = [n for n in s.installed if n.endswith(hooks.MOVED)]
+    if moved:
+        said.append(f"{', '.join(moved)} moved aside by another hook manager, which runs it")
     if s.elsewhere:
         said.append(f"{', '.join(s.elsewhere)} written for another folder (the repository moved?): run "
                     "`stratum hooks install` again")
