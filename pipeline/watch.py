@@ -4,6 +4,9 @@ Why a poll of stat() and not inotify: it needs no dependency, works on every fil
 repository lives on (network mounts included), and three stats every half second cost nothing.
 HEAD moves when `.git/HEAD` changes (checkout to a branch or a commit), when the ref it names
 changes (commit, merge, reset, pull) or when packed-refs is rewritten (gc, fetch of a packed ref).
+After an index that failed for good at this HEAD (a damaged store), the store's own files are
+looked at too (``store_signature``): a `stratum repair` publishes a manifest, and the watch indexes
+again. It had taken the failed HEAD as indexed and left the repaired store commits behind for good.
 """
 
 from __future__ import annotations
@@ -46,6 +49,12 @@ def head_signature(git_dir: Path, common_dir: Path) -> tuple:
     return (head, ref, _stat(common_dir / "packed-refs"))
 
 
+def store_signature(store: Path) -> tuple:
+    """What a repair or another run changes in a store: manifest.json (a publish renames a new
+    one in), the copies' folder and the warm folders (a rebuild in place renames one)."""
+    return tuple(_stat(store / name) for name in ("manifest.json", "manifests", "indexes"))
+
+
 @dataclass
 class Run:
     """One re-index the watcher made: why, how long, what came of it."""
@@ -55,6 +64,7 @@ class Run:
     summary: str = ""
     error: str = ""
     ok: bool = True
+    retryable: bool = False     # a failure retried after the next debounce (another run holds the lock)
 
 
 class SignalStop:
@@ -96,7 +106,11 @@ class Watcher:
     may heed ``stop`` itself (``index_repository(stop=)``): a run it gives up for the stop is not
     reported, and ``abandoned`` says why it ran. A repository gone from its folder (moved or
     deleted; still gone after ``debounce``) ends ``run`` with ``NotARepository``: it had been
-    reported as "HEAD ->  (detached): index failed: NotARepository" and watched for good."""
+    reported as "HEAD ->  (detached): index failed: NotARepository" and watched for good.
+
+    A failure that is no retry's business (a damaged store) is reported once; with ``store``
+    given, the watch indexes the same HEAD again once the store's files change after it (a
+    `stratum repair`, an index run by hand), so a repair is followed by a re-index to HEAD."""
 
     repo: str
     index: Callable[[], str]
@@ -104,8 +118,10 @@ class Watcher:
     interval: float = 0.5
     debounce: float = 1.0
     stop: threading.Event | SignalStop = field(default_factory=threading.Event)
+    store: str | None = None            # the store indexed: looked at after a failed index
     runs: list[Run] = field(default_factory=list)
     abandoned: str = ""                 # the reason of a run the stop cut short ("": none)
+    failed_store: tuple | None = None   # the store's signature after a failed index (None: none failed)
 
     def __post_init__(self) -> None:
         if self.interval <= 0 or self.debounce < 0:
@@ -129,6 +145,7 @@ class Watcher:
         indexed = None if initial else seen
         moved_at = time.monotonic() - (self.debounce if initial else 0.0)   # initial: index at once
         gone_at: float | None = None
+        why = ""                            # a re-index of the same HEAD: what changed
         while not self.stop.is_set():
             now_sig = self.signature()
             now = time.monotonic()
@@ -142,17 +159,22 @@ class Watcher:
             gone_at = None
             if now_sig != seen:
                 seen, moved_at = now_sig, now
+            if self.failed_store is not None and seen == indexed and self.store_changed():
+                indexed, moved_at, why = None, now, "store changed since the failed index; "
             if seen != indexed and now - moved_at >= self.debounce:
                 # "start" only for the initial run: with --no-initial the first run is a move (a probe)
-                reason = "start" if initial and not self.runs else _describe(seen)
+                reason = "start" if initial and not self.runs else why + _describe(seen)
                 if self._index_once(reason):
-                    indexed = seen
+                    indexed, why = seen, ""
                 else:                        # retryable: try again once HEAD is still a while more
                     moved_at = time.monotonic()
                     self.stop.wait(max(self.interval, self.debounce))
                 continue                     # look again at once: HEAD may have moved meanwhile
             self.stop.wait(self.interval)
         return self.runs
+
+    def store_changed(self) -> bool:
+        return self.store is not None and store_signature(Path(self.store)) != self.failed_store
 
     def _index_once(self, reason: str) -> bool:
         """Index and report; False when the failure is worth a retry at the same HEAD."""
@@ -165,10 +187,14 @@ class Watcher:
                 return True
             if self.gone():          # removed under the run: the loop says so (or indexes it once back)
                 return False
-            run = Run(reason, time.perf_counter() - t, error=f"{type(e).__name__}: {e}", ok=False)
+            retryable = bool(getattr(e, "retryable", False))
+            run = Run(reason, time.perf_counter() - t, error=f"{type(e).__name__}: {e}", ok=False, retryable=retryable)
             self.runs.append(run)
             self.report(run)
-            return not getattr(e, "retryable", False)
+            if not retryable and self.store is not None:    # taken after the run: its own writes are no change
+                self.failed_store = store_signature(Path(self.store))
+            return not retryable
+        self.failed_store = None
         run = Run(reason, time.perf_counter() - t, summary=summary)
         self.runs.append(run)
         self.report(run)
@@ -182,4 +208,4 @@ def _describe(sig: tuple) -> str:
     return f"HEAD -> {head[5:].strip()}" if head.startswith("ref:") else f"HEAD -> {head[:12]} (detached)"
 
 
-__all__ = ["Watcher", "Run", "SignalStop", "head_signature", "git_dirs"]
+__all__ = ["Watcher", "Run", "SignalStop", "head_signature", "store_signature", "git_dirs"]

@@ -35,6 +35,10 @@ A version repair publishes is numbered after every version ever published (the c
 ones included): readers' holds and page tokens key on the number, and falling back to version 1's
 copy had published "version 2" over a damaged version 2.
 
+After a repair, the version served may be at an older commit than the repository's HEAD (a
+rollback, an older copy): the report says so and that `stratum index` brings it up to date. Git's
+facts come from the caller (``freshness``: the CLI hands ``pipeline.gitio.freshness``).
+
 The core stays free of pipeline imports: the warm tier is rebuilt with ``stratum.warm``.
 """
 
@@ -45,6 +49,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from stratum import ids
 from stratum import schema as S
@@ -74,6 +79,7 @@ class RepairReport:
     log_damage: list[str] = field(default_factory=list)    # delta-log damage found (repair: set aside)
     log_held: list[str] = field(default_factory=list)      # damaged segments a live writer holds (left)
     notes: int = 0                          # agent notes kept after repair, any status (merged + in the live log)
+    behind_head: dict | None = None         # the version served is not at HEAD: repo, indexed_commit, head, new_commits
     pruned: dict | None = None
     checked_only: bool = False
 
@@ -132,6 +138,12 @@ class RepairReport:
                 lines.append(f"  {len(self.log_damage)} damaged delta-log span(s) set aside: their segments now hold "
                              "their valid records only; the original bytes are kept in deltalog/damaged/")
             lines.append(f"  agent notes kept (any status): {self.notes}")
+            if self.behind_head:
+                b = self.behind_head
+                n = b["new_commits"]
+                where = f"{n} commit(s) behind HEAD" if n > 0 else "not at HEAD"
+                lines.append(f"  the store is at commit {b['indexed_commit'][:12]}, {where} ({b['head'][:12]}): "
+                             f"`stratum index {b['repo']} --store {self.store}` brings it up to date")
         if self.pruned is not None:
             gone = sum(len(v) for v in self.pruned.get("lance", {}).values())
             lines.append(f"  pruned {gone} Lance version(s) and {len(self.pruned.get('warm', []))} warm folder(s); "
@@ -145,9 +157,14 @@ def check(store: Store, manifest: Manifest) -> tuple[list[str], list[str]]:
     return lance, [] if lance else _warm_check(store, manifest)
 
 
-def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int | None = None) -> RepairReport:
+Freshness = Callable[[str, "str | None"], dict]    # (repo path, indexed commit) -> pipeline.gitio's status dict
+
+
+def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int | None = None,
+           freshness: Freshness | None = None) -> RepairReport:
     """Check the published version; repair what is damaged (see the module docstring); prune old
-    versions when ``prune_keep`` is given. Raises StoreDamaged when nothing intact is left."""
+    versions when ``prune_keep`` is given. Raises StoreDamaged when nothing intact is left.
+    ``freshness``: how far the repository's HEAD is from the version served after the repair."""
     store = Store(root)
     if not (store.root / "manifest.json").exists() and not store.published_versions():
         from stratum.errors import NotFound
@@ -213,9 +230,12 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
         else:
             rep.version_after = current.version
         rep.copies_rewritten, rep.copies_set_aside = _mend_copies(store, copies)
-        rep.notes = _visible_notes(store, store.manifest())
+        served = store.manifest()
+        rep.notes = _visible_notes(store, served)
         if prune_keep is not None:
             rep.pruned = store.prune(prune_keep, locked=True)
+    if freshness is not None:
+        rep.behind_head = _behind_head(served, freshness)
     return rep
 
 
@@ -390,6 +410,17 @@ def _note_ids(store: Store, m: Manifest, kinds_of: tuple[str, ...] = S.NOTE_KIND
     kinds = ", ".join(f"'{k}'" for k in kinds_of)
     t = Snapshot(store, m, verify=False).read("nodes", columns=["id"], where=f"kind IN ({kinds})")
     return set(t.column("id").to_pylist())
+
+
+def _behind_head(m: Manifest, freshness: Freshness) -> dict | None:
+    """Where HEAD is when the version served is not at it (None: at HEAD, or no repository to ask)."""
+    if not m.repo_path or not m.indexed_commit:
+        return None
+    status = freshness(m.repo_path, m.indexed_commit)
+    if not status.get("repo_available") or not status.get("moved_on") or not status.get("head"):
+        return None
+    return {"repo": m.repo_path, "indexed_commit": m.indexed_commit, "head": status["head"],
+            "new_commits": int(status.get("new_commits", 0))}
 
 
 def _visible_notes(store: Store, m: Manifest) -> int:

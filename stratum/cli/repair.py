@@ -23,11 +23,14 @@ _keep = whole(1, "KEEP")    # a whole number of versions, at least 1 (a clear er
 
 
 def run(args) -> int:
+    from pipeline import gitio
     from stratum.repair import repair
     from stratum.store import DEFAULT_KEEP
 
     keep = None if args.prune is None else (DEFAULT_KEEP if args.prune is DEFAULT else args.prune)
-    rep = repair(resolve_store(args), check_only=args.check, prune_keep=None if args.check else keep)
+    # git's facts for the core: whether the version served after the repair is behind HEAD
+    rep = repair(resolve_store(args), check_only=args.check, prune_keep=None if args.check else keep,
+                 freshness=gitio.freshness)
     emit(args, rep.to_dict(), rep.text())
     return 1 if args.check and rep.damaged else 0
 
