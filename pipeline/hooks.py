@@ -1,4 +1,5 @@
-"""Git hooks that re-index in the background (post-commit, post-checkout, post-merge).
+"""Git hooks that re-index in the background (post-commit, post-checkout, post-merge, post-applypatch
+for `git am`, post-rewrite for a finished rebase; no hook fires for `git reset` or an `--abort`).
 
 A hook must never slow or fail the git command: ours starts a detached `stratum hooks run` (the
 installed Stratum's code, never the repository's own modules: ``_script``) and returns at once; a
@@ -30,7 +31,9 @@ from typing import Callable, Iterator
 from pipeline import gitio
 from stratum.errors import InvalidArgument
 
-HOOKS = ("post-commit", "post-checkout", "post-merge")
+# post-applypatch: `git am` runs it, not post-commit, for each patch; post-rewrite: the end of a rebase
+# (and an amend, which post-commit covers already: the two coalesce). Both left the store behind (a probe)
+HOOKS = ("post-commit", "post-checkout", "post-merge", "post-applypatch", "post-rewrite")
 MARK = "# stratum-hook: installed by `stratum hooks install`"
 CHAINED = ".stratum-chained"
 # where another hook manager moves a hook it finds and runs it from (pre-commit: post-commit.legacy):

@@ -26,7 +26,7 @@ def register(sub) -> None:
     _index_options(p)
     p.set_defaults(func=run_watch)
 
-    h = sub.add_parser("hooks", help="git hooks that re-index in the background (post-commit/checkout/merge)")
+    h = sub.add_parser("hooks", help="git hooks that re-index in the background (commit, checkout, merge, am, rebase)")
     hs = h.add_subparsers(dest="hooks_command", metavar="ACTION")
     hs.required = True
     for name, text, func in (("install", "install (chaining any existing hook)", run_install),

@@ -82,7 +82,7 @@ def test_a_hook_runs_stratums_code_not_the_repositorys_own_modules(tmp_path):
     assert version(store) == 2, log
     assert not marker.exists()
     p = stratum("hooks", "status", str(r.path))
-    assert p.stdout.strip() == "installed: post-commit, post-checkout, post-merge", p.stdout
+    assert p.stdout.strip() == "installed: post-commit, post-checkout, post-merge, post-applypatch, post-rewrite", p.stdout
 
 
 OLD = """#!/bin/sh
@@ -110,7 +110,7 @@ def test_hooks_status_names_an_older_script_and_install_replaces_it(tmp_path):
                      py=shlex.quote(sys.executable), name="post-commit")
     (d / "post-commit").write_text(old)
     p = stratum("hooks", "status", str(r.path))
-    assert p.stdout.strip() == ("installed: post-commit, post-checkout, post-merge; post-commit is an older "
+    assert p.stdout.strip() == ("installed: post-commit, post-checkout, post-merge, post-applypatch, post-rewrite; post-commit is an older "
                                 "script: run `stratum hooks install` again"), p.stdout
     st = json.loads(stratum("hooks", "status", str(r.path), "--json").stdout)
     assert st["older"] == ["post-commit"] and st["store"] == str(store) and st["last_run"] is None, st
@@ -135,7 +135,7 @@ def test_hooks_status_says_the_last_run_failed(tmp_path):
     settled(theirs, 0)
     p = stratum("hooks", "status", str(r.path))
     said = p.stdout.strip()
-    assert said.startswith("installed: post-commit, post-checkout, post-merge; the last hook run failed: "), said
+    assert said.startswith("installed: post-commit, post-checkout, post-merge, post-applypatch, post-rewrite; the last hook run failed: "), said
     assert "[post-commit] index failed: " in said and said.endswith(f"(log: {theirs}/hooks.log)"), said
     st = json.loads(stratum("hooks", "status", str(r.path), "--json").stdout)
     assert st["last_run"]["ok"] is False and "index failed" in st["last_run"]["line"], st
@@ -154,7 +154,7 @@ def test_hooks_status_says_the_last_run_failed(tmp_path):
     settled(store, len(log.splitlines()))
     assert version(store) == 1
     assert stratum("hooks", "status", str(r.path)).stdout.strip() == \
-        "installed: post-commit, post-checkout, post-merge"
+        "installed: post-commit, post-checkout, post-merge, post-applypatch, post-rewrite"
 
 
 def test_a_failure_mended_by_hand_is_not_reported_as_the_last_run(tmp_path):
@@ -174,7 +174,7 @@ def test_a_failure_mended_by_hand_is_not_reported_as_the_last_run(tmp_path):
     st = json.loads(stratum("hooks", "status", str(r.path), "--json").stdout)
     assert st["last_run"]["ok"] is True and "[manual]" in st["last_run"]["line"], st
     assert stratum("hooks", "status", str(r.path)).stdout.strip() == \
-        "installed: post-commit, post-checkout, post-merge"
+        "installed: post-commit, post-checkout, post-merge, post-applypatch, post-rewrite"
 
     commit(r.path, "third", env={**ENV, "PYTHONHOME": str(tmp_path / "no-python-here")})
     settled(store, len((store / "hooks.log").read_text().splitlines()))

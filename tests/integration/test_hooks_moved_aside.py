@@ -27,7 +27,7 @@ def test_our_hook_moved_to_legacy_is_seen_refreshed_in_place_and_removed(tmp_pat
     d = r.path / ".git" / "hooks"
     hooks.install(r.path, tmp_path / "store")
     _pre_commit_takes_over(d)
-    assert hooks.survey(r.path).installed == ["post-commit.legacy", "post-checkout", "post-merge"]
+    assert hooks.survey(r.path).installed == ["post-commit.legacy", *hooks.HOOKS[1:]]
     # install again refreshes it where pre-commit runs it (chaining pre-commit's would run ours twice)
     assert hooks.install(r.path, tmp_path / "store")[0].startswith("post-commit: refreshed (as post-commit.legacy")
     assert (d / "post-commit").read_text() == PRE_COMMIT and not (d / "post-commit.stratum-chained").exists()

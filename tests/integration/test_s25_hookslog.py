@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow        # CLI processes and hooks running in the ba
 ENV = {**os.environ, **GIT_ENV}
 OLD = "2020-01-01T00:00:00 [post-commit] index failed: an old failure, long mended\n"
 FILLER = OLD * (hooks.LOG_CAP // len(OLD) + 1)      # whole lines, just past the cap
-INSTALLED = "installed: post-commit, post-checkout, post-merge"
+INSTALLED = "installed: post-commit, post-checkout, post-merge, post-applypatch, post-rewrite"
 
 
 def stratum(*args: str, **kw) -> subprocess.CompletedProcess:

@@ -194,7 +194,7 @@ def test_hooks_index_after_commit_and_keep_an_existing_hook(shop):
     assert p.returncode == 0, p.stderr
     assert "existing hook kept" in p.stdout
     assert stratum("hooks", "status", str(repo.path)).stdout.strip() == \
-        "installed: post-commit, post-checkout, post-merge; post-commit first runs the hook that was there " \
+        "installed: post-commit, post-checkout, post-merge, post-applypatch, post-rewrite; post-commit first runs the hook that was there " \
         "(post-commit.stratum-chained)"
 
     t = time.monotonic()
@@ -335,7 +335,7 @@ def test_hooks_of_a_moved_repository_say_so_instead_of_indexing_a_ghost(shop, tm
     assert p.returncode == 0 and "is gone (moved?)" in p.stderr, p.stderr
     assert not repo.path.exists()                                       # no ghost folder
     st = json.loads(stratum("hooks", "status", str(moved), "--json").stdout)
-    assert st["elsewhere"] == ["post-commit", "post-checkout", "post-merge"], st
+    assert st["elsewhere"] == ["post-commit", "post-checkout", "post-merge", "post-applypatch", "post-rewrite"], st
     assert stratum("hooks", "install", str(moved), "--no-embed").returncode == 0
     assert json.loads(stratum("hooks", "status", str(moved), "--json").stdout)["elsewhere"] == []
 
