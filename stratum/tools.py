@@ -295,19 +295,7 @@ class Tools:
         offset = self._offset(page_token, "walk", args, s)
         sh, row, note = self._target(s, target)
         ov = self._notes_overlay(s, sh)
-        out: list[tuple] = []         # (row, note, edge kind, direction, weight, the row's shard)
-        base = sh
-        if row is not None and s.view is not None:
-            base = s.view.base_of(sh, list(self.memory))
-            out += [(r, None, k, d, w, ns) for ns, r, k, d, w in
-                    s.view.neighbors(base, sh.col("id")[row], tuple(kinds), direction)]
-        elif row is not None:
-            out += [(r, None, k, d, w, sh) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
-        via = walklinks.members_links(s.view, list(self.memory), sh, row, kinds, direction, out)
-        if not kinds or "about" in kinds:     # notes about it, or a note's code: on a branch, where it has that code
-            out = walklinks.about(self.memory, s.view, sh, base, ov, row, note,
-                                  direction in ("in", "both") or notes, direction in ("out", "both"), out)
-        out = [t for t in out if t[0] is None or not self.memory.hidden(t[5], t[0])]    # quarantined from this reader
+        out, base, via = walklinks.gather(self.memory, s.view, sh, ov, row, note, kinds, direction, notes)
         out = R.by_node(out)          # a node reached by several edges is one item: served and charged once
         stamp = ov.records if any(t[0] is None for t in out) or "about" in kinds else 0     # a listing with notes
         end = offset + page_size
@@ -324,14 +312,7 @@ class Tools:
                 it.meta.update(walklinks.item_meta(s.view, base, sh, row, ns, r, k, d, via))
             items.append(it)
         hints = [R.label(t[5], t[0]) if t[0] is not None else R.note_label(t[1] or {}) for t in out[end:end + R.HINT_ITEMS]]
-        said = []
-        if not out and row is not None and s.view is None and kinds:
-            back = len(sh.neighbors(row, tuple(kinds), "in")) if direction == "out" else 0
-            if back:        # `walk app.py --edge tests` asks who tests it: those edges point here
-                said.append(f"no outgoing {'/'.join(kinds)} edges here; {back} point here: walk with "
-                            f"direction \"in\" (e.g. the tests of a file, who imports it)")
-            elif set(kinds) <= {"imports", "tests"} and sh.col("kind")[row] not in ("file", "dir", "repo"):
-                said.append(f"imports and tests edges join files: walk {sh.col('path')[row]} instead")
+        said = walklinks.none_said(sh, row, kinds, direction) if not out and s.view is None else []
         if page_token and getattr(offset, "notes", stamp) != stamp:
             said.append(_MOVED)         # a probe: a note written between pages, one item twice and one never shown
         return self._respond(s, items, R.Page("walk", args, offset, page_size, total=len(out), hints=hints,

@@ -1,5 +1,6 @@
-"""``walk`` over calls and inherits edges: a file's or class's definitions walked with it, and
-each item's edge as the index resolved it; and a note's ``about`` targets in a branch session.
+"""``walk``'s edges before they are served (``gather``): over calls and inherits edges a file's or
+class's definitions walked with it, and each item's edge as the index resolved it; a note's
+``about`` targets in a branch session; what an empty walk says (``none_said``).
 
 Why apart from ``tools``: these edges join definitions, not files, so "who calls anything in
 cart.py" is a walk of cart.py's definitions, and an item says how its edge was linked
@@ -166,5 +167,38 @@ def link_meta(sh, row: int, r: int, direction: str, m: int) -> dict[str, str]:
         out["from"] = sh.col("qualname")[m] or ""
     return out
 
+def gather(memory, view, sh, ov, row: int | None, note: dict | None, kinds: list[str], direction: str,
+           notes: bool) -> tuple[list[tuple], object, dict]:
+    """What ``walk`` serves before it merges a node's edges: (row, note, edge kind, direction, weight,
+    the row's shard) each, a quarantined note's rows left out for this reader; the shard the
+    session's branch reads the node in (``base``) and the members' links (``members_links``)."""
+    out: list[tuple] = []
+    base = sh
+    if row is not None and view is not None:
+        base = view.base_of(sh, list(memory))
+        out += [(r, None, k, d, w, ns) for ns, r, k, d, w in
+                view.neighbors(base, sh.col("id")[row], tuple(kinds), direction)]
+    elif row is not None:
+        out += [(r, None, k, d, w, sh) for r, k, d, w in sh.neighbors(row, tuple(kinds), direction)]
+    via = members_links(view, list(memory), sh, row, kinds, direction, out)
+    if not kinds or "about" in kinds:     # notes about it, or a note's code: on a branch, where it has that code
+        out = about(memory, view, sh, base, ov, row, note, direction in ("in", "both") or notes,
+                    direction in ("out", "both"), out)
+    return [t for t in out if t[0] is None or not memory.hidden(t[5], t[0])], base, via
 
-__all__ = ["LINKS", "LINKED", "about", "note_about", "members_links", "overridden", "link_meta", "item_meta"]
+
+def none_said(sh, row: int | None, kinds: list[str], direction: str) -> list[str]:
+    """What an empty walk of the default session says when the edges asked run the other way or
+    join files only (`walk app.py --edge tests` asks who tests it: those edges point here)."""
+    if row is None or not kinds:
+        return []
+    back = len(sh.neighbors(row, tuple(kinds), "in")) if direction == "out" else 0
+    if back:
+        return [f"no outgoing {'/'.join(kinds)} edges here; {back} point here: walk with "
+                f"direction \"in\" (e.g. the tests of a file, who imports it)"]
+    if set(kinds) <= {"imports", "tests"} and sh.col("kind")[row] not in ("file", "dir", "repo"):
+        return [f"imports and tests edges join files: walk {sh.col('path')[row]} instead"]
+    return []
+
+
+__all__ = ["LINKS", "LINKED", "gather", "none_said", "about", "note_about", "members_links", "overridden", "link_meta", "item_meta"]
