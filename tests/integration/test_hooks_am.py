@@ -45,4 +45,8 @@ def test_git_am_reindexes_through_post_applypatch(tmp_path):
     git(r.path, "am", "-q", *map(str, sorted((tmp_path / "patches").iterdir())))
     head = git(r.path, "rev-parse", "HEAD").strip()
     assert _reaches(store, head), (store / "hooks.log").read_text()
+    # the hook run writes its log line after it publishes: read the log once the line is there
+    end = time.monotonic() + 20
+    while "[post-applypatch]" not in (store / "hooks.log").read_text() and time.monotonic() < end:
+        time.sleep(0.2)
     assert "[post-applypatch]" in (store / "hooks.log").read_text()
