@@ -10,7 +10,8 @@ import os
 import shlex
 from pathlib import Path
 
-from stratum.cli import add_common, emit, local_store, one_line, path_from_here, whole
+from stratum.cli import add_common, emit, local_store, one_line, whole
+from stratum.cli.herepaths import path_from_here
 from stratum.errors import InvalidArgument, ResourceExhausted
 from stratum.limits import echo
 
@@ -111,7 +112,7 @@ def _write_partners(partners, out: str) -> None:
 
 def _from_here(typed: str, store: str, recorded: str) -> str:
     """``typed`` read from the working directory as the query commands read a path
-    (``stratum.cli.path_from_here``): from packages/admin, src/api.ts is packages/admin/src/api.ts,
+    (``stratum.cli.herepaths.path_from_here``): from packages/admin, src/api.ts is packages/admin/src/api.ts,
     not packages/web's. ``current_path`` reads a path that exists from here once more, so one made
     repository-relative that also exists from here (shop/shop/cart.py) goes to it whole."""
     from stratum.freshness import repo_at

@@ -15,8 +15,8 @@ import os
 import sys
 from typing import Sequence
 
-from stratum.cli import (add_common, emit, in_store, local_store, one_line, place_from_here, quoted, repository_root,
-                         server_place, target_from_here, whole)
+from stratum.cli import add_common, emit, local_store, one_line, quoted, repository_root, server_place, whole
+from stratum.cli.herepaths import in_store, place_from_here, target_from_here
 from stratum.freshness import repo_at
 from stratum.notetext import terminal_safe
 from stratum.schema import AGENT_NOTE_KINDS
@@ -246,9 +246,9 @@ def _answered(tools, tool: str, sess: str, kw: dict, said: list[str]):
 
 def _from_here(kw: dict, roots: list[str], names: Sequence[str] = ()) -> dict:
     """The call's paths read as typed in the working directory, repository-relative
-    (``stratum.cli.place_from_here``, as `stratum cochange` reads its path): get's and walk's target,
+    (``stratum.cli.herepaths.place_from_here``, as `stratum cochange` reads its path): get's and walk's target,
     remember's --about, tree's PATH, search's --path. ``names``: each root's store with several
-    stores: such a path is that store's (``repo:path``, ``stratum.cli.in_store``)."""
+    stores: such a path is that store's (``repo:path``, ``stratum.cli.herepaths.in_store``)."""
     out = dict(kw)
     if "target" in out:
         out["target"] = target_from_here(out["target"], roots, names)
