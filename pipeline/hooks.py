@@ -117,7 +117,7 @@ def ours(path: Path) -> bool:
 
 def install(repo: str | os.PathLike, store: str | os.PathLike, options: tuple[str, ...] = ()) -> list[str]:
     """Install (or refresh) our hooks; returns one line per hook saying what happened."""
-    root, d = gitio.repo_root(repo), hooks_dir(repo)
+    root, d = _root(repo), hooks_dir(repo)      # as uninstall and status read it: a linked worktree's main checkout
     _own_folder(root, d)
     d.mkdir(parents=True, exist_ok=True)
     store = Path(store).resolve()
@@ -164,9 +164,10 @@ def _own_folder(root: Path, d: Path) -> None:
             f"local hooks folder instead: `git -C {shlex.quote(str(root))} config core.hooksPath .git/hooks`, "
             f"copy the team's hooks there (they are kept and run first), then `stratum hooks install` again")
     for name in HOOKS:
-        other = _foreign(_text(d / name), root)
+        at_hook = _where(d, name)       # where our hook is, as install, status and uninstall find it
+        other = _foreign(_text(at_hook), root)
         if other is not None:
-            raise InvalidArgument(f"{d / name} is our hook for another repository ({other}): its hooks folder "
+            raise InvalidArgument(f"{at_hook} is our hook for another repository ({other}): its hooks folder "
                                   f"is shared with this one. Give this repository a hooks folder of its own "
                                   f"(`git config core.hooksPath .git/hooks`) and install again")
 
@@ -227,7 +228,8 @@ class Survey:
 
 
 def survey(repo: str | os.PathLike) -> Survey:
-    """Reads each hook once."""
+    """What our hooks in this repository's hooks folder say (each read once here; ``_where`` looks for
+    them): which are on, for another repository, older or of another store, chaining a hook."""
     root = _root(repo)
     said, stamp, d = f"# Re-indexes {_named(root)} into ", f"{SCRIPT} {_fingerprint()}\n", hooks_dir(repo)
     files = {n: _where(d, n) for n in HOOKS}        # each named by its file: post-commit.legacy says where

@@ -32,7 +32,7 @@ from serving import convert
 from serving._gen import stratum_pb2 as pb
 from serving._gen import stratum_pb2_grpc as pb_grpc
 from serving.auth import is_loopback, read_pem
-from serving.server import ERROR_CODE_KEY, MAX_RESPONSE_BYTES, RETRYABLE_KEY
+from serving.server import ERROR_CODE_KEY, MAX_RESPONSE_BYTES, RETRYABLE_KEY, _tool_name
 from stratum import errors as E
 from stratum.envelope import Response
 from stratum.limits import echo
@@ -183,7 +183,7 @@ class Client:
         """What a call after ``close()`` raises: NotFound, as a closed local ``Tools`` raises for its
         sessions (``Tools.close`` forgets them), not gRPC's raw ``ValueError``; the docs promise the
         tools' error types."""
-        method = re.sub(r"(?<=[a-z])(?=[A-Z])", "_", rpc).lower()      # OpenSession: open_session
+        method = _tool_name(rpc)        # OpenSession: open_session, as the server names its tools
         return E.NotFound(f"{method} on a closed client: Client.close() closed its channel to {echo(self.address)} "
                           "and the sessions it opened; make a new Client (and open a new session)")
 

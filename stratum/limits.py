@@ -122,10 +122,12 @@ def check_list(what: str, values: Any, max_chars: int, max_items: int = MAX_TARG
     values = list(values or ())
     if len(values) > max_items:
         raise InvalidArgument(f"{what} has {len(values)} entries; the limit is {max_items}")
+    out = []
     for i, v in enumerate(values):
         if not isinstance(v, str):      # a null entry is no argument left out: about [null] was the whole repository
             raise InvalidArgument(f"{what}[{i}] must be text, got {typed(v)}")
-    return [check_len(what, v, max_chars) for v in values]
+        out.append(check_len(what, v, max_chars))
+    return out
 
 
 def plain_name(what: str, value: str) -> str:

@@ -241,7 +241,7 @@ def repair(root: str | os.PathLike, *, check_only: bool = False, prune_keep: int
 
 # ---- steps ----------------------------------------------------------------------------------
 def _current(store: Store) -> tuple[Manifest | None, RepairReport]:
-    newest = _newest_number(store)
+    newest = store.newest_number()
     try:
         m = store.manifest()
         return m, RepairReport(str(store.root), m.version, newest_published=max(newest, m.version))
@@ -255,14 +255,6 @@ def _current(store: Store) -> tuple[Manifest | None, RepairReport]:
                                    newest_published=newest)
         return None, RepairReport(str(store.root), None, manifest_damage=f"manifest.json: {e.message}",
                                   newest_published=newest or None)
-
-
-def _newest_number(store: Store) -> int:
-    """The highest version number ever published: every copy's name, damaged or set aside too
-    (0: none). A new version is numbered after it, never over a version a reader may hold."""
-    d = store.root / "manifests"
-    names = [p.stem for p in (*d.glob("[0-9]*.json"), *(d / "damaged").glob("[0-9]*.json"))] if d.is_dir() else []
-    return max((int(n) for n in names if n.isdigit()), default=0)
 
 
 def _copy_damage(store: Store) -> dict[str, str]:

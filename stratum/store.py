@@ -256,11 +256,12 @@ class Store:
             with lance_errors(f"dataset {name} in {self.root}", self.root):
                 ds = lance.dataset(str(self.data_dir / f"{name}.lance"))
                 mine = used.get(name, set())
-                if mine and ds.version > max(mine):
+                if mine and ds.version > max(mine) and _fragments(ds) != _fragments(ds.checkout_version(max(mine))):
                     # a run killed after writing, before it published, left the newest version
                     # unpublished (16 MB of flask's, for good: a probe), and Lance keeps its newest:
                     # the newest published one is made newest again (a restore: a version of that
-                    # manifest, on its files) and the killed run's can go
+                    # manifest, on its files) and the killed run's can go. A restore is such a
+                    # version itself, on the published files: not restored again at the next prune
                     ds.checkout_version(max(mine)).restore()
                     ds = lance.dataset(str(self.data_dir / f"{name}.lance"))
                 drop = [v["version"] for v in ds.versions()
@@ -278,11 +279,22 @@ class Store:
                 warm.append(p.name)
         return {"versions": sorted(kept), "lance": removed, "warm": warm}
 
-    def next_version(self) -> int:
-        return self.manifest().version + 1 if self.exists() else 1
+    def newest_number(self) -> int:
+        """The highest version number ever published: every copy's name, damaged or set aside
+        (``manifests/damaged/``) too (0: none). A repair numbers its version after it, never over a
+        version a reader or a page token may hold."""
+        d = self.root / "manifests"
+        names = [p.stem for p in (*d.glob("[0-9]*.json"), *(d / "damaged").glob("[0-9]*.json"))] if d.is_dir() else []
+        return max((int(n) for n in names if n.isdigit()), default=0)
 
     def index_dir(self, version: int) -> Path:
         return self.root / "indexes" / f"v{version:06d}"
+
+
+def _fragments(ds) -> list[tuple]:
+    """A Lance version's fragments as the files they read (data and deletions): metadata only."""
+    return [(f.metadata.id, tuple(df.path for df in f.data_files()), str(f.metadata.deletion_file))
+            for f in ds.get_fragments()]
 
 
 class Snapshot:

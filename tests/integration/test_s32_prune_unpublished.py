@@ -41,6 +41,8 @@ def test_prune_removes_a_killed_runs_unpublished_versions(tmp_path):
     versions = [v["version"] for v in lance.dataset(path).versions()]
     assert published in versions and killed not in versions
     assert _bytes(store.data_dir / "nodes.lance") < grown                      # its files went too
+    newest = lance.dataset(path).version
+    assert not store.prune(1)["lance"] and lance.dataset(path).version == newest   # once: no restore again
     assert Shard(store).manifest.datasets["nodes"] == published                 # the store reads as before
     r.commit("two", {"m0.py": "def f0():\n    return 100\n"})
     rep = index_repository(r.path, root, FAST)                                  # and indexes on
