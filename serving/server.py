@@ -127,6 +127,14 @@ def _decoder(request_type: type[Message]) -> Callable[[bytes], Any]:
     return decode
 
 
+def _waiting(context: grpc.ServicerContext) -> bool:
+    """Whether the caller still waits: not cancelled, and its deadline not passed (read from the
+    deadline itself: the core marks the call inactive a moment later, and an answer admitted in
+    that moment was charged though the caller had its DEADLINE_EXCEEDED already)."""
+    left = context.time_remaining()
+    return context.is_active() and (left is None or left > 0)
+
+
 def _tool_name(rpc: str) -> str:
     """``OpenSession`` -> ``open_session``: one RPC per tool, named alike (a unit test checks)."""
     return "".join("_" + ch.lower() if ch.isupper() else ch for ch in rpc).lstrip("_")
@@ -159,7 +167,7 @@ class StratumServicer:
                 raise InvalidArgument(f"{rpc}: the request is not a valid {rpc}Request message ({request.reason})")
             convert.check_request(request)
             # a read whose caller is gone by the time its answer is admitted changes no session (stratum.delivery)
-            with acting_as(caller), awaited_by(context.is_active), self.running, \
+            with acting_as(caller), awaited_by(lambda: _waiting(context)), self.running, \
                     (self.appending if rpc in APPENDING_RPCS else _NOT_COUNTED):
                 tool = getattr(self._tools, _TOOL_NAMES.get(rpc) or _tool_name(rpc))
                 resp = tool(**convert.request_to_kwargs(request))
