@@ -27,6 +27,15 @@ names (``_misread_annotation``); ``Foo BAR(1);`` and ``return FOO(x);`` parse wi
 stay, ``EXPORT Status NYI();`` (a macro before the type) keeps its ``NYI``. ``__declspec(...)``,
 ``__attribute__((...))`` and ``[[...]]`` parse natively.
 
+An export macro before a declaration's type (``LEVELDB_EXPORT Status DestroyDB(...);``,
+``XYZ_API Cache* NewCache();``, ``API_EXPORT API_PURE hash_t XXH64(...);``) is read as the type, the
+real type an ERROR: the file was flagged ``syntax_error`` though every name was found. Such a word
+(ALL_CAPS, then a space and a name: not ``MACRO_TYPE(x) y_``) is blanked where it is the type of a
+declaration whose head holds an error (``_macro_types``); one macro a round, the next one then
+reads as the type. The declaration then starts at its type: its signature is ``Status
+DestroyDB(...)``, its text (from the line's start) keeps the macro. So is the ``*`` of ``new T*[n]`` (an array of pointers), which tree-sitter-cpp
+0.23 cannot read (``new T [n]`` it can: ``_new_pointer_arrays``).
+
 ``TEST_F(DBTest, Empty) {`` reads as a function named ``TEST_F`` (each file's ``TEST_F#2``,
 ``#3``...); ``test_name`` gives it gtest's own name, ``DBTest.Empty``. A macro's statement with no
 type (``FRIEND_TEST(DBTest, Empty);``, ``DISALLOW_COPY_AND_ASSIGN(DB);``) reads as a member
@@ -82,6 +91,8 @@ def unmask(parser: ts.Parser, src: bytes) -> ts.Tree:
         spans = [s for m in found if (s := _misread(root, m))]
         if root.has_error:
             spans += [s for a in _after_errors(root) if (s := _misread_annotation(root, masked, a))]
+            spans += _macro_types(root, masked)
+            spans += _new_pointer_arrays(root, masked)
             spans += groups.misread(root, masked)
         if not spans:
             break
@@ -92,6 +103,65 @@ def unmask(parser: ts.Parser, src: bytes) -> ts.Tree:
         found = [m for m in found if not any(a == m.start(1) for a, _ in spans)]
         tree = parser.parse(bytes(masked), tree)        # incremental: only the edited regions again
     return tree
+
+
+_HEADS = frozenset({"declaration", "field_declaration", "function_definition"})
+_EXPORT_WORD = re.compile(rb"[A-Z][A-Z0-9_]+(?=[ \t]+[A-Za-z_])")     # `LEVELDB_EXPORT Status`, not `MACRO(x) y_`
+_NEW_POINTERS = re.compile(rb"(\*+)[ \t]*\[")
+# `new T` (maybe `ns::T<U>`), then the `*`s when the ERROR starts at the `[` (`new T*[8]`)
+_NEW_TYPE = re.compile(rb"\bnew[ \t]+[A-Za-z_][\w:]*(?:<[^;{}()]*>)?[ \t]*(\**)[ \t]*\Z")
+
+
+def _broken(root: ts.Node) -> list[ts.Node]:
+    """The nodes holding an error, outermost first (only those subtrees are entered)."""
+    out: list[ts.Node] = []
+    todo = [root]
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        todo += [c for c in n.children if c.has_error]
+    return out
+
+
+def _macro_types(root: ts.Node, src: bytearray) -> list[tuple[int, int]]:
+    """The export macros read as a declaration's type (``LEVELDB_EXPORT Status DestroyDB(...);``):
+    an ALL_CAPS word that is the type (or starts it: ``XYZ_API unsigned int``) of a declaration or
+    definition whose head (all before its body) holds an error, and a name follows it."""
+    out: list[tuple[int, int]] = []
+    for n in _broken(root):
+        if n.type not in _HEADS:
+            continue
+        typ = n.child_by_field_name("type")
+        if typ is not None and typ.type == "sized_type_specifier" and typ.named_child_count:
+            typ = typ.named_children[0]
+        if typ is None or typ.type != "type_identifier":
+            continue
+        body = n.child_by_field_name("body")
+        if not any(c.has_error for c in n.children if body is None or c.start_byte < body.start_byte):
+            continue
+        m = _EXPORT_WORD.match(src, typ.start_byte)
+        if m is not None and m.end() == typ.end_byte:
+            out.append((typ.start_byte, typ.end_byte))
+    return out
+
+
+def _new_pointer_arrays(root: ts.Node, src: bytearray) -> list[tuple[int, int]]:
+    """The ``*`` of each ``new T*[n]`` the grammar broke on: an ERROR starting ``*[`` right after
+    ``new T`` (``new T*[space]``), or at the ``[`` right after ``new T*`` (``new T*[8]``, read as a
+    product); ``new T [n]`` reads as a new expression."""
+    out: list[tuple[int, int]] = []
+    for n in _broken(root):
+        if not n.is_error:
+            continue
+        a = n.start_byte
+        before = _NEW_TYPE.search(src, max(0, a - 200), a)
+        if before is None:
+            continue
+        if before.group(1) and src[a:a + 1] == b"[":
+            out.append(before.span(1))
+        elif not before.group(1) and (m := _NEW_POINTERS.match(src, a)) is not None:
+            out.append(m.span(1))
+    return out
 
 
 def _point(lines: list[int], at: int) -> tuple[int, int]:
