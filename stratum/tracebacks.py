@@ -2,8 +2,10 @@
 
 A traceback names definitions by place: Python's ``File "/venv/lib/python3.11/site-packages/flask/app.py",
 line 1511, in wsgi_app``, pytest's ``src/flask/app.py:1511: in wsgi_app`` or ``app.py:88: KeyError``, a
-JavaScript ``at render (src/view.js:40:7)``, a JVM ``at com.shop.Cart.total(Cart.java:42)``, a Go panic's
-``shop.Total(...)`` over ``\t/src/shop/cart.go:12``. Its words are mostly paths, so neither the text lists nor
+JavaScript ``at render (src/view.js:40:7)``, a Vitest ``❯ flushJobs src/scheduler.ts:280:5``, a JVM
+``at com.shop.Cart.total(Cart.java:42)``, a Go panic's ``shop.Total(...)`` over ``\t/src/shop/cart.go:12``, a
+sanitizer's or gdb's ``#0 0x55d1c2 in leveldb::Table::BlockReader(void*, ...) table/table.cc:170:20`` (each
+form read by ``stratum.traceframes``). Its words are mostly paths, so neither the text lists nor
 the name list read it: the frames' functions came out anywhere in the answer. Here each frame whose
 file is in the index names the innermost definition around its line (``linerange.enclosing``, as
 ``get path:LINE`` does). A frame's path names a file as get reads it (``pathtails.named_files``): by its
@@ -21,21 +23,21 @@ package; and a container's ``/app/manage.py`` is the root manage.py when the oth
 of the repository under /app.
 
 The frames found go first in the search answer, the innermost first (where the error was raised:
-the frame Python prints last, the one a JavaScript stack prints first), each with why ``traceback frame: <file>:<line> in <function>``. Frames outside
-the repository (the standard library, other packages) find no file and are left out.
+the frame Python prints last, the one a JavaScript, Vitest, JVM, Go or native stack prints first), each
+with why ``traceback frame: <file>:<line> in <function>``. Frames outside the repository (the standard
+library, other packages) find no file and are left out.
 """
 
 from __future__ import annotations
 
-import bisect
 import builtins
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Sequence
 
 from stratum import pathtails as PT
 from stratum.limits import MAX_TRACEBACK_CHARS, query_too_long
 from stratum.memory import Target
+from stratum.traceframes import MAX_FRAMES, Frame, frames
 
 if TYPE_CHECKING:
     from stratum.branchview import BranchView, StoreOverlay
@@ -45,95 +47,13 @@ Place = PT.Place                # (shard, row) of a file
 
 FRAME_WHY = "traceback frame: "    # how a frame's item says why it leads (search attaches its notes)
 CALLED_WHY = "called on a traceback line: "    # and a definition a shown line calls (``callees``)
-MAX_FRAMES = 32          # the innermost frames read (a recursion prints hundreds of the same few)
 MAX_CALLED = 3           # definitions a traceback's lines call, placed after its frames (a page keeps text room)
 CALLED_DEFS = 2          # a name more definitions share is a common word, not a pointer
 MAX_TIED = 16            # files a frame's path names equally that its function may choose among (more: too common a tail)
 MAX_ERROR_LINE = 300     # characters of one error line in ``condensed`` (a repr can be a whole object)
 
-_PATH = r"(?:[A-Za-z]:)?[\w.~/\\@+-]*[\w-]\.[A-Za-z]\w{0,5}"
-_PY = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d{{1,7}})(?:, in (?P<func>[\w<>.]+))?')
-_COLON = re.compile(rf'(?<![\w.~/\\@+-])(?P<path>{_PATH}):(?P<line>\d{{1,7}})(?::\d{{1,5}})?(?::? in (?P<func>[\w<>.]+))?')
-_JS_AT = re.compile(r"\bat (?P<func>[\w$.<>]+) \($")
-# a JVM frame, `at com.shop.Cart.total(Cart.java:42)`, and a Go one, `main.total(...)` over `\t/src/cart.go:12 +0x1d`:
-# both printed innermost first. A Kotlin or Scala method named in backticks keeps its spaces and signs on the JVM
-# (`at com.shop.CartTest.total applies discount(CartTest.kt:10)`): the method's part may hold them (no `.`, nor
-# what the JVM forbids in a name), starting with a character the part before it cannot hold, at most 200 long (no
-# backtracking between the parts; a paste of "at a at a ..." stays linear)
-_JVM = re.compile(r"\bat (?P<func>[\w$.<>/]+(?:(?:[^\w\s$.;\[\]/<>:\\()]|[ ])[^\n\t\r.;\[\]/<>:\\()]{0,200})?)"
-                  r"\((?P<file>[\w$-]+\.(?:java|kt|kts|scala|groovy)):(?P<line>\d{1,7})\)")
-_GO = re.compile(r"^(?P<func>\S+)\((?:[^()\n]|\.\.\.)*\)\n\t(?P<path>\S+\.go):(?P<line>\d{1,7})", re.M)
-_GO_CLOSURE = re.compile(r"func\d+|gowrap\d+")
 _SYMBOLS = ("class", "function", "method")
 _CALLABLE = ("function", "method")
-
-
-@dataclass(frozen=True)
-class Frame:
-    path: str               # as the traceback prints it (a JVM frame: its class's package folders and file name)
-    line: int
-    func: str = ""          # the function the frame names ("" when it names none, "<module>" for top level)
-    package: str | None = field(default=None, compare=False)   # a JVM frame's class's package ("": the default
-                            # package), whose file is found by it (``pathtails.class_files``); None: a printed path
-
-
-def frames(query: str) -> list[Frame]:
-    """The frames a query holds, innermost first (at most MAX_FRAMES): Python and pytest print the
-    innermost frame last; a JavaScript (V8) stack (``at f (path:L:C)``, ``at path:L:C``), a JVM one
-    (``at pkg.Class.method(File.java:L)``) and a Go panic (``pkg.f(...)`` over ``\tpath.go:L``)
-    print it first. A place printed twice counts once, at its innermost."""
-    if ":" not in query and "line " not in query:      # most queries: no regex pass
-        return []
-    last_first: list[tuple[int, Frame]] = []           # Python, pytest, bare places: printed outermost first
-    first_first: list[tuple[int, Frame]] = []          # JavaScript, JVM and Go stacks: printed innermost first
-    taken: list[tuple[int, int]] = []
-    for m in _PY.finditer(query):
-        last_first.append((m.start(), Frame(m.group("path"), int(m.group("line")), m.group("func") or "")))
-        taken.append(m.span())
-    if ".java:" in query or ".kt:" in query or ".scala:" in query or ".groovy:" in query or ".kts:" in query:
-        for m in _JVM.finditer(query):
-            first_first.append((m.start(), _jvm_frame(m.group("func"), m.group("file"), int(m.group("line")))))
-            taken.append(m.span())
-    if ".go:" in query:
-        for m in _GO.finditer(query):
-            name = re.sub(r"\(\*?\w+\)\.", "", m.group("func")).rsplit("/", 1)[-1].rsplit(".", 1)[-1]
-            first_first.append((m.start(), Frame(m.group("path"), int(m.group("line")),
-                                                 "" if _GO_CLOSURE.fullmatch(name) else name)))
-            taken.append((m.start("path"), m.end()))
-    taken.sort()
-    starts = [a for a, _ in taken]          # a bisect per place, not a scan of every frame: a JVM
-    for m in _COLON.finditer(query):        # stack overflow prints 1,024 (1,500 frames: 150 -> 13 ms)
-        i = bisect.bisect_right(starts, m.start()) - 1
-        if i >= 0 and m.start() < taken[i][1]:
-            continue
-        f = Frame(m.group("path"), int(m.group("line")), m.group("func") or "")
-        head = query[max(0, m.start() - 120):m.start()]
-        js = _JS_AT.search(head)
-        if js is not None and js.end() == len(head):    # `at render (src/view.js:40:7)`
-            first_first.append((m.start(), Frame(f.path, f.line, js.group("func").rsplit(".", 1)[-1])))
-        elif head.endswith("at "):                      # `at src/view.js:40:7` (an anonymous function)
-            first_first.append((m.start(), f))
-        else:
-            last_first.append((m.start(), f))
-    # a JVM trace prints the exception's cause after it (`Caused by: ...`, innermost first again):
-    # the last cause is where it began, so its block comes first
-    causes = [m.start() for m in re.finditer(r"^[ \t]*Caused by: ", query, re.M)] if "Caused by: " in query else []
-    ordered = [f for _, f in sorted(last_first, key=lambda x: -x[0])] + \
-        [f for _, f in sorted(first_first, key=lambda x: (-bisect.bisect(causes, x[0]), x[0]))]
-    out: dict[tuple[str, int], Frame] = {}
-    for f in ordered:
-        out.setdefault((f.path, f.line), f)
-    return list(out.values())[:MAX_FRAMES]
-
-
-def _jvm_frame(func: str, file: str, line: int) -> Frame:
-    """A JVM frame's file under its class's package folder (``com.shop.Cart.total`` in ``Cart.java``:
-    ``com/shop/Cart.java``, a longer tail to match than the file's name), and its method's name."""
-    cls, _, method = func.rpartition(".")
-    method = method.strip()         # `at x.Y.total (Y.kt:1)`: no name ends in a space
-    package = cls.split("$", 1)[0].rpartition(".")[0]
-    path = f"{package.replace('.', '/')}/{file}" if package else file
-    return Frame(path, line, "" if method.startswith(("<", "lambda$")) else method, package)
 
 
 # an exception line: Python's `KeyError: 'pear'`, `shop.errors.OutOfStock: ...`, pytest's `E   KeyError: ...`

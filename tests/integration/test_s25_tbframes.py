@@ -21,6 +21,7 @@ import pytest
 
 from stratum.errors import InvalidArgument, NotFound
 from stratum.tracebacks import FRAME_WHY
+from tests.tbframes import frame_items
 
 pytestmark = pytest.mark.slow
 
@@ -48,12 +49,6 @@ def tools(tmp_path_factory):
         yield got
 
 
-def _frames(items) -> list[tuple[str, str]]:
-    """(path::qualname, why) of the items a traceback frame put first."""
-    return [(f"{i.path}::{i.qualname}" if i.qualname else i.path, i.why.split(";")[0])
-            for i in items if i.why.startswith(FRAME_WHY)]
-
-
 def _py(*frames: tuple[str, int, str], error: str = "ValueError: boom") -> str:
     body = "".join(f'  File "{p}", line {n}, in {f}\n    pass\n' for p, n, f in frames)
     return f"Traceback (most recent call last):\n{body}{error}\n"
@@ -62,12 +57,12 @@ def _py(*frames: tuple[str, int, str], error: str = "ValueError: boom") -> str:
 def test_a_frame_whose_file_only_shares_its_name_with_one_here_leads_nowhere(tools):
     t, s = tools
     paste = _py(("/home/ci/proj/billing/cart.py", TOTAL_LINE, "compute_bill"))
-    assert _frames(t.search(s, paste, page_size=10).items) == []
+    assert frame_items(t.search(s, paste, page_size=10).items) == []
     with pytest.raises(NotFound, match="no node"):          # as get reads that path
         t.get(s, f"/home/ci/proj/billing/cart.py:{TOTAL_LINE}")
     # the repository's own folder in the path still names it
     ok = _py(("/home/ci/proj/shop/cart.py", TOTAL_LINE, "total"))
-    assert _frames(t.search(s, ok, page_size=3).items)[:1] == [
+    assert frame_items(t.search(s, ok, page_size=3).items)[:1] == [
         ("shop/cart.py::Cart.total", f"traceback frame: shop/cart.py:{TOTAL_LINE} in total")]
 
 
@@ -75,24 +70,24 @@ def test_a_js_frame_into_another_package_folder_is_not_a_file_of_a_sibling(tools
     t, s = tools
     items = t.search(s, "TypeError: x is undefined\n    at adminThing (/app/packages/admin/src/api.ts:2:10)\n",
                      page_size=10).items
-    assert _frames(items) == []
+    assert frame_items(items) == []
     with pytest.raises(NotFound, match="holds no 'api.ts'"):
         t.get(s, "/app/packages/admin/src/api.ts:2")
     items = t.search(s, "TypeError: x is undefined\n    at fetchUser (/app/packages/web/src/api.ts:2:10)\n",
                      page_size=3).items
-    assert _frames(items)[:1] == [("packages/web/src/api.ts::fetchUser",
+    assert frame_items(items)[:1] == [("packages/web/src/api.ts::fetchUser",
                                    "traceback frame: packages/web/src/api.ts:2 in fetchUser")]
 
 
 def test_a_container_frame_is_the_file_that_defines_its_function(tools):
     t, s = tools
     paste = _py(("/app/manage.py", 2, "run"), ("/app/app/manage.py", 5, "main"))
-    assert _frames(t.search(s, paste, page_size=5).items)[:2] == [
+    assert frame_items(t.search(s, paste, page_size=5).items)[:2] == [
         ("app/manage.py::main", "traceback frame: app/manage.py:5 in main"),
         ("manage.py::run", "traceback frame: manage.py:2 in run")]
     # a frame naming no function keeps get's file (app/manage.py: its longest tail)
     bare = t.search(s, "ValueError: boom\n/app/manage.py:2: ValueError", page_size=5).items
-    assert [p for p, _ in _frames(bare)] == ["app/manage.py"]
+    assert [p for p, _ in frame_items(bare)] == ["app/manage.py"]
     assert t.get(s, "/app/manage.py").items[0].path == "app/manage.py"
 
 
@@ -102,11 +97,11 @@ def test_a_tie_get_refuses_is_told_apart_by_the_frames_function_only(tools):
         t.get(s, "/build/src/util.ts:2")
     items = t.search(s, "TypeError: d.toISOString is not a function\n    at formatDate (/build/src/util.ts:2:12)\n",
                      page_size=3).items
-    assert _frames(items)[:1] == [("packages/web/src/util.ts::formatDate",
+    assert frame_items(items)[:1] == [("packages/web/src/util.ts::formatDate",
                                    "traceback frame: packages/web/src/util.ts:2 in formatDate")]
     # an anonymous frame, or one whose function neither defines: not guessed
     for line in ("    at /build/src/util.ts:2:12", "    at render (/build/src/util.ts:2:12)"):
-        assert _frames(t.search(s, f"TypeError: boom\n{line}\n", page_size=10).items) == [], line
+        assert frame_items(t.search(s, f"TypeError: boom\n{line}\n", page_size=10).items) == [], line
 
 
 def test_the_cli_reading_a_pasted_traceback_on_stdin_follows_the_same_rules(tools, capsys, monkeypatch):

@@ -22,6 +22,7 @@ import pytest
 
 from stratum.errors import NotFound
 from stratum.tracebacks import FRAME_WHY
+from tests.tbframes import frame_items
 
 pytestmark = pytest.mark.slow
 
@@ -67,12 +68,6 @@ def container(tmp_path_factory):
         yield got
 
 
-def _frames(items) -> list[tuple[str, str]]:
-    """(path::qualname, why) of the items a traceback frame put first."""
-    return [(f"{i.path}::{i.qualname}" if i.qualname else i.path, i.why.split(";")[0])
-            for i in items if i.why.startswith(FRAME_WHY)]
-
-
 def _jvm(*frames: str) -> str:
     return 'Exception in thread "main" java.lang.IllegalStateException: boom\n' + "".join(f"\tat {f}\n" for f in frames)
 
@@ -84,7 +79,7 @@ def _py(*frames: tuple[str, int, str], error: str = "ValueError: boom") -> str:
 
 def test_a_default_package_class_is_the_file_that_declares_no_package(tools):
     t, s = tools
-    got = _frames(t.search(s, _jvm("Main.main(Main.java:4)"), page_size=5).items)
+    got = frame_items(t.search(s, _jvm("Main.main(Main.java:4)"), page_size=5).items)
     assert got[:1] == [("src/main/java/Main.java::Main.main", "traceback frame: src/main/java/Main.java:4 in main")]
     assert "src/main/java/com/legacy/Main.java::Main.main" not in [p for p, _ in got]
     with pytest.raises(NotFound):           # get's rule is unchanged: a file's name alone is no name
@@ -93,16 +88,16 @@ def test_a_default_package_class_is_the_file_that_declares_no_package(tools):
 
 def test_a_packaged_class_is_the_file_of_its_package_only(tools):
     t, s = tools
-    got = _frames(t.search(s, _jvm("com.shop.Cart.total(Cart.java:5)", "com.legacy.Main.main(Main.java:4)"),
+    got = frame_items(t.search(s, _jvm("com.shop.Cart.total(Cart.java:5)", "com.legacy.Main.main(Main.java:4)"),
                            page_size=5).items)
     assert got[:2] == [
         ("src/main/java/com/shop/Cart.java::Cart.total", "traceback frame: src/main/java/com/shop/Cart.java:5 in total"),
         ("src/main/java/com/legacy/Main.java::Main.main", "traceback frame: src/main/java/com/legacy/Main.java:4 in main")]
     # a class of another package whose folders end the same way is not this one
-    assert _frames(t.search(s, _jvm("com.shop.util.Strings.pad(Strings.java:5)"), page_size=10).items) == []
+    assert frame_items(t.search(s, _jvm("com.shop.util.Strings.pad(Strings.java:5)"), page_size=10).items) == []
     # Kotlin keeps com.shop.pricing's file under pricing/: the file declaring that package is it (its
     # method there since Kotlin is parsed)
-    got = _frames(t.search(s, _jvm("com.shop.pricing.Price.of(Price.kt:5)"), page_size=5).items)
+    got = frame_items(t.search(s, _jvm("com.shop.pricing.Price.of(Price.kt:5)"), page_size=5).items)
     assert got[:1] == [("src/main/kotlin/pricing/Price.kt::Price.of",
                         "traceback frame: src/main/kotlin/pricing/Price.kt:5 in of")]
 
@@ -111,35 +106,35 @@ def test_an_installed_copys_module_is_the_repositorys_module_at_a_source_root(to
     t, s = tools
     paste = _py(("/usr/lib/python3.11/site-packages/six.py", 2, "with_metaclass"),
                 ("/srv/venv/lib/python3.11/dist-packages/shop/cart.py", 2, "total"))
-    assert _frames(t.search(s, paste, page_size=5).items)[:2] == [
+    assert frame_items(t.search(s, paste, page_size=5).items)[:2] == [
         ("src/shop/cart.py::total", "traceback frame: src/shop/cart.py:2 in total"),
         ("src/six.py::with_metaclass", "traceback frame: src/six.py:2 in with_metaclass")]
     # tests/fixtures is no source root: its helpers.py is no module `helpers`
     stray = _py(("/usr/lib/python3.11/site-packages/helpers.py", 2, "make"))
-    assert _frames(t.search(s, stray, page_size=10).items) == []
+    assert frame_items(t.search(s, stray, page_size=10).items) == []
 
 
 def test_a_node_modules_frame_is_the_repositorys_file_only_when_it_is_that_package(tools):
     t, s = tools
     other = "TypeError: boom\n    at handle (/srv/web/node_modules/express/lib/router/index.js:2:14)\n"
-    assert _frames(t.search(s, other, page_size=10).items) == []
+    assert frame_items(t.search(s, other, page_size=10).items) == []
     own = "TypeError: boom\n    at handle (/srv/x/node_modules/@acme/web/lib/router/index.js:2:14)\n"
-    assert _frames(t.search(s, own, page_size=5).items)[:1] == [
+    assert frame_items(t.search(s, own, page_size=5).items)[:1] == [
         ("lib/router/index.js::handle", "traceback frame: lib/router/index.js:2 in handle")]
     workspace = "TypeError: boom\n    at panel (/srv/web/node_modules/admin/src/panel.ts:2:10)\n"
-    assert _frames(t.search(s, workspace, page_size=5).items)[:1] == [
+    assert frame_items(t.search(s, workspace, page_size=5).items)[:1] == [
         ("packages/admin/src/panel.ts::panel", "traceback frame: packages/admin/src/panel.ts:2 in panel")]
 
 
 def test_a_container_frame_is_read_under_the_root_the_other_frames_show(container):
     t, s = container
     paste = _py(("/app/manage.py", 3, "<module>"), ("/app/shop/cart.py", 2, "total"), error="TypeError: boom")
-    assert _frames(t.search(s, paste, page_size=5).items)[:2] == [
+    assert frame_items(t.search(s, paste, page_size=5).items)[:2] == [
         ("shop/cart.py::total", "traceback frame: shop/cart.py:2 in total"),
         ("manage.py", "traceback frame: manage.py:3 in <module>")]
     # the same frame alone says nothing of a root: get's reading, app/manage.py
     alone = _py(("/app/manage.py", 2, "<module>"), error="TypeError: boom")
-    assert [p for p, _ in _frames(t.search(s, alone, page_size=5).items)] == ["app/manage.py::main"]
+    assert [p for p, _ in frame_items(t.search(s, alone, page_size=5).items)] == ["app/manage.py::main"]
 
 
 def test_the_cli_reads_a_pasted_jvm_trace_and_container_traceback_on_stdin(tools, container, capsys, monkeypatch):
@@ -166,7 +161,7 @@ def test_get_reads_an_installed_copys_path_as_its_traceback_frame_does(tools):
     assert t.get(s, "/usr/lib/python3.11/site-packages/six.py").items[0].path == "src/six.py"
     egg = "/usr/lib/python3.11/site-packages/shop-1.0-py3.11.egg/shop/cart.py"     # setuptools' egg folder
     assert t.get(s, egg).items[0].path == "src/shop/cart.py"
-    assert _frames(t.search(s, _py((egg, 2, "total")), page_size=5).items)[:1] == [
+    assert frame_items(t.search(s, _py((egg, 2, "total")), page_size=5).items)[:1] == [
         ("src/shop/cart.py::total", "traceback frame: src/shop/cart.py:2 in total")]
     it = t.get(s, "/usr/lib/python3.11/site-packages/six.py:2").items[0]
     assert (it.path, it.qualname) == ("src/six.py", "with_metaclass")
