@@ -1,5 +1,6 @@
 """The one target resolver: a node id, a path (file, dir, or "" / "." for the repo) or
-``path::qualified.name`` -> a node row, over Arrow columns.
+``path::qualified.name`` -> a node row, over Arrow columns; the name also as C++ and Rust write it
+(``DBImpl::Write``, its namespace or ``mod`` left out) when that names one node of the file.
 
 Used by the loaded shard (``Shard.resolve``), by notes written through the overlay, by the CLI's
 notes view and by the pipeline's note merge on plain records, so a target that resolves when a
@@ -93,11 +94,64 @@ class CodeLookup:
                 row = self.by_qual.get(target_path(p) + "\x00" + q.strip())
             if row is None and "`" in q:      # a Kotlin/Scala name copied with its backticks: stored without
                 return self.row(p + "::" + q.replace("`", ""))
+            if row is None:                   # C++/Rust spelling, namespace left out: when it names one
+                got = self._spelled(p, q)
+                row = got[0] if len(got) == 1 else None
             return row
         row = self.by_path.get(t)
         if row is not None:
             return row
         return self.by_path.get(target_path(t))
+
+    def spelled(self, target: str) -> list[int]:
+        """The rows a ``path::name`` target names as its language writes it, where the name as
+        written is none of the file's qualified names: several, an ambiguity the caller lists (one
+        is the row ``row`` answers; none: nothing close). Its NFC/NFD other form too, as ``row``."""
+        if not isinstance(target, str) or "::" not in target:
+            return []
+        forms = [target] + ([unicodedata.normalize(f, target) for f in ("NFC", "NFD")] if not target.isascii() else [])
+        for t in dict.fromkeys(forms):
+            p, q = t.strip().split("::", 1)
+            got = self._spelled(p, q.replace("`", ""))
+            if got:
+                return got
+        return []
+
+    def _spelled(self, p: str, q: str) -> list[int]:
+        """Rows of file P that Q names read in its language's way: further ``::`` as the ``.`` a
+        qualified name holds (C++ ``DBImpl::Write``, Rust ``Searcher::search_path``; a Python, JS or
+        Go qualified name never holds ``::``), and a leading namespace or module left out
+        (``DBImpl.Write`` names ``leveldb.DBImpl.Write``, ``buffer_basics1`` Rust's
+        ``tests.buffer_basics1``): each a qualified name of the file ending with ``.Q`` whose dropped
+        part holds no definition of the file and no class anywhere (a namespace or ``mod`` is no
+        node; ``pricing.py::discount`` never names ``Cart.discount``, nor ``db_impl.cc::Write``
+        the ``DBImpl::Write`` of a class a header declares). Scans only the named file's rows."""
+        name = ".".join(part.strip() for part in q.strip().split("::")).strip(".")
+        path = p.strip() if self.by_path.get(p.strip()) is not None else target_path(p)
+        file = self.by_path.get(path)
+        if not name or file is None or self._col["kind"][file] != "file":
+            return []
+        if name != q.strip() and (row := self.by_qual.get(path + "\x00" + name)) is not None:
+            return [row]
+        rows = np.flatnonzero(_mask(pc.equal(self._col["path"].array, path))
+                              & ~_mask(pc.is_in(self._col["kind"].array, pa.array(NOTE_KINDS))))
+        quals = self._col["qualname"].take(rows.tolist())
+        own = set(filter(None, quals))
+        tail = "." + name
+
+        def chain(prefix: str) -> list[str]:
+            parts = prefix.split(".")
+            return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        found = [(int(r), chain(qual[:-len(tail)])) for r, qual in zip(rows.tolist(), quals)
+                 if qual and qual.endswith(tail) and len(qual) > len(tail)]
+        found = [(r, c) for r, c in found if not own.intersection(c)]
+        if not found:
+            return []
+        dropped = sorted({x for _, c in found for x in c})
+        is_class = _mask(pc.and_(pc.is_in(self._col["qualname"].array, pa.array(dropped, pa.string())),
+                                 pc.equal(self._col["kind"].array, "class")))
+        classes = set(self._col["qualname"].take(np.flatnonzero(is_class).tolist()))
+        return [r for r, c in found if not classes.intersection(c)]
 
     def _code(self, row: int | None):
         from stratum.notes import Resolved

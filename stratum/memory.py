@@ -28,6 +28,7 @@ from stratum import notenodes
 from stratum import notes as N
 from stratum import notindexed, whichstore as W
 from stratum import pathtails as PT
+from stratum import targetnear as TN
 from stratum.branchcode import BranchCode
 from stratum.branchnotes import seen_on
 from stratum.branchview import BranchView, StoreOverlay
@@ -312,7 +313,7 @@ class Memory:
             hits = [(sh, Target(sh, r, None)) for sh in shards if (r := self.by_tail(sh, target)) is not None]
             if hits:
                 return W.one(hits, asked or target)
-        skipped = self.unindexed(shards, target)
+        skipped = notindexed.why(shards, target)
         if skipped:
             raise NotFound(skipped)
         if "/" in target or "\\" in target:     # a tail several files end with: which ones (``pathtails``)
@@ -320,7 +321,10 @@ class Memory:
                        or PT.crossing(shards, target, asked or given))
             if several is not None:
                 raise several
-        near = self._suggest(shards, target)
+        several = TN.several(shards, target, asked or given, self.hidden)   # x.cc::Get: two classes' (``targetnear``)
+        if several is not None:
+            raise several
+        near = TN.near(shards, target)
         raise NotFound(f"no node {echo(given)!r}: use a node id, a repo-relative path, or path::Qualified.name"
                        + (f"; did you mean {', '.join(near)}?" if near else ""))
 
@@ -345,9 +349,10 @@ class Memory:
         return nid in ov.quarantined and not ov.visible(nid)
 
     def unindexed(self, shards: list[Shard], target: str) -> str:
-        """Why a file (or folder) of the repository is not in the index, "" when it cannot say
-        (``stratum.notindexed``). `get` and `remember` say it of a target they do not know."""
-        return notindexed.why(shards, target)
+        """Why a target is unknown, "" when it cannot say: its file (or folder) is not in the index
+        (``stratum.notindexed``), else a symbol's several nodes or the names near it, as get says them
+        (``targetnear.said``). `remember` says it of a target it does not know, `tree` of a path."""
+        return notindexed.why(shards, target) or TN.said(shards, target, self.hidden)
 
     def _by_prefix(self, shards: list[Shard], prefix: str) -> Target | None:
         """The one node or note whose id starts with ``prefix`` (None: none; several: refused, ``whichstore.by_prefix``)."""
@@ -361,21 +366,6 @@ class Memory:
             hits += [Target(sh, None, node) for n in list(ov.notes)
                      if n.startswith(prefix) and (node := ov.get(n)) is not None][:2]
         return W.by_prefix(hits, prefix)
-
-    def _suggest(self, shards: list[Shard], target: str) -> list[str]:
-        """Up to 3 ``path::qualname`` of nodes named like the target's last part (``get_netrc_auth``,
-        ``utils.py::get_netrc_auth``, ``requests.utils.get_netrc_auth``), for the NotFound message."""
-        name = target.replace("::", ".").replace("/", ".").rstrip(".").rsplit(".", 1)[-1]
-        if target.endswith(".py"):
-            return []
-        out: list[str] = []
-        for sh in shards:
-            kw = sh.warm.searcher.keywords
-            for r in (kw.name_rows(name).tolist()[:3] if kw is not None and name else []):
-                q, p = sh.col("qualname")[r], sh.col("path")[r]
-                if q and p:
-                    out.append(f"{p}::{q}")
-        return out[:3]
 
     def shard_for(self, about: list[str], view: BranchView | None = None) -> tuple[Shard, list[str]]:
         """The shard a note about these targets belongs to, and the targets without their ``repo:``
