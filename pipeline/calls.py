@@ -56,7 +56,8 @@ than a missing one). In order, the first rule that finds definitions decides:
   ``import * as x``).
 - anything else before ``.f()`` (``client.get()``, ``make().f()``): the method ``f`` when it is the
   repository's only method of that name in its language family and lies in the file or one it imports
-  (no types are inferred: with two ``get`` methods, which one a variable holds is not known; a JS
+  (a C/C++ header's declaration and its out-of-line definition are one method; no types are
+  inferred: with two ``get`` methods, which one a variable holds is not known; a JS
   function set on an object, ``res.get = function``, is reached as ``res.get`` or ``this.get``
   only; not the caller's whole Kotlin or Scala package: a test source set shares it, and a
   stdlib ``?.apply {}`` or a ``String.contains`` found a test class's or ``NameAllocator``'s);
@@ -72,7 +73,10 @@ the repository is that package ("package path"), unless ``a`` is a variable, a p
 member of the caller's class (``val util = ...; util.check()``).
 
 A C/C++ call that lands on a prototype (an included header's declaration) links to the one
-definition with a body of that name instead, when there is one ("..., its definition"). A Java
+definition with a body of that name instead, when there is one ("..., its definition"). A C++
+class's members are read by their bare names in its methods, out-of-line ones too
+(``versions_->LogAndApply()`` in ``DBImpl::Write``, the member declared in the header's class
+body: "attribute's class"); a variable of a ``std::`` type (``std::vector<T> v``) is not ours. A Java
 call that lands on an overloaded method (``Gson.toJson``, ``toJson#2``...) links to the overload
 its arguments fit (``pipeline.javaargs``: their count, ``..., by argument count``, then the types
 the syntax says, ``..., by argument types``), or, when several fit, to each (``..., one of N
@@ -89,7 +93,7 @@ from collections import defaultdict
 from typing import Collection, Iterable
 
 from pipeline import vartypes
-from pipeline.callindex import (CODE as _CODE, JS_FAMILY as _JS_FAMILY, Def as _Def,
+from pipeline.callindex import (CODE as _CODE, C_FAMILY as _C_FAMILY, JS_FAMILY as _JS_FAMILY, Def as _Def,
                                 Index as _Index, by_arity as _by_arity, classes as _classes, defined as _defined,
                                 family as _family, one as _one, parent_qual as _parent_qual, unique as _unique)
 from pipeline.callbindings import LAST_LINE, REEXPORT_DEPTH
@@ -99,6 +103,8 @@ from pipeline.jvmcalls import JVM as _JVM, JvmScope
 from pipeline.partialparse import Hidden
 from pipeline.pyimports import is_module
 from pipeline.testlinks import tests_edge, used_by_tests
+
+_MEMBERS = (*_FIELDS, "cpp")    # a class's fields are read by their bare names in its methods (C++ ``versions_->f()``)
 
 
 def _stem(path: str) -> tuple[str, str]:
@@ -127,6 +133,7 @@ class _Resolver(ClassScopes):
         self.attrs: dict[str, dict[str, tuple[str, str]]] = {}     # class id -> self.x -> its one (type, receiver)
         self.attr_at: dict[str, dict[str, int]] = {}               # class id -> self.x -> the line typing it
         self.returns: dict[str, tuple[str, str]] = {}               # function id -> its declared return type
+        self.selves: dict[str, str] = {}        # Go method id -> its receiver variable (``meta["self"]``)
 
     def _named(self, path: str, lang: str, name: str, line: int = 0, at: _Def | None = None) -> tuple[str | None, str]:
         """A bare name written in ``at`` (a definition; None: the file's own code): (definition
@@ -192,7 +199,7 @@ class _Resolver(ClassScopes):
         call is, ``app`` by its own type). A type or a call an outside module's import names (Go
         ``t *testing.T``, ``f, _ := os.Create(p)``) is (None, "outside"): not ours, so no rule
         guesses its method (``t.Error()`` was cobra's only ``Error`` method)."""
-        if recv.startswith("self.") or (lang in _FIELDS and recv not in types):    # java: a field by its name
+        if recv.startswith("self.") or (lang in _MEMBERS and recv not in types):    # java: a field by its name
             cls = self._class_of(caller)
             attr = recv[5:] if recv.startswith("self.") else recv
             got = self.attrs.get(cls, {}).get(attr) if cls else None
@@ -220,7 +227,9 @@ class _Resolver(ClassScopes):
             return None, "", ""
         tname, trecv = got
         written = f"{trecv}.{tname}" if trecv not in ("", ".") else tname
-        if self._outside(path, trecv.split(".", 1)[0] or tname, line):
+        trecv = _own(trecv, self.selves.get(caller.id, "") if caller is not None else "")    # Go x := c.Root()
+        head = trecv.split(".", 1)[0]
+        if self._outside(path, head or tname, line) or (head == "std" and lang == "cpp"):     # std::vector<T> v
             return None, "outside", written     # t *testing.T, f := os.Create(): an outside module's, not ours
         cls, _ = self.call(path, lang, caller, tname, trecv, line, types, depth + 1, pos)
         if cls is not None and cls in self.returns:         # a function: what it returns, named in its file
@@ -246,7 +255,7 @@ class _Resolver(ClassScopes):
         if recv and name not in ix.names and name not in self.aliases:
             return None, ""         # every rule but an import alias looks it up as a definition's last part
         if types is not None and depth < 3 and recv not in ("", ".", "self", "super") and \
-                (recv in types or recv.startswith("self.") or (lang in _FIELDS and "." not in recv)):
+                (recv in types or recv.startswith("self.") or (lang in _MEMBERS and "." not in recv)):
             cls, how, written = self._typed(path, lang, caller, recv, line, pos, types, depth)
             if cls is not None:     # a known class: its method (or its bases'), or no edge
                 got = self._member(cls, name)
@@ -345,10 +354,12 @@ class _Resolver(ClassScopes):
                            and (i := ix.by_qual.get((t, name))) is not None)
                 if got is not None:
                     return got, "imported module"
-        if name.startswith("__") or len(ix.method_names.get((_family(lang), name), ())) != 1:
+        if name.startswith("__") or _methods(ix, lang, ix.method_names.get((_family(lang), name), ())) != 1:
             return None, ""         # several classes define it: the receiver's type would decide
-        got = _one([*ix.methods.get((path, name), ()),
-                    *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ()))])
+        near = [*ix.methods.get((path, name), ()),
+                *(i for t in self.imported.get(path, ()) for i in ix.methods.get((t, name), ()))]
+        got = _one(near) if lang not in _C_FAMILY or _methods(ix, lang, near) != 1 else \
+            next((i for i in near if i in ix.declared), near[0])       # the header's: "..., its definition"
         if got is not None and self.hidden.hides(lang, name):
             return None, ""         # a file that failed to parse may declare another (``partialparse``)
         return (got, "method name") if got is not None else (None, "")
@@ -403,6 +414,12 @@ def _own(recv: str, me: str = "") -> str:
     variable ``me``, its ``meta["self"]``), is ``self``."""
     head, dot, rest = recv.partition(".")
     return f"self{dot}{rest}" if head in SELF or (me and head == me) else recv
+
+
+def _methods(ix: _Index, lang: str, ids: Collection[str]) -> int:
+    """How many methods ``ids`` are: a C/C++ declaration in its class (a header's) and the one
+    definition of its name (``void A::f() {...}`` in a .cc) are one."""
+    return len(ids) if len(ids) < 2 or lang not in _C_FAMILY else len({_defined(ix, i, "")[0] for i in ids})
 
 
 def _before(typings, limit: int) -> tuple[int, int, str, str] | None:
@@ -512,6 +529,8 @@ def resolve(nodes: list[dict], import_edges: Iterable[dict],
             types.setdefault(var, []).append((at, eff[0] if eff else at << 20, tname, trecv))
         found: dict[str, list] = {}
         me = meta.get("self", "")
+        if me:
+            r.selves[n["id"]] = me      # x := me.Root(): x holds what self.Root returns
         for name, recv, line, *at in sites:     # its byte position (an older parse: its line's), arguments
             got, how = _defined(ix, *r.call(n["path"], lang, caller, name, _own(recv, me), line, types, 0,
                                             at[0] if at else line << 20))

@@ -9,10 +9,10 @@ Foo()`` as variable ``self.x`` (``self.x = app`` as ``=app``: what ``app`` holds
 body's ``x: Foo`` as the class's ``x``;
 JS/TS ``const x = new Foo()`` and TS parameters ``a: Foo``; Java locals and parameters
 (``Foo x``) and fields; Go parameters, struct fields, ``var x Foo``, ``x := &Foo{}`` and ``x, err :=
-f()``; Rust
-parameters, ``let x: Foo``, ``Foo { .. }`` and ``Foo::new()``. ``pipeline.calls`` resolves
+f()``; Rust parameters, ``let x: Foo``, ``Foo { .. }`` and ``Foo::new()``; C++ (``pipeline.vartypes_cpp``)
+declarations, parameters and a class body's members. ``pipeline.calls`` resolves
 ``x.m()`` through them, and a definition's declared return type (``returns``: [name, receiver];
-Python, TS, Go's first result, Rust, Java, Kotlin, Scala), so ``c = app.test_client()`` types ``c``
+Python, TS, Go's first result, Rust, Java, Kotlin, Scala, C++), so ``c = app.test_client()`` types ``c``
 as what ``test_client`` says it returns. Kotlin and Scala (``jvm_split`` reads their callees and
 types, which ``pipeline.exprnames`` does not): ``val c = Cart()`` / ``new Cart`` / ``Cart.create()``,
 ``val c: Cart``, parameters, ``x = ...``, and a class body's ``val`` / a constructor's ``val x:
@@ -29,6 +29,7 @@ import tree_sitter as ts
 from pipeline.exprnames import MAX_RECV, SELF, Owners, split, text
 from pipeline.languages.jvmpackages import LANGUAGES as JVM     # read by ``jvm_split`` and ``_jvm_pairs``
 from pipeline.sourcetext import quoted_name
+from pipeline.vartypes_cpp import TYPES as _CPP_TYPES, cpp_pairs, cpp_type
 
 MAX_TYPES = 128          # typings kept per definition; then OVERFLOW at the first one not kept
 OVERFLOW = "*"           # its line: from there on, what a variable holds is not known
@@ -58,9 +59,10 @@ TYPES = {
               "(assignment) @vartype (for_statement) @vartype",
     "scala": "(val_definition) @vartype (var_definition) @vartype (parameter) @vartype (class_parameter) @vartype "
              "(assignment_expression) @vartype (enumerator) @vartype",
+    "cpp": _CPP_TYPES,
 }
 _RETURNS = {"python": "return_type", "typescript": "return_type", "tsx": "return_type", "rust": "return_type",
-            "go": "result", "java": "type", "scala": "return_type"}     # the field of a definition's node holding its return type
+            "go": "result", "java": "type", "scala": "return_type", "cpp": "type"}     # the field of a definition's node holding its return type
 _WRAPPER_TYPES = frozenset({"Optional", "Final", "Annotated", "ClassVar",        # Optional[Foo] is a Foo
                             "Option", "Result", "Box", "Rc", "Arc", "Promise"})     # so are Box<Foo>, Promise<Foo>
 _PLAIN_TYPES = frozenset({"int", "str", "float", "bool", "bytes", "dict", "list", "set", "tuple", "object",
@@ -143,7 +145,7 @@ def returns(lang: str, src: bytes, node: ts.Node) -> list[str] | None:
     if n is not None and n.type == "parameter_list":        # go (T, error)
         first = n.named_children[0] if n.named_child_count else None
         n = first.child_by_field_name("type") if first is not None else None
-    ty = _jvm_type(src, n) if lang in JVM else _type_expr(src, n)
+    ty = _jvm_type(src, n) if lang in JVM else cpp_type(src, n) if lang == "cpp" else _type_expr(src, n)
     if ty is None:
         return None
     if isinstance(ty, str):
@@ -201,7 +203,8 @@ def _bound(n: ts.Node | None) -> list[ts.Node]:
 
 
 _PARAMS = frozenset({"typed_parameter", "typed_default_parameter", "required_parameter", "optional_parameter",
-                     "formal_parameter", "parameter", "parameter_declaration", "class_parameter"})
+                     "formal_parameter", "parameter", "parameter_declaration", "class_parameter",
+                     "optional_parameter_declaration"})
 
 
 def typed(src: bytes, node: ts.Node, lang: str = "") -> list[tuple[str, str, str]]:
@@ -210,8 +213,8 @@ def typed(src: bytes, node: ts.Node, lang: str = "") -> list[tuple[str, str, str
     earlier assignment)."""
     t = node.type
     pairs: list[tuple[ts.Node | str | None, ts.Node | str | None]] = []     # (variable, its type)
-    if lang in JVM:                      # their node types overlap the others' (assignment, parameter)
-        pairs += _jvm_pairs(src, node)
+    if lang in JVM or lang == "cpp":     # their node types overlap the others' (assignment, parameter)
+        pairs += _jvm_pairs(src, node) if lang in JVM else cpp_pairs(src, node)
     elif t == "assignment":                # python x = Foo(...), self.x = Foo(), x: Foo = ..., self.x = x
         left, right, declared = (node.child_by_field_name(f) for f in ("left", "right", "type"))
         if left is not None and left.type in ("pattern_list", "tuple_pattern"):
@@ -324,7 +327,7 @@ def typed(src: bytes, node: ts.Node, lang: str = "") -> list[tuple[str, str, str
             trecv = trecv if tname else ""
         if tname and not trecv and tname[:1].isupper() and tname in _type_params(src, node):
             continue                        # x: T of def f[T] / class Box<T>: whatever the caller passes
-        if tname not in _PLAIN_TYPES:
+        if tname not in _PLAIN_TYPES or (lang == "cpp" and trecv):     # std::string: not ours, said
             out.append((name, tname, trecv))
         elif t in ("assignment", "assignment_expression", "variable_declarator", "property_declaration",
                    "val_definition", "var_definition"):
@@ -580,7 +583,7 @@ def _effect(node: ts.Node) -> int:
     t = node.type
     if t in _PARAMS:
         return node.start_byte
-    if t in ("for_statement", "for_in_statement"):
+    if t in ("for_statement", "for_in_statement", "for_range_loop"):
         body = node.child_by_field_name("body")
         if body is None:                 # kotlin for (c in carts): from its variable on
             body = next((c for c in node.named_children if c.type.endswith("variable_declaration")), None)

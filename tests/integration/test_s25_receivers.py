@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.callwalk import indexed, walk_calls
+
 pytestmark = pytest.mark.slow
 
 FILES = {
@@ -33,47 +35,29 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory):
-    from pipeline.job import index_repository
-    from stratum.config import EmbedConfig, IndexConfig
-    from stratum.tools import Tools
-    from tests.gitrepo import Repo
-
-    r = Repo(tmp_path_factory.mktemp("s25receivers") / "repo")
-    r.commit("init", FILES)
-    index_repository(r.path, None, IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False)))
-    t = Tools.open([str(r.path / ".stratum")])
-    yield t, t.open_session(author="agent").data["session"]
-    t.close()
-
-
-def _walk(tools, target: str, direction: str = "out") -> list[tuple[str, str, str, int]]:
-    """(path::callee, as, how, line) of each call edge from (or into) the target."""
-    t, sid = tools
-    items = t.walk(sid, target, edges=["calls"], direction=direction).items
-    return sorted((f"{i.path}::{i.qualname}", i.meta.get("as"), i.meta.get("how"), int(i.meta["line"]))
-                  for i in items)
+    yield from indexed(tmp_path_factory.mktemp("s25receivers"), FILES)
 
 
 def test_self_in_a_rust_macros_arguments_reads_as_written_and_links_to_the_impl(tools):
-    assert _walk(tools, "rs/src/lib.rs::S.show") == [
+    assert walk_calls(tools, "rs/src/lib.rs::S.show") == [
         ("rs/src/lib.rs::S.helper", "Self.helper", "own class", 14),       # was self.helper
         ("rs/src/lib.rs::S.new", "Self.new", "own class", 15)]             # was self.new
-    assert _walk(tools, "rs/src/lib.rs::S.listed") == [("rs/src/lib.rs::S.f", "self.f", "own class", 18)]
+    assert walk_calls(tools, "rs/src/lib.rs::S.listed") == [("rs/src/lib.rs::S.f", "self.f", "own class", 18)]
     # who calls helper: inside a macro and outside one, the same words
-    assert _walk(tools, "rs/src/lib.rs::S.helper", "in") == [
+    assert walk_calls(tools, "rs/src/lib.rs::S.helper", "in") == [
         ("rs/src/lib.rs::S.plain", "Self.helper", "own class", 21),
         ("rs/src/lib.rs::S.show", "Self.helper", "own class", 14)]
 
 
 def test_cpp_this_arrow_links_to_the_own_class_also_outside_the_class_body(tools):
     # in the class body, as before
-    assert _walk(tools, "cc/b.cpp::B.k") == [("cc/b.cpp::B.g", "this.g", "own class", 4)]
+    assert walk_calls(tools, "cc/b.cpp::B.k") == [("cc/b.cpp::B.g", "this.g", "own class", 4)]
     # int A::run() { return this->h(); } with A in a.h and h's body in h.cc: was no edge at all
-    assert _walk(tools, "cc/a.cc::A.run") == [("cc/h.cc::A.h", "this.h", "own class, its definition", 3)]
+    assert walk_calls(tools, "cc/a.cc::A.run") == [("cc/h.cc::A.h", "this.h", "own class, its definition", 3)]
     # this->h() and h() are one call of one method, linked by the same rule
-    assert _walk(tools, "cc/a.cc::A.both") == [("cc/h.cc::A.h", "h", "own class, its definition", 5)]
-    assert _walk(tools, "cc/a.cc::A.star") == [("cc/h.cc::A.h", "this.h", "own class, its definition", 7)]
-    assert _walk(tools, "cc/h.cc::A.h", "in") == [
+    assert walk_calls(tools, "cc/a.cc::A.both") == [("cc/h.cc::A.h", "h", "own class, its definition", 5)]
+    assert walk_calls(tools, "cc/a.cc::A.star") == [("cc/h.cc::A.h", "this.h", "own class, its definition", 7)]
+    assert walk_calls(tools, "cc/h.cc::A.h", "in") == [
         ("cc/a.cc::A.both", "h", "own class, its definition", 5),
         ("cc/a.cc::A.run", "this.h", "own class, its definition", 3),
         ("cc/a.cc::A.star", "this.h", "own class, its definition", 7)]
