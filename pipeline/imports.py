@@ -2,8 +2,8 @@
 
 ``pipeline.parse`` extracts each file's imports as :class:`ImportRef` records (what the code says);
 :func:`resolve` maps them onto files of the repository (pure: it sees only paths and the text of
-manifests such as ``go.mod`` / ``Cargo.toml``). An import that does not land on a repository file is
-kept as an external reference (``stratum.schema.EXTERNAL_IMPORTS``), never dropped silently.
+manifests such as ``go.mod`` / ``Cargo.toml`` / ``package.json`` / ``tsconfig.json``). An import
+that does not land on a repository file is kept as an external reference (``stratum.schema.EXTERNAL_IMPORTS``), never dropped silently.
 
 Resolution rules, per language (one edge per (importer, imported file) pair; self-edges dropped):
 
@@ -26,11 +26,15 @@ Resolution rules, per language (one edge per (importer, imported file) pair; sel
   they bind is not known from imports alone).
 - JavaScript/TypeScript: relative specifiers (``./``, ``../``, ``/``) with the exact file, then the
   extensions ``.ts .tsx .d.ts .js .jsx .mjs .cjs .mts .cts``, then ``index.*``; an ESM ``./x.js``
-  also finds ``x.ts``. Bare specifiers (packages, ``node:``) are external; tsconfig ``paths`` aliases
-  are not read. Through a barrel: a name imported from a module that re-exports it by name
-  (``export {HTTPError} from './errors/HTTPError.js'`` in ``index.ts``) also reaches the module it
-  is re-exported from (followed through further barrels); ``export * from`` is not followed here
-  (which names it brings is not known from imports alone; ``pipeline.calls`` follows it for calls).
+  also finds ``x.ts``. A bare specifier naming the repository's own code (``pipeline.jsworkspace``):
+  a tsconfig/jsconfig ``paths`` alias (``"@vue/*": ["packages/*/src"]``) or ``baseUrl``, else a
+  workspace package by its ``package.json`` name (``@vue/shared`` -> its entry, TypeScript source
+  first; ``@vue/shared/x`` -> its ``exports["./x"]`` or file ``x``); other bare specifiers
+  (packages, ``node:``) are external. Through a barrel: a name imported from a module that
+  re-exports it by name (``export {HTTPError} from './errors/HTTPError.js'`` in ``index.ts``) also
+  reaches the module it is re-exported from (followed through further barrels); ``export * from``
+  is not followed here (which names it brings is not known from imports alone; ``pipeline.calls``
+  follows it for calls).
   A CommonJS module that is another one whole (express's ``index.js``: ``module.exports =
   require('./lib/express')``) is followed from every import of it, whatever it takes (``require``,
   a default import): ``require('..')`` reaches ``lib/express.js`` too, through ``index.js``.
@@ -66,8 +70,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
+from pipeline.jsworkspace import JsWorkspace
 from pipeline.languages.jvmpackages import PACKAGE, JvmPackages
 from pipeline.pyimports import PythonModules, is_module, python_reexports
+from pipeline.relpaths import join as _join, norm as _norm, parent as _dir
 from pipeline.rustmods import RustModules
 from stratum.ids import node_id
 
@@ -137,23 +143,6 @@ _GO_DOTTED_VERSION = re.compile(r"\.v[0-9]+$")
 _GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)\"?", re.M)
 
 
-def _dir(path: str) -> str:
-    return posixpath.dirname(path)
-
-
-def _join(*parts: str) -> str:
-    parts = tuple(p for p in parts if p)
-    return posixpath.join(*parts) if parts else ""
-
-
-def _norm(path: str) -> str | None:
-    """Normalise a repository-relative path; None if it climbs out of the repository."""
-    n = posixpath.normpath(path)
-    if n.startswith("../") or n == ".." or n.startswith("/"):
-        return None
-    return "" if n == "." else n
-
-
 class _Resolver:
     def __init__(self, paths: set[str], manifests: dict[str, str],
                  reexports: dict[str, dict[str, ImportRef]] | None = None,
@@ -178,6 +167,7 @@ class _Resolver:
         self._suffix: dict[str, list[str]] | None = None
         self._go: list[tuple[str, str]] | None = None
         self._rust: RustModules | None = None
+        self._js_ws: JsWorkspace | None = None
 
     # -- python --------------------------------------------------------------------------
     def python(self, path: str, ref: ImportRef) -> list[tuple[str, str | None]]:
@@ -196,9 +186,21 @@ class _Resolver:
         elif spec.startswith("./") or spec.startswith("../") or spec in (".", ".."):
             base = _norm(_join(_dir(path), spec))
         else:
-            return []
+            got = self.js_ws().resolve(path, spec)      # a workspace package, a tsconfig alias
+            return [got] if got else []
         if base is None:
             return []
+        got = self.js_file(base)
+        return [got] if got else []
+
+    def js_ws(self) -> JsWorkspace:
+        if self._js_ws is None:
+            self._js_ws = JsWorkspace(self.manifests, self.js_file)
+        return self._js_ws
+
+    def js_file(self, base: str) -> str | None:
+        """The file a relative specifier's repository path (``a/b``) lands on: the exact file,
+        then with an extension, then its ``index.*``."""
         cands = [base] if base else []
         cands += [base + e for e in _JS_EXTS]
         root, ext = posixpath.splitext(base)
@@ -207,8 +209,8 @@ class _Resolver:
         cands += [_join(base, "index" + e) for e in _JS_EXTS]
         for c in cands:
             if c in self.paths:
-                return [c]
-        return []
+                return c
+        return None
 
     def js_through(self, path: str, names: Iterable[str], depth: int = 0) -> list[tuple[str, str | None]]:
         """The modules a JS/TS module (a barrel, ``path``) re-exports ``names`` from by name
@@ -507,7 +509,8 @@ def resolve(repo: str, files: Iterable[FileImports], all_paths: Iterable[str],
     and ``EXTERNAL_IMPORTS`` records (one per importer and target) for imports outside the
     repository. ``all_paths`` are the paths that have file nodes (parsed or not; a file skipped
     when read has no node, so an import of it counts as external); ``manifests`` maps the paths of
-    ``go.mod`` / ``Cargo.toml`` files to their text (``pipeline.files.read_manifests``).
+    ``go.mod`` / ``Cargo.toml`` / ``package.json`` / tsconfig / jsconfig files to their text
+    (``pipeline.files.read_manifests``).
     A self-import (a package ``__init__`` importing its own names) makes no edge. ``context``:
     imports of files not resolved here (an overlay's unchanged base files), read only for what
     their package ``__init__`` files re-export; ``files`` override them. ``bindings``, when given,
