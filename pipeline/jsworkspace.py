@@ -12,7 +12,8 @@ importer first, ``extends`` followed), then its ``baseUrl``, then a workspace pa
 first (a checked-in ``index.js`` that only loads ``dist/`` is no source: vue's ``main``), a build
 folder read as ``src/`` (``dist/index.mjs`` -> ``src/index.ts``); ``@a/b/x`` -> the package's
 ``exports["./x"]`` (``./*`` patterns too) or its file ``x``. A ``package.json`` under
-``node_modules`` names no package of ours. The texts are those ``pipeline.files.read_manifests``
+``node_modules`` names no package of ours; one in a test, fixture or example folder serves that
+folder's files alone. The texts are those ``pipeline.files.read_manifests``
 reads (the names ``files.MANIFESTS`` lists). A config or
 ``package.json`` that does not parse (JSON with comments and trailing commas does) is skipped with
 a warning, never failing the index.
@@ -36,6 +37,8 @@ _DECLARATION = (".d.ts", ".d.mts", ".d.cts")
 _BUILD_DIRS = {"dist", "lib", "build", "out", "esm", "cjs", "es", "types"}   # read as ``src/`` too
 _ENTRY_FIELDS = ("source", "types", "typings", "module", "main")
 _EXTENDS_DEPTH = 8
+_TEST_AREAS = {"test", "tests", "__tests__", "spec", "e2e", "fixtures", "__fixtures__", "fixture",
+               "__mocks__", "examples", "example", "playground", "testdata", "test-fixtures"}
 # JSON with comments and trailing commas, as tsconfig allows: a string, a comment, or a comma before a closer
 _JSONC = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*.*?\*/|,(\s*[}\]])', re.S)
 
@@ -63,6 +66,17 @@ def _strings(v: object) -> Iterator[str]:
     elif isinstance(v, dict):
         for x in v.values():
             yield from _strings(x)
+
+
+def _scope(folder: str) -> str:
+    """The folder whose files a package in ``folder`` serves: a test's, fixture's or example's
+    package (``test/fixtures/app/package.json`` named ``react``) only its own test area's
+    (``test``), lest it take the name from the package the code means; any other, every file."""
+    parts = folder.split("/")
+    for i, seg in enumerate(parts):
+        if seg in _TEST_AREAS:
+            return "/".join(parts[:i + 1])
+    return ""
 
 
 def _rank(path: str) -> int:
@@ -98,7 +112,8 @@ class JsWorkspace:
     def __init__(self, manifests: dict[str, str], find: Callable[[str], str | None]):
         self.find = find
         self.configs: dict[str, _Config] = {}
-        self.packages: dict[str, tuple[str, dict]] = {}      # name -> (folder, package.json)
+        # name -> (folder, package.json, the folder whose files it serves), shallowest first
+        self.packages: dict[str, list[tuple[str, dict, str]]] = {}
         for mpath, text in sorted(manifests.items(), key=lambda kv: (kv[0].count("/"), kv[0])):
             base = posixpath.basename(mpath)
             if "node_modules" in mpath.split("/") or not is_js_manifest(base):
@@ -113,8 +128,8 @@ class JsWorkspace:
                 continue
             if base == "package.json":
                 name = data.get("name")
-                if isinstance(name, str) and name and name not in self.packages:
-                    self.packages[name] = (_dir(mpath), data)
+                if isinstance(name, str) and name:
+                    self.packages.setdefault(name, []).append((_dir(mpath), data, _scope(_dir(mpath))))
             else:
                 self.configs[mpath] = _Config(mpath, data)
         self._near: dict[str, list[tuple[dict[str, list[str]] | None, str, str | None]]] = {}
@@ -145,8 +160,8 @@ class JsWorkspace:
         if spec.startswith(("./", "../", "/")):
             p = _norm(_join(here, spec.lstrip("/") if spec.startswith("/") else spec))
         else:
-            name = self._package_of(spec)
-            p = _norm(_join(self.packages[name][0], spec[len(name):].lstrip("/"))) if name else None
+            got = self._package_of(here, spec)
+            p = _norm(_join(got[0], got[2])) if got else None
         if p is None:
             return None
         for c in (p, p + ".json", _join(p, "tsconfig.json")):
@@ -187,13 +202,15 @@ class JsWorkspace:
         return None
 
     # -- packages ---------------------------------------------------------------------------
-    def _package_of(self, spec: str) -> str | None:
-        """The workspace package a specifier names (the longest name: ``@a/b`` or ``@a/b/x``)."""
+    def _package_of(self, where: str, spec: str) -> tuple[str, dict, str] | None:
+        """(folder, package.json, the subpath) of the workspace package a specifier names (the
+        longest name: ``@a/b`` of ``@a/b/x``), the shallowest of that name serving the folder
+        ``where`` (``_scope``)."""
         parts = spec.split("/")
         for k in range(min(len(parts), 2), 0, -1):
-            name = "/".join(parts[:k])
-            if name in self.packages:
-                return name
+            for folder, data, scope in self.packages.get("/".join(parts[:k]), ()):
+                if not scope or where == scope or where.startswith(scope + "/"):
+                    return folder, data, "/".join(parts[k:])
         return None
 
     def _landings(self, folder: str, targets: Iterator[str]) -> list[str]:
@@ -272,11 +289,10 @@ class JsWorkspace:
                 if f is not None:
                     return f
                 break                          # the nearest baseUrl only
-        name = self._package_of(spec)
-        if name is None:
+        got = self._package_of(_dir(importer), spec)
+        if got is None:
             return None
-        folder, data = self.packages[name]
-        sub = spec[len(name):].lstrip("/")
+        folder, data, sub = got
         return self._subpath(folder, data, sub) if sub else self._entry(folder, data)
 
 

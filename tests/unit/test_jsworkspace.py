@@ -117,3 +117,13 @@ def test_what_names_no_package_is_outside(spec):
     manifests = {"packages/u/package.json": '{"name": "@u/core"}'}
     files = {"a.ts": f"import x from '{spec}';\n"}
     assert pairs(files, {"packages/u/index.ts"}, manifests) == set()
+
+
+def test_a_fixture_package_serves_its_test_area_alone():
+    # a test fixture named as an outside package must not take its name from the code
+    manifests = {"test/fixtures/fake-react/package.json": '{"name": "react", "main": "index.js"}'}
+    paths = {"test/fixtures/fake-react/index.js"}
+    files = {"src/app.ts": "import React from 'react';\n",
+             "test/fixtures/app/main.js": "const React = require('react');\n"}
+    assert pairs(files, paths, manifests) == {("test/fixtures/app/main.js", "test/fixtures/fake-react/index.js")}
+    assert externals(files, paths, manifests) == {("src/app.ts", "react")}
