@@ -38,6 +38,10 @@ Rules beyond nesting (the parse module's docstring has the general ones):
 - Kotlin and Scala: a name in backticks is what stands between them, spaces kept (``fun `total
   applies discount`()`` is ``CartTest.total applies discount``, as the JVM and its frames name it);
   one holding a dot keeps its backticks (``def `a.b``` in object O is ``O.`a.b```: not b nested in a).
+- Tests written as calls (a test file's ``describe('x', () => {...})``, ``rgtest!(name, |..| {...})``)
+  are captured as ``@test.call``/``@test.macro`` and made by ``pipeline.testblocks`` (its docstring:
+  names, nesting, where); a test inside a describe's callback nests in it, any other definition
+  there stays its code. Each of them, and a Rust ``fn`` with a test attribute, is a ``test``.
 - Python ``@overload`` stubs yield to their implementation (the general rule); the stubs right
   above it (comments between allowed) are its first lines (``Def.lead``: its span and ``full``
   start at the first stub's decorator) and their signatures head its api (``Def.stubs``), so a
@@ -51,14 +55,14 @@ from typing import overload
 
 import tree_sitter as ts
 
-from pipeline import callrefs, languages
+from pipeline import callrefs, languages, testblocks
 from pipeline.importrefs import string_value
 from pipeline.languages import cppmacros
 from pipeline.sourcetext import quoted_name, text
 
 CLASS_KINDS = frozenset({"class", "struct", "interface", "trait", "enum", "union", "record", "impl", "type",
                          "anonymous"})
-FUNCTION_SUBKINDS = frozenset({"macro", "lambda"})     # captured kinds that are functions with a subkind
+FUNCTION_SUBKINDS = frozenset({"macro", "lambda", "test", "suite"})   # captured kinds: functions with a subkind
 _WS = re.compile(r"\s+")
 _OVERLOAD = re.compile(r"^@\s*(\w+\.)*overload\s*$")
 _HOLDERS = frozenset({"field_declaration", "constant_declaration"})     # Java: a field holding an anonymous class
@@ -94,7 +98,7 @@ class Def:
         self.sig = ""
         self.members: list[Def] = []
         self.nid = ""
-        self.test = False                # a googletest test (``TEST_F(Fixture, Name) {``)
+        self.test = False                # a test: googletest's ``TEST_F(Fixture, Name) {``, ``pipeline.testblocks``' 
         self.blanket = ""                # a Rust blanket impl (``impl<E> Trait for E``): its type parameter
         self.stub = False                # a Python ``@overload`` stub
         self.lead = node                 # where its span starts: outer, or its first @overload stub's
@@ -287,17 +291,29 @@ def _holder(node: ts.Node) -> ts.Node:
 # -- the query -------------------------------------------------------------------------------------
 
 def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
-            refs: tuple[list[ts.Node], list[ts.Node], list[ts.Node]] | None = None) -> tuple[list[Def], list[ts.Node]]:
+            refs: tuple[list[ts.Node], list[ts.Node], list[ts.Node]] | None = None,
+            path: str = "") -> tuple[list[Def], list[ts.Node]]:
     """Run the language's query: definitions (document order, nesting decided) and import nodes;
-    with ``refs``, the call, base and typed-variable nodes too (appended to its three lists)."""
+    with ``refs``, the call, base and typed-variable nodes too (appended to its three lists).
+    ``path``: the file's, for the tests written as calls a test file holds (``pipeline.testblocks``)."""
     defs: dict[int, Def] = {}
     imports: dict[int, ts.Node] = {}
     valued: dict[int, str] = {}     # JS/TS ``const api = { f () {} }``: f's node -> api (kept if the module's value)
+    callbacks: dict[int, Def] = {}  # a JS/TS test block's callback -> its block (a test inside nests in it)
+    in_tests = testblocks.test_file(path)
     query = languages.query(lang) if refs is None else callrefs.query_with_refs(lang)
     for _, caps in ts.QueryCursor(query).matches(root):
         imp = caps.get("import")
         if imp:
             imports.setdefault(imp[0].id, imp[0])
+            continue
+        if "test.call" in caps or "test.macro" in caps:     # tests written as calls (pipeline.testblocks)
+            tb = testblocks.block(caps, src, in_tests)
+            if tb is not None and tb.node.id not in defs:
+                defs[tb.node.id] = d = Def(tb.node, tb.cap, tb.name, tb.body, [])
+                d.outer, d.test, d.sig = tb.outer, True, tb.sig
+                if tb.callback is not None:
+                    callbacks[tb.callback.id] = d
             continue
         got = caps.get("bound.lambda")
         if got:                    # Python: the names a chain or a tuple binds to lambdas
@@ -380,7 +396,7 @@ def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
             continue
         blanket = _blanket_trait(node, name, src) if cap == "impl" else None
         defs[node.id] = d = Def(node, cap, blanket or name, body, owner)
-        d.test = test is not None
+        d.test = test is not None or (lang == "rust" and cap == "function" and testblocks.rust_test_fn(node, src))
         if blanket:
             d.blanket = name
         if "value" in caps:
@@ -414,6 +430,11 @@ def collect(lang: str, spec: languages.LanguageSpec, root: ts.Node, src: bytes,
             if enc is not None:
                 d.enclosing = enc
                 d.hidden = enc.hidden or enc.cap in ("function", "method", "macro", "lambda")
+                break
+            enc = callbacks.get(p.id)
+            if enc is not None:          # in a test block's callback: a test nests, the rest is its code
+                d.enclosing = enc
+                d.hidden = enc.hidden or d.cap not in testblocks.CAPS
                 break
             if p.type in spec.function_types:
                 d.hidden = True

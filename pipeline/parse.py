@@ -23,7 +23,11 @@ Outer::Inner {`` -> ``Outer.Inner``), a nested namespace as its parts (``namespa
 grammar cannot hold (``#if`` in a constructor's initialiser list), and a type-less macro statement
 (``FRIEND_TEST(A, B);``) is no node; a googletest ``TEST_F(Fixture,
 Name) {`` is the function ``Fixture.Name``, as gtest names it (unique in the file across kinds:
-``Fixture.Name#2`` beside the fixture's own ``Name`` method), marked ``TEST_MARK``. When two
+``Fixture.Name#2`` beside the fixture's own ``Name`` method), marked ``TEST_MARK``. Tests written
+as calls are functions too (``pipeline.testblocks``): a test file's JS/TS ``describe``/``it``/``test``
+blocks (subkind ``suite``/``test``, named by their titles, nested: ``scheduler.queueJob.basic
+usage``), a Rust test a macro defines (``rgtest!(r1159_invalid_flag, |dir, cmd| {...})``, subkind
+``test``); they and Rust ``#[test]`` fns are marked ``TEST_MARK``. When two
 definitions of a file share kind and qualified name (overloads, property setters, conditional
 definitions), a body-less declaration (prototype, signature, ``@overload`` stub) yields to the
 definition with a body (the ``@overload`` stubs right above a Python implementation are its first
@@ -76,6 +80,7 @@ from stratum.config import ParseConfig
 from stratum.ids import content_hash, node_id
 from stratum.notetext import terminal_safe
 from pipeline.nodefields import Spans, dir_node_id, file_node_id, finish
+from pipeline.testlinks import TEST_MARK     # in a test's ``meta``: gtest's, testblocks' (a substring test)
 
 # Kinds whose declaration text is itself the interface (fields, variants, member signatures).
 _DECL_IS_API = {"struct": {"c", "cpp", "go", "rust"}, "union": {"c", "cpp", "rust"},
@@ -87,7 +92,6 @@ _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)
 _MAX_IMPORT_TEXT = 300
 _SHORT_TYPE = 160           # a ``type X = ...`` up to this long is its own signature, whole
 SYNTAX_ERROR = "syntax_error"   # a file's warning (``meta["warnings"]``) when tree-sitter could not parse it whole
-TEST_MARK = '"test":1'      # in a gtest test's ``meta`` (a substring test, as ``callrefs.DECL``)
 
 
 @dataclass(slots=True)
@@ -256,7 +260,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
     if root.has_error:
         out.warnings.append(SYNTAX_ERROR)
     refs: tuple[list[ts.Node], list[ts.Node], list[ts.Node]] = ([], [], [])
-    defs, import_nodes = collect(lang, spec, root, src, refs)
+    defs, import_nodes = collect(lang, spec, root, src, refs, path)
     emitted = resolve(defs)
 
     # imports
@@ -278,7 +282,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
             d.doc = _python_docstring(src, d.body) if d.body is not None and d.subkind != "lambda" else ""
         elif comments:
             d.doc = _clean_comment("\n".join(_text(src, c.start_byte, c.end_byte) for c in comments))
-        d.sig = _signature(lang, src, d)
+        d.sig = d.sig or _signature(lang, src, d)     # a test block's is its callee and title (testblocks)
         for stub in d.stubs:
             stub.start = stub.outer
             stub.sig = _signature(lang, src, stub)
@@ -306,7 +310,7 @@ def parse_file(repo: str, path: str, data: bytes, cfg: ParseConfig | None = None
 
     callrefs.attach(lang, src, defs, emitted, refs, nodes)
     for node, d in zip(nodes[1:], emitted):
-        if d.test:                  # a gtest test is called by no code: TEST_MARK says so to the linker
+        if d.test:                  # a test is called by no code: TEST_MARK says so to the linker
             node["meta"] = json.dumps({**json.loads(str(node.get("meta") or "{}")), "test": 1},
                                       ensure_ascii=False, separators=(",", ":"))
 
@@ -366,7 +370,7 @@ def definition_spans(path: str, data: bytes) -> list[tuple[int, int, str, str]]:
         return []
     _, _, src = _source(data)
     spec = languages.SPECS[lang]
-    defs, _ = collect(lang, spec, languages.parse_tree(lang, src).root_node, src)
+    defs, _ = collect(lang, spec, languages.parse_tree(lang, src).root_node, src, path=path)
     out = []
     for d in resolve(defs):
         start, _ = _leading(spec, d.lead)

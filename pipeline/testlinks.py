@@ -33,6 +33,8 @@ it is a helper (in a ``helpers``/``fixtures``/... folder below, ``_x.js``, ``ind
   the test's names from (``from flask import Blueprint`` -> ``flask/blueprints.py`` as well as
   ``flask/__init__.py``; ``import flask`` + ``flask.Flask`` -> ``flask/app.py``; see
   ``pipeline.imports``), so a test of a re-exported class links to the class's module.
+- ``by: "unit"``: a Rust test in a code file (``#[cfg(test)] mod tests``, marked ``TEST_MARK`` by
+  the parse) tests that file: the edge runs from the test's node to its file's.
 - ``by: "use"`` (Go, in place of ``import``): a Go import lands on every file of the package, so
   a test is linked to the files of its own package or an imported one whose definitions its code
   calls (``used_by_tests``, from ``pipeline.calls``' edges): cobra's ``doc/*_test.go`` import
@@ -47,6 +49,7 @@ import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping
+from typing import NamedTuple
 
 from pipeline.languages import EXTENSIONS
 from stratum.ids import node_id
@@ -78,16 +81,36 @@ _JS_NAMED_AIDS = frozenset({"helpers", "helper", "fixtures", "fixture", "support
 _ASIDE = frozenset({"examples", "example", "demo", "demos", "public", "static", "assets", "vendor", "dist"})
 JS_DEFINES = frozenset({"javascript", "typescript", "tsx"})     # the languages ``defines`` is read for
 _JS_DEFINED = "js#def"          # the name index's family key of the definitions (``link_tests(defines=)``)
+TEST_MARK = '"test":1'      # in a test's node ``meta`` (``pipeline.parse`` writes it; a substring test)
 BY_NAME_WEIGHT = 2.0            # a file's name-linked test before those that import or call it
 # the files whose folder is a package of a family, within which a test's subject is named
 _MANIFESTS = {"js": ("package.json",), "py": ("pyproject.toml", "setup.py", "setup.cfg")}
 
 
-def js_definitions(nodes: Iterable[dict]) -> list[tuple[str, str]]:
-    """(path, qualified name) of the JS/TS functions and methods among ``nodes``: what ``link_tests``
-    reads its ``defines`` from (a test named after a definition tests its file)."""
-    return [(n["path"], n["qualname"]) for n in nodes
-            if n["kind"] in ("function", "method") and n.get("language") in JS_DEFINES]
+class Defined(NamedTuple):
+    """A definition ``link_tests`` reads (``defines``): its path and qualified name, and its node id
+    when it is a Rust test (``TEST_MARK``), which tests the code file it is in."""
+
+    path: str
+    qualname: str
+    test: str = ""
+
+
+def js_definitions(nodes: Iterable[dict]) -> list[Defined]:
+    """The JS/TS functions and methods among ``nodes`` (a test named after a definition tests its
+    file) and the Rust tests (a unit test in a code file tests that file): what ``link_tests``
+    reads its ``defines`` from."""
+    return [Defined(n["path"], n["qualname"], n["id"] if n.get("language") == "rust" else "") for n in nodes
+            if n["kind"] in ("function", "method") and (
+                n.get("language") in JS_DEFINES or (n.get("language") == "rust" and TEST_MARK in (n.get("meta") or "")))]
+
+
+def unit_tests(repo: str, defines: Iterable[tuple[str, ...]], tests: Collection[str]) -> list[dict]:
+    """``tests`` edges (``by: "unit"``) from each Rust test of a code file (not a test, not in a test
+    folder: ``#[cfg(test)] mod tests`` in ``src/searcher/mod.rs``) to that file: a unit test tests
+    the module it is in."""
+    return [tests_edge(d[2], node_id(repo, d[0], "file", ""), "unit") for d in defines
+            if len(d) > 2 and d[2] and d[0] not in tests and not in_test_dir(d[0])]
 
 
 def _split(path: str) -> tuple[str, str, str]:
@@ -243,10 +266,11 @@ def _name_targets(test: str, index: dict[tuple[str, str], list[str]], roots: Col
 
 
 def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict],
-               defines: Iterable[tuple[str, str]] = ()) -> list[dict]:
+               defines: Iterable[tuple[str, ...]] = ()) -> list[dict]:
     """``tests`` edges (src: test file id, dst: tested file id, meta ``{"by": "name"|"import"}``;
-    a Go test's other links are ``used_by_tests``'). ``defines``: (path, qualified name) of the
-    definitions, for a JavaScript/TypeScript test whose subject names a definition, not a file."""
+    a Go test's other links are ``used_by_tests``'; a Rust unit test's, from its node, ``unit_tests``').
+    ``defines``: (path, qualified name) of the definitions (``js_definitions``), for a
+    JavaScript/TypeScript test whose subject names a definition, not a file, and the Rust tests."""
     paths = sorted(set(paths))
     import_edges = list(import_edges)
     packages = {posixpath.dirname(p) for p in paths if posixpath.basename(p) == "__init__.py"}
@@ -268,7 +292,8 @@ def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict],
             index[(fam, posixpath.basename(d))].append(p)
         if fam == "py" and stem == "__init__":
             index[(fam, posixpath.basename(d))].append(p)
-    for p, qual in defines:
+    defines = list(defines)
+    for p, qual, *_ in defines:
         if family(p) == "js" and "." in qual and p not in tests and not in_test_dir(p):
             index[(_JS_DEFINED, qual)].append(p)        # express's res.send: a method, qualified
     found: dict[tuple[str, str], str] = {}
@@ -280,7 +305,7 @@ def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict],
         if src in tests and dst is not None and dst not in tests and not in_test_dir(dst) and family(src) != "go":
             found.setdefault((src, dst), "import")
     return [tests_edge(node_id(repo, s, "file", ""), node_id(repo, d, "file", ""), by)
-            for (s, d), by in sorted(found.items())]
+            for (s, d), by in sorted(found.items())] + unit_tests(repo, defines, tests)
 
 
 def _rust_test_modules(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) -> set[str]:
@@ -319,5 +344,5 @@ def used_by_tests(used: Iterable[tuple[str, str]], imported: Mapping[str, Collec
     return sorted(out)
 
 
-__all__ = ["link_tests", "js_definitions", "used_by_tests", "tests_edge", "is_test_path", "subject", "in_test_dir", "family",
+__all__ = ["link_tests", "js_definitions", "Defined", "unit_tests", "TEST_MARK", "used_by_tests", "tests_edge", "is_test_path", "subject", "in_test_dir", "family",
            "js_roots", "TEST_DIRS", "BY_NAME_WEIGHT"]

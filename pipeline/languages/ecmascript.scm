@@ -89,6 +89,15 @@
        value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])
      (method_definition name: [(property_identifier) (string)] @name body: (_) @body)] @definition.function)))])
 
+; describe('name', () => {...}), it(...), test(...), test.each(rows)('adds %i', fn): a test block, a
+; function of subkind suite or test named by its title (pipeline/testblocks.py: in a test file, a
+; test runner's callee only)
+((expression_statement
+  (call_expression
+    function: [(identifier) (member_expression) (call_expression)] @_runner
+    arguments: (arguments . [(string) (template_string)] . [(arrow_function) (function_expression)])) @test.call)
+  (#match? @_runner "^(describe|context|suite|it|test|specify|fit|xit|xtest|fdescribe|xdescribe)\\b"))
+
 (import_statement) @import
 (export_statement source: (_)) @import
 ((call_expression

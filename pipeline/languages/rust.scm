@@ -41,6 +41,11 @@
   name: (identifier) @name
   ["{" "(" "["] @body) @definition.macro
 
+; name!(ident, ...) at a file's top or in a mod: a test a macro defines (ripgrep's rgtest!(r1159, |dir,
+; cmd| {...})), a function of subkind test (pipeline/testblocks.py: in a test file or a #[cfg(test)] mod)
+(source_file (expression_statement (macro_invocation (token_tree . (identifier))) @test.macro))
+(declaration_list (macro_invocation (token_tree . (identifier))) @test.macro)
+
 (mod_item
   name: (identifier) @name
   body: (_) @body) @scope.namespace

@@ -102,8 +102,9 @@ def test_a_rust_tests_subject_is_of_its_own_crate(tools):
         "crates/regex/tests/test_matcher.rs": "name"}
     assert _walk(tools, "crates/matcher/tests/test_matcher.rs", "tests") == {
         "crates/matcher/src/lib.rs": "import"}
-    # tests/util.rs is a module of the tests.rs test crate, not the test of src/util.rs
-    assert _walk(tools, "src/util.rs", "tests", "in") == {}
+    # tests/util.rs is a module of the tests.rs test crate, not the test of src/util.rs; the file's
+    # own inline `#[cfg(test)] mod tests` is (test_s33_test_nodes)
+    assert _walk(tools, "src/util.rs", "tests", "in") == {"src/util.rs::tests.t": "unit"}
 
 
 def test_a_name_bound_to_an_outside_crate_is_not_the_repositorys(tools):
