@@ -70,7 +70,9 @@ MINIFIED_MIN_BYTES = 2048
 MINIFIED_AVG_LINE = 300             # also what makes a line long
 MINIFIED_CODE_PER_KB = 15           # `;`, `{`, `}` per KB of long lines: minifiers' output has 23+
 MINIFIED_OWN_LINES = 20             # lines of code a hand-written file keeps around its data line(s)
-MANIFESTS = ("go.mod", "Cargo.toml")
+# what import resolution reads besides sources: Go modules, Cargo workspaces, and a JS/TS repository's
+# own packages and path aliases (pipeline.jsworkspace); a change to one relinks calls (callkeep)
+MANIFESTS = ("go.mod", "Cargo.toml", "package.json", "tsconfig.json", "jsconfig.json", "tsconfig.base.json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,11 +362,12 @@ def open_confined(root: str, path: str) -> tuple[int | None, str | None]:
 
 
 def read_manifests(repo_root: str | os.PathLike, paths: list[str] | set[str]) -> dict[str, str]:
-    """Text of the manifests import resolution needs (``go.mod``, ``Cargo.toml``), read through
-    :func:`read_source` (confined like every other read)."""
+    """Text of the manifests import resolution needs (``MANIFESTS``), read through
+    :func:`read_source` (confined like every other read); none under ``node_modules`` (installed
+    packages are not the repository's own, and a checked-in one holds thousands)."""
     out = {}
     for p in paths:
-        if posixpath.basename(p) in MANIFESTS:
+        if posixpath.basename(p) in MANIFESTS and "node_modules" not in p.split("/"):
             src = read_source(repo_root, p)
             if src.data is not None:
                 out[p] = src.data.decode("utf-8", "replace")

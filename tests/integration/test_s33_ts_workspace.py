@@ -15,14 +15,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.files import MANIFESTS
-
 pytestmark = [
     pytest.mark.slow,
-    # the index reads only the manifests ``files.MANIFESTS`` names: until it names package.json and
-    # tsconfig/jsconfig (pipeline/files.py, another module's), none of this reaches the link stage
-    pytest.mark.xfail("package.json" not in MANIFESTS or "tsconfig.json" not in MANIFESTS, strict=True,
-                      reason="pipeline.files.MANIFESTS does not list package.json / tsconfig.json yet"),
 ]
 
 FILES = {
