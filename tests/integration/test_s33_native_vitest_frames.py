@@ -181,7 +181,8 @@ def test_a_vitest_failure_leads_with_its_innermost_frame(tools):
         (f"{src}::queuePostFlushCb", f"traceback frame: {src}:{_line(SCHEDULER_TS, 'pending.push(...cb)')} in queuePostFlushCb"),
         (f"{src}::flushPostFlushCbs", f"traceback frame: {src}:{_line(SCHEDULER_TS, 'queuePostFlushCb(cb)')} in flushPostFlushCbs"),
         (f"{src}::flushJobs", f"traceback frame: {src}:{_line(SCHEDULER_TS, '  flushPostFlushCbs()')} in flushJobs"),
-        ("packages/runtime-core/__tests__/scheduler.spec.ts",
+        # the spec's frame names the test block around its line (pipeline.testblocks: it() is a node)
+        ("packages/runtime-core/__tests__/scheduler.spec.ts::scheduler.should not overflow the stack with many post cbs",
          f"traceback frame: packages/runtime-core/__tests__/scheduler.spec.ts:{_line(SPEC_TS, 'await nextTick()')}"),
     ]
 
