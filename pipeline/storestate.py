@@ -131,7 +131,13 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # 37: JS objects a module exports by name (`const api = {...}; module.exports = api`, `export default
 # {...}`) are its functions; Go `var a, b = func..., func...` defines each; Kotlin re-read past one-line bodies.
 # Scala/Kotlin spans end at their last token (docs below go to the next def); backtick names as written.
-PARSE_FORMAT = 37
+# 38: C++ locals, parameters and members record their types and functions their return types (calls
+# link through them; a header declaration and its .cc definition count as one method), a Go receiver's
+# typed variable reads as the receiver; JS/TS ``describe``/``it``/``test`` blocks in test files and
+# Rust test-defining macro calls are test nodes, a Rust inline test tests its file (``by: "unit"``);
+# an export macro before a C++ declaration's type and ``new T*[n]`` parse; a JS/TS import of the
+# repository's own package (workspace package.json names, tsconfig ``paths``) is an imports edge.
+PARSE_FORMAT = 38
 
 
 def config_key(cfg: IndexConfig) -> str:
