@@ -34,6 +34,7 @@ import numpy as np
 
 from pipeline import gitio, publish, storestate
 from pipeline import stages as st
+from pipeline import storeguard as guard
 from pipeline.report import RunReport
 from pipeline.runheap import young_only
 from pipeline.stagelines import MineWatch, Stage, heeding, mine_ends_with_run, timed
@@ -371,10 +372,12 @@ def _index_repository(repo_path, store_path, config, progress, before_work, stop
     if os.path.realpath(repo_path) != os.path.realpath(root):    # a folder the repository holds was named
         rep.messages.append(f"{os.fspath(repo_path)} is inside {root}: indexing {root}")
 
-    inside = _store_inside(root, store)
+    guard.refuse_linked(root, store.root)           # before anything is written there
+    guard.refuse_tracked(root, store)
+    inside = guard.store_inside(root, store)
     with publish.one_run(store) as written:         # a run that fails or is stopped leaves nothing it did not publish
         if inside:
-            _ignore_store(store)
+            guard.ignore_store(store)
         held = storestate.held(store, cfg)
         boundary = gitio.shallow_boundary(root)     # read once: identity, up_to_date and history use it
         repo_name, roots = storestate.identity(root, store, held, cfg, shallow=bool(boundary))
@@ -511,24 +514,6 @@ def _index_repository(repo_path, store_path, config, progress, before_work, stop
 
 
 DIRTY_PATHS_KEPT = 5000     # uncommitted paths a version records (the manifest stays small)
-
-
-def _store_inside(root: Path, store: Store) -> tuple[str, ...]:
-    """The store's directory relative to the repository when it lives inside it, else ()."""
-    from pipeline.files import inside
-
-    real_root, real_store = os.path.realpath(root), os.path.realpath(store.root)
-    if real_store != real_root and inside(real_store, real_root):
-        return (os.path.relpath(real_store, real_root).replace(os.sep, "/"),)
-    return ()
-
-
-def _ignore_store(store: Store) -> None:
-    """A store inside the repository ignores itself, so git (and the user's status) never see it."""
-    gi = store.root / ".gitignore"
-    if not gi.exists():
-        store.root.mkdir(parents=True, exist_ok=True)
-        gi.write_text("# a Stratum store: data, not code\n*\n")
 
 
 def _symbols(eng, root: Path, cfg: IndexConfig, tables: dict, prev_snap, rep: RunReport, progress: Progress,

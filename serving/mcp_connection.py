@@ -30,7 +30,7 @@ class Connection:
 
     def __init__(self, open_backend: Callable[[], Any], session_options: dict[str, Any],
                  reload_interval: float | None = lifecycle.DEFAULT_RELOAD_INTERVAL, settle: bool = False,
-                 chosen: bool = False):
+                 chosen: bool = False, maintainer: bool = False):
         self._settle = settle
         self._chosen = chosen
         self._open_backend = open_backend
@@ -41,7 +41,9 @@ class Connection:
         self.backend: Any = None
         self.session: str = ""
         self.error: StratumError | None = None
-        self.caller = identity.os_user()     # stdio: the user who started this process
+        # stdio: the user who started this process, a maintainer only when the operator said so
+        # (``identity.os_user``); in front of a server, its credentials decide
+        self.caller = identity.os_user(maintainer=maintainer)
         self._pending_warnings: list[str] = []  # the session's opening's, for the next answer (``_opened``)
         self._used = time.monotonic()        # the last call's end: how long the session was idle
 

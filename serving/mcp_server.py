@@ -7,8 +7,9 @@ front of a running gRPC server; both have the same methods, so the adapter does 
 
 One MCP connection (one stdio process) is one Stratum session: it is opened when the connection
 starts and closed when it ends, so the agent never handles session ids. Over stdio the caller is
-the OS user running the process (``identity.os_user()``); in front of a gRPC server it is whoever the
-client's credentials name. Answers are compact JSON: the envelope first (what was returned, what
+the OS user running the process (``identity.os_user``), without the maintainer role unless the
+operator gave it (`stratum mcp --maintainer`); in front of a gRPC server it is whoever the client's
+credentials name. Answers are compact JSON: the envelope first (what was returned, what
 remains, the budget, evictions), then the items with empty fields left out. A Stratum error becomes
 an MCP tool error ``<code>: <message>`` (after the SDK's "Error executing tool <name>: "), with the
 CLI's ``--json`` error object (code, message, retryable) as its structured content (``error_result``).
@@ -178,7 +179,7 @@ def _make_tool(conn: Connection, name: str, narrow: bool = True) -> Callable[...
 def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model: str = "",
                  budget: int | None = None, policy: str = "", branch: str = "", commit: str = "",
                  worktree: str = "", reload_interval: float | None = lifecycle.DEFAULT_RELOAD_INTERVAL,
-                 settle: bool = False, chosen: bool = False) -> MCPServer:
+                 settle: bool = False, chosen: bool = False, maintainer: bool = False) -> MCPServer:
     """An MCP server over the backend ``open_backend()`` returns (a Tools or a Client).
 
     The backend is opened, and a session started, when the connection starts (or, if that fails,
@@ -188,11 +189,13 @@ def build_server(open_backend: Callable[[], Any], *, author: str = "mcp", model:
     load the notes' kernels and freeze the loaded heap (``lifecycle.settle_process``). ``chosen``:
     the branch or commit is the one this process chose for the caller (a linked worktree's, with
     ``--server`` and no view named): a server that cannot give it serves its default branch.
+    ``maintainer``: local stores: the OS user acts with the maintainer role (`stratum mcp
+    --maintainer`); without it the agent's notes are the OS user's, proven, and hold no role.
     """
     opts: dict[str, Any] = dict(author=author, model=model, budget=budget, policy=policy)
     if branch or commit or worktree:  # a branch/commit/worktree session: base + overlay (stratum.branchview)
         opts.update(branch=branch, commit=commit, worktree=worktree)
-    conn = Connection(open_backend, opts, reload_interval, settle, chosen)
+    conn = Connection(open_backend, opts, reload_interval, settle, chosen, maintainer)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: MCPServer):

@@ -8,7 +8,7 @@ and so the MCP schemas derived from them, free of transport concerns, and each g
 sees only its own caller.
 
 Roles: ``maintainer`` may supersede or retract other identities' notes; everyone may write notes
-and manage their own sessions.
+and manage their own sessions. The local CLI's OS user holds it; MCP over stdio's only when asked.
 
 The *reader* is whose notes a call may see beyond everyone's (quarantined ones: only their author
 sees them): the author of the session the call uses, as (name, proven). It is not always the
@@ -45,15 +45,19 @@ class Identity:
         return MAINTAINER in self.roles
 
 
-@functools.lru_cache(maxsize=1)
-def os_user() -> Identity:
-    """The local CLI acts as the OS user running it (who owns the store's files anyway). Cached: a
-    process keeps its user, and the passwd lookup cost more than a whole ``get`` (~20 us)."""
+@functools.lru_cache(maxsize=2)
+def os_user(maintainer: bool = True) -> Identity:
+    """The local CLI acts as the OS user running it (who owns the store's files anyway), a
+    maintainer: a human at the terminal. MCP over stdio acts as that user too, but an agent, which
+    may be steered by any file it read, holds the role only when the operator gives it
+    (``maintainer=False``: `stratum mcp` without ``--maintainer``); as a maintainer its notes were
+    never quarantined, ranked first and could supersede anyone's (a probe). Cached: a process keeps
+    its user, and the passwd lookup cost more than a whole ``get`` (~20 us)."""
     try:
         name = getpass.getuser()
     except (KeyError, OSError):
         name = "unknown"
-    return Identity(name=f"os:{name}"[:MAX_NAME_CHARS], roles=frozenset({MAINTAINER}),
+    return Identity(name=f"os:{name}"[:MAX_NAME_CHARS], roles=frozenset({MAINTAINER}) if maintainer else frozenset(),
                     authenticated=False, method="local")
 
 

@@ -141,7 +141,51 @@ def plain_name(what: str, value: str) -> str:
         check_utf8(what, value, InvalidArgument)
     if INVISIBLE.search(value):         # note text's set: Cc, Cf, Zl, Zp and the invisible letters
         raise InvalidArgument(f"{what} {echo(value)!r} has control or invisible characters")
+    refuse_reserved(what, value)
     return value
+
+
+# Names our own writers sign with: the local OS user's (``os:<login>``, ``identity.os_user``; the
+# ASCII spelling is the OS user's own, checked against the caller by ``Tools._open``) and mined
+# history's (``history``, a mined note's author). Any other spelling that reads as one is refused.
+RESERVED_PREFIXES = ("os:",)
+RESERVED_NAMES = frozenset({"history"})
+# letters of other scripts drawn like Latin ones (Cyrillic, Greek; lower case: matched after
+# casefold), and colons NFKC leaves alone: a small table, not Unicode's whole confusables list
+_LOOKALIKE = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "һ": "h", "і": "i", "ї": "i", "ј": "j", "к": "k", "м": "m",
+    "н": "h", "о": "o", "р": "p", "с": "c", "ѕ": "s", "т": "t", "у": "y", "х": "x", "ԁ": "d", "ԛ": "q",
+    "ԝ": "w", "ӏ": "l",
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "μ": "u", "ν": "v", "ο": "o", "ρ": "p",
+    "τ": "t", "υ": "u", "χ": "x", "γ": "y", "ϲ": "c", "ϳ": "j", "ı": "i", "ɑ": "a", "ɡ": "g",
+    "∶": ":", "ː": ":", "˸": ":", "։": ":", "꞉": ":", "׃": ":", "⁚": ":",
+})
+
+
+def name_key(value: str) -> str:
+    """``value`` as a reader sees it: NFKC (fullwidth ``ｏｓ`` is ``os``), casefolded (``OS``), look-alike
+    letters and colons folded to the Latin ones (``_LOOKALIKE``: Cyrillic ``о`` is ``o``)."""
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", value).casefold().translate(_LOOKALIKE))
+
+
+def refuse_reserved(what: str, value: str) -> None:
+    """InvalidArgument when ``value`` is, or reads as, a name our own writers sign with: ``history``
+    in any spelling, or a spelling of the ``os:`` prefix other than the ASCII one (``OS:root``,
+    Cyrillic ``оs:root``, fullwidth ``ｏｓ:root`` were accepted as claimed authors: a probe). A
+    look-alike's letters are spelled in the refusal: ``'оs:root'`` reads as the ASCII name."""
+    key = name_key(value)
+    lookalike = [p for p in RESERVED_PREFIXES if key.startswith(p) and not value.startswith(p)]
+    if key not in RESERVED_NAMES and not lookalike:
+        return
+    shown = f"{what} {echo(value)!r}"
+    if not value.isascii():
+        shown += f" (spelled {echo(value.encode('ascii', 'backslashreplace').decode())})"
+    if key in RESERVED_NAMES:
+        raise InvalidArgument(f"{shown} is reserved: {key!r} names mined history's notes; pick another name")
+    raise InvalidArgument(f"{shown} reads as {lookalike[0]!r}, the prefix of the local OS user's names "
+                          f"({lookalike[0]}<login>: the CLI's, and MCP's over stdio); pick another name")
 
 
 def check_kinds(what: str, values: Any, allowed: tuple[str, ...]) -> list[str]:
@@ -156,4 +200,4 @@ __all__ = ["query_too_long", "MAX_QUERY_CHARS", "MAX_TRACEBACK_CHARS", "MAX_TARG
            "MAX_NAME_CHARS",
            "MAX_PAGE_SIZE", "MAX_PAGE_TOKEN_CHARS", "MAX_DEPTH", "MAX_BUDGET", "ECHO_CHARS", "echo", "typed", "check_len",
            "check_range", "check_page", "check_list",
-           "check_kinds", "plain_name"]
+           "check_kinds", "plain_name", "name_key", "refuse_reserved", "RESERVED_PREFIXES", "RESERVED_NAMES"]

@@ -31,6 +31,12 @@ def check_may_change(note: "Note", actor: str, *, maintainer: bool, action: str,
     if note.author != actor or authenticated is None:
         raise PermissionDenied(f"{actor[:64]} may not {action} note {note.id}, written by {note.author[:64]}: "
                                "only its author or a maintainer may")
+    if actor.startswith(OS_PREFIX) and not authenticated and not note.authenticated:
+        # the OS user at the CLI (a maintainer) and its agent over MCP (no role): one name, two writers
+        raise PermissionDenied(f"{actor[:64]} may not {action} note {note.id}: it was written by the OS user with "
+                               "the maintainer role (the CLI), and this MCP agent acts as the OS user without it; "
+                               "only its author or a maintainer may (the operator gives an agent the role with "
+                               "`stratum mcp --maintainer`)")
     # one name, two identities: "carol may not retract note X, written by carol" read as a contradiction
     # (a token's carol and a claimed carol on an open replica of the store: a probe)
     raise PermissionDenied(f"{actor[:64]} may not {action} note {note.id}, written by {note.author[:64]} "
@@ -102,12 +108,12 @@ def trusted_authors(notes: Mapping[str, "Note"]) -> set[tuple[str, bool]]:
     """Authors no longer new to the store, as (name, authenticated): a maintainer wrote, or someone
     else confirmed, one of their notes. The name alone is not trusted: on an open server anyone
     may claim "bob"; that is not the authenticated bob."""
-    return {(n.author, n.authenticated) for n in notes.values() if n.maintainer or valid_confirmations(n)}
+    return {(n.author, n.authenticated) for n in notes.values() if is_maintainer(n) or valid_confirmations(n)}
 
 
 def is_quarantined(note: "Note", trusted: set[tuple[str, bool]]) -> bool:
     """Under the quarantine policy: a note by an author new to the store, not yet confirmed."""
-    return not (note.maintainer or (note.author, note.authenticated) in trusted or valid_confirmations(note))
+    return not (is_maintainer(note) or (note.author, note.authenticated) in trusted or valid_confirmations(note))
 
 
 def awaiting_confirmation(note: "Note", trusted: set[tuple[str, bool]]) -> bool:
@@ -121,20 +127,30 @@ def awaiting_confirmation(note: "Note", trusted: set[tuple[str, bool]]) -> bool:
 
 # How a note's author was identified (``Item.provenance["identified_by"]``)
 BY_SERVER, BY_OS_USER, CLAIMED = "token_or_mtls", "os_user", "claimed"
+OS_PREFIX = "os:"       # the local OS user's names (``identity.os_user``); a server's never start so
 
 
 def identified_by(note: "Note") -> str:
     """How ``note``'s author was identified: by the server (a token or an mTLS certificate), as the
-    OS user who runs the local CLI or MCP over stdio (who owns the store's files: proven by the OS,
-    a maintainer), or only claimed (an open server's session, `--author NAME`). A note records
-    ``authenticated`` (the server's proof) and ``maintainer``; the maintainer flag is set only for
-    an identity writing under its own name (``NotesOverlay.remember_or_found``) and ``os:`` names
-    are the OS user's alone (``Tools._open`` refuses another's), so an unproven maintainer's note
-    under an ``os:`` name is the OS user's. Its notes had read as unauthenticated, the same as a
-    name anyone may claim, while the quarantine rule counted the OS user as proven (a probe)."""
-    if note.authenticated:
-        return BY_SERVER
-    return BY_OS_USER if note.maintainer and note.author.startswith("os:") else CLAIMED
+    OS user who runs the local CLI or MCP over stdio (who owns the store's files: proven by the OS;
+    a maintainer at the CLI, not over MCP unless `stratum mcp --maintainer`), or only claimed (an
+    open server's session, `--author NAME`). A note records ``authenticated`` (the server's proof)
+    and ``maintainer``; the maintainer flag is set only for an identity writing under its own name
+    (``NotesOverlay.remember_or_found``) and ``os:`` names are the OS user's alone (``Tools._open``
+    refuses another's), so an unproven note under an ``os:`` name is the OS user's. Its notes had read as unauthenticated, the same as a
+    name anyone may claim, while the quarantine rule counted the OS user as proven (a probe).
+
+    An ``os:`` name marked ``authenticated`` is claimed: no server proves one (a token or
+    certificate name never starts with ``os:``, ``serving.auth``) and the OS user's own notes are
+    not so marked, so only a hand-made record says it (a store committed to the repository shipped
+    "os:alice, authenticated, maintainer" notes: a probe)."""
+    return _identified(note.author, note.authenticated)
+
+
+def _identified(author: str, authenticated: bool) -> str:
+    if author.startswith(OS_PREFIX):
+        return CLAIMED if authenticated else BY_OS_USER
+    return BY_SERVER if authenticated else CLAIMED
 
 
 def session_identified(author: str, authenticated: bool) -> str:
@@ -142,7 +158,7 @@ def session_identified(author: str, authenticated: bool) -> str:
     ``os:`` name is the OS user's alone): `status` said "authenticated: False" of the OS user whose
     notes read as proven (a probe). Its answers' ``authenticated`` is "not claimed", as a note's
     provenance says it (``Tools._proven``); ``Identity.authenticated`` stays the server's proof alone."""
-    return BY_SERVER if authenticated else BY_OS_USER if author.startswith("os:") else CLAIMED
+    return _identified(author, authenticated)
 
 
 def proven(note: "Note") -> bool:

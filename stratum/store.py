@@ -33,6 +33,7 @@ import functools
 import itertools
 import logging
 import os
+import re
 import shutil
 import time
 import typing
@@ -274,7 +275,7 @@ class Store:
         warm = []
         idx = self.root / "indexes"
         for p in sorted(idx.iterdir()) if idx.is_dir() else []:
-            if p.is_dir() and p.resolve() not in dirs and (p.name.startswith("v") or ".damaged-" in p.name):
+            if p.resolve() not in dirs and own_warm_folder(p):
                 shutil.rmtree(p, ignore_errors=True)
                 warm.append(p.name)
         return {"versions": sorted(kept), "lance": removed, "warm": warm}
@@ -289,6 +290,25 @@ class Store:
 
     def index_dir(self, version: int) -> Path:
         return self.root / "indexes" / f"v{version:06d}"
+
+
+# what a warm folder the store made is named (``Store.index_dir``; a rebuild's set-aside copy,
+# ``warm.rebuild_warm``) and what it holds (``warm._build``): prune removes nothing else
+_WARM_NAME = re.compile(r"v[0-9]{6}|\.v[0-9]{6}\.damaged-[0-9]+")
+WARM_ENTRIES = frozenset({"rows.id.npy", "rows.doc.npy", "keyword", "graph", "vector", "warm.json"})
+
+
+def own_warm_folder(p: Path) -> bool:
+    """Whether ``p`` (under a store's ``indexes/``) is a warm folder the store made: its name as the
+    store names one, a real folder (no link), holding only what a warm build writes (a run killed
+    midway: some of it). Prune removed every ``indexes/v*`` folder: through a ``.stratum`` link a
+    repository committed, ``stratum index`` deleted a user's ``indexes/vault`` elsewhere (a probe)."""
+    if not _WARM_NAME.fullmatch(p.name) or p.is_symlink() or not p.is_dir():
+        return False
+    try:
+        return all(e.name in WARM_ENTRIES for e in os.scandir(p))
+    except OSError:
+        return False
 
 
 def _fragments(ds) -> list[tuple]:
@@ -519,4 +539,5 @@ def atomic_write(path: Path, text: str) -> None:
         os.close(dfd)
 
 
-__all__ = ["Manifest", "Store", "Snapshot", "FORMAT_DIR", "DEFAULT_KEEP", "CACHES", "lance_errors", "refuse_non_utf8", "atomic_write"]
+__all__ = ["Manifest", "Store", "Snapshot", "FORMAT_DIR", "DEFAULT_KEEP", "CACHES", "lance_errors", "refuse_non_utf8", "atomic_write",
+           "WARM_ENTRIES", "own_warm_folder"]

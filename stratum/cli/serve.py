@@ -64,6 +64,10 @@ def register(sub) -> None:
     _credentials(p)
     p.add_argument("--author", default="", help="a name for the session's notes instead of the OS user's "
                    "(os:<login>; with --server, the credentials' identity); a claimed name is not a maintainer")
+    p.add_argument("--maintainer", action="store_true",
+                   help="local stores: the agent acts as the OS user WITH the maintainer role (its notes are "
+                        "never quarantined, rank first, and may supersede or retract anyone's); without it the "
+                        "agent writes as the OS user, proven, with no role")
     p.add_argument("--model", default="", help="the agent's model id, recorded on its notes")
     p.add_argument("--branch", default="", help="the session answers for this branch (base + overlay)")
     p.add_argument("--commit", default="", help="the session answers for this commit (not with --branch)")
@@ -228,6 +232,11 @@ def _mcp(args) -> int:
     from serving.mcp_server import run_stdio
 
     log_to_stderr(logging.WARNING)
+    if args.server and args.maintainer:
+        from stratum.errors import InvalidArgument
+
+        raise InvalidArgument("--maintainer is for local stores: with --server the server's credentials "
+                              "(the token's or certificate's roles) decide who is a maintainer")
     if args.server:
         # as the CLI's --server queries ask: a name git reads in a checkout (--branch HEAD) as this
         # worktree reads it, and with none named, in a linked worktree, its branch (its commit when
@@ -248,7 +257,7 @@ def _mcp(args) -> int:
         print(f"stratum: {terminal_safe(line)}", file=sys.stderr)
     run_stdio(open_backend, author=args.author, model=args.model, budget=args.budget,
               policy=args.policy or "", branch=place.branch, commit=place.commit, worktree=place.worktree,
-              reload_interval=args.reload_interval or None, chosen=chosen)
+              reload_interval=args.reload_interval or None, chosen=chosen, maintainer=args.maintainer)
     return 0
 
 

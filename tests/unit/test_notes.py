@@ -310,7 +310,7 @@ def test_superseding_or_retracting_another_authors_note_needs_a_maintainer(log, 
     with pytest.raises(PermissionDenied):
         N.write_retract(log, a.id, author="bob", known=known)
     assert len(log.scan().records) == 1
-    write(log, code, author="root", supersedes=[a.id], known=known, maintainer=True)
+    write(log, code, author="os:root", supersedes=[a.id], known=known, maintainer=True)
     N.write_retract(log, a.id, author="alice", known=known)
     with pytest.raises(PermissionDenied, match="your own"):
         N.write_confirm(log, a.id, author="alice", known=known)
@@ -319,12 +319,12 @@ def test_superseding_or_retracting_another_authors_note_needs_a_maintainer(log, 
     with pytest.raises(NoteRejected, match="confirmed note .* already"):
         N.write_confirm(log, a.id, author="bob", known=folded)
     assert [c["author"] for c in N.valid_confirmations(folded[a.id])] == ["bob"]
-    assert N.trusted_authors(folded) == {("alice", False), ("root", False)}
+    assert N.trusted_authors(folded) == {("alice", False), ("os:root", False)}
 
 
 def test_quarantine_rule_and_trust_markers(log, code):
     new = write(log, code, author="newbie", authenticated=True)
-    boss = write(log, code, author="root", maintainer=True)
+    boss = write(log, code, author="os:root", maintainer=True)
     notes = N.fold(log.scan().records)
     trusted = N.trusted_authors(notes)
     assert N.is_quarantined(notes[new.id], trusted) and not N.is_quarantined(notes[boss.id], trusted)
