@@ -44,6 +44,7 @@ from typing import Any
 
 from stratum.errors import InvalidArgument, Unauthenticated
 from stratum.identity import ANONYMOUS, MAX_NAME_CHARS, Identity
+from stratum.limits import RESERVED_NAMES, name_key
 
 log = logging.getLogger("stratum.serving.auth")
 
@@ -53,6 +54,12 @@ RELOAD_CHECK_SECONDS = 2.0
 _NAME = re.compile(r"^[A-Za-z0-9._@:-]{1,%d}$" % MAX_NAME_CHARS)
 LOCAL_PREFIX = "os:"         # stratum.identity's names for this machine's users (an open server's)
 _ROLE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+
+
+def _local(name: str) -> bool:
+    """Whether ``name`` reads as one of this machine's users' (``os:``, ``OS:``: a probe found the
+    check case-sensitive, so a token named ``OS:root`` signed notes that read as the OS user's)."""
+    return name_key(name).startswith(LOCAL_PREFIX)
 
 
 @dataclass(frozen=True)
@@ -77,9 +84,11 @@ def _parse(text: str, source: str) -> tuple[list[_Entry], dict[str, frozenset[st
         roles = frozenset(r for r in (parts[2].split(",") if len(parts) == 3 else ()) if r)
         if not _NAME.match(name):
             raise InvalidArgument(f"{source}:{n}: identity name must match {_NAME.pattern}")
-        if name.startswith(LOCAL_PREFIX):
-            raise InvalidArgument(f"{source}:{n}: names starting {LOCAL_PREFIX!r} are this machine's users "
-                                  "(a note by it would pass for a local user's)")
+        if _local(name):
+            raise InvalidArgument(f"{source}:{n}: names starting {LOCAL_PREFIX!r} (in any case) are this machine's "
+                                  "users (a note by it would pass for a local user's)")
+        if name_key(name) in RESERVED_NAMES:
+            raise InvalidArgument(f"{source}:{n}: {name!r} is reserved (it signs mined history's notes)")
         bad = [r for r in roles if not _ROLE.match(r)]
         if bad:
             raise InvalidArgument(f"{source}:{n}: bad role name(s): {', '.join(sorted(bad))[:80]}")
@@ -298,7 +307,7 @@ class ServerSecurity:
             names = (context.auth_context() or {}).get("x509_common_name") or []
             if names:
                 name = names[0].decode("utf-8", "replace")
-                if not _NAME.match(name) or name.startswith(LOCAL_PREFIX):
+                if not _NAME.match(name) or _local(name) or name_key(name) in RESERVED_NAMES:
                     raise Unauthenticated("the client certificate's CN is not a valid identity name")
                 roles = self.tokens.cert_roles(name) if self.tokens is not None else frozenset()
                 return Identity(name=name, roles=roles, authenticated=True, method="mtls")

@@ -216,9 +216,16 @@ def test_token_file_edge_cases_are_read_or_refused_clearly(tmp_path):
         TokenFile(_file(tmp_path, f"{ALICE} os:root\n"))
     with pytest.raises(E.InvalidArgument, match="this machine's users"):
         TokenFile(_file(tmp_path, "cert os:root maintainer\n"))
+    # in any case (a probe: "OS:root" passed the case-sensitive check), and history's own name
+    with pytest.raises(E.InvalidArgument, match="this machine's"):
+        TokenFile(_file(tmp_path, f"{ALICE} OS:root\n"))
+    with pytest.raises(E.InvalidArgument, match="reserved"):
+        TokenFile(_file(tmp_path, f"{ALICE} History\n"))
     sec = ServerSecurity(None, TokenFile(_file(tmp_path, f"{ALICE} alice\n")))
     with pytest.raises(E.Unauthenticated):
         sec.identify(_Ctx(cn=b"os:root"))
+    with pytest.raises(E.Unauthenticated):
+        sec.identify(_Ctx(cn=b"Os:root"))
 
 
 def test_a_call_cancelled_by_a_draining_server_is_unavailable_and_retryable():
