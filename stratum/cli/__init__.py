@@ -152,7 +152,12 @@ def resolve_store(args, repo: str | None = None, check: bool = True) -> str:
         return args.store
     top = repository_root(repo or ".")
     if top is not None:
-        return str(default_store_path(Path(top)))
+        store = default_store_path(Path(top))
+        if repo is None:            # a query's: the index refuses a linked store itself, after its report
+            from pipeline.storeguard import refuse_linked
+
+            refuse_linked(Path(top), store)     # a committed `.stratum` link would choose what is read
+        return str(store)
     here = Path(repo or ".").resolve()
     if repo is None:
         from stratum.errors import NotFound

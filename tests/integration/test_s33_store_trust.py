@@ -78,6 +78,20 @@ def test_a_committed_store_link_is_refused_and_nothing_outside_is_written_or_del
     assert _tree(data) == before                # not written (no .gitignore, no lock) and not deleted
 
 
+def test_a_query_does_not_read_a_store_through_a_committed_link(capsys, tmp_path, monkeypatch):
+    """The link pointing at a folder holding a store (another repository's): a query there read
+    its notes as this repository's; refused as the index refuses it, and --store reads it on purpose."""
+    other = Repo(tmp_path / "other")
+    other.commit("init", FILES)
+    assert run(capsys, "index", str(other.path), "--no-embed")[0] == 0
+    victim = _clone_with_link(tmp_path, str(other.path / ".stratum"))
+    monkeypatch.chdir(victim)
+    rc, _out, err = run(capsys, "notes", "list")
+    assert rc == 2 and "symbolic link inside the repository" in err, err
+    rc, _out, err = run(capsys, "notes", "list", "--store", str(other.path / ".stratum"))
+    assert rc == 0, err
+
+
 def test_a_store_path_through_a_link_folder_inside_the_repository_is_refused(capsys, tmp_path):
     data = _user_data(tmp_path)
     before = _tree(data)
