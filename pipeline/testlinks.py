@@ -35,6 +35,14 @@ it is a helper (in a ``helpers``/``fixtures``/... folder below, ``_x.js``, ``ind
   ``pipeline.imports``), so a test of a re-exported class links to the class's module.
 - ``by: "unit"``: a Rust test in a code file (``#[cfg(test)] mod tests``, marked ``TEST_MARK`` by
   the parse) tests that file: the edge runs from the test's node to its file's.
+- ``by: "header"``: a test of a C/C++ header (by name or import) tests the source files that
+  implement it too: each C/C++ source (``.c``, ``.cc``, ``.cpp``...) with the header's stem that
+  includes it (``db/db_impl.cc`` including ``db/db_impl.h``), neither a test nor in a test folder,
+  unless the pair is linked another way; the edge's ``meta`` names the header. A test reaches a
+  class through its header, while the methods it calls are defined in the source: `walk
+  db/db_impl.cc --edge tests --direction in` listed nothing though ``db/db_test.cc`` tests it (a
+  probe). The stem and the include are what a parse gives every run, a branch's overlay too: which
+  file defines a header's methods out of line would need every definition's node.
 - ``by: "use"`` (Go, in place of ``import``): a Go import lands on every file of the package, so
   a test is linked to the files of its own package or an imported one whose definitions its code
   calls (``used_by_tests``, from ``pipeline.calls``' edges): cobra's ``doc/*_test.go`` import
@@ -60,6 +68,7 @@ _FAMILY_OF = {"python": "py", "javascript": "js", "typescript": "js", "tsx": "js
               "kotlin": "java", "scala": "scala", "rust": "rs", "c": "c", "cpp": "c"}   # Kotlin: Java's convention
 _FAMILIES = {ext: _FAMILY_OF[lang] for ext, lang in EXTENSIONS.items() if lang in _FAMILY_OF}
 _C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
+_C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
 _PY = re.compile(r"^(?:test_(?P<a>.+)|(?P<b>.+?)_tests?)$")
 _JS = re.compile(r"^(?P<a>.+)\.(?:test|spec)$")
 _GO = re.compile(r"^(?P<a>.+)_test$")
@@ -267,7 +276,7 @@ def _name_targets(test: str, index: dict[tuple[str, str], list[str]], roots: Col
 
 def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict],
                defines: Iterable[tuple[str, ...]] = ()) -> list[dict]:
-    """``tests`` edges (src: test file id, dst: tested file id, meta ``{"by": "name"|"import"}``;
+    """``tests`` edges (src: test file id, dst: tested file id, meta ``{"by": "name"|"import"|"header"}``;
     a Go test's other links are ``used_by_tests``'; a Rust unit test's, from its node, ``unit_tests``').
     ``defines``: (path, qualified name) of the definitions (``js_definitions``), for a
     JavaScript/TypeScript test whose subject names a definition, not a file, and the Rust tests."""
@@ -296,16 +305,34 @@ def link_tests(repo: str, paths: Iterable[str], import_edges: Iterable[dict],
     for p, qual, *_ in defines:
         if family(p) == "js" and "." in qual and p not in tests and not in_test_dir(p):
             index[(_JS_DEFINED, qual)].append(p)        # express's res.send: a method, qualified
-    found: dict[tuple[str, str], str] = {}
+    found: dict[tuple[str, str], tuple[str, ...]] = {}       # (test, file) -> (by, its header)
     for t in sorted(tests - unnamed):
         for target in _name_targets(t, index, roots, crates, manifests, imported):
-            found[(t, target)] = "name"
+            found[(t, target)] = ("name",)
     for e in import_edges:
         src, dst = by_id.get(e["src"]), by_id.get(e["dst"])
         if src in tests and dst is not None and dst not in tests and not in_test_dir(dst) and family(src) != "go":
-            found.setdefault((src, dst), "import")
-    return [tests_edge(node_id(repo, s, "file", ""), node_id(repo, d, "file", ""), by)
+            found.setdefault((src, dst), ("import",))
+    headers = _implementing(by_id, import_edges, tests)
+    for t, h in list(found):
+        for src in headers.get(h, ()):
+            if src != t:
+                found.setdefault((t, src), ("header", h))
+    return [tests_edge(node_id(repo, s, "file", ""), node_id(repo, d, "file", ""), *by)
             for (s, d), by in sorted(found.items())] + unit_tests(repo, defines, tests)
+
+
+def _implementing(by_id: Mapping[str, str], import_edges: Iterable[dict], tests: Collection[str]) -> dict[str, list[str]]:
+    """C/C++ header path -> the sources implementing it (``by: "header"``): a C/C++ source of the
+    header's stem that includes it, neither a test nor in a test folder."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for e in import_edges:
+        src, dst = by_id.get(e["src"]), by_id.get(e["dst"])
+        if src is None or dst is None or not dst.lower().endswith(_C_HEADERS) or not src.lower().endswith(_C_SOURCES):
+            continue
+        if _split(src)[1] == _split(dst)[1] and src not in tests and not in_test_dir(src) and src not in out[dst]:
+            out[dst].append(src)
+    return out
 
 
 def _rust_test_modules(repo: str, paths: Iterable[str], import_edges: Iterable[dict]) -> set[str]:
@@ -318,10 +345,12 @@ def _rust_test_modules(repo: str, paths: Iterable[str], import_edges: Iterable[d
             and (d := by_id.get(e["dst"])) is not None and s != d}
 
 
-def tests_edge(src: str, dst: str, by: str) -> dict:
-    """A ``tests`` edge between two file ids, linked ``by`` name (listed first), import or use."""
+def tests_edge(src: str, dst: str, by: str, header: str = "") -> dict:
+    """A ``tests`` edge between two file ids, linked ``by`` name (listed first), import, use, unit or
+    header (``header``: the header's path, which its meta names)."""
+    meta = {"by": by, "header": header} if header else {"by": by}
     return {"src": src, "dst": dst, "kind": "tests", "weight": BY_NAME_WEIGHT if by == "name" else 1.0,
-            "meta": json.dumps({"by": by})}
+            "meta": json.dumps(meta)}
 
 
 def used_by_tests(used: Iterable[tuple[str, str]], imported: Mapping[str, Collection[str]]) -> list[tuple[str, str]]:

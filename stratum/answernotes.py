@@ -1,15 +1,17 @@
 """Notes an answer carries beyond its node's own (``Memory.notes_about`` gives those): for a part of a
 file, only the notes about those lines; for a walk of a file's notes, its symbols' notes too; and the
-pin a file a re-index deleted still holds. Each was a probe's finding: 3 lines of a file carried
-every note of every function in it; the walk `get`'s hint names listed only the file's own notes; a
-deleted file's pin could not be released.
+pin a file a re-index deleted still holds; for a C/C++ function, its declaration's or definition's
+notes (``carried``). Each was a probe's finding: 3 lines of a file carried every note of every
+function in it; the walk `get`'s hint names listed only the file's own notes; a deleted file's pin
+could not be released; a note about a .cc's definition did not show on the header's declaration.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Collection
 
-from stratum import schema as S
+from stratum import declpairs, schema as S
 from stratum.ids import node_id
 
 if TYPE_CHECKING:
@@ -17,6 +19,44 @@ if TYPE_CHECKING:
     from stratum.memory import AttachedNote, Memory
     from stratum.overlay import NotesOverlay
     from stratum.shard import Shard
+
+
+def carried(memory: "Memory", sh: "Shard", row: int, view: "BranchView | None" = None,
+            beside: Collection[str] = ()) -> list["AttachedNote"]:
+    """The notes a code item (row ROW of ``sh``) carries: its own (``Memory.notes_about``, in a
+    branch session ``Memory.branch_notes``), and those about its C/C++ counterpart
+    (``declpairs``: a header's declaration and its .cc's out-of-line definition are one method),
+    each line saying so ("on its definition db/db_impl.cc::leveldb.DBImpl.Write"): a failure note
+    on the definition was missed by an agent reading the header (a probe). One the item carries as
+    its own is not said again, and none of a counterpart that is an item of the same answer
+    (``beside``: their ids), which carries them itself: an answer counts each note once."""
+    own = _own(memory, sh, row, view)
+    noted = memory.by_path(sh, memory.overlay(sh)) if view is None else None
+    if noted is not None and not noted.active and not noted.merged:
+        return own          # no note in this store: no pairs read (``declpairs`` reads them once per shard)
+    pairs = [(r, what) for r, what in declpairs.counterparts(sh, row) if sh.col("id")[r] not in beside]
+    have = {a.id for a in own}
+    more = []
+    for r, what in pairs:
+        where = f"its {what} {sh.col('path')[r]}::{sh.col('qualname')[r]}"
+        for a in _own(memory, sh, r, view):
+            if a.id not in have:
+                have.add(a.id)
+                more.append(replace(a, about=f"{where} ({a.about})" if a.about else where))
+    if not more:
+        return own
+    return sorted(own + more, key=lambda a: (S.NOTE_ORDER.get(a.kind, 9), -a.created_at.timestamp(), a.id))
+
+
+def _own(memory: "Memory", sh: "Shard", row: int, view: "BranchView | None") -> list["AttachedNote"]:
+    """The notes about row ROW of ``sh`` itself, as ``Memory`` attaches them (in a branch session
+    ``view``, judged against the code it sees)."""
+    if view is None:
+        return memory.notes_about(sh, row)
+    base = view.base_of(sh, list(memory))
+    if memory.branch_code(view, base) is None:
+        return memory.notes_about(sh, row)
+    return memory.branch_notes(view, base, sh, row)
 
 
 def in_lines(memory: "Memory", sh: "Shard", row: int, span: tuple[int, int | None],
@@ -158,4 +198,4 @@ def pinned_file(memory: "Memory", target: str, pinned: frozenset[str]) -> str | 
     return None
 
 
-__all__ = ["of_symbols_in_view", "of_symbol_in_view", "in_lines", "of_symbols", "pinned_file"]
+__all__ = ["carried", "of_symbols_in_view", "of_symbol_in_view", "in_lines", "of_symbols", "pinned_file"]

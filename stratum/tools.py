@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import secrets
-from typing import Callable, Sequence, cast
+from typing import Callable, Collection, Sequence, cast
 
 from stratum import answernotes, checkoutnotes, pagecut, pinnames, searchlists, syntaxwarn, walklinks, whichstore as W
 from stratum.notetrust import CLAIMED, session_identified, session_label
@@ -228,11 +228,12 @@ class Tools:
         if not offset:              # the first page ends at the evidence cliff; later ones are whole
             end = pagecut.page_end([h[0] for h in hits[:end]])
         items = []
+        noted = {nid for _, nid, _, _, _, why in hits[offset:end] if TB.leads(why)}
         for score, nid, sh, row, holder, why in hits[offset:end]:
             # a traceback frame's definition (or one its lines call) is where the agent will work:
             # it carries the notes earlier sessions left there (what was tried), as `get` of it would
             it = self._item(sh, row, holder.get(nid) if holder is not None else None, "summary",
-                            attach=TB.leads(why), view=view)
+                            attach=TB.leads(why), view=view, beside=noted)
             it.score = round(float(score), 6)
             it.why = why
             it.tokens += T.count_cached(why)        # the agent reads it: it counts in the budget
@@ -300,8 +301,9 @@ class Tools:
         stamp = ov.records if any(t[0] is None for t in out) or "about" in kinds else 0     # a listing with notes
         end = offset + page_size
         items = []
+        shown = {t[5].col("id")[t[0]] for t in out[offset:end] if t[0] is not None}
         for r, n, k, d, _, ns, several in out[offset:end]:
-            it = self._item(ns, r, n, "summary", view=s.view)
+            it = self._item(ns, r, n, "summary", view=s.view, beside=shown)
             it.edge, it.direction = k, d
             if several:
                 it.meta["edges"] = several
@@ -410,12 +412,13 @@ class Tools:
         room = min(budget, free) if budget is not None else free
         cost = functools.cache(self._notes_cost)      # the plan's, then a left-out focus file's words
         plan = s.controller.prefetch_plan(list(ids), budget, extra=cost, version=lambda n: self._version(s, n))
+        planned = {p.node_id for p in plan}
         for p in plan:
             try:
                 t = self._node(s, p.node_id)      # a node id: no notes read again between plan and items
             except NotFound:        # a planned neighbour in a file the session's branch deleted
                 continue
-            items.append(self._item(t.shard, t.row, t.note, p.level, view=s.view))
+            items.append(self._item(t.shard, t.row, t.note, p.level, view=s.view, beside=planned))
         kept = R.within(items, room)   # notes written meanwhile
         # the focus first: one that fits at no level is said, with what would hold it (no room: said below)
         said = [R.focus_left_out(ids[u.node_id], u.level, u.tokens, cost(u.node_id), room, free,
@@ -499,8 +502,9 @@ class Tools:
 
     # ---- helpers --------------------------------------------------------------------------
     def _item(self, sh: Shard, row: int | None, note: dict | None, level: str, attach: bool = True,
-              view: BranchView | None = None):
-        """A code item carrying the notes about it (``attach``), or a note item. In a branch
+              view: BranchView | None = None, beside: Collection[str] = ()):
+        """A code item carrying the notes about it (``attach``; ``beside``: the ids of the answer's
+        other items carrying theirs, ``answernotes.carried``), or a note item. In a branch
         session (``view``) a note's staleness, attached or an item of its own, is judged against
         the code the session sees (``memory.BranchCode``): get, walk, search and remember agree."""
         base = view.base_of(sh, list(self.memory)) if view is not None else sh
@@ -515,9 +519,8 @@ class Tools:
         if it.kind in S.NOTE_KINDS:
             if code is not None:
                 ov.rejudge(it, code.warnings)
-        elif attach and row is not None:
-            R.attach_notes(it, self.memory.notes_about(sh, row) if view is None or code is None else
-                           self.memory.branch_notes(view, base, sh, row), cap=self.notes_per_item)
+        elif attach and row is not None:       # its own and its C/C++ counterpart's (``answernotes.carried``)
+            R.attach_notes(it, answernotes.carried(self.memory, sh, row, view, beside), cap=self.notes_per_item)
         return it
 
     def _notes_overlay(self, s: Session, sh: Shard):
@@ -537,7 +540,7 @@ class Tools:
         t = self.memory.resolve(node_id)
         if t.row is None:
             return 0
-        return R.notes_cost(self.memory.notes_about(t.shard, t.row), cap=self.notes_per_item)
+        return R.notes_cost(answernotes.carried(self.memory, t.shard, t.row), cap=self.notes_per_item)
 
     def _offset(self, token: str, tool: str, args: dict, s: Session) -> int:
         if not token:
