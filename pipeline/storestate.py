@@ -136,7 +136,8 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # typed variable reads as the receiver; JS/TS ``describe``/``it``/``test`` blocks in test files and
 # Rust test-defining macro calls are test nodes, a Rust inline test tests its file (``by: "unit"``);
 # an export macro before a C++ declaration's type and ``new T*[n]`` parse; a JS/TS import of the
-# repository's own package (workspace package.json names, tsconfig ``paths``) is an imports edge.
+# repository's own package (workspace package.json names, tsconfig ``paths``) is an imports edge;
+# a test of a C/C++ header tests the source file of its stem that includes it (``by: "header"``).
 PARSE_FORMAT = 38
 
 
