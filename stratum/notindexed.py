@@ -5,7 +5,8 @@ The reasons: the one the last index gave (its report keeps a few paths a reason)
 applied to the path itself (``stratum.vendored``; a file or a folder: the report's samples named
 only the first few of a vendored folder's files, and the rest read "new since the indexed commit,
 or skipped", a probe), a name that is not UTF-8, else that the file exists but is new or was
-skipped (a typo's "no node" read as untrue: a probe).
+skipped (a typo's "no node" read as untrue: a probe); last, where the history says the file went
+(renamed or deleted since: ``stratum.movedpaths``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from stratum import movedpaths
 from stratum.codelookup import target_path
 from stratum.config import VENDORED_RULE
 from stratum.limits import echo
@@ -64,7 +66,8 @@ def why(shards: Sequence["Shard"], target: str) -> str:
                 f"{(m.indexed_commit or '')[:12]}, or skipped by the index"
                 + (f" (it skipped: {counts})" if counts else "")
                 + "; `stratum index` takes it in if it is new")
-    return ""
+    _, sep, symbol = target.partition("::")
+    return movedpaths.fate(shards, path + sep + symbol)     # renamed or deleted since: where it went
 
 
 def _vendored(said: str, folder: str | None) -> str:
