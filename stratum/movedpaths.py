@@ -52,13 +52,13 @@ def fate(shards: Sequence["Shard"], target: str) -> str:
         elif now is None:           # gone in a change the history did not read (a merge's)
             return f"{said} last changed in {when}, and is not in the repository at the indexed commit"
         elif now == path:
-            return ""               # the file is at its path: not a move (notindexed says why it is not indexed)
+            continue                # the file is at its path: not a move (notindexed says why it is not indexed)
         else:                       # moved in a change the history did not read
             moved = f"{said} last changed in {when}, and is now '{echo(terminal_safe(now))}'"
         repo = f"{sh.manifest.repo_name}:" * many
-        if sep and any(s.resolve(f"{now}::{sym}") is not None for s in shards):
+        if sep and sh.resolve(f"{now}::{sym}") is not None:      # this store's history: this store's code
             return f"{moved}; did you mean {echo(repo + now + '::' + sym)}?"
-        if any(s.resolve(now) is not None for s in shards):
+        if sh.resolve(now) is not None:
             lacks = f" (no node {echo(sym)!r} there)" if sep else ""
             return f"{moved}; did you mean {echo(repo + now)}{lacks}?"
         return f"{moved} (not in the index either)"

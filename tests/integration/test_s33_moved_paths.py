@@ -138,3 +138,24 @@ def test_grpc_and_mcp_say_it_as_the_tools_do(moved):
             return got.content[0].text, wrote.content[0].text
     got, wrote = anyio.run(go)
     assert want in got and f"it was deleted in {later} (2024-01-03)" in wrote
+
+
+def test_with_two_stores_the_suggestion_names_the_store_whose_history_moved_it(moved, tmp_path):
+    from pipeline.job import index_repository
+
+    _, _, renamed, _, base = moved
+    other = Repo(tmp_path / "other")
+    other.commit("init", {"lib/x.py": "def x():\n    return 1\n"})
+    index_repository(other.path, tmp_path / "store", CFG)
+    t = Tools.open([str(tmp_path / "store"), str(base / "store")])
+    try:
+        s = t.open_session(author="agent").data["session"]
+        with pytest.raises(NotFound) as e:
+            t.get(s, "src/w/user_agent.py::UserAgent.parse")
+        assert str(e.value).endswith(f"in {renamed} (2024-01-02); did you mean r:src/w/useragent.py::UserAgent.parse?")
+        assert t.get(s, "r:src/w/useragent.py::UserAgent.parse").items[0].id      # the name offered is found
+        with pytest.raises(NotFound) as e:          # asked in the other store: its answer, as before
+            t.get(s, "other:src/w/user_agent.py")
+        assert str(e.value).startswith("no node 'other:src/w/user_agent.py'")
+    finally:
+        t.close()
