@@ -49,12 +49,14 @@ Items (``rerank``): a file's best item carries the file's lift, but an agent not
 class or method lends its share to that symbol's item, added if the text list lacks it
 (``stratum.ranksymbols``; file scores are the same). An active agent note stays above the files it
 lifts, and the one the query matches best of all (its own words, say) stays first; but none ranks
-above code of another file that the query's text matches better (``stratum.ranknotes``). An active,
-fresh agent note that holds a rare word of the query (``search.RARE_ROWS``: ``MAX_CHUNK_SPILL``, or a
+above code of another file that the query's text matches better (``stratum.ranknotes``). An active
+agent note that holds a rare word of the query (``search.RARE_ROWS``: ``MAX_CHUNK_SPILL``, or a
 prose word few rows hold) and that the keyword list ranks above all code (``SearchItem.rare``) goes
 first whatever its fused rank, its why "rare word": RRF gives a keyword rank 1 only 1/61, and a probe
 saw such a note 12th-26th below code that matched the query's common subwords (``max``, ``chunk``)
-in both lists.
+in both lists. A stale one too (a ticket id fell 1st -> 13th when the code changed), its why saying
+stale and its lift to its code still counted at its standing; a fresh one before it; a superseded,
+retracted or orphaned one never.
 """
 
 from __future__ import annotations
@@ -68,7 +70,7 @@ from typing import NamedTuple, Protocol, Sequence, cast
 
 from stratum import schema as S
 from stratum.noteinfo import AGENT, CHANGES, MINED, NoteInfo   # re-exported: rank's vocabulary
-from stratum.ranknotes import below_better_code
+from stratum.ranknotes import RARE_WHY, below_better_code, rare_first     # RARE_WHY: re-exported
 from stratum.ranksymbols import EPS, lend_to_symbols, symbol_shares
 from stratum.rankwhy import (WHY_REASONS, Ranked, RankedFile,     # the outputs live with the words of their why
                              co_reasons, file_text_reasons, graph_reasons, note_reasons, symbol_reasons)
@@ -467,7 +469,8 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     at: list[int] = []                  # the positions of the code items of symbols in ``lifts``
     whys: dict = {}             # (plain why, standing's why) -> a note's why
     agent_at, agent_t = [], []  # the agent notes' positions and text scores (ranknotes.below_better_code)
-    rare_at = []                # the fresh agent notes holding a rare query word: first (_rare_first)
+    rare_at: list[int] = []     # the active agent notes holding a rare query word: first (rare_first)
+    stale_at: set[int] = set()  # those of them that are stale
     code_at, code_t = [], []    # the code items'
     of = {AGENT: weights.notes, MINED: weights.mined, CHANGES: weights.changes}     # Weights.of, as a look
     for c, h, st in zip(candidates, hits, stands):
@@ -478,18 +481,27 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
             # explains (unless that code matches the query better on its own); an agent note stays
             # above its file however much else (mined history, co-change) lifts that file: it is the
             # explanation the agent should read first. Mined notes do not (thousands would crowd code).
-            lent = of[channel] * c.score * stand / root
+            rare = not mined and getattr(c, "rare", False) and (
+                st is _ACTIVE or cast(NoteInfo, h.note).status == "active")
+            # a rare-word note (rare_first) scores as a fresh one: a stale one first at just above
+            # this list's best capped, there, a branch session's code it lifts in the branch's list
+            # (merged by score: searchlists._under_notes) under that best item (test_branch_lift);
+            # the lift it lends its files is counted at its standing (rank_files) all the same
+            own = 1.0 if rare else stand
+            lent = of[channel] * c.score * own / root
             if note_why:
                 key = (why, note_why)
                 got = whys.get(key)
                 if got is None:
                     got = whys[key] = f"{why}; {note_why}"
                 why = got
-            score = c.score * stand + lent or c.score * 1e-3
-            if st is _ACTIVE and not mined and getattr(c, "rare", False):
-                # first, so no code holds it down; fresh only, as a leading note (a stale one placed
-                # first in a branch session's list held the branch's code it lifts under it)
+            score = c.score * own + lent or c.score * 1e-3
+            if rare:
+                # first, so no code holds it down; a stale one too (its own word is the user's way
+                # to it: a ticket id fell 13th), its why saying stale
                 rare_at.append(len(out))
+                if st is not _ACTIVE:
+                    stale_at.add(len(out))
             elif not mined:
                 agent_at.append(len(out))
                 agent_t.append(c.score)
@@ -498,7 +510,7 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
                 # file ties at the file's score and the one the query names is lost among them)
                 top = led.get(c.id)
                 if top is not None:
-                    score = max(score, stand * top * (1 + 1e-6))
+                    score = max(score, own * top * (1 + 1e-6))
                 elif score < 0:             # max(score, stand * 0.0 ...), without the call
                     score = 0.0
             r = _new(Ranked)
@@ -546,7 +558,7 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     if agent_at and code_at:
         below_better_code(out, hits, agent_at, agent_t, code_at, code_t)
     if rare_at:
-        _rare_first(out, rare_at)
+        rare_first(out, rare_at, stale_at)
     if tail:
         # a node both added and in the tail: once (the candidates' own items, first in out, are not added)
         added = {r.id for r in islice(out, len(candidates), None) if r.added}.union(taken)
@@ -559,22 +571,6 @@ def rerank(candidates: Sequence[Scored], signals: Signals, weights: Weights = DE
     out.sort(key=_ID)
     out.sort(key=_SCORE, reverse=True)
     return out[:limit] if limit is not None else out
-
-
-RARE_WHY = "rare word"       # what an agent note placed first by a rare word of the query says first
-
-
-def _rare_first(out: list[Ranked], at: list[int]) -> None:
-    """The best of the items at ``at`` (fresh agent notes holding a rare query word) above every other
-    item of ``out``: the query's rare word is the note's own, a stronger pointer than the fused rank (one
-    list's rank 1 is 1/61) or the lift of the code it explains. A note that scores more already
-    keeps its score (a branch session's list merges with another by score; a note lowered to just
-    above this list's best fell under the branch's code it lifts there)."""
-    best = max(at, key=lambda i: out[i].score)      # one note: two placed tied, and which one came first
-    floor = max((r.score for i, r in enumerate(out) if i != best), default=0.0) * (1 + 1e-6) + 1e-12
-    if out[best].score < floor:                     # (their ids) decided whose code followed it (review)
-        out[best].score = floor
-    out[best].why = f"{RARE_WHY}; {out[best].why}"
 
 
 def candidates_of(items) -> list[Candidate]:

@@ -1,5 +1,6 @@
 """Where an agent note's item stands among the code (``rank.rerank``): never above code of another
-file that the query's text matches better.
+file that the query's text matches better (``below_better_code``), unless it holds a rare word of
+the query (``rare_first``).
 
 A note's text score is its place in the fused lists (RRF), so the best notes get a full-size score
 whatever they share with the query, and notes share "fix", "crash", "error" with most symptoms; its
@@ -55,4 +56,25 @@ def below_better_code(out: list[Ranked], hits: Sequence[Hit], notes: list[int], 
             r.score = cap * (1 - 1e-6)
 
 
-__all__ = ["below_better_code"]
+RARE_WHY = "rare word"       # what an agent note placed first by a rare word of the query says first
+
+
+def rare_first(out: list[Ranked], at: list[int], stale: set[int]) -> None:
+    """The best of the items at ``at`` (active agent notes holding a rare query word; ``stale``: the
+    positions of the stale ones) above every other item of ``out``: the query's rare word is the
+    note's own, a stronger pointer than the fused rank (one list's rank 1 is 1/61) or the lift of the
+    code it explains. A stale note too (a ticket id or error code an agent looks up is still that
+    note's; a probe saw all 46 stale notes with a unique word fall to 27th-70th for it): its why
+    says stale after "rare word", and the code it is about does not follow it (``rankplace``: fresh
+    leading notes only). A fresh one goes before a stale one. A note that scores more already keeps
+    its score (a branch session's list merges with another by score; a note lowered to just above
+    this list's best fell under the branch's code it lifts there)."""
+    # one note: two placed tied, and which one came first (their ids) decided whose code followed it (review)
+    best = max(at, key=lambda i: (i not in stale, out[i].score))
+    floor = max((r.score for i, r in enumerate(out) if i != best), default=0.0) * (1 + 1e-6) + 1e-12
+    if out[best].score < floor:
+        out[best].score = floor
+    out[best].why = f"{RARE_WHY}; {out[best].why}"
+
+
+__all__ = ["below_better_code", "rare_first", "RARE_WHY"]
