@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -30,6 +29,7 @@ from stratum.deltalog import DeltaLog
 from stratum.store import Store
 from tests.gitrepo import git
 from tests.pages import search_all
+from tests.waitio import readable
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ class ServerProcess:
             cwd=ROOT, stdout=subprocess.PIPE, stderr=err, text=True,
             env={**os.environ, "PYTHONPATH": str(ROOT)})
         err.close()
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        ready = readable(self.proc.stdout, timeout)
         line = self.proc.stdout.readline() if ready else ""
         if "serving" not in line:
             self.kill9()

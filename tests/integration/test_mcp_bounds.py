@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import select
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +27,7 @@ from stratum.errors import InvalidArgument
 from stratum.tools import Tools
 from stratum.toolspec import ARGS
 from tests.gitrepo import Repo
+from tests.waitio import readable
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,7 +123,7 @@ class _Stdio:
 
     def reply(self, timeout: float = 60) -> dict | None:
         assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        ready = readable(self.proc.stdout, timeout)
         return json.loads(self.proc.stdout.readline()) if ready else None
 
     def close(self) -> None:
