@@ -35,6 +35,11 @@ overlay's incremental index (or plain ``ExtraDoc``s, indexed for the one query).
 the top ``window`` notes by cosine and by BM25 with the shard index's own statistics and merges
 them with the shard's hits by score before fusion, so a query costs one matrix-vector product
 over the note vectors and the postings of its own terms, not a pass over every note's text.
+
+Merged agent notes (rca, failure, insight rows of the shard) count toward the same window: when the
+shard holds more of them than ``NOTES_WINDOW`` (a count per shard version), each list's code and its
+agent notes are searched apart and merged by score, the notes cut to the window (``stratum.notecap``:
+why that and not a deeper shard list); a shard with fewer is searched as before, at no extra cost.
 """
 
 from __future__ import annotations
@@ -55,6 +60,7 @@ from stratum.codetokens import tokenize
 from stratum.errors import InvalidArgument
 from stratum.keywordindex import KeywordIndex
 from stratum.limits import MAX_QUERY_CHARS   # one limit for every caller (the tools check it first)
+from stratum.notecap import AgentNotes, all_notes, merge_capped
 from stratum.noteindex import NoteIndex
 from stratum.noteview import NoteView
 from stratum.rowfilter import EXACT_LIMIT, NodeMeta, RowFilter
@@ -121,7 +127,7 @@ class SearchPage:
     offset: int = 0
     limit: int = 10
     timings_ms: dict = field(default_factory=dict)
-    notes_cut: bool = False     # the keyword list took only its first NOTES_WINDOW unmerged notes: more match
+    notes_cut: bool = False     # the keyword list took only its first NOTES_WINDOW agent notes (merged or not): more match
 
 
 class HybridSearcher:
@@ -142,6 +148,7 @@ class HybridSearcher:
         self.embedder = embedder
         # which of the meta's kind codes are note kinds (``_notes_on_top``: a rare word places notes)
         self._note_kind = np.isin(np.asarray(self.meta.kind_names, dtype=object), NOTE_KINDS)
+        self.agent_notes = AgentNotes(self.meta, int(exact_limit))     # merged ones: capped when many (notecap)
         self.window = int(window)
         self.exact_limit = int(exact_limit)
         self.keyword_rounds = int(keyword_rounds)
@@ -197,13 +204,15 @@ class HybridSearcher:
         n, W = self.meta.n, self.window
         filt = RowFilter(self.meta, kinds, path_prefix, language, self.exact_limit)
         notes_only = _notes_only(filt.kinds)
-        if notes_only:                  # the notes are the answer: each list as deep as the pages reach
-            W = max(W, offset + limit)  # (80 notes about a file paged to 63-70 of them: a probe)
         if isinstance(extra_docs, NoteView):
             extra: NoteView | None = extra_docs
         else:
             extra = NoteIndex.of_docs(list(extra_docs)).view() if len(extra_docs) else None
         ok = extra.mask(filt.kinds, path_prefix, language) if extra is not None else None
+        if notes_only:      # the notes are the answer: each list as deep as the pages reach (80 notes about
+            # a file paged to 63-70 of them: a probe), all of them when few (the same list for every page)
+            W = max(W, offset + limit, all_notes(filt, ok))
+        split = None if notes_only or filt.empty else self.agent_notes.split(filt, NOTES_WINDOW)
         lists: dict[str, np.ndarray] = {}     # source -> node rows best first (extra doc j is row n + j)
         cut: list[bool] = []                  # the notes' keyword list was cut at its window (a real match)
         rare: list[np.ndarray] = []           # the rows (notes: n + slot) that hold a rare query token
@@ -221,7 +230,7 @@ class HybridSearcher:
             if filt.empty:
                 vrows, vscores = np.empty(0, np.int64), np.empty(0, np.float32)
             else:
-                hits = self._vector_hits(q, W, filt)
+                hits = self._vector_hits(q, W, split.code if split is not None else filt)
                 vrows, vscores = hits.rows, hits.scores
             timings["vector"] = (time.perf_counter() - t) * 1e3
             return vrows, vscores
@@ -231,11 +240,14 @@ class HybridSearcher:
             # helper): beside another thread its numpy calls queued for the GIL (~5 ms a switch).
             t = time.perf_counter()
             ex = None
+            m = _notes_window(W, shard_hits[0], notes_only)
             if extra is not None:
-                m = _notes_window(W, shard_hits[0], notes_only)
                 ex = extra.vector_hits(q, m, ok)     # the k nearest however weak: no sign of a cut
+            if split is not None:                   # the merged agent notes: their own list, one window
+                mh = self._vector_hits(q, m + 1, split.agents)
+                rows = merge_capped(shard_hits, (mh.rows, mh.scores), ex, n, W, m)[0]
             timings["vector_notes"] = (time.perf_counter() - t) * 1e3
-            return _merge_ranked(*shard_hits, ex, n, W)
+            return rows if split is not None else _merge_ranked(*shard_hits, ex, n, W)
 
         def keyword_lists() -> dict[str, np.ndarray]:
             t = time.perf_counter()
@@ -243,20 +255,28 @@ class HybridSearcher:
             krows, kscores = np.empty(0, np.int64), np.empty(0, np.float32)
             tokens = tokenize(query)            # once for the shard's list and the notes'
             if not filt.empty:
-                kh = self.keywords.search(query, W, tokens=tokens, predicate=filt.predicate if filt.active else None,
-                                          selectivity=filt.selectivity, max_rounds=self.keyword_rounds,
-                                          head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact)
+                kh = self._keyword_hits(query, W, tokens, split.code if split is not None else filt)
                 krows, kscores = kh.rows, kh.scores
                 if "name" in sources and kh.exact_name.any():
                     out["name"] = kh.rows[kh.exact_name]
+            m = _notes_window(W, krows, notes_only)
+            if split is not None:       # the merged agent notes: their own list (a note titled as asked: a name)
+                ah = self._keyword_hits(query, m + 1, tokens, split.agents)
+                if "name" in sources and ah.exact_name.any():
+                    named = np.concatenate([kh.rows[kh.exact_name], ah.rows[ah.exact_name]])
+                    boosted = np.concatenate([kh.scores[kh.exact_name], ah.scores[ah.exact_name]])
+                    out["name"] = named[np.lexsort((named, -boosted))]
             if "keyword" in sources:
                 ex = None
                 if extra is not None:
-                    m = _notes_window(W, krows, notes_only)
                     ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, m, ok,
                                             tokens=tokens, corpus=self._corpus if UNION_IDF else None)
-                    cut.append(m < W and len(ex[0]) >= m)
-                kr, ks = _merge_scored(krows, kscores, ex, n, W)
+                if split is not None:       # a cut of the merged notes or the unmerged
+                    kr, ks, capped = merge_capped((krows, kscores), (ah.rows, ah.scores), ex, n, W, m)
+                    cut.append(m < W and capped)
+                else:
+                    cut.append(ex is not None and m < W and len(ex[0]) >= m)
+                    kr, ks = _merge_scored(krows, kscores, ex, n, W)
                 out["keyword"] = kr
                 if RARE_ROWS > 0 and not notes_only:    # among notes alone a rare word ranks nothing over code
                     top = self._notes_on_top(kr, ks)   # most queries: none, and nothing more is read
@@ -317,7 +337,7 @@ class HybridSearcher:
     def list_hits(self, query: str, kinds: Sequence[str] = (), path_prefix: str = "", language: str = "",
                   depth: int = 0, *, extra_docs: NoteView | None = None) -> "ListHits":
         """The lists ``search`` fuses, unfused: each best first with its own scores, cut at ``depth``
-        (at least the window), the unmerged notes merged by score as ``search`` merges them. For a
+        (at least the window), the agent notes merged and capped as ``search`` merges them. For a
         caller that places documents of its own among this shard's by raw score and fuses them as
         if the shard held them (``stratum.branchscore``: a branch's changed code); ``search`` itself
         does not call it (its lists are built inline, on the hot path)."""
@@ -325,29 +345,42 @@ class HybridSearcher:
         depth = max(depth, W)
         filt = RowFilter(self.meta, kinds, path_prefix, language, self.exact_limit)
         ok = extra_docs.mask(filt.kinds, path_prefix, language) if extra_docs is not None else None
+        only = _notes_only(filt.kinds)
+        split = None if only or filt.empty else self.agent_notes.split(filt, NOTES_WINDOW)
         vec = kw = (np.empty(0, np.int64), np.empty(0, np.float32))
         names = np.empty(0, np.int64)
         q = self.embed_query(query)
         if q is not None and not filt.empty:
-            hits = self._vector_hits(q, depth, filt)
-            ex = extra_docs.vector_hits(q, _notes_window(W, hits.rows, _notes_only(filt.kinds)), ok) \
-                if extra_docs is not None else None
-            vec = _merge_scored(hits.rows, hits.scores, ex, n, depth)
+            hits = self._vector_hits(q, depth, split.code if split is not None else filt)
+            m = _notes_window(W, hits.rows, only)
+            ex = extra_docs.vector_hits(q, m, ok) if extra_docs is not None else None
+            if split is not None:
+                mh = self._vector_hits(q, m + 1, split.agents)
+                vec = merge_capped((hits.rows, hits.scores), (mh.rows, mh.scores), ex, n, depth, m)[:2]
+            else:
+                vec = _merge_scored(hits.rows, hits.scores, ex, n, depth)
         if self.keywords is not None:
             tokens = tokenize(query)
             krows, kscores = kw
             if not filt.empty:
-                kh = self.keywords.search(query, depth, tokens=tokens,
-                                          predicate=filt.predicate if filt.active else None,
-                                          selectivity=filt.selectivity, max_rounds=self.keyword_rounds,
-                                          head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact)
+                kh = self._keyword_hits(query, depth, tokens, split.code if split is not None else filt)
                 krows, kscores, names = kh.rows, kh.scores, kh.rows[kh.exact_name]
-            ex = extra_docs.keyword_hits(query, self.keywords.idf, self.keywords.avgdl,
-                                         _notes_window(W, krows, _notes_only(filt.kinds)), ok,
+            m = _notes_window(W, krows, only)
+            ex = extra_docs.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, m, ok,
                                          tokens=tokens, corpus=self._corpus if UNION_IDF else None) \
                 if extra_docs is not None else None
-            kw = _merge_scored(krows, kscores, ex, n, depth)
+            if split is not None:
+                ah = self._keyword_hits(query, m + 1, tokens, split.agents)
+                kw = merge_capped((krows, kscores), (ah.rows, ah.scores), ex, n, depth, m)[:2]
+            else:
+                kw = _merge_scored(krows, kscores, ex, n, depth)
         return ListHits(vec, kw, names, n)
+
+    def _keyword_hits(self, query: str, k: int, tokens: Sequence[str], filt: RowFilter):
+        """The keyword list under ``filt`` (the query's filters, or one side of a notecap split)."""
+        return self.keywords.search(query, k, tokens=tokens, predicate=filt.predicate if filt.active else None,
+                                    selectivity=filt.selectivity, max_rounds=self.keyword_rounds,
+                                    head_factor=self.keyword_head_factor, by_impact=self.keyword_by_impact)
 
     def _rare_holders(self, tokens: Sequence[str], extra: NoteView | None, n: int) -> np.ndarray:
         """The rows (an unmerged note: n + its slot) that hold a query token at most RARE_ROWS rows

@@ -38,7 +38,7 @@ class Lists:
     exact: bool = True
     bound: int = 0
     stamp: int = 0
-    notes_cut: bool = False     # a list merged only its first unmerged notes (search.NOTES_WINDOW)
+    notes_cut: bool = False     # a list took only its first agent notes, merged or not (search.NOTES_WINDOW)
     warnings: list[str] = field(default_factory=list)      # a store left out of the answer, and why
 
 
@@ -180,9 +180,9 @@ def ends(n_hits: int, notes_cut: bool) -> list[str]:
     said = [f"the ranking ends here ({n_hits} items); more weaker matches exist: narrow the query or "
             "filter by kind, path or language to reach them"]      # not "that is all" (probe P4)
     if notes_cut:       # stronger notes than the last ones shown exist (a fleet probe)
-        said.append("more unmerged notes match than this mixed ranking holds (each list merges only its "
-                    f"best notes while code fills it): search with kinds={list(S.AGENT_NOTE_KINDS)} "
-                    "to page through them")
+        said.append("more agent notes match than this mixed ranking holds (each list takes only its best "
+                    "notes, merged or not, while code fills it): search with "
+                    f"kinds={list(S.AGENT_NOTE_KINDS)} to page through them")
     return said
 
 

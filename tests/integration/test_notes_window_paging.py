@@ -60,7 +60,7 @@ def test_a_notes_search_reaches_the_unmerged_notes_a_mixed_one_cuts(store):
         reader = t.open_session(author="reader", budget=10**6).data["session"]
         mixed, said = _page_through(t, reader, "zqfresh header parsing quirk")
         assert len(fresh & set(mixed)) < N            # the mixed ranking holds some of them ...
-        assert any("more unmerged notes match" in w and "kinds" in w for w in said), said   # ... and says so
+        assert any("more agent notes match" in w and "kinds" in w for w in said), said   # ... and says so
         notes, _ = _page_through(t, reader, "zqfresh header parsing quirk", kinds=["insight"])
         # each list takes 50 of them (the window), not 20: the old cut reached at most 40
         assert len(fresh & set(notes)) >= 50, len(fresh & set(notes))
