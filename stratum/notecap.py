@@ -10,7 +10,8 @@ already treats them.
 
 How, when the shard holds more merged agent notes than the window that a query's kinds allow (a
 count kept per shard version, ``AgentNotes``; most stores hold fewer, and search runs as before, no
-extra work): each list is searched twice, its code (every row but agent notes) ``W`` deep under a
+extra work) and a query's list, searched as before, holds more notes than the window
+(``AgentNotes.crowded``; most queries' lists do not, and cost a count): that list is searched again, its code (every row but agent notes) ``W`` deep under a
 filter that leaves the agent notes out, and the agent notes as their own list, the window deep
 (``m + 1``: one more tells a cut), as the overlay's notes are; the merged and the unmerged notes
 are merged by score and cut to the window, then merged with the code by score and cut to ``W``
@@ -49,8 +50,8 @@ class Split(NamedTuple):
 
 class AgentNotes:
     """A shard version's merged agent notes: how many of each kind (counted once, when its searcher
-    is built) and the split filters of an unfiltered query (built once); ``splits``: the searches
-    that split their lists (what the extra work cost, per shard version)."""
+    is built) and the split filters of an unfiltered query (built once); ``splits``: the
+    lists searched again, split (what the extra work cost, per shard version)."""
 
     def __init__(self, meta: NodeMeta, exact_limit: int):
         self.meta = meta
@@ -60,10 +61,24 @@ class AgentNotes:
         self.count = sum(self.per_kind.values())
         self.splits = 0
         self._plain: Split | None = None
+        self._agent_kind = np.array([k in _AGENT for k in names], dtype=bool)
+
+    def crowded(self, rows: np.ndarray, window: int) -> bool:
+        """Whether a list (rows best first; an unmerged note is row n + its slot) holds more notes
+        than ``window``, merged agent notes and unmerged notes together: only such a list is searched
+        again, split. One that holds no more is already what the split would give (its notes are the
+        best of them, its code the best code), so most queries pay a count, not a second search."""
+        n = self.meta.n
+        real = rows[rows < n]
+        if int(np.count_nonzero(self._agent_kind[self.meta.kind_code[real]])) + len(rows) - len(real) <= window:
+            return False
+        self.splits += 1
+        return True
 
     def split(self, filt: RowFilter, window: int) -> Split | None:
         """The two filters when the query's kinds allow more merged agent notes than ``window``
-        (and some code), else None: the lists are searched as before."""
+        (and some code), else None: the lists are searched as before. A list is searched with them
+        only when ``crowded``."""
         if self.count <= window:
             return None
         kinds = filt.kinds or tuple(self.meta.kind_names)
@@ -73,7 +88,6 @@ class AgentNotes:
         code = tuple(k for k in kinds if k not in _AGENT and k in _KNOWN)
         if not code:
             return None
-        self.splits += 1
         if filt.active:
             return Split(RowFilter(self.meta, code, filt.path_prefix, filt.language, self.exact_limit),
                          RowFilter(self.meta, agents, filt.path_prefix, filt.language, self.exact_limit))

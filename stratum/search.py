@@ -230,7 +230,7 @@ class HybridSearcher:
             if filt.empty:
                 vrows, vscores = np.empty(0, np.int64), np.empty(0, np.float32)
             else:
-                hits = self._vector_hits(q, W, split.code if split is not None else filt)
+                hits = self._vector_hits(q, W, filt)
                 vrows, vscores = hits.rows, hits.scores
             timings["vector"] = (time.perf_counter() - t) * 1e3
             return vrows, vscores
@@ -243,40 +243,57 @@ class HybridSearcher:
             m = _notes_window(W, shard_hits[0], notes_only)
             if extra is not None:
                 ex = extra.vector_hits(q, m, ok)     # the k nearest however weak: no sign of a cut
-            if split is not None:                   # the merged agent notes: their own list, one window
-                mh = self._vector_hits(q, m + 1, split.agents)
-                rows = merge_capped(shard_hits, (mh.rows, mh.scores), ex, n, W, m)[0]
+            rows = _merge_ranked(*shard_hits, ex, n, W)
+            if split is not None and self.agent_notes.crowded(rows, m):
+                # more notes than the window: the code and the merged agent notes apart, one window
+                code = self._vector_hits(q, W, split.code)
+                m2 = _notes_window(W, code.rows, notes_only)
+                if m2 != m and extra is not None:
+                    ex = extra.vector_hits(q, m2, ok)
+                mh = self._vector_hits(q, m2 + 1, split.agents)
+                rows = merge_capped((code.rows, code.scores), (mh.rows, mh.scores), ex, n, W, m2)[0]
             timings["vector_notes"] = (time.perf_counter() - t) * 1e3
-            return rows if split is not None else _merge_ranked(*shard_hits, ex, n, W)
+            return rows
 
         def keyword_lists() -> dict[str, np.ndarray]:
             t = time.perf_counter()
             out: dict[str, np.ndarray] = {}
             krows, kscores = np.empty(0, np.int64), np.empty(0, np.float32)
             tokens = tokenize(query)            # once for the shard's list and the notes'
+            kh = None
             if not filt.empty:
-                kh = self._keyword_hits(query, W, tokens, split.code if split is not None else filt)
+                kh = self._keyword_hits(query, W, tokens, filt)
                 krows, kscores = kh.rows, kh.scores
                 if "name" in sources and kh.exact_name.any():
                     out["name"] = kh.rows[kh.exact_name]
             m = _notes_window(W, krows, notes_only)
-            if split is not None:       # the merged agent notes: their own list (a note titled as asked: a name)
-                ah = self._keyword_hits(query, m + 1, tokens, split.agents)
-                if "name" in sources and ah.exact_name.any():
+
+            def notes_of(window: int):
+                return extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, window, ok, tokens=tokens,
+                                          corpus=self._corpus if UNION_IDF else None) if extra is not None else None
+
+            ex = notes_of(m) if "keyword" in sources else None
+            kr, ks = _merge_scored(krows, kscores, ex, n, W)
+            was_cut = ex is not None and m < W and len(ex[0]) >= m
+            if split is not None and kh is not None and self.agent_notes.crowded(kr, m):
+                # more notes than the window: the code and the merged agent notes apart (a note titled
+                # as asked stays a name), merged and unmerged notes cut to one window
+                kh = self._keyword_hits(query, W, tokens, split.code)
+                krows, kscores = kh.rows, kh.scores
+                m2 = _notes_window(W, krows, notes_only)
+                if m2 != m and ex is not None:
+                    ex = notes_of(m2)
+                ah = self._keyword_hits(query, m2 + 1, tokens, split.agents)
+                if "name" in sources and (kh.exact_name.any() or ah.exact_name.any()):
                     named = np.concatenate([kh.rows[kh.exact_name], ah.rows[ah.exact_name]])
                     boosted = np.concatenate([kh.scores[kh.exact_name], ah.scores[ah.exact_name]])
                     out["name"] = named[np.lexsort((named, -boosted))]
-            if "keyword" in sources:
-                ex = None
-                if extra is not None:
-                    ex = extra.keyword_hits(query, self.keywords.idf, self.keywords.avgdl, m, ok,
-                                            tokens=tokens, corpus=self._corpus if UNION_IDF else None)
-                if split is not None:       # a cut of the merged notes or the unmerged
-                    kr, ks, capped = merge_capped((krows, kscores), (ah.rows, ah.scores), ex, n, W, m)
-                    cut.append(m < W and capped)
                 else:
-                    cut.append(ex is not None and m < W and len(ex[0]) >= m)
-                    kr, ks = _merge_scored(krows, kscores, ex, n, W)
+                    out.pop("name", None)
+                kr, ks, capped = merge_capped((krows, kscores), (ah.rows, ah.scores), ex, n, W, m2)
+                was_cut = m2 < W and capped
+            if "keyword" in sources:
+                cut.append(was_cut)
                 out["keyword"] = kr
                 if RARE_ROWS > 0 and not notes_only:    # among notes alone a rare word ranks nothing over code
                     top = self._notes_on_top(kr, ks)   # most queries: none, and nothing more is read
