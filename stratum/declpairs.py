@@ -5,8 +5,11 @@ prototype links to "..., its definition"): a C/C++ function or method whose node
 a declaration (``DECL``, the parse's word: ``void Write();`` in ``class DBImpl``) pairs with the one
 definition with a body of the same qualified name in the repository (``Status DBImpl::Write() {...}``
 in ``db/db_impl.cc``); with none, or several (two .cc files defining it: which one is not known),
-it pairs with nothing. A definition pairs with every declaration of its name when it is that name's
-one definition. Gtest's tests (``TEST_MARK``) and classes never pair.
+it pairs with nothing. Overloads never pair: a name the parse numbers (``Put#2``) counts its
+declarations and definitions in each file's own order, so ``Put#2`` of the header and ``Put#2`` of
+the .cc may be two overloads (a re-probe: a note on ``Put(int)`` showed on ``Put(std::string)``'s
+declaration); only a name with one declaration and one definition, overloads counted under the
+name without its number, pairs. Gtest's tests (``TEST_MARK``) and classes never pair.
 
 A note written about ``db/db_impl.cc::leveldb.DBImpl.Write`` did not show on ``get
 db/db_impl.h::leveldb.DBImpl.Write``: an agent reading the header missed the failure note (a probe).
@@ -52,28 +55,27 @@ class Pairs:
                 said[r["id"]] = TEST_MARK not in (r["meta"] or "")
         quals = t.column("qualname").take(pa.array(rows, pa.int64())).to_pylist() if rows else []
         ids = t.column("id").take(pa.array(rows, pa.int64())).to_pylist() if rows else []
-        self.decls: dict[str, list[int]] = defaultdict(list)
+        self.decls: dict[str, list[int]] = defaultdict(list)       # by the name without its #N
         self.bodies: dict[str, list[int]] = defaultdict(list)
         self.qual: dict[int, str] = {}
         for r, q, nid in zip(rows, quals, ids):
             decl = said.get(nid)
             if not q or decl is False:
                 continue
+            q = q.split("#", 1)[0]
             self.qual[r] = q
             (self.decls if decl else self.bodies)[q].append(r)
 
     def of(self, row: int) -> list[tuple[int, str]]:
-        """The rows paired with ROW, each with what it is (``DEFINITION``, ``DECLARATION``); [] for
-        a node that is no C/C++ function, or has no counterpart."""
+        """The row paired with ROW, with what it is (``DEFINITION``, ``DECLARATION``); [] for a node
+        that is no C/C++ function, an overload, or has no counterpart."""
         q = self.qual.get(row)
         if q is None:
             return []
-        bodies = self.bodies.get(q, ())
-        if len(bodies) != 1:
+        bodies, decls = self.bodies.get(q, ()), self.decls.get(q, ())
+        if len(bodies) != 1 or len(decls) != 1:
             return []
-        if bodies[0] == row:
-            return [(d, DECLARATION) for d in self.decls.get(q, ())]
-        return [(bodies[0], DEFINITION)] if row in self.decls.get(q, ()) else []
+        return [(decls[0], DECLARATION)] if bodies[0] == row else [(bodies[0], DEFINITION)]
 
 
 _PAIRS: "WeakKeyDictionary[Shard, Pairs]" = WeakKeyDictionary()

@@ -35,6 +35,11 @@ FILES = {
     "src/other.cc": _lines_of('#include "store.h"', "int Twice(shop::Store* s) { return s->Add(2); }"),
     # a test by its name of nothing ("shop"): it tests the header by its include alone
     "src/shop_test.cc": _lines_of('#include "store.h"', "int main() {", "  shop::Store s;", "  return s.Add(1);", "}"),
+    # overloads defined in the other order than declared: Put#2 of the header is not Put#2 of the .cc
+    "src/box.h": _lines_of("#pragma once", "namespace shop {", "class Box {", " public:", "  void Put(int k);",
+                           "  void Put(const char* s);", "};", "}  // namespace shop"),
+    "src/box.cc": _lines_of('#include "box.h"', "namespace shop {", "void Box::Put(const char* s) {}",
+                            "void Box::Put(int k) {}", "}  // namespace shop"),
 }
 ADD_CC, ADD_H = "src/store.cc::shop.Store.Add", "src/store.h::shop.Store.Add"
 SIZE_CC, SIZE_H = "src/store.cc::shop.Store.Size", "src/store.h::shop.Store.Size"
@@ -143,3 +148,19 @@ def test_grpc_mcp_and_the_cli_carry_it_alike(indexed, capsys):
     assert [n["id"] for n in item["notes"]] == [failure] and item["notes"][0]["line"] == want
     rc, out, _ = run(capsys, "get", ADD_H, "--store", store)
     assert rc == 0 and f"on its definition {ADD_CC}" in out and FAILURE in out
+
+
+def test_overloads_do_not_share_notes(indexed):
+    """A re-probe: the .cc defined Put(const char*) before Put(int), the header declared them the other
+    way, and a note on the .cc's Put(int) (``Put#2`` there) showed on the header's ``Put#2``, the
+    const char* overload. Overloads never pair; a note stays on its own node."""
+    t = indexed[0]
+    s = _session(t)
+    (cc,) = t.get(s, "src/box.cc::shop.Box.Put#2").items
+    assert "int k" in cc.text
+    nid = t.remember(s, "failure", "Put(int) drops negative keys", ["src/box.cc::shop.Box.Put#2"]).data["note_id"]
+    for target in ("src/box.h::shop.Box.Put", "src/box.h::shop.Box.Put#2", "src/box.cc::shop.Box.Put"):
+        (it,) = t.get(_session(t), target).items
+        assert nid not in [n["id"] for n in it.notes], target
+    (own,) = t.get(_session(t), "src/box.cc::shop.Box.Put#2").items
+    assert [n["id"] for n in own.notes] == [nid]
