@@ -30,12 +30,12 @@ import numpy as np
 
 from stratum.config import EmbedConfig
 from stratum.schema import AGENT_NOTE_KINDS
-from stratum.textprep import DEFAULT_MAX_CHARS, EMBED_KINDS, embed_text, text_hash
+from stratum.textprep import DEFAULT_MAX_CHARS, EMBED_KINDS, embed_text, test_block, text_hash
 
 
 @dataclass
 class EmbedPlan:
-    """What a run must embed. ``hashes[i]`` is node i's text hash (None: its kind is not embedded);
+    """What a run must embed. ``hashes[i]`` is node i's text hash (None: not embedded);
     ``texts``/``text_hashes`` are the distinct texts missing from the cache, in first-seen order."""
 
     hashes: list[str | None] = field(default_factory=list)
@@ -56,11 +56,13 @@ def plan(nodes: list[dict], cached: Mapping[str, object], *, model: str,
     ``known``: node id -> the hash its text is known to have (``pipeline.embedreuse.known_hashes``),
     used when the cache holds it: the text need not be built. An agent note node that comes with a
     ``vector`` (its delta-log record's, made by this model from this text:
-    ``pipeline.embedreuse.log_vectors``) keeps it: its text is not embedded again."""
+    ``pipeline.embedreuse.log_vectors``) keeps it: its text is not embedded again. A test written as
+    a call (``textprep.test_block``) is not embedded, whatever ``kinds`` says: it is never searched,
+    and a hash ``known`` recovered for it (a store made before) is not used."""
     p = EmbedPlan()
     pending: set[str] = set()
     for n in nodes:
-        if n.get("kind") not in kinds:
+        if n.get("kind") not in kinds or test_block(n):
             p.hashes.append(None)
             continue
         h = known.get(n["id"]) if known else None

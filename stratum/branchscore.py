@@ -26,13 +26,14 @@ import numpy as np
 from stratum.codetokens import node_text
 from stratum.noteindex import NoteIndex
 from stratum.search import RRF_K, SOURCES, SearchItem     # an item's lists, named as search names them
+from stratum.textprep import searched
 
 if TYPE_CHECKING:
     from stratum.noteview import NoteView
     from stratum.search import HybridSearcher
     from stratum.shard import Shard
 
-TEXT_COLUMNS = ["id", "kind", "path", "name", "qualname", "signature", "doc", "full", "language"]
+TEXT_COLUMNS = ["id", "kind", "subkind", "path", "name", "qualname", "signature", "doc", "full", "language"]
 HIDDEN_DEPTH = 4            # the shard's lists are read this many windows deep at most, so that the
                             # window is still full once the rows the branch hides are dropped
 
@@ -40,7 +41,7 @@ HIDDEN_DEPTH = 4            # the shard's lists are read this many windows deep 
 def overlay_index(sh: "Shard") -> NoteIndex:
     """The overlay shard's rows as a NoteIndex, slot i = row i: the keyword text the warm tier
     indexes (``codetokens.node_text``) and the row's vector; a row the warm tier does not search
-    (the repo node) is inactive."""
+    (``textprep.searched``: the repo node, a test written as a call) is inactive."""
     tab = sh.snapshot.read("nodes", columns=TEXT_COLUMNS)
     vi = sh.warm.searcher.vectors
     ix = NoteIndex(vi.dim if vi is not None else 384)
@@ -48,8 +49,9 @@ def overlay_index(sh: "Shard") -> NoteIndex:
         vec = None
         if vi is not None and (vi.present is None or vi.present[r]):
             vec = np.asarray(vi.matrix[r], np.float32)
-        ix.add(rec["id"], node_text(rec), rec["kind"], rec.get("path") or "", "", vec,
-               active=rec["kind"] != "repo", language=rec.get("language") or "")
+        active = searched(rec)
+        ix.add(rec["id"], node_text(rec) if active else "", rec["kind"], rec.get("path") or "", "", vec,
+               active=active, language=rec.get("language") or "")
     return ix
 
 

@@ -7,6 +7,8 @@ Classes and files: the header and their ``api`` level (signature, docstring and 
 signatures and docstrings: the outline a caller searches by), not the start of the source, which
 for a file is mostly imports. Files we do not parse fall back to the start of their text.
 Directories and the repo node: their path and listing line.
+Tests written as calls (``test_block``: a JS/TS ``describe``/``it``/``test`` block, a test a Rust macro
+defines; ``pipeline.testblocks``) get no vector and no keyword document (``searched``).
 Notes (rca, failure, insight): the whole note text with its kind, tags and the path it is about;
 not the author or time (a re-merge that only changes status must not re-embed it).
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import Mapping
 
 from stratum.notetext import terminal_safe
 from stratum.schema import CODE_KINDS, NOTE_KIND_WORDS, NOTE_KINDS
@@ -32,6 +35,38 @@ DEFAULT_MAX_CHARS = MAX_TOKENS * CHARS_PER_TOKEN_CAP
 # Kinds that get a vector. repo/dir nodes are found by path (keyword search and `tree`); their
 # text is a listing, which embeds poorly.
 EMBED_KINDS = tuple(k for k in CODE_KINDS if k not in ("repo", "dir")) + NOTE_KINDS
+TEST_BLOCKS = frozenset({"suite", "test"})      # the subkinds pipeline.testblocks gives a test written as a call
+ACTIVE = "active"
+
+
+def test_block(node: Mapping) -> bool:
+    """A test written as a call (``pipeline.testblocks``: subkind ``suite``/``test``; not a Python
+    ``test_`` function, a gtest ``TEST_F`` or a Rust ``#[test]`` fn, which have none). It is a node
+    for ``tree``, ``get`` (``path:LINE`` too), ``walk``, notes and traceback frames, but neither
+    embedded nor keyword-searched: its title repeats the words of the code it tests ("compile
+    template expression prefix identifiers"), so once they were nodes 9 of 15 "where is X" queries
+    on vue-core had a test block first, over the function asked for; and a suite's text is its
+    whole body (``e2e: Transition``, 26k tokens). Search ranks as before they were nodes (the
+    retrieval benchmarks never measured them)."""
+    return node.get("kind") == "function" and node.get("subkind") in TEST_BLOCKS
+
+
+def searched(node: Mapping) -> bool:
+    """Whether a node is in the search lists, keyword and vector (``stratum.warm`` and a branch's
+    overlay index the same rows): not a withdrawn note (superseded, retracted, orphaned), not the
+    repo node, not a test written as a call (``test_block``). A node kept out still has its row,
+    so ``get``/``tree``/``walk`` find it."""
+    kind = node.get("kind")
+    if kind in NOTE_KINDS:
+        return (node.get("status") or ACTIVE) == ACTIVE
+    return kind != "repo" and not test_block(node)
+
+
+def embedded(node: Mapping) -> bool:
+    """Whether a node gets a vector: its kind is embedded (``EMBED_KINDS``) and it is no test block.
+    A withdrawn note is embedded still (a re-merge that only changes its status must not embed it
+    again); the warm tier leaves its vector out (``searched``)."""
+    return node.get("kind") in EMBED_KINDS and not test_block(node)
 
 _WS = re.compile(r"\s+")
 _COMMENT_MARK = re.compile(r"^\s*(?:///?|/\*\*?|\*/?|#|--)|\*/\s*$")
@@ -125,4 +160,5 @@ def _body_after_head(full: str, head_text: str) -> str:
     return "\n".join(lines[i:])
 
 
-__all__ = ["embed_text", "text_hash", "EMBED_KINDS", "MAX_TOKENS", "DEFAULT_MAX_CHARS", "CHARS_PER_TOKEN_CAP"]
+__all__ = ["embed_text", "text_hash", "EMBED_KINDS", "TEST_BLOCKS", "test_block", "searched", "embedded", "MAX_TOKENS",
+           "DEFAULT_MAX_CHARS", "CHARS_PER_TOKEN_CAP"]

@@ -3,7 +3,9 @@
 ``build_warm`` writes, under ``indexes/vNNNNNN/``, the HNSW vector index, the BM25 keyword index
 and the CSR adjacency, all keyed by the row numbers of the nodes dataset (the pipeline writes
 nodes in the same order). ``WarmIndexes.load`` memory-maps them, so a shard loads in seconds and
-never rebuilds an index at load time.
+never rebuilds an index at load time. A row ``textprep.searched`` leaves out (a withdrawn note, the
+repo node, a test written as a call) has an empty keyword document and no vector: it is never a
+search hit, and an update from a folder that held it drops it (its document hash changes).
 """
 
 from __future__ import annotations
@@ -29,20 +31,13 @@ from stratum import schema as S
 from stratum.edgetables import LinkMeta, edges_keyed
 from stratum.errors import InvalidArgument, StoreDamaged, StoreError
 from stratum.keywordindex import COMPILED_MIN_DOCS   # the one size from which stratum.kernels pays its import
+from stratum.textprep import searched
 
 log = logging.getLogger(__name__)
-ACTIVE = "active"
 WARM_FILE = "warm.json"
 AUTO_REBUILD_ROWS = 25_000      # a damaged warm tier this small is rebuilt at load (~10 s); larger: repair
 OVERLAP = True                  # the vector part on a helper thread beside keyword + graph (False: in turn)
 ROWS_FORMAT = 2                 # how rows.doc.npy hashes a row's document; a folder of another is not updated from
-
-
-def _searchable(n: dict) -> bool:
-    """Withdrawn notes (superseded, retracted, orphaned) stop ranking; the repo node never ranks."""
-    if n["kind"] in S.NOTE_KINDS:
-        return (n.get("status") or ACTIVE) == ACTIVE
-    return n["kind"] != "repo"
 
 
 def build_warm(out_dir: Path, nodes: list[dict], edges: list[dict], *, root: Path,
@@ -80,7 +75,7 @@ def _build(out_dir: Path, nodes: list[dict], edges: list[dict], rel_dir: str, pr
         seconds[name] = round(now - clock["t"], 3)
         clock["t"] = now
 
-    ok = [_searchable(n) for n in nodes]
+    ok = [searched(n) for n in nodes]     # the rest: no keyword document, no vector (textprep.searched)
     scheme = _usable(previous)
     if scheme is None:
         previous, scheme = None, (_polars_scheme() if len(nodes) >= POLARS_ROWS else BLAKE2B)
