@@ -280,6 +280,16 @@ def classes(ix: Index, bases: dict[str, list[str]], lang: str = "java") -> dict[
     return out
 
 
+STUB_FILES = (".d.ts", ".d.mts", ".d.cts")     # declarations only: types of code elsewhere (or none of ours)
+
+
+def named(ix: Index, ids: Iterable[str]) -> str | None:
+    """``one`` of ``ids`` found by a name alone, across the repository: a ``.d.ts`` declaration is
+    none of them (vue's ``dts-test/utils.d.ts`` ``test`` stub took every spec file's ``test(``);
+    an import that binds one still reaches it."""
+    return one(i for i in ids if not ix.defs[i].path.endswith(STUB_FILES))
+
+
 def one(ids: Iterable[str]) -> str | None:
     got = set(ids)
     return next(iter(got)) if len(got) == 1 else None
@@ -295,4 +305,5 @@ def unique(ix: Index, ids: Iterable[str]) -> str | None:
 
 
 __all__ = ["Index", "Def", "Scopes", "family", "parent_qual", "unnumbered", "defined", "by_arity", "classes", "one", "unique",
+           "named", "STUB_FILES",
            "CODE", "C_FAMILY", "JS_FAMILY", "MODULES"]

@@ -34,11 +34,13 @@ import tree_sitter as ts
 from pipeline import javaargs, languages, vartypes
 from pipeline.exprnames import SELF, Owners, split, text
 from pipeline.macrocalls import macro_calls, written_receiver
+from pipeline.testblocks import head_calls
 
 
 MAX_CALLS = 256          # distinct (name, receiver) pairs kept per definition: a generated table's
                          # thousands of calls add nothing a walk could page through usefully
 MAX_BASES = 16
+HEADED = ("javascript", "typescript", "tsx")     # test blocks whose head call is no call they make
 ARITY = ("java",)         # overloads told apart by a call's argument count: its calls record it
 _OVERLOAD = re.compile(r"#\d+$")
 
@@ -109,7 +111,9 @@ def attach(lang: str, src: bytes, defs: list, emitted: list,
     types = vartypes.collect_types(src, spans, refs[2], lang)
     typed_at = [_positions_of(t) for t in types]
     counted = lang in ARITY
-    calls, bases = collect(src, spans, refs[0], refs[1], receivers, classes, typed_at, refs[2] if counted else None,
+    heads = head_calls(defs) if lang in HEADED else set()
+    found = [c for c in refs[0] if c.id not in heads] if heads else refs[0]
+    calls, bases = collect(src, spans, found, refs[1], receivers, classes, typed_at, refs[2] if counted else None,
                            vartypes.jvm_split if lang in vartypes.JVM else split)
     _share_lambdas(emitted, calls, types)
     overloaded = _overloaded(emitted) if counted else set()

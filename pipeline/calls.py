@@ -30,7 +30,8 @@ than a missing one). In order, the first rule that finds definitions decides:
   among the files it imports (Python: no import binds ``f``, ``from m import *``); else (C++) the
   one ``f`` of an enclosing namespace in the repository (a prototype and its one body count as
   one); else the one top-level ``f`` of its language family in the repository (JavaScript, JSX,
-  TypeScript and TSX are one family). JS/TS: a name bound to a module (``const make =
+  TypeScript and TSX are one family; a ``.d.ts`` declaration is never found by its name alone, here or
+  as a repository's one ``x.f``: only an import binds it). JS/TS: a name bound to a module (``const make =
   require('./m')``, whatever it is named, ``import make from``) calls the module's own value: its
   ``module.exports = function g`` (``export default function g`` for a default import;
   ``callindex.Index.module_value``) or the definition a statement of the module names
@@ -95,7 +96,8 @@ from typing import Collection, Iterable
 from pipeline import vartypes
 from pipeline.callindex import (CODE as _CODE, C_FAMILY as _C_FAMILY, JS_FAMILY as _JS_FAMILY, Def as _Def,
                                 Index as _Index, by_arity as _by_arity, classes as _classes, defined as _defined,
-                                family as _family, one as _one, parent_qual as _parent_qual, unique as _unique)
+                                family as _family, named as _by_name, one as _one, parent_qual as _parent_qual,
+                                unique as _unique)
 from pipeline.callbindings import LAST_LINE, REEXPORT_DEPTH
 from pipeline.callscopes import FIELDS as _FIELDS, INHERIT_DEPTH, ClassScopes
 from pipeline.exprnames import SELF
@@ -184,7 +186,7 @@ class _Resolver(ClassScopes):
                 got = _unique(ix, ix.quals.get((lang, f"{scope}.{name}"), ())) if cls is None else None
                 if got is not None:
                     return got, "unique name"
-        got = _one(ix.top.get((_family(lang), name), ()))
+        got = _by_name(ix, ix.top.get((_family(lang), name), ()))
         return (got, "unique name") if got is not None else (None, "")
 
     def _typed(self, path: str, lang: str, caller: _Def | None, recv: str, line: int, pos: int,
@@ -346,7 +348,7 @@ class _Resolver(ClassScopes):
             if got is None and lang == "cpp":
                 got = next((g for q in quals[:-1] if (g := _unique(ix, ix.quals.get((lang, q), ()))) is not None), None)
             if got is None:
-                got = _one(ix.quals.get((_family(lang), qual), ()))
+                got = _by_name(ix, ix.quals.get((_family(lang), qual), ()))
             if got is not None:
                 return got, "qualified name"
             if lang != "python" and "." not in recv:     # Python's bindings are known exactly (above)

@@ -4,7 +4,7 @@ tree-sitter keeps a macro's arguments as a flat ``token_tree`` (a macro may read
 its calls are read off the tokens by their shape: ``f(``, ``a::b::f(``, ``x.f(``, ``f::<T>(``,
 in nested trees too. Only the macros whose arguments are expressions are read (the standard
 library's ``assert*!``, ``format!``-like, ``vec!``, ``dbg!``; ``log``'s; ``anyhow``'s), and a test
-a macro defines (``rgtest!(name, |dir, cmd| {...})`` at item level: ``testblocks.definer_shape``),
+a macro defines (``rgtest!(name, |dir, cmd| {...})`` at item level: ``testblocks.test_definer``),
 whose body is a closure: a DSL macro's tokens need not be Rust. What is recorded is what ``pipeline.exprnames.split`` gives a
 parsed call: (name, receiver), ``self``/``Self`` as ``self``, anything but a chain of names before
 ``.f(`` as ``.``; ``written_receiver`` gives the receiver as the code writes it (``Self::helper(x)``
@@ -18,7 +18,7 @@ from collections.abc import Iterator
 import tree_sitter as ts
 
 from pipeline.exprnames import MAX_RECV, SELF, text
-from pipeline.testblocks import definer_shape
+from pipeline.testblocks import test_definer
 
 MACROS = frozenset({
     "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne",
@@ -39,7 +39,7 @@ def macro_calls(src: bytes, node: ts.Node) -> Iterator[tuple[ts.Node, str, str]]
     mac = node.child_by_field_name("macro")
     if mac is not None and mac.type == "scoped_identifier":
         mac = mac.child_by_field_name("name")
-    if mac is None or (text(src, mac) not in MACROS and definer_shape(node) is None):
+    if mac is None or (text(src, mac) not in MACROS and test_definer(node, src) is None):
         return
     for c in node.children:
         if c.type == "token_tree":

@@ -15,14 +15,17 @@ no node (the probe: ripgrep's 333 ``rgtest!`` tests, vue-core's spec files symbo
   (``scheduler.queueJob.basic usage``, which Vitest prints ``scheduler > queueJob > basic usage``);
   a title is kept as written, dots too (a qualified name is looked up whole); a repeated one is
   numbered (``basic usage#2``). Its signature is its callee and title (``it('basic usage')``,
-  ``test.each(…)('adds %i')``). Other definitions in a block's callback stay its code, as in any
+  ``test.each(…)('adds %i')``); a block's head (``it(``, ``test.each(rows)(``) is none of its calls
+  (``head_calls``). Other definitions in a block's callback stay its code, as in any
   function's body.
 - Rust: a macro call at a file's top or in a ``mod`` whose first token is an identifier followed by
-  a comma (``rgtest!(r1159_invalid_flag, |dir, cmd| {...});``, a ``macro_rules!`` test definer), in a
-  test file (a ``tests`` folder, ``x_test.rs``) or inside a ``#[cfg(test)] mod``, is a function of
-  subkind ``test`` named by that identifier (``cargo test`` names it so); its signature the call up
-  to its braced body (``rgtest!(r1159_invalid_flag, |dir, cmd|``). ``pipeline.macrocalls`` reads the
-  calls its tokens hold.
+  a comma (``rgtest!(r1159_invalid_flag, |dir, cmd| {...});``), of a test definer (a ``macro_rules!``
+  of the file whose body holds ``#[test]``; one defined elsewhere, not a path into another crate,
+  that the file calls at least 3 times with a closure or block: ``test_definer``; not an item macro,
+  ``impl_from!(Bar, Foo)``), in a test file (a ``tests`` folder, ``x_test.rs``) or inside a
+  ``#[cfg(test)] mod``, is a function of subkind ``test`` named by that identifier (``cargo test``
+  names it so); its signature the call up to its braced body (``rgtest!(r1159_invalid_flag, |dir,
+  cmd|``). ``pipeline.macrocalls`` reads the calls its tokens hold.
 - Rust: a ``fn`` with a test attribute (``#[test]``, ``#[tokio::test]``, ``#[test_case(...)]``,
   ``#[rstest]``) is marked a test.
 
@@ -34,6 +37,7 @@ Rust unit test in its module's source file, ``#[cfg(test)] mod tests``) tests th
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 import tree_sitter as ts
@@ -48,7 +52,14 @@ _MODIFIERS = frozenset({"only", "skip", "todo", "concurrent", "sequential", "fai
 CAPS = frozenset({"test", "suite"})           # the captured kinds a test block's Def has
 _FUNCTIONS = frozenset({"function_expression", "arrow_function"})
 _WS = re.compile(r"\s+")
+# a JS escape sequence: \n, \', \u{1F600}, \u00e9, \x41, a line continuation
+_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\r\n|[\s\S])")
+_ESCAPES = {"n": " ", "r": " ", "t": " ", "v": " ", "f": " ", "b": "", "0": "", "\n": "", "\r\n": "", "\r": ""}
 _CFG_TEST = re.compile(r"^#!?\[\s*cfg\s*\(.*\btest\b")
+_TEST_IN = re.compile(r"#\[\s*(?:[\w:]*::)?test\b")         # a test attribute a macro_rules! body emits
+_OURS = frozenset({"crate", "self", "super", "$crate"})
+_DEFINER_CALLS = 3          # calls of a macro defined elsewhere that make it a test definer (``_definers``)
+_last: list = [None, -1, frozenset()]      # _definers' cache: (src, root id, definers) of the last file
 _TEST_ATTR = re.compile(r"^#\[\s*(?:[\w:]*::)?(?:test|\w+_test|test_case|rstest)\b")
 
 
@@ -77,11 +88,20 @@ def _chain(node: ts.Node, src: bytes) -> list[str] | None:
     return None
 
 
+def _unescape(m: re.Match[str]) -> str:
+    e = m[1]
+    if len(e) > 1 and e[0] in "ux":
+        c = int(e[1:].strip("{}"), 16)
+        return m[0] if c > 0x10FFFF or 0xD800 <= c <= 0xDFFF else chr(c)     # a surrogate half: as written
+    return _ESCAPES.get(e, e)
+
+
 def _title(node: ts.Node, src: bytes) -> str | None:
-    """A string literal's text, whitespace runs as one space (a template literal without ``${}``)."""
+    """A string literal's value as the runner prints it (``doesn\\'t`` -> ``doesn't``; a template
+    literal without ``${}`` too), whitespace runs (``\\n`` too) as one space."""
     if node.type == "template_string" and any(c.type == "template_substitution" for c in node.children):
         return None
-    raw = text(src, node.start_byte, node.end_byte)[1:-1]
+    raw = _ESCAPE.sub(_unescape, text(src, node.start_byte, node.end_byte)[1:-1])
     return _WS.sub(" ", raw).strip() or None
 
 
@@ -101,6 +121,21 @@ def js_block(call: ts.Node, src: bytes) -> tuple[str, str, ts.Node, str] | None:
     suite = chain[0] in SUITES or "describe" in chain[1:]
     sig = f"{'.'.join(chain)}({one_line(text(src, named[0].start_byte, named[0].end_byte))})"
     return title, "suite" if suite else "test", named[1], sig
+
+
+def head_calls(defs: list) -> set[int]:
+    """The tree ids of the callees (what ``pipeline.callrefs`` captures of a call) of the calls that
+    head the JS/TS test blocks among ``defs`` (``test.each(rows)('adds', fn)``: both calls): not
+    calls the block makes (nor its parent block's), whatever a runner's global resolves to (vue's
+    ``.d.ts`` stub ``test``)."""
+    out: set[int] = set()
+    for d in defs:
+        n = d.node if d.test and d.cap in CAPS else None
+        while n is not None and n.type in ("call_expression", "member_expression"):
+            if n.type == "call_expression" and (fn := n.child_by_field_name("function")) is not None:
+                out.add(fn.id)
+            n = n.child_by_field_name("function" if n.type == "call_expression" else "object")
+    return out
 
 
 def _cfg_test(node: ts.Node, src: bytes) -> bool:
@@ -143,10 +178,74 @@ def definer_shape(node: ts.Node) -> tuple[ts.Node, ts.Node] | None:
     return toks[1], args
 
 
-def rust_macro_test(node: ts.Node, src: bytes, in_test_file: bool) -> tuple[ts.Node, ts.Node] | None:
-    """(name token, body) of a test a macro defines (``definer_shape``, in a test file or a
-    ``#[cfg(test)] mod``); the body is its first braced token tree, else its arguments."""
+def _macro_name(node: ts.Node, src: bytes) -> str | None:
+    """A macro call's name, or None when it is a path into another crate (``static_assertions::
+    assert_impl_all!``: no test definer of ours); ``crate::``/``self::``/``super::`` are ours."""
+    mac = node.child_by_field_name("macro")
+    if mac is not None and mac.type == "scoped_identifier":
+        path = mac.child_by_field_name("path")
+        if path is None or text(src, path.start_byte, path.end_byte).split("::")[0] not in _OURS:
+            return None
+        mac = mac.child_by_field_name("name")
+    return text(src, mac.start_byte, mac.end_byte) if mac is not None else None
+
+
+def _items(node: ts.Node) -> Iterator[ts.Node]:
+    """The item-level nodes of a file: its top's and its ``mod`` bodies' (nested too)."""
+    for c in node.named_children:
+        yield c
+        body = c.child_by_field_name("body") if c.type == "mod_item" else None
+        if body is not None:
+            yield from _items(body)
+
+
+def _closure_arg(args: ts.Node) -> bool:
+    """Whether a macro call's arguments after its first hold a closure (``|dir, cmd|``) or a block."""
+    return any(t.type in ("|", "||") or (t.type == "token_tree" and t.children and t.children[0].type == "{")
+               for t in args.children[3:])
+
+
+def _definers(node: ts.Node, src: bytes) -> frozenset[str]:
+    """The macros of ``node``'s file that define tests: a ``macro_rules!`` of the file whose body
+    holds a test attribute (``#[test]``); one not defined in the file (ripgrep's ``rgtest!``, in
+    ``tests/macros.rs``) when the file calls it at item level at least ``_DEFINER_CALLS`` times with
+    an identifier first and a closure or block after. A file is parsed alone, so a definer of
+    another file called fewer times is missed; an item macro (``make_const!(LIMIT, 10)``,
+    ``impl_from!(Bar, Foo)``) is none. Cached for the last file (its ``src`` object)."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    if _last[0] is src and _last[1] == root.id:
+        return _last[2]
+    defined: dict[str, bool] = {}
+    calls: dict[str, int] = {}
+    for item in _items(root):
+        if item.type == "macro_definition" and (n := item.child_by_field_name("name")) is not None:
+            name = text(src, n.start_byte, n.end_byte)
+            defined[name] = defined.get(name, False) or bool(_TEST_IN.search(text(src, item.start_byte, item.end_byte)))
+            continue
+        mac = item.named_children[0] if item.type == "expression_statement" and item.named_children else item
+        if mac.type != "macro_invocation" or (shape := definer_shape(mac)) is None or not _closure_arg(shape[1]):
+            continue
+        if (called := _macro_name(mac, src)) is not None:
+            calls[called] = calls.get(called, 0) + 1
+    got = frozenset([n for n, t in defined.items() if t]
+                    + [n for n, k in calls.items() if n not in defined and k >= _DEFINER_CALLS])
+    _last[:] = [src, root.id, got]
+    return got
+
+
+def test_definer(node: ts.Node, src: bytes) -> tuple[ts.Node, ts.Node] | None:
+    """``definer_shape`` of a call of one of its file's test-defining macros (``_definers``), else None."""
     shape = definer_shape(node)
+    name = _macro_name(node, src) if shape is not None else None
+    return shape if name is not None and name in _definers(node, src) else None
+
+
+def rust_macro_test(node: ts.Node, src: bytes, in_test_file: bool) -> tuple[ts.Node, ts.Node] | None:
+    """(name token, body) of a test a macro defines (``test_definer``, in a test file or a
+    ``#[cfg(test)] mod``); the body is its first braced token tree, else its arguments."""
+    shape = test_definer(node, src)
     if shape is None or not (in_test_file or _cfg_test(node, src)):
         return None
     name, args = shape
@@ -204,5 +303,5 @@ def block(caps: dict[str, list[ts.Node]], src: bytes, in_tests: bool) -> Block |
                  macro_signature(mac, body, src), None)
 
 
-__all__ = ["test_file", "block", "Block", "js_block", "rust_macro_test", "definer_shape", "macro_signature",
+__all__ = ["test_file", "block", "Block", "js_block", "rust_macro_test", "definer_shape", "test_definer", "head_calls", "macro_signature",
            "rust_test_fn", "CAPS", "SUITES"]

@@ -68,6 +68,7 @@ RUST_SRC = (
     "    fn helper() {}\n"                                       # 14: no attribute: no test
     "    check!(made, { assert_eq!(f(), 1); });\n"               # 15
     "    mod deeper {\n        check!(nested, |x| {});\n    }\n"  # 17
+    "    macro_rules! check { ($n:ident, $b:expr) => { #[test] fn $n() { $b; } }; }\n"   # 19: a test definer
     "}\n"
 )
 
@@ -77,13 +78,45 @@ def test_rust_tests_by_where_they_stand():
         ("function", None, "f", 1, False), ("class", "impl", "S", 5, False),
         ("function", None, "tests.on_runtime", 10, True), ("function", None, "tests.cased", 12, True),
         ("function", None, "tests.helper", 14, False), ("function", "test", "tests.made", 15, True),
-        ("function", "test", "tests.deeper.nested", 17, True)]
+        ("function", "test", "tests.deeper.nested", 17, True), ("function", "macro", "tests.check", 19, False)]
+
+
+RGTESTS = "".join(f"rgtest!(r{i}, |dir, cmd| {{\n    cmd.run();\n}});\n" for i in (1, 2, 3))
 
 
 def test_a_rust_test_file_and_a_cfg_test_file():
-    code = "lazy!(CACHE, u8);\nrgtest!(r1, |dir, cmd| {\n    cmd.run();\n});\n"
-    assert [q for _, _, q, _, _ in _nodes("tests/misc.rs", code)] == ["CACHE", "r1"]   # a test file: both
+    code = "lazy!(CACHE, u8);\n" + RGTESTS        # rgtest! defined elsewhere, called 3 times with a closure
+    assert [q for _, _, q, _, _ in _nodes("tests/misc.rs", code)] == ["r1", "r2", "r3"]   # CACHE: no test
     assert _nodes("src/misc.rs", code) == []
-    assert [q for _, _, q, _, _ in _nodes("src/misc.rs", "#![cfg(test)]\n" + code)] == ["CACHE", "r1"]
+    assert [q for _, _, q, _, _ in _nodes("src/misc.rs", "#![cfg(test)]\n" + code)] == ["r1", "r2", "r3"]
     sig = {n["qualname"]: n["signature"] for n in parse_file("r", "tests/misc.rs", code.encode()).nodes[1:]}
-    assert sig == {"CACHE": "lazy!(CACHE, …)", "r1": "rgtest!(r1, |dir, cmd|"}
+    assert sig["r1"] == "rgtest!(r1, |dir, cmd|"
+    # twice only, not defined here: not known to define tests (a file is parsed alone)
+    assert _nodes("tests/two.rs", "".join(RGTESTS.splitlines(keepends=True)[:6])) == []
+
+
+# probe fx_rs: item macros inside tests that define no test (M3)
+ITEM_MACROS = (
+    "pub struct Foo;\npub struct Bar;\n"
+    "macro_rules! impl_from { ($a:ident, $b:ident) => { impl From<$a> for $b { fn from(_: $a) -> $b { $b } } }; }\n"
+    "pub fn add(a: i32, b: i32) -> i32 { a + b }\n"
+    "#[cfg(test)]\nmod tests {\n"                                                      # 5-6
+    "    use super::*;\n"
+    "    static_assertions::assert_impl_all!(Foo, Send, Sync);\n"                       # 8
+    "    impl_from!(Bar, Foo);\n"                                                       # 9
+    "    macro_rules! case { ($name:ident, $a:expr, $b:expr, $want:expr) => "
+    "{ #[test] fn $name() { assert_eq!(add($a, $b), $want); } }; }\n"                    # 10
+    "    case!(adds_small, 1, 2, 3);\n"                                                 # 11
+    "    make_const!(LIMIT, 10);\n"                                                     # 12
+    "    other::t!(elsewhere, |x| {}); other::t!(b, |x| {}); other::t!(c, |x| {});\n"     # 13: another crate's
+    "}\n"
+)
+
+
+def test_rust_item_macros_are_no_tests():
+    assert _nodes("src/lib.rs", ITEM_MACROS) == [
+        ("class", "struct", "Foo", 1, False), ("class", "struct", "Bar", 2, False),
+        ("function", "macro", "impl_from", 3, False), ("function", None, "add", 4, False),
+        ("function", "macro", "tests.case", 10, False), ("function", "test", "tests.adds_small", 11, True)]
+    made = [n for n in parse_file("r", "src/lib.rs", RUST_SRC.encode()).nodes if n["qualname"] == "tests.made"]
+    assert '"calls":[["f",' in made[0]["meta"]                  # a real definer's call: its calls are read
