@@ -8,7 +8,8 @@ signatures and docstrings: the outline a caller searches by), not the start of t
 for a file is mostly imports. Files we do not parse fall back to the start of their text.
 Directories and the repo node: their path and listing line.
 Tests written as calls (``test_block``: a JS/TS ``describe``/``it``/``test`` block, a test a Rust macro
-defines; ``pipeline.testblocks``) get no vector and no keyword document (``searched``).
+defines; ``pipeline.testblocks``) get no vector (``pipeline.embed.plan``) and no keyword document
+(``searched``).
 Notes (rca, failure, insight): the whole note text with its kind, tags and the path it is about;
 not the author or time (a re-merge that only changes status must not re-embed it).
 
@@ -61,12 +62,6 @@ def searched(node: Mapping) -> bool:
         return (node.get("status") or ACTIVE) == ACTIVE
     return kind != "repo" and not test_block(node)
 
-
-def embedded(node: Mapping) -> bool:
-    """Whether a node gets a vector: its kind is embedded (``EMBED_KINDS``) and it is no test block.
-    A withdrawn note is embedded still (a re-merge that only changes its status must not embed it
-    again); the warm tier leaves its vector out (``searched``)."""
-    return node.get("kind") in EMBED_KINDS and not test_block(node)
 
 _WS = re.compile(r"\s+")
 _COMMENT_MARK = re.compile(r"^\s*(?:///?|/\*\*?|\*/?|#|--)|\*/\s*$")
@@ -160,5 +155,5 @@ def _body_after_head(full: str, head_text: str) -> str:
     return "\n".join(lines[i:])
 
 
-__all__ = ["embed_text", "text_hash", "EMBED_KINDS", "TEST_BLOCKS", "test_block", "searched", "embedded", "MAX_TOKENS",
+__all__ = ["embed_text", "text_hash", "EMBED_KINDS", "TEST_BLOCKS", "test_block", "searched", "MAX_TOKENS",
            "DEFAULT_MAX_CHARS", "CHARS_PER_TOKEN_CAP"]
