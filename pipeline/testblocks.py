@@ -57,6 +57,7 @@ _ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|
 _ESCAPES = {"n": " ", "r": " ", "t": " ", "v": " ", "f": " ", "b": "", "0": "", "\n": "", "\r\n": "", "\r": ""}
 _CFG_TEST = re.compile(r"^#!?\[\s*cfg\s*\(.*\btest\b")
 _TEST_IN = re.compile(r"#\[\s*(?:[\w:]*::)?test\b")         # a test attribute a macro_rules! body emits
+_INVOKED = re.compile(r"\b(\w+)\s*!\s*[(\[{]")           # a macro call in a macro_rules! body
 _OURS = frozenset({"crate", "self", "super", "$crate"})
 _DEFINER_CALLS = 3          # calls of a macro defined elsewhere that make it a test definer (``_definers``)
 _last: list = [None, -1, frozenset()]      # _definers' cache: (src, root id, definers) of the last file
@@ -207,7 +208,8 @@ def _closure_arg(args: ts.Node) -> bool:
 
 def _definers(node: ts.Node, src: bytes) -> frozenset[str]:
     """The macros of ``node``'s file that define tests: a ``macro_rules!`` of the file whose body
-    holds a test attribute (``#[test]``); one not defined in the file (ripgrep's ``rgtest!``, in
+    holds a test attribute (``#[test]``) or calls such a macro (globset's ``literal!`` calls
+    ``extract!``); one not defined in the file (ripgrep's ``rgtest!``, in
     ``tests/macros.rs``) when the file calls it at item level at least ``_DEFINER_CALLS`` times with
     an identifier first and a closure or block after. A file is parsed alone, so a definer of
     another file called fewer times is missed; an item macro (``make_const!(LIMIT, 10)``,
@@ -218,17 +220,25 @@ def _definers(node: ts.Node, src: bytes) -> frozenset[str]:
     if _last[0] is src and _last[1] == root.id:
         return _last[2]
     defined: dict[str, bool] = {}
+    uses: dict[str, set[str]] = {}      # a macro_rules! -> the macros its body calls
     calls: dict[str, int] = {}
     for item in _items(root):
         if item.type == "macro_definition" and (n := item.child_by_field_name("name")) is not None:
-            name = text(src, n.start_byte, n.end_byte)
-            defined[name] = defined.get(name, False) or bool(_TEST_IN.search(text(src, item.start_byte, item.end_byte)))
+            name, body = text(src, n.start_byte, n.end_byte), text(src, item.start_byte, item.end_byte)
+            defined[name] = defined.get(name, False) or bool(_TEST_IN.search(body))
+            uses.setdefault(name, set()).update(_INVOKED.findall(body))
             continue
         mac = item.named_children[0] if item.type == "expression_statement" and item.named_children else item
         if mac.type != "macro_invocation" or (shape := definer_shape(mac)) is None or not _closure_arg(shape[1]):
             continue
         if (called := _macro_name(mac, src)) is not None:
             calls[called] = calls.get(called, 0) + 1
+    grew = True
+    while grew:         # literal!(...) => { extract!(literal, ...) }: a definer through the file's definer
+        grew = False
+        for name, used in uses.items():
+            if not defined[name] and any(defined.get(u) for u in used if u != name):
+                defined[name] = grew = True
     got = frozenset([n for n, t in defined.items() if t]
                     + [n for n, k in calls.items() if n not in defined and k >= _DEFINER_CALLS])
     _last[:] = [src, root.id, got]

@@ -120,3 +120,12 @@ def test_rust_item_macros_are_no_tests():
         ("function", "macro", "tests.case", 10, False), ("function", "test", "tests.adds_small", 11, True)]
     made = [n for n in parse_file("r", "src/lib.rs", RUST_SRC.encode()).nodes if n["qualname"] == "tests.made"]
     assert '"calls":[["f",' in made[0]["meta"]                  # a real definer's call: its calls are read
+
+
+def test_a_macro_calling_the_files_test_definer_defines_tests():
+    code = ("#[cfg(test)]\nmod tests {\n"
+            "    macro_rules! extract { ($w:ident, $n:ident, $p:expr) => { #[test] fn $n() { f($p); } }; }\n"
+            "    macro_rules! literal { ($($tt:tt)*) => { extract!(literal, $($tt)*); } }\n"
+            "    literal!(extract_lit1, \"foo\");\n"                        # 5: globset's glob.rs
+            "}\n")
+    assert _nodes("src/glob.rs", code)[-1] == ("function", "test", "tests.extract_lit1", 5, True)
