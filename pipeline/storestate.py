@@ -137,7 +137,9 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # Rust test-defining macro calls are test nodes, a Rust inline test tests its file (``by: "unit"``);
 # an export macro before a C++ declaration's type and ``new T*[n]`` parse; a JS/TS import of the
 # repository's own package (workspace package.json names, tsconfig ``paths``) is an imports edge;
-# a test of a C/C++ header tests the source file of its stem that includes it (``by: "header"``).
+# a test of a C/C++ header tests the source file of its stem that includes it (``by: "header"``);
+# a test block records no call of its own head, a Rust macro call is a test only by a test-defining
+# macro (``testblocks.test_definer``), a JS test title is stored as its value (no source escapes).
 PARSE_FORMAT = 38
 
 
