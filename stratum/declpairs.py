@@ -83,13 +83,15 @@ _LOCK = threading.Lock()
 
 
 def counterparts(sh: "Shard", row: int) -> list[tuple[int, str]]:
-    """``Pairs.of`` of ``sh``'s pairs (made once per shard; a shard with no C/C++ function costs one
-    filter)."""
+    """``Pairs.of`` of ``sh``'s pairs (made once per shard, by one thread while the others wait: a
+    server's first answers on a C/C++ store each ran the nodes scan; a shard with no C/C++ function
+    costs one filter)."""
     got = _PAIRS.get(sh)
     if got is None:
-        got = Pairs(sh)
         with _LOCK:
-            got = _PAIRS.setdefault(sh, got)
+            got = _PAIRS.get(sh)
+            if got is None:
+                got = _PAIRS[sh] = Pairs(sh)
     return got.of(row)
 
 

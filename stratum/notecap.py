@@ -70,10 +70,7 @@ class AgentNotes:
         best of them, its code the best code), so most queries pay a count, not a second search."""
         n = self.meta.n
         real = rows[rows < n]
-        if int(np.count_nonzero(self._agent_kind[self.meta.kind_code[real]])) + len(rows) - len(real) <= window:
-            return False
-        self.splits += 1
-        return True
+        return int(np.count_nonzero(self._agent_kind[self.meta.kind_code[real]])) + len(rows) - len(real) > window
 
     def split(self, filt: RowFilter, window: int) -> Split | None:
         """The two filters when the query's kinds allow more merged agent notes than ``window``
@@ -88,6 +85,7 @@ class AgentNotes:
         code = tuple(k for k in kinds if k not in _AGENT and k in _KNOWN)
         if not code:
             return None
+        self.splits += 1
         if filt.active:
             return Split(RowFilter(self.meta, code, filt.path_prefix, filt.language, self.exact_limit),
                          RowFilter(self.meta, agents, filt.path_prefix, filt.language, self.exact_limit))

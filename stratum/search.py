@@ -212,7 +212,8 @@ class HybridSearcher:
         if notes_only:      # the notes are the answer: each list as deep as the pages reach (80 notes about
             # a file paged to 63-70 of them: a probe), all of them when few (the same list for every page)
             W = max(W, offset + limit, all_notes(filt, ok))
-        split = None if notes_only or filt.empty else self.agent_notes.split(filt, NOTES_WINDOW)
+        # a list crowded by merged agent notes is searched again, split (notecap); its filters made then
+        splits = None if notes_only or filt.empty or self.agent_notes.count <= NOTES_WINDOW else self.agent_notes
         lists: dict[str, np.ndarray] = {}     # source -> node rows best first (extra doc j is row n + j)
         cut: list[bool] = []                  # the notes' keyword list was cut at its window (a real match)
         rare: list[np.ndarray] = []           # the rows (notes: n + slot) that hold a rare query token
@@ -244,7 +245,7 @@ class HybridSearcher:
             if extra is not None:
                 ex = extra.vector_hits(q, m, ok)     # the k nearest however weak: no sign of a cut
             rows = _merge_ranked(*shard_hits, ex, n, W)
-            if split is not None and self.agent_notes.crowded(rows, m):
+            if splits is not None and splits.crowded(rows, m) and (split := splits.split(filt, NOTES_WINDOW)):
                 # more notes than the window: the code and the merged agent notes apart, one window
                 code = self._vector_hits(q, W, split.code)
                 m2 = _notes_window(W, code.rows, notes_only)
@@ -275,7 +276,8 @@ class HybridSearcher:
             ex = notes_of(m) if "keyword" in sources else None
             kr, ks = _merge_scored(krows, kscores, ex, n, W)
             was_cut = ex is not None and m < W and len(ex[0]) >= m
-            if split is not None and kh is not None and self.agent_notes.crowded(kr, m):
+            if splits is not None and kh is not None and splits.crowded(kr, m) \
+                    and (split := splits.split(filt, NOTES_WINDOW)):
                 # more notes than the window: the code and the merged agent notes apart (a note titled
                 # as asked stays a name), merged and unmerged notes cut to one window
                 kh = self._keyword_hits(query, W, tokens, split.code)
@@ -389,6 +391,10 @@ class HybridSearcher:
             if split is not None:
                 ah = self._keyword_hits(query, m + 1, tokens, split.agents)
                 kw = merge_capped((krows, kscores), (ah.rows, ah.scores), ex, n, depth, m)[:2]
+                if ah.exact_name.any():     # a note titled as asked votes as a name, as in search
+                    named = np.concatenate([names, ah.rows[ah.exact_name]])
+                    boosted = np.concatenate([kh.scores[kh.exact_name], ah.scores[ah.exact_name]])
+                    names = named[np.lexsort((named, -boosted))]
             else:
                 kw = _merge_scored(krows, kscores, ex, n, depth)
         return ListHits(vec, kw, names, n)
