@@ -60,7 +60,7 @@ _TEST_IN = re.compile(r"#\[\s*(?:[\w:]*::)?test\b")         # a test attribute a
 _INVOKED = re.compile(r"\b(\w+)\s*!\s*[(\[{]")           # a macro call in a macro_rules! body
 _OURS = frozenset({"crate", "self", "super", "$crate"})
 _DEFINER_CALLS = 3          # calls of a macro defined elsewhere that make it a test definer (``_definers``)
-_last: list = [None, -1, frozenset()]      # _definers' cache: (src, root id, definers) of the last file
+_last: list = [(None, -1, frozenset())]    # _definers' cache: one (src, root id, definers) of the last file
 _TEST_ATTR = re.compile(r"^#\[\s*(?:[\w:]*::)?(?:test|\w+_test|test_case|rstest)\b")
 
 
@@ -217,8 +217,9 @@ def _definers(node: ts.Node, src: bytes) -> frozenset[str]:
     root = node
     while root.parent is not None:
         root = root.parent
-    if _last[0] is src and _last[1] == root.id:
-        return _last[2]
+    last = _last[0]                     # one tuple, read once: a query server builds overlays on threads
+    if last[0] is src and last[1] == root.id:
+        return last[2]
     defined: dict[str, bool] = {}
     uses: dict[str, set[str]] = {}      # a macro_rules! -> the macros its body calls
     calls: dict[str, int] = {}
@@ -241,7 +242,7 @@ def _definers(node: ts.Node, src: bytes) -> frozenset[str]:
                 defined[name] = grew = True
     got = frozenset([n for n, t in defined.items() if t]
                     + [n for n, k in calls.items() if n not in defined and k >= _DEFINER_CALLS])
-    _last[:] = [src, root.id, got]
+    _last[0] = (src, root.id, got)
     return got
 
 

@@ -112,6 +112,26 @@ def test_a_broken_config_is_skipped_with_a_warning(caplog):
     assert "tsconfig.json does not parse" in warned and "packages/v/package.json does not parse" in warned
 
 
+def test_a_hostile_config_is_skipped_quickly_and_fails_no_index(caplog):
+    """A review: a package.json nested 50,000 deep failed the whole index (RecursionError), and
+    220 KB of unclosed ``/*`` took 60 s (each comment's regex rescanned the rest): both skipped now,
+    in linear time, and the other packages still resolve."""
+    import time
+
+    manifests = {"packages/u/package.json": '{"name": "@u/core"}',
+                 "test/fixtures/deep/package.json": "[\n" * 50000 + "]\n" * 50000,
+                 "test/fixtures/open/package.json": '{' + '"k": 1, /* ' * 20000,
+                 "test/fixtures/str/package.json": '{' + '"k\\' * 20000}
+    files = {"app/a.ts": "import {f} from '@u/core';\n"}
+    t = time.perf_counter()
+    with caplog.at_level(logging.WARNING, logger="pipeline.jsworkspace"):
+        got = pairs(files, {"packages/u/src/index.ts"}, manifests)
+    assert time.perf_counter() - t < 5.0
+    assert got == {("app/a.ts", "packages/u/src/index.ts")}
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    assert all(f"test/fixtures/{d}/package.json does not parse" in warned for d in ("deep", "open", "str"))
+
+
 @pytest.mark.parametrize("spec", ["node:fs", "https://deno.land/x/mod.ts", "@u"])
 def test_what_names_no_package_is_outside(spec):
     manifests = {"packages/u/package.json": '{"name": "@u/core"}'}
