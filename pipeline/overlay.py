@@ -237,6 +237,26 @@ def _config(config: IndexConfig | None, m: Manifest) -> IndexConfig:
     return cfg
 
 
+def _manifests(repo: str, sha: str, blobs, disk: dict[str, bytes | None], skip: set[str]) -> dict[str, str]:
+    """The manifests import resolution reads (``files.MANIFESTS``: go.mod, Cargo.toml, a JS/TS
+    repository's package.json and tsconfig), as the branch (or the worktree, from DISK) has them:
+    passed none, an overlay read a workspace package's import as external, and the calls through
+    it were lost on the branch (a review: a two-package monorepo's caller of ``clamp`` vanished in a
+    branch session that edited the caller)."""
+    from pipeline.files import MANIFESTS
+
+    names = set(MANIFESTS)
+    paths = {gitio.decode(p) for p in gitio.tree_paths(repo, sha)} | {p for p, d in disk.items() if d is not None}
+    out: dict[str, str] = {}
+    for p in sorted(paths - skip):
+        if posixpath.basename(p) not in names or "node_modules" in p.split("/"):
+            continue
+        data = disk[p] if p in disk else blobs.read(f"{sha}:{p}")
+        if data is not None:
+            out[p] = data.decode("utf-8", "replace")
+    return out
+
+
 def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list[str], links: set[str],
            disk: dict[str, bytes | None], dest: Path, cfg: IndexConfig) -> list[str]:
     """Parse, link, embed and write the changed files (from DISK when there, else ``sha:path``) and
@@ -262,6 +282,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
             data = disk[p] if p in disk else blobs.read(f"{sha}:{p}")
             if data is not None and not content_skip_reason(data, cfg.parse):
                 items.append((p, data))
+        manifests = _manifests(m.repo_path, sha, blobs, disk, set(deleted) | links)
     parsed = _parse_batch(m.repo_name, items, cfg.parse)
     nodes, edges, file_imports = st.collect(parsed, rep)
     snap = base.snapshot(m)
@@ -274,7 +295,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
     # the base's package __init__ files, for the re-exports a changed file's imports go through
     context = st.init_imports(snap, set(mine) | set(deleted))
     bindings: dict = {}
-    imp_edges, externals = resolve(m.repo_name, fi, all_paths, {}, context=context, bindings=bindings)
+    imp_edges, externals = resolve(m.repo_name, fi, all_paths, manifests, context=context, bindings=bindings)
     edges.extend(imp_edges)
     # the changed files' calls and bases, to their own definitions or the base's unchanged ones
     gone = set(mine) | set(deleted)
@@ -294,7 +315,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
         n["meta"] = said.get(n["id"])
     words, called = _words([data for p, data in items if p in mine])
     returning = _ReturnTypes(known, called, words)
-    _module_bindings(m.repo_name, snap, context, fi, all_paths, bindings, words, returning)
+    _module_bindings(m.repo_name, snap, context, fi, all_paths, bindings, words, returning, manifests)
     ids = {n["id"] for n in known}          # the unchanged classes' own bases: a call follows them
     inherits = [(e["src"], e["dst"]) for e in snap.read("edges", columns=["src", "dst"],
                                                        where="kind = 'inherits'").to_pylist() if e["src"] in ids]
@@ -320,7 +341,7 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
 
 
 def _module_bindings(repo: str, snap, context: list, fi: list, all_paths: list[str], bindings: dict,
-                     words: set[str], returning: "_ReturnTypes") -> None:
+                     words: set[str], returning: "_ReturnTypes", manifests: dict[str, str] | None = None) -> None:
     """Add to BINDINGS what the base's unchanged Python and JS/TS modules the changed files'
     imports reach bind, and what those modules' imports of the names asked reach in turn, resolved
     against the branch's paths: ``pipeline.calls`` reads a re-export off the imported module's own
@@ -377,7 +398,7 @@ def _module_bindings(repo: str, snap, context: list, fi: list, all_paths: list[s
                 left[t] = keep
                 part.append(FileImports(t, lang[t], tuple(take)))
         own: dict = {}
-        resolve(repo, part, all_paths, {}, context=[*context, *fi], bindings=own)
+        resolve(repo, part, all_paths, manifests or {}, context=[*context, *fi], bindings=own)
         for path, names_of in own.items():
             have = bindings.setdefault(path, {})
             for local, seen in names_of.items():
