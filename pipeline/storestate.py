@@ -139,7 +139,8 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # repository's own package (workspace package.json names, tsconfig ``paths``) is an imports edge;
 # a test of a C/C++ header tests the source file of its stem that includes it (``by: "header"``);
 # a test block records no call of its own head, a Rust macro call is a test only by a test-defining
-# macro (``testblocks.test_definer``), a JS test title is stored as its value (no source escapes).
+# macro (``testblocks.test_definer``), a JS test title is stored as its value (no source escapes);
+# a Rust inline test's tests edge weighs less than a test file's (listed after it).
 PARSE_FORMAT = 38
 
 

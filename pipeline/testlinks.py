@@ -92,6 +92,8 @@ JS_DEFINES = frozenset({"javascript", "typescript", "tsx"})     # the languages 
 _JS_DEFINED = "js#def"          # the name index's family key of the definitions (``link_tests(defines=)``)
 TEST_MARK = '"test":1'      # in a test's node ``meta`` (``pipeline.parse`` writes it; a substring test)
 BY_NAME_WEIGHT = 2.0            # a file's name-linked test before those that import or call it
+UNIT_WEIGHT = 0.5               # a file's own inline tests after its test files (a re-probe: ripgrep's
+                                # gitignore.rs listed 74 inline tests before its two tests/*.rs files)
 # the files whose folder is a package of a family, within which a test's subject is named
 _MANIFESTS = {"js": ("package.json",), "py": ("pyproject.toml", "setup.py", "setup.cfg")}
 
@@ -346,10 +348,11 @@ def _rust_test_modules(repo: str, paths: Iterable[str], import_edges: Iterable[d
 
 
 def tests_edge(src: str, dst: str, by: str, header: str = "") -> dict:
-    """A ``tests`` edge between two file ids, linked ``by`` name (listed first), import, use, unit or
-    header (``header``: the header's path, which its meta names)."""
+    """A ``tests`` edge between two file ids, linked ``by`` name (listed first), import, use, unit
+    (listed last) or header (``header``: the header's path, which its meta names)."""
     meta = {"by": by, "header": header} if header else {"by": by}
-    return {"src": src, "dst": dst, "kind": "tests", "weight": BY_NAME_WEIGHT if by == "name" else 1.0,
+    weight = BY_NAME_WEIGHT if by == "name" else UNIT_WEIGHT if by == "unit" else 1.0
+    return {"src": src, "dst": dst, "kind": "tests", "weight": weight,
             "meta": json.dumps(meta)}
 
 
@@ -374,4 +377,4 @@ def used_by_tests(used: Iterable[tuple[str, str]], imported: Mapping[str, Collec
 
 
 __all__ = ["link_tests", "js_definitions", "Defined", "unit_tests", "TEST_MARK", "used_by_tests", "tests_edge", "is_test_path", "subject", "in_test_dir", "family",
-           "js_roots", "TEST_DIRS", "BY_NAME_WEIGHT"]
+           "js_roots", "TEST_DIRS", "BY_NAME_WEIGHT", "UNIT_WEIGHT"]

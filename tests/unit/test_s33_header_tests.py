@@ -41,3 +41,12 @@ def test_a_test_of_a_header_reaches_the_sources_of_its_stem_that_include_it():
 
 def test_declpairs_reads_the_parses_own_words():
     assert (declpairs.DECL, declpairs.TEST_MARK) == (DECL, TEST_MARK)
+
+
+def test_a_files_inline_tests_list_after_its_test_files():
+    """A walk lists a node's edges by weight, heaviest first: a re-probe found ripgrep's
+    gitignore.rs listing its 74 inline tests before its two tests/*.rs files (page 4)."""
+    from pipeline.testlinks import tests_edge
+
+    by = {w: tests_edge("t", "f", w)["weight"] for w in ("name", "import", "use", "header", "unit")}
+    assert by["name"] > by["import"] == by["use"] == by["header"] > by["unit"]
