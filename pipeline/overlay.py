@@ -257,6 +257,25 @@ def _manifests(repo: str, sha: str, blobs, disk: dict[str, bytes | None], skip: 
     return out
 
 
+def _header_sources(snap, changed: list[str], gone: set[str]) -> list[dict]:
+    """The base's includes of a header by an unchanged C/C++ source, when the branch changed a C/C++
+    file: a changed test of the header reaches the source implementing it (``by: "header"``,
+    ``testlinks._implementing``) only through them (a review: a branch editing db_test.cc lost its
+    edge to db_impl.cc). Sources only: a test's includes are its own tests edges, made as before."""
+    from pipeline.testlinks import C_HEADERS, C_SOURCES
+
+    if not any(p.lower().endswith((*C_HEADERS, *C_SOURCES)) for p in changed):
+        return []
+    paths = {n["id"]: n["path"] for n in snap.read("nodes", columns=["id", "path"], where="kind = 'file'").to_pylist()}
+    out = []
+    for e in snap.read("edges", columns=["src", "dst"], where="kind = 'imports'").to_pylist():
+        src, dst = paths.get(e["src"]), paths.get(e["dst"])
+        if src is not None and dst is not None and src not in gone and src.lower().endswith(C_SOURCES) \
+                and dst.lower().endswith(C_HEADERS):
+            out.append({"src": e["src"], "dst": e["dst"]})
+    return out
+
+
 def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list[str], links: set[str],
            disk: dict[str, bytes | None], dest: Path, cfg: IndexConfig) -> list[str]:
     """Parse, link, embed and write the changed files (from DISK when there, else ``sha:path``) and
@@ -303,7 +322,8 @@ def _index(base: Store, m: Manifest, sha: str, changed: list[str], deleted: list
                                                     "end_line", "subkind"],
                                   where="kind IN ('file', 'class', 'function', 'method')").to_pylist()
              if n["path"] not in gone]
-    edges.extend(link_tests(m.repo_name, all_paths, imp_edges, js_definitions((*nodes, *known))))
+    edges.extend(link_tests(m.repo_name, all_paths, [*imp_edges, *_header_sources(snap, changed, gone)],
+                            js_definitions((*nodes, *known))))
     # what the base's definitions are resolved by, in one read of the few metas that say it (not
     # every meta): a C/C++ prototype's flag, a gtest test's mark, a declared return type, a Java
     # overload's arity and parameter types (``callindex``: a branch's call picks its overload)

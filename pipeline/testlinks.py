@@ -69,6 +69,7 @@ _FAMILY_OF = {"python": "py", "javascript": "js", "typescript": "js", "tsx": "js
 _FAMILIES = {ext: _FAMILY_OF[lang] for ext, lang in EXTENSIONS.items() if lang in _FAMILY_OF}
 _C_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".c++")
 _C_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")
+C_SOURCES, C_HEADERS = _C_SOURCES, _C_HEADERS     # read by the overlay (``overlay._header_sources``)
 _PY = re.compile(r"^(?:test_(?P<a>.+)|(?P<b>.+?)_tests?)$")
 _JS = re.compile(r"^(?P<a>.+)\.(?:test|spec)$")
 _GO = re.compile(r"^(?P<a>.+)_test$")
@@ -377,4 +378,4 @@ def used_by_tests(used: Iterable[tuple[str, str]], imported: Mapping[str, Collec
 
 
 __all__ = ["link_tests", "js_definitions", "Defined", "unit_tests", "TEST_MARK", "used_by_tests", "tests_edge", "is_test_path", "subject", "in_test_dir", "family",
-           "js_roots", "TEST_DIRS", "BY_NAME_WEIGHT", "UNIT_WEIGHT"]
+           "js_roots", "TEST_DIRS", "BY_NAME_WEIGHT", "UNIT_WEIGHT", "C_SOURCES", "C_HEADERS"]
