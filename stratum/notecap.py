@@ -61,6 +61,7 @@ class AgentNotes:
         self.count = sum(self.per_kind.values())
         self.splits = 0
         self._plain: Split | None = None
+        self._last: tuple = (None, None)     # (a filtered query's RowFilter, its Split)
         self._agent_kind = np.array([k in _AGENT for k in names], dtype=bool)
 
     def crowded(self, rows: np.ndarray, window: int) -> bool:
@@ -86,9 +87,14 @@ class AgentNotes:
         if not code:
             return None
         self.splits += 1
-        if filt.active:
-            return Split(RowFilter(self.meta, code, filt.path_prefix, filt.language, self.exact_limit),
+        if filt.active:     # a query's two crowded lists ask with its one filter: made once for it
+            last = self._last
+            if last[0] is filt:
+                return last[1]
+            made = Split(RowFilter(self.meta, code, filt.path_prefix, filt.language, self.exact_limit),
                          RowFilter(self.meta, agents, filt.path_prefix, filt.language, self.exact_limit))
+            self._last = (filt, made)       # one tuple: a server's threads read it whole
+            return made
         if self._plain is None:      # most queries: no filter, so these are made once per shard version
             self._plain = Split(RowFilter(self.meta, code, exact_limit=self.exact_limit),
                                 RowFilter(self.meta, agents, exact_limit=self.exact_limit))
