@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 from stratum import pathtails as PT
 from stratum.limits import MAX_TRACEBACK_CHARS, query_too_long
 from stratum.memory import Target
+from stratum.testnames import MAX_NAMED, TEST_WHY, Named, named, rows_of
 from stratum.traceframes import MAX_FRAMES, Frame, frames
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ CALLED_DEFS = 2          # a name more definitions share is a common word, not a
 MAX_TIED = 16            # files a frame's path names equally that its function may choose among (more: too common a tail)
 MAX_ERROR_LINE = 300     # characters of one error line in ``condensed`` (a repr can be a whole object)
 
+_CALLEE = MAX_FRAMES + MAX_NAMED * 3     # a callee's place: after every frame and named test (``Located.frame``)
 _SYMBOLS = ("class", "function", "method")
 _CALLABLE = ("function", "method")
 
@@ -131,7 +133,7 @@ def callees(sh: "Shard", names: list[str], located: list[Located]) -> list[Locat
                 nid = col("id")[r]
                 if nid not in taken:
                     taken.add(nid)
-                    out.append(Located(MAX_FRAMES + len(out), sh, nid, int(r), f"{CALLED_WHY}{name}()"))
+                    out.append(Located(_CALLEE + len(out), sh, nid, int(r), f"{CALLED_WHY}{name}()"))
         if len(out) >= MAX_CALLED:
             return out[:MAX_CALLED]
     for name in left:
@@ -142,7 +144,7 @@ def callees(sh: "Shard", names: list[str], located: list[Located]) -> list[Locat
             nid = col("id")[r]
             if nid not in taken:
                 taken.add(nid)
-                out.append(Located(MAX_FRAMES + len(out), sh, nid, int(r), f"{CALLED_WHY}{name}()"))
+                out.append(Located(_CALLEE + len(out), sh, nid, int(r), f"{CALLED_WHY}{name}()"))
         if len(out) >= MAX_CALLED:
             break
     return out[:MAX_CALLED]
@@ -159,6 +161,7 @@ class Paste(NamedTuple):
     frames: list[Frame]     # innermost first ([]: no traceback)
     calls: list[str]        # the names its lines call (``called``; [] without frames)
     text: str               # what the text lists read: the query, or ``condensed`` of a whole failure
+    tests: list[Named] = []     # the tests it names (``testnames.named``: a runner's header, a test's name)
 
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")     # a terminal's colour and cursor codes (CSI sequences)
@@ -179,17 +182,19 @@ def read(query: str, limit: int, *, sent: int | None = None) -> Paste:
         text = condensed(query, found, limit)
         if not text:
             raise query_too_long(sent, limit)
-    return Paste(found, called(query) if found else [], text)
+    return Paste(found, called(query) if found else [], text, named(query))
 
 
 def placed(sh: "Shard", paste: Paste, overlay: "StoreOverlay | None" = None, kinds: Sequence[str] = (),
            path_prefix: str = "", language: str = "") -> list["Located"]:
     """What a search puts first for a pasted traceback, in this shard: its frames' definitions
     (``locate``, as the session sees the files), then the definitions its lines call (``callees``),
-    those the filters let through (``passing``)."""
-    if not paste.frames:
+    those the filters let through (``passing``). The tests it names (``testnames``) follow its frames."""
+    if not paste.frames and not paste.tests:
         return []
     located = locate(sh, paste.frames, overlay)
+    if paste.tests:
+        located += named_tests(sh, paste.tests, located, overlay)
     if paste.calls:
         located += callees(sh, paste.calls, located)
     if located and (kinds or path_prefix or language):
@@ -199,7 +204,28 @@ def placed(sh: "Shard", paste: Paste, overlay: "StoreOverlay | None" = None, kin
 
 def leads(why: str) -> bool:
     """Whether a search item's why says a traceback put it first (it carries its notes then)."""
-    return why.startswith((FRAME_WHY, CALLED_WHY))
+    return why.startswith((FRAME_WHY, CALLED_WHY, TEST_WHY))
+
+
+def named_tests(sh: "Shard", tests: list[Named], located: list[Located],
+                overlay: "StoreOverlay | None" = None) -> list[Located]:
+    """The test blocks the paste names (``testnames.rows_of``), after the frames (``located``, whose
+    nodes are not repeated), in the paste's order: as the session sees the files, a branch's
+    version of a test file first (its overlay shard), else the base's."""
+    taken = {f.id for f in located}
+    out: list[Located] = []
+    sources = [overlay.shard] if overlay is not None and overlay.shard is not None else []
+    for t in tests:
+        for src in [*sources, sh]:
+            rows = rows_of(src, t)
+            for r in rows:
+                nid = src.col("id")[r]
+                if nid not in taken:
+                    taken.add(nid)
+                    out.append(Located(MAX_FRAMES + len(out), src, nid, int(r), f"{TEST_WHY}{src.col('qualname')[r]}"))
+            if rows:
+                break
+    return out
 
 
 def _named_in(sh: "Shard", file_row: int, name: str, line: int) -> int | None:
@@ -237,8 +263,9 @@ def printed_in_view(shards: list["Shard"], view: "BranchView", target: str) -> P
 
 
 class Located(NamedTuple):
-    frame: int              # its frame's place in ``frames``' order (0: the innermost); a callee's is
-                            # MAX_FRAMES + its place, so it ranks after every frame (``frames_first``)
+    frame: int              # its frame's place in ``frames``' order (0: the innermost); a named test's
+                            # MAX_FRAMES + its place, a callee's _CALLEE + its place, so they rank after
+                            # every frame, in that order (``frames_first``)
     shard: "Shard"          # the base shard, or a branch's overlay shard
     id: str
     row: int
@@ -352,6 +379,6 @@ def passing(located: list[Located], kinds: Sequence[str], path_prefix: str, lang
     return out
 
 
-__all__ = ["FRAME_WHY", "CALLED_WHY", "Frame", "Located", "Paste", "read", "placed", "leads", "frames", "condensed",
+__all__ = ["FRAME_WHY", "CALLED_WHY", "TEST_WHY", "named_tests", "Frame", "Located", "Paste", "read", "placed", "leads", "frames", "condensed",
            "called", "callees", "locate", "passing", "printed_in_view", "MAX_FRAMES", "MAX_CALLED",
            "CALLED_DEFS", "MAX_ERROR_LINE"]
