@@ -110,12 +110,12 @@ def parser(name: str) -> ts.Parser:
 
 
 def parse_tree(name: str, src: bytes) -> ts.Tree:
-    """The syntax tree of ``src`` in language ``name``; C++ macros the grammar reads as names
-    (``class LEVELDB_EXPORT DB``, ``int x_ GUARDED_BY(mu_);``) are hidden from it first
-    (``cppmacros``), offsets unchanged; a Kotlin file the grammar breaks on a one-line body
-    (``class A { companion object { fun e() = 1 } }``) is read again with ``;`` before such a ``}``
-    (``kotlinsemis``)."""
-    if name == "cpp":
+    """The syntax tree of ``src`` in language ``name``; C and C++ macros the grammar reads as names
+    (``class LEVELDB_EXPORT DB``, ``int x_ GUARDED_BY(mu_);``, a C header's ``LEVELDB_EXPORT void
+    leveldb_close(leveldb_t* db);``) are hidden from it first (``cppmacros``), offsets unchanged;
+    a Kotlin file the grammar breaks on a one-line body (``class A { companion object { fun e() = 1
+    } }``) is read again with ``;`` before such a ``}`` (``kotlinsemis``)."""
+    if name in ("cpp", "c"):
         return cppmacros.unmask(parser(name), src)
     if name == "kotlin":
         return kotlinsemis.parse(parser(name), src)

@@ -1,5 +1,9 @@
 """C++ macros that tree-sitter misreads as names, hidden from it; googletest tests named as gtest does.
 
+C files go through it too (``languages.parse_tree``): a C header's ``LEVELDB_EXPORT
+leveldb_options_t* leveldb_options_create(void);`` broke tree-sitter-c the same way (leveldb's
+``c.h``: syntax errors from its first declaration, 6 of its 68 functions lost).
+
 ``class LEVELDB_EXPORT DB : public Base { ... };`` is a class once the preprocessor has run, but
 tree-sitter-cpp (0.23) reads ``class LEVELDB_EXPORT`` as an elaborated type and ``DB`` as what is
 declared with it: a ``function_definition`` whose body is the class body read as statements, or a
