@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Generator, Iterable, Iterator
 
+from pipeline.logargs import LOG_FIELDS, LOG_FORMAT, history_log_args, patch_log_args
 from stratum.errors import NotARepository, StratumError
 
 ENC = "utf-8"
@@ -233,28 +234,6 @@ def worktree_clean(repo: str | os.PathLike, exclude: tuple[str, ...] = ()) -> bo
 
 # ---- history (streaming git log) -----------------------------------------------------------------
 
-# One commit header: a record-separator marker, then NUL-separated fields; the message (%B) is last and
-# is ended by the NUL that -z puts after every format line. %at/%ct are unix seconds.
-LOG_FORMAT = "%x1e%H%x00%P%x00%an%x00%ae%x00%at%x00%ct%x00%B"
-LOG_FIELDS = 7
-
-
-def history_log_args(rev_range: str = "HEAD", *, merge_diffs: bool = False, line_counts: bool = True) -> list[str]:
-    """The exact `git log` arguments the history miner reads (also what its benchmark times bare).
-
-    All commits reachable from the range (not --first-parent: side-branch commits are real edits),
-    raw (change type, modes) plus numstat (lines added/deleted, ``-`` for binary), rename detection
-    (-M), no copy detection (costly, rarely useful for co-change). Merge commits carry their diff
-    against the first parent only when ``merge_diffs`` is set. Without ``line_counts`` numstat is
-    left out: git then compares trees only (5-8x faster), never blob contents. User config that could change the
-    output (external diff drivers, textconv, signatures, colour, mailmap) is switched off.
-    """
-    return ["-c", "core.quotepath=off", "-c", "log.showSignature=false", "log", "-z",
-            f"--format={LOG_FORMAT}", "--raw", *(["--numstat"] if line_counts else []), "-M", "--no-abbrev", "--no-color",
-            "--no-ext-diff", "--no-textconv", "--no-mailmap", "--diff-algorithm=myers",
-            "--diff-merges=first-parent" if merge_diffs else "--diff-merges=off", rev_range, "--"]
-
-
 def stream_git(repo: str | os.PathLike, args: list[str], chunk_size: int = 1 << 20,
                stdin: bytes | None = None) -> Generator[bytes, None, None]:
     """Yield git's stdout in chunks as it is produced; GitError (with git's message) on failure.
@@ -305,15 +284,6 @@ def tree_paths(repo: str | os.PathLike, rev: str = "HEAD") -> list[bytes]:
     """Every blob/gitlink path in ``rev``'s tree, as raw bytes (callers decode)."""
     out = run_git(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", rev)
     return [p for p in out.split(b"\0") if p]
-
-
-def patch_log_args(pathspecs: list[str] | None = None) -> list[str]:
-    """`git log -p -U0` over the commits given on stdin (no walking, no merges): hunk headers
-    locate the changed lines cheaply; --full-index gives the blob ids to read the two versions."""
-    args = ["-c", "core.quotepath=off", "-c", "log.showSignature=false", "log", "--no-walk=unsorted", "--stdin",
-            "--format=%x1e%H%x00%ct", "-p", "-U0", "-M", "--full-index", "--no-merges", "--no-color",
-            "--no-ext-diff", "--no-textconv", "--diff-algorithm=myers", "--"]
-    return args + list(pathspecs or [])
 
 
 def stream_patches(repo: str | os.PathLike, shas: list[str], pathspecs: list[str] | None = None
