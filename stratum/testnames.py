@@ -13,6 +13,9 @@ read for the tests it names, and ``tracebacks.placed`` puts their nodes first (a
 - a whole query that is a test's qualified title as a runner prints it (``scheduler > queueJob > basic
   usage``, or as the index names it, ``scheduler.queueJob.basic usage``), or a Rust path ending in a
   test's name (``regression::r1159_invalid_flag``);
+- googletest's own name of a test, ``CacheTest.Erase``, typed or in its log (``[  FAILED  ] CacheTest.Erase``,
+  the last ``[ RUN      ]`` one a crash cut short), for the node ``cppmacros.test_name`` names
+  ``CacheTest.CacheTest_Erase_Test``;
 - a whole query that is one identifier naming a test (``r1159_invalid_flag``), only when no searched
   node has that name (``defineCustomElement`` is the function, not the describe block named after it)
   and at most ``MAX_TESTS`` tests share it (``works``: a common title, no pointer).
@@ -46,6 +49,11 @@ _VITEST = re.compile(r"^[ \t]*(?:FAIL|×|✗|✖)[ \t]+(?P<path>[^\s>]+\.[A-Za-z
                      r"(?:[ \t]+\d+m?s)?[ \t]*$", re.M)
 # Jest: `  ● suite › test`
 _JEST = re.compile(r"^[ \t]*●[ \t]+(?P<titles>[^\n›]+(?:[ \t]›[ \t][^\n›]+)*)$", re.M)
+# googletest: `[  FAILED  ] CacheTest.Erase (3 ms)`, `[ RUN      ] CacheTest.Erase`; TEST_P's `Inst/ParamTest.Case/0`,
+# TYPED_TEST's `TypedTest/0.Case`
+_GTEST = re.compile(r"^\[ *(?P<what>FAILED|RUN|OK) *\] (?:\w+/)?(?P<suite>[A-Za-z_]\w*)(?:/\d+)?\.(?P<name>[A-Za-z_]\w*)"
+                    r"(?:/\d+)?\b", re.M)
+_GTEST_TYPED = re.compile(r"(?P<suite>[A-Za-z_]\w*)\.(?P<name>[A-Za-z_]\w*)")
 # cargo: `---- regression::r1159 stdout ----`, `test regression::r1159 ... FAILED`
 _CARGO = re.compile(r"^(?:---- (?P<a>[\w:]+) stdout ----|test (?P<b>[\w:]+) \.\.\. FAILED)[ \t]*$", re.M)
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
@@ -59,6 +67,7 @@ class Named(NamedTuple):
     titles: tuple[str, ...]     # its title path (a Rust test: its module path and name), outermost first
     pasted: bool                # from a runner's header (a failure paste); False: the query typed
     module: bool = False        # a Rust path: its leading parts are modules, which the index may not name
+    gtest: bool = False         # googletest's ``Suite.Name``: the node is named ``Suite.Suite_Name_Test``
 
 
 def named(query: str) -> list[Named]:
@@ -73,6 +82,8 @@ def named(query: str) -> list[Named]:
     if "●" in q:
         for m in _JEST.finditer(q):
             out.append(Named("", _titles(m.group("titles"), " › "), True))
+    if "] " in q:
+        out += _gtest(q)
     if "----" in q or "FAILED" in q:
         for m in _CARGO.finditer(q):
             out.append(Named("", tuple((m.group("a") or m.group("b")).split("::")), True, True))
@@ -85,9 +96,26 @@ def named(query: str) -> list[Named]:
             return [Named("", _titles(q, sep), False)]
     if _RUST_PATH.fullmatch(q):
         return [Named("", tuple(q.split("::")), False, True)]
-    if _IDENT.fullmatch(q) or "." in q:       # `r1159_invalid_flag`; `scheduler.queueJob.basic usage`
-        return [Named("", (q,), False)]
-    return []
+    typed = [Named("", (q,), False)] if _IDENT.fullmatch(q) or "." in q else []   # `r1159_invalid_flag`; `a.b c`
+    gt = _GTEST_TYPED.fullmatch(q)
+    return typed + ([Named("", (gt.group("suite"), gt.group("name")), False, gtest=True)] if gt else [])
+
+
+def _gtest(q: str) -> list[Named]:
+    """The tests a googletest log names: each ``[  FAILED  ]`` one, and the last ``[ RUN      ]`` one
+    no ``[       OK ]`` or ``FAILED`` line follows (a crash ends the log inside it)."""
+    out: list[Named] = []
+    ran: tuple[str, str] | None = None
+    for m in _GTEST.finditer(q):
+        test = (m.group("suite"), m.group("name"))
+        if m.group("what") == "RUN":
+            ran = test
+            continue
+        if m.group("what") == "FAILED":
+            out.append(Named("", test, True, gtest=True))
+        if ran == test:
+            ran = None
+    return out + ([Named("", ran, True, gtest=True)] if ran is not None else [])
 
 
 def _titles(text: str, sep: str) -> tuple[str, ...]:
@@ -134,6 +162,8 @@ def rows_of(sh: "Shard", test: Named) -> list[int]:
     file its header names when it names one; else the longest end of it that is one (cargo's
     ``regression::r1159`` is ``r1159`` of tests/regression.rs), those whose path holds the rest first;
     a typed identifier only when no searched node has that name (``searched_name``)."""
+    if test.gtest:
+        return _gtest_rows(sh, test.titles)
     table = _table(sh)
     if not table.by_qual:
         return []
@@ -155,6 +185,18 @@ def rows_of(sh: "Shard", test: Named) -> list[int]:
             rows = [r for r in rows if lead & _segments(col[r] or "")] or rows
         return rows if len(rows) <= MAX_TESTS else []
     return []
+
+
+def _gtest_rows(sh: "Shard", titles: tuple[str, ...]) -> list[int]:
+    """The googletest tests gtest calls ``Suite.Name``: the functions named ``Suite.Suite_Name_Test``
+    (``cppmacros.test_name``: the class the macro defines, in the suite's scope)."""
+    kw = sh.warm.searcher.keywords if sh.warm is not None else None
+    if kw is None:
+        return []
+    cls = f"{titles[0]}.{titles[0]}_{titles[1]}_Test"
+    name, kind = sh.col("name"), sh.col("kind")
+    rows = [int(r) for r in kw.name_rows(cls).tolist() if name[r] == cls and kind[r] == "function"]
+    return rows if len(rows) <= MAX_TESTS else []
 
 
 def searched_name(sh: "Shard", name: str) -> bool:

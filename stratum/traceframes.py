@@ -152,7 +152,7 @@ def native_name(printed: str) -> str:
     qualified name's last part (``leveldb::Table::BlockReader(void*, ...)``: ``BlockReader``, as a
     method's node is named; the return type a template function prints, its template arguments and
     a lambda's ``::$_0::operator()`` tail left out), a gtest body its test's (``leveldb::DBTest_Get_Test
-    ::TestBody()``: ``DBTest.Get``, as the parser names a ``TEST_F``); "" when none is read (``??``,
+    ::TestBody()``: ``DBTest.DBTest_Get_Test``, as the parser names a ``TEST_F``); "" when none is read (``??``,
     an operator)."""
     text = printed.strip().replace("(anonymous namespace)", "anon")
     depth = 0
@@ -171,7 +171,7 @@ def native_name(printed: str) -> str:
     if len(parts) >= 2 and parts[-1] == "TestBody" and parts[-2].endswith("_Test"):
         suite, _, test = parts[-2][:-len("_Test")].partition("_")
         if _NAME.fullmatch(suite) and _NAME.fullmatch(test):
-            return f"{suite}.{test}"
+            return f"{suite}.{parts[-2]}"
     name = parts[-1].rsplit(".", 1)[-1]
     return name if _NAME.fullmatch(name) and not name.startswith("operator") else ""
 

@@ -41,7 +41,8 @@ DestroyDB(...)``, its text (from the line's start) keeps the macro. So is the ``
 0.23 cannot read (``new T [n]`` it can: ``_new_pointer_arrays``).
 
 ``TEST_F(DBTest, Empty) {`` reads as a function named ``TEST_F`` (each file's ``TEST_F#2``,
-``#3``...); ``test_name`` gives it gtest's own name, ``DBTest.Empty``. A macro's statement with no
+``#3``...); ``test_name`` names it by the class gtest makes of it, in the fixture's scope:
+``DBTest.DBTest_Empty_Test``. A macro's statement with no
 type (``FRIEND_TEST(DBTest, Empty);``, ``DISALLOW_COPY_AND_ASSIGN(DB);``) reads as a member
 function named after the macro; ``macro_statement`` says it is none.
 
@@ -385,10 +386,17 @@ def _branches(node: ts.Node) -> list[ts.Node]:
 
 
 def test_name(fn: ts.Node, src: bytes) -> str | None:
-    """``Suite.Name`` of a googletest test (``TEST(Suite, Name) {``, ``TEST_F(Fixture, Name) {``,
-    ``TEST_P``, ``TYPED_TEST`` ...: tree-sitter reads a function named after the macro whose two
-    parameters are types), as gtest itself names the test (``--gtest_filter=Suite.Name``); None for
-    any other definition."""
+    """``Suite.Suite_Name_Test`` of a googletest test (``TEST(Suite, Name) {``, ``TEST_F(Fixture, Name)
+    {``, ``TEST_P``, ``TYPED_TEST`` ...: tree-sitter reads a function named after the macro whose two
+    parameters are types). Its last part is the class the macro defines (``Suite_Name_Test``), so a
+    name no other definition can have (its namespace holds that class; gtest's own ``Fixture.Name``
+    was also the qualified name of the fixture's method ``Name``: leveldb's ``TEST_F(CacheTest,
+    Erase)`` became ``CacheTest.Erase#2``) and the name a native stack prints
+    (``leveldb::CacheTest_Erase_Test::TestBody()``); it stays in the suite's scope, as that class
+    derives from the fixture, so its body's calls of the fixture's members link to them
+    (``pipeline.callscopes`` reads scopes from the qualified name). gtest's ``CacheTest.Erase``
+    (``--gtest_filter``, ``[  FAILED  ]``) leads to it through ``stratum.testnames``. None for any other
+    definition."""
     decl = fn.child_by_field_name("declarator")
     if fn.type != "function_definition" or fn.child_by_field_name("type") is not None or decl is None \
             or decl.type != "function_declarator":
@@ -400,7 +408,8 @@ def test_name(fn: ts.Node, src: bytes) -> str | None:
              for p in params.named_children]
     if len(parts) != 2 or any(p is None or p.type != "type_identifier" for p in parts):
         return None
-    return ".".join(src[p.start_byte:p.end_byte].decode() for p in parts if p is not None)
+    suite, test = (src[p.start_byte:p.end_byte].decode() for p in parts if p is not None)
+    return f"{suite}.{suite}_{test}_Test"
 
 
 def macro_statement(node: ts.Node, name: str) -> bool:

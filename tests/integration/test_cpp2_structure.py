@@ -2,8 +2,9 @@
 job and ``Tools``: ``get path:LINE`` inside a member defined after its class (C++ ``int
 Cache::Get() {``, a Go method) names that member, not the file; thread-safety annotations after a
 declarator (``int total_ GUARDED_BY(mu_);``) name no node and keep the member they annotate;
-googletest tests are named as gtest names them (``TEST_F(CounterTest, Adds)`` ->
-``CounterTest.Adds``) and their calls of the fixture's members are linked."""
+googletest tests are named as the class gtest makes of them (``TEST_F(CounterTest, Adds)`` ->
+``CounterTest.CounterTest_Adds_Test``: no collision with the fixture's method of the test's name), gtest's own
+``CounterTest.Adds`` searches to it, and their calls of the fixture's members are linked."""
 
 from __future__ import annotations
 
@@ -97,25 +98,26 @@ def test_thread_safety_annotations_name_no_node_and_keep_the_member(tools):
     assert not [i.qualname for i in found if i.qualname.rsplit(".", 1)[-1].isupper()]
 
 
-def test_gtest_tests_are_named_suite_dot_name_and_call_the_fixture(tools):
-    assert _walk(tools, "src/counter_test.cc", "contains") == [
-        "src/counter_test.cc::kv.Counter.Empty", "src/counter_test.cc::kv.CounterTest",
-        "src/counter_test.cc::kv.CounterTest.AddTwice#2", "src/counter_test.cc::kv.CounterTest.Adds"]
-    assert _at(tools, "src/counter_test.cc::kv.CounterTest.Adds") == ("function", "kv.CounterTest.Adds")
-    assert _at(tools, "src/counter_test.cc:9") == ("function", "kv.CounterTest.AddTwice#2")
+def test_gtest_tests_are_named_by_their_class_and_call_the_fixture(tools):
+    assert sorted(_walk(tools, "src/counter_test.cc", "contains")) == [
+        "src/counter_test.cc::kv.Counter.Counter_Empty_Test", "src/counter_test.cc::kv.CounterTest",
+        "src/counter_test.cc::kv.CounterTest.CounterTest_AddTwice_Test",
+        "src/counter_test.cc::kv.CounterTest.CounterTest_Adds_Test"]
+    assert _at(tools, "src/counter_test.cc::kv.CounterTest.CounterTest_Adds_Test") == ("function", "kv.CounterTest.CounterTest_Adds_Test")
+    assert _at(tools, "src/counter_test.cc:9") == ("function", "kv.CounterTest.CounterTest_AddTwice_Test")
     assert _at(tools, "src/counter_test.cc::kv.CounterTest.AddTwice") == ("method", "kv.CounterTest.AddTwice")
     t, sid = tools
     hits = t.search(sid, "CounterTest.Adds", page_size=5).items
-    assert f"{hits[0].path}::{hits[0].qualname}" == "src/counter_test.cc::kv.CounterTest.Adds"
+    assert f"{hits[0].path}::{hits[0].qualname}" == "src/counter_test.cc::kv.CounterTest.CounterTest_Adds_Test"
     # a test body's call of its fixture's member is linked to that member
-    assert _walk(tools, "src/counter_test.cc::kv.CounterTest.Adds", "calls") == [
+    assert _walk(tools, "src/counter_test.cc::kv.CounterTest.CounterTest_Adds_Test", "calls") == [
         "src/counter_test.cc::kv.CounterTest.AddTwice"]
-    assert _walk(tools, "src/counter_test.cc::kv.CounterTest.AddTwice#2", "calls") == [
+    assert _walk(tools, "src/counter_test.cc::kv.CounterTest.CounterTest_AddTwice_Test", "calls") == [
         "src/counter_test.cc::kv.CounterTest.AddTwice"]
 
 
 def test_a_test_named_like_a_function_is_not_what_its_body_calls(tools):
     """TEST(Logging, NumberToString) calls the function NumberToString, not itself (a test is a
     caller, never a call's target: on leveldb four calls went to the test of the same name)."""
-    assert _walk(tools, "src/logging_test.cc::kv.Logging.NumberToString", "calls") == [
+    assert _walk(tools, "src/logging_test.cc::kv.Logging.Logging_NumberToString_Test", "calls") == [
         "src/logging.cc::kv.NumberToString"]

@@ -208,8 +208,8 @@ def test_an_asan_stack_leads_with_frame_zero_and_reads_each_frames_function(tool
         # its line is in the test body, its function is DBTest::Get: the name decides
         ("db/db_test.cc::leveldb.DBTest.Get",
          f"traceback frame: db/db_test.cc:{_line(DB_TEST_CC, 'TEST_F(')} in Get"),
-        ("db/db_test.cc::leveldb.DBTest.GetFromImmutableLayer",
-         f"traceback frame: db/db_test.cc:{_line(DB_TEST_CC, 'ASSERT_EQ')} in DBTest.GetFromImmutableLayer"),
+        ("db/db_test.cc::leveldb.DBTest.DBTest_GetFromImmutableLayer_Test",
+         f"traceback frame: db/db_test.cc:{_line(DB_TEST_CC, 'ASSERT_EQ')} in DBTest.DBTest_GetFromImmutableLayer_Test"),
     ]
     # with the report's summary line too: the same frames in the same order
     summary = (f"\nSUMMARY: AddressSanitizer: heap-use-after-free /home/dev/leveldb/table/table.cc:{BLOCK_LINE}:20 "
@@ -221,5 +221,5 @@ def test_a_gdb_backtrace_stays_innermost_first(tools):
     t, s = tools
     got = frame_items(t.search(s, GDB, page_size=5).items)
     assert [p for p, _ in got] == ["table/table.cc::leveldb.Table.BlockReader", "table/table.cc::leveldb.Table.InternalGet",
-                                   "db/db_test.cc::leveldb.DBTest.GetFromImmutableLayer"]
+                                   "db/db_test.cc::leveldb.DBTest.DBTest_GetFromImmutableLayer_Test"]
     assert got[0][1] == f"traceback frame: table/table.cc:{BLOCK_LINE} in BlockReader"

@@ -1,7 +1,8 @@
 """C++ names the parser gives where tree-sitter alone misreads them, second pass: an annotation
 macro after a declarator (clang thread-safety, ``OVERRIDE``) is no node and the member it annotates
-keeps its name and body; valid code that looks alike is untouched; googletest tests are named
-``Suite.Name`` as gtest names them, unique in their file."""
+keeps its name and body; valid code that looks alike is untouched; googletest tests are named by
+the class gtest makes of them in their suite's scope, ``Suite.Suite_Name_Test``, unique in their file (beside the fixture's
+method ``Name`` too)."""
 
 from __future__ import annotations
 
@@ -93,17 +94,17 @@ GTEST = (
 )
 
 
-def test_googletest_tests_are_named_suite_dot_name_unique_in_their_file():
+def test_googletest_tests_are_named_by_their_class_unique_in_their_file():
     got, p = parse(GTEST, "kv/cache_test.cc")
     assert got == [
         ("class", "kv.CacheTest", 2, 5), ("method", "kv.CacheTest.Erase", 4, 4),
-        ("function", "kv.CacheTest.HitAndMiss", 6, 8), ("function", "kv.CacheTest.Erase#2", 9, 11),
-        ("function", "kv.Coding.Fixed32", 12, 12), ("function", "kv.ParamTest.Case", 13, 13),
-        ("function", "kv.TypedTest.Case", 14, 14), ("function", "kv.Coding.Fixed32#2", 15, 15),
-        ("function", "TopLevel.Works", 17, 17), ("function", "BENCHMARK", 18, 18)]
-    hit = p["by_qual"]["kv.CacheTest.HitAndMiss"]
-    assert (hit["name"], hit["parent_id"]) == ("CacheTest.HitAndMiss", p["pf"].nodes[0]["id"])
-    assert hit["summary"].startswith("function kv.CacheTest.HitAndMiss: TEST_F(CacheTest, HitAndMiss)")
+        ("function", "kv.CacheTest.CacheTest_HitAndMiss_Test", 6, 8), ("function", "kv.CacheTest.CacheTest_Erase_Test", 9, 11),
+        ("function", "kv.Coding.Coding_Fixed32_Test", 12, 12), ("function", "kv.ParamTest.ParamTest_Case_Test", 13, 13),
+        ("function", "kv.TypedTest.TypedTest_Case_Test", 14, 14), ("function", "kv.Coding.Coding_Fixed32_Test#2", 15, 15),
+        ("function", "TopLevel.TopLevel_Works_Test", 17, 17), ("function", "BENCHMARK", 18, 18)]
+    hit = p["by_qual"]["kv.CacheTest.CacheTest_HitAndMiss_Test"]
+    assert (hit["name"], hit["parent_id"]) == ("CacheTest.CacheTest_HitAndMiss_Test", p["pf"].nodes[0]["id"])
+    assert hit["summary"].startswith("function kv.CacheTest.CacheTest_HitAndMiss_Test: TEST_F(CacheTest, HitAndMiss)")
     # the linker's word that a test is called by no code; nothing else carries it
     marked = sorted(q for q, n in p["by_qual"].items() if TEST_MARK in (n.get("meta") or ""))
     assert marked == sorted(q for k, q, _, _ in got if k == "function" and q != "BENCHMARK")

@@ -51,7 +51,7 @@ def test_a_sanitizer_report_is_innermost_first_stack_by_stack():
     assert frames(ASAN) == [
         Frame("/home/dev/leveldb/table/table.cc", 170, "BlockReader"),
         Frame("table/table.cc", 225, "InternalGet"),
-        Frame("/home/dev/leveldb/db/db_test.cc", 630, "DBTest.GetFromImmutableLayer"),   # as the parser names TEST_F
+        Frame("/home/dev/leveldb/db/db_test.cc", 630, "DBTest.DBTest_GetFromImmutableLayer_Test"),   # as the parser names TEST_F
         Frame("/g/gtest.cc", 2670, "Handle"),
         Frame("/home/dev/leveldb/db/table_cache.cc", 118, "Evict"),     # then the stack that freed it
     ]
@@ -65,7 +65,7 @@ def test_ubsan_names_its_place_before_its_stack_and_the_stack_names_the_function
          "SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior /src/util/hash.cc:30:15 in\n"
          "    #0 0x55d1c2 in leveldb::Hash(char const*, unsigned long, unsigned int) /src/util/hash.cc:30:15\n"
          "    #1 0x55a0f3 in leveldb::HASH_SignedUnsignedIssue_Test::TestBody() /src/util/hash_test.cc:21:3\n")
-    assert frames(q) == [Frame("/src/util/hash.cc", 30, "Hash"), Frame("/src/util/hash_test.cc", 21, "HASH.SignedUnsignedIssue")]
+    assert frames(q) == [Frame("/src/util/hash.cc", 30, "Hash"), Frame("/src/util/hash_test.cc", 21, "HASH.HASH_SignedUnsignedIssue_Test")]
     tsan = "SUMMARY: ThreadSanitizer: data race /src/cache.cc:12:3 in leveldb::LRUCache::Insert(int)\n"
     assert frames(tsan) == [Frame("/src/cache.cc", 12, "Insert")]
 
