@@ -140,8 +140,11 @@ def identity(root: Path, store: Store, held: Manifest | None, cfg: IndexConfig,
 # a test of a C/C++ header tests the source file of its stem that includes it (``by: "header"``);
 # a test block records no call of its own head, a Rust macro call is a test only by a test-defining
 # macro (``testblocks.test_definer``), a JS test title is stored as its value (no source escapes);
-# a Rust inline test's tests edge weighs less than a test file's (listed after it).
-PARSE_FORMAT = 38
+# a Rust inline test's tests edge weighs less than a test file's (listed after it). 39: C files go
+# through ``cppmacros`` as C++ files do (an export macro before a C declaration's type); a gtest
+# test is named by the class gtest makes of it (``CacheTest.CacheTest_Erase_Test``, not the
+# fixture's method's name ``CacheTest.Erase#2``).
+PARSE_FORMAT = 39
 
 
 def config_key(cfg: IndexConfig) -> str:
