@@ -205,7 +205,9 @@ class Tools:
         rank with the code. The first page ends early where the scores drop (next_page_token
         continues with whole pages; the hint says so). A pasted traceback's frames (File "...", line N, in f; path:N) put the
         code they name first; a whole pasted failure may be up to 32,000 characters (the text
-        search then reads its error lines and the frames' function names)."""
+        search then reads its error lines and the frames' function names). A test's name, as typed or
+        as a runner prints a failure (FAIL path > suite > test, [  FAILED  ] Suite.Name), puts that
+        test next."""
         s = self._session(session)
         sent, query = len(query), query.strip()
         if not query or not any(ch.isalnum() for ch in query):   # "!!!", an emoji: a confident page of noise (a probe)
