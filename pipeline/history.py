@@ -37,6 +37,7 @@ Definitions (documented, configurable through ``HistoryConfig``):
 
 from __future__ import annotations
 
+import heapq
 import re
 import time
 from contextlib import closing
@@ -250,6 +251,11 @@ def commit_order(commits: pa.Table) -> list[str]:
     only on the DAG, never on how the history was read in pieces, so an incremental mine and a full
     mine order commits the same way.
     """
+    return _ordered(commits)[0]
+
+
+def _ordered(commits: pa.Table) -> tuple[list[str], dict[str, int], dict[str, list[str]]]:
+    """``commit_order``'s order, with each commit's generation and parents (for ancestry questions)."""
     shas = commits.column("sha").to_pylist()
     parents = commits.column("parents").to_pylist()
     times = commits.column("committed_at").cast(pa.int64()).to_pylist()
@@ -280,7 +286,34 @@ def commit_order(commits: pa.Table) -> list[str]:
                 gen[s] = 1 + max((gen[p] for p in (pmap.get(s) or ()) if p in gen), default=0)
                 stack.pop()
     tmap = dict(zip(shas, times))
-    return sorted(shas, key=lambda s: (-gen[s], -(tmap[s] or 0), s))
+    return sorted(shas, key=lambda s: (-gen[s], -(tmap[s] or 0), s)), gen, pmap
+
+
+class _Ancestry:
+    """Whether one commit is an ancestor of another, by a walk down from the younger one that goes
+    no lower than the generation asked about and resumes there for the next question: the walk asks
+    about one rename in falling generation, so each rename costs at most its ancestors, once."""
+
+    def __init__(self, gen: dict[str, int], parents: dict[str, list[str]]):
+        self.gen, self.parents = gen, parents
+        self.walks: dict[str, tuple[set[str], list[tuple[int, str]]]] = {}   # sha -> (reached, not yet walked)
+
+    def below(self, sha: str, of: str) -> bool:
+        """``sha`` is an ancestor of ``of`` (a commit is not its own)."""
+        g, gen = self.gen.get(sha, 0), self.gen
+        if g >= gen.get(of, 0):
+            return False                              # a parent's generation is always lower
+        if of not in self.walks:
+            ps = self.parents.get(of) or []
+            self.walks[of] = (set(ps), [(-gen.get(p, 0), p) for p in ps])
+            heapq.heapify(self.walks[of][1])
+        reached, todo = self.walks[of]
+        while todo and -todo[0][0] > g:               # a commit at or below g cannot lead to sha
+            for p in self.parents.get(heapq.heappop(todo)[1]) or ():
+                if p not in reached:
+                    reached.add(p)
+                    heapq.heappush(todo, (-gen.get(p, 0), p))
+        return sha in reached
 
 
 def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[str] | None = None,
@@ -290,7 +323,10 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     Walks commits newest first (``commit_order``) with a map "path at this point -> path at HEAD":
     a rename old->new maps old to new's current path, and the new side of a rename (or copy) ends
     the path's earlier life there: the file's past is the old path's, so an older, unrelated file
-    that was renamed away or deleted at ``new`` is not confused with it. An add does not end it: a
+    that was renamed away or deleted at ``new`` is not confused with it. The end holds for the
+    rename's ancestors only: a commit on a parallel branch (one branch made ``new`` while another
+    renamed ``old`` to it, and the merge kept one file) keeps the path it had, whichever branch the
+    walk meets first (``_Ancestry``: a walk down from the rename). An add does not end it: a
     file deleted and later added again at the same path (a restore, or another file under the
     same name, as ``git log -- path`` sees it) keeps its earlier fixes, changes and co-change,
     unless that earlier life was renamed away (then the rename re-points it, as for a branch edit
@@ -319,8 +355,11 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     cur: dict[str, str | None] = {}
     tentative: dict[str, list[int]] = {}   # path -> rows a later-met rename of the path re-points
     merges = {s for s, m in zip(commits.column("sha").to_pylist(), commits.column("is_merge").to_pylist()) if m}
+    order, gen, parents = _ordered(commits)
+    below = _Ancestry(gen, parents).below
+    ends: dict[str, list[tuple[str, str | None]]] = {}   # path -> (a rename that ended a life of it, the path before)
 
-    for k, sha in enumerate(commit_order(commits)):
+    for k, sha in enumerate(order):
         if not k % _STOP_EVERY:
             check_stop(stop, "the history mine")
         rows = rows_by_sha.get(sha)
@@ -339,13 +378,19 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
                     cur[p] = p if alive else None
                     if alive:
                         tentative[p] = []
-            out[i] = cur[p]
+            c = cur[p]
+            for x, before in reversed(ends.get(p, ())):    # an end is the past of its rename's ancestors only
+                if below(sha, x):
+                    break
+                c = before
+            out[i] = c
             if p in tentative:
                 tentative[p].append(i)
         if sha in merges:          # a merge's diff replays its branches' changes: no new file lives
             continue
         for i in rows:
             if ctype[i] in "RC":       # the file came from another path: its earlier life is that path's
+                ends.setdefault(path[i], []).append((sha, out[i]))
                 cur[path[i]] = None
                 tentative.pop(path[i], None)
             elif ctype[i] == "A":      # (re)created: an earlier life here is the same path's, unless renamed away
