@@ -143,9 +143,12 @@ def _no_history(snap: Snapshot, path: str, known: list[str]) -> NotFound:
     file, sym, _ = path.partition("::")
     if sym and file in known:   # `cochange path::Func` said "not a current file" of a file that is (a probe)
         return NotFound(f"{path} names a symbol, and co-change history is per file: ask for its file, {file}")
+    repo = snap.manifest.repo_path
+    folder = _folder(snap, path, known, repo)
+    if folder:
+        return NotFound(folder)
     near = sorted(k for k in known if k.endswith("/" + path))
     hint = f"; did you mean {', '.join(near[:5])}?" if near else ""
-    repo = snap.manifest.repo_path
     if repo and (Path(repo) / path).is_file() and not near:    # indexed, never committed (a probe)
         if ((snap.manifest.report or {}).get("history") or {}).get("shallow"):
             return NotFound(f"{path} has no commits in the mined history: this is a shallow clone, and its "
@@ -155,15 +158,40 @@ def _no_history(snap: Snapshot, path: str, known: list[str]) -> NotFound:
                     f"{_renamed(snap, path)}){hint}")
 
 
+def _folder(snap: Snapshot, path: str, known: list[str], repo: str | None) -> str:
+    """What to say when ``path`` is a folder ("" when it is not): co-change is per file, so name its
+    most changed files that have history (`cochange src` said "not a current file" of src/: a probe)."""
+    top = path in ("", ".")
+    prefix = "" if top else path.rstrip("/") + "/"
+    inside = [k for k in known if k.startswith(prefix)]
+    if not inside and not (repo and (Path(repo) / path).is_dir()):
+        return ""
+    name = "'.' (the repository's top)" if top else path.rstrip("/")
+    if not inside:
+        return f"{name} is a folder, and none of its files has history in the index (co-change history is per file)"
+    counts = (_changes(snap, "current_path").filter(pl.col("current_path").is_in(inside))
+              .group_by("current_path").len().sort(["len", "current_path"], descending=[True, False]))
+    top5 = counts.get_column("current_path").head(5).to_list()
+    listed = "analysis.hotspots(store, n=None)" + (f".filter(pl.col('path').str.starts_with({prefix!r}))"
+                                                   if prefix else "")
+    return (f"{name} is a folder, and co-change history is per file: {len(inside)} of its files have history, "
+            f"the most changed {', '.join(top5)} (ask for one, e.g. `stratum cochange {top5[0]}`; all of "
+            f"them: {listed})")
+
+
 def _renamed(snap: Snapshot, path: str) -> str:
     """", renamed to NEW in SHA" when the history saw ``path`` renamed (the latest such rename), with
-    where that file is now: an old name said only "not a current file" (a probe)."""
+    where that file is now, or ", deleted in SHA" when it saw it deleted last: an old name said only
+    "not a current file", and a deleted one still does without it (probes)."""
     rows = (_changes(snap, "sha", "path", "old_path", "current_path", "change_type", "committed_at")
-            .filter((pl.col("change_type") == "R") & (pl.col("old_path") == path))
+            .filter(((pl.col("change_type") == "R") & (pl.col("old_path") == path))
+                    | ((pl.col("change_type") == "D") & (pl.col("path") == path)))
             .sort("committed_at", descending=True).head(1).to_dicts())
     if not rows:
         return ""
     r = rows[0]
+    if r["change_type"] == "D":
+        return f": deleted in {r['sha'][:12]}"
     now = "" if r["current_path"] == r["path"] else f", now {r['current_path']}" if r["current_path"] \
         else ", since deleted"
     return f": renamed to {r['path']} in {r['sha'][:12]}{now}"
