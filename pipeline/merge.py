@@ -15,7 +15,9 @@ its targets gone here become pending on it, not gone (``_outside_history``). So 
 targets of a note written on a branch this version's history does hold (a branch behind the
 default one, which deleted the code since) while that branch still has the code
 (``branch_holds``, ``pipeline.branchheld``); such a pending target whose branch is deleted, or
-lost the code too, is gone again (``_on_branch``).
+lost the code too (a commit, or a rewrite of the branch), is gone again (``_on_branch``). A pending
+target whose file the branch renamed lands where the rename leads (``landing``,
+``pipeline.branchlanding``: a squash merge records no rename).
 
 The caller publishes the version, then retires the log segments holding ``merged_record_ids``
 (never before: until the publish, the log is the only durable copy of a new note).
@@ -64,7 +66,8 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
           renames: Renames | Mapping[str, str] | None = None, same_repository: bool = True,
           branch_holds: Callable[[str, N.Target, str], bool] | None = None, indexed_branch: str = "",
           home: Callable[[str], str] | None = None,
-          default_hashes: Callable[[str], dict[str, str]] | None = None) -> MergeResult:
+          default_hashes: Callable[[str], dict[str, str]] | None = None,
+          landing: Callable[[N.Target, CodeLookup], N.Target | None] | None = None) -> MergeResult:
     """Notes of the previous version + log records -> the note nodes and edges of the new one.
 
     ``prev_nodes``: the previous version's nodes (a pyarrow Table or dict records; code nodes
@@ -87,7 +90,9 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     one this version has becomes committed, with the default branch's hash ``default_hashes(path)``
     gives (``defaultcode.DefaultHashes``; ``_committed``; None: it lands). ``home(commit)``:
     the branch a note that records none was written on, by its commit (``BranchHeld.default_at``: the
-    default branch, whose notes record none, when its history holds the commit; "": a bare commit's)."""
+    default branch, whose notes record none, when its history holds the commit; "": a bare commit's).
+    ``landing(target, index)``: a pending target this version (INDEX) lacks at its path, at the code
+    it landed as (``branchlanding.BranchLanding``: its file renamed on the branch, then squash-merged)."""
     prev_rows = _rows(prev_nodes)
     log_records = list(log_records)         # read twice: folded, and for the writers' own targets
     moves = renames if isinstance(renames, Renames) else Renames.untimed(renames or {})
@@ -105,6 +110,7 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
     exists = Existing(index)
     unmerged = _outside_history(moves) if same_repository else None    # --replace: another's commits
     held = branch_holds if same_repository else None
+    landing = landing if same_repository else None
     out_nodes: list[dict] = []
     out_edges: list[dict] = []
     orphaned: list[str] = []
@@ -115,12 +121,18 @@ def merge(prev_nodes, log_records: Iterable, code, *, repo: str | None = None,
         if any(t.pending for t in note.about):
             note.about = [replace(t, branch="", branch_commit="") if t.pending and exists(t.node_id) else t
                           for t in note.about]          # branch code now indexed: it landed
-        if unmerged is not None and note.commit and not all(exists(t.node_id) or t.pending for t in note.about) \
-                and unmerged(note.commit):      # code of a history this version does not hold: on its branch
+        outside = bool(unmerged is not None and note.commit and not all(exists(t.node_id) or t.pending
+                                                                        for t in note.about) and unmerged(note.commit))
+        if outside:      # code of a history this version does not hold: on its branch
             on = _written_on(note, home)
             note.about = [t if t.pending or exists(t.node_id) else
-                          replace(t, branch=on, branch_commit=note.commit, base_hash=None) for t in note.about]
-        elif held is not None:          # a history this version holds: pending while the branch has the code
+                          replace(t, branch=on, branch_commit=note.commit or "", base_hash=None) for t in note.about]
+        if landing is not None and any(t.pending and not exists(t.node_id) for t in note.about):
+            moved = [landing(t, index) if t.pending and not exists(t.node_id) else None for t in note.about]
+            if any(moved):      # its file renamed on its branch, which a squash merge landed
+                mine = mine if mine is not None else written.of(note)
+                note.about = [m or t for m, t in zip(moved, note.about)]
+        if not outside and held is not None:    # a history this version holds: pending while the branch has the code
             note.about = _on_branch(note, exists, held, moves, written)
         if any(t.pending for t in note.about):
             pending.append(nid)
@@ -199,9 +211,9 @@ def _on_branch(note: N.Note, exists: Callable[[str], bool], held: Callable[[str,
                moves: Renames, written: WrittenTargets) -> list[N.Target]:
     """The targets of a note written at a commit of this version's history, judged by the branch
     that wrote it rather than by that history: a target gone here whose branch (the note's) still has
-    its code is pending on that branch; a pending target whose commit this history holds and whose
-    branch no longer has the code (deleted, or it deleted the code too) is gone, and the note
-    orphaned as before. A probe: ``release-1`` behind main, a note about ``zeta`` written with it
+    its code is pending on that branch; a pending target whose branch no longer has the code
+    (deleted, or it deleted the code too, or was rewritten without it: ``_left``) is gone, and the
+    note orphaned as before. A probe: ``release-1`` behind main, a note about ``zeta`` written with it
     checked out, then main (which had deleted ``zeta``) checked out and indexed: ``[orphaned]``, and
     ``get ...::zeta --branch release-1`` carried no note, though ``release-1`` still had ``zeta``.
     Code that reached this history by the branch's merge has *landed*: an ordinary target from
@@ -220,11 +232,23 @@ def _on_branch(note: N.Note, exists: Callable[[str], bool], held: Callable[[str,
             landed = bool(mine) and mine[i].pending
             out.append(replace(t, branch=note.branch, branch_commit=note.commit, base_hash=None)
                        if note.branch and note.commit and not landed and held(note.branch, t, note.commit) else t)
-        elif t.branch and not t.uncommitted and moves.knows(t.branch_commit) and not held(t.branch, t, t.branch_commit):
+        elif t.branch and not t.uncommitted and _left(t, held, moves):
             out.append(replace(t, branch="", branch_commit=""))
         else:
             out.append(t)
     return out
+
+
+def _left(t: N.Target, held: Callable[[str, N.Target, str], bool], moves: Renames) -> bool:
+    """Whether pending target T's branch no longer has its code (``_on_branch``): at a commit this
+    history holds, as ``held`` says of it; at one it lacks, whether the branch's tip has that code
+    now. A branch rewritten (``git commit --amend``, a force-push) leaves the note's commit on no
+    ref and in no history: a note about ``bulk``, which the amend dropped, stayed "pending: ... on
+    branch feat at a7b9ad174a43" after feat's merge, for ever (a probe); so did one of a branch
+    deleted unmerged. Pending on a detached worktree (no branch to ask): as it was."""
+    if moves.knows(t.branch_commit):
+        return not held(t.branch, t, t.branch_commit)
+    return t.branch != "worktree" and not held(t.branch, t, "")
 
 
 def _rows(x) -> list[Mapping]:

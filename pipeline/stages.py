@@ -414,6 +414,7 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
     publish)."""
     from pipeline.files import named_as_files
     from pipeline.branchheld import BranchHeld
+    from pipeline.branchlanding import BranchLanding
     from pipeline.defaultcode import DefaultHashes
     from pipeline.merge import merge, renames_of
     from pipeline.notetargets import Renames
@@ -439,7 +440,8 @@ def carry_notes(store: Store, prev_snap, nodes: list[dict], edges: list[dict], r
                        home=held.default_at if held is not None else None,
                        indexed_branch=rep.branch if rep.branch and rep.branch != rep.default_branch else "",
                        default_hashes=DefaultHashes(rep.repo, code[0]["repo"], rep.default_branch, cfg)
-                       if rep.repo and rep.default_branch and code else None)
+                       if rep.repo and rep.default_branch and code else None,
+                       landing=BranchLanding(rep.repo, code, held.tip) if held is not None else None)
     finally:
         if held is not None:
             rep.branch_tips = held.asked()
