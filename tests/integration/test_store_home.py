@@ -112,8 +112,19 @@ def test_a_store_in_the_work_tree_is_still_used_and_index_says_how_to_move_it(tm
     assert "git clean" not in _index(capsys)
 
 
-def test_outside_git_the_store_is_the_folder_s_own(tmp_path):
-    assert default_store_path(tmp_path) == tmp_path.resolve() / ".stratum"
+def test_a_linked_worktree_answers_from_the_main_checkout_s_legacy_store(tmp_path, capsys, monkeypatch):
+    r = _shop(tmp_path / "repo")
+    monkeypatch.chdir(r.path)
+    _index(capsys, "--store", ".stratum")
+    _remember(capsys, "kept in the legacy store")
+    wt = tmp_path / "wt"
+    git(r.path, "worktree", "add", "-q", "-b", "fw", str(wt))
+    monkeypatch.chdir(wt)
+    assert "kept in the legacy store" in _listed(capsys)
+    _remember(capsys, "written in the worktree")
+    monkeypatch.chdir(r.path)
+    assert "written in the worktree" in _listed(capsys)
+    assert not default_store_path(wt).exists()
 
 
 def test_a_copied_clone_carries_its_store_in_the_git_directory(noted, tmp_path, capsys, monkeypatch):
