@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Generator, Iterable, Iterator
 
 from stratum.errors import NotARepository, StratumError
+from stratum.storehome import LEGACY, git_dirs
 
 ENC = "utf-8"
 ERRS = "surrogateescape"
@@ -416,8 +417,6 @@ def _status_of(head: str | None, indexed_commit: str | None, count: bytes | None
 def _git_dirs(repo_path: str) -> tuple[str, str] | None:
     """(git dir, common dir) of a work tree, read from disk once (``storehome.git_dirs``, the one
     reader of git's ``.git`` file and ``commondir``)."""
-    from stratum.storehome import git_dirs
-
     dirs = git_dirs(repo_path)
     return None if dirs is None else (str(dirs.git_dir), str(dirs.common))
 
@@ -518,7 +517,7 @@ def _porcelain(repo: str | os.PathLike, ignored: bool = False) -> list[tuple[byt
     return recs
 
 
-STORE_DIR = ".stratum/"    # a store in the work tree (the older default, storehome.LEGACY): never a change of the code
+STORE_DIR = LEGACY + "/"    # a store in the work tree (the older default): never a change of the code
 _STORE = STORE_DIR.encode()
 
 
