@@ -38,4 +38,4 @@ proto: venv
 	$(BIN)/python -m serving.protogen
 
 clean:
-	rm -rf $(VENV) .tmp .stratum
+	rm -rf $(VENV) .tmp    # never a store: the notes in .git/stratum (or a legacy .stratum) are no build output

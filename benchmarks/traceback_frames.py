@@ -19,12 +19,14 @@ def main() -> int:
     ap.add_argument("--code", required=True)
     args = ap.parse_args()
     sys.path.insert(0, args.code)
+    from stratum.config import default_store_path
     from stratum.tools import Tools
     from stratum.tracebacks import frames, locate
     from tests.clirun import indexed_repo
 
     base = Path(args.work)
-    if not (base / ".stratum").exists():
+    store = default_store_path(base)       # where an earlier run indexed it
+    if not store.exists():
         files = {"manage.py": "import sys\n\nsys.exit(1)\n", "app/__init__.py": "", "app/manage.py": "def main():\n    return 1\n"}
         for i in range(300):
             files[f"src/main/java/com/acme/p{i}/Svc.java"] = (f"package com.acme.p{i};\n\npublic class Svc {{\n"
@@ -34,7 +36,7 @@ def main() -> int:
         for i in range(10):
             files[f"src/main/java/Main{i}.java"] = f"public class Main{i} {{\n    public static void main(String[] a) {{\n        int x = {i};\n    }}\n}}\n"
         indexed_repo(base, files)
-    t = Tools.open([str(base / ".stratum")])
+    t = Tools.open([str(default_store_path(base))])          # made now, if it was not
     s = t.open_session(author="a").data["session"]
     jvm = 'Exception in thread "main" java.lang.IllegalStateException: x\n' + "".join(
         f"\tat com.acme.p{i}.Svc.run(Svc.java:5)\n\tat org.springframework.web.p{i}.Disp.go(Disp.java:{i + 10})\n"

@@ -26,19 +26,21 @@ def main() -> int:
     ap.add_argument("--code", default=str(HERE.parent), help="the checkout whose code runs")
     args = ap.parse_args()
     sys.path.insert(0, args.code)
+    from stratum.config import default_store_path
     from stratum.tools import Tools
     from stratum.tracebacks import frames, locate
     from tests.clirun import indexed_repo
 
     base = Path(args.work)
-    if not (base / ".stratum").exists():
+    store = default_store_path(base)       # where an earlier run indexed it
+    if not store.exists():
         files = {}
         for i in range(300):
             files[f"packages/p{i}/src/index.ts"] = f"export function f{i}(x: number) {{\n  return x + {i};\n}}\n"
             files[f"packages/p{i}/src/util.ts"] = f"export function u{i}(x: number) {{\n  return x * {i};\n}}\n"
             files[f"py/m{i}/__init__.py"] = f"def g{i}():\n    return {i}\n"
         indexed_repo(base, files)
-    t = Tools.open([str(base / ".stratum")])
+    t = Tools.open([str(default_store_path(base))])          # made now, if it was not
     s = t.open_session(author="a").data["session"]
     js = "TypeError: boom\n" + "".join(f"    at f{i} (/app/packages/q{i}/src/index.ts:2:3)\n"
                                        f"    at u{i} (/build/src/util.ts:2:3)\n" for i in range(16))

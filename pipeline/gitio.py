@@ -17,6 +17,7 @@ from typing import Generator, Iterable, Iterator
 
 from pipeline.logargs import LOG_FIELDS, LOG_FORMAT, history_log_args, patch_log_args
 from stratum.errors import NotARepository, StratumError
+from stratum.storehome import LEGACY, git_dirs
 
 ENC = "utf-8"
 ERRS = "surrogateescape"
@@ -384,28 +385,10 @@ def _status_of(head: str | None, indexed_commit: str | None, count: bytes | None
 
 @functools.lru_cache(maxsize=256)
 def _git_dirs(repo_path: str) -> tuple[str, str] | None:
-    """(git dir, common dir) of a work tree, read from disk once: a linked worktree's ``.git`` is a
-    file naming its git dir, whose ``commondir`` names where the shared refs live."""
-    dot = os.path.join(repo_path, ".git")
-    try:
-        if os.path.isfile(dot):
-            with open(dot, encoding=ENC, errors=ERRS) as f:
-                line = f.read().strip()
-            if not line.startswith("gitdir:"):
-                return None
-            gd = os.path.normpath(os.path.join(repo_path, line[7:].strip()))
-        elif os.path.isdir(dot):
-            gd = dot
-        else:
-            return None
-        common = gd
-        cd = os.path.join(gd, "commondir")
-        if os.path.isfile(cd):
-            with open(cd, encoding=ENC, errors=ERRS) as f:
-                common = os.path.normpath(os.path.join(gd, f.read().strip()))
-        return gd, common
-    except OSError:
-        return None
+    """(git dir, common dir) of a work tree, read from disk once (``storehome.git_dirs``, the one
+    reader of git's ``.git`` file and ``commondir``)."""
+    dirs = git_dirs(repo_path)
+    return None if dirs is None else (str(dirs.git_dir), str(dirs.common))
 
 
 def _stat_key(path: str) -> tuple:
@@ -504,7 +487,7 @@ def _porcelain(repo: str | os.PathLike, ignored: bool = False) -> list[tuple[byt
     return recs
 
 
-STORE_DIR = ".stratum/"    # the default store's folder (config.default_store_path): never a change of the code
+STORE_DIR = LEGACY + "/"    # a store in the work tree (the older default): never a change of the code
 _STORE = STORE_DIR.encode()
 
 

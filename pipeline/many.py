@@ -90,7 +90,8 @@ def stores_for(paths: list[str], store_root: str | None) -> list[str]:
 
 def store_choices(paths: list[str], store_root: str | None) -> list[str | StratumError]:
     """One store (an absolute path) per repository, keyed on its top level, so listing a folder of
-    it is listing the repository: ``<top>/.stratum``, or ``DIR/<name>`` with --store-root (names made
+    it is listing the repository: its default store (``config.default_store_path``: ``<top>/.git/stratum``),
+    or ``DIR/<name>`` with --store-root (names made
     unique). A repository already stored under DIR keeps its store whatever the order of the list:
     found by the top level its manifest records (``repo_path``), else, for a clone moved since (the
     folder its store records holds no repository any more), by :func:`_moved_stores`. Names by order

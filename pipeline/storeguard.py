@@ -10,8 +10,9 @@ A store inside the repository is data the repository's files must not be able to
   whose notes say who wrote them and with what role (forged "authenticated, maintainer" notes were
   merged without a word: a probe).
 
-A store outside the repository is the user's choice (``--store``) and is not checked here. The
-checks read git (``pipeline.gitio``), so they live in the pipeline; the core imports no git.
+A store outside the work tree is the user's choice (``--store``) and is not checked here; so is one
+in the git directory (``<repo>/.git/stratum``, the default: ``stratum.storehome``), where no file of the
+repository can be (git checks nothing out into ``.git``). The checks read git (``pipeline.gitio``), so they live in the pipeline; the core imports no git.
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ from stratum.store import Store
 
 
 def store_inside(root: Path, store: Store) -> tuple[str, ...]:
-    """The store's directory relative to the repository when it lives inside it, else ()."""
+    """The store's directory relative to the repository when it lives in its work tree, else () (in
+    the git directory too: git neither lists nor cleans nor checks out anything there)."""
     from pipeline.files import inside
 
     real_root, real_store = os.path.realpath(root), os.path.realpath(store.root)
-    if real_store != real_root and inside(real_store, real_root):
+    if real_store != real_root and inside(real_store, real_root) and not inside(real_store, _git_area(real_root)):
         return (os.path.relpath(real_store, real_root).replace(os.sep, "/"),)
     return ()
 
@@ -45,7 +47,8 @@ def ignore_store(store: Store) -> None:
 def link_inside(root: Path, store_path: str | os.PathLike) -> tuple[Path, str] | None:
     """The first symbolic link inside the repository that ``store_path`` is or passes through, with
     where it points (resolved), else None. Links above the repository (``/tmp -> /private/tmp``)
-    are the machine's, not the repository's: only a part whose folder resolves inside it counts."""
+    are the machine's, not the repository's: only a part whose folder resolves inside it counts,
+    and not in its ``.git`` (``_git_area``)."""
     from pipeline.files import inside
 
     real_root = os.path.realpath(root)
@@ -54,10 +57,16 @@ def link_inside(root: Path, store_path: str | os.PathLike) -> tuple[Path, str] |
     for part in path.parts[1:]:
         folder = os.path.realpath(at)
         here = Path(folder) / part
-        if inside(folder, real_root) and here.is_symlink():
+        if inside(folder, real_root) and not inside(str(here), _git_area(real_root)) and here.is_symlink():
             return Path(os.path.relpath(here, real_root)), os.path.realpath(here)
         at = at / part
     return None
+
+
+def _git_area(real_root: str) -> str:
+    """The repository's ``.git``: the user's (a link there, ``.git/stratum -> /data/x``, is theirs), never a
+    file of the repository's."""
+    return os.path.join(real_root, ".git")
 
 
 def refuse_linked(root: Path, store_path: str | os.PathLike) -> None:

@@ -7,9 +7,9 @@ Every function takes a *source*: a store root path, a ``stratum.store.Store`` or
     import polars as pl
     from stratum import analysis as A
 
-    A.top_pairs(".stratum", n=10).collect()
-    A.hotspots(".stratum").filter(pl.col("path").str.starts_with("src/")).collect()
-    A.commits(".stratum").group_by(pl.col("committed_at").dt.year()).len().collect()
+    A.top_pairs(".git/stratum", n=10).collect()
+    A.hotspots(".git/stratum").filter(pl.col("path").str.starts_with("src/")).collect()
+    A.commits(".git/stratum").group_by(pl.col("committed_at").dt.year()).len().collect()
 
 Datasets (stratum.schema): ``commits``, ``file_changes`` (``current_path`` is the file's path at
 the indexed HEAD, renames followed; null when the file is gone), ``cochange`` (one row per pair,

@@ -245,8 +245,11 @@ def task_memory(cfg: IndexConfig, environ: Mapping[str, str] = os.environ) -> in
 
 
 def default_store_path(repo: str | os.PathLike) -> Path:
-    """The memory lives with the repository unless told otherwise."""
-    return Path(repo).resolve() / ".stratum"
+    """The memory lives with the repository unless told otherwise: in its git directory
+    (``<repo>/.git/stratum``), where no git operation on a work tree deletes the notes (``stratum.storehome``)."""
+    from stratum.storehome import default_store_path as in_git_dir
+
+    return in_git_dir(repo)
 
 
 __all__ = ["ParseConfig", "HistoryConfig", "EmbedConfig", "IndexConfig", "default_store_path",

@@ -3,7 +3,7 @@ queries from the store, the way an agent session would: status, tree, search, ge
 tests, co-change), remember a note, and find it again from a fresh session (by words, and on the
 frame of a pasted traceback).
 
-Run: ``python -m stratum.demo [REPO] [--store PATH]`` (defaults: this checkout, its .stratum/).
+Run: ``python -m stratum.demo [REPO] [--store PATH]`` (defaults: this checkout, its store in .git/stratum/).
 """
 
 from __future__ import annotations

@@ -496,15 +496,15 @@ def _edited_since(repo_path: str, v: RepoView, paths: list[tuple[str, str]]) -> 
 
 @functools.lru_cache(maxsize=256)
 def repo_at(store_root: str, recorded: str) -> str:
-    """The repository a store answers for: the folder holding it when it is that folder's default
-    store (``<repository>/.stratum`` beside a ``.git``): a copied or moved clone carries its store,
-    whose manifest still names the folder it was indexed in (a probe: a copy's answers were judged
-    against the original's HEAD, a moved one's against nothing). Else the path the manifest records."""
-    root = os.path.abspath(store_root) if store_root else ""
-    top = os.path.dirname(root)
-    if root and os.path.basename(root) == ".stratum" and os.path.exists(os.path.join(top, ".git")):
-        return top
-    return recorded
+    """The repository a store answers for: the work tree holding it when it is that work tree's
+    default store (``<repository>/.git/stratum``, or ``<repository>/.stratum`` beside a ``.git``; a
+    worktree's own store by git's record of it: ``storehome.repository_of``): a copied or moved clone
+    carries its store, whose manifest still names the folder it was indexed in (a probe: a copy's
+    answers were judged against the original's HEAD, a moved one's against nothing). Else the path
+    the manifest records."""
+    from stratum.storehome import repository_of
+
+    return (repository_of(store_root) if store_root else None) or recorded
 
 
 def _stat(path: str) -> tuple[int, int] | None:

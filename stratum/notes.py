@@ -262,7 +262,7 @@ def note_body(kind: str, text: str, targets: list[Target], author: str, *, sessi
 
 def stored_session(session: str | None) -> dict:
     """A record body's session field: ``session_label`` (its label), never ``session`` (its id).
-    The log lives in the repository's ``.stratum/``, which every agent reads; on an open server an id
+    The log lives in the repository's store (``.git/stratum/``), which every agent reads; on an open server an id
     read there let one agent take over another's session (a probe). A record from before has the id
     under ``session``, labelled when read (``read_session``): the key, not the value's shape, says
     which, as an id may be chosen to look like a label."""

@@ -224,7 +224,7 @@ def read_session(value: str | None, *, labelled: bool) -> SessionLabel | None:
     """A note's session as read from the store: ``labelled`` says ``value`` was written as a label
     (the delta log's ``session_label`` field, a node whose meta says ``session_is_label``). Else it
     is a session id, as the store kept it before labels (the id at rest let another agent that reads
-    the repository's ``.stratum/`` take the session over, a probe): labelled here, so what a reader
+    the repository's store take the session over, a probe): labelled here, so what a reader
     gets is the same label, and the next merge stores it instead of the id."""
     if not value:
         return None

@@ -1,6 +1,6 @@
 """The cold tier: Lance datasets on disk, published through one atomic manifest switch.
 
-Layout of a store root (default ``<repo>/.stratum/``)::
+Layout of a store root (default ``<repo>/.git/stratum/``: ``stratum.storehome``)::
 
     manifest.json            the published manifest (replaced atomically with os.replace)
     manifests/000007.json    every manifest ever published (audit, and to pin an old version)

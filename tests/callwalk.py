@@ -4,6 +4,7 @@ walks them: the shared fixture of the call-linking tests."""
 from __future__ import annotations
 
 from typing import Iterator
+from stratum.config import default_store_path
 
 
 def indexed(root, files: dict[str, str]) -> Iterator[tuple]:
@@ -17,7 +18,7 @@ def indexed(root, files: dict[str, str]) -> Iterator[tuple]:
     r = Repo(root / "repo")
     r.commit("init", files)
     index_repository(r.path, None, IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False)))
-    t = Tools.open([str(r.path / ".stratum")])
+    t = Tools.open([str(default_store_path(r.path))])
     yield t, t.open_session(author="agent").data["session"]
     t.close()
 

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from tests.gitrepo import Repo
 
 NO_EMBED = IndexConfig(num_cpus=2, embed=EmbedConfig(enabled=False))
@@ -34,7 +34,7 @@ def indexed_repo(path: Path, files: dict[str, str]) -> tuple[Repo, str]:
     r = Repo(path)
     r.commit("init", files)
     index_repository(r.path, None, NO_EMBED)
-    return r, str(r.path / ".stratum")
+    return r, str(default_store_path(r.path))
 
 
 @contextmanager

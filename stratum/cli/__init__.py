@@ -107,7 +107,7 @@ def add_common(p: argparse.ArgumentParser, store: bool = True, many: bool = Fals
     p.add_argument("--json", action="store_true", help="machine-readable output")
     if not store:
         return
-    default = "default: <repository>/.stratum of the current directory"
+    default = "default: the current repository's, in its git directory (<repo>/.git/stratum)"
     if many:
         p.add_argument("--store", metavar="PATH", action="append", default=None,
                        help=f"store root (repeatable: answers span every store given, as `stratum serve` "
@@ -183,9 +183,9 @@ def folder_or_none(store: str) -> None:
 
 
 def repository_root(start: str = ".") -> str | None:
-    """The folder at or above ``start`` that holds a store (``.stratum/manifest.json``) or a ``.git``
-    (a folder, or a linked worktree's file): the repository a command run there is about; None
-    outside any."""
+    """The folder at or above ``start`` that holds a store of the older default (``.stratum/manifest.json``)
+    or a ``.git`` (a folder, or a linked worktree's file): the repository a command run there is
+    about; None outside any."""
     from pathlib import Path
 
     here = Path(start).resolve()
@@ -195,44 +195,42 @@ def repository_root(start: str = ".") -> str | None:
     return None
 
 
-
 def linked_worktree(start: str = ".") -> tuple[str, str] | None:
-    """(the main checkout's store, this worktree's root) when ``start`` is inside a linked git
-    worktree (``git worktree add``) that has no store of its own and the main checkout has one:
-    queries there answer for the worktree from the main store (a worktree session), instead of
-    "no index"."""
+    """(the repository's shared store, this worktree's root) when ``start`` is inside a linked git
+    worktree (``git worktree add``) that has no store of its own and the shared store has an index
+    (``storehome.shared_store``): queries there answer for the worktree from the shared store (a
+    worktree session), instead of "no index"."""
+    from stratum.storehome import shared_store
+
     found = _worktree_here(start)
     if found is None:
         return None
-    store = found[0].parent / ".stratum"
+    store = shared_store(found[0])
     return (str(store), found[1]) if (store / "manifest.json").is_file() else None
 
 
 def _worktree_here(start: str = ".") -> tuple[Path, str] | None:
-    """(the repository's shared ``.git``, this worktree's root) when ``start`` is inside a linked git
-    worktree with no store of its own, whether or not the main checkout has one (a --server query
-    asks the server for it). Read from the files git keeps (``.git`` is a file naming the
-    worktree's git dir): no git run."""
+    """(the repository's common git dir, this worktree's root) when ``start`` is inside a linked git
+    worktree with no store of its own (no index at its ``default_store_path``), whether or not the
+    shared store has one (a --server query asks the server for it). Read from the files git keeps
+    (``storehome.git_dirs``): no git run. A bare repository's worktrees are not served so (the
+    server's repository is a checkout)."""
+    from stratum.storehome import default_store_path, git_dirs
+
     here = Path(start).resolve()
     for d in [here, *here.parents]:
-        dot = d / ".git"
-        if not dot.exists():
+        if not (d / ".git").exists():
             continue
-        if dot.is_dir() or (d / ".stratum" / "manifest.json").is_file():
+        dirs = git_dirs(d)
+        if dirs is None or not dirs.linked or (default_store_path(d) / "manifest.json").is_file():
             return None
-        try:
-            first = dot.read_text().splitlines()[0]
-            gitdir = (d / first.removeprefix("gitdir:").strip()).resolve()
-            common = (gitdir / (gitdir / "commondir").read_text().strip()).resolve()
-        except (OSError, IndexError):
-            return None
-        return (common, str(d)) if common.name == ".git" else None
+        return (dirs.common.resolve(), str(d)) if dirs.common.name == ".git" else None
     return None
 
 
 def local_store(given: str | None) -> str:
     """The store a local command reads: ``given`` (--store), else (inside a linked worktree with no
-    store of its own) the main checkout's, where the worktree's notes go and its queries read; else
+    store of its own) the shared store, where the worktree's notes go and its queries read; else
     this repository's own. `notes`, `history`, `cochange`, `serve` and `mcp` in a worktree said "no
     index at <worktree>/.stratum" (a probe)."""
     if not given:
@@ -255,8 +253,8 @@ class Place(NamedTuple):
 
 def session_place(given: list[str] | None, branch: str, commit: str, worktree: str) -> Place:
     """Where and for what a local query answers: each --store given, else the repository's own
-    store; inside a linked worktree with no store of its own (``linked_worktree``), the main
-    checkout's whatever else is asked, for this worktree (its uncommitted edits too) unless
+    store; inside a linked worktree with no store of its own (``linked_worktree``), the shared
+    store whatever else is asked, for this worktree (its uncommitted edits too) unless
     --branch, --commit or --worktree names another view. A name git reads in a checkout (HEAD,
     HEAD~1, @, @{-1}, ORIG_HEAD) is read in this worktree (``in_checkout``): --commit HEAD is its
     HEAD, and --branch HEAD its branch (or, detached, its commit), where the main checkout's store

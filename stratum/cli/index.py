@@ -14,7 +14,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from stratum.cli import add_common, emit, folder_or_none, linked_worktree, one_line, resolve_store, whole
+from stratum.cli import (add_common, emit, folder_or_none, linked_worktree, one_line, repository_root, resolve_store,
+                         whole)
 from stratum.cli.stopping import SIGNALLED, Stopped, stop_on_signals
 from stratum.errors import StratumError
 from stratum.notetext import terminal_safe
@@ -27,7 +28,7 @@ def register(sub) -> None:
     p.add_argument("--repos-file", metavar="FILE", default=None,
                    help="also index the repositories listed in FILE (one path a line; # comments)")
     p.add_argument("--store-root", metavar="DIR", default=None,
-                   help="with several repositories: store each in DIR/<name> (default: <repo>/.stratum)")
+                   help="with several repositories: store each in DIR/<name> (default: each one's own, <repo>/.git/stratum)")
     p.add_argument("--full", action="store_true", help="ignore incremental state; re-parse and re-mine all (the embedding cache, keyed by model and text, is kept)")
     p.add_argument("--replace", action="store_true",
                    help="index into a store that holds another repository (refused without it)")
@@ -214,6 +215,9 @@ def _run_many(args, cfg, paths: list[str], bar: "Progress") -> int:
     from pipeline.report import MultiReport
 
     choices = store_choices(paths, args.store_root)
+    for p, c in zip(paths, choices):
+        if isinstance(c, str) and not args.store_root:
+            legacy_notice(p, c)
     targets = [(p, c if isinstance(c, str) else "") for p, c in zip(paths, choices)]
     multi = MultiReport.listing(targets)
     for o, c in zip(multi.outcomes, choices):
@@ -265,13 +269,29 @@ def printable(text: str) -> str:
 
 def worktree_notice(args, path: str, store: str) -> None:
     """Say so when an index (or watch) would give a linked worktree a store of its own: queries there
-    then leave the main checkout's store, whose notes vanished from that view without a word (a probe)."""
-    linked = linked_worktree(path) if not getattr(args, "store", None) else None
+    then leave the main checkout's store, whose notes vanished from that view without a word (a probe).
+    And a store in the work tree (``legacy_notice``)."""
+    if getattr(args, "store", None):
+        return
+    legacy_notice(path, store)
+    linked = linked_worktree(path)
     if linked is not None:
         print(one_line(f"{shown(linked[1])} is a linked worktree: indexing it into its own store {shown(store)}; "
                        f"queries here then use that store, not the main checkout's {shown(linked[0])} (its notes "
                        "are not seen here). Without this index, queries here answer for the worktree from the main "
-                       "store"), file=sys.stderr)
+                       "store. The store is in the git directory: `git worktree remove` leaves it and its notes "
+                       "(read them with --store)"), file=sys.stderr)
+
+
+def legacy_notice(path: str, store: str) -> None:
+    """Say once per run that a store in the work tree (``<repo>/.stratum``, the older default, kept
+    where it is: a server may hold it open) is deleted by `git clean -fdx`, and the command that moves
+    it where a new store goes (``storehome.legacy_advice``)."""
+    from stratum.storehome import in_work_tree, legacy_advice
+
+    top = repository_root(path)
+    if top is not None and in_work_tree(Path(top), Path(store)):
+        print(one_line(printable(legacy_advice(Path(top)))), file=sys.stderr)
 
 
 def shown(path: str) -> str:

@@ -59,7 +59,7 @@ def register(sub) -> None:
                                    "connection. Claude Code: claude mcp add stratum -- stratum mcp --store PATH")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--store", metavar="PATH", action="append", default=None,
-                     help="store root (repeatable; default: <repository>/.stratum of the current directory)")
+                     help="store root (repeatable; default: the current repository's, <repo>/.git/stratum)")
     src.add_argument("--server", metavar="HOST:PORT", default=None, help="front a running `stratum serve`")
     _credentials(p)
     p.add_argument("--author", default="", help="a name for the session's notes instead of the OS user's "
@@ -124,8 +124,8 @@ def _security(args):
 
 def _stores(p: argparse.ArgumentParser) -> None:
     p.add_argument("--store", metavar="PATH", action="append", default=None,
-                   help="store root (repeatable: one shard each; default: <repository>/.stratum of the "
-                        "current directory)")
+                   help="store root (repeatable: one shard each; default: the current repository's, "
+                        "<repo>/.git/stratum)")
 
 
 def _session_defaults(p: argparse.ArgumentParser) -> None:
@@ -137,7 +137,7 @@ def _session_defaults(p: argparse.ArgumentParser) -> None:
 def local_place(given: list[str] | None, branch: str, commit: str, worktree: str):
     """What a local query or `stratum mcp` answers from and for (``stratum.cli.session_place``). Run
     inside a linked worktree with ``--store`` naming its own repository's store and no view named
-    (the README's `stratum mcp --store /path/to/repo/.stratum`): this worktree, as without --store;
+    (the README's `stratum mcp --store /path/to/repo/.git/stratum`): this worktree, as without --store;
     it answered for the default branch with no word, an agent reading main's code as its branch's (a
     probe). With other stores beside that one (a worktree session reads one repository), the answer
     says it is the default branch's and how to ask for this worktree."""

@@ -15,7 +15,7 @@ import pytest
 
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import IndexConfig
+from stratum.config import IndexConfig, default_store_path
 from stratum.errors import InvalidArgument
 from stratum.tools import Tools
 from tests.gitrepo import Repo, git
@@ -30,7 +30,7 @@ def _repo(tmp_path: Path) -> Repo:
     """main indexed into the repository's default store; branches fe<U+200B>at and feat change alpha."""
     r = Repo(tmp_path / "repo")
     r.commit("init", {"a.py": "def alpha():\n    return 1\n"})
-    index_repository(r.path, r.path / ".stratum", CFG)
+    index_repository(r.path, default_store_path(r.path), CFG)
     for name in (HIDDEN, "feat"):
         git(r.path, "checkout", "-q", "-b", name, "main")
         r.commit("alpha two", {"a.py": "def alpha():\n    return 2\n"})
@@ -50,7 +50,7 @@ def _notes(t: Tools) -> int:
 
 def test_a_branch_with_an_invisible_character_is_refused_up_front_naming_it(tmp_path):
     r = _repo(tmp_path)
-    t = Tools.open([str(r.path / ".stratum")], overlay_builder=builder(CFG))
+    t = Tools.open([str(default_store_path(r.path))], overlay_builder=builder(CFG))
     with pytest.raises(InvalidArgument) as e:
         t.open_session(branch=HIDDEN)
     assert SAID in str(e.value) and "'fe\\u200bat'" in str(e.value) and "rename the branch" in str(e.value)
@@ -67,7 +67,7 @@ def test_a_branch_with_an_invisible_character_is_refused_up_front_naming_it(tmp_
     git(r.path, "worktree", "add", "-q", str(wt), HIDDEN)
     p = _cli("get", "a.py::alpha", cwd=wt)
     assert p.returncode != 0 and SAID in p.stderr and "the worktree's branch" in p.stderr, p.stderr
-    t = Tools.open([str(r.path / ".stratum")], overlay_builder=builder(CFG))
+    t = Tools.open([str(default_store_path(r.path))], overlay_builder=builder(CFG))
     assert _notes(t) == 1                   # nothing written by the refused calls
     t.close()
 
@@ -79,6 +79,6 @@ def test_the_commit_a_hidden_branch_names_takes_notes_from_the_cli(tmp_path):
     p = _cli("remember", "insight", "alpha is two on that commit", "--about", "a.py::alpha", "--commit", HIDDEN,
              cwd=r.path)
     assert p.returncode == 0, p.stderr
-    t = Tools.open([str(r.path / ".stratum")], overlay_builder=builder(CFG))
+    t = Tools.open([str(default_store_path(r.path))], overlay_builder=builder(CFG))
     assert _notes(t) == 1
     t.close()

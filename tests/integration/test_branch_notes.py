@@ -19,7 +19,7 @@ from pipeline.overlay import builder
 from stratum import ids
 from stratum import notes as N
 from stratum.branchview import BranchView, StoreOverlay
-from stratum.config import IndexConfig
+from stratum.config import IndexConfig, default_store_path
 from stratum.errors import NoteRejected, NotFound
 from stratum.memory import Memory
 from stratum.shard import ShardSet
@@ -165,7 +165,7 @@ def _cli(*args: str, cwd: Path) -> dict:
 def test_remember_on_a_branch_through_tools_and_cli(tmp_path):
     from stratum.tools import Tools
 
-    r, store = _repo(tmp_path, store=tmp_path / "repo" / ".stratum")      # the default store, for the CLI
+    r, store = _repo(tmp_path, store=default_store_path(tmp_path / "repo"))      # the default store, for the CLI
     feat = git(r.path, "rev-parse", "feature").strip()
     t = Tools.open([str(store)], overlay_builder=builder(CFG))
     sid = t.open_session(branch="feature").data["session"]

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from stratum.config import default_store_path
 
 pytestmark = pytest.mark.slow
 
@@ -198,7 +199,7 @@ def test_inside_a_linked_worktree_queries_answer_for_it_from_the_main_store(tmp_
     assert p.returncode == 0 and nid in {n["id"] for n in json.loads(p.stdout)["notes"]}, p.stderr
     p = subprocess.run([sys.executable, "-m", "stratum.cli", "notes", "retract", nid], **run)
     assert p.returncode == 0, p.stderr
-    assert not (wt / ".stratum").exists()           # the main store served it; nothing written here
+    assert not default_store_path(wt).exists()           # the main store served it; nothing written here
     # and a store that does not exist is said, not "0 note(s)"
     p = subprocess.run([sys.executable, "-m", "stratum.cli", "notes", "list", "--store", str(tmp_path / "none")],
                        capture_output=True, text=True, timeout=300)

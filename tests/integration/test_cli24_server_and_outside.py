@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.job import index_repository
-from stratum.config import IndexConfig
+from stratum.config import IndexConfig, default_store_path
 from tests.clirun import run
 from tests.gitrepo import Repo
 from tests.servecli import stratum_serve
@@ -38,7 +38,7 @@ def test_a_server_answer_says_its_staleness_once_as_a_local_one_does(tmp_path, c
     assert rc == 0, err
     said = [ln for ln in local.splitlines() if ln.startswith("-- stale:")]
     assert len(said) == 1 and said[0].endswith("these returned files changed since: shop/pricing.py"), local
-    with stratum_serve(r.path / ".stratum") as (_, addr):
+    with stratum_serve(default_store_path(r.path)) as (_, addr):
         for argv in (("get", "shop/pricing.py::tax"), ("search", "tax")):
             rc, out, err = run(capsys, *argv, "--server", addr)
             assert rc == 0, err

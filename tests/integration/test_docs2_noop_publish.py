@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.deltalog import DeltaLog
 from stratum.store import Store
 from tests.gitrepo import sample_python_repo
@@ -23,7 +23,7 @@ def test_a_live_writer_does_not_make_a_run_with_nothing_new_publish(tmp_path):
     from stratum.tools import Tools
 
     r = sample_python_repo(tmp_path / "shop")
-    store = r.path / ".stratum"
+    store = default_store_path(r.path)
     assert index_repository(r.path, None, NO_EMBED).version == 1
     tools = Tools.open([str(store)], embedder=None)          # a serving process: its writer stays open
     try:

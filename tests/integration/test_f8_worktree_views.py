@@ -1,11 +1,11 @@
 """Worktree and branch views that answered for the wrong code, or failed, found by a probe (session 28, p6):
 
-- `--store .stratum` (relative) with `--branch fw` recorded the overlay's folder relative to the cwd
+- `--store .git/stratum` (relative) with `--branch fw` recorded the overlay's folder relative to the cwd
   in the shared overlay.json: the same query from a linked worktree or a subfolder failed "no index at
   .stratum/overlays/...: run `stratum index` first" until the next published version.
 - a worktree session (`stratum mcp` in a linked worktree, gRPC `worktree=`) served the code as read
   at open: an edit after it was never served, and the answer said nothing (the CLI there served it).
-- `--store <main>/.stratum` inside a linked worktree (the README's MCP registration) answered for the
+- `--store <main>/.git/stratum` inside a linked worktree (the README's MCP registration) answered for the
   default branch with no word.
 - hooks.log labelled a coalesced run with the hook holding the runner lock.
 
@@ -22,7 +22,7 @@ import pytest
 from pipeline import hooks
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.tools import Tools
 from tests.clirun import run
 from tests.gitrepo import Repo, git
@@ -37,7 +37,7 @@ def _branched(tmp_path: Path) -> tuple[Repo, Path, str]:
     """main indexed (shop/cart.py); a linked worktree wt on branch fw that changed total and added extra."""
     r = Repo(tmp_path / "repo")
     r.commit("init", {"shop/cart.py": CART})
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     index_repository(r.path, store, CFG)
     wt = tmp_path / "wt"
     git(r.path, "worktree", "add", "-q", "-b", "fw", str(wt))
@@ -54,7 +54,7 @@ def _get(capsys, *argv: str) -> tuple[int, str]:
 def test_a_relative_store_leaves_the_shared_branch_overlay_readable_from_every_folder(tmp_path, capsys, monkeypatch):
     r, wt, store = _branched(tmp_path)
     monkeypatch.chdir(r.path)
-    rc, said = _get(capsys, "shop/cart.py::extra", "--branch", "fw", "--store", ".stratum")
+    rc, said = _get(capsys, "shop/cart.py::extra", "--branch", "fw", "--store", ".git/stratum")
     assert rc == 0 and "return y" in said, said
     (info,) = (Path(store) / "overlays").glob("v*/overlay.json")
     assert Path(json.loads(info.read_text())["dir"]).is_absolute()
@@ -67,7 +67,7 @@ def test_a_relative_store_leaves_the_shared_branch_overlay_readable_from_every_f
     assert rc == 0 and "return y" in said, said
 
     # an overlay.json written by an older build (a relative dir) or damaged: read or built again, not an error
-    info.write_text(json.dumps(dict(json.loads(info.read_text()), dir=".stratum/overlays/" + info.parent.name + "/store")))
+    info.write_text(json.dumps(dict(json.loads(info.read_text()), dir=".git/stratum/overlays/" + info.parent.name + "/store")))
     rc, said = _get(capsys, "shop/cart.py::extra", "--branch", "fw")
     assert rc == 0 and "return y" in said, said
     info.write_text("{not json")
@@ -108,15 +108,15 @@ def test_an_explicit_store_in_a_linked_worktree_answers_for_the_worktree(tmp_pat
     monkeypatch.chdir(wt)
     rc, said = _get(capsys, "shop/cart.py::extra", "--store", store)
     assert rc == 0 and "return y * 2" in said, said
-    rc, said = _get(capsys, "shop/cart.py::extra", "--store", "../repo/.stratum")     # relative: the same
+    rc, said = _get(capsys, "shop/cart.py::extra", "--store", "../repo/.git/stratum")     # relative: the same
     assert rc == 0 and "return y * 2" in said, said
     rc, said = _get(capsys, "shop/cart.py::extra", "--store", store, "--branch", "main")   # a view named: as named
     assert rc != 0 and "no node" in said, said
 
     other = Repo(tmp_path / "other")            # another repository's store beside it: main's answer, said
     other.commit("init", {"lib.py": "def f():\n    return 1\n"})
-    index_repository(other.path, str(other.path / ".stratum"), CFG)
-    rc, said = _get(capsys, "shop/cart.py", "--store", store, "--store", str(other.path / ".stratum"))
+    index_repository(other.path, str(default_store_path(other.path)), CFG)
+    rc, said = _get(capsys, "shop/cart.py", "--store", store, "--store", str(default_store_path(other.path)))
     assert rc == 0 and "def extra" not in said, said
     assert "linked worktree" in said and "--worktree ." in said, said
 

@@ -13,6 +13,7 @@ import pytest
 
 from pipeline.gitio import GitFreshness, freshness
 from stratum.tools import Tools
+from stratum.config import default_store_path
 from tests.gitrepo import git, sample_python_repo
 from tests.pages import search_all
 
@@ -319,10 +320,10 @@ def test_a_copied_repository_judges_freshness_by_its_own_checkout(tmp_path):
 
     r = Repo(tmp_path / "orig")
     r.commit("init", {"a.py": "def f():\n    return 1\n"})
-    index_repository(r.path, r.path / ".stratum", IndexConfig(num_cpus=1, embed=EmbedConfig(enabled=False), ray=False))
+    index_repository(r.path, default_store_path(r.path), IndexConfig(num_cpus=1, embed=EmbedConfig(enabled=False), ray=False))
     shutil.copytree(r.path, tmp_path / "copy", symlinks=True)
     r.commit("orig moves on", {"a.py": "def f():\n    return 2\n"})
-    t = Tools.open([str(tmp_path / "copy" / ".stratum")], freshness=freshness)
+    t = Tools.open([str(default_store_path(tmp_path / "copy"))], freshness=freshness)
     t.memory.freshness.probe_seconds = 0
     try:
         s = t.open_session(author="agent").data["session"]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.errors import NotARepository
 from stratum.store import Store
 from tests.gitrepo import Repo, sample_python_repo
@@ -185,10 +185,10 @@ def test_no_change_is_up_to_date_without_a_new_version(tmp_path):
     from stratum.deltalog import DeltaLog
 
     r = sample_python_repo(tmp_path / "shop")
-    store = r.path / ".stratum"                              # the default place
+    store = default_store_path(r.path)                              # the default place
     first = index_repository(r.path, None, NO_EMBED)
     assert not first.up_to_date and first.worktree == "clean"
-    assert (store / ".gitignore").is_file() and not first.skipped.get("gitignored")
+    assert store.parent.name == ".git" and not first.skipped.get("gitignored")     # git never sees it
     again = index_repository(r.path, None, NO_EMBED)
     assert again.up_to_date and again.version == 1 and Store(store).manifest().version == 1
     assert "up to date" in again.summary()

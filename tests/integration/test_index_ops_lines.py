@@ -14,7 +14,7 @@ import pytest
 from pipeline.job import index_repository
 from stratum.cli import main
 from stratum.cli.index import Progress
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.errors import NotFound
 from stratum.tools import Tools
 from tests.gitrepo import Repo
@@ -103,7 +103,7 @@ def test_indexing_a_linked_worktree_says_it_leaves_the_main_store(tmp_path, caps
     from tests.gitrepo import git
 
     r = _repo(tmp_path / "main")
-    index_repository(r.path, r.path / ".stratum", CFG)
+    index_repository(r.path, default_store_path(r.path), CFG)
     git(r.path, "worktree", "add", "-q", str(tmp_path / "wt"), "-b", "wt")
     monkeypatch.chdir(tmp_path / "wt")
     assert main(["index", "--no-embed", "--no-ray"]) == 0

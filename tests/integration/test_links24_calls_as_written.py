@@ -8,6 +8,7 @@ Python's ``self`` and ``cls`` read as written already.
 from __future__ import annotations
 
 import pytest
+from stratum.config import default_store_path
 
 pytestmark = pytest.mark.slow
 
@@ -39,7 +40,7 @@ def tools(tmp_path_factory):
     r = Repo(tmp_path_factory.mktemp("links24calls") / "repo")
     r.commit("init", FILES)
     index_repository(r.path, None, IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False)))
-    t = Tools.open([str(r.path / ".stratum")])
+    t = Tools.open([str(default_store_path(r.path))])
     yield t, t.open_session(author="agent").data["session"]
     t.close()
 

@@ -11,6 +11,7 @@ examples packages of their own) links as before.
 from __future__ import annotations
 
 import pytest
+from stratum.config import default_store_path
 
 pytestmark = pytest.mark.slow
 
@@ -65,7 +66,7 @@ def _open(tmp_path_factory, name: str, files: dict[str, str]):
     r = Repo(tmp_path_factory.mktemp(name) / "repo")
     r.commit("init", files)
     index_repository(r.path, None, IndexConfig(num_cpus=1, ray=False, embed=EmbedConfig(enabled=False)))
-    t = Tools.open([str(r.path / ".stratum")])
+    t = Tools.open([str(default_store_path(r.path))])
     return t, t.open_session(author="agent").data["session"]
 
 

@@ -10,6 +10,7 @@ from stratum import notes as N
 from stratum.deltalog import DeltaLog
 from stratum.errors import StoreDamaged
 from stratum.tools import Tools
+from stratum.config import default_store_path
 from tests.clirun import indexed_repo, run
 
 FILES = {"shop/pricing.py": "def discount(total):\n    return total\n"}
@@ -37,7 +38,7 @@ def _records(store: str) -> int:
 
 def test_retract_and_confirm_refuse_a_store_without_its_manifest_as_remember_does(store, tmp_path, capsys):
     root, (mine, theirs) = store
-    manifest = tmp_path / "r" / ".stratum" / "manifest.json"
+    manifest = default_store_path(tmp_path / "r") / "manifest.json"
     text = manifest.read_text()
     manifest.unlink()
     before = _records(root)
@@ -61,7 +62,7 @@ def test_a_manifest_gone_after_the_notes_were_read_refuses_the_write(store, tmp_
 
     root, (mine, _theirs) = store
     v = _View(root)
-    (tmp_path / "r" / ".stratum" / "manifest.json").unlink()
+    (default_store_path(tmp_path / "r") / "manifest.json").unlink()
     before = _records(root)
     with pytest.raises(StoreDamaged, match="unavailable.*nothing was written"):
         N.retract_once(v.log, mine, notes_now=v.notes_now, author="os:me", reason="", maintainer=True)

@@ -8,13 +8,14 @@ from __future__ import annotations
 import logging
 
 from stratum.shard import ShardSet
+from stratum.config import default_store_path
 from tests.clirun import indexed_repo
 
 
 def test_an_unreadable_manifest_is_said_once_and_its_return_once(tmp_path, caplog):
     _repo, store = indexed_repo(tmp_path / "r", {"app.py": "def main():\n    return 1\n"})
     shards = ShardSet([store])
-    manifest = tmp_path / "r" / ".stratum" / "manifest.json"
+    manifest = default_store_path(tmp_path / "r") / "manifest.json"
     text = manifest.read_text()
     caplog.set_level(logging.WARNING, logger="stratum.shard")
 

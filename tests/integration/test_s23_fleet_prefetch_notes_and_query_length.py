@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.job import index_repository
 from stratum import tracebacks as TB
-from stratum.config import IndexConfig
+from stratum.config import IndexConfig, default_store_path
 from stratum.errors import InvalidArgument
 from stratum.limits import MAX_QUERY_CHARS
 from stratum.tools import Tools
@@ -24,7 +24,7 @@ CART = "from shop.taxes import tax_for\n\n\ndef cart_total(items):\n    return s
 def tools(tmp_path):
     r = Repo(tmp_path / "repo")
     r.commit("init", {"shop/__init__.py": "", "shop/taxes.py": TAXES, "shop/cart.py": CART})
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     index_repository(r.path, store, CFG)
     t = Tools.open([store])
     yield t

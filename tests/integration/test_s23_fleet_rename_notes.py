@@ -13,7 +13,7 @@ import pytest
 from pipeline.gitio import freshness
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import IndexConfig
+from stratum.config import IndexConfig, default_store_path
 from stratum.errors import NoteRejected
 from stratum.tools import Tools
 from tests.gitrepo import Repo
@@ -26,7 +26,7 @@ CART = "def cart_total(items):\n    return sum(items)\n"
 def _renamed(tmp_path, *, commit: bool = True) -> tuple[Repo, str]:
     r = Repo(tmp_path / "repo")
     r.commit("init", {"pkg/__init__.py": "", "pkg/calc.py": CALC, "pkg/cart.py": CART})
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     index_repository(r.path, store, CFG)
     r.mv("pkg/calc.py", "pkg/calculator.py")
     if commit:

@@ -15,6 +15,7 @@ on a real repository through the real index job:
 from __future__ import annotations
 
 import pytest
+from stratum.config import default_store_path
 
 pytestmark = pytest.mark.slow
 
@@ -72,7 +73,7 @@ def tools(tmp_path_factory):
     index_repository(r.path, None, NO_EMBED)
     r.commit("move round_price to util.helpers, keep an import", MOVED)
     index_repository(r.path, None, NO_EMBED)
-    t = Tools.open([str(r.path / ".stratum")])
+    t = Tools.open([str(default_store_path(r.path))])
     try:
         yield t, t.open_session(author="agent").data["session"]
     finally:

@@ -20,7 +20,7 @@ from serving.client import Client
 from serving.mcp_server import build_server
 from serving.server import serve
 from stratum import errors as E
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.tools import Tools
 from tests.gitrepo import Repo
 from tests.integration.test_s23_stores_reload_missing_store import _until, three  # noqa: F401 - three: a fixture
@@ -85,9 +85,9 @@ def test_mcp_says_the_same(tmp_path):
     for name in ("alpha", "gamma"):
         r = Repo(tmp_path / name)
         r.commit("start", {"src/app.py": APP})
-        index_repository(r.path, r.path / ".stratum", CFG)
-        stores.append(str(r.path / ".stratum"))
-    gamma = tmp_path / "gamma" / ".stratum"
+        index_repository(r.path, default_store_path(r.path), CFG)
+        stores.append(str(default_store_path(r.path)))
+    gamma = default_store_path(tmp_path / "gamma")
     err, status = anyio.run(_over_mcp, stores, gamma)
     assert err["code"] == "store_damaged" and str(gamma) in err["message"]
     assert "no longer at its path" in err["message"]

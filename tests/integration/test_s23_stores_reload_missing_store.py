@@ -20,7 +20,7 @@ from pipeline.job import index_repository
 from serving.client import Client
 from serving.server import serve
 from stratum import errors as E
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.tools import Tools
 from tests.gitrepo import Repo
 
@@ -37,8 +37,8 @@ def three(tmp_path):
     for name in ("alpha", "beta", "gamma"):
         r = Repo(tmp_path / name)
         r.commit("start", {"src/app.py": APP, "src/util.py": "def util():\n    return 0\n"})
-        index_repository(r.path, r.path / ".stratum", CFG)
-        stores[name] = (r, r.path / ".stratum")
+        index_repository(r.path, default_store_path(r.path), CFG)
+        stores[name] = (r, default_store_path(r.path))
     tools = Tools.open([str(s) for _, s in stores.values()], freshness=freshness)
     server, port = serve(tools, port=0, reload_interval=0.1)
     try:

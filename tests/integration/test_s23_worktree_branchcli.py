@@ -9,6 +9,7 @@ import json
 import pytest
 
 from stratum.cli import main
+from stratum.config import default_store_path
 from tests.gitrepo import Repo, git
 
 PRICING = ('"""Pricing."""\n\n\ndef discount(total, rate):\n    """Discount."""\n'
@@ -68,7 +69,7 @@ def test_branch_commit_and_worktree_options_inside_a_linked_worktree_use_the_mai
                 "--branch", "fc")["data"]["note_id"]
     rc, _, err = _run(capsys, "get", "x", "--commit", "nosuch")
     assert rc == 2 and "nosuch" in err and str(wt) in err, err
-    assert not (wt / ".stratum").exists()           # nothing advised or written a store of its own here
+    assert not default_store_path(wt).exists()           # nothing advised or written a store of its own here
 
     monkeypatch.chdir(repo.path)                    # the note is in the main store, written on branch fc
     notes = {n["id"]: n for n in _json(capsys, "notes", "list")["notes"]}

@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 
 from stratum.cli import main
+from stratum.config import default_store_path
 from tests.gitrepo import Repo, git
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +36,7 @@ def test_history_cochange_notes_and_mcp_in_a_linked_worktree_read_the_main_store
     assert "shop/tax.py" in capfd.readouterr().out
     assert main(["notes", "list", "--json"]) == 0
     assert "add() overflowed" in capfd.readouterr().out
-    assert not (wt / ".stratum").exists()
+    assert not default_store_path(wt).exists()
 
     from mcp import Client as McpClient
     from mcp.client.stdio import StdioServerParameters

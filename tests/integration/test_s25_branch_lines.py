@@ -11,6 +11,7 @@ import pytest
 from pipeline.overlay import builder
 from stratum.cli import main
 from stratum.tools import Tools
+from stratum.config import default_store_path
 from tests.gitrepo import Repo, git
 
 CALC = "def first(x):\n    return x + 1\n\n\ndef second(x):\n    return x * 2\n"     # first 1-2, second 5-6
@@ -35,7 +36,7 @@ def repo(tmp_path, capsys):
     r.commit("mv: rename", {RENAMED: FEAT.replace("x * 3", "x * 2").replace("helper", "other")})
     git(r.path, "checkout", "-q", "main")
     capsys.readouterr()
-    t = Tools.open([str(r.path / ".stratum")], overlay_builder=builder())
+    t = Tools.open([str(default_store_path(r.path))], overlay_builder=builder())
     try:
         s = t.open_session(author="ada").data["session"]
         ids = {q: t.remember(s, "insight", f"{q} is subtle", [f"pkg/calc.py::{q}" if q != "file" else "pkg/calc.py"])
@@ -54,7 +55,7 @@ def _notes(t: Tools, sid: str, path: str, lines: str) -> set[str]:
 
 def test_a_branch_sessions_line_range_carries_the_notes_of_the_branchs_lines(repo):
     r, ids = repo
-    t = Tools.open([str(r.path / ".stratum")], overlay_builder=builder())
+    t = Tools.open([str(default_store_path(r.path))], overlay_builder=builder())
     try:
         base, feat = t.open_session().data["session"], t.open_session(branch="feat").data["session"]
         assert _notes(t, base, "pkg/calc.py", "5-6") == {ids["second"], ids["file"]}        # off the branch

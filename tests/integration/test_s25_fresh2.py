@@ -13,7 +13,7 @@ import pytest
 from pipeline.gitio import freshness
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.tools import Tools
 from tests.clirun import run
 from tests.gitrepo import Repo
@@ -35,7 +35,7 @@ def _indexed_edit(tmp_path, files: dict[str, str], edit: dict[str, str]) -> tupl
     index_repository(r.path, None, CFG)
     r.write(edit)
     index_repository(r.path, None, CFG)        # reads the work tree: the edit is what it holds
-    return r, str(r.path / ".stratum"), c1
+    return r, str(default_store_path(r.path)), c1
 
 
 def _tools(store: str) -> tuple[Tools, str]:

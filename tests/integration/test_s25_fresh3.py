@@ -15,7 +15,7 @@ import pytest
 
 from pipeline.gitio import GitFreshness
 from pipeline.job import index_repository
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.tools import Tools
 from tests.clirun import run
 from tests.gitrepo import Repo
@@ -47,7 +47,7 @@ def _indexed(tmp_path, edit: str | None = None) -> tuple[Repo, str]:
     if edit is not None:
         r.write({"m.py": edit})
         index_repository(r.path, None, CFG)
-    return r, str(r.path / ".stratum")
+    return r, str(default_store_path(r.path))
 
 
 def _tools(store: str, source: GitFreshness) -> tuple[Tools, str]:

@@ -17,7 +17,7 @@ import pytest
 
 from pipeline.gitio import GitFreshness
 from pipeline.job import index_repository
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.tools import Tools
 from tests.gitrepo import Repo
 
@@ -45,7 +45,7 @@ def test_answers_in_flight_after_one_edit_of_a_returned_file_share_one_git_look(
     r.commit("init", {"m.py": "def f():\n    return 0\n"})
     index_repository(r.path, None, CFG)
     source = SlowCounting()
-    t = Tools.open([str(r.path / ".stratum")], freshness=source)
+    t = Tools.open([str(default_store_path(r.path))], freshness=source)
     try:
         s = t.open_session(author="agent").data["session"]
         r.write({"m.py": "def f():\n    return 1\n"})            # the agent's first edit

@@ -18,6 +18,7 @@ from mcp import Client as McpClient                     # at collection: its std
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from stratum.cli import main
+from stratum.config import default_store_path
 from tests.gitrepo import Repo, git
 from tests.servecli import stratum_serve
 
@@ -93,14 +94,14 @@ def test_branch_head_in_a_linked_worktree_is_the_worktrees_branch_or_commit(shop
     assert "6.0 + weight" in text, text
     assert f"--branch HEAD read in this worktree ({wt}): commit {head[:12]} (it names no branch there, so the " \
            "answer stays on that commit)" in warnings, warnings
-    assert head != base and not (wt / ".stratum").exists()
+    assert head != base and not default_store_path(wt).exists()
 
 
 @pytest.mark.slow
 def test_a_server_query_in_a_linked_worktree_answers_for_its_branch_and_says_its_edits_are_not_in_it(shop, capsys):
     r, wt, base = shop
     (wt / "shop" / "pricing.py").write_text(PRICING.replace("5.0 + weight", "7.0 + weight"))     # uncommitted
-    with stratum_serve(r.path / ".stratum") as (_, addr):
+    with stratum_serve(default_store_path(r.path)) as (_, addr):
         text, warnings = _shipping(capsys, "--server", addr)
         assert "6.0 + weight" in text, text             # fw as committed: not main's 5.0, not the disk's 7.0
         assert any("answers reflect 'fw'" in w for w in warnings), warnings
@@ -139,7 +140,7 @@ def test_a_server_without_the_worktrees_branch_answers_for_its_default_and_says_
     owt = tmp_path / "owt"
     git(other.path, "worktree", "add", "-q", "-b", "ow", str(owt))
     monkeypatch.chdir(owt)
-    with stratum_serve(r.path / ".stratum") as (_, addr):
+    with stratum_serve(default_store_path(r.path)) as (_, addr):
         text, warnings = _shipping(capsys, "--server", addr)
         assert "5.0 + weight" in text, text
         said = [w for w in warnings if w.startswith("the server cannot answer for this worktree's branch ow (")]

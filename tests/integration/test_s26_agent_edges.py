@@ -14,7 +14,7 @@ import pytest
 from pipeline.gitio import freshness
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.errors import InvalidArgument, NoteRejected, NotFound
 from stratum.tools import Tools
 from tests.clirun import run
@@ -35,7 +35,7 @@ def noted(tmp_path_factory):
     r.commit("init", {"shop/pricing.py": PRICING})
     r.commit("fix rounding crash in discount", {"shop/pricing.py": PRICING + "\n"})
     index_repository(r.path, None, CFG)
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     t = Tools.open([store])
     s = t.open_session(author="writer").data["session"]
     ids = {"repo_note": t.remember(s, "insight", "repo-wide insight", []).data["note_id"],
@@ -147,7 +147,7 @@ def test_a_symbol_new_in_an_edited_file_says_so_and_its_note_reads_as_its_neighb
     c1 = r.commit("init", {"shop/pricing.py": PRICING})
     index_repository(r.path, None, CFG)
     r.write({"shop/pricing.py": EDITED})        # the agent edits discount and adds clamp (uncommitted)
-    t = Tools.open([str(r.path / ".stratum")], freshness=freshness, overlay_builder=builder(CFG))
+    t = Tools.open([str(default_store_path(r.path))], freshness=freshness, overlay_builder=builder(CFG))
     t.memory.freshness.probe_seconds = 0
     try:
         s = t.open_session(author="agent").data["session"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pipeline.gitio import freshness
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.tools import Tools
 from tests.clirun import run
 from tests.gitrepo import Repo
@@ -33,7 +33,7 @@ def _edited_and_noted(tmp_path) -> tuple[Repo, str, str, str]:
     it then. Returns (repo, store, the note's id, HEAD's short sha)."""
     r = Repo(tmp_path / "repo")
     head = r.commit("init", {"shop/__init__.py": "", "shop/pricing.py": OLD, "shop/cart.py": CART})
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     index_repository(r.path, store, CFG)
     r.write({"shop/pricing.py": NEW})
     t = _tools(store)

@@ -16,7 +16,7 @@ import pytest
 
 from pipeline.gitio import GitFreshness
 from pipeline.job import index_repository
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.tools import Tools
 from tests.gitrepo import Repo, git
 
@@ -52,7 +52,7 @@ def _open(tmp_path, untracked: dict[str, str] | None = None) -> tuple[Repo, Tool
     r.commit("init", {"m.py": CLEAN})
     r.write(untracked or {})
     index_repository(r.path, None, CFG)
-    t = Tools.open([str(r.path / ".stratum")], freshness=GitFreshness())
+    t = Tools.open([str(default_store_path(r.path))], freshness=GitFreshness())
     return r, t, t.open_session(author="agent").data["session"]
 
 
@@ -109,7 +109,7 @@ def _converting(tmp_path, attributes: str, autocrlf: str) -> tuple[Repo, Tools, 
     r.commit("init", {".gitattributes": attributes, "m.py": "# $Id$\n" + CLEAN})
     written = _checked_out(r)
     index_repository(r.path, None, CFG)
-    t = Tools.open([str(r.path / ".stratum")], freshness=GitFreshness())
+    t = Tools.open([str(default_store_path(r.path))], freshness=GitFreshness())
     return r, t, t.open_session(author="agent").data["session"], written
 
 

@@ -17,6 +17,7 @@ from mcp import Client as McpClient                     # at collection: its std
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from stratum.cli import main
+from stratum.config import default_store_path
 from tests.gitrepo import Repo, git
 from tests.servecli import stratum_serve
 
@@ -55,7 +56,7 @@ def test_mcp_with_a_server_in_a_linked_worktree_answers_for_its_branch_or_says_w
     owt = tmp_path / "owt"
     git(other.path, "worktree", "add", "-q", "-b", "ow", str(owt))
     log = tmp_path / "mcp.stderr"
-    with stratum_serve(r.path / ".stratum") as (_, addr):
+    with stratum_serve(default_store_path(r.path)) as (_, addr):
         answer = _over_mcp(wt, addr, log)
         assert "6.0 + weight" in answer["items"][0]["text"], answer          # fw's, as `get --server` here
         assert answer["envelope"]["commit"] == git(wt, "rev-parse", "HEAD").strip(), answer["envelope"]

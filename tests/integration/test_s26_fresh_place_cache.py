@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from stratum.cli import main
+from stratum.config import default_store_path
 from tests.gitrepo import Repo, git
 from tests.servecli import stratum_serve
 
@@ -57,7 +58,7 @@ def test_repeated_server_queries_from_a_worktree_run_no_git_until_something_move
     (wt / "shop" / "pricing.py").write_text(PRICING.replace("5.0 + weight", "6.0 + weight"))
     git(wt, "commit", "-qam", "fw: shipping")
     monkeypatch.chdir(wt)
-    with stratum_serve(r.path / ".stratum") as (_, addr):
+    with stratum_serve(default_store_path(r.path)) as (_, addr):
         log = _log_git(tmp_path, monkeypatch)            # after the server started: this process's runs only
         runs = lambda: len(log.read_text().splitlines())      # noqa: E731
         _settled()

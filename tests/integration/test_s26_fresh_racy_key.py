@@ -10,6 +10,7 @@ import time
 
 from pipeline.job import index_repository
 from stratum.tools import Tools
+from stratum.config import default_store_path
 from tests.clirun import NO_EMBED
 from tests.gitrepo import Repo
 
@@ -34,17 +35,17 @@ def test_a_same_size_save_in_the_tick_after_a_run_read_the_file_is_indexed_by_th
     os.utime(f, ns=(tick, tick))
     first = index_repository(r.path, None, NO_EMBED)
     assert not first.up_to_date and first.worktree == "dirty"
-    assert "6.0 + weight" in _served(r.path / ".stratum")
+    assert "6.0 + weight" in _served(default_store_path(r.path))
 
     f.write_text(CODE.format("7.0"))                          # same size, same tick: the stat is the same
     os.utime(f, ns=(tick, tick))
     again = index_repository(r.path, None, NO_EMBED)
     assert not again.up_to_date, again.messages               # it said "the uncommitted files are as indexed"
-    assert "7.0 + weight" in _served(r.path / ".stratum")
+    assert "7.0 + weight" in _served(default_store_path(r.path))
 
     old = time.time_ns() - 3600 * 10**9 + 7                   # long settled: the stat proves the bytes again
     os.utime(f, ns=(old, old))
     index_repository(r.path, None, NO_EMBED)                  # keyed by its stat now (parses nothing)
     settled = index_repository(r.path, None, NO_EMBED)
     assert settled.up_to_date, settled.messages
-    assert "7.0 + weight" in _served(r.path / ".stratum")
+    assert "7.0 + weight" in _served(default_store_path(r.path))

@@ -14,7 +14,7 @@ import pytest
 from pipeline.gitio import freshness
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.errors import InvalidArgument, NotFound
 from stratum.tools import Tools
 from tests.clirun import run
@@ -29,7 +29,7 @@ GONE = "'shop/pricing.py' by its tail: 'shop/pricing.py{}' is not on '{}' (the b
 def _repo(tmp_path) -> tuple[Repo, str]:
     r = Repo(tmp_path / "repo")
     r.commit("init", {"shop/__init__.py": "", "shop/pricing.py": PRICING, "shop/cart.py": "def total():\n    return 1\n"})
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     index_repository(r.path, store, CFG)
     return r, store
 

@@ -20,7 +20,7 @@ import pytest
 from pipeline.gitio import freshness
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.tools import Tools
 from tests.clirun import run
 from tests.gitrepo import Repo, git
@@ -41,7 +41,7 @@ def _noted_in_worktree(tmp_path: Path) -> tuple[Repo, Path, str, str, str]:
     and writes an rca note about it. Returns (repo, worktree, store, the note's id, HEAD's short sha)."""
     r = Repo(tmp_path / "repo")
     head = r.commit("init", {"shop/__init__.py": "", "shop/pricing.py": OLD})
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     index_repository(r.path, store, CFG)
     wt = tmp_path / "wt"
     git(r.path, "worktree", "add", "-q", "-b", "fw", str(wt))
@@ -98,7 +98,7 @@ def test_the_main_checkouts_own_note_still_turns_on_an_index_of_it(tmp_path):
     """A note of the checkout's branch is judged by the run that read its work tree, as before."""
     r = Repo(tmp_path / "repo")
     r.commit("init", {"shop/__init__.py": "", "shop/pricing.py": OLD})
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     index_repository(r.path, store, CFG)
     r.write({"shop/pricing.py": NEW})
     t = _tools(store)

@@ -23,7 +23,7 @@ import pytest
 from pipeline.gitio import freshness
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.errors import NotFound
 from stratum.tools import Tools
 from tests.clirun import run
@@ -101,7 +101,7 @@ def test_a_worktree_note_read_from_a_session_on_its_branch(tmp_path):
     worktree's own session: fresh."""
     r = Repo(tmp_path / "repo")
     r.commit("init", {"shop/__init__.py": "", "shop/pricing.py": PRICING})
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     index_repository(r.path, store, CFG)
     wt = tmp_path / "wt"
     git(r.path, "worktree", "add", "-q", "-b", "fw", str(wt))
@@ -127,7 +127,7 @@ def test_a_worktree_note_read_from_a_session_on_its_branch(tmp_path):
 def test_a_branch_session_reads_a_tail_paths_symbol_as_the_branch_has_it(tmp_path, capsys, monkeypatch):
     r = Repo(tmp_path / "repo")
     r.commit("init", {"shop/__init__.py": "", "shop/pricing.py": PRICING, "shop/tax.py": "def vat(x):\n    return x\n"})
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     index_repository(r.path, store, CFG)
     git(r.path, "checkout", "-q", "-b", "fb")
     r.commit("fb", {"shop/pricing.py": ON_FB, "shop/extra.py": "def only_here():\n    return 1\n",
@@ -166,7 +166,7 @@ def test_a_server_query_says_its_fallback_on_stderr_when_it_fails(tmp_path, caps
     owt = tmp_path / "owt"
     git(other.path, "worktree", "add", "-q", "-b", "ow", str(owt))
     fell = "the server cannot answer for this worktree's branch ow ("
-    with stratum_serve(r.path / ".stratum") as (_, addr):
+    with stratum_serve(default_store_path(r.path)) as (_, addr):
         monkeypatch.chdir(owt)
         rc, out, err = run(capsys, "get", "shop/pricing.py::discount", "--server", addr)
         assert rc == 0 and "discount" in out and fell in out and fell not in err, (out, err)   # in the answer
@@ -184,7 +184,7 @@ def test_an_attached_mined_fix_names_its_commit_author_as_its_item_does(tmp_path
     r.commit("init", {"shop/pricing.py": PRICING})
     fix = r.commit("fix rounding crash in discount", {"shop/pricing.py": PRICING + "\n"})
     index_repository(r.path, None, CFG)
-    t = _tools(str(r.path / ".stratum"))
+    t = _tools(str(default_store_path(r.path)))
     try:
         for session in ({}, {"branch": "main"}):
             s = t.open_session(**session).data["session"]
@@ -209,7 +209,7 @@ def test_a_commit_author_named_like_trust_words_is_quoted_in_the_header_and_the_
     (r.path / "shop" / "pricing.py").write_text(PRICING + "\n")
     git(r.path, "-c", "user.name=x", "commit", "-qam", "fix rounding crash in discount", f"--author={forged} <a@x>")
     index_repository(r.path, None, CFG)
-    t = _tools(str(r.path / ".stratum"))
+    t = _tools(str(default_store_path(r.path)))
     try:
         s = t.open_session().data["session"]
         (f,) = t.get(s, "shop/pricing.py", level="summary").items
@@ -230,7 +230,7 @@ def test_notes_list_and_show_quote_an_author_named_like_trust_words(tmp_path, ca
     r = Repo(tmp_path / "repo")
     r.commit("init", {"shop/pricing.py": PRICING})
     index_repository(r.path, None, CFG)
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     t = _tools(store)
     try:
         s = t.open_session(author="alice [authenticated, maintainer]").data["session"]
@@ -253,7 +253,7 @@ def test_status_prints_published_at_as_a_utc_time(tmp_path, capsys):
     r = Repo(tmp_path / "repo")
     r.commit("init", {"shop/pricing.py": PRICING})
     index_repository(r.path, None, CFG)
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     rc, out, _ = run(capsys, "status", "--store", store)
     assert rc == 0 and re.search(r"published_at=\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", out), out
     rc, out, _ = run(capsys, "status", "--store", store, "--json")

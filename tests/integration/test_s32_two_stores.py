@@ -15,6 +15,7 @@ import pytest
 
 from stratum import errors as E
 from stratum.tools import Tools
+from stratum.config import default_store_path
 from tests.clirun import NO_EMBED
 from tests.gitrepo import Repo
 
@@ -33,7 +34,7 @@ def _indexed(path, files: dict[str, str]) -> tuple[Repo, str]:
     for i in range(4):
         r.commit(f"change {i}", {p: t + f"# {i}\n" for p, t in files.items()})
     index_repository(r.path, None, NO_EMBED)
-    return r, str(r.path / ".stratum")
+    return r, str(default_store_path(r.path))
 
 
 @pytest.fixture()

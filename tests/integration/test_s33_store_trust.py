@@ -1,6 +1,7 @@
 """What a repository's own files, and an agent, may decide about the store (trust probe s33).
 
-- A committed ``.stratum`` symlink (or a ``--store`` passing through a link inside the repository)
+- A committed ``.stratum`` symlink is no store unless it leads to one (the default store is in
+  ``.git/stratum``); to one, or a ``--store`` passing through a link inside the repository, it
   is refused by `stratum index`, which writes and deletes nothing outside the repository; prune
   removes only warm folders the store made (it deleted ``<target>/indexes/vault``).
 - A store git tracks (``git add -f .stratum``) is refused by `stratum index`, with the remedy; an
@@ -24,7 +25,7 @@ from mcp import Client as MCPClient
 from mcp.client.stdio import StdioServerParameters
 
 from pipeline.job import index_repository
-from stratum.config import IndexConfig
+from stratum.config import IndexConfig, default_store_path
 from stratum.deltalog import DeltaLog, parse_segment
 from stratum.identity import os_user
 from tests.clirun import NO_EMBED, run
@@ -71,11 +72,17 @@ def test_a_committed_store_link_is_refused_and_nothing_outside_is_written_or_del
     data = _user_data(tmp_path)
     before = _tree(data)
     victim = _clone_with_link(tmp_path, "../userdata")
+    rc, _out, err = run(capsys, "index", str(victim), "--no-embed")     # no store there: the default is used
+    assert rc == 0, err
+    assert (default_store_path(victim) / "manifest.json").is_file() and default_store_path(victim).parent.name == ".git"
+    assert _tree(data) == before                # not written (no .gitignore, no lock) and not deleted
+    (data / "deltalog").mkdir()                 # a store there (notes written): the link would choose it
+    before = _tree(data)
     rc, _out, err = run(capsys, "index", str(victim), "--no-embed")
     assert rc == 2, err
     assert "symbolic link inside the repository" in err and f"pointing to {data}" in err, err
     assert f"--store {data}" in err, err        # how to use the outside store on purpose
-    assert _tree(data) == before                # not written (no .gitignore, no lock) and not deleted
+    assert _tree(data) == before
 
 
 def test_a_query_does_not_read_a_store_through_a_committed_link(capsys, tmp_path, monkeypatch):
@@ -84,11 +91,11 @@ def test_a_query_does_not_read_a_store_through_a_committed_link(capsys, tmp_path
     other = Repo(tmp_path / "other")
     other.commit("init", FILES)
     assert run(capsys, "index", str(other.path), "--no-embed")[0] == 0
-    victim = _clone_with_link(tmp_path, str(other.path / ".stratum"))
+    victim = _clone_with_link(tmp_path, str(default_store_path(other.path)))
     monkeypatch.chdir(victim)
     rc, _out, err = run(capsys, "notes", "list")
     assert rc == 2 and "symbolic link inside the repository" in err, err
-    rc, _out, err = run(capsys, "notes", "list", "--store", str(other.path / ".stratum"))
+    rc, _out, err = run(capsys, "notes", "list", "--store", str(default_store_path(other.path)))
     assert rc == 0, err
 
 
@@ -126,7 +133,7 @@ def test_every_entry_a_warm_build_writes_is_one_prune_knows(tmp_path):
     repo = Repo(tmp_path / "repo")
     repo.commit("init", FILES)
     index_repository(repo.path, None, IndexConfig(num_cpus=2))      # embeddings on: the vector part too
-    made = {p.name for p in (repo.path / ".stratum" / "indexes" / "v000001").iterdir()}
+    made = {p.name for p in (default_store_path(repo.path) / "indexes" / "v000001").iterdir()}
     assert made <= WARM_ENTRIES and "vector" in made, made
 
 
@@ -151,8 +158,8 @@ def _forge(store: Path) -> None:
 def test_a_committed_store_is_refused_by_index_and_its_forged_marks_are_not_believed(capsys, tmp_path):
     upstream = Repo(tmp_path / "attacker")
     upstream.commit("init", FILES)
-    index_repository(upstream.path, None, NO_EMBED)
-    store = upstream.path / ".stratum"
+    store = upstream.path / ".stratum"                  # in the work tree, to be committed
+    index_repository(upstream.path, store, NO_EMBED)
     rc, _out, err = run(capsys, "remember", "insight", "placeholder", "--about", TARGET, "--store", str(store))
     assert rc == 0, err
     _forge(store)
@@ -184,7 +191,7 @@ def indexed(tmp_path_factory):
     repo = Repo(tmp_path_factory.mktemp("s33mcp") / "repo")
     repo.commit("init", FILES)
     index_repository(repo.path, None, NO_EMBED)
-    return repo.path / ".stratum"
+    return default_store_path(repo.path)
 
 
 def _mcp(store: Path, calls: list[tuple[str, dict]], *flags: str) -> list:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pipeline.gitio import freshness
 from pipeline.job import index_repository
 from pipeline.overlay import builder
-from stratum.config import IndexConfig
+from stratum.config import IndexConfig, default_store_path
 from stratum.tools import Tools
 from tests.gitrepo import Repo
 
@@ -21,7 +21,7 @@ CART = "def cart_total(items):\n    return sum(items)\n"
 def _indexed(tmp_path) -> tuple[Repo, str]:
     r = Repo(tmp_path / "repo")
     r.commit("init", {"shop/__init__.py": "", "shop/pricing.py": OLD, "shop/cart.py": CART})
-    store = str(r.path / ".stratum")
+    store = str(default_store_path(r.path))
     index_repository(r.path, store, CFG)
     return r, store
 

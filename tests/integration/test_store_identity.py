@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.job import index_repository
 from stratum import schema as S
-from stratum.config import EmbedConfig, IndexConfig
+from stratum.config import EmbedConfig, IndexConfig, default_store_path
 from stratum.errors import InvalidArgument
 from stratum.store import Store
 from stratum.tools import Tools
@@ -37,15 +37,15 @@ def _remember(store, about: str) -> str:
 def test_a_moved_clone_keeps_its_ids_and_its_notes(tmp_path):
     repo = sample_python_repo(tmp_path / "a" / "shop")
     index_repository(repo.path, None, CFG)                   # the store inside the clone: shop/.stratum
-    nid = _remember(repo.path / ".stratum", "shop/pricing.py::discount")
+    nid = _remember(default_store_path(repo.path), "shop/pricing.py::discount")
     moved = tmp_path / "b" / "shop-renamed"
     shutil.copytree(repo.path, moved)                        # a copy under another folder name
     Repo(moved).commit("touch", {"shop/extra.py": "X = 1\n"})
     index_repository(moved, None, CFG)                       # incremental: merges the note
-    assert _statuses(moved / ".stratum") == {nid: "active"}
+    assert _statuses(default_store_path(moved)) == {nid: "active"}
     index_repository(moved, None, IndexConfig(embed=EmbedConfig(enabled=False), ray=False, full=True))
-    assert _statuses(moved / ".stratum") == {nid: "active"}  # --full too: same ids, the note attached
-    t = Tools.open([str(moved / ".stratum")])
+    assert _statuses(default_store_path(moved)) == {nid: "active"}  # --full too: same ids, the note attached
+    t = Tools.open([str(default_store_path(moved))])
     try:
         sid = t.open_session(author="reader").data["session"]
         it = t.get(sid, "shop/pricing.py::discount", "api").items[0]

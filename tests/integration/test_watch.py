@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from stratum.config import default_store_path
 
 from tests.gitrepo import GIT_ENV, git, sample_python_repo
 
@@ -279,7 +280,7 @@ def test_hooks_installed_from_a_linked_worktree_index_the_main_checkout(shop, tm
     assert p.returncode == 0, p.stderr
     assert "linked worktree" in p.stdout and str(repo.path) in p.stdout
     hook = (repo.path / ".git" / "hooks" / "post-commit").read_text()
-    assert str(repo.path / ".stratum") in hook and str(wt) not in hook
+    assert str(default_store_path(repo.path)) in hook and str(wt) not in hook
     assert stratum("hooks", "uninstall", cwd=str(wt)).returncode == 0
 
 
