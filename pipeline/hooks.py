@@ -30,6 +30,7 @@ from typing import Callable, Iterator
 
 from pipeline import gitio
 from stratum.errors import InvalidArgument
+from stratum.storehome import LEGACY, SHARED, default_store_path, git_dirs
 
 # post-applypatch: `git am` runs it, not post-commit, for each patch; post-rewrite: the end of a rebase
 # (and an amend, which post-commit covers already: the two coalesce). Both left the store behind (a probe)
@@ -43,6 +44,7 @@ MOVED = (".legacy",)
 LOG, OLD_LOG = "hooks.log", "hooks.log.1"
 LOG_CAP = 1 << 20       # bytes: past this the next run rotates hooks.log (it grew without end: a year of commits)
 SCRIPT = "# stratum-hook-script:"      # + the fingerprint of the script's text (``_fingerprint``)
+DEFAULT = "# stratum-default-store: chosen when the hook runs"   # a hook for the repository's default store
 # git exports these to a hook; relative to the hook's cwd, they would misdirect our own git calls
 GIT_HOOK_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR",
                 "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES")
@@ -55,13 +57,37 @@ def hooks_dir(repo: str | os.PathLike) -> Path:
     return Path(d)
 
 
-def script(name: str, repo: Path, store: Path, options: tuple[str, ...] = ()) -> str:
-    """The hook: ``options`` (e.g. ``--no-embed``) go to every `stratum hooks run` it starts."""
-    return _script(name, shlex.quote(str(repo)), shlex.quote(str(store)), f"{_named(repo)} into {_named(store)}",
+def script(name: str, repo: Path, store: Path, options: tuple[str, ...] = (), default: bool = False) -> str:
+    """The hook: ``options`` (e.g. ``--no-embed``) go to every `stratum hooks run` it starts.
+    ``default``: the store is the repository's default, chosen when the hook runs (``_pick``); the
+    header names git's directory's (where it goes once a ``.stratum`` is moved)."""
+    store = _home_of(repo) if default else store
+    return _script(name, shlex.quote(str(repo)), _pick(repo, store, default), f"{_named(repo)} into {_named(store)}",
                    "".join(f" {shlex.quote(o)}" for o in options), f"{SCRIPT} {_fingerprint()}")
 
 
-def _script(name: str, repo: str, store: str, said: str, opts: str, stamp: str) -> str:
+def _pick(repo: Path, store: Path, default: bool) -> str:
+    """The lines that set ``$store``. The default store is chosen as the CLI chooses it
+    (``storehome.default_store_path``): git's directory's, or the older ``<repo>/.stratum`` only
+    while that holds a store and git's holds none, never made again once moved. A hook that named
+    ``.stratum`` made it again at the next commit after the printed `mv`, and the empty store it
+    indexed there hid every note (a probe)."""
+    if not default:
+        return f"store={shlex.quote(str(store))}"
+    legacy = shlex.quote(str(repo / LEGACY))
+    return (f"{DEFAULT}\nstore={shlex.quote(str(store))}\n"
+            f'if [ ! -f "$store/manifest.json" ] && [ ! -d "$store/deltalog" ] && '
+            f"{{ [ -f {legacy}/manifest.json ] || [ -d {legacy}/deltalog ]; }}; then\n"
+            f"    store={legacy}\nfi")
+
+
+def _home_of(repo: Path) -> Path:
+    """The default store in git's directory of the checkout ``repo`` (where a new store goes)."""
+    dirs = git_dirs(repo)
+    return (dirs.common / SHARED) if dirs is not None else repo / LEGACY
+
+
+def _script(name: str, repo: str, pick: str, said: str, opts: str, stamp: str) -> str:
     """``-P``: `python -m` put the hook's cwd, the repository's top folder, first on sys.path, so a
     repository's own top-level pipeline/ ran inside every hook, and a stratum.py made each one fail
     (a probe); a Ray the run starts is started from Stratum's own folder (``pipeline.job``). A run
@@ -69,7 +95,6 @@ def _script(name: str, repo: str, store: str, said: str, opts: str, stamp: str) 
     run failed`, which `hooks status` reads (``last_run``). Every descriptor of the background run
     is redirected: one left on git's stdout kept a caller reading it (a pipe) waiting for the whole
     index."""
-    log = f"{store}/hooks.log"
     return f"""#!/bin/sh
 {MARK}
 # Re-indexes {said} in the background; never blocks or fails git.
@@ -97,9 +122,10 @@ if [ ! -e {repo}/.git ]; then    # moved: no ghost folder, no silent staleness (
     echo "stratum: this hook indexes {said}, which is gone (moved?): run 'stratum hooks install' again" >&2
     exit $rc
 fi
-mkdir -p {store} 2>/dev/null
-( {{ {shlex.quote(sys.executable)} -P -m stratum.cli hooks run --store {store} --hook {name}{opts} {repo} \\
-    || echo "$(date +%Y-%m-%dT%H:%M:%S) [{name}] hook run failed (exit $?)"; }} </dev/null >>{log} 2>&1 & ) 2>/dev/null
+{pick}
+mkdir -p "$store" 2>/dev/null
+( {{ {shlex.quote(sys.executable)} -P -m stratum.cli hooks run --store "$store" --hook {name}{opts} {repo} \\
+    || echo "$(date +%Y-%m-%dT%H:%M:%S) [{name}] hook run failed (exit $?)"; }} </dev/null >>"$store/hooks.log" 2>&1 & ) 2>/dev/null
 exit $rc
 """
 
@@ -107,7 +133,7 @@ exit $rc
 def _fingerprint() -> str:
     """What the hooks this code writes have in common (all but their paths, options, hook name and
     Python): a hook carrying another was written by an older version (`hooks status` says so)."""
-    text = _script("HOOK", "REPO", "STORE", "SAID", " OPTS", SCRIPT)
+    text = _script("HOOK", "REPO", "PICK", "SAID", " OPTS", SCRIPT)
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -121,6 +147,7 @@ def install(repo: str | os.PathLike, store: str | os.PathLike, options: tuple[st
     _own_folder(root, d)
     d.mkdir(parents=True, exist_ok=True)
     store = Path(store).resolve()
+    default = store == default_store_path(root).resolve()
     out = []
     for name in HOOKS:
         p, aside = _where(d, name), d / f"{name}{CHAINED}"
@@ -136,7 +163,7 @@ def install(repo: str | os.PathLike, store: str | os.PathLike, options: tuple[st
             if p.name != name:          # refreshed where the manager runs it: a second one would run twice
                 what += f" (as {p.name}, which the {name} there runs)"
         tmp = d / f".{p.name}.stratum-tmp"
-        tmp.write_text(script(name, root, store, options))
+        tmp.write_text(script(name, root, store, options, default))
         tmp.chmod(0o755)
         os.replace(tmp, p)
         out.append(f"{name}: {what}")
@@ -225,24 +252,29 @@ class Survey:
     store: Path | None          # the store they index into (its hooks.log says how their last run went)
     foreign: dict[str, Path] = field(default_factory=dict)  # ours for another repository (a shared folder)
     chained: list[str] = field(default_factory=list)        # ours that run the hook kept aside first
+    gone: list[str] = field(default_factory=list)   # ours naming a store folder that is no more (moved, deleted)
 
 
 def survey(repo: str | os.PathLike) -> Survey:
     """What our hooks in this repository's hooks folder say (each read once here; ``_where`` looks for
-    them): which are on, for another repository, older or of another store, chaining a hook."""
+    them): which are on, for another repository, older or of another store, chaining a hook, naming
+    a store folder that is gone (an older hook made it again at the next commit). A hook for the
+    default store indexes the one the CLI reads now (``default_store_path``)."""
     root = _root(repo)
     said, stamp, d = f"# Re-indexes {_named(root)} into ", f"{SCRIPT} {_fingerprint()}\n", hooks_dir(repo)
     files = {n: _where(d, n) for n in HOOKS}        # each named by its file: post-commit.legacy says where
     texts = {n: _text(f) for n, f in files.items()}
     foreign = {files[n].name: o for n, o in ((n, _foreign(t, root)) for n, t in texts.items()) if o is not None}
     on = [n for n, t in texts.items() if MARK in t and files[n].name not in foreign]
-    stores = [s for s in (_header(texts[n])[1] for n in on) if s is not None]
+    named_store = {n: default_store_path(root) if DEFAULT in texts[n] else _header(texts[n])[1] for n in on}
+    stores = [s for s in named_store.values() if s is not None]
+    gone = [n for n, at in named_store.items() if DEFAULT not in texts[n] and at is not None and not at.is_dir()]
 
     def named(ns: list[str]) -> list[str]:
         return [files[n].name for n in ns]
     return Survey(named(on), named([n for n in on if said not in texts[n]]),
                   named([n for n in on if stamp not in texts[n]]), stores[0] if stores else None, foreign,
-                  [n for n in on if (d / f"{n}{CHAINED}").exists()])
+                  [n for n in on if (d / f"{n}{CHAINED}").exists()], named(gone))
 
 
 def _text(path: Path) -> str:

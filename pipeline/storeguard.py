@@ -85,10 +85,12 @@ def refuse_linked(root: Path, store_path: str | os.PathLike) -> None:
         f"that read it)")
 
 
-def refuse_tracked(root: Path, store: Store) -> None:
+def refuse_tracked(root: Path, store: Store, reading: bool = False) -> None:
     """InvalidArgument when git tracks a file of a store inside the repository: a store committed
     to the repository is anyone's who can commit, and its notes' authors, trust marks and roles are
-    what they wrote (the log is not signed)."""
+    what they wrote (the log is not signed). ``reading``: a query or `remember` about to open it
+    (only the index refused it: a checkout that brought one had every command read its forged
+    notes and write the user's into it, a probe)."""
     rel = store_inside(root, store)
     if not rel:
         return
@@ -96,9 +98,10 @@ def refuse_tracked(root: Path, store: Store) -> None:
     tracked = [gitio.path_text(p) for p in out.split(b"\0") if p]
     if not tracked:
         return
+    what = "read or written to" if reading else "indexed into"
     raise InvalidArgument(
         f"git tracks {len(tracked)} file(s) of the store {rel[0]} (e.g. {tracked[0]}): a store committed to the "
-        f"repository is not indexed into. Its notes came with the commit, so their authors and trust marks "
+        f"repository is not {what}. Its notes came with the commit, so their authors and trust marks "
         f"(authenticated, maintainer) are whatever its committer wrote and cannot be trusted. Untrack it "
         f"(git rm -r --cached {rel[0]}, and commit), then delete the folder unless its notes are yours, and "
         f"index again; or index into a store outside the repository (--store PATH)")

@@ -153,10 +153,10 @@ def resolve_store(args, repo: str | None = None, check: bool = True) -> str:
     top = repository_root(repo or ".")
     if top is not None:
         store = default_store_path(Path(top))
-        if repo is None:            # a query's: the index refuses a linked store itself, after its report
-            from pipeline.storeguard import refuse_linked
-
-            refuse_linked(Path(top), store)     # a committed `.stratum` link would choose what is read
+        if repo is None:            # a query's: the index refuses a linked or tracked store itself, after its report
+            _trusted(Path(top), store)
+        else:
+            _worktree_leftover(Path(top), store)
         return str(store)
     here = Path(repo or ".").resolve()
     if repo is None:
@@ -165,6 +165,41 @@ def resolve_store(args, repo: str | None = None, check: bool = True) -> str:
         raise NotFound(f"no index here: the working directory {here} is not inside a git repository; run "
                        "this in a repository you indexed (`stratum index` there), or name a store with --store PATH")
     return str(default_store_path(here))
+
+
+def _trusted(top: Path, store: Path) -> None:
+    """Refuse, for a query or `remember`, a default store the repository's files could choose: one
+    through a committed link (``refuse_linked``), or a ``.stratum`` git tracks (``refuse_tracked``:
+    a checkout that brought one had queries read its forged notes and `remember` write into it).
+    git is asked only of a ``.stratum`` in the work tree (the older default), never of ``.git/stratum``."""
+    from pipeline.storeguard import refuse_linked, refuse_tracked
+    from stratum.storehome import in_work_tree
+    from stratum.store import Store
+
+    refuse_linked(top, store)
+    if in_work_tree(top, store):
+        refuse_tracked(top, Store(store), reading=True)
+
+
+def _worktree_leftover(top: Path, store: Path) -> None:
+    """For a command that writes the default store of a linked worktree (index, watch): name it as
+    this worktree's in its git dir (``storehome.claim_worktree_store``) and say where a store a
+    removed worktree of the same name left is, which it does not touch (git reuses the name, and
+    the new worktree read and wrote the old one's store: a probe)."""
+    from stratum.storehome import claim_worktree_store, git_dirs, holds_store, indexed_from, worktree_stores
+
+    dirs = git_dirs(top)
+    if dirs is None or not dirs.linked:
+        return
+    own, left = worktree_stores(top.resolve(), dirs)
+    if own != store:
+        return
+    claim_worktree_store(top.resolve())
+    if left and not holds_store(own):
+        old = ", ".join(f"{p} (indexed from {indexed_from(p) or 'an unknown folder'})" for p in left)
+        print(one_line(f"a store another worktree of this name left is kept as it was and not read here: {old} "
+                       f"(read its notes with --store that path, or delete it); this worktree's goes to {own}"),
+              file=sys.stderr)
 
 
 def folder_or_none(store: str) -> None:
@@ -183,49 +218,49 @@ def folder_or_none(store: str) -> None:
 
 
 def repository_root(start: str = ".") -> str | None:
-    """The folder at or above ``start`` that holds a store of the older default (``.stratum/manifest.json``)
-    or a ``.git`` (a folder, or a linked worktree's file): the repository a command run there is
-    about; None outside any."""
-    from pathlib import Path
+    """The root of the git work tree holding ``start`` (``GIT_DIR`` and ``GIT_WORK_TREE`` honoured),
+    else, outside git, the folder holding a ``.stratum`` store at or above it: the repository a
+    command run there is about; None outside any (``storehome.work_tree_top``). A ``.stratum`` inside
+    a work tree (a vendored project's committed store) does not make its folder the repository."""
+    from stratum.storehome import work_tree_top
 
-    here = Path(start).resolve()
-    for d in [here, *here.parents]:
-        if (d / ".stratum" / "manifest.json").is_file() or (d / ".git").exists():
-            return str(d)
-    return None
+    top = work_tree_top(start)
+    return None if top is None else str(top)
 
 
 def linked_worktree(start: str = ".") -> tuple[str, str] | None:
     """(the repository's shared store, this worktree's root) when ``start`` is inside a linked git
     worktree (``git worktree add``) that has no store of its own and the shared store has an index
     (``storehome.shared_store``): queries there answer for the worktree from the shared store (a
-    worktree session), instead of "no index"."""
-    from stratum.storehome import shared_store
+    worktree session), instead of "no index". A worktree of a bare repository or of a
+    ``--separate-git-dir`` clone answers from ``<common>/stratum`` (it was told "no index"). A shared
+    store that is the main checkout's tracked ``.stratum`` is refused (``_trusted``)."""
+    from stratum.storehome import in_work_tree, shared_store
 
     found = _worktree_here(start)
     if found is None:
         return None
     store = shared_store(found[0])
-    return (str(store), found[1]) if (store / "manifest.json").is_file() else None
+    if not (store / "manifest.json").is_file():
+        return None
+    if in_work_tree(store.parent, store):
+        _trusted(store.parent, store)
+    return str(store), found[1]
 
 
 def _worktree_here(start: str = ".") -> tuple[Path, str] | None:
     """(the repository's common git dir, this worktree's root) when ``start`` is inside a linked git
     worktree with no store of its own (no index at its ``default_store_path``), whether or not the
     shared store has one (a --server query asks the server for it). Read from the files git keeps
-    (``storehome.git_dirs``): no git run. A bare repository's worktrees are not served so (the
-    server's repository is a checkout)."""
-    from stratum.storehome import default_store_path, git_dirs
+    (``storehome.git_dirs``): no git run. Any common dir: a bare repository's or a
+    ``--separate-git-dir`` clone's worktrees share ``<common>/stratum`` (``storehome.shared_store``)."""
+    from stratum.storehome import default_store_path, git_dirs, work_tree_top
 
-    here = Path(start).resolve()
-    for d in [here, *here.parents]:
-        if not (d / ".git").exists():
-            continue
-        dirs = git_dirs(d)
-        if dirs is None or not dirs.linked or (default_store_path(d) / "manifest.json").is_file():
-            return None
-        return (dirs.common.resolve(), str(d)) if dirs.common.name == ".git" else None
-    return None
+    top = work_tree_top(start)
+    dirs = None if top is None else git_dirs(top)
+    if top is None or dirs is None or not dirs.linked or (default_store_path(top) / "manifest.json").is_file():
+        return None
+    return dirs.common.resolve(), str(top)
 
 
 def local_store(given: str | None) -> str:
