@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable
 
-from stratum import linerange, pagecut
+from stratum import apicut, linerange, pagecut
 from stratum import schema as S
 from stratum import tokens as T
 from stratum.controller import AdmitResult, Controller
@@ -59,7 +59,8 @@ class Page:
 
 
 def code_item(sh: Shard, row: int, level: str, ov: NotesOverlay, indent: int = 0) -> Item:
-    """An item for a shard row (code, or a merged note annotated with its current status)."""
+    """An item for a shard row (code, or a merged note annotated with its current status); at api
+    level, a node whose api is over ``apicut.API_CAP`` tokens is served as its outline (``apicut``)."""
     if level != "summary":
         rec = sh.record(row)
     elif sh.col("kind").peek(row) in S.NOTE_KINDS:
@@ -69,6 +70,9 @@ def code_item(sh: Shard, row: int, level: str, ov: NotesOverlay, indent: int = 0
         rec = {c: sh.col(c).peek(row) for c in _SUMMARY_FIELDS}
     text = rec["summary"] if level == "summary" else rec[level]
     tokens = rec[f"{level}_tokens"] or 0
+    cut = apicut.compact(sh, row, rec) if level == "api" else None     # a wall of an api: its outline
+    if cut is not None:
+        text, tokens = cut[0], T.count(cut[0])
     if indent:
         text = "  " * indent + (text or "")
         tokens = T.count(text)
@@ -77,6 +81,8 @@ def code_item(sh: Shard, row: int, level: str, ov: NotesOverlay, indent: int = 0
               language=rec["language"] or "", start_line=rec["start_line"] or 0,
               end_line=rec["end_line"] or 0)
     it.content_version = rec.get("content_hash") or ""
+    if cut is not None:
+        it.meta.update(cut[1])
     if rec["kind"] in S.NOTE_KINDS:
         ov.annotate(it, rec)
     return it

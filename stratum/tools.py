@@ -257,7 +257,8 @@ class Tools:
     @tool(writes=False)
     def get(self, session: str, target: str, level: str = "api", lines: str = "") -> Response:
         """One node at a detail level: summary (one line), api (signatures and docstrings: what a
-        caller needs) or full (source). TARGET is a node id, a path, path::Qualified.name, or
+        caller needs; over 1,500 tokens, a large class's outline instead: its header, its doc's first
+        paragraph and one line per member, then how to read the rest, meta.api_cut) or full (source). TARGET is a node id, a path, path::Qualified.name, or
         path:LINE (the innermost function or class around that line, as a traceback names it).
         LINES "START-END" (file line numbers, e.g. "1200-1260"; "START" one line, "START-" to the
         end) reads only those source lines of the file or symbol; the item says which lines it holds
