@@ -70,9 +70,9 @@ def compact(sh: Shard, row: int, rec: dict) -> tuple[str, dict] | None:
     return text, {"api_cut": True, "members_shown": shown, "members_total": len(members), "api_tokens": whole}
 
 
-def _first_paragraph(doc: str) -> tuple[list[str], bool]:
-    """The lines of a doc's first paragraph, at most DOC_CAP tokens of them, and whether any of
-    the doc was left out."""
+def _first_paragraph(doc: str) -> tuple[list[str], str]:
+    """The lines of a doc's first paragraph, at most DOC_CAP tokens of them, and what of the doc
+    they are when some was left out ("" when none was)."""
     doc = doc.strip("\n")
     first = _PARAGRAPH.split(doc, 1)[0].rstrip().split("\n") if doc.strip() else []
     out: list[str] = []
@@ -82,7 +82,9 @@ def _first_paragraph(doc: str) -> tuple[list[str], bool]:
         if used > DOC_CAP and out:
             break
         out.append(line)
-    return out, bool(doc.strip()) and "\n".join(out).strip() != doc.strip()
+    if "\n".join(out).strip() == doc.strip():
+        return out, ""
+    return out, "the first paragraph only" if len(out) == len(first) else f"its first {len(out)} lines only"
 
 
 def _members(sh: Shard, row: int, rec: dict) -> list[int]:
@@ -101,7 +103,7 @@ def _target(sh: Shard, r: int) -> str:
     return terminal_safe(f"{sh.col('path')[r] or '.'}" + (f"::{q}" if q else ""))
 
 
-def _tail(sh: Shard, rec: dict, members: list[int], shown: int, doc_cut: bool) -> str:
+def _tail(sh: Shard, rec: dict, members: list[int], shown: int, doc_cut: str) -> str:
     """The last line: what is left out and how to read it."""
     where = terminal_safe((rec.get("path") or ".") + (f"::{rec['qualname']}" if rec.get("qualname") else ""))
     said = []
@@ -112,7 +114,7 @@ def _tail(sh: Shard, rec: dict, members: list[int], shown: int, doc_cut: bool) -
     elif members:
         said.append(f"all {len(members)} members shown, one line each")
     if doc_cut:
-        said.append("its doc: the first paragraph only")
+        said.append(f"its doc: {doc_cut}")
     whole = f"the whole text: get {where} --level full"
     if rec.get("kind") in _SOURCE_KINDS and rec.get("start_line"):
         whole += f", or a part of it with --lines {rec['start_line']}-{rec.get('end_line') or rec['start_line']}"

@@ -59,11 +59,16 @@ HELPERS = '"""Helpers."""\n\n\n' + "".join(
     f'    """Helper number {i} prices the cart with its own rule for the shop\'s accountants."""\n'
     f"    return 1.0\n\n\n" for i in range(120))
 
+LONGDOC = ('def explain(rule: str) -> str:\n    """' + "\n".join(
+    f"    Line {i} of one long paragraph that says how the rule {i} is read and applied to a cart." for i in range(200))
+    + '\n    """\n    return rule\n')
+
 
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory):
     files = {"engine.py": BIG, "go.mod": "module example.com/shop\n\ngo 1.22\n",
              "command.go": GO_MAIN, "more.go": GO_MORE, "helpers.py": HELPERS,
+             "longdoc.py": LONGDOC,
              "main.py": "from helpers import helper_001\n\n\ndef run():\n    return helper_001({})\n"}
     with indexed_tools(tmp_path_factory.mktemp("apicut"), files) as (t, sid):
         yield t, sid
@@ -93,12 +98,23 @@ def test_a_large_python_class_is_an_outline_under_the_cap(shop):
     assert f"{N_METHODS - shown} more members ({shown} of {N_METHODS} shown)" in tail
     assert "walk engine.py::Engine --edge contains" in tail
     assert f"get engine.py::Engine.m{shown:02d} --level api" in tail
-    assert "get engine.py::Engine --level full" in tail and "--lines 4-" in tail
+    assert "its doc: the first paragraph only" in tail and "get engine.py::Engine --level full" in tail and "--lines 4-" in tail
     # what the tail says works: the walk lists every member, the member's own api is whole
     listed = t.walk(sid, "engine.py::Engine", edges=["contains"], page_size=100).items
     assert len(listed) == N_METHODS
     m = _one(t.get(sid, f"engine.py::Engine.m{shown:02d}", "api"))
     assert "api_cut" not in m.meta and "accountants asked" in m.text
+
+
+def test_a_function_with_one_endless_doc_paragraph_keeps_its_start(shop):
+    t, sid = shop
+    it = _one(t.get(sid, "longdoc.py::explain"))
+    assert it.meta["api_cut"] is True and it.meta["members_total"] == 0 and it.tokens <= API_CAP
+    lines = it.text.split("\n")
+    assert lines[0] == "def explain(rule: str) -> str" and lines[1].strip().startswith("Line 0 of one long")
+    n = len(lines) - 2
+    assert 5 < n < 200 and "more member" not in lines[-1]
+    assert f"its doc: its first {n} lines only" in lines[-1] and "get longdoc.py::explain --level full" in lines[-1]
 
 
 def test_the_tool_description_names_the_cap():
