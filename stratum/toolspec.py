@@ -201,8 +201,8 @@ MAX_LINES_CHARS = 32          # get's lines: "START-END", 9 digits each, with sp
 # (tests/integration/test_mcp_schema.py), and that each MCP schema property carries its ``help``.
 ARGS: dict[str, ArgSpec] = {
     "level": ArgSpec(choices=S.LEVELS, help=(                # get
-        "Detail: summary (one line), api (signatures and docstrings: what a caller needs; the default) "
-        "or full (source).")),
+        "Detail: summary (one line), api (signatures and docstrings: what a caller needs; the default; "
+        "a large class or file: an outline of its members, saying how to read the rest) or full (source).")),
     "kinds": ArgSpec(choices=S.SEARCH_KINDS, max_chars=MAX_NAME_CHARS, items=True, help=(   # search's filter
         'Only results of these kinds (default: all); "file" alone lists each file once, ranked by its code, '
         "notes and history.")),
