@@ -24,6 +24,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from stratum import schema as S
+from stratum.apicut import API_CAP
 from stratum import notenodes
 from stratum import notes as N
 from stratum import notindexed, whichstore as W
@@ -560,7 +561,10 @@ class MemoryGraph:
         if sh is None:
             return {}
         m = sh.meta
-        return {lv: int(m.column(f"{lv}_tokens")[r].as_py() or 0) for lv in S.LEVELS}
+        out = {lv: int(m.column(f"{lv}_tokens")[r].as_py() or 0) for lv in S.LEVELS}
+        if out.get("api", 0) > API_CAP and sh.col("kind")[r] in S.CODE_KINDS:
+            out["api"] = API_CAP    # served as its outline (``apicut``), at most this: planned at the whole
+        return out                  # api, a prefetch put at summary what the outline would have held
 
 
 def file_id(sh: Shard, row: int) -> str:

@@ -1,6 +1,6 @@
 """``get --level api`` of a large class is an outline that fits ``apicut.API_CAP``, not a wall.
 
-Probe (session 35): ``stratum get src/flask/app.py::Flask --level api`` was one item of 7,321 tokens
+Probe (session 33, on cobra; flask checked in session 34): ``stratum get src/flask/app.py::Flask --level api`` was one item of 7,321 tokens
 (its ~100-line docstring, then every method's signature and whole docstring), cobra's
 ``command.go::Command`` 7,901 (a struct with 119 methods): one question about a central class
 flooded an agent's context. Now such an item is the class's header, the first paragraph of its
@@ -165,6 +165,19 @@ def test_a_file_outline_over_the_cap_is_cut_in_get_and_in_prefetch(shop):
     served = {i.path: i for i in t.prefetch(fresh, ["main.py"]).items}
     assert served["helpers.py"].level == "api"        # the neighbour, as get serves it
     assert served["helpers.py"].text == it.text and served["helpers.py"].meta == it.meta
+
+
+def test_a_prefetch_plans_a_large_neighbour_at_its_outlines_cost(shop):
+    """A budget that holds the outline but not the whole api: the neighbour comes at api level, cut
+    (the controller planned with the whole api's cost and served it at summary)."""
+    t, _ = shop
+    sid = t.open_session(author="agent").data["session"]
+    whole = _one(t.get(sid, "helpers.py")).meta["api_tokens"]
+    assert whole > 2 * API_CAP
+    fresh = t.open_session(author="agent").data["session"]
+    served = {i.path: i for i in t.prefetch(fresh, ["main.py"], budget=API_CAP + 600).items}
+    assert served["helpers.py"].level == "api" and served["helpers.py"].meta["api_cut"] is True
+    assert sum(i.tokens for i in served.values()) <= API_CAP + 600
 
 
 def test_every_surface_says_it_was_cut(shop):
