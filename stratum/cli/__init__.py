@@ -155,6 +155,7 @@ def resolve_store(args, repo: str | None = None, check: bool = True) -> str:
         store = default_store_path(Path(top))
         if repo is None:            # a query's: the index refuses a linked or tracked store itself, after its report
             _trusted(Path(top), store)
+            _worktree_unindexed(Path(top), store)
         else:
             _worktree_leftover(Path(top), store)
         return str(store)
@@ -179,6 +180,23 @@ def _trusted(top: Path, store: Path) -> None:
     refuse_linked(top, store)
     if in_work_tree(top, store):
         refuse_tracked(top, Store(store), reading=True)
+
+
+def _worktree_unindexed(top: Path, store: Path) -> None:
+    """NotFound for a query in a linked worktree when neither it nor the repository has a store,
+    saying to index the main checkout: "run `stratum index`" there gave the worktree a store of its
+    own, apart from the repository's store and its notes (a probe)."""
+    from stratum.errors import NotFound
+    from stratum.storehome import git_dirs, holds_store, shared_store
+
+    dirs = git_dirs(top)
+    if dirs is None or not dirs.linked or holds_store(store) or holds_store(shared_store(dirs.common.resolve())):
+        return
+    main = dirs.common.parent if dirs.common.name == ".git" else None
+    there = f"the main checkout ({main}: cd there, then `stratum index`)" if main else "the repository's main checkout"
+    raise NotFound(f"no index for this repository yet: this is a linked worktree ({top}); index {there}, whose "
+                   "store every worktree answers from, its notes shared. `stratum index` here would give this "
+                   "worktree a store of its own, apart from those notes")
 
 
 def _worktree_leftover(top: Path, store: Path) -> None:

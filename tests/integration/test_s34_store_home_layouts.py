@@ -117,3 +117,14 @@ def test_a_moved_superproject_s_submodule_answers_for_its_new_folder(tmp_path, c
     rc, out, err = _run(capsys, "status", "--json")
     shard = json.loads(out)["data"]["shards"][0]
     assert rc == 0 and shard["repo_available"] and shard["head"] == head and shard["new_commits"] == 1, shard
+
+
+def test_a_linked_worktree_with_nothing_indexed_is_told_to_index_the_main_checkout(tmp_path, capsys, monkeypatch):
+    r = Repo(tmp_path / "repo")
+    r.commit("init", FILES)
+    git(r.path, "worktree", "add", "-q", "-b", "fw", str(tmp_path / "wt"))
+    monkeypatch.chdir(tmp_path / "wt")
+    for argv in (["notes", "list"], ["search", "add"], ["remember", "insight", "x", "--about", "."]):
+        rc, _out, err = _run(capsys, *argv)
+        assert rc == 2 and f"index the main checkout ({(r.path / '.git').resolve().parent}" in err, (argv, err)
+    assert not (r.path / ".git" / "stratum-worktrees").exists()
