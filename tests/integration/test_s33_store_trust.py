@@ -76,8 +76,20 @@ def test_a_committed_store_link_is_refused_and_nothing_outside_is_written_or_del
     assert rc == 0, err
     assert (default_store_path(victim) / "manifest.json").is_file() and default_store_path(victim).parent.name == ".git"
     assert _tree(data) == before                # not written (no .gitignore, no lock) and not deleted
-    (data / "deltalog").mkdir()                 # a store there (notes written): the link would choose it
+    (data / "deltalog").mkdir()                 # a store there (notes written); .git/stratum holds one: it wins
     before = _tree(data)
+    rc, _out, err = run(capsys, "index", str(victim), "--no-embed")
+    assert rc == 0, err
+    assert _tree(data) == before
+
+
+def test_a_committed_link_to_a_store_is_refused_before_any_index(capsys, tmp_path):
+    """A fresh clone whose committed ``.stratum`` links to a folder holding a store (notes written):
+    with no store in .git/stratum the link would choose it; refused, and nothing there is touched."""
+    data = _user_data(tmp_path)
+    (data / "deltalog").mkdir()
+    before = _tree(data)
+    victim = _clone_with_link(tmp_path, "../userdata")
     rc, _out, err = run(capsys, "index", str(victim), "--no-embed")
     assert rc == 2, err
     assert "symbolic link inside the repository" in err and f"pointing to {data}" in err, err
