@@ -198,12 +198,9 @@ def run_status(args) -> int:
     if s.older:
         said.append(f"{', '.join(s.older)} {'is an older script' if len(s.older) == 1 else 'are older scripts'}: "
                     "run `stratum hooks install` again")
-    if s.gone:              # it would make that folder again at the next commit, an empty store
-        said.append(f"{', '.join(s.gone)} {'indexes' if len(s.gone) == 1 else 'index'} a store folder that is gone "
-                    "(moved?): run `stratum hooks install` again")
     if last is not None and not last[0]:
         said.append(one_line(f"the last hook run failed: {last[1]} (log: {s.store}/hooks.log)"))
-    emit(args, {"repo": repo, "installed": s.installed, "elsewhere": s.elsewhere, "older": s.older, "gone": s.gone, "chained": s.chained,
+    emit(args, {"repo": repo, "installed": s.installed, "elsewhere": s.elsewhere, "older": s.older, "chained": s.chained,
                 "foreign": {n: str(o) for n, o in s.foreign.items()},
                 "store": None if s.store is None else str(s.store),
                 "last_run": None if last is None else {"ok": last[0], "line": last[1]}}, "; ".join(said))
