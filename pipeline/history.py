@@ -37,13 +37,12 @@ Definitions (documented, configurable through ``HistoryConfig``):
 
 from __future__ import annotations
 
-import heapq
 import re
 import time
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Iterable, Protocol
 
 import pyarrow as pa
 
@@ -290,30 +289,33 @@ def _ordered(commits: pa.Table) -> tuple[list[str], dict[str, int], dict[str, li
 
 
 class _Ancestry:
-    """Whether one commit is an ancestor of another, by a walk down from the younger one that goes
-    no lower than the generation asked about and resumes there for the next question: the walk asks
-    about one rename in falling generation, so each rename costs at most its ancestors, once."""
+    """Whether a commit is an ancestor of one of the ``targets`` (the commits asked about), from one
+    pass over the history newest first (``order``: every child before its parents): each commit gets
+    the set of targets it is an ancestor of as a bit mask, its children's passed down. A lazy walk
+    down from each rename cost 3 s a re-index on sympy (62,658 commits: ~2,000 questions, 2.3 million
+    heap steps, a probe); the pass is linear in the history and the masks are kept only for the
+    commits ``kept`` names (those holding a row a question can be about)."""
 
-    def __init__(self, gen: dict[str, int], parents: dict[str, list[str]]):
-        self.gen, self.parents = gen, parents
-        self.walks: dict[str, tuple[set[str], list[tuple[int, str]]]] = {}   # sha -> (reached, not yet walked)
+    def __init__(self, order: list[str], parents: dict[str, list[str]], targets: Iterable[str],
+                 kept: set[str]):
+        self.bit = {t: 1 << k for k, t in enumerate(dict.fromkeys(targets))}
+        self.masks: dict[str, int] = {}
+        if not self.bit:
+            return
+        bit, masks = self.bit, self.masks
+        passing: dict[str, int] = {}        # sha -> its children's masks so far
+        for sha in order:
+            m = passing.pop(sha, 0)
+            if sha in kept and m:
+                masks[sha] = m
+            down = m | bit.get(sha, 0)
+            if down:
+                for p in parents.get(sha) or ():
+                    passing[p] = passing.get(p, 0) | down
 
     def below(self, sha: str, of: str) -> bool:
-        """``sha`` is an ancestor of ``of`` (a commit is not its own)."""
-        g, gen = self.gen.get(sha, 0), self.gen
-        if g >= gen.get(of, 0):
-            return False                              # a parent's generation is always lower
-        if of not in self.walks:
-            ps = self.parents.get(of) or []
-            self.walks[of] = (set(ps), [(-gen.get(p, 0), p) for p in ps])
-            heapq.heapify(self.walks[of][1])
-        reached, todo = self.walks[of]
-        while todo and -todo[0][0] > g:               # a commit at or below g cannot lead to sha
-            for p in self.parents.get(heapq.heappop(todo)[1]) or ():
-                if p not in reached:
-                    reached.add(p)
-                    heapq.heappush(todo, (-gen.get(p, 0), p))
-        return sha in reached
+        """``sha`` is an ancestor of ``of`` (a commit is not its own; ``of`` one of the targets)."""
+        return bool(self.masks.get(sha, 0) & self.bit.get(of, 0))
 
 
 def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[str] | None = None,
@@ -326,7 +328,7 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     that was renamed away or deleted at ``new`` is not confused with it. The end holds for the
     rename's ancestors only: a commit on a parallel branch (one branch made ``new`` while another
     renamed ``old`` to it, and the merge kept one file) keeps the path it had, whichever branch the
-    walk meets first (``_Ancestry``: a walk down from the rename). An add does not end it: a
+    walk meets first (``_Ancestry``: one pass down the history). An add does not end it: a
     file deleted and later added again at the same path (a restore, or another file under the
     same name, as ``git log -- path`` sees it) keeps its earlier fixes, changes and co-change,
     unless that earlier life was renamed away (then the rename re-points it, as for a branch edit
@@ -356,7 +358,11 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     tentative: dict[str, list[int]] = {}   # path -> rows a later-met rename of the path re-points
     merges = {s for s, m in zip(commits.column("sha").to_pylist(), commits.column("is_merge").to_pylist()) if m}
     order, gen, parents = _ordered(commits)
-    below = _Ancestry(gen, parents).below
+    # the renames (and copies) whose new path has rows of other commits: the questions asked below
+    renamed_to = {path[i] for s_, rows_ in rows_by_sha.items() if s_ not in merges for i in rows_ if ctype[i] in "RC"}
+    asked = {s_ for s_, rows_ in rows_by_sha.items() if any(path[i] in renamed_to for i in rows_)}
+    below = _Ancestry(order, parents, (s_ for s_ in order if s_ in asked and s_ not in merges
+                                       and any(ctype[i] in "RC" for i in rows_by_sha[s_])), asked).below
     ends: dict[str, list[tuple[str, str | None]]] = {}   # path -> (a rename that ended a life of it, the path before)
 
     for k, sha in enumerate(order):
