@@ -76,6 +76,21 @@ def is_identifier(query: str) -> bool:
     return bool(q) and not any(ch.isspace() for ch in q) and (looks_like_identifier(q) or bool(_CLASS_WORD.fullmatch(q)))
 
 
+# a query written as a definition's head: `def simplify`, `def simplify(expr`, `class Flask`,
+# `func (c *Command) Find`, `fn main`, `async def send`
+_DECLARED = re.compile(r"(?:async\s+)?(?:def|class|function|func|fn|struct|interface|trait|enum|type|impl)\s+"
+                       r"(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_$][\w$]*)\s*(?:[(<:\[{].*)?")
+
+
+def declared_name(query: str) -> str | None:
+    """The name a query written as a definition's head defines (``def simplify(expr`` -> ``simplify``,
+    ``class Flask`` -> ``Flask``), or None: an agent types what it saw, and a plain word such as
+    ``simplify`` reads as prose on its own, so ``def simplify`` lost the function (a scale probe on
+    sympy: not on the page; ``class Flask``: not in flask's first three)."""
+    m = _DECLARED.fullmatch(query.strip())
+    return m.group("name") if m else None
+
+
 # ---- what a node is found by ---------------------------------------------------------------------
 def node_text(rec: Mapping) -> str:
     """The text a node is keyword-searched by.
@@ -113,4 +128,4 @@ def node_names(rec: Mapping) -> list[str]:
     return sorted({n.lower() for n in names if n})
 
 
-__all__ = ["tokenize", "expand", "looks_like_identifier", "is_identifier", "COMPOUND", "node_text", "node_names", "STOP_WORDS", "MAX_TOKEN", "BODY_CHARS"]
+__all__ = ["tokenize", "expand", "looks_like_identifier", "is_identifier", "declared_name", "COMPOUND", "node_text", "node_names", "STOP_WORDS", "MAX_TOKEN", "BODY_CHARS"]

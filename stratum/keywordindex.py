@@ -45,7 +45,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from stratum import npyio
-from stratum.codetokens import COMPOUND, expand, looks_like_identifier, tokenize
+from stratum.codetokens import COMPOUND, declared_name, expand, looks_like_identifier, tokenize
 from stratum import schema as S
 from stratum.errors import InvalidArgument, StoreDamaged, StoreError, SystemError_
 from stratum.keywordround import compiled_round, numpy_round
@@ -385,6 +385,9 @@ class KeywordIndex:
         words = query.split()
         keys = {query.strip().lower()} if query.strip() else set()
         keys |= {m.lower() for w in words for m in COMPOUND.findall(w) if looks_like_identifier(m)}
+        declared = declared_name(query)        # `class Flask`, `def simplify(expr`: the name they define
+        if declared is not None:
+            keys.add(declared.lower())
         found = [self._name_rows(key) for key in keys]
         found = [f for f in found if len(f)]
         if len(found) == 1 and (len(found[0]) < 2 or bool((found[0][1:] > found[0][:-1]).all())):

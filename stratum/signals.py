@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Mapping, Protocol
 import numpy as np
 
 from stratum import schema as S
-from stratum.codetokens import COMPOUND, is_identifier, looks_like_identifier, node_text
+from stratum.codetokens import COMPOUND, declared_name, is_identifier, looks_like_identifier, node_text
 from stratum.ids import norm_path
 from stratum.nametails import file_by_tail, module_file, restyled
 from stratum.rank import CO_PARTNERS, CODE_ITEM_KINDS, GRAPH_PARTNERS, CoEdge, Hit, NoteInfo, Scored, co_terms
@@ -168,7 +168,10 @@ class ShardSignals:
         (``werkzeug.utils.redirect``, ``routing.Map``, as imports and tracebacks write them) the
         nodes its tail names whose file lies under its head (``dotted``: not under a filter, which
         those nodes were not checked against; a target's node then counts only among the candidates)."""
-        if not is_identifier(query):
+        declared = declared_name(query)     # `def simplify(expr`, `class Flask`: that name, a plain word too
+        if declared is not None:
+            query = declared
+        elif not is_identifier(query):
             return {}
         target = self._target(query.strip())
         if target is not None:
@@ -239,7 +242,7 @@ class ShardSignals:
         identifier-like word names (``urllib3``), is not what the query points at. Only as the code
         spells it: the name list folds case, and "IPv6 SERVER_NAME is not wrapped" named the environ
         key, not ``EnvironBuilder.server_name`` (a probe: it led the page, "named in the query")."""
-        if is_identifier(query):
+        if is_identifier(query) or declared_name(query):      # exact_names takes those
             return {}
         kind = self.kind_of
         named = {c.id: c.row for c in candidates if "name" in c.sources and c.row >= 0 and kind(c.row) in CODE_ITEM_KINDS}
