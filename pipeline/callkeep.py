@@ -18,7 +18,9 @@ links as it did when nothing its lookups read changed, which holds when:
 A one-line edit in a body keeps all of these, a line added above keeps them too; a name added,
 removed or renamed, a changed import or signature does not, and then every caller is linked again,
 as before. Otherwise only the changed files' callers are linked (``calls.resolve(callers=)``) and
-every other caller's ``calls`` edges are the previous version's.
+every other caller's ``calls`` edges are the previous version's. No file changed (a run that merges
+notes alone) is the trivial case: no caller is linked and every edge is kept (sympy relinked all
+2,054 files for it, 3.2-4.0 s a run).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def plan(prev_snap, changed: set[str], nodes: list[dict]) -> Kept | None:
     """What to keep (``Kept``) when only the changed files' callers need linking again, else None."""
     from pipeline.files import MANIFESTS
 
-    if prev_snap is None or not changed or not prev_snap.has("edges") \
+    if prev_snap is None or not prev_snap.has("edges") \
             or ((prev_snap.manifest.report or {}).get("link") or {}).get("key") != link_key() \
             or any(posixpath.basename(p) in MANIFESTS for p in changed):
         return None
@@ -73,7 +75,7 @@ def plan(prev_snap, changed: set[str], nodes: list[dict]) -> Kept | None:
         return None
     listed = ", ".join("'" + p.replace("'", "''") + "'" for p in sorted(changed))      # SQL's quoting
     cols = ["id", "kind", "path", "qualname", "language", "meta", "start_line", "end_line", "subkind", "signature"]
-    old = prev_snap.read("nodes", columns=cols, where=f"path IN ({listed})").to_pylist()
+    old = prev_snap.read("nodes", columns=cols, where=f"path IN ({listed})").to_pylist() if changed else []
     new = [n for n in nodes if n["path"] in changed]
     if any(n["kind"] == "file" and n.get("language") in GUARDED and SYNTAX_ERROR in (n.get("meta") or "")
            for n in (*old, *new)):
