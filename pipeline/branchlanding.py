@@ -42,7 +42,7 @@ class BranchLanding:
         self._repo = repo
         self._code = code
         self._tip = tip
-        self._moves: dict[tuple[str, str], dict[str, str]] = {}
+        self._moves: dict[tuple[str, str], dict[str, str] | None] = {}
         self._same: dict[tuple[str, str, str], list[Mapping]] | None = None
 
     def __call__(self, t: Target, index: CodeLookup) -> Target | None:
@@ -51,18 +51,24 @@ class BranchLanding:
         if index.resolve(t.path) is not None:     # its file is here: the code did not move away
             return None
         tip = self._tip(t.branch) if t.branch and t.branch != "worktree" else None
-        new = self._renamed(t.branch_commit, tip).get(t.path) if tip else None
+        moves = self._renamed(t.branch_commit, tip) if tip else None
+        if moves is None:           # the branch is gone, or git cannot say: the code by what it is
+            return self._same_code(t)
+        new = moves.get(t.path)
         if new is not None:
             r = index.resolve(f"{new}::{t.qualname}" if t.qualname else new)
             if r is not None and r.node_id in index:
                 return _landed(t, r.node_id, r.path, r.qualname or t.qualname)
-        return self._same_code(t)
+        return None                 # the branch holds the code where the note says: still pending
 
-    def _renamed(self, commit: str, tip: str) -> dict[str, str]:
+    def _renamed(self, commit: str, tip: str) -> dict[str, str] | None:
         """old path -> new path of the files renamed between COMMIT and TIP (git's rename detection,
-        an edit beside the move included); {} when git cannot say (a commit collected)."""
+        an edit beside the move included); None when git cannot say (a commit collected)."""
         key = (commit, tip)
         if key not in self._moves:
+            if not commit or not gitio.has_any_commit(self._repo, [commit]):
+                self._moves[key] = None
+                return None
             out = gitio.run_git(self._repo, "diff", "--no-ext-diff", "--name-status", "-z", "-M",
                                 "--diff-filter=R", commit, tip, "--", check=False)
             moves: dict[str, str] = {}

@@ -357,7 +357,7 @@ def current_paths(file_changes: pa.Table, commits: pa.Table, head_paths: list[st
     cur: dict[str, str | None] = {}
     tentative: dict[str, list[int]] = {}   # path -> rows a later-met rename of the path re-points
     merges = {s for s, m in zip(commits.column("sha").to_pylist(), commits.column("is_merge").to_pylist()) if m}
-    order, gen, parents = _ordered(commits)
+    order, _, parents = _ordered(commits)
     # the renames (and copies) whose new path has rows of other commits: the questions asked below
     renamed_to = {path[i] for s_, rows_ in rows_by_sha.items() if s_ not in merges for i in rows_ if ctype[i] in "RC"}
     asked = {s_ for s_, rows_ in rows_by_sha.items() if any(path[i] in renamed_to for i in rows_)}

@@ -133,7 +133,8 @@ exit $rc
 def _fingerprint() -> str:
     """What the hooks this code writes have in common (all but their paths, options, hook name and
     Python): a hook carrying another was written by an older version (`hooks status` says so)."""
-    text = _script("HOOK", "REPO", "PICK", "SAID", " OPTS", SCRIPT)
+    pick = _pick(Path("REPO"), Path("STORE"), True) + _pick(Path("REPO"), Path("STORE"), False)
+    text = _script("HOOK", "REPO", pick, "SAID", " OPTS", SCRIPT)     # the store-choosing lines too
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 

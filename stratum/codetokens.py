@@ -78,8 +78,9 @@ def is_identifier(query: str) -> bool:
 
 # a query written as a definition's head: `def simplify`, `def simplify(expr`, `class Flask`,
 # `func (c *Command) Find`, `fn main`, `async def send`
-_DECLARED = re.compile(r"(?:async\s+)?(?:def|class|function|func|fn|struct|interface|trait|enum|type|impl)\s+"
-                       r"(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_$][\w$]*)\s*(?:[(<:\[{].*)?")
+_DECLARED = re.compile(r"(?:async\s+)?(?P<kw>def|class|function|func|fn|struct|interface|trait|enum|type|impl)\s+"
+                       r"(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_$][\w$]*)\s*(?P<rest>[(<:\[{].*)?")
+_CODE_ONLY = frozenset({"def", "func", "fn"})       # never an English word before a name
 
 
 def declared_name(query: str) -> str | None:
@@ -88,7 +89,14 @@ def declared_name(query: str) -> str | None:
     ``simplify`` reads as prose on its own, so ``def simplify`` lost the function (a scale probe on
     sympy: not on the page; ``class Flask``: not in flask's first three)."""
     m = _DECLARED.fullmatch(query.strip())
-    return m.group("name") if m else None
+    if m is None:
+        return None
+    name = m.group("name")
+    # `class hierarchy`, `type hints`, `enum values` are prose: an English keyword counts when the
+    # name reads as code (`class Flask`, `type user_id`) or a bracket follows it (`class Config(dict)`)
+    if m.group("kw") in _CODE_ONLY or m.group("rest") or is_identifier(name):
+        return name
+    return None
 
 
 # ---- what a node is found by ---------------------------------------------------------------------

@@ -31,7 +31,7 @@ def fate(shards: Sequence["Shard"], target: str) -> str:
     where the file went, with the path (or the same symbol there) to ask for; "" when the history
     has no such file, or holds it at the indexed commit (another reason, or none, is said)."""
     path, sep, sym = target.partition("::")
-    if not path or "\\" in path or LONE_SURROGATE.search(path) or any("\udc80" <= c <= "\udcff" for c in path):
+    if not path or "\\" in path or LONE_SURROGATE.search(path):
         return ""               # history spells such names its own way (``\\xNN``): no node has them
     many = len(shards) > 1
     for sh in shards:

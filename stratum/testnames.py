@@ -28,6 +28,7 @@ name (a repeated title's ``#2`` too), kept per shard (a published shard is immut
 from __future__ import annotations
 
 import re
+import threading
 import weakref
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -130,14 +131,21 @@ class _Table(NamedTuple):
 
 
 _TABLES: "weakref.WeakKeyDictionary[object, _Table]" = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
 
 
 def _table(sh: "Shard") -> _Table:
-    """The shard's test blocks by qualified name and by name, read once per shard (two threads
-    building it at once build the same table)."""
+    """The shard's test blocks by qualified name and by name, read once per shard by one thread
+    while the others wait (as ``declpairs.counterparts``: a server's first queries each scanned)."""
     got = _TABLES.get(sh)
     if got is not None:
         return got
+    with _LOCK:
+        got = _TABLES.get(sh)
+        return got if got is not None else _build(sh)
+
+
+def _build(sh: "Shard") -> _Table:
     sub = sh.col("subkind").array
     mask = pc.fill_null(pc.is_in(sub, value_set=pa.array(sorted(TEST_BLOCKS))), False)
     rows = np.flatnonzero(mask.to_numpy(zero_copy_only=False)).tolist()

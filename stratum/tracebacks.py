@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, NamedTuple, Sequence
 from stratum import pathtails as PT
 from stratum.limits import MAX_TRACEBACK_CHARS, query_too_long
 from stratum.memory import Target
-from stratum.testnames import MAX_NAMED, TEST_WHY, Named, named, rows_of
+from stratum.testnames import MAX_NAMED, MAX_TESTS, TEST_WHY, Named, named, rows_of
 from stratum.traceframes import MAX_FRAMES, Frame, frames
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ CALLED_DEFS = 2          # a name more definitions share is a common word, not a
 MAX_TIED = 16            # files a frame's path names equally that its function may choose among (more: too common a tail)
 MAX_ERROR_LINE = 300     # characters of one error line in ``condensed`` (a repr can be a whole object)
 
-_CALLEE = MAX_FRAMES + MAX_NAMED * 3     # a callee's place: after every frame and named test (``Located.frame``)
+_CALLEE = MAX_FRAMES + MAX_NAMED * MAX_TESTS     # a callee's place: after every frame and named test (``Located.frame``)
 _SYMBOLS = ("class", "function", "method")
 _CALLABLE = ("function", "method")
 

@@ -52,3 +52,8 @@ def test_the_declared_name_is_read_from_heads_only():
     assert declared_name("fn main()") == "main"
     assert declared_name("simplify") is None and declared_name("how to simplify an expression") is None
     assert declared_name("class of problems with simplify") is None
+    for prose in ("type hints", "class hierarchy", "function overloading", "enum values", "struct padding",
+                  "interface segregation"):
+        assert declared_name(prose) is None, prose
+    assert declared_name("class Config(dict)") == "Config" and declared_name("type user_id") == "user_id"
+    assert declared_name("struct Command") == "Command" and declared_name("def simplify") == "simplify"

@@ -135,7 +135,7 @@ def test_hooks_for_the_default_store_follow_the_printed_move(tmp_path, capsys, m
     assert json.loads((home / "manifest.json").read_text())["indexed_commit"] == head, (home / "hooks.log").read_text()
     assert not (r.path / ".stratum").exists()
     assert "legacy note" in _texts(capsys)
-    assert hooks.survey(r.path).store == default_store_path(r.path)
+    assert hooks.survey(r.path).store == (r.path / ".git" / "stratum").resolve() and hooks.survey(r.path).gone == []
 
 
 def test_hooks_status_names_a_hook_whose_store_is_gone(tmp_path):
