@@ -162,12 +162,14 @@ def _repository_git(store: str):
     from stratum.errors import StratumError
     from stratum.freshness import repo_at
     from stratum.store import Store
+    from stratum.storehome import git_dirs
 
     try:
         repo = repo_at(store, Store(store).manifest().repo_path)
     except StratumError:
         return None                 # no store there: opening it says so
-    return (Path(repo) / ".git").resolve() if repo else None
+    dirs = git_dirs(Path(repo)) if repo else None    # the common dir, as _worktree_here gives it (a bare
+    return dirs.common.resolve() if dirs is not None else None    # or --separate-git-dir repository too)
 
 
 def _open_tools(args, stores: list[str] | None = None):
