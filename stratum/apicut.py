@@ -41,11 +41,17 @@ _SOURCE_KINDS = ("file", "class", "function", "method")     # what --lines reads
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 
 
+def is_cut(kind: str | None, api_tokens: int) -> bool:
+    """Whether a node's api is served as its outline (over API_CAP tokens, code): the one rule
+    ``compact`` serves by and ``Memory.levels`` plans with."""
+    return api_tokens > API_CAP and kind in S.CODE_KINDS
+
+
 def compact(sh: Shard, row: int, rec: dict) -> tuple[str, dict] | None:
     """The compact api of code row ``row`` of ``sh`` (``rec``: its record) and the meta that says
     so, or None when its stored api fits ``API_CAP`` (served as it is)."""
     whole = int(rec.get("api_tokens") or 0)
-    if whole <= API_CAP or rec.get("kind") not in S.CODE_KINDS:
+    if not is_cut(rec.get("kind"), whole):
         return None
     head = [rec.get("signature") or (rec.get("api") or "").split("\n", 1)[0]]
     para, doc_cut = _first_paragraph(sh.docs([row])[0] or "")
@@ -64,10 +70,12 @@ def compact(sh: Shard, row: int, rec: dict) -> tuple[str, dict] | None:
         shown += 1
     while True:         # counted line by line above; the joined text is what the item costs
         text = "\n".join([*head, *lines[:shown], _tail(sh, rec, members, shown, doc_cut)])
-        if shown == 0 or T.count(text) <= API_CAP:
+        tokens = T.count(text)
+        if shown == 0 or tokens <= API_CAP:
             break
         shown -= 1
-    return text, {"api_cut": True, "members_shown": shown, "members_total": len(members), "api_tokens": whole}
+    return text, {"api_cut": True, "members_shown": shown, "members_total": len(members), "api_tokens": whole,
+                  "tokens": tokens}
 
 
 def _first_paragraph(doc: str) -> tuple[list[str], str]:
@@ -121,4 +129,4 @@ def _tail(sh: Shard, rec: dict, members: list[int], shown: int, doc_cut: str) ->
     return "\u2026 api cut to fit " + str(API_CAP) + " tokens: " + "; ".join([*said, whole])
 
 
-__all__ = ["API_CAP", "DOC_CAP", "compact"]
+__all__ = ["API_CAP", "DOC_CAP", "compact", "is_cut"]

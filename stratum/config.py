@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from stratum.errors import InvalidArgument
+from stratum.storehome import default_store_path
 
 # Folders of other projects' code, skipped wherever they sit (reason ``vendored``; pipeline.files).
 DEFAULT_VENDORED = ("node_modules", "vendor", "third_party", "third-party", "bower_components",
@@ -242,14 +243,6 @@ def task_memory(cfg: IndexConfig, environ: Mapping[str, str] = os.environ) -> in
         return cfg.task_memory
     got = environ.get(TASK_MEMORY_ENV, "").strip()
     return parse_size(got, TASK_MEMORY_ENV) if got else DEFAULT_TASK_MEMORY
-
-
-def default_store_path(repo: str | os.PathLike) -> Path:
-    """The memory lives with the repository unless told otherwise: in its git directory
-    (``<repo>/.git/stratum``), where no git operation on a work tree deletes the notes (``stratum.storehome``)."""
-    from stratum.storehome import default_store_path as in_git_dir
-
-    return in_git_dir(repo)
 
 
 __all__ = ["ParseConfig", "HistoryConfig", "EmbedConfig", "IndexConfig", "default_store_path",

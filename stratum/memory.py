@@ -24,7 +24,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from stratum import schema as S
-from stratum.apicut import API_CAP
+from stratum.apicut import API_CAP, is_cut
 from stratum import notenodes
 from stratum import notes as N
 from stratum import notindexed, whichstore as W
@@ -562,7 +562,7 @@ class MemoryGraph:
             return {}
         m = sh.meta
         out = {lv: int(m.column(f"{lv}_tokens")[r].as_py() or 0) for lv in S.LEVELS}
-        if out.get("api", 0) > API_CAP and sh.col("kind")[r] in S.CODE_KINDS:
+        if is_cut(sh.col("kind")[r], out.get("api", 0)):
             out["api"] = API_CAP    # served as its outline (``apicut``), at most this: planned at the whole
         return out                  # api, a prefetch put at summary what the outline would have held
 

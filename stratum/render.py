@@ -72,7 +72,7 @@ def code_item(sh: Shard, row: int, level: str, ov: NotesOverlay, indent: int = 0
     tokens = rec[f"{level}_tokens"] or 0
     cut = apicut.compact(sh, row, rec) if level == "api" else None     # a wall of an api: its outline
     if cut is not None:
-        text, tokens = cut[0], T.count(cut[0])
+        text, tokens = cut[0], cut[1].pop("tokens")      # counted as compact fitted it
     if indent:
         text = "  " * indent + (text or "")
         tokens = T.count(text)
